@@ -1,0 +1,288 @@
+"""A disk backend: each logical prefix lives in a real folder.
+
+Every access walks the path one directory at a time with ``O_NOFOLLOW`` relative to the
+previous directory's descriptor, so a symbolic link anywhere below a mount is refused
+rather than followed, and a link swapped in during the walk cannot redirect it.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import secrets
+import stat as stat_mod
+from collections.abc import Iterator
+from contextlib import contextmanager, suppress
+from pathlib import Path
+from typing import BinaryIO
+
+from ..errors import (
+    FileTooLargeError,
+    FsError,
+    IsADirectoryError_,
+    NotADirectoryError_,
+    NotFoundError,
+    StorageError,
+    SymlinkRefusedError,
+)
+from ..grants import FileSystemHandle, Grant
+from ..paths import join, segments
+from .base import Entry
+
+_DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
+
+
+class _CappedFile:
+    """A binary writer that refuses to grow past a cap."""
+
+    def __init__(self, raw: BinaryIO, path: str, max_bytes: int) -> None:
+        self._raw, self._path, self._max, self.written = raw, path, max_bytes, 0
+
+    def write(self, data: bytes) -> int:
+        if self.written + len(data) > self._max:
+            raise FileTooLargeError(
+                f"Error: writing {self._path} would exceed the {self._max}-byte cap.", self._path
+            )
+        self.written += len(data)
+        return self._raw.write(data)
+
+
+def _refuse_link(path: str) -> SymlinkRefusedError:
+    return SymlinkRefusedError(
+        f"Error: {path} passes through a symbolic link; links are never followed.", path
+    )
+
+
+class DiskFileSystem:
+    """Stores each logical prefix in a folder: mounts first, the rest below ``root``.
+
+    Args:
+        root: folder holding every prefix that is not mounted elsewhere
+            (``/workspace/`` lives in ``root/workspace``).
+        mounts: logical prefix → existing folder, e.g. ``{"/userinput/": input_dir}``.
+    """
+
+    def __init__(self, root: str | os.PathLike, mounts: dict[str, str | os.PathLike] | None = None):
+        self.root = Path(os.path.realpath(root))
+        self.root.mkdir(parents=True, exist_ok=True)
+        self.mounts: dict[str, Path] = {}
+        for prefix, folder in (mounts or {}).items():
+            if not prefix.startswith("/") or not prefix.endswith("/"):
+                raise ValueError(f"mount prefix must look like '/name/', got {prefix!r}")
+            real = Path(os.path.realpath(folder))
+            if not real.is_dir():
+                raise ValueError(f"mount folder for {prefix} is not a directory: {folder}")
+            self.mounts[prefix] = real
+
+    def create_handle(self, grants: list[dict] | list[Grant]) -> FileSystemHandle:
+        """A handle limited to ``grants``; granted prefix folders are created if missing."""
+        handle = FileSystemHandle(self, grants)
+        for grant in handle.grants:
+            base, parts = self._locate(grant.prefix)
+            if parts:
+                fd, _ = self._open_dir(base, parts, grant.prefix, create=True)
+                os.close(fd)
+        return handle
+
+    # -- locating -------------------------------------------------------------------
+
+    def _locate(self, path: str) -> tuple[Path, list[str]]:
+        parts = segments(path)
+        best = ""
+        for prefix in self.mounts:
+            if (path + "/").startswith(prefix) and len(prefix) > len(best):
+                best = prefix
+        if best:
+            return self.mounts[best], parts[len(segments(best)) :]
+        return self.root, parts
+
+    def _open_dir(
+        self, base: Path, parts: list[str], path: str, create: bool = False
+    ) -> tuple[int, list[str]]:
+        """Open the directory ``base/parts`` without following links.
+
+        Returns its descriptor and the names of directories this call created.
+        """
+        created: list[str] = []
+        fd = os.open(base, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+        try:
+            for part in parts:
+                if create:
+                    try:
+                        os.mkdir(part, 0o755, dir_fd=fd)
+                        created.append(part)
+                    except FileExistsError:
+                        pass
+                try:
+                    nfd = os.open(part, _DIR_FLAGS, dir_fd=fd)
+                except FileNotFoundError:
+                    raise NotFoundError(f"Error: {path} does not exist.", path) from None
+                except OSError as exc:
+                    st = os.stat(part, dir_fd=fd, follow_symlinks=False)
+                    if stat_mod.S_ISLNK(st.st_mode):
+                        raise _refuse_link(path) from None
+                    if exc.errno == errno.ENOTDIR:
+                        raise NotADirectoryError_(
+                            f"Error: a part of {path} is a file, not a directory.", path
+                        ) from None
+                    raise
+                os.close(fd)
+                fd = nfd
+            return fd, created
+        except BaseException:
+            os.close(fd)
+            raise
+
+    def _parent(self, path: str, create: bool = False) -> tuple[int, str, list[str]]:
+        base, parts = self._locate(path)
+        if not parts:
+            raise IsADirectoryError_(f"Error: {path} is a directory, not a file.", path)
+        fd, created = self._open_dir(base, parts[:-1], path, create=create)
+        return fd, parts[-1], created
+
+    def _lstat(self, name: str, dir_fd: int, path: str) -> os.stat_result | None:
+        try:
+            st = os.stat(name, dir_fd=dir_fd, follow_symlinks=False)
+        except FileNotFoundError:
+            return None
+        if stat_mod.S_ISLNK(st.st_mode):
+            raise _refuse_link(path)
+        return st
+
+    # -- the protocol ---------------------------------------------------------------
+
+    def stat(self, path: str) -> Entry:
+        base, parts = self._locate(path)
+        if not parts:
+            st = os.stat(base)
+            return Entry(path, "", True, 0, st.st_mtime)
+        fd, name, _ = self._parent(path)
+        try:
+            st = self._lstat(name, fd, path)
+        finally:
+            os.close(fd)
+        if st is None:
+            raise NotFoundError(f"Error: {path} does not exist.", path)
+        is_dir = stat_mod.S_ISDIR(st.st_mode)
+        logical = "/" + "/".join(segments(path)) + ("/" if is_dir else "")
+        return Entry(logical, name, is_dir, 0 if is_dir else st.st_size, st.st_mtime)
+
+    def list_dir(self, path: str) -> list[Entry]:
+        base, parts = self._locate(path)
+        fd, _ = self._open_dir(base, parts, path)
+        logical = "/" + "/".join(segments(path))
+        try:
+            out = []
+            with os.scandir(fd) as it:
+                for e in it:
+                    if e.is_symlink():
+                        continue
+                    st = e.stat(follow_symlinks=False)
+                    is_dir = stat_mod.S_ISDIR(st.st_mode)
+                    child = join(logical, e.name) + ("/" if is_dir else "")
+                    out.append(
+                        Entry(child, e.name, is_dir, 0 if is_dir else st.st_size, st.st_mtime)
+                    )
+        finally:
+            os.close(fd)
+        return sorted(out, key=lambda e: e.name)
+
+    def read_bytes(self, path: str, max_bytes: int) -> bytes:
+        pfd, name, _ = self._parent(path)
+        try:
+            try:
+                fd = os.open(name, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=pfd)
+            except FileNotFoundError:
+                raise NotFoundError(f"Error: {path} does not exist.", path) from None
+            except OSError as exc:
+                if exc.errno == errno.ELOOP:
+                    raise _refuse_link(path) from None
+                raise
+        finally:
+            os.close(pfd)
+        with os.fdopen(fd, "rb") as fh:
+            st = os.fstat(fh.fileno())
+            if stat_mod.S_ISDIR(st.st_mode):
+                raise IsADirectoryError_(f"Error: {path} is a directory, not a file.", path)
+            if st.st_size > max_bytes:
+                raise FileTooLargeError(
+                    f"Error: {path} is {st.st_size} bytes, over the {max_bytes}-byte read cap.",
+                    path,
+                )
+            data = fh.read(max_bytes + 1)
+        if len(data) > max_bytes:
+            raise FileTooLargeError(f"Error: {path} is over the {max_bytes}-byte read cap.", path)
+        return data
+
+    @contextmanager
+    def open_atomic(self, path: str, max_bytes: int) -> Iterator[_CappedFile]:
+        pfd, name, created = self._parent(path, create=True)
+        tmp = f".{name[:200]}.{secrets.token_hex(6)}.part"
+        committed = False
+        try:
+            st = self._lstat(name, pfd, path)
+            if st is not None and stat_mod.S_ISDIR(st.st_mode):
+                raise IsADirectoryError_(f"Error: {path} is a directory, not a file.", path)
+            fd = os.open(
+                tmp,
+                os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC,
+                0o644,
+                dir_fd=pfd,
+            )
+            try:
+                with os.fdopen(fd, "wb") as raw:
+                    yield _CappedFile(raw, path, max_bytes)
+                    raw.flush()
+                    os.fsync(raw.fileno())
+                os.replace(tmp, name, src_dir_fd=pfd, dst_dir_fd=pfd)
+                committed = True
+            finally:
+                if not committed:
+                    with suppress(FileNotFoundError):
+                        os.unlink(tmp, dir_fd=pfd)
+        except OSError as exc:
+            raise StorageError(f"Error: could not write {path}: {exc.strerror}.", path) from None
+        finally:
+            os.close(pfd)
+            if not committed:
+                self._remove_created(path, created)
+
+    def _remove_created(self, path: str, created: list[str]) -> None:
+        """Undo directories a failed write created, deepest first, if still empty."""
+        if not created:
+            return
+        base, parts = self._locate(path)
+        dirs = parts[:-1]
+        first = len(dirs) - len(created)
+        for depth in range(len(dirs), first, -1):
+            try:
+                fd, _ = self._open_dir(base, dirs[: depth - 1], path)
+            except FsError:
+                return
+            try:
+                os.rmdir(dirs[depth - 1], dir_fd=fd)
+            except OSError:
+                return
+            finally:
+                os.close(fd)
+
+    def delete(self, path: str) -> None:
+        pfd, name, _ = self._parent(path)
+        try:
+            st = self._lstat(name, pfd, path)
+            if st is None:
+                raise NotFoundError(f"Error: {path} does not exist.", path)
+            if stat_mod.S_ISDIR(st.st_mode):
+                raise IsADirectoryError_(
+                    f"Error: {path} is a directory; delete the files inside it instead.", path
+                )
+            os.unlink(name, dir_fd=pfd)
+        finally:
+            os.close(pfd)
+
+    def walk_files(self, path: str) -> Iterator[Entry]:
+        for entry in self.list_dir(path):
+            if entry.is_dir:
+                yield from self.walk_files(entry.path)
+            else:
+                yield entry

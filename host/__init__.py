@@ -1,0 +1,1 @@
+"""The Host: run folder, subagents in a MsgHub, brains and the command line."""

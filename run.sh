@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# One entry point: set everything up, then run what was asked.
+#   bash run.sh demo          the whole pipeline offline against a bundled local web
+#   bash run.sh test          the whole test suite and the linter
+#   bash run.sh ARGS...       python -m host ARGS...
+set -euo pipefail
+cd "$(dirname "$0")"
+bash scripts/setup.sh
+PY=.venv/bin/python
+case "${1:-demo}" in
+  test)
+    shift
+    "$PY" -m ruff check .
+    exec "$PY" -m pytest "$@"
+    ;;
+  *)
+    exec "$PY" -m host "$@"
+    ;;
+esac

@@ -1,0 +1,74 @@
+"""Subagents: declarative specs and toolkits built on the file domain.
+
+``build_toolkit(name, **deps)`` returns an agentscope ``Toolkit`` holding exactly the
+named subagent's allowlist, with ``deps`` (for example ``service=svc``) injected through
+``preset_kwargs``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from agentscope.tool import Toolkit
+
+from .spec import AllowlistError, SubAgentSpec, ToolGroup, all_schemas, build, check_allowlist
+
+#: The subagents whose tools exist, by name. Each subagent package adds one line here.
+SPECS: dict[str, SubAgentSpec] = {}
+
+PIPELINE_ORDER = ("search", "browser", "file", "generate")
+
+
+def get_spec(name: str) -> SubAgentSpec:
+    """The spec of a built subagent; a clear error for an unknown or unbuilt one."""
+    if name not in SPECS:
+        known = ", ".join(SPECS) or "none yet"
+        raise KeyError(f"unknown subagent {name!r}; built subagents: {known}")
+    return SPECS[name]
+
+
+def build_toolkit(name: str, *, read_only: bool | None = None, **deps: Any) -> Toolkit:
+    """Build the Toolkit of subagent ``name`` with ``deps`` injected.
+
+    Args:
+        name: one of ``search``, ``browser``, ``file``, ``generate``.
+        read_only: drop every writing tool (defaults to the spec's own flag).
+        **deps: objects injected into tools, e.g. ``service=FileDomainService(...)``.
+    """
+    return build(get_spec(name), deps, read_only=read_only)
+
+
+class _Placeholder:
+    """Stands in for a dependency when only schemas are wanted; refuses any use."""
+
+    def __init__(self, name: str) -> None:
+        self._name = name
+
+    def __getattr__(self, attr: str) -> Any:
+        raise RuntimeError(f"{self._name} is a placeholder: this toolkit is for schemas only")
+
+
+def schema_toolkit(name: str) -> Toolkit:
+    """A toolkit of subagent ``name`` built only to read its schemas (no real deps)."""
+    spec = get_spec(name)
+    return build(spec, {d: _Placeholder(d) for d in spec.requires})
+
+
+def all_tool_schemas() -> dict[str, list[dict]]:
+    """``{subagent: [schema, ...]}`` for every built subagent, in pipeline order."""
+    return {name: all_schemas(schema_toolkit(name)) for name in PIPELINE_ORDER if name in SPECS}
+
+
+__all__ = [
+    "PIPELINE_ORDER",
+    "SPECS",
+    "AllowlistError",
+    "SubAgentSpec",
+    "ToolGroup",
+    "all_schemas",
+    "all_tool_schemas",
+    "build_toolkit",
+    "check_allowlist",
+    "get_spec",
+    "schema_toolkit",
+]

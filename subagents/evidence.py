@@ -1,0 +1,119 @@
+"""Evidence: the shared record of stored pages and exact spans quoted from them.
+
+The Browser stores each page's text under ``/workspace/pages/`` with a JSON sidecar
+(:class:`PageRecord`) and records quoted spans as :class:`EvidenceItem`; the Generate
+subagent cites only items whose ``span`` is still exactly ``text[start:end]`` of the
+stored page. The Host owns the :class:`EvidenceLedger` of a run and injects it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import threading
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field
+
+
+@dataclass(frozen=True)
+class EvidenceItem:
+    """An exact quotation: ``span == stored_text[start:end]`` of the page at ``page_path``."""
+
+    url: str
+    span: str
+    start: int
+    end: int
+    page_path: str = ""
+    id: str = ""
+
+    def public(self) -> dict:
+        """The ``{url, span, start, end}`` shape tools return to the model."""
+        return {"url": self.url, "span": self.span, "start": self.start, "end": self.end}
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, raw: dict) -> EvidenceItem:
+        return cls(
+            url=str(raw["url"]),
+            span=str(raw["span"]),
+            start=int(raw["start"]),
+            end=int(raw["end"]),
+            page_path=str(raw.get("page_path", "")),
+            id=str(raw.get("id", "")),
+        )
+
+
+def span_matches(text: str, item: EvidenceItem) -> bool:
+    """Whether ``item.span`` is exactly ``text[item.start:item.end]``."""
+    return 0 <= item.start < item.end <= len(text) and text[item.start : item.end] == item.span
+
+
+def evidence_id(item: EvidenceItem) -> str:
+    """A short stable id for an item: a hash of its URL, offsets and span."""
+    digest = hashlib.sha256(f"{item.url}\0{item.start}\0{item.end}\0{item.span}".encode())
+    return "ev-" + digest.hexdigest()[:12]
+
+
+@dataclass
+class PageRecord:
+    """The sidecar stored beside a page's text (``<name>.md`` → ``<name>.json``)."""
+
+    url: str
+    final_url: str
+    fetched_at: str
+    sha256: str
+    tier: str
+    extractor: str
+    markdown_path: str
+    title: str = ""
+    content_type: str = ""
+    evidence: list[dict] = field(default_factory=list)
+
+    def to_json(self) -> str:
+        return json.dumps(asdict(self), ensure_ascii=False, indent=2)
+
+    @classmethod
+    def from_json(cls, text: str) -> PageRecord:
+        raw = json.loads(text)
+        known = {f for f in cls.__dataclass_fields__}
+        return cls(**{k: v for k, v in raw.items() if k in known})
+
+
+def sidecar_path(markdown_path: str) -> str:
+    """The sidecar path of a stored page: ``/workspace/pages/a.md`` → ``…/a.json``."""
+    stem = markdown_path[:-3] if markdown_path.endswith(".md") else markdown_path
+    return stem + ".json"
+
+
+class EvidenceLedger:
+    """The run's evidence items by id. Thread-safe; ``on_add`` lets the Host persist them."""
+
+    def __init__(self, on_add: Callable[[EvidenceItem], None] | None = None) -> None:
+        self._items: dict[str, EvidenceItem] = {}
+        self._lock = threading.Lock()
+        self._on_add = on_add
+
+    def add(self, item: EvidenceItem) -> EvidenceItem:
+        """Store ``item`` (given an id if it has none) and return the stored item."""
+        if not item.id:
+            item = EvidenceItem(**{**item.to_dict(), "id": evidence_id(item)})
+        with self._lock:
+            is_new = item.id not in self._items
+            self._items[item.id] = item
+        if is_new and self._on_add is not None:
+            self._on_add(item)
+        return item
+
+    def get(self, item_id: str) -> EvidenceItem | None:
+        with self._lock:
+            return self._items.get(item_id)
+
+    def items(self) -> list[EvidenceItem]:
+        with self._lock:
+            return list(self._items.values())
+
+    def __len__(self) -> int:
+        with self._lock:
+            return len(self._items)

@@ -1,0 +1,117 @@
+"""Declarative subagent specs and the builder that turns one into an agentscope Toolkit.
+
+A subagent is described by data: its name, description, system prompt, and tool groups
+(each an exact allowlist of tool functions). ``build`` registers exactly those functions,
+injecting dependencies through ``preset_kwargs`` so that they never reach the schema.
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from agentscope.tool import Toolkit
+
+#: Parameter names a tool may receive from the Host instead of the model.
+INJECTABLE = ("service", "settings", "browser", "evidence", "model")
+
+
+@dataclass(frozen=True)
+class ToolGroup:
+    """A named set of tools, registered together and switched on or off together.
+
+    ``"basic"`` is always active; other groups start as ``active`` says.
+    """
+
+    name: str
+    tools: tuple[Callable[..., Any], ...]
+    description: str = ""
+    active: bool = True
+    writes: frozenset[str] = frozenset()
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        return tuple(t.__name__ for t in self.tools)
+
+
+@dataclass(frozen=True)
+class SubAgentSpec:
+    """Everything the Host needs to know to build one subagent."""
+
+    name: str
+    description: str
+    sys_prompt: str
+    groups: tuple[ToolGroup, ...]
+    read_only: bool = False
+    requires: tuple[str, ...] = field(default_factory=tuple)
+
+    def allowlist(self, read_only: bool | None = None) -> list[str]:
+        """Tool names this subagent may have, in registration order."""
+        ro = self.read_only if read_only is None else read_only
+        return [
+            t.__name__ for g in self.groups for t in g.tools if not (ro and t.__name__ in g.writes)
+        ]
+
+
+class AllowlistError(RuntimeError):
+    """A toolkit holds a tool outside its subagent's allowlist, or lacks one."""
+
+
+def injected_params(func: Callable[..., Any]) -> list[str]:
+    """Parameters of ``func`` that the Host injects (annotated ``object``)."""
+    sig = inspect.signature(func)
+    return [
+        name
+        for name, p in sig.parameters.items()
+        if name in INJECTABLE and p.annotation in (object, "object", Any, "Any")
+    ]
+
+
+def build(spec: SubAgentSpec, deps: Mapping[str, Any], read_only: bool | None = None) -> Toolkit:
+    """Build a fresh Toolkit holding exactly ``spec``'s allowlist."""
+    missing = [d for d in spec.requires if d not in deps]
+    if missing:
+        raise TypeError(f"build_toolkit({spec.name!r}) needs: {', '.join(missing)}")
+    ro = spec.read_only if read_only is None else read_only
+    toolkit = Toolkit()
+    for group in spec.groups:
+        if group.name != "basic":
+            toolkit.create_tool_group(
+                group.name, description=group.description, active=group.active
+            )
+        for func in group.tools:
+            if ro and func.__name__ in group.writes:
+                continue
+            preset = {p: deps[p] for p in injected_params(func) if p in deps}
+            toolkit.register_tool_function(
+                func, group_name=group.name, preset_kwargs=preset or None
+            )
+    check_allowlist(toolkit, spec, read_only=ro)
+    return toolkit
+
+
+def check_allowlist(
+    toolkit: Toolkit, spec: SubAgentSpec, read_only: bool | None = None, extra: tuple[str, ...] = ()
+) -> None:
+    """Raise AllowlistError unless the toolkit holds exactly the allowlist (plus ``extra``)."""
+    want = set(spec.allowlist(read_only)) | set(extra)
+    have = set(toolkit.tools)
+    if have != want:
+        raise AllowlistError(
+            f"{spec.name}: toolkit differs from its allowlist; "
+            f"extra {sorted(have - want)}, missing {sorted(want - have)}"
+        )
+
+
+def all_schemas(toolkit: Toolkit) -> list[dict]:
+    """JSON schemas of every registered tool, inactive groups included, as agentscope emits them."""
+    saved = {name: g.active for name, g in toolkit.groups.items()}
+    try:
+        for g in toolkit.groups.values():
+            g.active = True
+        return toolkit.get_json_schemas()
+    finally:
+        for name, active in saved.items():
+            toolkit.groups[name].active = active

@@ -1,0 +1,35 @@
+"""Fixtures shared by every test module."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from fs_service import ALL_OPS, READ_OPS, DiskFileSystem, FileDomainService, MemoryFileSystem
+
+RUN_GRANTS = [
+    {"prefix": "/workspace/", "ops": set(ALL_OPS)},
+    {"prefix": "/userinput/", "ops": set(READ_OPS)},
+]
+
+
+@pytest.fixture
+def input_dir(tmp_path: Path) -> Path:
+    """The user's input folder, mounted read-only at /userinput/."""
+    folder = tmp_path / "input"
+    folder.mkdir()
+    return folder
+
+
+@pytest.fixture
+def disk_service(tmp_path: Path, input_dir: Path) -> FileDomainService:
+    """A disk-backed service: /workspace/ read-write, /userinput/ read-only."""
+    fs = DiskFileSystem(tmp_path / "run", mounts={"/userinput/": input_dir})
+    return FileDomainService(fs.create_handle(RUN_GRANTS))
+
+
+@pytest.fixture
+def memory_service() -> FileDomainService:
+    """A memory-backed service with the same grants."""
+    return FileDomainService(MemoryFileSystem().create_handle(RUN_GRANTS))

@@ -200,10 +200,11 @@ class DiskFileSystem:
                 raise
         finally:
             os.close(pfd)
+        st = os.fstat(fd)
+        if stat_mod.S_ISDIR(st.st_mode):
+            os.close(fd)
+            raise IsADirectoryError_(f"Error: {path} is a directory, not a file.", path)
         with os.fdopen(fd, "rb") as fh:
-            st = os.fstat(fh.fileno())
-            if stat_mod.S_ISDIR(st.st_mode):
-                raise IsADirectoryError_(f"Error: {path} is a directory, not a file.", path)
             if st.st_size > max_bytes:
                 raise FileTooLargeError(
                     f"Error: {path} is {st.st_size} bytes, over the {max_bytes}-byte read cap.",

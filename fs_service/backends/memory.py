@@ -36,8 +36,11 @@ class MemoryFileSystem:
         self._lock = threading.Lock()
 
     def create_handle(self, grants: list[dict] | list[Grant]) -> FileSystemHandle:
-        """A handle limited to ``grants`` over this store."""
-        return FileSystemHandle(self, grants)
+        """A handle limited to ``grants``; granted prefixes exist as (empty) directories."""
+        handle = FileSystemHandle(self, grants)
+        for grant in handle.grants:
+            self.mkdir(grant.prefix)
+        return handle
 
     @staticmethod
     def _key(path: str) -> str:

@@ -3,11 +3,18 @@
 from __future__ import annotations
 
 import argparse
+import asyncio
 import json
-import sys
 from collections.abc import Sequence
 
+from rich.console import Console
+
 from subagents import PIPELINE_ORDER, SPECS, all_tool_schemas
+
+from .brains import ModelSpecError, make_brain
+from .config import ConfigError, Settings, load_settings
+from .hub import Host, RunResult
+from .progress import Progress, output_lines, summary_table
 
 
 def _cmd_tools(args: argparse.Namespace) -> int:
@@ -31,16 +38,56 @@ def _cmd_tools(args: argparse.Namespace) -> int:
     return 0
 
 
-def _cmd_pending(args: argparse.Namespace) -> int:
-    built = [n for n in PIPELINE_ORDER if n in SPECS]
-    missing = [n for n in PIPELINE_ORDER if n not in SPECS]
-    print(
-        f"'{args.command}' needs the Host pipeline, which is not built yet.\n"
-        f"Subagents built: {', '.join(built) or 'none'}; not yet: {', '.join(missing) or 'none'}.\n"
-        "See what exists with: python -m host tools",
-        file=sys.stderr,
-    )
-    return 2
+def _settings(args: argparse.Namespace) -> Settings:
+    flags = {
+        "model": getattr(args, "model", None),
+        "formats": getattr(args, "formats", None),
+        "input": getattr(args, "input", None),
+        "runs_dir": getattr(args, "runs_dir", None),
+        "quiet": getattr(args, "quiet", False),
+        "json": getattr(args, "json", False),
+    }
+    return load_settings(flags)
+
+
+def _report(result: RunResult, settings: Settings) -> int:
+    if settings.json_output:
+        print(json.dumps(result.record(), ensure_ascii=False, indent=2, default=str))
+    elif settings.quiet:
+        for path in result.outputs:
+            print(result.run.real_path(path))
+    else:
+        console = Console()
+        console.print(summary_table(result))
+        lines = output_lines(result)
+        console.print("[bold]Reports:[/bold]" if lines else "[red]No report was written.[/red]")
+        for line in lines:
+            console.print(line, highlight=False, soft_wrap=True)
+    return 0 if result.outputs else 1
+
+
+async def _pipeline(question: str, settings: Settings) -> RunResult:
+    brain = make_brain(settings.model)
+    host = Host(settings, brain, on_event=Progress(quiet=settings.quiet or settings.json_output))
+    return await host.run(question)
+
+
+def _cmd_run(args: argparse.Namespace) -> int:
+    settings = _settings(args)
+    if not args.question.strip():
+        raise ConfigError("the question is empty")
+    return _report(asyncio.run(_pipeline(args.question, settings)), settings)
+
+
+def _cmd_demo(args: argparse.Namespace) -> int:
+    from .demo.web import demo_environment
+
+    settings = _settings(args)
+    with demo_environment(settings) as (question, env_settings):
+        if args.question:
+            question = args.question
+        result = asyncio.run(_pipeline(question, env_settings))
+    return _report(result, settings)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -54,19 +101,37 @@ def build_parser() -> argparse.ArgumentParser:
     tools.add_argument("--json", action="store_true", help="print {subagent: [schema, ...]}")
     tools.set_defaults(func=_cmd_tools)
 
+    def common(p: argparse.ArgumentParser) -> None:
+        p.add_argument("--formats", help="comma-separated: md,html,pdf,pptx (default: all)")
+        p.add_argument(
+            "--model",
+            help="brain: offline (default) or PROVIDER:NAME, e.g. "
+            "openai:gpt-4o-mini; also QUARTET_MODEL",
+        )
+        p.add_argument("--runs-dir", dest="runs_dir", help="where run folders go (default: runs)")
+        p.add_argument("--quiet", action="store_true", help="print only the report paths")
+        p.add_argument("--json", action="store_true", help="print the run record as JSON")
+
     demo = sub.add_parser("demo", help="run the whole pipeline offline on a bundled local web")
-    demo.set_defaults(func=_cmd_pending)
+    demo.add_argument("--question", help="ask something else of the bundled web")
+    common(demo)
+    demo.set_defaults(func=_cmd_demo, input=None)
 
     run = sub.add_parser("run", help="research QUESTION on the web")
     run.add_argument("question")
     run.add_argument("--input", metavar="DIR", help="folder of input files (read-only)")
-    run.add_argument("--formats", default="md,html,pdf,pptx", help="comma-separated formats")
-    run.add_argument("--model", help="brain: offline (default) or provider:NAME")
-    run.set_defaults(func=_cmd_pending)
+    common(run)
+    run.set_defaults(func=_cmd_run)
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of ``python -m host`` and the ``quartet`` script."""
-    args = build_parser().parse_args(argv)
-    return int(args.func(args) or 0)
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return int(args.func(args) or 0)
+    except (ConfigError, ModelSpecError, ValueError) as exc:
+        parser.exit(2, f"quartet: error: {exc}\n")
+    except KeyboardInterrupt:
+        parser.exit(130, "quartet: interrupted; the run folder keeps what was done\n")

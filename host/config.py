@@ -1,0 +1,98 @@
+"""Settings: CLI flags, then environment variables, then an optional ``quartet.toml``."""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+FORMATS = ("md", "html", "pdf", "pptx")
+
+
+class ConfigError(ValueError):
+    """A setting is missing or malformed; the message says which and how to fix it."""
+
+
+@dataclass
+class Settings:
+    """Everything a run needs to know, resolved once."""
+
+    model: str = "offline"
+    formats: tuple[str, ...] = FORMATS
+    runs_dir: Path = Path("runs")
+    input_dir: Path | None = None
+    tool_call_cap: int = 80
+    depth_cap: int = 3
+    stage_timeout: float = 600.0
+    stage_timeouts: dict[str, float] = field(default_factory=dict)
+    max_pages: int = 8
+    quiet: bool = False
+    json_output: bool = False
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+def parse_formats(text: str) -> tuple[str, ...]:
+    """``"md,pdf"`` → ``("md", "pdf")``; unknown names are a ConfigError."""
+    wanted = tuple(dict.fromkeys(f.strip().lower() for f in text.split(",") if f.strip()))
+    unknown = [f for f in wanted if f not in FORMATS]
+    if not wanted or unknown:
+        raise ConfigError(
+            f"--formats: unknown {', '.join(unknown) or '(empty)'}; choose from "
+            f"{', '.join(FORMATS)}, comma-separated"
+        )
+    return wanted
+
+
+def _from_toml(path: Path) -> dict[str, Any]:
+    if not path.is_file():
+        return {}
+    try:
+        return tomllib.loads(path.read_text(encoding="utf-8")).get("quartet", {})
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{path}: {exc}") from None
+
+
+def load_settings(flags: dict[str, Any], toml_path: Path | None = None) -> Settings:
+    """Resolve settings with precedence flags > environment > ``quartet.toml``."""
+    toml = _from_toml(toml_path or Path("quartet.toml"))
+    env = os.environ
+
+    def pick(flag: str, env_name: str, default: Any) -> Any:
+        if flags.get(flag) is not None:
+            return flags[flag]
+        if env.get(env_name):
+            return env[env_name]
+        return toml.get(flag, default)
+
+    s = Settings()
+    s.model = str(pick("model", "QUARTET_MODEL", "offline"))
+    s.formats = parse_formats(str(pick("formats", "QUARTET_FORMATS", ",".join(FORMATS))))
+    s.runs_dir = Path(pick("runs_dir", "QUARTET_RUNS_DIR", "runs"))
+    inp = pick("input", "QUARTET_INPUT", None)
+    if inp:
+        s.input_dir = Path(inp)
+        if not s.input_dir.is_dir():
+            raise ConfigError(f"--input: {inp} is not a folder")
+    for name, env_name, conv in (
+        ("tool_call_cap", "QUARTET_TOOL_CALL_CAP", int),
+        ("depth_cap", "QUARTET_DEPTH_CAP", int),
+        ("stage_timeout", "QUARTET_STAGE_TIMEOUT", float),
+        ("max_pages", "QUARTET_MAX_PAGES", int),
+    ):
+        raw = pick(name, env_name, getattr(s, name))
+        try:
+            value = conv(raw)
+        except (TypeError, ValueError):
+            raise ConfigError(f"{name}: expected a number, got {raw!r}") from None
+        if value <= 0:
+            raise ConfigError(f"{name}: must be positive, got {value}")
+        setattr(s, name, value)
+    raw_timeouts = toml.get("stage_timeouts", {})
+    if not isinstance(raw_timeouts, dict):
+        raise ConfigError("stage_timeouts: expected a table such as {browser = 300}")
+    s.stage_timeouts = {str(k): float(v) for k, v in raw_timeouts.items()}
+    s.quiet = bool(flags.get("quiet"))
+    s.json_output = bool(flags.get("json"))
+    return s

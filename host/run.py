@@ -1,0 +1,63 @@
+"""The run folder and its FileDomainServices.
+
+``runs/<id>/`` holds ``workspace/`` (read-write for subagents: downloads/, pages/,
+notes/, reports/), ``internal/`` (the Host's: transcript, evidence ledger, evicted
+results, run.json) and the user's input folder mounted read-only at ``/userinput/``.
+"""
+
+from __future__ import annotations
+
+import secrets
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from fs_service import ALL_OPS, READ_OPS, DiskFileSystem, FileDomainService
+
+WORKSPACE_DIRS = ("downloads", "pages", "notes", "reports", "screenshots")
+
+
+def new_run_id() -> str:
+    """A sortable, unique run id: UTC time plus a random suffix."""
+    return time.strftime("%Y%m%d-%H%M%S", time.gmtime()) + "-" + secrets.token_hex(3)
+
+
+@dataclass
+class RunFolder:
+    """One run's folder, its subagent service and its Host service."""
+
+    id: str
+    path: Path
+    input_dir: Path
+    subagent_service: FileDomainService
+    host_service: FileDomainService
+
+    @classmethod
+    def create(cls, runs_dir: Path, input_dir: Path | None = None) -> RunFolder:
+        run_id = new_run_id()
+        path = (runs_dir / run_id).resolve()
+        path.mkdir(parents=True, exist_ok=False)
+        if input_dir is None:
+            input_dir = path / "no-input"
+            input_dir.mkdir()
+        fs = DiskFileSystem(path, mounts={"/userinput/": input_dir})
+        for d in WORKSPACE_DIRS:
+            (path / "workspace" / d).mkdir(parents=True)
+        sub_grants = [
+            {"prefix": "/workspace/", "ops": set(ALL_OPS)},
+            {"prefix": "/userinput/", "ops": set(READ_OPS)},
+        ]
+        host_grants = [*sub_grants, {"prefix": "/internal/", "ops": set(ALL_OPS)}]
+        return cls(
+            id=run_id,
+            path=path,
+            input_dir=Path(input_dir).resolve(),
+            subagent_service=FileDomainService(fs.create_handle(sub_grants)),
+            host_service=FileDomainService(fs.create_handle(host_grants)),
+        )
+
+    def real_path(self, logical: str) -> Path:
+        """Where a logical path lives on disk (for printing to the user)."""
+        if logical.startswith("/userinput/"):
+            return self.input_dir / logical[len("/userinput/") :]
+        return self.path / logical.lstrip("/")

@@ -1,0 +1,51 @@
+"""The Host's records in ``/internal/``: transcript, evidence ledger and run.json."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from agentscope.message import Msg
+
+from fs_service import FileDomainService
+from subagents.evidence import EvidenceLedger
+
+TRANSCRIPT = "/internal/transcript.jsonl"
+EVIDENCE = "/internal/evidence.jsonl"
+RUN_JSON = "/internal/run.json"
+
+
+def msg_to_dict(msg: Msg) -> dict[str, Any]:
+    """A JSON-ready form of a Msg."""
+    return {
+        "id": msg.id,
+        "name": msg.name,
+        "role": msg.role,
+        "content": msg.content,
+        "metadata": msg.metadata,
+        "timestamp": msg.timestamp,
+    }
+
+
+class Transcript:
+    """Appends every broadcast Msg to ``/internal/transcript.jsonl`` (one JSON per line)."""
+
+    def __init__(self, service: FileDomainService) -> None:
+        self.service = service
+        self.lines: list[str] = []
+
+    async def append(self, msg: Msg) -> None:
+        self.lines.append(json.dumps(msg_to_dict(msg), ensure_ascii=False, default=str))
+        await self.service.write_text(TRANSCRIPT, "\n".join(self.lines) + "\n")
+
+
+async def save_evidence(service: FileDomainService, ledger: EvidenceLedger) -> None:
+    """Write the ledger to ``/internal/evidence.jsonl``."""
+    text = "".join(json.dumps(item.to_dict(), ensure_ascii=False) + "\n" for item in ledger.items())
+    await service.write_text(EVIDENCE, text)
+
+
+async def save_run_json(service: FileDomainService, record: dict[str, Any]) -> None:
+    await service.write_text(
+        RUN_JSON, json.dumps(record, ensure_ascii=False, indent=2, default=str)
+    )

@@ -1,0 +1,150 @@
+"""Guards by mechanism, driven through a real ReActAgent by a scripted model."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+from agentscope.agent import ReActAgent
+from agentscope.formatter import OpenAIChatFormatter
+from agentscope.memory import InMemoryMemory
+from agentscope.message import Msg
+from agentscope.tool import Toolkit, ToolResponse
+from scripted import ScriptedModel, tool_call
+
+from host.guards import DelegationDepthError, ToolGuard, current_depth, delegation_scope
+from subagents.results import ok
+
+
+class Counter:
+    def __init__(self) -> None:
+        self.calls: list[str] = []
+
+
+def make_toolkit(counter: Counter) -> Toolkit:
+    async def bump(label: str, counter: object) -> ToolResponse:
+        """Count one call.
+
+        Args:
+            label (str): A label for the call.
+        """
+        counter.calls.append(label)
+        return ok(f"counted {label} with {type(counter).__name__}")
+
+    async def big(counter: object) -> ToolResponse:
+        """Return a very long text."""
+        return ok("x" * 50_000)
+
+    tk = Toolkit()
+    tk.register_tool_function(bump, preset_kwargs={"counter": counter})
+    tk.register_tool_function(big, preset_kwargs={"counter": counter})
+    return tk
+
+
+def agent_with(model: ScriptedModel, tk: Toolkit) -> ReActAgent:
+    agent = ReActAgent(
+        name="worker",
+        sys_prompt="work",
+        model=model,
+        formatter=OpenAIChatFormatter(),
+        toolkit=tk,
+        memory=InMemoryMemory(),
+        max_iters=5,
+    )
+    agent.set_console_output_enabled(False)
+    return agent
+
+
+async def test_over_cap_call_is_refused_before_the_tool_and_cap_resets_per_delegation():
+    counter = Counter()
+    tk = make_toolkit(counter)
+    guard = ToolGuard("worker", tk, cap=3)
+    burst = [tool_call("bump", f"c{i}", label=str(i)) for i in range(5)]
+    model = ScriptedModel([burst])
+    await agent_with(model, tk)(Msg("Host", "go", "user"))
+    assert counter.calls == ["0", "1", "2"]  # the 4th and 5th never reached the tool
+    refused = [r for r in guard.records if r.refused]
+    assert len(refused) == 2 and "tool-call limit reached (3" in refused[0].text
+    # the refusal reached the model as a tool result telling it to wrap up
+    last_messages = str(model.calls[-1]["messages"])
+    assert "Stop calling tools and give your final answer" in last_messages
+
+    guard.reset()
+    model.plan = [[tool_call("bump", "d1", label="again")]]
+    await agent_with(model, tk)(Msg("Host", "go again", "user"))
+    assert counter.calls[-1] == "again"
+
+
+async def test_a_model_cannot_override_an_injected_dependency():
+    counter = Counter()
+    tk = make_toolkit(counter)
+    guard = ToolGuard("worker", tk)
+    model = ScriptedModel([[tool_call("bump", "c1", label="x", counter="EVIL")]])
+    await agent_with(model, tk)(Msg("Host", "go", "user"))
+    assert counter.calls == ["x"]
+    assert guard.records[0].input == {"label": "x"}
+    assert "with Counter" in guard.records[0].text
+
+
+async def test_oversized_results_are_evicted_with_a_preview_and_reference():
+    counter = Counter()
+    tk = make_toolkit(counter)
+    stored: dict[str, str] = {}
+
+    async def evict(tool: str, text: str) -> str:
+        stored[tool] = text
+        return f"/internal/evicted/{tool}.txt"
+
+    guard = ToolGuard("worker", tk, evict=evict, evict_chars=10_000)
+    model = ScriptedModel([[tool_call("big", "c1")]])
+    agent = agent_with(model, tk)
+    await agent(Msg("Host", "go", "user"))
+    assert len(stored["big"]) == 50_000
+    assert guard.records[0].evicted_to == "/internal/evicted/big.txt"
+    seen = str(model.calls[-1]["messages"])
+    assert "/internal/evicted/big.txt" in seen and "x" * 10_000 not in seen
+
+
+async def test_errors_reach_the_model_with_their_real_cause():
+    tk = Toolkit()
+
+    async def boom(path: str) -> ToolResponse:
+        """Fail.
+
+        Args:
+            path (str): Anything.
+        """
+        raise OSError("disk on fire")
+
+    tk.register_tool_function(boom)
+    guard = ToolGuard("worker", tk)
+    model = ScriptedModel([[tool_call("boom", "c1", path="/x")]])
+    await agent_with(model, tk)(Msg("Host", "go", "user"))
+    assert "disk on fire" in guard.records[0].text
+    assert "disk on fire" in str(model.calls[-1]["messages"])
+    assert len(model.calls) == 2  # no blind retry: one failure, then the model decides
+
+
+def test_delegation_depth_is_capped_and_restored():
+    assert current_depth() == 0
+    with delegation_scope(cap=2) as d1:
+        assert d1 == 1
+        with delegation_scope(cap=2) as d2:
+            assert d2 == 2
+            with (
+                pytest.raises(DelegationDepthError, match="over the cap of 2"),
+                delegation_scope(cap=2),
+            ):
+                pass
+        assert current_depth() == 1
+    assert current_depth() == 0
+
+
+async def test_depth_is_per_task():
+    async def nested(n: int) -> int:
+        with delegation_scope(cap=3):
+            await asyncio.sleep(0)
+            return current_depth() + n * 0
+
+    results = await asyncio.gather(*(nested(i) for i in range(5)))
+    assert results == [1] * 5

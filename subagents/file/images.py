@@ -1,0 +1,221 @@
+"""image_qa: answer a question about an image with a vision model, or describe it offline."""
+
+import asyncio
+import base64
+import io
+import os
+import warnings
+from typing import Any
+
+import httpx
+from agentscope.tool import ToolResponse
+from PIL import ExifTags, Image, UnidentifiedImageError
+
+from ..results import ok
+from .guard import ToolInputError, file_tool
+from .limits import (
+    MAX_IMAGE_BYTES,
+    MAX_IMAGE_PIXELS,
+    MAX_OCR_CHARS,
+    OCR_TIMEOUT_S,
+    VISION_MAX_SIDE,
+    VISION_TIMEOUT_S,
+    clip,
+)
+
+#: tesseract spends most of its time spinning up OpenMP threads; one is faster here.
+os.environ.setdefault("OMP_THREAD_LIMIT", "1")
+
+OCR_LANGS = "chi_sim+eng"
+DEFAULT_QUESTION = "Describe this image in detail, including any text it contains."
+
+
+def vision_config() -> dict[str, str] | None:
+    """The vision model named by the environment, or None when none is configured."""
+    model = os.environ.get("QUARTET_VISION_MODEL", "").strip()
+    api_key = os.environ.get("OPENAI_API_KEY", "").strip()
+    if not model or not api_key:
+        return None
+    base = os.environ.get("OPENAI_BASE_URL", "").strip() or "https://api.openai.com/v1"
+    return {"model": model, "api_key": api_key, "base_url": base.rstrip("/")}
+
+
+def _decode(data: bytes, path: str) -> Image.Image:
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", Image.DecompressionBombWarning)
+            img = Image.open(io.BytesIO(data))
+            if img.width * img.height > MAX_IMAGE_PIXELS:
+                raise ToolInputError(
+                    f"Error: {path} is {img.width}×{img.height} pixels, more than "
+                    f"{MAX_IMAGE_PIXELS:,}; refusing to decode it. Use a smaller image."
+                )
+            # verify() walks the whole file (PNG chunks and checksums); it catches
+            # truncation even when another library set ImageFile.LOAD_TRUNCATED_IMAGES.
+            Image.open(io.BytesIO(data)).verify()
+            if img.format == "JPEG" and not data.rstrip(b"\x00").endswith(b"\xff\xd9"):
+                raise OSError("the JPEG end marker is missing; the image is truncated")
+            img.load()
+    except ToolInputError:
+        raise
+    except (UnidentifiedImageError, Image.DecompressionBombError, Image.DecompressionBombWarning):
+        raise ToolInputError(
+            f"Error: {path} is not an image this tool can read (PNG, JPEG, GIF, BMP, TIFF, "
+            "WebP). Check its type with get_file_info; for PDFs use pdf_read_text."
+        ) from None
+    except (OSError, SyntaxError, ValueError) as exc:
+        raise ToolInputError(
+            f"Error: {path} is a damaged or truncated image ({clip(str(exc), 160)})."
+        ) from None
+    return img
+
+
+def _exif(img: Image.Image) -> dict[str, str]:
+    out: dict[str, str] = {}
+    try:
+        exif = img.getexif()
+    except Exception:  # damaged EXIF blocks are common and harmless to skip
+        return out
+    for tag, value in exif.items():
+        name = ExifTags.TAGS.get(tag, str(tag))
+        if isinstance(value, bytes):
+            continue
+        out[name] = clip(str(value), 200)
+    return out
+
+
+def _ocr(img: Image.Image) -> tuple[str, str | None]:
+    """OCR text and, when OCR could not run, why not."""
+    try:
+        import pytesseract
+
+        langs = set(pytesseract.get_languages(config=""))
+        lang = OCR_LANGS if {"chi_sim", "eng"} <= langs else "eng"
+        rgb = img.convert("RGB") if img.mode not in ("RGB", "L") else img
+        text = pytesseract.image_to_string(rgb, lang=lang, timeout=OCR_TIMEOUT_S)
+    except Exception as exc:  # missing binary, timeout, unsupported mode
+        return "", f"OCR did not run ({type(exc).__name__}: {clip(str(exc), 120)})"
+    lines = [ln.strip() for ln in text.splitlines()]
+    return "\n".join(ln for ln in lines if ln), None
+
+
+def _vision_bytes(img: Image.Image, data: bytes) -> tuple[bytes, str]:
+    """The picture to send: the original if small and common, else a re-encoded copy."""
+    fmt = (img.format or "").upper()
+    if fmt in ("PNG", "JPEG", "GIF", "WEBP") and max(img.size) <= VISION_MAX_SIDE:
+        return data, f"image/{fmt.lower()}"
+    copy = img.convert("RGB")
+    copy.thumbnail((VISION_MAX_SIDE, VISION_MAX_SIDE))
+    buf = io.BytesIO()
+    copy.save(buf, format="PNG")
+    return buf.getvalue(), "image/png"
+
+
+async def _ask_vision(cfg: dict[str, str], picture: bytes, mime: str, question: str) -> str:
+    payload = {
+        "model": cfg["model"],
+        "messages": [
+            {
+                "role": "user",
+                "content": [
+                    {"type": "text", "text": question},
+                    {
+                        "type": "image_url",
+                        "image_url": {
+                            "url": f"data:{mime};base64,{base64.b64encode(picture).decode()}"
+                        },
+                    },
+                ],
+            }
+        ],
+    }
+    headers = {"Authorization": f"Bearer {cfg['api_key']}"}
+    async with httpx.AsyncClient(timeout=VISION_TIMEOUT_S) as http:
+        resp = await http.post(f"{cfg['base_url']}/chat/completions", json=payload, headers=headers)
+    if resp.status_code != 200:
+        raise RuntimeError(f"HTTP {resp.status_code}: {clip(resp.text, 200)}")
+    content = resp.json()["choices"][0]["message"]["content"]
+    if isinstance(content, list):
+        content = "".join(p.get("text", "") for p in content if isinstance(p, dict))
+    if not isinstance(content, str) or not content.strip():
+        raise RuntimeError("the model returned no text")
+    return content.strip()
+
+
+def _scrub(text: str, cfg: dict[str, str] | None) -> str:
+    if cfg and cfg["api_key"]:
+        text = text.replace(cfg["api_key"], "***")
+    return text
+
+
+@file_tool
+async def image_qa(img_path: str, service: object, query: str | None = None) -> ToolResponse:
+    """Answer a question about an image, or describe it (PNG, JPEG, GIF, BMP, TIFF, WebP).
+
+    With a vision model configured it looks at the picture. Without one it reports what
+    can be known offline: format, pixel size, colour mode, EXIF data and the text found
+    by OCR (Chinese and English); it says so when no vision model was used.
+
+    Args:
+        img_path (str): Logical absolute path of the image, e.g. /userinput/chart.png.
+        query (str | None): The question about the image, e.g. "What is the total in the
+            table?". Omit it for a general description.
+    """
+    data = await service.read_bytes(img_path, max_bytes=MAX_IMAGE_BYTES)
+    img = _decode(data, img_path)
+    facts: dict[str, Any] = {
+        "format": img.format or "unknown",
+        "width": img.width,
+        "height": img.height,
+        "mode": img.mode,
+    }
+    exif = _exif(img)
+    meta: dict[str, Any] = {"img_path": img_path, "query": query, **facts}
+    desc = f"{facts['format']} image, {img.width}×{img.height} pixels, mode {img.mode}"
+    cfg = vision_config()
+    vision_error = None
+    if cfg is not None:
+        picture, mime = _vision_bytes(img, data)
+        try:
+            answer = await _ask_vision(cfg, picture, mime, query or DEFAULT_QUESTION)
+        except (httpx.HTTPError, RuntimeError, KeyError, IndexError, TypeError, ValueError) as exc:
+            vision_error = _scrub(f"{type(exc).__name__}: {clip(str(exc), 200)}", cfg)
+        else:
+            answer = _scrub(answer, cfg)
+            meta.update(vision_model=cfg["model"], answer=answer)
+            return ok(
+                f"{img_path} ({desc}). Answer from vision model {cfg['model']}:\n{answer}", meta
+            )
+    ocr_text, ocr_problem = await asyncio.to_thread(_ocr, img)
+    meta.update(vision_model=None, exif=exif, ocr_text=ocr_text)
+    if vision_error:
+        meta["vision_error"] = vision_error
+        why = (
+            f"The vision model {cfg['model']} failed ({vision_error}), so no vision model was used."
+        )
+    else:
+        why = (
+            "No vision model was used (none is configured: set QUARTET_VISION_MODEL with "
+            "OPENAI_API_KEY and OPENAI_BASE_URL to enable one)."
+        )
+    lines = [f"{img_path}: {desc}.", why]
+    if query:
+        lines.append(
+            f"The question {query!r} was not answered by looking at the picture; "
+            "below is what can be known offline."
+        )
+    if exif:
+        lines.append("EXIF: " + "; ".join(f"{k}={v}" for k, v in list(exif.items())[:30]))
+    if ocr_problem:
+        lines.append(ocr_problem + ".")
+    elif ocr_text:
+        shown = ocr_text[:MAX_OCR_CHARS]
+        lines.append(f"Text found by OCR ({OCR_LANGS}):\n{shown}")
+        if len(ocr_text) > MAX_OCR_CHARS:
+            lines.append(
+                f"[… {len(ocr_text) - MAX_OCR_CHARS:,} more OCR characters are in the result "
+                "metadata (ocr_text).]"
+            )
+    else:
+        lines.append("OCR found no text.")
+    return ok("\n".join(lines), meta)

@@ -1,0 +1,68 @@
+"""The File subagent: its tools, prompt and the tools that write."""
+
+from ..spec import SubAgentSpec, ToolGroup
+from .documents import pdf_read_text, pptx_read_outline, pptx_write
+from .generic import (
+    delete_file,
+    edit_file,
+    get_file_info,
+    list_allowed_directories,
+    list_directory,
+    read_text_file,
+    write_file,
+)
+from .images import image_qa
+from .tables import csv_read, csv_write, xlsx_read_cells, xlsx_write_cells
+
+SYS_PROMPT = """You are File, the file specialist of a research team.
+You read the user's input files and files downloaded by the team, extract what the task
+needs (text, tables, slides, images), and write intermediate files when asked.
+
+- Use only logical absolute paths such as /userinput/report.pdf or /workspace/notes.md;
+  call list_allowed_directories if unsure where you may read and write.
+- Pick the reader for the file type: read_text_file (text, Markdown, JSON, HTML),
+  csv_read, xlsx_read_cells, pdf_read_text, pptx_read_outline, image_qa.
+- Long results come in parts; each ends with the exact call that reads the next part.
+- A result starting with "Error:" says what went wrong and what to do instead; follow it
+  rather than retrying the same call.
+- Report facts with the path (and page, sheet/cell or slide) they came from."""
+
+SPEC = SubAgentSpec(
+    name="file",
+    description="Reads and writes files: text, CSV, Excel, PDF, PowerPoint and images.",
+    sys_prompt=SYS_PROMPT,
+    groups=(
+        ToolGroup(
+            name="basic",
+            tools=(
+                list_allowed_directories,
+                list_directory,
+                get_file_info,
+                read_text_file,
+                write_file,
+                edit_file,
+                delete_file,
+                csv_read,
+                csv_write,
+                pdf_read_text,
+                xlsx_read_cells,
+                xlsx_write_cells,
+                pptx_read_outline,
+                pptx_write,
+                image_qa,
+            ),
+            description="File tools over the granted directories.",
+            writes=frozenset(
+                {
+                    "write_file",
+                    "edit_file",
+                    "delete_file",
+                    "csv_write",
+                    "xlsx_write_cells",
+                    "pptx_write",
+                }
+            ),
+        ),
+    ),
+    requires=("service",),
+)

@@ -1,0 +1,516 @@
+"""Table tools: CSV (read, write) and Excel .xlsx cells (read, write)."""
+
+import builtins
+import csv
+import datetime as dt
+import io
+import re
+import zipfile
+from typing import Any
+
+from agentscope.tool import ToolResponse
+from openpyxl import Workbook, load_workbook
+from openpyxl.utils.cell import coordinate_from_string, get_column_letter, range_boundaries
+from openpyxl.utils.exceptions import CellCoordinatesException
+
+from ..results import ok
+from .guard import ToolInputError, file_tool
+from .limits import (
+    MAX_CELL_CHARS,
+    MAX_CELLS,
+    MAX_META_ROWS,
+    MAX_TEXT_CHARS,
+    MAX_WRITE_CELLS,
+    clip,
+)
+from .safezip import UnsafeArchive, check_office_zip
+from .sniff import binary_kind, decode_text
+
+# Fields of any size are parsed (the csv default stops at 128 KiB); display is clipped.
+csv.field_size_limit(256 * 1024 * 1024)
+
+_NUMBER = re.compile(r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?")
+_FORMULA_TAG = re.compile(rb"<(?:\w+:)?f[\s>/]")
+
+
+# ---------------------------------------------------------------- CSV
+
+
+def _sniff_delimiter(sample: str, path: str) -> str:
+    if path.lower().endswith(".tsv"):
+        return "\t"
+    try:
+        return csv.Sniffer().sniff(sample, delimiters=",\t;|").delimiter
+    except csv.Error:
+        return ","
+
+
+def _csv_line(fields: list[str], delimiter: str) -> str:
+    buf = io.StringIO()
+    csv.writer(buf, delimiter=delimiter, lineterminator="").writerow(
+        [clip(f, MAX_CELL_CHARS) for f in fields]
+    )
+    return buf.getvalue()
+
+
+@file_tool
+async def csv_read(path: str, service: object) -> ToolResponse:
+    """Read a CSV or TSV file as rows of fields.
+
+    The encoding (UTF-8, UTF-8 with BOM, GBK/GB18030) and the delimiter are detected and
+    reported. Rows keep their own length (no padding). Very long fields are shortened in
+    the text; a large file is shown in part, with the line range to read the rest.
+
+    Args:
+        path (str): Logical absolute path of the CSV file, e.g. /userinput/data.csv.
+    """
+    data = await service.read_bytes(path)
+    kind = binary_kind(data)
+    if kind is not None:
+        use = f"Use {kind[1]} for it." if kind[1] else "It cannot be read as CSV."
+        raise ToolInputError(f"Error: {path} is a {kind[0]}, not a CSV file. {use}")
+    try:
+        text, encoding = decode_text(data)
+    except UnicodeDecodeError as exc:
+        raise ToolInputError(
+            f"Error: {path} is not text in UTF-8 or GBK/GB18030 (undecodable byte at offset "
+            f"{exc.start}); it may be binary. Check it with get_file_info."
+        ) from None
+    delimiter = _sniff_delimiter(text[:65_536], path)
+    reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter)
+    rows: list[list[str]] = []
+    starts: list[int] = []
+    try:
+        next_start = 1
+        for row in reader:
+            rows.append(row)
+            starts.append(next_start)
+            next_start = reader.line_num + 1
+    except csv.Error as exc:
+        raise ToolInputError(
+            f"Error: {path} is not valid CSV near line {reader.line_num}: {exc}. "
+            "Read it with read_text_file instead."
+        ) from None
+    widths = [len(r) for r in rows]
+    name = {",": "comma", "\t": "tab", ";": "semicolon", "|": "pipe"}[delimiter]
+    head = f"{path} — {len(rows)} rows ({encoding}, {name}-separated)"
+    if widths and min(widths) != max(widths):
+        head += f"; rows have {min(widths)} to {max(widths)} fields (kept as they are)"
+    lines = [head]
+    used = len(head)
+    shown = 0
+    for i, row in enumerate(rows):
+        line = f"{i + 1}: {_csv_line(row, delimiter)}"
+        if shown and used + len(line) + 1 > MAX_TEXT_CHARS:
+            break
+        lines.append(line)
+        used += len(line) + 1
+        shown += 1
+    clipped = any(len(f) > MAX_CELL_CHARS for r in rows[:shown] for f in r)
+    if clipped:
+        lines.append(
+            f"[Fields longer than {MAX_CELL_CHARS} characters are shortened above; "
+            "read_text_file shows them in full.]"
+        )
+    if shown < len(rows):
+        first = starts[shown]
+        lines.append(
+            f"[Rows {shown + 1}–{len(rows)} not shown. To read them, call read_text_file with "
+            f"range=[{first}, {first + shown}] (file line numbers; row {shown + 1} starts on "
+            f"line {first}).]"
+        )
+    meta = {
+        "path": path,
+        "encoding": encoding,
+        "delimiter": delimiter,
+        "row_count": len(rows),
+        "rows": rows[:MAX_META_ROWS],
+        "rows_truncated": len(rows) > MAX_META_ROWS,
+    }
+    return ok("\n".join(lines), meta)
+
+
+def _as_text(value: Any, where: str) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, (int, float, bool)):
+        return str(value)
+    raise ToolInputError(f"Error: {where} must be text, got {type(value).__name__}.")
+
+
+def _grid(values: object, name: str) -> list[list[str]]:
+    """Validate a list of rows of strings (numbers are accepted and turned into text)."""
+    if not isinstance(values, list) or not all(isinstance(r, list) for r in values):
+        raise ToolInputError(
+            f"Error: {name} must be a list of rows, each a list of strings, e.g. "
+            f'[["name", "score"], ["张三", "90"]].'
+        )
+    return [
+        [_as_text(v, f"{name}[{i}][{j}]") for j, v in enumerate(row)]
+        for i, row in enumerate(values)
+    ]
+
+
+@file_tool
+async def csv_write(path: str, rows: list[list[str]], service: object) -> ToolResponse:
+    """Create or replace a CSV file from rows of text fields (UTF-8 with BOM, comma-separated).
+
+    The byte-order mark lets spreadsheet programs show Chinese text correctly. Fields
+    with commas, quotes or line breaks are quoted as CSV requires.
+
+    Args:
+        path (str): Logical absolute path of the CSV file to write, e.g. /workspace/table.csv.
+        rows (list[list[str]]): The rows, first row usually the header,
+            e.g. [["name", "city"], ["张三", "北京"]].
+    """
+    grid = _grid(rows, "rows")
+    service.check(path, "write")
+    buf = io.StringIO()
+    csv.writer(buf, lineterminator="\n").writerows(grid)
+    entry = await service.write_bytes(path, buf.getvalue().encode("utf-8-sig"))
+    cols = max((len(r) for r in grid), default=0)
+    return ok(
+        f"Wrote {path}: {len(grid)} rows, up to {cols} columns, {entry.size:,} bytes "
+        "(UTF-8 with BOM).",
+        {"path": path, "rows": len(grid), "bytes": entry.size},
+    )
+
+
+# ---------------------------------------------------------------- XLSX
+
+
+def _split_range(rng: object) -> tuple[str | None, str]:
+    """``"Sheet 1!A1:C3"`` → ``("Sheet 1", "A1:C3")``; the sheet part is optional."""
+    if not isinstance(rng, str) or not rng.strip():
+        raise ToolInputError(
+            "Error: range must be A1 notation such as 'A1:D20' or 'Sheet2!B2:C10'."
+        )
+    rng = rng.strip()
+    sheet: str | None = None
+    if "!" in rng:
+        sheet, rng = rng.rsplit("!", 1)
+        if len(sheet) >= 2 and sheet[0] == sheet[-1] == "'":
+            sheet = sheet[1:-1].replace("''", "'")
+    return sheet, rng.replace("$", "").upper().strip()
+
+
+def _bounds(ref: str) -> tuple[int | None, int | None, int | None, int | None]:
+    try:
+        return range_boundaries(ref)
+    except (ValueError, TypeError):
+        raise ToolInputError(
+            f"Error: {ref!r} is not A1 notation; use e.g. 'A1:D20', 'B2', 'A:C' or 'Sheet2!A1:F50'."
+        ) from None
+
+
+def _quote(sheet: str) -> str:
+    """A sheet name as A1 notation writes it: bare when it is one word, else quoted."""
+    if re.fullmatch(r"\w+", sheet):
+        try:
+            coordinate_from_string(sheet)
+        except CellCoordinatesException:
+            return sheet
+    return "'" + sheet.replace("'", "''") + "'"
+
+
+def _a1(sheet: str, c1: int, r1: int, c2: int, r2: int) -> str:
+    area = f"{get_column_letter(c1)}{r1}:{get_column_letter(c2)}{r2}"
+    return f"{_quote(sheet)}!{area}"
+
+
+def _cell_value(value: Any) -> Any:
+    """A JSON-friendly form of a cached cell value."""
+    if isinstance(value, (dt.datetime, dt.date, dt.time)):
+        return value.isoformat()
+    if isinstance(value, dt.timedelta):
+        return str(value)
+    if value is None or isinstance(value, (str, int, float, bool)):
+        return value
+    return str(value)
+
+
+def _show(value: Any) -> str:
+    if value is None:
+        return ""
+    text = str(value).replace("|", "\\|").replace("\r\n", " ⏎ ").replace("\n", " ⏎ ")
+    return clip(text, MAX_CELL_CHARS)
+
+
+def _has_formulas(data: bytes) -> bool:
+    with zipfile.ZipFile(io.BytesIO(data)) as zf:
+        return any(
+            _FORMULA_TAG.search(zf.read(name))
+            for name in zf.namelist()
+            if name.startswith("xl/worksheets/") and name.endswith(".xml")
+        )
+
+
+async def _load_xlsx_bytes(path: str, service: object) -> bytes:
+    data = await service.read_bytes(path)
+    try:
+        check_office_zip(data, "xlsx", path)
+    except UnsafeArchive as exc:
+        raise ToolInputError(str(exc)) from None
+    return data
+
+
+def _open_xlsx(data: bytes, path: str, **kwargs: Any) -> Any:
+    try:
+        return load_workbook(io.BytesIO(data), **kwargs)
+    except Exception as exc:
+        raise ToolInputError(
+            f"Error: {path} could not be opened as an Excel workbook ({type(exc).__name__}: "
+            f"{clip(str(exc), 200)}). Only .xlsx/.xlsm files are supported."
+        ) from None
+
+
+def _pick_sheet(wb: Any, sheet: str | None, path: str) -> Any:
+    names = wb.sheetnames
+    if sheet is None:
+        return wb.worksheets[0]
+    if sheet not in names:
+        raise ToolInputError(
+            f"Error: {path} has no sheet {sheet!r}; its sheets are: "
+            f"{', '.join(repr(n) for n in names)}."
+        )
+    ws = wb[sheet]
+    if not hasattr(ws, "iter_rows"):
+        raise ToolInputError(f"Error: sheet {sheet!r} is a chart, not a grid of cells.")
+    return ws
+
+
+def _read_area(data: bytes, path: str, sheet: str | None, ref: str) -> dict[str, Any]:
+    """Read the cached values (and, where missing, the formulas) of one area."""
+    wb = _open_xlsx(data, path, read_only=True, data_only=True)
+    try:
+        ws = _pick_sheet(wb, sheet, path)
+        bc1, br1, bc2, br2 = _bounds(ref) if ref else (None, None, None, None)
+        max_row, max_col = ws.max_row, ws.max_column
+        recorded = max_row is not None and max_col is not None
+        if not recorded:
+            if bc2 is None or br2 is None:
+                # The file records no dimension: find it by scanning the sheet once.
+                ws.calculate_dimension(force=True)
+                max_row, max_col = ws.max_row or 1, ws.max_column or 1
+            else:
+                max_row, max_col = br2, bc2
+        used_known = recorded or bc2 is None or br2 is None
+        c1, r1 = bc1 or 1, br1 or 1
+        if ref and ":" not in ref:
+            c2, r2 = c1, r1
+        else:
+            # Never read past the used range, but always at least the first asked cell.
+            c2 = min(bc2 or max_col, max(max_col, c1))
+            r2 = min(br2 or max_row, max(max_row, r1))
+        wanted_r2 = r2
+        width = c2 - c1 + 1
+        cut = r2 - r1 + 1 > MAX_CELLS // width
+        if cut:
+            r2 = r1 + MAX_CELLS // width - 1
+        rows = [
+            [_cell_value(v) for v in row]
+            for row in ws.iter_rows(
+                min_row=r1, max_row=r2, min_col=c1, max_col=c2, values_only=True
+            )
+        ]
+        title = ws.title
+        sheets = wb.sheetnames
+        used = (
+            f"A1:{get_column_letter(max_col)}{max_row}"
+            if used_known
+            else "not recorded in the file"
+        )
+    finally:
+        wb.close()
+    missing: dict[tuple[int, int], str] = {}
+    if any(v is None for row in rows for v in row) and _has_formulas(data):
+        fwb = _open_xlsx(data, path, read_only=True, data_only=False)
+        try:
+            fws = fwb[title]
+            for i, row in enumerate(
+                fws.iter_rows(min_row=r1, max_row=r2, min_col=c1, max_col=c2, values_only=True)
+            ):
+                for j, v in enumerate(row):
+                    if isinstance(v, str) and v.startswith("=") and rows[i][j] is None:
+                        missing[(i, j)] = v
+        finally:
+            fwb.close()
+    return {
+        "sheet": title,
+        "sheets": sheets,
+        "used": used,
+        "box": (c1, r1, c2, r2),
+        "wanted_r2": wanted_r2,
+        "rows": rows,
+        "missing": missing,
+        "cut": cut,
+    }
+
+
+@file_tool
+async def xlsx_read_cells(path: str, range: str, service: object) -> ToolResponse:
+    """Read cells of an Excel workbook (.xlsx) as a table.
+
+    Formula cells show the value last saved with the file (never recalculated); a
+    formula saved without a value is marked as such. A large area is shown in part, with
+    the range to ask for next. The result also lists the sheets and the used range.
+
+    Args:
+        path (str): Logical absolute path of the workbook, e.g. /userinput/sales.xlsx.
+        range (str): Cells in A1 notation, optionally with a sheet: 'A1:D20',
+            'Sheet2!B2:C10', "'My Sheet'!A:C" (whole columns) or 'Sheet2!' (its used range).
+            Without a sheet name the first sheet is read.
+    """
+    sheet, ref = _split_range(range)
+    if ref:
+        _bounds(ref)
+    data = await _load_xlsx_bytes(path, service)
+    area = _read_area(data, path, sheet, ref)
+    c1, r1, c2, r2 = area["box"]
+    rows, missing, title = area["rows"], area["missing"], area["sheet"]
+    letters = [get_column_letter(c) for c in builtins.range(c1, c2 + 1)]
+    head = (
+        f"{path} — sheet {title!r} (sheets: {', '.join(area['sheets'])}; used range {area['used']})"
+    )
+    table = ["| | " + " | ".join(letters) + " |", "|---" * (len(letters) + 1) + "|"]
+    used = len(head) + sum(len(t) for t in table)
+    shown = 0
+    for i, row in enumerate(rows):
+        cells = [
+            f"⟨formula {clip(missing[(i, j)], 120)}; no cached value⟩"
+            if (i, j) in missing
+            else _show(v)
+            for j, v in enumerate(row)
+        ]
+        line = f"| {r1 + i} | " + " | ".join(cells) + " |"
+        if shown and used + len(line) + 1 > MAX_TEXT_CHARS:
+            break
+        table.append(line)
+        used += len(line) + 1
+        shown += 1
+    last_row = r1 + shown - 1
+    lines = [f"{head}\nCells {_a1(title, c1, r1, c2, max(last_row, r1))}:", *table]
+    if not rows:
+        lines.append("(no cells in this range)")
+    if missing:
+        lines.append(
+            f"[{len(missing)} formula cell(s) have no cached value: the file was saved by a "
+            "program that did not calculate them. Values are never computed here; open and "
+            "save the workbook in a spreadsheet program to get them.]"
+        )
+    if shown < len(rows):
+        nxt = last_row + 1
+        lines.append(
+            f"[Rows {nxt}–{r2} not shown. To read on, call xlsx_read_cells with "
+            f'range="{_a1(title, c1, nxt, c2, min(r2, nxt + shown - 1))}".]'
+        )
+    elif area["cut"]:
+        nxt, end = r2 + 1, area["wanted_r2"]
+        ask = _a1(title, c1, nxt, c2, min(end, nxt + shown - 1))
+        lines.append(
+            f"[Rows {nxt}–{end} not read (at most {MAX_CELLS:,} cells per call). To read on, "
+            f'call xlsx_read_cells with range="{ask}".]'
+        )
+    meta = {
+        "path": path,
+        "sheet": title,
+        "sheets": area["sheets"],
+        "range": _a1(title, c1, r1, c2, r1 + len(rows) - 1) if rows else None,
+        "cells": rows,
+        "formulas_without_value": {
+            f"{get_column_letter(c1 + j)}{r1 + i}": f for (i, j), f in missing.items()
+        },
+    }
+    return ok("\n".join(lines), meta)
+
+
+def _typed(value: str) -> Any:
+    """Plain numbers become numbers; '=…' stays a formula; anything else stays text."""
+    s = value.strip()
+    if _NUMBER.fullmatch(s):
+        digits = s.lstrip("+-").split(".")[0].split("e")[0].split("E")[0]
+        if (len(digits) > 1 and digits.startswith("0")) or len(digits) > 15:
+            return value
+        try:
+            return int(s) if re.fullmatch(r"[+-]?\d+", s) else float(s)
+        except ValueError:
+            return value
+    return value
+
+
+@file_tool
+async def xlsx_write_cells(
+    path: str, range: str, values: list[list[str]], service: object
+) -> ToolResponse:
+    """Write values into cells of an Excel workbook (.xlsx); creates the file or sheet if needed.
+
+    Other cells, sheets and formulas of an existing workbook are kept. Text that looks
+    like a plain number ("42", "3.5") is stored as a number (but not "007" or 16+ digit
+    IDs); text starting with "=" is stored as a formula, which is not calculated here.
+
+    Args:
+        path (str): Logical absolute path of the .xlsx file, e.g. /workspace/summary.xlsx.
+        range (str): Where to write in A1 notation, optionally with a sheet: the top-left
+            cell ('B2', 'Sheet2!A1') or the exact area ('A1:C3', whose size must match values).
+        values (list[list[str]]): Rows of cell values, e.g. [["城市", "人口"], ["北京", "2189"]].
+    """
+    if not path.lower().endswith(".xlsx"):
+        raise ToolInputError(f"Error: {path} must end in .xlsx; xlsx_write_cells writes .xlsx.")
+    grid = _grid(values, "values")
+    if not grid or not any(grid):
+        raise ToolInputError("Error: values is empty; give at least one row with one value.")
+    height, width = len(grid), max(len(r) for r in grid)
+    if height * width > MAX_WRITE_CELLS:
+        raise ToolInputError(
+            f"Error: {height}×{width} cells is more than {MAX_WRITE_CELLS:,} per call; split it."
+        )
+    sheet, ref = _split_range(range)
+    c1, r1, c2, r2 = _bounds(ref)
+    if None in (c1, r1):
+        raise ToolInputError(
+            "Error: give a cell ('B2') or an area ('B2:D5'), not whole rows or columns."
+        )
+    if ":" in ref and (r2 - r1 + 1, c2 - c1 + 1) != (height, width):
+        raise ToolInputError(
+            f"Error: range {ref} is {r2 - r1 + 1} rows × {c2 - c1 + 1} columns but values is "
+            f"{height} rows × {width} columns. Give only the top-left cell, e.g. "
+            f"'{get_column_letter(c1)}{r1}', or an area of the same size."
+        )
+    service.check(path, "write")
+    created = not await service.exists(path)
+    if created:
+        wb = Workbook()
+        wb.active.title = sheet or "Sheet1"
+    else:
+        data = await _load_xlsx_bytes(path, service)
+        wb = _open_xlsx(data, path)
+    try:
+        if sheet is None:
+            ws = wb.worksheets[0]
+        elif sheet in wb.sheetnames:
+            ws = wb[sheet]
+        else:
+            ws = wb.create_sheet(sheet)
+    except ValueError as exc:
+        raise ToolInputError(f"Error: {sheet!r} is not a valid sheet name ({exc}).") from None
+    for i, row in enumerate(grid):
+        for j, text in enumerate(row):
+            ws.cell(row=r1 + i, column=c1 + j, value=_typed(text))
+    formulas = sum(1 for s in wb.worksheets for r in s.iter_rows() for c in r if c.data_type == "f")
+    buf = io.BytesIO()
+    wb.save(buf)
+    entry = await service.write_bytes(path, buf.getvalue())
+    target = _a1(ws.title, c1, r1, c1 + width - 1, r1 + height - 1)
+    text = (
+        f"Wrote {sum(len(r) for r in grid)} cells to {target} in "
+        f"{'a new' if created else 'the existing'} workbook {path} ({entry.size:,} bytes; "
+        f"sheets: {', '.join(wb.sheetnames)})."
+    )
+    if formulas:
+        text += (
+            f" The workbook holds {formulas} formula cell(s); they are saved without computed "
+            "values, which a spreadsheet program fills in when it opens the file."
+        )
+    return ok(text, {"path": path, "range": target, "created": created, "bytes": entry.size})

@@ -1,0 +1,87 @@
+"""Builders shared by the File subagent tests: call tools through a real Toolkit, make files."""
+
+from __future__ import annotations
+
+import io
+import zipfile
+from typing import Any
+
+from agentscope.message import ToolUseBlock
+from agentscope.tool import Toolkit, ToolResponse
+
+from subagents import build_toolkit
+from subagents.results import text_of
+
+
+class FileTools:
+    """The File subagent's toolkit over one service, called the way an agent calls it."""
+
+    def __init__(self, service: Any, read_only: bool = False) -> None:
+        self.service = service
+        self.toolkit: Toolkit = build_toolkit("file", service=service, read_only=read_only)
+
+    async def call(self, name: str, **kwargs: Any) -> ToolResponse:
+        last = None
+        call = ToolUseBlock(type="tool_use", id="t1", name=name, input=kwargs)
+        async for chunk in await self.toolkit.call_tool_function(call):
+            last = chunk
+        assert last is not None
+        return last
+
+    async def text(self, name: str, **kwargs: Any) -> str:
+        return text_of(await self.call(name, **kwargs))
+
+
+def pdf_from_html(html: str) -> bytes:
+    """A real PDF rendered by weasyprint."""
+    from weasyprint import HTML
+
+    return HTML(string=html).write_pdf()
+
+
+def paged_html(pages: int, font: str = "WenQuanYi Zen Hei", words: int = 40) -> str:
+    """HTML that renders to ``pages`` pages, each starting with 'Page N 第N页'."""
+    body = "".join(
+        f'<section style="page-break-after: always"><h1>Page {i} 第{i}页</h1>'
+        f"<p>{' '.join(['研究报告 research'] * words)}</p></section>"
+        for i in range(1, pages + 1)
+    )
+    return f"<html><body style=\"font-family: '{font}'\">{body}</body></html>"
+
+
+def zip_bomb(kind: str, inflated: int = 64 * 1024 * 1024) -> bytes:
+    """A small zip that poses as .xlsx/.pptx and declares one huge, highly compressed part."""
+    main = {"xlsx": "xl/workbook.xml", "pptx": "ppt/presentation.xml"}[kind]
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED, compresslevel=9) as zf:
+        zf.writestr("[Content_Types].xml", "<Types/>")
+        zf.writestr(main, "<x/>")
+        chunk = b"\x00" * (1024 * 1024)
+        with zf.open("bomb.xml", "w", force_zip64=True) as fh:
+            for _ in range(inflated // len(chunk)):
+                fh.write(chunk)
+    return buf.getvalue()
+
+
+def pdf_with_nul_text(text: str = "N\\000U\\000L\\000s") -> bytes:
+    """A one-page PDF whose text has NUL bytes between letters, as pypdf reports some fonts."""
+    from pypdf import PdfWriter
+    from pypdf.generic import DecodedStreamObject, DictionaryObject, NameObject
+
+    writer = PdfWriter()
+    page = writer.add_blank_page(200, 200)
+    font = DictionaryObject(
+        {
+            NameObject("/Type"): NameObject("/Font"),
+            NameObject("/Subtype"): NameObject("/Type1"),
+            NameObject("/BaseFont"): NameObject("/Helvetica"),
+        }
+    )
+    fonts = DictionaryObject({NameObject("/F1"): writer._add_object(font)})
+    page[NameObject("/Resources")] = DictionaryObject({NameObject("/Font"): fonts})
+    stream = DecodedStreamObject()
+    stream.set_data(f"BT /F1 12 Tf 10 100 Td ({text}) Tj ET".encode())
+    page[NameObject("/Contents")] = writer._add_object(stream)
+    buf = io.BytesIO()
+    writer.write(buf)
+    return buf.getvalue()

@@ -1,0 +1,85 @@
+"""http_download: stream a URL into a granted file, atomically and under a size cap."""
+
+from __future__ import annotations
+
+import asyncio
+
+import httpx
+from agentscope.tool import ToolResponse
+
+from fs_service import FsError
+from fs_service.errors import FileTooLargeError
+
+from ..results import error, ok, unavailable
+from .netguard import BlockedURLError
+from .tiers import DEADLINE, FetchError, guarded_get, make_client
+
+#: Largest file http_download writes; the byte count is enforced, not the declared length.
+MAX_DOWNLOAD_BYTES = 50 * 1024 * 1024
+
+
+class _TooLargeError(Exception):
+    pass
+
+
+async def http_download(url: str, save_path: str, service: object) -> ToolResponse:
+    """Download a file from an http(s) URL and save it at a path you may write.
+
+    Use it for PDFs, spreadsheets, images, archives or any file you want to keep; read
+    the saved file afterwards with the file tools. The file appears only when the
+    download completes: a failed or oversized download leaves nothing behind. Files
+    larger than 50 MiB are refused.
+
+    Args:
+        url (str): The http or https address of the file, e.g. https://example.org/report.pdf.
+        save_path (str): Logical absolute path to save to, under a folder you may write,
+            e.g. /workspace/downloads/report.pdf. An existing file there is replaced.
+    """
+    try:
+        service.check(save_path, "write")  # type: ignore[attr-defined]
+    except FsError as exc:
+        return error(str(exc))
+    cap = MAX_DOWNLOAD_BYTES
+    try:
+        async with (
+            asyncio.timeout(DEADLINE * 4),
+            make_client() as client,
+            guarded_get(client, url) as response,
+        ):
+            if response.status_code >= 400:
+                reason = f"{url[:200]} answered HTTP {response.status_code}"
+                if response.status_code >= 500 or response.status_code in (403, 429):
+                    return unavailable(reason)
+                return error(f"Error: {reason}. Check the URL.")
+            declared = response.headers.get("content-length", "")
+            if declared.isdigit() and int(declared) > cap:
+                raise _TooLargeError
+            content_type = response.headers.get("content-type", "").split(";")[0].strip()
+            written = 0
+            async with service.open_write(save_path, max_bytes=cap) as fh:  # type: ignore[attr-defined]
+                async for chunk in response.aiter_bytes():
+                    written += len(chunk)
+                    if written > cap:
+                        raise _TooLargeError
+                    fh.write(chunk)
+    except (_TooLargeError, FileTooLargeError):
+        return error(
+            f"Error: {url[:200]} is larger than the {cap // (1024 * 1024)} MiB download "
+            "limit; nothing was saved."
+        )
+    except BlockedURLError as exc:
+        return error(str(exc))
+    except FetchError as exc:
+        return unavailable(str(exc)) if exc.outside else error(str(exc))
+    except FsError as exc:
+        return error(str(exc))
+    except TimeoutError:
+        return unavailable(f"the download of {url[:200]} timed out; nothing was saved")
+    except httpx.HTTPError as exc:
+        return unavailable(
+            f"the download of {url[:200]} failed ({type(exc).__name__}: {exc}); nothing was saved"
+        )
+    return ok(
+        f"Saved {url} to {save_path} ({written} bytes, {content_type or 'unknown type'}).",
+        {"path": save_path, "bytes": written, "content_type": content_type},
+    )

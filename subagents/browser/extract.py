@@ -1,0 +1,105 @@
+"""HTML → Markdown: trafilatura first, markdownify of the cleaned HTML as the fallback."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+import lxml.html
+import trafilatura
+from bs4 import BeautifulSoup
+from markdownify import markdownify
+
+#: Tags removed before the markdownify fallback: boilerplate and non-text content.
+BOILERPLATE_TAGS = (
+    "script",
+    "style",
+    "noscript",
+    "template",
+    "nav",
+    "header",
+    "footer",
+    "aside",
+    "svg",
+    "iframe",
+)
+
+#: Below this, trafilatura has usually fallen back to raw text (boilerplate in, links out).
+MIN_TRAFILATURA_CHARS = 200
+
+_BLANK_LINES = re.compile(r"\n{3,}")
+_SPACES = re.compile(r"[ \t\u00a0]+")
+
+
+@dataclass(frozen=True)
+class Extracted:
+    """The Markdown of a page and what the quality gate needs to judge it."""
+
+    markdown: str
+    title: str
+    extractor: str
+    visible_chars: int
+    script_chars: int
+
+
+def _tidy(text: str) -> str:
+    lines = [_SPACES.sub(" ", line).rstrip() for line in text.replace("\r", "").split("\n")]
+    return _BLANK_LINES.sub("\n\n", "\n".join(lines)).strip()
+
+
+def _inspect(html: str) -> tuple[str, int, int]:
+    """Title, characters of visible body text and characters of inline script."""
+    try:
+        tree = lxml.html.document_fromstring(html)
+    except (ValueError, lxml.etree.ParserError):
+        return "", 0, 0
+    title = " ".join((tree.findtext(".//title") or "").split())
+    script_chars = sum(len(s.text or "") for s in tree.iter("script"))
+    for bad in tree.xpath("//script|//style|//noscript|//template"):
+        bad.drop_tree()
+    body = tree.find("body")
+    visible = " ".join((body.text_content() if body is not None else "").split())
+    return title, len(visible), script_chars
+
+
+def markdownify_clean(html: str) -> str:
+    """Markdown of ``html`` after removing script, style, nav, header, footer and aside."""
+    soup = BeautifulSoup(html, "lxml")
+    for tag in soup.find_all(BOILERPLATE_TAGS):
+        tag.decompose()
+    root = soup.body or soup
+    return _tidy(markdownify(str(root), heading_style="ATX", strip=["img"]))
+
+
+def html_to_markdown(html: str, url: str | None = None) -> Extracted:
+    """Convert a page to Markdown, keeping tables and links.
+
+    trafilatura extracts the main content; when it finds little or nothing (None, or under
+    MIN_TRAFILATURA_CHARS characters) the cleaned HTML goes through markdownify instead.
+    """
+    title, visible, script_chars = _inspect(html)
+    text = None
+    try:
+        text = trafilatura.extract(
+            html,
+            url=url,
+            output_format="markdown",
+            include_tables=True,
+            include_links=True,
+            include_comments=False,
+            deduplicate=False,
+        )
+    except Exception:  # trafilatura raises assorted parser errors on broken markup
+        text = None
+    if text and len(text.strip()) >= MIN_TRAFILATURA_CHARS:
+        return Extracted(_tidy(text), title, "trafilatura", visible, script_chars)
+    fallback = markdownify_clean(html)
+    if fallback or not text:
+        return Extracted(fallback, title, "markdownify", visible, script_chars)
+    return Extracted(_tidy(text), title, "trafilatura", visible, script_chars)
+
+
+def plain_to_markdown(text: str) -> Extracted:
+    """Non-HTML text (plain, Markdown, JSON, CSV) is kept as it is."""
+    clean = text.replace("\r\n", "\n").strip()
+    return Extracted(clean, "", "plain", len(clean), 0)

@@ -1,0 +1,126 @@
+"""Network guard: which URLs the Browser may reach.
+
+Only ``http`` and ``https`` URLs pass. The host name is resolved and every address it
+resolves to must be a public one: private, loopback, link-local, multicast, reserved and
+unspecified addresses are refused unless the host name, or a network containing the
+address, is listed in ``QUARTET_ALLOW_HOSTS`` (comma-separated host names, addresses or
+CIDRs; empty by default). The check runs before any connection is opened, and callers run
+it again for every redirect hop.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import ipaddress
+import os
+import socket
+from dataclasses import dataclass
+from urllib.parse import urlsplit
+
+ALLOW_ENV = "QUARTET_ALLOW_HOSTS"
+RESOLVE_TIMEOUT = 5.0
+
+IPAddress = ipaddress.IPv4Address | ipaddress.IPv6Address
+IPNetwork = ipaddress.IPv4Network | ipaddress.IPv6Network
+
+
+class BlockedURLError(ValueError):
+    """A URL the Browser must not fetch; ``str()`` says why and what to do."""
+
+
+@dataclass(frozen=True)
+class AllowList:
+    """Hosts and networks exempt from the private-address refusal."""
+
+    hosts: frozenset[str]
+    networks: tuple[IPNetwork, ...]
+
+    @classmethod
+    def from_env(cls, value: str | None = None) -> AllowList:
+        raw = os.environ.get(ALLOW_ENV, "") if value is None else value
+        hosts: set[str] = set()
+        networks: list[IPNetwork] = []
+        for entry in (e.strip().lower() for e in raw.split(",")):
+            if not entry:
+                continue
+            try:
+                networks.append(ipaddress.ip_network(entry.strip("[]"), strict=False))
+            except ValueError:
+                hosts.add(entry.rstrip("."))
+        return cls(frozenset(hosts), tuple(networks))
+
+    def host_allowed(self, host: str) -> bool:
+        return host in self.hosts
+
+    def address_allowed(self, address: IPAddress) -> bool:
+        return any(address in net for net in self.networks if net.version == address.version)
+
+
+def is_public(address: IPAddress) -> bool:
+    """Whether an address is globally routable (not private, loopback, link-local, …)."""
+    if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped is not None:
+        return is_public(address.ipv4_mapped)
+    return address.is_global and not (
+        address.is_multicast or address.is_reserved or address.is_unspecified
+    )
+
+
+def split_host(url: str) -> tuple[str, str, int]:
+    """``(scheme, host, port)`` of an http(s) URL, or BlockedURLError."""
+    try:
+        parts = urlsplit(url)
+        port = parts.port
+    except ValueError as exc:
+        raise BlockedURLError(f"Error: {url!r} is not a valid URL ({exc}).") from None
+    scheme = parts.scheme.lower()
+    if scheme not in ("http", "https"):
+        raise BlockedURLError(
+            f"Error: only http and https URLs can be fetched, not {scheme or 'a bare path'!r} "
+            f"({url[:200]})."
+        )
+    host = (parts.hostname or "").rstrip(".").lower()
+    if not host:
+        raise BlockedURLError(f"Error: {url[:200]!r} has no host name.")
+    return scheme, host, port or (443 if scheme == "https" else 80)
+
+
+async def resolve(host: str, port: int) -> list[IPAddress]:
+    """Every address ``host`` resolves to (a literal address resolves to itself)."""
+    try:
+        return [ipaddress.ip_address(host)]
+    except ValueError:
+        pass
+    loop = asyncio.get_running_loop()
+    try:
+        infos = await asyncio.wait_for(
+            loop.getaddrinfo(host, port, type=socket.SOCK_STREAM), RESOLVE_TIMEOUT
+        )
+    except (OSError, TimeoutError) as exc:
+        raise BlockedURLError(
+            f"Error: the host name {host!r} could not be resolved ({exc or 'timeout'}). "
+            "Check the URL."
+        ) from None
+    found: list[IPAddress] = []
+    for info in infos:
+        address = ipaddress.ip_address(info[4][0].split("%", 1)[0])
+        if address not in found:
+            found.append(address)
+    return found
+
+
+async def check_url(url: str, allow: AllowList | None = None) -> str:
+    """Refuse ``url`` unless it is http(s) and every address of its host may be reached.
+
+    Returns the URL unchanged. Raises BlockedURLError with a readable reason otherwise.
+    """
+    allow = allow or AllowList.from_env()
+    _, host, port = split_host(url)
+    if allow.host_allowed(host):
+        return url
+    for address in await resolve(host, port):
+        if not (is_public(address) or allow.address_allowed(address)):
+            raise BlockedURLError(
+                f"Error: refused to fetch {url[:200]}: {host} resolves to the non-public "
+                f"address {address}. Only public web addresses can be fetched."
+            )
+    return url

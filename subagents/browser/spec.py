@@ -1,0 +1,68 @@
+"""The Browser subagent: read pages, download files, and drive a browser page."""
+
+from __future__ import annotations
+
+from ..spec import SubAgentSpec, ToolGroup
+from .automation import (
+    browser_click,
+    browser_navigate,
+    browser_screenshot,
+    browser_snapshot,
+    browser_type,
+    browser_wait,
+)
+from .download import http_download
+from .viewer import viewer_fetch
+
+SYS_PROMPT = """You are the Browser agent. You read the web pages you are given and bring back \
+exact, citable evidence.
+
+- Read pages with viewer_fetch. Pass `query` to get an answer with verified quotes; the quotes \
+are recorded as evidence. The full page text is stored under /workspace/pages/.
+- Save files (PDF, spreadsheets, images) with http_download into /workspace/downloads/.
+- Use the browser_* tools only for pages that need interaction: browser_navigate, then \
+browser_snapshot to see the page, then browser_click / browser_type / browser_wait, and \
+browser_screenshot to keep an image.
+- A tool result starting with "Error:" says what to change. If a site is unavailable, move on to \
+the next URL.
+- Finish with a short summary: what each page said about the task and which pages were stored."""
+
+SPEC = SubAgentSpec(
+    name="browser",
+    description=(
+        "Reads web pages into Markdown with verified quotes, downloads files, and drives a "
+        "browser page for sites that need clicks or typing."
+    ),
+    sys_prompt=SYS_PROMPT,
+    groups=(
+        ToolGroup(
+            name="viewer",
+            tools=(viewer_fetch, http_download),
+            description=(
+                "Read web pages as Markdown (stored under /workspace/pages/, optionally "
+                "answering a question with exact quotes) and download files into /workspace/."
+            ),
+            active=True,
+            writes=frozenset({"http_download"}),
+        ),
+        ToolGroup(
+            name="automation",
+            tools=(
+                browser_navigate,
+                browser_snapshot,
+                browser_screenshot,
+                browser_click,
+                browser_type,
+                browser_wait,
+            ),
+            description=(
+                "Drive one browser page step by step: open a URL, read its accessibility "
+                "snapshot, click, type, wait for elements, and save screenshots. Use it for "
+                "pages that need interaction; viewer_fetch is faster for plain reading."
+            ),
+            active=True,
+            writes=frozenset({"browser_screenshot"}),
+        ),
+    ),
+    requires=("service", "browser", "evidence", "model"),
+)

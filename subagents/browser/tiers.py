@@ -1,0 +1,289 @@
+"""Fetching tiers: plain HTTP first, Chromium only when the quality gate says so.
+
+The HTTP tier follows redirects itself so that the network guard checks every hop
+before any connection is made to it. The quality gate looks at the status and at the
+extracted text: a 202/403/429, a challenge page, a script-only shell or too little text
+sends the page to the Chromium tier of the agent's :class:`BrowserSession`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import re
+import ssl
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from dataclasses import dataclass, field
+from functools import lru_cache
+
+import httpx
+from bs4.dammit import UnicodeDammit
+
+from .extract import Extracted, html_to_markdown, plain_to_markdown
+from .netguard import AllowList, BlockedURLError, check_url
+from .session import BrowserSession, BrowserUnavailableError
+
+USER_AGENT = "Mozilla/5.0 (compatible; QuartetBrowser/0.1; research reader)"
+TIMEOUT = httpx.Timeout(20.0, connect=10.0)
+#: Whole-fetch deadline (seconds), so a slow trickle cannot hold a tool forever.
+DEADLINE = 45.0
+MAX_REDIRECTS = 10
+#: Pages larger than this are cut (and the cut is reported); downloads have their own cap.
+MAX_PAGE_BYTES = 2 * 1024 * 1024
+MIN_TEXT_CHARS = 100
+GATE_STATUSES = frozenset({202, 403, 429})
+REDIRECT_STATUSES = frozenset({301, 302, 303, 307, 308})
+HTML_TYPES = ("text/html", "application/xhtml+xml")
+TEXT_TYPES = ("text/", "application/json", "application/xml", "+json", "+xml")
+CHALLENGE_MARKERS = (
+    "just a moment...",
+    "checking your browser",
+    "cf-challenge",
+    "cf_chl_",
+    "challenge-platform",
+    "enable javascript and cookies to continue",
+    "verify you are human",
+    "are you a robot",
+    "ddos protection by",
+    "captcha-delivery",
+)
+_META_CHARSET = re.compile(rb"""<meta[^>]+charset\s*=\s*["']?\s*([A-Za-z0-9_\-]+)""", re.I)
+
+
+class FetchError(Exception):
+    """A fetch failed. ``outside`` marks failures of the network or site (→ unavailable)."""
+
+    def __init__(self, message: str, outside: bool = False) -> None:
+        super().__init__(message)
+        self.outside = outside
+
+
+@lru_cache(maxsize=1)
+def _ssl_context() -> ssl.SSLContext:
+    return httpx.create_ssl_context()
+
+
+def make_client() -> httpx.AsyncClient:
+    """An HTTP client with timeouts, no automatic redirects and a plain user agent."""
+    return httpx.AsyncClient(
+        timeout=TIMEOUT,
+        follow_redirects=False,
+        verify=_ssl_context(),
+        headers={"User-Agent": USER_AGENT, "Accept-Language": "en,zh;q=0.8,*;q=0.5"},
+        trust_env=False,
+    )
+
+
+@asynccontextmanager
+async def guarded_get(
+    client: httpx.AsyncClient, url: str, allow: AllowList | None = None
+) -> AsyncIterator[httpx.Response]:
+    """GET ``url`` as a stream, following redirects by hand and checking every hop first."""
+    current = url
+    for _ in range(MAX_REDIRECTS + 1):
+        await check_url(current, allow)
+        response = await client.send(client.build_request("GET", current), stream=True)
+        location = response.headers.get("location")
+        if response.status_code in REDIRECT_STATUSES and location:
+            await response.aclose()
+            current = str(response.url.join(location))
+            continue
+        try:
+            yield response
+        finally:
+            await response.aclose()
+        return
+    raise FetchError(f"Error: more than {MAX_REDIRECTS} redirects starting at {url[:200]}.", True)
+
+
+async def read_capped(response: httpx.Response, cap: int) -> tuple[bytes, bool]:
+    """The body, cut at ``cap`` bytes; the flag says whether it was cut."""
+    chunks: list[bytes] = []
+    size = 0
+    async for chunk in response.aiter_bytes():
+        chunks.append(chunk)
+        size += len(chunk)
+        if size > cap:
+            return b"".join(chunks)[:cap], True
+    return b"".join(chunks), False
+
+
+def decode(body: bytes, content_type: str) -> str:
+    """Text of a body: the declared charset, else a <meta> charset, else UTF-8, else a guess."""
+    declared = httpx.Headers({"content-type": content_type}).get("content-type", "")
+    match = re.search(r"charset=([\w\-]+)", declared, re.I)
+    meta = _META_CHARSET.search(body[:4096])
+    candidates = [
+        m.group(1).decode() if isinstance(m.group(1), bytes) else m.group(1)
+        for m in (match, meta)
+        if m
+    ]
+    for encoding in [*candidates, "utf-8"]:
+        try:
+            return body.decode(encoding)
+        except (LookupError, UnicodeDecodeError):
+            continue
+    dammit = UnicodeDammit(body, ["gb18030", "utf-8", "windows-1252"])
+    return dammit.unicode_markup or body.decode("utf-8", errors="replace")
+
+
+@dataclass
+class HttpPage:
+    """What the HTTP tier fetched."""
+
+    url: str
+    final_url: str
+    status: int
+    content_type: str
+    text: str
+    truncated: bool
+
+
+async def fetch_http(url: str, allow: AllowList | None = None) -> HttpPage:
+    """Fetch ``url`` over HTTP(S) with guarded redirects, timeouts and a size cap."""
+    try:
+        async with (
+            asyncio.timeout(DEADLINE),
+            make_client() as client,
+            guarded_get(client, url, allow) as response,
+        ):
+            body, truncated = await read_capped(response, MAX_PAGE_BYTES)
+            content_type = response.headers.get("content-type", "")
+            return HttpPage(
+                url=url,
+                final_url=str(response.url),
+                status=response.status_code,
+                content_type=content_type,
+                text=decode(body, content_type),
+                truncated=truncated,
+            )
+    except BlockedURLError as exc:
+        raise FetchError(str(exc)) from None
+    except TimeoutError:
+        raise FetchError(f"timed out after {DEADLINE:.0f} s fetching {url[:200]}", True) from None
+    except httpx.HTTPError as exc:
+        raise FetchError(
+            f"could not fetch {url[:200]}: {type(exc).__name__}: {exc}", True
+        ) from None
+
+
+def media_kind(content_type: str) -> str:
+    """``html``, ``text`` or ``binary`` for a Content-Type header value."""
+    mime = content_type.split(";", 1)[0].strip().lower()
+    if not mime or mime in HTML_TYPES:
+        return "html"
+    if mime.startswith(TEXT_TYPES[0]) or any(mime.endswith(t) or mime == t for t in TEXT_TYPES):
+        return "text"
+    return "binary"
+
+
+def quality_gate(status: int, page: Extracted, raw: str) -> str | None:
+    """Why the HTTP tier's text is not good enough, or None when it is."""
+    if status in GATE_STATUSES:
+        return f"HTTP status {status}"
+    if page.visible_chars < 3000:
+        head = raw[:20000].lower()
+        if any(marker in head for marker in CHALLENGE_MARKERS):
+            return "a challenge page"
+    if page.visible_chars < 300 and page.script_chars > page.visible_chars:
+        return "a script-only shell"
+    if len(page.markdown) < MIN_TEXT_CHARS:
+        return "too little text"
+    return None
+
+
+@dataclass
+class PageText:
+    """The text of a page and where it came from."""
+
+    url: str
+    final_url: str
+    status: int
+    content_type: str
+    extracted: Extracted
+    tier: str
+    truncated: bool = False
+    notes: list[str] = field(default_factory=list)
+
+
+def _status_failure(page: HttpPage) -> FetchError | None:
+    if page.status < 400 or page.status in GATE_STATUSES:
+        return None
+    reason = httpx.codes.get_reason_phrase(page.status)
+    if page.status >= 500:
+        return FetchError(f"{page.final_url[:200]} answered HTTP {page.status} {reason}", True)
+    return FetchError(
+        f"Error: {page.final_url[:200]} answered HTTP {page.status} {reason}. "
+        "Check the URL or pick another source."
+    )
+
+
+async def fetch_page_text(
+    url: str, browser: BrowserSession | None, allow: AllowList | None = None
+) -> PageText:
+    """The Markdown of ``url``: HTTP tier, then the Chromium tier if the gate fails."""
+    http = await fetch_http(url, allow)
+    failure = _status_failure(http)
+    if failure is not None:
+        raise failure
+    kind = media_kind(http.content_type)
+    if kind == "binary":
+        raise FetchError(
+            f"Error: {url[:200]} is not a text page ({http.content_type}). Save it with "
+            "http_download and read it with the file tools."
+        )
+    if kind == "text":
+        extracted = plain_to_markdown(http.text)
+        return PageText(
+            url, http.final_url, http.status, http.content_type, extracted, "http", http.truncated
+        )
+    extracted = await asyncio.to_thread(html_to_markdown, http.text, http.final_url)
+    result = PageText(
+        url, http.final_url, http.status, http.content_type, extracted, "http", http.truncated
+    )
+    if http.truncated:
+        result.notes.append(f"the page was larger than {MAX_PAGE_BYTES} bytes and was cut")
+    reason = quality_gate(http.status, extracted, http.text)
+    if reason is None:
+        return result
+    if browser is None:
+        result.notes.append(f"the HTTP text failed the quality gate ({reason}); no browser")
+        return _usable_or_raise(result, reason)
+    try:
+        rendered = await browser.render(http.final_url)
+    except BrowserUnavailableError as exc:
+        result.notes.append(f"the HTTP text failed the quality gate ({reason}); {exc}")
+        return _usable_or_raise(result, reason, outside=True)
+    rendered_text = await asyncio.to_thread(html_to_markdown, rendered.html, rendered.final_url)
+    still = quality_gate(rendered.status, rendered_text, rendered.html)
+    if still is not None and rendered.status in GATE_STATUSES:
+        raise FetchError(
+            f"{rendered.final_url[:200]} refused both plain HTTP ({reason}) and the browser "
+            f"(HTTP {rendered.status})",
+            True,
+        )
+    if len(rendered_text.markdown) < len(extracted.markdown):
+        result.notes.append(
+            f"the HTTP text failed the quality gate ({reason}); Chromium found less, so the "
+            "HTTP text is kept"
+        )
+        return result
+    return PageText(
+        url=url,
+        final_url=rendered.final_url,
+        status=rendered.status,
+        content_type="text/html",
+        extracted=rendered_text,
+        tier="chromium",
+        notes=[f"the HTTP text failed the quality gate ({reason})"],
+    )
+
+
+def _usable_or_raise(result: PageText, reason: str, outside: bool = True) -> PageText:
+    if result.extracted.markdown.strip() and result.status not in GATE_STATUSES:
+        return result
+    raise FetchError(
+        f"{result.final_url[:200]} gave no readable text over HTTP ({reason}) and the "
+        f"browser tier could not help: {'; '.join(result.notes)}",
+        outside,
+    )

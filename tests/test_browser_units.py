@@ -1,0 +1,82 @@
+"""Pure parts of the Browser: quality gate, extraction fallback, tokens and BM25."""
+
+from __future__ import annotations
+
+from browser_sites import ARTICLE_PARAGRAPHS
+
+from subagents.browser.evidence import answer_bm25, sentences, tokenize
+from subagents.browser.extract import html_to_markdown
+from subagents.browser.hooks import normalise_text
+from subagents.browser.tiers import decode, media_kind, quality_gate
+
+
+def test_quality_gate_reasons():
+    article = html_to_markdown(
+        "<html><body><article>" + "<p>A full paragraph of real text here.</p>" * 20
+    )
+    assert quality_gate(200, article, "") is None
+    assert quality_gate(429, article, "") == "HTTP status 429"
+    assert quality_gate(202, article, "") == "HTTP status 202"
+    challenge = "<html><head><title>Just a moment...</title></head><body><p>Checking your browser before accessing the site.</p></body></html>"  # noqa: E501
+    assert quality_gate(200, html_to_markdown(challenge), challenge) == "a challenge page"
+    shell = '<html><body><div id="app"></div><script>' + "x();" * 300 + "</script></body></html>"
+    assert quality_gate(200, html_to_markdown(shell), shell) == "a script-only shell"
+    tiny = "<html><body><p>Hi.</p></body></html>"
+    assert quality_gate(200, html_to_markdown(tiny), tiny) == "too little text"
+
+
+def test_markdownify_fallback_strips_boilerplate():
+    html = (
+        "<html><body><header>Site header</header><nav>Menu</nav><ul>"
+        + "".join(f"<li><a href='/p{i}'>Product {i}</a></li>" for i in range(10))
+        + "</ul><aside>Ads</aside><footer>Foot</footer><script>evil()</script></body></html>"
+    )
+    page = html_to_markdown(html, "http://example.org/")
+    assert page.extractor == "markdownify"
+    assert "[Product 7](/p7)" in page.markdown
+    for gone in ("Site header", "Menu", "Ads", "Foot", "evil"):
+        assert gone not in page.markdown
+
+
+def test_tokenize_and_sentences():
+    assert "采摘" in tokenize("龙井茶的采摘时间")
+    assert tokenize("When was the Company founded?") == ["company", "founded"]
+    text = "# Title line here\n\nFirst sentence is here. Second one follows! 第三句在这里。第四句。"
+    got = [text[s:e] for s, e in sentences(text)]
+    assert got == [
+        "Title line here",
+        "First sentence is here.",
+        "Second one follows!",
+        "第三句在这里。",
+        "第四句。",
+    ]
+
+
+def test_bm25_english_prefers_the_matching_sentence():
+    text = "\n\n".join(ARTICLE_PARAGRAPHS)
+    ans = answer_bm25(text, "When was the company founded?", "http://x/", "/workspace/pages/x.md")
+    assert ans.items[0].span == ARTICLE_PARAGRAPHS[0]
+    assert text[ans.items[0].start : ans.items[0].end] == ARTICLE_PARAGRAPHS[0]
+
+
+def test_decode_charsets():
+    text = "龙井茶"
+    assert decode(text.encode("gbk"), "text/html; charset=gbk") == text
+    assert decode(b'<meta charset="gb2312">' + text.encode("gb2312"), "text/html").endswith(text)
+    assert decode(text.encode("utf-8"), "text/html") == text
+    assert decode(text.encode("gb18030"), "text/html") == text
+
+
+def test_media_kind():
+    assert media_kind("text/html; charset=utf-8") == "html"
+    assert media_kind("") == "html"
+    assert media_kind("application/json") == "text"
+    assert media_kind("application/ld+json") == "text"
+    assert media_kind("text/csv") == "text"
+    assert media_kind("application/pdf") == "binary"
+
+
+def test_normalise_text():
+    assert normalise_text("a\x00b\r\n\n\n\n c\x07") == "ab\n\n c"
+    long = normalise_text("x" * 30_000, limit=100)
+    assert long.startswith("x" * 100) and "more characters not shown" in long

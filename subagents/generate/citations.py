@@ -1,0 +1,172 @@
+"""Resolving citation markers to evidence and checking each against its stored page.
+
+A marker survives only if its evidence id is known — in the run's
+:class:`~subagents.evidence.EvidenceLedger` or in the sidecars of the from_paths — and the
+item's span is still exactly ``text[start:end]`` of the page text read through the
+FileDomainService from the item's ``page_path``. Survivors are numbered 1, 2, … in order
+of first appearance; every other marker is removed and reported with the reason.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from fs_service import FsError
+from subagents.evidence import EvidenceItem, span_matches
+
+from .notes import Cite, Draft, Point
+
+
+@dataclass(frozen=True)
+class Citation:
+    """A checked citation: its number, the evidence item and the page title."""
+
+    number: int
+    item: EvidenceItem
+    title: str = ""
+
+
+@dataclass(frozen=True)
+class Dropped:
+    """A marker that was removed, and why."""
+
+    key: str
+    reason: str
+
+    def describe(self) -> str:
+        key = f"[{self.key[1:]}]" if self.key.startswith("#") else f"[{self.key}]"
+        return f"{key} {self.reason}"
+
+
+class CitationChecker:
+    """Looks evidence ids up and checks spans against stored pages, caching page texts."""
+
+    def __init__(
+        self,
+        svc: object,
+        ledger: object | None,
+        pool: dict[str, EvidenceItem],
+        titles: dict[str, str] | None = None,
+    ) -> None:
+        self._svc = svc
+        self._ledger = ledger
+        self._pool = pool
+        self._titles = titles or {}
+        self._pages: dict[str, str | FsError] = {}
+        self._verdicts: dict[str, EvidenceItem | str] = {}
+
+    def candidates(self, key: str) -> list[EvidenceItem]:
+        found = []
+        if self._ledger is not None and not key.startswith("#"):
+            item = self._ledger.get(key)
+            if item is not None:
+                found.append(item)
+        if key in self._pool and self._pool[key] not in found:
+            found.append(self._pool[key])
+        return found
+
+    async def _page_text(self, path: str) -> str | FsError:
+        if path not in self._pages:
+            try:
+                self._pages[path] = await self._svc.read_text(path)
+            except FsError as exc:
+                self._pages[path] = exc
+        return self._pages[path]
+
+    async def check(self, key: str) -> EvidenceItem | str:
+        """The verified item for ``key``, or the reason it cannot be cited."""
+        if key in self._verdicts:
+            return self._verdicts[key]
+        items = self.candidates(key)
+        reason = "is not an evidence id of this run or of the given pages"
+        if key.startswith("#"):
+            reason = "is a numbered marker with no matching entry in a Sources list"
+        verdict: EvidenceItem | str = reason
+        for item in items:
+            if not item.page_path:
+                verdict = "has no stored page to check its span against"
+                continue
+            text = await self._page_text(item.page_path)
+            if isinstance(text, FsError):
+                verdict = f"cannot be checked: its page {item.page_path} is unreadable ({text})"
+                continue
+            if span_matches(text, item):
+                verdict = item
+                break
+            verdict = (
+                f"quotes a span that is not at {item.start}–{item.end} of {item.page_path} "
+                "(altered span or changed page)"
+            )
+        self._verdicts[key] = verdict
+        return verdict
+
+    def title_of(self, item: EvidenceItem) -> str:
+        return self._titles.get(item.page_path) or self._titles.get(item.url) or ""
+
+
+@dataclass
+class Checked:
+    """A draft whose markers are all checked: ``Cite`` keys are now ``#n`` numbers."""
+
+    draft: Draft
+    citations: list[Citation]
+    dropped: list[Dropped]
+
+
+def _join_after_drop(parts: list, text: str) -> None:
+    """Append ``text`` where a marker was removed, without a space before punctuation."""
+    if parts and isinstance(parts[-1], str):
+        if re.match(r"[.,;:!?。，；：！？)]", text):
+            parts[-1] = parts[-1].rstrip()
+        parts[-1] += text
+    else:
+        parts.append(text)
+
+
+async def check_draft(draft: Draft, checker: CitationChecker) -> Checked:
+    """Number the verified markers of ``draft`` and drop the rest (in place)."""
+    numbers: dict[str, int] = {}
+    citations: list[Citation] = []
+    dropped: dict[str, Dropped] = {}
+    for point in draft.points():
+        parts: list = []
+        cited_here: set[int] = set()
+        after_drop = False
+        for part in point.parts:
+            if not isinstance(part, Cite):
+                if after_drop:
+                    _join_after_drop(parts, part)
+                else:
+                    parts.append(part)
+                after_drop = False
+                continue
+            verdict = await checker.check(part.key)
+            if isinstance(verdict, str):
+                dropped.setdefault(part.key, Dropped(part.key, verdict))
+                after_drop = True
+                continue
+            after_drop = False
+            if verdict.id not in numbers:
+                numbers[verdict.id] = len(numbers) + 1
+                citations.append(Citation(numbers[verdict.id], verdict, checker.title_of(verdict)))
+            n = numbers[verdict.id]
+            if n not in cited_here:
+                cited_here.add(n)
+                parts.append(Cite(f"#{n}"))
+        if parts and isinstance(parts[-1], str):
+            parts[-1] = parts[-1].rstrip()
+        point.parts = [p for p in parts if p != ""]
+    draft.lead = [p for p in draft.lead if p.parts]
+    for section in draft.sections:
+        section.points = [p for p in section.points if p.parts]
+    draft.sections = [s for s in draft.sections if s.points]
+    return Checked(draft, citations, list(dropped.values()))
+
+
+def number_of(cite: Cite) -> int:
+    """The citation number of a checked marker."""
+    return int(cite.key[1:])
+
+
+__all__ = ["Checked", "Citation", "CitationChecker", "Dropped", "Point", "check_draft"]

@@ -1,0 +1,101 @@
+"""The steps every generate_* tool shares: check out_path, read, write the report, render, save.
+
+The file is built in memory and written with one atomic ``write_bytes`` through the
+FileDomainService, so a generation that fails at any step leaves nothing at ``out_path``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from agentscope.tool import ToolResponse
+
+from fs_service import FsError
+from subagents.results import error, ok
+
+from .report import SOURCES_HEADINGS, Report, build_report
+from .sources import MaterialError, read_material
+
+
+@dataclass(frozen=True)
+class Format:
+    """One output format: its name, accepted file suffixes and a renderer to bytes."""
+
+    name: str
+    suffixes: tuple[str, ...]
+    render: Callable[[Report], bytes]
+
+
+def _summary_text(report: Report, fmt: Format, path: str, size: int) -> str:
+    lines = [
+        f"Wrote {path} ({fmt.name}, {size:,} bytes): {report.title!r}, "
+        f"{len(report.sections)} sections, {len(report.citations)} citations "
+        f"from {len(report.sources())} pages, prose {report.prose}."
+    ]
+    if report.dropped:
+        lines.append(
+            f"Dropped {len(report.dropped)} citation(s) that do not verify; their markers "
+            "were removed:"
+        )
+        lines.extend(f"- {d.describe()}" for d in report.dropped[:20])
+        if len(report.dropped) > 20:
+            lines.append(f"- … and {len(report.dropped) - 20} more")
+    lines.extend(f"Note: {n}." for n in report.notes)
+    return "\n".join(lines)
+
+
+async def generate(
+    fmt: Format,
+    requirements: str | None,
+    out_path: str,
+    from_paths: list[str] | None,
+    svc: object,
+    ledger: object | None,
+    model: object | None,
+) -> ToolResponse:
+    """Run one generation end to end; every failure comes back as an ``Error:`` result."""
+    try:
+        clean = svc.check(out_path, "write")
+    except FsError as exc:
+        return error(str(exc))
+    if not clean.lower().endswith(fmt.suffixes):
+        return error(
+            f"out_path {clean} must end with {' or '.join(fmt.suffixes)} for a {fmt.name} "
+            f"report, e.g. /workspace/reports/report{fmt.suffixes[0]}."
+        )
+    paths = list(from_paths or [])
+    if isinstance(from_paths, str):
+        paths = [from_paths]
+    try:
+        material = await read_material(svc, paths, SOURCES_HEADINGS)
+    except FsError as exc:
+        return error(f"could not read from_paths, nothing was written: {exc}")
+    except MaterialError as exc:
+        return error(f"{exc} Nothing was written.")
+    report = await build_report(
+        requirements or "", material, svc, ledger, model, whole_ledger=not paths
+    )
+    try:
+        data = await asyncio.to_thread(fmt.render, report)
+    except Exception as exc:  # a renderer failure is reported, never raised to the agent
+        return error(
+            f"could not render the {fmt.name} file ({type(exc).__name__}: {exc}); "
+            "nothing was written."
+        )
+    try:
+        entry = await svc.write_bytes(clean, data)
+    except FsError as exc:
+        return error(f"{exc} Nothing was written.")
+    return ok(
+        _summary_text(report, fmt, clean, entry.size),
+        {
+            "artifact_path": clean,
+            "from_paths": paths,
+            "citations_kept": len(report.citations),
+            "citations_dropped": len(report.dropped),
+            "prose": report.prose,
+            "empty": report.empty,
+        },
+    )

@@ -1,0 +1,235 @@
+"""The notes format, and its parser into a report draft.
+
+Notes are Markdown files the Host and the agents write under ``/workspace/notes/``
+(any ``.md`` or ``.txt`` file that is not a stored page works)::
+
+    # Title of the report                      (optional; the first level-1 heading)
+
+    A short lead paragraph: it becomes the report's summary.   (optional)
+
+    ## A section heading                       (every level-2..6 heading starts a section)
+
+    A claim taken from a page. [ev-1a2b3c4d5e6f]
+    - A bullet point, cited twice. [ev-1a2b3c4d5e6f][ev-0f9e8d7c6b5a]
+
+A citation marker is an evidence id in square brackets, ``[ev-` + 12 hex digits + `]``,
+placed after the words it supports; several ids may share one pair of brackets,
+separated by commas (``[ev-…, ev-…]``). Evidence ids come from the run's evidence ledger
+and from the ``evidence`` lists of stored pages' sidecars (``/workspace/pages/*.json``).
+Inline Markdown (emphasis, links, code) is read as plain text; raw HTML is kept as text;
+code blocks are left out.
+
+A report written earlier by ``generate_markdown`` reads back the same way: its numbered
+markers ``[n]`` are mapped to evidence ids through its Sources list, so it can be turned
+into another format and its citations are checked again.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+
+from markdown_it import MarkdownIt
+from markdown_it.rules_inline import StateInline
+from markdown_it.token import Token
+
+#: First line of every Markdown report this package writes.
+REPORT_MARKER = "<!-- quartet-report: [n] markers cite the numbered Sources below -->"
+
+EV_ID = r"ev-[0-9a-fA-F]{12}"
+_KEY = rf"(?:{EV_ID}|\d{{1,4}})"
+_MARKER = re.compile(rf"\[\s*({_KEY}(?:\s*[,;]\s*{_KEY})*)\s*\]")
+_EV_ANYWHERE = re.compile(rf"\b({EV_ID})\b")
+_SOURCE_LINE = re.compile(rf"^\s*(\d{{1,4}})[.)]\s.*`({EV_ID})`\s*(?:<!-- (\{{.*\}}) -->)?\s*$")
+
+
+@dataclass(frozen=True)
+class Cite:
+    """A citation marker: an evidence id (``ev-…``) or a report number (``#3``)."""
+
+    key: str
+
+
+Part = str | Cite
+
+
+@dataclass
+class Point:
+    """One paragraph or bullet: text pieces and citation markers, in reading order."""
+
+    parts: list[Part]
+    bullet: bool = False
+
+    @property
+    def text(self) -> str:
+        """The words alone, markers left out."""
+        return "".join(p for p in self.parts if isinstance(p, str))
+
+    def cites(self) -> list[Cite]:
+        return [p for p in self.parts if isinstance(p, Cite)]
+
+
+@dataclass
+class Section:
+    heading: str
+    points: list[Point] = field(default_factory=list)
+
+
+@dataclass
+class Draft:
+    """A report before its citations are checked: title, lead points, sections."""
+
+    title: str = ""
+    lead: list[Point] = field(default_factory=list)
+    sections: list[Section] = field(default_factory=list)
+
+    def points(self) -> list[Point]:
+        return [*self.lead, *(p for s in self.sections for p in s.points)]
+
+    def is_empty(self) -> bool:
+        return not self.points()
+
+
+def _key(raw: str) -> str:
+    return f"#{int(raw)}" if raw.isdigit() else raw.lower()
+
+
+def _citation(state: StateInline, silent: bool) -> bool:
+    """Inline rule: ``[ev-…]``, ``[3]`` or ``[ev-…, 4]`` become one citation token."""
+    if state.src[state.pos] != "[":
+        return False
+    m = _MARKER.match(state.src, state.pos, state.posMax)
+    if m is None:
+        return False
+    if not silent:
+        token = state.push("citation", "", 0)
+        token.meta = {"keys": [_key(k) for k in re.split(r"\s*[,;]\s*", m.group(1))]}
+    state.pos = m.end()
+    return True
+
+
+def parser() -> MarkdownIt:
+    """A CommonMark parser with raw HTML off, images off and the citation rule on.
+
+    Numbered markers (``[3]``) are citations too: in notes or a model's text they match
+    nothing and are dropped, so a bare number can never pass for a checked citation.
+    """
+    md = MarkdownIt("commonmark", {"html": False})
+    md.disable("image")
+    md.inline.ruler.before("link", "citation", _citation)
+    return md
+
+
+def _flatten(children: list[Token] | None) -> list[Part]:
+    parts: list[Part] = []
+    for tok in children or []:
+        if tok.type in ("text", "code_inline", "html_inline"):
+            parts.append(tok.content)
+        elif tok.type in ("softbreak", "hardbreak"):
+            parts.append(" ")
+        elif tok.type == "citation":
+            parts.extend(Cite(k) for k in tok.meta["keys"])
+    return _merge(parts)
+
+
+def _merge(parts: list[Part]) -> list[Part]:
+    """Join neighbouring strings and collapse runs of whitespace."""
+    out: list[Part] = []
+    for p in parts:
+        if isinstance(p, str) and out and isinstance(out[-1], str):
+            out[-1] += p
+        else:
+            out.append(p)
+    cleaned: list[Part] = []
+    for p in out:
+        if isinstance(p, str):
+            p = re.sub(r"\s+", " ", p)
+            if not p:
+                continue
+        cleaned.append(p)
+    if cleaned and isinstance(cleaned[0], str):
+        cleaned[0] = cleaned[0].lstrip()
+    if cleaned and isinstance(cleaned[-1], str):
+        cleaned[-1] = cleaned[-1].rstrip()
+    return [p for p in cleaned if p != ""]
+
+
+def parse_notes(text: str) -> Draft:
+    """Parse notes (or an earlier report's body) into a :class:`Draft`."""
+    tokens = parser().parse(text)
+    draft = Draft()
+    current: Section | None = None
+    heading_level = 0
+    list_depth = 0
+    for i, tok in enumerate(tokens):
+        if tok.type == "heading_open":
+            heading_level = int(tok.tag[1])
+        elif tok.type == "heading_close":
+            heading_level = 0
+        elif tok.type in ("bullet_list_open", "ordered_list_open"):
+            list_depth += 1
+        elif tok.type in ("bullet_list_close", "ordered_list_close"):
+            list_depth -= 1
+        elif tok.type == "inline":
+            parts = _flatten(tok.children)
+            words = "".join(p for p in parts if isinstance(p, str)).strip()
+            if heading_level:
+                if heading_level == 1 and not draft.title and current is None:
+                    draft.title = words
+                elif words:
+                    current = Section(words)
+                    draft.sections.append(current)
+            elif parts and i > 0 and tokens[i - 1].type == "paragraph_open":
+                point = Point(parts, bullet=list_depth > 0)
+                (current.points if current else draft.lead).append(point)
+    return draft
+
+
+def is_report(text: str) -> bool:
+    """Whether ``text`` is a Markdown report this package wrote."""
+    return text.lstrip("\ufeff").startswith(REPORT_MARKER)
+
+
+def locator_comment(url: str, page_path: str, start: int, end: int, title: str) -> str:
+    """Where a cited span lives, as an HTML comment for a report's Sources line."""
+    raw = json.dumps(
+        {"url": url, "page_path": page_path, "start": start, "end": end, "title": title},
+        ensure_ascii=False,
+    )
+    return "<!-- " + raw.replace("--", "-\\u002d") + " -->"
+
+
+def parse_report(text: str, sources_headings: set[str]) -> tuple[Draft, dict[str, dict]]:
+    """Read an earlier Markdown report back: ``[n]`` → ``ev-…`` through its Sources list.
+
+    Returns the draft and, by evidence id, the locators (url, page_path, start, end) its
+    Sources lines recorded.
+    """
+    numbers: dict[str, str] = {}
+    locators: dict[str, dict] = {}
+    for line in text.splitlines():
+        m = _SOURCE_LINE.match(line)
+        if m:
+            numbers[f"#{int(m.group(1))}"] = m.group(2).lower()
+            try:
+                loc = json.loads(m.group(3)) if m.group(3) else None
+            except json.JSONDecodeError:
+                loc = None
+            if isinstance(loc, dict):
+                locators[m.group(2).lower()] = loc
+    draft = parse_notes(text.split("\n", 1)[1] if "\n" in text else "")
+    draft.sections = [s for s in draft.sections if s.heading not in sources_headings]
+    for point in draft.points():
+        point.parts = [
+            Cite(numbers.get(p.key, p.key)) if isinstance(p, Cite) else p for p in point.parts
+        ]
+    return draft, locators
+
+
+def ids_in(text: str) -> list[str]:
+    """Evidence ids mentioned anywhere in free text (e.g. the requirements), in order."""
+    seen: dict[str, None] = {}
+    for m in _EV_ANYWHERE.finditer(text or ""):
+        seen.setdefault(m.group(1).lower(), None)
+    return list(seen)

@@ -1,0 +1,69 @@
+"""PDF rendering (weasyprint, from the report's HTML), and the generate_pdf tool.
+
+weasyprint lays the self-contained HTML out on A4 pages using its ``@page`` and print
+rules; fonts come from fontconfig through the CSS font stack, which names Noto Sans CJK
+SC and WenQuanYi Zen Hei so Chinese text gets real glyphs. The URL fetcher refuses every
+fetch: the document references nothing outside itself, and a report never reaches out.
+"""
+
+from __future__ import annotations
+
+import logging
+
+from agentscope.tool import ToolResponse
+
+from .flow import Format, generate
+from .html import render_html
+from .report import Report
+
+
+def _no_fetch():
+    from weasyprint.urls import URLFetcher, URLFetchingError
+
+    class NoFetch(URLFetcher):
+        """Refuses every URL: a report's PDF is made from its own HTML alone."""
+
+        def fetch(self, url, headers=None):
+            raise URLFetchingError(f"fetching {url} is not allowed while rendering a report")
+
+    return NoFetch()
+
+
+def render_pdf(report: Report) -> bytes:
+    """The report as PDF bytes."""
+    from weasyprint import HTML as WeasyHTML
+
+    for name in ("weasyprint", "fontTools"):
+        logging.getLogger(name).setLevel(logging.ERROR)
+    return WeasyHTML(string=render_html(report), url_fetcher=_no_fetch()).write_pdf()
+
+
+PDF = Format("PDF", (".pdf",), render_pdf)
+
+
+async def generate_pdf(
+    out_path: str,
+    requirements: str | None = None,
+    from_paths: list[str] | None = None,
+    service: object = None,
+    evidence: object = None,
+    model: object = None,
+) -> ToolResponse:
+    """Write the report as a printable A4 PDF (Chinese text supported).
+
+    Same report as generate_html, laid out for print. To turn a report you already wrote
+    into PDF, pass its Markdown file (from generate_markdown) in from_paths; its citations
+    are checked again. Citations that do not verify are dropped and listed in the result;
+    the file is written whole, or not at all.
+
+    Args:
+        out_path (str): Where to write the PDF, a .pdf path you may write, e.g.
+            /workspace/reports/report.pdf.
+        requirements (str | None): What the report is for: topic, audience, focus;
+            evidence ids named here (e.g. ev-1a2b3c4d5e6f) are cited too. Its first line is
+            the title when the notes have none.
+        from_paths (list[str] | None): Notes files, stored pages (/workspace/pages/*.md
+            with their .json sidecars), a report.md written by generate_markdown, or
+            folders of them. Omit to report on all evidence collected in this run.
+    """
+    return await generate(PDF, requirements, out_path, from_paths, service, evidence, model)

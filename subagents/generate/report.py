@@ -1,0 +1,364 @@
+"""The Report model and the two ways to write one: extractive (offline) or by a model.
+
+Without a model the report is *compiled*: every sentence in it is taken from the notes or
+is an evidence span; only fixed headings and labels (``Summary``, ``Sources``, …) are
+added. With a model, the model writes the prose from the same notes and evidence and
+cites evidence ids; either way every citation is checked afterwards
+(:mod:`.citations`), so no source that does not verify reaches the output.
+"""
+
+from __future__ import annotations
+
+import inspect
+import re
+from dataclasses import dataclass, field
+
+from subagents.evidence import EvidenceItem
+
+from .citations import Citation, CitationChecker, Dropped, check_draft
+from .notes import Cite, Draft, Point, Section, ids_in, parse_notes
+from .sources import Material
+
+LABELS = {
+    "en": {
+        "report": "Report",
+        "summary": "Summary",
+        "sources": "Sources",
+        "evidence": "Evidence",
+        "continued": "continued",
+        "cited": "Citations on this slide",
+        "empty": "No notes or verified evidence were available for this report.",
+    },
+    "zh": {
+        "report": "报告",
+        "summary": "摘要",
+        "sources": "来源",
+        "evidence": "证据",
+        "continued": "续",
+        "cited": "本页引用",
+        "empty": "本报告没有可用的笔记或经过核实的证据。",
+    },
+}
+
+#: Headings that name a sources list, in every language; such sections are never body text.
+SOURCES_HEADINGS = {
+    "Sources",
+    "References",
+    "Bibliography",
+    "来源",
+    "参考",
+    "参考文献",
+    "参考资料",
+    "引用",
+}
+
+_CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff\u3040-\u30ff\uac00-\ud7af]")
+_LATIN = re.compile(r"[A-Za-z]")
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=\S)|(?<=[。！？])")
+
+
+def _empty_report(requirements: str, dropped: list[Dropped], notes: list[str]) -> Report:
+    """A report with nothing verified to say: its title and the fixed ``empty`` statement."""
+    lang = detect_lang(requirements)
+    notes.append(
+        "no notes and no verified evidence were found, so the report only says that; pass "
+        "from_paths with notes (/workspace/notes/) or stored pages (/workspace/pages/)"
+    )
+    return Report(
+        title=_title_from(requirements) or LABELS[lang]["report"],
+        summary=[Point([LABELS[lang]["empty"]])],
+        sections=[],
+        citations=[],
+        lang=lang,
+        dropped=dropped,
+        notes=notes,
+        empty=True,
+    )
+
+
+@dataclass
+class Report:
+    """A finished report: every ``Cite`` in it is ``#n`` and ``citations[n-1]`` verifies."""
+
+    title: str
+    summary: list[Point]
+    sections: list[Section]
+    citations: list[Citation]
+    lang: str = "en"
+    prose: str = "extractive"
+    dropped: list[Dropped] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    empty: bool = False
+
+    def label(self, key: str) -> str:
+        return LABELS[self.lang][key]
+
+    def sources(self) -> list[tuple[str, str]]:
+        """The distinct pages cited, as (title, url), in order of first citation."""
+        seen: dict[str, str] = {}
+        for c in self.citations:
+            seen.setdefault(c.item.url, c.title)
+        return [(title, url) for url, title in seen.items()]
+
+
+def detect_lang(text: str) -> str:
+    """``zh`` when CJK characters make up a fair share of the letters, else ``en``."""
+    cjk = len(_CJK.findall(text))
+    latin = len(_LATIN.findall(text))
+    return "zh" if cjk and cjk * 3 >= latin else "en"
+
+
+def first_sentence(point: Point) -> Point:
+    """The first sentence of a point, with any markers that directly follow it."""
+    parts: list = []
+    for part in point.parts:
+        if isinstance(part, Cite):
+            parts.append(part)
+            continue
+        if parts and isinstance(parts[-1], Cite):
+            break
+        m = _SENTENCE_END.search(part)
+        if m is None:
+            parts.append(part)
+            continue
+        parts.append(part[: m.start()].rstrip())
+        rest = part[m.end() :]
+        if rest.strip():
+            break
+    return Point([p for p in parts if p != ""], bullet=False)
+
+
+def _title_from(requirements: str) -> str:
+    for line in (requirements or "").splitlines():
+        line = re.sub(r"\[?\bev-[0-9a-fA-F]{12}\b\]?", "", line).strip().lstrip("#").strip()
+        if line:
+            return line if len(line) <= 100 else line[:100].rsplit(" ", 1)[0] + "…"
+    return ""
+
+
+def merge_notes(drafts: list[Draft]) -> Draft:
+    """One draft from several notes files: first title, all lead points, sections by heading."""
+    merged = Draft()
+    by_heading: dict[str, Section] = {}
+    for d in drafts:
+        merged.title = merged.title or d.title
+        merged.lead.extend(d.lead)
+        for s in d.sections:
+            if s.heading in by_heading:
+                by_heading[s.heading].points.extend(s.points)
+            else:
+                by_heading[s.heading] = Section(s.heading, list(s.points))
+                merged.sections.append(by_heading[s.heading])
+    return merged
+
+
+def _cited_keys(draft: Draft) -> set[str]:
+    return {c.key for p in draft.points() for c in p.cites()}
+
+
+def uncited_evidence(
+    draft: Draft, items: list[EvidenceItem], titles: dict[str, str], label: str
+) -> list[Section]:
+    """Sections quoting the evidence the notes do not cite yet, one per page."""
+    cited = _cited_keys(draft)
+    sections: dict[str, Section] = {}
+    for item in items:
+        if item.id in cited:
+            continue
+        cited.add(item.id)
+        heading = titles.get(item.page_path) or titles.get(item.url) or item.url or label
+        span = re.sub(r"\s+", " ", item.span).strip()
+        section = sections.setdefault(heading, Section(heading))
+        section.points.append(Point([span, Cite(item.id)], bullet=True))
+    return list(sections.values())
+
+
+def compile_extractive(
+    requirements: str, material: Material, extra: list[EvidenceItem], unknown_ids: list[str]
+) -> Draft:
+    """A draft made only of the notes' own sentences and evidence spans."""
+    draft = merge_notes([d for _, _, d in material.notes])
+    draft.title = draft.title or _title_from(requirements)
+    lang = detect_lang(" ".join(p.text for p in draft.points()) + draft.title)
+    draft.sections.extend(
+        uncited_evidence(draft, extra, material.titles(), LABELS[lang]["evidence"])
+    )
+    missing = [k for k in unknown_ids if k not in _cited_keys(draft)]
+    if missing:
+        # Listed so that the checker reports them; they never verify.
+        draft.sections.append(
+            Section(LABELS[lang]["evidence"], [Point([Cite(k) for k in missing], bullet=True)])
+        )
+    return draft
+
+
+# --- the model-written path -------------------------------------------------------------
+
+SYSTEM_PROMPT = """You write research reports from collected notes and evidence.
+Use only facts found in the notes and the evidence list. Output Markdown in exactly this
+shape and nothing else:
+
+# <title>
+
+<one short summary paragraph>
+
+## <section heading>
+
+<paragraphs, or bullets starting with "- ">
+
+After each claim, put the id of the evidence that supports it in square brackets, e.g.
+[ev-0123456789ab]. Cite only ids from the evidence list, exactly as written there. Do not
+write a sources or references section: it is added for you. Write in the language of the
+requirements."""
+
+
+def _evidence_lines(items: list[EvidenceItem], titles: dict[str, str], limit: int) -> str:
+    lines = []
+    for item in items[:limit]:
+        title = titles.get(item.page_path) or titles.get(item.url) or ""
+        span = re.sub(r"\s+", " ", item.span).strip()
+        if len(span) > 600:
+            span = span[:600] + "…"
+        lines.append(f'- [{item.id}] {title} <{item.url}>: "{span}"')
+    return "\n".join(lines) or "(none)"
+
+
+def model_prompt(
+    requirements: str, material: Material, items: list[EvidenceItem], max_chars: int = 40000
+) -> str:
+    notes = "\n\n".join(f"--- {path} ---\n{raw.strip()}" for path, raw, _ in material.notes)
+    if len(notes) > max_chars:
+        notes = notes[:max_chars] + "\n[… notes cut here]"
+    return (
+        f"Requirements:\n{requirements.strip() or '(none given)'}\n\n"
+        f"Notes ([ev-…] markers cite evidence):\n{notes or '(none)'}\n\n"
+        f"Evidence you may cite:\n{_evidence_lines(items, material.titles(), 80)}\n"
+    )
+
+
+def _formatter_for(model: object) -> object:
+    """The agentscope formatter that speaks ``model``'s message format."""
+    from agentscope import formatter as fm
+    from agentscope import model as md
+
+    pairs = [
+        (md.DashScopeChatModel, fm.DashScopeChatFormatter),
+        (md.AnthropicChatModel, fm.AnthropicChatFormatter),
+        (md.GeminiChatModel, fm.GeminiChatFormatter),
+        (md.OllamaChatModel, fm.OllamaChatFormatter),
+    ]
+    for model_cls, formatter_cls in pairs:
+        if isinstance(model, model_cls):
+            return formatter_cls()
+    return fm.OpenAIChatFormatter()
+
+
+async def ask_model(model: object, system: str, prompt: str) -> str:
+    """One model call without tools; the text of the (last, for streams) response."""
+    from agentscope.message import Msg
+
+    formatter = _formatter_for(model)
+    messages = await formatter.format(
+        [Msg("system", system, "system"), Msg("user", prompt, "user")]
+    )
+    result = await model(messages)
+    if inspect.isasyncgen(result):
+        last = None
+        async for chunk in result:
+            last = chunk
+        result = last
+    blocks = getattr(result, "content", None) or []
+    return "".join(b.get("text", "") for b in blocks if b.get("type") == "text")
+
+
+def parse_model_text(text: str) -> Draft:
+    """The model's Markdown as a draft; fences unwrapped, any sources section left out."""
+    fenced = re.fullmatch(r"\s*```[a-zA-Z]*\n(.*?)\n```\s*", text, re.DOTALL)
+    draft = parse_notes(fenced.group(1) if fenced else text)
+    draft.sections = [s for s in draft.sections if s.heading not in SOURCES_HEADINGS]
+    return draft
+
+
+# --- building a report ------------------------------------------------------------------
+
+
+def _summary_from_sections(draft: Draft, limit: int = 3) -> list[Point]:
+    out = []
+    for s in draft.sections[:limit]:
+        if s.points:
+            p = first_sentence(s.points[0])
+            if p.parts:
+                out.append(p)
+    return out
+
+
+async def build_report(
+    requirements: str,
+    material: Material,
+    svc: object,
+    ledger: object | None,
+    model: object | None,
+    whole_ledger: bool,
+) -> Report:
+    """Write the report (by model or extractively), then check every citation.
+
+    With no notes and no evidence that verifies, the report is its title and one fixed
+    statement saying so (``Report.empty``), so a run whose research failed still leaves a
+    report that tells the reader why it has no content.
+    """
+    pool = material.evidence()
+    titles = material.titles()
+    wanted = ids_in(requirements)
+    extra: list[EvidenceItem] = [*pool.values()]
+    unknown = []
+    for key in wanted:
+        item = pool.get(key) or (ledger.get(key) if ledger is not None else None)
+        if item is None:
+            unknown.append(key)
+        elif item not in extra:
+            extra.append(item)
+    if whole_ledger and ledger is not None:
+        extra.extend(i for i in ledger.items() if i not in extra)
+    notes: list[str] = []
+    if not material.notes and not extra and not unknown:
+        return _empty_report(requirements, [], notes)
+    draft: Draft | None = None
+    prose = "extractive"
+    if model is not None:
+        try:
+            text = await ask_model(
+                model, SYSTEM_PROMPT, model_prompt(requirements, material, extra)
+            )
+            draft = parse_model_text(text)
+            if draft.is_empty():
+                notes.append("the model returned no report body; compiled from the notes instead")
+                draft = None
+            else:
+                prose = "model"
+        except Exception as exc:  # a provider failure must not end the generation
+            notes.append(
+                f"the model call failed ({type(exc).__name__}: {exc}); "
+                "compiled from the notes instead"
+            )
+            draft = None
+    if draft is None:
+        draft = compile_extractive(requirements, material, extra, unknown)
+    checker = CitationChecker(svc, ledger, pool, titles)
+    checked = await check_draft(draft, checker)
+    final = checked.draft
+    if final.is_empty():
+        return _empty_report(requirements, checked.dropped, notes)
+    summary = final.lead or _summary_from_sections(final)
+    body_text = " ".join(p.text for p in final.points()) + final.title
+    lang = detect_lang(body_text)
+    title = final.title or _title_from(requirements) or LABELS[lang]["report"]
+    return Report(
+        title=title,
+        summary=summary,
+        sections=final.sections,
+        citations=checked.citations,
+        lang=lang,
+        prose=prose,
+        dropped=checked.dropped,
+        notes=notes,
+    )

@@ -1,0 +1,39 @@
+"""The Generate subagent: reports in Markdown, HTML, PDF and PPTX with checked citations."""
+
+from __future__ import annotations
+
+from subagents.spec import SubAgentSpec, ToolGroup
+
+from .html import generate_html
+from .markdown import generate_markdown
+from .pdf import generate_pdf
+from .pptx import generate_pptx
+
+SYS_PROMPT = """You are the Generate subagent. You turn the run's notes and evidence into
+report files with the generate_* tools.
+
+- Write each format the task asks for, with out_path under /workspace/reports/
+  (e.g. report.md, report.html, report.pdf, report.pptx).
+- Pass the notes and pages to use in from_paths, e.g. ["/workspace/notes/",
+  "/workspace/pages/"]; omit from_paths to use all evidence collected in this run.
+- Notes are Markdown: "# Title", a short lead paragraph, "## Section" headings, and
+  evidence ids in square brackets such as [ev-1a2b3c4d5e6f] after the claims they support.
+- Citations that do not verify are dropped and listed in the tool result; report that
+  list in your answer instead of trying to cite those sources another way.
+- Finish with the paths written and the number of citations kept and dropped."""
+
+SPEC = SubAgentSpec(
+    name="generate",
+    description="Writes the report (Markdown, HTML, PDF, PPTX) with span-checked citations.",
+    sys_prompt=SYS_PROMPT,
+    groups=(
+        ToolGroup(
+            name="basic",
+            tools=(generate_markdown, generate_html, generate_pdf, generate_pptx),
+            writes=frozenset(
+                {"generate_markdown", "generate_html", "generate_pdf", "generate_pptx"}
+            ),
+        ),
+    ),
+    requires=("service", "evidence", "model"),
+)

@@ -1,0 +1,395 @@
+"""Generate: citations are checked against stored pages; prose is extractive or the model's."""
+
+from __future__ import annotations
+
+import io
+import re
+from html.parser import HTMLParser
+
+import pypdf
+import pytest
+from agentscope.message import TextBlock
+from agentscope.model import ChatModelBase, ChatResponse
+from generate_samples import EN_PAGE, call, en_notes, en_page, make_items, write_page, zh_page
+from pptx import Presentation
+
+from subagents import build_toolkit
+from subagents.evidence import EvidenceItem, EvidenceLedger, evidence_id
+from subagents.generate.notes import parse_notes
+from subagents.results import text_of
+
+FORMATS = {
+    "generate_markdown": "md",
+    "generate_html": "html",
+    "generate_pdf": "pdf",
+    "generate_pptx": "pptx",
+}
+
+
+class ScriptedModel(ChatModelBase):
+    """A chat model that answers with prepared texts and records what it was asked."""
+
+    def __init__(self, replies: list[str]) -> None:
+        super().__init__(model_name="scripted", stream=False)
+        self.replies = list(replies)
+        self.prompts: list[str] = []
+
+    async def __call__(self, messages, tools=None, tool_choice=None, **kwargs):
+        self.prompts.append(repr(messages))
+        text = self.replies.pop(0) if self.replies else ""
+        return ChatResponse(content=[TextBlock(type="text", text=text)])
+
+
+class FailingModel(ChatModelBase):
+    def __init__(self) -> None:
+        super().__init__(model_name="failing", stream=False)
+
+    async def __call__(self, messages, tools=None, tool_choice=None, **kwargs):
+        raise ConnectionError("provider unreachable")
+
+
+def pdf_text(data: bytes) -> str:
+    reader = pypdf.PdfReader(io.BytesIO(data))
+    return "".join(p.extract_text() for p in reader.pages).replace("\x00", "")
+
+
+def pptx_text(data: bytes) -> str:
+    prs = Presentation(io.BytesIO(data))
+    out = []
+    for slide in prs.slides:
+        for shape in slide.shapes:
+            if shape.has_text_frame:
+                out.append(shape.text_frame.text)
+        if slide.has_notes_slide:
+            out.append(slide.notes_slide.notes_text_frame.text)
+    return "\n".join(out)
+
+
+class _Text(HTMLParser):
+    def __init__(self) -> None:
+        super().__init__()
+        self.chunks: list[str] = []
+
+    def handle_data(self, data: str) -> None:
+        self.chunks.append(data)
+
+
+def html_text(data: bytes) -> str:
+    p = _Text()
+    p.feed(data.decode())
+    return "".join(p.chunks)
+
+
+async def all_formats_text(svc, toolkit, stem: str, **kwargs) -> dict[str, str]:
+    """Generate every format; return each file's readable text (checked to exist)."""
+    texts = {}
+    for tool, ext in FORMATS.items():
+        path = f"/workspace/reports/{stem}.{ext}"
+        res = await call(toolkit, tool, out_path=path, **kwargs)
+        assert res.metadata and res.metadata["artifact_path"] == path, text_of(res)
+        data = await svc.read_bytes(path)
+        texts[ext] = {
+            "md": lambda d: d.decode(),
+            "html": html_text,
+            "pdf": pdf_text,
+            "pptx": pptx_text,
+        }[ext](data)
+    return texts
+
+
+@pytest.fixture
+def svc(disk_service):
+    return disk_service
+
+
+async def test_fabricated_citations_never_reach_any_format(svc):
+    page = await en_page(svc)
+    good, altered_src, _ = page.items
+    # A known id whose span was altered (sidecar says one thing, page text another).
+    altered = EvidenceItem(
+        url=page.url,
+        span="Module prices doubled over two years",
+        start=altered_src.start,
+        end=altered_src.start + len("Module prices doubled over two years"),
+        page_path=page.path,
+        id="ev-aaaaaaaaaaaa",
+    )
+    # A second page whose text changes after its evidence was recorded.
+    other = await write_page(
+        svc,
+        "/workspace/pages/wind.md",
+        "http://127.0.0.1:8765/wind",
+        "Wind",
+        "Offshore wind turbines keep getting larger every year.\n",
+        ["Offshore wind turbines keep getting larger every year."],
+        extra=[altered.to_dict()],
+    )
+    await svc.write_text(other.path, "Offshore wind farms were delayed by supply problems.\n")
+    notes = (
+        "# Energy notes\n\n## Claims\n\n"
+        f"Solar grew fastest in 2024. [{good.id}]\n\n"
+        "Prices doubled. [ev-aaaaaaaaaaaa]\n\n"
+        "Invented study says otherwise. [ev-123456789abc]\n\n"
+        f"Turbines keep growing. [{other.ids()[0]}]\n"
+    )
+    await svc.write_text("/workspace/notes/n.md", notes)
+    toolkit = build_toolkit("generate", service=svc, evidence=EvidenceLedger(), model=None)
+    res = await call(
+        toolkit,
+        "generate_markdown",
+        requirements="Energy",
+        out_path="/workspace/reports/x.md",
+        from_paths=["/workspace/notes/n.md", page.path, other.path],
+    )
+    text = text_of(res)
+    assert "[ev-123456789abc] is not an evidence id" in text
+    assert "[ev-aaaaaaaaaaaa] quotes a span that is not at" in text
+    assert f"[{other.ids()[0]}] quotes a span" in text
+    assert res.metadata["citations_dropped"] == 3
+
+    texts = await all_formats_text(
+        svc,
+        toolkit,
+        "fab",
+        requirements="Energy",
+        from_paths=["/workspace/notes/n.md", page.path, other.path],
+    )
+    for ext, body in texts.items():
+        flat = re.sub(r"\s+", "", body)
+        for bad in ("ev-aaaaaaaaaaaa", "ev-123456789abc", other.ids()[0]):
+            assert bad not in flat, (ext, bad)
+        assert "Moduleprices doubled" not in flat and "doubledovertwo" not in flat, ext
+        assert "getting larger" not in body and "8765/wind" not in body, ext
+        assert good.id in flat and "Solargrewfastestin2024.[1]" in flat, ext
+    md = texts["md"]
+    sources = md.split("## Sources", 1)[1]
+    assert re.findall(r"^\d+\. ", sources, re.M) == ["1. ", "2. ", "3. "]
+    assert "wind" not in sources.lower()
+    # Every [n] in the body points at an entry of the sources list.
+    body_numbers = {int(n) for n in re.findall(r"\[(\d+)\]", md.split("## Sources")[0])}
+    assert body_numbers <= {1, 2, 3} and 1 in body_numbers
+
+
+async def test_ledger_ids_verify_and_unverified_ledger_items_are_dropped(svc):
+    items = make_items(EN_PAGE, ["Grid operators now curtail solar output"], "u", "/workspace/p.md")
+    await svc.write_text("/workspace/p.md", EN_PAGE)
+    ledger = EvidenceLedger()
+    ok_item = ledger.add(EvidenceItem(**{**items[0].to_dict(), "id": ""}))
+    moved = ledger.add(
+        EvidenceItem(url="u", span="Grid operators", start=3, end=17, page_path="/workspace/p.md")
+    )
+    hidden = ledger.add(
+        EvidenceItem(url="u", span="x", start=0, end=1, page_path="/internal/secret.md")
+    )
+    await svc.write_text(
+        "/workspace/notes/a.md",
+        f"## Grid\n\nCurtailment happens. [{ok_item.id}] Also [{moved.id}] and [{hidden.id}].\n",
+    )
+    toolkit = build_toolkit("generate", service=svc, evidence=ledger, model=None)
+    res = await call(
+        toolkit,
+        "generate_markdown",
+        requirements="Grid report",
+        out_path="/workspace/r.md",
+        from_paths=["/workspace/notes/a.md"],
+    )
+    md = (await svc.read_text("/workspace/r.md")).split("## Sources")
+    assert "Curtailment happens.[1] Also and." in md[0]
+    assert ok_item.id in md[1] and moved.id not in md[1] and hidden.id not in md[1]
+    assert "/internal/secret.md is unreadable" in text_of(res)
+    assert res.metadata == {
+        "artifact_path": "/workspace/r.md",
+        "from_paths": ["/workspace/notes/a.md"],
+        "citations_kept": 1,
+        "citations_dropped": 2,
+        "prose": "extractive",
+        "empty": False,
+    }
+
+
+async def test_without_from_paths_the_whole_ledger_is_reported(svc):
+    page = await en_page(svc)
+    ledger = EvidenceLedger()
+    for item in page.items:
+        ledger.add(item)
+    toolkit = build_toolkit("generate", service=svc, evidence=ledger, model=None)
+    res = await call(
+        toolkit, "generate_markdown", requirements="Solar digest", out_path="/workspace/d.md"
+    )
+    assert res.metadata["citations_kept"] == 3, text_of(res)
+    md = await svc.read_text("/workspace/d.md")
+    assert md.splitlines()[2] == "# Solar digest"
+    for item in page.items:
+        assert item.span in md
+
+
+async def test_requirements_ids_are_cited_and_unknown_ones_reported(svc):
+    page = await en_page(svc)
+    ledger = EvidenceLedger()
+    ledger.add(page.items[1])
+    toolkit = build_toolkit("generate", service=svc, evidence=ledger, model=None)
+    await svc.write_text("/workspace/notes/a.md", "## Prices\n\nPanels got cheaper.\n")
+    res = await call(
+        toolkit,
+        "generate_markdown",
+        requirements=f"Cite {page.items[1].id} and ev-0000000000ff please",
+        out_path="/workspace/q.md",
+        from_paths=["/workspace/notes/a.md"],
+    )
+    md = await svc.read_text("/workspace/q.md")
+    assert page.items[1].id in md and page.items[0].id not in md
+    assert "[ev-0000000000ff] is not an evidence id" in text_of(res)
+
+
+def _sentences(text: str) -> list[str]:
+    text = re.sub(r"\[\d+\]|\[ev-[0-9a-f]{12}\]", " ", text)
+    parts = re.split(r"(?<=[.!?。！？])\s*|\n+", text)
+    return [re.sub(r"\s+", " ", p).strip(" -") for p in parts if p.strip(" -\n")]
+
+
+def _norm(text: str) -> str:
+    return re.sub(r"\s+", " ", re.sub(r"\[ev-[0-9a-f]{12}\]", " ", text))
+
+
+async def test_offline_body_is_extractive(svc):
+    en = await en_page(svc)
+    zh = await zh_page(svc)
+    notes = en_notes(en)
+    await svc.write_text("/workspace/notes/en.md", notes)
+    toolkit = build_toolkit("generate", service=svc, evidence=None, model=None)
+    requirements = "Solar outlook for planners"
+    await call(
+        toolkit,
+        "generate_markdown",
+        requirements=requirements,
+        out_path="/workspace/e.md",
+        from_paths=["/workspace/notes/en.md", en.path, zh.path],
+    )
+    md = await svc.read_text("/workspace/e.md")
+    body = md.split("## Sources")[0].split("\n", 1)[1]
+    fixed = {"Sources", "Summary", "Evidence"}
+    inputs = _norm(notes) + " " + _norm(en.text) + " " + _norm(zh.text) + " " + requirements
+    inputs += " " + en.title + " " + zh.title
+    checked = 0
+    for line in body.splitlines():
+        line = line.lstrip("#").strip()
+        for sentence in _sentences(line):
+            if sentence in fixed:
+                continue
+            assert sentence in inputs, sentence
+            checked += 1
+    assert checked >= 8
+    # The Chinese page's evidence (not cited in the notes) is quoted under its title.
+    assert "## 中国茶叶简史" in md and "今天中国仍是世界上最大的茶叶生产国。[" in md
+
+
+async def test_model_writes_prose_and_cannot_add_unverified_sources(svc):
+    page = await en_page(svc)
+    a, b, _ = page.ids()
+    reply = (
+        "```markdown\n# Solar, briefly\n\nSolar is booming and cheap. "
+        f"[{a}]\n\n## Why it matters\n\nCheaper modules lower costs for homes. [{b}] "
+        "A secret report says solar will triple. [ev-fedcba987654]\n\n"
+        f"- Numbered markers are not sources either. [3]\n\n## Sources\n\n- [{a}] solar page\n```"
+    )
+    model = ScriptedModel([reply] * 5)
+    await svc.write_text("/workspace/notes/en.md", en_notes(page))
+    toolkit = build_toolkit("generate", service=svc, evidence=None, model=model)
+    res = await call(
+        toolkit,
+        "generate_markdown",
+        requirements="Short solar brief",
+        out_path="/workspace/m.md",
+        from_paths=["/workspace/notes/en.md", page.path],
+    )
+    assert res.metadata["prose"] == "model"
+    assert "[ev-fedcba987654] is not an evidence id" in text_of(res)
+    assert "[3] is a numbered marker with no matching entry" in text_of(res)
+    prompt = model.prompts[0]
+    assert "Short solar brief" in prompt and a in prompt and page.items[2].span in prompt
+    md = await svc.read_text("/workspace/m.md")
+    assert "# Solar, briefly" in md
+    assert "Cheaper modules lower costs for homes.[2] A secret report says" in md
+    assert "ev-fedcba987654" not in md and "solar page" not in md
+    assert md.count("## Sources") == 1
+    texts = await all_formats_text(
+        svc,
+        toolkit,
+        "model",
+        requirements="Short solar brief",
+        from_paths=["/workspace/notes/en.md", page.path],
+    )
+    for ext, body in texts.items():
+        assert "ev-fedcba987654" not in body, ext
+        assert "Solar, briefly" in body, ext
+
+
+async def test_failing_model_falls_back_to_extractive(svc):
+    page = await en_page(svc)
+    await svc.write_text("/workspace/notes/en.md", en_notes(page))
+    toolkit = build_toolkit("generate", service=svc, evidence=None, model=FailingModel())
+    res = await call(
+        toolkit,
+        "generate_markdown",
+        requirements="x",
+        out_path="/workspace/f.md",
+        from_paths=["/workspace/notes/en.md"],
+    )
+    assert res.metadata["prose"] == "extractive"
+    assert "model call failed (ConnectionError: provider unreachable)" in text_of(res)
+    assert "# Solar power outlook" in await svc.read_text("/workspace/f.md")
+
+
+async def test_earlier_report_converts_and_is_checked_again(svc):
+    page = await en_page(svc)
+    await svc.write_text("/workspace/notes/en.md", en_notes(page))
+    toolkit = build_toolkit("generate", service=svc, evidence=None, model=None)
+    await call(
+        toolkit,
+        "generate_markdown",
+        requirements="x",
+        out_path="/workspace/reports/r.md",
+        from_paths=["/workspace/notes/en.md", page.path],
+    )
+    first = await svc.read_text("/workspace/reports/r.md")
+    # The page changes after the report was written: the Module-prices span moves.
+    await svc.write_text(page.path, "Updated: " + page.text)
+    res = await call(
+        toolkit,
+        "generate_markdown",
+        requirements="",
+        out_path="/workspace/reports/r2.md",
+        from_paths=["/workspace/reports/r.md"],
+    )
+    second = await svc.read_text("/workspace/reports/r2.md")
+    assert res.metadata["citations_kept"] == 0 and res.metadata["citations_dropped"] == 3
+    assert "## Sources" in first and "## Sources" not in second
+    assert "# Solar power outlook" in second and "Module prices fell" in second
+    await svc.write_text(page.path, page.text)
+    await call(
+        toolkit,
+        "generate_markdown",
+        requirements="",
+        out_path="/workspace/reports/r3.md",
+        from_paths=["/workspace/reports/r.md"],
+    )
+    assert await svc.read_text("/workspace/reports/r3.md") == first
+
+
+def test_notes_parser_reads_markers_and_escapes_nothing_into_markup():
+    draft = parse_notes(
+        "# T\n\nLead *text* <b>raw</b>. [ev-0123456789AB, ev-0123456789ac]\n\n"
+        "## S\n\n- one [2]\n\n```\ncode\n```\n"
+    )
+    assert draft.title == "T"
+    assert draft.lead[0].text == "Lead text <b>raw</b>. "
+    assert [c.key for c in draft.lead[0].cites()] == ["ev-0123456789ab", "ev-0123456789ac"]
+    assert draft.sections[0].heading == "S"
+    point = draft.sections[0].points[0]
+    assert point.text == "one " and point.cites()[0].key == "#2" and point.bullet
+    assert len(draft.points()) == 2
+
+
+def test_evidence_id_of_sample_items_is_stable():
+    items = make_items(EN_PAGE, ["Module prices"], "u", "/p.md")
+    assert items[0].id == evidence_id(items[0]) and items[0].id.startswith("ev-")

@@ -1,0 +1,1 @@
+"""One module per source; each exposes ``async def search(client, query) -> list[Item]``."""

@@ -1,0 +1,112 @@
+"""MediaWiki: full-text search with intro extracts, Wikipedia by default.
+
+One ``GET <api.php>?action=query&format=json&formatversion=2`` combines
+``generator=search`` (pages with ``prop=extracts|info``: ``exintro``, ``explaintext``,
+``inprop=url`` give ``extract`` and ``fullurl``; ``index`` gives the rank) and
+``list=search`` (``query.search[].snippet``, used when a wiki lacks the TextExtracts
+extension). No ``query`` key means no match; ``{"error": {"code", "info"}}`` is a refusal.
+
+The API is ``https://<lang>.wikipedia.org/w/api.php`` with ``QUARTET_WIKI_LANG`` (default
+``en``; ``zh`` and every other Wikipedia work). ``QUARTET_WIKI_URL`` replaces the site: a
+value ending in ``.php`` is used as the API endpoint itself, any other value gets
+``/w/api.php`` appended; ``{lang}`` in it is replaced by the language.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+from urllib.parse import quote
+
+import httpx
+
+from .. import config
+from ..http import SearchUnavailable, get, json_body
+from ..render import MAX_RESULTS, Item, clean
+
+SOURCE = "Wikipedia"
+SITE = "https://{lang}.wikipedia.org"
+_TAG = re.compile(r"<[^>]*>")
+
+
+def api_url() -> tuple[str, str]:
+    """``(api endpoint, site base)`` for the configured wiki."""
+    lang = config.wiki_lang()
+    base = config.endpoint("wiki", SITE).replace("{lang}", lang)
+    if not base.endswith(".php"):
+        return base + "/w/api.php", base
+    if base.endswith("/w/api.php"):
+        return base, base.removesuffix("/w/api.php")
+    return base, base.rsplit("/", 1)[0]
+
+
+def _api_error(response: httpx.Response) -> str | None:
+    error = response.json().get("error") or {}
+    return error.get("info") if isinstance(error, dict) else None
+
+
+async def search(client: httpx.AsyncClient, query: str) -> list[Item]:
+    """Search the wiki and return its best pages with their intro text."""
+    try:
+        endpoint, site = api_url()
+    except ValueError as exc:
+        raise SearchUnavailable(str(exc)) from None
+    params = {
+        "action": "query",
+        "format": "json",
+        "formatversion": "2",
+        "utf8": "1",
+        "generator": "search",
+        "gsrsearch": query,
+        "gsrlimit": str(MAX_RESULTS),
+        "gsrnamespace": "0",
+        "prop": "extracts|info",
+        "exintro": "1",
+        "explaintext": "1",
+        "exlimit": "max",
+        "inprop": "url",
+        "list": "search",
+        "srsearch": query,
+        "srlimit": str(MAX_RESULTS),
+        "srnamespace": "0",
+        "srprop": "snippet",
+    }
+    response = await get(client, endpoint, source=SOURCE, params=params, describe_error=_api_error)
+    data = json_body(response, SOURCE)
+    if not isinstance(data, dict):
+        raise SearchUnavailable(f"{SOURCE} returned JSON that is not an object")
+    if isinstance(data.get("error"), dict):
+        info = clean(str(data["error"].get("info") or data["error"].get("code") or ""))
+        raise SearchUnavailable(f"{SOURCE} refused the search: {info[:200]}")
+    result = data.get("query")
+    if result is None:
+        return []
+    if not isinstance(result, dict):
+        raise SearchUnavailable(f"{SOURCE} returned a malformed query object")
+    pages = result.get("pages", [])
+    if isinstance(pages, dict):  # formatversion=1 keys pages by id
+        pages = list(pages.values())
+    hits = result.get("search", [])
+    if not isinstance(pages, list) or not isinstance(hits, list):
+        raise SearchUnavailable(f"{SOURCE} returned malformed pages or search lists")
+    snippets = {
+        h.get("title"): clean(html.unescape(_TAG.sub("", str(h.get("snippet", "")))))
+        for h in hits
+        if isinstance(h, dict)
+    }
+    pages = [p for p in pages if isinstance(p, dict) and "missing" not in p and p.get("title")]
+    if not pages:  # no TextExtracts/generator support: fall back to list=search alone
+        pages = [{"title": t, "index": i} for i, t in enumerate(snippets)]
+    pages.sort(key=lambda p: p.get("index", 1_000_000))
+    return [
+        Item(
+            clean(p["title"]),
+            str(p.get("fullurl") or p.get("canonicalurl") or _page_url(site, p["title"])),
+            clean(p.get("extract")) or snippets.get(p["title"], ""),
+        )
+        for p in pages
+    ]
+
+
+def _page_url(site: str, title: str) -> str:
+    return f"{site}/wiki/{quote(title.replace(' ', '_'))}"

@@ -11,12 +11,18 @@ from typing import Any
 
 from agentscope.tool import Toolkit
 
+from .browser.spec import SPEC as BROWSER_SPEC
+from .file.spec import SPEC as FILE_SPEC
+from .generate.spec import SPEC as GENERATE_SPEC
+from .search.spec import SPEC as SEARCH_SPEC
 from .spec import AllowlistError, SubAgentSpec, ToolGroup, all_schemas, build, check_allowlist
 
-#: The subagents whose tools exist, by name. Each subagent package adds one line here.
-SPECS: dict[str, SubAgentSpec] = {}
-
 PIPELINE_ORDER = ("search", "browser", "file", "generate")
+
+#: Every subagent by name. Adding one takes its spec here, its tools and its schemas.
+SPECS: dict[str, SubAgentSpec] = {
+    spec.name: spec for spec in (SEARCH_SPEC, BROWSER_SPEC, FILE_SPEC, GENERATE_SPEC)
+}
 
 
 def get_spec(name: str) -> SubAgentSpec:

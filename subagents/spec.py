@@ -84,7 +84,15 @@ def build(spec: SubAgentSpec, deps: Mapping[str, Any], read_only: bool | None = 
         for func in group.tools:
             if ro and func.__name__ in group.writes:
                 continue
-            preset = {p: deps[p] for p in injected_params(func) if p in deps}
+            wanted = injected_params(func)
+            absent = [p for p in wanted if p not in deps]
+            if absent:
+                raise TypeError(
+                    f"{spec.name}.{func.__name__} needs {', '.join(absent)} injected "
+                    "(pass None where it is optional); without it the parameter would "
+                    "reach the model's schema"
+                )
+            preset = {p: deps[p] for p in wanted}
             toolkit.register_tool_function(
                 func, group_name=group.name, preset_kwargs=preset or None
             )

@@ -41,14 +41,20 @@ def test_markdownify_fallback_strips_boilerplate():
 def test_tokenize_and_sentences():
     assert "采摘" in tokenize("龙井茶的采摘时间")
     assert tokenize("When was the Company founded?") == ["company", "founded"]
-    text = "# Title line here\n\nFirst sentence is here. Second one follows! 第三句在这里。第四句。"
+    text = (
+        "# Title line here\n\nFirst sentence is here. Second one follows! 第三句在这里。第四句。"
+        "\n\nA paragraph wrapped\nover two lines ends here.\n- A list item of its own\n"
+        "| a table | row |\n"
+    )
     got = [text[s:e] for s, e in sentences(text)]
     assert got == [
-        "Title line here",
         "First sentence is here.",
         "Second one follows!",
         "第三句在这里。",
         "第四句。",
+        "A paragraph wrapped\nover two lines ends here.",
+        "A list item of its own",
+        "a table | row |",
     ]
 
 

@@ -27,8 +27,13 @@ MIN_SENTENCE_CHARS = 12
 
 _CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
 _WORD = re.compile(r"[\w\u3400-\u9fff]+", re.UNICODE)
-# A sentence ends at . ! ? followed by space, at CJK end marks, or at a line break.
-_SENTENCE_END = re.compile(r"(?<=[.!?;])\s+|(?<=[。！？；])|\n+")
+# A sentence ends at . ! ? ; followed by white space, at CJK end marks, at a blank line,
+# or at a line break that starts a new Markdown block (heading, list item, table row,
+# quote). A single line break inside a paragraph is only wrapping and does not end one.
+_SENTENCE_END = re.compile(
+    r"(?<=[.!?;])\s+|(?<=[。！？；])|\n[ \t]*\n\s*"
+    r"|\n(?=[ \t]*(?:#|[-*+][ \t]|\d+[.)][ \t]|\||>))"
+)
 _MD_NOISE = re.compile(r"^[#>*\-|\s]+")
 _STOP_WORDS = (
     "a an the of to in on for and or is are was were be by with as at from that this it its "
@@ -72,6 +77,10 @@ def sentences(text: str) -> list[tuple[int, int]]:
     for match in [*_SENTENCE_END.finditer(text), None]:
         end = match.start() if match else len(text)
         piece = text[start:end]
+        if piece.lstrip().startswith("#"):  # a heading names a passage; it is no evidence
+            if match:
+                start = match.end()
+            continue
         lead = _MD_NOISE.match(piece)
         offset = lead.end() if lead else 0
         s, e = start + offset, start + len(piece.rstrip())

@@ -176,13 +176,21 @@ def uncited_evidence(
 def compile_extractive(
     requirements: str, material: Material, extra: list[EvidenceItem], unknown_ids: list[str]
 ) -> Draft:
-    """A draft made only of the notes' own sentences and evidence spans."""
+    """A draft made only of the notes' own sentences and evidence spans.
+
+    Evidence the notes do not cite gets one section per page. When the notes cite
+    something they are the report's argument and that evidence follows them; when they
+    cite nothing (raw material such as file excerpts) the evidence leads, so that the
+    summary quotes the sources that answer the question.
+    """
     draft = merge_notes([d for _, _, d in material.notes])
     draft.title = draft.title or _title_from(requirements)
     lang = detect_lang(" ".join(p.text for p in draft.points()) + draft.title)
-    draft.sections.extend(
-        uncited_evidence(draft, extra, material.titles(), LABELS[lang]["evidence"])
-    )
+    quoted = uncited_evidence(draft, extra, material.titles(), LABELS[lang]["evidence"])
+    if _cited_keys(draft):
+        draft.sections.extend(quoted)
+    else:
+        draft.sections[:0] = quoted
     missing = [k for k in unknown_ids if k not in _cited_keys(draft)]
     if missing:
         # Listed so that the checker reports them; they never verify.

@@ -20,9 +20,15 @@ class ScriptedModel(ChatModelBase):
         self.plan = list(plan)
         self.calls: list[dict[str, Any]] = []
 
-    async def __call__(self, messages: list[dict], tools: list[dict] | None = None,
-                       tool_choice: str | None = None, **kwargs: Any) -> ChatResponse:
-        self.calls.append({"messages": messages,
-                           "tools": [t["function"]["name"] for t in tools or []]})
+    async def __call__(
+        self,
+        messages: list[dict],
+        tools: list[dict] | None = None,
+        tool_choice: str | None = None,
+        **kwargs: Any,
+    ) -> ChatResponse:
+        self.calls.append(
+            {"messages": messages, "tools": [t["function"]["name"] for t in tools or []]}
+        )
         content = self.plan.pop(0) if self.plan else [TextBlock(type="text", text="done")]
         return ChatResponse(content=content)

@@ -186,9 +186,30 @@ def test_file_plan_lists_then_reads_by_type_then_writes_notes():
         ("xlsx_read_cells", {"path": "/userinput/b.xlsx", "range": "A1:L60"}),
         ("image_qa", {"img_path": "/userinput/c.png"}),
     ]
-    done += [rec(n, input=a, text=f"text of {n}") for n, a in reads]
+    metadata = {
+        "pdf_read_text": {
+            "pages": [
+                {
+                    "page": 1,
+                    "text": "The canal was built in\nstages "
+                    "over many centuries. Short. It carried grain north.",
+                }
+            ]
+        },
+        "xlsx_read_cells": {"cells": [["Day", "City"], [1, "Beijing"], [None, ""]]},
+        "image_qa": {"ocr_text": "THE GRAND CANAL\n\n大运河"},
+    }
+    done += [rec(n, input=a, metadata=metadata[n]) for n, a in reads]
     notes = plan_file({"question": "q"}, done, tools)
-    assert notes[0][0] == "write_file" and "text of pdf_read_text" in notes[0][1]["content"]
+    assert notes[0][0] == "write_file" and notes[0][1]["path"] == "/workspace/notes/files.md"
+    assert notes[0][1]["content"] == (
+        "## From the input file a.pdf\n\n"
+        "- The canal was built in stages over many centuries.\n"
+        "- It carried grain north.\n\n"
+        "## From the input file b.xlsx\n\n- Day — City\n- 1 — Beijing\n\n"
+        "## From the input file c.png\n\n"
+        "- Text in the image: THE GRAND CANAL\n- Text in the image: 大运河\n"
+    )
 
 
 def test_generate_plan_makes_each_requested_format():

@@ -231,18 +231,61 @@ def plan_file(ctx: dict, done: list[ToolCallRecord], tools: set[str]) -> list[Ca
     return []
 
 
+MAX_NOTE_ITEMS = 12
+
+
+def _sentences(text: str, limit: int) -> list[str]:
+    """The first ``limit`` sentences of extracted text, with line breaks undone."""
+    flat = re.sub(r"\s*\n\s*", " ", text).strip()
+    parts = re.split(r"(?<=[.!?。！？])\s+", flat)
+    return [p for p in parts if len(p) > 20][:limit]
+
+
+def _row_bullet(row: list[Any]) -> str:
+    return " — ".join(str(c) for c in row if c not in (None, ""))
+
+
+def note_items(rec: ToolCallRecord) -> list[str]:
+    """What one read contributes to the notes, as short bullet texts."""
+    meta = rec.metadata
+    if rec.name == "pdf_read_text":
+        text = " ".join(str(p.get("text", "")) for p in meta.get("pages", []))
+        return _sentences(text, MAX_NOTE_ITEMS)
+    if rec.name in ("csv_read", "xlsx_read_cells"):
+        rows = meta.get("rows") or meta.get("cells") or []
+        return [_row_bullet(r) for r in rows[:MAX_NOTE_ITEMS] if _row_bullet(r)]
+    if rec.name == "pptx_read_outline":
+        return [
+            f"{s.get('title', '')}: " + "; ".join(b.get("text", "") for b in s.get("bullets", []))
+            for s in meta.get("slides", [])[:MAX_NOTE_ITEMS]
+        ]
+    if rec.name == "image_qa":
+        lines = [ln for ln in str(meta.get("ocr_text") or "").splitlines() if ln.strip()]
+        return [f"Text in the image: {ln}" for ln in lines[:MAX_NOTE_ITEMS]]
+    body = rec.text.split("\n", 1)[1] if "\n" in rec.text else rec.text
+    lines = [ln.strip(" -*#\t") for ln in body.splitlines()]
+    return [ln for ln in lines if len(ln) > 3][:MAX_NOTE_ITEMS]
+
+
 def file_notes(ctx: dict, done: list[ToolCallRecord]) -> str:
-    """Notes on every file read: its path and the start of what the reader returned."""
-    lines = [f"# Notes on the input files\n\nQuestion: {ctx.get('question', '')}\n"]
-    for rec in done:
-        if rec.name in ("list_directory", "write_file") or rec.failed:
+    """Notes in the Generate notes format: one section per file read, user input first."""
+    reads = [r for r in done if not r.failed and r.name not in ("list_directory", "write_file")]
+    reads.sort(
+        key=lambda r: (
+            not str(r.input.get("path") or r.input.get("img_path") or "").startswith("/userinput/")
+        )
+    )
+    sections = []
+    for rec in reads:
+        path = str(rec.input.get("path") or rec.input.get("img_path") or "")
+        items = note_items(rec)
+        if not items:
             continue
-        path = rec.input.get("path") or rec.input.get("img_path")
-        excerpt = rec.text.strip()
-        if len(excerpt) > 1500:
-            excerpt = excerpt[:1500].rsplit("\n", 1)[0] + "\n…"
-        lines.append(f"## {path}\n\nRead with {rec.name}.\n\n{excerpt}\n")
-    return "\n".join(lines)
+        where = "input file" if path.startswith("/userinput/") else "downloaded file"
+        name = path.rsplit("/", 1)[-1]
+        body = "\n".join(f"- {item}" for item in items)
+        sections.append(f"## From the {where} {name}\n\n{body}\n")
+    return "\n".join(sections)
 
 
 FORMAT_TOOLS = {
@@ -257,8 +300,9 @@ def plan_generate(ctx: dict, done: list[ToolCallRecord], tools: set[str]) -> lis
     if done:
         return []
     requirements = (
-        f"Answer the question: {ctx.get('question', '')}\n"
-        "Use the stored pages, the evidence and the notes; cite every claim."
+        f"{ctx.get('question', '')}\n\n"
+        "Answer this question from the stored pages, the evidence and the notes; "
+        "cite every claim."
     )
     if ctx.get("evidence_ids"):
         requirements += "\nEvidence ids: " + ", ".join(ctx["evidence_ids"])

@@ -393,3 +393,11 @@ def test_notes_parser_reads_markers_and_escapes_nothing_into_markup():
 def test_evidence_id_of_sample_items_is_stable():
     items = make_items(EN_PAGE, ["Module prices"], "u", "/p.md")
     assert items[0].id == evidence_id(items[0]) and items[0].id.startswith("ev-")
+
+
+def test_body_text_of_a_span_drops_markdown_syntax_but_keeps_words():
+    from subagents.generate.report import readable_span
+
+    span = "The **Lingqu** in *Guangxi* (see [decline](http://x/d.html)) and snake_case, 5 * 3."
+    assert readable_span(span) == "The Lingqu in Guangxi (see decline) and snake_case, 5 * 3."
+    assert readable_span("a\n  wrapped   line") == "a wrapped line"

@@ -27,11 +27,11 @@ MIN_SENTENCE_CHARS = 12
 
 _CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
 _WORD = re.compile(r"[\w\u3400-\u9fff]+", re.UNICODE)
-# A sentence ends at . ! ? ; followed by white space, at CJK end marks, at a blank line,
+# A sentence ends at . ! ? followed by white space, at CJK end marks, at a blank line,
 # or at a line break that starts a new Markdown block (heading, list item, table row,
 # quote). A single line break inside a paragraph is only wrapping and does not end one.
 _SENTENCE_END = re.compile(
-    r"(?<=[.!?;])\s+|(?<=[。！？；])|\n[ \t]*\n\s*"
+    r"(?<=[.!?])\s+|(?<=[。！？])|\n[ \t]*\n\s*"
     r"|\n(?=[ \t]*(?:#|[-*+][ \t]|\d+[.)][ \t]|\||>))"
 )
 _MD_NOISE = re.compile(r"^[#>*\-|\s]+")

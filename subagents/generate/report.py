@@ -132,7 +132,7 @@ def _title_from(requirements: str) -> str:
     for line in (requirements or "").splitlines():
         line = re.sub(r"\[?\bev-[0-9a-fA-F]{12}\b\]?", "", line).strip().lstrip("#").strip()
         if line:
-            return line if len(line) <= 100 else line[:100].rsplit(" ", 1)[0] + "…"
+            return line if len(line) <= 160 else line[:160].rsplit(" ", 1)[0] + "…"
     return ""
 
 
@@ -152,6 +152,21 @@ def merge_notes(drafts: list[Draft]) -> Draft:
     return merged
 
 
+_MD_LINK = re.compile(r"!?\[([^\]]*)\]\([^)\s]*(?:\s+\"[^\"]*\")?\)")
+_MD_EMPHASIS = re.compile(r"(?<![\w*_`])(\*\*|__|\*|_|`)(?=\S)(.+?)(?<=\S)\1(?![\w*_`])")
+
+
+def readable_span(span: str) -> str:
+    """A quoted span as a reader sees it: Markdown link and emphasis syntax removed.
+
+    The span itself stays exact (it is what the sources list and slide notes quote);
+    only the sentence shown in the body is cleaned.
+    """
+    text = _MD_LINK.sub(r"\1", span)
+    text = _MD_EMPHASIS.sub(r"\2", text)
+    return re.sub(r"\s+", " ", text).strip()
+
+
 def _cited_keys(draft: Draft) -> set[str]:
     return {c.key for p in draft.points() for c in p.cites()}
 
@@ -167,7 +182,7 @@ def uncited_evidence(
             continue
         cited.add(item.id)
         heading = titles.get(item.page_path) or titles.get(item.url) or item.url or label
-        span = re.sub(r"\s+", " ", item.span).strip()
+        span = readable_span(item.span)
         section = sections.setdefault(heading, Section(heading))
         section.points.append(Point([span, Cite(item.id)], bullet=True))
     return list(sections.values())
@@ -224,7 +239,7 @@ def _evidence_lines(items: list[EvidenceItem], titles: dict[str, str], limit: in
     lines = []
     for item in items[:limit]:
         title = titles.get(item.page_path) or titles.get(item.url) or ""
-        span = re.sub(r"\s+", " ", item.span).strip()
+        span = readable_span(item.span)
         if len(span) > 600:
             span = span[:600] + "…"
         lines.append(f'- [{item.id}] {title} <{item.url}>: "{span}"')

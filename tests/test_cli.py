@@ -57,3 +57,70 @@ def test_bad_arguments_exit_2_with_usage():
     )
     assert proc.returncode == 2
     assert "invalid choice" in proc.stderr
+
+
+def _run_cli(
+    args: list[str], env_extra: dict[str, str] | None = None, timeout: int = 300
+) -> subprocess.CompletedProcess:
+    import os
+
+    env = {**os.environ, **(env_extra or {})}
+    return subprocess.run(
+        [sys.executable, "-m", "host", *args],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
+
+
+def test_demo_command_runs_the_pipeline_and_prints_a_json_record(tmp_path):
+    proc = _run_cli(["demo", "--json", "--formats", "md,html", "--runs-dir", str(tmp_path)])
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    record = json.loads(proc.stdout)
+    assert record["outputs"] == ["/workspace/reports/report.md", "/workspace/reports/report.html"]
+    assert record["errors"] == [] and record["citations"] >= 1
+    run_dir = tmp_path / record["id"]
+    assert (run_dir / "workspace/reports/report.html").stat().st_size > 1000
+    assert (run_dir / "internal/run.json").exists()
+
+
+def test_run_reports_and_skips_unreachable_sources(tmp_path):
+    closed = "http://127.0.0.1:9"
+    env = {f"QUARTET_{s}_URL": closed for s in ("GOOGLE", "BING", "SOGOU", "GITHUB", "WIKI")}
+    env["QUARTET_SEARCH_TIMEOUT"] = "2"
+    proc = _run_cli(
+        [
+            "run",
+            "What is the Grand Canal?",
+            "--formats",
+            "md",
+            "--json",
+            "--runs-dir",
+            str(tmp_path),
+        ],
+        env,
+    )
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    record = json.loads(proc.stdout)
+    search = record["stages"][0]
+    assert search["name"] == "search" and search["tool_calls"] == 5
+    assert search["failed_calls"] == 5 and search["error"] is None
+    assert record["outputs"] == ["/workspace/reports/report.md"]
+
+
+def test_bad_arguments_get_clear_errors(tmp_path):
+    cases = [
+        (["run", "q", "--formats", "md,docx"], "unknown docx"),
+        (["run", "q", "--model", "gpt-4"], "PROVIDER:NAME"),
+        (["run", "q", "--input", str(tmp_path / "missing")], "is not a folder"),
+        (["run", "   "], "the question is empty"),
+        (["run", "q", "--model", "openai:gpt-4o-mini"], "OPENAI_API_KEY"),
+    ]
+    for args, message in cases:
+        proc = _run_cli([*args, "--runs-dir", str(tmp_path)], {"OPENAI_API_KEY": ""})
+        assert proc.returncode == 2, (args, proc.stderr)
+        assert message in proc.stderr, (args, proc.stderr)
+        assert "Traceback" not in proc.stderr
+    assert not any(tmp_path.iterdir())  # nothing was started

@@ -7,14 +7,17 @@ import json
 from pathlib import Path
 
 import pytest
+from agentscope.message import ToolUseBlock
+from agentscope.model import ChatResponse
 from pptx import Presentation
 from pypdf import PdfReader
 
 from host.brains import make_brain
-from host.brains.offline import OfflinePolicy
+from host.brains.offline import OfflinePolicy, message_text
 from host.config import Settings
 from host.demo.web import demo_environment
 from host.hub import Host
+from host.stages import find_context
 from subagents import PIPELINE_ORDER
 from subagents.evidence import EvidenceItem, span_matches
 
@@ -151,3 +154,33 @@ def test_a_failed_stage_does_not_sink_the_run(tmp_path, monkeypatch, policy, exp
     assert result.outputs == ["/workspace/reports/report.md"]
     run = json.loads(result.run.real_path("/internal/run.json").read_text())
     assert any(expected in e for e in run["errors"])
+
+
+class NavigateThenCrash(OfflinePolicy):
+    """Opens the real browser on the first browser step, then crashes."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.browser_turns = 0
+
+    async def __call__(self, messages, tools=None, tool_choice=None, **kwargs):
+        if any(t["function"]["name"] == "viewer_fetch" for t in tools or []):
+            self.browser_turns += 1
+            if self.browser_turns == 1:
+                url = find_context([message_text(m) for m in messages])["urls"][0]["url"]
+                call = ToolUseBlock(
+                    type="tool_use", id="nav-1", name="browser_navigate", input={"url": url}
+                )
+                return ChatResponse(content=[call])
+            raise RuntimeError("crashed after navigating")
+        return await super().__call__(messages, tools, tool_choice, **kwargs)
+
+
+def test_the_browser_is_closed_even_when_its_stage_crashes(tmp_path, monkeypatch):
+    monkeypatch.setattr(Host, "_agent_model", lambda self, name, result: NavigateThenCrash())
+    host, result = run_demo(tmp_path, formats=("md",))
+    navigate = [r for r in host.guards["browser"].records if r.name == "browser_navigate"]
+    assert len(navigate) == 1 and not navigate[0].failed, (navigate, result.stages[1])
+    assert "crashed after navigating" in (result.stages[1].error or "")
+    assert host.browser is not None and not host.browser.started
+    assert result.outputs == ["/workspace/reports/report.md"]

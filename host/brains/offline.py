@@ -326,7 +326,8 @@ PLANS = (
 )
 
 
-def _text_of(message: dict) -> str:
+def message_text(message: dict) -> str:
+    """The text of a formatted chat message (a string or a list of blocks)."""
     content = message.get("content")
     if isinstance(content, str):
         return content
@@ -372,7 +373,7 @@ class OfflinePolicy(ChatModelBase):
         **kwargs: Any,
     ) -> ChatResponse:
         names = {t["function"]["name"] for t in tools or []}
-        ctx = find_context([_text_of(m) for m in messages])
+        ctx = find_context([message_text(m) for m in messages])
         calls = self.next_calls(names, ctx)
         usage = ChatUsage(input_tokens=0, output_tokens=0, time=0.0)
         if not calls:

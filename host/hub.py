@@ -94,13 +94,13 @@ class TokenCounter:
     """Wraps a chat model and adds up the usage it reports."""
 
     def __init__(self, model: Any, totals: dict[str, int]) -> None:
-        self._model, self._totals = model, totals
+        self.inner_model, self._totals = model, totals
 
     def __getattr__(self, name: str) -> Any:
-        return getattr(self._model, name)
+        return getattr(self.inner_model, name)
 
     async def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        response = await self._model(*args, **kwargs)
+        response = await self.inner_model(*args, **kwargs)
         usage = getattr(response, "usage", None)
         if usage is not None:
             self._totals["input"] += int(getattr(usage, "input_tokens", 0) or 0)
@@ -170,7 +170,7 @@ class Host:
         deps: dict[str, Any] = {
             "service": run.subagent_service,
             "evidence": self.ledger,
-            "model": None if self.brain.offline else self.brain.model,
+            "model": None if self.brain.offline else TokenCounter(self.brain.model, result.tokens),
         }
         if "browser" in SPECS:
             from subagents.browser.session import BrowserSession

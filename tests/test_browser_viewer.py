@@ -67,7 +67,10 @@ class ScriptedModel(ChatModelBase):
         self.prompts: list[str] = []
 
     async def __call__(self, messages, tools=None, tool_choice=None, **kwargs):
-        self.prompts.append(messages[-1]["content"])
+        content = messages[-1]["content"]
+        if isinstance(content, list):  # formatted blocks
+            content = "".join(b.get("text", "") for b in content if isinstance(b, dict))
+        self.prompts.append(content)
         return ChatResponse(content=[TextBlock(type="text", text=self.replies.pop(0))])
 
 

@@ -25,6 +25,8 @@ from agentscope.message import TextBlock, ToolUseBlock
 from agentscope.model import ChatModelBase, ChatResponse
 from agentscope.model._model_usage import ChatUsage
 
+from subagents.file.generic import reader_for
+
 from ..guards import ToolCallRecord, ToolGuard
 from ..stages import DOCUMENT_EXTENSIONS, find_context, is_document_url
 
@@ -72,22 +74,7 @@ STOPWORDS = frozenset(
         "today",
     ]
 )
-READERS = {
-    ".pdf": "pdf_read_text",
-    ".xlsx": "xlsx_read_cells",
-    ".xlsm": "xlsx_read_cells",
-    ".csv": "csv_read",
-    ".pptx": "pptx_read_outline",
-    ".png": "image_qa",
-    ".jpg": "image_qa",
-    ".jpeg": "image_qa",
-    ".gif": "image_qa",
-    ".webp": "image_qa",
-    ".bmp": "image_qa",
-    ".tif": "image_qa",
-    ".tiff": "image_qa",
-}
-TEXT_EXTENSIONS = (".md", ".txt", ".json", ".yaml", ".yml", ".html", ".htm", ".xml", ".tsv")
+TEXT_EXTENSIONS = (".md", ".txt", ".json", ".yaml", ".yml", ".html", ".htm", ".xml")
 NOTES_PATH = "/workspace/notes/files.md"
 LINK_RE = re.compile(
     r"(?:\]\(|href=[\"']|(?<![\w/.:]))((?:https?://|/|\.\.?/)?[^\s()\"'<>\]]+?\.(?:"
@@ -194,17 +181,15 @@ def plan_downloads(
 
 
 def _reader_call(path: str) -> Call | None:
-    lower = path.lower()
-    for ext, tool in READERS.items():
-        if lower.endswith(ext):
-            if tool == "xlsx_read_cells":
-                return tool, {"path": path, "range": "A1:L60"}
-            if tool == "image_qa":
-                return tool, {"img_path": path}
-            return tool, {"path": path}
-    if lower.endswith(TEXT_EXTENSIONS):
-        return "read_text_file", {"path": path}
-    return None
+    """The File tool call that reads ``path``, chosen by its type; None for unknown binaries."""
+    tool = reader_for(path)
+    if tool == "read_text_file" and not path.lower().endswith(TEXT_EXTENSIONS):
+        return None
+    if tool == "xlsx_read_cells":
+        return tool, {"path": path, "range": "A1:L60"}
+    if tool == "image_qa":
+        return tool, {"img_path": path}
+    return tool, {"path": path}
 
 
 def plan_file(ctx: dict, done: list[ToolCallRecord], tools: set[str]) -> list[Call]:

@@ -8,7 +8,6 @@ item returned satisfies ``stored_text[start:end] == span``; anything else is dro
 
 from __future__ import annotations
 
-import inspect
 import json
 import logging
 import re
@@ -19,6 +18,7 @@ from typing import Any
 from rank_bm25 import BM25Okapi
 
 from subagents.evidence import EvidenceItem, span_matches
+from subagents.models import ask_text
 
 MAX_QUOTES = 5
 BM25_TOP = 3
@@ -151,17 +151,6 @@ def _prompt(text: str, query: str) -> str:
     )
 
 
-async def _call_model(model: Any, prompt: str) -> str:
-    response = await model([{"role": "user", "content": prompt}])
-    if inspect.isasyncgen(response):
-        last = None
-        async for chunk in response:
-            last = chunk
-        response = last
-    blocks = getattr(response, "content", None) or []
-    return "".join(b.get("text", "") for b in blocks if b.get("type") == "text")
-
-
 def parse_reply(raw: str) -> tuple[str, list[str]]:
     """``(answer, quotes)`` from the model's JSON reply (a code fence is tolerated)."""
     match = re.search(r"\{.*\}", raw, re.S)
@@ -179,7 +168,7 @@ def parse_reply(raw: str) -> tuple[str, list[str]]:
 
 async def answer_with_model(model: Any, text: str, query: str, url: str, page_path: str) -> Answer:
     """Ask ``model`` for an answer with verbatim quotes and keep the quotes that verify."""
-    answer, quotes = parse_reply(await _call_model(model, _prompt(text, query)))
+    answer, quotes = parse_reply(await ask_text(model, _prompt(text, query)))
     found = []
     for quote in quotes:
         where = locate(text, quote)

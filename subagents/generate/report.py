@@ -9,11 +9,11 @@ cites evidence ids; either way every citation is checked afterwards
 
 from __future__ import annotations
 
-import inspect
 import re
 from dataclasses import dataclass, field
 
 from subagents.evidence import EvidenceItem
+from subagents.models import ask_text
 
 from .citations import Citation, CitationChecker, Dropped, check_draft
 from .notes import Cite, Draft, Point, Section, ids_in, parse_notes
@@ -259,41 +259,6 @@ def model_prompt(
     )
 
 
-def _formatter_for(model: object) -> object:
-    """The agentscope formatter that speaks ``model``'s message format."""
-    from agentscope import formatter as fm
-    from agentscope import model as md
-
-    pairs = [
-        (md.DashScopeChatModel, fm.DashScopeChatFormatter),
-        (md.AnthropicChatModel, fm.AnthropicChatFormatter),
-        (md.GeminiChatModel, fm.GeminiChatFormatter),
-        (md.OllamaChatModel, fm.OllamaChatFormatter),
-    ]
-    for model_cls, formatter_cls in pairs:
-        if isinstance(model, model_cls):
-            return formatter_cls()
-    return fm.OpenAIChatFormatter()
-
-
-async def ask_model(model: object, system: str, prompt: str) -> str:
-    """One model call without tools; the text of the (last, for streams) response."""
-    from agentscope.message import Msg
-
-    formatter = _formatter_for(model)
-    messages = await formatter.format(
-        [Msg("system", system, "system"), Msg("user", prompt, "user")]
-    )
-    result = await model(messages)
-    if inspect.isasyncgen(result):
-        last = None
-        async for chunk in result:
-            last = chunk
-        result = last
-    blocks = getattr(result, "content", None) or []
-    return "".join(b.get("text", "") for b in blocks if b.get("type") == "text")
-
-
 def parse_model_text(text: str) -> Draft:
     """The model's Markdown as a draft; fences unwrapped, any sources section left out."""
     fenced = re.fullmatch(r"\s*```[a-zA-Z]*\n(.*?)\n```\s*", text, re.DOTALL)
@@ -349,8 +314,8 @@ async def build_report(
     prose = "extractive"
     if model is not None:
         try:
-            text = await ask_model(
-                model, SYSTEM_PROMPT, model_prompt(requirements, material, extra)
+            text = await ask_text(
+                model, model_prompt(requirements, material, extra), system=SYSTEM_PROMPT
             )
             draft = parse_model_text(text)
             if draft.is_empty():

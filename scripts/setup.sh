@@ -49,11 +49,16 @@ fi
 want=$(cat pyproject.toml scripts/setup.sh | sha256sum | cut -d' ' -f1)
 if [ "$(cat "$STAMP" 2>/dev/null)" != "$want" ]; then
   say "installing Python packages (first run takes about a minute)"
-  "$VENV/bin/python" -m pip install -q --disable-pip-version-check --upgrade pip 2>/dev/null || true
-  "$VENV/bin/python" -m pip install -q --disable-pip-version-check -e '.[dev]' 2>&1 \
-    | grep -v "is ignored: it is neither a file nor a directory" || true
-  "$VENV/bin/python" -c "import agentscope, playwright, trafilatura, weasyprint" \
-    || { say "Python packages failed to install"; exit 1; }
+  log="$VENV/pip-install.log"
+  if ! { "$VENV/bin/python" -m pip install -q --disable-pip-version-check --upgrade pip &&
+         "$VENV/bin/python" -m pip install -q --disable-pip-version-check -e '.[dev]'; } \
+       >"$log" 2>&1 ||
+     ! "$VENV/bin/python" -c "import agentscope, playwright, trafilatura, weasyprint" 2>>"$log"
+  then
+    tail -40 "$log" >&2
+    say "Python packages failed to install; the whole log is in $log"
+    exit 1
+  fi
   echo "$want" > "$STAMP"
 fi
 

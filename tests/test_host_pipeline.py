@@ -73,6 +73,15 @@ def test_stages_ran_in_order_and_each_did_work(demo):
     assert ctx["urls"] and ctx["pages"] and ctx["downloads"] and ctx["notes"]
 
 
+def test_subagents_cannot_reach_the_host_records(demo):
+    _, result = demo
+    for op in ("list", "read_binary", "write"):
+        assert not result.run.subagent_service.can("/internal/run.json", op)
+        assert result.run.host_service.can("/internal/run.json", op)
+    assert not result.run.subagent_service.can("/userinput/research-brief.pdf", "write")
+    assert "/internal/" not in result.run.subagent_service.describe_grants_markdown()
+
+
 def test_transcript_and_run_json(demo):
     _, result = demo
     lines = result.run.real_path("/internal/transcript.jsonl").read_text().splitlines()

@@ -90,6 +90,13 @@ def _cmd_demo(args: argparse.Namespace) -> int:
     return _report(result, settings)
 
 
+def _cmd_mcp(args: argparse.Namespace) -> int:
+    from .mcp import serve_subagent
+
+    asyncio.run(serve_subagent(args.subagent, args.workspace, args.input))
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="quartet",
@@ -122,6 +129,11 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--input", metavar="DIR", help="folder of input files (read-only)")
     common(run)
     run.set_defaults(func=_cmd_run)
+    mcp = sub.add_parser("mcp", help="serve one subagent's toolkit as an MCP server (stdio)")
+    mcp.add_argument("subagent", choices=PIPELINE_ORDER)
+    mcp.add_argument("--workspace", default=".", help="folder behind /workspace/ (default: .)")
+    mcp.add_argument("--input", help="folder mounted read-only as /userinput/")
+    mcp.set_defaults(func=_cmd_mcp)
     return parser
 
 

@@ -28,6 +28,7 @@ class Settings:
     stage_timeout: float = 600.0
     stage_timeouts: dict[str, float] = field(default_factory=dict)
     max_pages: int = 8
+    mcp_servers: list[Any] = field(default_factory=list)
     quiet: bool = False
     json_output: bool = False
     extra: dict[str, Any] = field(default_factory=dict)
@@ -93,6 +94,12 @@ def load_settings(flags: dict[str, Any], toml_path: Path | None = None) -> Setti
     if not isinstance(raw_timeouts, dict):
         raise ConfigError("stage_timeouts: expected a table such as {browser = 300}")
     s.stage_timeouts = {str(k): float(v) for k, v in raw_timeouts.items()}
+    from .mcp import McpServerConfig
+
+    try:
+        s.mcp_servers = [McpServerConfig.parse(raw) for raw in toml.get("mcp", [])]
+    except (ValueError, AttributeError, TypeError) as exc:
+        raise ConfigError(f"quartet.toml: {exc}") from None
     s.quiet = bool(flags.get("quiet"))
     s.json_output = bool(flags.get("json"))
     return s

@@ -26,6 +26,7 @@ from .brains import Brain
 from .brains.offline import OfflinePolicy
 from .config import Settings
 from .guards import ToolCallRecord, ToolGuard, delegation_scope, evicted_name
+from .mcp import attach_mcp_tools
 from .run import RunFolder
 from .stages import browser_outputs, delegation_msg, search_urls, summarize, written_paths
 from .transcript import Transcript, save_evidence, save_run_json
@@ -156,6 +157,21 @@ class Host:
         self.host_agent = HostAgent()
         self.browser: Any = None
         self.hook_state: Any = None
+        self.mcp_clients: list[Any] = []
+        self.mcp_tools: dict[str, list[str]] = {}
+        self.cleanup_errors: list[str] = []
+
+    async def close(self) -> None:
+        """Close the browser and every MCP client; one failure does not stop the rest."""
+        closers = [self.browser.aclose] if self.browser is not None else []
+        closers += [
+            c.close for c in reversed(self.mcp_clients) if getattr(c, "is_connected", False)
+        ]
+        for close in closers:
+            try:
+                await close()
+            except Exception as exc:  # cleanup must reach every resource
+                self.cleanup_errors.append(f"{type(exc).__name__}: {exc}")
 
     def _emit(self, kind: str, **data: Any) -> None:
         self.on_event(kind, data)
@@ -165,8 +181,8 @@ class Host:
             return OfflinePolicy()
         return TokenCounter(self.brain.model, result.tokens)
 
-    def build_agents(self, run: RunFolder, result: RunResult) -> None:
-        """One toolkit, guard and silent ReActAgent per built subagent."""
+    async def build_agents(self, run: RunFolder, result: RunResult) -> None:
+        """One toolkit, guard and silent ReActAgent per built subagent, MCP tools attached."""
         deps: dict[str, Any] = {
             "service": run.subagent_service,
             "evidence": self.ledger,
@@ -188,6 +204,14 @@ class Host:
                 continue
             spec = SPECS[name]
             toolkit = build_toolkit(name, **{k: v for k, v in deps.items() if k in spec.requires})
+            for server in self.settings.mcp_servers:
+                if server.subagent == name:
+                    client = server.client()
+                    if hasattr(client, "connect"):
+                        await client.connect()
+                    self.mcp_clients.append(client)
+                    added = await attach_mcp_tools(toolkit, client, server.tools)
+                    self.mcp_tools.setdefault(name, []).extend(added)
             guard = ToolGuard(
                 name,
                 toolkit,
@@ -213,7 +237,7 @@ class Host:
                 from subagents.browser import attach_browser_hooks
 
                 self.hook_state = attach_browser_hooks(agent, self.browser)
-            check_allowlist(toolkit, spec)
+            check_allowlist(toolkit, spec, extra=tuple(self.mcp_tools.get(name, ())))
             self.agents[name], self.guards[name] = agent, guard
 
     async def run_stage(
@@ -243,7 +267,7 @@ class Host:
         records = guard.records[since:]
         stage.tool_calls = len(records)
         stage.failed_calls = sum(r.failed for r in records)
-        check_allowlist(agent.toolkit, SPECS[name])
+        check_allowlist(agent.toolkit, SPECS[name], extra=tuple(self.mcp_tools.get(name, ())))
         outcome = Msg(
             name,
             summarize(name, records, stage.reply)
@@ -298,7 +322,7 @@ class Host:
         self._emit("run_start", run=run)
         started = time.perf_counter()
         try:
-            self.build_agents(run, result)
+            await self.build_agents(run, result)
             announcement = Msg("Host", f"Research request: {question}", "user")
             async with MsgHub(
                 participants=[self.host_agent, *self.agents.values()],
@@ -315,8 +339,7 @@ class Host:
                     self.carry_forward(name, records, context)
                     await save_evidence(run.host_service, self.ledger)
         finally:
-            if self.browser is not None:
-                await self.browser.aclose()
+            await self.close()
             result.seconds = time.perf_counter() - started
             result.context = context
             result.outputs = list(context.get("outputs", []))

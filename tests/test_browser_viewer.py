@@ -408,3 +408,14 @@ async def test_download_only_into_writable_paths(site, disk_service):
     )
     assert text_of(res).startswith("Error:")
     assert len(site.hits) == before
+
+
+async def test_allowlist_network_mode_refuses_every_other_host(site, memory_service, monkeypatch):
+    monkeypatch.setenv("QUARTET_NETWORK", "allowlist")
+    res = await viewer_fetch(site.url("/static/article.html"), service=memory_service)
+    assert not text_of(res).startswith("Error"), text_of(res)  # 127.0.0.1 is listed
+    only = AllowList.from_env("127.0.0.1", only=True)
+    for public in ("http://93.184.216.34/", "https://1.1.1.1/x"):
+        with pytest.raises(BlockedURLError, match="limited to the hosts"):
+            await check_url(public, only)
+    assert await check_url("http://93.184.216.34/", AllowList.from_env("", only=False))

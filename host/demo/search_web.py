@@ -875,9 +875,7 @@ def _gh_owner(full: str) -> dict[str, object]:
 
 def _gh_repo(index: int, doc: Document, pulls: bool) -> dict[str, object]:
     full = _owner_repo(doc)
-    html_url = (
-        doc.url if urlsplit(doc.url).hostname == "github.com" else f"https://github.com/{full}"
-    )
+    html_url = doc.url  # a document off github.com stands for a repository at its own page
     return {
         "id": 5000 + index,
         "node_id": f"R_kgDO{index:06d}",

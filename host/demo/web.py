@@ -38,9 +38,9 @@ def patched_environ(values: dict[str, str], remove: tuple[str, ...] = ()) -> Ite
 def demo_environment(settings: Settings) -> Iterator[tuple[str, Settings]]:
     """Serve the bundled web and search engines; yield the demo question and settings.
 
-    Every search source points at the local engines, 127.0.0.1 is allowed for fetching,
-    API keys are hidden for the duration, and the sample input folder is mounted as
-    ``/userinput/``.
+    Every search source points at the local engines, pages may be fetched from
+    127.0.0.1 and from nowhere else, API keys are hidden for the duration, and the
+    sample input folder is mounted as ``/userinput/``.
     """
     with tempfile.TemporaryDirectory(prefix="quartet-demo-") as tmp:
         site_dir, input_dir = Path(tmp) / "site", Path(tmp) / "input"
@@ -52,6 +52,10 @@ def demo_environment(settings: Settings) -> Iterator[tuple[str, Settings]]:
                 Document(d["title"], d["url"], d["text"]) for d in search_corpus(base_url, index)
             ]
             with SearchWeb(corpus) as engines:
-                env = {**engines.env(), "QUARTET_ALLOW_HOSTS": "127.0.0.1,localhost"}
+                env = {
+                    **engines.env(),
+                    "QUARTET_ALLOW_HOSTS": "127.0.0.1,localhost",
+                    "QUARTET_NETWORK": "allowlist",
+                }
                 with patched_environ(env, remove=KEY_VARIABLES):
                     yield DEMO_QUESTION, replace(settings, input_dir=input_dir)

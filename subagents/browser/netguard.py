@@ -4,8 +4,10 @@ Only ``http`` and ``https`` URLs pass. The host name is resolved and every addre
 resolves to must be a public one: private, loopback, link-local, multicast, reserved and
 unspecified addresses are refused unless the host name, or a network containing the
 address, is listed in ``QUARTET_ALLOW_HOSTS`` (comma-separated host names, addresses or
-CIDRs; empty by default). The check runs before any connection is opened, and callers run
-it again for every redirect hop.
+CIDRs; empty by default). With ``QUARTET_NETWORK=allowlist`` only the listed hosts and
+networks may be reached at all (the offline demo uses this, so nothing leaves the
+machine). The check runs before any connection is opened, and callers run it again for
+every redirect hop.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from dataclasses import dataclass
 from urllib.parse import urlsplit
 
 ALLOW_ENV = "QUARTET_ALLOW_HOSTS"
+NETWORK_ENV = "QUARTET_NETWORK"
 RESOLVE_TIMEOUT = 5.0
 
 IPAddress = ipaddress.IPv4Address | ipaddress.IPv6Address
@@ -34,10 +37,13 @@ class AllowList:
 
     hosts: frozenset[str]
     networks: tuple[IPNetwork, ...]
+    only: bool = False
 
     @classmethod
-    def from_env(cls, value: str | None = None) -> AllowList:
+    def from_env(cls, value: str | None = None, only: bool | None = None) -> AllowList:
         raw = os.environ.get(ALLOW_ENV, "") if value is None else value
+        if only is None:
+            only = os.environ.get(NETWORK_ENV, "").strip().lower() == "allowlist"
         hosts: set[str] = set()
         networks: list[IPNetwork] = []
         for entry in (e.strip().lower() for e in raw.split(",")):
@@ -47,7 +53,7 @@ class AllowList:
                 networks.append(ipaddress.ip_network(entry.strip("[]"), strict=False))
             except ValueError:
                 hosts.add(entry.rstrip("."))
-        return cls(frozenset(hosts), tuple(networks))
+        return cls(frozenset(hosts), tuple(networks), only)
 
     def host_allowed(self, host: str) -> bool:
         return host in self.hosts
@@ -118,6 +124,11 @@ async def check_url(url: str, allow: AllowList | None = None) -> str:
     if allow.host_allowed(host):
         return url
     for address in await resolve(host, port):
+        if allow.only and not allow.address_allowed(address):
+            raise BlockedURLError(
+                f"Error: refused to fetch {url[:200]}: the network is limited to the hosts "
+                f"in {ALLOW_ENV} ({NETWORK_ENV}=allowlist) and {host} is not one of them."
+            )
         if not (is_public(address) or allow.address_allowed(address)):
             raise BlockedURLError(
                 f"Error: refused to fetch {url[:200]}: {host} resolves to the non-public "

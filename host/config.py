@@ -28,6 +28,7 @@ class Settings:
     stage_timeout: float = 600.0
     stage_timeouts: dict[str, float] = field(default_factory=dict)
     max_pages: int = 8
+    history_chars: int = 200_000
     mcp_servers: list[Any] = field(default_factory=list)
     quiet: bool = False
     json_output: bool = False
@@ -81,6 +82,7 @@ def load_settings(flags: dict[str, Any], toml_path: Path | None = None) -> Setti
         ("depth_cap", "QUARTET_DEPTH_CAP", int),
         ("stage_timeout", "QUARTET_STAGE_TIMEOUT", float),
         ("max_pages", "QUARTET_MAX_PAGES", int),
+        ("history_chars", "QUARTET_HISTORY_CHARS", int),
     ):
         raw = pick(name, env_name, getattr(s, name))
         try:

@@ -18,6 +18,7 @@ from agentscope.agent import AgentBase, ReActAgent
 from agentscope.memory import InMemoryMemory
 from agentscope.message import Msg
 from agentscope.pipeline import MsgHub
+from agentscope.token import CharTokenCounter
 
 from subagents import PIPELINE_ORDER, SPECS, build_toolkit, check_allowlist
 from subagents.evidence import EvidenceLedger
@@ -176,6 +177,20 @@ class Host:
     def _emit(self, kind: str, **data: Any) -> None:
         self.on_event(kind, data)
 
+    def _compression(self) -> ReActAgent.CompressionConfig | None:
+        """Long histories are summarised by the model once they pass the threshold.
+
+        The offline brain plans from tool results, not from history, so it needs none.
+        """
+        if self.brain.offline:
+            return None
+        return ReActAgent.CompressionConfig(
+            enable=True,
+            agent_token_counter=CharTokenCounter(),
+            trigger_threshold=self.settings.history_chars,
+            keep_recent=4,
+        )
+
     def _agent_model(self, name: str, result: RunResult) -> Any:
         if self.brain.offline:
             return OfflinePolicy()
@@ -231,6 +246,7 @@ class Host:
                 memory=InMemoryMemory(),
                 max_iters=MAX_ITERS,
                 parallel_tool_calls=True,
+                compression_config=self._compression(),
             )
             agent.set_console_output_enabled(False)
             if name == "browser" and self.browser is not None:

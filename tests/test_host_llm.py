@@ -145,7 +145,7 @@ def llm_run(tmp_path, monkeypatch):
 
 
 def test_llm_brain_drives_every_stage_through_the_openai_wire_format(llm_run):
-    server, _, result = llm_run
+    server, host, result = llm_run
     assert set(server.stage_turns) == {
         "search_wiki",
         "viewer_fetch",
@@ -159,6 +159,9 @@ def test_llm_brain_drives_every_stage_through_the_openai_wire_format(llm_run):
     report = result.run.real_path("/workspace/reports/report.md").read_text(encoding="utf-8")
     assert "Beijing" in report
     assert result.tokens["input"] >= 11 * 8 and result.tokens["output"] >= 7 * 8
+    for agent in host.agents.values():  # long histories are compressed for LLM brains
+        assert agent.compression_config.enable
+        assert agent.compression_config.trigger_threshold == 200_000
 
 
 def test_the_key_travels_only_in_the_authorization_header(llm_run):

@@ -105,7 +105,7 @@ def test_mcp_entries_in_quartet_toml_are_validated(tmp_path):
         load_settings({}, toml)
 
 
-def test_a_run_uses_an_attached_mcp_tool_and_closes_its_server(tmp_path):
+def test_a_run_attaches_allowlisted_mcp_tools_and_closes_their_server(tmp_path):
     settings = Settings(runs_dir=tmp_path / "runs", formats=("md",), quiet=True)
     settings.mcp_servers = [
         McpServerConfig(

@@ -101,6 +101,7 @@ async def _memory_names(agent) -> list[str]:
 
 def test_each_subagent_observes_the_others_results(demo):
     host, _ = demo
+    assert all(agent.compression_config is None for agent in host.agents.values())
     for name, agent in host.agents.items():
         seen = asyncio.run(_memory_names(agent))
         others = [n for n in PIPELINE_ORDER if n != name]

@@ -105,17 +105,20 @@ def test_mcp_entries_in_quartet_toml_are_validated(tmp_path):
         load_settings({}, toml)
 
 
+def scratch_file_server(subagent: str, workspace: Path) -> McpServerConfig:
+    """The file toolkit served over stdio, offering its csv_write to ``subagent``."""
+    return McpServerConfig(
+        subagent=subagent,
+        name="scratch",
+        tools=("csv_write",),
+        command=sys.executable,
+        args=("-m", "host", "mcp", "file", "--workspace", str(workspace)),
+    )
+
+
 def test_a_run_attaches_allowlisted_mcp_tools_and_closes_their_server(tmp_path):
     settings = Settings(runs_dir=tmp_path / "runs", formats=("md",), quiet=True)
-    settings.mcp_servers = [
-        McpServerConfig(
-            subagent="file",
-            name="scratch",
-            tools=("csv_write",),
-            command=sys.executable,
-            args=("-m", "host", "mcp", "file", "--workspace", str(tmp_path / "scratch")),
-        )
-    ]
+    settings.mcp_servers = [scratch_file_server("file", tmp_path / "scratch")]
     # the built-in file toolkit already has csv_write: attaching it must be refused
     with demo_environment(settings) as (question, env_settings):
         host = Host(env_settings, make_brain("offline"))
@@ -123,15 +126,7 @@ def test_a_run_attaches_allowlisted_mcp_tools_and_closes_their_server(tmp_path):
             asyncio.run(host.run(question))
     assert host.mcp_clients and not host.mcp_clients[0].is_connected
 
-    settings.mcp_servers = [
-        McpServerConfig(
-            subagent="generate",
-            name="scratch",
-            tools=("csv_write",),
-            command=sys.executable,
-            args=("-m", "host", "mcp", "file", "--workspace", str(tmp_path / "scratch")),
-        )
-    ]
+    settings.mcp_servers = [scratch_file_server("generate", tmp_path / "scratch")]
     with demo_environment(settings) as (question, env_settings):
         host = Host(env_settings, make_brain("offline"))
         result = asyncio.run(host.run(question))

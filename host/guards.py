@@ -39,6 +39,22 @@ class ToolCallRecord:
     refused: bool = False
     evicted_to: str | None = None
 
+    def summary(self) -> dict[str, Any]:
+        """A JSON-ready line for run.json: what was called, how long, how it ended."""
+        shown = {
+            k: (v if len(str(v)) <= 200 else str(v)[:200] + "…") for k, v in self.input.items()
+        }
+        return {
+            "stage": self.stage,
+            "tool": self.name,
+            "input": shown,
+            "seconds": round(self.seconds, 3),
+            "ok": not self.failed,
+            "refused": self.refused,
+            "note": "" if not self.failed else self.text[:300],
+            "evicted_to": self.evicted_to,
+        }
+
     @property
     def failed(self) -> bool:
         return (

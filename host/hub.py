@@ -76,6 +76,7 @@ class RunResult:
     citations: int = 0
     seconds: float = 0.0
     tokens: dict[str, int] = field(default_factory=lambda: {"input": 0, "output": 0})
+    calls: list[ToolCallRecord] = field(default_factory=list)
 
     def record(self) -> dict[str, Any]:
         """The content of ``/internal/run.json``."""
@@ -87,6 +88,7 @@ class RunResult:
             "stages": [s.__dict__ for s in self.stages],
             "outputs": self.outputs,
             "citations": self.citations,
+            "tool_calls": [call.summary() for call in self.calls],
             "context": self.context,
             "errors": [f"{s.name}: {s.error}" for s in self.stages if s.error],
         }
@@ -352,6 +354,7 @@ class Host:
                         continue
                     stage, records = await self.run_stage(hub, name, context, transcript)
                     result.stages.append(stage)
+                    result.calls.extend(records)
                     self.carry_forward(name, records, context)
                     await save_evidence(run.host_service, self.ledger)
         finally:

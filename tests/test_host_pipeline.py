@@ -93,6 +93,11 @@ def test_transcript_and_run_json(demo):
     run = json.loads(result.run.real_path("/internal/run.json").read_text())
     assert [s["name"] for s in run["stages"]] == list(PIPELINE_ORDER)
     assert run["outputs"] == result.outputs and run["errors"] == []
+    calls = run["tool_calls"]
+    assert len(calls) == sum(s["tool_calls"] for s in run["stages"])
+    assert {c["stage"] for c in calls} == set(PIPELINE_ORDER)
+    assert all(c["ok"] for c in calls if c["tool"].startswith("generate_"))
+    assert all(len(str(v)) <= 201 for c in calls for v in c["input"].values())
 
 
 async def _memory_names(agent) -> list[str]:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from browser_sites import ARTICLE_PARAGRAPHS
 
 from subagents.browser.evidence import answer_bm25, sentences, tokenize
@@ -33,7 +35,7 @@ def test_markdownify_fallback_strips_boilerplate():
     )
     page = html_to_markdown(html, "http://example.org/")
     assert page.extractor == "markdownify"
-    assert "[Product 7](/p7)" in page.markdown
+    assert "[Product 7](http://example.org/p7)" in page.markdown
     for gone in ("Site header", "Menu", "Ads", "Foot", "evil"):
         assert gone not in page.markdown
 
@@ -86,3 +88,14 @@ def test_normalise_text():
     assert normalise_text("a\x00b\r\n\n\n\n c\x07") == "ab\n\n c"
     long = normalise_text("x" * 30_000, limit=100)
     assert long.startswith("x" * 100) and "more characters not shown" in long
+
+
+def test_relative_links_resolve_against_the_page_not_the_site_root():
+    from subagents.browser.extract import html_to_markdown
+
+    body = "<p>" + "Canals carried grain north for centuries. " * 8
+    body += 'Read <a href="b.html">the next page</a>, <a href="../docs/r.pdf">the report</a>'
+    body += ' and <a href="/top.html">the index</a>.</p>'
+    html = f"<html><head><title>T</title></head><body><main>{body}</main></body></html>"
+    links = re.findall(r"\]\(([^)]*)\)", html_to_markdown(html, "http://h:1/en/a.html").markdown)
+    assert links == ["http://h:1/en/b.html", "http://h:1/docs/r.pdf", "http://h:1/top.html"]

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+import lxml.etree
 import lxml.html
 import trafilatura
 from bs4 import BeautifulSoup
@@ -71,12 +72,29 @@ def markdownify_clean(html: str) -> str:
     return _tidy(markdownify(str(root), heading_style="ATX", strip=["img"]))
 
 
+def absolute_links(html: str, url: str) -> str:
+    """``html`` with every link made absolute against the page's own URL (and <base>).
+
+    trafilatura resolves relative links against the site root rather than the page, so a
+    link ``b.html`` on ``/en/a.html`` would come out as ``/b.html``; resolving first keeps
+    it ``/en/b.html``.
+    """
+    try:
+        doc = lxml.html.document_fromstring(html)
+        doc.make_links_absolute(url, resolve_base_href=True, handle_failures="ignore")
+        return lxml.html.tostring(doc, encoding="unicode")
+    except (ValueError, lxml.etree.ParserError):
+        return html
+
+
 def html_to_markdown(html: str, url: str | None = None) -> Extracted:
-    """Convert a page to Markdown, keeping tables and links.
+    """Convert a page to Markdown, keeping tables and links (made absolute).
 
     trafilatura extracts the main content; when it finds little or nothing (None, or under
     MIN_TRAFILATURA_CHARS characters) the cleaned HTML goes through markdownify instead.
     """
+    if url:
+        html = absolute_links(html, url)
     title, visible, script_chars = _inspect(html)
     text = None
     try:

@@ -330,3 +330,22 @@ def test_server_stops_on_exit(demo: Demo) -> None:
         assert httpx.get(base + "en/index.html").status_code == 200
     with pytest.raises(httpx.ConnectError):
         httpx.get(base + "en/index.html", timeout=2)
+
+
+def test_demo_environment_reuses_the_built_site_until_the_content_changes(tmp_path, monkeypatch):
+    from host.config import Settings
+    from host.demo import web
+
+    settings = Settings(runs_dir=tmp_path)
+    with web.demo_environment(settings) as (_, first):
+        site_dirs = sorted((tmp_path / ".demo-cache").glob("site-*"))
+        stamp = (site_dirs[0] / ".complete").stat().st_mtime_ns
+        assert (first.input_dir / "museum-placard.png").exists()
+    with web.demo_environment(settings) as (_, second):
+        assert second.input_dir == first.input_dir
+        assert (site_dirs[0] / ".complete").stat().st_mtime_ns == stamp  # not rebuilt
+    monkeypatch.setattr(web, "content_key", lambda: "changed-content")
+    with web.demo_environment(settings) as (_, third):
+        assert third.input_dir.name == "inputs-changed-content"
+    assert len(list((tmp_path / ".demo-cache").glob("site-*"))) == 2
+    assert not list((tmp_path / ".demo-cache").glob(".*"))  # no half-made folders left

@@ -316,8 +316,12 @@ class Host:
         elif name == "file":
             context["notes"] = written_paths(records, ("write_file", "edit_file"))
         elif name == "generate":
-            context["outputs"] = written_paths(
+            written = written_paths(
                 records, ("generate_markdown", "generate_html", "generate_pdf", "generate_pptx")
+            )
+            order = {fmt: i for i, fmt in enumerate(self.settings.formats)}
+            context["outputs"] = sorted(
+                written, key=lambda p: order.get(p.rsplit(".", 1)[-1], len(order))
             )
             context["citations"] = max(
                 (int(r.metadata.get("citations_kept", 0)) for r in records if not r.failed),

@@ -8,6 +8,11 @@ CIDRs; empty by default). With ``QUARTET_NETWORK=allowlist`` only the listed hos
 networks may be reached at all (the offline demo uses this, so nothing leaves the
 machine). The check runs before any connection is opened, and callers run it again for
 every redirect hop.
+
+A host name may resolve differently a moment later (DNS rebinding), so the HTTP client
+applies the same rules again when it connects (see :mod:`.netpin`):
+:func:`permitted_addresses` gives the addresses it may connect to. Both paths resolve
+through :func:`resolve`.
 """
 
 from __future__ import annotations
@@ -29,6 +34,10 @@ IPNetwork = ipaddress.IPv4Network | ipaddress.IPv6Network
 
 class BlockedURLError(ValueError):
     """A URL the Browser must not fetch; ``str()`` says why and what to do."""
+
+
+class UnresolvableHostError(BlockedURLError):
+    """A host name that did not resolve to any address."""
 
 
 @dataclass(frozen=True)
@@ -102,7 +111,7 @@ async def resolve(host: str, port: int) -> list[IPAddress]:
             loop.getaddrinfo(host, port, type=socket.SOCK_STREAM), RESOLVE_TIMEOUT
         )
     except (OSError, TimeoutError) as exc:
-        raise BlockedURLError(
+        raise UnresolvableHostError(
             f"Error: the host name {host!r} could not be resolved ({exc or 'timeout'}). "
             "Check the URL."
         ) from None
@@ -111,7 +120,26 @@ async def resolve(host: str, port: int) -> list[IPAddress]:
         address = ipaddress.ip_address(info[4][0].split("%", 1)[0])
         if address not in found:
             found.append(address)
+    if not found:
+        raise UnresolvableHostError(f"Error: the host name {host!r} has no address. Check the URL.")
     return found
+
+
+def address_refusal(host: str, address: IPAddress, allow: AllowList) -> str | None:
+    """Why ``address`` (an address of ``host``) may not be reached, or None when it may."""
+    if allow.host_allowed(host):
+        return None
+    if allow.only and not allow.address_allowed(address):
+        return (
+            f"the network is limited to the hosts in {ALLOW_ENV} ({NETWORK_ENV}=allowlist) "
+            f"and {host} is not one of them."
+        )
+    if not (is_public(address) or allow.address_allowed(address)):
+        return (
+            f"{host} resolves to the non-public address {address}. Only public web addresses "
+            "can be fetched."
+        )
+    return None
 
 
 async def check_url(url: str, allow: AllowList | None = None) -> str:
@@ -124,14 +152,23 @@ async def check_url(url: str, allow: AllowList | None = None) -> str:
     if allow.host_allowed(host):
         return url
     for address in await resolve(host, port):
-        if allow.only and not allow.address_allowed(address):
-            raise BlockedURLError(
-                f"Error: refused to fetch {url[:200]}: the network is limited to the hosts "
-                f"in {ALLOW_ENV} ({NETWORK_ENV}=allowlist) and {host} is not one of them."
-            )
-        if not (is_public(address) or allow.address_allowed(address)):
-            raise BlockedURLError(
-                f"Error: refused to fetch {url[:200]}: {host} resolves to the non-public "
-                f"address {address}. Only public web addresses can be fetched."
-            )
+        reason = address_refusal(host, address, allow)
+        if reason is not None:
+            raise BlockedURLError(f"Error: refused to fetch {url[:200]}: {reason}")
     return url
+
+
+async def permitted_addresses(host: str, port: int, allow: AllowList) -> list[IPAddress]:
+    """The addresses of ``host`` that may be connected to, in the resolver's order.
+
+    Resolves ``host`` afresh and keeps each address the rules of :func:`check_url` allow.
+    Raises BlockedURLError naming the first refused address when none is left, and
+    UnresolvableHostError when the name does not resolve.
+    """
+    host = host.strip("[]").rstrip(".").lower()
+    addresses = await resolve(host, port)
+    permitted = [a for a in addresses if address_refusal(host, a, allow) is None]
+    if permitted:
+        return permitted
+    reason = address_refusal(host, addresses[0], allow)
+    raise BlockedURLError(f"Error: refused to fetch from {host} (port {port}): {reason}")

@@ -1,7 +1,8 @@
 """Fetching tiers: plain HTTP first, Chromium only when the quality gate says so.
 
 The HTTP tier follows redirects itself so that the network guard checks every hop
-before any connection is made to it. The quality gate looks at the status and at the
+before any connection is made to it, and its client checks each address again as it
+connects to it. The quality gate looks at the status and at the
 extracted text: a 202/403/429, a challenge page, a script-only shell or too little text
 sends the page to the Chromium tier of the agent's :class:`BrowserSession`.
 """
@@ -21,6 +22,7 @@ from bs4.dammit import UnicodeDammit
 
 from .extract import Extracted, html_to_markdown, plain_to_markdown
 from .netguard import AllowList, BlockedURLError, check_url
+from .netpin import GuardedTransport
 from .session import BrowserSession, BrowserUnavailableError
 
 USER_AGENT = "Mozilla/5.0 (compatible; QuartetBrowser/0.1; research reader)"
@@ -63,12 +65,16 @@ def _ssl_context() -> ssl.SSLContext:
     return httpx.create_ssl_context()
 
 
-def make_client() -> httpx.AsyncClient:
-    """An HTTP client with timeouts, no automatic redirects and a plain user agent."""
+def make_client(allow: AllowList | None = None) -> httpx.AsyncClient:
+    """An HTTP client with timeouts, no automatic redirects and a plain user agent.
+
+    Its connections pass the network guard when they open (see :mod:`.netpin`), so a
+    host name that resolves differently after :func:`check_url` is still refused.
+    """
     return httpx.AsyncClient(
+        transport=GuardedTransport(_ssl_context(), allow),
         timeout=TIMEOUT,
         follow_redirects=False,
-        verify=_ssl_context(),
         headers={"User-Agent": USER_AGENT, "Accept-Language": "en,zh;q=0.8,*;q=0.5"},
         trust_env=False,
     )
@@ -144,7 +150,7 @@ async def fetch_http(url: str, allow: AllowList | None = None) -> HttpPage:
     try:
         async with (
             asyncio.timeout(DEADLINE),
-            make_client() as client,
+            make_client(allow) as client,
             guarded_get(client, url, allow) as response,
         ):
             body, truncated = await read_capped(response, MAX_PAGE_BYTES)

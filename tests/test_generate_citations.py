@@ -401,3 +401,77 @@ def test_body_text_of_a_span_drops_markdown_syntax_but_keeps_words():
     span = "The **Lingqu** in *Guangxi* (see [decline](http://x/d.html)) and snake_case, 5 * 3."
     assert readable_span(span) == "The Lingqu in Guangxi (see decline) and snake_case, 5 * 3."
     assert readable_span("a\n  wrapped   line") == "a wrapped line"
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        "[1, 2, 3]",
+        '"just a string"',
+        '{"url": "u", "final_url": "u", "fetched_at": "", "sha256": "", "tier": "viewer", '
+        '"extractor": "x", "markdown_path": "/workspace/pages/p.md", "evidence": 5}',
+    ],
+)
+async def test_other_json_in_a_folder_is_passed_over(svc, body):
+    page = await en_page(svc)
+    await svc.write_text("/workspace/pages/data.json", body)
+    await svc.write_text("/workspace/notes/n.md", en_notes(page))
+    toolkit = build_toolkit("generate", service=svc, evidence=EvidenceLedger(), model=None)
+    res = await call(
+        toolkit,
+        "generate_markdown",
+        requirements="Solar",
+        out_path="/workspace/reports/j.md",
+        from_paths=["/workspace/notes/", "/workspace/pages/"],
+    )
+    assert res.metadata and res.metadata["artifact_path"] == "/workspace/reports/j.md", text_of(res)
+    assert res.metadata["citations_kept"] == 3
+
+
+async def test_a_key_echoed_by_a_failing_provider_never_reaches_the_result(svc, monkeypatch):
+    import json
+    import threading
+    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+    from agentscope.model import OpenAIChatModel
+
+    key = "sk-test-0123456789abcdef"
+    monkeypatch.setenv("OPENAI_API_KEY", key)
+
+    class EchoKey(BaseHTTPRequestHandler):
+        def do_POST(self):
+            self.rfile.read(int(self.headers.get("content-length") or 0))
+            body = json.dumps({"error": {"message": f"bad {self.headers['authorization']}"}})
+            self.send_response(401)
+            self.send_header("content-type", "application/json")
+            self.end_headers()
+            self.wfile.write(body.encode())
+
+        def log_message(self, *args):
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), EchoKey)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        model = OpenAIChatModel(
+            "m",
+            api_key=key,
+            stream=False,
+            client_kwargs={"base_url": f"http://127.0.0.1:{server.server_port}/v1"},
+        )
+        page = await en_page(svc)
+        await svc.write_text("/workspace/notes/en.md", en_notes(page))
+        toolkit = build_toolkit("generate", service=svc, evidence=None, model=model)
+        res = await call(
+            toolkit,
+            "generate_markdown",
+            requirements="x",
+            out_path="/workspace/k.md",
+            from_paths=["/workspace/notes/en.md"],
+        )
+    finally:
+        server.shutdown()
+        server.server_close()
+    text = text_of(res)
+    assert res.metadata["prose"] == "extractive" and "model call failed" in text, text
+    assert key not in text and key not in await svc.read_text("/workspace/k.md")

@@ -295,3 +295,16 @@ async def test_unreachable_source_is_unavailable(monkeypatch):
     response = await search_wiki("solar")
     assert response.metadata["unavailable"] is True
     assert "could not reach" in response.metadata["reason"]
+
+
+@pytest.mark.parametrize("tool", [search_google, search_bing, search_wiki])
+async def test_result_with_an_unparseable_url_is_dropped_not_raised(monkeypatch, tool):
+    docs = [
+        Document("Solar bad port", "http://example.com:port/solar", "Solar text one."),
+        Document("Solar good", "https://example.org/solar", "Solar text two."),
+    ]
+    with SearchWeb(docs) as server:
+        point_at(monkeypatch, server, {})
+        response = await tool("solar")
+    rows = rows_of(response)
+    assert [r["url"] for r in rows] == ["https://example.org/solar"]

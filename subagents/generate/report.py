@@ -13,7 +13,7 @@ import re
 from dataclasses import dataclass, field
 
 from subagents.evidence import EvidenceItem
-from subagents.models import ask_text
+from subagents.models import ask_text, scrub
 
 from .citations import Citation, CitationChecker, Dropped, check_draft
 from .notes import Cite, Draft, Point, Section, ids_in, parse_notes
@@ -325,7 +325,7 @@ async def build_report(
                 prose = "model"
         except Exception as exc:  # a provider failure must not end the generation
             notes.append(
-                f"the model call failed ({type(exc).__name__}: {exc}); "
+                f"the model call failed ({type(exc).__name__}: {scrub(str(exc))}); "
                 "compiled from the notes instead"
             )
             draft = None

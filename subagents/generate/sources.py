@@ -82,7 +82,11 @@ def _page_from_record(record: PageRecord, md_path: str) -> Page:
 
 def _record(text: str, path: str) -> PageRecord:
     try:
+        if not isinstance(json.loads(text), dict):
+            raise ValueError("it is not a JSON object")
         record = PageRecord.from_json(text)
+        if not isinstance(record.evidence, list):
+            raise ValueError("its evidence is not a list")
     except (json.JSONDecodeError, TypeError, ValueError) as exc:
         raise MaterialError(
             f"Error: {path} is not a page sidecar (PageRecord JSON): {exc}. Pass the page's "

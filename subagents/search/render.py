@@ -69,7 +69,10 @@ def dedupe(items: list[Item], limit: int = MAX_RESULTS) -> list[Item]:
     for item in items:
         if not item.url.startswith(("http://", "https://")):
             continue
-        key = normalise_url(item.url)
+        try:
+            key = normalise_url(item.url)
+        except ValueError:  # an unparseable host or port: not a link anyone can open
+            continue
         if key in seen:
             continue
         seen.add(key)

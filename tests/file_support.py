@@ -85,3 +85,29 @@ def pdf_with_nul_text(text: str = "N\\000U\\000L\\000s") -> bytes:
     buf = io.BytesIO()
     writer.write(buf)
     return buf.getvalue()
+
+
+def thread_spy(monkeypatch: Any, module: Any, name: str) -> list[bool]:
+    """Wrap ``module.name`` so each call records whether it ran on the event loop's thread.
+
+    The real function still does the work; the list says, per call, True when the call
+    blocked the event loop (ran in the thread that runs it).
+    """
+    import asyncio
+    import threading
+
+    real = getattr(module, name)
+    loop_thread = threading.get_ident()
+    calls: list[bool] = []
+
+    def spy(*args: Any, **kwargs: Any) -> Any:
+        try:
+            asyncio.get_running_loop()
+            on_loop = threading.get_ident() == loop_thread
+        except RuntimeError:
+            on_loop = False
+        calls.append(on_loop)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(module, name, spy)
+    return calls

@@ -6,7 +6,14 @@ import io
 import re
 
 import pytest
-from file_support import FileTools, paged_html, pdf_from_html, pdf_with_nul_text, zip_bomb
+from file_support import (
+    FileTools,
+    paged_html,
+    pdf_from_html,
+    pdf_with_nul_text,
+    thread_spy,
+    zip_bomb,
+)
 from pptx import Presentation
 from pypdf import PdfReader, PdfWriter
 
@@ -173,3 +180,17 @@ async def test_pptx_zip_bomb_and_garbage_are_refused(tools, input_dir):
     (input_dir / "wrong.pptx").write_bytes(xlsx_like)
     wrong = await tools.text("pptx_read_outline", path="/userinput/wrong.pptx")
     assert wrong.startswith("Error:") and "not a .pptx file" in wrong
+
+
+async def test_parsing_and_building_run_off_the_event_loop(tools, input_dir, cjk_pdf, monkeypatch):
+    from subagents.file import documents
+
+    (input_dir / "p.pdf").write_bytes(cjk_pdf)
+    pdf_calls = thread_spy(monkeypatch, documents, "PdfReader")
+    assert "Page 1" in await tools.text("pdf_read_text", path="/userinput/p.pdf")
+    pptx_calls = thread_spy(monkeypatch, documents, "Presentation")
+    spec = [{"title": "概览", "bullets": ["要点一"]}]
+    written = await tools.text("pptx_write", path="/workspace/d.pptx", slides_spec=spec)
+    assert written.startswith("Created"), written
+    assert "概览" in await tools.text("pptx_read_outline", path="/workspace/d.pptx")
+    assert pdf_calls == [False] and pptx_calls == [False, False]

@@ -9,7 +9,7 @@ import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
-from file_support import FileTools
+from file_support import FileTools, thread_spy
 from PIL import Image, ImageDraw, ImageFile, ImageFont
 
 from fs_service import FileDomainService
@@ -159,3 +159,15 @@ async def test_image_qa_falls_back_offline_when_the_vision_model_fails(
     assert "vision model vision-test failed (RuntimeError: HTTP 503" in text
     assert "no vision model was used" in text and "Hello" in resp.metadata["ocr_text"]
     assert "sk-test-abc123" not in text + json.dumps(resp.metadata)
+
+
+async def test_image_decoding_runs_off_the_event_loop(tools, input_dir, no_vision, monkeypatch):
+    from subagents.file import images
+
+    buf = io.BytesIO()
+    Image.new("RGB", (64, 48), "white").save(buf, format="PNG")
+    (input_dir / "small.png").write_bytes(buf.getvalue())
+    calls = thread_spy(monkeypatch, images, "_decode")
+    text = await tools.text("image_qa", img_path="/userinput/small.png")
+    assert text.startswith("/userinput/small.png: PNG image, 64×48 pixels"), text
+    assert calls == [False]

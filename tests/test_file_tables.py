@@ -8,7 +8,7 @@ import zipfile
 
 import openpyxl
 import pytest
-from file_support import FileTools, zip_bomb
+from file_support import FileTools, thread_spy, zip_bomb
 
 from fs_service import FileDomainService
 
@@ -227,3 +227,34 @@ async def test_xlsx_garbage_and_userinput_writes_are_refused(tools, input_dir):
     )
     assert refused.startswith("Error: writing is not allowed under /userinput/")
     assert (input_dir / "g.xlsx").read_bytes() == b"not a workbook at all" * 10
+
+
+async def test_parsing_and_saving_run_off_the_event_loop(tools, input_dir, monkeypatch):
+    from subagents.file import tables
+
+    (input_dir / "t.csv").write_bytes(_csv_bytes(ROWS, "utf-8"))
+    csv_calls = thread_spy(monkeypatch, tables, "decode_text")
+    assert "北京" in await tools.text("csv_read", path="/userinput/t.csv")
+    new_calls = thread_spy(monkeypatch, tables, "Workbook")
+    load_calls = thread_spy(monkeypatch, tables, "load_workbook")
+    for values in ([["城市", "人口"]], [["北京", "2189"]]):
+        out = await tools.text(
+            "xlsx_write_cells", path="/workspace/t.xlsx", range="A1", values=values
+        )
+        assert out.startswith("Wrote"), out
+    assert "北京" in await tools.text("xlsx_read_cells", path="/workspace/t.xlsx", range="A1:B1")
+    assert csv_calls == [False] and new_calls == [False]
+    assert load_calls and not any(load_calls)
+
+
+async def test_xlsx_write_bad_cell_text_or_sheet_name_says_what_to_fix(tools):
+    out = await tools.text(
+        "xlsx_write_cells", path="/workspace/c.xlsx", range="A1", values=[["ok", "page\x0cbreak"]]
+    )
+    assert out.startswith("Error: values[0][1] contains the control character U+000C"), out
+    assert "damaged" not in out
+    out = await tools.text(
+        "xlsx_write_cells", path="/workspace/c.xlsx", range="Bad/Name!A1", values=[["x"]]
+    )
+    assert out.startswith("Error: 'Bad/Name' is not a valid sheet name"), out
+    assert not await tools.service.exists("/workspace/c.xlsx")

@@ -1,5 +1,6 @@
 """Document tools: PDF text (read) and PowerPoint outlines (read, write)."""
 
+import asyncio
 import io
 import logging
 from typing import Any
@@ -112,6 +113,11 @@ async def pdf_read_text(path: str, service: object, pages: list[int] | None = No
             read from page 1.
     """
     data = await service.read_bytes(path)
+    # Parsing and text extraction are CPU work: keep them off the event loop.
+    return await asyncio.to_thread(_pdf_result, data, path, pages)
+
+
+def _pdf_result(data: bytes, path: str, pages: list[int] | None) -> ToolResponse:
     reader, note = _open_pdf(data, path)
     count = len(reader.pages)
     wanted = list(range(1, count + 1)) if pages is None else _page_list(pages, count)
@@ -171,8 +177,7 @@ class SlideSpec(BaseModel):
 _SLIDES = TypeAdapter(list[SlideSpec])
 
 
-async def _load_pptx(path: str, service: object) -> Any:
-    data = await service.read_bytes(path)
+def _open_pptx(data: bytes, path: str) -> Any:
     try:
         check_office_zip(data, "pptx", path)
     except UnsafeArchive as exc:
@@ -241,7 +246,12 @@ async def pptx_read_outline(path: str, service: object) -> ToolResponse:
     Args:
         path (str): Logical absolute path of the presentation, e.g. /userinput/deck.pptx.
     """
-    prs = await _load_pptx(path, service)
+    data = await service.read_bytes(path)
+    return await asyncio.to_thread(_outline_result, data, path)
+
+
+def _outline_result(data: bytes, path: str) -> ToolResponse:
+    prs = _open_pptx(data, path)
     slides = [_slide_outline(s, i) for i, s in enumerate(prs.slides, 1)]
     head = f"{path} — {len(slides)} slides"
     # Shrink detail until every slide fits: full text, then shorter lines, then titles only.
@@ -318,6 +328,17 @@ async def pptx_write(path: str, slides_spec: list[SlideSpec], service: object) -
         )
     service.check(path, "write")
     existed = await service.exists(path)
+    data = await asyncio.to_thread(_deck_bytes, slides)
+    entry = await service.write_bytes(path, data)
+    return ok(
+        f"{'Replaced' if existed else 'Created'} {path}: {len(slides)} slides, "
+        f"{entry.size:,} bytes.",
+        {"path": path, "slides": len(slides), "bytes": entry.size, "created": not existed},
+    )
+
+
+def _deck_bytes(slides: list[SlideSpec]) -> bytes:
+    """The .pptx file of ``slides`` (CPU work, run in a worker thread)."""
     prs = Presentation()
     prs.slide_width, prs.slide_height = Inches(13.333), Inches(7.5)
     layout = prs.slide_layouts[1]  # Title and Content
@@ -336,9 +357,4 @@ async def pptx_write(path: str, slides_spec: list[SlideSpec], service: object) -
             slide.notes_slide.notes_text_frame.text = spec.notes
     buf = io.BytesIO()
     prs.save(buf)
-    entry = await service.write_bytes(path, buf.getvalue())
-    return ok(
-        f"{'Replaced' if existed else 'Created'} {path}: {len(slides)} slides, "
-        f"{entry.size:,} bytes.",
-        {"path": path, "slides": len(slides), "bytes": entry.size, "created": not existed},
-    )
+    return buf.getvalue()

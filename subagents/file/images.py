@@ -162,7 +162,7 @@ async def image_qa(img_path: str, service: object, query: str | None = None) -> 
             table?". Omit it for a general description.
     """
     data = await service.read_bytes(img_path, max_bytes=MAX_IMAGE_BYTES)
-    img = _decode(data, img_path)
+    img = await asyncio.to_thread(_decode, data, img_path)
     facts: dict[str, Any] = {
         "format": img.format or "unknown",
         "width": img.width,
@@ -175,7 +175,7 @@ async def image_qa(img_path: str, service: object, query: str | None = None) -> 
     cfg = vision_config()
     vision_error = None
     if cfg is not None:
-        picture, mime = _vision_bytes(img, data)
+        picture, mime = await asyncio.to_thread(_vision_bytes, img, data)
         try:
             answer = await _ask_vision(cfg, picture, mime, query or DEFAULT_QUESTION)
         except (httpx.HTTPError, RuntimeError, KeyError, IndexError, TypeError, ValueError) as exc:

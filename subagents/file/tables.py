@@ -1,5 +1,6 @@
 """Table tools: CSV (read, write) and Excel .xlsx cells (read, write)."""
 
+import asyncio
 import builtins
 import csv
 import datetime as dt
@@ -10,6 +11,7 @@ from typing import Any
 
 from agentscope.tool import ToolResponse
 from openpyxl import Workbook, load_workbook
+from openpyxl.cell.cell import ILLEGAL_CHARACTERS_RE
 from openpyxl.utils.cell import coordinate_from_string, get_column_letter, range_boundaries
 from openpyxl.utils.exceptions import CellCoordinatesException
 
@@ -65,6 +67,11 @@ async def csv_read(path: str, service: object) -> ToolResponse:
         path (str): Logical absolute path of the CSV file, e.g. /userinput/data.csv.
     """
     data = await service.read_bytes(path)
+    # Decoding and parsing a large file is CPU work: keep it off the event loop.
+    return await asyncio.to_thread(_csv_result, data, path)
+
+
+def _csv_result(data: bytes, path: str) -> ToolResponse:
     kind = binary_kind(data)
     if kind is not None:
         use = f"Use {kind[1]} for it." if kind[1] else "It cannot be read as CSV."
@@ -367,7 +374,7 @@ async def xlsx_read_cells(path: str, range: str, service: object) -> ToolRespons
     if ref:
         _bounds(ref)
     data = await _load_xlsx_bytes(path, service)
-    area = _read_area(data, path, sheet, ref)
+    area = await asyncio.to_thread(_read_area, data, path, sheet, ref)
     c1, r1, c2, r2 = area["box"]
     rows, missing, title = area["rows"], area["missing"], area["sheet"]
     letters = [get_column_letter(c) for c in builtins.range(c1, c2 + 1)]
@@ -466,6 +473,15 @@ async def xlsx_write_cells(
         raise ToolInputError(
             f"Error: {height}×{width} cells is more than {MAX_WRITE_CELLS:,} per call; split it."
         )
+    for i, row in enumerate(grid):
+        for j, text in enumerate(row):
+            bad = ILLEGAL_CHARACTERS_RE.search(text)
+            if bad:
+                raise ToolInputError(
+                    f"Error: values[{i}][{j}] contains the control character "
+                    f"U+{ord(bad.group()):04X}, which .xlsx cells cannot hold; replace it with "
+                    "a space (or remove it) and call again. Nothing was written."
+                )
     sheet, ref = _split_range(range)
     c1, r1, c2, r2 = _bounds(ref)
     if None in (c1, r1):
@@ -480,13 +496,37 @@ async def xlsx_write_cells(
         )
     service.check(path, "write")
     created = not await service.exists(path)
-    if created:
-        wb = Workbook()
-        wb.active.title = sheet or "Sheet1"
-    else:
-        data = await _load_xlsx_bytes(path, service)
-        wb = _open_xlsx(data, path)
+    data = None if created else await _load_xlsx_bytes(path, service)
+    # openpyxl loads and saves whole workbooks: CPU work, kept off the event loop.
+    out, title, sheets, formulas = await asyncio.to_thread(
+        _write_cells, data, path, sheet, r1, c1, grid
+    )
+    entry = await service.write_bytes(path, out)
+    target = _a1(title, c1, r1, c1 + width - 1, r1 + height - 1)
+    text = (
+        f"Wrote {sum(len(r) for r in grid)} cells to {target} in "
+        f"{'a new' if created else 'the existing'} workbook {path} ({entry.size:,} bytes; "
+        f"sheets: {', '.join(sheets)})."
+    )
+    if formulas:
+        text += (
+            f" The workbook holds {formulas} formula cell(s); they are saved without computed "
+            "values, which a spreadsheet program fills in when it opens the file."
+        )
+    return ok(text, {"path": path, "range": target, "created": created, "bytes": entry.size})
+
+
+def _write_cells(
+    data: bytes | None, path: str, sheet: str | None, r1: int, c1: int, grid: list[list[str]]
+) -> tuple[bytes, str, list[str], int]:
+    """Write ``grid`` at (r1, c1) into the workbook ``data`` (a new one when None).
+
+    Returns the saved file, the sheet written, every sheet name and the formula count.
+    """
+    wb = Workbook() if data is None else _open_xlsx(data, path)
     try:
+        if data is None:
+            wb.active.title = sheet or "Sheet1"
         if sheet is None:
             ws = wb.worksheets[0]
         elif sheet in wb.sheetnames:
@@ -501,16 +541,4 @@ async def xlsx_write_cells(
     formulas = sum(1 for s in wb.worksheets for r in s.iter_rows() for c in r if c.data_type == "f")
     buf = io.BytesIO()
     wb.save(buf)
-    entry = await service.write_bytes(path, buf.getvalue())
-    target = _a1(ws.title, c1, r1, c1 + width - 1, r1 + height - 1)
-    text = (
-        f"Wrote {sum(len(r) for r in grid)} cells to {target} in "
-        f"{'a new' if created else 'the existing'} workbook {path} ({entry.size:,} bytes; "
-        f"sheets: {', '.join(wb.sheetnames)})."
-    )
-    if formulas:
-        text += (
-            f" The workbook holds {formulas} formula cell(s); they are saved without computed "
-            "values, which a spreadsheet program fills in when it opens the file."
-        )
-    return ok(text, {"path": path, "range": target, "created": created, "bytes": entry.size})
+    return buf.getvalue(), ws.title, list(wb.sheetnames), formulas

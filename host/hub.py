@@ -22,6 +22,7 @@ from agentscope.token import CharTokenCounter
 
 from subagents import PIPELINE_ORDER, SPECS, build_toolkit, check_allowlist
 from subagents.evidence import EvidenceLedger
+from subagents.models import scrub
 
 from .brains import Brain
 from .brains.offline import OfflinePolicy
@@ -174,7 +175,7 @@ class Host:
             try:
                 await close()
             except Exception as exc:  # cleanup must reach every resource
-                self.cleanup_errors.append(f"{type(exc).__name__}: {exc}")
+                self.cleanup_errors.append(scrub(f"{type(exc).__name__}: {exc}"))
 
     def _emit(self, kind: str, **data: Any) -> None:
         self.on_event(kind, data)
@@ -280,7 +281,7 @@ class Host:
             if timed_out:
                 stage.error = f"timed out after {timeout:g} s"
         except Exception as exc:  # a failed stage must not sink the run
-            stage.error = f"{type(exc).__name__}: {exc}"
+            stage.error = scrub(f"{type(exc).__name__}: {exc}")
         stage.seconds = time.perf_counter() - started
         records = guard.records[since:]
         stage.tool_calls = len(records)

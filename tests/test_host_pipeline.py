@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -144,6 +145,26 @@ class BrokenBrowserPolicy(OfflinePolicy):
         if any(t["function"]["name"] == "viewer_fetch" for t in tools or []):
             raise RuntimeError("browser brain crashed")
         return await super().__call__(messages, tools, tool_choice, **kwargs)
+
+
+class LeakyBrowserPolicy(OfflinePolicy):
+    """A provider error that echoes the key it was sent."""
+
+    async def __call__(self, messages, tools=None, tool_choice=None, **kwargs):
+        if any(t["function"]["name"] == "viewer_fetch" for t in tools or []):
+            raise PermissionError(f"401: bad Bearer {os.environ['OPENAI_API_KEY']}")
+        return await super().__call__(messages, tools, tool_choice, **kwargs)
+
+
+def test_a_key_echoed_in_a_stage_error_is_scrubbed(tmp_path, monkeypatch):
+    canary = "sk-stage-canary-77f1e2"
+    monkeypatch.setenv("OPENAI_API_KEY", canary)
+    monkeypatch.setattr(Host, "_agent_model", lambda self, name, result: LeakyBrowserPolicy())
+    _, result = run_demo(tmp_path, formats=("md",))
+    assert "401: bad Bearer ***" in (result.stages[1].error or "")
+    for path in result.run.path.rglob("*"):
+        if path.is_file():
+            assert canary.encode() not in path.read_bytes(), path
 
 
 class HangingBrowserPolicy(OfflinePolicy):

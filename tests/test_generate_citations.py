@@ -475,3 +475,31 @@ async def test_a_key_echoed_by_a_failing_provider_never_reaches_the_result(svc, 
     text = text_of(res)
     assert res.metadata["prose"] == "extractive" and "model call failed" in text, text
     assert key not in text and key not in await svc.read_text("/workspace/k.md")
+
+
+async def test_an_unreadable_file_in_a_folder_is_passed_over_and_named(svc):
+    page = await en_page(svc)
+    await svc.write_text("/workspace/notes/n.md", en_notes(page))
+    await svc.write_bytes("/workspace/notes/legacy.md", "旧笔记".encode("gbk"))
+    await svc.write_text("/workspace/notes/broken.md", "# a page")
+    await svc.write_text("/workspace/notes/broken.json", "{not json")
+    toolkit = build_toolkit("generate", service=svc, evidence=EvidenceLedger(), model=None)
+    res = await call(
+        toolkit,
+        "generate_markdown",
+        requirements="Solar",
+        out_path="/workspace/reports/k.md",
+        from_paths=["/workspace/notes/", "/workspace/pages/"],
+    )
+    text = text_of(res)
+    assert res.metadata and res.metadata["citations_kept"] == 3, text
+    assert "passed over /workspace/notes/legacy.md (" in text
+    assert "passed over /workspace/notes/broken.json (" in text
+    res = await call(
+        toolkit,
+        "generate_markdown",
+        requirements="Solar",
+        out_path="/workspace/reports/l.md",
+        from_paths=["/workspace/notes/legacy.md"],
+    )
+    assert text_of(res).startswith("Error:") and not await svc.exists("/workspace/reports/l.md")

@@ -77,6 +77,7 @@ async def generate(
     report = await build_report(
         requirements or "", material, svc, ledger, model, whole_ledger=not paths
     )
+    report.notes.extend(f"passed over {skipped}" for skipped in material.skipped[:10])
     try:
         data = await asyncio.to_thread(fmt.render, report)
     except Exception as exc:  # a renderer failure is reported, never raised to the agent

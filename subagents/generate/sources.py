@@ -47,6 +47,7 @@ class Material:
     read: list[str] = field(default_factory=list)
     cited_before: list[EvidenceItem] = field(default_factory=list)
     titles_before: dict[str, str] = field(default_factory=dict)
+    skipped: list[str] = field(default_factory=list)  # "path (why)" for unreadable folder files
 
     def evidence(self) -> dict[str, EvidenceItem]:
         """Evidence items of the pages' sidecars and of earlier reports, by id."""
@@ -133,65 +134,85 @@ async def _expand(svc: object, paths: list[str]) -> list[tuple[str, bool]]:
 async def read_material(svc: object, from_paths: list[str], labels: set[str]) -> Material:
     """Read every from_path through ``svc``.
 
+    A file found inside a from_paths folder that cannot be read (not UTF-8, a broken
+    sidecar) is passed over and listed in ``Material.skipped``; a file named directly
+    must be readable.
+
     Raises:
-        FsError: a path is refused or missing (its message says which and why).
-        MaterialError: a file is of a kind a report cannot be made from.
+        FsError: a named path is refused, missing or unreadable (the message says why).
+        MaterialError: a named file is of a kind a report cannot be made from.
     """
     material = Material()
     seen_pages: set[str] = set()
     files = await _expand(svc, from_paths)
     file_set = {p for p, _ in files}
     for path, explicit in files:
-        lower = path.lower()
-        if lower.endswith(".json"):
-            text = await svc.read_text(path)
-            try:
-                record = _record(text, path)
-            except MaterialError:
-                if explicit:
-                    raise
-                continue
-            page = _page_from_record(record, record.markdown_path)
+        try:
+            await _read_one(svc, path, explicit, material, file_set, seen_pages, labels)
+        except (FsError, MaterialError) as exc:
+            if explicit:
+                raise
+            reason = str(exc).removeprefix("Error: ").split(". ")[0].rstrip(".")
+            material.skipped.append(f"{path} ({reason})")
+    return material
+
+
+async def _read_one(
+    svc: object,
+    path: str,
+    explicit: bool,
+    material: Material,
+    file_set: set[str],
+    seen_pages: set[str],
+    labels: set[str],
+) -> None:
+    """Add one file's notes, page or earlier report to ``material``."""
+    lower = path.lower()
+    if lower.endswith(".json"):
+        text = await svc.read_text(path)
+        try:
+            record = _record(text, path)
+        except MaterialError:
+            if explicit or path[: -len(".json")] + ".md" in file_set:
+                raise  # named, or the sidecar of a page beside it: say so
+            return  # other JSON in a folder is not a page sidecar
+        page = _page_from_record(record, record.markdown_path)
+        if page.markdown_path not in seen_pages:
+            seen_pages.add(page.markdown_path)
+            material.pages.append(page)
+        material.read.append(path)
+        return
+    if not lower.endswith(TEXT_SUFFIXES):
+        if explicit:
+            raise MaterialError(
+                f"Error: {path} is not a notes file, stored page or Markdown report "
+                f"(accepted: {', '.join(TEXT_SUFFIXES)}, page sidecars .json). Extract its "
+                "text into a notes file under /workspace/notes/ first."
+            )
+        return
+    if lower.endswith(".md"):
+        side = sidecar_path(path)
+        if side in file_set:
+            return  # the sidecar stands for the page
+        if await svc.exists(side):
+            record = _record(await svc.read_text(side), side)
+            page = _page_from_record(record, path)
             if page.markdown_path not in seen_pages:
                 seen_pages.add(page.markdown_path)
                 material.pages.append(page)
             material.read.append(path)
-            continue
-        if not lower.endswith(TEXT_SUFFIXES):
-            if explicit:
-                raise MaterialError(
-                    f"Error: {path} is not a notes file, stored page or Markdown report "
-                    f"(accepted: {', '.join(TEXT_SUFFIXES)}, page sidecars .json). Extract its "
-                    "text into a notes file under /workspace/notes/ first."
-                )
-            continue
-        if lower.endswith(".md"):
-            side = sidecar_path(path)
-            if side in file_set:
-                continue  # the sidecar stands for the page
-            if await svc.exists(side):
-                record = _record(await svc.read_text(side), side)
-                page = _page_from_record(record, path)
-                if page.markdown_path not in seen_pages:
-                    seen_pages.add(page.markdown_path)
-                    material.pages.append(page)
-                material.read.append(path)
-                continue
-        text = await svc.read_text(path)
-        if is_report(text):
-            draft, locators = parse_report(text, labels)
-            for ev_id, loc in locators.items():
-                item = await _rebuild(svc, ev_id, loc)
-                if item is not None:
-                    material.cited_before.append(item)
-                    if loc.get("title"):
-                        material.titles_before[item.page_path] = str(loc["title"])
-                        material.titles_before[item.url] = str(loc["title"])
-        else:
-            draft = parse_notes(text)
-        material.notes.append((path, text, draft))
-        material.read.append(path)
-    return material
-
-
-__all__ = ["Material", "MaterialError", "Page", "read_material"]
+            return
+    text = await svc.read_text(path)
+    if is_report(text):
+        draft, locators = parse_report(text, labels)
+        for ev_id, loc in locators.items():
+            item = await _rebuild(svc, ev_id, loc)
+            if item is not None:
+                material.cited_before.append(item)
+                if loc.get("title"):
+                    material.titles_before[item.page_path] = str(loc["title"])
+                    material.titles_before[item.url] = str(loc["title"])
+    else:
+        draft = parse_notes(text)
+    material.notes.append((path, text, draft))
+    material.read.append(path)

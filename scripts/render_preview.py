@@ -23,18 +23,9 @@ import sys
 import tempfile
 from pathlib import Path
 
+from subagents.browser.session import CHROMIUM_FLAGS
+
 ROOT = Path(__file__).resolve().parent.parent
-CHROMIUM_FLAGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-    "--disable-quic",
-    "--hide-scrollbars",
-]
 VIEWS = {"phone": (412, 1600), "desktop": (1100, 1400)}
 
 
@@ -45,7 +36,9 @@ def screenshot(html: Path, png: Path, width: int, height: int) -> Path:
         subprocess.run(
             [
                 browser,
+                "--headless",
                 *CHROMIUM_FLAGS,
+                "--hide-scrollbars",
                 f"--user-data-dir={profile}",
                 f"--window-size={width},{height}",
                 f"--screenshot={png}",

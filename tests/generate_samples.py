@@ -5,8 +5,6 @@ from __future__ import annotations
 import hashlib
 from dataclasses import dataclass
 
-from agentscope.message import ToolUseBlock
-
 from subagents.evidence import EvidenceItem, PageRecord, evidence_id, sidecar_path
 
 EN_PAGE = """# Solar power in 2024
@@ -136,13 +134,3 @@ def zh_notes(page: SamplePage) -> str:
 
 今天中国仍是世界上最大的茶叶生产国。[{c}]
 """
-
-
-async def call(toolkit, name: str, **kwargs):
-    """Call one tool through the toolkit as an agent would; the final ToolResponse."""
-    last = None
-    async for chunk in await toolkit.call_tool_function(
-        ToolUseBlock(type="tool_use", id="t1", name=name, input=kwargs)
-    ):
-        last = chunk
-    return last

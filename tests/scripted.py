@@ -1,4 +1,4 @@
-"""A scripted chat model for driving real agent loops in tests."""
+"""A scripted chat model and a tool caller, for driving real toolkits and agent loops in tests."""
 
 from __future__ import annotations
 
@@ -6,6 +6,7 @@ from typing import Any
 
 from agentscope.message import TextBlock, ToolUseBlock
 from agentscope.model import ChatModelBase, ChatResponse
+from agentscope.tool import ToolResponse
 
 
 def tool_call(name: str, call_id: str, **args: Any) -> ToolUseBlock:
@@ -32,3 +33,13 @@ class ScriptedModel(ChatModelBase):
         )
         content = self.plan.pop(0) if self.plan else [TextBlock(type="text", text="done")]
         return ChatResponse(content=content)
+
+
+async def call_tool(toolkit: Any, name: str, **kwargs: Any) -> ToolResponse | None:
+    """Call one tool through the toolkit as an agent would; the final ToolResponse."""
+    last = None
+    async for chunk in await toolkit.call_tool_function(
+        ToolUseBlock(type="tool_use", id=f"c-{name}", name=name, input=kwargs)
+    ):
+        last = chunk
+    return last

@@ -11,6 +11,7 @@ from agentscope.message import Msg, TextBlock, ToolUseBlock
 from agentscope.model import ChatModelBase, ChatResponse
 from agentscope.tool import ToolResponse
 from browser_sites import SiteServer, build_site
+from scripted import call_tool as call
 
 from subagents import build_toolkit
 from subagents.browser.automation import browser_navigate, browser_snapshot
@@ -42,15 +43,6 @@ async def browser():
 @pytest.fixture(autouse=True)
 def allow_loopback(monkeypatch):
     monkeypatch.setenv("QUARTET_ALLOW_HOSTS", "127.0.0.1,localhost")
-
-
-async def call(toolkit, name: str, **kwargs) -> ToolResponse:
-    result = None
-    async for chunk in await toolkit.call_tool_function(
-        ToolUseBlock(type="tool_use", id=f"c-{name}", name=name, input=kwargs)
-    ):
-        result = chunk
-    return result
 
 
 async def test_form_is_filled_clicked_waited_for_and_captured(site, browser, disk_service):

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import csv
 import io
-import os
 import re
 import time
 from collections.abc import Iterator
@@ -26,17 +25,8 @@ from host.demo.site import (
     serve_site,
     write_sample_inputs,
 )
+from subagents.browser.session import CHROMIUM_FLAGS, chromium_path
 
-CHROMIUM = os.environ.get("QUARTET_BROWSER", "/usr/bin/chromium")
-CHROMIUM_FLAGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-    "--disable-quic",
-]
 MIME = {
     ".pdf": "application/pdf",
     ".xlsx": "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
@@ -186,7 +176,9 @@ async def test_script_page_renders_its_text_in_chromium(demo: Demo) -> None:
 
     page_info = next(p for p in demo.index.pages if p.script_rendered)
     async with async_playwright() as pw:
-        browser = await pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_FLAGS)
+        browser = await pw.chromium.launch(
+            executable_path=chromium_path(), args=list(CHROMIUM_FLAGS)
+        )
         try:
             tab = await browser.new_page()
             await tab.goto(demo.base + page_info.path)

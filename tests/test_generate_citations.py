@@ -10,8 +10,9 @@ import pypdf
 import pytest
 from agentscope.message import TextBlock
 from agentscope.model import ChatModelBase, ChatResponse
-from generate_samples import EN_PAGE, call, en_notes, en_page, make_items, write_page, zh_page
+from generate_samples import EN_PAGE, en_notes, en_page, make_items, write_page, zh_page
 from pptx import Presentation
+from scripted import call_tool as call
 
 from subagents import build_toolkit
 from subagents.evidence import EvidenceItem, EvidenceLedger, evidence_id

@@ -7,9 +7,10 @@ import re
 
 import pypdf
 import pytest
-from generate_samples import call, en_notes, en_page, zh_notes, zh_page
+from generate_samples import en_notes, en_page, zh_notes, zh_page
 from lxml import html as lxml_html
 from pptx import Presentation
+from scripted import call_tool as call
 
 from fs_service import ALL_OPS, FileDomainService, MemoryFileSystem
 from subagents import build_toolkit

@@ -408,41 +408,30 @@ class _Handler(BaseHTTPRequestHandler):
         return query.get(name, [""])[0]
 
     # -- Google ------------------------------------------------------------------------
+    def _google_error(self, message: str) -> None:
+        """A 400 in the Custom Search API's error shape."""
+        error = {"message": message, "domain": "global", "reason": "badRequest"}
+        self._json(
+            400,
+            {
+                "error": {
+                    "code": 400,
+                    "message": message,
+                    "errors": [error],
+                    "status": "INVALID_ARGUMENT",
+                }
+            },
+        )
+
     def google_api(self, path: str, query: dict[str, list[str]]) -> None:
         web = self.owner
         key = self.headers.get("X-goog-api-key") or self._arg(query, "key")
         if web.google_key is not None and key != web.google_key:
-            message = "API key not valid. Please pass a valid API key."
-            self._json(
-                400,
-                {
-                    "error": {
-                        "code": 400,
-                        "message": message,
-                        "errors": [
-                            {"message": message, "domain": "global", "reason": "badRequest"}
-                        ],
-                        "status": "INVALID_ARGUMENT",
-                    }
-                },
-            )
+            self._google_error("API key not valid. Please pass a valid API key.")
             return
         cx, q = self._arg(query, "cx"), self._arg(query, "q")
         if (web.google_cx is not None and cx != web.google_cx) or not q:
-            message = "Request contains an invalid argument."
-            self._json(
-                400,
-                {
-                    "error": {
-                        "code": 400,
-                        "message": message,
-                        "errors": [
-                            {"message": message, "domain": "global", "reason": "badRequest"}
-                        ],
-                        "status": "INVALID_ARGUMENT",
-                    }
-                },
-            )
+            self._google_error("Request contains an invalid argument.")
             return
         num = min(int(self._arg(query, "num") or 10), 10)
         hits = web.search(q)

@@ -23,9 +23,6 @@ def _cmd_tools(args: argparse.Namespace) -> int:
         print(json.dumps(schemas, indent=2, ensure_ascii=False))
         return 0
     for name in PIPELINE_ORDER:
-        if name not in schemas:
-            print(f"{name}: not built yet")
-            continue
         spec = SPECS[name]
         print(f"{name}: {spec.description}")
         for schema in schemas[name]:

@@ -21,6 +21,7 @@ from agentscope.pipeline import MsgHub
 from agentscope.token import CharTokenCounter
 
 from subagents import PIPELINE_ORDER, SPECS, build_toolkit, check_allowlist
+from subagents.browser import BrowserSession, attach_browser_hooks
 from subagents.evidence import EvidenceLedger
 from subagents.models import scrub
 
@@ -161,6 +162,7 @@ class Host:
         self.host_agent = HostAgent()
         self.browser: Any = None
         self.hook_state: Any = None
+        self.counted_model: TokenCounter | None = None
         self.mcp_clients: list[Any] = []
         self.mcp_tools: dict[str, list[str]] = {}
         self.cleanup_errors: list[str] = []
@@ -195,22 +197,22 @@ class Host:
         )
 
     def _agent_model(self, name: str, result: RunResult) -> Any:
+        """The brain of subagent ``name``: its own offline policy, or the shared counted LLM."""
         if self.brain.offline:
             return OfflinePolicy()
-        return TokenCounter(self.brain.model, result.tokens)
+        return self.counted_model
 
     async def build_agents(self, run: RunFolder, result: RunResult) -> None:
         """One toolkit, guard and silent ReActAgent per built subagent, MCP tools attached."""
+        self.counted_model = (
+            None if self.brain.offline else TokenCounter(self.brain.model, result.tokens)
+        )
         deps: dict[str, Any] = {
             "service": run.subagent_service,
             "evidence": self.ledger,
-            "model": None if self.brain.offline else TokenCounter(self.brain.model, result.tokens),
+            "model": self.counted_model,
         }
-        if "browser" in SPECS:
-            from subagents.browser.session import BrowserSession
-
-            self.browser = BrowserSession()
-            deps["browser"] = self.browser
+        self.browser = deps["browser"] = BrowserSession()
 
         async def evict(tool: str, text: str) -> str:
             path = f"/internal/evicted/{evicted_name(tool, text)}"
@@ -218,8 +220,6 @@ class Host:
             return path
 
         for name in PIPELINE_ORDER:
-            if name not in SPECS:
-                continue
             spec = SPECS[name]
             toolkit = build_toolkit(name, **{k: v for k, v in deps.items() if k in spec.requires})
             for server in self.settings.mcp_servers:
@@ -252,9 +252,7 @@ class Host:
                 compression_config=self._compression(),
             )
             agent.set_console_output_enabled(False)
-            if name == "browser" and self.browser is not None:
-                from subagents.browser import attach_browser_hooks
-
+            if name == "browser":
                 self.hook_state = attach_browser_hooks(agent, self.browser)
             check_allowlist(toolkit, spec, extra=tuple(self.mcp_tools.get(name, ())))
             self.agents[name], self.guards[name] = agent, guard
@@ -354,9 +352,6 @@ class Host:
             ) as hub:
                 await transcript.append(announcement)
                 for name in PIPELINE_ORDER:
-                    if name not in self.agents:
-                        result.stages.append(StageResult(name, error="not built"))
-                        continue
                     stage, records = await self.run_stage(hub, name, context, transcript)
                     result.stages.append(stage)
                     result.calls.extend(records)

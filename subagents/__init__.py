@@ -62,7 +62,7 @@ def schema_toolkit(name: str) -> Toolkit:
 
 def all_tool_schemas() -> dict[str, list[dict]]:
     """``{subagent: [schema, ...]}`` for every built subagent, in pipeline order."""
-    return {name: all_schemas(schema_toolkit(name)) for name in PIPELINE_ORDER if name in SPECS}
+    return {name: all_schemas(schema_toolkit(name)) for name in PIPELINE_ORDER}
 
 
 __all__ = [

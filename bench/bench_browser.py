@@ -24,6 +24,7 @@ sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
 
 import httpx  # noqa: E402
 from browser_sites import SiteServer, build_site  # noqa: E402
+from browser_support import LOOPBACK, LOOPBACK_SETTINGS, tier_of  # noqa: E402
 from markdownify import markdownify  # noqa: E402
 from playwright.async_api import async_playwright  # noqa: E402
 
@@ -38,8 +39,8 @@ async def run_tier(urls: list[str], svc, browser, concurrency: int, want_tier: s
 
     async def one(url: str) -> None:
         async with gate:
-            res = await viewer_fetch(url, service=svc, browser=browser)
-            tiers.append((res.metadata or {}).get("tier", "failed"))
+            res = await viewer_fetch(url, service=svc, browser=browser, settings=LOOPBACK_SETTINGS)
+            tiers.append(tier_of(res) if res.metadata["status"] == "ok" else "failed")
 
     start = time.perf_counter()
     await asyncio.gather(*(one(u) for u in urls))
@@ -78,7 +79,6 @@ async def main() -> None:
     parser.add_argument("--concurrency", type=int, default=4)
     parser.add_argument("--naive-browser", type=int, default=20)
     args = parser.parse_args()
-    os.environ["QUARTET_ALLOW_HOSTS"] = "127.0.0.1"
     trap = SiteServer(host="127.0.0.2").start()
     site = build_site(trap).start()
     n = min(args.pages, 500)
@@ -87,7 +87,7 @@ async def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         fs = DiskFileSystem(tmp)
         svc = FileDomainService(fs.create_handle([{"prefix": "/workspace/", "ops": set(ALL_OPS)}]))
-        async with BrowserSession() as browser:
+        async with BrowserSession(allow=LOOPBACK) as browser:
             await run_tier(static[:5], svc, browser, 1, "http")  # warm up imports
             http_rate = await run_tier(static, svc, browser, args.concurrency, "http")
             naive_http_rate = await naive_http(static)

@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import io
+import re
 import statistics
 import tempfile
 import time
@@ -23,6 +24,8 @@ from weasyprint import HTML
 
 from fs_service import ALL_OPS, DiskFileSystem, FileDomainService
 from subagents import build_toolkit
+from subagents.results import text_of
+from subagents.settings import ToolSettings
 
 
 def make_pdf(pages: int) -> bytes:
@@ -89,33 +92,49 @@ async def main(pages: int, rows: int, slides: int, runs: int) -> None:
         print(f"generated files in {time.perf_counter() - t0:.1f} s")
         fs = DiskFileSystem(root / "run", mounts={"/userinput/": root / "in"})
         svc = FileDomainService(fs.create_handle([{"prefix": "/userinput/", "ops": ALL_OPS}]))
-        tk = build_toolkit("file", service=svc)
+        tk = build_toolkit("file", service=svc, settings=ToolSettings())
 
         async def read_pdf():
-            first = await call(tk, "pdf_read_text", path="/userinput/big.pdf", pages=[1])
-            total = first.metadata["page_count"]
-            got = 0
-            for start in range(1, total + 1, 50):
-                batch = list(range(start, min(total, start + 49) + 1))
-                resp = await call(tk, "pdf_read_text", path="/userinput/big.pdf", pages=batch)
-                got += len(resp.metadata["pages"])
-            return got
+            # Every page, in the batches the results ask for ("call pdf_read_text with pages=").
+            first = text_of(await call(tk, "pdf_read_text", path="/userinput/big.pdf", pages=[1]))
+            total = int(re.search(r" — (\d+) pages", first).group(1))
+            got: set[int] = set()
+            wanted = list(range(1, total + 1))
+            while wanted:
+                out = text_of(
+                    await call(tk, "pdf_read_text", path="/userinput/big.pdf", pages=wanted[:50])
+                )
+                shown = {int(n) for n in re.findall(r"^--- page (\d+) ---$", out, re.M)}
+                if not shown:
+                    raise SystemExit(out[:300])
+                got |= shown
+                wanted = [p for p in wanted if p not in got]
+            return len(got)
 
         secs, n = await timed(runs, read_pdf)
-        print(f"PDF : {n} pages in {secs:.2f} s -> {n / secs:,.1f} pages/s (batches of 50 pages)")
+        print(f"PDF : {n} pages in {secs:.2f} s -> {n / secs:,.1f} pages/s (every page shown)")
 
         async def read_xlsx():
-            resp = await call(
-                tk, "xlsx_read_cells", path="/userinput/big.xlsx", range=f"A1:J{rows}"
-            )
-            return sum(len(r) for r in resp.metadata["cells"])
+            # The whole area: each call shows what fits, the next asks from the first row
+            # not shown yet.
+            cells, first = 0, 1
+            while first <= rows:
+                resp = await call(
+                    tk, "xlsx_read_cells", path="/userinput/big.xlsx", range=f"A{first}:J{rows}"
+                )
+                shown = re.findall(r"^\| (\d+) \| (.*) \|$", text_of(resp), re.M)
+                if not shown:
+                    raise SystemExit(text_of(resp)[:300])
+                cells += sum(len(line.split(" | ")) for _, line in shown)
+                first = int(shown[-1][0]) + 1
+            return cells
 
         secs, n = await timed(runs, read_xlsx)
-        print(f"XLSX: {n:,} cells in {secs:.2f} s -> {n / secs:,.0f} cells/s (one call)")
+        print(f"XLSX: {n:,} cells in {secs:.2f} s -> {n / secs:,.0f} cells/s (every cell shown)")
 
         async def read_pptx():
-            resp = await call(tk, "pptx_read_outline", path="/userinput/big.pptx")
-            return len(resp.metadata["slides"])
+            out = text_of(await call(tk, "pptx_read_outline", path="/userinput/big.pptx"))
+            return int(re.search(r" — (\d+) slides", out).group(1))
 
         secs, n = await timed(runs, read_pptx)
         print(f"PPTX: {n} slides in {secs:.2f} s -> {n / secs:,.1f} slides/s (one call)")

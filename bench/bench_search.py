@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import os
 import statistics
 import sys
 import time
@@ -22,7 +21,7 @@ import httpx
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from host.demo.search_web import Document, SearchWeb
+from demo.search_web import Document, SearchWeb
 from subagents.results import text_of
 from subagents.search.tools import (
     search_bing,
@@ -31,6 +30,7 @@ from subagents.search.tools import (
     search_sogou,
     search_wiki,
 )
+from subagents.settings import Keys, ToolSettings
 
 TOPICS = ["solar", "wind", "hydro", "battery", "grid", "nuclear", "geothermal", "tidal"]
 CORPUS = [
@@ -62,10 +62,9 @@ SOURCES = {
 }
 
 
-def use_keys(keys: dict[str, str]) -> None:
-    for name in ("GOOGLE_API_KEY", "GOOGLE_CSE_ID", "BING_API_KEY", "GITHUB_TOKEN"):
-        os.environ.pop(name, None)
-    os.environ.update(keys)
+def settings_for(web: SearchWeb, keys: dict[str, str]) -> ToolSettings:
+    """Every source aimed at the loopback engines, with exactly ``keys``."""
+    return ToolSettings(endpoints=dict(web.urls), keys=Keys(keys))
 
 
 async def bare_get(base: str, path: str, calls: int) -> float:
@@ -86,13 +85,13 @@ async def per_call(web: SearchWeb, calls: int) -> None:
     print(f"per-call time, {calls} sequential calls per source (ms)")
     print(f"{'source':22} {'median':>8} {'p95':>8} {'bare GET':>9}  items")
     for label, (tool, keys, path) in SOURCES.items():
-        use_keys(keys)
+        settings = settings_for(web, keys)
         times = []
         for i in range(calls):
             started = time.perf_counter()
-            response = await tool(f"{TOPICS[i % len(TOPICS)]} energy")
+            response = await tool(f"{TOPICS[i % len(TOPICS)]} energy", settings=settings)
             times.append(time.perf_counter() - started)
-            if (response.metadata or {}).get("unavailable"):
+            if response.metadata["status"] != "ok":
                 raise SystemExit(f"{label}: {text_of(response)}")
         items = text_of(response).count("\n- title:") + 1
         times.sort()
@@ -102,14 +101,16 @@ async def per_call(web: SearchWeb, calls: int) -> None:
         print(f"{label:22} {median:8.2f} {p95:8.2f} {bare:9.2f}  {items}")
 
 
-async def concurrent(count: int) -> None:
-    use_keys({})
+async def concurrent(web: SearchWeb, count: int) -> None:
+    settings = settings_for(web, {})
     tools = [search_google, search_bing, search_sogou, search_github, search_wiki]
-    calls = [tools[i % 5](f"{TOPICS[i % len(TOPICS)]} energy") for i in range(count)]
+    calls = [
+        tools[i % 5](f"{TOPICS[i % len(TOPICS)]} energy", settings=settings) for i in range(count)
+    ]
     started = time.perf_counter()
     results = await asyncio.gather(*calls)
     wall = time.perf_counter() - started
-    failed = sum(1 for r in results if (r.metadata or {}).get("unavailable"))
+    failed = sum(1 for r in results if r.metadata["status"] == "unavailable")
     print(
         f"\n{count} concurrent queries across the five sources (keyless modes): "
         f"wall {wall * 1000:.0f} ms, {failed} unavailable"
@@ -127,9 +128,8 @@ async def main() -> None:
         google_cx=KEYS["GOOGLE_CSE_ID"],
         bing_key=KEYS["BING_API_KEY"],
     ) as web:
-        os.environ.update(web.env())
         await per_call(web, args.calls)
-        await concurrent(args.concurrent)
+        await concurrent(web, args.concurrent)
 
 
 if __name__ == "__main__":

@@ -5,11 +5,15 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import sys
 from collections.abc import Sequence
+from dataclasses import replace
+from typing import Any
 
 from rich.console import Console
 
 from subagents import PIPELINE_ORDER, SPECS, all_tool_schemas
+from subagents.settings import Keys, NetworkPolicy
 
 from .brains import ModelSpecError, make_brain
 from .config import ConfigError, Settings, load_settings
@@ -41,6 +45,9 @@ def _settings(args: argparse.Namespace) -> Settings:
         "formats": getattr(args, "formats", None),
         "input": getattr(args, "input", None),
         "runs_dir": getattr(args, "runs_dir", None),
+        "max_rounds": getattr(args, "max_rounds", None),
+        "max_pages": getattr(args, "max_pages", None),
+        "concurrency": getattr(args, "concurrency", None),
         "quiet": getattr(args, "quiet", False),
         "json": getattr(args, "json", False),
     }
@@ -48,6 +55,7 @@ def _settings(args: argparse.Namespace) -> Settings:
 
 
 def _report(result: RunResult, settings: Settings) -> int:
+    """Print what the run produced; its exit status (0 answered, 3 nothing, 1 no report)."""
     if settings.json_output:
         print(json.dumps(result.record(), ensure_ascii=False, indent=2, default=str))
     elif settings.quiet:
@@ -60,7 +68,15 @@ def _report(result: RunResult, settings: Settings) -> int:
         console.print("[bold]Reports:[/bold]" if lines else "[red]No report was written.[/red]")
         for line in lines:
             console.print(line, highlight=False, soft_wrap=True)
-    return 0 if result.outputs else 1
+    code = result.exit_code
+    if code == 3:
+        parts = len(result.plan.subquestions) if result.plan else 0
+        print(
+            f"quartet: the report answers none of the question's {parts} parts: no relevant "
+            "evidence was found (see the report for what was searched)",
+            file=sys.stderr,
+        )
+    return code
 
 
 async def _pipeline(question: str, settings: Settings) -> RunResult:
@@ -76,14 +92,29 @@ def _cmd_run(args: argparse.Namespace) -> int:
     return _report(asyncio.run(_pipeline(args.question, settings)), settings)
 
 
+def demo_settings(settings: Settings, world: Any) -> Settings:
+    """``settings`` pointed at a running demo world: its engines, inputs and hosts only.
+
+    API keys are left out, so none can travel even to the local engines.
+    """
+    tools = replace(
+        settings.tools,
+        endpoints=dict(world.endpoints),
+        network=NetworkPolicy.parse(
+            ",".join(h.rsplit(":", 1)[0] for h in world.hosts) + ",localhost", only=True
+        ),
+        keys=Keys(),
+    )
+    return replace(settings, input_dir=world.input_dir, tools=tools)
+
+
 def _cmd_demo(args: argparse.Namespace) -> int:
-    from .demo.web import demo_environment
+    from demo.web import demo_world
 
     settings = _settings(args)
-    with demo_environment(settings) as (question, env_settings):
-        if args.question:
-            question = args.question
-        result = asyncio.run(_pipeline(question, env_settings))
+    with demo_world(settings.runs_dir) as world:
+        question = args.question or world.question
+        result = asyncio.run(_pipeline(question, demo_settings(settings, world)))
     return _report(result, settings)
 
 
@@ -113,6 +144,26 @@ def build_parser() -> argparse.ArgumentParser:
             "openai:gpt-4o-mini; also QUARTET_MODEL",
         )
         p.add_argument("--runs-dir", dest="runs_dir", help="where run folders go (default: runs)")
+        p.add_argument(
+            "--max-rounds",
+            dest="max_rounds",
+            type=int,
+            metavar="N",
+            help="research rounds per sub-question (default 3)",
+        )
+        p.add_argument(
+            "--max-pages",
+            dest="max_pages",
+            type=int,
+            metavar="N",
+            help="pages read in the whole run (default 24)",
+        )
+        p.add_argument(
+            "--concurrency",
+            type=int,
+            metavar="N",
+            help="tasks running at once (default 3)",
+        )
         p.add_argument("--quiet", action="store_true", help="print only the report paths")
         p.add_argument("--json", action="store_true", help="print the run record as JSON")
 

@@ -8,6 +8,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from subagents.settings import SettingsError, ToolSettings
+
 FORMATS = ("md", "html", "pdf", "pptx")
 
 
@@ -27,9 +29,12 @@ class Settings:
     depth_cap: int = 3
     stage_timeout: float = 600.0
     stage_timeouts: dict[str, float] = field(default_factory=dict)
-    max_pages: int = 8
+    max_pages: int = 24
+    max_rounds: int = 3
+    concurrency: int = 3
     history_chars: int = 200_000
     mcp_servers: list[Any] = field(default_factory=list)
+    tools: ToolSettings = field(default_factory=ToolSettings)
     quiet: bool = False
     json_output: bool = False
     extra: dict[str, Any] = field(default_factory=dict)
@@ -82,6 +87,8 @@ def load_settings(flags: dict[str, Any], toml_path: Path | None = None) -> Setti
         ("depth_cap", "QUARTET_DEPTH_CAP", int),
         ("stage_timeout", "QUARTET_STAGE_TIMEOUT", float),
         ("max_pages", "QUARTET_MAX_PAGES", int),
+        ("max_rounds", "QUARTET_MAX_ROUNDS", int),
+        ("concurrency", "QUARTET_CONCURRENCY", int),
         ("history_chars", "QUARTET_HISTORY_CHARS", int),
     ):
         raw = pick(name, env_name, getattr(s, name))
@@ -102,6 +109,10 @@ def load_settings(flags: dict[str, Any], toml_path: Path | None = None) -> Setti
         s.mcp_servers = [McpServerConfig.parse(raw) for raw in toml.get("mcp", [])]
     except (ValueError, AttributeError, TypeError) as exc:
         raise ConfigError(f"quartet.toml: {exc}") from None
+    try:
+        s.tools = ToolSettings.from_env(env)
+    except SettingsError as exc:
+        raise ConfigError(str(exc)) from None
     s.quiet = bool(flags.get("quiet"))
     s.json_output = bool(flags.get("json"))
     return s

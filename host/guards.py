@@ -20,6 +20,8 @@ from typing import Any
 from agentscope.message import TextBlock, ToolUseBlock
 from agentscope.tool import Toolkit, ToolResponse
 
+from subagents.results import status_of
+
 DEFAULT_TOOL_CALL_CAP = 80
 DEFAULT_DEPTH_CAP = 3
 DEFAULT_EVICT_CHARS = 40_000
@@ -57,9 +59,7 @@ class ToolCallRecord:
 
     @property
     def failed(self) -> bool:
-        return (
-            self.refused or self.text.startswith("Error") or bool(self.metadata.get("unavailable"))
-        )
+        return self.refused or self.metadata.get("status", "ok") != "ok"
 
 
 def _text(resp: ToolResponse) -> str:
@@ -104,7 +104,8 @@ class ToolGuard:
         tool = self.toolkit.tools.get(name)
         if tool is None:
             return None
-        props = tool.json_schema.get("function", {}).get("parameters", {}).get("properties", {})
+        schema = tool.extended_json_schema  # with a structured-output model's fields
+        props = schema.get("function", {}).get("parameters", {}).get("properties", {})
         return set(props)
 
     async def __call__(
@@ -139,7 +140,7 @@ class ToolGuard:
         if last is None:
             last = ToolResponse(content=[TextBlock(type="text", text="Error: no result")])
         record.text = _text(last)
-        record.metadata = dict(last.metadata or {})
+        record.metadata = {**dict(last.metadata or {}), "status": status_of(last)}
         if self.evict is not None and len(record.text) > self.evict_chars:
             record.evicted_to = await self.evict(call["name"], record.text)
             preview = record.text[:PREVIEW_CHARS]

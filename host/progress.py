@@ -1,4 +1,5 @@
-"""What the user sees while a run works: a line per stage and per item, then a summary."""
+"""What the user sees while a run works: the plan as a todo list, each task and tool call,
+status changes as they happen, then a summary."""
 
 from __future__ import annotations
 
@@ -10,11 +11,12 @@ from rich.table import Table
 
 from .guards import ToolCallRecord
 
-STAGE_TITLES = {
-    "search": "Searching",
-    "browser": "Reading pages",
-    "file": "Reading files",
-    "generate": "Writing the report",
+MARKS = {
+    "pending": "[dim]○[/dim]",
+    "in progress": "[yellow]◐[/yellow]",
+    "partly answered": "[yellow]◑[/yellow]",
+    "answered": "[green]●[/green]",
+    "not found": "[red]✗[/red]",
 }
 
 
@@ -31,49 +33,79 @@ class Progress:
     def __init__(self, quiet: bool = False, console: Console | None = None) -> None:
         self.quiet = quiet
         self.console = console or Console(stderr=True, highlight=False)
+        self.statuses: dict[str, str] = {}
 
     def __call__(self, kind: str, data: dict[str, Any]) -> None:
         if self.quiet:
             return
-        if kind == "run_start":
-            self.console.print(f"[bold]Run[/bold] {data['run'].id} → {data['run'].path}")
-        elif kind == "stage_start":
-            self.console.print(f"[bold cyan]▶ {STAGE_TITLES.get(data['stage'], data['stage'])}")
-        elif kind == "tool":
-            rec: ToolCallRecord = data["record"]
-            mark = "[red]✗[/red]" if rec.failed else "[green]✓[/green]"
-            note = ""
-            if rec.failed:
-                note = " — " + rec.text.replace("\n", " ")[:120]
-            self.console.print(
-                f"  {mark} {rec.name} {_target(rec)} [dim]{rec.seconds:.2f}s[/dim]{note}"
-            )
-        elif kind == "stage_end":
-            stage = data["result"]
-            status = f"[red]{stage.error}[/red]" if stage.error else "[green]done[/green]"
-            self.console.print(
-                f"  {status} in {stage.seconds:.1f}s, {stage.tool_calls} tool calls"
-                f" ({stage.failed_calls} failed)"
-            )
+        handler = getattr(self, f"_on_{kind}", None)
+        if handler is not None:
+            handler(data)
+
+    def _on_run_start(self, data: dict[str, Any]) -> None:
+        self.console.print(f"[bold]Run[/bold] {data['run'].id} → {data['run'].path}")
+
+    def _on_plan(self, data: dict[str, Any]) -> None:
+        plan = data["plan"]
+        self.console.print(f"[bold]Plan[/bold] ({plan.planner}): {len(plan.subquestions)} parts")
+        for sub in plan.subquestions:
+            self.statuses[sub.id] = sub.status
+            queries = "; ".join(sub.queries)
+            self.console.print(f"  {MARKS[sub.status]} {sub.id} {sub.text} [dim]({queries})[/dim]")
+
+    def _on_delegation_start(self, data: dict[str, Any]) -> None:
+        d = data["delegation"]
+        part = f" {d.subquestion}" if d.subquestion else ""
+        self.console.print(f"[bold cyan]▶ {data['title']}{part}[/bold cyan] [dim]{d.id}[/dim]")
+
+    def _on_tool(self, data: dict[str, Any]) -> None:
+        rec: ToolCallRecord = data["record"]
+        mark = "[red]✗[/red]" if rec.failed else "[green]✓[/green]"
+        note = " — " + rec.text.replace("\n", " ")[:120] if rec.failed else ""
+        self.console.print(
+            f"  {mark} {rec.stage}: {rec.name} {_target(rec)} [dim]{rec.seconds:.2f}s[/dim]{note}"
+        )
+
+    def _on_delegation_end(self, data: dict[str, Any]) -> None:
+        d = data["delegation"]
+        failed = sum(r.failed for r in d.records)
+        status = "[green]done[/green]" if d.status == "ok" else f"[red]{d.status}: {d.error}[/red]"
+        self.console.print(
+            f"  {status} {d.id} in {d.seconds:.1f}s, {len(d.records)} tool calls ({failed} failed)"
+        )
+
+    def _on_coverage(self, data: dict[str, Any]) -> None:
+        for sub in data["plan"].subquestions:
+            if self.statuses.get(sub.id) != sub.status:
+                self.statuses[sub.id] = sub.status
+                cov = data["research"].coverage(sub.id)
+                self.console.print(
+                    f"  {MARKS.get(sub.status, '?')} {sub.id} {sub.status} "
+                    f"[dim]({cov.items} evidence, {cov.sources} sources)[/dim]"
+                )
 
 
 def summary_table(result: Any) -> Table:
-    """The closing table: sources, pages, files, citations, time, tokens and outputs."""
-    ctx = result.context
+    """The closing table: plan status, pages, evidence, citations, time, tokens, errors."""
     table = Table(title="Quartet run", show_header=False)
     table.add_column("what", style="bold")
     table.add_column("value")
     table.add_row("question", result.question)
-    table.add_row("sources found", str(len(ctx.get("urls", []))))
-    table.add_row("pages read", str(len(ctx.get("pages", []))))
-    table.add_row("files downloaded", str(len(ctx.get("downloads", []))))
-    table.add_row("evidence items", str(len(ctx.get("evidence_ids", []))))
+    if result.plan is not None:
+        lines = [
+            f"{MARKS.get(s.status, '?')} {s.id} {s.status}: {s.text}"
+            for s in result.plan.subquestions
+        ]
+        table.add_row("answered", f"{result.answered} of {len(result.plan.subquestions)} parts")
+        table.add_row("plan", "\n".join(lines))
+    table.add_row("pages read", str(result.pages_read))
+    table.add_row("evidence items", str(result.evidence))
     table.add_row("citations", str(result.citations))
+    table.add_row("tasks", str(len(result.delegations)))
     table.add_row("time", f"{result.seconds:.1f} s")
     table.add_row("tokens", f"{result.tokens['input']} in / {result.tokens['output']} out")
-    errors = [f"{s.name}: {s.error}" for s in result.stages if s.error]
-    if errors:
-        table.add_row("errors", "\n".join(errors))
+    if result.errors:
+        table.add_row("errors", "\n".join(result.errors[:8]))
     table.add_row("run folder", str(result.run.path))
     return table
 

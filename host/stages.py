@@ -1,8 +1,10 @@
-"""Stages: the delegation message each subagent gets, and what the Host keeps from it.
+"""Delegation messages and what the Host reads back from messages.
 
-A delegation is the seed's ``task(description, subagent_type, context)``: the task text
-plus a ``<context>`` JSON block (question, URLs, paths, evidence ids). After a stage the
-Host reads its tool-call records and carries forward what the next stage needs.
+A delegation is the seed's ``task(description, subagent_type, context)``: the subagent's
+task text, the Host's description, and a ``<context>`` JSON block (the sub-question, what
+is already known, what is still missing, URLs or paths to work on). Only the Host writes
+that block: :func:`find_context` reads it from Host-authored messages alone, so a page or
+file that contains a forged ``<context>`` cannot take over a subagent.
 """
 
 from __future__ import annotations
@@ -10,120 +12,72 @@ from __future__ import annotations
 import json
 import re
 from typing import Any
-from urllib.parse import urlsplit
 
-import yaml
 from agentscope.message import Msg
+
+from subagents.spec import SubAgentSpec
 
 from .guards import ToolCallRecord
 
-TASKS = {
-    "search": (
-        "Find sources for the research question. Call every search tool you have with a "
-        "focused query (a shorter keyword query for the wiki and GitHub tools), then reply "
-        "with the most relevant distinct URLs, best first."
-    ),
-    "browser": (
-        "Read the most promising URLs in the context with viewer_fetch, passing the "
-        "question as `query` so that every answer comes with exact quoted evidence. "
-        "Download linked documents (PDF, XLSX, CSV, PPTX) with http_download into "
-        "/workspace/downloads/. Skip pages that fail; reply with what you found."
-    ),
-    "file": (
-        "Read every file under /userinput/ and /workspace/downloads/ with the reader for "
-        "its type, then write what matters for the question as notes to "
-        "/workspace/notes/files.md. Reply with a short summary of each file."
-    ),
-    "generate": (
-        "Write the report that answers the question, from the stored pages, notes and "
-        "evidence listed in the context, in each requested format under "
-        "/workspace/reports/. Cite only evidence that exists; never invent a source."
-    ),
-}
-
+HOST_NAME = "Host"
 CONTEXT_RE = re.compile(r"<context>\s*(\{.*?\})\s*</context>", re.DOTALL)
-DOCUMENT_EXTENSIONS = (".pdf", ".xlsx", ".xls", ".csv", ".pptx", ".docx")
 
 
-def delegation_msg(stage: str, context: dict[str, Any]) -> Msg:
-    """The Host's message delegating ``stage`` with its context block."""
+def delegation_msg(spec: SubAgentSpec, description: str, context: dict[str, Any]) -> Msg:
+    """The Host's message delegating a task to ``spec``'s subagent."""
     body = json.dumps(context, ensure_ascii=False, indent=1)
-    return Msg("Host", f"{TASKS[stage]}\n\n<context>\n{body}\n</context>", "user")
+    task = spec.task + (f"\n\nThis task: {description.strip()}" if description.strip() else "")
+    return Msg(HOST_NAME, f"{task}\n\n<context>\n{body}\n</context>", "user")
 
 
-def find_context(texts: list[str]) -> dict[str, Any]:
-    """The last ``<context>`` JSON block among ``texts`` (empty when there is none)."""
-    for text in reversed(texts):
-        for match in reversed(CONTEXT_RE.findall(text)):
-            try:
-                return json.loads(match)
-            except json.JSONDecodeError:
-                continue
+def context_of(text: str) -> dict[str, Any]:
+    """The last ``<context>`` JSON block of one text (empty when there is none)."""
+    for match in reversed(CONTEXT_RE.findall(text)):
+        try:
+            found = json.loads(match)
+        except json.JSONDecodeError:
+            continue
+        if isinstance(found, dict):
+            return found
     return {}
 
 
-def is_document_url(url: str) -> bool:
-    return urlsplit(url).path.lower().endswith(DOCUMENT_EXTENSIONS)
+def find_context(messages: list[dict[str, Any]]) -> dict[str, Any]:
+    """The context of the latest delegation among formatted chat ``messages``.
+
+    Only user messages named ``Host`` count: tool results and other agents' messages
+    may quote a ``<context>`` block, but never define one.
+    """
+    for message in reversed(messages):
+        if message.get("role") == "user" and message.get("name") == HOST_NAME:
+            found = context_of(message_text(message))
+            if found:
+                return found
+    return {}
 
 
-def search_urls(records: list[ToolCallRecord]) -> list[dict[str, str]]:
-    """Distinct results of the search stage, interleaved across sources (best of each first)."""
-    per_source: list[list[dict[str, str]]] = []
-    for rec in records:
-        if rec.failed or not rec.name.startswith("search_"):
-            continue
-        try:
-            items = yaml.safe_load(rec.text)
-        except yaml.YAMLError:
-            continue
-        if isinstance(items, list):
-            per_source.append([i for i in items if isinstance(i, dict) and i.get("url")])
-    out, seen = [], set()
-    for rank in range(max((len(s) for s in per_source), default=0)):
-        for items in per_source:
-            if rank < len(items):
-                url = str(items[rank]["url"])
-                key = url.rstrip("/")
-                if key not in seen:
-                    seen.add(key)
-                    out.append({"url": url, "title": str(items[rank].get("title", ""))})
-    return out
-
-
-def browser_outputs(records: list[ToolCallRecord]) -> dict[str, list[str]]:
-    """Stored pages and downloads the browser stage produced."""
-    pages, downloads = [], []
-    for rec in records:
-        if rec.failed:
-            continue
-        if rec.name == "viewer_fetch" and rec.metadata.get("markdown_path"):
-            pages.append(rec.metadata["markdown_path"])
-        if rec.name == "http_download" and rec.metadata.get("path"):
-            downloads.append(rec.metadata["path"])
-    return {"pages": list(dict.fromkeys(pages)), "downloads": list(dict.fromkeys(downloads))}
-
-
-def written_paths(records: list[ToolCallRecord], tools: tuple[str, ...]) -> list[str]:
-    """Paths written by successful calls of ``tools``."""
-    out = []
-    for rec in records:
-        if rec.failed or rec.name not in tools:
-            continue
-        path = (
-            rec.metadata.get("artifact_path") or rec.metadata.get("path") or rec.input.get("path")
+def message_text(message: dict[str, Any]) -> str:
+    """The text of a formatted chat message (a string or a list of blocks)."""
+    content = message.get("content")
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return "\n".join(
+            str(b.get("text", "")) for b in content if isinstance(b, dict) and "text" in b
         )
-        if path:
-            out.append(str(path))
-    return list(dict.fromkeys(out))
+    return ""
 
 
-def summarize(stage: str, records: list[ToolCallRecord], reply_text: str) -> str:
-    """The text of the Msg the Host broadcasts for a finished stage."""
+def summarize(name: str, records: list[ToolCallRecord], outcome: dict[str, Any] | None) -> str:
+    """The text of the Msg the Host broadcasts for a finished delegation."""
     ok = sum(not r.failed for r in records)
     failed = [r for r in records if r.failed]
-    lines = [f"[{stage}] {len(records)} tool calls, {ok} succeeded, {len(failed)} failed."]
+    lines = [f"[{name}] {len(records)} tool calls, {ok} succeeded, {len(failed)} failed."]
     for r in failed[:10]:
         lines.append(f"- {r.name} failed: {r.text[:200]}")
-    if reply_text:
-        lines.append(reply_text[:2000])
+    if outcome:
+        if outcome.get("summary"):
+            lines.append(str(outcome["summary"])[:1000])
+        for gap in (outcome.get("gaps") or [])[:10]:
+            lines.append(f"- gap: {str(gap)[:200]}")
     return "\n".join(lines)

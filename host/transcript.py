@@ -9,6 +9,7 @@ from agentscope.message import Msg
 
 from fs_service import FileDomainService
 from subagents.evidence import EvidenceLedger
+from subagents.secrets import scrub_data
 
 TRANSCRIPT = "/internal/transcript.jsonl"
 EVIDENCE = "/internal/evidence.jsonl"
@@ -45,7 +46,11 @@ async def save_evidence(service: FileDomainService, ledger: EvidenceLedger) -> N
     await service.write_text(EVIDENCE, text)
 
 
+async def save_json(service: FileDomainService, path: str, data: Any) -> None:
+    """Write ``data`` as indented JSON (credential values scrubbed) at ``path``."""
+    text = json.dumps(scrub_data(data), ensure_ascii=False, indent=2, default=str)
+    await service.write_text(path, text)
+
+
 async def save_run_json(service: FileDomainService, record: dict[str, Any]) -> None:
-    await service.write_text(
-        RUN_JSON, json.dumps(record, ensure_ascii=False, indent=2, default=str)
-    )
+    await save_json(service, RUN_JSON, record)

@@ -15,6 +15,7 @@ from .browser.spec import SPEC as BROWSER_SPEC
 from .file.spec import SPEC as FILE_SPEC
 from .generate.spec import SPEC as GENERATE_SPEC
 from .search.spec import SPEC as SEARCH_SPEC
+from .settings import ToolSettings
 from .spec import AllowlistError, SubAgentSpec, ToolGroup, all_schemas, build, check_allowlist
 
 PIPELINE_ORDER = ("search", "browser", "file", "generate")
@@ -40,8 +41,13 @@ def build_toolkit(name: str, *, read_only: bool | None = None, **deps: Any) -> T
         name: one of ``search``, ``browser``, ``file``, ``generate``.
         read_only: drop every writing tool (defaults to the spec's own flag).
         **deps: objects injected into tools, e.g. ``service=FileDomainService(...)``.
+            ``settings`` (a :class:`~subagents.settings.ToolSettings`) defaults to
+            ``ToolSettings.from_env()``, read once here; the Host always passes its own.
     """
-    return build(get_spec(name), deps, read_only=read_only)
+    spec = get_spec(name)
+    if "settings" in spec.requires and "settings" not in deps:
+        deps["settings"] = ToolSettings.from_env()
+    return build(spec, deps, read_only=read_only)
 
 
 class _Placeholder:

@@ -8,11 +8,13 @@ stored page. The Host owns the :class:`EvidenceLedger` of a run and injects it.
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import json
 import threading
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
+from urllib.parse import urlsplit
 
 
 @dataclass(frozen=True)
@@ -25,6 +27,7 @@ class EvidenceItem:
     end: int
     page_path: str = ""
     id: str = ""
+    locator: str = ""
 
     def public(self) -> dict:
         """The ``{url, span, start, end}`` shape tools return to the model."""
@@ -42,6 +45,7 @@ class EvidenceItem:
             end=int(raw["end"]),
             page_path=str(raw.get("page_path", "")),
             id=str(raw.get("id", "")),
+            locator=str(raw.get("locator", "")),
         )
 
 
@@ -54,6 +58,11 @@ def evidence_id(item: EvidenceItem) -> str:
     """A short stable id for an item: a hash of its URL, offsets and span."""
     digest = hashlib.sha256(f"{item.url}\0{item.start}\0{item.end}\0{item.span}".encode())
     return "ev-" + digest.hexdigest()[:12]
+
+
+def identified(item: EvidenceItem) -> EvidenceItem:
+    """``item`` with its id filled in (the hash of its URL, offsets and span)."""
+    return item if item.id else EvidenceItem(**{**item.to_dict(), "id": evidence_id(item)})
 
 
 @dataclass
@@ -70,6 +79,7 @@ class PageRecord:
     title: str = ""
     content_type: str = ""
     evidence: list[dict] = field(default_factory=list)
+    kind: str = "web"  # web | file
 
     def to_json(self) -> str:
         return json.dumps(asdict(self), ensure_ascii=False, indent=2)
@@ -87,18 +97,84 @@ def sidecar_path(markdown_path: str) -> str:
     return stem + ".json"
 
 
-class EvidenceLedger:
-    """The run's evidence items by id. Thread-safe; ``on_add`` lets the Host persist them."""
+def url_key(url: str) -> str:
+    """A key under which two spellings of one address compare equal (fragment, case of the
+    scheme and host, default port and a trailing slash ignored)."""
+    parts = urlsplit(url.strip())
+    host = (parts.hostname or "").lower()
+    port = f":{parts.port}" if parts.port not in (None, 80, 443) else ""
+    path = parts.path.rstrip("/") or "/"
+    query = f"?{parts.query}" if parts.query else ""
+    return f"{parts.scheme.lower()}://{host}{port}{path}{query}"
 
-    def __init__(self, on_add: Callable[[EvidenceItem], None] | None = None) -> None:
+
+class PageBudgetError(RuntimeError):
+    """The run's page budget is spent; no new page may be fetched."""
+
+
+class PageRegistry:
+    """Every page and download stored in this run, so that no address is fetched twice.
+
+    ``viewer_fetch`` and ``http_download`` ask :meth:`claim` before fetching: the first
+    caller for an address fetches it (others wait for it), and later callers are told
+    where it is stored. ``budget`` caps the number of pages fetched in the run.
+    """
+
+    def __init__(self, budget: int | None = None) -> None:
+        self.budget = budget
+        self._stored: dict[str, str] = {}
+        self._locks: dict[str, asyncio.Lock] = {}
+        self.fetched: list[str] = []  # addresses actually fetched, in order
+        self.pages = 0
+
+    def stored(self, url: str) -> str | None:
+        """Where the page or file at ``url`` is stored in this run, if it is."""
+        return self._stored.get(url_key(url))
+
+    def record(self, url: str, path: str, *also: str) -> None:
+        """Remember that ``url`` (and each of ``also``, e.g. its final address) is at ``path``."""
+        for address in (url, *also):
+            if address:
+                self._stored.setdefault(url_key(address), path)
+
+    def lock(self, url: str) -> asyncio.Lock:
+        """The lock a fetch of ``url`` holds, so that concurrent callers fetch it once."""
+        return self._locks.setdefault(url_key(url), asyncio.Lock())
+
+    def take_page(self, url: str) -> None:
+        """Count one page fetch against the budget; PageBudgetError when it is spent."""
+        if self.budget is not None and self.pages >= self.budget:
+            raise PageBudgetError(
+                f"Error: the run's page budget ({self.budget} pages) is spent; {url[:200]} "
+                "was not fetched. Work with the pages already read."
+            )
+        self.pages += 1
+        self.fetched.append(url)
+
+    def note_fetch(self, url: str) -> None:
+        """Record a fetch that does not count against the page budget (a download)."""
+        self.fetched.append(url)
+
+
+class EvidenceLedger:
+    """The run's evidence items by id and its stored pages (:attr:`pages`).
+
+    Thread-safe for items; ``on_add`` lets the Host persist them.
+    """
+
+    def __init__(
+        self,
+        on_add: Callable[[EvidenceItem], None] | None = None,
+        pages: PageRegistry | None = None,
+    ) -> None:
         self._items: dict[str, EvidenceItem] = {}
         self._lock = threading.Lock()
         self._on_add = on_add
+        self.pages = pages or PageRegistry()
 
     def add(self, item: EvidenceItem) -> EvidenceItem:
         """Store ``item`` (given an id if it has none) and return the stored item."""
-        if not item.id:
-            item = EvidenceItem(**{**item.to_dict(), "id": evidence_id(item)})
+        item = identified(item)
         with self._lock:
             is_new = item.id not in self._items
             self._items[item.id] = item

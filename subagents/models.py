@@ -8,8 +8,6 @@ real model as ``inner_model``, which is what picks the message format.
 from __future__ import annotations
 
 import inspect
-import os
-import re
 from typing import Any
 
 from agentscope.message import Msg
@@ -44,20 +42,3 @@ async def ask_text(model: Any, prompt: str, system: str | None = None) -> str:
         result = last
     blocks = getattr(result, "content", None) or []
     return "".join(b.get("text", "") for b in blocks if b.get("type") == "text")
-
-
-#: Environment variables whose values are credentials (provider keys and the like).
-_SECRET_NAME = re.compile(r"(API_KEY|_TOKEN|_SECRET|PASSWORD|_CSE_ID)$")
-
-
-def scrub(text: str) -> str:
-    """``text`` with the value of every credential environment variable replaced by ``***``.
-
-    Provider errors can echo what was sent (a proxy answering "bad Bearer sk-…"); this
-    keeps such a value out of tool results and logs.
-    """
-    for name, value in os.environ.items():
-        value = value.strip()
-        if len(value) >= 6 and _SECRET_NAME.search(name.upper()) and value in text:
-            text = text.replace(value, "***")
-    return text

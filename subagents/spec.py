@@ -13,6 +13,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from agentscope.tool import Toolkit
+from pydantic import BaseModel
+
+from .offline import Call, CallResult
+from .outcomes import Outcome
 
 #: Parameter names a tool may receive from the Host instead of the model.
 INJECTABLE = ("service", "settings", "browser", "evidence", "model")
@@ -36,9 +40,25 @@ class ToolGroup:
         return tuple(t.__name__ for t in self.tools)
 
 
+OfflinePlan = Callable[[dict[str, Any], list[CallResult], set[str]], list[Call]]
+OfflineOutcome = Callable[[dict[str, Any], list[CallResult]], dict[str, Any]]
+Carry = Callable[[list[CallResult]], dict[str, Any]]
+
+
 @dataclass(frozen=True)
 class SubAgentSpec:
-    """Everything the Host needs to know to build one subagent."""
+    """Everything the Host needs to know to build and delegate to one subagent.
+
+    Attributes:
+        name, description, sys_prompt, groups, read_only, requires: what the subagent is
+            and which tools (and injected dependencies) it has.
+        task: the opening of every delegation message to it.
+        title: what the progress display calls its work ("Searching").
+        outcome: the structured outcome its delegations end with.
+        carry: what its finished calls hand on to the Host (e.g. search results, stored
+            pages), read from the results' text.
+        offline_plan, offline_outcome: the offline brain's next calls and outcome.
+    """
 
     name: str
     description: str
@@ -46,6 +66,12 @@ class SubAgentSpec:
     groups: tuple[ToolGroup, ...]
     read_only: bool = False
     requires: tuple[str, ...] = field(default_factory=tuple)
+    task: str = ""
+    title: str = ""
+    outcome: type[BaseModel] = Outcome
+    carry: Carry | None = None
+    offline_plan: OfflinePlan | None = None
+    offline_outcome: OfflineOutcome | None = None
 
     def allowlist(self, read_only: bool | None = None) -> list[str]:
         """Tool names this subagent may have, in registration order."""

@@ -16,9 +16,10 @@ from subagents.results import text_of
 class FileTools:
     """The File subagent's toolkit over one service, called the way an agent calls it."""
 
-    def __init__(self, service: Any, read_only: bool = False) -> None:
+    def __init__(self, service: Any, read_only: bool = False, settings: Any = None) -> None:
         self.service = service
-        self.toolkit: Toolkit = build_toolkit("file", service=service, read_only=read_only)
+        deps = {} if settings is None else {"settings": settings}
+        self.toolkit: Toolkit = build_toolkit("file", service=service, read_only=read_only, **deps)
 
     async def call(self, name: str, **kwargs: Any) -> ToolResponse:
         last = None

@@ -3,9 +3,25 @@
 from __future__ import annotations
 
 import hashlib
+import json
+import re
 from dataclasses import dataclass
+from typing import Any
+
+from agentscope.tool import ToolResponse
 
 from subagents.evidence import EvidenceItem, PageRecord, evidence_id, sidecar_path
+from subagents.results import text_of
+
+_FACTS = re.compile(r"```json\n(.*?)\n```", re.S)
+
+
+def report_facts(res: ToolResponse) -> dict[str, Any]:
+    """The JSON block a generate_* result ends with (path, format, sections, citations…)."""
+    found = _FACTS.findall(text_of(res))
+    assert found and text_of(res).rstrip().endswith("```"), text_of(res)
+    return json.loads(found[-1])
+
 
 EN_PAGE = """# Solar power in 2024
 

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
-from host.demo.search_web import Document, SearchWeb
+from demo.search_web import Document, SearchWeb
 from subagents.results import text_of
 from subagents.search.tools import (
     search_bing,
@@ -13,6 +15,7 @@ from subagents.search.tools import (
     search_sogou,
     search_wiki,
 )
+from subagents.settings import Keys, ToolSettings
 
 CORPUS = [
     Document(
@@ -72,8 +75,24 @@ def plain_web(keys: dict[str, str] | None = None) -> SearchWeb:
     )
 
 
+def settings_for(
+    web: SearchWeb, keys: dict[str, str] | None = None, **changes: Any
+) -> ToolSettings:
+    """Settings aiming every source at ``web``, with exactly ``keys`` and a short timeout."""
+    return ToolSettings(
+        **{
+            "endpoints": dict(web.urls),
+            "search_timeout": TIMEOUT,
+            "keys": Keys(keys or {}),
+            **changes,
+        }
+    )
+
+
 def point_at(monkeypatch: pytest.MonkeyPatch, web: SearchWeb, keys: dict[str, str]) -> None:
-    """Aim every source at ``web``, set exactly ``keys``, and a short timeout."""
+    """Aim every source at ``web`` through the environment, as the Host's configuration
+    reads it: set exactly ``keys`` and a short timeout (``ToolSettings.from_env()`` then
+    gives what :func:`settings_for` builds directly)."""
     for name, value in web.env().items():
         monkeypatch.setenv(name, value)
     monkeypatch.setenv("QUARTET_SEARCH_TIMEOUT", str(TIMEOUT))

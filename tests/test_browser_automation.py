@@ -11,6 +11,7 @@ from agentscope.message import Msg, TextBlock, ToolUseBlock
 from agentscope.model import ChatModelBase, ChatResponse
 from agentscope.tool import ToolResponse
 from browser_sites import SiteServer, build_site
+from browser_support import LOOPBACK, LOOPBACK_SETTINGS
 from scripted import call_tool as call
 
 from subagents import build_toolkit
@@ -33,21 +34,21 @@ def site():
 
 @pytest_asyncio.fixture(scope="module", loop_scope="module")
 async def browser():
-    session = BrowserSession()
+    session = BrowserSession(allow=LOOPBACK)
     try:
         yield session
     finally:
         await session.aclose()
 
 
-@pytest.fixture(autouse=True)
-def allow_loopback(monkeypatch):
-    monkeypatch.setenv("QUARTET_ALLOW_HOSTS", "127.0.0.1,localhost")
-
-
 async def test_form_is_filled_clicked_waited_for_and_captured(site, browser, disk_service):
     toolkit = build_toolkit(
-        "browser", service=disk_service, browser=browser, evidence=None, model=None
+        "browser",
+        service=disk_service,
+        browser=browser,
+        evidence=None,
+        model=None,
+        settings=LOOPBACK_SETTINGS,
     )
     res = await call(toolkit, "browser_navigate", url=site.url("/form.html"))
     assert "Order form" in text_of(res) and "HTTP 200" in text_of(res)
@@ -62,15 +63,24 @@ async def test_form_is_filled_clicked_waited_for_and_captured(site, browser, dis
     snap = text_of(await call(toolkit, "browser_snapshot"))
     assert "Thank you, Ada!" in snap and "Order confirmed for Ada" in snap
     res = await call(toolkit, "browser_screenshot")
-    path = res.metadata["path"]
+    (path,) = res.metadata["paths"]
     assert path.startswith("/workspace/screenshots/127-0-0-1-") and path.endswith(".png")
     png = await disk_service.read_bytes(path)
-    assert png.startswith(b"\x89PNG\r\n\x1a\n") and len(png) == res.metadata["bytes"]
+    assert png.startswith(b"\x89PNG\r\n\x1a\n")
+    assert text_of(res).startswith("Saved a screenshot of http://127.0.0.1:")
+    assert text_of(res).endswith(f" to {path} ({len(png)} bytes).")
 
 
 async def test_wait_that_times_out_and_bad_selector_are_errors(site, browser):
     await browser_navigate(site.url("/form.html"), browser=browser)
-    toolkit = build_toolkit("browser", service=None, browser=browser, evidence=None, model=None)
+    toolkit = build_toolkit(
+        "browser",
+        service=None,
+        browser=browser,
+        evidence=None,
+        model=None,
+        settings=LOOPBACK_SETTINGS,
+    )
     res = await call(toolkit, "browser_wait", selector="#never-there", timeout=200)
     assert text_of(res).startswith("Error: could not wait for '#never-there'")
     assert "browser_snapshot" in text_of(res)
@@ -78,27 +88,32 @@ async def test_wait_that_times_out_and_bad_selector_are_errors(site, browser):
     assert text_of(res).startswith("Error: could not click '###'")
 
 
-async def test_navigate_refuses_private_addresses(browser, monkeypatch):
-    monkeypatch.delenv("QUARTET_ALLOW_HOSTS")
-    res = await browser_navigate("http://127.0.0.1:9/", browser=browser)
+async def test_navigate_refuses_private_addresses():
+    strict = BrowserSession()  # no host exempt from the private-address refusal
+    try:
+        res = await browser_navigate("http://127.0.0.1:9/", browser=strict)
+    finally:
+        await strict.aclose()
     assert text_of(res).startswith("Error: refused")
+    assert res.metadata["status"] == "error" and not strict.started
 
 
 async def test_snapshot_needs_an_open_page_and_a_missing_browser_is_unavailable(site):
-    session = BrowserSession()
+    session = BrowserSession(allow=LOOPBACK)
     try:
         res = await browser_snapshot(browser=session)
         assert text_of(res).startswith("Error: no page is open")
     finally:
         await session.aclose()
     assert not session.started
-    broken = BrowserSession(executable="/nonexistent/chromium")
+    broken = BrowserSession(executable="/nonexistent/chromium", allow=LOOPBACK)
     try:
         res = await browser_navigate(site.url("/form.html"), browser=broken)
     finally:
         await broken.aclose()
-    assert res.metadata["unavailable"] is True
+    assert res.metadata["status"] == "unavailable"
     assert "Chromium could not be started" in text_of(res)
+    assert "Chromium could not be started" in res.metadata["reason"]
 
 
 # --- hooks on a real ReActAgent -------------------------------------------------------
@@ -134,9 +149,14 @@ async def noisy_tool() -> ToolResponse:
 
 
 async def test_hooks_fire_in_order_and_keep_the_snapshot_only_during_reasoning(site, disk_service):
-    session = BrowserSession()
+    session = BrowserSession(allow=LOOPBACK)
     toolkit = build_toolkit(
-        "browser", service=disk_service, browser=session, evidence=None, model=None
+        "browser",
+        service=disk_service,
+        browser=session,
+        evidence=None,
+        model=None,
+        settings=LOOPBACK_SETTINGS,
     )
     toolkit.register_tool_function(noisy_tool)
     model = ScriptedModel(

@@ -18,6 +18,7 @@ from pathlib import Path
 import httpcore
 import pytest
 from browser_sites import ARTICLE_HTML, ARTICLE_PARAGRAPHS, SiteServer, build_site, page, redirect
+from browser_support import tier_of
 from cryptography import x509
 from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec
@@ -25,12 +26,15 @@ from cryptography.x509.oid import NameOID
 
 from subagents.browser import netguard, tiers
 from subagents.browser.download import http_download
-from subagents.browser.netguard import AllowList, BlockedURLError, UnresolvableHostError
+from subagents.browser.netguard import BlockedURLError, UnresolvableHostError
 from subagents.browser.netpin import GuardedBackend
 from subagents.browser.viewer import viewer_fetch
 from subagents.results import text_of
+from subagents.settings import NetworkPolicy, ToolSettings
 
 PUBLIC = "93.184.215.14"
+#: The site on 127.0.0.1 may be reached; the trap on 127.0.0.2 never.
+ALLOW_SITE = ToolSettings(network=NetworkPolicy.parse("127.0.0.1"))
 
 
 class ScriptedResolver:
@@ -75,12 +79,6 @@ def site(trap: SiteServer) -> Iterator[SiteServer]:
     server.stop()
 
 
-@pytest.fixture(autouse=True)
-def allow_loopback(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("QUARTET_ALLOW_HOSTS", "127.0.0.1")
-    monkeypatch.delenv("QUARTET_NETWORK", raising=False)
-
-
 def use(monkeypatch: pytest.MonkeyPatch, script: dict[str, list[list[str] | None]]):
     resolver = ScriptedResolver(script)
     monkeypatch.setattr(netguard, "resolve", resolver)
@@ -95,11 +93,13 @@ async def test_rebinding_host_is_refused_at_connect_time(
     trap, memory_service, monkeypatch, private
 ):
     resolver = use(monkeypatch, {"rebind.test": [[PUBLIC], [private]]})
-    res = await viewer_fetch(f"http://rebind.test:{trap.port}/secret", service=memory_service)
+    res = await viewer_fetch(
+        f"http://rebind.test:{trap.port}/secret", service=memory_service, settings=ALLOW_SITE
+    )
     out = text_of(res)
     assert out.startswith("Error: refused to fetch from rebind.test"), out
     assert f"non-public address {private}" in out
-    assert not (res.metadata or {}).get("unavailable")
+    assert res.metadata["status"] == "error"
     assert resolver.calls == ["rebind.test", "rebind.test"]  # the check, then the connect
     assert trap.hits == []
     assert await memory_service.exists("/workspace/pages/") is False
@@ -107,7 +107,9 @@ async def test_rebinding_host_is_refused_at_connect_time(
 
 async def test_redirect_hop_that_rebinds_is_refused(site, trap, memory_service, monkeypatch):
     use(monkeypatch, {"rebind.test": [[PUBLIC], ["127.0.0.2"]]})
-    res = await viewer_fetch(site.url("/escape/rebind"), service=memory_service)
+    res = await viewer_fetch(
+        site.url("/escape/rebind"), service=memory_service, settings=ALLOW_SITE
+    )
     assert text_of(res).startswith("Error: refused to fetch from rebind.test"), text_of(res)
     assert "/escape/rebind" in site.paths()
     assert trap.hits == []
@@ -120,6 +122,7 @@ async def test_download_from_a_rebinding_host_saves_nothing(trap, disk_service, 
         f"http://rebind.test:{trap.port}/secret",
         "/workspace/downloads/keep.bin",
         service=disk_service,
+        settings=ALLOW_SITE,
     )
     assert text_of(res).startswith("Error: refused to fetch from rebind.test"), text_of(res)
     assert trap.hits == []
@@ -131,11 +134,11 @@ async def test_download_from_a_rebinding_host_saves_nothing(trap, disk_service, 
 async def test_allowlist_mode_refuses_a_host_that_rebinds_to_a_public_address(
     site, memory_service, monkeypatch
 ):
-    monkeypatch.setenv("QUARTET_NETWORK", "allowlist")
+    only = ToolSettings(network=NetworkPolicy.parse("127.0.0.1", only=True))
     use(monkeypatch, {"rebind.test": [["127.0.0.1"], [PUBLIC]]})
     before = len(site.hits)
     res = await viewer_fetch(
-        f"http://rebind.test:{site.port}/static/article.html", service=memory_service
+        f"http://rebind.test:{site.port}/static/article.html", service=memory_service, settings=only
     )
     assert text_of(res).startswith("Error: refused to fetch from rebind.test"), text_of(res)
     assert "limited to the hosts" in text_of(res)
@@ -144,9 +147,14 @@ async def test_allowlist_mode_refuses_a_host_that_rebinds_to_a_public_address(
 
 async def test_a_name_that_stops_resolving_is_an_outside_failure(memory_service, monkeypatch):
     use(monkeypatch, {"gone.test": [[PUBLIC], None]})
-    res = await viewer_fetch("http://gone.test/page.html", service=memory_service)
-    assert res.metadata["unavailable"] is True
-    assert "could not be resolved" in text_of(res)
+    res = await viewer_fetch(
+        "http://gone.test/page.html", service=memory_service, settings=ALLOW_SITE
+    )
+    assert res.metadata["status"] == "unavailable"
+    assert (
+        "could not be resolved" in text_of(res)
+        and "could not be resolved" in res.metadata["reason"]
+    )
 
 
 # --- permitted addresses are connected to -----------------------------------------------
@@ -156,9 +164,11 @@ async def test_the_connection_goes_to_the_checked_address(site, memory_service, 
     resolver = use(monkeypatch, {"pinned.test": [["127.0.0.1"]]})
     before = len(site.hits)
     res = await viewer_fetch(
-        f"http://pinned.test:{site.port}/static/article.html", service=memory_service
+        f"http://pinned.test:{site.port}/static/article.html",
+        service=memory_service,
+        settings=ALLOW_SITE,
     )
-    assert res.metadata["tier"] == "http", text_of(res)
+    assert tier_of(res) == "http", text_of(res)
     assert ARTICLE_PARAGRAPHS[0] in text_of(res)
     assert site.paths()[before:] == ["/static/article.html"]
     assert resolver.calls == ["pinned.test", "pinned.test"]
@@ -169,7 +179,9 @@ async def test_refused_addresses_are_skipped_for_the_first_permitted_one(
 ):
     use(monkeypatch, {"mixed.test": [["127.0.0.1"], ["10.0.0.1", "127.0.0.2", "127.0.0.1"]]})
     res = await viewer_fetch(
-        f"http://mixed.test:{site.port}/static/article.html", service=memory_service
+        f"http://mixed.test:{site.port}/static/article.html",
+        service=memory_service,
+        settings=ALLOW_SITE,
     )
     assert ARTICLE_PARAGRAPHS[0] in text_of(res), text_of(res)
     assert trap.hits == []
@@ -178,29 +190,35 @@ async def test_refused_addresses_are_skipped_for_the_first_permitted_one(
 async def test_an_address_that_refuses_the_connection_falls_back_to_the_next(
     site, memory_service, monkeypatch
 ):
-    monkeypatch.setenv("QUARTET_ALLOW_HOSTS", "127.0.0.0/29")
     use(monkeypatch, {"twice.test": [["127.0.0.3", "127.0.0.1"]]})
     res = await viewer_fetch(
-        f"http://twice.test:{site.port}/static/article.html", service=memory_service
+        f"http://twice.test:{site.port}/static/article.html",
+        service=memory_service,
+        settings=ToolSettings(network=NetworkPolicy.parse("127.0.0.0/29")),
     )
     assert ARTICLE_PARAGRAPHS[0] in text_of(res), text_of(res)
 
 
 async def test_loopback_fetch_and_download_work_when_allowed(site, disk_service):
-    res = await viewer_fetch(site.url("/static/article.html"), service=disk_service)
-    assert res.metadata["tier"] == "http" and ARTICLE_PARAGRAPHS[0] in text_of(res)
-    res = await http_download(
-        site.url("/download/table.csv"), "/workspace/downloads/t.csv", service=disk_service
+    res = await viewer_fetch(
+        site.url("/static/article.html"), service=disk_service, settings=ALLOW_SITE
     )
-    assert res.metadata["bytes"] == 26, text_of(res)
+    assert tier_of(res) == "http" and ARTICLE_PARAGRAPHS[0] in text_of(res)
+    res = await http_download(
+        site.url("/download/table.csv"),
+        "/workspace/downloads/t.csv",
+        service=disk_service,
+        settings=ALLOW_SITE,
+    )
+    assert "(26 bytes, text/csv)" in text_of(res), text_of(res)
+    assert res.metadata["paths"] == ["/workspace/downloads/t.csv"]
 
 
-async def test_loopback_is_refused_at_connect_time_when_not_allowed(site, monkeypatch):
-    monkeypatch.delenv("QUARTET_ALLOW_HOSTS")
-    backend = GuardedBackend()
+async def test_loopback_is_refused_at_connect_time_when_not_allowed(site):
+    backend = GuardedBackend(NetworkPolicy())
     with pytest.raises(BlockedURLError, match=re.escape("non-public address 127.0.0.1")):
         await backend.connect_tcp("127.0.0.1", site.port)
-    allowed = GuardedBackend(AllowList.from_env("127.0.0.1"))
+    allowed = GuardedBackend(NetworkPolicy.parse("127.0.0.1"))
     stream = await allowed.connect_tcp("127.0.0.1", site.port)
     try:
         assert stream.get_extra_info("server_addr") == ("127.0.0.1", site.port)
@@ -210,13 +228,13 @@ async def test_loopback_is_refused_at_connect_time_when_not_allowed(site, monkey
 
 async def test_a_name_on_the_allow_list_connects_to_what_it_resolves_to(site, monkeypatch):
     use(monkeypatch, {"intranet.test": [["127.0.0.1"]]})
-    backend = GuardedBackend(AllowList.from_env("intranet.test"))
+    backend = GuardedBackend(NetworkPolicy.parse("intranet.test"))
     stream = await backend.connect_tcp("intranet.test", site.port)
     await stream.aclose()
     with pytest.raises(
         BlockedURLError, match=re.escape("intranet.test resolves to the non-public")
     ):
-        await GuardedBackend(AllowList.from_env("")).connect_tcp("intranet.test", site.port)
+        await GuardedBackend(NetworkPolicy.parse("")).connect_tcp("intranet.test", site.port)
 
 
 # --- TLS keeps the host name ------------------------------------------------------------
@@ -304,9 +322,11 @@ async def test_https_sends_and_verifies_the_host_name_not_the_address(
 ):
     use(monkeypatch, {"pinned.test": [["127.0.0.1"]]})
     res = await viewer_fetch(
-        f"https://pinned.test:{tls_site.port}/article.html", service=memory_service
+        f"https://pinned.test:{tls_site.port}/article.html",
+        service=memory_service,
+        settings=ALLOW_SITE,
     )
-    assert res.metadata["tier"] == "http", text_of(res)
+    assert tier_of(res) == "http", text_of(res)
     assert ARTICLE_PARAGRAPHS[0] in text_of(res)
     assert tls_site.sni == ["pinned.test"]
 
@@ -319,9 +339,11 @@ async def test_a_certificate_for_the_address_only_does_not_pass_for_the_name(
 ):
     use(monkeypatch, {"pinned.test": [["127.0.0.1"]]})
     res = await viewer_fetch(
-        f"https://pinned.test:{tls_site.port}/article.html", service=memory_service
+        f"https://pinned.test:{tls_site.port}/article.html",
+        service=memory_service,
+        settings=ALLOW_SITE,
     )
-    assert res.metadata["unavailable"] is True
+    assert res.metadata["status"] == "unavailable"
     assert "CERTIFICATE_VERIFY_FAILED" in text_of(res), text_of(res)
     assert "certificate is not valid for 'pinned.test'" in text_of(res)
     assert tls_site.sni == ["pinned.test"]
@@ -344,7 +366,7 @@ async def test_start_tls_is_given_the_host_name(monkeypatch):
             return Stream()
 
     use(monkeypatch, {"example.test": [[PUBLIC]]})
-    backend = GuardedBackend(AllowList.from_env(""), inner=Inner())
+    backend = GuardedBackend(NetworkPolicy.parse(""), inner=Inner())
     async with httpcore.AsyncConnectionPool(network_backend=backend) as pool:
         with pytest.raises(httpcore.ConnectError):
             await pool.request("GET", "https://example.test/")

@@ -15,7 +15,7 @@ import httpx
 import pytest
 from bs4 import BeautifulSoup
 
-from host.demo.site import (
+from demo.site import (
     DEMO_QUESTION,
     DEMO_QUESTION_ZH,
     REDIRECTS,
@@ -325,19 +325,17 @@ def test_server_stops_on_exit(demo: Demo) -> None:
 
 
 def test_demo_environment_reuses_the_built_site_until_the_content_changes(tmp_path, monkeypatch):
-    from host.config import Settings
-    from host.demo import web
+    from demo import web
 
-    settings = Settings(runs_dir=tmp_path)
-    with web.demo_environment(settings) as (_, first):
+    with web.demo_world(tmp_path) as first:
         site_dirs = sorted((tmp_path / ".demo-cache").glob("site-*"))
         stamp = (site_dirs[0] / ".complete").stat().st_mtime_ns
         assert (first.input_dir / "museum-placard.png").exists()
-    with web.demo_environment(settings) as (_, second):
+    with web.demo_world(tmp_path) as second:
         assert second.input_dir == first.input_dir
         assert (site_dirs[0] / ".complete").stat().st_mtime_ns == stamp  # not rebuilt
     monkeypatch.setattr(web, "content_key", lambda: "changed-content")
-    with web.demo_environment(settings) as (_, third):
+    with web.demo_world(tmp_path) as third:
         assert third.input_dir.name == "inputs-changed-content"
     assert len(list((tmp_path / ".demo-cache").glob("site-*"))) == 2
     assert not list((tmp_path / ".demo-cache").glob(".*"))  # no half-made folders left

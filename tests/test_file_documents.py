@@ -30,6 +30,15 @@ def cjk_pdf() -> bytes:
     return pdf_from_html(paged_html(3, font="WenQuanYi Zen Hei"))
 
 
+def pages_of(text: str) -> list[dict]:
+    """The ``--- page N ---`` blocks of a pdf_read_text result, in order."""
+    parts = re.split(r"^--- page (\d+) ---\n", text, flags=re.M)
+    return [
+        {"page": int(n), "text": body.split("\n[")[0].rstrip("\n")}
+        for n, body in zip(parts[1::2], parts[2::2], strict=True)
+    ]
+
+
 def _encrypt(data: bytes, user_password: str) -> bytes:
     writer = PdfWriter(clone_from=PdfReader(io.BytesIO(data)))
     writer.encrypt(user_password=user_password, owner_password="owner-pw", algorithm="RC4-128")
@@ -52,8 +61,9 @@ async def test_pdf_read_text_round_trips_chinese_in_both_font_kinds(tools, input
     text = resp.content[0]["text"]
     assert "\x00" not in text
     assert "Page 1 第1页" in text and "Page 2 第2页" in text and "研究报告 research" in text
-    assert [p["page"] for p in resp.metadata["pages"]] == [1, 2]
-    assert resp.metadata["page_count"] == 2
+    assert [p["page"] for p in pages_of(text)] == [1, 2]
+    assert text.startswith("/userinput/r.pdf — 2 pages")
+    assert resp.metadata["paths"] == ["/userinput/r.pdf"]
 
 
 async def test_pdf_text_has_nul_bytes_stripped(tools, input_dir):
@@ -61,14 +71,14 @@ async def test_pdf_text_has_nul_bytes_stripped(tools, input_dir):
     assert "\x00" in PdfReader(io.BytesIO(data)).pages[0].extract_text()
     (input_dir / "nul.pdf").write_bytes(data)
     resp = await tools.call("pdf_read_text", path="/userinput/nul.pdf")
-    assert resp.metadata["pages"] == [{"page": 1, "text": "NULs"}]
+    assert pages_of(resp.content[0]["text"]) == [{"page": 1, "text": "NULs"}]
     assert "\x00" not in resp.content[0]["text"]
 
 
 async def test_pdf_pages_parameter_and_bad_page_numbers(tools, input_dir, cjk_pdf):
     (input_dir / "r.pdf").write_bytes(cjk_pdf)
     resp = await tools.call("pdf_read_text", path="/userinput/r.pdf", pages=[3, 1])
-    assert [p["page"] for p in resp.metadata["pages"]] == [3, 1]
+    assert [p["page"] for p in pages_of(resp.content[0]["text"])] == [3, 1]
     assert "第3页" in resp.content[0]["text"] and "第2页" not in resp.content[0]["text"]
     bad = await tools.text("pdf_read_text", path="/userinput/r.pdf", pages=[4])
     assert bad.startswith("Error:") and "has 3 pages" in bad
@@ -80,7 +90,8 @@ async def test_pdf_long_document_names_the_next_pages(tools, input_dir):
     resp = await tools.call("pdf_read_text", path="/userinput/long.pdf")
     text = resp.content[0]["text"]
     assert len(text) <= 31_000
-    total = resp.metadata["page_count"]
+    total = int(re.match(r"/userinput/long\.pdf — (\d+) pages", text).group(1))
+    assert total == len(PdfReader(io.BytesIO(data)).pages)
     m = re.search(
         rf"\[Pages (\d+)–{total} not shown\. To read on, call pdf_read_text with "
         r"pages=\[([\d, ]+)\]\.\]",
@@ -93,8 +104,8 @@ async def test_pdf_long_document_names_the_next_pages(tools, input_dir):
     assert nxt[0] == first
     more = await tools.call("pdf_read_text", path="/userinput/long.pdf", pages=nxt)
     expected = PdfReader(io.BytesIO(data)).pages[first - 1].extract_text().strip()
-    assert more.metadata["pages"][0] == {"page": first, "text": expected}
-    assert f"--- page {first} ---\n{expected[:200]}" in more.content[0]["text"]
+    assert pages_of(more.content[0]["text"])[0] == {"page": first, "text": expected}
+    assert f"--- page {first} ---\n{expected}\n" in more.content[0]["text"]
 
 
 async def test_pdf_hostile_files_get_clear_errors(tools, input_dir, cjk_pdf):
@@ -133,17 +144,19 @@ async def test_pptx_write_then_read_round_trips_chinese(tools, input_dir):
     prs = Presentation(io.BytesIO(await tools.service.read_bytes("/workspace/deck.pptx")))
     assert prs.slide_width > prs.slide_height
     out = await tools.call("pptx_read_outline", path="/workspace/deck.pptx")
-    slides = out.metadata["slides"]
-    assert [s["title"] for s in slides] == ["研究概览", "Data 数据", "空白页"]
-    assert slides[0]["bullets"] == [
-        {"level": 0, "text": "背景：市场规模"},
-        {"level": 1, "text": "细分：华东地区"},
-        {"level": 0, "text": "结论"},
-    ]
-    assert slides[0]["notes"] == "讲稿：先讲背景" and slides[1]["notes"] == ""
     text = out.content[0]["text"]
-    assert "Slide 1: 研究概览\n  - 背景：市场规模\n    - 细分：华东地区" in text
-    assert "Notes: 讲稿：先讲背景" in text
+    assert text == (
+        "/workspace/deck.pptx — 3 slides\n"
+        "Slide 1: 研究概览\n"
+        "  - 背景：市场规模\n"
+        "    - 细分：华东地区\n"
+        "  - 结论\n"
+        "  Notes: 讲稿：先讲背景\n"
+        "Slide 2: Data 数据\n"
+        "  - 增长 12%\n"
+        "Slide 3: 空白页"
+    )
+    assert out.metadata["paths"] == ["/workspace/deck.pptx"]
     refused = await tools.text("pptx_write", path="/userinput/deck.pptx", slides_spec=SLIDES)
     assert refused.startswith("Error: writing is not allowed under /userinput/")
     assert not (input_dir / "deck.pptx").exists()
@@ -165,8 +178,13 @@ async def test_pptx_outline_of_a_long_deck_shows_every_slide(tools):
     text = out.content[0]["text"]
     assert len(text) <= 30_000
     assert "Slide 150: 第150页 Slide 150" in text and "lines are shortened" in text
-    assert len(out.metadata["slides"]) == 150
-    assert out.metadata["slides"][149]["bullets"][7]["text"].endswith("内容" * 60)
+    titles = re.findall(r"^Slide (\d+): 第\1页 Slide \1$", text, flags=re.M)
+    assert titles == [str(i) for i in range(1, 151)]
+    assert text.count("    [+8 more lines]") == 150
+    # the shortened outline leaves the deck whole: the last bullet of the last slide
+    deck = Presentation(io.BytesIO(await tools.service.read_bytes("/workspace/long.pptx")))
+    last = deck.slides[149].placeholders[1].text_frame.paragraphs[7].text
+    assert last == "要点 150-7 " + "内容" * 60
 
 
 async def test_pptx_zip_bomb_and_garbage_are_refused(tools, input_dir):

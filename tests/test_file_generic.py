@@ -26,8 +26,8 @@ async def test_list_allowed_directories_names_both_grants(tools):
     text = resp.content[0]["text"]
     assert "/userinput/" in text and "read only" in text
     assert "/workspace/" in text and "read and write" in text
-    dirs = {d["path"]: d["writable"] for d in resp.metadata["directories"]}
-    assert dirs == {"/userinput/": False, "/workspace/": True}
+    assert "- `/userinput/` — read only" in text and "- `/workspace/` — read and write" in text
+    assert resp.metadata["paths"] == ["/userinput/", "/workspace/"]
 
 
 async def test_list_directory_and_file_info(tools, input_dir):
@@ -37,12 +37,13 @@ async def test_list_directory_and_file_info(tools, input_dir):
     resp = await tools.call("list_directory", path="/userinput/")
     text = resp.content[0]["text"]
     assert "[DIR]  sub/" in text and "[FILE] 笔记.txt (14 bytes)" in text
-    assert resp.metadata["total"] == 3
+    assert text.startswith("/userinput/ — 3 entries:") and resp.metadata["paths"] == ["/userinput/"]
     info = await tools.call("get_file_info", path="/userinput/r.pdf")
-    assert info.metadata["read_with"] == "pdf_read_text" and info.metadata["type"] == "PDF document"
-    assert info.metadata["allowed"] == ["read"]
+    facts = info.content[0]["text"].splitlines()
+    assert "read with: pdf_read_text" in facts and "type: PDF document" in facts
+    assert "allowed: read" in facts and info.metadata["paths"] == ["/userinput/r.pdf"]
     ws = await tools.call("get_file_info", path="/userinput/sub")
-    assert ws.metadata["kind"] == "directory"
+    assert "kind: directory" in ws.content[0]["text"].splitlines()
     missing = await tools.text("get_file_info", path="/userinput/nope.txt")
     assert missing.startswith("Error:") and "does not exist" in missing
 
@@ -84,10 +85,10 @@ async def test_read_text_file_decodes_gbk_and_bom(tools, input_dir):
     (input_dir / "bom.txt").write_bytes("\ufeff带BOM的文本".encode())
     gbk = await tools.call("read_text_file", path="/userinput/gbk.txt")
     assert "中文内容，编码为GBK。" in gbk.content[0]["text"]
-    assert gbk.metadata["encoding"] == "GBK/GB18030"
+    assert gbk.content[0]["text"].splitlines()[0].endswith("(GBK/GB18030)")
     bom = await tools.call("read_text_file", path="/userinput/bom.txt")
     assert bom.content[0]["text"].splitlines()[1] == "带BOM的文本"
-    assert bom.metadata["encoding"] == "UTF-8 with BOM"
+    assert bom.content[0]["text"].splitlines()[0].endswith("(UTF-8 with BOM)")
 
 
 async def test_read_text_file_on_binary_names_the_right_tool(tools, input_dir):
@@ -152,7 +153,8 @@ async def test_edit_file_keeps_gbk_and_crlf(tools, input_dir):
         path="/workspace/g.txt",
         edits=[{"old_text": "第一行\n第二行", "new_text": "甲\n乙"}],
     )
-    assert resp.metadata["encoding"] == "GBK/GB18030"
+    assert resp.content[0]["text"].startswith("Applied 1 edit(s) to /workspace/g.txt (GBK/GB18030)")
+    assert resp.metadata["paths"] == ["/workspace/g.txt"]
     raw = await tools.service.read_bytes("/workspace/g.txt")
     assert raw == "甲\r\n乙\r\n".encode("gbk")
 

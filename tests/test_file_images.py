@@ -13,19 +13,36 @@ from file_support import FileTools, thread_spy
 from PIL import Image, ImageDraw, ImageFile, ImageFont
 
 from fs_service import FileDomainService
+from subagents.settings import Keys, ToolSettings
 
 FONT = "/usr/share/fonts/truetype/wqy/wqy-zenhei.ttc"
 
 
 @pytest.fixture
 def tools(disk_service: FileDomainService) -> FileTools:
-    return FileTools(disk_service)
+    """The file tools with no vision model configured, whatever the environment says."""
+    return FileTools(disk_service, settings=ToolSettings())
 
 
 @pytest.fixture
 def no_vision(monkeypatch):
     for name in ("QUARTET_VISION_MODEL", "OPENAI_API_KEY", "OPENAI_BASE_URL"):
         monkeypatch.delenv(name, raising=False)
+
+
+def with_vision(service: FileDomainService, base_url: str) -> FileTools:
+    """The file tools with a vision model served at ``base_url``."""
+    settings = ToolSettings(
+        vision_model="vision-test",
+        openai_base_url=base_url,
+        keys=Keys({"OPENAI_API_KEY": "sk-test-abc123"}),
+    )
+    return FileTools(service, settings=settings)
+
+
+def ocr_of(text: str) -> str:
+    """The OCR text an offline image_qa result shows."""
+    return text.split("Text found by OCR (chi_sim+eng):\n", 1)[1]
 
 
 def _text_png(lines: list[str]) -> bytes:
@@ -48,10 +65,10 @@ async def test_image_qa_offline_reports_facts_and_chinese_ocr(tools, input_dir, 
     assert text.startswith("/userinput/scan.png: PNG image, 900×260 pixels, mode RGB.")
     assert "No vision model was used" in text and "'写了什么？' was not answered" in text
     assert "Make=QuartetCam" in text
-    ocr = resp.metadata["ocr_text"].replace(" ", "")
+    ocr = ocr_of(text).replace(" ", "")
     assert "研究报告" in ocr and "Revenue2024" in ocr
-    assert resp.metadata["img_path"] == "/userinput/scan.png"
-    assert resp.metadata["query"] == "写了什么？" and resp.metadata["vision_model"] is None
+    assert resp.metadata["paths"] == ["/userinput/scan.png"]
+    assert "Answer from vision model" not in text
 
 
 async def test_image_qa_refuses_a_file_that_is_not_an_image(
@@ -124,17 +141,16 @@ class _ChatServer:
         self.server.server_close()
 
 
-async def test_image_qa_asks_a_configured_vision_model(tools, input_dir, monkeypatch):
+async def test_image_qa_asks_a_configured_vision_model(disk_service, input_dir):
     png = _text_png(["研究报告"])
     (input_dir / "scan.png").write_bytes(png)
     with _ChatServer() as server:
-        monkeypatch.setenv("QUARTET_VISION_MODEL", "vision-test")
-        monkeypatch.setenv("OPENAI_API_KEY", "sk-test-abc123")
-        monkeypatch.setenv("OPENAI_BASE_URL", server.url)
+        tools = with_vision(disk_service, server.url)
         resp = await tools.call("image_qa", img_path="/userinput/scan.png", query="写了什么？")
     text = resp.content[0]["text"]
-    assert "Answer from vision model vision-test:\n图中写着：研究报告" in text
-    assert resp.metadata["vision_model"] == "vision-test"
+    assert text.startswith("/userinput/scan.png (PNG image, 900×150 pixels, mode RGB).")
+    assert text.endswith("Answer from vision model vision-test:\n图中写着：研究报告")
+    assert "No vision model was used" not in text
     assert "sk-test-abc123" not in text + json.dumps(resp.metadata, ensure_ascii=False)
     (req,) = server.requests
     assert req["path"] == "/v1/chat/completions" and req["auth"] == "Bearer sk-test-abc123"
@@ -146,18 +162,15 @@ async def test_image_qa_asks_a_configured_vision_model(tools, input_dir, monkeyp
     assert base64.b64decode(url.split(",", 1)[1]) == png
 
 
-async def test_image_qa_falls_back_offline_when_the_vision_model_fails(
-    tools, input_dir, monkeypatch
-):
+async def test_image_qa_falls_back_offline_when_the_vision_model_fails(disk_service, input_dir):
     (input_dir / "scan.png").write_bytes(_text_png(["Hello"]))
     with _ChatServer(status=503) as server:
-        monkeypatch.setenv("QUARTET_VISION_MODEL", "vision-test")
-        monkeypatch.setenv("OPENAI_API_KEY", "sk-test-abc123")
-        monkeypatch.setenv("OPENAI_BASE_URL", server.url)
+        tools = with_vision(disk_service, server.url)
         resp = await tools.call("image_qa", img_path="/userinput/scan.png")
     text = resp.content[0]["text"]
     assert "vision model vision-test failed (RuntimeError: HTTP 503" in text
-    assert "no vision model was used" in text and "Hello" in resp.metadata["ocr_text"]
+    assert "no vision model was used" in text and "Hello" in ocr_of(text)
+    assert len(server.requests) == 1
     assert "sk-test-abc123" not in text + json.dumps(resp.metadata)
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import csv
 import io
 import re
 import zipfile
@@ -23,6 +24,21 @@ def tools(disk_service: FileDomainService) -> FileTools:
 ROWS = [["城市", "人口", "备注"], ["北京", "2189"], ["上海", "2487", "直辖市, 沿海"], ["广州"]]
 
 
+def csv_rows(text: str) -> list[list[str]]:
+    """The rows a csv_read result shows (``N: fields`` lines, notes in brackets left out)."""
+    body = text.split("\n", 1)[1].split("\n[", 1)[0]
+    return list(csv.reader(io.StringIO(re.sub(r"^\d+: ", "", body, flags=re.M), newline="")))
+
+
+def table_of(text: str) -> list[list[str]]:
+    """The cells of an xlsx_read_cells result's Markdown table, row by row, as shown."""
+    rows = []
+    for line in text.splitlines():
+        if re.match(r"^\| \d+ \| ", line):
+            rows.append(re.split(r"(?<!\\) \| ", line[2:-2])[1:])
+    return rows
+
+
 def _csv_bytes(rows: list[list[str]], encoding: str) -> bytes:
     text = "\n".join(",".join(f'"{f}"' if "," in f else f for f in r) for r in rows) + "\n"
     return text.encode(encoding)
@@ -38,8 +54,9 @@ async def test_csv_read_detects_encoding_and_keeps_ragged_rows(
     (input_dir / "t.csv").write_bytes(_csv_bytes(ROWS, encoding))
     resp = await tools.call("csv_read", path="/userinput/t.csv")
     text = resp.content[0]["text"]
-    assert resp.metadata["rows"] == ROWS
-    assert resp.metadata["encoding"] == reported and f"({reported}, comma-separated)" in text
+    assert csv_rows(text) == ROWS
+    assert text.startswith(f"/userinput/t.csv — 4 rows ({reported}, comma-separated)")
+    assert resp.metadata["paths"] == ["/userinput/t.csv"]
     assert "rows have 1 to 3 fields (kept as they are)" in text
     assert '3: 上海,2487,"直辖市, 沿海"' in text
 
@@ -51,8 +68,10 @@ async def test_csv_read_bounds_huge_fields_and_pages_long_files(tools, input_dir
     text = resp.content[0]["text"]
     assert len(text) < 40_000
     assert "长" * 300 + "…[+999700 chars]" in text
-    assert resp.metadata["rows"][1][1] == "长" * 1_000_000
-    assert resp.metadata["row_count"] == 6001
+    assert text.startswith("/userinput/big.csv — 6001 rows (UTF-8, comma-separated)")
+    assert "[Fields longer than 300 characters are shortened above" in text
+    shown = csv_rows(text)
+    assert shown[0] == ["id", "text"] and shown[2:] == rows[2 : len(shown)]
     hint = re.search(
         r"Rows (\d+)–6001 not shown\. To read them, call read_text_file with "
         r"range=\[(\d+), (\d+)\]",
@@ -77,7 +96,7 @@ async def test_csv_write_round_trips_chinese_and_quoting(tools, input_dir):
     raw = await tools.service.read_bytes("/workspace/o.csv")
     assert raw.startswith(b"\xef\xbb\xbf")
     back = await tools.call("csv_read", path="/workspace/o.csv")
-    assert back.metadata["rows"] == rows
+    assert csv_rows(back.content[0]["text"]) == rows
     refused = await tools.text("csv_write", path="/userinput/o.csv", rows=rows)
     assert refused.startswith("Error: writing is not allowed under /userinput/")
     assert not (input_dir / "o.csv").exists()
@@ -126,18 +145,19 @@ async def test_xlsx_read_returns_cached_values_and_marks_missing_ones(tools, inp
     (input_dir / "f.xlsx").write_bytes(_formula_book())
     resp = await tools.call("xlsx_read_cells", path="/userinput/f.xlsx", range="A1:D4")
     text = resp.content[0]["text"]
-    assert resp.metadata["sheet"] == "数据" and resp.metadata["sheets"] == ["数据", "Other"]
-    assert resp.metadata["cells"] == [
+    assert text.startswith("/userinput/f.xlsx — sheet '数据' (sheets: 数据, Other;")
+    assert "\nCells 数据!A1:D4:\n" in text
+    assert table_of(text) == [
         ["项目", "数量", "单价", "金额"],
-        ["苹果", 3, 2.5, 7.5],
-        ["梨", 4, 1.5, None],
-        [None, None, None, 13.5],
+        ["苹果", "3", "2.5", "7.5"],
+        ["梨", "4", "1.5", "⟨formula =B3*C3; no cached value⟩"],
+        ["", "", "", "13.5"],
     ]
-    assert resp.metadata["formulas_without_value"] == {"D3": "=B3*C3"}
+    assert "[1 formula cell(s) have no cached value" in text
     assert "| 2 | 苹果 | 3 | 2.5 | 7.5 |" in text
     assert "⟨formula =B3*C3; no cached value⟩" in text and "never computed" in text
     other = await tools.call("xlsx_read_cells", path="/userinput/f.xlsx", range="Other!A1")
-    assert other.metadata["cells"] == [["其他"]]
+    assert table_of(other.content[0]["text"]) == [["其他"]]
     bad = await tools.text("xlsx_read_cells", path="/userinput/f.xlsx", range="Nope!A1")
     assert bad.startswith("Error:") and "'数据', 'Other'" in bad
     junk = await tools.text("xlsx_read_cells", path="/userinput/f.xlsx", range="hello world")
@@ -155,13 +175,20 @@ async def test_xlsx_write_then_read_round_trips_chinese(tools):
     )
     assert "to 城市表!B2:D4 in a new workbook" in resp.content[0]["text"]
     back = await tools.call("xlsx_read_cells", path="/workspace/x.xlsx", range="'城市表'!B2:D4")
-    assert back.metadata["cells"] == [
+    assert table_of(back.content[0]["text"]) == [
+        ["城市", "人口", "编号"],
+        ["北京", "2189", "007"],
+        ["上海", "2487.5", "1234567890123456789"],
+    ]
+    # numbers were written as numbers, and text that only looks like one stays text
+    wb = openpyxl.load_workbook(io.BytesIO(await tools.service.read_bytes("/workspace/x.xlsx")))
+    assert [[c.value for c in row] for row in wb["城市表"]["B2:D4"]] == [
         ["城市", "人口", "编号"],
         ["北京", 2189, "007"],
         ["上海", 2487.5, "1234567890123456789"],
     ]
     whole = await tools.call("xlsx_read_cells", path="/workspace/x.xlsx", range="城市表!")
-    assert whole.metadata["range"] == "城市表!A1:D4"
+    assert "\nCells 城市表!A1:D4:\n" in whole.content[0]["text"]
 
 
 async def test_xlsx_write_keeps_the_rest_of_an_existing_workbook(tools):
@@ -191,7 +218,9 @@ async def test_xlsx_large_area_is_paged_with_the_next_range(tools):
     await tools.service.write_bytes("/workspace/big.xlsx", buf.getvalue())
     resp = await tools.call("xlsx_read_cells", path="/workspace/big.xlsx", range="A1:J2000")
     text = resp.content[0]["text"]
-    assert len(text) <= 31_000 and len(resp.metadata["cells"]) == 2000
+    assert len(text) <= 31_000
+    shown = table_of(text)
+    assert shown == [[f"r{r}c{c}" for c in range(1, 11)] for r in range(1, len(shown) + 1)]
     m = re.search(
         r"\[Rows (\d+)–2000 not shown\. To read on, call xlsx_read_cells with "
         r"range=\"Sheet!A(\d+):J(\d+)\"",
@@ -201,7 +230,7 @@ async def test_xlsx_large_area_is_paged_with_the_next_range(tools):
     nxt = await tools.call(
         "xlsx_read_cells", path="/workspace/big.xlsx", range=f"A{m.group(2)}:J{m.group(3)}"
     )
-    assert nxt.metadata["cells"][0][0] == f"r{m.group(2)}c1"
+    assert table_of(nxt.content[0]["text"])[0][0] == f"r{m.group(2)}c1"
 
 
 async def test_xlsx_zip_bomb_is_refused_before_parsing(tools, input_dir):

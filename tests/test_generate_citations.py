@@ -10,7 +10,15 @@ import pypdf
 import pytest
 from agentscope.message import TextBlock
 from agentscope.model import ChatModelBase, ChatResponse
-from generate_samples import EN_PAGE, en_notes, en_page, make_items, write_page, zh_page
+from generate_samples import (
+    EN_PAGE,
+    en_notes,
+    en_page,
+    make_items,
+    report_facts,
+    write_page,
+    zh_page,
+)
 from pptx import Presentation
 from scripted import call_tool as call
 
@@ -47,6 +55,21 @@ class FailingModel(ChatModelBase):
 
     async def __call__(self, messages, tools=None, tool_choice=None, **kwargs):
         raise ConnectionError("provider unreachable")
+
+
+def prose_of(res) -> str:
+    """Who wrote the prose, as the first line of a generate_* result says."""
+    m = re.search(r", prose (\w+)\.$", text_of(res).splitlines()[0])
+    assert m, text_of(res)
+    return m.group(1)
+
+
+def written(res, path: str) -> dict:
+    """The facts of a successful generate_* result that wrote ``path``."""
+    assert res.metadata["status"] == "ok", text_of(res)
+    facts = report_facts(res)
+    assert facts["path"] == path and res.metadata["paths"][0] == path, text_of(res)
+    return facts
 
 
 def pdf_text(data: bytes) -> str:
@@ -87,7 +110,7 @@ async def all_formats_text(svc, toolkit, stem: str, **kwargs) -> dict[str, str]:
     for tool, ext in FORMATS.items():
         path = f"/workspace/reports/{stem}.{ext}"
         res = await call(toolkit, tool, out_path=path, **kwargs)
-        assert res.metadata and res.metadata["artifact_path"] == path, text_of(res)
+        written(res, path)
         data = await svc.read_bytes(path)
         texts[ext] = {
             "md": lambda d: d.decode(),
@@ -146,7 +169,8 @@ async def test_fabricated_citations_never_reach_any_format(svc):
     assert "[ev-123456789abc] is not an evidence id" in text
     assert "[ev-aaaaaaaaaaaa] quotes a span that is not at" in text
     assert f"[{other.ids()[0]}] quotes a span" in text
-    assert res.metadata["citations_dropped"] == 3
+    assert report_facts(res)["dropped"] == 3
+    assert sorted(res.metadata["evidence_ids"]) == sorted(page.ids())  # the good ones only
 
     texts = await all_formats_text(
         svc,
@@ -195,16 +219,24 @@ async def test_ledger_ids_verify_and_unverified_ledger_items_are_dropped(svc):
         from_paths=["/workspace/notes/a.md"],
     )
     md = (await svc.read_text("/workspace/r.md")).split("## Sources")
-    assert "Curtailment happens.[1] Also and." in md[0]
+    assert "Curtailment happens.[1]\n" in md[0]  # the claims whose citations fail are gone
+    assert "Also" not in md[0] and " and" not in md[0]
     assert ok_item.id in md[1] and moved.id not in md[1] and hidden.id not in md[1]
     assert "/internal/secret.md is unreadable" in text_of(res)
-    assert res.metadata == {
-        "artifact_path": "/workspace/r.md",
-        "from_paths": ["/workspace/notes/a.md"],
-        "citations_kept": 1,
-        "citations_dropped": 2,
-        "prose": "extractive",
+    assert report_facts(res) == {
+        "path": "/workspace/r.md",
+        "format": "Markdown",
+        "sections": 1,
+        "citations": 1,
+        "dropped": 2,
         "empty": False,
+    }
+    assert prose_of(res) == "extractive"
+    assert res.metadata == {
+        "status": "ok",
+        "paths": ["/workspace/r.md", "/workspace/notes/a.md"],
+        "evidence_ids": [ok_item.id],
+        "reason": "",
     }
 
 
@@ -217,7 +249,8 @@ async def test_without_from_paths_the_whole_ledger_is_reported(svc):
     res = await call(
         toolkit, "generate_markdown", requirements="Solar digest", out_path="/workspace/d.md"
     )
-    assert res.metadata["citations_kept"] == 3, text_of(res)
+    assert written(res, "/workspace/d.md")["citations"] == 3
+    assert sorted(res.metadata["evidence_ids"]) == sorted(page.ids())
     md = await svc.read_text("/workspace/d.md")
     assert md.splitlines()[2] == "# Solar digest"
     for item in page.items:
@@ -303,14 +336,16 @@ async def test_model_writes_prose_and_cannot_add_unverified_sources(svc):
         out_path="/workspace/m.md",
         from_paths=["/workspace/notes/en.md", page.path],
     )
-    assert res.metadata["prose"] == "model"
+    assert prose_of(res) == "model"
     assert "[ev-fedcba987654] is not an evidence id" in text_of(res)
     assert "[3] is a numbered marker with no matching entry" in text_of(res)
     prompt = model.prompts[0]
     assert "Short solar brief" in prompt and a in prompt and page.items[2].span in prompt
     md = await svc.read_text("/workspace/m.md")
     assert "# Solar, briefly" in md
-    assert "Cheaper modules lower costs for homes.[2] A secret report says" in md
+    assert "Cheaper modules lower costs for homes.[2]" in md
+    # A claim whose citation does not verify is removed with it, never left uncited.
+    assert "A secret report says" not in md and "Numbered markers are not sources" not in md
     assert "ev-fedcba987654" not in md and "solar page" not in md
     assert md.count("## Sources") == 1
     texts = await all_formats_text(
@@ -321,7 +356,7 @@ async def test_model_writes_prose_and_cannot_add_unverified_sources(svc):
         from_paths=["/workspace/notes/en.md", page.path],
     )
     for ext, body in texts.items():
-        assert "ev-fedcba987654" not in body, ext
+        assert "ev-fedcba987654" not in body and "A secret report says" not in body, ext
         assert "Solar, briefly" in body, ext
 
 
@@ -336,7 +371,7 @@ async def test_failing_model_falls_back_to_extractive(svc):
         out_path="/workspace/f.md",
         from_paths=["/workspace/notes/en.md"],
     )
-    assert res.metadata["prose"] == "extractive"
+    assert prose_of(res) == "extractive"
     assert "model call failed (ConnectionError: provider unreachable)" in text_of(res)
     assert "# Solar power outlook" in await svc.read_text("/workspace/f.md")
 
@@ -363,9 +398,12 @@ async def test_earlier_report_converts_and_is_checked_again(svc):
         from_paths=["/workspace/reports/r.md"],
     )
     second = await svc.read_text("/workspace/reports/r2.md")
-    assert res.metadata["citations_kept"] == 0 and res.metadata["citations_dropped"] == 3
+    facts = written(res, "/workspace/reports/r2.md")
+    assert facts["citations"] == 0 and facts["dropped"] == 3
+    assert res.metadata["evidence_ids"] == []
     assert "## Sources" in first and "## Sources" not in second
-    assert "# Solar power outlook" in second and "Module prices fell" in second
+    # The page changed: its citations fail, so their claims are gone; the title stays.
+    assert "# Solar power outlook" in second and "Module prices fell" not in second
     await svc.write_text(page.path, page.text)
     await call(
         toolkit,
@@ -425,8 +463,8 @@ async def test_other_json_in_a_folder_is_passed_over(svc, body):
         out_path="/workspace/reports/j.md",
         from_paths=["/workspace/notes/", "/workspace/pages/"],
     )
-    assert res.metadata and res.metadata["artifact_path"] == "/workspace/reports/j.md", text_of(res)
-    assert res.metadata["citations_kept"] == 3
+    assert written(res, "/workspace/reports/j.md")["citations"] == 3
+    assert "/workspace/pages/data.json" not in res.metadata["paths"]
 
 
 async def test_a_key_echoed_by_a_failing_provider_never_reaches_the_result(svc, monkeypatch):
@@ -474,7 +512,8 @@ async def test_a_key_echoed_by_a_failing_provider_never_reaches_the_result(svc, 
         server.shutdown()
         server.server_close()
     text = text_of(res)
-    assert res.metadata["prose"] == "extractive" and "model call failed" in text, text
+    assert prose_of(res) == "extractive" and "model call failed" in text, text
+    assert key not in json.dumps(res.metadata)
     assert key not in text and key not in await svc.read_text("/workspace/k.md")
 
 
@@ -493,7 +532,9 @@ async def test_an_unreadable_file_in_a_folder_is_passed_over_and_named(svc):
         from_paths=["/workspace/notes/", "/workspace/pages/"],
     )
     text = text_of(res)
-    assert res.metadata and res.metadata["citations_kept"] == 3, text
+    assert written(res, "/workspace/reports/k.md")["citations"] == 3, text
+    assert "/workspace/notes/legacy.md" not in res.metadata["paths"]
+    assert "/workspace/notes/n.md" in res.metadata["paths"]
     assert "passed over /workspace/notes/legacy.md (" in text
     assert "passed over /workspace/notes/broken.json (" in text
     res = await call(

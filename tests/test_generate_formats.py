@@ -7,7 +7,7 @@ import re
 
 import pypdf
 import pytest
-from generate_samples import en_notes, en_page, zh_notes, zh_page
+from generate_samples import en_notes, en_page, report_facts, zh_notes, zh_page
 from lxml import html as lxml_html
 from pptx import Presentation
 from scripted import call_tool as call
@@ -47,19 +47,27 @@ async def sample(request, disk_service):
     }
 
 
+FORMATS = {"md": "Markdown", "html": "HTML", "pdf": "PDF", "pptx": "PPTX"}
+
+
 async def _make(sample, tool: str, ext: str) -> bytes:
     path = f"/workspace/reports/report.{ext}"
     kwargs = {"out_path": path, "from_paths": sample["from_paths"], "requirements": "brief"}
     res = await call(sample["toolkit"], tool, **kwargs)
-    assert res.metadata == {
-        "artifact_path": path,
-        "from_paths": sample["from_paths"],
-        "citations_kept": 3,
-        "citations_dropped": 0,
-        "prose": "extractive",
+    facts = report_facts(res)
+    assert {k: v for k, v in facts.items() if k != "sections"} == {
+        "path": path,
+        "format": FORMATS[ext],
+        "citations": 3,
+        "dropped": 0,
         "empty": False,
     }, text_of(res)
+    assert facts["sections"] >= 1
     assert text_of(res).startswith(f"Wrote {path} (")
+    assert ", 3 citations from 1 pages, prose extractive." in text_of(res).splitlines()[0]
+    assert res.metadata["status"] == "ok"
+    assert res.metadata["paths"] == [path, *sample["from_paths"]]
+    assert sorted(res.metadata["evidence_ids"]) == sorted(sample["page"].ids())
     return await sample["svc"].read_bytes(path)
 
 
@@ -155,7 +163,8 @@ async def test_refused_out_paths_create_nothing(disk_service, input_dir, tool, e
     kwargs = {"requirements": "x", "from_paths": ["/workspace/notes/en.md"]}
     for bad in (f"/userinput/r.{ext}", f"/etc/r.{ext}", f"/workspace/../r.{ext}"):
         res = await call(toolkit, tool, out_path=bad, **kwargs)
-        assert text_of(res).startswith("Error:") and res.metadata is None, bad
+        assert text_of(res).startswith("Error:"), bad
+        assert res.metadata["status"] == "error" and res.metadata["paths"] == [], bad
     assert list(input_dir.iterdir()) == []
     res = await call(toolkit, tool, out_path="/workspace/reports/r.txt", **kwargs)
     assert f"must end with .{ext}" in text_of(res)
@@ -200,7 +209,7 @@ async def test_inputs_are_escaped_in_every_format(disk_service):
     )
     await svc.write_text("/workspace/notes/h.md", hostile)
     toolkit = build_toolkit("generate", service=svc, evidence=None, model=None)
-    kwargs = {"requirements": "x", "from_paths": ["/workspace/notes/h.md"]}
+    kwargs = {"requirements": "x", "from_paths": ["/workspace/notes/h.md", page.path]}
     await call(toolkit, "generate_html", out_path="/workspace/h.html", **kwargs)
     raw = (await svc.read_bytes("/workspace/h.html")).decode()
     doc = lxml_html.fromstring(raw)
@@ -218,7 +227,9 @@ async def test_no_material_gives_a_report_that_says_so(disk_service):
     res = await call(
         toolkit, "generate_html", requirements="茶叶市场调研", out_path="/workspace/e.html"
     )
-    assert res.metadata["empty"] is True and res.metadata["citations_kept"] == 0
+    facts = report_facts(res)
+    assert facts["empty"] is True and facts["citations"] == 0
+    assert res.metadata["evidence_ids"] == [] and res.metadata["paths"] == ["/workspace/e.html"]
     assert "no notes and no verified evidence were found" in text_of(res)
     doc = lxml_html.fromstring(await disk_service.read_bytes("/workspace/e.html"))
     assert doc.xpath("//h1/text()") == ["茶叶市场调研"]

@@ -6,16 +6,13 @@ import pytest
 from agentscope.model import ChatModelBase
 
 from host.brains import ModelSpecError, make_brain, parse_spec
-from host.brains.offline import (
-    OfflinePolicy,
-    keywords,
-    plan_browser,
-    plan_file,
-    plan_generate,
-    plan_search,
-    safe_name,
-)
-from host.guards import ToolCallRecord
+from host.brains.offline import OfflinePolicy
+from subagents import SPECS
+from subagents.browser import offline as browser_offline
+from subagents.file import offline as file_offline
+from subagents.generate import offline as generate_offline
+from subagents.offline import CallResult, safe_name
+from subagents.search import offline as search_offline
 
 CANARY = "sk-canary-0b5e7d1f"
 
@@ -72,85 +69,79 @@ def test_errors_never_carry_key_values(monkeypatch):
     assert CANARY not in str(info.value)
 
 
-def rec(name: str, failed: bool = False, **kw) -> ToolCallRecord:
-    r = ToolCallRecord(
-        "x", name, kw.pop("input", {}), text=kw.pop("text", ""), metadata=kw.pop("metadata", {})
-    )
-    if failed:
-        r.text = "Error: failed"
-    return r
+def rec(name: str, failed: bool = False, text: str = "done", **args) -> CallResult:
+    """A finished call as the offline plans see it: its input and its result's text."""
+    return CallResult(name, args, "Error: failed" if failed else text)
 
 
 SEARCH_TOOLS = {"search_google", "search_bing", "search_sogou", "search_github", "search_wiki"}
 
 
-def test_search_plan_calls_every_source_once():
-    ctx = {"question": "How was the Grand Canal of China built?"}
-    calls = plan_search(ctx, [], SEARCH_TOOLS)
-    assert [c[0] for c in calls] == [
-        "search_google",
-        "search_bing",
-        "search_sogou",
-        "search_github",
-        "search_wiki",
+def test_search_plan_sends_the_first_query_everywhere_and_never_repeats_a_call():
+    ctx = {"queries": ["Grand Canal China built", "Grand Canal construction"]}
+    calls = search_offline.plan(ctx, [], SEARCH_TOOLS)
+    first = [name for name, args in calls if args["query"] == ctx["queries"][0]]
+    assert first == sorted(SEARCH_TOOLS)  # every source once
+    later = [name for name, args in calls if args["query"] == ctx["queries"][1]]
+    assert later == sorted(search_offline.WEB_TOOLS)  # the general web only
+    done = [rec(name, query=args["query"]) for name, args in calls]
+    assert search_offline.plan(ctx, done, SEARCH_TOOLS) == []
+    assert search_offline.plan({"subquestion": "大运河是如何修建的？"}, [], {"search_wiki"}) == [
+        ("search_wiki", {"query": "大运河是如何修建的？"})
     ]
-    assert calls[0][1]["query"] == ctx["question"]
-    assert calls[4][1]["query"] == "Grand Canal China built"
-    assert plan_search(ctx, [rec("search_google")], SEARCH_TOOLS) == []
-    assert keywords("大运河是如何修建的？") == "大运河是如何修建的"
 
 
-def test_browser_plan_reads_pages_then_asks_them_and_fetches_linked_documents():
+def test_browser_plan_reads_pages_with_the_question_then_fetches_the_documents_given():
     ctx = {
-        "question": "q",
-        "max_pages": 2,
-        "urls": [
-            {"url": "http://h/a.html"},
-            {"url": "http://h/b.html"},
-            {"url": "http://h/c.html"},
-            {"url": "http://h/d/report.pdf"},
-        ],
+        "subquestion": "q",
+        "max_downloads": 3,
+        "urls": ["http://h/a.html", "http://h/b.html", "http://h/d/report.pdf"],
+        "documents": ["http://h/d/report.pdf"],
     }
     tools = {"viewer_fetch", "http_download"}
-    first = plan_browser(ctx, [], tools)
-    assert first == [
-        ("viewer_fetch", {"url": "http://h/a.html"}),
-        ("viewer_fetch", {"url": "http://h/b.html"}),
+    assert browser_offline.plan(ctx, [], tools) == [
+        ("viewer_fetch", {"url": "http://h/a.html", "query": "q"}),
+        ("viewer_fetch", {"url": "http://h/b.html", "query": "q"}),
+    ]
+    page_a = (
+        "URL: http://h/x/a.html\nStored: /workspace/pages/a.md (10 characters)\n\n"
+        "Question: q\nAnswer (bm25): x\n\nEvidence (exact quotes):\n"
+        '- [ev-0123456789ab] "x" (characters 0–1)\n\nLinks on the page:\n'
+        "- [data](http://h/files/data.xlsx)\n- [again](http://h/d/report.pdf)\n"
+        "- [next page](http://h/next.html)"
+    )
+    done = [
+        rec("viewer_fetch", text=page_a, url="http://h/a.html", query="q"),
+        rec("viewer_fetch", True, url="http://h/b.html", query="q"),  # failed: not retried
+    ]
+    # Only the documents the Host handed out are downloaded; the ones a page links to
+    # become the Host's candidates for a later task (so two tasks never race for them).
+    assert browser_offline.plan(ctx, done, tools) == [
         (
             "http_download",
             {"url": "http://h/d/report.pdf", "save_path": "/workspace/downloads/report.pdf"},
         ),
     ]
-    done = [
-        rec(
-            "viewer_fetch",
-            input={"url": "http://h/a.html"},
-            text="see [data](../files/data.xlsx) and [again](/d/report.pdf)",
-            metadata={"url": "http://h/x/a.html"},
-        ),
-        rec("viewer_fetch", True, input={"url": "http://h/b.html"}),
-        rec(
-            "http_download",
-            input={"url": "http://h/d/report.pdf", "save_path": "/workspace/downloads/report.pdf"},
-        ),
-    ]
-    second = plan_browser(ctx, done, tools)
-    assert second == [
-        ("viewer_fetch", {"url": "http://h/a.html", "query": "q"}),  # b failed: not asked
-        (
-            "http_download",
-            {"url": "http://h/files/data.xlsx", "save_path": "/workspace/downloads/data.xlsx"},
-        ),
+    assert browser_offline.document_links(done) == [
+        "http://h/files/data.xlsx",
+        "http://h/d/report.pdf",
     ]
     done += [
-        rec("viewer_fetch", input={"url": "http://h/a.html", "query": "q"}),
-        rec("http_download", input={"url": "http://h/files/data.xlsx"}),
+        rec(
+            "http_download",
+            url="http://h/d/report.pdf",
+            save_path="/workspace/downloads/report.pdf",
+        ),
     ]
-    assert plan_browser(ctx, done, tools) == []
+    assert browser_offline.plan(ctx, done, tools) == []
+    outcome = browser_offline.outcome(ctx, done)
+    assert outcome["evidence_ids"] == ["ev-0123456789ab"]
+    assert outcome["pages"] == ["/workspace/pages/a.md"]
+    assert outcome["gaps"] == ["could not read http://h/b.html"]
     assert safe_name("http://h/a%20b/报告 v1.pdf?x=1") == "报告_v1.pdf"
 
 
-def test_file_plan_lists_then_reads_by_type_then_writes_notes():
+def test_file_plan_lists_then_reads_each_file_by_type_from_the_listing_text():
     tools = {
         "list_directory",
         "pdf_read_text",
@@ -159,80 +150,63 @@ def test_file_plan_lists_then_reads_by_type_then_writes_notes():
         "pptx_read_outline",
         "image_qa",
         "read_text_file",
-        "write_file",
     }
-    first = plan_file({}, [], tools)
-    assert first == [
+    assert file_offline.plan({}, [], tools) == [
         ("list_directory", {"path": "/userinput/"}),
         ("list_directory", {"path": "/workspace/downloads/"}),
     ]
-    entries = [
-        {"path": p, "is_dir": False}
-        for p in ("/userinput/a.pdf", "/userinput/b.xlsx", "/userinput/c.png", "/userinput/d.bin")
-    ]
+    listing = (
+        "/userinput/ — 5 entries:\n[FILE] a.pdf (1,024 bytes)\n[FILE] b.xlsx (2,048 bytes)\n"
+        "[FILE] c.png (512 bytes)\n[FILE] d.bin (9 bytes)\n[DIR]  sub/"
+    )
     done = [
-        rec(
-            "list_directory",
-            input={"path": "/userinput/"},
-            metadata={"entries": [*entries, {"path": "/userinput/sub/", "is_dir": True}]},
-        ),
-        rec("list_directory", input={"path": "/workspace/downloads/"}, metadata={"entries": []}),
+        rec("list_directory", text=listing, path="/userinput/"),
+        rec("list_directory", True, path="/workspace/downloads/"),
     ]
-    assert plan_file({}, done, tools) == [("list_directory", {"path": "/userinput/sub/"})]
-    done.append(rec("list_directory", input={"path": "/userinput/sub/"}, metadata={"entries": []}))
-    reads = plan_file({}, done, tools)
+    assert file_offline.plan({}, done, tools) == [("list_directory", {"path": "/userinput/sub/"})]
+    done.append(rec("list_directory", text="/userinput/sub/ — empty", path="/userinput/sub/"))
+    reads = file_offline.plan({}, done, tools)
     assert reads == [
         ("pdf_read_text", {"path": "/userinput/a.pdf"}),
-        ("xlsx_read_cells", {"path": "/userinput/b.xlsx", "range": "A1:L60"}),
+        ("xlsx_read_cells", {"path": "/userinput/b.xlsx", "range": "A1:Z200"}),
         ("image_qa", {"img_path": "/userinput/c.png"}),
     ]
-    metadata = {
-        "pdf_read_text": {
-            "pages": [
-                {
-                    "page": 1,
-                    "text": "The canal was built in\nstages "
-                    "over many centuries. Short. It carried grain north.",
-                }
-            ]
-        },
-        "xlsx_read_cells": {"cells": [["Day", "City"], [1, "Beijing"], [None, ""]]},
-        "image_qa": {"ocr_text": "THE GRAND CANAL\n\n大运河"},
-    }
-    done += [rec(n, input=a, metadata=metadata[n]) for n, a in reads]
-    notes = plan_file({"question": "q"}, done, tools)
-    assert notes[0][0] == "write_file" and notes[0][1]["path"] == "/workspace/notes/files.md"
-    assert notes[0][1]["content"] == (
-        "## From the input file a.pdf\n\n"
-        "- The canal was built in stages over many centuries.\n"
-        "- It carried grain north.\n\n"
-        "## From the input file b.xlsx\n\n- Day — City\n- 1 — Beijing\n\n"
-        "## From the input file c.png\n\n"
-        "- Text in the image: THE GRAND CANAL\n- Text in the image: 大运河\n"
-    )
+    sheet = "/userinput/b.xlsx — sheet 'Days' (sheets: Days, 城市 表; used range A1:B3)\n..."
+    done += [rec(n, text=sheet if n == "xlsx_read_cells" else "read", **a) for n, a in reads]
+    assert file_offline.plan({}, done, tools) == [
+        ("xlsx_read_cells", {"path": "/userinput/b.xlsx", "range": "'城市 表'!"})
+    ]
+    done.append(rec("xlsx_read_cells", path="/userinput/b.xlsx", range="'城市 表'!"))
+    assert file_offline.plan({}, done, tools) == []
 
 
 def test_generate_plan_makes_each_requested_format():
     tools = {"generate_markdown", "generate_html", "generate_pdf", "generate_pptx"}
-    calls = plan_generate(
-        {"question": "q", "formats": ["md", "pdf"], "paths": ["/p.md"]}, [], tools
-    )
+    ctx = {"question": "q", "formats": ["md", "pdf"], "from_paths": ["/p.md"]}
+    calls = generate_offline.plan(ctx, [], tools)
     assert [(n, a["out_path"]) for n, a in calls] == [
         ("generate_markdown", "/workspace/reports/report.md"),
         ("generate_pdf", "/workspace/reports/report.pdf"),
     ]
-    assert all(a["from_paths"] == ["/p.md"] for _, a in calls)
+    assert all(a["from_paths"] == ["/p.md"] and a["requirements"] == "q" for _, a in calls)
+    written = rec(
+        "generate_markdown",
+        text="Wrote /workspace/reports/report.md.\n```json\n"
+        '{"path": "/workspace/reports/report.md", "citations": 3}\n```',
+    )
+    assert generate_offline.outcome(ctx, [written])["outputs"] == ["/workspace/reports/report.md"]
 
 
 async def test_offline_policy_stops_when_the_cap_refuses():
-    class FakeGuard:
-        def __init__(self) -> None:
-            self.records = [ToolCallRecord("s", "search_google", {}, refused=True)]
-
-    policy = OfflinePolicy()
-    policy.bind(FakeGuard())  # type: ignore[arg-type]
+    policy = OfflinePolicy(SPECS["search"])
     tools = [{"function": {"name": n}} for n in SEARCH_TOOLS]
-    response = await policy(
-        [{"role": "user", "content": '<context>{"question": "q"}</context>'}], tools=tools
-    )
-    assert response.content[0]["type"] == "text"
+    call = {"id": "c1", "function": {"name": "search_google", "arguments": '{"query": "q"}'}}
+    messages = [
+        {"role": "user", "name": "Host", "content": '<context>{"queries": ["q"]}</context>'},
+        {"role": "assistant", "content": "", "tool_calls": [call]},
+        {"role": "tool", "tool_call_id": "c1", "content": "Error: tool-call limit reached (1)"},
+    ]
+    response = await policy(messages, tools=tools)
+    assert [b["type"] for b in response.content] == ["text"]
+    fresh = await policy(messages[:1], tools=tools)
+    assert {b["name"] for b in fresh.content} == SEARCH_TOOLS

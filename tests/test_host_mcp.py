@@ -15,10 +15,11 @@ from agentscope.tool import Toolkit
 from search_support import CORPUS
 
 import schemas
+from demo.search_web import SearchWeb
+from demo.web import demo_world
 from host.brains import make_brain
+from host.cli import demo_settings
 from host.config import ConfigError, Settings, load_settings
-from host.demo.search_web import SearchWeb
-from host.demo.web import demo_environment
 from host.hub import Host
 from host.mcp import McpServerConfig, attach_mcp_tools
 from subagents import SPECS
@@ -120,19 +121,22 @@ def test_a_run_attaches_allowlisted_mcp_tools_and_closes_their_server(tmp_path):
     settings = Settings(runs_dir=tmp_path / "runs", formats=("md",), quiet=True)
     settings.mcp_servers = [scratch_file_server("file", tmp_path / "scratch")]
     # the built-in file toolkit already has csv_write: attaching it must be refused
-    with demo_environment(settings) as (question, env_settings):
+    with demo_world(settings.runs_dir) as world:
+        question, env_settings = world.question, demo_settings(settings, world)
         host = Host(env_settings, make_brain("offline"))
         with pytest.raises(ValueError, match="would replace built-in tools"):
             asyncio.run(host.run(question))
-    assert host.mcp_clients and not host.mcp_clients[0].is_connected
+    assert not host.mcp_clients  # refused before any server was started
 
     settings.mcp_servers = [scratch_file_server("generate", tmp_path / "scratch")]
-    with demo_environment(settings) as (question, env_settings):
+    with demo_world(settings.runs_dir) as world:
+        question, env_settings = world.question, demo_settings(settings, world)
         host = Host(env_settings, make_brain("offline"))
         result = asyncio.run(host.run(question))
-    assert "csv_write" in host.agents["generate"].toolkit.tools
+    assert host.mcp_tools == {"generate": ["csv_write"]}
     assert result.outputs == ["/workspace/reports/report.md"]
-    assert all(s.error is None for s in result.stages)
-    assert not host.mcp_clients[0].is_connected
+    assert all(d.status == "ok" for d in result.delegations)
+    client = host.mcp_clients["generate"][0][0]
+    assert not client.is_connected
     run = json.loads(result.run.real_path("/internal/run.json").read_text())
     assert run["errors"] == []

@@ -7,7 +7,16 @@ from agentscope.message import ToolUseBlock
 from agentscope.tool import ToolResponse
 
 from subagents import AllowlistError, SubAgentSpec, ToolGroup, all_schemas, check_allowlist
-from subagents.results import bounded, error, ok, text_of, unavailable
+from subagents.results import (
+    ENVELOPE_KEYS,
+    bounded,
+    error,
+    ok,
+    refused,
+    status_of,
+    text_of,
+    unavailable,
+)
 from subagents.spec import build, injected_params
 
 
@@ -93,12 +102,40 @@ def test_injected_params_are_those_annotated_object():
 
 
 def test_result_helpers():
-    assert text_of(ok("fine", {"a": 1})) == "fine"
+    fine = ok("fine", paths=["/workspace/a.md", "/workspace/a.md"], evidence_ids=["ev-1"])
+    assert text_of(fine) == "fine"
+    assert fine.metadata == {
+        "status": "ok",
+        "paths": ["/workspace/a.md"],
+        "evidence_ids": ["ev-1"],
+        "reason": "",
+    }
     assert text_of(error("bad input")) == "Error: bad input"
+    assert error("bad input").metadata == {
+        "status": "error",
+        "paths": [],
+        "evidence_ids": [],
+        "reason": "bad input",
+    }
     assert text_of(error("Error: already")) == "Error: already"
     resp = unavailable("network down")
-    assert resp.metadata == {"unavailable": True, "reason": "network down"}
+    assert resp.metadata == {
+        "status": "unavailable",
+        "paths": [],
+        "evidence_ids": [],
+        "reason": "network down",
+    }
     assert text_of(resp).startswith("Error: unavailable: network down")
+    no = refused("the page budget is spent")
+    assert text_of(no) == "Error: the page budget is spent"
+    assert no.metadata["status"] == "refused" and no.metadata["reason"] == text_of(no)[7:]
+    assert all(tuple(r.metadata) == ENVELOPE_KEYS for r in (fine, resp, no))
+    assert [status_of(r) for r in (fine, error("x"), resp, no)] == [
+        "ok",
+        "error",
+        "unavailable",
+        "refused",
+    ]
     cut = bounded("x" * 50, 10, "Ask for more.")
     assert cut.startswith("x" * 10) and "40 more characters" in cut and "Ask for more." in cut
     assert bounded("short", 10, "-") == "short"

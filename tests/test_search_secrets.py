@@ -7,11 +7,13 @@ import json
 import logging
 
 import pytest
+from scripted import call_tool
 from search_support import CASES, CORPUS, point_at, text
 
-from host.demo.search_web import SearchWeb
-from subagents import all_schemas, schema_toolkit
+from demo.search_web import SearchWeb
+from subagents import all_schemas, build_toolkit, schema_toolkit
 from subagents.search.tools import search_github
+from subagents.settings import ToolSettings
 
 MARK = "Q7canary"
 CANARY = {
@@ -65,12 +67,13 @@ async def test_no_key_in_results_logs_or_errors(web, monkeypatch, caplog, case, 
         web.fault(route, "429", times=1, retry_after=0)
     elif outcome not in ("ok", "none"):
         web.fault(route, outcome, delay=5.0)
-    response = await tool(query)
+    # the keys reach the tool as the Host passes them: settings read from the environment
+    response = await tool(query, settings=ToolSettings.from_env())
 
     if outcome in ("ok", "none", "429-once"):
-        assert not (response.metadata or {}).get("unavailable"), text(response)
+        assert response.metadata["status"] == "ok", text(response)
     else:
-        assert response.metadata["unavailable"] is True
+        assert response.metadata["status"] == "unavailable"
     exposed = [text(response), json.dumps(response.metadata), repr(response)]
     for record in caplog.records:
         exposed += [record.getMessage(), str(record.msg), repr(record.args), record.exc_text or ""]
@@ -83,7 +86,8 @@ async def test_rejected_token_does_not_leak(web, monkeypatch, caplog):
     web.clear()
     point_at(monkeypatch, web, {"GITHUB_TOKEN": f"ghp_{MARK}WrongValue9999"})
     caplog.set_level(logging.DEBUG)
-    response = await search_github("code: MsgHub")
+    response = await search_github("code: MsgHub", settings=ToolSettings.from_env())
+    assert response.metadata["status"] == "unavailable"
     assert "Bad credentials" in response.metadata["reason"]
     assert MARK not in text(response) + json.dumps(response.metadata)
     assert not any(MARK in r.getMessage() for r in caplog.records)
@@ -94,7 +98,7 @@ async def test_keys_travel_only_to_their_own_service(web, monkeypatch, case):
     tool, _, _ = CASES[case]
     web.clear()
     point_at(monkeypatch, web, keys_for(case))
-    await tool("code: solar" if case == "github" else "solar")
+    await tool("code: solar" if case == "github" else "solar", settings=ToolSettings.from_env())
     assert web.requests
     allowed = {  # (route, where) pairs a canary may appear in
         "GOOGLE_API_KEY": {("google-api", "header:x-goog-api-key")},
@@ -110,3 +114,16 @@ async def test_keys_travel_only_to_their_own_service(web, monkeypatch, case):
             for where, content in places:
                 if value in content:
                     assert (req.route, where) in allowed[name], (name, req.route, where)
+
+
+async def test_a_built_toolkit_reads_keys_and_endpoints_from_the_environment(web, monkeypatch):
+    """Without injected settings, build_toolkit reads them once from the environment."""
+    web.clear()
+    point_at(monkeypatch, web, {"GITHUB_TOKEN": CANARY["GITHUB_TOKEN"]})
+    toolkit = build_toolkit("search")
+    monkeypatch.delenv("GITHUB_TOKEN")  # read when the toolkit was built, not at call time
+    response = await call_tool(toolkit, "search_github", query="code: MsgHub")
+    assert response.metadata["status"] == "ok", text(response)
+    (req,) = web.requests_to("github")
+    assert req.headers["authorization"] == f"Bearer {CANARY['GITHUB_TOKEN']}"
+    assert MARK not in text(response)

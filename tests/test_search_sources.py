@@ -10,9 +10,10 @@ from urllib.parse import urlsplit
 
 import pytest
 import yaml
-from search_support import CASES, CORPUS, point_at, text
+from search_support import CASES, CORPUS, settings_for, text
 
-from host.demo.search_web import Document, SearchWeb
+from demo.search_web import Document, SearchWeb
+from subagents import all_schemas, schema_toolkit
 from subagents.search.tools import (
     TOOLS,
     search_bing,
@@ -30,30 +31,37 @@ def web():
 
 
 @pytest.fixture(autouse=True)
-def fresh(web, monkeypatch):
+def fresh(web):
     web.clear()
-    point_at(monkeypatch, web, {})
     yield
 
 
+@pytest.fixture
+def plain(web):
+    """Every source aimed at the loopback engines, no keys."""
+    return settings_for(web)
+
+
 def rows_of(response) -> list[dict]:
-    assert not (response.metadata or {}).get("unavailable"), text(response)
+    assert response.metadata["status"] == "ok", text(response)
     rows = yaml.safe_load(text(response))
     assert isinstance(rows, list), text(response)
     return rows
 
 
-def use_keys(monkeypatch, keys: dict[str, str]) -> None:
-    for name, value in keys.items():
-        monkeypatch.setenv(name, value)
+def unavailable_reason(response) -> str:
+    """The reason of an unavailable result, which its text repeats."""
+    assert response.metadata["status"] == "unavailable", text(response)
+    reason = response.metadata["reason"]
+    assert text(response) == f"Error: unavailable: {reason}"
+    return reason
 
 
 # -- success per source and mode ---------------------------------------------------------
 @pytest.mark.parametrize("case", sorted(CASES))
-async def test_every_mode_returns_the_corpus_hits(web, monkeypatch, case):
+async def test_every_mode_returns_the_corpus_hits(web, case):
     tool, keys, route = CASES[case]
-    use_keys(monkeypatch, keys)
-    rows = rows_of(await tool("solar electricity"))
+    rows = rows_of(await tool("solar electricity", settings=settings_for(web, keys)))
     assert rows[0]["source"] == tool.__name__
     titles = [r["title"] for r in rows]
     assert any("olar" in t for t in titles), titles
@@ -64,8 +72,8 @@ async def test_every_mode_returns_the_corpus_hits(web, monkeypatch, case):
     assert len(urls) == len(set(urls))
 
 
-async def test_google_page_parses_real_markup_and_drops_duplicates(web):
-    rows = rows_of(await search_google("solar power"))
+async def test_google_page_parses_real_markup_and_drops_duplicates(web, plain):
+    rows = rows_of(await search_google("solar power", settings=plain))
     urls = [r["url"] for r in rows]
     assert urls[0] == "https://en.wikipedia.org/wiki/Solar_power"
     assert "http://www.en.wikipedia.org/wiki/Solar_power/#history" not in urls  # same page
@@ -74,9 +82,9 @@ async def test_google_page_parses_real_markup_and_drops_duplicates(web):
     assert web.requests_to("google-api") == []
 
 
-async def test_google_api_sends_key_in_header_and_cx_in_query(web, monkeypatch):
-    use_keys(monkeypatch, {"GOOGLE_API_KEY": "g", "GOOGLE_CSE_ID": "c"})
-    rows = rows_of(await search_google("wind"))
+async def test_google_api_sends_key_in_header_and_cx_in_query(web):
+    keyed = settings_for(web, {"GOOGLE_API_KEY": "g", "GOOGLE_CSE_ID": "c"})
+    rows = rows_of(await search_google("wind", settings=keyed))
     assert rows[0]["title"] == "Wind power"
     (req,) = web.requests_to("google-api")
     assert req.headers["x-goog-api-key"] == "g"
@@ -84,59 +92,63 @@ async def test_google_api_sends_key_in_header_and_cx_in_query(web, monkeypatch):
     assert web.requests_to("google-page") == []
 
 
-async def test_google_api_rejection_is_unavailable_with_the_reason(web, monkeypatch):
-    use_keys(monkeypatch, {"GOOGLE_API_KEY": "wrong-key-value", "GOOGLE_CSE_ID": "c"})
-    response = await search_google("wind")
-    assert response.metadata["unavailable"] is True
-    assert "HTTP 400" in response.metadata["reason"]
-    assert "API key not valid" in response.metadata["reason"]
+async def test_google_api_rejection_is_unavailable_with_the_reason(web):
+    keyed = settings_for(web, {"GOOGLE_API_KEY": "wrong-key-value", "GOOGLE_CSE_ID": "c"})
+    response = await search_google("wind", settings=keyed)
+    reason = unavailable_reason(response)
+    assert "HTTP 400" in reason and "API key not valid" in reason
+    assert "wrong-key-value" not in text(response)
 
 
-async def test_bing_page_decodes_click_tracking_links(web):
-    rows = rows_of(await search_bing("power"))
+async def test_bing_page_decodes_click_tracking_links(plain):
+    rows = rows_of(await search_bing("power", settings=plain))
     assert len(rows) >= 2
     assert not any("bing.com" in r["url"] for r in rows)
     assert "WEB" not in rows[0]["snippet"]  # the slug icon is not snippet text
 
 
-async def test_bing_api_sends_key_only_in_its_header(web, monkeypatch):
-    use_keys(monkeypatch, {"BING_API_KEY": "b"})
-    rows = rows_of(await search_bing("wind turbines"))
+async def test_bing_api_sends_key_only_in_its_header(web):
+    rows = rows_of(
+        await search_bing("wind turbines", settings=settings_for(web, {"BING_API_KEY": "b"}))
+    )
     assert rows[0]["url"] == "https://en.wikipedia.org/wiki/Wind_power"
     (req,) = web.requests_to("bing-api")
     assert req.headers["ocp-apim-subscription-key"] == "b"
     assert "b" not in req.query.get("q", [])
 
 
-async def test_bing_api_wrong_key_is_unavailable(web, monkeypatch):
-    use_keys(monkeypatch, {"BING_API_KEY": "not-the-key"})
-    response = await search_bing("wind")
-    assert response.metadata["unavailable"] is True
-    assert "HTTP 401" in response.metadata["reason"]
+async def test_bing_api_wrong_key_is_unavailable(web):
+    response = await search_bing(
+        "wind", settings=settings_for(web, {"BING_API_KEY": "not-the-key"})
+    )
+    assert "HTTP 401" in unavailable_reason(response)
+    assert "not-the-key" not in text(response)
 
 
-async def test_sogou_resolves_redirect_links(web):
-    rows = rows_of(await search_sogou("power"))  # three blocks, two of them the same page
+async def test_sogou_resolves_redirect_links(web, plain):
+    rows = rows_of(
+        await search_sogou("power", settings=plain)
+    )  # three blocks, two of them the same page
     assert [r["url"] for r in rows] == [CORPUS[0].url, CORPUS[1].url]
     # data-url carries the target of odd blocks; the even ones need their redirect page
     assert len(web.requests_to("sogou-link")) == 2
 
 
-async def test_sogou_keeps_the_redirect_when_it_cannot_be_read(web):
+async def test_sogou_keeps_the_redirect_when_it_cannot_be_read(web, plain):
     web.fault("sogou-link", "error")
-    rows = rows_of(await search_sogou("power"))
+    rows = rows_of(await search_sogou("power", settings=plain))
     assert any(urlsplit(r["url"]).path.endswith("/sogou/link") for r in rows)
     assert any(r["url"].startswith("https://en.wikipedia.org") for r in rows)
 
 
-async def test_sogou_chinese_query(web):
-    rows = rows_of(await search_sogou("长江三角洲"))
+async def test_sogou_chinese_query(plain):
+    rows = rows_of(await search_sogou("长江三角洲", settings=plain))
     assert rows[0]["title"] == "长江三角洲"
     assert "冲积平原" in rows[0]["snippet"]
 
 
-async def test_github_repositories_by_default_without_authorization(web):
-    rows = rows_of(await search_github("agentscope"))
+async def test_github_repositories_by_default_without_authorization(web, plain):
+    rows = rows_of(await search_github("agentscope", settings=plain))
     assert rows[0]["title"] == "agentscope-ai/agentscope"
     assert rows[0]["url"] == "https://github.com/agentscope-ai/agentscope"
     assert "★" in rows[0]["snippet"]
@@ -146,15 +158,15 @@ async def test_github_repositories_by_default_without_authorization(web):
     assert req.headers["x-github-api-version"] == "2022-11-28"
 
 
-async def test_github_code_needs_a_token(web):
-    response = await search_github("code: MsgHub")
-    assert response.metadata["unavailable"] is True
-    assert "GITHUB_TOKEN" in response.metadata["reason"]
+async def test_github_code_needs_a_token(plain):
+    response = await search_github("code: MsgHub", settings=plain)
+    assert "GITHUB_TOKEN" in unavailable_reason(response)
 
 
-async def test_github_code_with_token_uses_bearer_and_text_matches(web, monkeypatch):
-    use_keys(monkeypatch, {"GITHUB_TOKEN": "t"})
-    rows = rows_of(await search_github("code: MsgHub"))
+async def test_github_code_with_token_uses_bearer_and_text_matches(web):
+    rows = rows_of(
+        await search_github("code: MsgHub", settings=settings_for(web, {"GITHUB_TOKEN": "t"}))
+    )
     assert rows[0]["title"] == "agentscope-ai/agentscope: README.md"
     assert "MsgHub" in rows[0]["snippet"]
     (req,) = web.requests_to("github")
@@ -162,22 +174,23 @@ async def test_github_code_with_token_uses_bearer_and_text_matches(web, monkeypa
     assert req.headers["authorization"] == "Bearer t"
 
 
-async def test_github_issues_and_pull_requests(web):
-    rows = rows_of(await search_github("issues: wind"))
+async def test_github_issues_and_pull_requests(web, plain):
+    rows = rows_of(await search_github("issues: wind", settings=plain))
     assert "issue, open" in rows[0]["title"] and "/issues/" in rows[0]["url"]
     assert web.requests_to("github")[-1].query["q"] == ["wind is:issue"]
-    rows = rows_of(await search_github("prs: wind"))
+    rows = rows_of(await search_github("prs: wind", settings=plain))
     assert "pull request" in rows[0]["title"] and "/pull/" in rows[0]["url"]
 
 
-async def test_github_enterprise_base_with_path(web, monkeypatch):
-    monkeypatch.setenv("QUARTET_GITHUB_URL", web.urls["github"] + "/")  # trailing slash too
-    rows = rows_of(await search_github("wind"))
+async def test_github_enterprise_base_with_path(web):
+    # only the GitHub base is set, with a trailing slash too
+    enterprise = settings_for(web, endpoints={"github": web.urls["github"] + "/"})
+    rows = rows_of(await search_github("wind", settings=enterprise))
     assert rows and web.requests_to("github")
 
 
-async def test_wiki_returns_intro_extracts(web):
-    rows = rows_of(await search_wiki("solar power"))
+async def test_wiki_returns_intro_extracts(web, plain):
+    rows = rows_of(await search_wiki("solar power", settings=plain))
     assert rows[0]["url"] == "https://en.wikipedia.org/wiki/Solar_power"
     assert rows[0]["snippet"].startswith("Solar power is the conversion")
     assert "Photovoltaic cells" not in rows[0]["snippet"]  # intro only
@@ -188,10 +201,8 @@ async def test_wiki_returns_intro_extracts(web):
 
 async def test_wiki_chinese():
     zh = [Document("长江", "https://zh.wikipedia.org/wiki/长江", "长江是亚洲第一长河。")]
-    with SearchWeb(zh) as server, pytest.MonkeyPatch.context() as mp:
-        point_at(mp, server, {})
-        mp.setenv("QUARTET_WIKI_LANG", "zh")
-        rows = rows_of(await search_wiki("长江"))
+    with SearchWeb(zh) as server:
+        rows = rows_of(await search_wiki("长江", settings=settings_for(server, wiki_lang="zh")))
     assert rows == [
         {
             "title": "长江",
@@ -203,27 +214,29 @@ async def test_wiki_chinese():
 
 
 @pytest.mark.parametrize("case", sorted(CASES))
-async def test_no_results_is_a_normal_answer(web, monkeypatch, case):
+async def test_no_results_is_a_normal_answer(web, case):
     tool, keys, _ = CASES[case]
-    use_keys(monkeypatch, {**keys, "GITHUB_TOKEN": "t"})
-    response = await tool("qwxzzy")
-    assert response.metadata is None
+    response = await tool("qwxzzy", settings=settings_for(web, {**keys, "GITHUB_TOKEN": "t"}))
+    assert response.metadata == {"status": "ok", "paths": [], "evidence_ids": [], "reason": ""}
     assert text(response).startswith(f"No results from {tool.__name__}")
 
 
 @pytest.mark.parametrize("tool", TOOLS, ids=lambda t: t.__name__)
 @pytest.mark.parametrize("query", ["", "   ", "x" * 1001])
-async def test_bad_query_is_a_clear_error(web, tool, query):
-    response = await tool(query)
+async def test_bad_query_is_a_clear_error(web, plain, tool, query):
+    response = await tool(query, settings=plain)
     assert text(response).startswith("Error: query is")
+    assert response.metadata["status"] == "error"
     assert web.requests == []
 
 
-def test_tools_take_only_query_and_work_across_event_loops(web):
-    for tool in TOOLS:
-        assert list(inspect.signature(tool).parameters) == ["query"]
+def test_tools_take_only_query_and_work_across_event_loops(web, plain):
+    for tool in TOOLS:  # the settings are injected; the model sees only the query
+        assert list(inspect.signature(tool).parameters) == ["query", "settings"]
+    for schema in all_schemas(schema_toolkit("search")):
+        assert list(schema["function"]["parameters"]["properties"]) == ["query"]
     for _ in range(2):  # no client survives a call: a fresh loop each time works
-        assert rows_of(asyncio.run(search_wiki("wind")))
+        assert rows_of(asyncio.run(search_wiki("wind", settings=plain)))
 
 
 # -- failures --------------------------------------------------------------------------
@@ -239,72 +252,66 @@ FAULTS = {
 
 @pytest.mark.parametrize("fault", sorted(FAULTS))
 @pytest.mark.parametrize("case", sorted(CASES))
-async def test_each_failure_class_is_unavailable(web, monkeypatch, case, fault):
+async def test_each_failure_class_is_unavailable(web, case, fault):
     tool, keys, route = CASES[case]
-    use_keys(monkeypatch, keys)
     web.fault(route, fault, delay=5.0)
     started = time.perf_counter()
-    response = await tool("solar")
+    response = await tool("solar", settings=settings_for(web, keys))
     assert time.perf_counter() - started < 3
-    meta = response.metadata
-    assert meta["unavailable"] is True
+    reason = unavailable_reason(response)
     expected = FAULTS[fault]
     if fault == "malformed" and route.endswith("page"):
         expected = "not a results page"
-    assert expected in meta["reason"], meta["reason"]
-    assert meta["reason"].startswith(tool.__name__)
+    assert expected in reason, reason
+    assert reason.startswith(tool.__name__)
     assert text(response).startswith("Error: unavailable:")
 
 
 @pytest.mark.parametrize("case", sorted(CASES))
-async def test_429_once_is_retried(web, monkeypatch, case):
+async def test_429_once_is_retried(web, case):
     tool, keys, route = CASES[case]
-    use_keys(monkeypatch, keys)
     web.fault(route, "429", times=1, retry_after=0)
-    assert rows_of(await tool("solar"))
+    assert rows_of(await tool("solar", settings=settings_for(web, keys)))
     assert len(web.requests_to(route)) == 2
 
 
-async def test_retry_after_is_honoured(web):
+async def test_retry_after_is_honoured(web, plain):
     web.fault("wiki", "429", times=1, retry_after=1)
     started = time.perf_counter()
-    assert rows_of(await search_wiki("solar"))
+    assert rows_of(await search_wiki("solar", settings=plain))
     assert time.perf_counter() - started >= 0.95
 
 
-async def test_429_always_stops_after_one_retry(web):
+async def test_429_always_stops_after_one_retry(web, plain):
     web.fault("github", "429", retry_after=0)
-    response = await search_github("solar")
-    assert "after one retry" in response.metadata["reason"]
+    response = await search_github("solar", settings=plain)
+    assert "after one retry" in unavailable_reason(response)
     assert len(web.requests_to("github")) == 2
 
 
-async def test_long_retry_after_gives_up_at_once(web):
+async def test_long_retry_after_gives_up_at_once(web, plain):
     web.fault("bing-page", "429", retry_after=120)
     started = time.perf_counter()
-    response = await search_bing("solar")
+    response = await search_bing("solar", settings=plain)
     assert time.perf_counter() - started < 1
-    assert "asks to wait 120 s" in response.metadata["reason"]
+    assert "asks to wait 120 s" in unavailable_reason(response)
     assert len(web.requests_to("bing-page")) == 1
 
 
-async def test_unreachable_source_is_unavailable(monkeypatch):
+async def test_unreachable_source_is_unavailable():
     with SearchWeb(CORPUS) as gone:
-        base = gone.urls["wiki"]
-    monkeypatch.setenv("QUARTET_WIKI_URL", base)
-    response = await search_wiki("solar")
-    assert response.metadata["unavailable"] is True
-    assert "could not reach" in response.metadata["reason"]
+        settings = settings_for(gone)
+    response = await search_wiki("solar", settings=settings)
+    assert "could not reach" in unavailable_reason(response)
 
 
 @pytest.mark.parametrize("tool", [search_google, search_bing, search_wiki])
-async def test_result_with_an_unparseable_url_is_dropped_not_raised(monkeypatch, tool):
+async def test_result_with_an_unparseable_url_is_dropped_not_raised(tool):
     docs = [
         Document("Solar bad port", "http://example.com:port/solar", "Solar text one."),
         Document("Solar good", "https://example.org/solar", "Solar text two."),
     ]
     with SearchWeb(docs) as server:
-        point_at(monkeypatch, server, {})
-        response = await tool("solar")
+        response = await tool("solar", settings=settings_for(server))
     rows = rows_of(response)
     assert [r["url"] for r in rows] == ["https://example.org/solar"]

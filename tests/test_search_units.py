@@ -9,7 +9,6 @@ import time
 import pytest
 import yaml
 
-from subagents.search import config
 from subagents.search.http import blocked_page, redact, retry_after_seconds
 from subagents.search.providers import bing, github, google, wiki
 from subagents.search.render import (
@@ -21,6 +20,7 @@ from subagents.search.render import (
     render,
     shorten,
 )
+from subagents.settings import DEFAULT_SEARCH_TIMEOUT, Keys, SettingsError, ToolSettings
 
 
 def test_render_gives_exactly_four_keys_bounded_and_deduplicated():
@@ -130,41 +130,59 @@ def test_google_and_bing_link_unwrapping():
     assert bing.unwrap("https://www.bing.com/ck/a?u=zzz") == "https://www.bing.com/ck/a?u=zzz"
 
 
-def test_wiki_endpoint_follows_language_and_base(monkeypatch):
-    monkeypatch.delenv("QUARTET_WIKI_URL", raising=False)
-    monkeypatch.delenv("QUARTET_WIKI_LANG", raising=False)
-    assert wiki.api_url() == ("https://en.wikipedia.org/w/api.php", "https://en.wikipedia.org")
-    monkeypatch.setenv("QUARTET_WIKI_LANG", "zh")
-    assert wiki.api_url()[0] == "https://zh.wikipedia.org/w/api.php"
-    monkeypatch.setenv("QUARTET_WIKI_URL", "https://wiki.corp.example/")
-    assert wiki.api_url() == ("https://wiki.corp.example/w/api.php", "https://wiki.corp.example")
-    monkeypatch.setenv("QUARTET_WIKI_URL", "https://wiki.corp.example/mw/api.php")
-    assert wiki.api_url() == (
+def test_wiki_endpoint_follows_language_and_base():
+    def api(**env: str) -> tuple[str, str]:
+        return wiki.api_url(ToolSettings.from_env(env))
+
+    assert api() == ("https://en.wikipedia.org/w/api.php", "https://en.wikipedia.org")
+    assert api(QUARTET_WIKI_LANG="zh")[0] == "https://zh.wikipedia.org/w/api.php"
+    assert api(QUARTET_WIKI_LANG="zh", QUARTET_WIKI_URL="https://wiki.corp.example/") == (
+        "https://wiki.corp.example/w/api.php",
+        "https://wiki.corp.example",
+    )
+    assert api(QUARTET_WIKI_URL="https://wiki.corp.example/mw/api.php") == (
         "https://wiki.corp.example/mw/api.php",
         "https://wiki.corp.example/mw",
     )
-    monkeypatch.setenv("QUARTET_WIKI_URL", "https://{lang}.wikibooks.org")
-    assert wiki.api_url()[0] == "https://zh.wikibooks.org/w/api.php"
-    monkeypatch.setenv("QUARTET_WIKI_LANG", "zh;drop")
-    with pytest.raises(ValueError, match="QUARTET_WIKI_LANG"):
-        wiki.api_url()
+    wikibooks = api(QUARTET_WIKI_LANG="zh", QUARTET_WIKI_URL="https://{lang}.wikibooks.org")
+    assert wikibooks[0] == "https://zh.wikibooks.org/w/api.php"
+    with pytest.raises(SettingsError, match="QUARTET_WIKI_LANG"):
+        api(QUARTET_WIKI_LANG="zh;drop")
 
 
-def test_config_reads_environment_at_call_time(monkeypatch):
-    monkeypatch.setenv("QUARTET_GITHUB_URL", "https://ghe.example.com/api/v3/")
-    assert config.endpoint("github", "https://api.github.com") == "https://ghe.example.com/api/v3"
+def test_settings_are_read_from_the_environment_once_not_at_call_time(monkeypatch):
+    ghe = {"QUARTET_GITHUB_URL": "https://ghe.example.com/api/v3/"}
+    assert ToolSettings.from_env(ghe).endpoint("github", "https://api.github.com") == (
+        "https://ghe.example.com/api/v3"
+    )
+    assert ToolSettings.from_env({}).endpoint("github", "https://api.github.com") == (
+        "https://api.github.com"
+    )
+    monkeypatch.setenv("QUARTET_GITHUB_URL", "https://ghe.example.com/")
+    settings = ToolSettings.from_env()
     monkeypatch.delenv("QUARTET_GITHUB_URL")
-    assert config.endpoint("github", "https://api.github.com") == "https://api.github.com"
-    monkeypatch.setenv("QUARTET_SEARCH_TIMEOUT", "nonsense")
-    assert config.timeout() == config.DEFAULT_TIMEOUT
-    monkeypatch.setenv("BING_API_KEY", "  ")
-    assert config.secret("BING_API_KEY") is None
-    with pytest.raises(KeyError):
-        config.secret("HOME")
+    assert settings.endpoint("github", "https://api.github.com") == "https://ghe.example.com"
+    assert ToolSettings.from_env({}).search_timeout == DEFAULT_SEARCH_TIMEOUT
+    assert ToolSettings.from_env({"QUARTET_SEARCH_TIMEOUT": "2.5"}).search_timeout == 2.5
+    for bad in ("nonsense", "0", "-1"):
+        with pytest.raises(SettingsError, match="QUARTET_SEARCH_TIMEOUT"):
+            ToolSettings.from_env({"QUARTET_SEARCH_TIMEOUT": bad})
+    keys = ToolSettings.from_env({"BING_API_KEY": "  ", "HOME": "/root"}).keys
+    assert keys.get_key("BING_API_KEY") is None and keys.get_key("HOME") is None
+    assert "HOME" not in keys and len(keys) == 0
+
+
+def test_keys_never_show_their_values():
+    settings = ToolSettings(keys=Keys({"GITHUB_TOKEN": "ghp_canary_value_123"}))
+    assert settings.keys.get_key("GITHUB_TOKEN") == "ghp_canary_value_123"
+    assert "ghp_canary_value_123" not in repr(settings) + str(settings.keys)
+    assert "GITHUB_TOKEN" in repr(settings.keys)
 
 
 def test_redact_replaces_every_key_value(monkeypatch):
     monkeypatch.setenv("GITHUB_TOKEN", "ghp_canary_value_123")
     assert redact("Bearer ghp_canary_value_123 and again ghp_canary_value_123") == (
-        "Bearer [redacted] and again [redacted]"
+        "Bearer *** and again ***"
     )
+    monkeypatch.delenv("GITHUB_TOKEN")
+    assert redact("Bearer bing_injected_key", ["bing_injected_key"]) == "Bearer ***"

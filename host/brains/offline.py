@@ -1,354 +1,86 @@
-"""The offline brain: a deterministic chat model that makes the calls a careful agent would.
+"""The offline brains: deterministic chat models that make the calls a careful agent would.
 
-It runs inside the same ReActAgent loop, toolkit, guards and hub as an LLM. Each time it
-is asked for the next step it reads the ``<context>`` block of the delegation from the
-messages and the results of the calls already made in this delegation (through the
-subagent's :class:`~host.guards.ToolGuard`), and answers with the next batch of tool
-calls, or with a final text when nothing is left to do:
+They run inside the same ReActAgent loop, toolkits, guards and hub as an LLM, and they
+decide only from what a model is shown: the formatted messages. Each reads the latest
+Host-authored message (never a tool result or another agent's message) for its task, and
+the text of the tool results that followed it.
 
-- search: every search tool, with the question (a keyword form for wiki and GitHub);
-- browser: ``viewer_fetch`` with the question on the best distinct pages, then
-  ``http_download`` of every linked document;
-- file: list the input and download folders, read every file with the reader for its
-  type, then write ``/workspace/notes/files.md``;
-- generate: one generator per requested format.
+- :class:`OfflinePolicy` is a subagent's brain: its spec's offline plan gives the next
+  calls; when there are none it finishes with the structured outcome.
+- :class:`HostPolicy` is the Host's brain: it plans the question (the offline
+  decomposition), then drives the research through ``task``: input files first, then
+  rounds of search and reading per sub-question (concurrently), further rounds for the
+  gaps while the budget lasts, the downloaded documents, and finally the report.
 """
 
 from __future__ import annotations
 
+import json
 import re
 import secrets
+from dataclasses import dataclass, field
 from typing import Any
-from urllib.parse import unquote, urljoin, urlsplit
 
 from agentscope.message import TextBlock, ToolUseBlock
 from agentscope.model import ChatModelBase, ChatResponse
 from agentscope.model._model_usage import ChatUsage
 
-from subagents.file.generic import reader_for
+from subagents.offline import CallResult
+from subagents.spec import SubAgentSpec
 
-from ..guards import ToolCallRecord, ToolGuard
-from ..stages import DOCUMENT_EXTENSIONS, find_context, is_document_url
+from ..planning import offline_plan
+from ..stages import HOST_NAME, find_context, message_text
 
-Call = tuple[str, dict[str, Any]]
-
-STOPWORDS = frozenset(
-    [
-        "a",
-        "an",
-        "and",
-        "are",
-        "as",
-        "at",
-        "be",
-        "by",
-        "did",
-        "do",
-        "does",
-        "for",
-        "from",
-        "has",
-        "have",
-        "how",
-        "in",
-        "into",
-        "is",
-        "it",
-        "its",
-        "of",
-        "on",
-        "or",
-        "that",
-        "the",
-        "this",
-        "to",
-        "was",
-        "were",
-        "what",
-        "when",
-        "where",
-        "which",
-        "who",
-        "why",
-        "with",
-        "today",
-    ]
-)
-TEXT_EXTENSIONS = (".md", ".txt", ".json", ".yaml", ".yml", ".html", ".htm", ".xml")
-NOTES_PATH = "/workspace/notes/files.md"
-LINK_RE = re.compile(
-    r"(?:\]\(|href=[\"']|(?<![\w/.:]))((?:https?://|/|\.\.?/)?[^\s()\"'<>\]]+?\.(?:"
-    + "|".join(e[1:] for e in DOCUMENT_EXTENSIONS)
-    + r"))(?=[\s)\"'<>\],;:.!?]|$)",
-    re.IGNORECASE,
-)
+FINISH = "generate_response"
+_JSON = re.compile(r"```json\n(\{.*?\})\n```", re.S)
+_TAG = re.compile(r"<(question|plan)>\s*(.*?)\s*</\1>", re.S)
 
 
-def keywords(question: str, limit: int = 6) -> str:
-    """A short keyword query: the question's significant words (CJK text kept whole)."""
-    if re.search(r"[\u4e00-\u9fff]", question):
-        return question.strip("？?。 ")
-    words = [w for w in re.findall(r"[\w'-]+", question) if w.lower() not in STOPWORDS]
-    return " ".join(words[:limit]) or question
-
-
-def safe_name(url: str) -> str:
-    """A file name for a download: the URL's last segment, reduced to safe characters."""
-    name = unquote(urlsplit(url).path.rsplit("/", 1)[-1]) or "download"
-    name = re.sub(r"[^\w.\-]+", "_", name).strip("._") or "download"
-    return name[:120]
-
-
-def _ok(records: list[ToolCallRecord], name: str) -> list[ToolCallRecord]:
-    return [r for r in records if r.name == name and not r.failed]
-
-
-def _called(records: list[ToolCallRecord], name: str, key: str) -> set[str]:
-    return {str(r.input.get(key)) for r in records if r.name == name}
-
-
-def plan_search(ctx: dict, done: list[ToolCallRecord], tools: set[str]) -> list[Call]:
-    if done:
-        return []
-    question = ctx.get("question", "")
-    short = keywords(question)
+def calls_since_task(messages: list[dict[str, Any]], author: str) -> list[CallResult]:
+    """The tool calls (with their results' text) made since the last message of ``author``."""
+    start = 0
+    for i, message in enumerate(messages):
+        if message.get("role") == "user" and message.get("name") == author:
+            start = i
+    pending: dict[str, tuple[str, dict[str, Any]]] = {}
+    order: list[str] = []
+    results: dict[str, str] = {}
+    for message in messages[start:]:
+        if message.get("role") == "assistant":
+            for call in message.get("tool_calls") or []:
+                fn = call.get("function", {})
+                try:
+                    args = json.loads(fn.get("arguments") or "{}")
+                except json.JSONDecodeError:
+                    args = {}
+                pending[call.get("id", "")] = (
+                    fn.get("name", ""),
+                    args if isinstance(args, dict) else {},
+                )
+                order.append(call.get("id", ""))
+        elif message.get("role") == "tool":
+            results[message.get("tool_call_id", "")] = message_text(message)
     return [
-        (t, {"query": short if t in ("search_wiki", "search_github") else question})
-        for t in ("search_google", "search_bing", "search_sogou", "search_github", "search_wiki")
-        if t in tools
+        CallResult(pending[cid][0], pending[cid][1], results[cid])
+        for cid in order
+        if cid in results
     ]
 
 
-def document_links(records: list[ToolCallRecord]) -> list[str]:
-    """Absolute URLs of documents linked from the pages fetched so far."""
-    out = []
-    for rec in _ok(records, "viewer_fetch"):
-        base = rec.metadata.get("final_url") or rec.metadata.get("url") or rec.input.get("url")
-        for link in LINK_RE.findall(rec.text):
-            absolute = urljoin(str(base), link)
-            if absolute.startswith(("http://", "https://")):
-                out.append(absolute)
-    return list(dict.fromkeys(out))
+def _response(blocks: list[Any]) -> ChatResponse:
+    return ChatResponse(content=blocks, usage=ChatUsage(input_tokens=0, output_tokens=0, time=0.0))
 
 
-def plan_browser(ctx: dict, done: list[ToolCallRecord], tools: set[str]) -> list[Call]:
-    """Read each page plainly (its links show), then ask it the question; fetch documents."""
-    question = ctx.get("question", "")
-    urls = [u["url"] if isinstance(u, dict) else str(u) for u in ctx.get("urls", [])]
-    pages = [u for u in urls if not is_document_url(u)][: int(ctx.get("max_pages", 8))]
-    read = {
-        str(r.input.get("url"))
-        for r in done
-        if r.name == "viewer_fetch" and not r.input.get("query")
-    }
-    asked = {
-        str(r.input.get("url")) for r in done if r.name == "viewer_fetch" and r.input.get("query")
-    }
-    readable = {str(r.input.get("url")) for r in _ok(done, "viewer_fetch")}
-    calls: list[Call] = [("viewer_fetch", {"url": u}) for u in pages if u not in read]
-    if not calls:
-        calls = [
-            ("viewer_fetch", {"url": u, "query": question})
-            for u in pages
-            if u in readable and u not in asked
-        ]
-    docs = [u for u in urls if is_document_url(u)] + document_links(done)
-    return calls + plan_downloads(docs, done, tools, int(ctx.get("max_downloads", 6)))
-
-
-def plan_downloads(
-    docs: list[str], done: list[ToolCallRecord], tools: set[str], limit: int
-) -> list[Call]:
-    """``http_download`` calls for documents not fetched yet, each to a free file name."""
-    if "http_download" not in tools:
-        return []
-    downloaded = _called(done, "http_download", "url")
-    taken = _called(done, "http_download", "save_path")
-    calls: list[Call] = []
-    for url in dict.fromkeys(docs):
-        if len(downloaded) + len(calls) >= limit:
-            break
-        if url in downloaded:
-            continue
-        name, n = safe_name(url), 1
-        path = f"/workspace/downloads/{name}"
-        while path in taken:
-            n += 1
-            path = f"/workspace/downloads/{n}-{name}"
-        taken.add(path)
-        calls.append(("http_download", {"url": url, "save_path": path}))
-    return calls
-
-
-def _reader_call(path: str) -> Call | None:
-    """The File tool call that reads ``path``, chosen by its type; None for unknown binaries."""
-    tool = reader_for(path)
-    if tool == "read_text_file" and not path.lower().endswith(TEXT_EXTENSIONS):
-        return None
-    if tool == "xlsx_read_cells":
-        return tool, {"path": path, "range": "A1:L60"}
-    if tool == "image_qa":
-        return tool, {"img_path": path}
-    return tool, {"path": path}
-
-
-def plan_file(ctx: dict, done: list[ToolCallRecord], tools: set[str]) -> list[Call]:
-    roots = ["/userinput/", "/workspace/downloads/"]
-    listed = _called(done, "list_directory", "path")
-    files: list[str] = []
-    dirs = list(roots)
-    for rec in _ok(done, "list_directory"):
-        for entry in rec.metadata.get("entries", []):
-            (dirs if entry.get("is_dir") else files).append(entry["path"])
-    pending_dirs = [d for d in dict.fromkeys(dirs) if d not in listed]
-    if pending_dirs:
-        return [("list_directory", {"path": d}) for d in pending_dirs]
-    read = {str(r.input.get("path") or r.input.get("img_path")) for r in done}
-    calls = [
-        call
-        for path in dict.fromkeys(files)
-        if path not in read and (call := _reader_call(path)) and call[0] in tools
-    ]
-    if calls:
-        return calls
-    if "write_file" in tools and not _called(done, "write_file", "path"):
-        return [("write_file", {"path": NOTES_PATH, "content": file_notes(ctx, done)})]
-    return []
-
-
-MAX_NOTE_ITEMS = 12
-
-
-def _sentences(text: str, limit: int) -> list[str]:
-    """The first ``limit`` sentences of extracted text, with line breaks undone."""
-    flat = re.sub(r"\s*\n\s*", " ", text).strip()
-    parts = re.split(r"(?<=[.!?。！？])\s+", flat)
-    return [p for p in parts if len(p) > 20][:limit]
-
-
-def _row_bullet(row: list[Any]) -> str:
-    return " — ".join(str(c) for c in row if c not in (None, ""))
-
-
-def note_items(rec: ToolCallRecord) -> list[str]:
-    """What one read contributes to the notes, as short bullet texts."""
-    meta = rec.metadata
-    if rec.name == "pdf_read_text":
-        text = " ".join(str(p.get("text", "")) for p in meta.get("pages", []))
-        return _sentences(text, MAX_NOTE_ITEMS)
-    if rec.name in ("csv_read", "xlsx_read_cells"):
-        rows = meta.get("rows") or meta.get("cells") or []
-        return [_row_bullet(r) for r in rows[:MAX_NOTE_ITEMS] if _row_bullet(r)]
-    if rec.name == "pptx_read_outline":
-        return [
-            f"{s.get('title', '')}: " + "; ".join(b.get("text", "") for b in s.get("bullets", []))
-            for s in meta.get("slides", [])[:MAX_NOTE_ITEMS]
-        ]
-    if rec.name == "image_qa":
-        lines = [ln for ln in str(meta.get("ocr_text") or "").splitlines() if ln.strip()]
-        return [f"Text in the image: {ln}" for ln in lines[:MAX_NOTE_ITEMS]]
-    body = rec.text.split("\n", 1)[1] if "\n" in rec.text else rec.text
-    lines = [ln.strip(" -*#\t") for ln in body.splitlines()]
-    return [ln for ln in lines if len(ln) > 3][:MAX_NOTE_ITEMS]
-
-
-def file_notes(ctx: dict, done: list[ToolCallRecord]) -> str:
-    """Notes in the Generate notes format: one section per file read, user input first."""
-    reads = [r for r in done if not r.failed and r.name not in ("list_directory", "write_file")]
-    reads.sort(
-        key=lambda r: (
-            not str(r.input.get("path") or r.input.get("img_path") or "").startswith("/userinput/")
-        )
-    )
-    sections = []
-    for rec in reads:
-        path = str(rec.input.get("path") or rec.input.get("img_path") or "")
-        items = note_items(rec)
-        if not items:
-            continue
-        where = "input file" if path.startswith("/userinput/") else "downloaded file"
-        name = path.rsplit("/", 1)[-1]
-        body = "\n".join(f"- {item}" for item in items)
-        sections.append(f"## From the {where} {name}\n\n{body}\n")
-    return "\n".join(sections)
-
-
-FORMAT_TOOLS = {
-    "md": ("generate_markdown", "report.md"),
-    "html": ("generate_html", "report.html"),
-    "pdf": ("generate_pdf", "report.pdf"),
-    "pptx": ("generate_pptx", "report.pptx"),
-}
-
-
-def plan_generate(ctx: dict, done: list[ToolCallRecord], tools: set[str]) -> list[Call]:
-    if done:
-        return []
-    requirements = (
-        f"{ctx.get('question', '')}\n\n"
-        "Answer this question from the stored pages, the evidence and the notes; "
-        "cite every claim."
-    )
-    if ctx.get("evidence_ids"):
-        requirements += "\nEvidence ids: " + ", ".join(ctx["evidence_ids"])
-    from_paths = list(ctx.get("paths", []))
-    calls = []
-    for fmt in ctx.get("formats", ["md", "html", "pdf", "pptx"]):
-        tool, name = FORMAT_TOOLS[fmt]
-        if tool in tools:
-            args = {"requirements": requirements, "out_path": f"/workspace/reports/{name}"}
-            if from_paths:
-                args["from_paths"] = from_paths
-            calls.append((tool, args))
-    return calls
-
-
-PLANS = (
-    ("search_wiki", plan_search),
-    ("viewer_fetch", plan_browser),
-    ("list_directory", plan_file),
-    ("generate_markdown", plan_generate),
-)
-
-
-def message_text(message: dict) -> str:
-    """The text of a formatted chat message (a string or a list of blocks)."""
-    content = message.get("content")
-    if isinstance(content, str):
-        return content
-    if isinstance(content, list):
-        return "\n".join(
-            str(b.get("text", "")) for b in content if isinstance(b, dict) and "text" in b
-        )
-    return ""
+def _tool(name: str, args: dict[str, Any]) -> ToolUseBlock:
+    return ToolUseBlock(type="tool_use", id="off-" + secrets.token_hex(6), name=name, input=args)
 
 
 class OfflinePolicy(ChatModelBase):
-    """A deterministic ``ChatModelBase`` that plans tool calls from context and results."""
+    """A subagent's deterministic brain: its spec's offline plan, then its outcome."""
 
-    def __init__(self) -> None:
+    def __init__(self, spec: SubAgentSpec) -> None:
         super().__init__(model_name="offline", stream=False)
-        self.guard: ToolGuard | None = None
-        self.since = 0
-
-    def bind(self, guard: ToolGuard) -> None:
-        """See this subagent's tool results through its guard."""
-        self.guard = guard
-
-    def start_delegation(self) -> None:
-        """Forget the calls of earlier delegations."""
-        self.since = len(self.guard.records) if self.guard else 0
-
-    def next_calls(self, tools: set[str], ctx: dict) -> list[Call]:
-        done = self.guard.records[self.since :] if self.guard else []
-        if any(r.refused for r in done):
-            return []  # over the cap: wrap up
-        for marker, plan in PLANS:
-            if marker in tools or (
-                marker == "generate_markdown" and any(t.startswith("generate_") for t in tools)
-            ):
-                return plan(ctx, done, tools)
-        return []
+        self.spec = spec
 
     async def __call__(
         self,
@@ -358,31 +90,199 @@ class OfflinePolicy(ChatModelBase):
         **kwargs: Any,
     ) -> ChatResponse:
         names = {t["function"]["name"] for t in tools or []}
-        ctx = find_context([message_text(m) for m in messages])
-        calls = self.next_calls(names, ctx)
-        usage = ChatUsage(input_tokens=0, output_tokens=0, time=0.0)
-        if not calls:
-            return ChatResponse(
-                content=[TextBlock(type="text", text=self._final(ctx))], usage=usage
-            )
-        blocks = [
-            ToolUseBlock(type="tool_use", id="off-" + secrets.token_hex(6), name=name, input=args)
-            for name, args in calls
-        ]
-        return ChatResponse(content=blocks, usage=usage)
+        ctx = find_context(messages)
+        done = calls_since_task(messages, HOST_NAME)
+        if any(r.text.startswith("Error: tool-call limit reached") for r in done):
+            calls = []  # over the cap: wrap up
+        elif self.spec.offline_plan is not None:
+            calls = self.spec.offline_plan(ctx, [r for r in done if r.name != FINISH], names)
+        else:
+            calls = []
+        if calls:
+            return _response([_tool(name, args) for name, args in calls])
+        outcome = (
+            self.spec.offline_outcome(ctx, done)
+            if self.spec.offline_outcome is not None
+            else {"summary": "Done."}
+        )
+        text = TextBlock(type="text", text=str(outcome.get("summary", "Done.")))
+        if FINISH in names and not any(r.name == FINISH for r in done):
+            return _response([text, _tool(FINISH, outcome)])
+        return _response([text])
 
-    def _final(self, ctx: dict) -> str:
-        done = self.guard.records[self.since :] if self.guard else []
-        ok = [r for r in done if not r.failed]
-        lines = [f"Finished: {len(ok)} of {len(done)} tool calls succeeded."]
-        for r in ok[:40]:
-            target = (
-                r.input.get("url")
-                or r.input.get("path")
-                or r.input.get("out_path")
-                or r.input.get("query")
-                or r.input.get("img_path")
-                or ""
-            )
-            lines.append(f"- {r.name}: {target}")
-        return "\n".join(lines)
+
+# --- the Host's brain ---------------------------------------------------------------------
+
+
+@dataclass
+class _Progress:
+    """What the Host has delegated so far, read back from its task calls and results."""
+
+    kinds: dict[str, list[str]] = field(default_factory=dict)
+    read_next: dict[str, list[str]] = field(default_factory=dict)
+    files: int = 0
+    downloads: int = 0
+    generated: bool = False
+    last: dict[str, Any] = field(default_factory=dict)
+    refused: set[str] = field(default_factory=set)
+
+
+def _facts(text: str) -> dict[str, Any]:
+    found = _JSON.findall(text)
+    try:
+        return json.loads(found[-1]) if found else {}
+    except json.JSONDecodeError:
+        return {}
+
+
+def _progress(done: list[CallResult]) -> _Progress:
+    state = _Progress()
+    for rec in done:
+        if rec.name != "task":
+            continue
+        kind = str(rec.input.get("subagent_type", ""))
+        ctx = rec.input.get("context") or {}
+        sub = str(ctx.get("subquestion", "")) if isinstance(ctx, dict) else ""
+        facts = _facts(rec.text)
+        if facts:
+            state.last = facts
+        if rec.text.startswith("Error"):
+            if sub:
+                state.refused.add(sub)
+            continue
+        if kind == "file":
+            state.files += 1
+        elif kind == "browser" and isinstance(ctx, dict) and ctx.get("download"):
+            state.downloads += 1
+        elif kind == "generate":
+            state.generated = True
+        elif sub:
+            state.kinds.setdefault(sub, []).append(kind)
+            if kind == "search":
+                state.read_next[sub] = list(facts.get("read_next") or [])
+    return state
+
+
+def _task(kind: str, description: str, **context: Any) -> tuple[str, dict[str, Any]]:
+    return "task", {"description": description, "subagent_type": kind, "context": context}
+
+
+class HostPolicy(ChatModelBase):
+    """The Host's deterministic brain: plan, then delegate round by round, then report."""
+
+    def __init__(self) -> None:
+        super().__init__(model_name="offline-host", stream=False)
+
+    async def __call__(
+        self,
+        messages: list[dict],
+        tools: list[dict] | None = None,
+        tool_choice: str | None = None,
+        **kwargs: Any,
+    ) -> ChatResponse:
+        names = {t["function"]["name"] for t in tools or []}
+        request = self._request(messages)
+        if "question" in request and FINISH in names and "task" not in names:
+            return self._plan(request["question"], messages)
+        plan = _json(request.get("plan", ""))
+        done = calls_since_task(messages, "user")
+        calls = self.next_calls(plan, done) if plan else []
+        if calls:
+            return _response([_tool(name, args) for name, args in calls])
+        state = _progress(done)
+        text = "Research finished; the report is written." if state.generated else "Done."
+        return _response([TextBlock(type="text", text=text)])
+
+    @staticmethod
+    def _request(messages: list[dict]) -> dict[str, str]:
+        """The ``<question>`` or ``<plan>`` of the latest request to the Host."""
+        for message in reversed(messages):
+            if message.get("role") == "user" and message.get("name") == "user":
+                return {k: v for k, v in _TAG.findall(message_text(message))}
+        return {}
+
+    def _plan(self, question: str, messages: list[dict]) -> ChatResponse:
+        done = calls_since_task(messages, "user")
+        if any(r.name == FINISH for r in done):
+            return _response([TextBlock(type="text", text="The plan is ready.")])
+        plan = offline_plan(question)
+        subs = [{"text": s.text, "queries": s.queries} for s in plan.subquestions]
+        text = TextBlock(type="text", text=f"Plan: {len(subs)} sub-questions.")
+        return _response([text, _tool(FINISH, {"subquestions": subs})])
+
+    def next_calls(self, plan: dict[str, Any], done: list[CallResult]) -> list[tuple[str, dict]]:
+        """The next batch of tasks, from the plan and the task results so far."""
+        state = _progress(done)
+        subs = [str(s["id"]) for s in plan.get("subquestions", [])]
+        if state.files == 0:
+            return [_task("file", "Read the user's input files.")]
+        # A round: search every open sub-question, then read the best pages for each.
+        to_read = [
+            s
+            for s in subs
+            if state.kinds.get(s, [])[-1:] == ["search"]
+            and state.read_next.get(s)
+            and s not in state.refused
+        ]
+        if to_read:
+            return [
+                _task(
+                    "browser",
+                    f"Read the best pages for {s}.",
+                    subquestion=s,
+                    urls=state.read_next[s],
+                )
+                for s in to_read
+            ]
+        fresh = [s for s in subs if not state.kinds.get(s) and s not in state.refused]
+        if fresh:
+            return [_task("search", f"Find sources for {s}.", subquestion=s) for s in fresh]
+        gaps = self._gaps(state, subs)
+        if gaps:
+            return gaps
+        if state.downloads == 0 and int(state.last.get("documents_left", 0)) > 0:
+            return [_task("browser", "Download the documents found.", download=True)]
+        if state.files == 1:
+            return [
+                _task("file", "Read the downloaded documents.", paths=["/workspace/downloads/"])
+            ]
+        if not state.generated:
+            return [_task("generate", "Write the report from the research notes.")]
+        return []
+
+    @staticmethod
+    def _gaps(state: _Progress, subs: list[str]) -> list[tuple[str, dict]]:
+        """Another round for each sub-question the last coverage report calls open."""
+        facts = state.last
+        budget = facts.get("budget") or {}
+        if int(budget.get("pages_left", 0)) <= 0:
+            return []
+        rounds_left = budget.get("rounds_left") or {}
+        suggestions = facts.get("suggestions") or {}
+        calls = []
+        for row in facts.get("coverage") or []:
+            sid = str(row.get("id"))
+            if sid not in subs or sid in state.refused or row.get("status") == "answered":
+                continue
+            if int(rounds_left.get(sid, 0)) <= 0:
+                continue
+            found = suggestions.get(sid) or {}
+            if found.get("queries"):
+                queries = found["queries"]
+                calls.append(
+                    _task("search", f"Search again for {sid}.", subquestion=sid, queries=queries)
+                )
+            elif found.get("links"):
+                links = found["links"]
+                calls.append(
+                    _task("browser", f"Follow links for {sid}.", subquestion=sid, urls=links)
+                )
+        return calls
+
+
+def _json(text: str) -> dict[str, Any]:
+    try:
+        found = json.loads(text) if text else {}
+    except json.JSONDecodeError:
+        return {}
+    return found if isinstance(found, dict) else {}

@@ -60,11 +60,11 @@ def make_brain(spec: str) -> Brain:
     """Build the brain named by ``spec`` (see :data:`PROVIDERS`)."""
     provider, name = parse_spec(spec)
     if provider == "offline":
-        from agentscope.formatter import OpenAIMultiAgentFormatter
+        # The offline policies are built per agent (host/hub.py); they read messages in
+        # the single-agent format, which keeps each message's author.
+        from agentscope.formatter import OpenAIChatFormatter
 
-        from .offline import OfflinePolicy
-
-        return Brain(OfflinePolicy(), OpenAIMultiAgentFormatter(), "offline")
+        return Brain(None, OpenAIChatFormatter(), "offline")
     if provider == "openai":
         from agentscope.formatter import OpenAIMultiAgentFormatter
         from agentscope.model import OpenAIChatModel

@@ -62,21 +62,18 @@ async def browser_navigate(url: str, browser: object) -> ToolResponse:
         url (str): The http or https address to open, e.g. https://example.org/search.
     """
     try:
-        await check_url(url)
+        await check_url(url, browser.allow)  # type: ignore[attr-defined]
         page = await _open_page(browser)
         response = await page.goto(url, wait_until="load")
     except BlockedURLError as exc:
         return error(str(exc))
     except BrowserUnavailableError as exc:
-        return unavailable(str(exc), {"url": url})
+        return unavailable(str(exc))
     except PlaywrightError as exc:
         return unavailable(f"the browser could not open {url[:200]}: {_first_line(exc)}")
     status = response.status if response is not None else 0
     where = await _where(page)
-    return ok(
-        f"Opened {where} (HTTP {status}). Call browser_snapshot to see the page.",
-        {"url": page.url, "status": status},
-    )
+    return ok(f"Opened {where} (HTTP {status}). Call browser_snapshot to see the page.")
 
 
 async def browser_snapshot(browser: object) -> ToolResponse:
@@ -95,7 +92,7 @@ async def browser_snapshot(browser: object) -> ToolResponse:
         return unavailable(str(exc))
     except PlaywrightError as exc:
         return unavailable(f"the browser could not read the page: {_first_line(exc)}")
-    return ok(f"Page: {await _where(page)}\n\n{tree}", {"url": page.url})
+    return ok(f"Page: {await _where(page)}\n\n{tree}")
 
 
 def _shot_path(url: str) -> str:
@@ -126,7 +123,7 @@ async def browser_screenshot(browser: object, service: object) -> ToolResponse:
         return error(str(exc))
     return ok(
         f"Saved a screenshot of {page.url} to {path} ({len(png)} bytes).",
-        {"path": path, "bytes": len(png), "url": page.url},
+        paths=[path],
     )
 
 
@@ -147,8 +144,7 @@ async def _act(browser: Any, selector: str, action: str, done: str, step: Any) -
         return error(f"Error: could not {action} {selector!r}: {_first_line(exc)}. {SELECTOR_HELP}")
     return ok(
         f"{done} {selector!r}. Now at {await _where(page)}. Call browser_snapshot to see "
-        "the result.",
-        {"url": page.url},
+        "the result."
     )
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+from typing import Any
 
 import httpx
 from agentscope.tool import ToolResponse
@@ -11,6 +12,7 @@ from fs_service import FsError
 from fs_service.errors import FileTooLargeError
 
 from ..results import error, ok, unavailable
+from ..settings import network_policy
 from .netguard import BlockedURLError
 from .tiers import DEADLINE, FetchError, guarded_get, make_client
 
@@ -22,13 +24,16 @@ class _TooLargeError(Exception):
     pass
 
 
-async def http_download(url: str, save_path: str, service: object) -> ToolResponse:
+async def http_download(
+    url: str, save_path: str, service: object, settings: object = None, evidence: object = None
+) -> ToolResponse:
     """Download a file from an http(s) URL and save it at a path you may write.
 
     Use it for PDFs, spreadsheets, images, archives or any file you want to keep; read
     the saved file afterwards with the file tools. The file appears only when the
     download completes: a failed or oversized download leaves nothing behind. Files
-    larger than 50 MiB are refused.
+    larger than 50 MiB are refused. A file already downloaded in this run is not fetched
+    again: the reply says where it is.
 
     Args:
         url (str): The http or https address of the file, e.g. https://example.org/report.pdf.
@@ -39,12 +44,31 @@ async def http_download(url: str, save_path: str, service: object) -> ToolRespon
         service.check(save_path, "write")  # type: ignore[attr-defined]
     except FsError as exc:
         return error(str(exc))
+    registry = getattr(evidence, "pages", None)
+    if registry is None:
+        return await _download(url, save_path, service, settings)
+    async with registry.lock(url):
+        earlier = registry.stored(url)
+        if earlier and await service.exists(earlier):  # type: ignore[attr-defined]
+            return ok(
+                f"Already downloaded in this run: {url} is at {earlier} (not fetched again).",
+                paths=[earlier],
+            )
+        registry.note_fetch(url)
+        result = await _download(url, save_path, service, settings)
+        if (result.metadata or {}).get("status") == "ok":
+            registry.record(url, save_path)
+        return result
+
+
+async def _download(url: str, save_path: str, service: Any, settings: Any) -> ToolResponse:
+    """Stream ``url`` into ``save_path`` under the size cap; an Error result on failure."""
     cap = MAX_DOWNLOAD_BYTES
     try:
         async with (
             asyncio.timeout(DEADLINE * 4),
-            make_client() as client,
-            guarded_get(client, url) as response,
+            make_client(allow := network_policy(settings)) as client,
+            guarded_get(client, url, allow) as response,
         ):
             if response.status_code >= 400:
                 reason = f"{url[:200]} answered HTTP {response.status_code}"
@@ -81,5 +105,5 @@ async def http_download(url: str, save_path: str, service: object) -> ToolRespon
         )
     return ok(
         f"Saved {url} to {save_path} ({written} bytes, {content_type or 'unknown type'}).",
-        {"path": save_path, "bytes": written, "content_type": content_type},
+        paths=[save_path],
     )

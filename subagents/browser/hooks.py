@@ -60,7 +60,7 @@ def attach_browser_hooks(
         if state.start_url and not state.navigated:
             state.navigated = True
             try:
-                await check_url(state.start_url)
+                await check_url(state.start_url, browser.allow)
                 page = await browser.page()
                 await page.goto(state.start_url, wait_until="load")
             except (BlockedURLError, BrowserUnavailableError, PlaywrightError) as exc:

@@ -19,17 +19,16 @@ from __future__ import annotations
 
 import asyncio
 import ipaddress
-import os
 import socket
-from dataclasses import dataclass
 from urllib.parse import urlsplit
+
+from ..settings import NetworkPolicy
 
 ALLOW_ENV = "QUARTET_ALLOW_HOSTS"
 NETWORK_ENV = "QUARTET_NETWORK"
 RESOLVE_TIMEOUT = 5.0
 
 IPAddress = ipaddress.IPv4Address | ipaddress.IPv6Address
-IPNetwork = ipaddress.IPv4Network | ipaddress.IPv6Network
 
 
 class BlockedURLError(ValueError):
@@ -38,37 +37,6 @@ class BlockedURLError(ValueError):
 
 class UnresolvableHostError(BlockedURLError):
     """A host name that did not resolve to any address."""
-
-
-@dataclass(frozen=True)
-class AllowList:
-    """Hosts and networks exempt from the private-address refusal."""
-
-    hosts: frozenset[str]
-    networks: tuple[IPNetwork, ...]
-    only: bool = False
-
-    @classmethod
-    def from_env(cls, value: str | None = None, only: bool | None = None) -> AllowList:
-        raw = os.environ.get(ALLOW_ENV, "") if value is None else value
-        if only is None:
-            only = os.environ.get(NETWORK_ENV, "").strip().lower() == "allowlist"
-        hosts: set[str] = set()
-        networks: list[IPNetwork] = []
-        for entry in (e.strip().lower() for e in raw.split(",")):
-            if not entry:
-                continue
-            try:
-                networks.append(ipaddress.ip_network(entry.strip("[]"), strict=False))
-            except ValueError:
-                hosts.add(entry.rstrip("."))
-        return cls(frozenset(hosts), tuple(networks), only)
-
-    def host_allowed(self, host: str) -> bool:
-        return host in self.hosts
-
-    def address_allowed(self, address: IPAddress) -> bool:
-        return any(address in net for net in self.networks if net.version == address.version)
 
 
 def is_public(address: IPAddress) -> bool:
@@ -125,7 +93,7 @@ async def resolve(host: str, port: int) -> list[IPAddress]:
     return found
 
 
-def address_refusal(host: str, address: IPAddress, allow: AllowList) -> str | None:
+def address_refusal(host: str, address: IPAddress, allow: NetworkPolicy) -> str | None:
     """Why ``address`` (an address of ``host``) may not be reached, or None when it may."""
     if allow.host_allowed(host):
         return None
@@ -142,12 +110,11 @@ def address_refusal(host: str, address: IPAddress, allow: AllowList) -> str | No
     return None
 
 
-async def check_url(url: str, allow: AllowList | None = None) -> str:
+async def check_url(url: str, allow: NetworkPolicy) -> str:
     """Refuse ``url`` unless it is http(s) and every address of its host may be reached.
 
     Returns the URL unchanged. Raises BlockedURLError with a readable reason otherwise.
     """
-    allow = allow or AllowList.from_env()
     _, host, port = split_host(url)
     if allow.host_allowed(host):
         return url
@@ -158,7 +125,7 @@ async def check_url(url: str, allow: AllowList | None = None) -> str:
     return url
 
 
-async def permitted_addresses(host: str, port: int, allow: AllowList) -> list[IPAddress]:
+async def permitted_addresses(host: str, port: int, allow: NetworkPolicy) -> list[IPAddress]:
     """The addresses of ``host`` that may be connected to, in the resolver's order.
 
     Resolves ``host`` afresh and keeps each address the rules of :func:`check_url` allow.

@@ -19,8 +19,9 @@ from collections.abc import Iterable
 import httpcore
 import httpx
 
+from ..settings import NetworkPolicy
 from . import netguard
-from .netguard import AllowList, UnresolvableHostError
+from .netguard import UnresolvableHostError
 
 #: Connection limits of the guarded transport (httpx's defaults).
 LIMITS = httpx.Limits(max_connections=100, max_keepalive_connections=20, keepalive_expiry=5.0)
@@ -30,13 +31,12 @@ class GuardedBackend(httpcore.AsyncNetworkBackend):
     """Opens TCP connections only to addresses the network guard permits.
 
     Args:
-        allow: The allow list; None reads ``QUARTET_ALLOW_HOSTS`` and ``QUARTET_NETWORK``
-            at each connect.
+        allow: The network policy connections must obey.
         inner: The backend that opens the socket to the chosen address.
     """
 
     def __init__(
-        self, allow: AllowList | None = None, inner: httpcore.AsyncNetworkBackend | None = None
+        self, allow: NetworkPolicy, inner: httpcore.AsyncNetworkBackend | None = None
     ) -> None:
         self._allow = allow
         self._inner = inner or httpcore.AnyIOBackend()
@@ -55,9 +55,8 @@ class GuardedBackend(httpcore.AsyncNetworkBackend):
         longer resolves, or addresses that all refuse the connection, raise
         ``httpcore.ConnectError`` like any other failed connect.
         """
-        allow = self._allow or AllowList.from_env()
         try:
-            addresses = await netguard.permitted_addresses(host, port, allow)
+            addresses = await netguard.permitted_addresses(host, port, self._allow)
         except UnresolvableHostError as exc:
             raise httpcore.ConnectError(str(exc)) from None
         deadline = None if timeout is None else time.monotonic() + timeout
@@ -88,10 +87,10 @@ class GuardedTransport(httpx.AsyncHTTPTransport):
 
     Args:
         ssl_context: Certificates and settings for https connections.
-        allow: The allow list; None reads the environment at each connect.
+        allow: The network policy connections must obey.
     """
 
-    def __init__(self, ssl_context: ssl.SSLContext, allow: AllowList | None = None) -> None:
+    def __init__(self, ssl_context: ssl.SSLContext, allow: NetworkPolicy) -> None:
         super().__init__(verify=ssl_context, trust_env=False, limits=LIMITS)
         # httpx 0.28 takes no network backend; its transport sends every request, and its
         # exception mapping, through ``self._pool``, so that pool is replaced by an

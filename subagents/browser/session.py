@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import os
 import shutil
 from dataclasses import dataclass
 from pathlib import Path
@@ -21,9 +20,9 @@ from typing import Any
 from playwright.async_api import Browser, BrowserContext, Page, Playwright, Route, async_playwright
 from playwright.async_api import Error as PlaywrightError
 
-from .netguard import AllowList, BlockedURLError, check_url
+from ..settings import NetworkPolicy, playwright_browsers_dir
+from .netguard import BlockedURLError, check_url
 
-BROWSER_ENV = "QUARTET_BROWSER"
 SYSTEM_CHROMIUM = "/usr/bin/chromium"
 #: Launch flags; Playwright adds ``--headless`` and a fresh temporary ``--user-data-dir``.
 CHROMIUM_FLAGS = (
@@ -50,15 +49,15 @@ class BrowserUnavailableError(RuntimeError):
     """Chromium could not be launched or driven; ``str()`` gives the reason."""
 
 
-def chromium_path() -> str | None:
-    """The Chromium to launch: ``QUARTET_BROWSER``, else Playwright's own, else Debian's.
+def chromium_path(configured: str | None = None) -> str | None:
+    """The Chromium to launch: ``configured`` (``QUARTET_BROWSER``), else Playwright's own,
+    else Debian's.
 
     None means Playwright's own build (installed with ``playwright install chromium``).
     """
-    configured = os.environ.get(BROWSER_ENV, "").strip()
     if configured:
         return configured
-    home = Path(os.environ.get("PLAYWRIGHT_BROWSERS_PATH") or "~/.cache/ms-playwright")
+    home = Path(playwright_browsers_dir())
     if any(home.expanduser().glob("chromium-*/chrome-linux*/chrome")):
         return None
     return SYSTEM_CHROMIUM if Path(SYSTEM_CHROMIUM).exists() else shutil.which("chromium")
@@ -81,11 +80,11 @@ class BrowserSession:
     def __init__(
         self,
         executable: str | None = None,
-        allow: AllowList | None = None,
+        allow: NetworkPolicy | None = None,
         navigation_timeout_ms: int = NAVIGATION_TIMEOUT_MS,
     ) -> None:
         self._executable = executable
-        self._allow = allow
+        self.allow = allow or NetworkPolicy()
         self.navigation_timeout_ms = navigation_timeout_ms
         self._playwright: Playwright | None = None
         self._browser: Browser | None = None
@@ -117,7 +116,7 @@ class BrowserSession:
         async with self._get_lock():
             if self._browser is not None and self._browser.is_connected():
                 return self._browser
-            executable = self._executable or chromium_path()
+            executable = chromium_path(self._executable)
             try:
                 if self._playwright is None:
                     self._playwright = await async_playwright().start()
@@ -156,7 +155,7 @@ class BrowserSession:
             await route.continue_()
             return
         try:
-            await check_url(url, self._allow)
+            await check_url(url, self.allow)
             response = await route.fetch(max_redirects=0, timeout=self.navigation_timeout_ms)
             if response.status in _REDIRECT_STATUSES and response.headers.get("location"):
                 await self._check_redirect_chain(route, url, response.headers["location"])
@@ -177,7 +176,7 @@ class BrowserSession:
 
         current = urljoin(url, location)
         for _ in range(MAX_REDIRECTS):
-            await check_url(current, self._allow)
+            await check_url(current, self.allow)
             hop = await route.fetch(url=current, max_redirects=0)
             nxt = hop.headers.get("location")
             await hop.dispose()

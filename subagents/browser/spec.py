@@ -2,7 +2,13 @@
 
 from __future__ import annotations
 
+import re
+from typing import Any
+
+from ..offline import CallResult
+from ..outcomes import BrowserOutcome
 from ..spec import SubAgentSpec, ToolGroup
+from . import offline
 from .automation import (
     browser_click,
     browser_navigate,
@@ -26,6 +32,28 @@ browser_screenshot to keep an image.
 - A tool result starting with "Error:" says what to change. If a site is unavailable, move on to \
 the next URL.
 - Finish with a short summary: what each page said about the task and which pages were stored."""
+
+TASK = (
+    "Read the pages in the context with viewer_fetch, passing the sub-question as `query`, "
+    "so that every answer comes with exact quoted evidence. Download the documents they "
+    "link to (PDF, XLSX, CSV, PPTX) with http_download into /workspace/downloads/. Skip "
+    "pages that fail. Finish with the evidence ids found and what is still missing."
+)
+_STORED = re.compile(r"^Stored: (\S+)", re.M)
+_SAVED = re.compile(r"^(?:Saved \S+ to|Already downloaded in this run: \S+ is at) (\S+?)[ .]")
+
+
+def carry(done: list[CallResult]) -> dict[str, Any]:
+    """Pages stored and documents saved, as the results name them."""
+    pages = [p for r in done if r.name == "viewer_fetch" and r.ok for p in _STORED.findall(r.text)]
+    saved = [
+        m.group(1)
+        for r in done
+        if r.name == "http_download" and r.ok
+        if (m := _SAVED.match(r.text))
+    ]
+    return {"pages": list(dict.fromkeys(pages)), "downloads": list(dict.fromkeys(saved))}
+
 
 SPEC = SubAgentSpec(
     name="browser",
@@ -64,5 +92,11 @@ SPEC = SubAgentSpec(
             writes=frozenset({"browser_screenshot"}),
         ),
     ),
-    requires=("service", "browser", "evidence", "model"),
+    requires=("service", "browser", "evidence", "model", "settings"),
+    task=TASK,
+    title="Reading pages",
+    outcome=BrowserOutcome,
+    carry=carry,
+    offline_plan=offline.plan,
+    offline_outcome=offline.outcome,
 )

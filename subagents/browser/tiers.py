@@ -20,8 +20,9 @@ from functools import lru_cache
 import httpx
 from bs4.dammit import UnicodeDammit
 
+from ..settings import NetworkPolicy
 from .extract import Extracted, html_to_markdown, plain_to_markdown
-from .netguard import AllowList, BlockedURLError, check_url
+from .netguard import BlockedURLError, check_url
 from .netpin import GuardedTransport
 from .session import BrowserSession, BrowserUnavailableError
 
@@ -65,7 +66,7 @@ def _ssl_context() -> ssl.SSLContext:
     return httpx.create_ssl_context()
 
 
-def make_client(allow: AllowList | None = None) -> httpx.AsyncClient:
+def make_client(allow: NetworkPolicy) -> httpx.AsyncClient:
     """An HTTP client with timeouts, no automatic redirects and a plain user agent.
 
     Its connections pass the network guard when they open (see :mod:`.netpin`), so a
@@ -82,7 +83,7 @@ def make_client(allow: AllowList | None = None) -> httpx.AsyncClient:
 
 @asynccontextmanager
 async def guarded_get(
-    client: httpx.AsyncClient, url: str, allow: AllowList | None = None
+    client: httpx.AsyncClient, url: str, allow: NetworkPolicy
 ) -> AsyncIterator[httpx.Response]:
     """GET ``url`` as a stream, following redirects by hand and checking every hop first."""
     current = url
@@ -145,7 +146,7 @@ class HttpPage:
     truncated: bool
 
 
-async def fetch_http(url: str, allow: AllowList | None = None) -> HttpPage:
+async def fetch_http(url: str, allow: NetworkPolicy) -> HttpPage:
     """Fetch ``url`` over HTTP(S) with guarded redirects, timeouts and a size cap."""
     try:
         async with (
@@ -225,7 +226,7 @@ def _status_failure(page: HttpPage) -> FetchError | None:
 
 
 async def fetch_page_text(
-    url: str, browser: BrowserSession | None, allow: AllowList | None = None
+    url: str, browser: BrowserSession | None, allow: NetworkPolicy
 ) -> PageText:
     """The Markdown of ``url``: HTTP tier, then the Chromium tier if the gate fails."""
     http = await fetch_http(url, allow)

@@ -13,14 +13,19 @@ from agentscope.tool import ToolResponse
 
 from fs_service import FsError
 
-from ..evidence import PageRecord, sidecar_path
-from ..results import bounded, error, ok, unavailable
+from ..evidence import PageBudgetError, PageRecord, identified, sidecar_path
+from ..results import bounded, error, ok, refused, unavailable
+from ..settings import network_policy
+from ..text import links
 from .evidence import Answer, answer_bm25, answer_with_model
 from .tiers import FetchError, PageText, fetch_page_text
 
 PAGES_DIR = "/workspace/pages/"
 SHOW_CHARS = 8_000
 SLUG_CHARS = 60
+#: Links listed under an answer (documents first).
+MAX_LINKS = 40
+DOCUMENT_SUFFIXES = (".pdf", ".xlsx", ".xls", ".csv", ".pptx", ".docx")
 
 
 def page_path(url: str) -> str:
@@ -47,27 +52,53 @@ def _record(page: PageText, path: str, text: str) -> PageRecord:
     )
 
 
-async def _answer(text: str, query: str, page: PageText, path: str, model: Any) -> Answer:
+async def _answer(text: str, query: str, url: str, path: str, model: Any) -> Answer:
     if model is not None:
         try:
-            return await answer_with_model(model, text, query, page.final_url, path)
+            return await answer_with_model(model, text, query, url, path)
         except Exception as exc:  # a provider failure: fall back to BM25 and say so
-            fallback = answer_bm25(text, query, page.final_url, path)
+            fallback = answer_bm25(text, query, url, path)
             return Answer(
                 fallback.text, fallback.items, f"bm25 (the model failed: {type(exc).__name__})"
             )
-    return answer_bm25(text, query, page.final_url, path)
+    return answer_bm25(text, query, url, path)
 
 
-def _header(page: PageText, path: str, chars: int) -> str:
+def _header(record: PageRecord, chars: int, notes: list[str], reused: bool) -> str:
+    moved = f" (from {record.url})" if record.final_url != record.url else ""
     lines = [
-        f"URL: {page.final_url}" + (f" (from {page.url})" if page.final_url != page.url else ""),
-        f"Title: {page.extracted.title or '(none)'}",
-        f"Read by: {page.tier} tier, {page.extracted.extractor} extractor"
-        + (f" ({'; '.join(page.notes)})" if page.notes else ""),
-        f"Stored: {path} ({chars} characters; the full text is there)",
+        f"URL: {record.final_url}{moved}",
+        f"Title: {record.title or '(none)'}",
+        f"Read by: {record.tier} tier, {record.extractor} extractor"
+        + (f" ({'; '.join(notes)})" if notes else ""),
+        f"Stored: {record.markdown_path} ({chars} characters; the full text is there)",
     ]
+    if reused:
+        lines.append("Already read in this run: served from the stored copy, not fetched again.")
     return "\n".join(lines)
+
+
+def link_lines(text: str, limit: int = MAX_LINKS) -> str:
+    """The page's links as Markdown list lines: documents first, then other pages."""
+    found = [(a, u) for a, u in links(text) if u.startswith(("http://", "https://"))]
+    docs = [(a, u) for a, u in found if urlsplit(u).path.lower().endswith(DOCUMENT_SUFFIXES)]
+    pages = [(a, u) for a, u in found if (a, u) not in docs]
+    chosen = list(dict.fromkeys([*docs, *pages]))[:limit]
+    more = len(dict.fromkeys(found)) - len(chosen)
+    lines = [f"- [{a or u}]({u})" for a, u in chosen]
+    if more > 0:
+        lines.append(f"- … and {more} more links in the stored page")
+    return "\n".join(lines)
+
+
+async def _stored_page(service: Any, path: str) -> tuple[str, PageRecord] | None:
+    """A page stored earlier in the run: its text and sidecar, or None if unreadable."""
+    try:
+        text = await service.read_text(path)
+        record = PageRecord.from_json(await service.read_text(sidecar_path(path)))
+    except (FsError, ValueError, TypeError, KeyError):
+        return None
+    return text, record
 
 
 async def viewer_fetch(
@@ -77,6 +108,7 @@ async def viewer_fetch(
     browser: object = None,
     evidence: object = None,
     model: object = None,
+    settings: object = None,
 ) -> ToolResponse:
     """Read a web page as Markdown and store its text; optionally answer a question from it.
 
@@ -84,61 +116,103 @@ async def viewer_fetch(
     that need JavaScript or block plain requests are rendered in a browser instead. The
     full text is stored under /workspace/pages/ and the reply shows its beginning and
     where it is stored. With `query`, the reply is an answer backed by exact quotes
-    from the page (each with its character offsets in the stored text), which can be
-    cited later.
+    from the page (each with an evidence id and its character offsets in the stored
+    text, for citing later) and the page's links. A page already read in this run is
+    served from its stored copy.
 
     Args:
         url (str): The http or https address of the page, e.g. https://en.wikipedia.org/wiki/Tea.
         query (str, optional): A question to answer from this page, e.g. "When was the
             company founded?". Leave it out to get the page text.
     """
+    registry = getattr(evidence, "pages", None)
+    if registry is None:
+        return await _fetch_and_answer(url, query, service, browser, evidence, model, settings)
+    async with registry.lock(url):
+        path = registry.stored(url)
+        stored = await _stored_page(service, path) if path else None
+        if stored is not None:
+            text, record = stored
+            return await _reply(text, record, query, service, evidence, model, [], reused=True)
+        try:
+            registry.take_page(url)
+        except PageBudgetError as exc:
+            return refused(str(exc))
+        return await _fetch_and_answer(url, query, service, browser, evidence, model, settings)
+
+
+async def _fetch_and_answer(
+    url: str,
+    query: str | None,
+    service: Any,
+    browser: Any,
+    evidence: Any,
+    model: Any,
+    settings: Any,
+) -> ToolResponse:
     try:
-        page = await fetch_page_text(url, browser)  # type: ignore[arg-type]
+        page = await fetch_page_text(url, browser, network_policy(settings))
     except FetchError as exc:
-        return unavailable(str(exc), {"url": url}) if exc.outside else error(str(exc))
+        return unavailable(str(exc)) if exc.outside else error(str(exc))
     text = page.extracted.markdown
     if not text.strip():
-        return unavailable(f"{url[:200]} has no readable text", {"url": url})
+        return unavailable(f"{url[:200]} has no readable text")
     path = page_path(page.final_url)
     record = _record(page, path, text)
     try:
-        await service.write_text(path, text)  # type: ignore[attr-defined]
-        header = _header(page, path, len(text))
+        await service.write_text(path, text)
+    except FsError as exc:
+        return error(str(exc))
+    registry = getattr(evidence, "pages", None)
+    if registry is not None:
+        registry.record(url, path, page.final_url)
+    return await _reply(text, record, query, service, evidence, model, page.notes, reused=False)
+
+
+async def _reply(
+    text: str,
+    record: PageRecord,
+    query: str | None,
+    service: Any,
+    evidence: Any,
+    model: Any,
+    notes: list[str],
+    reused: bool,
+) -> ToolResponse:
+    """Write the sidecar (with any new evidence) and answer the model."""
+    path = record.markdown_path
+    header = _header(record, len(text), notes, reused)
+    try:
         if not query:
-            await service.write_text(sidecar_path(path), record.to_json())  # type: ignore[attr-defined]
+            if not reused:
+                await service.write_text(sidecar_path(path), record.to_json())
             shown = bounded(
                 text, SHOW_CHARS, f"The full text is stored at {path}; read it with the file tools."
             )
-            return ok(
-                f"{header}\n\n{shown}",
-                {"url": page.final_url, "markdown_path": path, "tier": page.tier},
-            )
-        result = await _answer(text, query, page, path, model)
-        items = [evidence.add(item) if evidence is not None else item for item in result.items]  # type: ignore[attr-defined]
-        record.evidence = [item.to_dict() for item in items]
-        await service.write_text(sidecar_path(path), record.to_json())  # type: ignore[attr-defined]
+            return ok(f"{header}\n\n{shown}", paths=[path])
+        result = await _answer(text, query, record.final_url or record.url, path, model)
+        items = [
+            evidence.add(item) if evidence is not None else identified(item)
+            for item in result.items
+        ]
+        known = {e.get("id") for e in record.evidence}
+        record.evidence.extend(i.to_dict() for i in items if i.id not in known)
+        await service.write_text(sidecar_path(path), record.to_json())
     except FsError as exc:
         return error(str(exc))
     quotes = "\n".join(
-        f'[{n}] "{item.span}" (characters {item.start}–{item.end})'
-        for n, item in enumerate(items, 1)
+        f'- [{item.id}] "{item.span}" (characters {item.start}–{item.end})' for item in items
     )
     dropped = (
         f"\n({result.dropped} quote(s) not found in the page were dropped.)"
         if result.dropped
         else ""
     )
+    page_links = link_lines(text)
     body = (
         f"{header}\n\nQuestion: {query}\nAnswer ({result.method}): {result.text or '(none)'}\n\n"
-        f"Evidence:\n{quotes or '(no verified quote)'}{dropped}"
+        f"Evidence (exact quotes of the stored page, cite them by id):\n"
+        f"{quotes or '(no verified quote)'}{dropped}"
+        + (f"\n\nLinks on the page:\n{page_links}" if page_links else "")
     )
-    return ok(
-        body,
-        {
-            "answer": result.text,
-            "evidence": [item.public() for item in items],
-            "url": page.final_url,
-            "markdown_path": path,
-            "tier": page.tier,
-        },
-    )
+    return ok(body, paths=[path], evidence_ids=[item.id for item in items])

@@ -121,19 +121,16 @@ def _pdf_result(data: bytes, path: str, pages: list[int] | None) -> ToolResponse
     reader, note = _open_pdf(data, path)
     count = len(reader.pages)
     wanted = list(range(1, count + 1)) if pages is None else _page_list(pages, count)
-    extracted: list[dict[str, Any]] = []
     parts = [f"{path} — {count} pages{note}"]
     used = len(parts[0])
     shown: list[int] = []
     for number in wanted:
         text = _page_text(reader, number)
-        extracted.append({"page": number, "text": text})
         block = f"--- page {number} ---\n" + (
             text or "[no text layer on this page; it may be a scanned image]"
         )
         if shown and used + len(block) + 1 > MAX_TEXT_CHARS:
             if pages is None:
-                extracted.pop()
                 break
             continue
         if used + len(block) + 1 > MAX_TEXT_CHARS:
@@ -156,8 +153,7 @@ def _pdf_result(data: bytes, path: str, pages: list[int] | None) -> ToolResponse
                 f"[Pages {rest} were read but do not fit in this result. Call pdf_read_text "
                 f"with pages={rest[: max(len(shown), 1)]} to see them.]"
             )
-    meta = {"path": path, "page_count": count, "pages": extracted}
-    return ok("\n".join(parts), meta)
+    return ok("\n".join(parts), paths=[path])
 
 
 # ---------------------------------------------------------------- PPTX
@@ -270,15 +266,14 @@ def _outline_result(data: bytes, path: str) -> ToolResponse:
         shown += 1
     if max_bullets < 1000:
         text_parts.append(
-            "[The deck is long, so lines are shortened above; the full outline is in this "
-            "result's metadata.]"
+            "[The deck is long, so lines are shortened above so that every slide appears.]"
         )
     if shown < len(slides):
         text_parts.append(
             f"[Slides {shown + 1}–{len(slides)} not shown: even their titles exceed what one "
             "result can hold.]"
         )
-    return ok("\n".join(text_parts), {"path": path, "slides": slides})
+    return ok("\n".join(text_parts), paths=[path])
 
 
 def _set_bullets(frame: Any, bullets: list[str]) -> None:
@@ -333,7 +328,7 @@ async def pptx_write(path: str, slides_spec: list[SlideSpec], service: object) -
     return ok(
         f"{'Replaced' if existed else 'Created'} {path}: {len(slides)} slides, "
         f"{entry.size:,} bytes.",
-        {"path": path, "slides": len(slides), "bytes": entry.size, "created": not existed},
+        paths=[path],
     )
 
 

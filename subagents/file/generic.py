@@ -89,7 +89,7 @@ async def list_allowed_directories(service: object) -> ToolResponse:
         {"path": g.prefix, "access": g.describe(), "writable": not g.read_only}
         for g in sorted(service.grants, key=lambda g: g.prefix)
     ]
-    return ok(service.describe_grants_markdown(), {"directories": grants})
+    return ok(service.describe_grants_markdown(), paths=[g["path"] for g in grants])
 
 
 @file_tool
@@ -115,8 +115,7 @@ async def list_directory(path: str, service: object) -> ToolResponse:
             f"{MAX_DIR_ENTRIES}, by name). List a subdirectory, or use get_file_info on a "
             "known name.]"
         )
-    meta = [{"name": e.name, "path": e.path, "is_dir": e.is_dir, "size": e.size} for e in shown]
-    return ok("\n".join(lines), {"path": path, "entries": meta, "total": len(entries)})
+    return ok("\n".join(lines), paths=[path])
 
 
 @file_tool
@@ -133,30 +132,21 @@ async def get_file_info(path: str, service: object) -> ToolResponse:
         for op, word in (("read_binary", "read"), ("write", "write"), ("delete", "delete"))
         if service.can(path, op)
     ]
-    info = {
-        "path": entry.path,
-        "kind": kind,
-        "size": entry.size,
-        "modified": _when(entry.modified) if entry.modified else None,
-        "allowed": actions,
-    }
     lines = [f"path: {entry.path}", f"kind: {kind}"]
     if not entry.is_dir:
         lines.append(f"size: {entry.size:,} bytes")
         if entry.modified:
-            lines.append(f"modified: {info['modified']}")
+            lines.append(f"modified: {_when(entry.modified)}")
         tool = reader_for(entry.path)
         if service.can(path, "read_binary"):
             head = await service.read_bytes(path, max_bytes=None) if entry.size <= 1 << 20 else b""
             found = binary_kind(head) if head else None
             if found is not None:
-                info["type"] = found[0]
                 tool = found[1] or tool
                 lines.append(f"type: {found[0]}")
-        info["read_with"] = tool
         lines.append(f"read with: {tool}")
     lines.append(f"allowed: {', '.join(actions) or 'nothing but listing'}")
-    return ok("\n".join(lines), info)
+    return ok("\n".join(lines), paths=[entry.path])
 
 
 def _parse_range(rng: object, total: int) -> tuple[int, int]:
@@ -228,8 +218,7 @@ async def read_text_file(
             f"[{total - last} more lines not shown. To read on, call read_text_file with "
             f"range=[{last + 1}, {min(total, last + step)}].]"
         )
-    meta = {"path": path, "encoding": encoding, "total_lines": total, "range": [start, last]}
-    return ok("\n".join(parts), meta)
+    return ok("\n".join(parts), paths=[path])
 
 
 @file_tool
@@ -252,7 +241,7 @@ async def write_file(path: str, content: str, service: object) -> ToolResponse:
     n_lines = len(content.splitlines())
     return ok(
         f"{verb} {path}: {entry.size:,} bytes, {n_lines} lines (UTF-8).",
-        {"path": path, "bytes": entry.size, "created": not existed},
+        paths=[path],
     )
 
 
@@ -330,7 +319,7 @@ async def edit_file(path: str, edits: list[TextEdit], service: object) -> ToolRe
     )
     return ok(
         f"Applied {len(parsed)} edit(s) to {path} ({encoding}).\n{shown}",
-        {"path": path, "edits": len(parsed), "encoding": encoding},
+        paths=[path],
     )
 
 
@@ -345,7 +334,7 @@ async def delete_file(path: str, service: object) -> ToolResponse:
     if entry.is_dir:
         raise ToolInputError(f"Error: {path} is a directory; delete_file removes files only.")
     await service.delete(path)
-    return ok(f"Deleted {path} ({entry.size:,} bytes).", {"path": path, "bytes": entry.size})
+    return ok(f"Deleted {path} ({entry.size:,} bytes).", paths=[path])
 
 
 __all__ = [

@@ -12,6 +12,7 @@ from agentscope.tool import ToolResponse
 from PIL import ExifTags, Image, UnidentifiedImageError
 
 from ..results import ok
+from ..settings import ToolSettings
 from .guard import ToolInputError, file_tool
 from .limits import (
     MAX_IMAGE_BYTES,
@@ -30,13 +31,15 @@ OCR_LANGS = "chi_sim+eng"
 DEFAULT_QUESTION = "Describe this image in detail, including any text it contains."
 
 
-def vision_config() -> dict[str, str] | None:
-    """The vision model named by the environment, or None when none is configured."""
-    model = os.environ.get("QUARTET_VISION_MODEL", "").strip()
-    api_key = os.environ.get("OPENAI_API_KEY", "").strip()
+def vision_config(settings: object) -> dict[str, str] | None:
+    """The vision model of the run's settings, or None when none is configured."""
+    if not isinstance(settings, ToolSettings):
+        return None
+    model = settings.vision_model
+    api_key = settings.keys.get_key("OPENAI_API_KEY") or ""
     if not model or not api_key:
         return None
-    base = os.environ.get("OPENAI_BASE_URL", "").strip() or "https://api.openai.com/v1"
+    base = settings.openai_base_url or "https://api.openai.com/v1"
     return {"model": model, "api_key": api_key, "base_url": base.rstrip("/")}
 
 
@@ -149,7 +152,9 @@ def _scrub(text: str, cfg: dict[str, str] | None) -> str:
 
 
 @file_tool
-async def image_qa(img_path: str, service: object, query: str | None = None) -> ToolResponse:
+async def image_qa(
+    img_path: str, service: object, query: str | None = None, settings: object = None
+) -> ToolResponse:
     """Answer a question about an image, or describe it (PNG, JPEG, GIF, BMP, TIFF, WebP).
 
     With a vision model configured it looks at the picture. Without one it reports what
@@ -170,9 +175,8 @@ async def image_qa(img_path: str, service: object, query: str | None = None) -> 
         "mode": img.mode,
     }
     exif = _exif(img)
-    meta: dict[str, Any] = {"img_path": img_path, "query": query, **facts}
     desc = f"{facts['format']} image, {img.width}×{img.height} pixels, mode {img.mode}"
-    cfg = vision_config()
+    cfg = vision_config(settings)
     vision_error = None
     if cfg is not None:
         picture, mime = await asyncio.to_thread(_vision_bytes, img, data)
@@ -182,14 +186,12 @@ async def image_qa(img_path: str, service: object, query: str | None = None) -> 
             vision_error = _scrub(f"{type(exc).__name__}: {clip(str(exc), 200)}", cfg)
         else:
             answer = _scrub(answer, cfg)
-            meta.update(vision_model=cfg["model"], answer=answer)
             return ok(
-                f"{img_path} ({desc}). Answer from vision model {cfg['model']}:\n{answer}", meta
+                f"{img_path} ({desc}). Answer from vision model {cfg['model']}:\n{answer}",
+                paths=[img_path],
             )
     ocr_text, ocr_problem = await asyncio.to_thread(_ocr, img)
-    meta.update(vision_model=None, exif=exif, ocr_text=ocr_text)
     if vision_error:
-        meta["vision_error"] = vision_error
         why = (
             f"The vision model {cfg['model']} failed ({vision_error}), so no vision model was used."
         )
@@ -212,10 +214,7 @@ async def image_qa(img_path: str, service: object, query: str | None = None) -> 
         shown = ocr_text[:MAX_OCR_CHARS]
         lines.append(f"Text found by OCR ({OCR_LANGS}):\n{shown}")
         if len(ocr_text) > MAX_OCR_CHARS:
-            lines.append(
-                f"[… {len(ocr_text) - MAX_OCR_CHARS:,} more OCR characters are in the result "
-                "metadata (ocr_text).]"
-            )
+            lines.append(f"[… {len(ocr_text) - MAX_OCR_CHARS:,} more OCR characters not shown.]")
     else:
         lines.append("OCR found no text.")
-    return ok("\n".join(lines), meta)
+    return ok("\n".join(lines), paths=[img_path])

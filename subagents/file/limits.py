@@ -8,8 +8,6 @@ MAX_FIELD_CHARS = 1_000
 DEFAULT_LINES = 2_000
 #: Entries list_directory shows.
 MAX_DIR_ENTRIES = 500
-#: Rows csv_read keeps in metadata.
-MAX_META_ROWS = 10_000
 #: Cells xlsx_read_cells reads in one call.
 MAX_CELLS = 200_000
 #: Cells xlsx_write_cells writes in one call.

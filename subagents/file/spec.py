@@ -1,6 +1,11 @@
 """The File subagent: its tools, prompt and the tools that write."""
 
+from typing import Any
+
+from ..offline import CallResult
+from ..outcomes import FileOutcome
 from ..spec import SubAgentSpec, ToolGroup
+from . import offline
 from .documents import pdf_read_text, pptx_read_outline, pptx_write
 from .generic import (
     delete_file,
@@ -26,6 +31,36 @@ needs (text, tables, slides, images), and write intermediate files when asked.
 - A result starting with "Error:" says what went wrong and what to do instead; follow it
   rather than retrying the same call.
 - Report facts with the path (and page, sheet/cell or slide) they came from."""
+
+TASK = (
+    "Read the files named in the context (by default every file under /userinput/ and "
+    "/workspace/downloads/) with the reader for each type, every page, sheet and slide. "
+    "Finish with the files read and any that could not be read."
+)
+READERS = (
+    "read_text_file",
+    "csv_read",
+    "xlsx_read_cells",
+    "pdf_read_text",
+    "pptx_read_outline",
+    "image_qa",
+)
+
+
+def carry(done: list[CallResult]) -> dict[str, Any]:
+    """What each reader returned, with the file it read: the Host keeps it as a source."""
+    return {
+        "reads": [
+            {
+                "tool": r.name,
+                "path": str(r.input.get("path") or r.input.get("img_path") or ""),
+                "text": r.text,
+            }
+            for r in done
+            if r.name in READERS and r.ok
+        ]
+    }
+
 
 SPEC = SubAgentSpec(
     name="file",
@@ -64,5 +99,11 @@ SPEC = SubAgentSpec(
             ),
         ),
     ),
-    requires=("service",),
+    requires=("service", "settings"),
+    task=TASK,
+    title="Reading files",
+    outcome=FileOutcome,
+    carry=carry,
+    offline_plan=offline.plan,
+    offline_outcome=offline.outcome,
 )

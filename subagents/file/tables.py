@@ -20,7 +20,6 @@ from .guard import ToolInputError, file_tool
 from .limits import (
     MAX_CELL_CHARS,
     MAX_CELLS,
-    MAX_META_ROWS,
     MAX_TEXT_CHARS,
     MAX_WRITE_CELLS,
     clip,
@@ -48,11 +47,13 @@ def _sniff_delimiter(sample: str, path: str) -> str:
 
 
 def _csv_line(fields: list[str], delimiter: str) -> str:
+    # A line terminator the writer knows makes it quote fields holding a line break, so
+    # that a multi-line field is not read as two rows.
     buf = io.StringIO()
-    csv.writer(buf, delimiter=delimiter, lineterminator="").writerow(
+    csv.writer(buf, delimiter=delimiter, lineterminator="\n").writerow(
         [clip(f, MAX_CELL_CHARS) for f in fields]
     )
-    return buf.getvalue()
+    return buf.getvalue().removesuffix("\n")
 
 
 @file_tool
@@ -126,15 +127,7 @@ def _csv_result(data: bytes, path: str) -> ToolResponse:
             f"range=[{first}, {first + shown}] (file line numbers; row {shown + 1} starts on "
             f"line {first}).]"
         )
-    meta = {
-        "path": path,
-        "encoding": encoding,
-        "delimiter": delimiter,
-        "row_count": len(rows),
-        "rows": rows[:MAX_META_ROWS],
-        "rows_truncated": len(rows) > MAX_META_ROWS,
-    }
-    return ok("\n".join(lines), meta)
+    return ok("\n".join(lines), paths=[path])
 
 
 def _as_text(value: Any, where: str) -> str:
@@ -181,7 +174,7 @@ async def csv_write(path: str, rows: list[list[str]], service: object) -> ToolRe
     return ok(
         f"Wrote {path}: {len(grid)} rows, up to {cols} columns, {entry.size:,} bytes "
         "(UTF-8 with BOM).",
-        {"path": path, "rows": len(grid), "bytes": entry.size},
+        paths=[path],
     )
 
 
@@ -420,17 +413,7 @@ async def xlsx_read_cells(path: str, range: str, service: object) -> ToolRespons
             f"[Rows {nxt}–{end} not read (at most {MAX_CELLS:,} cells per call). To read on, "
             f'call xlsx_read_cells with range="{ask}".]'
         )
-    meta = {
-        "path": path,
-        "sheet": title,
-        "sheets": area["sheets"],
-        "range": _a1(title, c1, r1, c2, r1 + len(rows) - 1) if rows else None,
-        "cells": rows,
-        "formulas_without_value": {
-            f"{get_column_letter(c1 + j)}{r1 + i}": f for (i, j), f in missing.items()
-        },
-    }
-    return ok("\n".join(lines), meta)
+    return ok("\n".join(lines), paths=[path])
 
 
 def _typed(value: str) -> Any:
@@ -513,7 +496,7 @@ async def xlsx_write_cells(
             f" The workbook holds {formulas} formula cell(s); they are saved without computed "
             "values, which a spreadsheet program fills in when it opens the file."
         )
-    return ok(text, {"path": path, "range": target, "created": created, "bytes": entry.size})
+    return ok(text, paths=[path])
 
 
 def _write_cells(

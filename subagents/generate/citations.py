@@ -114,49 +114,62 @@ class Checked:
     dropped: list[Dropped]
 
 
-def _join_after_drop(parts: list, text: str) -> None:
-    """Append ``text`` where a marker was removed, without a space before punctuation."""
-    if parts and isinstance(parts[-1], str):
-        if re.match(r"[.,;:!?。，；：！？)]", text):
-            parts[-1] = parts[-1].rstrip()
-        parts[-1] += text
-    else:
-        parts.append(text)
+_LAST_SENTENCE = re.compile(r"(?:(?<=[.!?])\s+|(?<=[。！？]))(?=\S)")
+
+
+def _without_last_sentence(text: str) -> str:
+    """``text`` without its last sentence (the claim a failed citation stood behind)."""
+    cuts = [m.end() for m in _LAST_SENTENCE.finditer(text.rstrip())]
+    return text[: cuts[-1]] if cuts else ""
 
 
 async def check_draft(draft: Draft, checker: CitationChecker) -> Checked:
-    """Number the verified markers of ``draft`` and drop the rest (in place)."""
+    """Number the verified markers of ``draft``; a claim none of whose markers verifies is
+    removed with them (in place), so no claim is left behind uncited."""
     numbers: dict[str, int] = {}
     citations: list[Citation] = []
     dropped: dict[str, Dropped] = {}
     for point in draft.points():
         parts: list = []
         cited_here: set[int] = set()
-        after_drop = False
-        for part in point.parts:
+        i = 0
+        while i < len(point.parts):
+            part = point.parts[i]
             if not isinstance(part, Cite):
-                if after_drop:
-                    _join_after_drop(parts, part)
-                else:
-                    parts.append(part)
-                after_drop = False
+                parts.append(part)
+                i += 1
                 continue
-            verdict = await checker.check(part.key)
-            if isinstance(verdict, str):
-                dropped.setdefault(part.key, Dropped(part.key, verdict))
-                after_drop = True
+            run: list[Cite] = []
+            while i < len(point.parts) and isinstance(point.parts[i], Cite):
+                run.append(point.parts[i])
+                i += 1
+            kept: list[int] = []
+            for cite in run:
+                verdict = await checker.check(cite.key)
+                if isinstance(verdict, str):
+                    dropped.setdefault(cite.key, Dropped(cite.key, verdict))
+                    continue
+                if verdict.id not in numbers:
+                    numbers[verdict.id] = len(numbers) + 1
+                    citations.append(
+                        Citation(numbers[verdict.id], verdict, checker.title_of(verdict))
+                    )
+                kept.append(numbers[verdict.id])
+            if not kept:
+                if parts and isinstance(parts[-1], str):
+                    parts[-1] = _without_last_sentence(parts[-1])
                 continue
-            after_drop = False
-            if verdict.id not in numbers:
-                numbers[verdict.id] = len(numbers) + 1
-                citations.append(Citation(numbers[verdict.id], verdict, checker.title_of(verdict)))
-            n = numbers[verdict.id]
-            if n not in cited_here:
-                cited_here.add(n)
-                parts.append(Cite(f"#{n}"))
+            for n in kept:
+                if n not in cited_here:
+                    cited_here.add(n)
+                    parts.append(Cite(f"#{n}"))
         if parts and isinstance(parts[-1], str):
             parts[-1] = parts[-1].rstrip()
+        if len(parts) > 1 and isinstance(parts[-1], str) and not re.search(r"\w", parts[-1]):
+            parts.pop()  # the full stop of a removed claim, left after a kept marker
         point.parts = [p for p in parts if p != ""]
+        if not any(isinstance(p, str) and p.strip() for p in point.parts):
+            point.parts = []
     draft.lead = [p for p in draft.lead if p.parts]
     for section in draft.sections:
         section.points = [p for p in section.points if p.parts]

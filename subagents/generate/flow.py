@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from agentscope.tool import ToolResponse
 
 from fs_service import FsError
-from subagents.results import error, ok
+from subagents.results import error, json_block, ok
 
 from .report import SOURCES_HEADINGS, Report, build_report
 from .sources import MaterialError, read_material
@@ -43,6 +43,15 @@ def _summary_text(report: Report, fmt: Format, path: str, size: int) -> str:
         if len(report.dropped) > 20:
             lines.append(f"- … and {len(report.dropped) - 20} more")
     lines.extend(f"Note: {n}." for n in report.notes)
+    facts = {
+        "path": path,
+        "format": fmt.name,
+        "sections": len(report.sections),
+        "citations": len(report.citations),
+        "dropped": len(report.dropped),
+        "empty": report.empty,
+    }
+    lines.append(json_block(facts))
     return "\n".join(lines)
 
 
@@ -91,12 +100,6 @@ async def generate(
         return error(f"{exc} Nothing was written.")
     return ok(
         _summary_text(report, fmt, clean, entry.size),
-        {
-            "artifact_path": clean,
-            "from_paths": paths,
-            "citations_kept": len(report.citations),
-            "citations_dropped": len(report.dropped),
-            "prose": report.prose,
-            "empty": report.empty,
-        },
+        paths=[clean, *material.read],
+        evidence_ids=[c.item.id for c in report.citations],
     )

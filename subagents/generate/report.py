@@ -13,7 +13,8 @@ import re
 from dataclasses import dataclass, field
 
 from subagents.evidence import EvidenceItem
-from subagents.models import ask_text, scrub
+from subagents.models import ask_text
+from subagents.secrets import scrub
 
 from .citations import Citation, CitationChecker, Dropped, check_draft
 from .notes import Cite, Draft, Point, Section, ids_in, parse_notes

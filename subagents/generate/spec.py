@@ -2,8 +2,13 @@
 
 from __future__ import annotations
 
+from typing import Any
+
+from subagents.offline import CallResult
+from subagents.outcomes import GenerateOutcome
 from subagents.spec import SubAgentSpec, ToolGroup
 
+from . import offline
 from .html import generate_html
 from .markdown import generate_markdown
 from .pdf import generate_pdf
@@ -22,6 +27,22 @@ report files with the generate_* tools.
   list in your answer instead of trying to cite those sources another way.
 - Finish with the paths written and the number of citations kept and dropped."""
 
+TASK = (
+    "Write the report that answers the question, in each format named in the context, "
+    "under /workspace/reports/, from the notes and evidence the context lists (from_paths), "
+    "following its requirements. Cite only evidence that exists; never invent a source."
+)
+
+
+def carry(done: list[CallResult]) -> dict[str, Any]:
+    """The report files written and the citations they kept."""
+    written = [offline.facts(r) for r in done if r.name.startswith("generate_") and r.ok]
+    return {
+        "outputs": [str(f["path"]) for f in written if f.get("path")],
+        "citations": max((int(f.get("citations", 0)) for f in written), default=0),
+    }
+
+
 SPEC = SubAgentSpec(
     name="generate",
     description="Writes the report (Markdown, HTML, PDF, PPTX) with span-checked citations.",
@@ -36,4 +57,10 @@ SPEC = SubAgentSpec(
         ),
     ),
     requires=("service", "evidence", "model"),
+    task=TASK,
+    title="Writing the report",
+    outcome=GenerateOutcome,
+    carry=carry,
+    offline_plan=offline.plan,
+    offline_outcome=offline.outcome,
 )

@@ -14,13 +14,13 @@ import json
 import logging
 import ssl
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 from urllib.parse import urlsplit
 
 import httpx
 
-from . import config
+from ..secrets import scrub
 
 logger = logging.getLogger(__name__)
 
@@ -52,21 +52,16 @@ class SearchUnavailable(Exception):
         self.reason = reason
 
 
-def redact(text: str) -> str:
-    """``text`` with the value of every key variable replaced by ``[redacted]``."""
-    for value in config.secret_values():
-        if value in text:
-            text = text.replace(value, "[redacted]")
-    return text
+def redact(text: str, extra: Iterable[str] = ()) -> str:
+    """``text`` with the value of every credential variable (and of each of ``extra``, e.g.
+    the keys of injected settings) replaced by ``***``."""
+    return scrub(text, extra)
 
 
 class _RedactingFilter(logging.Filter):
     """Rewrites HTTP library log records so no key value reaches a handler."""
 
     def filter(self, record: logging.LogRecord) -> bool:
-        secrets = config.secret_values()
-        if not secrets:
-            return True
         message = record.getMessage()
         clean = redact(message)
         if clean != message:
@@ -91,11 +86,11 @@ def _tls_context() -> ssl.SSLContext:
     return httpx.create_ssl_context()
 
 
-def new_client(headers: Mapping[str, str] | None = None) -> httpx.AsyncClient:
-    """A fresh client with the configured timeout; the caller closes it."""
+def new_client(timeout: float, headers: Mapping[str, str] | None = None) -> httpx.AsyncClient:
+    """A fresh client with a per-request ``timeout`` in seconds; the caller closes it."""
     install_log_redaction()
     return httpx.AsyncClient(
-        timeout=httpx.Timeout(config.timeout()),
+        timeout=httpx.Timeout(timeout),
         headers=dict(headers or {"User-Agent": API_USER_AGENT}),
         follow_redirects=True,
         verify=_tls_context(),
@@ -145,8 +140,10 @@ async def get(
                 url, params=params, headers=headers, follow_redirects=follow_redirects
             )
         except httpx.TimeoutException as exc:
+            limit = client.timeout.read  # the configured search timeout (see new_client)
+            within = f"within {limit:g} s" if limit else "in time"
             raise SearchUnavailable(
-                f"{source} did not answer within {config.timeout():g} s ({type(exc).__name__})"
+                f"{source} did not answer {within} ({type(exc).__name__})"
             ) from None
         except httpx.HTTPError as exc:
             raise SearchUnavailable(

@@ -1,9 +1,36 @@
-"""The Search subagent: five web sources, read-only, no injected dependencies."""
+"""The Search subagent: five web sources, read-only; the run's settings are injected."""
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
+from dataclasses import replace
+from typing import Any
+
+from agentscope.tool import ToolResponse
+
+from ..offline import CallResult
+from ..outcomes import SearchOutcome
 from ..spec import SubAgentSpec, ToolGroup
+from . import offline
 from .tools import TOOLS
+
+TASK = (
+    "Find sources for the sub-question in the context. Search with its queries (short "
+    "keyword queries work best; a keyword query for the wiki and GitHub tools), rephrase "
+    "when results are poor, and finish with the most relevant distinct URLs, best first."
+)
+
+
+def carry(done: list[CallResult]) -> dict[str, Any]:
+    """The text of every answered search, for the Host to pool and rank."""
+    return {
+        "results": [
+            {"tool": r.name, "query": str(r.input.get("query", "")), "text": r.text}
+            for r in done
+            if r.name.startswith("search_") and r.ok
+        ]
+    }
+
 
 SYS_PROMPT = """You are the Search subagent of a research pipeline.
 Your job: find the most relevant, trustworthy pages for the task and hand back their URLs.
@@ -17,6 +44,18 @@ Your job: find the most relevant, trustworthy pages for the task and hand back t
 - Finish with a short list of the best URLs, each with one line on why it matters.
 Never invent URLs: report only URLs that appeared in results."""
 
+
+def search_spec(*extra: Callable[..., Awaitable[ToolResponse]]) -> SubAgentSpec:
+    """The Search subagent with more sources: each extra tool is one registration.
+
+    An extra source is an ``async def search_<name>(query: str, settings: object = None)``
+    tool (usually ``run_source`` around a provider); the offline plan calls every
+    ``search_*`` tool it has, and the Host pools every tool's results.
+    """
+    group = SPEC.groups[0]
+    return replace(SPEC, groups=(replace(group, tools=(*group.tools, *extra)),))
+
+
 SPEC = SubAgentSpec(
     name="search",
     description="Finds relevant pages on the web, Wikipedia and GitHub and returns their URLs.",
@@ -29,5 +68,11 @@ SPEC = SubAgentSpec(
         ),
     ),
     read_only=False,
-    requires=(),
+    requires=("settings",),
+    task=TASK,
+    title="Searching",
+    outcome=SearchOutcome,
+    carry=carry,
+    offline_plan=offline.plan,
+    offline_outcome=offline.outcome,
 )

@@ -16,7 +16,7 @@ import httpx
 from agentscope.tool import ToolResponse
 
 from ..results import error, ok, unavailable
-from . import config
+from ..settings import ToolSettings
 from .http import RETRY_AFTER_CAP, SearchUnavailable, new_client, redact
 from .providers import bing, github, google, sogou, wiki
 from .render import Item, render
@@ -26,11 +26,18 @@ logger = logging.getLogger(__name__)
 #: Longest query accepted, in characters.
 MAX_QUERY_CHARS = 1000
 
-Provider = Callable[[httpx.AsyncClient, str], Awaitable[list[Item]]]
+Provider = Callable[[httpx.AsyncClient, str, ToolSettings], Awaitable[list[Item]]]
 
 
-async def _run(tool: str, provider: Provider, query: object) -> ToolResponse:
-    """Validate the query, run one provider in a fresh client, render or classify the outcome."""
+async def run_source(
+    tool: str, provider: Provider, query: object, settings: object = None
+) -> ToolResponse:
+    """Validate the query, run one provider in a fresh client, render or classify the outcome.
+
+    ``settings`` is the run's :class:`~subagents.settings.ToolSettings` (endpoints, keys,
+    timeout); without it the real services are used with no keys.
+    """
+    config = settings if isinstance(settings, ToolSettings) else ToolSettings()
     if not isinstance(query, str) or not query.strip():
         return error(
             f'query is empty: pass the words to search for, e.g. {tool}(query="solar panel '
@@ -42,14 +49,15 @@ async def _run(tool: str, provider: Provider, query: object) -> ToolResponse:
             f"query is {len(query)} characters long; keep it under {MAX_QUERY_CHARS} "
             "(a few distinctive words work best)."
         )
-    deadline = 3 * config.timeout() + RETRY_AFTER_CAP
+    deadline = 3 * config.search_timeout + RETRY_AFTER_CAP
+    keys = config.keys.redactable()
     started = time.perf_counter()
     try:
-        async with new_client() as client:
-            items = await asyncio.wait_for(provider(client, query), deadline)
+        async with new_client(config.search_timeout) as client:
+            items = await asyncio.wait_for(provider(client, query, config), deadline)
     except SearchUnavailable as exc:
-        logger.info("%s unavailable: %s", tool, redact(exc.reason))
-        return unavailable(redact(f"{tool}: {exc.reason}; try another search tool"))
+        logger.info("%s unavailable: %s", tool, redact(exc.reason, keys))
+        return unavailable(redact(f"{tool}: {exc.reason}; try another search tool", keys))
     except TimeoutError:
         logger.info("%s gave no answer within %.0f s", tool, deadline)
         return unavailable(f"{tool}: no answer within {deadline:.0f} s; try another search tool")
@@ -59,10 +67,10 @@ async def _run(tool: str, provider: Provider, query: object) -> ToolResponse:
     logger.debug(
         "%s: %d items in %.0f ms", tool, len(items), 1000 * (time.perf_counter() - started)
     )
-    return ok(redact(render(items, tool, query)))
+    return ok(redact(render(items, tool, query), keys))
 
 
-async def search_google(query: str) -> ToolResponse:
+async def search_google(query: str, settings: object = None) -> ToolResponse:
     """Search the web with Google; returns a YAML list of results (title, url, snippet, source).
 
     Good for general web pages in any language. At most 10 results, snippets shortened,
@@ -73,10 +81,10 @@ async def search_google(query: str) -> ToolResponse:
         query (str): Words to search for, as typed into Google, e.g. "agentscope MsgHub
             example". Operators work: site:example.com, "exact phrase", -excluded.
     """
-    return await _run("search_google", google.search, query)
+    return await run_source("search_google", google.search, query, settings)
 
 
-async def search_bing(query: str) -> ToolResponse:
+async def search_bing(query: str, settings: object = None) -> ToolResponse:
     """Search the web with Bing; returns a YAML list of results (title, url, snippet, source).
 
     Good for general and English-language web pages. At most 10 results, snippets
@@ -86,10 +94,10 @@ async def search_bing(query: str) -> ToolResponse:
         query (str): Words to search for, as typed into Bing, e.g. "python asyncio timeout
             best practices". Operators work: site:example.com, "exact phrase", -excluded.
     """
-    return await _run("search_bing", bing.search, query)
+    return await run_source("search_bing", bing.search, query, settings)
 
 
-async def search_sogou(query: str) -> ToolResponse:
+async def search_sogou(query: str, settings: object = None) -> ToolResponse:
     """Search the Chinese web with Sogou; returns a YAML list (title, url, snippet, source).
 
     Best for Chinese-language pages and topics in China. At most 10 results, snippets
@@ -98,10 +106,10 @@ async def search_sogou(query: str) -> ToolResponse:
     Args:
         query (str): Words to search for, Chinese or English, e.g. "新能源汽车 销量 2024".
     """
-    return await _run("search_sogou", sogou.search, query)
+    return await run_source("search_sogou", sogou.search, query, settings)
 
 
-async def search_github(query: str) -> ToolResponse:
+async def search_github(query: str, settings: object = None) -> ToolResponse:
     """Search GitHub; returns a YAML list of results (title, url, snippet, source).
 
     By default it searches repositories (snippet: description, stars, language, last
@@ -115,10 +123,10 @@ async def search_github(query: str) -> ToolResponse:
         query (str): What to find on GitHub, e.g. "vector database language:rust",
             "code: MsgHub repo:agentscope-ai/agentscope" or "issues: memory leak state:open".
     """
-    return await _run("search_github", github.search, query)
+    return await run_source("search_github", github.search, query, settings)
 
 
-async def search_wiki(query: str) -> ToolResponse:
+async def search_wiki(query: str, settings: object = None) -> ToolResponse:
     """Search Wikipedia or the configured wiki; returns a YAML list (title, url, snippet, source).
 
     The snippet is the start of each article's introduction, so it often answers
@@ -129,7 +137,7 @@ async def search_wiki(query: str) -> ToolResponse:
         query (str): Topic words to look up, e.g. "Transformer (machine learning)" or
             "长江三角洲". Short noun phrases work best.
     """
-    return await _run("search_wiki", wiki.search, query)
+    return await run_source("search_wiki", wiki.search, query, settings)
 
 
 TOOLS = (search_google, search_bing, search_sogou, search_github, search_wiki)

@@ -17,7 +17,7 @@ from urllib.parse import parse_qs, urljoin, urlsplit
 
 import httpx
 
-from .. import config
+from ...settings import ToolSettings
 from ..http import BROWSER_HEADERS, SearchUnavailable, get, json_body
 from ..render import MAX_RESULTS, Item, clean
 from ._html import finish, first, has_class, parse, text_of
@@ -27,12 +27,12 @@ API_BASE = "https://api.bing.microsoft.com"
 PAGE_BASE = "https://www.bing.com"
 
 
-async def search(client: httpx.AsyncClient, query: str) -> list[Item]:
+async def search(client: httpx.AsyncClient, query: str, settings: ToolSettings) -> list[Item]:
     """Search with the v7 API when a key is set, else the results page."""
-    key = config.secret("BING_API_KEY")
+    key = settings.keys.get_key("BING_API_KEY")
     if key:
-        return await _api(client, query, key)
-    return await _page(client, query)
+        return await _api(client, query, key, settings)
+    return await _page(client, query, settings)
 
 
 def _api_error(response: httpx.Response) -> str | None:
@@ -42,8 +42,10 @@ def _api_error(response: httpx.Response) -> str | None:
     return None
 
 
-async def _api(client: httpx.AsyncClient, query: str, key: str) -> list[Item]:
-    url = config.endpoint("bing", API_BASE) + "/v7.0/search"
+async def _api(
+    client: httpx.AsyncClient, query: str, key: str, settings: ToolSettings
+) -> list[Item]:
+    url = settings.endpoint("bing", API_BASE) + "/v7.0/search"
     response = await get(
         client,
         url,
@@ -67,8 +69,8 @@ async def _api(client: httpx.AsyncClient, query: str, key: str) -> list[Item]:
     ]
 
 
-async def _page(client: httpx.AsyncClient, query: str) -> list[Item]:
-    url = config.endpoint("bing", PAGE_BASE) + "/search"
+async def _page(client: httpx.AsyncClient, query: str, settings: ToolSettings) -> list[Item]:
+    url = settings.endpoint("bing", PAGE_BASE) + "/search"
     response = await get(client, url, source=SOURCE, params={"q": query}, headers=BROWSER_HEADERS)
     doc = parse(response)
     results = first(doc, "//*[@id='b_results']")

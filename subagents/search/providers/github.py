@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 import httpx
 
-from .. import config
+from ...settings import ToolSettings
 from ..http import API_USER_AGENT, SearchUnavailable, get, json_body
 from ..render import MAX_RESULTS, Item, clean
 
@@ -67,12 +67,12 @@ def _api_error(response: httpx.Response) -> str | None:
     return str(message) if message else None
 
 
-async def search(client: httpx.AsyncClient, query: str) -> list[Item]:
+async def search(client: httpx.AsyncClient, query: str, settings: ToolSettings) -> list[Item]:
     """Search the endpoint the query asks for."""
     target = route(query)
     if not target.q:
         raise SearchUnavailable(f"{SOURCE}: nothing left to search after the {target.kind}: prefix")
-    token = config.secret("GITHUB_TOKEN")
+    token = settings.keys.get_key("GITHUB_TOKEN")
     headers = {
         "Accept": "application/vnd.github.text-match+json",
         "X-GitHub-Api-Version": "2022-11-28",
@@ -80,7 +80,7 @@ async def search(client: httpx.AsyncClient, query: str) -> list[Item]:
     }
     if token:
         headers["Authorization"] = f"Bearer {token}"
-    url = f"{config.endpoint('github', API_BASE)}/search/{target.kind}"
+    url = f"{settings.endpoint('github', API_BASE)}/search/{target.kind}"
     try:
         response = await get(
             client,

@@ -15,7 +15,7 @@ from urllib.parse import parse_qs, urljoin, urlsplit
 
 import httpx
 
-from .. import config
+from ...settings import ToolSettings
 from ..http import BROWSER_HEADERS, SearchUnavailable, get, json_body
 from ..render import MAX_RESULTS, Item, clean
 from ._html import Element, finish, first, has_class, parse, text_of
@@ -25,12 +25,12 @@ API_BASE = "https://www.googleapis.com"
 PAGE_BASE = "https://www.google.com"
 
 
-async def search(client: httpx.AsyncClient, query: str) -> list[Item]:
+async def search(client: httpx.AsyncClient, query: str, settings: ToolSettings) -> list[Item]:
     """Search with the JSON API when both keys are set, else the results page."""
-    key, cx = config.secret("GOOGLE_API_KEY"), config.secret("GOOGLE_CSE_ID")
+    key, cx = settings.keys.get_key("GOOGLE_API_KEY"), settings.keys.get_key("GOOGLE_CSE_ID")
     if key and cx:
-        return await _api(client, query, key, cx)
-    return await _page(client, query)
+        return await _api(client, query, key, cx, settings)
+    return await _page(client, query, settings)
 
 
 def _api_error(response: httpx.Response) -> str | None:
@@ -38,8 +38,10 @@ def _api_error(response: httpx.Response) -> str | None:
     return error.get("message") if isinstance(error, dict) else None
 
 
-async def _api(client: httpx.AsyncClient, query: str, key: str, cx: str) -> list[Item]:
-    url = config.endpoint("google", API_BASE) + "/customsearch/v1"
+async def _api(
+    client: httpx.AsyncClient, query: str, key: str, cx: str, settings: ToolSettings
+) -> list[Item]:
+    url = settings.endpoint("google", API_BASE) + "/customsearch/v1"
     response = await get(
         client,
         url,
@@ -59,8 +61,8 @@ async def _api(client: httpx.AsyncClient, query: str, key: str, cx: str) -> list
     ]
 
 
-async def _page(client: httpx.AsyncClient, query: str) -> list[Item]:
-    url = config.endpoint("google", PAGE_BASE) + "/search"
+async def _page(client: httpx.AsyncClient, query: str, settings: ToolSettings) -> list[Item]:
+    url = settings.endpoint("google", PAGE_BASE) + "/search"
     response = await get(
         client, url, source=SOURCE, params={"q": query, "hl": "en"}, headers=BROWSER_HEADERS
     )

@@ -17,7 +17,7 @@ from urllib.parse import urljoin, urlsplit
 
 import httpx
 
-from .. import config
+from ...settings import ToolSettings
 from ..http import BROWSER_HEADERS, get
 from ..render import MAX_RESULTS, Item
 from ._html import Element, finish, first, has_class, parse, text_of
@@ -33,9 +33,9 @@ _JS_TARGET = re.compile(r"""location\.replace\(\s*["']([^"']+)["']""")
 _META_TARGET = re.compile(r"""URL\s*=\s*'?([^'">\s]+)""", re.IGNORECASE)
 
 
-async def search(client: httpx.AsyncClient, query: str) -> list[Item]:
+async def search(client: httpx.AsyncClient, query: str, settings: ToolSettings) -> list[Item]:
     """Search the results page and resolve its redirect links."""
-    base = config.endpoint("sogou", PAGE_BASE)
+    base = settings.endpoint("sogou", PAGE_BASE)
     url = base + "/web"
     response = await get(
         client, url, source=SOURCE, params={"query": query, "ie": "utf8"}, headers=BROWSER_HEADERS

@@ -20,7 +20,7 @@ from urllib.parse import quote
 
 import httpx
 
-from .. import config
+from ...settings import ToolSettings
 from ..http import SearchUnavailable, get, json_body
 from ..render import MAX_RESULTS, Item, clean
 
@@ -29,10 +29,10 @@ SITE = "https://{lang}.wikipedia.org"
 _TAG = re.compile(r"<[^>]*>")
 
 
-def api_url() -> tuple[str, str]:
+def api_url(settings: ToolSettings) -> tuple[str, str]:
     """``(api endpoint, site base)`` for the configured wiki."""
-    lang = config.wiki_lang()
-    base = config.endpoint("wiki", SITE).replace("{lang}", lang)
+    lang = settings.wiki_lang
+    base = settings.endpoint("wiki", SITE).replace("{lang}", lang)
     if not base.endswith(".php"):
         return base + "/w/api.php", base
     if base.endswith("/w/api.php"):
@@ -45,10 +45,10 @@ def _api_error(response: httpx.Response) -> str | None:
     return error.get("info") if isinstance(error, dict) else None
 
 
-async def search(client: httpx.AsyncClient, query: str) -> list[Item]:
+async def search(client: httpx.AsyncClient, query: str, settings: ToolSettings) -> list[Item]:
     """Search the wiki and return its best pages with their intro text."""
     try:
-        endpoint, site = api_url()
+        endpoint, site = api_url(settings)
     except ValueError as exc:
         raise SearchUnavailable(str(exc)) from None
     params = {

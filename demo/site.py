@@ -562,6 +562,7 @@ class _SiteHandler(SimpleHTTPRequestHandler):
         **CONTENT_TYPES,
     }
     redirects: ClassVar[dict[str, str]] = {}
+    requests: ClassVar[list[str]] = []
 
     def _redirect(self) -> bool:
         path = urlsplit(self.path).path.lstrip("/")
@@ -575,6 +576,7 @@ class _SiteHandler(SimpleHTTPRequestHandler):
         return True
 
     def do_GET(self) -> None:
+        self.requests.append(urlsplit(self.path).path)
         if not self._redirect():
             super().do_GET()
 
@@ -591,10 +593,13 @@ class _SiteHandler(SimpleHTTPRequestHandler):
 
 
 @contextlib.contextmanager
-def serve_site(folder: Path, redirects: dict[str, str] | None = None) -> Iterator[str]:
+def serve_site(
+    folder: Path, redirects: dict[str, str] | None = None, requests: list[str] | None = None
+) -> Iterator[str]:
     """Serve a built site on 127.0.0.1 at a free port; yield its base URL.
 
-    The server runs in a background thread and is shut down and closed on exit.
+    The server runs in a background thread and is shut down and closed on exit. The path
+    of every GET request is appended to ``requests`` when it is given.
 
     Args:
         folder: A folder written by ``build_site``.
@@ -603,7 +608,10 @@ def serve_site(folder: Path, redirects: dict[str, str] | None = None) -> Iterato
     handler = type(
         "DemoSiteHandler",
         (_SiteHandler,),
-        {"redirects": dict(REDIRECTS if redirects is None else redirects)},
+        {
+            "redirects": dict(REDIRECTS if redirects is None else redirects),
+            "requests": requests if requests is not None else [],
+        },
     )
 
     def factory(*args: Any, **kwargs: Any) -> _SiteHandler:

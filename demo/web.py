@@ -9,14 +9,15 @@ import secrets
 import shutil
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager, suppress
-from dataclasses import asdict, replace
+from dataclasses import asdict, dataclass
 from pathlib import Path
+from urllib.parse import urlsplit
 
-from ..config import Settings
 from .search_web import Document, SearchWeb
 from .site import (
     CONTENT,
     DEMO_QUESTION,
+    DEMO_QUESTION_ZH,
     SiteIndex,
     build_site,
     search_corpus,
@@ -25,26 +26,6 @@ from .site import (
 )
 from .site import Document as SiteDocument
 from .site import Page as SitePage
-
-#: Keys that must not leave this machine, even towards the local web.
-KEY_VARIABLES = ("GOOGLE_API_KEY", "GOOGLE_CSE_ID", "BING_API_KEY", "GITHUB_TOKEN")
-
-
-@contextmanager
-def patched_environ(values: dict[str, str], remove: tuple[str, ...] = ()) -> Iterator[None]:
-    """Set and remove environment variables for the block, then restore them."""
-    saved = {k: os.environ.get(k) for k in (*values, *remove)}
-    try:
-        for k in remove:
-            os.environ.pop(k, None)
-        os.environ.update(values)
-        yield
-    finally:
-        for k, v in saved.items():
-            if v is None:
-                os.environ.pop(k, None)
-            else:
-                os.environ[k] = v
 
 
 def content_key() -> str:
@@ -102,26 +83,55 @@ def cached_inputs(cache: Path) -> Path:
     return _cached(cache / f"inputs-{content_key()}", write_sample_inputs)
 
 
-@contextmanager
-def demo_environment(settings: Settings) -> Iterator[tuple[str, Settings]]:
-    """Serve the bundled web and search engines; yield the demo question and settings.
+@dataclass(frozen=True)
+class DemoWorld:
+    """The running demo: its question, its sample inputs and where its services listen.
 
-    Every search source points at the local engines, pages may be fetched from
-    127.0.0.1 and from nowhere else, API keys are hidden for the duration, and the
-    sample input folder is mounted as ``/userinput/``. The built site and inputs are
-    kept in ``<runs>/.demo-cache/`` and rebuilt only when the bundled content changes.
+    Attributes:
+        question: the bundled English question; ``question_zh`` the Chinese one.
+        input_dir: the sample input folder (to mount as ``/userinput/``).
+        site_url: base URL of the bundled site.
+        endpoints: base URL of each search engine, by source name.
+        hosts: the ``host:port`` of every demo server, the only places fetching may go.
+        site_requests: the path of every GET the site answered, in order.
     """
-    cache = Path(settings.runs_dir) / ".demo-cache"
+
+    question: str
+    question_zh: str
+    input_dir: Path
+    site_url: str
+    endpoints: dict[str, str]
+    hosts: tuple[str, ...]
+    site_requests: list[str]
+
+
+def _host_port(url: str) -> str:
+    parts = urlsplit(url)
+    return f"{parts.hostname}:{parts.port}"
+
+
+@contextmanager
+def demo_world(cache_root: Path) -> Iterator[DemoWorld]:
+    """Serve the bundled web and search engines on 127.0.0.1; yield where they are.
+
+    Nothing in the process is changed (no environment variable is set): the caller turns
+    the :class:`DemoWorld` into its own settings. The built site and inputs are kept in
+    ``<cache_root>/.demo-cache/`` and rebuilt only when the bundled content changes.
+    """
+    cache = Path(cache_root) / ".demo-cache"
     cache.mkdir(parents=True, exist_ok=True)
     index = cached_site(cache)
     input_dir = cached_inputs(cache)
-    with serve_site(index.folder) as base_url:
+    requests: list[str] = []
+    with serve_site(index.folder, requests=requests) as base_url:
         corpus = [Document(d["title"], d["url"], d["text"]) for d in search_corpus(base_url, index)]
         with SearchWeb(corpus) as engines:
-            env = {
-                **engines.env(),
-                "QUARTET_ALLOW_HOSTS": "127.0.0.1,localhost",
-                "QUARTET_NETWORK": "allowlist",
-            }
-            with patched_environ(env, remove=KEY_VARIABLES):
-                yield DEMO_QUESTION, replace(settings, input_dir=input_dir)
+            yield DemoWorld(
+                question=DEMO_QUESTION,
+                question_zh=DEMO_QUESTION_ZH,
+                input_dir=input_dir,
+                site_url=base_url,
+                endpoints=dict(engines.urls),
+                hosts=(_host_port(base_url), _host_port(engines.base)),
+                site_requests=requests,
+            )

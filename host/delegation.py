@@ -1,0 +1,471 @@
+"""Delegation: the Host's ``task`` tool and what happens behind it.
+
+``task(description, subagent_type, context)`` (the seed's delegation tool) is a tool of
+the Host agent only. Each call builds a fresh subagent (its own toolkit, guard and
+memory, so concurrent tasks never share state), hands it a delegation message with the
+context the Host completed (the sub-question, the evidence already known, what is still
+missing, the pages or files to work on), runs it under its timeout and the delegation
+depth cap, and asks for a structured outcome (agentscope structured completion). What
+the subagent's calls produced is carried into the run's :class:`~host.research.Research`,
+and the tool result tells the Host brain the new coverage of every sub-question and what
+to try next. At most ``concurrency`` tasks run at once; one task's failure never touches
+another's results.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from agentscope.agent import ReActAgent
+from agentscope.message import Msg
+from agentscope.tool import ToolResponse
+
+from subagents.evidence import url_key
+from subagents.offline import CallResult
+from subagents.results import error, json_block, ok, refused
+from subagents.secrets import scrub
+from subagents.spec import SubAgentSpec, check_allowlist
+from subagents.text import links
+
+from .guards import DelegationDepthError, ToolCallRecord, ToolGuard, delegation_scope
+from .notes import research_notes
+from .research import Research
+from .sources import file_source
+from .stages import delegation_msg, summarize
+
+FINISH = "generate_response"
+#: Pages one browser task reads at most.
+PAGES_PER_TASK = 4
+#: Documents one browser task downloads at most.
+DOWNLOADS_PER_TASK = 3
+NOTES_PATH = "/workspace/notes/research.md"
+
+
+@dataclass
+class Delegation:
+    """One finished (or refused) task."""
+
+    id: str
+    subagent: str
+    subquestion: str | None
+    description: str
+    context: dict[str, Any]
+    seconds: float = 0.0
+    status: str = "ok"  # ok | failed | timed out | refused
+    error: str | None = None
+    outcome: dict[str, Any] | None = None
+    records: list[ToolCallRecord] = field(default_factory=list)
+
+    def summary(self) -> dict[str, Any]:
+        """A JSON-ready line for run.json."""
+        return {
+            "id": self.id,
+            "subagent": self.subagent,
+            "subquestion": self.subquestion,
+            "status": self.status,
+            "error": self.error,
+            "seconds": round(self.seconds, 3),
+            "tool_calls": len(self.records),
+            "failed_calls": sum(r.failed for r in self.records),
+            "outcome": self.outcome,
+        }
+
+
+WorkerFactory = Callable[[SubAgentSpec], Awaitable[tuple[ReActAgent, ToolGuard, tuple[str, ...]]]]
+
+
+class Delegator:
+    """Runs the Host's tasks and keeps the research state up to date.
+
+    Args:
+        specs: the subagents that may be delegated to, by name.
+        research: the run's research state.
+        make_worker: ``async (spec) -> (agent, guard, mcp tool names)`` for a fresh worker.
+        service: the Host's file service (reads the workspace, writes notes).
+        hub: the run's MsgHub; workers join it while they work.
+        transcript: where every delegation and outcome is appended.
+        settings: the run's settings (formats, budgets, timeouts, depth cap).
+        emit: progress callback ``(kind, **data)``.
+    """
+
+    def __init__(
+        self,
+        specs: dict[str, SubAgentSpec],
+        research: Research,
+        make_worker: WorkerFactory,
+        service: Any,
+        hub: Any,
+        transcript: Any,
+        settings: Any,
+        emit: Callable[..., None],
+    ) -> None:
+        self.specs, self.research, self.make_worker = specs, research, make_worker
+        self.service, self.hub, self.transcript = service, hub, transcript
+        self.settings, self.emit = settings, emit
+        self.semaphore = asyncio.Semaphore(max(1, int(settings.concurrency)))
+        self.delegations: list[Delegation] = []
+        self.outputs: list[str] = []
+        self.citations = 0
+        self.files_read: list[str] = []
+        self.last_kind: dict[str, str] = {}
+        self._count = 0
+
+    # -- the task tool -----------------------------------------------------------------
+
+    async def task(
+        self, description: str, subagent_type: str, context: dict[str, Any] | None
+    ) -> ToolResponse:
+        """Validate and complete a task request, run it, absorb it, and report."""
+        spec = self.specs.get(str(subagent_type))
+        if spec is None:
+            return error(
+                f"unknown subagent_type {subagent_type!r}; choose one of {', '.join(self.specs)}."
+            )
+        ctx = dict(context) if isinstance(context, dict) else {}
+        prepared = self._prepare(spec.name, ctx)
+        if isinstance(prepared, ToolResponse):
+            return prepared
+        sub_id, ctx = prepared
+        if spec.name == "generate":
+            await self.service.write_text(NOTES_PATH, research_notes(self.research))
+        try:
+            delegation = await self.run(spec, description, ctx, sub_id)
+        except DelegationDepthError as exc:
+            return refused(str(exc))
+        notes = await self._absorb(spec, delegation, sub_id)
+        return ok(
+            self._report(delegation, notes), paths=self.outputs if spec.name == "generate" else ()
+        )
+
+    def _prepare(self, name: str, ctx: dict[str, Any]) -> tuple[str | None, dict] | ToolResponse:
+        """The completed context of a task, or a refusal saying what to change."""
+        research = self.research
+        plan = research.plan
+        sub_id = str(ctx.get("subquestion") or ctx.get("subquestion_id") or "") or None
+        sub = plan.get(sub_id) if sub_id else None
+        download_only = name == "browser" and sub is None and bool(ctx.get("download"))
+        if name in ("search", "browser") and not download_only:
+            if sub is None:
+                ids = ", ".join(s.id for s in plan.subquestions)
+                return error(
+                    f'context must name the sub-question, e.g. {{"subquestion": "q1"}}; '
+                    f"the plan has {ids}."
+                )
+            new_round = name == "search" or self.last_kind.get(sub.id) == "browser"
+            if new_round and research.rounds[sub.id] >= research.max_rounds:
+                research.finished.add(sub.id)
+                return refused(
+                    f"no research rounds left for {sub.id} ({research.max_rounds} used); what "
+                    "is still missing stays recorded as not found. Move on."
+                )
+        question_ctx: dict[str, Any] = {"question": plan.question}
+        if sub is not None:
+            question_ctx |= {
+                "subquestion_id": sub.id,
+                "subquestion": sub.text,
+                "known_evidence_ids": research.best(sub.id, limit=10),
+                "missing": research.missing(sub.id),
+            }
+        if name == "search":
+            queries = [str(q) for q in ctx.get("queries") or [] if str(q).strip()]
+            if not queries:
+                tried = research.queries[sub.id]
+                suggested = research.suggestions(sub.id)["queries"] if tried else []
+                queries = suggested or [q for q in sub.queries if q not in tried] or sub.queries
+            return sub.id, {**question_ctx, "queries": queries[:3]}
+        if download_only:
+            docs = research.documents()[:DOWNLOADS_PER_TASK]
+            research.assigned_docs.update(docs)
+            extra = {"urls": [], "documents": docs, "max_downloads": DOWNLOADS_PER_TASK}
+            return None, {**question_ctx, **extra}
+        if name == "browser":
+            left = self.pages_left()
+            if left <= 0:
+                research.finished.add(sub.id)
+                return refused(
+                    f"the page budget ({self.settings.max_pages} pages) is spent; no more pages "
+                    "can be read in this run. Move on to the files and the report."
+                )
+            allowance = min(PAGES_PER_TASK, left)
+            given = [str(u) for u in ctx.get("urls") or []]
+            claimed = {u for urls in research.assigned.values() for u in urls}
+            urls = [
+                u
+                for u in dict.fromkeys(given)
+                if self._known_url(u) and u not in claimed and not research.fetched(u)
+            ][:allowance]
+            urls += research.reading_list(sub.id, max(0, allowance - len(urls)))
+            research.assigned[sub.id].extend(urls)
+            docs = research.documents()[:DOWNLOADS_PER_TASK]
+            research.assigned_docs.update(docs)
+            extra = {"urls": urls, "documents": docs, "max_downloads": DOWNLOADS_PER_TASK}
+            skipped = [u for u in given if u not in urls]
+            if skipped:
+                extra["not_read_again"] = skipped[:10]
+            return sub.id, {**question_ctx, **extra}
+        if name == "file":
+            paths = [str(p) for p in ctx.get("paths") or []] or (
+                ["/userinput/"] if not self.files_read else ["/workspace/downloads/"]
+            )
+            return None, {**question_ctx, "paths": paths, "skip": list(self.files_read)}
+        if name == "generate":
+            wanted = [f for f in ctx.get("formats") or [] if f in self.settings.formats]
+            return None, {
+                **question_ctx,
+                "formats": wanted or list(self.settings.formats),
+                "requirements": self.requirements(),
+                "from_paths": [NOTES_PATH],
+            }
+        return sub_id, {**question_ctx, **ctx}
+
+    def pages_left(self) -> int:
+        return self.settings.max_pages - self.research.ledger.pages.pages
+
+    def _known_url(self, url: str) -> bool:
+        """A URL the Host may hand on: a search result or a link of a page read."""
+        if url_key(url) in self.research.candidates:
+            return True
+        return any(
+            url == target for text in self.research.texts.values() for _, target in links(text)
+        )
+
+    def requirements(self) -> str:
+        """What the writer is asked for: the question, then any brief's requirements."""
+        lines = [self.research.plan.question]
+        if self.research.requirements:
+            lines += ["", "Requirements from the brief:"]
+            lines += [f"- {r}" for r in self.research.requirements]
+        return "\n".join(lines)
+
+    # -- running a worker ----------------------------------------------------------------
+
+    async def run(
+        self, spec: SubAgentSpec, description: str, ctx: dict[str, Any], sub_id: str | None
+    ) -> Delegation:
+        """Run one delegation to completion (or failure), under the depth cap and timeout."""
+        self._count += 1
+        delegation = Delegation(f"d{self._count}", spec.name, sub_id, description, ctx)
+        with delegation_scope(self.settings.depth_cap):
+            async with self.semaphore:
+                await self._run_worker(spec, delegation)
+        self.delegations.append(delegation)
+        if sub_id:
+            self.last_kind[sub_id] = spec.name
+        return delegation
+
+    async def _run_worker(self, spec: SubAgentSpec, delegation: Delegation) -> None:
+        started = time.perf_counter()
+        self.emit("delegation_start", delegation=delegation, title=spec.title or spec.name)
+        agent = None
+        try:
+            agent, guard, extra = await self.make_worker(spec)
+            msg = delegation_msg(spec, delegation.description, delegation.context)
+            await self.transcript.append(msg)
+            self.hub.add(agent)
+            timeout = self.settings.stage_timeouts.get(spec.name, self.settings.stage_timeout)
+            reply, timed_out = await run_with_timeout(
+                agent(msg, structured_model=spec.outcome), timeout
+            )
+            delegation.records = list(guard.records)
+            if timed_out:
+                delegation.status, delegation.error = "timed out", f"timed out after {timeout:g} s"
+            elif reply is not None and isinstance(reply.metadata, dict) and reply.metadata:
+                delegation.outcome = _validated(spec, reply.metadata)
+            check_allowlist(agent.toolkit, spec, extra=(*extra, FINISH))
+        except DelegationDepthError:
+            raise
+        except Exception as exc:  # one failed task must not sink the run
+            delegation.status = "failed"
+            delegation.error = scrub(f"{type(exc).__name__}: {exc}")
+        finally:
+            if agent is not None:
+                self.hub.delete(agent)
+            delegation.seconds = time.perf_counter() - started
+        outcome = Msg(
+            spec.name,
+            summarize(spec.name, delegation.records, delegation.outcome)
+            + (f"\nTask error: {delegation.error}" if delegation.error else ""),
+            "assistant",
+            metadata={"delegation": delegation.summary()},
+        )
+        await self.hub.broadcast(outcome)
+        await self.transcript.append(outcome)
+        self.emit("delegation_end", delegation=delegation)
+
+    # -- what a task leaves behind -------------------------------------------------------
+
+    async def _absorb(self, spec: SubAgentSpec, d: Delegation, sub_id: str | None) -> list[str]:
+        """Carry a finished task's results into the research state; notes for the report."""
+        research = self.research
+        done = [CallResult(r.name, r.input, r.text) for r in d.records if not r.failed]
+        carried = spec.carry(done) if spec.carry is not None else {}
+        notes: list[str] = []
+        if spec.name == "search" and sub_id:
+            research.rounds[sub_id] += 1
+        if spec.name == "browser" and sub_id and self._new_round_browse(sub_id):
+            research.rounds[sub_id] += 1
+        for result in carried.get("results", []):
+            target = sub_id or research.plan.subquestions[0].id
+            research.add_results(target, result["tool"], result["text"], result["query"])
+        if carried.get("pages") or spec.name == "browser":
+            new = await research.absorb_pages()
+            notes.append(f"{len(new)} new page(s) scored against every sub-question")
+        for read in carried.get("reads", []):
+            self.files_read.append(read["path"])
+            source = file_source(read["tool"], read["path"], read["text"])
+            if source is not None:
+                await research.absorb_file(source)
+        if "outputs" in carried:
+            self.outputs = list(carried["outputs"])
+            self.citations = int(carried.get("citations", 0))
+        for r in d.records:
+            if r.failed and r.name != FINISH:
+                research.failures.append(f"{r.name}: {r.text[:160]}")
+        research.update_plan()
+        if sub_id:
+            cov = research.coverage(sub_id)
+            step = {"round": research.rounds[sub_id], "subquestion": sub_id, "task": d.id}
+            step |= {"subagent": spec.name, "status": d.status, "coverage": cov.status}
+            step |= {"evidence": cov.items, "sources": cov.sources}
+            if spec.name == "search":
+                step["queries"] = list(d.context.get("queries", []))
+            if spec.name == "browser":
+                step["urls"] = list(d.context.get("urls", []))
+            research.plan.rounds.append(step)
+        self.emit("coverage", plan=research.plan, research=research)
+        return notes
+
+    def _new_round_browse(self, sub_id: str) -> bool:
+        kinds = [d.subagent for d in self.delegations if d.subquestion == sub_id]
+        return len(kinds) >= 2 and kinds[-1] == kinds[-2] == "browser"
+
+    def _report(self, d: Delegation, notes: list[str]) -> str:
+        """The task result the Host brain reads: outcome, coverage, what to do next."""
+        research = self.research
+        failed = sum(r.failed for r in d.records)
+        lines = [
+            f"Task {d.id} ({d.subagent}"
+            + (f", {d.subquestion}" if d.subquestion else "")
+            + f") {d.status}: {len(d.records)} tool calls, {failed} failed, {d.seconds:.1f} s."
+        ]
+        if d.error:
+            lines.append(f"Error: {d.error}")
+        if d.outcome:
+            lines.append(f"Outcome: {d.outcome.get('summary', '')}")
+            for gap in d.outcome.get("gaps") or []:
+                lines.append(f"- gap: {gap}")
+        lines.extend(f"Note: {n}." for n in notes)
+        facts: dict[str, Any] = {"task": d.id, "subagent": d.subagent, "status": d.status}
+        if d.subquestion:
+            facts["subquestion"] = d.subquestion
+        if d.subagent == "search" and d.subquestion:
+            read_next = research.reading_list(d.subquestion, PAGES_PER_TASK)
+            facts["read_next"] = read_next
+            lines.append(f"Most relevant unread pages for {d.subquestion}:")
+            lines.extend(
+                f"{i}. {url} — {research.candidates[url_key(url)].title[:100]}"
+                for i, url in enumerate(read_next, 1)
+            )
+        if d.subagent == "generate":
+            facts["outputs"] = self.outputs
+            facts["citations"] = self.citations
+            lines.append(
+                f"Reports: {', '.join(self.outputs) or 'none'}; {self.citations} citations."
+            )
+        report = research.report()
+        lines.append("Coverage:")
+        for row in report["subquestions"]:
+            lines.append(
+                f"- {row['id']} {row['status']}: {row['evidence']} evidence item(s) from "
+                f"{row['sources']} source(s), {row['rounds']} round(s) — {row['text']}"
+            )
+        suggestions = {
+            sid: research.suggestions(sid) for sid in research.open_gaps() if self.pages_left() > 0
+        }
+        facts["coverage"] = report["subquestions"]
+        facts["documents_left"] = len(research.documents())
+        facts["suggestions"] = suggestions
+        facts["budget"] = {
+            "pages_left": max(0, self.pages_left()),
+            "rounds_left": {
+                s.id: max(0, research.max_rounds - research.rounds[s.id])
+                for s in research.plan.subquestions
+            },
+        }
+        if suggestions:
+            lines.append("To close the gaps:")
+            for sid, found in suggestions.items():
+                lines.append(
+                    f"- {sid}: queries {json.dumps(found['queries'], ensure_ascii=False)}; "
+                    f"links {json.dumps(found['links'])}"
+                )
+        lines.append(json_block(facts))
+        return "\n".join(lines)
+
+
+def _validated(spec: SubAgentSpec, raw: dict[str, Any]) -> dict[str, Any] | None:
+    try:
+        return spec.outcome.model_validate(raw).model_dump()
+    except Exception:
+        return None
+
+
+async def run_with_timeout(coro: Any, timeout: float) -> tuple[Any, bool]:
+    """Await ``coro``, cancelling it after ``timeout`` seconds.
+
+    Returns the result and whether time ran out. Agents turn cancellation into an
+    interrupted reply instead of raising, so expiry is tracked here, not inferred.
+    """
+    task = asyncio.ensure_future(coro)
+    expired = False
+
+    def expire() -> None:
+        nonlocal expired
+        expired = True
+        task.cancel()
+
+    handle = asyncio.get_running_loop().call_later(timeout, expire)
+    try:
+        return await task, expired
+    except asyncio.CancelledError:
+        if not expired:
+            raise
+        return None, True
+    finally:
+        handle.cancel()
+
+
+async def task(
+    description: str,
+    subagent_type: str,
+    context: dict | None = None,
+    delegator: object = None,
+) -> ToolResponse:
+    """Delegate one task to a subagent and wait for it; the result reports the new coverage.
+
+    Subagents: "search" finds pages for one sub-question; "browser" reads pages for one
+    sub-question and quotes exact evidence; "file" reads the user's input files and the
+    downloaded documents; "generate" writes the report in the requested formats. Search
+    and browser tasks for different sub-questions may run at the same time. The result
+    lists every sub-question's status, the best unread pages after a search, and new
+    queries and links for the gaps.
+
+    Args:
+        description (str): What the subagent should do, in one or two sentences.
+        subagent_type (str): The subagent: "search", "browser", "file" or "generate".
+        context (dict, optional): A JSON object for the task. Search and browser tasks
+            must name the sub-question, e.g. {"subquestion": "q2"}; search may give
+            "queries" (short keyword queries), browser may give "urls" (search results or
+            links of pages read), file may give "paths", generate may give "formats".
+    """
+    if not isinstance(delegator, Delegator):
+        return error("task is not available here: only the Host delegates.")
+    return await delegator.task(description, subagent_type, context)
+
+
+__all__ = ["Delegation", "Delegator", "run_with_timeout", "task"]

@@ -1,0 +1,455 @@
+"""The Host's research state: what was searched, read and found for each sub-question.
+
+:class:`Research` is the mechanism behind the Host's judgement. It pools search results
+per sub-question and ranks them by expected relevance (title and snippet against the
+sub-question), scores every stored page and file extract against *every* sub-question
+(a page read for one part often answers another), keeps only sentences above the
+relevance threshold as evidence, checks coverage (verified items and distinct sources),
+and proposes how to close a gap: new queries from the sub-question's key terms and from
+the headings and link texts of pages already read, and in-site links whose text matches
+the gap. It never fetches anything itself.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any
+from urllib.parse import urlsplit
+
+import yaml
+
+from fs_service import FsError
+from subagents.evidence import EvidenceItem, EvidenceLedger, PageRecord, sidecar_path, url_key
+from subagents.relevance import Document, Focus, relevant, score_text
+from subagents.text import language, links, plain, terms
+
+from .planning import Plan, SubQuestion
+from .sources import FileSource, file_record
+
+#: Evidence items kept per page (or file) and sub-question.
+ITEMS_PER_SOURCE = 8
+#: A sub-question is answered with this many strongly relevant items from this many sources.
+ANSWERED_ITEMS, ANSWERED_SOURCES = 3, 2
+#: An item this relevant counts towards "answered"; weaker ones make a part partly answered.
+STRONG = 0.7
+#: A quote in another language than the question's competes at this share of its score.
+FOREIGN = 0.8
+DOCUMENT_SUFFIXES = (".pdf", ".xlsx", ".xls", ".csv", ".pptx", ".docx")
+
+
+def is_document(url: str) -> bool:
+    """Whether ``url`` names a document to download rather than a page to read."""
+    return urlsplit(url).path.lower().endswith(DOCUMENT_SUFFIXES)
+
+
+@dataclass
+class Candidate:
+    """A search result pooled across tools and sub-questions."""
+
+    url: str
+    title: str
+    snippet: str
+    tools: set[str] = field(default_factory=set)
+    rank: int = 99
+    scores: dict[str, float] = field(default_factory=dict)
+
+
+@dataclass
+class Source:
+    """A page or file extract the Host has scored."""
+
+    path: str
+    url: str
+    title: str
+    kind: str  # web | file
+    relevant_to: set[str] = field(default_factory=set)
+
+
+@dataclass
+class Coverage:
+    """How well one sub-question is answered so far."""
+
+    items: int
+    sources: int
+    status: str
+
+
+class Research:
+    """Search results, sources and evidence of a run, by sub-question.
+
+    Args:
+        plan: the run's plan (its sub-questions are the todo list).
+        ledger: the run's evidence ledger (and page registry).
+        service: a FileDomainService that can read ``/workspace/`` and write sources.
+        max_rounds: research rounds allowed per sub-question.
+    """
+
+    def __init__(self, plan: Plan, ledger: EvidenceLedger, service: Any, max_rounds: int) -> None:
+        self.plan, self.ledger, self.service = plan, ledger, service
+        self.max_rounds = max_rounds
+        self.focus: dict[str, Focus] = {s.id: plan.focus(s) for s in plan.subquestions}
+        self.candidates: dict[str, Candidate] = {}
+        self.sources: dict[str, Source] = {}
+        self.texts: dict[str, str] = {}
+        self.evidence: dict[str, dict[str, float]] = {s.id: {} for s in plan.subquestions}
+        self.rounds: dict[str, int] = {s.id: 0 for s in plan.subquestions}
+        self.queries: dict[str, list[str]] = {s.id: [] for s in plan.subquestions}
+        self.assigned: dict[str, list[str]] = {s.id: [] for s in plan.subquestions}
+        self.assigned_docs: set[str] = set()
+        self.failures: list[str] = []
+        self.requirements: list[str] = []
+        self.briefs: list[str] = []
+        self.finished: set[str] = set()
+
+    # -- search results --------------------------------------------------------------
+
+    def add_results(self, sub_id: str, tool: str, text: str, query: str) -> int:
+        """Pool the items of one search result text; returns how many were new."""
+        if query and query not in self.queries[sub_id]:
+            self.queries[sub_id].append(query)
+        try:
+            items = yaml.safe_load(text)
+        except yaml.YAMLError:
+            return 0
+        if not isinstance(items, list):
+            return 0
+        new = 0
+        for rank, item in enumerate(items):
+            if not isinstance(item, dict) or not str(item.get("url", "")).startswith("http"):
+                continue
+            url = str(item["url"])
+            key = url_key(url)
+            cand = self.candidates.get(key)
+            if cand is None:
+                cand = self.candidates[key] = Candidate(
+                    url, str(item.get("title", "")), str(item.get("snippet", ""))
+                )
+                new += 1
+                for sid, focus in self.focus.items():
+                    cand.scores[sid] = score_text(focus, f"{cand.snippet}", cand.title)
+            cand.tools.add(tool)
+            cand.rank = min(cand.rank, rank)
+        return new
+
+    def fetched(self, url: str) -> bool:
+        return self.ledger.pages.stored(url) is not None
+
+    def reading_list(self, sub_id: str, limit: int) -> list[str]:
+        """The best unread pages for a sub-question, most relevant first."""
+        pool = [
+            c
+            for c in self.candidates.values()
+            if not is_document(c.url)
+            and not self.fetched(c.url)
+            and c.url not in self.assigned[sub_id]
+        ]
+        pool.sort(key=lambda c: (-c.scores.get(sub_id, 0.0), -len(c.tools), c.rank, c.url))
+        return [c.url for c in pool[:limit]]
+
+    def documents(self) -> list[str]:
+        """Documents found by search or linked from pages read, not downloaded or handed
+        out yet, most relevant first."""
+        found = [
+            c
+            for c in self.candidates.values()
+            if is_document(c.url) and not self.fetched(c.url) and c.url not in self.assigned_docs
+        ]
+        found.sort(key=lambda c: (-max(c.scores.values(), default=0.0), c.rank, c.url))
+        return [c.url for c in found]
+
+    # -- sources ---------------------------------------------------------------------
+
+    async def absorb_pages(self) -> list[str]:
+        """Score every stored page not scored yet against every sub-question.
+
+        Returns the paths of the pages newly scored.
+        """
+        try:
+            entries = await self.service.walk_files("/workspace/pages/")
+        except FsError:
+            return []
+        new = []
+        for entry in sorted(entries, key=lambda e: e.path):
+            path = entry.path
+            if not path.endswith(".md") or path in self.sources:
+                continue
+            try:
+                text = await self.service.read_text(path)
+                record = PageRecord.from_json(await self.service.read_text(sidecar_path(path)))
+            except (FsError, ValueError, TypeError, KeyError):
+                continue
+            url = record.final_url or record.url
+            self._score(path, text, url, record.title, "web")
+            self._add_links(text, url, record.title)
+            new.append(path)
+        return new
+
+    def _add_links(self, text: str, page_url: str, title: str) -> None:
+        """A page's links become candidates: in-site pages scored by their link text (with
+        the page's title as context), documents for downloading."""
+        host = urlsplit(page_url).netloc
+        for anchor, target in links(text):
+            if not target.startswith(("http://", "https://")):
+                continue
+            key = url_key(target)
+            if key in self.candidates:
+                continue
+            inside = urlsplit(target).netloc == host
+            if not inside and not is_document(target):
+                continue
+            cand = self.candidates[key] = Candidate(target, anchor, "", {"link"}, 50)
+            for sid, focus in self.focus.items():
+                cand.scores[sid] = score_text(focus, f"{anchor}.", title)
+
+    async def absorb_file(self, source: FileSource) -> None:
+        """Store a file's extract and score it (a brief only gives requirements)."""
+        if source.brief:
+            self.briefs.append(source.file_path)
+            self.requirements.extend(r for r in source.requirements if r not in self.requirements)
+            return
+        if source.path in self.sources:
+            return
+        await self.service.write_text(source.path, source.text)
+        await self.service.write_text(sidecar_path(source.path), file_record(source).to_json())
+        self._score(source.path, source.text, source.file_path, source.title, "file")
+
+    def _score(self, path: str, text: str, url: str, title: str, kind: str) -> None:
+        doc = Document.of(text, title)
+        self.texts[path] = text
+        source = self.sources[path] = Source(path, url, title, kind)
+        for sid, focus in self.focus.items():
+            found = relevant(focus, doc)
+            found.sort(key=lambda x: (-(x.score + _informative(x.sentence.text)), x.sentence.start))
+            for scored in found[:ITEMS_PER_SOURCE]:
+                s = scored.sentence
+                item = self.ledger.add(
+                    EvidenceItem(
+                        url=url,
+                        span=s.text,
+                        start=s.start,
+                        end=s.end,
+                        page_path=path,
+                        locator=s.section if kind == "file" else "",
+                    )
+                )
+                old = self.evidence[sid].get(item.id, 0.0)
+                self.evidence[sid][item.id] = max(old, scored.score)
+                source.relevant_to.add(sid)
+
+    # -- coverage and gaps -------------------------------------------------------------
+
+    def coverage(self, sub_id: str) -> Coverage:
+        ids = self.evidence[sub_id]
+        urls = {item.url for i in ids if (item := self.ledger.get(i)) is not None}
+        strong = [i for i, score in ids.items() if score >= STRONG]
+        strong_urls = {item.url for i in strong if (item := self.ledger.get(i)) is not None}
+        if len(strong) >= ANSWERED_ITEMS and len(strong_urls) >= ANSWERED_SOURCES:
+            status = "answered"
+        elif ids:
+            status = "partly answered"
+        elif sub_id in self.finished or self.rounds[sub_id] >= self.max_rounds:
+            status = "not found"
+        elif self.rounds[sub_id]:
+            status = "in progress"
+        else:
+            status = "pending"
+        return Coverage(len(ids), len(urls), status)
+
+    def update_plan(self) -> None:
+        """Write each sub-question's status and best evidence ids into the plan."""
+        for sub in self.plan.subquestions:
+            cov = self.coverage(sub.id)
+            sub.status = cov.status
+            sub.evidence_ids = self.best(sub.id, limit=12)
+
+    def best(self, sub_id: str, limit: int) -> list[str]:
+        """The best evidence ids of a sub-question, alternating between sources."""
+        ranked = sorted(self.evidence[sub_id].items(), key=lambda kv: (-kv[1], kv[0]))
+        by_source: dict[str, list[str]] = {}
+        for ev_id, _ in ranked:
+            item = self.ledger.get(ev_id)
+            if item is not None:
+                by_source.setdefault(item.url, []).append(ev_id)
+        out: list[str] = []
+        while len(out) < limit and any(by_source.values()):
+            for ids in by_source.values():
+                if ids and len(out) < limit:
+                    out.append(ids.pop(0))
+        return out
+
+    def select(self, limit: int) -> dict[str, list[str]]:
+        """The evidence each sub-question's section quotes.
+
+        Globally greedy: the best remaining (sub-question, quote) pair is taken first, so
+        a quote goes to the part it answers best; no sentence appears twice in the report
+        (a near-duplicate counts as the same); within a section each further quote of the
+        same source, and a quote in another language than the question's, counts less;
+        dates, numbers and names count a little more.
+        """
+        items = {
+            i: item
+            for sub in self.plan.subquestions
+            for i in self.evidence[sub.id]
+            if (item := self.ledger.get(i)) is not None
+        }
+        pairs: dict[tuple[str, str], float] = {}
+        for sub in self.plan.subquestions:
+            for ev_id, score in self.evidence[sub.id].items():
+                if ev_id in items:
+                    value = score + _informative(items[ev_id].span)
+                    if language(items[ev_id].span) != self.plan.language:
+                        value *= FOREIGN
+                    pairs[(sub.id, ev_id)] = value
+
+        def stable(pair: tuple[str, str]) -> tuple[str, str, int]:
+            item = items[pair[1]]
+            return (pair[0], urlsplit(item.url).path + item.url, item.start)
+
+        chosen: dict[str, list[str]] = {s.id: [] for s in self.plan.subquestions}
+        per_source: dict[tuple[str, str], int] = {}
+        used: list[str] = []
+        taken: set[str] = set()
+        order = sorted(pairs, key=stable)
+        while order and any(len(ids) < limit for ids in chosen.values()):
+            best = max(
+                order,
+                key=lambda p: pairs[p] - 0.05 * per_source.get((p[0], items[p[1]].url), 0) ** 2,
+            )
+            order.remove(best)
+            sub_id, ev_id = best
+            if ev_id in taken or len(chosen[sub_id]) >= limit:
+                continue
+            item = items[ev_id]
+            if _near_duplicate(item.span, used):
+                taken.add(ev_id)
+                continue
+            chosen[sub_id].append(ev_id)
+            taken.add(ev_id)
+            used.append(item.span)
+            key = (sub_id, item.url)
+            per_source[key] = per_source.get(key, 0) + 1
+        return chosen
+
+    def open_gaps(self) -> list[str]:
+        """Sub-questions not answered yet that still have rounds left."""
+        return [
+            s.id
+            for s in self.plan.subquestions
+            if self.coverage(s.id).status != "answered"
+            and self.rounds[s.id] < self.max_rounds
+            and s.id not in self.finished
+        ]
+
+    def missing(self, sub_id: str) -> str:
+        """What is still missing for a sub-question, in words."""
+        cov = self.coverage(sub_id)
+        if cov.status == "answered":
+            return "nothing: answered by at least two sources"
+        if cov.items:
+            return (
+                f"more evidence from other sources ({cov.items} item(s) from {cov.sources} "
+                "source(s) so far)"
+            )
+        return "any relevant evidence"
+
+    def suggestions(self, sub_id: str) -> dict[str, list[str]]:
+        """New queries and links for a gap, from the key terms and the pages read so far."""
+        focus = self.focus[sub_id]
+        sub = self.plan.get(sub_id)
+        tried = set(self.queries[sub_id]) | set(sub.queries if sub else [])
+        wanted = {f.term for f in focus.facets} | {e for f in focus.facets for e in f.equivalents}
+        if not wanted:
+            wanted = set(focus.subject)
+        queries: list[str] = []
+        links_out: list[str] = []
+        for source in self.sources.values():
+            if source.kind != "web":
+                continue
+            text = self.texts.get(source.path, "")
+            for heading in re.findall(r"^#{1,6}\s+(.+)$", text, re.M):
+                if wanted & set(terms(heading)):
+                    queries.append(_query_from(plain(heading), focus))
+            host = urlsplit(source.url).netloc
+            for anchor, target in links(text):
+                if not target.startswith("http") or self.fetched(target) or is_document(target):
+                    continue
+                if wanted & set(terms(anchor)):
+                    queries.append(_query_from(anchor, focus))
+                    if urlsplit(target).netloc == host:
+                        links_out.append(target)
+        for query in sub.queries if sub else []:
+            queries.append(query)
+        fresh = [q for q in dict.fromkeys(queries) if q and q not in tried]
+        return {"queries": fresh[:3], "links": list(dict.fromkeys(links_out))[:4]}
+
+    # -- records -----------------------------------------------------------------------
+
+    def report(self) -> dict[str, Any]:
+        """Coverage of every sub-question, for task results and run.json."""
+        out = []
+        for sub in self.plan.subquestions:
+            cov = self.coverage(sub.id)
+            out.append(
+                {
+                    "id": sub.id,
+                    "text": sub.text,
+                    "status": cov.status,
+                    "evidence": cov.items,
+                    "sources": cov.sources,
+                    "rounds": self.rounds[sub.id],
+                    "missing": self.missing(sub.id),
+                }
+            )
+        return {"subquestions": out}
+
+    def answered(self) -> int:
+        """How many sub-questions have at least one relevant, verified item."""
+        return sum(1 for s in self.plan.subquestions if self.evidence[s.id])
+
+    def off_topic(self) -> list[Source]:
+        """Pages read that answer no sub-question."""
+        return [s for s in self.sources.values() if s.kind == "web" and not s.relevant_to]
+
+
+_FACT = re.compile(r"\b\d[\d,.]*\b|(?<=\s)[A-Z][a-z]+(?:[ -][A-Z][a-z]+)*|\d+年")
+
+
+def _informative(span: str) -> float:
+    """A small bonus for a quote that states facts: dates, numbers, named things."""
+    return min(0.05, 0.01 * len(_FACT.findall(plain(span))))
+
+
+def _near_duplicate(span: str, seen: list[str]) -> bool:
+    """Whether ``span`` says what one of ``seen`` already says (ignoring Markdown)."""
+    from rapidfuzz import fuzz
+
+    text = plain(span).lower()
+    return any(fuzz.token_set_ratio(text, plain(other).lower()) >= 88 for other in seen)
+
+
+def _query_from(text: str, focus: Focus) -> str:
+    """A short query: the subject's core words and the key words of ``text``."""
+    words = [w for w in re.findall(r"[\w'’-]+", text) if len(w) > 2][:5]
+    lead = _core_surface(focus)
+    return " ".join([lead, *[w for w in words if w.lower() not in lead.lower()]]).strip()
+
+
+def _core_surface(focus: Focus) -> str:
+    """The subject's core phrase as written in its sub-question ("Grand Canal")."""
+    if not focus.core:
+        return ""
+    if _cjk(focus.core[0]):
+        return focus.core[0]
+    found = []
+    for word in re.findall(r"[A-Za-z][\w'’-]*", focus.text):
+        if terms(word) and terms(word)[0] in focus.core and word not in found:
+            found.append(word)
+    return " ".join(found[-2:])
+
+
+def _cjk(text: str) -> bool:
+    return bool(re.match(r"[\u3400-\u9fff]", text))
+
+
+__all__ = ["Candidate", "Coverage", "Research", "Source", "SubQuestion", "is_document"]

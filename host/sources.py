@@ -1,0 +1,233 @@
+"""Input and downloaded files as sources: what a reader tool returned, kept citable.
+
+After the File subagent reads a file, the text its reader returned (the same text the
+model saw) is stored under ``/workspace/sources/`` as Markdown with one section per
+locator (``## Page 3``, ``## Slide 2``, ``## Sheet Cities``), beside a sidecar that names
+the file. Sentences of that text are scored against the sub-questions like a page's, and
+a citation of one is checked against the stored text like any other.
+
+A brief (a file telling the writer what to do: the length wanted, what to cover, which
+files to use for what) is not a source: its sections become requirements for the writer.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import unicodedata
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+
+from subagents.evidence import PageRecord
+
+SOURCES_DIR = "/workspace/sources/"
+#: Reader tools and the file type they read.
+READERS = {
+    "pdf_read_text": "PDF",
+    "pptx_read_outline": "slides",
+    "xlsx_read_cells": "spreadsheet",
+    "csv_read": "CSV",
+    "read_text_file": "text",
+    "image_qa": "image",
+}
+
+_PDF_PAGE = re.compile(r"^--- page (\d+) ---$", re.M)
+_SLIDE = re.compile(r"^Slide (\d+): (.*)$", re.M)
+_SHEET = re.compile(r"sheet '([^']*)'")
+_OCR = re.compile(r"Text found by OCR[^\n]*:\n", re.M)
+_BRIEF_HEADINGS = re.compile(
+    r"\b(brief|instructions?|requirements?|guidelines?|for the writer|notes for|should cover|"
+    r"what the report|length|deliverables?|question)\b|要求|说明|写作|篇幅|提纲|任务",
+    re.I,
+)
+_BRIEF_TITLE = re.compile(r"\b(research brief|brief|assignment|instructions)\b|任务书|要求", re.I)
+_LENGTH = re.compile(
+    r"(?:length wanted|length|篇幅)\s*[:：]?\s*\**\s*([^\n.;]*?(?:pages?|words?|页|字)[^\n.;]*)",
+    re.I,
+)
+
+
+@dataclass
+class FileSource:
+    """One file's extracted text as a stored, citable source."""
+
+    file_path: str
+    path: str
+    text: str
+    title: str
+    kind: str
+    brief: bool = False
+    requirements: list[str] = field(default_factory=list)
+
+
+def source_path(file_path: str) -> str:
+    """``/workspace/sources/<readable-name>-<hash>.md`` for a file's logical path."""
+    name = file_path.rsplit("/", 1)[-1]
+    ascii_only = unicodedata.normalize("NFKD", name).encode("ascii", "ignore").decode()
+    slug = re.sub(r"[^A-Za-z0-9]+", "-", ascii_only).strip("-").lower()[:60] or "file"
+    digest = hashlib.sha256(file_path.encode("utf-8", "surrogateescape")).hexdigest()[:10]
+    return f"{SOURCES_DIR}{slug}-{digest}.md"
+
+
+def _body(text: str) -> str:
+    """The tool's text without its first line (the "<path> — N pages" header)."""
+    return text.split("\n", 1)[1] if "\n" in text else ""
+
+
+def _pdf(text: str) -> str:
+    parts = _PDF_PAGE.split(_body(text))
+    out = []
+    for number, page in zip(parts[1::2], parts[2::2], strict=False):
+        page = re.sub(r"\n?\[(?:Pages|… page) [^\]]*\]\s*$", "", page.strip())
+        body = _pdf_blocks(page)
+        if body.strip():
+            out.append(f"## Page {number}\n\n{body}")
+    return "\n\n".join(out)
+
+
+def _pdf_blocks(page: str) -> str:
+    """A PDF page's lines as Markdown: short title-like lines become headings, wrapped
+    lines are joined into paragraphs, and stray list markers are dropped."""
+    lines = [ln.strip() for ln in page.splitlines()]
+    lines = [ln for ln in lines if ln and not re.fullmatch(r"(?:\d{1,3}[.)]?|[•·▪◦*-])", ln)]
+    blocks: list[str] = []
+    para: list[str] = []
+    for i, line in enumerate(lines):
+        following = lines[i + 1] if i + 1 < len(lines) else ""
+        if _heading_like(line) and following and not para:
+            blocks.append(f"### {line}")
+            continue
+        para.append(line)
+        if re.search(r"[.!?。！？:：]$", line) or _heading_like(following):
+            blocks.append(" ".join(para))
+            para = []
+    if para:
+        blocks.append(" ".join(para))
+    return "\n\n".join(blocks)
+
+
+def _paragraphs(text: str) -> str:
+    """Extracted text with line wraps undone inside paragraphs."""
+    blocks = re.split(r"\n\s*\n", text)
+    return "\n\n".join(re.sub(r"\s*\n\s*", " ", b).strip() for b in blocks if b.strip())
+
+
+def _heading_like(line: str) -> bool:
+    """A short line that names what follows: capitalised (or numbered "2. …"), few words,
+    no sentence mark, not a row of figures."""
+    line = re.sub(r"^\d{1,2}[.)]\s+", "", line)
+    if not line or re.search(r"[.!?。！？,，;；]$", line) or len(line) > 80:
+        return False
+    if re.search(r"\d\s*$", line) or len(re.findall(r"\d+", line)) >= 2:
+        return False
+    first = line[0]
+    return (first.isupper() or bool(re.match(r"[\u4e00-\u9fff]", first))) and (
+        len(line.split()) <= 8 if " " in line else len(line) <= 20
+    )
+
+
+def _slides(text: str) -> str:
+    parts = _SLIDE.split(_body(text))
+    out = []
+    for number, title, body in zip(parts[1::3], parts[2::3], parts[3::3], strict=False):
+        lines = []
+        for line in body.splitlines():
+            stripped = line.strip()
+            if not stripped or stripped.startswith("[+"):
+                continue
+            if stripped.startswith("Notes:"):
+                lines.append("\n" + stripped.removeprefix("Notes:").strip())
+            else:
+                lines.append("- " + stripped.lstrip("- ").strip())
+        out.append(f"## Slide {number}: {title.strip()}\n\n" + "\n".join(lines))
+    return "\n\n".join(out)
+
+
+def _table(text: str, tool: str) -> str:
+    """Spreadsheet and CSV results keep their rows as a table under their sheet's name."""
+    first = text.split("\n", 1)[0]
+    sheet = _SHEET.search(first)
+    heading = f"## Sheet {sheet.group(1)}" if sheet else "## Table"
+    rows = [ln for ln in _body(text).splitlines() if ln.startswith("|") or re.match(r"\d+: ", ln)]
+    return f"{heading}\n\n" + "\n".join(rows)
+
+
+def _image(text: str) -> str:
+    match = _OCR.search(text)
+    if match:
+        return "## Text in the image\n\n" + _paragraphs(text[match.end() :])
+    vision = text.split(":\n", 1)
+    return "## Description\n\n" + (vision[1].strip() if len(vision) == 2 else "")
+
+
+def extract_markdown(tool: str, text: str) -> str:
+    """The reader's text as Markdown with one ``##`` section per page, slide or sheet."""
+    if tool == "pdf_read_text":
+        return _pdf(text)
+    if tool == "pptx_read_outline":
+        return _slides(text)
+    if tool in ("xlsx_read_cells", "csv_read"):
+        return _table(text, tool)
+    if tool == "image_qa":
+        return _image(text)
+    return _body(text).strip()
+
+
+def requirements_of(text: str) -> tuple[bool, list[str]]:
+    """Whether a file is a brief, and the requirements it states for the writer."""
+    head = text[:400]
+    headings = re.findall(r"^#{1,6}\s+(.*)$", text, re.M)
+    labelled = [h for h in headings if _BRIEF_HEADINGS.search(h)]
+    is_brief = bool(_BRIEF_TITLE.search(head)) and (len(labelled) >= 1 or not headings)
+    if not is_brief:
+        return False, []
+    wanted: list[str] = []
+    length = _LENGTH.search(text)
+    if length:
+        wanted.append(f"Length wanted: {length.group(1).strip(' *')}")
+    for section in re.split(r"^#{1,6}\s+", text, flags=re.M)[1:]:
+        title, _, body = section.partition("\n")
+        if _BRIEF_HEADINGS.search(title) and not re.search(r"question|问题", title, re.I):
+            items = [
+                re.sub(r"\s+", " ", ln.strip(" -*\t")).strip()
+                for ln in re.split(r"\n\s*\n|\n(?=\s*(?:[-*]|\d+[.)])\s)", body)
+                if ln.strip()
+            ]
+            wanted.extend(f"{title.strip()}: {item}" for item in items if item)
+    return True, wanted
+
+
+def file_record(source: FileSource) -> PageRecord:
+    """The sidecar of a stored file extract."""
+    return PageRecord(
+        url=source.file_path,
+        final_url=source.file_path,
+        fetched_at=datetime.now(UTC).isoformat(timespec="seconds"),
+        sha256=hashlib.sha256(source.text.encode("utf-8")).hexdigest(),
+        tier="file",
+        extractor=source.kind,
+        markdown_path=source.path,
+        title=source.title,
+        content_type=source.kind,
+        kind="file",
+    )
+
+
+def file_source(tool: str, file_path: str, text: str) -> FileSource | None:
+    """The source made of one successful reader result, or None when it holds no text."""
+    if tool not in READERS:
+        return None
+    body = extract_markdown(tool, text)
+    if not body.strip():
+        return None
+    name = file_path.rsplit("/", 1)[-1]
+    brief, wanted = requirements_of(body)
+    return FileSource(
+        file_path=file_path,
+        path=source_path(file_path),
+        text=body + "\n",
+        title=name,
+        kind=READERS[tool],
+        brief=brief,
+        requirements=wanted,
+    )

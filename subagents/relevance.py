@@ -1,0 +1,589 @@
+"""How well a sentence answers a sub-question: an absolute score in [0, 1].
+
+A sub-question is turned into a :class:`Focus`:
+
+- its **subject**, the entity the whole question is about (the terms it shares with its
+  sibling sub-questions, e.g. *Grand Canal*), with a **core** phrase (*grand canal*,
+  *大运河*) that a page about that entity uses;
+- its **facets**, the terms that make this part of the question different from the others
+  (*built*; *supplied*, *water*; *decline*), each with the words that say the same thing
+  in research writing (*built* ~ *constructed*, *dug*; *today* ~ *still*, *now*);
+- its **kind** (when / how many / why / …), for which a date, a number or a cause is a
+  sign of an answer.
+
+A sentence scores the product of a subject score (is the page, better the sentence, about
+the subject?) and a facet score (the weighted geometric mean of how each facet is met: in
+the sentence, by an equivalent word, only in its section heading or the page title, or
+not at all). A missing facet pulls the score down hard, so a page about canal pumps does
+not answer "How do heat pumps work?". Rare words weigh more than common ones (word
+frequencies from ``wordfreq``). Sentences at or above :data:`THRESHOLD` are evidence.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from functools import lru_cache
+
+from .text import (
+    CJK,
+    STOP_WORDS,
+    Sentence,
+    headings,
+    is_cjk,
+    passages,
+    plain,
+    stem,
+    terms,
+    words,
+)
+
+#: A sentence scoring at least this is relevant evidence for its sub-question.
+THRESHOLD = 0.45
+
+#: Verbs and nouns that frame a question without saying what it is about.
+_SCAFFOLD_TEXT0 = (
+    "work works worked working play plays played keep kept happen happened "
+    "make made get got take took go went come came give gave put look seem "
+    "become became exist mean thing things way ways kind type sort know "
+    "known tell explain describe role roles importance significance"
+)
+_SCAFFOLD_TEXT1 = "解决 问题 发挥 起到 进行 情况 方面 怎么样 样 又 还 作用 意义"
+SCAFFOLD = frozenset(stem(w) for w in (_SCAFFOLD_TEXT0.split())) | frozenset(
+    _SCAFFOLD_TEXT1.split()
+)
+
+#: Words that say the same thing in research writing, by facet. A sub-question's facet
+#: term found in a group is met by any word of the group (at a slightly lower score).
+EQUIVALENTS: tuple[frozenset[str], ...] = tuple(
+    frozenset(stem(w) if not CJK.match(w) else w for w in group.split())
+    for group in (
+        "build built rebuild rebuilt construct construction dig dug excavate cut complete "
+        "completed open opened reopen realign realignment restore restoration engineer origin "
+        "found founded establish create join link linked extend 修建 建造 开凿 兴建 修筑 建成 开通 "
+        "开挖 疏浚 建设 营建 凿 起源 历史 最早 创立 成立 创建 始建",
+        "decline declined decay collapse abandon abandoned silt fall fell end ceased disuse "
+        "obsolete replaced lost ruin 衰落 衰败 没落 废弃 淤塞 中断 停止 断航 废止 衰退",
+        "today now nowadays still modern current currently present contemporary recent "
+        "recently 今天 如今 现在 目前 当今 现代 当代 仍 仍然 至今",
+        "use used function purpose serve served 功能 用途 地位 价值",
+        "supply supplied feed fed provide source deliver divert 水源 供水 补水 引水 来源 蓄水 调水",
+        "cause caused reason because due led result factor 原因 因为 由于 导致 造成",
+        "length long km kilometre kilometer mile size large 长度 公里 里程 千米 规模",
+        "cost price spend spent budget expense 成本 价格 费用 造价",
+    )
+)
+
+_LINK = re.compile(r"!?\[([^\]]*)\]\([^)\s]*(?:\s+\"[^\"]*\")?\)")
+_ANAPHORA = re.compile(
+    r"(?:(?:When|After|As|But|And|So|Then)\s+)?(?:it|its|they|them|their|this|these|those|such|"
+    r"he|she|his|her|several of them)\b|[它其该这此他她]",
+    re.I,
+)
+_DATE = re.compile(r"\b(1[0-9]{3}|20[0-9]{2}|[1-9][0-9]{0,2}\s?(?:BCE|BC|CE|AD))\b|\d{2,4}\s?年")
+_NUMBER = re.compile(r"\d[\d,.]*\s?(?:%|km|kilomet|mile|m\b|metre|meter|ton|tonne|people|per)|\d")
+_CAUSE = re.compile(
+    r"\b(because|due to|led to|caused|as a result|so that|therefore|owing to|cut off)\b"
+    r"|因为|由于|导致|造成|因此|所以",
+    re.I,
+)
+
+
+@lru_cache(maxsize=4096)
+def weight(term: str) -> float:
+    """How much a term says: rare words weigh more (1 to 5)."""
+    from wordfreq import zipf_frequency
+
+    lang = "zh" if CJK.match(term) else "en"
+    zipf = zipf_frequency(term, lang)
+    if zipf == 0.0 and lang == "en":
+        zipf = max(zipf_frequency(term + "s", lang), zipf_frequency(term + "e", lang))
+    return max(1.0, min(5.0, 7.5 - zipf)) if zipf else 5.0
+
+
+def question_kind(text: str) -> str:
+    """``when``, ``number``, ``why``, ``who``, ``where``, ``how`` or ``what``."""
+    low = text.lower()
+    if re.search(r"\bwhen\b|what year|which year|何时|什么时候|哪一年|哪年", low):
+        return "when"
+    if re.search(r"\bhow (many|much|long|far|big|large|tall|high|deep)\b|多少|多长|多大|多远", low):
+        return "number"
+    if re.search(r"\bwhy\b|为什么|为何|原因", low):
+        return "why"
+    if re.search(r"\bwho\b|谁", low):
+        return "who"
+    if re.search(r"\bwhere\b|哪里|何处|在哪", low):
+        return "where"
+    if re.search(r"\bhow\b|如何|怎样|怎么", low):
+        return "how"
+    return "what"
+
+
+@dataclass(frozen=True)
+class Facet:
+    """One thing a sub-question asks about, and the words that meet it."""
+
+    term: str
+    weight: float
+    equivalents: frozenset[str] = frozenset()
+    phrase: int = 0  # facets written side by side ("supplied with water") share a phrase
+
+
+@dataclass(frozen=True)
+class Focus:
+    """What a sub-question is about, ready to score sentences against."""
+
+    text: str
+    subject: tuple[str, ...]
+    core: tuple[str, ...]
+    facets: tuple[Facet, ...]
+    kind: str = "what"
+    subject_weights: dict[str, float] = field(default_factory=dict, compare=False, hash=False)
+
+    @property
+    def historical(self) -> bool:
+        """Whether the sub-question asks about the past: building, founding or decline, or
+        in the past tense ("How *was* it supplied?"), so that dates help answer it."""
+        history = EQUIVALENTS[0] | EQUIVALENTS[1]
+        if any(f.term in history for f in self.facets):
+            return True
+        return bool(re.search(r"\b(was|were|did|had)\b|曾|过去|历史上|古代|当年", self.text, re.I))
+
+    @classmethod
+    def build(cls, subquestion: str, siblings: Sequence[str] = (), question: str = "") -> Focus:
+        """The focus of ``subquestion`` among the sub-questions of its plan.
+
+        The subject is the entity the whole ``question`` names (see :func:`entity`) plus
+        the terms shared with at least half of the other sub-questions; the rest are
+        facets. Without siblings or an entity, all terms are subject, and all must be met.
+        """
+        own = [t for t in dict.fromkeys(terms(subquestion)) if t not in SCAFFOLD]
+        surface = _surface_forms(subquestion)
+        named = entity(question or subquestion)
+        entity_terms = set(terms(named))
+        others = [set(terms(s)) for s in siblings if s != subquestion]
+        need = max(1, math.ceil(len(others) / 2))
+        shared = {t for t in own if others and sum(t in o for o in others) >= need}
+        subject = [t for t in own if t in entity_terms or t in shared]
+        if not subject:
+            subject = own
+        phrases = _phrases(subquestion, [t for t in own if t not in subject])
+        facets = tuple(
+            Facet(t, weight(surface.get(t, t)), _equivalents(t), phrases[t])
+            for t in own
+            if t not in subject
+        )
+        return cls(
+            text=subquestion,
+            subject=tuple(subject),
+            core=_core(named or subquestion, tuple(subject)),
+            facets=facets,
+            kind=question_kind(subquestion),
+            subject_weights={t: weight(surface.get(t, t)) for t in subject},
+        )
+
+    def query_terms(self) -> list[str]:
+        """Subject and facet terms, rarest first within each group."""
+        return [*self.subject, *(f.term for f in self.facets)]
+
+
+def _phrases(text: str, facet_terms: list[str]) -> dict[str, int]:
+    """Each facet term's phrase: terms separated only by small words share one."""
+    wanted = set(facet_terms)
+    phrase, gap, out = 0, 99, {}
+    for word in words(text):
+        term = stem(word.strip("'"))
+        if term in wanted and term not in out:
+            if gap > 2:
+                phrase += 1
+            out[term] = phrase
+            gap = 0
+        elif word in STOP_WORDS or len(word) < 2:
+            gap += 1
+        else:
+            gap = 99
+    return {t: out.get(t, i + 1000) for i, t in enumerate(facet_terms)}
+
+
+def _surface_forms(text: str) -> dict[str, str]:
+    """Each term of ``text`` mapped to a word it was written as (word frequencies need
+    words, not stems)."""
+    out: dict[str, str] = {}
+    for word in words(text, search=True):
+        for part in word.split("-"):
+            out.setdefault(stem(part.strip("'")), part.strip("'"))
+    return out
+
+
+def _equivalents(term: str) -> frozenset[str]:
+    found: set[str] = set()
+    for group in EQUIVALENTS:
+        if term in group:
+            found |= group
+    return frozenset(found - {term})
+
+
+def _core(phrase: str, subject: tuple[str, ...]) -> tuple[str, ...]:
+    """The subject's head: the last two terms of its phrase (en) or its main word (zh)."""
+    if not subject:
+        return ()
+    if is_cjk(phrase):
+        longest = max((w for w in words(phrase) if CJK.match(w)), key=len, default="")
+        subs = [s for s in subject if len(s) >= 3 and s in longest]
+        return (min(subs, key=len),) if subs else (max(subject, key=len),)
+    order = [t for t in terms(phrase) if t in subject] or list(subject)
+    return tuple(order[-2:])
+
+
+_QUESTION_TEXT = "how why what when where which who whom whose"
+_QUESTION_WORDS = frozenset(_QUESTION_TEXT.split())
+_AUX_TEXT = "is are was were do does did can could will would should has have had may might must"
+_AUX = frozenset(_AUX_TEXT.split())
+_ARTICLES_TEXT = "the a an its their this these those"
+_ARTICLES = frozenset(_ARTICLES_TEXT.split())
+_ZH_QUESTION = (
+    "如何",
+    "为什么",
+    "为何",
+    "哪些",
+    "何时",
+    "什么",
+    "怎样",
+    "怎么",
+    "是否",
+    "多少",
+    "哪里",
+)
+
+
+def entity(question: str) -> str:
+    """The entity a question is about, as written ("China's Beijing-Hangzhou Grand Canal").
+
+    Its longest run of capitalised words when it has one; otherwise the noun phrase of its
+    first clause: after "of" ("the health effects of *microplastics*"), or between the
+    auxiliary and the verb ("how do *heat pumps* work"), or after the verb ("what caused
+    *the 2008 financial crisis*"). For Chinese, what comes before 是/如何/为什么 ….
+    """
+    question = " ".join(question.split())
+    if is_cjk(question):
+        first = re.split(r"[，,。？?！!；;]", question)[0]
+        match = re.search(r"(是|在|有|的)?(" + "|".join(_ZH_QUESTION) + ")", first)
+        found = first[: match.start()].strip() if match else ""
+        return found if 2 <= len(found) <= 20 else ""
+    tokens = re.findall(r"[A-Za-z0-9][\w'’-]*", question)
+    runs: list[list[str]] = []
+    run: list[str] = []
+    for i, tok in enumerate(tokens):
+        low = tok.lower()
+        capital = tok[0].isupper() and not (i == 0 and low in _QUESTION_WORDS)
+        if capital and low not in _AUX and low not in _QUESTION_WORDS and low != "i":
+            run.append(tok)
+        else:
+            if run:
+                runs.append(run)
+            run = []
+    if run:
+        runs.append(run)
+    if runs:
+        return " ".join(max(runs, key=len))
+    first = re.split(r"[?;,]|\s+and\s+(?=(?:how|why|what|when|where|which|who)\b)", question)[0]
+    words_ = first.split()
+    if " of " in f" {first.lower()} ":
+        after = first.lower().rsplit(" of ", 1)[1].split()
+        phrase = _noun_run(after)
+        if phrase:
+            return phrase
+    if len(words_) >= 3 and words_[0].lower() in _QUESTION_WORDS:
+        return _noun_run([w.lower() for w in words_[2:]])
+    return ""
+
+
+def _noun_run(tokens: list[str]) -> str:
+    """Leading words of ``tokens`` up to the first verb-like word or preposition."""
+    out: list[str] = []
+    for tok in tokens:
+        tok = tok.strip(".,?!")
+        if tok in _ARTICLES and not out:
+            continue
+        if (
+            tok in _AUX
+            or tok in STOP_WORDS
+            or stem(tok) in SCAFFOLD
+            or (out and (tok.endswith("ed") or tok.endswith("ing")))
+        ):
+            break
+        out.append(tok)
+    return " ".join(out)
+
+
+# --- texts to score ------------------------------------------------------------------
+
+
+@dataclass
+class Scored:
+    """A sentence with its score for one focus."""
+
+    sentence: Sentence
+    score: float
+
+
+@dataclass
+class Document:
+    """A page or file extract prepared for scoring: its sentences, headings and terms."""
+
+    text: str
+    title: str = ""
+    sentences: list[Sentence] = field(default_factory=list)
+    sentence_terms: list[set[str]] = field(default_factory=list)
+    sentence_seq: list[list[str]] = field(default_factory=list)
+    anchor_terms: list[set[str]] = field(default_factory=list)
+    section_terms: dict[str, set[str]] = field(default_factory=dict)
+    heading_terms: set[str] = field(default_factory=set)
+    title_terms: set[str] = field(default_factory=set)
+    counts: Counter = field(default_factory=Counter)
+    lowered: str = ""
+
+    @classmethod
+    def of(cls, text: str, title: str = "") -> Document:
+        sentences = passages(text)
+        doc = cls(text=text, title=title, sentences=sentences)
+        doc.sentence_seq = [terms(_LINK.sub(r"\1", s.text)) for s in sentences]
+        doc.sentence_terms = [set(terms(_LINK.sub(" ", s.text))) for s in sentences]
+        doc.anchor_terms = [set(terms(" ".join(_LINK.findall(s.text)))) for s in sentences]
+        doc.title_terms = set(terms(title))
+        for heading in headings(text):
+            doc.section_terms.setdefault(heading, set(terms(heading)))
+            doc.heading_terms |= doc.section_terms[heading]
+        doc.counts = Counter(terms(plain(title) + "\n" + text))
+        doc.lowered = _normal(plain(title) + " " + plain(text))
+        return doc
+
+
+def _normal(text: str) -> str:
+    return " ".join(stem(w) for w in words(text) if w not in ("'",))
+
+
+_CAP_RUN = re.compile(r"\b(?:[A-Z][\w'’]*\s+)+[A-Z][\w'’]*")
+
+
+def _other_names_masked(text: str, core: tuple[str, ...]) -> str:
+    """``text`` with longer names built on the subject masked: "China Grand Canal Museum"
+    and "Grand Canal Forest Park" name something else than the Grand Canal."""
+    if not core or CJK.match(core[0]):
+        return text
+
+    def mask(match: re.Match[str]) -> str:
+        names = [stem(w.lower()) for w in match.group(0).split()]
+        if set(core) <= set(names) and names[-1] not in core:
+            return " "
+        return match.group(0)
+
+    return _CAP_RUN.sub(mask, text)
+
+
+def _has_core(core: tuple[str, ...], text_terms: Sequence[str] | str) -> bool:
+    if not core:
+        return False
+    if isinstance(text_terms, str):
+        return (" ".join(core)) in text_terms or (
+            len(core) == 1 and CJK.match(core[0]) is not None and core[0] in text_terms
+        )
+    joined = " ".join(text_terms)
+    return " ".join(core) in joined
+
+
+def _facet_match(
+    facet: Facet,
+    sentence: set[str],
+    title: set[str],
+    heading: set[str],
+    anchors: set[str],
+    salience: float,
+    near: bool = True,
+) -> float:
+    """How a sentence meets a facet.
+
+    1 when it says the word, 0.85 an equivalent one, each a little less when the word is
+    not ``near`` the subject (the sentence may be about building something else). A page
+    whose title names the facet is about it, so each of its sentences meets it (1, or
+    0.9 by an equivalent); the
+    heading of its section counts a little less (0.9, 0.8); a word that is only the text
+    of a link, 0.6. Otherwise a facet is met only as far as the whole page is about it
+    (``salience``), and not at all on a page about something else.
+    """
+    group = facet.equivalents
+    if facet.term in sentence:
+        return 1.0 if near else 0.85
+    if facet.term in title:
+        return 1.0
+    if facet.term in heading or group & title:
+        return 0.9
+    if group & sentence:
+        return 0.85 if near else 0.75
+    if group & heading:
+        return 0.8
+    if facet.term in anchors or group & anchors:
+        return 0.6
+    return max(0.05, 0.55 * salience)
+
+
+def _near(facet: Facet, focus: Focus, seq: list[str], window: int = 6) -> bool:
+    """Whether a word meeting the facet stands within ``window`` terms of the subject's
+    head word (or, for a sentence without it, whether the facet is there at all)."""
+    head = focus.core[-1] if focus.core else ""
+    group = {facet.term} | facet.equivalents
+    heads = [i for i, t in enumerate(seq) if t == head]
+    hits = [i for i, t in enumerate(seq) if t in group]
+    if not heads or not hits or CJK.match(head or "a"):
+        return True
+    return min(abs(i - j) for i in heads for j in hits) <= window
+
+
+def _salience(facet: Facet, doc: Document) -> float:
+    """How much a page is about a facet: 1 in its title, 0.8 in a heading, else by mentions."""
+    group = {facet.term} | facet.equivalents
+    if group & doc.title_terms:
+        return 1.0
+    if group & doc.heading_terms:
+        return 0.8
+    mentions = sum(doc.counts[t] for t in group)
+    return 0.8 * min(1.0, mentions / (4 + sum(doc.counts.values()) / 150))
+
+
+def _phrase_scores(facets: tuple[Facet, ...], matches: list[float]) -> list[tuple[float, float]]:
+    """``(match, weight)`` per phrase. Within a phrase a missing word is tolerated (0.35)
+    when another word of it is met; across phrases every one must be met."""
+    groups: dict[int, list[tuple[float, float]]] = {}
+    for facet, match in zip(facets, matches, strict=True):
+        groups.setdefault(facet.phrase, []).append((match, facet.weight))
+    out = []
+    for members in groups.values():
+        total = sum(w for _, w in members)
+        if max(m for m, _ in members) <= 0.05:
+            out.append((0.05, total))
+            continue
+        out.append((sum(max(m, 0.35) * w for m, w in members) / total, total))
+    return out
+
+
+def _geometric(pairs: list[tuple[float, float]]) -> float:
+    total = sum(w for _, w in pairs)
+    if not total:
+        return 1.0
+    return math.exp(sum(w * math.log(m) for m, w in pairs) / total)
+
+
+def _subject_score(focus: Focus, doc: Document, index: int, context: set[str]) -> float:
+    """Is the sentence (or at least its page) about the subject?"""
+    sentence_terms = doc.sentence_terms[index]
+    if focus.facets:  # the subject is the backdrop: the page must be about it
+        own = _other_names_masked(plain(doc.sentences[index].text), focus.core)
+        said = _normal(own)
+        own_terms = set(terms(own)) if own != plain(doc.sentences[index].text) else sentence_terms
+        if _has_core(focus.core, said) or (
+            focus.core and set(focus.core) <= own_terms and len(focus.core) == 1
+        ):
+            return 1.0
+        on_page = _has_core(focus.core, doc.lowered)
+        if on_page and focus.core and focus.core[-1] in own_terms:
+            return 0.95  # "the canal" on a page about the Grand Canal
+        if on_page:
+            return 0.8
+        total = sum(focus.subject_weights.values()) or 1.0
+        present = sum(w for t, w in focus.subject_weights.items() if doc.counts[t])
+        return 0.5 * present / total
+    # the subject is the question: every term of it must be met, in the sentence at best
+    pairs = []
+    for term, w in focus.subject_weights.items():
+        m = 1.0 if term in sentence_terms else 0.6 if term in context else 0.1
+        pairs.append((m, w))
+    score = _geometric(pairs)
+    said = _normal(doc.sentences[index].text)
+    if len(focus.core) > 1 and not _has_core(focus.core, said) and score == 1.0:
+        score = 0.9  # the words are there but not as the phrase asked about
+    return score
+
+
+def score_sentence(focus: Focus, doc: Document, index: int) -> float:
+    """The relevance of sentence ``index`` of ``doc`` to ``focus``, in [0, 1]."""
+    sentence = doc.sentences[index]
+    title = doc.title_terms
+    heading = doc.section_terms.get(sentence.section, set())
+    anchors = doc.anchor_terms[index]
+    subject = _subject_score(focus, doc, index, title | heading | anchors)
+    said = doc.sentence_terms[index]
+    salience = [_salience(f, doc) for f in focus.facets]
+    seq = doc.sentence_seq[index]
+    matches = [
+        _facet_match(f, said, title, heading, anchors, sal, _near(f, focus, seq))
+        for f, sal in zip(focus.facets, salience, strict=True)
+    ]
+    facets = _geometric(_phrase_scores(focus.facets, matches))
+    score = subject * facets
+    if salience:  # an incidental mention on a page about something else counts less
+        score *= 0.5 + 0.5 * sum(salience) / len(salience)
+    text = sentence.text
+    score *= _time_agreement(focus, text)
+    if _ANAPHORA.match(plain(text)):
+        score *= 0.85  # leans on the sentence before it: less use on its own
+    if (focus.kind == "when" or focus.historical) and _DATE.search(text):
+        score += 0.08
+    elif focus.kind == "number" and _NUMBER.search(text):
+        score += 0.1
+    if focus.kind == "why" and _CAUSE.search(text):
+        score += 0.05
+    return min(1.0, score)
+
+
+_YEAR = re.compile(r"\b(1[0-9]{3}|20[0-9]{2})\b|(\d{4})\s?年")
+_NOW = re.compile(
+    r"\b(today|now|nowadays|currently|present-day|twenty-first century|21st century)\b"
+    r"|今天|如今|现在|目前|当今",
+    re.I,
+)
+#: Years at most this old count as the present for a question about today.
+RECENT_YEARS = 75
+
+
+def _time_agreement(focus: Focus, text: str) -> float:
+    """Less for a sentence about the present when the question asks about the past, and
+    for one only about the past when it asks about today."""
+    years = [int(a or b) for a, b in _YEAR.findall(text)]
+    recent = datetime.now(UTC).year - RECENT_YEARS
+    now = bool(_NOW.search(text)) or (bool(years) and min(years) >= recent)
+    past = bool(years) and max(years) < recent and not _NOW.search(text)
+    today = any(f.term in EQUIVALENTS[2] for f in focus.facets)
+    if focus.historical and not today and now:
+        return 0.8
+    if today and past:
+        return 0.8
+    return 1.0
+
+
+def relevant(
+    focus: Focus, doc: Document, threshold: float = THRESHOLD, complete_only: bool = True
+) -> list[Scored]:
+    """The sentences of ``doc`` scoring at least ``threshold`` for ``focus``, best first."""
+    out = []
+    for i, sentence in enumerate(doc.sentences):
+        if complete_only and not sentence.complete:
+            continue
+        score = score_sentence(focus, doc, i)
+        if score >= threshold:
+            out.append(Scored(sentence, score))
+    out.sort(key=lambda s: (-s.score, s.sentence.start))
+    return out
+
+
+def score_text(focus: Focus, text: str, title: str = "") -> float:
+    """The relevance of a short text (a search result's title and snippet) to ``focus``."""
+    doc = Document.of(text if text.strip() else title, title)
+    if not doc.sentences:
+        doc = Document.of(f"{title}.", title)
+    if not doc.sentences:
+        return 0.0
+    return max(score_sentence(focus, doc, i) for i in range(len(doc.sentences)))

@@ -1,0 +1,170 @@
+"""What the tools need to know about their world, as one typed object.
+
+The Host builds a :class:`ToolSettings` once per run (from its configuration, which reads
+the environment) and injects it into the tools that need it; no tool reads
+``os.environ``. Keys live in :class:`Keys`, whose ``repr`` never shows a value, so a
+settings object can be logged or printed without leaking one.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import os
+import re
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
+
+from .secrets import SECRET_VARS
+
+IPNetwork = ipaddress.IPv4Network | ipaddress.IPv6Network
+IPAddress = ipaddress.IPv4Address | ipaddress.IPv6Address
+
+#: Search sources whose base URL ``QUARTET_<NAME>_URL`` may override.
+SOURCE_NAMES = ("google", "bing", "sogou", "github", "wiki")
+DEFAULT_SEARCH_TIMEOUT = 10.0
+_LANG = re.compile(r"^[a-z][a-z0-9-]{1,15}$")
+
+
+class SettingsError(ValueError):
+    """A setting is malformed; the message names it and says what is expected."""
+
+
+class Keys(Mapping[str, str]):
+    """Credential values by variable name; never shown by ``repr`` or ``str``."""
+
+    def __init__(self, values: Mapping[str, str] | None = None) -> None:
+        self._values = {k: v.strip() for k, v in (values or {}).items() if v and v.strip()}
+
+    def __getitem__(self, name: str) -> str:
+        return self._values[name]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._values)
+
+    def __len__(self) -> int:
+        return len(self._values)
+
+    def __repr__(self) -> str:
+        return f"Keys({sorted(self._values)})"
+
+    __str__ = __repr__
+
+    def get_key(self, name: str) -> str | None:
+        """The value of key ``name``, or None when it is not set."""
+        return self._values.get(name)
+
+    def redactable(self) -> list[str]:
+        """Every value long enough to be replaced in text without false matches."""
+        return [v for v in self._values.values() if len(v) >= 6]
+
+
+@dataclass(frozen=True)
+class NetworkPolicy:
+    """Which hosts the Browser may reach beyond the public web, and whether only those.
+
+    ``entries`` are host names, addresses or CIDRs exempt from the private-address
+    refusal; with ``only`` set, nothing else may be reached at all.
+    """
+
+    hosts: frozenset[str] = frozenset()
+    networks: tuple[IPNetwork, ...] = ()
+    only: bool = False
+
+    @classmethod
+    def parse(cls, value: str, only: bool = False) -> NetworkPolicy:
+        """``"127.0.0.1,localhost,10.0.0.0/8"`` → a policy."""
+        hosts: set[str] = set()
+        networks: list[IPNetwork] = []
+        for entry in (e.strip().lower() for e in value.split(",")):
+            if not entry:
+                continue
+            try:
+                networks.append(ipaddress.ip_network(entry.strip("[]"), strict=False))
+            except ValueError:
+                hosts.add(entry.rstrip("."))
+        return cls(frozenset(hosts), tuple(networks), only)
+
+    def host_allowed(self, host: str) -> bool:
+        return host in self.hosts
+
+    def address_allowed(self, address: IPAddress) -> bool:
+        return any(address in net for net in self.networks if net.version == address.version)
+
+
+def playwright_browsers_dir() -> str:
+    """Where Playwright keeps its own browsers: its ``PLAYWRIGHT_BROWSERS_PATH``, else its
+    default. Playwright reads that variable itself; this mirrors it so that the browser
+    session can tell whether Playwright's Chromium is installed."""
+    return os.environ.get("PLAYWRIGHT_BROWSERS_PATH") or "~/.cache/ms-playwright"
+
+
+def network_policy(settings: object) -> NetworkPolicy:
+    """The network policy of injected ``settings`` (the strictest one when there are none)."""
+    policy = getattr(settings, "network", None)
+    return policy if isinstance(policy, NetworkPolicy) else NetworkPolicy()
+
+
+@dataclass(frozen=True)
+class ToolSettings:
+    """Endpoints, limits, network policy and keys the tools use.
+
+    Attributes:
+        endpoints: base URL per search source (``google``, ``bing``, …) overriding the
+            real service.
+        search_timeout: seconds per search request.
+        wiki_lang: Wikipedia language code for ``search_wiki``.
+        network: what ``viewer_fetch``, ``http_download`` and the browser may reach.
+        browser_path: the Chromium to launch, or None for Playwright's own or Debian's.
+        vision_model: a vision model name for ``image_qa`` (OpenAI-compatible), or "".
+        openai_base_url: where that model is served.
+        keys: credentials, from the environment only.
+    """
+
+    endpoints: Mapping[str, str] = field(default_factory=dict)
+    search_timeout: float = DEFAULT_SEARCH_TIMEOUT
+    wiki_lang: str = "en"
+    network: NetworkPolicy = field(default_factory=NetworkPolicy)
+    browser_path: str | None = None
+    vision_model: str = ""
+    openai_base_url: str = ""
+    keys: Keys = field(default_factory=Keys)
+
+    def endpoint(self, source: str, default: str) -> str:
+        """Base URL of ``source``: its configured endpoint or ``default``, no trailing slash."""
+        return (self.endpoints.get(source) or default).rstrip("/")
+
+    @classmethod
+    def from_env(cls, env: Mapping[str, str] | None = None) -> ToolSettings:
+        """Settings from environment variables (SPEC §8); the Host's configuration calls this."""
+        env = os.environ if env is None else env
+
+        def get(name: str) -> str:
+            return env.get(name, "").strip()
+
+        endpoints = {s: get(f"QUARTET_{s.upper()}_URL") for s in SOURCE_NAMES}
+        raw_timeout = get("QUARTET_SEARCH_TIMEOUT")
+        try:
+            timeout = float(raw_timeout) if raw_timeout else DEFAULT_SEARCH_TIMEOUT
+        except ValueError:
+            raise SettingsError(
+                f"QUARTET_SEARCH_TIMEOUT={raw_timeout!r} is not a number of seconds"
+            ) from None
+        if timeout <= 0:
+            raise SettingsError("QUARTET_SEARCH_TIMEOUT must be positive")
+        lang = get("QUARTET_WIKI_LANG").lower() or "en"
+        if not _LANG.match(lang):
+            raise SettingsError(
+                f"QUARTET_WIKI_LANG={lang!r} is not a wiki language code such as en or zh"
+            )
+        return cls(
+            endpoints={k: v for k, v in endpoints.items() if v},
+            search_timeout=timeout,
+            wiki_lang=lang,
+            network=NetworkPolicy.parse(
+                get("QUARTET_ALLOW_HOSTS"), only=get("QUARTET_NETWORK").lower() == "allowlist"
+            ),
+            browser_path=get("QUARTET_BROWSER") or None,
+            vision_model=get("QUARTET_VISION_MODEL"),
+            openai_base_url=get("OPENAI_BASE_URL"),
+            keys=Keys({name: env.get(name, "") for name in SECRET_VARS}),
+        )

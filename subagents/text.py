@@ -1,0 +1,298 @@
+"""Reading text the way a researcher does: blocks, sections, full sentences and terms.
+
+Stored pages and file extracts are Markdown. :func:`passages` walks one into its blocks
+(paragraphs, list items, quotes; headings name the section they open, tables are kept
+apart) and cuts each block into sentences with a real segmenter (``sentencex``), so that
+"Dec. 6", "Dr. Dempsey" and "the U.S. order" stay whole and Chinese full stops end a
+sentence. Every sentence keeps its exact character offsets in the original text, which
+is what makes it citable.
+
+:func:`terms` gives the comparable words of a text: lower-cased, English words stemmed
+(Snowball), Chinese cut into words by jieba, stop words dropped.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any
+
+CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
+_LATIN = re.compile(r"[A-Za-z]")
+_WORD = re.compile(r"[\w\u3400-\u9fff]+", re.UNICODE)
+_HEADING = re.compile(r"^(#{1,6})[ \t]+(.*?)[ \t#]*$")
+_TABLE_ROW = re.compile(r"^[ \t]*\|")
+_ITEM = re.compile(r"[ \t]*(?:[-*+]|\d{1,3}[.)])[ \t]+")
+_QUOTE = re.compile(r"[ \t]*>[ \t]?")
+_RULE = re.compile(r"^[ \t]*(?:[-*_][ \t]*){3,}$")
+_FENCE = re.compile(r"^[ \t]*(```|~~~)")
+_END = re.compile(r"[.!?。！？…][\"'”’)\]）」』]*$")
+_MD_LINK = re.compile(r"!?\[([^\]]*)\]\([^)\s]*(?:\s+\"[^\"]*\")?\)")
+_MD_EMPHASIS = re.compile(r"(?<![\w*_`])(\*\*|__|\*|_|`)(?=\S)(.+?)(?<=\S)\1(?![\w*_`])")
+
+#: Words that end a fragment, not a sentence ("… described on this site; and").
+_CONJUNCTIONS = (
+    "and or but nor so yet because although though while whereas if than as "
+    "with of to for the a an 和 与 及 以及 或 或者 但 但是 而 并 并且 因为 所以"
+)
+TRAILING_CONJUNCTIONS = frozenset(_CONJUNCTIONS.split())
+_STOP_EN = (
+    "a an the of to in on for and or nor but is are was were be been being "
+    "by with as at from that this these those it its it's they them their "
+    "there here what which who whom whose how when where why do does did "
+    "done has have had having not no so than then into onto over under "
+    "about also can could would should will shall may might must i we you "
+    "he she his her our your my me us him one ones such very more most much "
+    "many some any each other same own just only both all s t"
+)
+_STOP_ZH = (
+    "的 了 是 在 和 与 及 也 就 都 而 吗 呢 啊 之 其 又 着 把 被 对 以 于 为 这 那 "
+    "个 它 它们 他 她 我们 什么 哪些 如何 怎么 怎样 为什么 为何 是否 哪 何时 多少 "
+    "有 没有 并 并且 一 中 上 下 及其 以及 从 到 由"
+)
+STOP_WORDS = frozenset(_STOP_EN.split()) | frozenset(_STOP_ZH.split())
+
+
+@lru_cache(maxsize=1)
+def _jieba() -> Any:
+    import jieba
+
+    jieba.setLogLevel(logging.WARNING)
+    jieba.initialize()
+    return jieba
+
+
+@lru_cache(maxsize=1)
+def _stemmer() -> Any:
+    import snowballstemmer
+
+    return snowballstemmer.stemmer("english")
+
+
+def is_cjk(text: str) -> bool:
+    """Whether CJK characters make up a fair share of the letters of ``text``."""
+    cjk = len(CJK.findall(text))
+    return bool(cjk) and cjk * 3 >= len(_LATIN.findall(text))
+
+
+def language(text: str) -> str:
+    """``zh`` for mostly-Chinese text, else ``en``."""
+    return "zh" if is_cjk(text) else "en"
+
+
+def words(text: str, search: bool = False) -> list[str]:
+    """The lower-cased words of ``text`` (Chinese cut by jieba), stop words kept.
+
+    With ``search``, a long Chinese word is followed by the shorter words inside it
+    (京杭大运河 → 京杭, 运河, 大运河, 京杭大运河), so that a long name in a question
+    still meets the short one a page uses.
+    """
+    lowered = text.lower().replace("’", "'")
+    out: list[str] = []
+    for run in re.split(r"([\u3400-\u9fff\uf900-\ufaff]+)", lowered):
+        if not run:
+            continue
+        if CJK.match(run):
+            cut = _jieba().lcut_for_search if search else _jieba().lcut
+            out.extend(w for w in cut(run) if w.strip())
+        else:
+            out.extend(w.removesuffix("'s") for w in re.findall(r"[a-z0-9][a-z0-9'-]*", run))
+    return out
+
+
+def stem(word: str) -> str:
+    """The comparable form of one lower-case word: Snowball stem for Latin, as-is otherwise."""
+    if CJK.match(word) or not word.isascii():
+        return word
+    return _stemmer().stemWord(word)
+
+
+def terms(text: str) -> list[str]:
+    """The content terms of ``text``, in order: stemmed, stop words and numbers dropped.
+
+    Hyphenated words count as their parts ("Beijing-Hangzhou" → beijing, hangzhou).
+    """
+    out = []
+    for word in words(text, search=True):
+        for part in word.split("-"):
+            part = part.strip("'")
+            if not part or part in STOP_WORDS or part.isdigit():
+                continue
+            if len(part) == 1 and not CJK.match(part):
+                continue
+            out.append(stem(part))
+    return out
+
+
+def plain(text: str) -> str:
+    """``text`` as a reader sees it: Markdown link and emphasis syntax removed."""
+    text = _MD_LINK.sub(r"\1", text)
+    text = _MD_EMPHASIS.sub(r"\2", text)
+    return re.sub(r"\s+", " ", text).strip()
+
+
+@dataclass(frozen=True)
+class Sentence:
+    """One sentence of a text: ``text[start:end]``, the section it is in, and its kind."""
+
+    start: int
+    end: int
+    text: str
+    section: str = ""
+    kind: str = "para"  # para | item | quote
+
+    @property
+    def complete(self) -> bool:
+        """A full sentence: not a heading, label, fragment or a list entry naming a link."""
+        if self.kind == "item" and self.text.lstrip().startswith("["):
+            return False
+        return is_complete(self.text)
+
+
+def is_complete(sentence: str) -> bool:
+    """Whether ``sentence`` reads as a full sentence on its own.
+
+    It must end with a sentence mark (not a colon), not end on a conjunction or article,
+    start like a sentence, and be long enough (6 words, or 8 Chinese characters).
+    """
+    clean = plain(sentence)
+    if not clean or not _END.search(clean):
+        return False
+    anchors = sum(len(a) for a in _MD_LINK.findall(sentence))
+    if anchors * 2 > len(clean):  # a line of links ("See also: …") is navigation
+        return False
+    body = re.sub(r"[.!?。！？…\"'”’)\]）」』]+$", "", clean).rstrip()
+    if not body or body.endswith((":", "：", ";", "；", ",", "，", "—", "-")):
+        return False
+    last = words(body[-24:])[-1:] or [""]
+    if last[0] in TRAILING_CONJUNCTIONS:
+        return False
+    first = clean[0]
+    if not (first.isupper() or first.isdigit() or first in "\"'“‘(（「『" or CJK.match(first)):
+        return False
+    if is_cjk(clean):
+        return len(CJK.findall(clean)) >= 8
+    return len(re.findall(r"[A-Za-z0-9]+", clean)) >= 6
+
+
+@dataclass(frozen=True)
+class Block:
+    """A Markdown block: its offsets, kind and the headings above it."""
+
+    start: int
+    end: int
+    kind: str  # heading | para | item | quote | table
+    section: str
+    level: int = 0
+
+
+def blocks(text: str) -> list[Block]:
+    """The blocks of a Markdown text, in order, with the nearest heading above each."""
+    out: list[Block] = []
+    section = ""
+    pos = 0
+    current: tuple[int, int, str] | None = None  # start, end, kind
+    in_fence = False
+
+    def flush() -> None:
+        nonlocal current
+        if current is not None:
+            out.append(Block(current[0], current[1], current[2], section))
+            current = None
+
+    for line in text.splitlines(keepends=True):
+        start, pos = pos, pos + len(line)
+        body = line.rstrip("\r\n")
+        end = start + len(body)
+        if _FENCE.match(body):
+            flush()
+            in_fence = not in_fence
+            continue
+        if in_fence:
+            continue
+        if not body.strip() or _RULE.match(body):
+            flush()
+            continue
+        heading = _HEADING.match(body)
+        if heading:
+            flush()
+            section = plain(heading.group(2))
+            out.append(Block(start, end, "heading", section, len(heading.group(1))))
+            continue
+        kind = (
+            "table"
+            if _TABLE_ROW.match(body)
+            else "item"
+            if _ITEM.match(body)
+            else "quote"
+            if _QUOTE.match(body)
+            else "para"
+        )
+        if current is not None and (kind == current[2] == "table" or kind == "para"):
+            current = (current[0], end, current[2])  # a wrapped line continues its block
+            continue
+        flush()
+        current = (start, end, kind)
+    flush()
+    return out
+
+
+@lru_cache(maxsize=4)
+def _segmenter(lang: str) -> Any:
+    import sentencex
+
+    return lambda text: sentencex.segment(lang, text)
+
+
+def _split(text: str, start: int, end: int) -> list[tuple[int, int]]:
+    """Sentence offsets inside ``text[start:end]``."""
+    piece = text[start:end]
+    lang = "zh" if is_cjk(piece) else "en"
+    spans: list[tuple[int, int]] = []
+    cursor = 0
+    for sent in _segmenter(lang)(piece):
+        stripped = sent.strip()
+        if not stripped:
+            continue
+        at = piece.find(stripped, cursor)
+        if at < 0:
+            continue
+        cursor = at + len(stripped)
+        spans.append((start + at, start + cursor))
+    return spans
+
+
+def _trim_marker(text: str, start: int, end: int, kind: str) -> int:
+    """The offset after a list or quote marker at ``start``."""
+    pattern = _ITEM if kind == "item" else _QUOTE if kind == "quote" else None
+    if pattern is None:
+        return start
+    match = pattern.match(text, start, end)
+    return match.end() if match else start
+
+
+def passages(text: str) -> list[Sentence]:
+    """Every sentence of the readable blocks of ``text`` (headings and tables left out)."""
+    out: list[Sentence] = []
+    for block in blocks(text):
+        if block.kind in ("heading", "table"):
+            continue
+        begin = _trim_marker(text, block.start, block.end, block.kind)
+        for s, e in _split(text, begin, block.end):
+            out.append(Sentence(s, e, text[s:e], block.section, block.kind))
+    return out
+
+
+def headings(text: str) -> list[str]:
+    """The headings of a Markdown text, in order, as plain text."""
+    return [b.section for b in blocks(text) if b.kind == "heading"]
+
+
+_LINK = re.compile(r"(?<!!)\[([^\]]+)\]\((\S+?)(?:\s+\"[^\"]*\")?\)")
+
+
+def links(text: str) -> list[tuple[str, str]]:
+    """``(anchor text, target)`` of every Markdown link in ``text``, in order."""
+    return [(plain(a), t) for a, t in _LINK.findall(text)]

@@ -1,0 +1,91 @@
+"""Running the Host on the bundled demo world, and reading the reports it writes."""
+
+from __future__ import annotations
+
+import asyncio
+import re
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+from demo.web import DemoWorld, demo_world
+from host.brains import make_brain
+from host.cli import demo_settings
+from host.config import Settings
+from host.hub import Host, RunResult
+
+#: Facts the bundled site and documents give for each part of the demo question. A part
+#: is answered when its cited sentences carry these facts.
+DEMO_FACTS = {
+    "built": [
+        "605", "610", "Sui", "Yuan", "1283", "1289", "1293", "Huitong", "Tongji", "Yongji",
+        "Jiangnan Canal", "Luoyang", "Han Gou", "486 BCE", "realign", "Jizhou", "Ming",
+    ],
+    "water": [
+        "Daicun", "Nanwang", "Wen River", "1411", "spring", "water cabinet", "reservoir",
+        "Song Li", "Bai Ying", "summit", "lakes",
+    ],
+    "decline": [
+        "1855", "Yellow River", "railway", "sea shipping", "Taiping", "1901", "silt",
+        "grain tribute", "steamship",
+    ],
+    "today": [
+        "2014", "World Heritage", "South-to-North", "diversion", "shipping", "freight",
+        "touris", "2022", "still",
+    ],
+}  # fmt: skip
+DEMO_FACTS_ZH = {
+    "built": ["隋", "605", "元", "会通河", "1289", "开凿", "洛阳", "通济渠", "永济渠", "截弯取直"],
+    "water": ["戴村坝", "南旺", "汶", "水柜", "泉", "分水", "1411", "宋礼", "白英"],
+    "decline": ["1855", "黄河", "铁路", "海运", "太平天国", "1901", "漕"],
+    "today": ["2014", "世界文化遗产", "世界遗产", "南水北调", "航运", "旅游", "2022"],
+}
+
+
+def run_demo(
+    runs: Path,
+    question: str | None = None,
+    host_cls: type[Host] = Host,
+    host_kwargs: dict[str, Any] | None = None,
+    **overrides: Any,
+) -> tuple[Host, RunResult, DemoWorld]:
+    """Run the offline Host on the demo world; ``overrides`` replace settings fields."""
+    settings = replace(Settings(runs_dir=runs, quiet=True), **overrides)
+    with demo_world(runs) as world:
+        host = host_cls(
+            demo_settings(settings, world), make_brain("offline"), **(host_kwargs or {})
+        )
+        result = asyncio.run(host.run(question or world.question))
+    return host, result, world
+
+
+def host_with(policy_cls: type) -> type[Host]:
+    """A Host whose browser subagents think with ``policy_cls`` (an OfflinePolicy)."""
+
+    class Patched(Host):
+        async def make_worker(self, spec):  # type: ignore[no-untyped-def]
+            agent, guard, extra = await super().make_worker(spec)
+            if spec.name == "browser":
+                agent.model = policy_cls(spec)
+            return agent, guard, extra
+
+    return Patched
+
+
+def sections(markdown: str) -> dict[str, list[str]]:
+    """A Markdown report's sections: heading → the lines that cite a source."""
+    out: dict[str, list[str]] = {}
+    for part in re.split(r"^## ", markdown, flags=re.M)[1:]:
+        heading, _, body = part.partition("\n")
+        out[heading.strip()] = [ln for ln in body.splitlines() if re.search(r"\[\d+\]", ln)]
+    return out
+
+
+def sources(markdown: str) -> dict[str, str]:
+    """The numbered sources list of a Markdown report: number → where it is."""
+    tail = re.split(r"^## (?:Sources|来源)\s*$", markdown, flags=re.M)[-1]
+    return {n: rest.split(" — ")[0] for n, rest in re.findall(r"^(\d+)\. (.*)$", tail, re.M)}
+
+
+def cited_sources(lines: list[str], numbered: dict[str, str]) -> set[str]:
+    return {numbered[n] for line in lines for n in re.findall(r"\[(\d+)\]", line) if n in numbered}

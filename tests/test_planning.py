@@ -1,0 +1,114 @@
+"""The plan: the offline decomposition, and validation of a model's plan."""
+
+from __future__ import annotations
+
+import pytest
+
+from host.planning import Plan, offline_plan, validated
+
+DEMO = (
+    "How was China's Beijing-Hangzhou Grand Canal built and kept supplied with water, "
+    "why did it decline, and what role does it play today?"
+)
+DEMO_ZH = "京杭大运河是如何修建并解决水源问题的？它为何衰落，今天又发挥着什么作用？"
+
+
+def test_the_demo_question_splits_into_its_four_parts_each_naming_the_canal():
+    plan = offline_plan(DEMO)
+    assert [s.id for s in plan.subquestions] == ["q1", "q2", "q3", "q4"]
+    texts = [s.text for s in plan.subquestions]
+    assert texts == [
+        "How was China's Beijing-Hangzhou Grand Canal built?",
+        "How was China's Beijing-Hangzhou Grand Canal kept supplied with water?",
+        "Why did China's Beijing-Hangzhou Grand Canal decline?",
+        "What role does China's Beijing-Hangzhou Grand Canal play today?",
+    ]
+    assert plan.language == "en" and all(s.status == "pending" for s in plan.subquestions)
+
+
+def test_queries_are_key_terms_not_the_question():
+    plan = offline_plan(DEMO)
+    for sub in plan.subquestions:
+        assert 1 <= len(sub.queries) <= 4
+        for query in sub.queries:
+            assert query != sub.text and query != DEMO
+            assert "?" not in query and len(query.split()) <= 8
+            assert "Canal" in query  # the subject travels with every query
+    assert any("water" in q for q in plan.subquestions[1].queries)
+    assert any("decline" in q for q in plan.subquestions[2].queries)
+
+
+def test_a_chinese_question_is_cut_with_jieba_and_keeps_its_subject():
+    plan = offline_plan(DEMO_ZH)
+    assert plan.language == "zh"
+    texts = [s.text for s in plan.subquestions]
+    assert len(texts) == 4 and all(t.startswith("京杭大运河") for t in texts)
+    assert "修建" in texts[0] and "水源" in texts[1] and "衰落" in texts[2] and "作用" in texts[3]
+    for sub in plan.subquestions:
+        assert all(" " in q and "？" not in q for q in sub.queries)  # words, not the sentence
+
+
+@pytest.mark.parametrize(
+    ("question", "parts", "first"),
+    [
+        ("How do heat pumps work?", 2, "What are heat pumps?"),
+        ("When was the Eiffel Tower built?", 2, "What is the Eiffel Tower?"),
+        (
+            "What are the health effects of microplastics and how can they be removed "
+            "from drinking water?",
+            2,
+            "What are the health effects of microplastics?",
+        ),
+        ("Who founded Tesla, when did it go public, and why did its stock rise?", 3, None),
+    ],
+)
+def test_other_questions_decompose_sensibly(question, parts, first):
+    plan = offline_plan(question)
+    assert len(plan.subquestions) == parts
+    if first:
+        assert plan.subquestions[0].text == first
+    assert all(not s.text.lower().startswith(("it ", "they ")) for s in plan.subquestions)
+    if "microplastics" in question:
+        assert plan.subquestions[1].text == "How can microplastics be removed from drinking water?"
+    if "Tesla" in question:
+        assert plan.subquestions[1].text == "When did Tesla go public?"
+
+
+def test_a_models_plan_is_validated_and_a_bad_one_is_refused_with_a_reason():
+    good = {
+        "subquestions": [
+            {"text": "How was the canal built?", "queries": ["canal construction", " "]},
+            {"text": "Why did it decline?", "queries": []},
+        ]
+    }
+    plan, why = validated(good, "How was the canal built and why did it decline?")
+    assert why == "" and plan is not None and plan.planner == "model"
+    assert plan.subquestions[0].queries == ["canal construction"]
+    assert plan.subquestions[1].queries  # empty queries are filled with key terms
+    for bad, reason in [
+        (None, "no valid plan"),
+        ({"subquestions": "two"}, "did not validate"),
+        ({"subquestions": []}, "0 usable"),
+        (
+            {"subquestions": [{"text": f"Part {i}?", "queries": ["x"]} for i in range(9)]},
+            "9 usable",
+        ),
+    ]:
+        plan, why = validated(bad, "Q?")
+        assert plan is None and reason in why
+
+
+def test_a_plan_round_trips_through_json():
+    plan = offline_plan(DEMO)
+    plan.subquestions[0].status = "answered"
+    plan.rounds.append({"round": 1})
+    again = Plan.from_dict(plan.to_dict())
+    assert again.to_dict() == plan.to_dict()
+    assert set(plan.to_dict()) == {"question", "language", "planner", "subquestions", "rounds"}
+    assert set(plan.to_dict()["subquestions"][0]) == {
+        "id",
+        "text",
+        "queries",
+        "status",
+        "evidence_ids",
+    }

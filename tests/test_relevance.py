@@ -1,0 +1,110 @@
+"""Sentences, terms and the relevance score that decides what counts as evidence."""
+
+from __future__ import annotations
+
+from subagents.relevance import THRESHOLD, Document, Focus, entity, relevant, score_text
+from subagents.text import is_complete, passages, terms
+
+CANAL_PAGE = """# Water supply: the Daicun Dam and the springs
+
+A canal that crosses a summit needs water delivered to its highest point. In 1411, on
+Bai Ying's advice, the Ming built the **Daicun Dam** across the Wen River.
+
+## Pumps today
+
+Large pumping stations lift water towards the [summit](http://example.org/s.html) for the
+eastern route.
+"""
+
+QUESTION = "How was the Grand Canal built and kept supplied with water, and why did it decline?"
+SUBS = [
+    "How was the Grand Canal built?",
+    "How was the Grand Canal kept supplied with water?",
+    "Why did the Grand Canal decline?",
+]
+
+
+def test_sentences_keep_abbreviations_whole_and_have_exact_offsets():
+    text = (
+        "On Dec. 6 the court ruled. Dr. Dempsey said the U.S. order was final.\n\n"
+        "京杭大运河始建于春秋时期。隋朝于605年开凿通济渠！"
+    )
+    found = passages(text)
+    assert [s.text for s in found] == [
+        "On Dec. 6 the court ruled.",
+        "Dr. Dempsey said the U.S. order was final.",
+        "京杭大运河始建于春秋时期。",
+        "隋朝于605年开凿通济渠！",
+    ]
+    assert all(text[s.start : s.end] == s.text for s in found)
+
+
+def test_headings_tables_and_fragments_are_not_sentences():
+    text = (
+        "# A heading that is long enough to look like a sentence.\n\n"
+        "| year | event |\n|---|---|\n| 605 | The Tongji Canal was opened. |\n\n"
+        "- The Qing kept two senior posts for the canal:\n"
+        "- the Yuan–Ming–Qing route described on this site; and\n"
+        "- See [the overview](a.html), [the timeline](b.html) and [the map](c.html).\n"
+    )
+    found = passages(text)
+    assert not any("heading" in s.text or "Tongji" in s.text for s in found)
+    assert not any(s.complete for s in found)
+    assert is_complete("Bricks with Linqing kiln stamps are still found in Beijing's buildings.")
+    assert not is_complete("The Qing kept two senior posts for the canal:")
+    assert not is_complete("the route described on this site; and")
+
+
+def test_terms_are_stemmed_and_chinese_is_cut_into_words():
+    assert terms("Canals were BUILT; the canal's building") == ["canal", "built", "canal", "build"]
+    assert {"大运河", "京杭大运河", "水源"} <= set(terms("京杭大运河的水源"))
+
+
+def test_entities():
+    assert entity(QUESTION) == "Grand Canal"
+    assert entity("How do heat pumps work?") == "heat pumps"
+    assert entity("京杭大运河是如何修建的？") == "京杭大运河"
+
+
+def test_a_sentence_must_meet_every_part_of_the_sub_question():
+    doc = Document.of(CANAL_PAGE, "Water supply: the Daicun Dam — Grand Canal Atlas")
+    water = Focus.build(SUBS[1], SUBS, QUESTION)
+    decline = Focus.build(SUBS[2], SUBS, QUESTION)
+    water_hits = [s.sentence.text for s in relevant(water, doc)]
+    assert any("Daicun Dam" in t for t in water_hits)  # the page is about water supply
+    assert relevant(decline, doc) == []  # nothing on this page says why it declined
+
+
+def test_pumps_on_a_canal_page_do_not_answer_a_question_about_heat_pumps():
+    doc = Document.of(CANAL_PAGE, "Water supply — Grand Canal Atlas")
+    plan = ["What are heat pumps?", "How do heat pumps work?"]
+    for sub in plan:
+        focus = Focus.build(sub, plan, "How do heat pumps work?")
+        assert relevant(focus, doc) == []
+        assert max(score_text(focus, s.text) for s in doc.sentences) < THRESHOLD
+    heat = Document.of("A heat pump moves heat from cold outside air into a warm house.", "")
+    focus = Focus.build(plan[1], plan, "How do heat pumps work?")
+    assert relevant(focus, heat)
+
+
+def test_a_page_about_the_facet_beats_an_incidental_mention():
+    focus = Focus.build(SUBS[2], SUBS, QUESTION)
+    about = Document.of(
+        "In less than sixty years the Grand Canal went from the main artery of the empire to "
+        "a series of local waterways.",
+        "The decline of the Grand Canal (1855–1950)",
+    )
+    incidental = Document.of(
+        "After the decline of the Grand Canal the town grew as a treaty port and a railway hub.",
+        "Tianjin and the northern terminus",
+    )
+    on_topic, in_passing = relevant(focus, about), relevant(focus, incidental)
+    assert on_topic and in_passing
+    assert on_topic[0].score > in_passing[0].score
+
+
+def test_a_longer_name_built_on_the_subject_is_another_thing():
+    focus = Focus.build(SUBS[0], SUBS, QUESTION)
+    museum = Document.of("The China Grand Canal Museum was built in 2021 in Yangzhou.", "")
+    canal = Document.of("The Grand Canal was built in stages between 605 and 1293.", "")
+    assert relevant(focus, canal)[0].score > relevant(focus, museum, threshold=0)[0].score

@@ -1,0 +1,189 @@
+"""The planning Host on the bundled demo: parts answered with their facts, Chinese, an
+honest "nothing found", one fetch per URL, isolated failures, budgets and the depth cap."""
+
+from __future__ import annotations
+
+import asyncio
+import collections
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from research_support import (
+    DEMO_FACTS,
+    DEMO_FACTS_ZH,
+    cited_sources,
+    host_with,
+    run_demo,
+    sections,
+    sources,
+)
+
+from host.brains.offline import OfflinePolicy
+from host.guards import delegation_scope
+from host.stages import find_context
+from subagents.evidence import EvidenceItem, span_matches
+
+ROOT = Path(__file__).resolve().parent.parent
+PART_KEYS = ("built", "water", "decline", "today")
+
+
+@pytest.fixture(scope="module")
+def demo(tmp_path_factory):
+    return run_demo(tmp_path_factory.mktemp("research"), formats=("md", "html"))
+
+
+@pytest.fixture(scope="module")
+def demo_zh(tmp_path_factory):
+    runs = tmp_path_factory.mktemp("research-zh")
+    from demo.site import DEMO_QUESTION_ZH
+
+    return run_demo(runs, question=DEMO_QUESTION_ZH, formats=("md", "html"))
+
+
+def report(result, name="report.md") -> str:
+    return result.run.real_path(f"/workspace/reports/{name}").read_text(encoding="utf-8")
+
+
+def test_each_part_of_the_demo_question_is_answered_with_its_facts(demo):
+    _, result, _ = demo
+    markdown = report(result)
+    numbered = sources(markdown)
+    parts = {h: lines for h, lines in sections(markdown).items() if h.endswith("?")}
+    assert list(parts) == [s.text for s in result.plan.subquestions]  # headings are the parts
+    for key, (heading, lines) in zip(PART_KEYS, parts.items(), strict=True):
+        facts = DEMO_FACTS[key]
+        with_facts = [ln for ln in lines if any(f.lower() in ln.lower() for f in facts)]
+        found = {f for f in facts for ln in lines if f.lower() in ln.lower()}
+        assert len(with_facts) >= 2, (heading, lines)
+        assert len(cited_sources(with_facts, numbered)) >= 2, (heading, with_facts)
+        assert len(found) >= 3, (heading, found)
+    assert result.exit_code == 0 and result.answered == 4
+
+
+def test_every_cited_span_is_exact_text_of_its_stored_source(demo):
+    _, result, _ = demo
+    items = [json.loads(line) for line in result.run.real_path("/internal/evidence.jsonl").open()]
+    cited = set().union(*(s.evidence_ids for s in result.plan.subquestions))
+    assert cited
+    for raw in items:
+        if raw["id"] in cited:
+            item = EvidenceItem.from_dict(raw)
+            text = result.run.real_path(item.page_path).read_text(encoding="utf-8")
+            assert span_matches(text, item), raw
+
+
+def test_the_plan_and_its_rounds_are_recorded(demo):
+    _, result, _ = demo
+    plan = json.loads(result.run.real_path("/internal/plan.json").read_text())
+    assert set(plan) >= {"question", "language", "subquestions", "rounds"}
+    assert plan["language"] == "en" and plan["planner"] == "offline"
+    assert [s["status"] for s in plan["subquestions"]] == ["answered"] * 4
+    assert all(s["evidence_ids"] and s["queries"] for s in plan["subquestions"])
+    assert {r["subagent"] for r in plan["rounds"]} == {"search", "browser"}
+    run = json.loads(result.run.real_path("/internal/run.json").read_text())
+    assert run["plan"] == plan and run["answered"] == 4 and run["exit_code"] == 0
+    kinds = [d["subagent"] for d in run["delegations"]]
+    assert kinds[0] == "file" and kinds[-1] == "generate"
+    assert kinds.count("search") >= 4 and kinds.count("browser") >= 4
+
+
+def test_no_url_is_fetched_twice_and_pages_serve_every_part(demo):
+    host, result, world = demo
+    pages = [p for p in world.site_requests if p.endswith(".html")]
+    assert pages and len(pages) == len(set(pages)), collections.Counter(pages).most_common(3)
+    docs = [p for p in world.site_requests if p.startswith("/docs/")]
+    assert len(docs) == len(set(docs))
+    assert result.pages_read <= host.settings.max_pages
+    research = host.research
+    shared = [s for s in research.sources.values() if len(s.relevant_to) >= 2]
+    assert shared  # a page read for one part answers another too
+
+
+def test_input_files_are_sources_and_the_brief_is_requirements(demo):
+    host, result, _ = demo
+    research = host.research
+    files = {s.url for s in research.sources.values() if s.kind == "file"}
+    assert "/userinput/reading-notes.md" in files
+    assert "/userinput/research-brief.pdf" in research.briefs
+    assert not any(s.url == "/userinput/research-brief.pdf" for s in research.sources.values())
+    assert any("Length wanted: 2–3 pages" in r for r in result.requirements)
+    assert "What the report should cover" not in report(result)
+
+
+def test_the_chinese_question_finds_chinese_sources_and_is_answered_in_chinese(demo_zh):
+    _, result, _ = demo_zh
+    assert result.plan.language == "zh" and result.answered == 4
+    markdown = report(result)
+    parts = {h: lines for h, lines in sections(markdown).items() if h.endswith("？")}
+    assert len(parts) == 4
+    for key, lines in zip(PART_KEYS, parts.values(), strict=True):
+        chinese = [ln for ln in lines if sum("\u4e00" <= c <= "\u9fff" for c in ln) > 10]
+        assert len(chinese) >= 2, lines
+        assert any(f in ln for f in DEMO_FACTS_ZH[key] for ln in lines), (key, lines)
+
+
+def test_an_off_topic_question_gets_the_honest_nothing_report_and_exit_3(tmp_path):
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    proc = subprocess.run(
+        [sys.executable, "-m", "host", "demo", "--question", "How do heat pumps work?",
+         "--runs-dir", str(tmp_path), "--formats", "md", "--json"],
+        capture_output=True, text=True, env=env, timeout=240, cwd=ROOT,
+    )  # fmt: skip
+    assert proc.returncode == 3, proc.stderr[-2000:]
+    assert proc.stderr.count("\n") == 1 and "answers none" in proc.stderr
+    record = json.loads(proc.stdout)
+    assert record["citations"] == 0 and record["answered"] == 0
+    assert all(s["status"] == "not found" for s in record["plan"]["subquestions"])
+    run = next(p for p in tmp_path.iterdir() if not p.name.startswith("."))
+    text = (run / "workspace/reports/report.md").read_text()
+    assert "No relevant evidence was found" in text and "What was searched" in text
+    assert "heat pumps" in text and "[1]" not in text
+
+
+class BrokenForQ2(OfflinePolicy):
+    """A browser brain that fails on the second sub-question only."""
+
+    async def __call__(self, messages, tools=None, tool_choice=None, **kwargs):
+        if find_context(messages).get("subquestion_id") == "q2":
+            raise RuntimeError("browser brain crashed on q2")
+        return await super().__call__(messages, tools, tool_choice, **kwargs)
+
+
+def test_a_failing_browser_task_leaves_the_other_parts_evidence_intact(tmp_path):
+    host, result, _ = run_demo(tmp_path, formats=("md",), host_cls=host_with(BrokenForQ2))
+    browser = [d for d in result.delegations if d.subagent == "browser"]
+    failed = [d for d in browser if d.status == "failed"]
+    assert failed and {d.subquestion for d in failed} == {"q2"}
+    assert "crashed on q2" in failed[0].error
+    research = host.research
+    for sub in ("q1", "q3", "q4"):
+        assert research.coverage(sub).items >= 2, sub
+        assert any(d.subquestion == sub and d.status == "ok" for d in browser)
+    assert result.outputs == ["/workspace/reports/report.md"]
+
+
+def test_the_depth_cap_refuses_a_delegation_nested_too_deep(demo):
+    host, _, _ = demo
+    cap = host.settings.depth_cap
+    before = len(host.delegator.delegations)
+
+    async def nested():
+        with delegation_scope(cap), delegation_scope(cap), delegation_scope(cap):
+            return await host.delegator.task("nested", "search", {"subquestion": "q1"})
+
+    response = asyncio.run(nested())
+    assert response.metadata["status"] == "refused"
+    assert "over the cap" in response.content[0]["text"]
+    assert len(host.delegator.delegations) == before
+
+
+def test_only_the_host_can_delegate(demo):
+    host, _, _ = demo
+    from subagents import SPECS
+
+    assert all("task" not in spec.allowlist() for spec in SPECS.values())
+    assert set(host.host_agent.toolkit.tools) <= {"task", "generate_response"}

@@ -1,0 +1,103 @@
+"""The same research pipeline with an LLM brain, through the OpenAI wire format on loopback:
+a structured plan, task-driven delegation, structured outcomes, and a fallback plan."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import re
+
+import pytest
+from openai_server import FABRICATED, ScriptedOpenAI
+
+from demo.web import demo_world
+from host.brains import make_brain
+from host.cli import demo_settings
+from host.config import Settings
+from host.hub import Host
+
+CANARY = "sk-llm-canary-4d2a9c"
+
+
+def llm_run(tmp_path, monkeypatch, server: ScriptedOpenAI):
+    monkeypatch.setenv("OPENAI_API_KEY", CANARY)
+    monkeypatch.setenv("OPENAI_BASE_URL", server.base_url)
+    settings = Settings(runs_dir=tmp_path / "runs", formats=("md", "html"), quiet=True)
+    with demo_world(settings.runs_dir) as world:
+        host = Host(demo_settings(settings, world), make_brain("openai:loopback-model"))
+        result = asyncio.run(host.run(world.question))
+    return host, result
+
+
+@pytest.fixture(scope="module")
+def scripted(tmp_path_factory):
+    with pytest.MonkeyPatch.context() as monkeypatch, ScriptedOpenAI() as server:
+        host, result = llm_run(tmp_path_factory.mktemp("llm"), monkeypatch, server)
+        yield server, host, result
+
+
+def test_the_model_plans_and_the_plan_is_used(scripted):
+    server, _, result = scripted
+    assert result.plan.planner == "model"
+    assert [s.text for s in result.plan.subquestions] == [
+        "How was the Grand Canal built?",
+        "Why did the Grand Canal decline?",
+    ]
+    assert server.roles.count("planner") >= 1
+
+
+def test_the_host_model_drives_every_subagent_through_task(scripted):
+    server, _, result = scripted
+    kinds = [d.subagent for d in result.delegations]
+    assert kinds == ["file", "search", "search", "browser", "browser", "generate"]
+    assert all(d.status == "ok" for d in result.delegations), [
+        d.summary() for d in result.delegations
+    ]
+    assert {"host", "search", "browser", "file", "generate", "page-answer", "prose"} <= set(
+        server.roles
+    )
+    for d in result.delegations:  # every delegation ended with its structured outcome
+        assert d.outcome is not None and d.outcome["summary"], d.summary()
+    browser = [d for d in result.delegations if d.subagent == "browser"]
+    assert all(d.outcome["evidence_ids"] for d in browser)
+    assert result.tokens["input"] > 0 and result.tokens["output"] > 0
+
+
+def test_subagents_see_their_own_tools_and_never_task(scripted):
+    server, _, _ = scripted
+    for body in server.requests:
+        tools = {t["function"]["name"] for t in body.get("tools") or []}
+        if "task" in tools:
+            assert tools <= {"task", "generate_response"}
+        else:
+            assert "task" not in tools
+        assert not any(
+            "delegator" in json.dumps(t) or "service" in json.dumps(t)
+            for t in body.get("tools") or []
+        )
+
+
+def test_a_fabricated_citation_disappears_from_the_report(scripted):
+    _, _, result = scripted
+    assert result.outputs == ["/workspace/reports/report.md", "/workspace/reports/report.html"]
+    markdown = result.run.real_path("/workspace/reports/report.md").read_text(encoding="utf-8")
+    assert FABRICATED not in markdown and "aliens" not in markdown
+    assert re.search(r"\[1\]", markdown)
+
+
+def test_the_key_travels_only_in_the_authorization_header(scripted):
+    server, _, result = scripted
+    assert server.auth and all(h == f"Bearer {CANARY}" for h in server.auth)
+    assert CANARY not in json.dumps(server.requests)
+    for path in result.run.path.rglob("*"):
+        if path.is_file():
+            assert CANARY.encode() not in path.read_bytes(), path
+
+
+def test_an_invalid_plan_falls_back_to_the_offline_planner_and_says_so(tmp_path, monkeypatch):
+    with ScriptedOpenAI(plan={"subquestions": "not a list"}) as server:
+        _, result = llm_run(tmp_path, monkeypatch, server)
+    assert result.plan.planner.startswith("offline (fallback: the model gave no valid plan")
+    assert len(result.plan.subquestions) == 4  # the offline decomposition of the demo question
+    plan = json.loads(result.run.real_path("/internal/plan.json").read_text())
+    assert plan["planner"] == result.plan.planner

@@ -173,7 +173,8 @@ async def check_draft(draft: Draft, checker: CitationChecker) -> Checked:
     draft.lead = [p for p in draft.lead if p.parts]
     for section in draft.sections:
         section.points = [p for p in section.points if p.parts]
-    draft.sections = [s for s in draft.sections if s.points]
+        section.tables = [t for t in section.tables if t.caption.cites()]  # sourced tables only
+    draft.sections = [s for s in draft.sections if s.points or s.tables]
     return Checked(draft, citations, list(dropped.values()))
 
 

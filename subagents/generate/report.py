@@ -17,41 +17,9 @@ from subagents.models import ask_text
 from subagents.secrets import scrub
 
 from .citations import Citation, CitationChecker, Dropped, check_draft
+from .labels import LABELS, SOURCES_HEADINGS
 from .notes import Cite, Draft, Point, Section, ids_in, parse_notes
 from .sources import Material
-
-LABELS = {
-    "en": {
-        "report": "Report",
-        "summary": "Summary",
-        "sources": "Sources",
-        "evidence": "Evidence",
-        "continued": "continued",
-        "cited": "Citations on this slide",
-        "empty": "No notes or verified evidence were available for this report.",
-    },
-    "zh": {
-        "report": "报告",
-        "summary": "摘要",
-        "sources": "来源",
-        "evidence": "证据",
-        "continued": "续",
-        "cited": "本页引用",
-        "empty": "本报告没有可用的笔记或经过核实的证据。",
-    },
-}
-
-#: Headings that name a sources list, in every language; such sections are never body text.
-SOURCES_HEADINGS = {
-    "Sources",
-    "References",
-    "Bibliography",
-    "来源",
-    "参考",
-    "参考文献",
-    "参考资料",
-    "引用",
-}
 
 _CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff\u3040-\u30ff\uac00-\ud7af]")
 _LATIN = re.compile(r"[A-Za-z]")
@@ -78,6 +46,23 @@ def _empty_report(requirements: str, dropped: list[Dropped], notes: list[str]) -
 
 
 @dataclass
+class SourceEntry:
+    """A source of the report: where it is, its stored copy, and the quotes cited from it.
+
+    ``url`` is the live address of a web page or the logical path of a file; ``stored``
+    is the stored text the quotes were checked against (``/workspace/pages/…`` or
+    ``/workspace/sources/…``); each quote's ``item.locator`` names its page, sheet or
+    slide for a file.
+    """
+
+    title: str
+    url: str
+    stored: str
+    kind: str  # web | file
+    quotes: list[Citation] = field(default_factory=list)
+
+
+@dataclass
 class Report:
     """A finished report: every ``Cite`` in it is ``#n`` and ``citations[n-1]`` verifies."""
 
@@ -100,6 +85,23 @@ class Report:
         for c in self.citations:
             seen.setdefault(c.item.url, c.title)
         return [(title, url) for url, title in seen.items()]
+
+    def source_entries(self) -> list[SourceEntry]:
+        """One entry per source (web page, input file or downloaded file), in order of first
+        citation, each with its cited quotes (and their locators) under it."""
+        entries: dict[str, SourceEntry] = {}
+        for c in self.citations:
+            entry = entries.get(c.item.url)
+            if entry is None:
+                web = c.item.url.startswith(("http://", "https://"))
+                entry = entries[c.item.url] = SourceEntry(
+                    title=c.title or c.item.url.rsplit("/", 1)[-1],
+                    url=c.item.url,
+                    stored=c.item.page_path,
+                    kind="web" if web else "file",
+                )
+            entry.quotes.append(c)
+        return list(entries.values())
 
 
 def detect_lang(text: str) -> str:

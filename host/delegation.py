@@ -199,7 +199,7 @@ class Delegator:
                 for u in dict.fromkeys(given)
                 if self._known_url(u) and u not in claimed and not research.fetched(u)
             ][:allowance]
-            urls += research.reading_list(sub.id, max(0, allowance - len(urls)))
+            urls += research.reading_list(sub.id, max(0, allowance - len(urls)), set(urls))
             research.assigned[sub.id].extend(urls)
             docs = research.documents()[:DOWNLOADS_PER_TASK]
             research.assigned_docs.update(docs)
@@ -317,7 +317,7 @@ class Delegator:
             notes.append(f"{len(new)} new page(s) scored against every sub-question")
         for read in carried.get("reads", []):
             self.files_read.append(read["path"])
-            source = file_source(read["tool"], read["path"], read["text"])
+            source = file_source(read["tool"], read["path"], read["text"], research.plan.language)
             if source is not None:
                 await research.absorb_file(source)
         if "outputs" in carried:

@@ -81,6 +81,24 @@ def sections(markdown: str) -> dict[str, list[str]]:
     return out
 
 
+def summary(markdown: str) -> list[str]:
+    """The cited lines of a report's summary (before its first section)."""
+    head = re.split(r"^## ", markdown, flags=re.M)[0]
+    return [ln for ln in head.splitlines() if re.search(r"\[\d+\]", ln)]
+
+
+def part_lines(markdown: str, parts: list[str]) -> dict[str, list[str]]:
+    """Each part's cited lines: its section, and the summary line that answers it (the
+    summary answers the parts in order)."""
+    found = sections(markdown)
+    lead = summary(markdown)
+    answered = [p for p in parts if found.get(p)]
+    out = {p: list(found.get(p, [])) for p in parts}
+    for part, line in zip(answered, lead, strict=False):
+        out[part].append(line)
+    return out
+
+
 def sources(markdown: str) -> dict[str, str]:
     """The numbered sources list of a Markdown report: number → where it is."""
     tail = re.split(r"^## (?:Sources|来源)\s*$", markdown, flags=re.M)[-1]

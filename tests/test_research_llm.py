@@ -77,8 +77,11 @@ def test_subagents_see_their_own_tools_and_never_task(scripted):
         )
 
 
-def test_a_fabricated_citation_disappears_from_the_report(scripted):
-    _, _, result = scripted
+def test_prose_is_requested_once_and_a_fabricated_claim_leaves_every_format(scripted):
+    server, _, result = scripted
+    assert server.prose_requests == 1  # md and html render the same prose
+    html = result.run.real_path("/workspace/reports/report.html").read_text(encoding="utf-8")
+    assert FABRICATED not in html and "aliens" not in html
     assert result.outputs == ["/workspace/reports/report.md", "/workspace/reports/report.html"]
     markdown = result.run.real_path("/workspace/reports/report.md").read_text(encoding="utf-8")
     assert FABRICATED not in markdown and "aliens" not in markdown

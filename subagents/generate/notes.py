@@ -36,6 +36,9 @@ from markdown_it.token import Token
 
 #: First line of every Markdown report this package writes.
 REPORT_MARKER = "<!-- quartet-report: [n] markers cite the numbered Sources below -->"
+#: First line of the research notes the Host writes: candidate evidence, best first, for
+#: the writer to choose from (see :mod:`.writer`); other notes are used as written.
+RESEARCH_MARKER = "<!-- quartet-research: candidates best first -->"
 
 EV_ID = r"ev-[0-9a-fA-F]{12}"
 _KEY = rf"(?:{EV_ID}|\d{{1,4}})"
@@ -263,6 +266,11 @@ def parse_notes(text: str) -> Draft:
                 point = Point(parts, bullet=list_depth > 0)
                 (current.points if current else draft.lead).append(point)
     return draft
+
+
+def is_research(text: str) -> bool:
+    """Whether ``text`` is research notes the Host wrote (candidates for the writer)."""
+    return text.lstrip("\ufeff").startswith(RESEARCH_MARKER)
 
 
 def is_report(text: str) -> bool:

@@ -365,8 +365,11 @@ async def build_report(
     if final.is_empty():
         return _empty_report(requirements, checked.dropped, notes)
     summary = final.lead or _summary_from_sections(final)
-    body_text = " ".join(p.text for p in final.points()) + final.title
-    lang = detect_lang(body_text)
+    # The report speaks the question's language (its title); a title without letters
+    # leaves it to the body.
+    question = final.title or _title_from(requirements)
+    body_text = " ".join(p.text for p in final.points()) + question
+    lang = detect_lang(question if re.search(r"\w{3}", question) else body_text)
     title = final.title or _title_from(requirements) or LABELS[lang]["report"]
     return Report(
         title=title,

@@ -5,9 +5,11 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import signal
 import sys
-from collections.abc import Sequence
+from collections.abc import Awaitable, Sequence
 from dataclasses import replace
+from pathlib import Path
 from typing import Any
 
 from rich.console import Console
@@ -48,6 +50,7 @@ def _settings(args: argparse.Namespace) -> Settings:
         "max_rounds": getattr(args, "max_rounds", None),
         "max_pages": getattr(args, "max_pages", None),
         "concurrency": getattr(args, "concurrency", None),
+        "approve": getattr(args, "approve", None),
         "quiet": getattr(args, "quiet", False),
         "json": getattr(args, "json", False),
     }
@@ -69,6 +72,11 @@ def _report(result: RunResult, settings: Settings) -> int:
         for line in lines:
             console.print(line, highlight=False, soft_wrap=True)
     code = result.exit_code
+    if result.status == "interrupted":
+        print(
+            "quartet: interrupted; the report was written from what had been found by then",
+            file=sys.stderr,
+        )
     if code == 3:
         parts = len(result.plan.subquestions) if result.plan else 0
         print(
@@ -79,17 +87,72 @@ def _report(result: RunResult, settings: Settings) -> int:
     return code
 
 
-async def _pipeline(question: str, settings: Settings) -> RunResult:
+class RunStopped(Exception):
+    """The user stopped a run at once (a second Ctrl-C); it can be resumed."""
+
+
+async def _interruptible(host: Host, work: Awaitable[RunResult]) -> RunResult:
+    """Run ``work`` with Ctrl-C going to the Host: once winds the run down, twice stops it."""
+    loop = asyncio.get_running_loop()
+    try:
+        loop.add_signal_handler(signal.SIGINT, host.interrupt.request)
+    except (NotImplementedError, RuntimeError):  # not the main thread: Ctrl-C stays default
+        return await work
+    try:
+        return await work
+    except asyncio.CancelledError:
+        if host.interrupt.count < 2:
+            raise
+        run_id = host.run_folder.id if host.run_folder else "?"
+        raise RunStopped(
+            f"stopped; the run can be continued with: quartet resume {run_id}"
+        ) from None
+    finally:
+        loop.remove_signal_handler(signal.SIGINT)
+
+
+def _human(args: argparse.Namespace, settings: Settings, question: str) -> dict[str, Any]:
+    """Who decides on approvals and the plan: the terminal, a plan file, or the defaults."""
+    from .approval import (
+        Terminal,
+        has_terminal,
+        plan_from_file,
+        terminal_approver,
+        terminal_plan_review,
+    )
+
+    terminal = Terminal() if has_terminal() else None
+    found: dict[str, Any] = {"terminal": terminal}
+    if settings.approve_tools and terminal is not None:
+        found["ask"] = terminal_approver(terminal)
+    if getattr(args, "plan", None):
+        found["plan"] = plan_from_file(Path(args.plan), question)
+    if getattr(args, "review_plan", False):
+        if terminal is None:
+            raise ConfigError(
+                "--review-plan needs a terminal; without one, give the plan with --plan FILE"
+            )
+        found["review_plan"] = terminal_plan_review(terminal)
+    return found
+
+
+async def _pipeline(question: str, settings: Settings, human: dict[str, Any]) -> RunResult:
     brain = make_brain(settings.model)
-    host = Host(settings, brain, on_event=Progress(quiet=settings.quiet or settings.json_output))
-    return await host.run(question)
+    quiet = settings.quiet or settings.json_output
+    terminal = human.pop("terminal", None)
+    progress = Progress(quiet=quiet, hold=lambda: terminal is not None and terminal.asking)
+    if terminal is not None:
+        terminal.after = progress.flush
+    host = Host(settings, brain, on_event=progress, **human)
+    return await _interruptible(host, host.run(question))
 
 
 def _cmd_run(args: argparse.Namespace) -> int:
     settings = _settings(args)
     if not args.question.strip():
         raise ConfigError("the question is empty")
-    return _report(asyncio.run(_pipeline(args.question, settings)), settings)
+    human = _human(args, settings, args.question)
+    return _report(asyncio.run(_pipeline(args.question, settings, human)), settings)
 
 
 def demo_settings(settings: Settings, world: Any) -> Settings:
@@ -105,7 +168,13 @@ def demo_settings(settings: Settings, world: Any) -> Settings:
         ),
         keys=Keys(),
     )
-    return replace(settings, input_dir=world.input_dir, tools=tools)
+    origin = {"kind": "demo", "ports": list(world.ports)}
+    return replace(
+        settings,
+        input_dir=world.input_dir,
+        tools=tools,
+        extra={**settings.extra, "origin": origin},
+    )
 
 
 def _cmd_demo(args: argparse.Namespace) -> int:
@@ -114,7 +183,59 @@ def _cmd_demo(args: argparse.Namespace) -> int:
     settings = _settings(args)
     with demo_world(settings.runs_dir) as world:
         question = args.question or world.question
-        result = asyncio.run(_pipeline(question, demo_settings(settings, world)))
+        human = _human(args, settings, question)
+        result = asyncio.run(_pipeline(question, demo_settings(settings, world), human))
+    return _report(result, settings)
+
+
+def _resumable(settings: Settings, run_id: str) -> tuple[Path, dict[str, Any]]:
+    """A stopped run's folder and its recorded settings; ConfigError when it cannot resume."""
+    folder = settings.runs_dir / run_id
+    saved = folder / "internal" / "checkpoint.json"
+    if not saved.is_file():
+        raise ConfigError(f"run {run_id}: no checkpoint in {folder} to resume from")
+    record = folder / "internal" / "run.json"
+    if record.is_file():
+        status = json.loads(record.read_text(encoding="utf-8")).get("status", "finished")
+        if status == "finished":
+            raise ConfigError(f"run {run_id} has finished; there is nothing to resume")
+    try:
+        state = json.loads(saved.read_text(encoding="utf-8"))
+    except (OSError, json.JSONDecodeError) as exc:
+        raise ConfigError(f"run {run_id}: its checkpoint cannot be read ({exc})") from None
+    return folder, dict(state.get("settings") or {})
+
+
+def _cmd_resume(args: argparse.Namespace) -> int:
+    from .run import RunFolder
+
+    settings = _settings(args)
+    folder, saved = _resumable(settings, args.run_id)
+    settings = replace(
+        settings,
+        model=args.model or saved.get("model") or settings.model,
+        formats=tuple(saved.get("formats") or settings.formats),
+        max_rounds=int(saved.get("max_rounds") or settings.max_rounds),
+        max_pages=int(saved.get("max_pages") or settings.max_pages),
+        concurrency=int(saved.get("concurrency") or settings.concurrency),
+        input_dir=Path(saved["input_dir"]) if saved.get("input_dir") else None,
+    )
+
+    async def resume(settings: Settings) -> RunResult:
+        brain = make_brain(settings.model)
+        quiet = settings.quiet or settings.json_output
+        host = Host(settings, brain, on_event=Progress(quiet=quiet))
+        return await _interruptible(host, host.resume(RunFolder.open(folder, settings.input_dir)))
+
+    origin = saved.get("origin") or {}
+    if origin.get("kind") == "demo":
+        from demo.web import demo_world
+
+        ports = tuple(int(p) for p in origin["ports"])
+        with demo_world(settings.runs_dir, ports=ports) as world:  # type: ignore[arg-type]
+            result = asyncio.run(resume(demo_settings(settings, world)))
+    else:
+        result = asyncio.run(resume(settings))
     return _report(result, settings)
 
 
@@ -164,6 +285,24 @@ def build_parser() -> argparse.ArgumentParser:
             metavar="N",
             help="tasks running at once (default 3)",
         )
+        p.add_argument(
+            "--approve",
+            metavar="TOOL[,TOOL]",
+            help="ask before each call of these tools (e.g. http_download): approve, reject "
+            "with a reason, or edit the arguments; without a terminal the configured default "
+            "applies (deny unless set)",
+        )
+        p.add_argument(
+            "--review-plan",
+            dest="review_plan",
+            action="store_true",
+            help="show the plan and let you edit it before research starts (needs a terminal)",
+        )
+        p.add_argument(
+            "--plan",
+            metavar="FILE",
+            help="research this plan (YAML or JSON list of sub-questions) instead of planning",
+        )
         p.add_argument("--quiet", action="store_true", help="print only the report paths")
         p.add_argument("--json", action="store_true", help="print the run record as JSON")
 
@@ -177,6 +316,14 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--input", metavar="DIR", help="folder of input files (read-only)")
     common(run)
     run.set_defaults(func=_cmd_run)
+    resume = sub.add_parser("resume", help="continue a stopped run from its last checkpoint")
+    resume.add_argument("run_id", metavar="RUN_ID")
+    resume.add_argument("--model", help="brain (default: the one the run started with)")
+    resume.add_argument("--runs-dir", dest="runs_dir", help="where run folders are (default: runs)")
+    resume.add_argument("--quiet", action="store_true", help="print only the report paths")
+    resume.add_argument("--json", action="store_true", help="print the run record as JSON")
+    resume.set_defaults(func=_cmd_resume, input=None)
+
     mcp = sub.add_parser("mcp", help="serve one subagent's toolkit as an MCP server (stdio)")
     mcp.add_argument("subagent", choices=PIPELINE_ORDER)
     mcp.add_argument("--workspace", default=".", help="folder behind /workspace/ (default: .)")
@@ -193,5 +340,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return int(args.func(args) or 0)
     except (ConfigError, ModelSpecError, ValueError) as exc:
         parser.exit(2, f"quartet: error: {exc}\n")
+    except RunStopped as exc:
+        parser.exit(130, f"quartet: {exc}\n")
     except KeyboardInterrupt:
         parser.exit(130, "quartet: interrupted; the run folder keeps what was done\n")

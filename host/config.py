@@ -35,6 +35,8 @@ class Settings:
     history_chars: int = 200_000
     mcp_servers: list[Any] = field(default_factory=list)
     tools: ToolSettings = field(default_factory=ToolSettings)
+    approve_tools: tuple[str, ...] = ()
+    approve_default: str = "deny"
     quiet: bool = False
     json_output: bool = False
     extra: dict[str, Any] = field(default_factory=dict)
@@ -113,6 +115,27 @@ def load_settings(flags: dict[str, Any], toml_path: Path | None = None) -> Setti
         s.tools = ToolSettings.from_env(env)
     except SettingsError as exc:
         raise ConfigError(str(exc)) from None
+    s.approve_tools, s.approve_default = _approval(flags, toml)
     s.quiet = bool(flags.get("quiet"))
     s.json_output = bool(flags.get("json"))
     return s
+
+
+def _approval(flags: dict[str, Any], toml: dict[str, Any]) -> tuple[tuple[str, ...], str]:
+    """The tools that need a person's approval (``--approve`` or ``[quartet.approve]``)
+    and the decision taken when nobody can be asked."""
+    table = toml.get("approve", {})
+    if not isinstance(table, dict):
+        raise ConfigError('approve: expected a table such as {tools = ["http_download"]}')
+    raw = flags.get("approve")
+    if raw is not None:
+        tools = [t.strip() for t in str(raw).split(",") if t.strip()]
+    else:
+        listed = table.get("tools", [])
+        if not isinstance(listed, list) or not all(isinstance(t, str) for t in listed):
+            raise ConfigError('approve.tools: expected a list of tool names, e.g. ["pptx_write"]')
+        tools = listed
+    default = str(table.get("default", "deny")).strip().lower()
+    if default not in ("deny", "approve"):
+        raise ConfigError(f"approve.default: expected deny or approve, got {default!r}")
+    return tuple(dict.fromkeys(tools)), default

@@ -28,6 +28,10 @@ DEFAULT_EVICT_CHARS = 40_000
 PREVIEW_CHARS = 4_000
 
 
+#: The structured-output tool an agent finishes with: it reports, it starts nothing.
+FINISH = "generate_response"
+
+
 @dataclass
 class ToolCallRecord:
     """One tool call as the Host saw it."""
@@ -61,6 +65,20 @@ class ToolCallRecord:
     def failed(self) -> bool:
         return self.refused or self.metadata.get("status", "ok") != "ok"
 
+    @classmethod
+    def from_summary(cls, raw: dict[str, Any]) -> ToolCallRecord:
+        """A record read back from its :meth:`summary` (a checkpoint's earlier calls)."""
+        return cls(
+            str(raw.get("stage", "")),
+            str(raw.get("tool", "")),
+            dict(raw.get("input") or {}),
+            text=str(raw.get("note") or ""),
+            metadata={"status": "ok" if raw.get("ok", True) else "error"},
+            seconds=float(raw.get("seconds") or 0.0),
+            refused=bool(raw.get("refused")),
+            evicted_to=raw.get("evicted_to"),
+        )
+
 
 def _text(resp: ToolResponse) -> str:
     return "".join(b.get("text", "") for b in resp.content if b.get("type") == "text")
@@ -76,6 +94,8 @@ class ToolGuard:
         evict: ``async (name, text) -> path`` storing an oversized result, or None.
         evict_chars: results longer than this are evicted.
         on_call: called with each finished record (progress display, run.json).
+        stopped: says whether the run is stopping, so that no new call starts.
+        approval: the tools whose calls a person decides on, and who asks.
     """
 
     def __init__(
@@ -86,8 +106,11 @@ class ToolGuard:
         evict: Callable[[str, str], Any] | None = None,
         evict_chars: int = DEFAULT_EVICT_CHARS,
         on_call: Callable[[ToolCallRecord], None] | None = None,
+        stopped: Callable[[], bool] | None = None,
+        approval: Any = None,
     ) -> None:
         self.stage, self.toolkit, self.cap = stage, toolkit, cap
+        self.stopped, self.approval = stopped, approval
         self.evict, self.evict_chars, self.on_call = evict, evict_chars, on_call
         self.calls_this_delegation = 0
         self.records: list[ToolCallRecord] = []
@@ -119,6 +142,16 @@ class ToolGuard:
         )
         record = ToolCallRecord(self.stage, call["name"], clean)
         self.calls_this_delegation += 1
+        if self.stopped is not None and self.stopped() and call["name"] != FINISH:
+            record.refused = True
+            record.metadata = {"status": "interrupted"}
+            record.text = (
+                "Not run: the user interrupted the run, so no new tool call starts. Give "
+                "your final answer now from what you already have."
+            )
+            self._finish(record)
+            yield ToolResponse(content=[TextBlock(type="text", text=record.text)])
+            return
         if self.calls_this_delegation > self.cap:
             record.refused = True
             record.text = (
@@ -129,6 +162,26 @@ class ToolGuard:
             self._finish(record)
             yield ToolResponse(content=[TextBlock(type="text", text=record.text)])
             return
+        if self.approval is not None and self.approval.needs(call["name"]):
+            decision = await self.approval.decide(self.stage, call["name"], clean)
+            if decision.action == "reject":
+                record.refused = True
+                record.metadata = {"status": "rejected"}
+                record.text = (
+                    f"Rejected by the user: {decision.reason}. This call was not run; do "
+                    "without it or try something else."
+                )
+                self._finish(record)
+                yield ToolResponse(content=[TextBlock(type="text", text=record.text)])
+                return
+            if decision.action == "edit" and decision.arguments is not None:
+                edited = decision.arguments
+                clean = (
+                    edited
+                    if declared is None
+                    else {k: v for k, v in edited.items() if k in declared}
+                )
+                record.input = clean
         kwargs = {**kwargs, "tool_call": ToolUseBlock(**{**call, "input": clean})}
         started = time.perf_counter()
         last: ToolResponse | None = None

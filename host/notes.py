@@ -80,11 +80,14 @@ def _disagreement_line(found: Disagreement, lang: str) -> str:
     return f"- Sources give {name} as {values}."
 
 
-def research_notes(research: Research) -> str:
-    """The notes for the writer, in the question's language."""
+def research_notes(research: Research, interrupted: bool = False) -> str:
+    """The notes for the writer, in the question's language; ``interrupted`` says the
+    user stopped the research before it finished."""
     plan = research.plan
     lang = plan.language
     lines = [RESEARCH_MARKER, "", f"# {plan.question}", ""]
+    if interrupted:
+        lines += [label(lang, "interrupted"), ""]
     answered = [s for s in plan.subquestions if research.evidence[s.id]]
     if not answered:
         return "\n".join([*lines, label(lang, "nothing"), "", *_tried(research, lang)]) + "\n"

@@ -3,6 +3,7 @@ status changes as they happen, then a summary."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -30,20 +31,56 @@ def _target(rec: ToolCallRecord) -> str:
 class Progress:
     """An ``on_event`` callback for :class:`host.hub.Host` that prints with rich."""
 
-    def __init__(self, quiet: bool = False, console: Console | None = None) -> None:
+    def __init__(
+        self,
+        quiet: bool = False,
+        console: Console | None = None,
+        hold: Callable[[], bool] | None = None,
+    ) -> None:
         self.quiet = quiet
         self.console = console or Console(stderr=True, highlight=False)
         self.statuses: dict[str, str] = {}
+        self.hold = hold or (lambda: False)
+        self._held: list[tuple[str, dict[str, Any]]] = []
 
     def __call__(self, kind: str, data: dict[str, Any]) -> None:
         if self.quiet:
             return
+        if self.hold():  # a question is open on the terminal: show this after it
+            self._held.append((kind, data))
+            return
+        self.flush()
+        self._show(kind, data)
+
+    def flush(self) -> None:
+        """Show what was held back while a question was open."""
+        held, self._held = self._held, []
+        for kind, data in held:
+            self._show(kind, data)
+
+    def _show(self, kind: str, data: dict[str, Any]) -> None:
         handler = getattr(self, f"_on_{kind}", None)
         if handler is not None:
             handler(data)
 
     def _on_run_start(self, data: dict[str, Any]) -> None:
         self.console.print(f"[bold]Run[/bold] {data['run'].id} → {data['run'].path}")
+
+    def _on_resume(self, data: dict[str, Any]) -> None:
+        self.console.print(
+            f"[bold]Resuming[/bold] from the last checkpoint: {data['delegations']} tasks and "
+            f"{data['calls']} tool calls were done before the stop."
+        )
+
+    def _on_interrupt(self, data: dict[str, Any]) -> None:
+        if data["count"] == 1:
+            self.console.print(
+                "[bold yellow]Interrupted:[/bold yellow] no new task or call starts; the tasks "
+                f"in flight get {data['grace']:g} s, then the report is written from what was "
+                "found. Press Ctrl-C again to stop at once."
+            )
+        else:
+            self.console.print("[bold red]Stopping at once.[/bold red]")
 
     def _on_plan(self, data: dict[str, Any]) -> None:
         plan = data["plan"]

@@ -13,7 +13,7 @@ the gap. It never fetches anything itself.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -118,6 +118,63 @@ class Research:
         self.requirements: list[str] = []
         self.briefs: list[str] = []
         self.finished: set[str] = set()
+
+    # -- checkpoints -------------------------------------------------------------------
+
+    def state(self) -> dict[str, Any]:
+        """Everything but the texts (which stay in the run folder), JSON-ready."""
+        return {
+            "candidates": [
+                asdict(c) | {"tools": sorted(c.tools)} for c in self.candidates.values()
+            ],
+            "sources": [
+                asdict(s) | {"relevant_to": sorted(s.relevant_to)} for s in self.sources.values()
+            ],
+            "evidence": self.evidence,
+            "tables": self.tables,
+            "about": {k: sorted(v) for k, v in self.about.items()},
+            "found_tables": {k: asdict(v) for k, v in self.found_tables.items()},
+            "rounds": self.rounds,
+            "queries": self.queries,
+            "assigned": self.assigned,
+            "assigned_docs": sorted(self.assigned_docs),
+            "failures": self.failures,
+            "requirements": self.requirements,
+            "briefs": self.briefs,
+            "finished": sorted(self.finished),
+        }
+
+    async def restore(self, state: dict[str, Any]) -> None:
+        """Continue from a checkpoint's state; the sources' texts are read back."""
+        for raw in state["candidates"]:
+            cand = Candidate(**{**raw, "tools": set(raw["tools"])})
+            self.candidates[url_key(cand.url)] = cand
+        for raw in state["sources"]:
+            source = Source(**{**raw, "relevant_to": set(raw["relevant_to"])})
+            self.sources[source.path] = source
+            try:
+                self.texts[source.path] = await self.service.read_text(source.path)
+            except FsError:
+                self.texts[source.path] = ""
+        self.evidence = {k: dict(v) for k, v in state["evidence"].items()}
+        self.tables = {k: dict(v) for k, v in state["tables"].items()}
+        self.about = {k: set(v) for k, v in state["about"].items()}
+        self.found_tables = {k: Found(**v) for k, v in state["found_tables"].items()}
+        self.rounds, self.queries = dict(state["rounds"]), dict(state["queries"])
+        self.assigned = {k: list(v) for k, v in state["assigned"].items()}
+        self.assigned_docs = set(state["assigned_docs"])
+        self.failures = list(state["failures"])
+        self.requirements, self.briefs = list(state["requirements"]), list(state["briefs"])
+        self.finished = set(state["finished"])
+
+    def release(self, unfinished: list[dict[str, Any]]) -> None:
+        """Hand back the pages and documents of tasks that did not finish, so that a
+        later task may read them (their stored copies are reused, not fetched again)."""
+        for task in unfinished:
+            sub = task.get("subquestion")
+            if sub in self.assigned:
+                self.assigned[sub] = [u for u in self.assigned[sub] if u not in task["urls"]]
+            self.assigned_docs -= set(task.get("documents") or [])
 
     # -- search results --------------------------------------------------------------
 

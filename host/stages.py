@@ -20,6 +20,11 @@ from subagents.spec import SubAgentSpec
 from .guards import ToolCallRecord
 
 HOST_NAME = "Host"
+#: The result a task gets when the run stopped before it finished (seed 004).
+CANCELLED = (
+    "Cancelled: this task did not finish before the run stopped, so it has no result; run it "
+    "again if it is still needed."
+)
 CONTEXT_RE = re.compile(r"<context>\s*(\{.*?\})\s*</context>", re.DOTALL)
 
 

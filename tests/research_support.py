@@ -8,6 +8,8 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from cli_support import shared_cache
+
 from demo.web import DemoWorld, demo_world
 from host.brains import make_brain
 from host.cli import demo_settings
@@ -51,7 +53,7 @@ def run_demo(
 ) -> tuple[Host, RunResult, DemoWorld]:
     """Run the offline Host on the demo world; ``overrides`` replace settings fields."""
     settings = replace(Settings(runs_dir=runs, quiet=True), **overrides)
-    with demo_world(runs) as world:
+    with demo_world(shared_cache()) as world:
         host = host_cls(
             demo_settings(settings, world), make_brain("offline"), **(host_kwargs or {})
         )

@@ -8,6 +8,7 @@ import json
 import re
 
 import pytest
+from cli_support import shared_cache
 from openai_server import FABRICATED, ScriptedOpenAI
 
 from demo.web import demo_world
@@ -23,7 +24,7 @@ def llm_run(tmp_path, monkeypatch, server: ScriptedOpenAI):
     monkeypatch.setenv("OPENAI_API_KEY", CANARY)
     monkeypatch.setenv("OPENAI_BASE_URL", server.base_url)
     settings = Settings(runs_dir=tmp_path / "runs", formats=("md", "html"), quiet=True)
-    with demo_world(settings.runs_dir) as world:
+    with demo_world(shared_cache()) as world:
         host = Host(demo_settings(settings, world), make_brain("openai:loopback-model"))
         result = asyncio.run(host.run(world.question))
     return host, result

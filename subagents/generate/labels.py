@@ -23,6 +23,8 @@ LABELS: dict[str, dict[str, str]] = {
         "failed": "What failed",
         "nothing": "No relevant evidence was found for any part of this question, so this "
         "report cites nothing.",
+        "interrupted": "This run was interrupted before its research finished: this report "
+        "gives what had been found by then.",
         "missing": "No relevant evidence was found for this part.",
         "tried": "Searched for",
         "read": "pages and files examined",
@@ -51,6 +53,7 @@ LABELS: dict[str, dict[str, str]] = {
         "off_topic": "已阅读但与问题无关的页面",
         "failed": "失败的来源",
         "nothing": "本问题的各个部分都没有找到相关证据，因此本报告不引用任何来源。",
+        "interrupted": "本次运行在研究完成之前被中断：本报告给出截至中断时已找到的内容。",
         "missing": "这一部分没有找到相关证据。",
         "tried": "检索词",
         "read": "个页面和文件已检查",

@@ -130,6 +130,22 @@ class RunResult:
     interrupted_after: int | None = None
     #: the decisions taken on calls that needed approval
     approvals: list[dict[str, Any]] = field(default_factory=list)
+    #: the brain (``offline`` or PROVIDER:NAME)
+    brain: str = "offline"
+    #: each search source's result lists (query, part, URLs) and failures
+    search_results: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
+
+    @property
+    def failed_sources(self) -> list[str]:
+        """The search sources with a failed call, each once."""
+        return sorted(
+            s for s, rows in self.search_results.items() if any("error" in r for r in rows)
+        )
+
+    @property
+    def failed_stages(self) -> list[str]:
+        """The tasks that did not end well, e.g. ``browser d7 (timed out)``."""
+        return [f"{d.subagent} {d.id} ({d.status})" for d in self.delegations if d.status != "ok"]
 
     @property
     def answered(self) -> int:
@@ -153,6 +169,8 @@ class RunResult:
         return {
             "id": self.run.id,
             "question": self.question,
+            "version": quartet_version(),
+            "brain": self.brain,
             "status": self.status,
             "interrupted_after": self.interrupted_after,
             "plan": self.plan.to_dict() if self.plan else None,
@@ -168,6 +186,9 @@ class RunResult:
             "outputs": self.outputs,
             "citations": self.citations,
             "tool_calls": [call.summary() for call in self.calls],
+            "search_results": self.search_results,
+            "failed_sources": self.failed_sources,
+            "failed_stages": self.failed_stages,
             "approvals": self.approvals,
             "errors": self.errors,
         }
@@ -617,6 +638,8 @@ class Host:
             ]
         result.errors += self.cleanup_errors
         result.calls = list(self._calls)
+        result.brain = self.brain.spec
+        result.search_results = self._search_results()
         result.approvals = list(self.approval.decisions) if self.approval else []
         result.pages_read = self.ledger.pages.pages
         result.evidence = len(self.ledger)
@@ -628,6 +651,19 @@ class Host:
         await save_run_json(run.host_service, result.record())
         self._emit("run_end", result=result)
 
+    def _search_results(self) -> dict[str, list[dict[str, Any]]]:
+        """Each search source's result lists, then its failed calls."""
+        found: dict[str, list[dict[str, Any]]] = {}
+        for row in self.research.result_lists if self.research else []:
+            found.setdefault(row["source"], []).append(
+                {k: v for k, v in row.items() if k != "source"}
+            )
+        for call in self._calls:
+            if call.stage == "search" and call.name.startswith("search_") and call.failed:
+                entry = {"query": call.input.get("query", ""), "error": call.text[:300]}
+                found.setdefault(call.name, []).append(entry)
+        return found
+
     async def close(self) -> None:
         """Close the browser and every MCP client; one failure does not stop the rest."""
         closers = [self.browser.aclose] if self.browser is not None else []
@@ -638,6 +674,16 @@ class Host:
                 await close()
             except Exception as exc:  # cleanup must reach every resource
                 self.cleanup_errors.append(scrub(f"{type(exc).__name__}: {exc}"))
+
+
+def quartet_version() -> str:
+    """The installed package's version."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("quartet")
+    except PackageNotFoundError:
+        return "0+unknown"
 
 
 def run_settings(settings: Settings) -> dict[str, Any]:

@@ -128,6 +128,8 @@ def summary_table(result: Any) -> Table:
     table.add_column("what", style="bold")
     table.add_column("value")
     table.add_row("question", result.question)
+    if result.status != "finished":
+        table.add_row("status", f"[yellow]{result.status}[/yellow]")
     if result.plan is not None:
         lines = [
             f"{MARKS.get(s.status, '?')} {s.id} {s.status}: {s.text}"
@@ -141,6 +143,10 @@ def summary_table(result: Any) -> Table:
     table.add_row("tasks", str(len(result.delegations)))
     table.add_row("time", f"{result.seconds:.1f} s")
     table.add_row("tokens", f"{result.tokens['input']} in / {result.tokens['output']} out")
+    if result.failed_stages:
+        table.add_row("failed tasks", "\n".join(result.failed_stages[:8]))
+    if result.failed_sources:
+        table.add_row("failed sources", ", ".join(result.failed_sources))
     if result.errors:
         table.add_row("errors", "\n".join(result.errors[:8]))
     table.add_row("run folder", str(result.run.path))

@@ -118,6 +118,8 @@ class Research:
         self.requirements: list[str] = []
         self.briefs: list[str] = []
         self.finished: set[str] = set()
+        #: every search result list, as each source gave it: source, part, query, URLs
+        self.result_lists: list[dict[str, Any]] = []
 
     # -- checkpoints -------------------------------------------------------------------
 
@@ -142,6 +144,7 @@ class Research:
             "requirements": self.requirements,
             "briefs": self.briefs,
             "finished": sorted(self.finished),
+            "result_lists": self.result_lists,
         }
 
     async def restore(self, state: dict[str, Any]) -> None:
@@ -166,6 +169,7 @@ class Research:
         self.failures = list(state["failures"])
         self.requirements, self.briefs = list(state["requirements"]), list(state["briefs"])
         self.finished = set(state["finished"])
+        self.result_lists = list(state.get("result_lists", []))
 
     def release(self, unfinished: list[dict[str, Any]]) -> None:
         """Hand back the pages and documents of tasks that did not finish, so that a
@@ -188,6 +192,14 @@ class Research:
             return 0
         if not isinstance(items, list):
             return 0
+        self.result_lists.append(
+            {
+                "source": tool,
+                "subquestion": sub_id,
+                "query": query,
+                "results": [str(i["url"]) for i in items if isinstance(i, dict) and i.get("url")],
+            }
+        )
         new = 0
         for rank, item in enumerate(items):
             if not isinstance(item, dict) or not str(item.get("url", "")).startswith("http"):

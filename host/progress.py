@@ -61,7 +61,7 @@ class Progress:
     def _on_tool(self, data: dict[str, Any]) -> None:
         rec: ToolCallRecord = data["record"]
         mark = "[red]✗[/red]" if rec.failed else "[green]✓[/green]"
-        note = " — " + rec.text.replace("\n", " ")[:120] if rec.failed else ""
+        note = f" — {rec.status}: " + rec.text.replace("\n", " ")[:120] if rec.failed else ""
         self.console.print(
             f"  {mark} {rec.stage}: {rec.name} {_target(rec)} [dim]{rec.seconds:.2f}s[/dim]{note}"
         )

@@ -74,7 +74,7 @@ def summarize(name: str, records: list[ToolCallRecord], outcome: dict[str, Any] 
     failed = [r for r in records if r.failed]
     lines = [f"[{name}] {len(records)} tool calls, {ok} succeeded, {len(failed)} failed."]
     for r in failed[:10]:
-        lines.append(f"- {r.name} failed: {r.text[:200]}")
+        lines.append(f"- {r.name} failed ({r.status}): {r.text[:200]}")
     if outcome:
         if outcome.get("summary"):
             lines.append(str(outcome["summary"])[:1000])

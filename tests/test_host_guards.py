@@ -148,3 +148,49 @@ async def test_depth_is_per_task():
 
     results = await asyncio.gather(*(nested(i) for i in range(5)))
     assert results == [1] * 5
+
+
+async def test_unknown_tools_and_invalid_arguments_are_failed_calls_everywhere():
+    from io import StringIO
+
+    from pydantic import BaseModel
+    from rich.console import Console
+
+    from host.progress import Progress
+    from host.stages import summarize
+
+    class Answer(BaseModel):
+        count: int
+
+    counter = Counter()
+    tk = make_toolkit(counter)
+    shown = Progress(console=Console(file=StringIO(), width=200, color_system=None))
+    guard = ToolGuard("worker", tk, on_call=lambda r: shown("tool", {"record": r}))
+    model = ScriptedModel(
+        [
+            [tool_call("no_such_tool", "c1", label="x")],
+            [tool_call("bump", "c2")],  # the required label is missing
+            [tool_call("bump", "c3", label=["not", "a", "string"])],
+            [tool_call("generate_response", "c4", count="many")],
+            [tool_call("generate_response", "c5", count=2)],
+        ]
+    )
+    await agent_with(model, tk)(Msg("Host", "go", "user"), structured_model=Answer)
+    statuses = [(r.name, r.status) for r in guard.records]
+    assert statuses == [
+        ("no_such_tool", "unknown tool"),
+        ("bump", "invalid arguments"),
+        ("bump", "ok"),  # a mistyped argument the tool coped with is not a failure
+        ("generate_response", "invalid arguments"),
+        ("generate_response", "ok"),
+    ]
+    lines = [r.summary() for r in guard.records]
+    assert [line["ok"] for line in lines] == [False, False, True, False, True]
+    assert lines[0]["status"] == "unknown tool"
+    display = shown.console.file.getvalue().splitlines()
+    assert display[0].startswith("  ✗ worker: no_such_tool") and "unknown tool" in display[0]
+    assert display[1].startswith("  ✗ worker: bump") and "invalid arguments" in display[1]
+    assert display[2].startswith("  ✓ worker: bump")
+    hub_text = summarize("worker", guard.records, None)
+    assert hub_text.startswith("[worker] 5 tool calls, 2 succeeded, 3 failed.")
+    assert "no_such_tool failed (unknown tool)" in hub_text

@@ -48,6 +48,7 @@ from .planning import Plan, PlanModel, offline_plan, validated
 from .research import Research
 from .run import RunFolder
 from .transcript import Transcript, save_evidence, save_json, save_run_json
+from .workers import WorkerAgent
 
 MAX_ITERS = 12
 HOST_ITERS = 40
@@ -274,7 +275,8 @@ class Host:
             evict=evict,
             on_call=self._record_call,
         )
-        agent = ReActAgent(
+        agent = WorkerAgent(
+            guard=guard,
             name=spec.name,
             sys_prompt=f"{spec.sys_prompt}\n\n{run.subagent_service.describe_grants_markdown()}",
             model=OfflinePolicy(spec) if self.brain.offline else self.counted_model,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+from typing import Any
 
 import pytest
 from agentscope.agent import ReActAgent
@@ -41,15 +42,17 @@ def make_toolkit(counter: Counter) -> Toolkit:
     return tk
 
 
-def agent_with(model: ScriptedModel, tk: Toolkit) -> ReActAgent:
-    agent = ReActAgent(
+def agent_with(
+    model: ScriptedModel, tk: Toolkit, cls: type[ReActAgent] = ReActAgent, **kwargs: Any
+) -> ReActAgent:
+    agent = cls(
         name="worker",
         sys_prompt="work",
         model=model,
         formatter=OpenAIChatFormatter(),
         toolkit=tk,
         memory=InMemoryMemory(),
-        max_iters=5,
+        **{"max_iters": 5, **kwargs},
     )
     agent.set_console_output_enabled(False)
     return agent
@@ -194,3 +197,64 @@ async def test_unknown_tools_and_invalid_arguments_are_failed_calls_everywhere()
     hub_text = summarize("worker", guard.records, None)
     assert hub_text.startswith("[worker] 5 tool calls, 2 succeeded, 3 failed.")
     assert "no_such_tool failed (unknown tool)" in hub_text
+
+
+async def test_a_timed_out_task_keeps_its_finished_calls_and_counts_the_interrupted_one():
+    from host.delegation import run_with_timeout
+    from host.stages import kept
+    from host.workers import WorkerAgent
+
+    entered = asyncio.Event()
+
+    async def fetch(url: str) -> ToolResponse:
+        """Store a page.
+
+        Args:
+            url (str): The page.
+        """
+        return ok(f"Stored: {url}", paths=["/workspace/pages/a.md"], evidence_ids=["e1"])
+
+    async def hang(url: str) -> ToolResponse:
+        """Never finish.
+
+        Args:
+            url (str): The page.
+        """
+        entered.set()
+        await asyncio.Event().wait()  # never set
+        return ok("unreachable")
+
+    tk = Toolkit()
+    tk.register_tool_function(fetch)
+    tk.register_tool_function(hang)
+    guard = ToolGuard("browser", tk)
+    model = ScriptedModel(
+        [[tool_call("fetch", "c1", url="u1")], [tool_call("hang", "c2", url="u2")]]
+    )
+    agent = agent_with(model, tk, WorkerAgent, parallel_tool_calls=True)
+    reply, timed_out = await run_with_timeout(agent(Msg("Host", "go", "user")), 0.5)
+    assert timed_out and entered.is_set()
+    assert [(r.name, r.status) for r in guard.records] == [("fetch", "ok"), ("hang", "interrupted")]
+    assert guard.records[1].failed and not guard.records[1].summary()["ok"]
+    assert kept(guard.records) == "1 page and 1 evidence item stored before that were kept"
+    said = [reply.get_text_content()] + [
+        m.get_text_content() for m in await agent.memory.get_memory()
+    ]
+    assert not any("interrupted me" in (text or "") for text in said)
+
+
+async def test_a_call_cancelled_inside_the_guard_is_still_recorded_as_interrupted():
+    from host.delegation import run_with_timeout
+
+    counter = Counter()
+    tk = make_toolkit(counter)
+
+    async def evict(tool: str, text: str) -> str:
+        await asyncio.Event().wait()  # the store never answers
+        return "/internal/evicted/never.txt"
+
+    guard = ToolGuard("worker", tk, evict=evict, evict_chars=10_000)
+    model = ScriptedModel([[tool_call("big", "c1")]])
+    _, timed_out = await run_with_timeout(agent_with(model, tk)(Msg("Host", "go", "user")), 0.3)
+    assert timed_out
+    assert [(r.name, r.status) for r in guard.records] == [("big", "interrupted")]

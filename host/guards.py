@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import jsonschema
-from agentscope.message import TextBlock, ToolUseBlock
+from agentscope.message import Msg, TextBlock, ToolResultBlock, ToolUseBlock
 from agentscope.tool import Toolkit, ToolResponse
 
 from subagents.results import status_of
@@ -87,8 +87,17 @@ class ToolCallRecord:
         return self.status == "refused"
 
 
+def _joined(blocks: list[Any]) -> str:
+    return "".join(b.get("text", "") for b in blocks if b.get("type") == "text")
+
+
 def _text(resp: ToolResponse) -> str:
-    return "".join(b.get("text", "") for b in resp.content if b.get("type") == "text")
+    return _joined(resp.content)
+
+
+def _output_text(block: ToolResultBlock) -> str:
+    output = block.get("output")
+    return output if isinstance(output, str) else _joined(output or [])
 
 
 class ToolGuard:
@@ -224,6 +233,35 @@ class ToolGuard:
             text = preview(record, PREVIEW_CHARS)
             last = ToolResponse(content=[TextBlock(type="text", text=text)], metadata=last.metadata)
         return last
+
+    async def fit_round(self, results: list[Msg], budget: int) -> None:
+        """Shrink one round of tool results to about ``budget`` characters.
+
+        The round's largest results are evicted to ``/internal/`` (or, when the guard
+        evicted them already, pointed to there again) and replaced by a preview, largest
+        first, until the round fits. ``results`` are the agent's own memory messages: their
+        tool-result blocks are changed in place.
+        """
+        if self.evict is None:
+            return
+        records = {r.call_id: r for r in self.records if r.call_id}
+        blocks = [b for m in results for b in m.get_content_blocks("tool_result")]
+        sizes = [len(_output_text(b)) for b in blocks]
+        total = sum(sizes)
+        if total <= budget:
+            return
+        chars = max(200, min(PREVIEW_CHARS, budget // (2 * len(blocks))))
+        for size, block in sorted(zip(sizes, blocks, strict=True), key=lambda p: -p[0]):
+            if total <= budget:
+                break
+            record = records.get(block["id"])
+            if record is None or len(record.text) <= chars:
+                continue
+            if record.evicted_to is None:
+                record.evicted_to = await self.evict(record.name, record.text)
+            text = preview(record, chars)
+            block["output"] = [TextBlock(type="text", text=text)]
+            total -= size - len(text)
 
     def _finish(self, record: ToolCallRecord) -> None:
         self.records.append(record)

@@ -9,11 +9,13 @@ import pytest
 from agentscope.agent import ReActAgent
 from agentscope.formatter import OpenAIChatFormatter
 from agentscope.memory import InMemoryMemory
-from agentscope.message import Msg
+from agentscope.message import Msg, TextBlock
+from agentscope.model import ChatModelBase, ChatResponse
 from agentscope.tool import Toolkit, ToolResponse
 from scripted import ScriptedModel, tool_call
 
 from host.guards import DelegationDepthError, ToolGuard, current_depth, delegation_scope
+from host.stages import message_text
 from subagents.results import ok
 
 
@@ -258,3 +260,89 @@ async def test_a_call_cancelled_inside_the_guard_is_still_recorded_as_interrupte
     _, timed_out = await run_with_timeout(agent_with(model, tk)(Msg("Host", "go", "user")), 0.3)
     assert timed_out
     assert [(r.name, r.status) for r in guard.records] == [("big", "interrupted")]
+
+
+class Summarizer(ChatModelBase):
+    """agentscope's compression model: answers with the summary schema's fields."""
+
+    def __init__(self) -> None:
+        super().__init__(model_name="summarizer", stream=False)
+        self.calls = 0
+
+    async def __call__(self, messages, tools=None, tool_choice=None, **kwargs):
+        self.calls += 1
+        fields = ("task_overview", "current_state", "important_discoveries", "next_steps")
+        summary = {f: "earlier searches" for f in (*fields, "context_to_preserve")}
+        return ChatResponse(content=[TextBlock(type="text", text="summary")], metadata=summary)
+
+
+class Researcher(ChatModelBase):
+    """Searches round after round; it moves on only when it can see the last round's
+    results, and otherwise searches again, as a model that lost its results does."""
+
+    def __init__(self, rounds: list[list[str]]) -> None:
+        super().__init__(model_name="researcher", stream=False)
+        self.rounds, self.shown = rounds, []
+
+    async def __call__(self, messages, tools=None, tool_choice=None, **kwargs):
+        text = "\n".join(message_text(m) for m in messages)
+        self.shown.append(text)
+        seen = [
+            i for i, qs in enumerate(self.rounds) if all(f"RESULTS-FOR-{q}" in text for q in qs)
+        ]
+        following = max(seen) + 1 if seen else 0
+        if following == len(self.rounds):
+            return ChatResponse(content=[TextBlock(type="text", text="done")])
+        calls = [tool_call("search", f"{following}-{q}", query=q) for q in self.rounds[following]]
+        return ChatResponse(content=calls)
+
+
+async def test_compression_keeps_the_task_and_the_latest_round_of_results():
+    from agentscope.token import CharTokenCounter
+
+    from host.workers import WorkerAgent
+
+    async def search(query: str) -> ToolResponse:
+        """Search.
+
+        Args:
+            query (str): The query.
+        """
+        return ok(f"RESULTS-FOR-{query}\n" + f"{query} result line. " * 150)
+
+    tk = Toolkit()
+    tk.register_tool_function(search)
+    stored: dict[str, str] = {}
+
+    async def evict(tool: str, text: str) -> str:
+        path = f"/internal/evicted/{tool}-{len(stored)}.txt"
+        stored[path] = text
+        return path
+
+    guard = ToolGuard("search", tk, evict=evict)
+    rounds = [["a1", "a2", "a3"], ["b1", "b2", "b3"], ["c1", "c2", "c3"]]
+    model, summarizer = Researcher(rounds), Summarizer()
+    compression = ReActAgent.CompressionConfig(
+        enable=True,
+        agent_token_counter=CharTokenCounter(),
+        trigger_threshold=4000,
+        keep_recent=4,
+        compression_model=summarizer,
+        compression_formatter=OpenAIChatFormatter(),
+    )
+    agent = agent_with(
+        model, tk, WorkerAgent, guard=guard, compression_config=compression, max_iters=12
+    )
+    task = Msg("Host", "Find the three facts. TASK-MARKER-7f3", "user")
+    await agent(task)
+    assert len(model.shown) == len(rounds) + 1  # one call per round, then the answer
+    assert summarizer.calls >= 1  # older rounds were compressed
+    for shown in model.shown:
+        assert "TASK-MARKER-7f3" in shown
+    for i, shown in enumerate(model.shown[1:]):
+        assert all(f"RESULTS-FOR-{q}" in shown for q in rounds[i])
+    # each round (3 × 2,400 characters) was over half the threshold: its largest results
+    # were evicted, in full, with a preview left in the history
+    assert len(stored) == 9 and all(len(t) > 2400 for t in stored.values())
+    assert "/internal/evicted/search-" in model.shown[-1]
+    assert {r.evicted_to for r in guard.records} == set(stored)

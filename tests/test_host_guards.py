@@ -196,6 +196,9 @@ async def test_unknown_tools_and_invalid_arguments_are_failed_calls_everywhere()
     assert display[0].startswith("  ✗ worker: no_such_tool") and "unknown tool" in display[0]
     assert display[1].startswith("  ✗ worker: bump") and "invalid arguments" in display[1]
     assert display[2].startswith("  ✓ worker: bump")
+    guard.records[0].text = "Error: cannot read [/workspace/pages/a.md]"  # not rich markup
+    shown("tool", {"record": guard.records[0]})
+    assert shown.console.file.getvalue().splitlines()[-1].endswith("[/workspace/pages/a.md]")
     hub_text = summarize("worker", guard.records, None)
     assert hub_text.startswith("[worker] 5 tool calls, 2 succeeded, 3 failed.")
     assert "no_such_tool failed (unknown tool)" in hub_text

@@ -37,7 +37,7 @@ from .interrupt import Interrupt
 from .notes import research_notes
 from .research import Research
 from .sources import file_source
-from .stages import delegation_msg, summarize
+from .stages import delegation_msg, kept, summarize
 
 FINISH = "generate_response"
 #: Pages one browser task reads at most.
@@ -324,7 +324,7 @@ class Delegator:
     async def _run_worker(self, spec: SubAgentSpec, delegation: Delegation) -> None:
         started = time.perf_counter()
         self.emit("delegation_start", delegation=delegation, title=spec.title or spec.name)
-        agent = None
+        agent = guard = None
         try:
             agent, guard, extra = await self.make_worker(spec)
             msg = delegation_msg(spec, delegation.description, delegation.context)
@@ -334,8 +334,7 @@ class Delegator:
             reply, timed_out = await run_with_timeout(
                 agent(msg, structured_model=spec.outcome), timeout
             )
-            delegation.records = list(guard.records)
-            if timed_out:
+            if timed_out:  # the reply is the worker's interruption note: not an outcome
                 delegation.status, delegation.error = "timed out", f"timed out after {timeout:g} s"
             elif reply is not None and (reply.metadata or {}).get("_is_interrupted"):
                 delegation.status, delegation.error = "interrupted", "stopped by the user"
@@ -350,11 +349,14 @@ class Delegator:
         finally:
             if agent is not None:
                 self.hub.delete(agent)
+            if guard is not None:  # calls finished before a timeout or failure count too
+                delegation.records = list(guard.records)
             delegation.seconds = time.perf_counter() - started
+        if delegation.error:
+            delegation.error += f"; {kept(delegation.records)}"
         outcome = Msg(
             spec.name,
-            summarize(spec.name, delegation.records, delegation.outcome)
-            + (f"\nTask error: {delegation.error}" if delegation.error else ""),
+            summarize(spec.name, delegation.records, delegation.outcome, delegation.error),
             "assistant",
             metadata={"delegation": delegation.summary()},
         )

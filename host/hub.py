@@ -53,6 +53,7 @@ from .planning import Plan, PlanModel, offline_plan, validated
 from .research import Research
 from .run import RunFolder
 from .transcript import Transcript, save_evidence, save_json, save_run_json
+from .workers import WorkerAgent
 
 MAX_ITERS = 12
 HOST_ITERS = 40
@@ -93,9 +94,13 @@ Continue the research with your task tool from where it stopped, following the s
 and budgets, then have the report written with a "generate" task."""
 
 
-class HostAgent(ReActAgent):
+class HostAgent(WorkerAgent):
     """The Host's agent. Hub broadcasts are recorded in :attr:`seen`, not added to its
-    memory: every outcome already reaches it as the result of its own task call."""
+    memory: every outcome already reaches it as the result of its own task call.
+
+    Compression never summarises the user's requests (the question, the plan, a resume)
+    or the latest round of task results.
+    """
 
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
@@ -104,6 +109,11 @@ class HostAgent(ReActAgent):
     async def observe(self, msg: Msg | list[Msg] | None) -> None:
         if msg is not None:
             self.seen.extend(msg if isinstance(msg, list) else [msg])
+
+    async def _compress_memory_if_needed(self) -> None:
+        memory = await self.memory.get_memory(prepend_summary=False)
+        self.task_ids |= {m.id for m in memory if m.role == "user"}
+        await super()._compress_memory_if_needed()
 
 
 @dataclass
@@ -370,7 +380,8 @@ class Host:
             stopped=lambda: self.interrupt.blocks,
             approval=self.approval,
         )
-        agent = ReActAgent(
+        agent = WorkerAgent(
+            guard=guard,
             name=spec.name,
             sys_prompt=f"{spec.sys_prompt}\n\n{run.subagent_service.describe_grants_markdown()}",
             model=OfflinePolicy(spec) if offline else self.counted_model,

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from .guards import ToolCallRecord
@@ -98,9 +99,11 @@ class Progress:
     def _on_tool(self, data: dict[str, Any]) -> None:
         rec: ToolCallRecord = data["record"]
         mark = "[red]✗[/red]" if rec.failed else "[green]✓[/green]"
-        note = " — " + rec.text.replace("\n", " ")[:120] if rec.failed else ""
+        text = escape(rec.text.replace("\n", " ")[:120])  # a path like [/workspace/…] is no tag
+        note = f" — {rec.status}: {text}" if rec.failed else ""
+        target = escape(_target(rec))
         self.console.print(
-            f"  {mark} {rec.stage}: {rec.name} {_target(rec)} [dim]{rec.seconds:.2f}s[/dim]{note}"
+            f"  {mark} {rec.stage}: {rec.name} {target} [dim]{rec.seconds:.2f}s[/dim]{note}"
         )
 
     def _on_delegation_end(self, data: dict[str, Any]) -> None:

@@ -38,7 +38,15 @@ from subagents.evidence import EvidenceLedger, PageRegistry
 from subagents.secrets import scrub
 from subagents.spec import SubAgentSpec, check_allowlist
 
-from .brains import Brain
+from .brains import (
+    Brain,
+    ModelCallStats,
+    RetryPolicy,
+    TokenCounter,
+    TokenLedger,
+    resilient_model,
+    tool_scope,
+)
 from .brains.offline import HostPolicy, OfflinePolicy
 from .config import Settings
 from .delegation import Delegation, Delegator, task
@@ -107,7 +115,8 @@ class RunResult:
     outputs: list[str] = field(default_factory=list)
     citations: int = 0
     seconds: float = 0.0
-    tokens: dict[str, int] = field(default_factory=lambda: {"input": 0, "output": 0})
+    tokens: dict[str, Any] = field(default_factory=lambda: {"input": 0, "output": 0})
+    model_calls: dict[str, Any] = field(default_factory=dict)
     calls: list[ToolCallRecord] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
     pages_read: int = 0
@@ -138,6 +147,7 @@ class RunResult:
             "exit_code": self.exit_code,
             "seconds": round(self.seconds, 3),
             "tokens": self.tokens,
+            "model_calls": self.model_calls,
             "pages_read": self.pages_read,
             "evidence_items": self.evidence,
             "requirements": self.requirements,
@@ -147,24 +157,6 @@ class RunResult:
             "tool_calls": [call.summary() for call in self.calls],
             "errors": self.errors,
         }
-
-
-class TokenCounter:
-    """Wraps a chat model and adds up the usage it reports."""
-
-    def __init__(self, model: Any, totals: dict[str, int]) -> None:
-        self.inner_model, self._totals = model, totals
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self.inner_model, name)
-
-    async def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        response = await self.inner_model(*args, **kwargs)
-        usage = getattr(response, "usage", None)
-        if usage is not None:
-            self._totals["input"] += int(getattr(usage, "input_tokens", 0) or 0)
-            self._totals["output"] += int(getattr(usage, "output_tokens", 0) or 0)
-        return response
 
 
 class Host:
@@ -190,6 +182,8 @@ class Host:
         self.ledger = EvidenceLedger(pages=PageRegistry(budget=settings.max_pages))
         self.browser: BrowserSession | None = None
         self.counted_model: TokenCounter | None = None
+        self.token_ledger = TokenLedger(settings.prices)
+        self.model_calls = ModelCallStats()
         self.mcp_clients: dict[str, list[tuple[Any, tuple[str, ...]]]] = {}
         self.mcp_tools: dict[str, list[str]] = {}
         self.cleanup_errors: list[str] = []
@@ -214,6 +208,14 @@ class Host:
             trigger_threshold=self.settings.history_chars,
             keep_recent=4,
         )
+
+    def _counted_model(self) -> TokenCounter:
+        """The brain's model behind a request timeout and retries, counting tokens."""
+        policy = RetryPolicy(
+            timeout=self.settings.model_timeout, attempts=self.settings.model_attempts
+        )
+        model = resilient_model(self.brain, policy, self.model_calls)
+        return TokenCounter(model, self.token_ledger, self.brain.spec)
 
     def _record_call(self, record: ToolCallRecord) -> None:
         self._calls.append(record)
@@ -251,11 +253,12 @@ class Host:
         deps: dict[str, Any] = {
             "service": run.subagent_service,
             "evidence": self.ledger,
-            "model": self.counted_model,
+            "model": self.counted_model.for_tools(spec.name) if self.counted_model else None,
             "settings": self.settings.tools,
             "browser": self.browser,
         }
         toolkit = build(spec, {k: v for k, v in deps.items() if k in spec.requires})
+        toolkit.register_middleware(tool_scope)
         extra: list[str] = []
         for client, names in self.mcp_clients.get(spec.name, []):
             extra += await attach_mcp_tools(toolkit, client, names)
@@ -277,7 +280,9 @@ class Host:
         agent = ReActAgent(
             name=spec.name,
             sys_prompt=f"{spec.sys_prompt}\n\n{run.subagent_service.describe_grants_markdown()}",
-            model=OfflinePolicy(spec) if self.brain.offline else self.counted_model,
+            model=OfflinePolicy(spec)
+            if self.counted_model is None
+            else self.counted_model.for_stage(spec.name),
             formatter=self.brain.formatter,
             toolkit=toolkit,
             memory=InMemoryMemory(),
@@ -295,7 +300,9 @@ class Host:
         agent = HostAgent(
             name="Host",
             sys_prompt=HOST_PROMPT,
-            model=HostPolicy() if self.brain.offline else self.counted_model,
+            model=HostPolicy()
+            if self.counted_model is None
+            else self.counted_model.for_stage("host"),
             formatter=self.brain.formatter,
             toolkit=Toolkit(),
             memory=InMemoryMemory(),
@@ -343,9 +350,7 @@ class Host:
         transcript = Transcript(run.host_service)
         self._emit("run_start", run=run)
         started = time.perf_counter()
-        self.counted_model = (
-            None if self.brain.offline else TokenCounter(self.brain.model, result.tokens)
-        )
+        self.counted_model = None if self.brain.offline else self._counted_model()
         try:
             await self._connect_mcp()
             self.browser = BrowserSession(
@@ -419,6 +424,8 @@ class Host:
             ]
         result.errors += self.cleanup_errors
         result.calls = list(self._calls)
+        result.tokens = self.token_ledger.summary()
+        result.model_calls = self.model_calls.summary()
         result.pages_read = self.ledger.pages.pages
         result.evidence = len(self.ledger)
         result.seconds = time.perf_counter() - started

@@ -8,7 +8,9 @@ the HTTP SDKs, with the body check of :mod:`host.brains.exchange`.
 
 from __future__ import annotations
 
+import asyncio
 import os
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -153,11 +155,22 @@ def request_kwargs(provider: str, timeout: float) -> dict[str, Any]:
     return {"timeout": timeout} if provider in ("openai", "anthropic") else {}
 
 
-def resilient_model(brain: Brain, policy: RetryPolicy, stats: ModelCallStats) -> ResilientModel:
+def resilient_model(
+    brain: Brain,
+    policy: RetryPolicy,
+    stats: ModelCallStats,
+    sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
+) -> ResilientModel:
     """The brain's model with a timeout and bounded retries on every request (and, for
-    Anthropic, the system prompt and tools marked cacheable)."""
+    Anthropic, the system prompt and tools marked cacheable).
+
+    Args:
+        brain: an LLM brain from :func:`make_brain`.
+        policy: the request timeout and the retry settings.
+        stats: where attempts, retries and failures are counted.
+        sleep: how to wait between attempts (tests pass a recorder).
+    """
     provider, _ = parse_spec(brain.spec)
     model = AnthropicPromptCache(brain.model) if provider == "anthropic" else brain.model
-    return ResilientModel(
-        model, provider, policy, stats, request_kwargs=request_kwargs(provider, policy.timeout)
-    )
+    kwargs = request_kwargs(provider, policy.timeout)
+    return ResilientModel(model, provider, policy, stats, request_kwargs=kwargs, sleep=sleep)

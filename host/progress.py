@@ -9,6 +9,8 @@ from typing import Any
 from rich.console import Console
 from rich.table import Table
 
+from .brains.ledger import describe as describe_tokens
+from .brains.resilience import describe as describe_calls
 from .guards import ToolCallRecord
 
 MARKS = {
@@ -103,7 +105,10 @@ def summary_table(result: Any) -> Table:
     table.add_row("citations", str(result.citations))
     table.add_row("tasks", str(len(result.delegations)))
     table.add_row("time", f"{result.seconds:.1f} s")
-    table.add_row("tokens", f"{result.tokens['input']} in / {result.tokens['output']} out")
+    table.add_row("tokens", describe_tokens(result.tokens))
+    calls = getattr(result, "model_calls", None) or {}
+    if calls.get("retries") or calls.get("failed"):
+        table.add_row("model calls", describe_calls(calls))
     if result.errors:
         table.add_row("errors", "\n".join(result.errors[:8]))
     table.add_row("run folder", str(result.run.path))

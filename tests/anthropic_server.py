@@ -64,7 +64,8 @@ class ScriptedAnthropic(ScriptedOpenAI):
 
     @staticmethod
     def credential(headers: Any) -> str:
-        return headers.get("x-api-key", "")
+        """The key as sent: ``x-api-key``, or a bearer token (newer SDKs send that)."""
+        return headers.get("x-api-key") or headers.get("Authorization", "").removeprefix("Bearer ")
 
     @staticmethod
     def normalised(body: dict[str, Any]) -> dict[str, Any]:

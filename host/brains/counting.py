@@ -9,6 +9,7 @@ their ``model``). A tool view enters its calls under ``browser/<tool>``: the
 
 from __future__ import annotations
 
+import contextlib
 import contextvars
 import inspect
 from collections.abc import AsyncGenerator, Callable
@@ -30,7 +31,10 @@ async def tool_scope(kwargs: dict[str, Any], next_handler: Callable[..., Any]) -
         async for chunk in await next_handler(**kwargs):
             yield chunk
     finally:
-        _TOOL.reset(token)
+        # A consumer that stops early leaves the generator to be closed later, in another
+        # context, where the name was never set: there is nothing to undo there.
+        with contextlib.suppress(ValueError):
+            _TOOL.reset(token)
 
 
 class TokenCounter(ModelWrapper):

@@ -14,8 +14,8 @@ asked us to wait.
 from __future__ import annotations
 
 import email.utils
-import functools
 import json
+import sys
 import time
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
@@ -65,20 +65,17 @@ def _causes(exc: BaseException) -> Iterator[BaseException]:
 
 
 def _types(*names: str) -> tuple[type[BaseException], ...]:
-    """The exception classes named ``module:Class`` that are importable here."""
-    import importlib
-
+    """The exception classes named ``module:Class`` of the modules already imported (an
+    SDK that was never imported raised nothing)."""
     found: list[type[BaseException]] = []
     for name in names:
         module, _, cls = name.partition(":")
-        try:
-            found.append(getattr(importlib.import_module(module), cls))
-        except (ImportError, AttributeError):
-            continue
+        found_cls = getattr(sys.modules.get(module), cls, None)
+        if isinstance(found_cls, type) and issubclass(found_cls, BaseException):
+            found.append(found_cls)
     return tuple(found)
 
 
-@functools.cache
 def _timeouts() -> tuple[type[BaseException], ...]:
     return (
         TimeoutError,
@@ -91,7 +88,6 @@ def _timeouts() -> tuple[type[BaseException], ...]:
     )
 
 
-@functools.cache
 def _connections() -> tuple[type[BaseException], ...]:
     return (
         ConnectionError,
@@ -104,7 +100,6 @@ def _connections() -> tuple[type[BaseException], ...]:
     )
 
 
-@functools.cache
 def _malformed() -> tuple[type[BaseException], ...]:
     return (
         MalformedBody,

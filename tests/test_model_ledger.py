@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import email.utils
 import json
+from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
@@ -276,3 +277,13 @@ def test_bad_model_settings_are_explained(tmp_path, monkeypatch, table, message)
     toml.write_text(table, encoding="utf-8")
     with pytest.raises(ConfigError, match=message):
         load_settings({}, toml)
+
+
+def test_the_example_configuration_loads(monkeypatch):
+    for var in ("QUARTET_MODEL", "QUARTET_MODEL_TIMEOUT", "QUARTET_MODEL_ATTEMPTS"):
+        monkeypatch.delenv(var, raising=False)
+    example = Path(__file__).resolve().parent.parent / "quartet.example.toml"
+    settings = load_settings({}, example)
+    assert settings.model == "openai:gpt-4o-mini"
+    assert (settings.model_timeout, settings.model_attempts) == (120.0, 3)
+    assert settings.prices["openai:gpt-4o-mini"] == ModelPrice(0.15, 0.6, 0.075)

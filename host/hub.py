@@ -40,6 +40,7 @@ from subagents.spec import SubAgentSpec, check_allowlist
 
 from .brains import (
     Brain,
+    ModelCallError,
     ModelCallStats,
     RetryPolicy,
     TokenCounter,
@@ -330,7 +331,8 @@ class Host:
             raw = reply.metadata if isinstance(reply.metadata, dict) else None
             plan, reason = validated(raw, question)
         except Exception as exc:  # a provider failure: plan offline and say so
-            plan, reason = None, scrub(f"the planning call failed ({type(exc).__name__})")
+            cause = str(exc) if isinstance(exc, ModelCallError) else type(exc).__name__
+            plan, reason = None, scrub(f"the planning call failed ({cause})")
         finally:
             agent.max_iters = HOST_ITERS
         if plan is None:

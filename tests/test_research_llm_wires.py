@@ -154,7 +154,7 @@ def test_a_provider_that_only_answers_503_fails_the_run_naming_it(tmp_path, monk
     message = "openai model loopback-model: HTTP 503 after 2 attempts"
     assert f"Host: ModelCallError: {message}" in result.errors
     assert any(message in e for e in result.errors if e.startswith("generate"))
-    assert result.plan.planner.startswith("offline (fallback: the planning call failed")
+    assert result.plan.planner == f"offline (fallback: the planning call failed ({message}))"
     calls = record["model_calls"]
     assert calls["failed"] == calls["calls"] >= 3
     assert calls["failures"] == {"http_503": calls["calls"]}

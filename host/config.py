@@ -10,6 +10,9 @@ from typing import Any
 
 from subagents.settings import SettingsError, ToolSettings
 
+from .brains.ledger import ModelPrice
+from .brains.resilience import DEFAULT_MODEL_ATTEMPTS, DEFAULT_MODEL_TIMEOUT
+
 FORMATS = ("md", "html", "pdf", "pptx")
 
 
@@ -33,6 +36,9 @@ class Settings:
     max_rounds: int = 3
     concurrency: int = 3
     history_chars: int = 200_000
+    model_timeout: float = DEFAULT_MODEL_TIMEOUT
+    model_attempts: int = DEFAULT_MODEL_ATTEMPTS
+    prices: dict[str, ModelPrice] = field(default_factory=dict)
     mcp_servers: list[Any] = field(default_factory=list)
     tools: ToolSettings = field(default_factory=ToolSettings)
     approve_tools: tuple[str, ...] = ()
@@ -61,6 +67,16 @@ def _from_toml(path: Path) -> dict[str, Any]:
         return tomllib.loads(path.read_text(encoding="utf-8")).get("quartet", {})
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"{path}: {exc}") from None
+
+
+def _prices(raw: Any) -> dict[str, ModelPrice]:
+    """The price table: ``[quartet.prices."provider:name"]`` tables, per million tokens."""
+    if not isinstance(raw, dict):
+        raise ConfigError('prices: expected tables such as [quartet.prices."openai:gpt-4o-mini"]')
+    try:
+        return {str(model): ModelPrice.parse(str(model), table) for model, table in raw.items()}
+    except ValueError as exc:
+        raise ConfigError(f"quartet.toml: {exc}") from None
 
 
 def load_settings(flags: dict[str, Any], toml_path: Path | None = None) -> Settings:
@@ -92,6 +108,8 @@ def load_settings(flags: dict[str, Any], toml_path: Path | None = None) -> Setti
         ("max_rounds", "QUARTET_MAX_ROUNDS", int),
         ("concurrency", "QUARTET_CONCURRENCY", int),
         ("history_chars", "QUARTET_HISTORY_CHARS", int),
+        ("model_timeout", "QUARTET_MODEL_TIMEOUT", float),
+        ("model_attempts", "QUARTET_MODEL_ATTEMPTS", int),
     ):
         raw = pick(name, env_name, getattr(s, name))
         try:
@@ -105,6 +123,7 @@ def load_settings(flags: dict[str, Any], toml_path: Path | None = None) -> Setti
     if not isinstance(raw_timeouts, dict):
         raise ConfigError("stage_timeouts: expected a table such as {browser = 300}")
     s.stage_timeouts = {str(k): float(v) for k, v in raw_timeouts.items()}
+    s.prices = _prices(toml.get("prices", {}))
     from .mcp import McpServerConfig
 
     try:

@@ -42,12 +42,21 @@ from subagents.spec import SubAgentSpec, check_allowlist
 
 from . import checkpoint
 from .approval import Approval, Ask, check_tools, default_approver
-from .brains import Brain
+from .brains import (
+    Brain,
+    ModelCallError,
+    ModelCallStats,
+    RetryPolicy,
+    TokenCounter,
+    TokenLedger,
+    resilient_model,
+    tool_scope,
+)
 from .brains.offline import HostPolicy, OfflinePolicy
 from .config import Settings
 from .delegation import Delegation, Delegator, task
 from .guards import ToolCallRecord, ToolGuard, evicted_name
-from .interrupt import Interrupt, wait_until
+from .interrupt import Interrupt, Interruptible, wait_until
 from .mcp import attach_mcp_tools
 from .planning import Plan, PlanModel, offline_plan, validated
 from .research import Research
@@ -127,7 +136,8 @@ class RunResult:
     outputs: list[str] = field(default_factory=list)
     citations: int = 0
     seconds: float = 0.0
-    tokens: dict[str, int] = field(default_factory=lambda: {"input": 0, "output": 0})
+    tokens: dict[str, Any] = field(default_factory=lambda: {"input": 0, "output": 0})
+    model_calls: dict[str, Any] = field(default_factory=dict)
     calls: list[ToolCallRecord] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
     pages_read: int = 0
@@ -188,6 +198,7 @@ class RunResult:
             "exit_code": self.exit_code,
             "seconds": round(self.seconds, 3),
             "tokens": self.tokens,
+            "model_calls": self.model_calls,
             "pages_read": self.pages_read,
             "evidence_items": self.evidence,
             "requirements": self.requirements,
@@ -202,29 +213,6 @@ class RunResult:
             "approvals": self.approvals,
             "errors": self.errors,
         }
-
-
-class TokenCounter:
-    """Wraps a chat model, adds up the usage it reports, and starts no request once the
-    user has interrupted the run."""
-
-    def __init__(
-        self, model: Any, totals: dict[str, int], interrupt: Interrupt | None = None
-    ) -> None:
-        self.inner_model, self._totals = model, totals
-        self.interrupt = interrupt or Interrupt()
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self.inner_model, name)
-
-    async def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        self.interrupt.check("a model request")
-        response = await self.inner_model(*args, **kwargs)
-        usage = getattr(response, "usage", None)
-        if usage is not None:
-            self._totals["input"] += int(getattr(usage, "input_tokens", 0) or 0)
-            self._totals["output"] += int(getattr(usage, "output_tokens", 0) or 0)
-        return response
 
 
 class Host:
@@ -267,6 +255,8 @@ class Host:
         self.ledger = EvidenceLedger(pages=PageRegistry(budget=settings.max_pages))
         self.browser: BrowserSession | None = None
         self.counted_model: TokenCounter | None = None
+        self.token_ledger = TokenLedger(settings.prices)
+        self.model_calls = ModelCallStats()
         self.mcp_clients: dict[str, list[tuple[Any, tuple[str, ...]]]] = {}
         self.mcp_tools: dict[str, list[str]] = {}
         self.cleanup_errors: list[str] = []
@@ -306,6 +296,14 @@ class Host:
             trigger_threshold=self.settings.history_chars,
             keep_recent=4,
         )
+
+    def _counted_model(self) -> TokenCounter:
+        """The brain's model behind a request timeout and retries, counting tokens."""
+        policy = RetryPolicy(
+            timeout=self.settings.model_timeout, attempts=self.settings.model_attempts
+        )
+        model = Interruptible(resilient_model(self.brain, policy, self.model_calls), self.interrupt)
+        return TokenCounter(model, self.token_ledger, self.brain.spec)
 
     def _record_call(self, record: ToolCallRecord) -> None:
         self._calls.append(record)
@@ -353,11 +351,16 @@ class Host:
         deps: dict[str, Any] = {
             "service": run.subagent_service,
             "evidence": self.ledger,
-            "model": None if self.interrupt.requested else self.counted_model,
+            "model": (
+                self.counted_model.for_tools(spec.name)
+                if self.counted_model and not self.interrupt.requested
+                else None
+            ),
             "settings": self.settings.tools,
             "browser": self.browser,
         }
         toolkit = build(spec, {k: v for k, v in deps.items() if k in spec.requires})
+        toolkit.register_middleware(tool_scope)
         extra: list[str] = []
         for client, names in self.mcp_clients.get(spec.name, []):
             extra += await attach_mcp_tools(toolkit, client, names)
@@ -384,7 +387,11 @@ class Host:
             guard=guard,
             name=spec.name,
             sys_prompt=f"{spec.sys_prompt}\n\n{run.subagent_service.describe_grants_markdown()}",
-            model=OfflinePolicy(spec) if offline else self.counted_model,
+            model=(
+                OfflinePolicy(spec)
+                if offline or self.counted_model is None
+                else self.counted_model.for_stage(spec.name)
+            ),
             formatter=OpenAIChatFormatter() if offline else self.brain.formatter,
             toolkit=toolkit,
             memory=InMemoryMemory(),
@@ -402,7 +409,9 @@ class Host:
         agent = HostAgent(
             name="Host",
             sys_prompt=HOST_PROMPT,
-            model=HostPolicy() if self.brain.offline else self.counted_model,
+            model=HostPolicy()
+            if self.counted_model is None
+            else self.counted_model.for_stage("host"),
             formatter=self.brain.formatter,
             toolkit=Toolkit(),
             memory=InMemoryMemory(),
@@ -430,7 +439,8 @@ class Host:
             raw = reply.metadata if isinstance(reply.metadata, dict) else None
             plan, reason = validated(raw, question)
         except Exception as exc:  # a provider failure: plan offline and say so
-            plan, reason = None, scrub(f"the planning call failed ({type(exc).__name__})")
+            cause = str(exc) if isinstance(exc, ModelCallError) else type(exc).__name__
+            plan, reason = None, scrub(f"the planning call failed ({cause})")
         finally:
             agent.max_iters = HOST_ITERS
         if plan is None:
@@ -463,11 +473,7 @@ class Host:
         self._emit("run_start", run=run)
         started = self._started = time.perf_counter()
         self._main = asyncio.current_task()
-        self.counted_model = (
-            None
-            if self.brain.offline
-            else TokenCounter(self.brain.model, result.tokens, self.interrupt)
-        )
+        self.counted_model = None if self.brain.offline else self._counted_model()
         try:
             await self._connect_mcp()
             self.browser = BrowserSession(
@@ -599,7 +605,8 @@ class Host:
                 "delegator": delegator.state(),
                 "host_memory": self.host_agent.memory.state_dict(),
                 "calls": [c.summary() for c in self._calls],
-                "tokens": self._result.tokens,
+                "tokens": self.token_ledger.state(),
+                "model_calls": self.model_calls.summary(),
                 "seconds": self._prior_seconds + time.perf_counter() - self._started,
                 "resumed": self._resumed,
             }
@@ -619,7 +626,8 @@ class Host:
         await research.absorb_pages()  # pages stored by tasks that did not finish
         research.update_plan()
         self._calls = [ToolCallRecord.from_summary(c) for c in state.get("calls", [])]
-        result.tokens.update(state.get("tokens", {}))
+        self.token_ledger.restore(state.get("tokens") or [])
+        self.model_calls.restore(state.get("model_calls") or {})
         self._prior_seconds = float(state.get("seconds", 0.0))
         self._resumed = int(state.get("resumed", 0)) + 1
         memory = state.get("host_memory")
@@ -652,6 +660,8 @@ class Host:
         result.brain = self.brain.spec
         result.search_results = self._search_results()
         result.approvals = list(self.approval.decisions) if self.approval else []
+        result.tokens = self.token_ledger.summary()
+        result.model_calls = self.model_calls.summary()
         result.pages_read = self.ledger.pages.pages
         result.evidence = len(self.ledger)
         result.seconds = self._prior_seconds + time.perf_counter() - started

@@ -10,6 +10,9 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
+from typing import Any
+
+from .brains.wrapping import ModelWrapper
 
 #: Seconds the tasks in flight get after the first request.
 GRACE = 5.0
@@ -70,6 +73,18 @@ class Interrupt:
         """Raise :class:`RunInterrupted` instead of starting ``what`` once stopping."""
         if self.requested:
             raise RunInterrupted(f"the run was interrupted, so {what} was not started")
+
+
+class Interruptible(ModelWrapper):
+    """A model that starts no request once the user has interrupted the run."""
+
+    def __init__(self, model: Any, interrupt: Interrupt) -> None:
+        super().__init__(model)
+        self.interrupt = interrupt
+
+    async def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        self.interrupt.check("a model request")
+        return await self.model(*args, **kwargs)
 
 
 async def wait_until(event: asyncio.Event, seconds: float) -> bool:

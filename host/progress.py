@@ -11,6 +11,8 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from .brains.ledger import describe as describe_tokens
+from .brains.resilience import describe as describe_calls
 from .guards import ToolCallRecord
 
 MARKS = {
@@ -145,7 +147,10 @@ def summary_table(result: Any) -> Table:
     table.add_row("citations", str(result.citations))
     table.add_row("tasks", str(len(result.delegations)))
     table.add_row("time", f"{result.seconds:.1f} s")
-    table.add_row("tokens", f"{result.tokens['input']} in / {result.tokens['output']} out")
+    table.add_row("tokens", describe_tokens(result.tokens))
+    calls = getattr(result, "model_calls", None) or {}
+    if calls.get("retries") or calls.get("failed"):
+        table.add_row("model calls", describe_calls(calls))
     if result.failed_stages:
         table.add_row("failed tasks", "\n".join(result.failed_stages[:8]))
     if result.failed_sources:

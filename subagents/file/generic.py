@@ -105,6 +105,8 @@ async def list_directory(path: str, service: object) -> ToolResponse:
     for e in shown:
         if e.is_dir:
             lines.append(f"[DIR]  {e.name}/")
+        elif e.special:
+            lines.append(f"[OTHER] {e.name} ({e.kind}; not a regular file, never opened)")
         else:
             lines.append(f"[FILE] {e.name} ({e.size:,} bytes)")
     if not entries:
@@ -126,6 +128,12 @@ async def get_file_info(path: str, service: object) -> ToolResponse:
         path (str): Logical absolute path of the file or directory.
     """
     entry = await service.stat(path)
+    if entry.special:
+        return ok(
+            f"path: {entry.path}\nkind: {entry.kind}\nThis is not a regular file: it is never "
+            "opened (reading it could wait forever or never end), and no tool reads it.",
+            paths=[entry.path],
+        )
     kind = "directory" if entry.is_dir else "file"
     actions = [
         word

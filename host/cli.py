@@ -1,27 +1,32 @@
-"""The command line: ``python -m host {demo,run,tools}``."""
+"""The command line: ``quartet {run,demo,tools,mcp}`` (also ``python -m host``).
+
+Start-up is kept fast: this module imports only the standard library and light modules
+(settings, run records). The Host, the brains, the subagents' tools, agentscope and rich
+are imported inside the commands that use them.
+"""
 
 from __future__ import annotations
 
 import argparse
-import asyncio
 import json
 import sys
 from collections.abc import Sequence
 from dataclasses import replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from rich.console import Console
-
-from subagents import PIPELINE_ORDER, SPECS, all_tool_schemas
+from subagents.names import PIPELINE_ORDER
 from subagents.settings import Keys, NetworkPolicy
 
-from .brains import ModelSpecError, make_brain
-from .config import ConfigError, Settings, load_settings
-from .hub import Host, RunResult
-from .progress import Progress, output_lines, summary_table
+from .config import ConfigError, Settings, load_settings, make_runs_dir
+
+if TYPE_CHECKING:
+    from .brains import Brain
+    from .hub import RunResult
 
 
 def _cmd_tools(args: argparse.Namespace) -> int:
+    from subagents import SPECS, all_tool_schemas
+
     schemas = all_tool_schemas()
     if args.json:
         print(json.dumps(schemas, indent=2, ensure_ascii=False))
@@ -56,6 +61,10 @@ def _settings(args: argparse.Namespace) -> Settings:
 
 def _report(result: RunResult, settings: Settings) -> int:
     """Print what the run produced; its exit status (0 answered, 3 nothing, 1 no report)."""
+    from rich.console import Console
+
+    from .progress import output_lines, summary_table
+
     if settings.json_output:
         print(json.dumps(result.record(), ensure_ascii=False, indent=2, default=str))
     elif settings.quiet:
@@ -79,17 +88,29 @@ def _report(result: RunResult, settings: Settings) -> int:
     return code
 
 
-async def _pipeline(question: str, settings: Settings) -> RunResult:
-    brain = make_brain(settings.model)
+def _brain(settings: Settings) -> Brain:
+    from .brains import make_brain
+
+    return make_brain(settings.model)
+
+
+def _pipeline(question: str, settings: Settings, brain: Brain) -> RunResult:
+    import asyncio
+
+    from .hub import Host
+    from .progress import Progress
+
     host = Host(settings, brain, on_event=Progress(quiet=settings.quiet or settings.json_output))
-    return await host.run(question)
+    return asyncio.run(host.run(question))
 
 
 def _cmd_run(args: argparse.Namespace) -> int:
     settings = _settings(args)
     if not args.question.strip():
         raise ConfigError("the question is empty")
-    return _report(asyncio.run(_pipeline(args.question, settings)), settings)
+    brain = _brain(settings)
+    make_runs_dir(settings.runs_dir)
+    return _report(_pipeline(args.question, settings, brain), settings)
 
 
 def demo_settings(settings: Settings, world: Any) -> Settings:
@@ -112,13 +133,17 @@ def _cmd_demo(args: argparse.Namespace) -> int:
     from demo.web import demo_world
 
     settings = _settings(args)
+    brain = _brain(settings)
+    make_runs_dir(settings.runs_dir)
     with demo_world(settings.runs_dir) as world:
         question = args.question or world.question
-        result = asyncio.run(_pipeline(question, demo_settings(settings, world)))
+        result = _pipeline(question, demo_settings(settings, world), brain)
     return _report(result, settings)
 
 
 def _cmd_mcp(args: argparse.Namespace) -> int:
+    import asyncio
+
     from .mcp import serve_subagent
 
     asyncio.run(serve_subagent(args.subagent, args.workspace, args.input))
@@ -136,6 +161,14 @@ def build_parser() -> argparse.ArgumentParser:
     tools.add_argument("--json", action="store_true", help="print {subagent: [schema, ...]}")
     tools.set_defaults(func=_cmd_tools)
 
+    def runs_dir(p: argparse.ArgumentParser) -> None:
+        p.add_argument(
+            "--runs-dir",
+            dest="runs_dir",
+            metavar="DIR",
+            help="where run folders are (default: runs; also QUARTET_RUNS_DIR)",
+        )
+
     def common(p: argparse.ArgumentParser) -> None:
         p.add_argument("--formats", help="comma-separated: md,html,pdf,pptx (default: all)")
         p.add_argument(
@@ -143,7 +176,7 @@ def build_parser() -> argparse.ArgumentParser:
             help="brain: offline (default) or PROVIDER:NAME, e.g. "
             "openai:gpt-4o-mini; also QUARTET_MODEL",
         )
-        p.add_argument("--runs-dir", dest="runs_dir", help="where run folders go (default: runs)")
+        runs_dir(p)
         p.add_argument(
             "--max-rounds",
             dest="max_rounds",
@@ -182,6 +215,7 @@ def build_parser() -> argparse.ArgumentParser:
     mcp.add_argument("--workspace", default=".", help="folder behind /workspace/ (default: .)")
     mcp.add_argument("--input", help="folder mounted read-only as /userinput/")
     mcp.set_defaults(func=_cmd_mcp)
+
     return parser
 
 
@@ -191,7 +225,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     try:
         return int(args.func(args) or 0)
-    except (ConfigError, ModelSpecError, ValueError) as exc:
+    except ValueError as exc:  # ConfigError, a bad --model
         parser.exit(2, f"quartet: error: {exc}\n")
     except KeyboardInterrupt:
         parser.exit(130, "quartet: interrupted; the run folder keeps what was done\n")

@@ -1,4 +1,4 @@
-"""The command line: ``quartet {run,demo,tools,mcp}`` (also ``python -m host``).
+"""The command line: ``quartet {run,demo,runs,show,tools,mcp}`` (also ``python -m host``).
 
 Start-up is kept fast: this module imports only the standard library and light modules
 (settings, run records). The Host, the brains, the subagents' tools, agentscope and rich
@@ -17,11 +17,14 @@ from typing import TYPE_CHECKING, Any
 from subagents.names import PIPELINE_ORDER
 from subagents.settings import Keys, NetworkPolicy
 
-from .config import ConfigError, Settings, load_settings, make_runs_dir
+from .config import ConfigError, Settings, load_settings, make_runs_dir, runs_dir_setting
+from .runs import RunDetail, RunSummary, find_run, list_runs, read_run
 
 if TYPE_CHECKING:
     from .brains import Brain
     from .hub import RunResult
+
+QUESTION_WIDTH = 60
 
 
 def _cmd_tools(args: argparse.Namespace) -> int:
@@ -150,11 +153,121 @@ def _cmd_mcp(args: argparse.Namespace) -> int:
     return 0
 
 
+def _shorten(text: str, width: int) -> str:
+    """``text`` on one line, cut to ``width`` characters with an ellipsis."""
+    text = " ".join(text.split())
+    return text if len(text) <= width else text[: width - 1].rstrip() + "…"
+
+
+def _seconds(value: float | None) -> str:
+    return "-" if value is None else f"{value:.1f} s"
+
+
+def _local_time(run: RunSummary) -> str:
+    """When ``run`` started, in local time; ``-`` when unknown."""
+    return run.started.astimezone().strftime("%Y-%m-%d %H:%M") if run.started else "-"
+
+
+def _answered(run: RunSummary) -> str:
+    if run.parts is None:
+        return "-"
+    return f"{run.answered or 0}/{run.parts}"
+
+
+def _status(run: RunSummary) -> str:
+    return run.status if run.exit_code is None else f"{run.status} ({run.exit_code})"
+
+
+def _cmd_runs(args: argparse.Namespace) -> int:
+    runs_dir = runs_dir_setting(args.runs_dir)
+    runs = list_runs(runs_dir)
+    if args.json:
+        print(json.dumps([r.to_dict() for r in runs], indent=2, ensure_ascii=False))
+        return 0
+    if not runs:
+        print(f"No runs in {runs_dir}.")
+        return 0
+    header = ("ID", "STATUS (EXIT)", "ANSWERED", "TIME", "STARTED", "QUESTION")
+    rows = [
+        (
+            r.id,
+            _status(r),
+            _answered(r),
+            _seconds(r.seconds),
+            _local_time(r),
+            _shorten(r.question or "?", QUESTION_WIDTH)
+            + (f"  — resume with: quartet resume {r.id}" if r.resumable else ""),
+        )
+        for r in runs
+    ]
+    widths = [max(len(row[i]) for row in [header, *rows]) for i in range(len(header) - 1)]
+    for row in [header, *rows]:
+        print("  ".join([*(cell.ljust(w) for cell, w in zip(row, widths, strict=False)), row[-1]]))
+    return 0
+
+
+def _print_run(detail: RunDetail) -> None:
+    run = detail.summary
+    exit_text = f", exit {run.exit_code}" if run.exit_code is not None else ""
+    print(f"Run {run.id}: {run.status}{exit_text}")
+    print(f"Question:  {run.question or '?'}")
+    print(f"Started:   {_local_time(run)}    Time: {_seconds(run.seconds)}")
+    print(f"Folder:    {run.path}")
+    if run.status == "stopped":
+        print(f"It stopped before it finished; continue it with: quartet resume {run.id}")
+    elif run.status == "incomplete":
+        print("It stopped before its first checkpoint: there is nothing to resume.")
+    if detail.plan:
+        print(f"Plan:      {_answered(run)} sub-questions answered")
+        width = max(len(s.status) for s in detail.plan)
+        for sub in detail.plan:
+            print(f"  {sub.id}  {sub.status.ljust(width)}  {sub.text} ({sub.evidence} evidence)")
+    else:
+        print("Plan:      none recorded")
+    print("Reports:" if detail.outputs else "Reports:   none")
+    for path in detail.outputs:
+        print(f"  {path}")
+    figures = [
+        ("citations", detail.citations),
+        ("pages read", detail.pages_read),
+        *((f"{kind} tokens", count) for kind, count in detail.tokens.items()),
+    ]
+    shown = [f"{name}: {value}" for name, value in figures if value is not None]
+    if shown:
+        print(" · ".join(shown).capitalize())
+    print("Failed:" if detail.failures else "Failed:    nothing")
+    for failure in detail.failures:
+        print(f"  {failure.where}: {_shorten(failure.reason, 200)}")
+
+
+def _cmd_show(args: argparse.Namespace) -> int:
+    detail = read_run(find_run(runs_dir_setting(args.runs_dir), args.run_id))
+    if args.json:
+        print(json.dumps(detail.to_dict(), indent=2, ensure_ascii=False))
+    else:
+        _print_run(detail)
+    return 0
+
+
+class _Version(argparse.Action):
+    """``--version``: the version is looked up only when asked for."""
+
+    def __init__(self, option_strings: Sequence[str], dest: str, **kwargs: Any) -> None:
+        super().__init__(option_strings, dest, nargs=0, help="print the version and exit")
+
+    def __call__(self, parser: argparse.ArgumentParser, *args: Any, **kwargs: Any) -> None:
+        from .version import quartet_version
+
+        print(f"quartet {quartet_version()}")
+        parser.exit(0)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="quartet",
         description="Search → Browser → File → Generate: a question in, a cited report out.",
     )
+    parser.add_argument("--version", action=_Version)
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     tools = sub.add_parser("tools", help="list each subagent's tools and schemas")
@@ -216,6 +329,16 @@ def build_parser() -> argparse.ArgumentParser:
     mcp.add_argument("--input", help="folder mounted read-only as /userinput/")
     mcp.set_defaults(func=_cmd_mcp)
 
+    runs = sub.add_parser("runs", help="list past runs, newest first")
+    runs_dir(runs)
+    runs.add_argument("--json", action="store_true", help="print the list as JSON")
+    runs.set_defaults(func=_cmd_runs)
+
+    show = sub.add_parser("show", help="print one run's summary")
+    show.add_argument("run_id", metavar="RUN_ID", help="a run id, or a prefix only it has")
+    runs_dir(show)
+    show.add_argument("--json", action="store_true", help="print the summary as JSON")
+    show.set_defaults(func=_cmd_show)
     return parser
 
 
@@ -225,7 +348,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     try:
         return int(args.func(args) or 0)
-    except ValueError as exc:  # ConfigError, a bad --model
+    except ValueError as exc:  # ConfigError, a bad --model, an unknown run id
         parser.exit(2, f"quartet: error: {exc}\n")
     except KeyboardInterrupt:
         parser.exit(130, "quartet: interrupted; the run folder keeps what was done\n")

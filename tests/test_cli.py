@@ -6,13 +6,17 @@ import json
 import os
 import subprocess
 import sys
+import tomllib
 from pathlib import Path
 
+from runs_support import make_run
+
 from host.cli import main
+from host.version import quartet_version
 from subagents import PIPELINE_ORDER, SPECS, all_tool_schemas
 
 ROOT = Path(__file__).resolve().parent.parent
-#: What light commands (help, settings) must never import.
+#: What light commands (help, version, runs, show, settings) must never import.
 HEAVY = ("agentscope", "playwright", "weasyprint", "matplotlib", "pandas", "rich", "mcp")
 
 
@@ -143,12 +147,25 @@ def _one_line_error(proc: subprocess.CompletedProcess, *parts: str) -> None:
         assert part in lines[0], (part, lines[0])
 
 
+def test_version_is_the_packages():
+    proc = _run_cli(["--version"])
+    assert proc.returncode == 0
+    assert proc.stdout == f"quartet {quartet_version()}\n"
+    assert (
+        quartet_version()
+        == tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["version"]
+    )
+
+
 def test_light_commands_import_nothing_heavy(tmp_path):
+    make_run(tmp_path, "20260101-000000-abcdef", record={"question": "q", "exit_code": 1})
     code = (
         "import sys, json\n"
-        "import host, host.__main__, subagents, host.config\n"
+        "import host, host.__main__, subagents, host.config, host.runs\n"
         "from host.cli import build_parser, main\n"
         "build_parser().format_help()\n"
+        f"main(['runs', '--runs-dir', {str(tmp_path)!r}])\n"
+        f"main(['show', '20260101', '--runs-dir', {str(tmp_path)!r}])\n"
         "host.config.load_settings({'runs_dir': " + repr(str(tmp_path)) + "})\n"
         f"print(json.dumps([m for m in {HEAVY!r} if m in sys.modules]))\n"
     )
@@ -166,7 +183,7 @@ def test_light_commands_import_nothing_heavy(tmp_path):
 
 def test_an_unknown_toml_key_stops_the_command_with_a_suggestion(tmp_path):
     (tmp_path / "quartet.toml").write_text("[quartet]\nmax_page = 3\n", encoding="utf-8")
-    for args in (["run", "q"], ["demo"]):
+    for args in (["run", "q"], ["demo"], ["runs"]):
         proc = _run_cli([*args, "--runs-dir", str(tmp_path / "runs")], cwd=tmp_path)
         _one_line_error(proc, "quartet.toml", "'max_page'", "did you mean max_pages?")
     assert not (tmp_path / "runs").exists()
@@ -179,7 +196,7 @@ def test_a_bad_runs_dir_is_a_one_line_error(tmp_path):
         (a_file, "is a file, not a folder"),
         (a_file / "below", f"{a_file} is a file, not a folder"),
     ):
-        for args in (["run", "q"], ["demo"]):
+        for args in (["run", "q"], ["demo"], ["runs"], ["show", "x"]):
             proc = _run_cli([*args, "--runs-dir", str(runs_dir)])
             _one_line_error(proc, f"--runs-dir {runs_dir}: ", reason)
     proc = _run_cli(["run", "q"], {"QUARTET_RUNS_DIR": str(a_file)})

@@ -138,13 +138,21 @@ def main() -> None:
                 )
             ),
         }
-        timed([*QUARTET, "--version"])  # warm the file cache once before measuring
+        timed([*QUARTET, "--help"])  # warm the file cache once before measuring
         load = os.getloadavg()[0]
         samples: dict[str, list[float]] = {}
+        failed: dict[str, str] = {}
         # Round-robin, so that a change in the machine's load weighs on every figure alike.
         for _ in range(args.runs):
-            for measure in measures.values():
-                for name, seconds in measure().items():
+            for key, measure in measures.items():
+                if key in failed:
+                    continue
+                try:
+                    results = measure()
+                except (subprocess.CalledProcessError, RuntimeError) as exc:
+                    failed[key] = str(exc).splitlines()[0][:120]  # e.g. an older checkout
+                    continue
+                for name, seconds in results.items():
                     samples.setdefault(name, []).append(seconds)
 
     figures = {name: statistics.median(values) for name, values in samples.items()}
@@ -156,6 +164,8 @@ def main() -> None:
     width = max(map(len, figures))
     for name, seconds in figures.items():
         print(f"{name.ljust(width)}  {seconds:7.3f} s  {seconds / base:6.1f}× baseline")
+    for key, reason in failed.items():
+        print(f"{key}: not measured: {reason}")
 
 
 if __name__ == "__main__":

@@ -1,29 +1,37 @@
-"""The command line: ``python -m host {demo,run,tools}``."""
+"""The command line: ``quartet {run,demo,runs,show,tools,mcp}`` (also ``python -m host``).
+
+Start-up is kept fast: this module imports only the standard library and light modules
+(settings, run records). The Host, the brains, the subagents' tools, agentscope and rich
+are imported inside the commands that use them.
+"""
 
 from __future__ import annotations
 
 import argparse
-import asyncio
 import json
 import signal
 import sys
 from collections.abc import Awaitable, Sequence
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from rich.console import Console
-
-from subagents import PIPELINE_ORDER, SPECS, all_tool_schemas
+from subagents.names import PIPELINE_ORDER
 from subagents.settings import Keys, NetworkPolicy
 
-from .brains import ModelSpecError, make_brain
-from .config import ConfigError, Settings, load_settings
-from .hub import Host, RunResult
-from .progress import Progress, output_lines, summary_table
+from .config import ConfigError, Settings, load_settings, make_runs_dir, runs_dir_setting
+from .runs import RunDetail, RunSummary, find_run, list_runs, read_run
+
+if TYPE_CHECKING:
+    from .brains import Brain
+    from .hub import Host, RunResult
+
+QUESTION_WIDTH = 60
 
 
 def _cmd_tools(args: argparse.Namespace) -> int:
+    from subagents import SPECS, all_tool_schemas
+
     schemas = all_tool_schemas()
     if args.json:
         print(json.dumps(schemas, indent=2, ensure_ascii=False))
@@ -59,6 +67,10 @@ def _settings(args: argparse.Namespace) -> Settings:
 
 def _report(result: RunResult, settings: Settings) -> int:
     """Print what the run produced; its exit status (0 answered, 3 nothing, 1 no report)."""
+    from rich.console import Console
+
+    from .progress import output_lines, summary_table
+
     if settings.json_output:
         print(json.dumps(result.record(), ensure_ascii=False, indent=2, default=str))
     elif settings.quiet:
@@ -93,6 +105,8 @@ class RunStopped(Exception):
 
 async def _interruptible(host: Host, work: Awaitable[RunResult]) -> RunResult:
     """Run ``work`` with Ctrl-C going to the Host: once winds the run down, twice stops it."""
+    import asyncio
+
     loop = asyncio.get_running_loop()
     try:
         loop.add_signal_handler(signal.SIGINT, host.interrupt.request)
@@ -136,8 +150,24 @@ def _human(args: argparse.Namespace, settings: Settings, question: str) -> dict[
     return found
 
 
-async def _pipeline(question: str, settings: Settings, human: dict[str, Any]) -> RunResult:
-    brain = make_brain(settings.model)
+def _run_async(work: Awaitable[RunResult]) -> RunResult:
+    import asyncio
+
+    return asyncio.run(work)  # type: ignore[arg-type]
+
+
+def _brain(settings: Settings) -> Brain:
+    from .brains import make_brain
+
+    return make_brain(settings.model)
+
+
+async def _pipeline(
+    question: str, settings: Settings, brain: Brain, human: dict[str, Any]
+) -> RunResult:
+    from .hub import Host
+    from .progress import Progress
+
     quiet = settings.quiet or settings.json_output
     terminal = human.pop("terminal", None)
     progress = Progress(quiet=quiet, hold=lambda: terminal is not None and terminal.asking)
@@ -152,7 +182,9 @@ def _cmd_run(args: argparse.Namespace) -> int:
     if not args.question.strip():
         raise ConfigError("the question is empty")
     human = _human(args, settings, args.question)
-    return _report(asyncio.run(_pipeline(args.question, settings, human)), settings)
+    brain = _brain(settings)
+    make_runs_dir(settings.runs_dir)
+    return _report(_run_async(_pipeline(args.question, settings, brain, human)), settings)
 
 
 def demo_settings(settings: Settings, world: Any) -> Settings:
@@ -181,10 +213,12 @@ def _cmd_demo(args: argparse.Namespace) -> int:
     from demo.web import demo_world
 
     settings = _settings(args)
+    brain = _brain(settings)
+    make_runs_dir(settings.runs_dir)
     with demo_world(settings.runs_dir) as world:
         question = args.question or world.question
         human = _human(args, settings, question)
-        result = asyncio.run(_pipeline(question, demo_settings(settings, world), human))
+        result = _run_async(_pipeline(question, demo_settings(settings, world), brain, human))
     return _report(result, settings)
 
 
@@ -221,8 +255,12 @@ def _cmd_resume(args: argparse.Namespace) -> int:
         input_dir=Path(saved["input_dir"]) if saved.get("input_dir") else None,
     )
 
+    brain = _brain(settings)
+
     async def resume(settings: Settings) -> RunResult:
-        brain = make_brain(settings.model)
+        from .hub import Host
+        from .progress import Progress
+
         quiet = settings.quiet or settings.json_output
         host = Host(settings, brain, on_event=Progress(quiet=quiet))
         return await _interruptible(host, host.resume(RunFolder.open(folder, settings.input_dir)))
@@ -233,17 +271,128 @@ def _cmd_resume(args: argparse.Namespace) -> int:
 
         ports = tuple(int(p) for p in origin["ports"])
         with demo_world(settings.runs_dir, ports=ports) as world:  # type: ignore[arg-type]
-            result = asyncio.run(resume(demo_settings(settings, world)))
+            result = _run_async(resume(demo_settings(settings, world)))
     else:
-        result = asyncio.run(resume(settings))
+        result = _run_async(resume(settings))
     return _report(result, settings)
 
 
 def _cmd_mcp(args: argparse.Namespace) -> int:
+    import asyncio
+
     from .mcp import serve_subagent
 
     asyncio.run(serve_subagent(args.subagent, args.workspace, args.input))
     return 0
+
+
+def _shorten(text: str, width: int) -> str:
+    """``text`` on one line, cut to ``width`` characters with an ellipsis."""
+    text = " ".join(text.split())
+    return text if len(text) <= width else text[: width - 1].rstrip() + "…"
+
+
+def _seconds(value: float | None) -> str:
+    return "-" if value is None else f"{value:.1f} s"
+
+
+def _local_time(run: RunSummary) -> str:
+    """When ``run`` started, in local time; ``-`` when unknown."""
+    return run.started.astimezone().strftime("%Y-%m-%d %H:%M") if run.started else "-"
+
+
+def _answered(run: RunSummary) -> str:
+    if run.parts is None:
+        return "-"
+    return f"{run.answered or 0}/{run.parts}"
+
+
+def _status(run: RunSummary) -> str:
+    return run.status if run.exit_code is None else f"{run.status} ({run.exit_code})"
+
+
+def _cmd_runs(args: argparse.Namespace) -> int:
+    runs_dir = runs_dir_setting(args.runs_dir)
+    runs = list_runs(runs_dir)
+    if args.json:
+        print(json.dumps([r.to_dict() for r in runs], indent=2, ensure_ascii=False))
+        return 0
+    if not runs:
+        print(f"No runs in {runs_dir}.")
+        return 0
+    header = ("ID", "STATUS (EXIT)", "ANSWERED", "TIME", "STARTED", "QUESTION")
+    rows = [
+        (
+            r.id,
+            _status(r),
+            _answered(r),
+            _seconds(r.seconds),
+            _local_time(r),
+            _shorten(r.question or "?", QUESTION_WIDTH)
+            + (f"  — resume with: quartet resume {r.id}" if r.resumable else ""),
+        )
+        for r in runs
+    ]
+    widths = [max(len(row[i]) for row in [header, *rows]) for i in range(len(header) - 1)]
+    for row in [header, *rows]:
+        print("  ".join([*(cell.ljust(w) for cell, w in zip(row, widths, strict=False)), row[-1]]))
+    return 0
+
+
+def _print_run(detail: RunDetail) -> None:
+    run = detail.summary
+    exit_text = f", exit {run.exit_code}" if run.exit_code is not None else ""
+    print(f"Run {run.id}: {run.status}{exit_text}")
+    print(f"Question:  {run.question or '?'}")
+    print(f"Started:   {_local_time(run)}    Time: {_seconds(run.seconds)}")
+    print(f"Folder:    {run.path}")
+    if run.status == "stopped":
+        print(f"It stopped before it finished; continue it with: quartet resume {run.id}")
+    elif run.status == "incomplete":
+        print("It stopped before its first checkpoint: there is nothing to resume.")
+    if detail.plan:
+        print(f"Plan:      {_answered(run)} sub-questions answered")
+        width = max(len(s.status) for s in detail.plan)
+        for sub in detail.plan:
+            print(f"  {sub.id}  {sub.status.ljust(width)}  {sub.text} ({sub.evidence} evidence)")
+    else:
+        print("Plan:      none recorded")
+    print("Reports:" if detail.outputs else "Reports:   none")
+    for path in detail.outputs:
+        print(f"  {path}")
+    figures = [
+        ("citations", detail.citations),
+        ("pages read", detail.pages_read),
+        *((f"{kind} tokens", count) for kind, count in detail.tokens.items()),
+    ]
+    shown = [f"{name}: {value}" for name, value in figures if value is not None]
+    if shown:
+        print(" · ".join(shown).capitalize())
+    print("Failed:" if detail.failures else "Failed:    nothing")
+    for failure in detail.failures:
+        print(f"  {failure.where}: {_shorten(failure.reason, 200)}")
+
+
+def _cmd_show(args: argparse.Namespace) -> int:
+    detail = read_run(find_run(runs_dir_setting(args.runs_dir), args.run_id))
+    if args.json:
+        print(json.dumps(detail.to_dict(), indent=2, ensure_ascii=False))
+    else:
+        _print_run(detail)
+    return 0
+
+
+class _Version(argparse.Action):
+    """``--version``: the version is looked up only when asked for."""
+
+    def __init__(self, option_strings: Sequence[str], dest: str, **kwargs: Any) -> None:
+        super().__init__(option_strings, dest, nargs=0, help="print the version and exit")
+
+    def __call__(self, parser: argparse.ArgumentParser, *args: Any, **kwargs: Any) -> None:
+        from .version import quartet_version
+
+        print(f"quartet {quartet_version()}")
+        parser.exit(0)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -251,11 +400,20 @@ def build_parser() -> argparse.ArgumentParser:
         prog="quartet",
         description="Search → Browser → File → Generate: a question in, a cited report out.",
     )
+    parser.add_argument("--version", action=_Version)
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     tools = sub.add_parser("tools", help="list each subagent's tools and schemas")
     tools.add_argument("--json", action="store_true", help="print {subagent: [schema, ...]}")
     tools.set_defaults(func=_cmd_tools)
+
+    def runs_dir(p: argparse.ArgumentParser) -> None:
+        p.add_argument(
+            "--runs-dir",
+            dest="runs_dir",
+            metavar="DIR",
+            help="where run folders are (default: runs; also QUARTET_RUNS_DIR)",
+        )
 
     def common(p: argparse.ArgumentParser) -> None:
         p.add_argument("--formats", help="comma-separated: md,html,pdf,pptx (default: all)")
@@ -264,7 +422,7 @@ def build_parser() -> argparse.ArgumentParser:
             help="brain: offline (default) or PROVIDER:NAME, e.g. "
             "openai:gpt-4o-mini; also QUARTET_MODEL",
         )
-        p.add_argument("--runs-dir", dest="runs_dir", help="where run folders go (default: runs)")
+        runs_dir(p)
         p.add_argument(
             "--max-rounds",
             dest="max_rounds",
@@ -329,6 +487,17 @@ def build_parser() -> argparse.ArgumentParser:
     mcp.add_argument("--workspace", default=".", help="folder behind /workspace/ (default: .)")
     mcp.add_argument("--input", help="folder mounted read-only as /userinput/")
     mcp.set_defaults(func=_cmd_mcp)
+
+    runs = sub.add_parser("runs", help="list past runs, newest first")
+    runs_dir(runs)
+    runs.add_argument("--json", action="store_true", help="print the list as JSON")
+    runs.set_defaults(func=_cmd_runs)
+
+    show = sub.add_parser("show", help="print one run's summary")
+    show.add_argument("run_id", metavar="RUN_ID", help="a run id, or a prefix only it has")
+    runs_dir(show)
+    show.add_argument("--json", action="store_true", help="print the summary as JSON")
+    show.set_defaults(func=_cmd_show)
     return parser
 
 
@@ -338,7 +507,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     try:
         return int(args.func(args) or 0)
-    except (ConfigError, ModelSpecError, ValueError) as exc:
+    except ValueError as exc:  # ConfigError, a bad --model, an unknown run id
         parser.exit(2, f"quartet: error: {exc}\n")
     except RunStopped as exc:
         parser.exit(130, f"quartet: {exc}\n")

@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import email.utils
 import json
+import re
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -264,8 +265,8 @@ def test_model_settings_resolve_flags_then_environment_then_toml(tmp_path, monke
     [
         ('[quartet.prices."openai:m"]\ninput = 1\n', "output price missing"),
         ('[quartet.prices."openai:m"]\ninput = 1\noutput = -2\n', "non-negative number"),
-        ('[quartet.prices."openai:m"]\ninput = 1\noutput = 2\nextra = 1\n', "unknown extra"),
-        ("[quartet]\nprices = 3\n", "expected tables"),
+        ('[quartet.prices."openai:m"]\ninput = 1\noutput = 2\nextra = 1\n', "unknown key 'extra'"),
+        ("[quartet]\nprices = 3\n", "must be a table"),
         ("[quartet]\nmodel_timeout = 0\n", "model_timeout: must be positive"),
         ('[quartet]\nmodel_attempts = "many"\n', "model_attempts: expected a number"),
     ],
@@ -279,11 +280,21 @@ def test_bad_model_settings_are_explained(tmp_path, monkeypatch, table, message)
         load_settings({}, toml)
 
 
-def test_the_example_configuration_loads(monkeypatch):
+def test_the_example_configuration_loads_once_uncommented(monkeypatch, tmp_path):
     for var in ("QUARTET_MODEL", "QUARTET_MODEL_TIMEOUT", "QUARTET_MODEL_ATTEMPTS"):
         monkeypatch.delenv(var, raising=False)
     example = Path(__file__).resolve().parent.parent / "quartet.example.toml"
-    settings = load_settings({}, example)
+    text = example.read_text(encoding="utf-8")
+    model_part = text[: text.index("[quartet.approve]")]
+    lines = [
+        line[1:] if re.match(r"#[\[\w]", line) and not line.startswith('#input = "') else line
+        for line in model_part.splitlines()
+    ]
+    uncommented = tmp_path / "quartet.toml"
+    uncommented.write_text(
+        "\n".join(line.replace('"offline"', '"openai:gpt-4o-mini"') for line in lines)
+    )
+    settings = load_settings({"runs_dir": str(tmp_path / "runs")}, uncommented)
     assert settings.model == "openai:gpt-4o-mini"
     assert (settings.model_timeout, settings.model_attempts) == (120.0, 3)
     assert settings.prices["openai:gpt-4o-mini"] == ModelPrice(0.15, 0.6, 0.075)

@@ -24,10 +24,8 @@ from typing import Any
 from subagents.secrets import scrub
 
 from .faults import Fault, classify
+from .limits import DEFAULT_MODEL_ATTEMPTS, DEFAULT_MODEL_TIMEOUT
 from .wrapping import ModelWrapper
-
-DEFAULT_MODEL_TIMEOUT = 120.0
-DEFAULT_MODEL_ATTEMPTS = 3
 
 
 class ModelCallError(RuntimeError):

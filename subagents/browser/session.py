@@ -21,6 +21,7 @@ from playwright.async_api import Browser, BrowserContext, Page, Playwright, Rout
 from playwright.async_api import Error as PlaywrightError
 
 from ..settings import NetworkPolicy, playwright_browsers_dir
+from ..tape import active_tape, replaying
 from .netguard import BlockedURLError, check_url
 
 SYSTEM_CHROMIUM = "/usr/bin/chromium"
@@ -116,6 +117,8 @@ class BrowserSession:
         async with self._get_lock():
             if self._browser is not None and self._browser.is_connected():
                 return self._browser
+            if replaying():
+                self._tape_refusal()
             executable = chromium_path(self._executable)
             try:
                 if self._playwright is None:
@@ -133,6 +136,13 @@ class BrowserSession:
                     f"Chromium could not be started ({where}): {str(exc).splitlines()[0]}"
                 ) from None
             return self._browser
+
+    @staticmethod
+    def _tape_refusal() -> None:
+        active_tape().diverge("the replay needed Chromium, whose pages are not recorded")  # type: ignore[union-attr]
+        raise BrowserUnavailableError(
+            "Chromium is not used in a replay: only the HTTP and model answers are recorded"
+        )
 
     async def new_context(self, block: frozenset[str] = frozenset()) -> BrowserContext:
         """A fresh context whose every request passes the network guard."""

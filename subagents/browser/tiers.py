@@ -21,6 +21,7 @@ import httpx
 from bs4.dammit import UnicodeDammit
 
 from ..settings import NetworkPolicy
+from ..tape import tape_transport
 from .extract import Extracted, html_to_markdown, plain_to_markdown
 from .netguard import BlockedURLError, check_url
 from .netpin import GuardedTransport
@@ -73,7 +74,7 @@ def make_client(allow: NetworkPolicy) -> httpx.AsyncClient:
     host name that resolves differently after :func:`check_url` is still refused.
     """
     return httpx.AsyncClient(
-        transport=GuardedTransport(_ssl_context(), allow),
+        transport=tape_transport(GuardedTransport(_ssl_context(), allow)),
         timeout=TIMEOUT,
         follow_redirects=False,
         headers={"User-Agent": USER_AGENT, "Accept-Language": "en,zh;q=0.8,*;q=0.5"},

@@ -330,7 +330,7 @@ def _cmd_mcp(args: argparse.Namespace) -> int:
 
     from .mcp import serve_subagent
 
-    asyncio.run(serve_subagent(args.subagent, args.workspace, args.input))
+    asyncio.run(serve_subagent(args.subagent, _settings(args), args.workspace))
     return 0
 
 
@@ -549,8 +549,14 @@ def build_parser() -> argparse.ArgumentParser:
 
     mcp = sub.add_parser("mcp", help="serve one subagent's toolkit as an MCP server (stdio)")
     mcp.add_argument("subagent", choices=PIPELINE_ORDER)
-    mcp.add_argument("--workspace", default=".", help="folder behind /workspace/ (default: .)")
-    mcp.add_argument("--input", help="folder mounted read-only as /userinput/")
+    mcp.add_argument(
+        "--workspace",
+        metavar="DIR",
+        help="folder behind /workspace/, read, write and delete (default: a fresh folder "
+        "under the runs folder)",
+    )
+    mcp.add_argument("--input", metavar="DIR", help="folder mounted read-only as /userinput/")
+    runs_dir(mcp)
     mcp.set_defaults(func=_cmd_mcp)
 
     runs = sub.add_parser("runs", help="list past runs, newest first")

@@ -2,7 +2,8 @@
 
 Only ``http`` and ``https`` URLs pass. The host name is resolved and every address it
 resolves to must be a public one: private, loopback, link-local, multicast, reserved and
-unspecified addresses are refused unless the host name, or a network containing the
+unspecified addresses are refused (an IPv6 address that carries an IPv4 address, such as
+6to4 or NAT64, is judged by the IPv4 address it carries) unless the host name, or a network containing the
 address, is listed in ``QUARTET_ALLOW_HOSTS`` (comma-separated host names, addresses or
 CIDRs; empty by default). With ``QUARTET_NETWORK=allowlist`` only the listed hosts and
 networks may be reached at all (the offline demo uses this, so nothing leaves the
@@ -29,6 +30,12 @@ NETWORK_ENV = "QUARTET_NETWORK"
 RESOLVE_TIMEOUT = 5.0
 
 IPAddress = ipaddress.IPv4Address | ipaddress.IPv6Address
+#: IPv6 networks whose addresses carry an IPv4 address in their last 32 bits:
+#: IPv4-translated (SIIT), NAT64's well-known prefix, IPv4-compatible (``::1`` and ``::``
+#: are in it too, and carry the non-public 0.0.0.1 and 0.0.0.0).
+_LAST_32_BITS = tuple(
+    ipaddress.IPv6Network(n) for n in ("::ffff:0:0:0/96", "64:ff9b::/96", "::/96")
+)
 
 
 class BlockedURLError(ValueError):
@@ -39,10 +46,35 @@ class UnresolvableHostError(BlockedURLError):
     """A host name that did not resolve to any address."""
 
 
+def embedded_ipv4(address: ipaddress.IPv6Address) -> tuple[ipaddress.IPv4Address, ...]:
+    """The IPv4 addresses an IPv6 address carries, in the order they appear; () for none.
+
+    IPv4-mapped (``::ffff:a.b.c.d``), IPv4-translated (``::ffff:0:a.b.c.d``),
+    IPv4-compatible (``::a.b.c.d``) and NAT64 (``64:ff9b::a.b.c.d``) addresses carry one
+    in their last 32 bits, 6to4 (``2002::/16``) in bits 16–47, and Teredo (``2001::/32``)
+    two: its server and its client.
+    """
+    if address.ipv4_mapped is not None:
+        return (address.ipv4_mapped,)
+    if address.sixtofour is not None:
+        return (address.sixtofour,)
+    if address.teredo is not None:
+        return address.teredo
+    if any(address in net for net in _LAST_32_BITS):
+        return (ipaddress.IPv4Address(int(address) & 0xFFFF_FFFF),)
+    return ()
+
+
 def is_public(address: IPAddress) -> bool:
-    """Whether an address is globally routable (not private, loopback, link-local, …)."""
-    if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped is not None:
-        return is_public(address.ipv4_mapped)
+    """Whether an address is globally routable (not private, loopback, link-local, …).
+
+    An IPv6 address that carries IPv4 addresses (see :func:`embedded_ipv4`) is public
+    only when every address it carries is: the packet ends up at that IPv4 address.
+    """
+    if isinstance(address, ipaddress.IPv6Address):
+        carried = embedded_ipv4(address)
+        if carried:
+            return all(is_public(v4) for v4 in carried)
     return address.is_global and not (
         address.is_multicast or address.is_reserved or address.is_unspecified
     )

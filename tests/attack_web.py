@@ -1,17 +1,21 @@
 """A hostile web on 127.0.0.1, shared by the tests and ``bench/bench_attacks_web.py``.
 
 Decompression bombs, bodies that lie about their length, redirects to unusable schemes,
-and measuring the peak memory of one call. Everything is served by ``SiteServer``
-(``browser_sites``); nothing leaves the machine.
+redirects that answer differently the second time, pages whose subresources aim at an
+internal address, and measuring the peak memory of one call. Pages are served by
+``SiteServer`` (``browser_sites``); the internal service is a :class:`Trap` on
+127.0.0.2 that records every connection it gets. Nothing leaves the machine.
 """
 
 from __future__ import annotations
 
 import re
+import socket
+import threading
 import tracemalloc
 import zlib
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from functools import cache
 from http.server import BaseHTTPRequestHandler
@@ -171,3 +175,161 @@ def peak_memory() -> Iterator[Peak]:
         if not tracing:
             tracemalloc.stop()
         peak.rss = max(0, _status(_HWM) - start)
+
+
+# --- the internal service and the browser attacks ---------------------------------------
+
+SECRET = "internal secret: the staff wiki password is hunter2"
+SECRET_PAGE = (
+    f"<html><head><title>Intranet</title></head><body><p>{SECRET}</p>"
+    f"<p>{'Internal notes about the quarterly numbers. ' * 20}</p></body></html>"
+).encode()
+PUBLIC_TEXT = "This public page was served the first time it was asked for."
+PUBLIC_PAGE = (
+    f"<html><head><title>Public</title></head><body><p>{PUBLIC_TEXT}</p>"
+    f"<p>{'Ordinary public text about tea gardens. ' * 20}</p></body></html>"
+).encode()
+
+
+class Trap:
+    """An internal service on ``host``: it records every connection and, if ever reached,
+    answers any request with :data:`SECRET_PAGE`.
+
+    Args:
+        host: The address to listen on (127.0.0.2: not on the tests' allow list).
+        port: The port, or 0 for any free one (the site's port, to make DNS flips
+            land on the same port).
+    """
+
+    def __init__(self, host: str = "127.0.0.2", port: int = 0) -> None:
+        self._sock = socket.create_server((host, port))
+        self.host, self.port = host, self._sock.getsockname()[1]
+        self.connections: list[bytes] = []  # one entry per connection accepted
+        self.requests: list[bytes] = []  # the first line each connection sent
+        self._thread = threading.Thread(target=self._accept, daemon=True)
+
+    def url(self, path: str, scheme: str = "http") -> str:
+        return f"{scheme}://{self.host}:{self.port}{path}"
+
+    def start(self) -> Trap:
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        self._sock.close()
+
+    def _accept(self) -> None:
+        while True:
+            try:
+                conn, _ = self._sock.accept()
+            except OSError:
+                return
+            self.connections.append(b"(connected)")
+            threading.Thread(target=self._answer, args=(conn,), daemon=True).start()
+
+    def _answer(self, conn: socket.socket) -> None:
+        with conn:
+            conn.settimeout(10)
+            with suppress(OSError):
+                self.requests.append(conn.recv(4096).split(b"\r\n", 1)[0])
+                head = (
+                    "HTTP/1.1 200 OK\r\nContent-Type: text/html\r\n"
+                    f"Content-Length: {len(SECRET_PAGE)}\r\nConnection: close\r\n\r\n"
+                )
+                conn.sendall(head.encode() + SECRET_PAGE)
+
+
+def flip(first: Handler, then: Handler) -> Handler:
+    """``first`` for the first request of each full path (with its query), ``then`` after."""
+    seen: dict[str, int] = {}
+    lock = threading.Lock()
+
+    def handle(h: BaseHTTPRequestHandler) -> None:
+        with lock:
+            seen[h.path] = seen.get(h.path, 0) + 1
+            count = seen[h.path]
+        (first if count == 1 else then)(h)
+
+    return handle
+
+
+def for_browsers(browser: Handler, others: Handler) -> Handler:
+    """``browser`` for Chromium's user agent, ``others`` for anything else."""
+    return lambda h: (browser if "Chrome" in h.headers.get("User-Agent", "") else others)(h)
+
+
+def add_browser_attacks(site: SiteServer, trap: Trap) -> None:
+    """Routes under /race/ and /sub/ on ``site``, all aiming at ``trap``.
+
+    The ``-q`` query of a URL keys the first/second answers of a flipping route, so
+    each attempt can use fresh ones.
+    """
+    r = site.routes
+    public = lambda h: send(h, 200, PUBLIC_PAGE)  # noqa: E731
+    to_trap = redirect_to(trap.url("/secret"))
+    to_trap_tls = redirect_to(trap.url("/secret", "https"))
+    forbidden = lambda h: send(h, 403, b"<html><body><p>Browsers only.</p></body></html>")  # noqa: E731
+    # The hop answers "public" the first time and points at the trap afterwards.
+    r["/race/start"] = lambda h: send(h, 302, b"", headers={"Location": _hop(h, "/race/hop")})
+    r["/race/hop"] = flip(public, to_trap)
+    # The same for the Chromium tier: plain clients get 403, so viewer_fetch renders.
+    r["/race/reader"] = for_browsers(
+        lambda h: send(h, 302, b"", headers={"Location": _hop(h, "/race/hop")}), forbidden
+    )
+    # The hop points at the trap the first time (checked, refused), "public" afterwards.
+    r["/race/trap-first"] = lambda h: send(
+        h, 302, b"", headers={"Location": _hop(h, "/race/hop-trap-first")}
+    )
+    r["/race/hop-trap-first"] = flip(to_trap, public)
+    r["/race/reader-trap-first"] = for_browsers(
+        lambda h: send(h, 302, b"", headers={"Location": _hop(h, "/race/hop-trap-first")}),
+        forbidden,
+    )
+    r["/race/chain"] = redirect_to("/race/chain/2")
+    r["/race/chain/2"] = redirect_to("/race/chain/3")
+    r["/race/chain/3"] = to_trap
+    r["/race/tls"] = to_trap_tls
+    r["/race/reader-tls"] = for_browsers(to_trap_tls, forbidden)
+    r["/sub/page.html"] = lambda h: send(h, 200, subresource_page(site, trap))
+    r["/sub/img-hop"] = flip(redirect_to("/sub/pixel.png"), to_trap)
+    r["/sub/pixel.png"] = lambda h: send(h, 200, b"\x89PNG\r\n\x1a\n", "image/png")
+
+
+def _hop(h: BaseHTTPRequestHandler, path: str) -> str:
+    """``path`` with the query of the request being answered (keys a flip's counter)."""
+    query = h.path.partition("?")[2]
+    return f"{path}?{query}" if query else path
+
+
+def subresource_page(site: SiteServer, trap: Trap) -> bytes:
+    """A page that loads every kind of subresource from the trap, directly or by redirect.
+
+    Its status line reads "All attempts made." once every script-driven attempt settled.
+    """
+    t = trap.url
+    attempts = [
+        f'fetch("{t("/fetch")}")',
+        f'fetch("{t("/tls-fetch", "https")}")',
+        'fetch("/race/chain", {cache: "no-store"})',
+        'fetch("/sub/img-hop?q=1", {cache: "no-store"})',  # its second answer: the trap
+        f'new Promise(done => {{ const x = new XMLHttpRequest(); x.open("GET", "{t("/xhr")}");'
+        " x.onloadend = done; x.send(); })",
+        f'new Promise(done => {{ const w = new WebSocket("ws://{trap.host}:{trap.port}/ws");'
+        " w.onerror = done; w.onopen = done; })",
+        f'Promise.resolve(navigator.sendBeacon("{t("/beacon")}", "x"))',
+    ]
+    script = (
+        "Promise.allSettled([\n"
+        + ",\n".join(f"  {a}.catch(() => null)" for a in attempts)
+        + '\n]).then(() => { document.getElementById("status").textContent ='
+        ' "All attempts made."; });'
+    )
+    return f"""<!doctype html><html><head><title>Subresources</title>
+<link rel="stylesheet" href="{t("/style.css")}">
+<script src="{t("/script.js")}"></script></head><body>
+<p id="status">Loading subresources.</p>
+<img src="{t("/img.png")}"><img src="/race/chain?img"><img src="/sub/img-hop?q=1">
+<iframe src="{t("/frame.html")}"></iframe>
+<script>
+{script}
+</script></body></html>""".encode()

@@ -298,6 +298,8 @@ async def fetch_page_text(
         return _usable_or_raise(result, reason)
     try:
         rendered = await browser.render(http.final_url)
+    except BlockedURLError as exc:
+        raise FetchError(str(exc)) from None
     except BrowserUnavailableError as exc:
         result.notes.append(f"the HTTP text failed the quality gate ({reason}); {exc}")
         return _usable_or_raise(result, reason, outside=True)

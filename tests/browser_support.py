@@ -81,8 +81,8 @@ def evidence_of(res: ToolResponse) -> list[Quote]:
 class ScriptedResolver:
     """Answers each host name from a script: the n-th lookup gets the n-th answer.
 
-    The last answer repeats; an answer of None fails the lookup. Literal addresses
-    resolve to themselves, as with the real resolver.
+    The last answer repeats; an answer of None, or a name not in the script, fails the
+    lookup. Literal addresses resolve to themselves, as with the real resolver.
     """
 
     def __init__(self, script: dict[str, list[list[str] | None]]) -> None:
@@ -95,7 +95,9 @@ class ScriptedResolver:
         except ValueError:
             pass
         self.calls.append(host)
-        answers = self.script[host]
+        answers = self.script.get(host)
+        if answers is None:  # never the real resolver: tests send no DNS queries
+            raise UnresolvableHostError(f"Error: the host name {host!r} is not scripted.")
         answer = answers[min(self.calls.count(host), len(answers)) - 1]
         if answer is None:
             raise UnresolvableHostError(f"Error: the host name {host!r} could not be resolved.")

@@ -64,6 +64,26 @@ def trap(site: SiteServer) -> Iterator[Trap]:
     internal.stop()
 
 
+#: Names that resolve to the site, or to it first and to the internal service after (the
+#: n-th lookup of a name gets the n-th answer; the last one repeats).
+NAMES: dict[str, list[list[str] | None]] = {
+    "pinned.test": [["127.0.0.1"]],
+    "flip.test": [["127.0.0.1"], ["127.0.0.2"]],  # browser_navigate's check, then the proxy
+    "flip2.test": [["127.0.0.1"], ["127.0.0.1"], ["127.0.0.2"]],  # HTTP tier twice, proxy
+    "rebind.test": [["127.0.0.1"], ["127.0.0.1"], ["127.0.0.2"]],  # check, page, fetches
+}
+
+
+@pytest.fixture(scope="module", autouse=True)
+def resolver() -> Iterator[ScriptedResolver]:
+    """The scripted resolver for the whole module: a request Chromium makes after a test
+    ended still gets a scripted answer, never a DNS query."""
+    scripted = ScriptedResolver(NAMES)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(netguard, "resolve", scripted)
+        yield scripted
+
+
 @pytest_asyncio.fixture(scope="module", loop_scope="module")
 async def browser():
     session = BrowserSession(allow=LOOPBACK)
@@ -198,9 +218,8 @@ pc.createOffer().then(offer => pc.setLocalDescription(offer));
 
 
 async def test_chromium_connects_to_the_address_the_proxy_resolved(
-    site, trap, browser, memory_service, monkeypatch
+    site, trap, browser, memory_service
 ):
-    monkeypatch.setattr(netguard, "resolve", ScriptedResolver({"pinned.test": [["127.0.0.1"]]}))
     url = f"http://pinned.test:{site.port}/static/article.html"
     res = await browser_navigate(url, browser=browser)
     assert text_of(res).startswith(f"Opened {url}"), text_of(res)
@@ -216,23 +235,15 @@ async def test_chromium_connects_to_the_address_the_proxy_resolved(
 
 
 async def test_a_name_that_flips_to_an_internal_address_is_refused_for_chromium(
-    site, trap, browser, memory_service, monkeypatch
+    site, trap, browser, memory_service
 ):
     # browser_navigate checks the name once; the proxy resolves it again: 127.0.0.2.
-    monkeypatch.setattr(
-        netguard, "resolve", ScriptedResolver({"flip.test": [["127.0.0.1"], ["127.0.0.2"]]})
-    )
     res = await browser_navigate(
         f"http://flip.test:{site.port}/static/article.html", browser=browser
     )
     assert text_of(res).startswith("Error: refused to fetch from flip.test"), text_of(res)
     assert "non-public address 127.0.0.2" in text_of(res)
     # viewer_fetch: the HTTP tier checks and connects to 127.0.0.1, Chromium gets 127.0.0.2.
-    monkeypatch.setattr(
-        netguard,
-        "resolve",
-        ScriptedResolver({"flip2.test": [["127.0.0.1"], ["127.0.0.1"], ["127.0.0.2"]]}),
-    )
     res = await viewer_fetch(
         f"http://flip2.test:{site.port}/js/app.html",
         service=memory_service,
@@ -245,10 +256,8 @@ async def test_a_name_that_flips_to_an_internal_address_is_refused_for_chromium(
     assert trap.connections == []
 
 
-async def test_a_subresource_of_a_name_that_flips_is_refused(site, trap, browser, monkeypatch):
+async def test_a_subresource_of_a_name_that_flips_is_refused(site, trap, browser):
     # The page itself is served from 127.0.0.1; every later lookup answers 127.0.0.2.
-    resolver = ScriptedResolver({"rebind.test": [["127.0.0.1"], ["127.0.0.1"], ["127.0.0.2"]]})
-    monkeypatch.setattr(netguard, "resolve", resolver)
     res = await browser_navigate(f"http://rebind.test:{site.port}/js/fetch.html", browser=browser)
     assert text_of(res).startswith("Opened "), text_of(res)
     story = f"http://rebind.test:{site.port}/api/story.json"

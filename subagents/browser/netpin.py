@@ -24,8 +24,10 @@ import httpx
 
 from ..settings import NetworkPolicy
 from . import netguard
-from .netguard import UnresolvableHostError
+from .netguard import BlockedURLError, UnresolvableHostError
 
+#: Timeouts of one request sent through the guarded transport (seconds).
+TIMEOUT = httpx.Timeout(20.0, connect=10.0)
 #: Connection limits of the guarded transport (httpx's defaults).
 LIMITS = httpx.Limits(max_connections=100, max_keepalive_connections=20, keepalive_expiry=5.0)
 #: Bytes kept from the start of a connection: room for the response head (httpcore
@@ -163,6 +165,24 @@ class GuardedBackend(httpcore.AsyncNetworkBackend):
 
     async def sleep(self, seconds: float) -> None:
         await self._inner.sleep(seconds)
+
+
+def build_request(
+    method: str,
+    url: str,
+    headers: Iterable[tuple[bytes, bytes]] | dict[str, str],
+    content: bytes | None = None,
+) -> httpx.Request:
+    """A request to send with :meth:`GuardedTransport.open`, with TIMEOUT.
+
+    Raises BlockedURLError for a URL that httpx cannot use.
+    """
+    try:
+        return httpx.Request(
+            method, url, headers=headers, content=content, extensions={"timeout": TIMEOUT.as_dict()}
+        )
+    except httpx.InvalidURL as exc:
+        raise BlockedURLError(f"Error: {url[:200]!r} is not a usable URL ({exc}).") from None
 
 
 class GuardedTransport(httpx.AsyncHTTPTransport):

@@ -41,7 +41,7 @@ import httpx
 from ..settings import NetworkPolicy
 from .decode import ACCEPT_ENCODING, BodyError, decoded_body
 from .netguard import BlockedURLError, split_host
-from .netpin import GuardedBackend, GuardedTransport
+from .netpin import GuardedBackend, GuardedTransport, build_request
 
 #: Largest decoded body handed to the browser for one request.
 MAX_RESPONSE_BYTES = 32 * 1024 * 1024
@@ -52,7 +52,6 @@ MAX_HEAD_BYTES = 64 * 1024
 #: Seconds a connection may stay silent (between requests, or in a tunnel).
 IDLE_TIMEOUT = 60.0
 CONNECT_TIMEOUT = 10.0
-UPSTREAM_TIMEOUT = httpx.Timeout(20.0, connect=CONNECT_TIMEOUT)
 READ_BYTES = 64 * 1024
 #: Refusals kept for :meth:`GuardedProxy.refused`.
 KEPT_REFUSALS = 500
@@ -107,7 +106,6 @@ class GuardedProxy:
     """
 
     def __init__(self, allow: NetworkPolicy) -> None:
-        self._allow = allow
         self._transport = GuardedTransport(httpx.create_ssl_context(), allow)
         self._backend = GuardedBackend(allow)
         self._server: asyncio.Server | None = None
@@ -230,7 +228,7 @@ class GuardedProxy:
         except _TooLargeRequestError:
             await self._answer(conn, writer, 413, "the request body is too large")
             return
-        except (httpx.HTTPError, httpx.InvalidURL) as exc:
+        except httpx.HTTPError as exc:
             await self._answer(conn, writer, 502, f"{target[:200]} failed: {exc}")
             return
         try:
@@ -366,16 +364,7 @@ def _upstream_request(request: h11.Request, target: str, body: bytes) -> httpx.R
     skip = HOP_BY_HOP | {b"host", b"content-length", b"accept-encoding"}
     headers = [(k, v) for k, v in request.headers.raw_items() if k.lower() not in skip]
     headers.append((b"Accept-Encoding", ACCEPT_ENCODING.encode()))
-    try:
-        return httpx.Request(
-            request.method.decode("ascii"),
-            target,
-            headers=headers,
-            content=body or None,
-            extensions={"timeout": UPSTREAM_TIMEOUT.as_dict()},
-        )
-    except httpx.InvalidURL as exc:
-        raise BlockedURLError(f"Error: {target[:200]!r} is not a usable URL ({exc}).") from None
+    return build_request(request.method.decode("ascii"), target, headers, body or None)
 
 
 async def _pipe(

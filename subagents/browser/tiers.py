@@ -27,7 +27,7 @@ from ..settings import NetworkPolicy
 from .decode import ACCEPT_ENCODING, BodyError, decoded_body
 from .extract import Extracted, html_to_markdown, plain_to_markdown
 from .netguard import BlockedURLError, check_url
-from .netpin import GuardedTransport
+from .netpin import GuardedTransport, build_request
 from .session import BrowserSession, BrowserUnavailableError
 
 USER_AGENT = "Mozilla/5.0 (compatible; QuartetBrowser/0.1; research reader)"
@@ -37,7 +37,6 @@ REQUEST_HEADERS = {
     "Accept-Encoding": ACCEPT_ENCODING,
     "Accept-Language": "en,zh;q=0.8,*;q=0.5",
 }
-TIMEOUT = httpx.Timeout(20.0, connect=10.0)
 #: Whole-fetch deadline (seconds), so a slow trickle cannot hold a tool forever.
 DEADLINE = 45.0
 MAX_REDIRECTS = 10
@@ -80,19 +79,9 @@ def make_transport(allow: NetworkPolicy) -> GuardedTransport:
     """The HTTP transport of one fetch: connections pass the network guard when they open.
 
     A host name that resolves differently after :func:`check_url` is still refused (see
-    :mod:`.netpin`). Send requests built by :func:`get_request` with its ``open``.
+    :mod:`.netpin`). Send requests made by :func:`.netpin.build_request` with its ``open``.
     """
     return GuardedTransport(_ssl_context(), allow)
-
-
-def get_request(url: str) -> httpx.Request:
-    """A GET of ``url`` with timeouts and a plain user agent; BlockedURLError if unusable."""
-    try:
-        return httpx.Request(
-            "GET", url, headers=REQUEST_HEADERS, extensions={"timeout": TIMEOUT.as_dict()}
-        )
-    except httpx.InvalidURL as exc:
-        raise BlockedURLError(f"Error: {url[:200]!r} is not a usable URL ({exc}).") from None
 
 
 def redirect_target(url: str, location: str) -> str:
@@ -122,7 +111,7 @@ async def guarded_get(
     current = url
     for _ in range(MAX_REDIRECTS + 1):
         await check_url(current, allow)
-        response = await transport.open(get_request(current))
+        response = await transport.open(build_request("GET", current, REQUEST_HEADERS))
         location = response.headers.get("location")
         if response.status_code in REDIRECT_STATUSES and location:
             await response.aclose()

@@ -114,6 +114,7 @@ class SearchWeb:
         google_key, google_cx, bing_key, github_token: when given, the API routes refuse
             requests that do not carry exactly these values, as the real services do.
         results_per_page: most hits any engine returns for one request.
+        port: the port to listen on (default: a free one).
     """
 
     def __init__(
@@ -125,8 +126,10 @@ class SearchWeb:
         bing_key: str | None = None,
         github_token: str | None = None,
         results_per_page: int = 10,
+        port: int = 0,
     ) -> None:
         self.corpus = list(corpus)
+        self.port = port
         self.google_key, self.google_cx = google_key, google_cx
         self.bing_key, self.github_token = bing_key, github_token
         self.results_per_page = results_per_page
@@ -146,14 +149,14 @@ class SearchWeb:
         self.stop()
 
     def start(self) -> None:
-        """Bind an ephemeral port on 127.0.0.1 and serve in a background thread."""
+        """Bind :attr:`port` (or a free one) on 127.0.0.1 and serve in a background thread."""
         web = self
 
         class Handler(_Handler):
             owner = web
 
         self._stopping.clear()
-        self._server = _Server(("127.0.0.1", 0), Handler)
+        self._server = _Server(("127.0.0.1", self.port), Handler)
         self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
         self._thread.start()
 

@@ -594,9 +594,12 @@ class _SiteHandler(SimpleHTTPRequestHandler):
 
 @contextlib.contextmanager
 def serve_site(
-    folder: Path, redirects: dict[str, str] | None = None, requests: list[str] | None = None
+    folder: Path,
+    redirects: dict[str, str] | None = None,
+    requests: list[str] | None = None,
+    port: int = 0,
 ) -> Iterator[str]:
-    """Serve a built site on 127.0.0.1 at a free port; yield its base URL.
+    """Serve a built site on 127.0.0.1 at ``port`` (default: a free one); yield its base URL.
 
     The server runs in a background thread and is shut down and closed on exit. The path
     of every GET request is appended to ``requests`` when it is given.
@@ -617,7 +620,7 @@ def serve_site(
     def factory(*args: Any, **kwargs: Any) -> _SiteHandler:
         return handler(*args, directory=str(folder), **kwargs)
 
-    server = ThreadingHTTPServer(("127.0.0.1", 0), factory)
+    server = ThreadingHTTPServer(("127.0.0.1", port), factory)
     server.daemon_threads = True
     thread = threading.Thread(target=server.serve_forever, name="demo-site", daemon=True)
     thread.start()

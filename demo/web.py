@@ -104,6 +104,11 @@ class DemoWorld:
     hosts: tuple[str, ...]
     site_requests: list[str]
 
+    @property
+    def ports(self) -> tuple[int, int]:
+        """The site's and the engines' ports (to serve the world there again)."""
+        return tuple(int(h.rsplit(":", 1)[1]) for h in self.hosts)  # type: ignore[return-value]
+
 
 def _host_port(url: str) -> str:
     parts = urlsplit(url)
@@ -111,21 +116,23 @@ def _host_port(url: str) -> str:
 
 
 @contextmanager
-def demo_world(cache_root: Path) -> Iterator[DemoWorld]:
+def demo_world(cache_root: Path, ports: tuple[int, int] = (0, 0)) -> Iterator[DemoWorld]:
     """Serve the bundled web and search engines on 127.0.0.1; yield where they are.
 
     Nothing in the process is changed (no environment variable is set): the caller turns
     the :class:`DemoWorld` into its own settings. The built site and inputs are kept in
     ``<cache_root>/.demo-cache/`` and rebuilt only when the bundled content changes.
+    ``ports`` (site, engines) serve the world where a stopped run found it, to resume it;
+    by default both are free ports.
     """
     cache = Path(cache_root) / ".demo-cache"
     cache.mkdir(parents=True, exist_ok=True)
     index = cached_site(cache)
     input_dir = cached_inputs(cache)
     requests: list[str] = []
-    with serve_site(index.folder, requests=requests) as base_url:
+    with serve_site(index.folder, requests=requests, port=ports[0]) as base_url:
         corpus = [Document(d["title"], d["url"], d["text"]) for d in search_corpus(base_url, index)]
-        with SearchWeb(corpus) as engines:
+        with SearchWeb(corpus, port=ports[1]) as engines:
             yield DemoWorld(
                 question=DEMO_QUESTION,
                 question_zh=DEMO_QUESTION_ZH,

@@ -17,6 +17,7 @@ from .errors import (
     NotADirectoryError_,
     NotFoundError,
     PermissionDeniedError,
+    SpecialFileError,
     StorageError,
     SymlinkRefusedError,
 )
@@ -42,6 +43,7 @@ __all__ = [
     "NotADirectoryError_",
     "NotFoundError",
     "PermissionDeniedError",
+    "SpecialFileError",
     "StorageBackend",
     "StorageError",
     "SymlinkRefusedError",

@@ -39,6 +39,10 @@ class SymlinkRefusedError(FsError):
     """A symbolic link was found on the disk path; links are never followed."""
 
 
+class SpecialFileError(FsError):
+    """The path is a named pipe, device or socket: not a regular file, so it is never opened."""
+
+
 class FileTooLargeError(FsError):
     """A read or write is over the size cap."""
 

@@ -1,27 +1,37 @@
-"""The command line: ``python -m host {demo,run,tools}``."""
+"""The command line: ``quartet {run,demo,runs,show,tools,mcp}`` (also ``python -m host``).
+
+Start-up is kept fast: this module imports only the standard library and light modules
+(settings, run records). The Host, the brains, the subagents' tools, agentscope and rich
+are imported inside the commands that use them.
+"""
 
 from __future__ import annotations
 
 import argparse
-import asyncio
 import json
+import signal
 import sys
-from collections.abc import Sequence
+from collections.abc import Awaitable, Sequence
 from dataclasses import replace
-from typing import Any
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
-from rich.console import Console
-
-from subagents import PIPELINE_ORDER, SPECS, all_tool_schemas
+from subagents.names import PIPELINE_ORDER
 from subagents.settings import Keys, NetworkPolicy
 
-from .brains import ModelSpecError, make_brain
-from .config import ConfigError, Settings, load_settings
-from .hub import Host, RunResult
-from .progress import Progress, output_lines, summary_table
+from .config import ConfigError, Settings, load_settings, make_runs_dir, runs_dir_setting
+from .runs import RunDetail, RunSummary, find_run, list_runs, read_run
+
+if TYPE_CHECKING:
+    from .brains import Brain
+    from .hub import Host, RunResult
+
+QUESTION_WIDTH = 60
 
 
 def _cmd_tools(args: argparse.Namespace) -> int:
+    from subagents import SPECS, all_tool_schemas
+
     schemas = all_tool_schemas()
     if args.json:
         print(json.dumps(schemas, indent=2, ensure_ascii=False))
@@ -48,6 +58,7 @@ def _settings(args: argparse.Namespace) -> Settings:
         "max_rounds": getattr(args, "max_rounds", None),
         "max_pages": getattr(args, "max_pages", None),
         "concurrency": getattr(args, "concurrency", None),
+        "approve": getattr(args, "approve", None),
         "quiet": getattr(args, "quiet", False),
         "json": getattr(args, "json", False),
     }
@@ -56,6 +67,10 @@ def _settings(args: argparse.Namespace) -> Settings:
 
 def _report(result: RunResult, settings: Settings) -> int:
     """Print what the run produced; its exit status (0 answered, 3 nothing, 1 no report)."""
+    from rich.console import Console
+
+    from .progress import output_lines, summary_table
+
     if settings.json_output:
         print(json.dumps(result.record(), ensure_ascii=False, indent=2, default=str))
     elif settings.quiet:
@@ -69,6 +84,11 @@ def _report(result: RunResult, settings: Settings) -> int:
         for line in lines:
             console.print(line, highlight=False, soft_wrap=True)
     code = result.exit_code
+    if result.status == "interrupted":
+        print(
+            "quartet: interrupted; the report was written from what had been found by then",
+            file=sys.stderr,
+        )
     if code == 3:
         parts = len(result.plan.subquestions) if result.plan else 0
         print(
@@ -79,17 +99,92 @@ def _report(result: RunResult, settings: Settings) -> int:
     return code
 
 
-async def _pipeline(question: str, settings: Settings) -> RunResult:
-    brain = make_brain(settings.model)
-    host = Host(settings, brain, on_event=Progress(quiet=settings.quiet or settings.json_output))
-    return await host.run(question)
+class RunStopped(Exception):
+    """The user stopped a run at once (a second Ctrl-C); it can be resumed."""
+
+
+async def _interruptible(host: Host, work: Awaitable[RunResult]) -> RunResult:
+    """Run ``work`` with Ctrl-C going to the Host: once winds the run down, twice stops it."""
+    import asyncio
+
+    loop = asyncio.get_running_loop()
+    try:
+        loop.add_signal_handler(signal.SIGINT, host.interrupt.request)
+    except (NotImplementedError, RuntimeError):  # not the main thread: Ctrl-C stays default
+        return await work
+    try:
+        return await work
+    except asyncio.CancelledError:
+        if host.interrupt.count < 2:
+            raise
+        run_id = host.run_folder.id if host.run_folder else "?"
+        raise RunStopped(
+            f"stopped; the run can be continued with: quartet resume {run_id}"
+        ) from None
+    finally:
+        loop.remove_signal_handler(signal.SIGINT)
+
+
+def _human(args: argparse.Namespace, settings: Settings, question: str) -> dict[str, Any]:
+    """Who decides on approvals and the plan: the terminal, a plan file, or the defaults."""
+    from .approval import (
+        Terminal,
+        has_terminal,
+        plan_from_file,
+        terminal_approver,
+        terminal_plan_review,
+    )
+
+    terminal = Terminal() if has_terminal() else None
+    found: dict[str, Any] = {"terminal": terminal}
+    if settings.approve_tools and terminal is not None:
+        found["ask"] = terminal_approver(terminal)
+    if getattr(args, "plan", None):
+        found["plan"] = plan_from_file(Path(args.plan), question)
+    if getattr(args, "review_plan", False):
+        if terminal is None:
+            raise ConfigError(
+                "--review-plan needs a terminal; without one, give the plan with --plan FILE"
+            )
+        found["review_plan"] = terminal_plan_review(terminal)
+    return found
+
+
+def _run_async(work: Awaitable[RunResult]) -> RunResult:
+    import asyncio
+
+    return asyncio.run(work)  # type: ignore[arg-type]
+
+
+def _brain(settings: Settings) -> Brain:
+    from .brains import make_brain
+
+    return make_brain(settings.model)
+
+
+async def _pipeline(
+    question: str, settings: Settings, brain: Brain, human: dict[str, Any]
+) -> RunResult:
+    from .hub import Host
+    from .progress import Progress
+
+    quiet = settings.quiet or settings.json_output
+    terminal = human.pop("terminal", None)
+    progress = Progress(quiet=quiet, hold=lambda: terminal is not None and terminal.asking)
+    if terminal is not None:
+        terminal.after = progress.flush
+    host = Host(settings, brain, on_event=progress, **human)
+    return await _interruptible(host, host.run(question))
 
 
 def _cmd_run(args: argparse.Namespace) -> int:
     settings = _settings(args)
     if not args.question.strip():
         raise ConfigError("the question is empty")
-    return _report(asyncio.run(_pipeline(args.question, settings)), settings)
+    human = _human(args, settings, args.question)
+    brain = _brain(settings)
+    make_runs_dir(settings.runs_dir)
+    return _report(_run_async(_pipeline(args.question, settings, brain, human)), settings)
 
 
 def demo_settings(settings: Settings, world: Any) -> Settings:
@@ -107,24 +202,199 @@ def demo_settings(settings: Settings, world: Any) -> Settings:
         network=NetworkPolicy.parse(",".join(allowed), only=True),
         keys=Keys(),
     )
-    return replace(settings, input_dir=world.input_dir, tools=tools)
+    origin = {"kind": "demo", "ports": list(world.ports)}
+    return replace(
+        settings,
+        input_dir=world.input_dir,
+        tools=tools,
+        extra={**settings.extra, "origin": origin},
+    )
 
 
 def _cmd_demo(args: argparse.Namespace) -> int:
     from demo.web import demo_world
 
     settings = _settings(args)
+    brain = _brain(settings)
+    make_runs_dir(settings.runs_dir)
     with demo_world(settings.runs_dir) as world:
         question = args.question or world.question
-        result = asyncio.run(_pipeline(question, demo_settings(settings, world)))
+        human = _human(args, settings, question)
+        result = _run_async(_pipeline(question, demo_settings(settings, world), brain, human))
+    return _report(result, settings)
+
+
+def _resumable(settings: Settings, run_id: str) -> tuple[Path, dict[str, Any]]:
+    """A stopped run's folder and its recorded settings; ConfigError when it cannot resume."""
+    folder = settings.runs_dir / run_id
+    saved = folder / "internal" / "checkpoint.json"
+    if not saved.is_file():
+        raise ConfigError(f"run {run_id}: no checkpoint in {folder} to resume from")
+    record = folder / "internal" / "run.json"
+    if record.is_file():
+        status = json.loads(record.read_text(encoding="utf-8")).get("status", "finished")
+        if status == "finished":
+            raise ConfigError(f"run {run_id} has finished; there is nothing to resume")
+    try:
+        state = json.loads(saved.read_text(encoding="utf-8"))
+    except (OSError, json.JSONDecodeError) as exc:
+        raise ConfigError(f"run {run_id}: its checkpoint cannot be read ({exc})") from None
+    return folder, dict(state.get("settings") or {})
+
+
+def _cmd_resume(args: argparse.Namespace) -> int:
+    from .run import RunFolder
+
+    settings = _settings(args)
+    folder, saved = _resumable(settings, args.run_id)
+    settings = replace(
+        settings,
+        model=args.model or saved.get("model") or settings.model,
+        formats=tuple(saved.get("formats") or settings.formats),
+        max_rounds=int(saved.get("max_rounds") or settings.max_rounds),
+        max_pages=int(saved.get("max_pages") or settings.max_pages),
+        concurrency=int(saved.get("concurrency") or settings.concurrency),
+        input_dir=Path(saved["input_dir"]) if saved.get("input_dir") else None,
+    )
+
+    brain = _brain(settings)
+
+    async def resume(settings: Settings) -> RunResult:
+        from .hub import Host
+        from .progress import Progress
+
+        quiet = settings.quiet or settings.json_output
+        host = Host(settings, brain, on_event=Progress(quiet=quiet))
+        return await _interruptible(host, host.resume(RunFolder.open(folder, settings.input_dir)))
+
+    origin = saved.get("origin") or {}
+    if origin.get("kind") == "demo":
+        from demo.web import demo_world
+
+        ports = tuple(int(p) for p in origin["ports"])
+        with demo_world(settings.runs_dir, ports=ports) as world:  # type: ignore[arg-type]
+            result = _run_async(resume(demo_settings(settings, world)))
+    else:
+        result = _run_async(resume(settings))
     return _report(result, settings)
 
 
 def _cmd_mcp(args: argparse.Namespace) -> int:
+    import asyncio
+
     from .mcp import serve_subagent
 
     asyncio.run(serve_subagent(args.subagent, args.workspace, args.input))
     return 0
+
+
+def _shorten(text: str, width: int) -> str:
+    """``text`` on one line, cut to ``width`` characters with an ellipsis."""
+    text = " ".join(text.split())
+    return text if len(text) <= width else text[: width - 1].rstrip() + "…"
+
+
+def _seconds(value: float | None) -> str:
+    return "-" if value is None else f"{value:.1f} s"
+
+
+def _local_time(run: RunSummary) -> str:
+    """When ``run`` started, in local time; ``-`` when unknown."""
+    return run.started.astimezone().strftime("%Y-%m-%d %H:%M") if run.started else "-"
+
+
+def _answered(run: RunSummary) -> str:
+    if run.parts is None:
+        return "-"
+    return f"{run.answered or 0}/{run.parts}"
+
+
+def _status(run: RunSummary) -> str:
+    return run.status if run.exit_code is None else f"{run.status} ({run.exit_code})"
+
+
+def _cmd_runs(args: argparse.Namespace) -> int:
+    runs_dir = runs_dir_setting(args.runs_dir)
+    runs = list_runs(runs_dir)
+    if args.json:
+        print(json.dumps([r.to_dict() for r in runs], indent=2, ensure_ascii=False))
+        return 0
+    if not runs:
+        print(f"No runs in {runs_dir}.")
+        return 0
+    header = ("ID", "STATUS (EXIT)", "ANSWERED", "TIME", "STARTED", "QUESTION")
+    rows = [
+        (
+            r.id,
+            _status(r),
+            _answered(r),
+            _seconds(r.seconds),
+            _local_time(r),
+            _shorten(r.question or "?", QUESTION_WIDTH)
+            + (f"  — resume with: quartet resume {r.id}" if r.resumable else ""),
+        )
+        for r in runs
+    ]
+    widths = [max(len(row[i]) for row in [header, *rows]) for i in range(len(header) - 1)]
+    for row in [header, *rows]:
+        print("  ".join([*(cell.ljust(w) for cell, w in zip(row, widths, strict=False)), row[-1]]))
+    return 0
+
+
+def _print_run(detail: RunDetail) -> None:
+    run = detail.summary
+    exit_text = f", exit {run.exit_code}" if run.exit_code is not None else ""
+    print(f"Run {run.id}: {run.status}{exit_text}")
+    print(f"Question:  {run.question or '?'}")
+    print(f"Started:   {_local_time(run)}    Time: {_seconds(run.seconds)}")
+    print(f"Folder:    {run.path}")
+    if run.status == "stopped":
+        print(f"It stopped before it finished; continue it with: quartet resume {run.id}")
+    elif run.status == "incomplete":
+        print("It stopped before its first checkpoint: there is nothing to resume.")
+    if detail.plan:
+        print(f"Plan:      {_answered(run)} sub-questions answered")
+        width = max(len(s.status) for s in detail.plan)
+        for sub in detail.plan:
+            print(f"  {sub.id}  {sub.status.ljust(width)}  {sub.text} ({sub.evidence} evidence)")
+    else:
+        print("Plan:      none recorded")
+    print("Reports:" if detail.outputs else "Reports:   none")
+    for path in detail.outputs:
+        print(f"  {path}")
+    figures = [
+        ("citations", detail.citations),
+        ("pages read", detail.pages_read),
+        *((f"{kind} tokens", count) for kind, count in detail.tokens.items()),
+    ]
+    shown = [f"{name}: {value}" for name, value in figures if value is not None]
+    if shown:
+        print(" · ".join(shown).capitalize())
+    print("Failed:" if detail.failures else "Failed:    nothing")
+    for failure in detail.failures:
+        print(f"  {failure.where}: {_shorten(failure.reason, 200)}")
+
+
+def _cmd_show(args: argparse.Namespace) -> int:
+    detail = read_run(find_run(runs_dir_setting(args.runs_dir), args.run_id))
+    if args.json:
+        print(json.dumps(detail.to_dict(), indent=2, ensure_ascii=False))
+    else:
+        _print_run(detail)
+    return 0
+
+
+class _Version(argparse.Action):
+    """``--version``: the version is looked up only when asked for."""
+
+    def __init__(self, option_strings: Sequence[str], dest: str, **kwargs: Any) -> None:
+        super().__init__(option_strings, dest, nargs=0, help="print the version and exit")
+
+    def __call__(self, parser: argparse.ArgumentParser, *args: Any, **kwargs: Any) -> None:
+        from .version import quartet_version
+
+        print(f"quartet {quartet_version()}")
+        parser.exit(0)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -132,11 +402,20 @@ def build_parser() -> argparse.ArgumentParser:
         prog="quartet",
         description="Search → Browser → File → Generate: a question in, a cited report out.",
     )
+    parser.add_argument("--version", action=_Version)
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     tools = sub.add_parser("tools", help="list each subagent's tools and schemas")
     tools.add_argument("--json", action="store_true", help="print {subagent: [schema, ...]}")
     tools.set_defaults(func=_cmd_tools)
+
+    def runs_dir(p: argparse.ArgumentParser) -> None:
+        p.add_argument(
+            "--runs-dir",
+            dest="runs_dir",
+            metavar="DIR",
+            help="where run folders are (default: runs; also QUARTET_RUNS_DIR)",
+        )
 
     def common(p: argparse.ArgumentParser) -> None:
         p.add_argument("--formats", help="comma-separated: md,html,pdf,pptx (default: all)")
@@ -145,7 +424,7 @@ def build_parser() -> argparse.ArgumentParser:
             help="brain: offline (default) or PROVIDER:NAME, e.g. "
             "openai:gpt-4o-mini; also QUARTET_MODEL",
         )
-        p.add_argument("--runs-dir", dest="runs_dir", help="where run folders go (default: runs)")
+        runs_dir(p)
         p.add_argument(
             "--max-rounds",
             dest="max_rounds",
@@ -166,6 +445,24 @@ def build_parser() -> argparse.ArgumentParser:
             metavar="N",
             help="tasks running at once (default 3)",
         )
+        p.add_argument(
+            "--approve",
+            metavar="TOOL[,TOOL]",
+            help="ask before each call of these tools (e.g. http_download): approve, reject "
+            "with a reason, or edit the arguments; without a terminal the configured default "
+            "applies (deny unless set)",
+        )
+        p.add_argument(
+            "--review-plan",
+            dest="review_plan",
+            action="store_true",
+            help="show the plan and let you edit it before research starts (needs a terminal)",
+        )
+        p.add_argument(
+            "--plan",
+            metavar="FILE",
+            help="research this plan (YAML or JSON list of sub-questions) instead of planning",
+        )
         p.add_argument("--quiet", action="store_true", help="print only the report paths")
         p.add_argument("--json", action="store_true", help="print the run record as JSON")
 
@@ -179,11 +476,30 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--input", metavar="DIR", help="folder of input files (read-only)")
     common(run)
     run.set_defaults(func=_cmd_run)
+    resume = sub.add_parser("resume", help="continue a stopped run from its last checkpoint")
+    resume.add_argument("run_id", metavar="RUN_ID")
+    resume.add_argument("--model", help="brain (default: the one the run started with)")
+    resume.add_argument("--runs-dir", dest="runs_dir", help="where run folders are (default: runs)")
+    resume.add_argument("--quiet", action="store_true", help="print only the report paths")
+    resume.add_argument("--json", action="store_true", help="print the run record as JSON")
+    resume.set_defaults(func=_cmd_resume, input=None)
+
     mcp = sub.add_parser("mcp", help="serve one subagent's toolkit as an MCP server (stdio)")
     mcp.add_argument("subagent", choices=PIPELINE_ORDER)
     mcp.add_argument("--workspace", default=".", help="folder behind /workspace/ (default: .)")
     mcp.add_argument("--input", help="folder mounted read-only as /userinput/")
     mcp.set_defaults(func=_cmd_mcp)
+
+    runs = sub.add_parser("runs", help="list past runs, newest first")
+    runs_dir(runs)
+    runs.add_argument("--json", action="store_true", help="print the list as JSON")
+    runs.set_defaults(func=_cmd_runs)
+
+    show = sub.add_parser("show", help="print one run's summary")
+    show.add_argument("run_id", metavar="RUN_ID", help="a run id, or a prefix only it has")
+    runs_dir(show)
+    show.add_argument("--json", action="store_true", help="print the summary as JSON")
+    show.set_defaults(func=_cmd_show)
     return parser
 
 
@@ -193,7 +509,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     try:
         return int(args.func(args) or 0)
-    except (ConfigError, ModelSpecError, ValueError) as exc:
+    except ValueError as exc:  # ConfigError, a bad --model, an unknown run id
         parser.exit(2, f"quartet: error: {exc}\n")
+    except RunStopped as exc:
+        parser.exit(130, f"quartet: {exc}\n")
     except KeyboardInterrupt:
         parser.exit(130, "quartet: interrupted; the run folder keeps what was done\n")

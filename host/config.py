@@ -1,16 +1,65 @@
-"""Settings: CLI flags, then environment variables, then an optional ``quartet.toml``."""
+"""Settings: CLI flags, then environment variables, then an optional ``quartet.toml``.
+
+Every key ``quartet.toml`` may hold is listed in :data:`TOML_KEYS`; any other key is an
+error that names it and suggests the nearest valid one. ``quartet.example.toml`` at the
+repository root shows them all with their defaults.
+"""
 
 from __future__ import annotations
 
+import difflib
 import os
 import tomllib
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from subagents.names import PIPELINE_ORDER
 from subagents.settings import SettingsError, ToolSettings
 
+from .brains.ledger import PRICE_FIELDS, ModelPrice
+from .brains.limits import DEFAULT_MODEL_ATTEMPTS, DEFAULT_MODEL_TIMEOUT
+from .mcp import McpServerConfig
+
 FORMATS = ("md", "html", "pdf", "pptx")
+
+#: In :data:`TOML_KEYS`, a table key standing for any name the user chooses.
+ANY = "*"
+
+#: Every key of ``quartet.toml``. A value is ``None`` for a plain value, a dict for a
+#: table (its keys, or :data:`ANY`), and a one-item list for an array of tables.
+TOML_KEYS: dict[str, Any] = {
+    "quartet": {
+        "model": None,
+        "model_timeout": None,
+        "model_attempts": None,
+        "formats": None,
+        "runs_dir": None,
+        "input": None,
+        "max_rounds": None,
+        "max_pages": None,
+        "concurrency": None,
+        "tool_call_cap": None,
+        "depth_cap": None,
+        "stage_timeout": None,
+        "history_chars": None,
+        "stage_timeouts": dict.fromkeys(PIPELINE_ORDER),
+        "prices": {ANY: dict.fromkeys(PRICE_FIELDS)},
+        "approve": {"tools": None, "default": None},
+        "mcp": [
+            {
+                "subagent": None,
+                "name": None,
+                "tools": None,
+                "command": None,
+                "args": None,
+                "url": None,
+                "env": {ANY: None},
+            }
+        ],
+    }
+}
 
 
 class ConfigError(ValueError):
@@ -33,8 +82,13 @@ class Settings:
     max_rounds: int = 3
     concurrency: int = 3
     history_chars: int = 200_000
+    model_timeout: float = DEFAULT_MODEL_TIMEOUT
+    model_attempts: int = DEFAULT_MODEL_ATTEMPTS
+    prices: dict[str, ModelPrice] = field(default_factory=dict)
     mcp_servers: list[Any] = field(default_factory=list)
     tools: ToolSettings = field(default_factory=ToolSettings)
+    approve_tools: tuple[str, ...] = ()
+    approve_default: str = "deny"
     quiet: bool = False
     json_output: bool = False
     extra: dict[str, Any] = field(default_factory=dict)
@@ -52,13 +106,99 @@ def parse_formats(text: str) -> tuple[str, ...]:
     return wanted
 
 
+def check_keys(data: Mapping[str, Any], keys: Mapping[str, Any], where: str = "") -> None:
+    """Refuse any key of ``data`` that ``keys`` (a part of :data:`TOML_KEYS`) lacks.
+
+    The ConfigError names the key and the table it is in, and suggests the nearest
+    valid key.
+    """
+    for key, value in data.items():
+        if key not in keys and ANY not in keys:
+            valid = [k for k in keys if k != ANY]
+            near = difflib.get_close_matches(key, valid, n=1)
+            hint = f"did you mean {near[0]}?" if near else f"valid keys: {', '.join(valid)}"
+            table = f" in [{where}]" if where else ""
+            raise ConfigError(f"unknown key {key!r}{table}; {hint}")
+        inner = keys.get(key, keys.get(ANY))
+        name = f"{where}.{key}" if where else key
+        if isinstance(inner, dict):
+            if not isinstance(value, dict):
+                raise ConfigError(f"{name} must be a table ([{name}])")
+            check_keys(value, inner, name)
+        elif isinstance(inner, list):
+            if not isinstance(value, list) or not all(isinstance(v, dict) for v in value):
+                raise ConfigError(f"{name} must be an array of tables ([[{name}]])")
+            for entry in value:
+                check_keys(entry, inner[0], name)
+
+
 def _from_toml(path: Path) -> dict[str, Any]:
+    """The ``[quartet]`` table of ``path`` (empty when there is no file), keys checked."""
     if not path.is_file():
         return {}
     try:
-        return tomllib.loads(path.read_text(encoding="utf-8")).get("quartet", {})
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+        check_keys(data, TOML_KEYS)
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"{path}: {exc}") from None
+    except ConfigError as exc:
+        raise ConfigError(f"{path}: {exc}") from None
+    return data.get("quartet", {})
+
+
+def check_runs_dir(path: Path) -> Path:
+    """``path`` if run folders can be made in it, else a ConfigError saying why not.
+
+    Nothing is created: the nearest existing folder on the way must be a writable folder.
+    """
+    label = f"--runs-dir {path}"
+    existing = path
+    while not os.path.lexists(existing) and existing != existing.parent:
+        existing = existing.parent
+    where = "it" if existing == path else str(existing)
+    if not existing.is_dir():
+        raise ConfigError(f"{label}: {where} is a file, not a folder")
+    if not os.access(existing, os.W_OK | os.X_OK):
+        raise ConfigError(f"{label}: {where} is not writable")
+    return path
+
+
+def make_runs_dir(path: Path) -> Path:
+    """Create the runs folder if needed; a ConfigError (not a traceback) when it fails."""
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise ConfigError(f"--runs-dir {path}: cannot create it ({exc.strerror or exc})") from None
+    return check_runs_dir(path)
+
+
+def _pick(
+    flags: Mapping[str, Any], toml: Mapping[str, Any], flag: str, env_name: str, default: Any
+) -> Any:
+    """A setting's value: its flag, else its environment variable, else quartet.toml."""
+    if flags.get(flag) is not None:
+        return flags[flag]
+    if os.environ.get(env_name):
+        return os.environ[env_name]
+    return toml.get(flag, default)
+
+
+def runs_dir_setting(flag: str | None, toml_path: Path | None = None) -> Path:
+    """The runs folder alone (for ``quartet runs`` and ``show``), checked, not created."""
+    toml = _from_toml(toml_path or Path("quartet.toml"))
+    return check_runs_dir(
+        Path(_pick({"runs_dir": flag}, toml, "runs_dir", "QUARTET_RUNS_DIR", "runs"))
+    )
+
+
+def _prices(raw: Any) -> dict[str, ModelPrice]:
+    """The price table: ``[quartet.prices."provider:name"]`` tables, per million tokens."""
+    if not isinstance(raw, dict):
+        raise ConfigError('prices: expected tables such as [quartet.prices."openai:gpt-4o-mini"]')
+    try:
+        return {str(model): ModelPrice.parse(str(model), table) for model, table in raw.items()}
+    except ValueError as exc:
+        raise ConfigError(f"quartet.toml: {exc}") from None
 
 
 def load_settings(flags: dict[str, Any], toml_path: Path | None = None) -> Settings:
@@ -67,16 +207,12 @@ def load_settings(flags: dict[str, Any], toml_path: Path | None = None) -> Setti
     env = os.environ
 
     def pick(flag: str, env_name: str, default: Any) -> Any:
-        if flags.get(flag) is not None:
-            return flags[flag]
-        if env.get(env_name):
-            return env[env_name]
-        return toml.get(flag, default)
+        return _pick(flags, toml, flag, env_name, default)
 
     s = Settings()
     s.model = str(pick("model", "QUARTET_MODEL", "offline"))
     s.formats = parse_formats(str(pick("formats", "QUARTET_FORMATS", ",".join(FORMATS))))
-    s.runs_dir = Path(pick("runs_dir", "QUARTET_RUNS_DIR", "runs"))
+    s.runs_dir = check_runs_dir(Path(pick("runs_dir", "QUARTET_RUNS_DIR", "runs")))
     inp = pick("input", "QUARTET_INPUT", None)
     if inp:
         s.input_dir = Path(inp)
@@ -90,6 +226,8 @@ def load_settings(flags: dict[str, Any], toml_path: Path | None = None) -> Setti
         ("max_rounds", "QUARTET_MAX_ROUNDS", int),
         ("concurrency", "QUARTET_CONCURRENCY", int),
         ("history_chars", "QUARTET_HISTORY_CHARS", int),
+        ("model_timeout", "QUARTET_MODEL_TIMEOUT", float),
+        ("model_attempts", "QUARTET_MODEL_ATTEMPTS", int),
     ):
         raw = pick(name, env_name, getattr(s, name))
         try:
@@ -99,12 +237,8 @@ def load_settings(flags: dict[str, Any], toml_path: Path | None = None) -> Setti
         if value <= 0:
             raise ConfigError(f"{name}: must be positive, got {value}")
         setattr(s, name, value)
-    raw_timeouts = toml.get("stage_timeouts", {})
-    if not isinstance(raw_timeouts, dict):
-        raise ConfigError("stage_timeouts: expected a table such as {browser = 300}")
-    s.stage_timeouts = {str(k): float(v) for k, v in raw_timeouts.items()}
-    from .mcp import McpServerConfig
-
+    s.stage_timeouts = {str(k): float(v) for k, v in toml.get("stage_timeouts", {}).items()}
+    s.prices = _prices(toml.get("prices", {}))
     try:
         s.mcp_servers = [McpServerConfig.parse(raw) for raw in toml.get("mcp", [])]
     except (ValueError, AttributeError, TypeError) as exc:
@@ -113,6 +247,27 @@ def load_settings(flags: dict[str, Any], toml_path: Path | None = None) -> Setti
         s.tools = ToolSettings.from_env(env)
     except SettingsError as exc:
         raise ConfigError(str(exc)) from None
+    s.approve_tools, s.approve_default = _approval(flags, toml)
     s.quiet = bool(flags.get("quiet"))
     s.json_output = bool(flags.get("json"))
     return s
+
+
+def _approval(flags: dict[str, Any], toml: dict[str, Any]) -> tuple[tuple[str, ...], str]:
+    """The tools that need a person's approval (``--approve`` or ``[quartet.approve]``)
+    and the decision taken when nobody can be asked."""
+    table = toml.get("approve", {})
+    if not isinstance(table, dict):
+        raise ConfigError('approve: expected a table such as {tools = ["http_download"]}')
+    raw = flags.get("approve")
+    if raw is not None:
+        tools = [t.strip() for t in str(raw).split(",") if t.strip()]
+    else:
+        listed = table.get("tools", [])
+        if not isinstance(listed, list) or not all(isinstance(t, str) for t in listed):
+            raise ConfigError('approve.tools: expected a list of tool names, e.g. ["pptx_write"]')
+        tools = listed
+    default = str(table.get("default", "deny")).strip().lower()
+    if default not in ("deny", "approve"):
+        raise ConfigError(f"approve.default: expected deny or approve, got {default!r}")
+    return tuple(dict.fromkeys(tools)), default

@@ -33,10 +33,11 @@ from subagents.spec import SubAgentSpec, check_allowlist
 from subagents.text import links
 
 from .guards import DelegationDepthError, ToolCallRecord, ToolGuard, delegation_scope
+from .interrupt import Interrupt
 from .notes import research_notes
 from .research import Research
 from .sources import file_source
-from .stages import delegation_msg, summarize
+from .stages import delegation_msg, kept, summarize
 
 FINISH = "generate_response"
 #: Pages one browser task reads at most.
@@ -107,6 +108,16 @@ class Delegator:
         self.specs, self.research, self.make_worker = specs, research, make_worker
         self.service, self.hub, self.transcript = service, hub, transcript
         self.settings, self.emit = settings, emit
+        self.checkpoint: Callable[[], Awaitable[None]] | None = None
+        self.results: dict[str, str] = {}
+        #: What tasks still running were handed (pages, documents), by task.
+        self.running: dict[int, dict[str, Any]] = {}
+        #: The same for the tasks a restored checkpoint says were running.
+        self.unfinished: list[dict[str, Any]] = []
+        #: Set while no task runs.
+        self.idle = asyncio.Event()
+        self.idle.set()
+        self.interrupt = Interrupt()
         self.semaphore = asyncio.Semaphore(max(1, int(settings.concurrency)))
         self.delegations: list[Delegation] = []
         self.outputs: list[str] = []
@@ -121,6 +132,11 @@ class Delegator:
         self, description: str, subagent_type: str, context: dict[str, Any] | None
     ) -> ToolResponse:
         """Validate and complete a task request, run it, absorb it, and report."""
+        if self.interrupt.blocks:
+            return refused(
+                "the user interrupted the run, so no new task starts. Reply now with a short "
+                "summary; the report is written from what was found."
+            )
         spec = self.specs.get(str(subagent_type))
         if spec is None:
             return error(
@@ -132,15 +148,57 @@ class Delegator:
             return prepared
         sub_id, ctx = prepared
         if spec.name == "generate":
-            await self.service.write_text(NOTES_PATH, research_notes(self.research))
+            notes = research_notes(self.research, interrupted=self.interrupt.requested)
+            await self.service.write_text(NOTES_PATH, notes)
+        token = id(ctx)
+        self.idle.clear()
+        self.running[token] = {
+            "subquestion": sub_id,
+            "urls": list(ctx.get("urls") or []),
+            "documents": list(ctx.get("documents") or []),
+        }
         try:
             delegation = await self.run(spec, description, ctx, sub_id)
+            self.interrupt.stop_now_if_asked()
         except DelegationDepthError as exc:
             return refused(str(exc))
+        finally:
+            self.running.pop(token, None)
+            if not self.running:
+                self.idle.set()
         notes = await self._absorb(spec, delegation, sub_id)
-        return ok(
-            self._report(delegation, notes), paths=self.outputs if spec.name == "generate" else ()
-        )
+        text = self._report(delegation, notes)
+        self.results[call_signature(subagent_type, context)] = text
+        if self.checkpoint is not None:
+            await self.checkpoint()
+        return ok(text, paths=self.outputs if spec.name == "generate" else ())
+
+    def state(self) -> dict[str, Any]:
+        """What a checkpoint keeps of the delegations: their summaries and results."""
+        return {
+            "delegations": [d.summary() for d in self.delegations],
+            "outputs": self.outputs,
+            "citations": self.citations,
+            "files_read": self.files_read,
+            "last_kind": self.last_kind,
+            "count": self._count,
+            "results": self.results,
+            "running": list(self.running.values()),
+        }
+
+    def restore(self, state: dict[str, Any]) -> None:
+        """Continue from a checkpoint: earlier delegations count, their results are known."""
+        for raw in state["delegations"]:
+            d = Delegation(raw["id"], raw["subagent"], raw["subquestion"], "", {})
+            d.seconds, d.status, d.error = raw["seconds"], raw["status"], raw["error"]
+            d.outcome = raw.get("outcome")
+            self.delegations.append(d)
+        self.outputs, self.citations = list(state["outputs"]), int(state["citations"])
+        self.files_read = list(state["files_read"])
+        self.last_kind = dict(state["last_kind"])
+        self._count = int(state["count"])
+        self.results = dict(state["results"])
+        self.unfinished = list(state.get("running", []))
 
     def _prepare(self, name: str, ctx: dict[str, Any]) -> tuple[str | None, dict] | ToolResponse:
         """The completed context of a task, or a refusal saying what to change."""
@@ -199,7 +257,7 @@ class Delegator:
                 for u in dict.fromkeys(given)
                 if self._known_url(u) and u not in claimed and not research.fetched(u)
             ][:allowance]
-            urls += research.reading_list(sub.id, max(0, allowance - len(urls)))
+            urls += research.reading_list(sub.id, max(0, allowance - len(urls)), set(urls))
             research.assigned[sub.id].extend(urls)
             docs = research.documents()[:DOWNLOADS_PER_TASK]
             research.assigned_docs.update(docs)
@@ -222,6 +280,11 @@ class Delegator:
                 "from_paths": [NOTES_PATH],
             }
         return sub_id, {**question_ctx, **ctx}
+
+    @property
+    def started(self) -> int:
+        """How many tasks have started so far."""
+        return self._count
 
     def pages_left(self) -> int:
         return self.settings.max_pages - self.research.ledger.pages.pages
@@ -261,7 +324,7 @@ class Delegator:
     async def _run_worker(self, spec: SubAgentSpec, delegation: Delegation) -> None:
         started = time.perf_counter()
         self.emit("delegation_start", delegation=delegation, title=spec.title or spec.name)
-        agent = None
+        agent = guard = None
         try:
             agent, guard, extra = await self.make_worker(spec)
             msg = delegation_msg(spec, delegation.description, delegation.context)
@@ -271,9 +334,10 @@ class Delegator:
             reply, timed_out = await run_with_timeout(
                 agent(msg, structured_model=spec.outcome), timeout
             )
-            delegation.records = list(guard.records)
-            if timed_out:
+            if timed_out:  # the reply is the worker's interruption note: not an outcome
                 delegation.status, delegation.error = "timed out", f"timed out after {timeout:g} s"
+            elif reply is not None and (reply.metadata or {}).get("_is_interrupted"):
+                delegation.status, delegation.error = "interrupted", "stopped by the user"
             elif reply is not None and isinstance(reply.metadata, dict) and reply.metadata:
                 delegation.outcome = _validated(spec, reply.metadata)
             check_allowlist(agent.toolkit, spec, extra=(*extra, FINISH))
@@ -285,11 +349,14 @@ class Delegator:
         finally:
             if agent is not None:
                 self.hub.delete(agent)
+            if guard is not None:  # calls finished before a timeout or failure count too
+                delegation.records = list(guard.records)
             delegation.seconds = time.perf_counter() - started
+        if delegation.error:
+            delegation.error += f"; {kept(delegation.records)}"
         outcome = Msg(
             spec.name,
-            summarize(spec.name, delegation.records, delegation.outcome)
-            + (f"\nTask error: {delegation.error}" if delegation.error else ""),
+            summarize(spec.name, delegation.records, delegation.outcome, delegation.error),
             "assistant",
             metadata={"delegation": delegation.summary()},
         )
@@ -317,7 +384,7 @@ class Delegator:
             notes.append(f"{len(new)} new page(s) scored against every sub-question")
         for read in carried.get("reads", []):
             self.files_read.append(read["path"])
-            source = file_source(read["tool"], read["path"], read["text"])
+            source = file_source(read["tool"], read["path"], read["text"], research.plan.language)
             if source is not None:
                 await research.absorb_file(source)
         if "outputs" in carried:
@@ -406,6 +473,11 @@ class Delegator:
                 )
         lines.append(json_block(facts))
         return "\n".join(lines)
+
+
+def call_signature(subagent_type: Any, context: Any) -> str:
+    """A stable name for one task request (its subagent and context as the brain gave them)."""
+    return json.dumps([str(subagent_type), context or {}], sort_keys=True, ensure_ascii=False)
 
 
 def _validated(spec: SubAgentSpec, raw: dict[str, Any]) -> dict[str, Any] | None:

@@ -3,12 +3,19 @@
 ``ToolGuard`` is an agentscope toolkit middleware. Per delegation it counts calls and
 refuses the one over the cap before it reaches the tool; it drops arguments the schema
 does not declare (so a model cannot override an injected dependency); it records every
-call and result for the Host; and it moves oversized results to ``/internal/``, leaving a
-preview and a reference.
+call and how it ended for the Host; and it moves oversized results to ``/internal/``,
+leaving a preview and a reference.
+
+How a call ended is read from structure, not wording: a tool the toolkit does not offer
+is an ``unknown tool``; a failed call whose arguments do not match the tool's schema (or
+the finish function's ``success: False``) has ``invalid arguments``; a result the toolkit
+marks ``is_interrupted``, or a cancellation while the call runs, is ``interrupted``; a
+call over the cap is ``refused``. Every status but ``ok`` is a failed call.
 """
 
 from __future__ import annotations
 
+import asyncio
 import contextvars
 import hashlib
 import time
@@ -17,7 +24,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
-from agentscope.message import TextBlock, ToolUseBlock
+import jsonschema
+from agentscope.message import Msg, TextBlock, ToolResultBlock, ToolUseBlock
 from agentscope.tool import Toolkit, ToolResponse
 
 from subagents.results import status_of
@@ -26,6 +34,22 @@ DEFAULT_TOOL_CALL_CAP = 80
 DEFAULT_DEPTH_CAP = 3
 DEFAULT_EVICT_CHARS = 40_000
 PREVIEW_CHARS = 4_000
+#: How a call ended. Every status but ``ok`` counts as a failed call.
+CALL_STATUSES = (
+    "ok",
+    "error",
+    "unavailable",
+    "refused",
+    "unknown tool",
+    "invalid arguments",
+    "interrupted",
+    "rejected",
+)
+INTERRUPTED = "Interrupted: the task stopped (timed out or cancelled) before this call finished."
+
+
+#: The structured-output tool an agent finishes with: it reports, it starts nothing.
+FINISH = "generate_response"
 
 
 @dataclass
@@ -38,8 +62,9 @@ class ToolCallRecord:
     text: str = ""
     metadata: dict[str, Any] = field(default_factory=dict)
     seconds: float = 0.0
-    refused: bool = False
+    status: str = "ok"  # one of CALL_STATUSES
     evicted_to: str | None = None
+    call_id: str = ""
 
     def summary(self) -> dict[str, Any]:
         """A JSON-ready line for run.json: what was called, how long, how it ended."""
@@ -52,6 +77,7 @@ class ToolCallRecord:
             "input": shown,
             "seconds": round(self.seconds, 3),
             "ok": not self.failed,
+            "status": self.status,
             "refused": self.refused,
             "note": "" if not self.failed else self.text[:300],
             "evicted_to": self.evicted_to,
@@ -59,11 +85,38 @@ class ToolCallRecord:
 
     @property
     def failed(self) -> bool:
-        return self.refused or self.metadata.get("status", "ok") != "ok"
+        return self.status != "ok"
+
+    @property
+    def refused(self) -> bool:
+        return self.status == "refused"
+
+    @classmethod
+    def from_summary(cls, raw: dict[str, Any]) -> ToolCallRecord:
+        """A record read back from its :meth:`summary` (a checkpoint's earlier calls)."""
+        status = raw.get("status") or ("ok" if raw.get("ok", True) else "error")
+        return cls(
+            str(raw.get("stage", "")),
+            str(raw.get("tool", "")),
+            dict(raw.get("input") or {}),
+            text=str(raw.get("note") or ""),
+            seconds=float(raw.get("seconds") or 0.0),
+            status=str(status),
+            evicted_to=raw.get("evicted_to"),
+        )
+
+
+def _joined(blocks: list[Any]) -> str:
+    return "".join(b.get("text", "") for b in blocks if b.get("type") == "text")
 
 
 def _text(resp: ToolResponse) -> str:
-    return "".join(b.get("text", "") for b in resp.content if b.get("type") == "text")
+    return _joined(resp.content)
+
+
+def _output_text(block: ToolResultBlock) -> str:
+    output = block.get("output")
+    return output if isinstance(output, str) else _joined(output or [])
 
 
 class ToolGuard:
@@ -76,6 +129,8 @@ class ToolGuard:
         evict: ``async (name, text) -> path`` storing an oversized result, or None.
         evict_chars: results longer than this are evicted.
         on_call: called with each finished record (progress display, run.json).
+        stopped: says whether the run is stopping, so that no new call starts.
+        approval: the tools whose calls a person decides on, and who asks.
     """
 
     def __init__(
@@ -86,8 +141,11 @@ class ToolGuard:
         evict: Callable[[str, str], Any] | None = None,
         evict_chars: int = DEFAULT_EVICT_CHARS,
         on_call: Callable[[ToolCallRecord], None] | None = None,
+        stopped: Callable[[], bool] | None = None,
+        approval: Any = None,
     ) -> None:
         self.stage, self.toolkit, self.cap = stage, toolkit, cap
+        self.stopped, self.approval = stopped, approval
         self.evict, self.evict_chars, self.on_call = evict, evict_chars, on_call
         self.calls_this_delegation = 0
         self.records: list[ToolCallRecord] = []
@@ -101,12 +159,44 @@ class ToolGuard:
         return self.records[since:]
 
     def _declared(self, name: str) -> set[str] | None:
+        params = self._parameters(name)
+        return None if params is None else set(params.get("properties", {}))
+
+    def _parameters(self, name: str) -> dict[str, Any] | None:
+        """The JSON schema of a tool's parameters (with a structured-output model's fields)."""
         tool = self.toolkit.tools.get(name)
         if tool is None:
             return None
-        schema = tool.extended_json_schema  # with a structured-output model's fields
-        props = schema.get("function", {}).get("parameters", {}).get("properties", {})
-        return set(props)
+        return tool.extended_json_schema.get("function", {}).get("parameters", {})
+
+    def _offered(self, name: str) -> bool:
+        """Whether the toolkit offers ``name`` now: registered, and in an active group."""
+        tool = self.toolkit.tools.get(name)
+        if tool is None:
+            return False
+        group = self.toolkit.groups.get(tool.group)
+        return tool.group == "basic" or group is None or group.active
+
+    def _invalid(self, name: str, args: dict[str, Any]) -> bool:
+        """Whether ``args`` break the tool's declared schema (missing or mistyped)."""
+        params = self._parameters(name)
+        if not params:
+            return False
+        try:
+            return not jsonschema.Draft202012Validator(params).is_valid(args)
+        except jsonschema.SchemaError:
+            return False
+
+    def _status(self, name: str, args: dict[str, Any], last: ToolResponse) -> str:
+        """How a call that ran ended (see CALL_STATUSES)."""
+        if last.is_interrupted:
+            return "interrupted"
+        status = status_of(last)
+        if status == "ok":
+            return "ok"
+        if (last.metadata or {}).get("success") is False or self._invalid(name, args):
+            return "invalid arguments"  # the finish function's own shape, or the schema's
+        return status
 
     async def __call__(
         self, kwargs: dict, next_handler: Callable[..., Any]
@@ -117,10 +207,19 @@ class ToolGuard:
         clean = (
             raw_input if declared is None else {k: v for k, v in raw_input.items() if k in declared}
         )
-        record = ToolCallRecord(self.stage, call["name"], clean)
+        record = ToolCallRecord(self.stage, call["name"], clean, call_id=str(call.get("id", "")))
         self.calls_this_delegation += 1
+        if self.stopped is not None and self.stopped() and call["name"] != FINISH:
+            record.status = "interrupted"
+            record.text = (
+                "Not run: the user interrupted the run, so no new tool call starts. Give "
+                "your final answer now from what you already have."
+            )
+            self._finish(record)
+            yield ToolResponse(content=[TextBlock(type="text", text=record.text)])
+            return
         if self.calls_this_delegation > self.cap:
-            record.refused = True
+            record.status = "refused"
             record.text = (
                 f"Error: tool-call limit reached ({self.cap} calls in this task). This call "
                 "was not run. Stop calling tools and give your final answer now from what "
@@ -129,39 +228,106 @@ class ToolGuard:
             self._finish(record)
             yield ToolResponse(content=[TextBlock(type="text", text=record.text)])
             return
+        if self.approval is not None and self.approval.needs(call["name"]):
+            decision = await self.approval.decide(self.stage, call["name"], clean)
+            if decision.action == "reject":
+                record.status = "rejected"
+                record.text = (
+                    f"Rejected by the user: {decision.reason}. This call was not run; do "
+                    "without it or try something else."
+                )
+                self._finish(record)
+                yield ToolResponse(content=[TextBlock(type="text", text=record.text)])
+                return
+            if decision.action == "edit" and decision.arguments is not None:
+                edited = decision.arguments
+                clean = (
+                    edited
+                    if declared is None
+                    else {k: v for k, v in edited.items() if k in declared}
+                )
+                record.input = clean
+        offered = self._offered(call["name"])
         kwargs = {**kwargs, "tool_call": ToolUseBlock(**{**call, "input": clean})}
         started = time.perf_counter()
         last: ToolResponse | None = None
-        async for chunk in await next_handler(**kwargs):
-            last = chunk
-            if not chunk.is_last and chunk.stream:
-                yield chunk
-        record.seconds = time.perf_counter() - started
+        try:
+            async for chunk in await next_handler(**kwargs):
+                last = chunk
+                if not chunk.is_last and chunk.stream:
+                    yield chunk
+            last = await self._settle(record, last, offered)
+        except (asyncio.CancelledError, GeneratorExit):
+            # the task was cancelled while the call ran: the call ends here, and so does the task
+            record.status, record.text = "interrupted", INTERRUPTED
+            raise
+        except Exception as exc:
+            record.status, record.text = "error", f"Error: {type(exc).__name__}: {exc}"
+            raise
+        finally:
+            record.seconds = time.perf_counter() - started
+            self._finish(record)
+        yield last
+
+    async def _settle(
+        self, record: ToolCallRecord, last: ToolResponse | None, offered: bool
+    ) -> ToolResponse:
+        """Record how a call that ran ended; evict an oversized result. The response to give."""
         if last is None:
             last = ToolResponse(content=[TextBlock(type="text", text="Error: no result")])
         record.text = _text(last)
         record.metadata = {**dict(last.metadata or {}), "status": status_of(last)}
-        if self.evict is not None and len(record.text) > self.evict_chars:
-            record.evicted_to = await self.evict(call["name"], record.text)
-            preview = record.text[:PREVIEW_CHARS]
-            last = ToolResponse(
-                content=[
-                    TextBlock(
-                        type="text",
-                        text=f"{preview}\n\n[Result of {len(record.text)} characters shortened "
-                        f"to its first {PREVIEW_CHARS}; the Host keeps the whole text as "
-                        f"{record.evicted_to}. Ask for a narrower range if you need more.]",
-                    )
-                ],
-                metadata=last.metadata,
-            )
-        self._finish(record)
-        yield last
+        record.status = self._status(record.name, record.input, last) if offered else "unknown tool"
+        if record.status == "interrupted":
+            record.text = INTERRUPTED
+        elif self.evict is not None and len(record.text) > self.evict_chars:
+            record.evicted_to = await self.evict(record.name, record.text)
+            text = preview(record, PREVIEW_CHARS)
+            last = ToolResponse(content=[TextBlock(type="text", text=text)], metadata=last.metadata)
+        return last
+
+    async def fit_round(self, results: list[Msg], budget: int) -> None:
+        """Shrink one round of tool results to about ``budget`` characters.
+
+        The round's largest results are evicted to ``/internal/`` (or, when the guard
+        evicted them already, pointed to there again) and replaced by a preview, largest
+        first, until the round fits. ``results`` are the agent's own memory messages: their
+        tool-result blocks are changed in place.
+        """
+        if self.evict is None:
+            return
+        records = {r.call_id: r for r in self.records if r.call_id}
+        blocks = [b for m in results for b in m.get_content_blocks("tool_result")]
+        sizes = [len(_output_text(b)) for b in blocks]
+        total = sum(sizes)
+        if total <= budget:
+            return
+        chars = max(200, min(PREVIEW_CHARS, budget // (2 * len(blocks))))
+        for size, block in sorted(zip(sizes, blocks, strict=True), key=lambda p: -p[0]):
+            if total <= budget:
+                break
+            record = records.get(block["id"])
+            if record is None or len(record.text) <= chars:
+                continue
+            if record.evicted_to is None:
+                record.evicted_to = await self.evict(record.name, record.text)
+            text = preview(record, chars)
+            block["output"] = [TextBlock(type="text", text=text)]
+            total -= size - len(text)
 
     def _finish(self, record: ToolCallRecord) -> None:
         self.records.append(record)
         if self.on_call is not None:
             self.on_call(record)
+
+
+def preview(record: ToolCallRecord, chars: int) -> str:
+    """The start of an evicted result and where the Host keeps the whole text."""
+    return (
+        f"{record.text[:chars]}\n\n[Result of {len(record.text)} characters shortened to its "
+        f"first {chars}; the Host keeps the whole text as {record.evicted_to}. Ask for a "
+        "narrower range if you need more.]"
+    )
 
 
 def evicted_name(tool: str, text: str) -> str:

@@ -20,12 +20,14 @@ and ``run.json``.
 
 from __future__ import annotations
 
+import asyncio
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 from agentscope.agent import ReActAgent
+from agentscope.formatter import OpenAIChatFormatter
 from agentscope.memory import InMemoryMemory
 from agentscope.message import Msg
 from agentscope.pipeline import MsgHub
@@ -38,16 +40,29 @@ from subagents.evidence import EvidenceLedger, PageRegistry
 from subagents.secrets import scrub
 from subagents.spec import SubAgentSpec, check_allowlist
 
-from .brains import Brain
+from . import checkpoint
+from .approval import Approval, Ask, check_tools, default_approver
+from .brains import (
+    Brain,
+    ModelCallError,
+    ModelCallStats,
+    RetryPolicy,
+    TokenCounter,
+    TokenLedger,
+    resilient_model,
+    tool_scope,
+)
 from .brains.offline import HostPolicy, OfflinePolicy
 from .config import Settings
 from .delegation import Delegation, Delegator, task
 from .guards import ToolCallRecord, ToolGuard, evicted_name
+from .interrupt import Interrupt, Interruptible, wait_until
 from .mcp import attach_mcp_tools
 from .planning import Plan, PlanModel, offline_plan, validated
 from .research import Research
 from .run import RunFolder
 from .transcript import Transcript, save_evidence, save_json, save_run_json
+from .workers import WorkerAgent
 
 MAX_ITERS = 12
 HOST_ITERS = 40
@@ -82,10 +97,19 @@ then have the report written with a "generate" task.
 Budgets: at most {rounds} research rounds per sub-question, {pages} pages in all, and
 {concurrency} tasks at once."""
 
+RESUME_REQUEST = """The run stopped and is now resumed from its last checkpoint. Every task
+whose result is above was finished; a task whose result says "Cancelled" did not finish.
+Continue the research with your task tool from where it stopped, following the same plan
+and budgets, then have the report written with a "generate" task."""
 
-class HostAgent(ReActAgent):
+
+class HostAgent(WorkerAgent):
     """The Host's agent. Hub broadcasts are recorded in :attr:`seen`, not added to its
-    memory: every outcome already reaches it as the result of its own task call."""
+    memory: every outcome already reaches it as the result of its own task call.
+
+    Compression never summarises the user's requests (the question, the plan, a resume)
+    or the latest round of task results.
+    """
 
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
@@ -94,6 +118,11 @@ class HostAgent(ReActAgent):
     async def observe(self, msg: Msg | list[Msg] | None) -> None:
         if msg is not None:
             self.seen.extend(msg if isinstance(msg, list) else [msg])
+
+    async def _compress_memory_if_needed(self) -> None:
+        memory = await self.memory.get_memory(prepend_summary=False)
+        self.task_ids |= {m.id for m in memory if m.role == "user"}
+        await super()._compress_memory_if_needed()
 
 
 @dataclass
@@ -107,12 +136,36 @@ class RunResult:
     outputs: list[str] = field(default_factory=list)
     citations: int = 0
     seconds: float = 0.0
-    tokens: dict[str, int] = field(default_factory=lambda: {"input": 0, "output": 0})
+    tokens: dict[str, Any] = field(default_factory=lambda: {"input": 0, "output": 0})
+    model_calls: dict[str, Any] = field(default_factory=dict)
     calls: list[ToolCallRecord] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
     pages_read: int = 0
     evidence: int = 0
     requirements: list[str] = field(default_factory=list)
+    resumed: int = 0
+    #: finished; interrupted (stopped early, report written); stopped (at once: resumable)
+    status: str = "finished"
+    #: how many tasks had started when the user interrupted the run
+    interrupted_after: int | None = None
+    #: the decisions taken on calls that needed approval
+    approvals: list[dict[str, Any]] = field(default_factory=list)
+    #: the brain (``offline`` or PROVIDER:NAME)
+    brain: str = "offline"
+    #: each search source's result lists (query, part, URLs) and failures
+    search_results: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
+
+    @property
+    def failed_sources(self) -> list[str]:
+        """The search sources with a failed call, each once."""
+        return sorted(
+            s for s, rows in self.search_results.items() if any("error" in r for r in rows)
+        )
+
+    @property
+    def failed_stages(self) -> list[str]:
+        """The tasks that did not end well, e.g. ``browser d7 (timed out)``."""
+        return [f"{d.subagent} {d.id} ({d.status})" for d in self.delegations if d.status != "ok"]
 
     @property
     def answered(self) -> int:
@@ -123,7 +176,10 @@ class RunResult:
 
     @property
     def exit_code(self) -> int:
-        """0 answers something, 3 a report that answers nothing, 1 no report."""
+        """0 answers something, 3 a report that answers nothing, 1 no report, 130 the
+        user interrupted the run."""
+        if self.status != "finished":
+            return 130
         if not self.outputs:
             return 1
         return 0 if self.answered and self.citations else 3
@@ -133,38 +189,30 @@ class RunResult:
         return {
             "id": self.run.id,
             "question": self.question,
+            "version": quartet_version(),
+            "brain": self.brain,
+            "status": self.status,
+            "interrupted_after": self.interrupted_after,
             "plan": self.plan.to_dict() if self.plan else None,
             "answered": self.answered,
             "exit_code": self.exit_code,
             "seconds": round(self.seconds, 3),
             "tokens": self.tokens,
+            "model_calls": self.model_calls,
             "pages_read": self.pages_read,
             "evidence_items": self.evidence,
             "requirements": self.requirements,
+            "resumed": self.resumed,
             "delegations": [d.summary() for d in self.delegations],
             "outputs": self.outputs,
             "citations": self.citations,
             "tool_calls": [call.summary() for call in self.calls],
+            "search_results": self.search_results,
+            "failed_sources": self.failed_sources,
+            "failed_stages": self.failed_stages,
+            "approvals": self.approvals,
             "errors": self.errors,
         }
-
-
-class TokenCounter:
-    """Wraps a chat model and adds up the usage it reports."""
-
-    def __init__(self, model: Any, totals: dict[str, int]) -> None:
-        self.inner_model, self._totals = model, totals
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self.inner_model, name)
-
-    async def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        response = await self.inner_model(*args, **kwargs)
-        usage = getattr(response, "usage", None)
-        if usage is not None:
-            self._totals["input"] += int(getattr(usage, "input_tokens", 0) or 0)
-            self._totals["output"] += int(getattr(usage, "output_tokens", 0) or 0)
-        return response
 
 
 class Host:
@@ -175,6 +223,11 @@ class Host:
         brain: the model and formatter of the Host and every subagent.
         on_event: optional ``(kind, data)`` callback for progress display.
         specs: the subagents by name (default: the four built-in ones).
+        ask: ``async (stage, tool, arguments) -> Decision``, who decides on the calls of
+            ``settings.approve_tools`` (default: the configured default decision, as when
+            there is no terminal).
+        plan: a plan to research instead of planning (``--plan FILE``).
+        review_plan: ``async (plan) -> plan``, the user's review before research starts.
     """
 
     def __init__(
@@ -183,13 +236,27 @@ class Host:
         brain: Brain,
         on_event: Callable[[str, dict[str, Any]], None] | None = None,
         specs: dict[str, SubAgentSpec] | None = None,
+        ask: Ask | None = None,
+        plan: Plan | None = None,
+        review_plan: Callable[[Plan], Awaitable[Plan]] | None = None,
     ) -> None:
         self.settings, self.brain = settings, brain
         self.on_event = on_event or (lambda kind, data: None)
         self.specs = dict(specs or SPECS)
+        self.given_plan, self.review_plan = plan, review_plan
+        self.approval: Approval | None = None
+        if settings.approve_tools:
+            known = {name for spec in self.specs.values() for name in spec.allowlist()}
+            check_tools(settings.approve_tools, known)
+            self.approval = Approval(
+                frozenset(settings.approve_tools),
+                ask or default_approver(settings.approve_default),
+            )
         self.ledger = EvidenceLedger(pages=PageRegistry(budget=settings.max_pages))
         self.browser: BrowserSession | None = None
         self.counted_model: TokenCounter | None = None
+        self.token_ledger = TokenLedger(settings.prices)
+        self.model_calls = ModelCallStats()
         self.mcp_clients: dict[str, list[tuple[Any, tuple[str, ...]]]] = {}
         self.mcp_tools: dict[str, list[str]] = {}
         self.cleanup_errors: list[str] = []
@@ -198,6 +265,21 @@ class Host:
         self.research: Research | None = None
         self._calls: list[ToolCallRecord] = []
         self._run: RunFolder | None = None
+        self._result: RunResult | None = None
+        self._checkpoint_lock = asyncio.Lock()
+        self._noting: set[asyncio.Future[None]] = set()
+        self._started = time.perf_counter()
+        self._prior_seconds = 0.0
+        self._resumed = 0
+        self.interrupt = Interrupt()
+        self.interrupt.on_request(self._on_interrupt)
+        self._main: asyncio.Task[Any] | None = None
+        self._winding_down: asyncio.Task[None] | None = None
+
+    @property
+    def run_folder(self) -> RunFolder | None:
+        """The folder of the run under way (None before it starts)."""
+        return self._run
 
     def _emit(self, kind: str, **data: Any) -> None:
         self.on_event(kind, data)
@@ -215,9 +297,27 @@ class Host:
             keep_recent=4,
         )
 
+    def _counted_model(self) -> TokenCounter:
+        """The brain's model behind a request timeout and retries, counting tokens."""
+        policy = RetryPolicy(
+            timeout=self.settings.model_timeout, attempts=self.settings.model_attempts
+        )
+        model = Interruptible(resilient_model(self.brain, policy, self.model_calls), self.interrupt)
+        return TokenCounter(model, self.token_ledger, self.brain.spec)
+
     def _record_call(self, record: ToolCallRecord) -> None:
         self._calls.append(record)
         self._emit("tool", record=record)
+        if record.stage == "browser" and not record.failed and self._run is not None:
+            noting = asyncio.ensure_future(self._note_stored())
+            self._noting.add(noting)
+            noting.add_done_callback(self._noting.discard)
+
+    async def _note_stored(self) -> None:
+        """Note the stored addresses now, so a stop before the next checkpoint loses none."""
+        assert self._run is not None
+        async with self._checkpoint_lock:
+            await checkpoint.note_stored(self._run.host_service, self.ledger.pages)
 
     async def _connect_mcp(self) -> None:
         """Connect every configured MCP server once for the run and check its tools: a
@@ -251,11 +351,16 @@ class Host:
         deps: dict[str, Any] = {
             "service": run.subagent_service,
             "evidence": self.ledger,
-            "model": self.counted_model,
+            "model": (
+                self.counted_model.for_tools(spec.name)
+                if self.counted_model and not self.interrupt.requested
+                else None
+            ),
             "settings": self.settings.tools,
             "browser": self.browser,
         }
         toolkit = build(spec, {k: v for k, v in deps.items() if k in spec.requires})
+        toolkit.register_middleware(tool_scope)
         extra: list[str] = []
         for client, names in self.mcp_clients.get(spec.name, []):
             extra += await attach_mcp_tools(toolkit, client, names)
@@ -267,18 +372,27 @@ class Host:
             await run.host_service.write_text(path, text)
             return path
 
+        # After an interrupt the report is written without a model.
+        offline = self.brain.offline or self.interrupt.requested
         guard = ToolGuard(
             spec.name,
             toolkit,
             cap=self.settings.tool_call_cap,
             evict=evict,
             on_call=self._record_call,
+            stopped=lambda: self.interrupt.blocks,
+            approval=self.approval,
         )
-        agent = ReActAgent(
+        agent = WorkerAgent(
+            guard=guard,
             name=spec.name,
             sys_prompt=f"{spec.sys_prompt}\n\n{run.subagent_service.describe_grants_markdown()}",
-            model=OfflinePolicy(spec) if self.brain.offline else self.counted_model,
-            formatter=self.brain.formatter,
+            model=(
+                OfflinePolicy(spec)
+                if offline or self.counted_model is None
+                else self.counted_model.for_stage(spec.name)
+            ),
+            formatter=OpenAIChatFormatter() if offline else self.brain.formatter,
             toolkit=toolkit,
             memory=InMemoryMemory(),
             max_iters=MAX_ITERS,
@@ -295,7 +409,9 @@ class Host:
         agent = HostAgent(
             name="Host",
             sys_prompt=HOST_PROMPT,
-            model=HostPolicy() if self.brain.offline else self.counted_model,
+            model=HostPolicy()
+            if self.counted_model is None
+            else self.counted_model.for_stage("host"),
             formatter=self.brain.formatter,
             toolkit=Toolkit(),
             memory=InMemoryMemory(),
@@ -323,7 +439,8 @@ class Host:
             raw = reply.metadata if isinstance(reply.metadata, dict) else None
             plan, reason = validated(raw, question)
         except Exception as exc:  # a provider failure: plan offline and say so
-            plan, reason = None, scrub(f"the planning call failed ({type(exc).__name__})")
+            cause = str(exc) if isinstance(exc, ModelCallError) else type(exc).__name__
+            plan, reason = None, scrub(f"the planning call failed ({cause})")
         finally:
             agent.max_iters = HOST_ITERS
         if plan is None:
@@ -334,18 +451,29 @@ class Host:
         return plan
 
     async def run(self, question: str) -> RunResult:
-        """Plan and research ``question``; return what the run produced."""
+        """Plan and research ``question`` in a new run folder; return what the run produced."""
         if not question.strip():
             raise ValueError("the question is empty")
         run = RunFolder.create(self.settings.runs_dir, self.settings.input_dir)
+        return await self._go(run, question, None)
+
+    async def resume(self, run: RunFolder) -> RunResult:
+        """Continue a stopped run from its last checkpoint, in its own folder.
+
+        Pages and downloads stored before the stop are served from their stored copies;
+        tasks that had not finished are run again.
+        """
+        state = await checkpoint.load(run.host_service)
+        return await self._go(run, str(state["question"]), state)
+
+    async def _go(self, run: RunFolder, question: str, state: dict[str, Any] | None) -> RunResult:
         self._run = run
-        result = RunResult(run, question)
+        result = self._result = RunResult(run, question)
         transcript = Transcript(run.host_service)
         self._emit("run_start", run=run)
-        started = time.perf_counter()
-        self.counted_model = (
-            None if self.brain.offline else TokenCounter(self.brain.model, result.tokens)
-        )
+        started = self._started = time.perf_counter()
+        self._main = asyncio.current_task()
+        self.counted_model = None if self.brain.offline else self._counted_model()
         try:
             await self._connect_mcp()
             self.browser = BrowserSession(
@@ -356,11 +484,30 @@ class Host:
             async with MsgHub(
                 participants=[agent], announcement=announcement, enable_auto_broadcast=False
             ) as hub:
-                await transcript.append(announcement)
-                result.plan = await self.plan(agent, question)
+                if state is None:
+                    await transcript.append(announcement)
+                    result.plan = self.given_plan or await self.plan(agent, question)
+                    if self.review_plan is not None:
+                        result.plan = await self.review_plan(result.plan)
+                    request = self._research_request(result.plan)
+                else:
+                    await transcript.load()
+                    result.plan = Plan.from_dict(state["plan"])
+                    request = Msg("user", RESUME_REQUEST, "user")
                 await save_json(run.host_service, PLAN_JSON, result.plan.to_dict())
                 self._emit("plan", plan=result.plan)
-                await self._research(agent, hub, transcript, result)
+                self._start_research(agent, hub, transcript, result.plan)
+                if state is None:
+                    await self._checkpoint(phase="planned")
+                elif state.get("phase") == "planned":
+                    await self._restore(state, agent, result)
+                    request = self._research_request(result.plan)
+                else:
+                    await self._restore(state, agent, result)
+                await self._research(agent, request, result)
+        except asyncio.CancelledError:  # stopped at once: the checkpoint allows resume
+            result.status = "stopped"
+            raise
         except Exception as exc:
             result.errors.append(scrub(f"{type(exc).__name__}: {exc}"))
             raise
@@ -368,11 +515,21 @@ class Host:
             await self._finish(result, started)
         return result
 
-    async def _research(
-        self, agent: HostAgent, hub: MsgHub, transcript: Transcript, result: RunResult
+    def _research_request(self, plan: Plan) -> Msg:
+        text = RESEARCH_REQUEST.format(
+            plan=_plan_json(plan),
+            rounds=self.settings.max_rounds,
+            pages=self.settings.max_pages,
+            concurrency=self.settings.concurrency,
+        )
+        return Msg("user", text, "user")
+
+    def _start_research(
+        self, agent: HostAgent, hub: MsgHub, transcript: Transcript, plan: Plan
     ) -> None:
-        run, plan = self._run, result.plan
-        assert run is not None and plan is not None
+        """The research state and the Host's ``task`` tool for ``plan``."""
+        run = self._run
+        assert run is not None
         research = self.research = Research(
             plan, self.ledger, run.host_service, self.settings.max_rounds
         )
@@ -386,23 +543,104 @@ class Host:
             self.settings,
             self._emit,
         )
+        delegator.checkpoint = self._checkpoint
+        delegator.interrupt = self.interrupt
         agent.toolkit.register_tool_function(task, preset_kwargs={"delegator": delegator})
-        request = RESEARCH_REQUEST.format(
-            plan=_plan_json(plan),
-            rounds=self.settings.max_rounds,
-            pages=self.settings.max_pages,
-            concurrency=self.settings.concurrency,
-        )
+
+    async def _research(self, agent: HostAgent, request: Msg, result: RunResult) -> None:
+        delegator = self.delegator
+        assert delegator is not None
         try:
-            await agent(Msg("user", request, "user"))
+            if not self.interrupt.requested:
+                await asyncio.ensure_future(agent(request))
+            self.interrupt.stop_now_if_asked()
         except Exception as exc:  # the Host brain failed: still write what was found
             result.errors.append(scrub(f"Host: {type(exc).__name__}: {exc}"))
         if set(agent.toolkit.tools) - {"task", "generate_response"}:
             raise RuntimeError(f"the Host's toolkit changed: {sorted(agent.toolkit.tools)}")
+        if self.interrupt.requested:
+            result.status = "interrupted"
+            self.interrupt.reporting = True
+            delegator.outputs = []  # a report from before the stop is written again
         if not delegator.outputs:
             await delegator.task("Write the report from the research notes.", "generate", {})
+        self.interrupt.stop_now_if_asked()
+
+    # -- interrupts --------------------------------------------------------------------------
+
+    def _on_interrupt(self, count: int) -> None:
+        """First request: wind down; second: stop at once."""
+        self._emit("interrupt", count=count, grace=self.interrupt.grace)
+        if count == 1:
+            if self._result is not None and self.delegator is not None:
+                self._result.interrupted_after = self.delegator.started
+            self._winding_down = asyncio.ensure_future(self._wind_down())
+        elif self._main is not None:
+            self._main.cancel()
+
+    async def _wind_down(self) -> None:
+        """Give the tasks in flight the grace period, then stop the Host agent."""
+        delegator, agent = self.delegator, self.host_agent
+        if delegator is not None:
+            await wait_until(delegator.idle, self.interrupt.grace)
+        if agent is not None:
+            await agent.interrupt()
+
+    # -- checkpoints -----------------------------------------------------------------------
+
+    async def _checkpoint(self, phase: str = "research") -> None:
+        """Write everything needed to continue this run (see :mod:`host.checkpoint`)."""
+        run, research, delegator = self._run, self.research, self.delegator
+        assert run is not None and research is not None and delegator is not None
+        assert self.host_agent is not None and self._result is not None
+        async with self._checkpoint_lock:
+            state = {
+                "phase": phase,
+                "question": self._result.question,
+                "settings": run_settings(self.settings),
+                "brain": self.brain.spec,
+                "plan": research.plan.to_dict(),
+                "research": research.state(),
+                "ledger": checkpoint.ledger_state(self.ledger),
+                "delegator": delegator.state(),
+                "host_memory": self.host_agent.memory.state_dict(),
+                "calls": [c.summary() for c in self._calls],
+                "tokens": self.token_ledger.state(),
+                "model_calls": self.model_calls.summary(),
+                "seconds": self._prior_seconds + time.perf_counter() - self._started,
+                "resumed": self._resumed,
+            }
+            await checkpoint.save(run.host_service, state)
+
+    async def _restore(self, state: dict[str, Any], agent: HostAgent, result: RunResult) -> None:
+        """Bring a checkpoint's state back into this Host before research continues."""
+        research, delegator = self.research, self.delegator
+        assert research is not None and delegator is not None
+        run = self._run
+        assert run is not None
+        checkpoint.restore_ledger(self.ledger, state["ledger"])
+        await checkpoint.recover_stored(run.host_service, self.ledger.pages)
+        await research.restore(state["research"])
+        delegator.restore(state["delegator"])
+        research.release(delegator.unfinished)
+        await research.absorb_pages()  # pages stored by tasks that did not finish
+        research.update_plan()
+        self._calls = [ToolCallRecord.from_summary(c) for c in state.get("calls", [])]
+        self.token_ledger.restore(state.get("tokens") or [])
+        self.model_calls.restore(state.get("model_calls") or {})
+        self._prior_seconds = float(state.get("seconds", 0.0))
+        self._resumed = int(state.get("resumed", 0)) + 1
+        memory = state.get("host_memory")
+        if memory:
+            agent.memory.load_state_dict(memory)
+            checkpoint.patch_dangling(agent.memory.content, delegator.results)
+        self._emit("resume", calls=len(self._calls), delegations=len(delegator.delegations))
 
     async def _finish(self, result: RunResult, started: float) -> None:
+        if self._winding_down is not None:
+            self._winding_down.cancel()
+        if self._noting:
+            await asyncio.gather(*self._noting, return_exceptions=True)
         await self.close()
         run = self._run
         assert run is not None
@@ -419,14 +657,33 @@ class Host:
             ]
         result.errors += self.cleanup_errors
         result.calls = list(self._calls)
+        result.brain = self.brain.spec
+        result.search_results = self._search_results()
+        result.approvals = list(self.approval.decisions) if self.approval else []
+        result.tokens = self.token_ledger.summary()
+        result.model_calls = self.model_calls.summary()
         result.pages_read = self.ledger.pages.pages
         result.evidence = len(self.ledger)
-        result.seconds = time.perf_counter() - started
+        result.seconds = self._prior_seconds + time.perf_counter() - started
+        result.resumed = self._resumed
         await save_evidence(run.host_service, self.ledger)
         if result.plan is not None:
             await save_json(run.host_service, PLAN_JSON, result.plan.to_dict())
         await save_run_json(run.host_service, result.record())
         self._emit("run_end", result=result)
+
+    def _search_results(self) -> dict[str, list[dict[str, Any]]]:
+        """Each search source's result lists, then its failed calls."""
+        found: dict[str, list[dict[str, Any]]] = {}
+        for row in self.research.result_lists if self.research else []:
+            found.setdefault(row["source"], []).append(
+                {k: v for k, v in row.items() if k != "source"}
+            )
+        for call in self._calls:
+            if call.stage == "search" and call.name.startswith("search_") and call.failed:
+                entry = {"query": call.input.get("query", ""), "error": call.text[:300]}
+                found.setdefault(call.name, []).append(entry)
+        return found
 
     async def close(self) -> None:
         """Close the browser and every MCP client; one failure does not stop the rest."""
@@ -438,6 +695,29 @@ class Host:
                 await close()
             except Exception as exc:  # cleanup must reach every resource
                 self.cleanup_errors.append(scrub(f"{type(exc).__name__}: {exc}"))
+
+
+def quartet_version() -> str:
+    """The installed package's version."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("quartet")
+    except PackageNotFoundError:
+        return "0+unknown"
+
+
+def run_settings(settings: Settings) -> dict[str, Any]:
+    """What a resumed run must keep of its settings (budgets, formats, inputs, origin)."""
+    return {
+        "model": settings.model,
+        "formats": list(settings.formats),
+        "max_rounds": settings.max_rounds,
+        "max_pages": settings.max_pages,
+        "concurrency": settings.concurrency,
+        "input_dir": str(settings.input_dir) if settings.input_dir else None,
+        "origin": settings.extra.get("origin"),
+    }
 
 
 def _plan_json(plan: Plan) -> str:

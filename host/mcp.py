@@ -13,21 +13,22 @@ An external server is declared in ``quartet.toml``::
 
 Only the listed tool names are registered; a name the server does not offer is an error.
 The Host's guards (call cap, argument hygiene, eviction) apply to these tools too.
+
+This module is imported when settings are read, so agentscope and the tools are imported
+only inside the functions that need them. A served subagent answers ``initialize`` before
+its toolkit is built: the toolkit (and its imports) comes with the first tool request.
 """
 
 from __future__ import annotations
 
 import os
 import secrets
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from agentscope.message import ToolUseBlock
-from agentscope.tool import Toolkit
-
-from subagents import all_schemas
-from subagents.results import text_of
+if TYPE_CHECKING:
+    from agentscope.tool import Toolkit
 
 MCP_GROUP = "mcp"
 
@@ -104,25 +105,40 @@ async def attach_mcp_tools(toolkit: Toolkit, client: Any, allow: Sequence[str]) 
 
 def mcp_server_for(toolkit: Toolkit, name: str) -> Any:
     """A low-level MCP server exposing every tool of ``toolkit`` with its exact schema."""
+
+    async def ready() -> Toolkit:
+        return toolkit
+
+    return _server(ready, name)
+
+
+def _server(get_toolkit: Callable[[], Awaitable[Toolkit]], name: str) -> Any:
+    """The MCP server of subagent ``name``; ``get_toolkit`` is awaited on each tool request."""
     from mcp import types
     from mcp.server.lowlevel import Server
 
     server: Any = Server(f"quartet-{name}")
-    schemas = all_schemas(toolkit)
 
     @server.list_tools()
     async def list_tools() -> list[types.Tool]:
+        from subagents import all_schemas
+
         return [
             types.Tool(
                 name=s["function"]["name"],
                 description=s["function"].get("description", ""),
                 inputSchema=s["function"]["parameters"],
             )
-            for s in schemas
+            for s in all_schemas(await get_toolkit())
         ]
 
     @server.call_tool()
     async def call_tool(tool: str, arguments: dict[str, Any]) -> types.CallToolResult:
+        from agentscope.message import ToolUseBlock
+
+        from subagents.results import text_of
+
+        toolkit = await get_toolkit()
         call = ToolUseBlock(
             type="tool_use", id="mcp-" + secrets.token_hex(6), name=tool, input=arguments
         )
@@ -146,37 +162,60 @@ async def serve_stdio(server: Any) -> None:
         await server.run(read, write, server.create_initialization_options())
 
 
+class _ServedToolkit:
+    """A served subagent's toolkit, built on first use, and its browser, closed at the end."""
+
+    def __init__(self, name: str, workspace: str, input_dir: str | None) -> None:
+        self.name, self.workspace, self.input_dir = name, workspace, input_dir
+        self.toolkit: Toolkit | None = None
+        self.browser: Any = None
+
+    async def get(self) -> Toolkit:
+        # Built without awaiting, so two requests cannot both start building it.
+        if self.toolkit is None:
+            self.toolkit = self._build()
+        return self.toolkit
+
+    def _build(self) -> Toolkit:
+        from fs_service import ALL_OPS, READ_OPS, DiskFileSystem, FileDomainService
+        from subagents import build_toolkit, get_spec
+        from subagents.evidence import EvidenceLedger
+
+        spec = get_spec(self.name)
+        grants: list[dict[str, Any]] = [{"prefix": "/workspace/", "ops": set(ALL_OPS)}]
+        mounts = {"/workspace/": self.workspace}
+        if self.input_dir:
+            mounts["/userinput/"] = self.input_dir
+            grants.append({"prefix": "/userinput/", "ops": set(READ_OPS)})
+        fs = DiskFileSystem(self.workspace, mounts=mounts)
+        deps: dict[str, Any] = {"evidence": EvidenceLedger(), "model": None}
+        if "service" in spec.requires:
+            deps["service"] = FileDomainService(fs.create_handle(grants))
+        if "browser" in spec.requires:
+            from subagents.browser import BrowserSession
+
+            self.browser = deps["browser"] = BrowserSession()
+        return build_toolkit(self.name, **{k: v for k, v in deps.items() if k in spec.requires})
+
+    async def aclose(self) -> None:
+        if self.browser is not None:
+            await self.browser.aclose()
+
+
 async def serve_subagent(name: str, workspace: str, input_dir: str | None = None) -> None:
     """Serve subagent ``name`` over stdio, its files under ``workspace`` (``/workspace/``).
 
-    ``input_dir``, when given, is mounted read-only as ``/userinput/``. The browser, if
-    the subagent has one, is closed when the client disconnects.
+    ``input_dir``, when given, is mounted read-only as ``/userinput/``. The toolkit is
+    built on the first tool request, so ``initialize`` is answered at once. The browser,
+    if the subagent has one, is closed when the client disconnects.
     """
-    from fs_service import ALL_OPS, READ_OPS, DiskFileSystem, FileDomainService
-    from subagents import get_spec
-    from subagents.evidence import EvidenceLedger
+    from subagents.names import PIPELINE_ORDER
 
-    spec = get_spec(name)
-    grants: list[dict[str, Any]] = [{"prefix": "/workspace/", "ops": set(ALL_OPS)}]
+    if name not in PIPELINE_ORDER:
+        raise ValueError(f"unknown subagent {name!r}; choose from {', '.join(PIPELINE_ORDER)}")
     os.makedirs(workspace, exist_ok=True)
-    mounts = {"/workspace/": workspace}
-    if input_dir:
-        mounts["/userinput/"] = input_dir
-        grants.append({"prefix": "/userinput/", "ops": set(READ_OPS)})
-    fs = DiskFileSystem(workspace, mounts=mounts)
-    deps: dict[str, Any] = {"evidence": EvidenceLedger(), "model": None}
-    if "service" in spec.requires:
-        deps["service"] = FileDomainService(fs.create_handle(grants))
-    browser = None
-    if "browser" in spec.requires:
-        from subagents.browser import BrowserSession
-
-        browser = deps["browser"] = BrowserSession()
-    from subagents import build_toolkit
-
-    toolkit = build_toolkit(name, **{k: v for k, v in deps.items() if k in spec.requires})
+    served = _ServedToolkit(name, workspace, input_dir)
     try:
-        await serve_stdio(mcp_server_for(toolkit, name))
+        await serve_stdio(_server(served.get, name))
     finally:
-        if browser is not None:
-            await browser.aclose()
+        await served.aclose()

@@ -3,12 +3,16 @@ status changes as they happen, then a summary."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
+from .brains.ledger import describe as describe_tokens
+from .brains.resilience import describe as describe_calls
 from .guards import ToolCallRecord
 
 MARKS = {
@@ -30,20 +34,56 @@ def _target(rec: ToolCallRecord) -> str:
 class Progress:
     """An ``on_event`` callback for :class:`host.hub.Host` that prints with rich."""
 
-    def __init__(self, quiet: bool = False, console: Console | None = None) -> None:
+    def __init__(
+        self,
+        quiet: bool = False,
+        console: Console | None = None,
+        hold: Callable[[], bool] | None = None,
+    ) -> None:
         self.quiet = quiet
         self.console = console or Console(stderr=True, highlight=False)
         self.statuses: dict[str, str] = {}
+        self.hold = hold or (lambda: False)
+        self._held: list[tuple[str, dict[str, Any]]] = []
 
     def __call__(self, kind: str, data: dict[str, Any]) -> None:
         if self.quiet:
             return
+        if self.hold():  # a question is open on the terminal: show this after it
+            self._held.append((kind, data))
+            return
+        self.flush()
+        self._show(kind, data)
+
+    def flush(self) -> None:
+        """Show what was held back while a question was open."""
+        held, self._held = self._held, []
+        for kind, data in held:
+            self._show(kind, data)
+
+    def _show(self, kind: str, data: dict[str, Any]) -> None:
         handler = getattr(self, f"_on_{kind}", None)
         if handler is not None:
             handler(data)
 
     def _on_run_start(self, data: dict[str, Any]) -> None:
         self.console.print(f"[bold]Run[/bold] {data['run'].id} → {data['run'].path}")
+
+    def _on_resume(self, data: dict[str, Any]) -> None:
+        self.console.print(
+            f"[bold]Resuming[/bold] from the last checkpoint: {data['delegations']} tasks and "
+            f"{data['calls']} tool calls were done before the stop."
+        )
+
+    def _on_interrupt(self, data: dict[str, Any]) -> None:
+        if data["count"] == 1:
+            self.console.print(
+                "[bold yellow]Interrupted:[/bold yellow] no new task or call starts; the tasks "
+                f"in flight get {data['grace']:g} s, then the report is written from what was "
+                "found. Press Ctrl-C again to stop at once."
+            )
+        else:
+            self.console.print("[bold red]Stopping at once.[/bold red]")
 
     def _on_plan(self, data: dict[str, Any]) -> None:
         plan = data["plan"]
@@ -61,9 +101,11 @@ class Progress:
     def _on_tool(self, data: dict[str, Any]) -> None:
         rec: ToolCallRecord = data["record"]
         mark = "[red]✗[/red]" if rec.failed else "[green]✓[/green]"
-        note = " — " + rec.text.replace("\n", " ")[:120] if rec.failed else ""
+        text = escape(rec.text.replace("\n", " ")[:120])  # a path like [/workspace/…] is no tag
+        note = f" — {rec.status}: {text}" if rec.failed else ""
+        target = escape(_target(rec))
         self.console.print(
-            f"  {mark} {rec.stage}: {rec.name} {_target(rec)} [dim]{rec.seconds:.2f}s[/dim]{note}"
+            f"  {mark} {rec.stage}: {rec.name} {target} [dim]{rec.seconds:.2f}s[/dim]{note}"
         )
 
     def _on_delegation_end(self, data: dict[str, Any]) -> None:
@@ -91,6 +133,8 @@ def summary_table(result: Any) -> Table:
     table.add_column("what", style="bold")
     table.add_column("value")
     table.add_row("question", result.question)
+    if result.status != "finished":
+        table.add_row("status", f"[yellow]{result.status}[/yellow]")
     if result.plan is not None:
         lines = [
             f"{MARKS.get(s.status, '?')} {s.id} {s.status}: {s.text}"
@@ -103,7 +147,14 @@ def summary_table(result: Any) -> Table:
     table.add_row("citations", str(result.citations))
     table.add_row("tasks", str(len(result.delegations)))
     table.add_row("time", f"{result.seconds:.1f} s")
-    table.add_row("tokens", f"{result.tokens['input']} in / {result.tokens['output']} out")
+    table.add_row("tokens", describe_tokens(result.tokens))
+    calls = getattr(result, "model_calls", None) or {}
+    if calls.get("retries") or calls.get("failed"):
+        table.add_row("model calls", describe_calls(calls))
+    if result.failed_stages:
+        table.add_row("failed tasks", "\n".join(result.failed_stages[:8]))
+    if result.failed_sources:
+        table.add_row("failed sources", ", ".join(result.failed_sources))
     if result.errors:
         table.add_row("errors", "\n".join(result.errors[:8]))
     table.add_row("run folder", str(result.run.path))

@@ -13,7 +13,7 @@ the gap. It never fetches anything itself.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -21,18 +21,23 @@ import yaml
 
 from fs_service import FsError
 from subagents.evidence import EvidenceItem, EvidenceLedger, PageRecord, sidecar_path, url_key
-from subagents.relevance import Document, Focus, relevant, score_text
+from subagents.relevance import THRESHOLD, Document, Focus, page_salience, relevant, score_text
 from subagents.text import language, links, plain, terms
 
 from .planning import Plan, SubQuestion
 from .sources import FileSource, file_record
+from .tables import Found, tables_in
 
 #: Evidence items kept per page (or file) and sub-question.
 ITEMS_PER_SOURCE = 8
-#: A sub-question is answered with this many strongly relevant items from this many sources.
+#: A sub-question is answered with this many strongly relevant items, from this many sources
+#: about it.
 ANSWERED_ITEMS, ANSWERED_SOURCES = 3, 2
 #: An item this relevant counts towards "answered"; weaker ones make a part partly answered.
 STRONG = 0.7
+#: A source whose title or headings name the part's facets is about that part; a part is
+#: answered only by sources about it, not by passing mentions elsewhere.
+ABOUT = 0.8
 #: A quote in another language than the question's competes at this share of its score.
 FOREIGN = 0.8
 DOCUMENT_SUFFIXES = (".pdf", ".xlsx", ".xls", ".csv", ".pptx", ".docx")
@@ -53,6 +58,15 @@ class Candidate:
     tools: set[str] = field(default_factory=set)
     rank: int = 99
     scores: dict[str, float] = field(default_factory=dict)
+    ranks: dict[str, int] = field(default_factory=dict)  # best rank in each part's searches
+
+    def expected(self, sub_id: str) -> float:
+        """How relevant the page promises to be for a part: its title and snippet, and how
+        high the search engines put it for that part's queries."""
+        match = self.scores.get(sub_id, 0.0)
+        if sub_id not in self.ranks:
+            return match
+        return 0.5 * match + 0.5 / (1 + self.ranks[sub_id] / 3)
 
 
 @dataclass
@@ -93,6 +107,9 @@ class Research:
         self.sources: dict[str, Source] = {}
         self.texts: dict[str, str] = {}
         self.evidence: dict[str, dict[str, float]] = {s.id: {} for s in plan.subquestions}
+        self.tables: dict[str, dict[str, float]] = {s.id: {} for s in plan.subquestions}
+        self.about: dict[str, set[str]] = {s.id: set() for s in plan.subquestions}
+        self.found_tables: dict[str, Found] = {}
         self.rounds: dict[str, int] = {s.id: 0 for s in plan.subquestions}
         self.queries: dict[str, list[str]] = {s.id: [] for s in plan.subquestions}
         self.assigned: dict[str, list[str]] = {s.id: [] for s in plan.subquestions}
@@ -101,6 +118,67 @@ class Research:
         self.requirements: list[str] = []
         self.briefs: list[str] = []
         self.finished: set[str] = set()
+        #: every search result list, as each source gave it: source, part, query, URLs
+        self.result_lists: list[dict[str, Any]] = []
+
+    # -- checkpoints -------------------------------------------------------------------
+
+    def state(self) -> dict[str, Any]:
+        """Everything but the texts (which stay in the run folder), JSON-ready."""
+        return {
+            "candidates": [
+                asdict(c) | {"tools": sorted(c.tools)} for c in self.candidates.values()
+            ],
+            "sources": [
+                asdict(s) | {"relevant_to": sorted(s.relevant_to)} for s in self.sources.values()
+            ],
+            "evidence": self.evidence,
+            "tables": self.tables,
+            "about": {k: sorted(v) for k, v in self.about.items()},
+            "found_tables": {k: asdict(v) for k, v in self.found_tables.items()},
+            "rounds": self.rounds,
+            "queries": self.queries,
+            "assigned": self.assigned,
+            "assigned_docs": sorted(self.assigned_docs),
+            "failures": self.failures,
+            "requirements": self.requirements,
+            "briefs": self.briefs,
+            "finished": sorted(self.finished),
+            "result_lists": self.result_lists,
+        }
+
+    async def restore(self, state: dict[str, Any]) -> None:
+        """Continue from a checkpoint's state; the sources' texts are read back."""
+        for raw in state["candidates"]:
+            cand = Candidate(**{**raw, "tools": set(raw["tools"])})
+            self.candidates[url_key(cand.url)] = cand
+        for raw in state["sources"]:
+            source = Source(**{**raw, "relevant_to": set(raw["relevant_to"])})
+            self.sources[source.path] = source
+            try:
+                self.texts[source.path] = await self.service.read_text(source.path)
+            except FsError:
+                self.texts[source.path] = ""
+        self.evidence = {k: dict(v) for k, v in state["evidence"].items()}
+        self.tables = {k: dict(v) for k, v in state["tables"].items()}
+        self.about = {k: set(v) for k, v in state["about"].items()}
+        self.found_tables = {k: Found(**v) for k, v in state["found_tables"].items()}
+        self.rounds, self.queries = dict(state["rounds"]), dict(state["queries"])
+        self.assigned = {k: list(v) for k, v in state["assigned"].items()}
+        self.assigned_docs = set(state["assigned_docs"])
+        self.failures = list(state["failures"])
+        self.requirements, self.briefs = list(state["requirements"]), list(state["briefs"])
+        self.finished = set(state["finished"])
+        self.result_lists = list(state.get("result_lists", []))
+
+    def release(self, unfinished: list[dict[str, Any]]) -> None:
+        """Hand back the pages and documents of tasks that did not finish, so that a
+        later task may read them (their stored copies are reused, not fetched again)."""
+        for task in unfinished:
+            sub = task.get("subquestion")
+            if sub in self.assigned:
+                self.assigned[sub] = [u for u in self.assigned[sub] if u not in task["urls"]]
+            self.assigned_docs -= set(task.get("documents") or [])
 
     # -- search results --------------------------------------------------------------
 
@@ -114,6 +192,14 @@ class Research:
             return 0
         if not isinstance(items, list):
             return 0
+        self.result_lists.append(
+            {
+                "source": tool,
+                "subquestion": sub_id,
+                "query": query,
+                "results": [str(i["url"]) for i in items if isinstance(i, dict) and i.get("url")],
+            }
+        )
         new = 0
         for rank, item in enumerate(items):
             if not isinstance(item, dict) or not str(item.get("url", "")).startswith("http"):
@@ -130,21 +216,22 @@ class Research:
                     cand.scores[sid] = score_text(focus, f"{cand.snippet}", cand.title)
             cand.tools.add(tool)
             cand.rank = min(cand.rank, rank)
+            cand.ranks[sub_id] = min(cand.ranks.get(sub_id, rank), rank)
         return new
 
     def fetched(self, url: str) -> bool:
         return self.ledger.pages.stored(url) is not None
 
-    def reading_list(self, sub_id: str, limit: int) -> list[str]:
-        """The best unread pages for a sub-question, most relevant first."""
+    def reading_list(self, sub_id: str, limit: int, exclude: set[str] | None = None) -> list[str]:
+        """The best pages for a sub-question that nobody has read or been handed yet, most
+        relevant first (a page read for one part is scored for every part anyway)."""
+        taken = {u for urls in self.assigned.values() for u in urls} | (exclude or set())
         pool = [
             c
             for c in self.candidates.values()
-            if not is_document(c.url)
-            and not self.fetched(c.url)
-            and c.url not in self.assigned[sub_id]
+            if not is_document(c.url) and not self.fetched(c.url) and c.url not in taken
         ]
-        pool.sort(key=lambda c: (-c.scores.get(sub_id, 0.0), -len(c.tools), c.rank, c.url))
+        pool.sort(key=lambda c: (-c.expected(sub_id), -len(c.tools), c.rank, c.url))
         return [c.url for c in pool[:limit]]
 
     def documents(self) -> list[str]:
@@ -219,6 +306,8 @@ class Research:
         self.texts[path] = text
         source = self.sources[path] = Source(path, url, title, kind)
         for sid, focus in self.focus.items():
+            if page_salience(focus, doc) >= ABOUT:
+                self.about[sid].add(url)
             found = relevant(focus, doc)
             found.sort(key=lambda x: (-(x.score + _informative(x.sentence.text)), x.sentence.start))
             for scored in found[:ITEMS_PER_SOURCE]:
@@ -236,6 +325,33 @@ class Research:
                 old = self.evidence[sid].get(item.id, 0.0)
                 self.evidence[sid][item.id] = max(old, scored.score)
                 source.relevant_to.add(sid)
+        self._score_tables(path, text, url, title, kind)
+
+    def _score_tables(self, path: str, text: str, url: str, title: str, kind: str) -> None:
+        """Each table of a source, cited as its exact block, scored against every part."""
+        for found in tables_in(text):
+            if len(found.rows) < 2:
+                continue
+            scores = {
+                sid: score_text(focus, found.text()[:4000] + ".", f"{title} {found.section}")
+                for sid, focus in self.focus.items()
+            }
+            if max(scores.values()) < THRESHOLD:
+                continue
+            item = self.ledger.add(
+                EvidenceItem(
+                    url=url,
+                    span=text[found.start : found.end],
+                    start=found.start,
+                    end=found.end,
+                    page_path=path,
+                    locator=found.section if kind == "file" else "",
+                )
+            )
+            self.found_tables[item.id] = found
+            for sid, score in scores.items():
+                if score >= THRESHOLD:
+                    self.tables[sid][item.id] = score
 
     # -- coverage and gaps -------------------------------------------------------------
 
@@ -243,7 +359,11 @@ class Research:
         ids = self.evidence[sub_id]
         urls = {item.url for i in ids if (item := self.ledger.get(i)) is not None}
         strong = [i for i, score in ids.items() if score >= STRONG]
-        strong_urls = {item.url for i in strong if (item := self.ledger.get(i)) is not None}
+        strong_urls = {
+            item.url
+            for i in strong
+            if (item := self.ledger.get(i)) is not None and item.url in self.about[sub_id]
+        }
         if len(strong) >= ANSWERED_ITEMS and len(strong_urls) >= ANSWERED_SOURCES:
             status = "answered"
         elif ids:

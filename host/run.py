@@ -40,9 +40,21 @@ class RunFolder:
         if input_dir is None:
             input_dir = path / "no-input"
             input_dir.mkdir()
-        fs = DiskFileSystem(path, mounts={"/userinput/": input_dir})
         for d in WORKSPACE_DIRS:
             (path / "workspace" / d).mkdir(parents=True)
+        return cls._mount(run_id, path, input_dir)
+
+    @classmethod
+    def open(cls, path: Path, input_dir: Path | None = None) -> RunFolder:
+        """An existing run folder (to resume it), its input folder mounted again."""
+        path = Path(path).resolve()
+        if not (path / "internal").is_dir() or not (path / "workspace").is_dir():
+            raise ValueError(f"{path} is not a run folder")
+        return cls._mount(path.name, path, input_dir or path / "no-input")
+
+    @classmethod
+    def _mount(cls, run_id: str, path: Path, input_dir: Path) -> RunFolder:
+        fs = DiskFileSystem(path, mounts={"/userinput/": input_dir})
         sub_grants = [
             {"prefix": "/workspace/", "ops": set(ALL_OPS)},
             {"prefix": "/userinput/", "ops": set(READ_OPS)},

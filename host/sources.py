@@ -20,6 +20,8 @@ from datetime import UTC, datetime
 
 from subagents.evidence import PageRecord
 
+from .tables import sheet_markdown
+
 SOURCES_DIR = "/workspace/sources/"
 #: Reader tools and the file type they read.
 READERS = {
@@ -143,13 +145,13 @@ def _slides(text: str) -> str:
     return "\n\n".join(out)
 
 
-def _table(text: str, tool: str) -> str:
-    """Spreadsheet and CSV results keep their rows as a table under their sheet's name."""
+def _table(text: str, tool: str, lang: str) -> str:
+    """A spreadsheet or CSV result as a clean table under its sheet's name (or the file's)."""
     first = text.split("\n", 1)[0]
     sheet = _SHEET.search(first)
     heading = f"## Sheet {sheet.group(1)}" if sheet else "## Table"
-    rows = [ln for ln in _body(text).splitlines() if ln.startswith("|") or re.match(r"\d+: ", ln)]
-    return f"{heading}\n\n" + "\n".join(rows)
+    table = sheet_markdown(tool, text, lang)
+    return f"{heading}\n\n{table}" if table else ""
 
 
 def _image(text: str) -> str:
@@ -160,14 +162,14 @@ def _image(text: str) -> str:
     return "## Description\n\n" + (vision[1].strip() if len(vision) == 2 else "")
 
 
-def extract_markdown(tool: str, text: str) -> str:
+def extract_markdown(tool: str, text: str, lang: str = "en") -> str:
     """The reader's text as Markdown with one ``##`` section per page, slide or sheet."""
     if tool == "pdf_read_text":
         return _pdf(text)
     if tool == "pptx_read_outline":
         return _slides(text)
     if tool in ("xlsx_read_cells", "csv_read"):
-        return _table(text, tool)
+        return _table(text, tool, lang)
     if tool == "image_qa":
         return _image(text)
     return _body(text).strip()
@@ -197,6 +199,11 @@ def requirements_of(text: str) -> tuple[bool, list[str]]:
     return True, wanted
 
 
+def _sheet_suffix(tool: str, text: str) -> str:
+    sheet = _SHEET.search(text.split("\n", 1)[0]) if tool == "xlsx_read_cells" else None
+    return f"#{sheet.group(1)}" if sheet else ""
+
+
 def file_record(source: FileSource) -> PageRecord:
     """The sidecar of a stored file extract."""
     return PageRecord(
@@ -213,18 +220,22 @@ def file_record(source: FileSource) -> PageRecord:
     )
 
 
-def file_source(tool: str, file_path: str, text: str) -> FileSource | None:
-    """The source made of one successful reader result, or None when it holds no text."""
+def file_source(tool: str, file_path: str, text: str, lang: str = "en") -> FileSource | None:
+    """The source made of one successful reader result, or None when it holds no text.
+
+    Several results for one file (the sheets of a workbook) become one source each: the
+    sheet's name goes into the stored path.
+    """
     if tool not in READERS:
         return None
-    body = extract_markdown(tool, text)
+    body = extract_markdown(tool, text, lang)
     if not body.strip():
         return None
     name = file_path.rsplit("/", 1)[-1]
     brief, wanted = requirements_of(body)
     return FileSource(
         file_path=file_path,
-        path=source_path(file_path),
+        path=source_path(file_path + _sheet_suffix(tool, text)),
         text=body + "\n",
         title=name,
         kind=READERS[tool],

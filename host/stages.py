@@ -20,6 +20,11 @@ from subagents.spec import SubAgentSpec
 from .guards import ToolCallRecord
 
 HOST_NAME = "Host"
+#: The result a task gets when the run stopped before it finished (seed 004).
+CANCELLED = (
+    "Cancelled: this task did not finish before the run stopped, so it has no result; run it "
+    "again if it is still needed."
+)
 CONTEXT_RE = re.compile(r"<context>\s*(\{.*?\})\s*</context>", re.DOTALL)
 
 
@@ -68,16 +73,45 @@ def message_text(message: dict[str, Any]) -> str:
     return ""
 
 
-def summarize(name: str, records: list[ToolCallRecord], outcome: dict[str, Any] | None) -> str:
-    """The text of the Msg the Host broadcasts for a finished delegation."""
+def summarize(
+    name: str,
+    records: list[ToolCallRecord],
+    outcome: dict[str, Any] | None,
+    error: str | None = None,
+) -> str:
+    """The text of the Msg the Host broadcasts for a finished delegation; ``error`` (why
+    the task did not finish, e.g. "timed out after 30 s; …") comes first."""
     ok = sum(not r.failed for r in records)
     failed = [r for r in records if r.failed]
-    lines = [f"[{name}] {len(records)} tool calls, {ok} succeeded, {len(failed)} failed."]
+    lines = [f"[{name}] {error}."] if error else []
+    lines.append(f"[{name}] {len(records)} tool calls, {ok} succeeded, {len(failed)} failed.")
     for r in failed[:10]:
-        lines.append(f"- {r.name} failed: {r.text[:200]}")
+        lines.append(f"- {r.name} failed ({r.status}): {r.text[:200]}")
     if outcome:
         if outcome.get("summary"):
             lines.append(str(outcome["summary"])[:1000])
         for gap in (outcome.get("gaps") or [])[:10]:
             lines.append(f"- gap: {str(gap)[:200]}")
     return "\n".join(lines)
+
+
+def kept(records: list[ToolCallRecord]) -> str:
+    """What the finished calls of a task that did not finish leave in the run."""
+    done = [r for r in records if not r.failed]
+    paths = {str(p) for r in done for p in r.metadata.get("paths") or []}
+    found = {str(i) for r in done for i in r.metadata.get("evidence_ids") or []}
+    counts = [
+        (sum(p.startswith("/workspace/pages/") and p.endswith(".md") for p in paths), "page"),
+        (sum(p.startswith("/workspace/downloads/") for p in paths), "download"),
+        (len(found), "evidence item"),
+    ]
+    parts = [f"{n} {what}{'s' if n != 1 else ''}" for n, what in counts if n]
+    if parts:
+        return f"{_and(parts)} stored before that were kept"
+    if done:
+        return f"the results of {len(done)} finished call{'s' if len(done) != 1 else ''} were kept"
+    return "no call had finished before that"
+
+
+def _and(parts: list[str]) -> str:
+    return parts[0] if len(parts) == 1 else f"{', '.join(parts[:-1])} and {parts[-1]}"

@@ -35,6 +35,14 @@ class Transcript:
         self.service = service
         self.lines: list[str] = []
 
+    async def load(self) -> None:
+        """Continue the transcript a stopped run left (when resuming it)."""
+        try:
+            text = await self.service.read_text(TRANSCRIPT)
+        except Exception:  # no transcript yet: start one
+            text = ""
+        self.lines = [line for line in text.splitlines() if line.strip()]
+
     async def append(self, msg: Msg) -> None:
         self.lines.append(json.dumps(msg_to_dict(msg), ensure_ascii=False, default=str))
         await self.service.write_text(TRANSCRIPT, "\n".join(self.lines) + "\n")

@@ -3,72 +3,46 @@
 ``build_toolkit(name, **deps)`` returns an agentscope ``Toolkit`` holding exactly the
 named subagent's allowlist, with ``deps`` (for example ``service=svc``) injected through
 ``preset_kwargs``.
+
+Everything but :data:`PIPELINE_ORDER` lives in :mod:`subagents.registry` and is loaded
+on first use, so importing a light submodule (``subagents.settings``) or asking for the
+names does not import agentscope and every tool.
 """
 
 from __future__ import annotations
 
-from typing import Any
+import importlib
+from typing import TYPE_CHECKING, Any
 
-from agentscope.tool import Toolkit
+from .names import PIPELINE_ORDER
 
-from .browser.spec import SPEC as BROWSER_SPEC
-from .file.spec import SPEC as FILE_SPEC
-from .generate.spec import SPEC as GENERATE_SPEC
-from .search.spec import SPEC as SEARCH_SPEC
-from .settings import ToolSettings
-from .spec import AllowlistError, SubAgentSpec, ToolGroup, all_schemas, build, check_allowlist
+if TYPE_CHECKING:
+    from .registry import SPECS, all_tool_schemas, build_toolkit, get_spec, schema_toolkit
+    from .spec import (
+        AllowlistError,
+        SubAgentSpec,
+        ToolGroup,
+        all_schemas,
+        build,
+        check_allowlist,
+    )
 
-PIPELINE_ORDER = ("search", "browser", "file", "generate")
-
-#: Every subagent by name. Adding one takes its spec here, its tools and its schemas.
-SPECS: dict[str, SubAgentSpec] = {
-    spec.name: spec for spec in (SEARCH_SPEC, BROWSER_SPEC, FILE_SPEC, GENERATE_SPEC)
+#: Where each lazily loaded name lives.
+_LAZY = {
+    **dict.fromkeys(
+        ("SPECS", "all_tool_schemas", "build_toolkit", "get_spec", "schema_toolkit"), "registry"
+    ),
+    **dict.fromkeys(
+        ("AllowlistError", "SubAgentSpec", "ToolGroup", "all_schemas", "build", "check_allowlist"),
+        "spec",
+    ),
 }
 
 
-def get_spec(name: str) -> SubAgentSpec:
-    """The spec of a built subagent; a clear error for an unknown or unbuilt one."""
-    if name not in SPECS:
-        known = ", ".join(SPECS) or "none yet"
-        raise KeyError(f"unknown subagent {name!r}; built subagents: {known}")
-    return SPECS[name]
-
-
-def build_toolkit(name: str, *, read_only: bool | None = None, **deps: Any) -> Toolkit:
-    """Build the Toolkit of subagent ``name`` with ``deps`` injected.
-
-    Args:
-        name: one of ``search``, ``browser``, ``file``, ``generate``.
-        read_only: drop every writing tool (defaults to the spec's own flag).
-        **deps: objects injected into tools, e.g. ``service=FileDomainService(...)``.
-            ``settings`` (a :class:`~subagents.settings.ToolSettings`) defaults to
-            ``ToolSettings.from_env()``, read once here; the Host always passes its own.
-    """
-    spec = get_spec(name)
-    if "settings" in spec.requires and "settings" not in deps:
-        deps["settings"] = ToolSettings.from_env()
-    return build(spec, deps, read_only=read_only)
-
-
-class _Placeholder:
-    """Stands in for a dependency when only schemas are wanted; refuses any use."""
-
-    def __init__(self, name: str) -> None:
-        self._name = name
-
-    def __getattr__(self, attr: str) -> Any:
-        raise RuntimeError(f"{self._name} is a placeholder: this toolkit is for schemas only")
-
-
-def schema_toolkit(name: str) -> Toolkit:
-    """A toolkit of subagent ``name`` built only to read its schemas (no real deps)."""
-    spec = get_spec(name)
-    return build(spec, {d: _Placeholder(d) for d in spec.requires})
-
-
-def all_tool_schemas() -> dict[str, list[dict]]:
-    """``{subagent: [schema, ...]}`` for every built subagent, in pipeline order."""
-    return {name: all_schemas(schema_toolkit(name)) for name in PIPELINE_ORDER}
+def __getattr__(name: str) -> Any:
+    if name not in _LAZY:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return getattr(importlib.import_module(f"{__name__}.{_LAZY[name]}"), name)
 
 
 __all__ = [
@@ -79,6 +53,7 @@ __all__ = [
     "ToolGroup",
     "all_schemas",
     "all_tool_schemas",
+    "build",
     "build_toolkit",
     "check_allowlist",
     "get_spec",

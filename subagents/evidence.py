@@ -155,6 +155,15 @@ class PageRegistry:
         """Record a fetch that does not count against the page budget (a download)."""
         self.fetched.append(url)
 
+    def state(self) -> dict:
+        """What a checkpoint keeps: the stored addresses, the pages counted, the fetches."""
+        return {"stored": dict(self._stored), "pages": self.pages, "fetched": list(self.fetched)}
+
+    def restore(self, state: dict) -> None:
+        self._stored = dict(state.get("stored", {}))
+        self.pages = int(state.get("pages", 0))
+        self.fetched = list(state.get("fetched", []))
+
 
 class EvidenceLedger:
     """The run's evidence items by id and its stored pages (:attr:`pages`).

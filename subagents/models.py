@@ -1,8 +1,9 @@
 """Asking a chat model for plain text from inside a tool (page answers, report prose).
 
 Tools receive the run's model as an injected ``model`` (an agentscope ``ChatModelBase``,
-or None offline). A wrapper that counts tokens may stand in front of it; it exposes the
-real model as ``inner_model``, which is what picks the message format.
+or None offline). Wrappers may stand in front of it (token counting, timeouts and
+retries); each exposes the provider's model as ``inner_model``, which is what picks the
+message format.
 """
 
 from __future__ import annotations
@@ -18,7 +19,12 @@ def formatter_for(model: Any) -> Any:
     from agentscope import formatter as fm
     from agentscope import model as md
 
-    inner = getattr(model, "inner_model", model)
+    inner = model
+    for _ in range(8):  # wrappers of wrappers: follow the chain to the provider's model
+        deeper = getattr(inner, "inner_model", inner)
+        if deeper is inner:
+            break
+        inner = deeper
     pairs = [
         (md.DashScopeChatModel, fm.DashScopeChatFormatter),
         (md.AnthropicChatModel, fm.AnthropicChatFormatter),

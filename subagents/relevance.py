@@ -454,6 +454,14 @@ def _salience(facet: Facet, doc: Document) -> float:
     return 0.8 * min(1.0, mentions / (4 + sum(doc.counts.values()) / 150))
 
 
+def page_salience(focus: Focus, doc: Document) -> float:
+    """How much a whole page is about a sub-question's facets (1 when its title names
+    them all; a page about the subject alone, for a sub-question without facets)."""
+    if not focus.facets:
+        return 1.0
+    return sum(_salience(f, doc) for f in focus.facets) / len(focus.facets)
+
+
 def _phrase_scores(facets: tuple[Facet, ...], matches: list[float]) -> list[tuple[float, float]]:
     """``(match, weight)`` per phrase. Within a phrase a missing word is tolerated (0.35)
     when another word of it is met; across phrases every one must be met."""

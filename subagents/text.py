@@ -102,6 +102,7 @@ def words(text: str, search: bool = False) -> list[str]:
     return out
 
 
+@lru_cache(maxsize=200_000)
 def stem(word: str) -> str:
     """The comparable form of one lower-case word: Snowball stem for Latin, as-is otherwise."""
     if CJK.match(word) or not word.isascii():

@@ -8,6 +8,8 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from cli_support import shared_cache
+
 from demo.web import DemoWorld, demo_world
 from host.brains import make_brain
 from host.cli import demo_settings
@@ -51,7 +53,7 @@ def run_demo(
 ) -> tuple[Host, RunResult, DemoWorld]:
     """Run the offline Host on the demo world; ``overrides`` replace settings fields."""
     settings = replace(Settings(runs_dir=runs, quiet=True), **overrides)
-    with demo_world(runs) as world:
+    with demo_world(shared_cache()) as world:
         host = host_cls(
             demo_settings(settings, world), make_brain("offline"), **(host_kwargs or {})
         )
@@ -78,6 +80,24 @@ def sections(markdown: str) -> dict[str, list[str]]:
     for part in re.split(r"^## ", markdown, flags=re.M)[1:]:
         heading, _, body = part.partition("\n")
         out[heading.strip()] = [ln for ln in body.splitlines() if re.search(r"\[\d+\]", ln)]
+    return out
+
+
+def summary(markdown: str) -> list[str]:
+    """The cited lines of a report's summary (before its first section)."""
+    head = re.split(r"^## ", markdown, flags=re.M)[0]
+    return [ln for ln in head.splitlines() if re.search(r"\[\d+\]", ln)]
+
+
+def part_lines(markdown: str, parts: list[str]) -> dict[str, list[str]]:
+    """Each part's cited lines: its section, and the summary line that answers it (the
+    summary answers the parts in order)."""
+    found = sections(markdown)
+    lead = summary(markdown)
+    answered = [p for p in parts if found.get(p)]
+    out = {p: list(found.get(p, [])) for p in parts}
+    for part, line in zip(answered, lead, strict=False):
+        out[part].append(line)
     return out
 
 

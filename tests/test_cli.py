@@ -3,14 +3,21 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
+import tomllib
 from pathlib import Path
 
+from runs_support import make_run
+
 from host.cli import main
+from host.version import quartet_version
 from subagents import PIPELINE_ORDER, SPECS, all_tool_schemas
 
 ROOT = Path(__file__).resolve().parent.parent
+#: What light commands (help, version, runs, show, settings) must never import.
+HEAVY = ("agentscope", "playwright", "weasyprint", "matplotlib", "pandas", "rich", "mcp")
 
 
 def test_tools_json_prints_the_builders_schemas():
@@ -60,14 +67,16 @@ def test_bad_arguments_exit_2_with_usage():
 
 
 def _run_cli(
-    args: list[str], env_extra: dict[str, str] | None = None, timeout: int = 300
+    args: list[str],
+    env_extra: dict[str, str] | None = None,
+    timeout: int = 300,
+    cwd: Path = ROOT,
 ) -> subprocess.CompletedProcess:
-    import os
-
-    env = {**os.environ, **(env_extra or {})}
+    paths = [str(ROOT), *filter(None, [os.environ.get("PYTHONPATH")])]
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(paths), **(env_extra or {})}
     return subprocess.run(
         [sys.executable, "-m", "host", *args],
-        cwd=ROOT,
+        cwd=cwd,
         env=env,
         capture_output=True,
         text=True,
@@ -127,3 +136,69 @@ def test_bad_arguments_get_clear_errors(tmp_path):
         assert message in proc.stderr, (args, proc.stderr)
         assert "Traceback" not in proc.stderr
     assert not any(tmp_path.iterdir())  # nothing was started
+
+
+def _one_line_error(proc: subprocess.CompletedProcess, *parts: str) -> None:
+    assert proc.returncode == 2, proc.stderr
+    assert "Traceback" not in proc.stderr
+    lines = proc.stderr.splitlines()
+    assert len(lines) == 1 and lines[0].startswith("quartet: error: "), proc.stderr
+    for part in parts:
+        assert part in lines[0], (part, lines[0])
+
+
+def test_version_is_the_packages():
+    proc = _run_cli(["--version"])
+    assert proc.returncode == 0
+    assert proc.stdout == f"quartet {quartet_version()}\n"
+    assert (
+        quartet_version()
+        == tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["version"]
+    )
+
+
+def test_light_commands_import_nothing_heavy(tmp_path):
+    make_run(tmp_path, "20260101-000000-abcdef", record={"question": "q", "exit_code": 1})
+    code = (
+        "import sys, json\n"
+        "import host, host.__main__, subagents, host.config, host.runs\n"
+        "from host.cli import build_parser, main\n"
+        "build_parser().format_help()\n"
+        f"main(['runs', '--runs-dir', {str(tmp_path)!r}])\n"
+        f"main(['show', '20260101', '--runs-dir', {str(tmp_path)!r}])\n"
+        "host.config.load_settings({'runs_dir': " + repr(str(tmp_path)) + "})\n"
+        f"print(json.dumps([m for m in {HEAVY!r} if m in sys.modules]))\n"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", code],
+        cwd=tmp_path,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout.splitlines()[-1]) == []
+
+
+def test_an_unknown_toml_key_stops_the_command_with_a_suggestion(tmp_path):
+    (tmp_path / "quartet.toml").write_text("[quartet]\nmax_page = 3\n", encoding="utf-8")
+    for args in (["run", "q"], ["demo"], ["runs"]):
+        proc = _run_cli([*args, "--runs-dir", str(tmp_path / "runs")], cwd=tmp_path)
+        _one_line_error(proc, "quartet.toml", "'max_page'", "did you mean max_pages?")
+    assert not (tmp_path / "runs").exists()
+
+
+def test_a_bad_runs_dir_is_a_one_line_error(tmp_path):
+    a_file = tmp_path / "a-file"
+    a_file.write_text("x", encoding="utf-8")
+    for runs_dir, reason in (
+        (a_file, "is a file, not a folder"),
+        (a_file / "below", f"{a_file} is a file, not a folder"),
+    ):
+        for args in (["run", "q"], ["demo"], ["runs"], ["show", "x"]):
+            proc = _run_cli([*args, "--runs-dir", str(runs_dir)])
+            _one_line_error(proc, f"--runs-dir {runs_dir}: ", reason)
+    proc = _run_cli(["run", "q"], {"QUARTET_RUNS_DIR": str(a_file)})
+    _one_line_error(proc, f"--runs-dir {a_file}: ")
+    assert a_file.read_text(encoding="utf-8") == "x"

@@ -3,16 +3,19 @@
 from __future__ import annotations
 
 import asyncio
+from typing import Any
 
 import pytest
 from agentscope.agent import ReActAgent
 from agentscope.formatter import OpenAIChatFormatter
 from agentscope.memory import InMemoryMemory
-from agentscope.message import Msg
+from agentscope.message import Msg, TextBlock
+from agentscope.model import ChatModelBase, ChatResponse
 from agentscope.tool import Toolkit, ToolResponse
 from scripted import ScriptedModel, tool_call
 
 from host.guards import DelegationDepthError, ToolGuard, current_depth, delegation_scope
+from host.stages import message_text
 from subagents.results import ok
 
 
@@ -41,15 +44,17 @@ def make_toolkit(counter: Counter) -> Toolkit:
     return tk
 
 
-def agent_with(model: ScriptedModel, tk: Toolkit) -> ReActAgent:
-    agent = ReActAgent(
+def agent_with(
+    model: ScriptedModel, tk: Toolkit, cls: type[ReActAgent] = ReActAgent, **kwargs: Any
+) -> ReActAgent:
+    agent = cls(
         name="worker",
         sys_prompt="work",
         model=model,
         formatter=OpenAIChatFormatter(),
         toolkit=tk,
         memory=InMemoryMemory(),
-        max_iters=5,
+        **{"max_iters": 5, **kwargs},
     )
     agent.set_console_output_enabled(False)
     return agent
@@ -148,3 +153,199 @@ async def test_depth_is_per_task():
 
     results = await asyncio.gather(*(nested(i) for i in range(5)))
     assert results == [1] * 5
+
+
+async def test_unknown_tools_and_invalid_arguments_are_failed_calls_everywhere():
+    from io import StringIO
+
+    from pydantic import BaseModel
+    from rich.console import Console
+
+    from host.progress import Progress
+    from host.stages import summarize
+
+    class Answer(BaseModel):
+        count: int
+
+    counter = Counter()
+    tk = make_toolkit(counter)
+    shown = Progress(console=Console(file=StringIO(), width=200, color_system=None))
+    guard = ToolGuard("worker", tk, on_call=lambda r: shown("tool", {"record": r}))
+    model = ScriptedModel(
+        [
+            [tool_call("no_such_tool", "c1", label="x")],
+            [tool_call("bump", "c2")],  # the required label is missing
+            [tool_call("bump", "c3", label=["not", "a", "string"])],
+            [tool_call("generate_response", "c4", count="many")],
+            [tool_call("generate_response", "c5", count=2)],
+        ]
+    )
+    await agent_with(model, tk)(Msg("Host", "go", "user"), structured_model=Answer)
+    statuses = [(r.name, r.status) for r in guard.records]
+    assert statuses == [
+        ("no_such_tool", "unknown tool"),
+        ("bump", "invalid arguments"),
+        ("bump", "ok"),  # a mistyped argument the tool coped with is not a failure
+        ("generate_response", "invalid arguments"),
+        ("generate_response", "ok"),
+    ]
+    lines = [r.summary() for r in guard.records]
+    assert [line["ok"] for line in lines] == [False, False, True, False, True]
+    assert lines[0]["status"] == "unknown tool"
+    display = shown.console.file.getvalue().splitlines()
+    assert display[0].startswith("  ✗ worker: no_such_tool") and "unknown tool" in display[0]
+    assert display[1].startswith("  ✗ worker: bump") and "invalid arguments" in display[1]
+    assert display[2].startswith("  ✓ worker: bump")
+    guard.records[0].text = "Error: cannot read [/workspace/pages/a.md]"  # not rich markup
+    shown("tool", {"record": guard.records[0]})
+    assert shown.console.file.getvalue().splitlines()[-1].endswith("[/workspace/pages/a.md]")
+    hub_text = summarize("worker", guard.records, None)
+    assert hub_text.startswith("[worker] 5 tool calls, 2 succeeded, 3 failed.")
+    assert "no_such_tool failed (unknown tool)" in hub_text
+
+
+async def test_a_timed_out_task_keeps_its_finished_calls_and_counts_the_interrupted_one():
+    from host.delegation import run_with_timeout
+    from host.stages import kept
+    from host.workers import WorkerAgent
+
+    entered = asyncio.Event()
+
+    async def fetch(url: str) -> ToolResponse:
+        """Store a page.
+
+        Args:
+            url (str): The page.
+        """
+        return ok(f"Stored: {url}", paths=["/workspace/pages/a.md"], evidence_ids=["e1"])
+
+    async def hang(url: str) -> ToolResponse:
+        """Never finish.
+
+        Args:
+            url (str): The page.
+        """
+        entered.set()
+        await asyncio.Event().wait()  # never set
+        return ok("unreachable")
+
+    tk = Toolkit()
+    tk.register_tool_function(fetch)
+    tk.register_tool_function(hang)
+    guard = ToolGuard("browser", tk)
+    model = ScriptedModel(
+        [[tool_call("fetch", "c1", url="u1")], [tool_call("hang", "c2", url="u2")]]
+    )
+    agent = agent_with(model, tk, WorkerAgent, parallel_tool_calls=True)
+    reply, timed_out = await run_with_timeout(agent(Msg("Host", "go", "user")), 0.5)
+    assert timed_out and entered.is_set()
+    assert [(r.name, r.status) for r in guard.records] == [("fetch", "ok"), ("hang", "interrupted")]
+    assert guard.records[1].failed and not guard.records[1].summary()["ok"]
+    assert kept(guard.records) == "1 page and 1 evidence item stored before that were kept"
+    said = [reply.get_text_content()] + [
+        m.get_text_content() for m in await agent.memory.get_memory()
+    ]
+    assert not any("interrupted me" in (text or "") for text in said)
+
+
+async def test_a_call_cancelled_inside_the_guard_is_still_recorded_as_interrupted():
+    from host.delegation import run_with_timeout
+
+    counter = Counter()
+    tk = make_toolkit(counter)
+
+    async def evict(tool: str, text: str) -> str:
+        await asyncio.Event().wait()  # the store never answers
+        return "/internal/evicted/never.txt"
+
+    guard = ToolGuard("worker", tk, evict=evict, evict_chars=10_000)
+    model = ScriptedModel([[tool_call("big", "c1")]])
+    _, timed_out = await run_with_timeout(agent_with(model, tk)(Msg("Host", "go", "user")), 0.3)
+    assert timed_out
+    assert [(r.name, r.status) for r in guard.records] == [("big", "interrupted")]
+
+
+class Summarizer(ChatModelBase):
+    """agentscope's compression model: answers with the summary schema's fields."""
+
+    def __init__(self) -> None:
+        super().__init__(model_name="summarizer", stream=False)
+        self.calls = 0
+
+    async def __call__(self, messages, tools=None, tool_choice=None, **kwargs):
+        self.calls += 1
+        fields = ("task_overview", "current_state", "important_discoveries", "next_steps")
+        summary = {f: "earlier searches" for f in (*fields, "context_to_preserve")}
+        return ChatResponse(content=[TextBlock(type="text", text="summary")], metadata=summary)
+
+
+class Researcher(ChatModelBase):
+    """Searches round after round; it moves on only when it can see the last round's
+    results, and otherwise searches again, as a model that lost its results does."""
+
+    def __init__(self, rounds: list[list[str]]) -> None:
+        super().__init__(model_name="researcher", stream=False)
+        self.rounds, self.shown = rounds, []
+
+    async def __call__(self, messages, tools=None, tool_choice=None, **kwargs):
+        text = "\n".join(message_text(m) for m in messages)
+        self.shown.append(text)
+        seen = [
+            i for i, qs in enumerate(self.rounds) if all(f"RESULTS-FOR-{q}" in text for q in qs)
+        ]
+        following = max(seen) + 1 if seen else 0
+        if following == len(self.rounds):
+            return ChatResponse(content=[TextBlock(type="text", text="done")])
+        calls = [tool_call("search", f"{following}-{q}", query=q) for q in self.rounds[following]]
+        return ChatResponse(content=calls)
+
+
+async def test_compression_keeps_the_task_and_the_latest_round_of_results():
+    from agentscope.token import CharTokenCounter
+
+    from host.workers import WorkerAgent
+
+    async def search(query: str) -> ToolResponse:
+        """Search.
+
+        Args:
+            query (str): The query.
+        """
+        return ok(f"RESULTS-FOR-{query}\n" + f"{query} result line. " * 150)
+
+    tk = Toolkit()
+    tk.register_tool_function(search)
+    stored: dict[str, str] = {}
+
+    async def evict(tool: str, text: str) -> str:
+        path = f"/internal/evicted/{tool}-{len(stored)}.txt"
+        stored[path] = text
+        return path
+
+    guard = ToolGuard("search", tk, evict=evict)
+    rounds = [["a1", "a2", "a3"], ["b1", "b2", "b3"], ["c1", "c2", "c3"]]
+    model, summarizer = Researcher(rounds), Summarizer()
+    compression = ReActAgent.CompressionConfig(
+        enable=True,
+        agent_token_counter=CharTokenCounter(),
+        trigger_threshold=4000,
+        keep_recent=4,
+        compression_model=summarizer,
+        compression_formatter=OpenAIChatFormatter(),
+    )
+    agent = agent_with(
+        model, tk, WorkerAgent, guard=guard, compression_config=compression, max_iters=12
+    )
+    task = Msg("Host", "Find the three facts. TASK-MARKER-7f3", "user")
+    await agent(task)
+    assert len(model.shown) == len(rounds) + 1  # one call per round, then the answer
+    assert summarizer.calls >= 1  # older rounds were compressed
+    for shown in model.shown:
+        assert "TASK-MARKER-7f3" in shown
+    for i, shown in enumerate(model.shown[1:]):
+        assert all(f"RESULTS-FOR-{q}" in shown for q in rounds[i])
+    # each round (3 × 2,400 characters) was over half the threshold: its largest results
+    # were evicted, in full, with a preview left in the history
+    assert len(stored) == 9 and all(len(t) > 2400 for t in stored.values())
+    assert "/internal/evicted/search-" in model.shown[-1]
+    assert {r.evicted_to for r in guard.records} == set(stored)

@@ -12,6 +12,7 @@ import pytest
 from agentscope.mcp import StdIOStatefulClient
 from agentscope.message import ToolUseBlock
 from agentscope.tool import Toolkit
+from cli_support import shared_cache
 from search_support import CORPUS
 
 import schemas
@@ -121,7 +122,7 @@ def test_a_run_attaches_allowlisted_mcp_tools_and_closes_their_server(tmp_path):
     settings = Settings(runs_dir=tmp_path / "runs", formats=("md",), quiet=True)
     settings.mcp_servers = [scratch_file_server("file", tmp_path / "scratch")]
     # the built-in file toolkit already has csv_write: attaching it must be refused
-    with demo_world(settings.runs_dir) as world:
+    with demo_world(shared_cache()) as world:
         question, env_settings = world.question, demo_settings(settings, world)
         host = Host(env_settings, make_brain("offline"))
         with pytest.raises(ValueError, match="would replace built-in tools"):
@@ -129,7 +130,7 @@ def test_a_run_attaches_allowlisted_mcp_tools_and_closes_their_server(tmp_path):
     assert not host.mcp_clients  # refused before any server was started
 
     settings.mcp_servers = [scratch_file_server("generate", tmp_path / "scratch")]
-    with demo_world(settings.runs_dir) as world:
+    with demo_world(shared_cache()) as world:
         question, env_settings = world.question, demo_settings(settings, world)
         host = Host(env_settings, make_brain("offline"))
         result = asyncio.run(host.run(question))

@@ -15,6 +15,7 @@ from pypdf import PdfReader
 from research_support import host_with, run_demo
 
 from host.brains.offline import OfflinePolicy
+from host.hub import Host
 from host.stages import HOST_NAME, find_context
 from subagents import PIPELINE_ORDER
 
@@ -162,4 +163,74 @@ def test_the_browser_is_closed_even_when_a_task_crashes(tmp_path):
     browser = [d for d in result.delegations if d.subagent == "browser"]
     assert all("crashed after navigating" in (d.error or "") for d in browser)
     assert host.browser is not None and not host.browser.started
+    assert result.outputs == ["/workspace/reports/report.md"]
+
+
+class FetchThenHang(OfflinePolicy):
+    """Reads its pages as usual, then starts a download that never finishes."""
+
+    async def __call__(self, messages, tools=None, tool_choice=None, **kwargs):
+        if not any(m.get("role") == "tool" for m in messages):
+            return await super().__call__(messages, tools, tool_choice, **kwargs)
+        call = ToolUseBlock(
+            type="tool_use",
+            id="hang-1",
+            name="http_download",
+            input={
+                "url": "http://127.0.0.1:9/never.pdf",
+                "save_path": "/workspace/downloads/n.pdf",
+            },
+        )
+        return ChatResponse(content=[call])
+
+
+async def _never_finish(**kwargs):
+    await asyncio.Event().wait()  # never set: only the stage timeout ends this call
+
+
+class FirstBrowserHangs(Host):
+    """The first browser task reads pages and then hangs in a download."""
+
+    hung = False
+
+    async def make_worker(self, spec):  # type: ignore[no-untyped-def]
+        agent, guard, extra = await super().make_worker(spec)
+        if spec.name == "browser" and not self.hung:
+            self.hung = True
+            agent.model = FetchThenHang(spec)
+            agent.toolkit.tools["http_download"].original_func = _never_finish
+        return agent, guard, extra
+
+
+def test_a_timed_out_task_keeps_the_pages_it_stored(tmp_path):
+    host, result, _ = run_demo(
+        tmp_path, formats=("md",), stage_timeouts={"browser": 6.0}, host_cls=FirstBrowserHangs
+    )
+    browser = [d for d in result.delegations if d.subagent == "browser"]
+    [hung] = [d for d in browser if d.status == "timed out"]  # only the first one hangs
+    stored = [r for r in hung.records if r.name == "viewer_fetch" and not r.failed]
+    pages = {p for r in stored for p in r.metadata["paths"]}
+    evidence = {e for r in stored for e in r.metadata["evidence_ids"]}
+    assert pages and evidence
+    kept = f"timed out after 6 s; {len(pages)} page{'s' if len(pages) > 1 else ''}"
+    assert hung.error.startswith(kept) and hung.error.endswith("stored before that were kept")
+    # the pages and evidence are in the run and were scored like a finished task's
+    assert pages <= set(host.research.sources)
+    assert evidence <= {item.id for item in host.ledger.items()}
+    # the interrupted download is a failed call everywhere calls are counted
+    download = [r for r in hung.records if r.name == "http_download"]
+    assert [r.status for r in download] == ["interrupted"]
+    run = json.loads(result.run.real_path("/internal/run.json").read_text())
+    line = next(d for d in run["delegations"] if d["id"] == hung.id)
+    assert line["status"] == "timed out" and line["failed_calls"] >= 1
+    calls = [c for c in run["tool_calls"] if c["tool"] == "http_download"]
+    assert any(c["status"] == "interrupted" and not c["ok"] for c in calls)
+    # the hub and the transcript get the timeout, never the framework's interruption text
+    outcome = next(
+        m for m in host.host_agent.seen if m.metadata.get("delegation", {}).get("id") == hung.id
+    )
+    assert outcome.get_text_content().startswith(f"[browser] {kept}")
+    transcript = result.run.real_path("/internal/transcript.jsonl").read_text()
+    assert "interrupted me" not in transcript
+    assert not any("interrupted me" in (m.get_text_content() or "") for m in host.host_agent.seen)
     assert result.outputs == ["/workspace/reports/report.md"]

@@ -11,6 +11,7 @@ from urllib.parse import parse_qs, urlsplit
 
 import httpx
 import pytest
+from cli_support import shared_cache
 
 from demo.web import demo_world
 from host.brains import make_brain
@@ -89,7 +90,7 @@ def test_a_sixth_search_source_is_one_registration(tmp_path, papers_server):
     assert spec.allowlist() == [*SPECS["search"].allowlist(), "search_papers"]
     assert "search_papers" in build(spec, {"settings": ToolSettings()}).tools
     settings = Settings(runs_dir=tmp_path, formats=("md",), quiet=True)
-    with demo_world(tmp_path) as world:
+    with demo_world(shared_cache()) as world:
         papers_server.site = world.site_url
         ready = demo_settings(settings, world)
         tools = replace(

@@ -17,6 +17,7 @@ from research_support import (
     DEMO_FACTS_ZH,
     cited_sources,
     host_with,
+    part_lines,
     run_demo,
     sections,
     sources,
@@ -52,8 +53,9 @@ def test_each_part_of_the_demo_question_is_answered_with_its_facts(demo):
     _, result, _ = demo
     markdown = report(result)
     numbered = sources(markdown)
-    parts = {h: lines for h, lines in sections(markdown).items() if h.endswith("?")}
-    assert list(parts) == [s.text for s in result.plan.subquestions]  # headings are the parts
+    headings = [h for h in sections(markdown) if h.endswith("?")]
+    assert headings == [s.text for s in result.plan.subquestions]  # headings are the parts
+    parts = part_lines(markdown, headings)
     for key, (heading, lines) in zip(PART_KEYS, parts.items(), strict=True):
         facts = DEMO_FACTS[key]
         with_facts = [ln for ln in lines if any(f.lower() in ln.lower() for f in facts)]
@@ -81,9 +83,16 @@ def test_the_plan_and_its_rounds_are_recorded(demo):
     plan = json.loads(result.run.real_path("/internal/plan.json").read_text())
     assert set(plan) >= {"question", "language", "subquestions", "rounds"}
     assert plan["language"] == "en" and plan["planner"] == "offline"
-    assert [s["status"] for s in plan["subquestions"]] == ["answered"] * 4
+    statuses = {s["id"]: s["status"] for s in plan["subquestions"]}
+    assert set(statuses.values()) <= {"answered", "partly answered"}
     assert all(s["evidence_ids"] and s["queries"] for s in plan["subquestions"])
     assert {r["subagent"] for r in plan["rounds"]} == {"search", "browser"}
+    for sid, status in statuses.items():  # a part left open got more rounds, with new queries
+        steps = [r for r in plan["rounds"] if r["subquestion"] == sid]
+        if status != "answered":
+            assert max(r["round"] for r in steps) > 1, steps
+            queries = [q for r in steps if r["subagent"] == "search" for q in r["queries"]]
+            assert len(set(queries)) > len(steps[0]["queries"])
     run = json.loads(result.run.real_path("/internal/run.json").read_text())
     assert run["plan"] == plan and run["answered"] == 4 and run["exit_code"] == 0
     kinds = [d["subagent"] for d in run["delegations"]]

@@ -8,6 +8,7 @@ import json
 import re
 
 import pytest
+from cli_support import shared_cache
 from openai_server import FABRICATED, ScriptedOpenAI
 
 from demo.web import demo_world
@@ -23,7 +24,7 @@ def llm_run(tmp_path, monkeypatch, server: ScriptedOpenAI):
     monkeypatch.setenv("OPENAI_API_KEY", CANARY)
     monkeypatch.setenv("OPENAI_BASE_URL", server.base_url)
     settings = Settings(runs_dir=tmp_path / "runs", formats=("md", "html"), quiet=True)
-    with demo_world(settings.runs_dir) as world:
+    with demo_world(shared_cache()) as world:
         host = Host(demo_settings(settings, world), make_brain("openai:loopback-model"))
         result = asyncio.run(host.run(world.question))
     return host, result
@@ -77,8 +78,11 @@ def test_subagents_see_their_own_tools_and_never_task(scripted):
         )
 
 
-def test_a_fabricated_citation_disappears_from_the_report(scripted):
-    _, _, result = scripted
+def test_prose_is_requested_once_and_a_fabricated_claim_leaves_every_format(scripted):
+    server, _, result = scripted
+    assert server.prose_requests == 1  # md and html render the same prose
+    html = result.run.real_path("/workspace/reports/report.html").read_text(encoding="utf-8")
+    assert FABRICATED not in html and "aliens" not in html
     assert result.outputs == ["/workspace/reports/report.md", "/workspace/reports/report.html"]
     markdown = result.run.real_path("/workspace/reports/report.md").read_text(encoding="utf-8")
     assert FABRICATED not in markdown and "aliens" not in markdown

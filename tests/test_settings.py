@@ -4,10 +4,14 @@ environment, and ``ToolSettings.from_env`` maps every variable to its setting.""
 from __future__ import annotations
 
 import ast
+import os
+import re
+import tomllib
 from pathlib import Path
 
 import pytest
 
+from host.config import ANY, TOML_KEYS, ConfigError, Settings, load_settings
 from subagents.settings import (
     DEFAULT_SEARCH_TIMEOUT,
     NetworkPolicy,
@@ -131,3 +135,118 @@ def test_from_env_reads_the_process_environment_when_given_none(monkeypatch):
     monkeypatch.setenv("QUARTET_ALLOW_HOSTS", "intranet.example")
     settings = ToolSettings.from_env()
     assert settings.wiki_lang == "de" and settings.network.host_allowed("intranet.example")
+
+
+# --- quartet.toml ------------------------------------------------------------------------
+
+ROOT = SUBAGENTS.parent
+EXAMPLE = ROOT / "quartet.example.toml"
+
+
+def _toml(tmp_path: Path, text: str) -> Path:
+    path = tmp_path / "quartet.toml"
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+@pytest.mark.parametrize(
+    ("text", "named", "hint"),
+    [
+        ("[quartet]\nmax_page = 3\n", "'max_page' in [quartet]", "did you mean max_pages?"),
+        ("[quartett]\nmax_pages = 3\n", "'quartett'", "did you mean quartet?"),
+        (
+            "[quartet.stage_timeouts]\nbrowsr = 30\n",
+            "'browsr' in [quartet.stage_timeouts]",
+            "did you mean browser?",
+        ),
+        (
+            '[[quartet.mcp]]\nsubagent = "file"\nname = "x"\ntool = ["a"]\ncommand = "p"\n',
+            "'tool' in [quartet.mcp]",
+            "did you mean tools?",
+        ),
+        (
+            '[quartet.approve]\ntools = []\ndefualt = "deny"\n',
+            "'defualt' in [quartet.approve]",
+            "did you mean default?",
+        ),
+        (
+            '[quartet.prices."gpt-4o"]\ninput = 1.0\noutptu = 2.0\n',
+            "'outptu' in [quartet.prices.gpt-4o]",
+            "did you mean output?",
+        ),
+        ("[quartet]\nzzz = 1\n", "'zzz' in [quartet]", "valid keys: model, model_timeout"),
+    ],
+)
+def test_an_unknown_toml_key_is_named_with_the_nearest_valid_one(tmp_path, text, named, hint):
+    with pytest.raises(ConfigError) as caught:
+        load_settings({}, _toml(tmp_path, text))
+    message = str(caught.value)
+    assert message.startswith(str(tmp_path / "quartet.toml"))
+    assert named in message and hint in message
+
+
+def test_a_table_key_given_a_plain_value_is_refused(tmp_path):
+    with pytest.raises(ConfigError, match=r"stage_timeouts must be a table"):
+        load_settings({}, _toml(tmp_path, "[quartet]\nstage_timeouts = 30\n"))
+    with pytest.raises(ConfigError, match=r"mcp must be an array of tables"):
+        load_settings({}, _toml(tmp_path, '[quartet]\nmcp = "x"\n'))
+
+
+def test_keys_owned_by_other_settings_are_accepted(tmp_path):
+    text = (
+        "[quartet]\nmodel_timeout = 30.5\n"
+        '[quartet.prices."openai:gpt-4o-mini"]\ninput = 0.15\noutput = 0.6\n'
+        '[quartet.approve]\ntools = ["http_download"]\ndefault = "approve"\n'
+    )
+    assert load_settings({}, _toml(tmp_path, text)).max_pages == 24
+
+
+def _uncommented(text: str) -> str:
+    """The example with every commented-out setting switched on (``#key`` → ``key``)."""
+    return re.sub(r"(?m)^#(?=\S)", "", text)
+
+
+def _keys_of(data: dict, keys: dict, where: str = "") -> set[str]:
+    """Every path of :data:`TOML_KEYS` that ``data`` holds (``ANY`` standing for names)."""
+    found = set()
+    for key, value in data.items():
+        name = key if key in keys else ANY
+        path = f"{where}.{name}" if where else name
+        found.add(path)
+        inner = keys[name]
+        for entry in [value] if isinstance(inner, dict) else value if inner else []:
+            found |= _keys_of(entry, inner if isinstance(inner, dict) else inner[0], path)
+    return found
+
+
+def _all_keys(keys: dict, where: str = "") -> set[str]:
+    found = set()
+    for key, inner in keys.items():
+        path = f"{where}.{key}" if where else key
+        found.add(path)
+        if inner:
+            found |= _all_keys(inner if isinstance(inner, dict) else inner[0], path)
+    return found
+
+
+def test_the_example_toml_loads_and_covers_every_key(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    for name in list(os.environ):
+        if name.startswith("QUARTET_"):
+            monkeypatch.delenv(name)
+    text = EXAMPLE.read_text(encoding="utf-8")
+    # As shipped, everything is commented out: the file gives the defaults.
+    assert load_settings({}, EXAMPLE) == load_settings({}, tmp_path / "none.toml")
+    # Every setting switched on, the file still loads ...
+    on = _toml(tmp_path, _uncommented(text))
+    (tmp_path / "inputs").mkdir()
+    settings = load_settings({}, on)
+    assert settings.stage_timeouts and len(settings.mcp_servers) == 2
+    # ... and shows every key there is, and each key's documented default is the real one.
+    data = tomllib.loads(on.read_text(encoding="utf-8"))
+    assert _keys_of(data, TOML_KEYS) == _all_keys(TOML_KEYS)
+    defaults = Settings()
+    for key, value in data["quartet"].items():
+        if hasattr(defaults, key) and not isinstance(value, dict | list) and key != "input":
+            shown = ",".join(defaults.formats) if key == "formats" else getattr(defaults, key)
+            assert value == shown or str(value) == str(shown), key

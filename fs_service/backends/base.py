@@ -6,21 +6,54 @@ They are synchronous; the service runs them off the event loop.
 
 from __future__ import annotations
 
+import stat as stat_mod
 from collections.abc import Iterator
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from typing import BinaryIO, Protocol
 
+#: ``Entry.kind`` of a regular file and of a directory; anything else is a special file.
+FILE = "file"
+DIRECTORY = "directory"
+
 
 @dataclass(frozen=True)
 class Entry:
-    """One file or directory as a backend reports it."""
+    """One file or directory as a backend reports it.
+
+    ``kind`` is ``"file"``, ``"directory"``, or what a special file is (``"named pipe
+    (FIFO)"``, ``"character device"``, ``"block device"``, ``"socket"``): such files are
+    listed and described but never opened.
+    """
 
     path: str
     name: str
     is_dir: bool
     size: int
     modified: float
+    kind: str = FILE
+
+    @property
+    def special(self) -> bool:
+        """Whether this is neither a regular file nor a directory."""
+        return self.kind not in (FILE, DIRECTORY)
+
+
+def kind_of(mode: int) -> str:
+    """The ``Entry.kind`` of a file with stat mode ``mode``."""
+    if stat_mod.S_ISREG(mode):
+        return FILE
+    if stat_mod.S_ISDIR(mode):
+        return DIRECTORY
+    if stat_mod.S_ISFIFO(mode):
+        return "named pipe (FIFO)"
+    if stat_mod.S_ISCHR(mode):
+        return "character device"
+    if stat_mod.S_ISBLK(mode):
+        return "block device"
+    if stat_mod.S_ISSOCK(mode):
+        return "socket"
+    return "special file"
 
 
 class StorageBackend(Protocol):
@@ -35,7 +68,11 @@ class StorageBackend(Protocol):
         ...
 
     def read_bytes(self, path: str, max_bytes: int) -> bytes:
-        """The whole file; FileTooLargeError when it is larger than ``max_bytes``."""
+        """The whole file; FileTooLargeError when it is larger than ``max_bytes``.
+
+        Only regular files are read: a named pipe, device or socket raises
+        SpecialFileError at once, without waiting on it.
+        """
         ...
 
     def open_atomic(self, path: str, max_bytes: int) -> AbstractContextManager[BinaryIO]:
@@ -52,5 +89,5 @@ class StorageBackend(Protocol):
         ...
 
     def walk_files(self, path: str) -> Iterator[Entry]:
-        """Every file below the directory at ``path``, depth first, sorted."""
+        """Every regular file below the directory at ``path``, depth first, sorted."""
         ...

@@ -22,12 +22,13 @@ from ..errors import (
     IsADirectoryError_,
     NotADirectoryError_,
     NotFoundError,
+    SpecialFileError,
     StorageError,
     SymlinkRefusedError,
 )
 from ..grants import FileSystemHandle, Grant
 from ..paths import join, segments
-from .base import Entry
+from .base import DIRECTORY, FILE, Entry, kind_of
 
 _DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 
@@ -51,6 +52,27 @@ def _refuse_link(path: str) -> SymlinkRefusedError:
     return SymlinkRefusedError(
         f"Error: {path} passes through a symbolic link; links are never followed.", path
     )
+
+
+def _require_regular(st: os.stat_result, path: str) -> None:
+    """Refuse anything but a regular file: a directory, a named pipe, a device, a socket."""
+    kind = kind_of(st.st_mode)
+    if kind == FILE:
+        return
+    if kind == DIRECTORY:
+        raise IsADirectoryError_(f"Error: {path} is a directory, not a file.", path)
+    raise SpecialFileError(
+        f"Error: {path} is a {kind}, not a regular file; it is never opened, because "
+        "reading it could wait forever or never end. Use a regular file instead.",
+        path,
+    )
+
+
+def _entry(logical: str, name: str, st: os.stat_result) -> Entry:
+    kind = kind_of(st.st_mode)
+    is_dir = kind == DIRECTORY
+    size = st.st_size if kind == FILE else 0
+    return Entry(logical + ("/" if is_dir else ""), name, is_dir, size, st.st_mtime, kind)
 
 
 class DiskFileSystem:
@@ -155,7 +177,7 @@ class DiskFileSystem:
         base, parts = self._locate(path)
         if not parts:
             st = os.stat(base)
-            return Entry(path, "", True, 0, st.st_mtime)
+            return Entry(path, "", True, 0, st.st_mtime, DIRECTORY)
         fd, name, _ = self._parent(path)
         try:
             st = self._lstat(name, fd, path)
@@ -163,9 +185,7 @@ class DiskFileSystem:
             os.close(fd)
         if st is None:
             raise NotFoundError(f"Error: {path} does not exist.", path)
-        is_dir = stat_mod.S_ISDIR(st.st_mode)
-        logical = "/" + "/".join(segments(path)) + ("/" if is_dir else "")
-        return Entry(logical, name, is_dir, 0 if is_dir else st.st_size, st.st_mtime)
+        return _entry("/" + "/".join(segments(path)), name, st)
 
     def list_dir(self, path: str) -> list[Entry]:
         base, parts = self._locate(path)
@@ -177,12 +197,9 @@ class DiskFileSystem:
                 for e in it:
                     if e.is_symlink():
                         continue
+                    # lstat only: a named pipe or device is described, never opened.
                     st = e.stat(follow_symlinks=False)
-                    is_dir = stat_mod.S_ISDIR(st.st_mode)
-                    child = join(logical, e.name) + ("/" if is_dir else "")
-                    out.append(
-                        Entry(child, e.name, is_dir, 0 if is_dir else st.st_size, st.st_mtime)
-                    )
+                    out.append(_entry(join(logical, e.name), e.name, st))
         finally:
             os.close(fd)
         return sorted(out, key=lambda e: e.name)
@@ -190,20 +207,30 @@ class DiskFileSystem:
     def read_bytes(self, path: str, max_bytes: int) -> bytes:
         pfd, name, _ = self._parent(path)
         try:
+            st = self._lstat(name, pfd, path)
+            if st is None:
+                raise NotFoundError(f"Error: {path} does not exist.", path)
+            _require_regular(st, path)
+            # O_NONBLOCK: should a named pipe be swapped in after the check, opening it
+            # returns at once instead of waiting for a writer; fstat then refuses it.
+            flags = os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC | os.O_NONBLOCK
             try:
-                fd = os.open(name, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=pfd)
+                fd = os.open(name, flags, dir_fd=pfd)
             except FileNotFoundError:
                 raise NotFoundError(f"Error: {path} does not exist.", path) from None
             except OSError as exc:
                 if exc.errno == errno.ELOOP:
                     raise _refuse_link(path) from None
-                raise
+                raise StorageError(f"Error: could not open {path}: {exc.strerror}.", path) from None
         finally:
             os.close(pfd)
-        st = os.fstat(fd)
-        if stat_mod.S_ISDIR(st.st_mode):
+        try:
+            st = os.fstat(fd)
+            _require_regular(st, path)
+            os.set_blocking(fd, True)
+        except BaseException:
             os.close(fd)
-            raise IsADirectoryError_(f"Error: {path} is a directory, not a file.", path)
+            raise
         with os.fdopen(fd, "rb") as fh:
             if st.st_size > max_bytes:
                 raise FileTooLargeError(
@@ -285,5 +312,5 @@ class DiskFileSystem:
         for entry in self.list_dir(path):
             if entry.is_dir:
                 yield from self.walk_files(entry.path)
-            else:
+            elif not entry.special:
                 yield entry

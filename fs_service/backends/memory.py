@@ -11,7 +11,7 @@ from contextlib import contextmanager
 from ..errors import FileTooLargeError, IsADirectoryError_, NotADirectoryError_, NotFoundError
 from ..grants import FileSystemHandle, Grant
 from ..paths import join, segments
-from .base import Entry
+from .base import DIRECTORY, Entry
 
 
 class _CappedBuffer(io.BytesIO):
@@ -59,7 +59,7 @@ class MemoryFileSystem:
                 data, mtime = self._files[key]
                 return Entry(key, key.rsplit("/", 1)[-1], False, len(data), mtime)
             if self._is_dir(key):
-                return Entry(key + "/", key.rsplit("/", 1)[-1], True, 0, 0.0)
+                return Entry(key + "/", key.rsplit("/", 1)[-1], True, 0, 0.0, DIRECTORY)
         raise NotFoundError(f"Error: {path} does not exist.", path)
 
     def list_dir(self, path: str) -> list[Entry]:
@@ -77,14 +77,14 @@ class MemoryFileSystem:
                     name, _, deeper = rest.partition("/")
                     child = join(base, name)
                     names[name] = (
-                        Entry(child + "/", name, True, 0, 0.0)
+                        Entry(child + "/", name, True, 0, 0.0, DIRECTORY)
                         if deeper
                         else Entry(child, name, False, len(data), mtime)
                     )
             for d in self._dirs:
                 if d.startswith(base) and "/" not in d[len(base) :]:
                     name = d[len(base) :]
-                    names.setdefault(name, Entry(d + "/", name, True, 0, 0.0))
+                    names.setdefault(name, Entry(d + "/", name, True, 0, 0.0, DIRECTORY))
         return [names[n] for n in sorted(names)]
 
     def read_bytes(self, path: str, max_bytes: int) -> bytes:

@@ -1,5 +1,64 @@
-"""Brains: the offline policy and the LLM providers, behind one factory."""
+"""Brains: the offline policy and the LLM providers, behind one factory; the wrappers that
+give every model request a timeout, retries, prompt caching and token accounting.
 
-from .providers import PROVIDERS, Brain, ModelSpecError, make_brain, parse_spec
+The names below are loaded on first use, so that light modules (the settings, the
+command line) can import :mod:`host.brains.ledger` without importing agentscope.
+"""
 
-__all__ = ["PROVIDERS", "Brain", "ModelSpecError", "make_brain", "parse_spec"]
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .counting import TokenCounter, tool_scope
+    from .ledger import ModelPrice, TokenLedger
+    from .providers import (
+        PROVIDERS,
+        Brain,
+        ModelSpecError,
+        make_brain,
+        parse_spec,
+        resilient_model,
+    )
+    from .resilience import ModelCallError, ModelCallStats, RetryPolicy
+
+#: Each public name and the module that defines it.
+_HOMES = {
+    "TokenCounter": "counting",
+    "tool_scope": "counting",
+    "ModelPrice": "ledger",
+    "TokenLedger": "ledger",
+    "PROVIDERS": "providers",
+    "Brain": "providers",
+    "ModelSpecError": "providers",
+    "make_brain": "providers",
+    "parse_spec": "providers",
+    "resilient_model": "providers",
+    "ModelCallError": "resilience",
+    "ModelCallStats": "resilience",
+    "RetryPolicy": "resilience",
+}
+
+__all__ = [
+    "PROVIDERS",
+    "Brain",
+    "ModelCallError",
+    "ModelCallStats",
+    "ModelPrice",
+    "ModelSpecError",
+    "RetryPolicy",
+    "TokenCounter",
+    "TokenLedger",
+    "make_brain",
+    "parse_spec",
+    "resilient_model",
+    "tool_scope",
+]
+
+
+def __getattr__(name: str) -> Any:
+    home = _HOMES.get(name)
+    if home is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return getattr(importlib.import_module(f".{home}", __name__), name)

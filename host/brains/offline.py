@@ -29,19 +29,23 @@ from subagents.offline import CallResult
 from subagents.spec import SubAgentSpec
 
 from ..planning import offline_plan
-from ..stages import HOST_NAME, find_context, message_text
+from ..stages import CANCELLED, HOST_NAME, find_context, message_text
 
 FINISH = "generate_response"
 _JSON = re.compile(r"```json\n(\{.*?\})\n```", re.S)
 _TAG = re.compile(r"<(question|plan)>\s*(.*?)\s*</\1>", re.S)
 
 
-def calls_since_task(messages: list[dict[str, Any]], author: str) -> list[CallResult]:
-    """The tool calls (with their results' text) made since the last message of ``author``."""
-    start = 0
-    for i, message in enumerate(messages):
-        if message.get("role") == "user" and message.get("name") == author:
-            start = i
+def calls_since_task(
+    messages: list[dict[str, Any]], author: str, start: int | None = None
+) -> list[CallResult]:
+    """The tool calls (with their results' text) made since the last message of ``author``
+    (or since ``messages[start]`` when ``start`` is given)."""
+    if start is None:
+        start = 0
+        for i, message in enumerate(messages):
+            if message.get("role") == "user" and message.get("name") == author:
+                start = i
     pending: dict[str, tuple[str, dict[str, Any]]] = {}
     order: list[str] = []
     results: dict[str, str] = {}
@@ -138,8 +142,8 @@ def _facts(text: str) -> dict[str, Any]:
 def _progress(done: list[CallResult]) -> _Progress:
     state = _Progress()
     for rec in done:
-        if rec.name != "task":
-            continue
+        if rec.name != "task" or rec.text.startswith(CANCELLED):
+            continue  # a cancelled task never ran to the end: it is to be done again
         kind = str(rec.input.get("subagent_type", ""))
         ctx = rec.input.get("context") or {}
         sub = str(ctx.get("subquestion", "")) if isinstance(ctx, dict) else ""
@@ -181,11 +185,12 @@ class HostPolicy(ChatModelBase):
         **kwargs: Any,
     ) -> ChatResponse:
         names = {t["function"]["name"] for t in tools or []}
-        request = self._request(messages)
+        start, request = self._request(messages)
         if "question" in request and FINISH in names and "task" not in names:
             return self._plan(request["question"], messages)
         plan = _json(request.get("plan", ""))
-        done = calls_since_task(messages, "user")
+        # From the research request on, across a resume's "continue" message.
+        done = calls_since_task(messages, "user", start)
         calls = self.next_calls(plan, done) if plan else []
         if calls:
             return _response([_tool(name, args) for name, args in calls])
@@ -194,12 +199,16 @@ class HostPolicy(ChatModelBase):
         return _response([TextBlock(type="text", text=text)])
 
     @staticmethod
-    def _request(messages: list[dict]) -> dict[str, str]:
-        """The ``<question>`` or ``<plan>`` of the latest request to the Host."""
-        for message in reversed(messages):
+    def _request(messages: list[dict]) -> tuple[int, dict[str, str]]:
+        """Where the latest request to the Host with a ``<question>`` or ``<plan>`` is,
+        and its tags."""
+        for i in range(len(messages) - 1, -1, -1):
+            message = messages[i]
             if message.get("role") == "user" and message.get("name") == "user":
-                return {k: v for k, v in _TAG.findall(message_text(message))}
-        return {}
+                tags = {k: v for k, v in _TAG.findall(message_text(message))}
+                if tags:
+                    return i, tags
+        return len(messages), {}
 
     def _plan(self, question: str, messages: list[dict]) -> ChatResponse:
         done = calls_since_task(messages, "user")

@@ -1,16 +1,24 @@
 """The model factory: ``provider:NAME`` → an agentscope chat model and its formatter.
 
 Keys come only from the environment; a missing key is an error that names the variable,
-never its value.
+never its value. Every client is built with a request timeout, without the SDK's own
+retries (:mod:`host.brains.resilience` retries, and counts each attempt once), and, for
+the HTTP SDKs, with the body check of :mod:`host.brains.exchange`.
 """
 
 from __future__ import annotations
 
+import asyncio
 import os
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
 
 from agentscope.formatter import FormatterBase
+
+from .caching import AnthropicPromptCache
+from .exchange import event_hooks
+from .resilience import DEFAULT_MODEL_TIMEOUT, ModelCallStats, ResilientModel, RetryPolicy
 
 PROVIDERS = ("openai", "dashscope", "anthropic", "gemini", "ollama", "offline")
 
@@ -56,8 +64,14 @@ def _key(var: str) -> str:
     return value
 
 
-def make_brain(spec: str) -> Brain:
-    """Build the brain named by ``spec`` (see :data:`PROVIDERS`)."""
+def make_brain(spec: str, timeout: float = DEFAULT_MODEL_TIMEOUT) -> Brain:
+    """Build the brain named by ``spec`` (see :data:`PROVIDERS`).
+
+    Args:
+        spec: ``offline`` or ``PROVIDER:NAME``.
+        timeout: the clients' request timeout in seconds (the Host also sets the
+            configured ``model_timeout`` on every request, see :func:`resilient_model`).
+    """
     provider, name = parse_spec(spec)
     if provider == "offline":
         # The offline policies are built per agent (host/hub.py); they read messages in
@@ -66,15 +80,19 @@ def make_brain(spec: str) -> Brain:
 
         return Brain(None, OpenAIChatFormatter(), "offline")
     if provider == "openai":
+        import openai
         from agentscope.formatter import OpenAIMultiAgentFormatter
         from agentscope.model import OpenAIChatModel
 
-        base_url = os.environ.get("OPENAI_BASE_URL")
         model = OpenAIChatModel(
             name,
             api_key=_key("OPENAI_API_KEY"),
             stream=False,
-            client_kwargs={"base_url": base_url} if base_url else None,
+            client_kwargs=_sdk_client(
+                "OPENAI_BASE_URL",
+                timeout,
+                openai.DefaultAsyncHttpxClient(event_hooks=event_hooks()),
+            ),
         )
         return Brain(model, OpenAIMultiAgentFormatter(), spec)
     if provider == "dashscope":
@@ -84,19 +102,75 @@ def make_brain(spec: str) -> Brain:
         model = DashScopeChatModel(name, api_key=_key("DASHSCOPE_API_KEY"), stream=False)
         return Brain(model, DashScopeMultiAgentFormatter(), spec)
     if provider == "anthropic":
+        import anthropic
         from agentscope.formatter import AnthropicMultiAgentFormatter
         from agentscope.model import AnthropicChatModel
 
-        model = AnthropicChatModel(name, api_key=_key("ANTHROPIC_API_KEY"), stream=False)
+        model = AnthropicChatModel(
+            name,
+            api_key=_key("ANTHROPIC_API_KEY"),
+            stream=False,
+            client_kwargs=_sdk_client(
+                "ANTHROPIC_BASE_URL",
+                timeout,
+                anthropic.DefaultAsyncHttpxClient(event_hooks=event_hooks()),
+            ),
+        )
         return Brain(model, AnthropicMultiAgentFormatter(), spec)
     if provider == "gemini":
         from agentscope.formatter import GeminiMultiAgentFormatter
         from agentscope.model import GeminiChatModel
 
-        model = GeminiChatModel(name, api_key=_key("GEMINI_API_KEY"), stream=False)
+        model = GeminiChatModel(
+            name,
+            api_key=_key("GEMINI_API_KEY"),
+            stream=False,
+            client_kwargs={"http_options": {"timeout": int(timeout * 1000)}},  # milliseconds
+        )
         return Brain(model, GeminiMultiAgentFormatter(), spec)
     from agentscope.formatter import OllamaMultiAgentFormatter
     from agentscope.model import OllamaChatModel
 
-    model = OllamaChatModel(name, stream=False, host=os.environ.get("OLLAMA_HOST"))
+    model = OllamaChatModel(
+        name,
+        stream=False,
+        host=os.environ.get("OLLAMA_HOST"),
+        client_kwargs={"timeout": timeout, "event_hooks": event_hooks()},
+    )
     return Brain(model, OllamaMultiAgentFormatter(), spec)
+
+
+def _sdk_client(base_url_var: str, timeout: float, http_client: Any) -> dict[str, Any]:
+    """``client_kwargs`` for the OpenAI and Anthropic SDKs: base URL from the environment
+    (if set), the request timeout, no SDK retries, and an HTTP client with the body check."""
+    kwargs: dict[str, Any] = {"timeout": timeout, "max_retries": 0, "http_client": http_client}
+    base_url = os.environ.get(base_url_var)
+    if base_url:
+        kwargs["base_url"] = base_url
+    return kwargs
+
+
+def request_kwargs(provider: str, timeout: float) -> dict[str, Any]:
+    """Options sent with every request: the SDK's per-request timeout where it takes one."""
+    return {"timeout": timeout} if provider in ("openai", "anthropic") else {}
+
+
+def resilient_model(
+    brain: Brain,
+    policy: RetryPolicy,
+    stats: ModelCallStats,
+    sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
+) -> ResilientModel:
+    """The brain's model with a timeout and bounded retries on every request (and, for
+    Anthropic, the system prompt and tools marked cacheable).
+
+    Args:
+        brain: an LLM brain from :func:`make_brain`.
+        policy: the request timeout and the retry settings.
+        stats: where attempts, retries and failures are counted.
+        sleep: how to wait between attempts (tests pass a recorder).
+    """
+    provider, _ = parse_spec(brain.spec)
+    model = AnthropicPromptCache(brain.model) if provider == "anthropic" else brain.model
+    kwargs = request_kwargs(provider, policy.timeout)
+    return ResilientModel(model, provider, policy, stats, request_kwargs=kwargs, sleep=sleep)

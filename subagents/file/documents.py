@@ -16,7 +16,7 @@ from pypdf.errors import FileNotDecryptedError, PdfReadError, PdfStreamError
 
 from ..results import ok
 from .guard import ToolInputError, file_tool
-from .limits import MAX_BULLETS, MAX_PDF_PAGES, MAX_SLIDES, MAX_TEXT_CHARS, clip
+from .limits import MAX_BODY_CHARS, MAX_BULLETS, MAX_PDF_PAGES, MAX_SLIDES, clip
 from .safezip import UnsafeArchive, check_office_zip
 
 # pypdf reports every recoverable oddity of a damaged file as a warning; the tool
@@ -129,13 +129,13 @@ def _pdf_result(data: bytes, path: str, pages: list[int] | None) -> ToolResponse
         block = f"--- page {number} ---\n" + (
             text or "[no text layer on this page; it may be a scanned image]"
         )
-        if shown and used + len(block) + 1 > MAX_TEXT_CHARS:
+        if shown and used + len(block) + 1 > MAX_BODY_CHARS:
             if pages is None:
                 break
             continue
-        if used + len(block) + 1 > MAX_TEXT_CHARS:
-            block = block[: MAX_TEXT_CHARS - used] + (
-                f"\n[… page {number} continues for {used + len(block) - MAX_TEXT_CHARS:,} "
+        if used + len(block) + 1 > MAX_BODY_CHARS:
+            block = block[: MAX_BODY_CHARS - used] + (
+                f"\n[… page {number} continues for {used + len(block) - MAX_BODY_CHARS:,} "
                 "more characters that this tool cannot show at once.]"
             )
         parts.append(block)
@@ -150,7 +150,8 @@ def _pdf_result(data: bytes, path: str, pages: list[int] | None) -> ToolResponse
             )
         else:
             parts.append(
-                f"[Pages {rest} were read but do not fit in this result. Call pdf_read_text "
+                f"[Pages {clip(str(rest), 300)} were read but do not fit in this result. "
+                "Call pdf_read_text "
                 f"with pages={rest[: max(len(shown), 1)]} to see them.]"
             )
     return ok("\n".join(parts), paths=[path])
@@ -253,13 +254,13 @@ def _outline_result(data: bytes, path: str) -> ToolResponse:
     # Shrink detail until every slide fits: full text, then shorter lines, then titles only.
     for per_bullet, max_bullets in ((1000, 1000), (200, 12), (80, 4), (60, 0)):
         blocks = [_render_slide(s, per_bullet, max_bullets) for s in slides]
-        if len(head) + sum(len(b) + 1 for b in blocks) <= MAX_TEXT_CHARS:
+        if len(head) + sum(len(b) + 1 for b in blocks) <= MAX_BODY_CHARS:
             break
     text_parts = [head]
     used = len(head)
     shown = 0
     for block in blocks:
-        if shown and used + len(block) + 1 > MAX_TEXT_CHARS:
+        if shown and used + len(block) + 1 > MAX_BODY_CHARS:
             break
         text_parts.append(block)
         used += len(block) + 1

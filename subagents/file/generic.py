@@ -1,5 +1,7 @@
 """Generic file tools: directories, file facts, and plain-text read, write, edit, delete."""
 
+import asyncio
+import builtins
 import datetime as dt
 import difflib
 
@@ -8,7 +10,14 @@ from pydantic import BaseModel, Field, TypeAdapter, ValidationError
 
 from ..results import ok
 from .guard import ToolInputError, file_tool
-from .limits import DEFAULT_LINES, MAX_DIR_ENTRIES, MAX_FIELD_CHARS, MAX_TEXT_CHARS, clip
+from .limits import (
+    DEFAULT_LINES,
+    MAX_BODY_CHARS,
+    MAX_DIR_ENTRIES,
+    MAX_LINE_CHARS,
+    clip,
+)
+from .lines import count_lines, iter_lines, line_of, line_start
 from .sniff import binary_kind, decode_text, encode_like
 
 
@@ -101,19 +110,25 @@ async def list_directory(path: str, service: object) -> ToolResponse:
     """
     entries = await service.list_dir(path)
     lines = [f"{path} — {len(entries)} entries:"]
-    shown = entries[:MAX_DIR_ENTRIES]
-    for e in shown:
+    used = 0
+    for e in entries[:MAX_DIR_ENTRIES]:
         if e.is_dir:
-            lines.append(f"[DIR]  {e.name}/")
+            line = f"[DIR]  {e.name}/"
+        elif e.special:
+            line = f"[OTHER] {e.name} ({e.kind}; not a regular file, never opened)"
         else:
-            lines.append(f"[FILE] {e.name} ({e.size:,} bytes)")
+            line = f"[FILE] {e.name} ({e.size:,} bytes)"
+        if used + len(line) + 1 > MAX_BODY_CHARS:
+            break
+        lines.append(line)
+        used += len(line) + 1
     if not entries:
         lines.append("(empty)")
-    if len(entries) > len(shown):
+    shown = len(lines) - 1
+    if len(entries) > shown:
         lines.append(
-            f"[… {len(entries) - len(shown)} more entries not shown (only the first "
-            f"{MAX_DIR_ENTRIES}, by name). List a subdirectory, or use get_file_info on a "
-            "known name.]"
+            f"[… {len(entries) - shown} more entries not shown (only the first {shown}, by "
+            "name). List a subdirectory, or use get_file_info on a known name.]"
         )
     return ok("\n".join(lines), paths=[path])
 
@@ -126,6 +141,12 @@ async def get_file_info(path: str, service: object) -> ToolResponse:
         path (str): Logical absolute path of the file or directory.
     """
     entry = await service.stat(path)
+    if entry.special:
+        return ok(
+            f"path: {entry.path}\nkind: {entry.kind}\nThis is not a regular file: it is never "
+            "opened (reading it could wait forever or never end), and no tool reads it.",
+            paths=[entry.path],
+        )
     kind = "directory" if entry.is_dir else "file"
     actions = [
         word
@@ -190,18 +211,24 @@ async def read_text_file(
             Omit it to read from the start.
     """
     text, encoding = await load_text(path, service)
-    lines = text.splitlines()
-    total = len(lines)
-    if range is None:
+    # Counting and walking lines of a large text is CPU work: keep it off the event loop.
+    return await asyncio.to_thread(_text_result, text, encoding, path, range)
+
+
+def _text_result(text: str, encoding: str, path: str, rng: object) -> ToolResponse:
+    total = count_lines(text)
+    if rng is None:
         start, end = 1, min(total, DEFAULT_LINES)
     else:
-        start, end = _parse_range(range, total)
+        start, end = _parse_range(rng, total)
     out: list[str] = []
     used = 0
     last = start - 1
-    for no, raw in enumerate(lines[start - 1 : end], start):
-        line = clip(raw, MAX_FIELD_CHARS * 4)
-        if out and used + len(line) + 1 > MAX_TEXT_CHARS:
+    lines = iter_lines(text, line_start(text, start), MAX_LINE_CHARS)
+    for no, (line, extra) in zip(builtins.range(start, end + 1), lines, strict=False):
+        if extra:
+            line = f"{line}…[+{extra} chars]"
+        if out and used + len(line) + 1 > MAX_BODY_CHARS:
             break
         out.append(line)
         used += len(line) + 1
@@ -212,7 +239,7 @@ async def read_text_file(
         else f"{path} — empty file ({encoding})"
     )
     parts = [header, "\n".join(out)]
-    if last < end or (range is None and last < total):
+    if last < end or (rng is None and last < total):
         step = max(last - start + 1, 1)
         parts.append(
             f"[{total - last} more lines not shown. To read on, call read_text_file with "
@@ -238,16 +265,37 @@ async def write_file(path: str, content: str, service: object) -> ToolResponse:
     service.check(path, "write")
     entry = await service.write_text(path, content)
     verb = "Replaced" if existed else "Created"
-    n_lines = len(content.splitlines())
+    n_lines = count_lines(content)
     return ok(
         f"{verb} {path}: {entry.size:,} bytes, {n_lines} lines (UTF-8).",
         paths=[path],
     )
 
 
-def _apply_edits(text: str, edits: list[TextEdit]) -> str:
-    """Apply each edit in order; every old_text must occur exactly once when its turn comes."""
+def _hunk(number: int, text: str, at: int, old: str, new: str) -> str:
+    """The diff of one edit: the lines it touches, before and after, from its first line.
+
+    Only the touched lines are diffed, each cut to a bounded window around the edit, so a
+    diff never costs more than the edit (a one-line file of 50 MB stays cheap).
+    """
+    start = max(text.rfind("\n", 0, at) + 1, at - MAX_LINE_CHARS)
+    end_of_old = at + len(old)
+    stop = text.find("\n", end_of_old)
+    stop = min(len(text) if stop < 0 else stop, end_of_old + MAX_LINE_CHARS)
+    before = text[start:stop]
+    after = text[start:at] + new + text[end_of_old:stop]
+    diff = difflib.unified_diff(before.splitlines(), after.splitlines(), lineterm="", n=1)
+    body = [clip(d, MAX_LINE_CHARS) for d in diff if not d.startswith(("---", "+++", "@@"))]
+    return f"@@ edit {number}, line {line_of(text, at)} @@\n" + "\n".join(body)
+
+
+def _apply_edits(text: str, edits: list[TextEdit]) -> tuple[str, list[str]]:
+    """Apply each edit in order; every old_text must occur exactly once when its turn comes.
+
+    Returns the new text and the diff of each edit.
+    """
     crlf = "\r\n" in text
+    hunks: list[str] = []
     for i, edit in enumerate(edits, 1):
         old, new = edit.old_text, edit.new_text
         if not old:
@@ -267,8 +315,10 @@ def _apply_edits(text: str, edits: list[TextEdit]) -> str:
                 f"Error: edit {i}: old_text {clip(old, 200)!r} {where}{after}. {fix} "
                 "Nothing was changed."
             )
-        text = text.replace(old, new, 1)
-    return text
+        at = text.index(old)
+        hunks.append(_hunk(i, text, at, old, new))
+        text = text[:at] + new + text[at + len(old) :]
+    return text, hunks
 
 
 @file_tool
@@ -293,34 +343,19 @@ async def edit_file(path: str, edits: list[TextEdit], service: object) -> ToolRe
         raise ToolInputError("Error: edits is empty; give at least one replacement.")
     service.check(path, "write")
     text, encoding = await load_text(path, service)
-    new_text = _apply_edits(text, parsed)
+    new_text, hunks = await asyncio.to_thread(_apply_edits, text, parsed)
     try:
         data = encode_like(new_text, encoding)
     except UnicodeEncodeError:
         data, encoding = new_text.encode("utf-8"), "UTF-8"
     await service.write_bytes(path, data)
-    diff = "".join(
-        difflib.unified_diff(
-            text.splitlines(keepends=True),
-            new_text.splitlines(keepends=True),
-            fromfile=path,
-            tofile=path,
-            n=2,
+    diff = "\n".join([f"--- {path}", f"+++ {path}", *hunks])
+    if len(diff) > MAX_BODY_CHARS:
+        diff = diff[:MAX_BODY_CHARS] + (
+            f"\n[… diff cut at {MAX_BODY_CHARS:,} characters; read the file with "
+            "read_text_file to see the result.]"
         )
-    )
-    shown = (
-        diff
-        if len(diff) <= MAX_TEXT_CHARS
-        else diff[:MAX_TEXT_CHARS]
-        + (
-            f"\n[… diff cut at {MAX_TEXT_CHARS} characters; read the file with read_text_file "
-            "to see the result.]"
-        )
-    )
-    return ok(
-        f"Applied {len(parsed)} edit(s) to {path} ({encoding}).\n{shown}",
-        paths=[path],
-    )
+    return ok(f"Applied {len(parsed)} edit(s) to {path} ({encoding}).\n{diff}", paths=[path])
 
 
 @file_tool

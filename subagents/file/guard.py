@@ -11,6 +11,7 @@ from agentscope.tool import ToolResponse
 from fs_service import FsError
 
 from ..results import error
+from .limits import MAX_TEXT_CHARS
 
 logger = logging.getLogger(__name__)
 
@@ -20,6 +21,29 @@ class ToolInputError(ValueError):
 
 
 ToolFunc = Callable[..., Awaitable[ToolResponse]]
+
+
+def within_cap(response: ToolResponse, limit: int = MAX_TEXT_CHARS) -> ToolResponse:
+    """``response`` with its text cut to ``limit`` characters (a note says so).
+
+    Every tool bounds its own output and says how to read on; this is the last line, so
+    that no input shape, however odd, makes a result longer than the cap.
+    """
+    blocks = response.content
+    total = sum(len(b.get("text", "")) for b in blocks if b.get("type") == "text")
+    if total <= limit:
+        return response
+    note = f"\n[… result cut at {limit:,} characters.]"
+    room = limit - len(note)
+    for block in blocks:
+        if block.get("type") != "text":
+            continue
+        text = block.get("text", "")
+        block["text"] = text[: max(room, 0)]
+        room -= len(block["text"])
+    last = next(b for b in reversed(blocks) if b.get("type") == "text")
+    last["text"] += note
+    return response
 
 
 def file_tool(func: ToolFunc) -> ToolFunc:
@@ -33,16 +57,18 @@ def file_tool(func: ToolFunc) -> ToolFunc:
     @functools.wraps(func)
     async def wrapper(*args: Any, **kwargs: Any) -> ToolResponse:
         try:
-            return await func(*args, **kwargs)
+            return within_cap(await func(*args, **kwargs))
         except (FsError, ToolInputError) as exc:
-            return error(str(exc))
+            return within_cap(error(str(exc)))
         except Exception as exc:
             logger.debug("%s failed", func.__name__, exc_info=True)
             where = kwargs.get("path") or kwargs.get("img_path") or ""
             on = f" on {where}" if where else ""
-            return error(
-                f"Error: {func.__name__} failed{on}: {type(exc).__name__}: {exc}. "
-                "The file may be damaged or of another type; check it with get_file_info."
+            return within_cap(
+                error(
+                    f"Error: {func.__name__} failed{on}: {type(exc).__name__}: {exc}. "
+                    "The file may be damaged or of another type; check it with get_file_info."
+                )
             )
 
     wrapper.__signature__ = inspect.signature(func)  # type: ignore[attr-defined]

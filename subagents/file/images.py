@@ -15,6 +15,7 @@ from ..results import ok
 from ..settings import ToolSettings
 from .guard import ToolInputError, file_tool
 from .limits import (
+    MAX_BODY_CHARS,
     MAX_IMAGE_BYTES,
     MAX_IMAGE_PIXELS,
     MAX_OCR_CHARS,
@@ -185,7 +186,7 @@ async def image_qa(
         except (httpx.HTTPError, RuntimeError, KeyError, IndexError, TypeError, ValueError) as exc:
             vision_error = _scrub(f"{type(exc).__name__}: {clip(str(exc), 200)}", cfg)
         else:
-            answer = _scrub(answer, cfg)
+            answer = clip(_scrub(answer, cfg), MAX_BODY_CHARS)
             return ok(
                 f"{img_path} ({desc}). Answer from vision model {cfg['model']}:\n{answer}",
                 paths=[img_path],
@@ -203,7 +204,7 @@ async def image_qa(
     lines = [f"{img_path}: {desc}.", why]
     if query:
         lines.append(
-            f"The question {query!r} was not answered by looking at the picture; "
+            f"The question {clip(query, 500)!r} was not answered by looking at the picture; "
             "below is what can be known offline."
         )
     if exif:

@@ -4,9 +4,12 @@ import asyncio
 import builtins
 import csv
 import datetime as dt
+import html
 import io
+import itertools
 import re
 import zipfile
+from collections.abc import Iterator
 from typing import Any
 
 from agentscope.tool import ToolResponse
@@ -18,23 +21,51 @@ from openpyxl.utils.exceptions import CellCoordinatesException
 from ..results import ok
 from .guard import ToolInputError, file_tool
 from .limits import (
+    CSV_FIELD_LIMIT,
+    CSV_SNIFF_CHARS,
+    MAX_BODY_CHARS,
     MAX_CELL_CHARS,
     MAX_CELLS,
-    MAX_TEXT_CHARS,
+    MAX_COUNT_FIELDS,
+    MAX_EXPANDED_CELLS,
+    MAX_PARSE_LINE_CHARS,
+    MAX_READ_COLUMNS,
+    MAX_ROW_CHARS,
+    MAX_ROW_FIELDS,
     MAX_WRITE_CELLS,
     clip,
 )
+from .lines import LINE_BREAK
 from .safezip import UnsafeArchive, check_office_zip
 from .sniff import binary_kind, decode_text
 
-# Fields of any size are parsed (the csv default stops at 128 KiB); display is clipped.
-csv.field_size_limit(256 * 1024 * 1024)
+# Fields are parsed up to 1 MiB (the csv default stops at 128 KiB); display is clipped.
+csv.field_size_limit(CSV_FIELD_LIMIT)
 
 _NUMBER = re.compile(r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?")
-_FORMULA_TAG = re.compile(rb"<(?:\w+:)?f[\s>/]")
+_FORMULA_TAG = re.compile(rb"<(?:\w{1,32}:)?f[\s>/]")
+#: Elements whose ``ref`` area openpyxl fills with one object per cell when it loads a
+#: workbook for editing: merged areas and hyperlink ranges.
+_AREA_TAG = re.compile(rb"<(?:\w{1,32}:)?(?:mergeCell|hyperlink)[\s/>]")
+_REF_ATTR = re.compile(rb"""\sref\s*=\s*(?:"([^"]*)"|'([^']*)')""")
+#: Bytes of a worksheet part read at a time when scanning it, and the longest element
+#: start tag accepted while looking for an area (a longer one is refused, not skipped).
+_SCAN_CHUNK = 1 << 20
+_MAX_TAG_BYTES = 64 * 1024
 
 
 # ---------------------------------------------------------------- CSV
+
+
+def _sample(text: str) -> str:
+    """The start of ``text`` the delimiter is guessed from, ending at a line break.
+
+    csv.Sniffer takes time quadratic in its sample on some inputs (about a minute for
+    64 KiB of ``,"``), so it sees only a few KiB.
+    """
+    sample = text[:CSV_SNIFF_CHARS]
+    cut = max(sample.rfind("\n"), sample.rfind("\r"))
+    return sample[:cut] if cut > 0 else sample
 
 
 def _sniff_delimiter(sample: str, path: str) -> str:
@@ -46,14 +77,47 @@ def _sniff_delimiter(sample: str, path: str) -> str:
         return ","
 
 
+class _Lines:
+    """The physical lines of a text for the csv reader, each cut at MAX_PARSE_LINE_CHARS.
+
+    Lines end at ``\r\n``, ``\n`` or ``\r``. A longer line is cut (a quote left open by
+    the cut is closed), so that one line of fifty million commas costs what 65,536 do.
+    ``cut`` lists the line numbers that were cut.
+    """
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.cut: list[int] = []
+
+    def __iter__(self) -> Iterator[str]:
+        text, pos, number = self.text, 0, 0
+        while pos < len(text):
+            number += 1
+            brk = LINE_BREAK.search(text, pos)
+            stop, nxt = (brk.start(), brk.end()) if brk else (len(text), len(text))
+            if stop - pos > MAX_PARSE_LINE_CHARS:
+                kept = text[pos : pos + MAX_PARSE_LINE_CHARS]
+                self.cut.append(number)
+                yield kept + ('"' if kept.count('"') % 2 else "") + "\n"
+            else:
+                yield text[pos:nxt]
+            pos = nxt
+
+
 def _csv_line(fields: list[str], delimiter: str) -> str:
+    """One row as CSV text: at most MAX_ROW_FIELDS fields, sharing MAX_ROW_CHARS."""
+    shown = fields[:MAX_ROW_FIELDS]
+    per_field = max(20, min(MAX_CELL_CHARS, MAX_ROW_CHARS // max(len(shown), 1)))
     # A line terminator the writer knows makes it quote fields holding a line break, so
     # that a multi-line field is not read as two rows.
     buf = io.StringIO()
     csv.writer(buf, delimiter=delimiter, lineterminator="\n").writerow(
-        [clip(f, MAX_CELL_CHARS) for f in fields]
+        [clip(f, per_field) for f in shown]
     )
-    return buf.getvalue().removesuffix("\n")
+    line = buf.getvalue().removesuffix("\n")
+    if len(fields) > len(shown):
+        line += f" …[+{len(fields) - len(shown):,} more fields]"
+    return clip(line, MAX_ROW_CHARS + 200)
 
 
 @file_tool
@@ -61,8 +125,9 @@ async def csv_read(path: str, service: object) -> ToolResponse:
     """Read a CSV or TSV file as rows of fields.
 
     The encoding (UTF-8, UTF-8 with BOM, GBK/GB18030) and the delimiter are detected and
-    reported. Rows keep their own length (no padding). Very long fields are shortened in
-    the text; a large file is shown in part, with the line range to read the rest.
+    reported. Rows keep their own length (no padding). Very long fields and rows are
+    shortened in the text; a large file is shown in part, with the line range to read
+    the rest.
 
     Args:
         path (str): Logical absolute path of the CSV file, e.g. /userinput/data.csv.
@@ -72,62 +137,103 @@ async def csv_read(path: str, service: object) -> ToolResponse:
     return await asyncio.to_thread(_csv_result, data, path)
 
 
-def _csv_result(data: bytes, path: str) -> ToolResponse:
+def _csv_text(data: bytes, path: str) -> tuple[str, str]:
     kind = binary_kind(data)
     if kind is not None:
         use = f"Use {kind[1]} for it." if kind[1] else "It cannot be read as CSV."
         raise ToolInputError(f"Error: {path} is a {kind[0]}, not a CSV file. {use}")
     try:
-        text, encoding = decode_text(data)
+        return decode_text(data)
     except UnicodeDecodeError as exc:
         raise ToolInputError(
             f"Error: {path} is not text in UTF-8 or GBK/GB18030 (undecodable byte at offset "
             f"{exc.start}); it may be binary. Check it with get_file_info."
         ) from None
-    delimiter = _sniff_delimiter(text[:65_536], path)
-    reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter)
-    rows: list[list[str]] = []
-    starts: list[int] = []
+
+
+class _CsvView:
+    """What csv_read shows of a file: the first rows that fit, and counts of the rest."""
+
+    def __init__(self) -> None:
+        self.lines: list[str] = []
+        self.used = 0
+        self.rows = 0
+        self.widths: tuple[int, int] | None = None
+        self.hidden_from: int | None = None  # file line where the first hidden row starts
+        self.clipped = False
+        self.counted_fields = 0
+
+    def add(self, row: list[str], start_line: int, delimiter: str) -> bool:
+        """Take one parsed row; False once counting should stop."""
+        self.rows += 1
+        low, high = self.widths or (len(row), len(row))
+        self.widths = (min(low, len(row)), max(high, len(row)))
+        if self.hidden_from is None:
+            line = f"{self.rows}: {_csv_line(row, delimiter)}"
+            if self.lines and self.used + len(line) + 1 > MAX_BODY_CHARS:
+                self.hidden_from = start_line
+            else:
+                self.lines.append(line)
+                self.used += len(line) + 1
+                self.clipped |= len(row) > MAX_ROW_FIELDS or any(
+                    len(f) > MAX_CELL_CHARS for f in row
+                )
+                return True
+        self.counted_fields += max(len(row), 1)
+        return self.counted_fields <= MAX_COUNT_FIELDS
+
+
+def _csv_result(data: bytes, path: str) -> ToolResponse:
+    text, encoding = _csv_text(data, path)
+    delimiter = _sniff_delimiter(_sample(text), path)
+    lines = _Lines(text)
+    reader = csv.reader(lines, delimiter=delimiter)
+    view = _CsvView()
+    stopped = ""
+    start = 1
     try:
-        next_start = 1
         for row in reader:
-            rows.append(row)
-            starts.append(next_start)
-            next_start = reader.line_num + 1
+            if not view.add(row, start, delimiter):
+                stopped = "counting stopped"
+                break
+            start = reader.line_num + 1
     except csv.Error as exc:
-        raise ToolInputError(
-            f"Error: {path} is not valid CSV near line {reader.line_num}: {exc}. "
-            "Read it with read_text_file instead."
-        ) from None
-    widths = [len(r) for r in rows]
+        if not view.rows:
+            raise ToolInputError(
+                f"Error: {path} is not valid CSV near line {reader.line_num}: {exc}. "
+                "Read it with read_text_file instead."
+            ) from None
+        stopped = f"parsing stopped near line {reader.line_num}: {exc}"
+        view.hidden_from = view.hidden_from or start
     name = {",": "comma", "\t": "tab", ";": "semicolon", "|": "pipe"}[delimiter]
-    head = f"{path} — {len(rows)} rows ({encoding}, {name}-separated)"
-    if widths and min(widths) != max(widths):
-        head += f"; rows have {min(widths)} to {max(widths)} fields (kept as they are)"
-    lines = [head]
-    used = len(head)
-    shown = 0
-    for i, row in enumerate(rows):
-        line = f"{i + 1}: {_csv_line(row, delimiter)}"
-        if shown and used + len(line) + 1 > MAX_TEXT_CHARS:
-            break
-        lines.append(line)
-        used += len(line) + 1
-        shown += 1
-    clipped = any(len(f) > MAX_CELL_CHARS for r in rows[:shown] for f in r)
-    if clipped:
-        lines.append(
-            f"[Fields longer than {MAX_CELL_CHARS} characters are shortened above; "
-            "read_text_file shows them in full.]"
+    count = f"at least {view.rows}" if stopped else str(view.rows)
+    head = f"{path} — {count} rows ({encoding}, {name}-separated)"
+    if view.widths and view.widths[0] != view.widths[1]:
+        head += f"; rows have {view.widths[0]:,} to {view.widths[1]:,} fields (kept as they are)"
+    out = [head, *view.lines]
+    if view.clipped:
+        out.append(
+            f"[Fields longer than {MAX_CELL_CHARS} characters are shortened above (and fields "
+            f"past the first {MAX_ROW_FIELDS} of a row left out); read_text_file shows the "
+            "lines as they are.]"
         )
-    if shown < len(rows):
-        first = starts[shown]
-        lines.append(
-            f"[Rows {shown + 1}–{len(rows)} not shown. To read them, call read_text_file with "
+    if lines.cut:
+        where = ", ".join(str(n) for n in lines.cut[:5]) + (" …" if len(lines.cut) > 5 else "")
+        out.append(
+            f"[Lines longer than {MAX_PARSE_LINE_CHARS:,} characters were parsed only in part: "
+            f"line {where}.]"
+        )
+    if stopped:
+        out.append(f"[The file was not read to its end ({clip(stopped, 200)}).]")
+    shown = len(view.lines)
+    if view.hidden_from is not None:
+        first = view.hidden_from
+        out.append(
+            f"[Rows {shown + 1}–{count} not shown. To read them, call read_text_file with "
             f"range=[{first}, {first + shown}] (file line numbers; row {shown + 1} starts on "
             f"line {first}).]"
         )
-    return ok("\n".join(lines), paths=[path])
+    return ok("\n".join(out), paths=[path])
 
 
 def _as_text(value: Any, where: str) -> str:
@@ -231,20 +337,110 @@ def _cell_value(value: Any) -> Any:
     return str(value)
 
 
-def _show(value: Any) -> str:
+def _show(value: Any, limit: int = MAX_CELL_CHARS) -> str:
     if value is None:
         return ""
-    text = str(value).replace("|", "\\|").replace("\r\n", " ⏎ ").replace("\n", " ⏎ ")
-    return clip(text, MAX_CELL_CHARS)
+    text = str(value)[: limit * 4].replace("|", "\\|").replace("\r\n", " ⏎ ").replace("\n", " ⏎ ")
+    return clip(text, limit)
+
+
+def _names(names: list[str], limit: int = 800) -> str:
+    """Sheet names for a result's header, cut to about ``limit`` characters."""
+    shown: list[str] = []
+    used = 0
+    for name in names:
+        name = clip(name, 60)
+        if shown and used + len(name) + 2 > limit:
+            return ", ".join(shown) + f", … (+{len(names) - len(shown)} more)"
+        shown.append(name)
+        used += len(name) + 2
+    return ", ".join(shown)
+
+
+def _sheet_parts(zf: zipfile.ZipFile) -> list[str]:
+    return [n for n in zf.namelist() if n.startswith("xl/worksheets/") and n.endswith(".xml")]
+
+
+def _chunks(zf: zipfile.ZipFile, name: str) -> Iterator[bytes]:
+    """A worksheet part in pieces, so that scanning it never holds the whole part."""
+    with zf.open(name) as fh:
+        while chunk := fh.read(_SCAN_CHUNK):
+            yield chunk
+
+
+def _count_formulas(data: bytes, stop_at: int | None = None) -> int:
+    """Formula cells in the worksheets of ``data`` (counting stops at ``stop_at``)."""
+    count = 0
+    with zipfile.ZipFile(io.BytesIO(data)) as zf:
+        for name in _sheet_parts(zf):
+            tail = b""
+            for chunk in _chunks(zf, name):
+                buf = tail + chunk
+                # A tag cut at the chunk's end is counted with the next chunk.
+                keep = max(len(buf) - 40, 0)
+                count += sum(1 for m in _FORMULA_TAG.finditer(buf) if m.start() < keep)
+                tail = buf[keep:]
+                if stop_at is not None and count >= stop_at:
+                    return count
+            count += sum(1 for _ in _FORMULA_TAG.finditer(tail))
+    return count
 
 
 def _has_formulas(data: bytes) -> bool:
+    return _count_formulas(data, stop_at=1) > 0
+
+
+def _area_cells(ref: bytes) -> int:
+    """How many cells an area such as ``A1:C3`` covers (a cell alone is one)."""
+    text = html.unescape(ref.decode("utf-8", "replace")).replace("$", "").strip()
+    total = 0
+    for part in text.split():
+        try:
+            c1, r1, c2, r2 = range_boundaries(part)
+        except (ValueError, TypeError):
+            continue
+        if None in (c1, r1, c2, r2):
+            c1, r1 = c1 or 1, r1 or 1
+            c2, r2 = c2 or 16_384, r2 or 1_048_576
+        total += (c2 - c1 + 1) * (r2 - r1 + 1)
+    return total
+
+
+def _expanded_cells(data: bytes, path: str) -> int:
+    """Cells that merged areas and hyperlink ranges cover, over every worksheet.
+
+    openpyxl makes an object for each of them when it loads the workbook for editing, so
+    a merged area of A1:XFD1048576 would be seventeen billion objects.
+    """
+    total = 0
     with zipfile.ZipFile(io.BytesIO(data)) as zf:
-        return any(
-            _FORMULA_TAG.search(zf.read(name))
-            for name in zf.namelist()
-            if name.startswith("xl/worksheets/") and name.endswith(".xml")
-        )
+        for name in _sheet_parts(zf):
+            buf = b""
+            # The empty chunk at the end says "no more data" to the tag search.
+            for chunk in itertools.chain(_chunks(zf, name), [b""]):
+                buf += chunk
+                pos = 0
+                while match := _AREA_TAG.search(buf, pos):
+                    end = buf.find(b">", match.end())
+                    if end < 0 and chunk:
+                        if len(buf) - match.start() > _MAX_TAG_BYTES:
+                            raise ToolInputError(
+                                f"Error: {path} has a malformed worksheet (an element over "
+                                f"{_MAX_TAG_BYTES:,} bytes); it cannot be edited here. Write "
+                                "to a new workbook instead."
+                            )
+                        pos = match.start()
+                        break
+                    ref = _REF_ATTR.search(buf, match.end() - 1, end if end >= 0 else len(buf))
+                    if ref:
+                        total += _area_cells(ref.group(1) or ref.group(2) or b"")
+                    pos = end + 1 if end >= 0 else len(buf)
+                else:
+                    pos = max(pos, len(buf) - 48)
+                buf = buf[pos:]
+                if total > MAX_EXPANDED_CELLS:
+                    return total
+    return total
 
 
 async def _load_xlsx_bytes(path: str, service: object) -> bytes:
@@ -304,7 +500,8 @@ def _read_area(data: bytes, path: str, sheet: str | None, ref: str) -> dict[str,
             # Never read past the used range, but always at least the first asked cell.
             c2 = min(bc2 or max_col, max(max_col, c1))
             r2 = min(br2 or max_row, max(max_row, r1))
-        wanted_r2 = r2
+        wanted_r2, wanted_c2 = r2, c2
+        c2 = min(c2, c1 + MAX_READ_COLUMNS - 1)
         width = c2 - c1 + 1
         cut = r2 - r1 + 1 > MAX_CELLS // width
         if cut:
@@ -343,6 +540,7 @@ def _read_area(data: bytes, path: str, sheet: str | None, ref: str) -> dict[str,
         "used": used,
         "box": (c1, r1, c2, r2),
         "wanted_r2": wanted_r2,
+        "wanted_c2": wanted_c2,
         "rows": rows,
         "missing": missing,
         "cut": cut,
@@ -371,8 +569,11 @@ async def xlsx_read_cells(path: str, range: str, service: object) -> ToolRespons
     c1, r1, c2, r2 = area["box"]
     rows, missing, title = area["rows"], area["missing"], area["sheet"]
     letters = [get_column_letter(c) for c in builtins.range(c1, c2 + 1)]
+    # Every cell gets an equal share of a row's characters, so that one row always fits.
+    per_cell = max(20, min(MAX_CELL_CHARS, MAX_ROW_CHARS // len(letters)))
     head = (
-        f"{path} — sheet {title!r} (sheets: {', '.join(area['sheets'])}; used range {area['used']})"
+        f"{path} — sheet {clip(title, 60)!r} (sheets: {_names(area['sheets'])}; "
+        f"used range {area['used']})"
     )
     table = ["| | " + " | ".join(letters) + " |", "|---" * (len(letters) + 1) + "|"]
     used = len(head) + sum(len(t) for t in table)
@@ -381,11 +582,11 @@ async def xlsx_read_cells(path: str, range: str, service: object) -> ToolRespons
         cells = [
             f"⟨formula {clip(missing[(i, j)], 120)}; no cached value⟩"
             if (i, j) in missing
-            else _show(v)
+            else _show(v, per_cell)
             for j, v in enumerate(row)
         ]
         line = f"| {r1 + i} | " + " | ".join(cells) + " |"
-        if shown and used + len(line) + 1 > MAX_TEXT_CHARS:
+        if shown and used + len(line) + 1 > MAX_BODY_CHARS:
             break
         table.append(line)
         used += len(line) + 1
@@ -412,6 +613,14 @@ async def xlsx_read_cells(path: str, range: str, service: object) -> ToolRespons
         lines.append(
             f"[Rows {nxt}–{end} not read (at most {MAX_CELLS:,} cells per call). To read on, "
             f'call xlsx_read_cells with range="{ask}".]'
+        )
+    if area["wanted_c2"] > c2:
+        nxt, end = c2 + 1, area["wanted_c2"]
+        ask = _a1(title, nxt, r1, min(end, nxt + MAX_READ_COLUMNS - 1), max(last_row, r1))
+        lines.append(
+            f"[Columns {get_column_letter(nxt)}–{get_column_letter(end)} not read (at most "
+            f"{MAX_READ_COLUMNS} columns per call). To read them, call xlsx_read_cells with "
+            f'range="{ask}".]'
         )
     return ok("\n".join(lines), paths=[path])
 
@@ -506,6 +715,12 @@ def _write_cells(
 
     Returns the saved file, the sheet written, every sheet name and the formula count.
     """
+    if data is not None and (covered := _expanded_cells(data, path)) > MAX_EXPANDED_CELLS:
+        raise ToolInputError(
+            f"Error: {path} has merged areas or hyperlink ranges covering {covered:,}+ cells "
+            f"(at most {MAX_EXPANDED_CELLS:,} can be edited here); editing it would build an "
+            "object for each. Write the values to a new workbook instead."
+        )
     wb = Workbook() if data is None else _open_xlsx(data, path)
     try:
         if data is None:
@@ -521,7 +736,9 @@ def _write_cells(
     for i, row in enumerate(grid):
         for j, text in enumerate(row):
             ws.cell(row=r1 + i, column=c1 + j, value=_typed(text))
-    formulas = sum(1 for s in wb.worksheets for r in s.iter_rows() for c in r if c.data_type == "f")
     buf = io.BytesIO()
     wb.save(buf)
-    return buf.getvalue(), ws.title, list(wb.sheetnames), formulas
+    out = buf.getvalue()
+    # Counted in the saved file, never by walking the grid: a cell at XFD1048576 would
+    # make the grid seventeen billion cells.
+    return out, ws.title, list(wb.sheetnames), _count_formulas(out)

@@ -132,12 +132,14 @@ async def check_draft(draft: Draft, checker: CitationChecker) -> Checked:
     for point in draft.points():
         parts: list = []
         cited_here: set[int] = set()
+        removed_last = False
         i = 0
         while i < len(point.parts):
             part = point.parts[i]
             if not isinstance(part, Cite):
                 parts.append(part)
                 i += 1
+                removed_last = removed_last and not re.search(r"\w", part)
                 continue
             run: list[Cite] = []
             while i < len(point.parts) and isinstance(point.parts[i], Cite):
@@ -158,14 +160,17 @@ async def check_draft(draft: Draft, checker: CitationChecker) -> Checked:
             if not kept:
                 if parts and isinstance(parts[-1], str):
                     parts[-1] = _without_last_sentence(parts[-1])
+                removed_last = True
                 continue
+            removed_last = False
             for n in kept:
                 if n not in cited_here:
                     cited_here.add(n)
                     parts.append(Cite(f"#{n}"))
         if parts and isinstance(parts[-1], str):
             parts[-1] = parts[-1].rstrip()
-        if len(parts) > 1 and isinstance(parts[-1], str) and not re.search(r"\w", parts[-1]):
+        last = parts[-1] if parts else None
+        if removed_last and len(parts) > 1 and isinstance(last, str) and not re.search(r"\w", last):
             parts.pop()  # the full stop of a removed claim, left after a kept marker
         point.parts = [p for p in parts if p != ""]
         if not any(isinstance(p, str) and p.strip() for p in point.parts):
@@ -173,7 +178,8 @@ async def check_draft(draft: Draft, checker: CitationChecker) -> Checked:
     draft.lead = [p for p in draft.lead if p.parts]
     for section in draft.sections:
         section.points = [p for p in section.points if p.parts]
-    draft.sections = [s for s in draft.sections if s.points]
+        section.tables = [t for t in section.tables if t.caption.cites()]  # sourced tables only
+    draft.sections = [s for s in draft.sections if s.points or s.tables]
     return Checked(draft, citations, list(dropped.values()))
 
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from agentscope.tool import ToolResponse
 
@@ -20,12 +20,28 @@ from .sources import MaterialError, read_material
 
 
 @dataclass(frozen=True)
+class Rendered:
+    """A rendered report: the file's bytes and any files it refers to by name.
+
+    ``attachments`` maps a file name (no folder, e.g. ``report-chart-1.png``) to its
+    bytes; they are written beside the report, before it.
+    """
+
+    data: bytes
+    attachments: dict[str, bytes] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
 class Format:
-    """One output format: its name, accepted file suffixes and a renderer to bytes."""
+    """One output format: its name, accepted file suffixes and a renderer.
+
+    ``render`` returns the file's bytes, or a :class:`Rendered` when the file refers to
+    others (a Markdown report's chart images).
+    """
 
     name: str
     suffixes: tuple[str, ...]
-    render: Callable[[Report], bytes]
+    render: Callable[[Report], bytes | Rendered]
 
 
 def _summary_text(report: Report, fmt: Format, path: str, size: int) -> str:
@@ -88,18 +104,25 @@ async def generate(
     )
     report.notes.extend(f"passed over {skipped}" for skipped in material.skipped[:10])
     try:
-        data = await asyncio.to_thread(fmt.render, report)
+        rendered = await asyncio.to_thread(fmt.render, report)
     except Exception as exc:  # a renderer failure is reported, never raised to the agent
         return error(
             f"could not render the {fmt.name} file ({type(exc).__name__}: {exc}); "
             "nothing was written."
         )
+    if not isinstance(rendered, Rendered):
+        rendered = Rendered(rendered)
+    folder = clean.rsplit("/", 1)[0] + "/"
+    written: list[str] = []
     try:
-        entry = await svc.write_bytes(clean, data)
+        for name, data in rendered.attachments.items():
+            await svc.write_bytes(folder + name, data)
+            written.append(folder + name)
+        entry = await svc.write_bytes(clean, rendered.data)
     except FsError as exc:
         return error(f"{exc} Nothing was written.")
     return ok(
         _summary_text(report, fmt, clean, entry.size),
-        paths=[clean, *material.read],
+        paths=[clean, *written, *material.read],
         evidence_ids=[c.item.id for c in report.citations],
     )

@@ -36,6 +36,9 @@ from markdown_it.token import Token
 
 #: First line of every Markdown report this package writes.
 REPORT_MARKER = "<!-- quartet-report: [n] markers cite the numbered Sources below -->"
+#: First line of the research notes the Host writes: candidate evidence, best first, for
+#: the writer to choose from (see :mod:`.writer`); other notes are used as written.
+RESEARCH_MARKER = "<!-- quartet-research: candidates best first -->"
 
 EV_ID = r"ev-[0-9a-fA-F]{12}"
 _KEY = rf"(?:{EV_ID}|\d{{1,4}})"
@@ -71,9 +74,40 @@ class Point:
 
 
 @dataclass
+class Chart:
+    """A bar chart of a table's numeric column(s): one bar (group) per label."""
+
+    title: str
+    labels: list[str]
+    series: list[tuple[str, list[float]]]  # (column name, one value per label)
+    unit: str = ""
+
+
+@dataclass
+class Table:
+    """A table quoted from a source: header, rows, and the caption that cites its source.
+
+    ``caption`` is a point (text and markers) so that its citation is checked like any
+    other; a table whose caption keeps no verified citation is left out of the report.
+    """
+
+    header: list[str]
+    rows: list[list[str]]
+    caption: Point = field(default_factory=lambda: Point([]))
+    chart: Chart | None = None
+
+
+#: What a section holds: a part of the question, the disagreements between sources,
+#: what could not be found, or anything else the notes had.
+SECTION_KINDS = ("part", "disagreements", "not_found", "other")
+
+
+@dataclass
 class Section:
     heading: str
     points: list[Point] = field(default_factory=list)
+    tables: list[Table] = field(default_factory=list)
+    kind: str = "part"
 
 
 @dataclass
@@ -85,7 +119,11 @@ class Draft:
     sections: list[Section] = field(default_factory=list)
 
     def points(self) -> list[Point]:
-        return [*self.lead, *(p for s in self.sections for p in s.points)]
+        """Every point, table captions included (their citations are checked too)."""
+        return [
+            *self.lead,
+            *(p for s in self.sections for p in [*s.points, *(t.caption for t in s.tables)]),
+        ]
 
     def is_empty(self) -> bool:
         return not self.points()
@@ -116,6 +154,7 @@ def parser() -> MarkdownIt:
     nothing and are dropped, so a bare number can never pass for a checked citation.
     """
     md = MarkdownIt("commonmark", {"html": False})
+    md.enable("table")
     md.disable("image")
     md.inline.ruler.before("link", "citation", _citation)
     return md
@@ -155,13 +194,26 @@ def _merge(parts: list[Part]) -> list[Part]:
     return [p for p in cleaned if p != ""]
 
 
+_CAPTION = re.compile(r"^(?:Table|表)\s*[:：]\s*")
+
+
 def parse_notes(text: str) -> Draft:
-    """Parse notes (or an earlier report's body) into a :class:`Draft`."""
+    """Parse notes (or an earlier report's body) into a :class:`Draft`.
+
+    A Markdown table becomes a :class:`Table` of its section; a paragraph right after it
+    that starts with "Table:" (or "表：") is its caption, with the markers citing it.
+    """
+    from .labels import section_kind
+
     tokens = parser().parse(text)
     draft = Draft()
     current: Section | None = None
     heading_level = 0
     list_depth = 0
+    table: Table | None = None
+    row: list[str] | None = None
+    in_head = False
+    last_table: Table | None = None
     for i, tok in enumerate(tokens):
         if tok.type == "heading_open":
             heading_level = int(tok.tag[1])
@@ -171,19 +223,54 @@ def parse_notes(text: str) -> Draft:
             list_depth += 1
         elif tok.type in ("bullet_list_close", "ordered_list_close"):
             list_depth -= 1
+        elif tok.type == "table_open":
+            table, last_table = Table([], []), None
+        elif tok.type == "thead_open":
+            in_head = True
+        elif tok.type == "thead_close":
+            in_head = False
+        elif tok.type == "tr_open":
+            row = []
+        elif tok.type == "tr_close" and table is not None and row is not None:
+            if in_head:
+                table.header = row
+            else:
+                table.rows.append(row)
+            row = None
+        elif tok.type == "table_close" and table is not None:
+            if current is None:
+                current = Section("")
+                draft.sections.append(current)
+            current.tables.append(table)
+            last_table, table = table, None
         elif tok.type == "inline":
             parts = _flatten(tok.children)
             words = "".join(p for p in parts if isinstance(p, str)).strip()
-            if heading_level:
+            if row is not None:
+                row.append(words)
+            elif heading_level:
                 if heading_level == 1 and not draft.title and current is None:
                     draft.title = words
                 elif words:
-                    current = Section(words)
+                    current = Section(words, kind=section_kind(words))
                     draft.sections.append(current)
+                last_table = None
             elif parts and i > 0 and tokens[i - 1].type == "paragraph_open":
+                caption = _CAPTION.match(words) if last_table is not None else None
+                if caption and isinstance(parts[0], str):
+                    parts[0] = _CAPTION.sub("", parts[0].lstrip(), count=1)
+                    last_table.caption = Point(parts)
+                    last_table = None
+                    continue
+                last_table = None
                 point = Point(parts, bullet=list_depth > 0)
                 (current.points if current else draft.lead).append(point)
     return draft
+
+
+def is_research(text: str) -> bool:
+    """Whether ``text`` is research notes the Host wrote (candidates for the writer)."""
+    return text.lstrip("\ufeff").startswith(RESEARCH_MARKER)
 
 
 def is_report(text: str) -> bool:

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from fs_service import FsError
 from subagents.evidence import EvidenceItem, PageRecord, evidence_id, sidecar_path
 
-from .notes import Draft, is_report, parse_notes, parse_report
+from .notes import Draft, is_report, is_research, parse_notes, parse_report
 
 TEXT_SUFFIXES = (".md", ".markdown", ".txt")
 
@@ -212,6 +212,8 @@ async def _read_one(
                 if loc.get("title"):
                     material.titles_before[item.page_path] = str(loc["title"])
                     material.titles_before[item.url] = str(loc["title"])
+    elif is_research(text):
+        draft = parse_notes(text.lstrip("\ufeff").split("\n", 1)[1] if "\n" in text else "")
     else:
         draft = parse_notes(text)
     material.notes.append((path, text, draft))

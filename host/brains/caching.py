@@ -1,0 +1,72 @@
+"""Prompt caching for Anthropic: the system prompt and the tool schemas are cacheable.
+
+Anthropic caches a request's prefix (tools, then system, then messages) up to each block
+marked ``cache_control: {"type": "ephemeral"}``. agentscope's ``AnthropicChatModel``
+sends the formatter's first message (role ``system``, a list of text blocks) as
+``system``, and builds ``tools`` as ``{name, description, input_schema}`` without a way to
+add a field. :class:`AnthropicPromptCache` marks the last system block in the formatted
+messages, and sends the same tool list with the last tool marked through the SDK's
+documented ``extra_body`` (which replaces ``tools`` in the request body). The cache reads
+and writes the provider reports are counted by the token ledger.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .wrapping import ModelWrapper
+
+EPHEMERAL = {"type": "ephemeral"}
+
+
+def mark_system(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """``messages`` with the last block of a leading system message marked cacheable."""
+    if not messages or messages[0].get("role") != "system":
+        return messages
+    content = messages[0].get("content")
+    if isinstance(content, str):
+        blocks = [{"type": "text", "text": content}]
+    elif isinstance(content, list) and content:
+        blocks = [dict(block) for block in content]
+    else:
+        return messages
+    blocks[-1]["cache_control"] = dict(EPHEMERAL)
+    return [{**messages[0], "content": blocks}, *messages[1:]]
+
+
+def cached_tools(schemas: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Anthropic tool definitions from agentscope's JSON schemas, the last one cacheable."""
+    tools = [
+        {
+            "name": schema["function"]["name"],
+            "description": schema["function"].get("description", ""),
+            "input_schema": schema["function"].get("parameters", {}),
+        }
+        for schema in schemas
+    ]
+    if tools:
+        tools[-1]["cache_control"] = dict(EPHEMERAL)
+    return tools
+
+
+class AnthropicPromptCache(ModelWrapper):
+    """Marks the system prompt and the last tool of every request cacheable."""
+
+    async def __call__(
+        self,
+        messages: list[dict[str, Any]],
+        tools: list[dict[str, Any]] | None = None,
+        tool_choice: str | None = None,
+        structured_model: Any = None,
+        **kwargs: Any,
+    ) -> Any:
+        if tools and structured_model is None:
+            extra = dict(kwargs.get("extra_body") or {})
+            kwargs["extra_body"] = {**extra, "tools": cached_tools(tools)}
+        return await self.model(
+            mark_system(messages),
+            tools=tools,
+            tool_choice=tool_choice,
+            structured_model=structured_model,
+            **kwargs,
+        )

@@ -1,0 +1,295 @@
+"""Past runs, read from their folders: what ``quartet runs`` lists and ``quartet show``
+prints.
+
+A run folder holds ``internal/`` and ``workspace/``. Its status comes from what it left:
+
+- ``internal/run.json``: the run ended; its ``status`` ("finished" unless it says
+  "interrupted") and its exit code are recorded there;
+- only ``internal/checkpoint.json``: it was stopped mid-way and can be resumed;
+- neither: it stopped before its first checkpoint ("incomplete").
+
+This module reads JSON files only; it imports nothing heavy.
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+from collections import Counter
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+RUN_JSON = "internal/run.json"
+CHECKPOINT_JSON = "internal/checkpoint.json"
+PLAN_JSON = "internal/plan.json"
+#: What a run's folder name starts with: its UTC start time (see ``host.run.new_run_id``).
+ID_TIME = "%Y%m%d-%H%M%S"
+
+
+class RunNotFound(ValueError):
+    """No run, or more than one, matches the id given; the message suggests close ids."""
+
+
+@dataclass(frozen=True)
+class SubQuestionState:
+    """One part of a run's plan and how far it got."""
+
+    id: str
+    text: str
+    status: str
+    evidence: int
+
+
+@dataclass(frozen=True)
+class Failure:
+    """A stage or source that failed: where, and why."""
+
+    where: str
+    reason: str
+
+
+@dataclass(frozen=True)
+class RunSummary:
+    """One past run as ``quartet runs`` lists it."""
+
+    id: str
+    path: Path
+    question: str
+    status: str
+    exit_code: int | None
+    answered: int | None
+    parts: int | None
+    seconds: float | None
+    started: datetime | None
+
+    @property
+    def resumable(self) -> bool:
+        return self.status == "stopped"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "path": str(self.path),
+            "question": self.question,
+            "status": self.status,
+            "exit_code": self.exit_code,
+            "answered": self.answered,
+            "parts": self.parts,
+            "seconds": self.seconds,
+            "started": self.started.isoformat() if self.started else None,
+            "resumable": self.resumable,
+        }
+
+
+@dataclass(frozen=True)
+class RunDetail:
+    """One past run as ``quartet show`` prints it."""
+
+    summary: RunSummary
+    plan: list[SubQuestionState] = field(default_factory=list)
+    outputs: list[Path] = field(default_factory=list)
+    citations: int | None = None
+    pages_read: int | None = None
+    tokens: dict[str, int] = field(default_factory=dict)
+    failures: list[Failure] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            **self.summary.to_dict(),
+            "plan": [vars(s) for s in self.plan],
+            "outputs": [str(p) for p in self.outputs],
+            "citations": self.citations,
+            "pages_read": self.pages_read,
+            "tokens": self.tokens,
+            "failures": [vars(f) for f in self.failures],
+        }
+
+
+def is_run_folder(path: Path) -> bool:
+    """A folder with ``internal/`` and ``workspace/`` (``.demo-cache`` and others are not)."""
+    return (
+        not path.name.startswith(".")
+        and (path / "internal").is_dir()
+        and (path / "workspace").is_dir()
+    )
+
+
+def _read_json(path: Path) -> dict[str, Any] | None:
+    """The JSON object in ``path``; None when it is missing, unreadable or not an object."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    return data if isinstance(data, dict) else None
+
+
+def _started(run_id: str, path: Path, record: dict[str, Any]) -> datetime | None:
+    """When the run started: run.json's ``started``, else its id, else its folder's mtime."""
+    raw = record.get("started")
+    if isinstance(raw, int | float):
+        return datetime.fromtimestamp(raw, UTC)
+    if isinstance(raw, str):
+        try:
+            when = datetime.fromisoformat(raw)
+        except ValueError:
+            pass
+        else:
+            return when if when.tzinfo else when.replace(tzinfo=UTC)
+    try:
+        return datetime.strptime(run_id[:15], ID_TIME).replace(tzinfo=UTC)
+    except ValueError:
+        pass
+    try:
+        return datetime.fromtimestamp(path.stat().st_mtime, UTC)
+    except OSError:
+        return None
+
+
+def _plan_of(path: Path, record: dict[str, Any]) -> dict[str, Any]:
+    """The run's plan: from run.json, else plan.json, else the checkpoint."""
+    for source in (
+        lambda: record.get("plan"),
+        lambda: _read_json(path / PLAN_JSON),
+        lambda: (_read_json(path / CHECKPOINT_JSON) or {}).get("plan"),
+    ):
+        plan = source()
+        if isinstance(plan, dict) and isinstance(plan.get("subquestions"), list):
+            return plan
+    return {}
+
+
+def _subquestions(plan: dict[str, Any]) -> list[SubQuestionState]:
+    return [
+        SubQuestionState(
+            id=str(s.get("id", "")),
+            text=str(s.get("text", "")),
+            status=str(s.get("status", "pending")),
+            evidence=len(s.get("evidence_ids") or []),
+        )
+        for s in plan.get("subquestions", [])
+        if isinstance(s, dict)
+    ]
+
+
+def _number(value: Any) -> float | None:
+    return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else None
+
+
+def _integer(value: Any) -> int | None:
+    number = _number(value)
+    return None if number is None else int(number)
+
+
+def _summary(path: Path, record: dict[str, Any] | None) -> tuple[RunSummary, dict[str, Any]]:
+    """The run's summary, and its plan (for :func:`read_run`)."""
+    data = record or {}
+    if record is not None:
+        status = str(record.get("status") or "finished")
+    elif (path / CHECKPOINT_JSON).is_file():
+        status = "stopped"
+    else:
+        status = "incomplete"
+    plan = _plan_of(path, data)
+    subs = _subquestions(plan)
+    question = data.get("question") or plan.get("question")
+    if not question and status == "stopped":
+        question = (_read_json(path / CHECKPOINT_JSON) or {}).get("question")
+    answered = _integer(data.get("answered"))
+    if answered is None and subs:
+        answered = sum(1 for s in subs if s.evidence)
+    summary = RunSummary(
+        id=path.name,
+        path=path,
+        question=str(question or ""),
+        status=status,
+        exit_code=_integer(data.get("exit_code")),
+        answered=answered,
+        parts=len(subs) if subs else None,
+        seconds=_number(data.get("seconds")),
+        started=_started(path.name, path, data),
+    )
+    return summary, plan
+
+
+def list_runs(runs_dir: Path) -> list[RunSummary]:
+    """Every run in ``runs_dir``, newest first; none when the folder does not exist."""
+    runs = [_summary(p, _read_json(p / RUN_JSON))[0] for p in _folders(runs_dir)]
+    epoch = datetime.fromtimestamp(0, UTC)
+    return sorted(runs, key=lambda r: (r.started or epoch, r.id), reverse=True)
+
+
+def find_run(runs_dir: Path, ref: str) -> Path:
+    """The folder of run ``ref`` (its id, or a prefix only one id has).
+
+    Raises RunNotFound naming close ids when there is no such run or the prefix is
+    ambiguous.
+    """
+    ref = ref.strip().rstrip("/")
+    ids = sorted(p.name for p in _folders(runs_dir))
+    if ref in ids:
+        return runs_dir / ref
+    matches = [i for i in ids if ref and i.startswith(ref)]
+    if len(matches) == 1:
+        return runs_dir / matches[0]
+    if matches:
+        shown = ", ".join(matches[:5]) + (", …" if len(matches) > 5 else "")
+        raise RunNotFound(f"{ref!r} starts more than one run id in {runs_dir}: {shown}")
+    near = difflib.get_close_matches(ref, ids, n=3, cutoff=0.75)
+    hint = f"; did you mean {' or '.join(near)}?" if near else ""
+    if not ids:
+        hint = " (it has no runs)"
+    raise RunNotFound(f"no run {ref!r} in {runs_dir}{hint}")
+
+
+def _folders(runs_dir: Path) -> list[Path]:
+    try:
+        return [p for p in runs_dir.iterdir() if is_run_folder(p)]
+    except (FileNotFoundError, NotADirectoryError):
+        return []
+
+
+def _failures(record: dict[str, Any]) -> list[Failure]:
+    """Delegations that did not end ok, the run's errors, and tools whose calls failed."""
+    failures: list[Failure] = []
+    for d in record.get("delegations") or []:
+        if not isinstance(d, dict) or d.get("status", "ok") == "ok":
+            continue
+        where = " ".join(
+            str(part)
+            for part in (
+                d.get("subagent"),
+                d.get("id"),
+                d.get("subquestion") and f"({d['subquestion']})",
+            )
+            if part
+        )
+        reason = str(d.get("error") or d.get("status"))
+        failures.append(Failure(where=where or "a stage", reason=reason))
+    failed_calls = Counter(
+        str(call.get("tool"))
+        for call in record.get("tool_calls") or []
+        if isinstance(call, dict) and call.get("ok") is False
+    )
+    for tool, count in failed_calls.items():
+        failures.append(Failure(where=tool, reason=f"{count} failed call{'s' * (count > 1)}"))
+    failures.extend(Failure(where="run", reason=str(e)) for e in record.get("errors") or [])
+    return failures
+
+
+def read_run(path: Path) -> RunDetail:
+    """Everything ``quartet show`` prints about the run in folder ``path``."""
+    record = _read_json(path / RUN_JSON)
+    summary, plan = _summary(path, record)
+    data = record or {}
+    tokens = data.get("tokens") if isinstance(data.get("tokens"), dict) else {}
+    return RunDetail(
+        summary=summary,
+        plan=_subquestions(plan),
+        outputs=[path / str(o).lstrip("/") for o in data.get("outputs") or []],
+        citations=_integer(data.get("citations")),
+        pages_read=_integer(data.get("pages_read")),
+        tokens={str(k): v for k, v in tokens.items() if isinstance(v, int)},
+        failures=_failures(data),
+    )

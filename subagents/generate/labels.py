@@ -1,0 +1,98 @@
+"""The fixed words of a report, in the question's language (English or Chinese).
+
+Headings, labels and statements a report adds around its quoted evidence come from here,
+so that a Chinese question gets a Chinese report. The research notes the Host writes use
+the same headings for their special sections, which is how the writer recognises them.
+"""
+
+from __future__ import annotations
+
+LABELS: dict[str, dict[str, str]] = {
+    "en": {
+        "report": "Report",
+        "summary": "Summary",
+        "sources": "Sources",
+        "evidence": "Evidence",
+        "continued": "continued",
+        "cited": "Quotes cited on this slide",
+        "empty": "No notes or verified evidence were available for this report.",
+        "disagreements": "Where the sources disagree",
+        "not_found": "What could not be found",
+        "searched": "What was searched",
+        "off_topic": "What was read but off-topic",
+        "failed": "What failed",
+        "nothing": "No relevant evidence was found for any part of this question, so this "
+        "report cites nothing.",
+        "interrupted": "This run was interrupted before its research finished: this report "
+        "gives what had been found by then.",
+        "missing": "No relevant evidence was found for this part.",
+        "tried": "Searched for",
+        "read": "pages and files examined",
+        "table": "Table",
+        "chart": "Chart",
+        "source": "Source",
+        "stored": "stored copy",
+        "page": "page",
+        "sheet": "sheet",
+        "slide": "slide",
+        "given_as": "{measure} is given as",
+        "and_as": "and as",
+        "not_computed": "not computed",
+    },
+    "zh": {
+        "report": "报告",
+        "summary": "摘要",
+        "sources": "来源",
+        "evidence": "证据",
+        "continued": "续",
+        "cited": "本页引用的原文",
+        "empty": "本报告没有可用的笔记或经过核实的证据。",
+        "disagreements": "来源之间的分歧",
+        "not_found": "未能找到的内容",
+        "searched": "检索了什么",
+        "off_topic": "已阅读但与问题无关的页面",
+        "failed": "失败的来源",
+        "nothing": "本问题的各个部分都没有找到相关证据，因此本报告不引用任何来源。",
+        "interrupted": "本次运行在研究完成之前被中断：本报告给出截至中断时已找到的内容。",
+        "missing": "这一部分没有找到相关证据。",
+        "tried": "检索词",
+        "read": "个页面和文件已检查",
+        "table": "表",
+        "chart": "图",
+        "source": "来源",
+        "stored": "存档副本",
+        "page": "页",
+        "sheet": "工作表",
+        "slide": "幻灯片",
+        "given_as": "{measure}的说法有",
+        "and_as": "以及",
+        "not_computed": "未计算",
+    },
+}
+
+#: Headings that name a sources list, in every language; such sections are never body text.
+SOURCES_HEADINGS = {
+    "Sources",
+    "References",
+    "Bibliography",
+    "来源",
+    "参考",
+    "参考文献",
+    "参考资料",
+    "引用",
+}
+
+
+def label(lang: str, key: str) -> str:
+    """The ``key`` label in ``lang`` (English when the language is unknown)."""
+    return LABELS.get(lang, LABELS["en"])[key]
+
+
+def section_kind(heading: str) -> str:
+    """``disagreements``, ``not_found`` or ``part`` for a section heading, in any language."""
+    for labels in LABELS.values():
+        if heading == labels["disagreements"]:
+            return "disagreements"
+        if heading in (labels[k] for k in ("not_found", "searched", "off_topic", "failed")):
+            return "not_found"
+    return "part"

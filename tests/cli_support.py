@@ -1,0 +1,82 @@
+"""Running ``quartet`` as a real subprocess against a demo world served by the test."""
+
+from __future__ import annotations
+
+import atexit
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+from collections.abc import Callable
+from functools import cache
+from pathlib import Path
+
+import pytest
+
+from demo.web import DemoWorld
+
+ROOT = Path(__file__).resolve().parents[1]
+SOURCES = ("google", "bing", "sogou", "github", "wiki")
+
+
+@cache
+def shared_cache() -> Path:
+    """A folder for the built demo site and inputs, shared by the whole test session (the
+    site is built once, not once per test)."""
+    folder = Path(tempfile.mkdtemp(prefix="quartet-demo-"))
+    atexit.register(shutil.rmtree, folder, True)
+    return folder
+
+
+def quartet(*args: str) -> list[str]:
+    """The command line of ``quartet ARGS`` in this interpreter."""
+    return [sys.executable, "-m", "host", *args]
+
+
+def world_env(world: DemoWorld) -> dict[str, str]:
+    """The environment that points ``quartet run`` at a demo world, with no keys."""
+    env = {k: v for k, v in os.environ.items() if not k.endswith(("_KEY", "_TOKEN"))}
+    env |= {f"QUARTET_{s.upper()}_URL": world.endpoints[s] for s in SOURCES}
+    env |= {"QUARTET_NETWORK": "allowlist", "QUARTET_ALLOW_HOSTS": "127.0.0.1,localhost"}
+    return env
+
+
+def start_until(
+    cmd: list[str], env: dict[str, str], seen: Callable[[str], bool]
+) -> subprocess.Popen[str]:
+    """Start ``cmd`` and read its progress (stderr) until a line satisfies ``seen``.
+
+    The process keeps running; its stdout is captured. It fails the test when the process
+    ends first.
+    """
+    proc = subprocess.Popen(
+        cmd, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
+    assert proc.stderr is not None
+    for line in proc.stderr:
+        if seen(line):
+            return proc
+    proc.kill()
+    out, _ = proc.communicate(timeout=60)
+    pytest.fail(f"the run ended (exit {proc.returncode}) before the awaited progress: {out[-500:]}")
+
+
+def read_page(line: str) -> bool:
+    """A progress line saying a page was read and stored."""
+    return "browser: viewer_fetch" in line and "✓" in line
+
+
+def resume_run(runs: Path, run_id: str, env: dict[str, str]) -> dict:
+    """``quartet resume RUN_ID --json`` in a subprocess; its run record (exit 0 asserted)."""
+    proc = subprocess.run(
+        quartet("resume", run_id, "--runs-dir", str(runs), "--json"),
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=900,
+    )
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    return json.loads(proc.stdout)

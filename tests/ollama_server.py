@@ -1,0 +1,70 @@
+"""The scripted model of ``openai_server.py`` behind Ollama's ``/api/chat``, on 127.0.0.1,
+playing faults (``wire_faults.py``).
+
+Ollama's chat requests already have the OpenAI shape the scripted model reads (tools as
+``{type, function}``, tool results as ``tool`` messages); the answer goes back as an Ollama
+chat response, tool call arguments as objects.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from openai_server import ScriptedOpenAI
+from wire_faults import Faults, fault_handler
+
+
+class ScriptedOllama(ScriptedOpenAI):
+    """The scripted model behind the Ollama chat API."""
+
+    def __init__(self, plan: Any = None, faults: Faults | None = None) -> None:
+        self.faults = faults or Faults()
+        super().__init__(plan)
+
+    @property
+    def base_url(self) -> str:
+        return f"http://127.0.0.1:{self._server.server_address[1]}"
+
+    def _handler(self) -> Any:
+        return fault_handler(self)
+
+    def __exit__(self, *exc: object) -> None:
+        self.faults.release.set()
+        super().__exit__(*exc)
+
+    @staticmethod
+    def credential(headers: Any) -> str:
+        return headers.get("Authorization", "")
+
+    @staticmethod
+    def normalised(body: dict[str, Any]) -> dict[str, Any]:
+        return body
+
+    def reply(self, body: dict[str, Any]) -> dict[str, Any]:
+        answer = self.answer(body)
+        message: dict[str, Any] = {"role": "assistant", "content": answer.get("content") or ""}
+        calls = answer.get("tool_calls") or []
+        if calls:
+            message["tool_calls"] = [
+                {
+                    "function": {
+                        "name": c["function"]["name"],
+                        "arguments": json.loads(c["function"]["arguments"]),
+                    }
+                }
+                for c in calls
+            ]
+        return {
+            "model": body.get("model", "m"),
+            "created_at": "2025-01-01T00:00:00Z",
+            "message": message,
+            "done": True,
+            "done_reason": "stop",
+            "prompt_eval_count": 11,
+            "eval_count": 7,
+        }
+
+    @staticmethod
+    def error(status: int, credential: str) -> dict[str, Any]:
+        return {"error": f"request failed with {status}"}

@@ -1,0 +1,63 @@
+"""Ctrl-C on a real ``quartet run``: once winds the run down to a report marked
+"interrupted", twice stops it at once and leaves it resumable. Both exit with 130."""
+
+from __future__ import annotations
+
+import json
+import signal
+
+from cli_support import quartet, resume_run, shared_cache, start_until, world_env
+
+from demo.web import demo_world
+from subagents.generate.labels import label
+
+
+def reading(line: str) -> bool:
+    """A progress line saying a browser task started (pages are being read)."""
+    return line.startswith("▶ Reading pages")
+
+
+def test_one_ctrl_c_writes_the_report_from_what_was_found_and_exits_130(tmp_path):
+    runs = tmp_path / "runs"
+    with demo_world(shared_cache()) as world:
+        cmd = quartet(
+            "run", world.question, "--input", str(world.input_dir), "--runs-dir", str(runs)
+        )
+        proc = start_until([*cmd, "--formats", "md"], world_env(world), reading)
+        proc.send_signal(signal.SIGINT)
+        _, err = proc.communicate(timeout=600)
+
+    assert proc.returncode == 130, err[-3000:]
+    assert "interrupted; the report was written" in err
+    (run_dir,) = [p for p in runs.iterdir() if p.is_dir()]
+    record = json.loads((run_dir / "internal/run.json").read_text(encoding="utf-8"))
+    assert record["status"] == "interrupted"
+    assert record["outputs"] == ["/workspace/reports/report.md"]
+    # No task started after the interrupt but the report.
+    later = [d for d in record["delegations"] if int(d["id"][1:]) > record["interrupted_after"]]
+    assert [d["subagent"] for d in later] == ["generate"]
+    report = (run_dir / "workspace/reports/report.md").read_text(encoding="utf-8")
+    assert label("en", "interrupted") in report
+
+
+def test_two_ctrl_c_stop_at_once_and_the_run_can_be_resumed(tmp_path):
+    runs = tmp_path / "runs"
+    with demo_world(shared_cache()) as world:
+        env = world_env(world)
+        cmd = quartet(
+            "run", world.question, "--input", str(world.input_dir), "--runs-dir", str(runs)
+        )
+        proc = start_until([*cmd, "--formats", "md"], env, reading)
+        proc.send_signal(signal.SIGINT)
+        proc.send_signal(signal.SIGINT)
+        _, err = proc.communicate(timeout=300)
+        assert proc.returncode == 130, err[-3000:]
+        assert "quartet resume" in err and "Traceback" not in err
+        (run_dir,) = [p for p in runs.iterdir() if p.is_dir()]
+        assert json.loads((run_dir / "internal/run.json").read_text())["status"] == "stopped"
+        assert not (run_dir / "workspace/reports/report.md").exists()
+
+        record = resume_run(runs, run_dir.name, env)
+    assert record["status"] == "finished" and record["resumed"] == 1
+    assert record["answered"] == len(record["plan"]["subquestions"])
+    assert (run_dir / "workspace/reports/report.md").exists()

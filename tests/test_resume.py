@@ -1,0 +1,146 @@
+"""Checkpoints and resume: a run killed with SIGKILL continues where it stopped.
+
+The demo world is served from this test process, so every request both processes make
+reaches the same recording server: a page fetched before the kill must not be fetched
+again after the resume.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from collections import Counter
+from pathlib import Path
+from urllib.parse import urlsplit
+
+from agentscope.message import Msg, ToolResultBlock, ToolUseBlock
+from cli_support import ROOT, quartet, read_page, resume_run, shared_cache, start_until, world_env
+
+from demo.web import demo_world
+from host.brains.offline import HostPolicy
+from host.checkpoint import patch_dangling
+from host.delegation import call_signature
+from host.stages import CANCELLED
+
+
+def kill_after_first_page(cmd: list[str], env: dict[str, str]) -> None:
+    """Start ``cmd``, wait until its progress shows a stored page, then SIGKILL it."""
+    proc = start_until(cmd, env, read_page)
+    proc.kill()
+    proc.communicate(timeout=60)
+
+
+def stored_paths(run_dir: Path) -> set[str]:
+    """The site paths of the pages stored whole (text and sidecar) in a run folder."""
+    found = set()
+    for sidecar in (run_dir / "workspace/pages").glob("*.json"):
+        record = json.loads(sidecar.read_text(encoding="utf-8"))
+        if (run_dir / record["markdown_path"].lstrip("/")).exists():
+            found |= {urlsplit(record["url"]).path, urlsplit(record["final_url"]).path}
+    return found
+
+
+def test_a_killed_run_resumes_without_fetching_any_page_twice(tmp_path):
+    runs = tmp_path / "runs"
+    with demo_world(shared_cache()) as world:
+        env = world_env(world)
+        cmd = quartet(
+            "run", world.question, "--input", str(world.input_dir), "--runs-dir", str(runs)
+        )
+        kill_after_first_page([*cmd, "--formats", "md,html"], env)
+        (run_dir,) = [p for p in runs.iterdir() if p.is_dir()]
+        saved = json.loads((run_dir / "internal/checkpoint.json").read_text(encoding="utf-8"))
+        assert saved["phase"] == "research" and saved["delegator"]["delegations"]
+        assert not (run_dir / "internal/run.json").exists()
+        stored = stored_paths(run_dir)
+        before = len(world.site_requests)
+
+        record = resume_run(runs, run_dir.name, env)
+        after = world.site_requests[before:]
+
+    # Pages stored before the kill are reused; a fetch cut short by the kill is redone
+    # once; nothing is fetched twice after the resume.
+    assert stored and after
+    assert stored.isdisjoint(after)
+    assert [path for path, n in Counter(after).items() if n > 1] == []
+    assert record["resumed"] == 1 and record["id"] == run_dir.name
+    assert record["answered"] == len(record["plan"]["subquestions"])
+    assert record["citations"] > 0 and record["errors"] == []
+    assert record["outputs"] == ["/workspace/reports/report.md", "/workspace/reports/report.html"]
+    report = (run_dir / "workspace/reports/report.md").read_text(encoding="utf-8")
+    assert "## " in report and "[1]" in report
+    # the delegations from before the kill are part of the record
+    assert len(record["delegations"]) > len(saved["delegator"]["delegations"])
+
+
+def test_resume_refuses_a_finished_run_and_an_unknown_one(tmp_path):
+    done = tmp_path / "runs" / "r1" / "internal"
+    done.mkdir(parents=True)
+    (done / "checkpoint.json").write_text("{}", encoding="utf-8")
+    (done / "run.json").write_text(json.dumps({"status": "finished"}), encoding="utf-8")
+    for run_id, says in (("r1", "has finished"), ("nope", "no checkpoint")):
+        proc = subprocess.run(
+            quartet("resume", run_id, "--runs-dir", str(tmp_path / "runs")),
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+        assert proc.returncode == 2 and says in proc.stderr
+        assert "Traceback" not in proc.stderr
+
+
+def _call(call_id: str, kind: str, sub: str) -> ToolUseBlock:
+    return ToolUseBlock(
+        type="tool_use",
+        id=call_id,
+        name="task",
+        input={"description": "x", "subagent_type": kind, "context": {"subquestion": sub}},
+    )
+
+
+def test_dangling_task_calls_get_their_result_or_a_cancelled_one():
+    calls = Msg("Host", [_call("a", "browser", "q1"), _call("b", "browser", "q2")], "assistant")
+    earlier = Msg(
+        "system",
+        [ToolResultBlock(type="tool_result", id="z", name="task", output="done")],
+        "system",
+    )
+    content = [(earlier, []), (calls, [])]
+    finished = {call_signature("browser", {"subquestion": "q1"}): "Task d7 (browser, q1) ok"}
+    assert patch_dangling(content, finished) == 2
+    results = {m.content[0]["id"]: m.content[0]["output"][0]["text"] for m, _ in content[2:]}
+    assert results == {"a": "Task d7 (browser, q1) ok", "b": CANCELLED}
+    assert patch_dangling(content, finished) == 0  # nothing dangles any more
+
+
+async def test_the_offline_host_runs_cancelled_tasks_again():
+    plan = {"subquestions": [{"id": "q1"}, {"id": "q2"}]}
+    request = {"role": "user", "name": "user", "content": f"<plan>{json.dumps(plan)}</plan>"}
+
+    def task_call(cid: str, kind: str, **ctx: object) -> dict:
+        args = {"description": "x", "subagent_type": kind, "context": ctx}
+        fn = {"name": "task", "arguments": json.dumps(args)}
+        return {"id": cid, "type": "function", "function": fn}
+
+    def result(cid: str, text: str) -> dict:
+        return {"role": "tool", "tool_call_id": cid, "content": text}
+
+    messages = [
+        request,
+        {"role": "assistant", "tool_calls": [task_call("f", "file")]},
+        result("f", "Task d1 (file) ok"),
+        {"role": "assistant", "tool_calls": [task_call("s1", "search", subquestion="q1")]},
+        {"role": "assistant", "tool_calls": [task_call("s2", "search", subquestion="q2")]},
+        result("s1", "Task d2 (search, q1) ok"),
+        result("s2", CANCELLED),
+        {"role": "user", "name": "user", "content": "The run stopped and is now resumed."},
+    ]
+    tools = [{"type": "function", "function": {"name": "task"}}]
+    reply = await HostPolicy()(messages, tools=tools)
+    asked = [
+        (b["input"]["subagent_type"], b["input"]["context"].get("subquestion"))
+        for b in reply.content
+        if b["type"] == "tool_use"
+    ]
+    assert asked == [("search", "q2")]

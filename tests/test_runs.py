@@ -1,0 +1,187 @@
+"""Past runs: ``quartet runs`` and ``quartet show`` over fabricated run folders."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from runs_support import make_run, plan_of
+
+from host.cli import main
+from host.runs import RunNotFound, find_run, list_runs, read_run
+
+FINISHED = "20260301-090000-aaaaaa"
+INTERRUPTED = "20260302-090000-bbbbbb"
+STOPPED = "20260303-090000-cccccc"
+INCOMPLETE = "20260304-090000-dddddd"
+
+
+@pytest.fixture
+def runs_dir(tmp_path: Path) -> Path:
+    runs = tmp_path / "runs"
+    long_question = "How did the Grand Canal shape trade " + "and culture " * 10 + "?"
+    make_run(
+        runs,
+        FINISHED,
+        {
+            "id": FINISHED,
+            "question": long_question,
+            "plan": plan_of(long_question, [3, 2, 0]),
+            "answered": 2,
+            "exit_code": 0,
+            "seconds": 12.25,
+            "tokens": {"input": 1200, "output": 340},
+            "pages_read": 7,
+            "delegations": [
+                {"id": "d1", "subagent": "search", "subquestion": "q1", "status": "ok"},
+                {
+                    "id": "d4",
+                    "subagent": "browser",
+                    "subquestion": "q3",
+                    "status": "timeout",
+                    "error": "the browser stage timed out after 300 s",
+                },
+            ],
+            "outputs": ["/workspace/reports/report.md", "/workspace/reports/report.html"],
+            "citations": 9,
+            "tool_calls": [
+                {"tool": "search_bing", "ok": False},
+                {"tool": "search_bing", "ok": False},
+                {"tool": "search_wiki", "ok": True},
+            ],
+            "errors": ["sogou: connection refused"],
+        },
+    )
+    make_run(
+        runs,
+        INTERRUPTED,
+        {
+            "question": "Why did the canal decline?",
+            "status": "interrupted",
+            "plan": plan_of("Why did the canal decline?", [1, 0]),
+            "answered": 1,
+            "exit_code": 130,
+            "seconds": 3.5,
+            "outputs": ["/workspace/reports/report.md"],
+        },
+    )
+    make_run(
+        runs,
+        STOPPED,
+        checkpoint={"version": 1, "question": "What is the canal used for today?"},
+        plan=plan_of("What is the canal used for today?", [2, 0, 0]),
+    )
+    make_run(runs, INCOMPLETE)
+    # Not run folders: the demo's cache, a stray folder and a file.
+    (runs / ".demo-cache" / "internal").mkdir(parents=True)
+    (runs / ".demo-cache" / "workspace").mkdir()
+    (runs / "notes").mkdir()
+    (runs / "README.txt").write_text("not a run", encoding="utf-8")
+    return runs
+
+
+def test_runs_are_listed_newest_first_with_their_status(runs_dir):
+    runs = list_runs(runs_dir)
+    assert [r.id for r in runs] == [INCOMPLETE, STOPPED, INTERRUPTED, FINISHED]
+    by_id = {r.id: r for r in runs}
+    finished = by_id[FINISHED]
+    assert (finished.status, finished.exit_code, finished.answered, finished.parts) == (
+        "finished",
+        0,
+        2,
+        3,
+    )
+    assert finished.seconds == 12.25 and finished.started.year == 2026
+    assert (by_id[INTERRUPTED].status, by_id[INTERRUPTED].exit_code) == ("interrupted", 130)
+    stopped = by_id[STOPPED]
+    assert (stopped.status, stopped.answered, stopped.parts) == ("stopped", 1, 3)
+    assert stopped.question == "What is the canal used for today?" and stopped.resumable
+    incomplete = by_id[INCOMPLETE]
+    assert (incomplete.status, incomplete.question, incomplete.parts) == ("incomplete", "", None)
+    assert not incomplete.resumable
+
+
+def test_no_runs_folder_means_no_runs(tmp_path):
+    assert list_runs(tmp_path / "missing") == []
+
+
+def test_a_run_is_found_by_its_id_or_a_unique_prefix(runs_dir):
+    assert find_run(runs_dir, FINISHED) == runs_dir / FINISHED
+    assert find_run(runs_dir, "20260302") == runs_dir / INTERRUPTED
+    with pytest.raises(RunNotFound, match="starts more than one run id"):
+        find_run(runs_dir, "202603")
+    with pytest.raises(RunNotFound, match=f"did you mean {FINISHED}"):
+        find_run(runs_dir, FINISHED[:-1] + "x")
+    with pytest.raises(RunNotFound, match=r"no run '\.demo-cache'"):
+        find_run(runs_dir, ".demo-cache")
+
+
+def test_a_run_detail_has_its_plan_outputs_and_failures(runs_dir):
+    detail = read_run(runs_dir / FINISHED)
+    assert [(s.id, s.status, s.evidence) for s in detail.plan] == [
+        ("q1", "answered", 3),
+        ("q2", "answered", 2),
+        ("q3", "not found", 0),
+    ]
+    assert detail.outputs == [
+        runs_dir / FINISHED / "workspace/reports/report.md",
+        runs_dir / FINISHED / "workspace/reports/report.html",
+    ]
+    assert (detail.citations, detail.pages_read) == (9, 7)
+    assert detail.tokens == {"input": 1200, "output": 340}
+    assert [(f.where, f.reason) for f in detail.failures] == [
+        ("browser d4 (q3)", "the browser stage timed out after 300 s"),
+        ("search_bing", "2 failed calls"),
+        ("run", "sogou: connection refused"),
+    ]
+
+
+def test_quartet_runs_prints_one_line_per_run(runs_dir, capsys):
+    assert main(["runs", "--runs-dir", str(runs_dir)]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].split()[:3] == ["ID", "STATUS", "(EXIT)"]
+    rows = {line.split()[0]: line for line in lines[1:]}
+    assert list(rows) == [INCOMPLETE, STOPPED, INTERRUPTED, FINISHED]
+    assert "finished (0)" in rows[FINISHED] and " 2/3 " in rows[FINISHED]
+    assert "12.2 s" in rows[FINISHED] and "…" in rows[FINISHED]
+    assert "interrupted (130)" in rows[INTERRUPTED]
+    assert "stopped" in rows[STOPPED] and f"quartet resume {STOPPED}" in rows[STOPPED]
+    assert "incomplete" in rows[INCOMPLETE] and "resume" not in rows[INCOMPLETE]
+
+
+def test_quartet_runs_json_and_an_empty_folder(runs_dir, tmp_path, capsys):
+    assert main(["runs", "--runs-dir", str(runs_dir), "--json"]) == 0
+    listed = json.loads(capsys.readouterr().out)
+    assert [r["status"] for r in listed] == ["incomplete", "stopped", "interrupted", "finished"]
+    assert listed[-1]["answered"] == 2 and listed[-1]["parts"] == 3
+    empty = tmp_path / "empty"
+    assert main(["runs", "--runs-dir", str(empty)]) == 0
+    assert capsys.readouterr().out == f"No runs in {empty}.\n"
+    assert not empty.exists()  # listing creates nothing
+
+
+def test_quartet_show_prints_a_runs_summary(runs_dir, capsys):
+    assert main(["show", FINISHED[:10], "--runs-dir", str(runs_dir)]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith(f"Run {FINISHED}: finished, exit 0\n")
+    assert "How did the Grand Canal shape trade" in out
+    assert "2/3 sub-questions answered" in out and "q3  not found" in out
+    assert str(runs_dir / FINISHED / "workspace/reports/report.html") in out
+    assert "Citations: 9" in out and "pages read: 7" in out and "input tokens: 1200" in out
+    assert "browser d4 (q3): the browser stage timed out" in out
+    assert "search_bing: 2 failed calls" in out
+    assert main(["show", STOPPED, "--runs-dir", str(runs_dir), "--json"]) == 0
+    shown = json.loads(capsys.readouterr().out)
+    assert shown["status"] == "stopped" and shown["resumable"]
+    assert [s["status"] for s in shown["plan"]] == ["answered", "not found", "not found"]
+
+
+def test_quartet_show_of_an_unknown_run_is_a_one_line_error(runs_dir, capsys):
+    with pytest.raises(SystemExit) as caught:
+        main(["show", FINISHED[:-1] + "x", "--runs-dir", str(runs_dir)])
+    assert caught.value.code == 2
+    err = capsys.readouterr().err
+    assert err == (
+        f"quartet: error: no run '{FINISHED[:-1]}x' in {runs_dir}; did you mean {FINISHED}?\n"
+    )

@@ -196,20 +196,24 @@ class Trap:
     answers any request with :data:`SECRET_PAGE`.
 
     Args:
-        host: The address to listen on (127.0.0.2: not on the tests' allow list).
+        host: The address to listen on (127.0.0.2: not on the tests' allow list; an
+            IPv6 address such as ``::1`` works too).
         port: The port, or 0 for any free one (the site's port, to make DNS flips
             land on the same port).
     """
 
     def __init__(self, host: str = "127.0.0.2", port: int = 0) -> None:
-        self._sock = socket.create_server((host, port))
+        family = socket.AF_INET6 if ":" in host else socket.AF_INET
+        self._sock = socket.create_server((host, port), family=family)
         self.host, self.port = host, self._sock.getsockname()[1]
+        #: ``host:port`` as a URL or a CONNECT request names it.
+        self.netloc = f"[{host}]:{self.port}" if ":" in host else f"{host}:{self.port}"
         self.connections: list[bytes] = []  # one entry per connection accepted
         self.requests: list[bytes] = []  # the first line each connection sent
         self._thread = threading.Thread(target=self._accept, daemon=True)
 
     def url(self, path: str, scheme: str = "http") -> str:
-        return f"{scheme}://{self.host}:{self.port}{path}"
+        return f"{scheme}://{self.netloc}{path}"
 
     def start(self) -> Trap:
         self._thread.start()

@@ -25,6 +25,7 @@ from browser_sites import (
     STORY,
     SiteServer,
     page,
+    redirect,
 )
 from browser_support import LOOPBACK, LOOPBACK_SETTINGS, ScriptedResolver, tier_of
 
@@ -71,6 +72,7 @@ NAMES: dict[str, list[list[str] | None]] = {
     "flip.test": [["127.0.0.1"], ["127.0.0.2"]],  # browser_navigate's check, then the proxy
     "flip2.test": [["127.0.0.1"], ["127.0.0.1"], ["127.0.0.2"]],  # HTTP tier twice, proxy
     "rebind.test": [["127.0.0.1"], ["127.0.0.1"], ["127.0.0.2"]],  # check, page, fetches
+    "localhost": [["127.0.0.1", "::1"]],
 }
 
 
@@ -187,6 +189,51 @@ async def test_no_kind_of_subresource_reaches_inside(site, trap, browser):
     assert f"{trap.url('/secret')}: Error: refused" in refused  # the chain and the flip
     assert f"127.0.0.2:{trap.port}: Error: refused" in refused  # https fetch, WebSocket
     assert SECRET not in text_of(await browser_snapshot(browser=browser))
+
+
+# --- loopback is no exception ------------------------------------------------------------
+
+
+async def test_localhost_and_loopback_are_not_exempt_from_the_proxy(site):
+    """Chromium sends localhost, 127.0.0.0/8 and [::1] around its proxy unless told not to.
+
+    Only the site's own port may be reached here, as in the demo: every other loopback
+    port, by address or by name, must meet the proxy and its refusal, whether a redirect
+    hop, a script's fetch or a WebSocket goes there.
+    """
+    v4, v6 = Trap("127.0.0.1").start(), Trap("::1").start()
+    site.routes["/bypass/hop"] = redirect(f"http://localhost:{v4.port}/secret")
+    fetched = [v4.url("/fetch"), f"http://localhost:{v4.port}/fetch", v6.url("/fetch")]
+    tunnels = [v4.netloc, f"localhost:{v4.port}", v6.netloc]
+    session = BrowserSession(
+        allow=NetworkPolicy.parse(f"127.0.0.1:{site.port},localhost:{site.port}")
+    )
+    try:
+        hop = site.url("/bypass/hop")
+        out = text_of(await browser_navigate(hop, browser=session))
+        assert out.startswith(
+            f"Error: {hop} sent the browser on to http://localhost:{v4.port}/secret, which "
+            "was refused"
+        ), out
+        res = await browser_navigate(site.url("/static/article.html"), browser=session)
+        assert text_of(res).startswith("Opened "), text_of(res)
+        await (await session.page()).evaluate(
+            """async ([urls, tunnels]) => Promise.allSettled([
+                 ...urls.map(u => fetch(u, {mode: "no-cors", cache: "no-store"})),
+                 ...tunnels.map(t => new Promise(done => {
+                   const w = new WebSocket(`ws://${t}/ws`); w.onerror = done; w.onopen = done;
+                 })),
+               ])""",
+            [fetched, tunnels],
+        )
+        refused = "\n".join(session.blocked)
+    finally:
+        await session.aclose()
+        v4.stop()
+        v6.stop()
+    for target in [*fetched, *tunnels]:
+        assert f"{target}: Error: refused" in refused, (target, refused)
+    assert v4.connections == [] and v6.connections == []
 
 
 async def test_webrtc_sends_no_udp_outside_the_proxy(site, browser):

@@ -380,7 +380,10 @@ def other_port_page(other: SiteServer) -> bytes:
         "<html><body><p id='status'>loading</p>"
         f"<img src='{other.url('/img.png')}'><script>"
         f"Promise.allSettled([fetch('{other.url('/fetch')}'), "
-        f"fetch('http://localhost:{other.port}/fetch')]).then(() => "
+        f"fetch('http://localhost:{other.port}/fetch'), "
+        f"...['127.0.0.1', 'localhost'].map(h => new Promise(done => {{ "
+        f"const w = new WebSocket(`ws://${{h}}:{other.port}/ws`); "
+        "w.onerror = done; w.onopen = done; }))]).then(() => "
         "{ document.getElementById('status').textContent = 'All attempts made.'; });"
         "</script></body></html>"
     ).encode()

@@ -10,11 +10,11 @@ import ipaddress
 import re
 from collections.abc import Iterator
 from pathlib import Path
-from types import SimpleNamespace
 
 import pytest
 from browser_sites import ARTICLE_HTML, ARTICLE_PARAGRAPHS, SiteServer, page
 
+from demo.web import DemoWorld
 from host.cli import demo_settings
 from host.config import load_settings
 from subagents.browser.download import http_download
@@ -109,10 +109,14 @@ async def test_the_connect_time_guard_checks_the_port_too(servers):
 
 
 async def test_the_demo_allows_only_the_ports_of_its_own_servers(tmp_path: Path):
-    world = SimpleNamespace(
+    world = DemoWorld(
+        question="q",
+        question_zh="q",
+        input_dir=tmp_path,
+        site_url="http://127.0.0.1:41000",
         endpoints={"wiki": "http://127.0.0.1:41001/wiki"},
         hosts=("127.0.0.1:41000", "127.0.0.1:41001"),
-        input_dir=tmp_path,
+        site_requests=[],
     )
     settings = demo_settings(load_settings({"runs_dir": str(tmp_path)}), world)
     policy = settings.tools.network

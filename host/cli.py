@@ -192,14 +192,16 @@ def _cmd_run(args: argparse.Namespace) -> int:
 def demo_settings(settings: Settings, world: Any) -> Settings:
     """``settings`` pointed at a running demo world: its engines, inputs and hosts only.
 
-    API keys are left out, so none can travel even to the local engines.
+    Fetching is limited to the ``host:port`` of each demo server (and ``localhost`` on
+    the same ports), not to every port of the machine. API keys are left out, so none can
+    travel even to the local engines.
     """
+    ports = [h.rsplit(":", 1)[1] for h in world.hosts]
+    allowed = [*world.hosts, *(f"localhost:{port}" for port in ports)]
     tools = replace(
         settings.tools,
         endpoints=dict(world.endpoints),
-        network=NetworkPolicy.parse(
-            ",".join(h.rsplit(":", 1)[0] for h in world.hosts) + ",localhost", only=True
-        ),
+        network=NetworkPolicy.parse(",".join(allowed), only=True),
         keys=Keys(),
     )
     origin = {"kind": "demo", "ports": list(world.ports)}

@@ -740,11 +740,7 @@ def run_settings(settings: Settings) -> dict[str, Any]:
         "model": settings.model,
         "record": settings.record,
         "endpoints": dict(settings.tools.endpoints),
-        "network": {
-            "hosts": sorted(network.hosts),
-            "networks": [str(n) for n in network.networks],
-            "only": network.only,
-        },
+        "network": {"entries": network.entries(), "only": network.only},
         "key_names": sorted(settings.tools.keys),
         "formats": list(settings.formats),
         "max_rounds": settings.max_rounds,

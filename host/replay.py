@@ -96,7 +96,7 @@ def replay_settings(base: Settings, recording: Recording) -> Settings:
     saved = recording.settings
     network = saved.get("network") or {}
     policy = NetworkPolicy.parse(
-        ",".join([*network.get("hosts", []), *network.get("networks", [])]),
+        ",".join(network.get("entries", [])),
         only=bool(network.get("only")),
     )
     tools = replace(

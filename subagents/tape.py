@@ -18,7 +18,7 @@ import contextlib
 import contextvars
 import json
 from collections import defaultdict
-from collections.abc import Iterator
+from collections.abc import Awaitable, Callable, Iterator
 from typing import Any
 
 import httpx
@@ -152,6 +152,15 @@ class TapeTransport(httpx.AsyncBaseTransport):
         self.inner, self.tape = inner, tape
 
     async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        return await self._through(request, self.inner.handle_async_request)
+
+    async def open(self, request: httpx.Request) -> httpx.Response:
+        """What the guarded transport's ``open`` gives (see :mod:`.browser.netpin`)."""
+        return await self._through(request, self.inner.open)  # type: ignore[attr-defined]
+
+    async def _through(
+        self, request: httpx.Request, send: Callable[[httpx.Request], Awaitable[httpx.Response]]
+    ) -> httpx.Response:
         key = scrub(f"{request.method} {request.url}")  # as it was kept: keys masked
         if self.tape.replaying:
             try:
@@ -161,10 +170,10 @@ class TapeTransport(httpx.AsyncBaseTransport):
             return httpx.Response(
                 entry["status"],
                 headers=[tuple(h) for h in entry["headers"]],
-                content=await self.tape.body(entry),
+                stream=_Recorded(await self.tape.body(entry)),
                 request=request,
             )
-        response = await self.inner.handle_async_request(request)
+        response = await send(request)
         return httpx.Response(
             response.status_code,
             headers=response.headers.raw,
@@ -175,6 +184,16 @@ class TapeTransport(httpx.AsyncBaseTransport):
 
     async def aclose(self) -> None:
         await self.inner.aclose()
+
+
+class _Recorded(httpx.AsyncByteStream):
+    """A recorded body, served as a stream (as the network would serve it)."""
+
+    def __init__(self, body: bytes) -> None:
+        self.body = body
+
+    async def __aiter__(self) -> Any:
+        yield self.body
 
 
 class _Tee(httpx.AsyncByteStream):

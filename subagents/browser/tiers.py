@@ -14,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import re
 import ssl
+import weakref
 from collections.abc import AsyncIterator
 from contextlib import aclosing, asynccontextmanager
 from dataclasses import dataclass, field
@@ -25,10 +26,11 @@ from bs4.dammit import UnicodeDammit
 
 from ..settings import NetworkPolicy
 from .decode import ACCEPT_ENCODING, BodyError, decoded_body
-from .extract import Extracted, html_to_markdown, plain_to_markdown
+from .extract import Extracted, plain_to_markdown
 from .netguard import BlockedURLError, check_url
 from .netpin import GuardedTransport
 from .session import BrowserSession, BrowserUnavailableError
+from .workers import extract_html
 
 USER_AGENT = "Mozilla/5.0 (compatible; QuartetBrowser/0.1; research reader)"
 REQUEST_HEADERS = {
@@ -83,6 +85,24 @@ def make_transport(allow: NetworkPolicy) -> GuardedTransport:
     :mod:`.netpin`). Send requests built by :func:`get_request` with its ``open``.
     """
     return GuardedTransport(_ssl_context(), allow)
+
+
+_transports: weakref.WeakKeyDictionary[
+    asyncio.AbstractEventLoop, dict[NetworkPolicy, GuardedTransport]
+] = weakref.WeakKeyDictionary()
+
+
+def shared_transport(allow: NetworkPolicy) -> GuardedTransport:
+    """The HTTP transport of the running event loop for ``allow``, made on first use.
+
+    One transport (one connection pool) serves every page fetch of a run; it is never
+    closed by a fetch, and holds no idle connection since each response closes its own.
+    """
+    per_loop = _transports.setdefault(asyncio.get_running_loop(), {})
+    transport = per_loop.get(allow)
+    if transport is None:
+        transport = per_loop[allow] = make_transport(allow)
+    return transport
 
 
 def get_request(url: str) -> httpx.Request:
@@ -189,8 +209,7 @@ async def fetch_http(url: str, allow: NetworkPolicy) -> HttpPage:
     try:
         async with (
             asyncio.timeout(DEADLINE),
-            make_transport(allow) as transport,
-            guarded_get(transport, url, allow) as response,
+            guarded_get(shared_transport(allow), url, allow) as response,
         ):
             body, truncated = await read_capped(response, MAX_PAGE_BYTES)
             content_type = response.headers.get("content-type", "")
@@ -284,7 +303,7 @@ async def fetch_page_text(
         return PageText(
             url, http.final_url, http.status, http.content_type, extracted, "http", http.truncated
         )
-    extracted = await asyncio.to_thread(html_to_markdown, http.text, http.final_url)
+    extracted = await extract_html(http.text, http.final_url)
     result = PageText(
         url, http.final_url, http.status, http.content_type, extracted, "http", http.truncated
     )
@@ -303,7 +322,7 @@ async def fetch_page_text(
     except BrowserUnavailableError as exc:
         result.notes.append(f"the HTTP text failed the quality gate ({reason}); {exc}")
         return _usable_or_raise(result, reason, outside=True)
-    rendered_text = await asyncio.to_thread(html_to_markdown, rendered.html, rendered.final_url)
+    rendered_text = await extract_html(rendered.html, rendered.final_url)
     still = quality_gate(rendered.status, rendered_text, rendered.html)
     if still is not None and rendered.status in GATE_STATUSES:
         raise FetchError(

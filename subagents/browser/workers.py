@@ -6,6 +6,9 @@ interpreter lock, they make parallel fetches wait on each other. They run instea
 one process pool per process, sized to the CPU cores this process may use. Workers
 are forked from a server that imported the extraction libraries once, so a new worker
 starts in milliseconds. A pool whose worker died is replaced and the job sent again once.
+
+As with any program that uses worker processes, a script run directly must keep its
+top-level work under ``if __name__ == "__main__":``, since each worker imports it.
 """
 
 from __future__ import annotations

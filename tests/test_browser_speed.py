@@ -14,6 +14,7 @@ from browser_sites import bench_page, running_site
 from browser_support import LOOPBACK_SETTINGS, stored_path, tier_of
 
 from subagents.browser import extract, workers
+from subagents.browser.download import http_download
 from subagents.browser.netpin import GuardedTransport
 from subagents.browser.viewer import viewer_fetch
 
@@ -83,7 +84,7 @@ async def test_a_batch_of_fetches_extracts_in_the_pool_while_the_loop_keeps_runn
     assert ticks_during_jobs > 0
 
 
-async def test_a_run_fetches_through_one_transport(site, memory_service, monkeypatch):
+async def test_a_run_fetches_and_downloads_through_one_transport(site, memory_service, monkeypatch):
     used: list[int] = []
     real_open = GuardedTransport.open
 
@@ -99,8 +100,14 @@ async def test_a_run_fetches_through_one_transport(site, memory_service, monkeyp
     later = await viewer_fetch(
         site.url("/static/article.html"), service=memory_service, settings=LOOPBACK_SETTINGS
     )
-    assert [r.metadata["status"] for r in [*first, later]] == ["ok"] * 11
-    assert len(used) >= 11 and len(set(used)) == 1
+    saved = await http_download(
+        site.url("/download/table.csv"),
+        "/workspace/downloads/t.csv",
+        service=memory_service,
+        settings=LOOPBACK_SETTINGS,
+    )
+    assert [r.metadata["status"] for r in [*first, later, saved]] == ["ok"] * 12
+    assert len(used) >= 12 and len(set(used)) == 1
 
 
 async def test_a_page_is_parsed_once_and_trafilatura_reads_that_tree(monkeypatch):

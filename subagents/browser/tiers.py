@@ -79,7 +79,7 @@ def _ssl_context() -> ssl.SSLContext:
 
 
 def make_transport(allow: NetworkPolicy) -> GuardedTransport:
-    """The HTTP transport of one fetch: connections pass the network guard when they open.
+    """A new HTTP transport whose connections pass the network guard when they open.
 
     A host name that resolves differently after :func:`check_url` is still refused (see
     :mod:`.netpin`). Send requests built by :func:`get_request` with its ``open``.

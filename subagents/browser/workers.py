@@ -5,7 +5,8 @@ for tens of milliseconds a page; run on the event loop, or in threads that share
 interpreter lock, they make parallel fetches wait on each other. They run instead in
 one process pool per process, sized to the CPU cores this process may use. Workers
 are forked from a server that imported the extraction libraries once, so a new worker
-starts in milliseconds. A pool whose worker died is replaced and the job sent again once.
+starts in milliseconds. A pool whose worker died is replaced and the job sent again once;
+where worker processes cannot be started at all, the work runs in a thread instead.
 
 As with any program that uses worker processes, a script run directly must keep its
 top-level work under ``if __name__ == "__main__":``, since each worker imports it.
@@ -66,7 +67,10 @@ async def run_in_pool(fn: Callable[..., T], *args: object) -> T:
     """``fn(*args)`` in a worker process; ``fn`` and its arguments must pickle."""
     loop = asyncio.get_running_loop()
     for attempt in range(2):
-        executor = pool()
+        try:
+            executor = pool()
+        except (OSError, NotImplementedError):  # no process support here: use a thread
+            return await asyncio.to_thread(fn, *args)
         try:
             return await loop.run_in_executor(executor, fn, *args)
         except BrokenProcessPool:

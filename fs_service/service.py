@@ -116,10 +116,19 @@ class FileDomainService:
             ) from None
 
     async def write_bytes(self, path: str, data: bytes) -> Entry:
-        """Replace the file atomically with ``data`` (op ``write``)."""
-        async with self.open_write(path) as fh:
-            fh.write(data)
-        return await asyncio.to_thread(self.backend.stat, path)
+        """Replace the file atomically with ``data`` (op ``write``).
+
+        The write, its flush to disk and the rename run in a worker thread, so a slow
+        disk does not hold up the event loop.
+        """
+        clean, cap = self._write_target(path, None)
+
+        def write() -> Entry:
+            with self.backend.open_atomic(clean, cap) as fh:
+                fh.write(data)
+            return self.backend.stat(clean)
+
+        return await asyncio.to_thread(write)
 
     async def write_text(self, path: str, text: str) -> Entry:
         """Replace the file atomically with UTF-8 ``text`` (op ``write``)."""
@@ -132,12 +141,16 @@ class FileDomainService:
         The new content replaces ``path`` only if the block finishes without an
         exception; otherwise nothing at ``path`` changes.
         """
+        clean, cap = self._write_target(path, max_bytes)
+        with self.backend.open_atomic(clean, cap) as fh:
+            yield fh
+
+    def _write_target(self, path: str, max_bytes: int | None) -> tuple[str, int]:
+        """The checked path of a write and its size cap."""
         clean = self.check(path, "write")
         if clean.endswith("/"):
             raise IsADirectoryError_(f"Error: {clean} names a directory, not a file.", clean)
-        cap = min(max_bytes or self.max_write_bytes, self.max_write_bytes)
-        with self.backend.open_atomic(clean, cap) as fh:
-            yield fh
+        return clean, min(max_bytes or self.max_write_bytes, self.max_write_bytes)
 
     async def delete(self, path: str) -> None:
         """Remove a file (op ``delete``)."""

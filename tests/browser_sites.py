@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import json
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
@@ -354,3 +355,15 @@ def build_site(trap: SiteServer) -> SiteServer:
         r[f"/benchjs/{i}.html"] = page(bench_js_page(i))
     trap.routes["/secret"] = page(b"<html><body><p>internal secret</p></body></html>")
     return site
+
+
+@contextmanager
+def running_site() -> Iterator[SiteServer]:
+    """The test site, served with its trap for as long as the block runs."""
+    trap = SiteServer(host="127.0.0.2").start()
+    site = build_site(trap).start()
+    try:
+        yield site
+    finally:
+        site.stop()
+        trap.stop()

@@ -10,7 +10,7 @@ from agentscope.memory import InMemoryMemory
 from agentscope.message import Msg, TextBlock, ToolUseBlock
 from agentscope.model import ChatModelBase, ChatResponse
 from agentscope.tool import ToolResponse
-from browser_sites import SiteServer, build_site
+from browser_sites import running_site
 from browser_support import LOOPBACK, LOOPBACK_SETTINGS
 from scripted import call_tool as call
 
@@ -25,11 +25,8 @@ pytestmark = pytest.mark.asyncio(loop_scope="module")
 
 @pytest.fixture(scope="module")
 def site():
-    trap = SiteServer(host="127.0.0.2").start()
-    server = build_site(trap).start()
-    yield server
-    server.stop()
-    trap.stop()
+    with running_site() as server:
+        yield server
 
 
 @pytest_asyncio.fixture(scope="module", loop_scope="module")

@@ -16,7 +16,7 @@ from ..results import error, ok, unavailable
 from ..settings import network_policy
 from .decode import BodyError, decoded_body
 from .netguard import BlockedURLError
-from .tiers import DEADLINE, FetchError, guarded_get, make_transport
+from .tiers import DEADLINE, FetchError, guarded_get, shared_transport
 
 #: Largest file http_download writes; the byte count is enforced, not the declared length.
 MAX_DOWNLOAD_BYTES = 50 * 1024 * 1024
@@ -73,8 +73,9 @@ async def _download(url: str, save_path: str, service: Any, settings: Any) -> To
     try:
         async with (
             asyncio.timeout(DEADLINE * 4),
-            make_transport(allow := network_policy(settings)) as transport,
-            guarded_get(transport, url, allow) as response,
+            guarded_get(
+                shared_transport(allow := network_policy(settings)), url, allow
+            ) as response,
         ):
             if response.status_code >= 400:
                 reason = f"{url[:200]} answered HTTP {response.status_code}"

@@ -48,19 +48,36 @@ def _tidy(text: str) -> str:
     return _BLANK_LINES.sub("\n\n", "\n".join(lines)).strip()
 
 
-def _inspect(html: str) -> tuple[str, int, int]:
-    """Title, characters of visible body text and characters of inline script."""
+#: Text under these elements is not visible on the page.
+_VISIBLE_TEXT = lxml.etree.XPath(
+    ".//text()[not(ancestor::script or ancestor::style or ancestor::noscript"
+    " or ancestor::template)]",
+    smart_strings=False,
+)
+
+
+def parse_html(html: str) -> lxml.html.HtmlElement | None:
+    """The document tree of ``html`` as trafilatura builds it, or None when there is none.
+
+    This is the one parse of a page: links are resolved, the quality gate's figures are
+    read and trafilatura extracts from this same tree (it works on a copy).
+    """
     try:
-        tree = lxml.html.document_fromstring(html)
-    except (ValueError, lxml.etree.ParserError):
-        return "", 0, 0
+        return trafilatura.load_html(html)
+    except (ValueError, TypeError, lxml.etree.ParserError):
+        return None
+
+
+def _inspect(tree: lxml.html.HtmlElement) -> tuple[str, int, int]:
+    """Title, characters of visible body text and characters of inline script.
+
+    The tree is only read, so it can still be handed to trafilatura afterwards.
+    """
     title = " ".join((tree.findtext(".//title") or "").split())
     script_chars = sum(len(s.text or "") for s in tree.iter("script"))
-    for bad in tree.xpath("//script|//style|//noscript|//template"):
-        bad.drop_tree()
     body = tree.find("body")
-    visible = " ".join((body.text_content() if body is not None else "").split())
-    return title, len(visible), script_chars
+    text = "".join(_VISIBLE_TEXT(body)) if body is not None else ""
+    return title, len(" ".join(text.split())), script_chars
 
 
 def markdownify_clean(html: str) -> str:
@@ -72,19 +89,17 @@ def markdownify_clean(html: str) -> str:
     return _tidy(markdownify(str(root), heading_style="ATX", strip=["img"]))
 
 
-def absolute_links(html: str, url: str) -> str:
-    """``html`` with every link made absolute against the page's own URL (and <base>).
+def absolute_links(tree: lxml.html.HtmlElement, url: str) -> None:
+    """Make every link of ``tree`` absolute against the page's own URL (and <base>).
 
     trafilatura resolves relative links against the site root rather than the page, so a
     link ``b.html`` on ``/en/a.html`` would come out as ``/b.html``; resolving first keeps
     it ``/en/b.html``.
     """
     try:
-        doc = lxml.html.document_fromstring(html)
-        doc.make_links_absolute(url, resolve_base_href=True, handle_failures="ignore")
-        return lxml.html.tostring(doc, encoding="unicode")
-    except (ValueError, lxml.etree.ParserError):
-        return html
+        tree.make_links_absolute(url, resolve_base_href=True, handle_failures="ignore")
+    except ValueError:
+        return
 
 
 def html_to_markdown(html: str, url: str | None = None) -> Extracted:
@@ -92,14 +107,20 @@ def html_to_markdown(html: str, url: str | None = None) -> Extracted:
 
     trafilatura extracts the main content; when it finds little or nothing (None, or under
     MIN_TRAFILATURA_CHARS characters) the cleaned HTML goes through markdownify instead.
+    The HTML is parsed once; the tree serves the link resolution, the gate's figures and
+    trafilatura. CPU-bound: call it through :func:`.workers.extract_html` from async code.
     """
+    tree = parse_html(html)
+    if tree is None:
+        fallback = markdownify_clean(html)
+        return Extracted(fallback, "", "markdownify", len(" ".join(fallback.split())), 0)
     if url:
-        html = absolute_links(html, url)
-    title, visible, script_chars = _inspect(html)
+        absolute_links(tree, url)
+    title, visible, script_chars = _inspect(tree)
     text = None
     try:
         text = trafilatura.extract(
-            html,
+            tree,
             url=url,
             output_format="markdown",
             include_tables=True,
@@ -111,7 +132,7 @@ def html_to_markdown(html: str, url: str | None = None) -> Extracted:
         text = None
     if text and len(text.strip()) >= MIN_TRAFILATURA_CHARS:
         return Extracted(_tidy(text), title, "trafilatura", visible, script_chars)
-    fallback = markdownify_clean(html)
+    fallback = markdownify_clean(lxml.html.tostring(tree, encoding="unicode"))
     if fallback or not text:
         return Extracted(fallback, title, "markdownify", visible, script_chars)
     return Extracted(_tidy(text), title, "trafilatura", visible, script_chars)

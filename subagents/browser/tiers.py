@@ -14,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import re
 import ssl
+import weakref
 from collections.abc import AsyncIterator
 from contextlib import aclosing, asynccontextmanager
 from dataclasses import dataclass, field
@@ -26,10 +27,11 @@ from bs4.dammit import UnicodeDammit
 from ..settings import NetworkPolicy
 from ..tape import tape_transport
 from .decode import ACCEPT_ENCODING, BodyError, decoded_body
-from .extract import Extracted, html_to_markdown, plain_to_markdown
+from .extract import Extracted, plain_to_markdown
 from .netguard import BlockedURLError, check_url
 from .netpin import GuardedTransport, build_request
 from .session import BrowserSession, BrowserUnavailableError
+from .workers import extract_html
 
 USER_AGENT = "Mozilla/5.0 (compatible; QuartetBrowser/0.1; research reader)"
 REQUEST_HEADERS = {
@@ -77,12 +79,30 @@ def _ssl_context() -> ssl.SSLContext:
 
 
 def make_transport(allow: NetworkPolicy) -> GuardedTransport:
-    """The HTTP transport of one fetch: connections pass the network guard when they open.
+    """A new HTTP transport whose connections pass the network guard when they open.
 
     A host name that resolves differently after :func:`check_url` is still refused (see
     :mod:`.netpin`). Send requests made by :func:`.netpin.build_request` with its ``open``.
     """
-    return tape_transport(GuardedTransport(_ssl_context(), allow))  # type: ignore[return-value]
+    return GuardedTransport(_ssl_context(), allow)
+
+
+_transports: weakref.WeakKeyDictionary[
+    asyncio.AbstractEventLoop, dict[NetworkPolicy, GuardedTransport]
+] = weakref.WeakKeyDictionary()
+
+
+def shared_transport(allow: NetworkPolicy) -> GuardedTransport:
+    """The HTTP transport of the running event loop for ``allow``, made on first use.
+
+    One transport (one connection pool) serves every page fetch of a run; it is never
+    closed by a fetch, and holds no idle connection since each response closes its own.
+    """
+    per_loop = _transports.setdefault(asyncio.get_running_loop(), {})
+    transport = per_loop.get(allow)
+    if transport is None:
+        transport = per_loop[allow] = make_transport(allow)
+    return tape_transport(transport)  # type: ignore[return-value]
 
 
 def redirect_target(url: str, location: str) -> str:
@@ -179,8 +199,7 @@ async def fetch_http(url: str, allow: NetworkPolicy) -> HttpPage:
     try:
         async with (
             asyncio.timeout(DEADLINE),
-            make_transport(allow) as transport,
-            guarded_get(transport, url, allow) as response,
+            guarded_get(shared_transport(allow), url, allow) as response,
         ):
             body, truncated = await read_capped(response, MAX_PAGE_BYTES)
             content_type = response.headers.get("content-type", "")
@@ -274,7 +293,7 @@ async def fetch_page_text(
         return PageText(
             url, http.final_url, http.status, http.content_type, extracted, "http", http.truncated
         )
-    extracted = await asyncio.to_thread(html_to_markdown, http.text, http.final_url)
+    extracted = await extract_html(http.text, http.final_url)
     result = PageText(
         url, http.final_url, http.status, http.content_type, extracted, "http", http.truncated
     )
@@ -293,7 +312,7 @@ async def fetch_page_text(
     except BrowserUnavailableError as exc:
         result.notes.append(f"the HTTP text failed the quality gate ({reason}); {exc}")
         return _usable_or_raise(result, reason, outside=True)
-    rendered_text = await asyncio.to_thread(html_to_markdown, rendered.html, rendered.final_url)
+    rendered_text = await extract_html(rendered.html, rendered.final_url)
     still = quality_gate(rendered.status, rendered_text, rendered.html)
     if still is not None and rendered.status in GATE_STATUSES:
         raise FetchError(

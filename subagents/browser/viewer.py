@@ -17,8 +17,9 @@ from ..evidence import PageBudgetError, PageRecord, identified, sidecar_path
 from ..results import bounded, error, ok, refused, unavailable
 from ..settings import network_policy
 from ..text import links
-from .evidence import Answer, answer_bm25, answer_with_model
+from .evidence import Answer, answer_with_model
 from .tiers import FetchError, PageText, fetch_page_text
+from .workers import answer_from_text
 
 PAGES_DIR = "/workspace/pages/"
 SHOW_CHARS = 8_000
@@ -57,11 +58,11 @@ async def _answer(text: str, query: str, url: str, path: str, model: Any) -> Ans
         try:
             return await answer_with_model(model, text, query, url, path)
         except Exception as exc:  # a provider failure: fall back to BM25 and say so
-            fallback = answer_bm25(text, query, url, path)
+            fallback = await answer_from_text(text, query, url, path)
             return Answer(
                 fallback.text, fallback.items, f"bm25 (the model failed: {type(exc).__name__})"
             )
-    return answer_bm25(text, query, url, path)
+    return await answer_from_text(text, query, url, path)
 
 
 def _header(record: PageRecord, chars: int, notes: list[str], reused: bool) -> str:

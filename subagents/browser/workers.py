@@ -1,0 +1,128 @@
+"""CPU-bound page work in worker processes, so the event loop keeps serving other calls.
+
+Extraction (parse, trafilatura, markdownify) and BM25 answering hold the interpreter
+for tens of milliseconds a page; run on the event loop, or in threads that share its
+interpreter lock, they make parallel fetches wait on each other. They run instead in
+one process pool per process, sized to the CPU cores this process may use. Workers
+are forked from a server that imported the extraction libraries once, so a new worker
+starts in milliseconds. A pool whose worker died is replaced and the job sent again once;
+where worker processes cannot be started at all, the work runs in a thread instead.
+
+As with any program that uses worker processes, a script run directly must keep its
+top-level work under ``if __name__ == "__main__":``, since each worker imports it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import multiprocessing
+import os
+import select
+import threading
+import time
+from collections.abc import Callable
+from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
+from typing import TypeVar
+
+from .evidence import Answer, answer_bm25
+from .extract import Extracted, html_to_markdown
+
+T = TypeVar("T")
+
+#: Libraries the fork server imports before forking workers. The project's own modules
+#: are left to each worker, which imports them from the parent's ``sys.path``.
+PRELOAD = ["lxml.html", "trafilatura", "bs4", "markdownify", "rank_bm25"]
+
+_lock = threading.Lock()
+_pool: ProcessPoolExecutor | None = None
+
+
+def worker_count() -> int:
+    """The CPU cores this process may run on (at least one)."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except (AttributeError, OSError):
+        return max(1, os.cpu_count() or 1)
+
+
+def pool() -> ProcessPoolExecutor:
+    """The process's worker pool, started on first use."""
+    global _pool
+    with _lock:
+        if _pool is None:
+            context = multiprocessing.get_context("forkserver")
+            context.set_forkserver_preload(PRELOAD)
+            _pool = ProcessPoolExecutor(
+                max_workers=worker_count(),
+                mp_context=context,
+                initializer=watch_parent,
+                initargs=(os.getpid(),),
+            )
+        return _pool
+
+
+def watch_parent(pid: int) -> None:
+    """In a worker: exit as soon as process ``pid`` (the one that made the pool) is gone.
+
+    A worker of a killed process would otherwise wait for work forever (it holds its own
+    end of the work queue), keeping the fork server alive and the dead process's output
+    pipes open, so whoever waits on them would wait forever too.
+    """
+
+    def wait() -> None:
+        try:
+            handle = os.pidfd_open(pid)
+        except (AttributeError, OSError):  # no pidfd here: look every half second
+            while _alive(pid):
+                time.sleep(0.5)
+        else:
+            select.select([handle], [], [])
+        os._exit(1)
+
+    threading.Thread(target=wait, name="watch-parent", daemon=True).start()
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def _discard(broken: ProcessPoolExecutor) -> None:
+    global _pool
+    with _lock:
+        if _pool is broken:
+            _pool = None
+    broken.shutdown(wait=False, cancel_futures=True)
+
+
+async def run_in_pool(fn: Callable[..., T], *args: object) -> T:
+    """``fn(*args)`` in a worker process; ``fn`` and its arguments must pickle."""
+    loop = asyncio.get_running_loop()
+    for attempt in range(2):
+        try:
+            executor = pool()
+        except (OSError, NotImplementedError):  # no process support here: use a thread
+            return await asyncio.to_thread(fn, *args)
+        try:
+            return await loop.run_in_executor(executor, fn, *args)
+        except BrokenProcessPool:
+            _discard(executor)
+            if attempt:
+                raise
+    raise AssertionError("unreachable")
+
+
+async def extract_html(html: str, url: str | None) -> Extracted:
+    """:func:`.extract.html_to_markdown` of a page, in a worker process."""
+    return await run_in_pool(html_to_markdown, html, url)
+
+
+async def answer_from_text(text: str, query: str, url: str, page_path: str) -> Answer:
+    """:func:`.evidence.answer_bm25` of a stored page, in a worker process."""
+    return await run_in_pool(answer_bm25, text, query, url, page_path)

@@ -1,0 +1,194 @@
+"""How viewer_fetch spends its work: worker processes, one HTTP transport, one parse a page."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import sys
+
+import lxml.html
+import pytest
+import trafilatura
+import trafilatura.core
+from browser_sites import bench_page, running_site
+from browser_support import LOOPBACK_SETTINGS, stored_path, tier_of
+
+from subagents.browser import extract, workers
+from subagents.browser.download import http_download
+from subagents.browser.netpin import GuardedTransport
+from subagents.browser.viewer import viewer_fetch
+
+pytestmark = pytest.mark.asyncio(loop_scope="module")
+
+
+@pytest.fixture(scope="module")
+def site():
+    with running_site() as server:
+        yield server
+
+
+async def test_the_pool_is_other_processes_one_per_core():
+    cores = len(os.sched_getaffinity(0))
+    assert workers.worker_count() == cores
+    assert workers.pool()._max_workers == cores
+    pids = set(await asyncio.gather(*(workers.run_in_pool(os.getpid) for _ in range(8))))
+    assert os.getpid() not in pids and 1 <= len(pids) <= cores
+
+
+async def test_a_batch_of_fetches_extracts_in_the_pool_while_the_loop_keeps_running(
+    site, memory_service, monkeypatch
+):
+    real = workers.run_in_pool
+    in_flight = 0
+    jobs: list[str] = []
+    ticks_during_jobs = 0
+    done = asyncio.Event()
+
+    async def spy(fn, *args):
+        nonlocal in_flight
+        jobs.append(fn.__name__)
+        in_flight += 1
+        try:
+            return await real(fn, *args)
+        finally:
+            in_flight -= 1
+
+    async def ticker():
+        nonlocal ticks_during_jobs
+        while not done.is_set():
+            if in_flight:
+                ticks_during_jobs += 1
+            await asyncio.sleep(0)
+
+    monkeypatch.setattr(workers, "run_in_pool", spy)
+    urls = [site.url(f"/bench/{i}.html") for i in range(12)]
+    ticking = asyncio.create_task(ticker())
+    try:
+        results = await asyncio.gather(
+            *(viewer_fetch(u, service=memory_service, settings=LOOPBACK_SETTINGS) for u in urls),
+            viewer_fetch(
+                urls[0],
+                query="What does the report say?",
+                service=memory_service,
+                settings=LOOPBACK_SETTINGS,
+            ),
+        )
+    finally:
+        done.set()
+        await ticking
+    assert [r.metadata["status"] for r in results] == ["ok"] * 13
+    assert {tier_of(r) for r in results} == {"http"}
+    stored = await memory_service.read_text(stored_path(results[3]))
+    assert "Garden report 3" in stored and "| Terrace | Tonnes |" in stored
+    assert jobs.count("html_to_markdown") == 13 and jobs.count("answer_bm25") == 1
+    assert ticks_during_jobs > 0
+
+
+async def test_a_run_fetches_and_downloads_through_one_transport(site, memory_service, monkeypatch):
+    used: list[int] = []
+    real_open = GuardedTransport.open
+
+    async def spy(self, request):
+        used.append(id(self))
+        return await real_open(self, request)
+
+    monkeypatch.setattr(GuardedTransport, "open", spy)
+    urls = [site.url(f"/bench/{i}.html") for i in range(20, 30)]
+    first = await asyncio.gather(
+        *(viewer_fetch(u, service=memory_service, settings=LOOPBACK_SETTINGS) for u in urls)
+    )
+    later = await viewer_fetch(
+        site.url("/static/article.html"), service=memory_service, settings=LOOPBACK_SETTINGS
+    )
+    saved = await http_download(
+        site.url("/download/table.csv"),
+        "/workspace/downloads/t.csv",
+        service=memory_service,
+        settings=LOOPBACK_SETTINGS,
+    )
+    assert [r.metadata["status"] for r in [*first, later, saved]] == ["ok"] * 12
+    assert len(used) >= 12 and len(set(used)) == 1
+
+
+async def test_a_page_is_parsed_once_and_trafilatura_reads_that_tree(monkeypatch):
+    """The page's HTML text is parsed once; link resolution, the gate's figures and
+    trafilatura all use that tree (trafilatura's own fallback comparison re-parses the
+    fragment it chose, which is internal to the library)."""
+    text_parses: list[str] = []
+    handed: list[str] = []
+    ours: list[str] = []
+
+    real_load = trafilatura.load_html
+
+    def load_spy(content, *args, **kwargs):
+        handed.append(type(content).__name__)
+        if isinstance(content, str | bytes):
+            text_parses.append(sys._getframe(1).f_globals["__name__"])
+        return real_load(content, *args, **kwargs)
+
+    def from_extract(name, fn):
+        def wrapper(*args, **kwargs):
+            if sys._getframe(1).f_globals["__name__"] == extract.__name__:
+                ours.append(name)
+            return fn(*args, **kwargs)
+
+        return wrapper
+
+    for module in (trafilatura, trafilatura.core, sys.modules["trafilatura.baseline"]):
+        monkeypatch.setattr(module, "load_html", load_spy)
+    for name in ("document_fromstring", "fromstring", "fragment_fromstring", "tostring"):
+        monkeypatch.setattr(lxml.html, name, from_extract(name, getattr(lxml.html, name)))
+    monkeypatch.setattr(extract, "BeautifulSoup", from_extract("soup", extract.BeautifulSoup))
+
+    html = (
+        bench_page(7)
+        .decode()
+        .replace("</h1>", "</h1><p>The <a href='8.html'>next report</a> follows this one.</p>")
+    )
+    page = extract.html_to_markdown(html, "http://127.0.0.1:9/en/7.html")
+    assert page.extractor == "trafilatura" and "Garden report 7" in page.markdown
+    assert "[next report](http://127.0.0.1:9/en/8.html)" in page.markdown
+    assert page.visible_chars > 1000 and page.title == "Report 7"
+    assert text_parses == [extract.__name__]
+    assert ours == []
+    assert handed.count("HtmlElement") == 1
+
+
+CHILD = """
+import asyncio, os, sys
+from subagents.browser import workers
+
+async def main():
+    pids = set(await asyncio.gather(*(workers.run_in_pool(os.getpid) for _ in range(8))))
+    print(" ".join(map(str, sorted(pids))), flush=True)
+    await asyncio.Event().wait()  # holds the pool until it is killed
+
+if __name__ == "__main__":
+    asyncio.run(main())
+"""
+
+
+def test_the_workers_of_a_killed_process_exit_with_it(tmp_path):
+    import subprocess
+
+    script = tmp_path / "hold_pool.py"
+    script.write_text(CHILD, encoding="utf-8")
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
+    proc = subprocess.Popen(
+        [sys.executable, str(script)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env
+    )
+    assert proc.stdout is not None
+    worker_pids = [int(p) for p in proc.stdout.readline().split()]
+    assert worker_pids and proc.pid not in worker_pids
+    proc.kill()
+    # The workers (and the fork server) hold the killed process's output pipes: reading
+    # them to the end returns only once every one of them has exited.
+    proc.communicate(timeout=120)
+    alive = []
+    for pid in worker_pids:
+        try:
+            os.kill(pid, 0)
+            alive.append(pid)
+        except ProcessLookupError:
+            pass
+    assert alive == []

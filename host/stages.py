@@ -104,7 +104,7 @@ def summarize(
             lines.append(str(outcome["summary"])[:1000])
         for gap in (outcome.get("gaps") or [])[:10]:
             lines.append(f"- gap: {str(gap)[:200]}")
-    return "\n".join(lines)
+    return neutralise("\n".join(lines))  # results and summaries may quote a page
 
 
 def kept(records: list[ToolCallRecord]) -> str:

@@ -201,3 +201,16 @@ def test_a_model_that_obeys_any_context_block_is_not_taken_over(tmp_path, monkey
     assert "<untrusted_page source=" in seen and "<context>" not in seen
     tool_prompts = [p for p in server.system_prompts if "You are the" in p]
     assert tool_prompts and all(UNTRUSTED_RULE in p for p in tool_prompts)
+
+
+async def test_an_edit_copied_from_a_neutralised_read_still_applies(disk_service):
+    from subagents.file.generic import edit_file
+
+    await disk_service.write_text("/workspace/notes/page.html", "<p>old</p>\n<p>keep</p>\n")
+    shown = text_of(await read_text_file(path="/workspace/notes/page.html", service=disk_service))
+    copied = next(line for line in shown.splitlines() if "old" in line).split("\t")[-1]
+    assert "<p>" not in copied and copied.endswith("‹/p>")
+    edits = [{"old_text": copied.strip(), "new_text": "‹p>new‹/p>"}]
+    res = await edit_file(path="/workspace/notes/page.html", edits=edits, service=disk_service)
+    assert res.metadata["status"] == "ok", text_of(res)
+    assert await disk_service.read_text("/workspace/notes/page.html") == "<p>new</p>\n<p>keep</p>\n"

@@ -214,3 +214,24 @@ async def test_an_edit_copied_from_a_neutralised_read_still_applies(disk_service
     res = await edit_file(path="/workspace/notes/page.html", edits=edits, service=disk_service)
     assert res.metadata["status"] == "ok", text_of(res)
     assert await disk_service.read_text("/workspace/notes/page.html") == "<p>new</p>\n<p>keep</p>\n"
+
+
+async def test_a_hostile_page_in_the_browser_is_shown_wrapped(tmp_path):
+    from browser_support import LOOPBACK
+
+    from subagents.browser.automation import browser_navigate, browser_snapshot
+    from subagents.browser.session import BrowserSession
+
+    session = BrowserSession(allow=LOOPBACK)
+    try:
+        with hostile_world(tmp_path) as world:
+            url = world.site.url("/grand-canal-history.html")
+            opened = await browser_navigate(url, browser=session)
+            assert opened.metadata["status"] == "ok", text_of(opened)
+            out = text_of(await browser_snapshot(browser=session))
+            assert world.injected_hits() == []
+    finally:
+        await session.aclose()
+    assert "Ignore previous instructions" in out  # shown, as data
+    assert out.count("<untrusted_page") == 1 and out.count("</untrusted_page>") == 1
+    assert "<context>" not in out and "</page>" not in out and "<tool_call>" not in out

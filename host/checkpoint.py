@@ -24,6 +24,7 @@ from typing import Any
 from agentscope.message import Msg, TextBlock, ToolResultBlock
 
 from subagents.evidence import EvidenceItem, EvidenceLedger, PageRecord, PageRegistry
+from subagents.secrets import scrub
 
 from .delegation import call_signature
 from .stages import CANCELLED
@@ -35,7 +36,7 @@ VERSION = 1
 
 async def save(service: Any, state: dict[str, Any]) -> None:
     """Write a checkpoint atomically (temporary file, then rename)."""
-    text = json.dumps({"version": VERSION, **state}, ensure_ascii=False, default=str)
+    text = scrub(json.dumps({"version": VERSION, **state}, ensure_ascii=False, default=str))
     await service.write_text(CHECKPOINT, text)
 
 

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from subagents.names import PIPELINE_ORDER
+from subagents.secrets import scrubbed_output
 from subagents.settings import Keys, NetworkPolicy
 
 from .config import ConfigError, Settings, load_settings, make_runs_dir, runs_dir_setting
@@ -578,11 +579,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of ``python -m host`` and the ``quartet`` script."""
     parser = build_parser()
     args = parser.parse_args(argv)
-    try:
-        return int(args.func(args) or 0)
-    except ValueError as exc:  # ConfigError, a bad --model, an unknown run id
-        parser.exit(2, f"quartet: error: {exc}\n")
-    except RunStopped as exc:
-        parser.exit(130, f"quartet: {exc}\n")
-    except KeyboardInterrupt:
-        parser.exit(130, "quartet: interrupted; the run folder keeps what was done\n")
+    with scrubbed_output():  # no credential value reaches the terminal
+        try:
+            return int(args.func(args) or 0)
+        except ValueError as exc:  # ConfigError, a bad --model, an unknown run id
+            parser.exit(2, f"quartet: error: {exc}\n")
+        except RunStopped as exc:
+            parser.exit(130, f"quartet: {exc}\n")
+        except KeyboardInterrupt:
+            parser.exit(130, "quartet: interrupted; the run folder keeps what was done\n")

@@ -30,7 +30,7 @@ from subagents.offline import CallResult
 from subagents.results import error, json_block, ok, refused
 from subagents.secrets import scrub
 from subagents.spec import SubAgentSpec, check_allowlist
-from subagents.text import links
+from subagents.untrusted import neutralise
 
 from .guards import DelegationDepthError, ToolCallRecord, ToolGuard, delegation_scope
 from .interrupt import Interrupt
@@ -294,8 +294,11 @@ class Delegator:
         """A URL the Host may hand on: a search result or a link of a page read."""
         if url_key(url) in self.research.candidates:
             return True
+        research = self.research
         return any(
-            url == target for text in self.research.texts.values() for _, target in links(text)
+            url == target
+            for path, text in research.texts.items()
+            for _, target in research.page_links(path, text)
         )
 
     def requirements(self) -> str:
@@ -474,7 +477,8 @@ class Delegator:
                     f"links {json.dumps(found['links'])}"
                 )
         lines.append(json_block(facts))
-        return "\n".join(lines)
+        # Summaries, gaps and titles may quote pages: they cannot forge a block either.
+        return neutralise("\n".join(lines))
 
 
 def call_signature(subagent_type: Any, context: Any) -> str:

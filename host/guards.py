@@ -28,7 +28,9 @@ import jsonschema
 from agentscope.message import Msg, TextBlock, ToolResultBlock, ToolUseBlock
 from agentscope.tool import Toolkit, ToolResponse
 
+from subagents.file.guard import CONTENT_TOOLS, as_untrusted_file
 from subagents.results import status_of
+from subagents.secrets import scrub, scrub_data
 
 from .tape import stream_scope
 
@@ -280,6 +282,14 @@ class ToolGuard:
             last = ToolResponse(content=[TextBlock(type="text", text="Error: no result")])
         record.text = _text(last)
         record.metadata = {**dict(last.metadata or {}), "status": status_of(last)}
+        if record.name in CONTENT_TOOLS and record.metadata["status"] == "ok":
+            path = str(record.input.get("path") or record.input.get("img_path") or "")
+            record.text = as_untrusted_file(record.text, path)
+            others = [b for b in last.content if b.get("type") != "text"]
+            last = ToolResponse(
+                content=[TextBlock(type="text", text=record.text), *others],
+                metadata=last.metadata,
+            )
         record.status = self._status(record.name, record.input, last) if offered else "unknown tool"
         if record.status == "interrupted":
             record.text = INTERRUPTED
@@ -319,6 +329,8 @@ class ToolGuard:
             total -= size - len(text)
 
     def _finish(self, record: ToolCallRecord) -> None:
+        record.input = scrub_data(record.input)  # type: ignore[assignment]
+        record.text = scrub(record.text)
         self.records.append(record)
         if self.on_call is not None:
             self.on_call(record)

@@ -106,6 +106,8 @@ class Research:
         self.candidates: dict[str, Candidate] = {}
         self.sources: dict[str, Source] = {}
         self.texts: dict[str, str] = {}
+        #: Stored pages whose text has no links of its own (plain text).
+        self.linkless: set[str] = set()
         self.evidence: dict[str, dict[str, float]] = {s.id: {} for s in plan.subquestions}
         self.tables: dict[str, dict[str, float]] = {s.id: {} for s in plan.subquestions}
         self.about: dict[str, set[str]] = {s.id: set() for s in plan.subquestions}
@@ -145,6 +147,7 @@ class Research:
             "briefs": self.briefs,
             "finished": sorted(self.finished),
             "result_lists": self.result_lists,
+            "linkless": sorted(self.linkless),
         }
 
     async def restore(self, state: dict[str, Any]) -> None:
@@ -166,6 +169,7 @@ class Research:
         self.rounds, self.queries = dict(state["rounds"]), dict(state["queries"])
         self.assigned = {k: list(v) for k, v in state["assigned"].items()}
         self.assigned_docs = set(state["assigned_docs"])
+        self.linkless = set(state.get("linkless", []))
         self.failures = list(state["failures"])
         self.requirements, self.briefs = list(state["requirements"]), list(state["briefs"])
         self.finished = set(state["finished"])
@@ -268,9 +272,16 @@ class Research:
                 continue
             url = record.final_url or record.url
             self._score(path, text, url, record.title, "web")
-            self._add_links(text, url, record.title)
+            if record.has_links:
+                self._add_links(text, url, record.title)
+            else:  # a plain-text page: a URL written in it is text, never a link
+                self.linkless.add(path)
             new.append(path)
         return new
+
+    def page_links(self, path: str, text: str) -> list[tuple[str, str]]:
+        """The links of the stored page at ``path`` (none for a plain-text page)."""
+        return [] if path in self.linkless else links(text)
 
     def _add_links(self, text: str, page_url: str, title: str) -> None:
         """A page's links become candidates: in-site pages scored by their link text (with
@@ -491,7 +502,7 @@ class Research:
                 if wanted & set(terms(heading)):
                     queries.append(_query_from(plain(heading), focus))
             host = urlsplit(source.url).netloc
-            for anchor, target in links(text):
+            for anchor, target in self.page_links(source.path, text):
                 if not target.startswith("http") or self.fetched(target) or is_document(target):
                     continue
                 if wanted & set(terms(anchor)):

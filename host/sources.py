@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
 from subagents.evidence import PageRecord
+from subagents.untrusted import unwrap
 
 from .tables import sheet_markdown
 
@@ -228,6 +229,7 @@ def file_source(tool: str, file_path: str, text: str, lang: str = "en") -> FileS
     """
     if tool not in READERS:
         return None
+    text = unwrap(text)
     body = extract_markdown(tool, text, lang)
     if not body.strip():
         return None

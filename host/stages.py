@@ -16,6 +16,7 @@ from typing import Any
 from agentscope.message import Msg
 
 from subagents.spec import SubAgentSpec
+from subagents.untrusted import neutralise
 
 from .guards import ToolCallRecord
 
@@ -25,26 +26,37 @@ CANCELLED = (
     "Cancelled: this task did not finish before the run stopped, so it has no result; run it "
     "again if it is still needed."
 )
-CONTEXT_RE = re.compile(r"<context>\s*(\{.*?\})\s*</context>", re.DOTALL)
+#: The context block that ends a delegation message (nothing may follow it).
+CONTEXT_RE = re.compile(r"<context>\s*(\{.*\})\s*</context>\Z", re.DOTALL)
+#: JSON escapes that keep page-derived strings (a URL, a sub-question) from closing the
+#: block: ``<``, ``>`` and ``&`` are written as ``\u003c`` and so on, which decode the same.
+_JSON_SAFE = {"<": "\\u003c", ">": "\\u003e", "&": "\\u0026"}
 
 
 def delegation_msg(spec: SubAgentSpec, description: str, context: dict[str, Any]) -> Msg:
-    """The Host's message delegating a task to ``spec``'s subagent."""
+    """The Host's message delegating a task to ``spec``'s subagent.
+
+    The context block comes last and its JSON holds no ``<`` or ``>``; the description
+    (the Host model's words, which may quote a page) is neutralised, so neither can
+    forge or close the block.
+    """
     body = json.dumps(context, ensure_ascii=False, indent=1)
-    task = spec.task + (f"\n\nThis task: {description.strip()}" if description.strip() else "")
+    body = re.sub(r"[<>&]", lambda m: _JSON_SAFE[m.group(0)], body)
+    about = neutralise(description.strip())
+    task = spec.task + (f"\n\nThis task: {about}" if about else "")
     return Msg(HOST_NAME, f"{task}\n\n<context>\n{body}\n</context>", "user")
 
 
 def context_of(text: str) -> dict[str, Any]:
-    """The last ``<context>`` JSON block of one text (empty when there is none)."""
-    for match in reversed(CONTEXT_RE.findall(text)):
-        try:
-            found = json.loads(match)
-        except json.JSONDecodeError:
-            continue
-        if isinstance(found, dict):
-            return found
-    return {}
+    """The ``<context>`` JSON block that ends a delegation text (empty when there is none)."""
+    match = CONTEXT_RE.search(text.rstrip())
+    if match is None:
+        return {}
+    try:
+        found = json.loads(match.group(1))
+    except json.JSONDecodeError:
+        return {}
+    return found if isinstance(found, dict) else {}
 
 
 def find_context(messages: list[dict[str, Any]]) -> dict[str, Any]:
@@ -92,7 +104,7 @@ def summarize(
             lines.append(str(outcome["summary"])[:1000])
         for gap in (outcome.get("gaps") or [])[:10]:
             lines.append(f"- gap: {str(gap)[:200]}")
-    return "\n".join(lines)
+    return neutralise("\n".join(lines))  # results and summaries may quote a page
 
 
 def kept(records: list[ToolCallRecord]) -> str:

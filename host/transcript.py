@@ -9,7 +9,7 @@ from agentscope.message import Msg
 
 from fs_service import FileDomainService
 from subagents.evidence import EvidenceLedger
-from subagents.secrets import scrub_data
+from subagents.secrets import scrub, scrub_data
 
 TRANSCRIPT = "/internal/transcript.jsonl"
 EVIDENCE = "/internal/evidence.jsonl"
@@ -44,14 +44,15 @@ class Transcript:
         self.lines = [line for line in text.splitlines() if line.strip()]
 
     async def append(self, msg: Msg) -> None:
-        self.lines.append(json.dumps(msg_to_dict(msg), ensure_ascii=False, default=str))
+        record = scrub_data(msg_to_dict(msg))
+        self.lines.append(json.dumps(record, ensure_ascii=False, default=str))
         await self.service.write_text(TRANSCRIPT, "\n".join(self.lines) + "\n")
 
 
 async def save_evidence(service: FileDomainService, ledger: EvidenceLedger) -> None:
     """Write the ledger to ``/internal/evidence.jsonl``."""
     text = "".join(json.dumps(item.to_dict(), ensure_ascii=False) + "\n" for item in ledger.items())
-    await service.write_text(EVIDENCE, text)
+    await service.write_text(EVIDENCE, scrub(text))
 
 
 async def save_json(service: FileDomainService, path: str, data: Any) -> None:

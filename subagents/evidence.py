@@ -81,6 +81,13 @@ class PageRecord:
     evidence: list[dict] = field(default_factory=list)
     kind: str = "web"  # web | file
 
+    @property
+    def has_links(self) -> bool:
+        """Whether the stored text's links are the page's own: pages converted from HTML
+        and Markdown pages. A plain-text page (text/plain, JSON, CSV) has no links: a
+        ``[text](url)`` written in it is text, never followed."""
+        return self.extractor != "plain" or "markdown" in self.content_type.lower()
+
     def to_json(self) -> str:
         return json.dumps(asdict(self), ensure_ascii=False, indent=2)
 

@@ -4,14 +4,22 @@ Keys come only from environment variables. Any text that leaves a tool or the Ho
 tool result, a log line, ``run.json``, the transcript, stderr) passes through
 :func:`scrub`, which replaces the value of every credential variable set in the process
 (and any extra value the caller knows of) with ``***``. A provider or proxy that echoes a
-key back ("bad Bearer sk-…") therefore never leaks it.
+key back ("bad Bearer sk-…") therefore never leaks it. The places text is written use it:
+the model's replies (``host.brains.wrapping.ScrubbedModel``), tool records, the
+transcript, ``run.json``, checkpoints, log records (:func:`install_log_scrubbing`) and the
+command line's stdout and stderr (:func:`scrubbed_output`).
 """
 
 from __future__ import annotations
 
+import logging
 import os
 import re
-from collections.abc import Iterable, Mapping
+import sys
+from collections.abc import Iterable, Iterator, Mapping
+from contextlib import contextmanager, suppress
+from typing import Any, TextIO
+from urllib.parse import urlsplit
 
 #: Credential variables the project reads, by name.
 SECRET_VARS = (
@@ -26,19 +34,27 @@ SECRET_VARS = (
 )
 #: Other variables whose names say they hold a credential (a proxy's token, say).
 _SECRET_NAME = re.compile(r"(API_KEY|_TOKEN|_SECRET|PASSWORD|_CSE_ID)$", re.IGNORECASE)
+#: Variables holding a URL, whose password (``http://user:pass@proxy``) is a credential.
+_URL_NAME = re.compile(r"(_PROXY|_URL|_HOST)$", re.IGNORECASE)
 #: Values shorter than this are not replaced: too likely to match ordinary text.
 MIN_SECRET_CHARS = 6
 MASK = "***"
 
 
 def secret_values(env: Mapping[str, str] | None = None) -> list[str]:
-    """The values of every credential variable in ``env`` (default: the process's)."""
+    """The values of every credential variable in ``env`` (default: the process's), and
+    the password of any URL variable (a proxy or a provider's base URL) that has one."""
     env = os.environ if env is None else env
     found = []
     for name, value in env.items():
         value = (value or "").strip()
         if len(value) >= MIN_SECRET_CHARS and (name in SECRET_VARS or _SECRET_NAME.search(name)):
             found.append(value)
+        elif _URL_NAME.search(name) and "@" in value:
+            with suppress(ValueError):
+                password = urlsplit(value).password or ""
+                if len(password) >= MIN_SECRET_CHARS:
+                    found.append(password)
     # Longest first, so that a key containing another is replaced whole.
     return sorted(set(found), key=len, reverse=True)
 
@@ -64,3 +80,60 @@ def scrub_data(data: object, extra: Iterable[str] = ()) -> object:
     if isinstance(data, (list, tuple)):
         return [scrub_data(v, extra) for v in data]
     return data
+
+
+class _ScrubbingFilter(logging.Filter):
+    """Rewrites log records so that no credential value reaches a handler."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        message = record.getMessage()
+        clean = scrub(message)
+        if clean != message:
+            record.msg, record.args = clean, None
+        return True
+
+
+_FILTER = _ScrubbingFilter()
+
+
+def install_log_scrubbing(names: Iterable[str] = ("",)) -> None:
+    """Attach the scrubbing filter to the loggers ``names`` and to every handler of the
+    root logger (idempotent)."""
+    for name in names:
+        target = logging.getLogger(name)
+        if _FILTER not in target.filters:
+            target.addFilter(_FILTER)
+    for handler in logging.getLogger().handlers:
+        if _FILTER not in handler.filters:
+            handler.addFilter(_FILTER)
+
+
+class ScrubbedStream:
+    """A text stream that scrubs everything written to it before passing it on."""
+
+    def __init__(self, stream: TextIO) -> None:
+        self.stream = stream
+
+    def write(self, text: str) -> int:
+        self.stream.write(scrub(text))
+        return len(text)
+
+    def writelines(self, lines: Iterable[str]) -> None:
+        for line in lines:
+            self.write(line)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.stream, name)
+
+
+@contextmanager
+def scrubbed_output() -> Iterator[None]:
+    """While it lasts, ``sys.stdout`` and ``sys.stderr`` (progress lines, warnings, error
+    messages) never show a credential value."""
+    saved = sys.stdout, sys.stderr
+    sys.stdout, sys.stderr = ScrubbedStream(saved[0]), ScrubbedStream(saved[1])  # type: ignore[assignment]
+    install_log_scrubbing()
+    try:
+        yield
+    finally:
+        sys.stdout, sys.stderr = saved

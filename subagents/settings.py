@@ -53,10 +53,6 @@ class Keys(Mapping[str, str]):
         """The value of key ``name``, or None when it is not set."""
         return self._values.get(name)
 
-    def redactable(self) -> list[str]:
-        """Every value long enough to be replaced in text without false matches."""
-        return [v for v in self._values.values() if len(v) >= 6]
-
 
 @dataclass(frozen=True)
 class NetworkPolicy:

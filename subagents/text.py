@@ -291,9 +291,18 @@ def headings(text: str) -> list[str]:
     return [b.section for b in blocks(text) if b.kind == "heading"]
 
 
-_LINK = re.compile(r"(?<!!)\[([^\]]+)\]\((\S+?)(?:\s+\"[^\"]*\")?\)")
+#: A Markdown link; escaped brackets (``\[text\](url)``, which is how a converted page
+#: shows a link written as text) are not one.
+_LINK = re.compile(r"(?<![!\\])\[((?:[^\]\\]|\\.)+?)(?<!\\)\]\((\S+?)(?:\s+\"[^\"]*\")?\)")
+
+
+#: Code (fenced blocks and inline spans): what looks like a link there is text.
+_CODE = re.compile(r"^[ \t]*(```+|~~~+).*?^[ \t]*\1[ \t]*$|`[^`\n]+`", re.M | re.S)
 
 
 def links(text: str) -> list[tuple[str, str]]:
-    """``(anchor text, target)`` of every Markdown link in ``text``, in order."""
+    """``(anchor text, target)`` of every Markdown link in ``text``, in order (none from
+    code, where ``[text](url)`` is text)."""
+    if "`" in text:
+        text = _CODE.sub(" ", text)
     return [(plain(a), t) for a, t in _LINK.findall(text)]

@@ -9,7 +9,7 @@ import time
 import pytest
 import yaml
 
-from subagents.search.http import blocked_page, redact, retry_after_seconds
+from subagents.search.http import blocked_page, retry_after_seconds
 from subagents.search.providers import bing, github, google, wiki
 from subagents.search.render import (
     MAX_RESULTS,
@@ -20,6 +20,7 @@ from subagents.search.render import (
     render,
     shorten,
 )
+from subagents.secrets import scrub
 from subagents.settings import DEFAULT_SEARCH_TIMEOUT, Keys, SettingsError, ToolSettings
 
 
@@ -179,10 +180,10 @@ def test_keys_never_show_their_values():
     assert "GITHUB_TOKEN" in repr(settings.keys)
 
 
-def test_redact_replaces_every_key_value(monkeypatch):
+def test_scrub_replaces_every_key_value(monkeypatch):
     monkeypatch.setenv("GITHUB_TOKEN", "ghp_canary_value_123")
-    assert redact("Bearer ghp_canary_value_123 and again ghp_canary_value_123") == (
+    assert scrub("Bearer ghp_canary_value_123 and again ghp_canary_value_123") == (
         "Bearer *** and again ***"
     )
     monkeypatch.delenv("GITHUB_TOKEN")
-    assert redact("Bearer bing_injected_key", ["bing_injected_key"]) == "Bearer ***"
+    assert scrub("Bearer bing_injected_key", ["bing_injected_key"]) == "Bearer ***"

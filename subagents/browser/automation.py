@@ -14,6 +14,7 @@ from playwright.async_api import TimeoutError as PlaywrightTimeoutError
 from fs_service import FsError
 
 from ..results import bounded, error, ok, unavailable
+from ..untrusted import neutralise, wrap
 from .netguard import BlockedURLError, check_url
 from .session import BrowserSession, BrowserUnavailableError
 
@@ -43,7 +44,7 @@ async def _where(page: Any) -> str:
         title = await page.title()
     except PlaywrightError:
         title = ""
-    return f"{page.url}" + (f" — {title}" if title else "")
+    return f"{page.url}" + (f" — {neutralise(title)}" if title else "")
 
 
 async def page_snapshot(page: Any, limit: int = SNAPSHOT_CHARS) -> str:
@@ -92,7 +93,7 @@ async def browser_snapshot(browser: object) -> ToolResponse:
         return unavailable(str(exc))
     except PlaywrightError as exc:
         return unavailable(f"the browser could not read the page: {_first_line(exc)}")
-    return ok(f"Page: {await _where(page)}\n\n{tree}")
+    return ok(f"Page: {await _where(page)}\n\n{wrap(tree, 'page', page.url)}")
 
 
 def _shot_path(url: str) -> str:

@@ -19,6 +19,7 @@ from agentscope.message import Msg
 from playwright.async_api import Error as PlaywrightError
 
 from ..results import bounded
+from ..untrusted import neutralise
 from .automation import page_snapshot
 from .netguard import BlockedURLError, check_url
 from .session import BrowserSession, BrowserUnavailableError
@@ -81,7 +82,8 @@ def attach_browser_hooks(
             return
         msg = Msg(
             SNAPSHOT_NAME,
-            f"<browser_snapshot url={page.url!r}>\n{tree}\n</browser_snapshot>",
+            # The page's own text: data, and unable to close the block (subagents.untrusted).
+            f"<browser_snapshot url={page.url!r}>\n{neutralise(tree)}\n</browser_snapshot>",
             "user",
             metadata={"browser_snapshot": True, "url": page.url},
         )

@@ -13,6 +13,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from ..offline import Call, CallResult, called, safe_name, succeeded
+from ..untrusted import outside
 
 DOCUMENT_SUFFIXES = (".pdf", ".xlsx", ".xls", ".csv", ".pptx", ".docx")
 _LINK = re.compile(r"^- \[[^\]]*\]\((https?://[^)\s]+)\)$", re.M)
@@ -28,7 +29,7 @@ def document_links(done: list[CallResult]) -> list[str]:
     """Documents listed under "Links on the page" of the pages read so far."""
     out: list[str] = []
     for rec in succeeded(done, "viewer_fetch"):
-        _, _, tail = rec.text.partition("\nLinks on the page:\n")
+        _, _, tail = outside(rec.text).partition("\nLinks on the page:\n")
         out.extend(u for u in _LINK.findall(tail) if is_document(u))
     return list(dict.fromkeys(out))
 
@@ -76,7 +77,7 @@ def outcome(ctx: dict[str, Any], done: list[CallResult]) -> dict[str, Any]:
     reads = [r for r in done if r.name == "viewer_fetch"]
     ok = [r for r in reads if r.ok]
     evidence = [e for r in ok for e in _EVIDENCE.findall(r.text)]
-    pages = [p for r in ok for p in _STORED.findall(r.text)]
+    pages = [p for r in ok for p in _STORED.findall(outside(r.text))]
     gaps = [f"could not read {r.input.get('url')}" for r in reads if not r.ok]
     saved = len(succeeded(done, "http_download"))
     return {

@@ -8,6 +8,7 @@ from typing import Any
 from ..offline import CallResult
 from ..outcomes import BrowserOutcome
 from ..spec import SubAgentSpec, ToolGroup
+from ..untrusted import outside
 from . import offline
 from .automation import (
     browser_click,
@@ -45,7 +46,12 @@ _SAVED = re.compile(r"^(?:Saved \S+ to|Already downloaded in this run: \S+ is at
 
 def carry(done: list[CallResult]) -> dict[str, Any]:
     """Pages stored and documents saved, as the results name them."""
-    pages = [p for r in done if r.name == "viewer_fetch" and r.ok for p in _STORED.findall(r.text)]
+    pages = [
+        p
+        for r in done
+        if r.name == "viewer_fetch" and r.ok
+        for p in _STORED.findall(outside(r.text))
+    ]
     saved = [
         m.group(1)
         for r in done

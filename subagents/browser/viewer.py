@@ -17,6 +17,7 @@ from ..evidence import PageBudgetError, PageRecord, identified, sidecar_path
 from ..results import bounded, error, ok, refused, unavailable
 from ..settings import network_policy
 from ..text import links
+from ..untrusted import neutralise, wrap
 from .evidence import Answer, answer_with_model
 from .tiers import FetchError, PageText, fetch_page_text
 from .workers import answer_from_text
@@ -69,7 +70,7 @@ def _header(record: PageRecord, chars: int, notes: list[str], reused: bool) -> s
     moved = f" (from {record.url})" if record.final_url != record.url else ""
     lines = [
         f"URL: {record.final_url}{moved}",
-        f"Title: {record.title or '(none)'}",
+        f"Title: {neutralise(record.title) if record.title else '(none)'}",
         f"Read by: {record.tier} tier, {record.extractor} extractor"
         + (f" ({'; '.join(notes)})" if notes else ""),
         f"Stored: {record.markdown_path} ({chars} characters; the full text is there)",
@@ -86,7 +87,7 @@ def link_lines(text: str, limit: int = MAX_LINKS) -> str:
     pages = [(a, u) for a, u in found if (a, u) not in docs]
     chosen = list(dict.fromkeys([*docs, *pages]))[:limit]
     more = len(dict.fromkeys(found)) - len(chosen)
-    lines = [f"- [{a or u}]({u})" for a, u in chosen]
+    lines = [neutralise(f"- [{a or u}]({u})") for a, u in chosen]
     if more > 0:
         lines.append(f"- … and {more} more links in the stored page")
     return "\n".join(lines)
@@ -190,7 +191,8 @@ async def _reply(
             shown = bounded(
                 text, SHOW_CHARS, f"The full text is stored at {path}; read it with the file tools."
             )
-            return ok(f"{header}\n\n{shown}", paths=[path])
+            source = record.final_url or record.url
+            return ok(f"{header}\n\n{wrap(shown, 'page', source)}", paths=[path])
         result = await _answer(text, query, record.final_url or record.url, path, model)
         items = [
             evidence.add(item) if evidence is not None else identified(item)
@@ -209,11 +211,14 @@ async def _reply(
         if result.dropped
         else ""
     )
-    page_links = link_lines(text)
-    body = (
-        f"{header}\n\nQuestion: {query}\nAnswer ({result.method}): {result.text or '(none)'}\n\n"
+    page_links = link_lines(text) if record.has_links else ""
+    said = (
+        f"Answer ({result.method}): {result.text or '(none)'}\n\n"
         f"Evidence (exact quotes of the stored page, cite them by id):\n"
         f"{quotes or '(no verified quote)'}{dropped}"
+    )
+    body = (
+        f"{header}\n\nQuestion: {query}\n{wrap(said, 'page', record.final_url or record.url)}"
         + (f"\n\nLinks on the page:\n{page_links}" if page_links else "")
     )
     return ok(body, paths=[path], evidence_ids=[item.id for item in items])

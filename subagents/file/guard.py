@@ -11,6 +11,7 @@ from agentscope.tool import ToolResponse
 from fs_service import FsError
 
 from ..results import error
+from ..untrusted import neutralise, wrap
 from .limits import MAX_TEXT_CHARS
 
 logger = logging.getLogger(__name__)
@@ -46,6 +47,29 @@ def within_cap(response: ToolResponse, limit: int = MAX_TEXT_CHARS) -> ToolRespo
     return response
 
 
+#: Tools whose results show what a file says: below their header line, a model is shown
+#: the file's text as an ``<untrusted_file>`` block (:func:`as_untrusted_file`).
+CONTENT_TOOLS = frozenset(
+    {"read_text_file", "pdf_read_text", "pptx_read_outline", "csv_read", "xlsx_read_cells",
+     "image_qa"}
+)  # fmt: skip
+
+
+def as_untrusted_file(text: str, path: str) -> str:
+    """A reader's result as a model is shown it: the header line, then the file's text as
+    an ``<untrusted_file>`` block (the Host applies it to every reader result)."""
+    header, _, body = text.partition("\n")
+    return f"{header}\n{wrap(body, 'file', path)}" if body else text
+
+
+def _neutralised(response: ToolResponse) -> ToolResponse:
+    """A file's text cannot open or close a delimiter block (see :mod:`subagents.untrusted`)."""
+    for block in response.content:
+        if block.get("type") == "text":
+            block["text"] = neutralise(block.get("text", ""))
+    return response
+
+
 def file_tool(func: ToolFunc) -> ToolFunc:
     """Make ``func`` return an ``Error:`` result instead of raising.
 
@@ -57,7 +81,7 @@ def file_tool(func: ToolFunc) -> ToolFunc:
     @functools.wraps(func)
     async def wrapper(*args: Any, **kwargs: Any) -> ToolResponse:
         try:
-            return within_cap(await func(*args, **kwargs))
+            return within_cap(_neutralised(await func(*args, **kwargs)))
         except (FsError, ToolInputError) as exc:
             return within_cap(error(str(exc)))
         except Exception as exc:

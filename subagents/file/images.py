@@ -12,6 +12,7 @@ from agentscope.tool import ToolResponse
 from PIL import ExifTags, Image, UnidentifiedImageError
 
 from ..results import ok
+from ..secrets import scrub
 from ..settings import ToolSettings
 from .guard import ToolInputError, file_tool
 from .limits import (
@@ -147,9 +148,7 @@ async def _ask_vision(cfg: dict[str, str], picture: bytes, mime: str, question: 
 
 
 def _scrub(text: str, cfg: dict[str, str] | None) -> str:
-    if cfg and cfg["api_key"]:
-        text = text.replace(cfg["api_key"], "***")
-    return text
+    return scrub(text, [cfg["api_key"]] if cfg and cfg["api_key"] else [])
 
 
 @file_tool

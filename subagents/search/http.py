@@ -14,13 +14,13 @@ import json
 import logging
 import ssl
 import time
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 from urllib.parse import urlsplit
 
 import httpx
 
-from ..secrets import scrub
+from ..secrets import install_log_scrubbing, scrub
 from ..tape import active_tape, tape_transport
 
 logger = logging.getLogger(__name__)
@@ -53,32 +53,9 @@ class SearchUnavailable(Exception):
         self.reason = reason
 
 
-def redact(text: str, extra: Iterable[str] = ()) -> str:
-    """``text`` with the value of every credential variable (and of each of ``extra``, e.g.
-    the keys of injected settings) replaced by ``***``."""
-    return scrub(text, extra)
-
-
-class _RedactingFilter(logging.Filter):
-    """Rewrites HTTP library log records so no key value reaches a handler."""
-
-    def filter(self, record: logging.LogRecord) -> bool:
-        message = record.getMessage()
-        clean = redact(message)
-        if clean != message:
-            record.msg, record.args = clean, None
-        return True
-
-
-_FILTER = _RedactingFilter()
-
-
 def install_log_redaction() -> None:
-    """Attach the redacting filter to the HTTP libraries' loggers (idempotent)."""
-    for name in _HTTP_LOGGERS:
-        target = logging.getLogger(name)
-        if _FILTER not in target.filters:
-            target.addFilter(_FILTER)
+    """Attach the scrubbing filter to the HTTP libraries' loggers (idempotent)."""
+    install_log_scrubbing(_HTTP_LOGGERS)
 
 
 @functools.cache
@@ -192,7 +169,7 @@ def _check_status(
             detail = describe_error(response)
         except Exception:  # a broken error body must not hide the status
             detail = None
-    suffix = f": {redact(detail)[:200]}" if detail else ""
+    suffix = f": {scrub(detail)[:200]}" if detail else ""
     if status == 429:
         raise SearchUnavailable(f"{source} is still rate limiting (HTTP 429) after one retry")
     if 300 <= status < 400:

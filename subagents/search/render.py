@@ -8,6 +8,8 @@ from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 import yaml
 
+from ..untrusted import neutralise
+
 #: Most items one call returns.
 MAX_RESULTS = 10
 #: Longest snippet kept, in characters (cut at a word boundary, marked with "…").
@@ -92,9 +94,9 @@ def render(items: list[Item], source: str, query: str) -> str:
         )
     rows = [
         {
-            "title": shorten(item.title, TITLE_CHARS) or item.url,
+            "title": neutralise(shorten(item.title, TITLE_CHARS)) or item.url,
             "url": item.url.strip(),
-            "snippet": shorten(item.snippet, SNIPPET_CHARS),
+            "snippet": neutralise(shorten(item.snippet, SNIPPET_CHARS)),
             "source": source,
         }
         for item in kept

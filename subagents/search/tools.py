@@ -16,8 +16,9 @@ import httpx
 from agentscope.tool import ToolResponse
 
 from ..results import error, ok, unavailable
+from ..secrets import scrub
 from ..settings import ToolSettings
-from .http import RETRY_AFTER_CAP, SearchUnavailable, new_client, redact
+from .http import RETRY_AFTER_CAP, SearchUnavailable, new_client
 from .providers import bing, github, google, sogou, wiki
 from .render import Item, render
 
@@ -50,14 +51,14 @@ async def run_source(
             "(a few distinctive words work best)."
         )
     deadline = 3 * config.search_timeout + RETRY_AFTER_CAP
-    keys = config.keys.redactable()
+    keys = list(config.keys.values())
     started = time.perf_counter()
     try:
         async with new_client(config.search_timeout) as client:
             items = await asyncio.wait_for(provider(client, query, config), deadline)
     except SearchUnavailable as exc:
-        logger.info("%s unavailable: %s", tool, redact(exc.reason, keys))
-        return unavailable(redact(f"{tool}: {exc.reason}; try another search tool", keys))
+        logger.info("%s unavailable: %s", tool, scrub(exc.reason, keys))
+        return unavailable(scrub(f"{tool}: {exc.reason}; try another search tool", keys))
     except TimeoutError:
         logger.info("%s gave no answer within %.0f s", tool, deadline)
         return unavailable(f"{tool}: no answer within {deadline:.0f} s; try another search tool")
@@ -67,7 +68,7 @@ async def run_source(
     logger.debug(
         "%s: %d items in %.0f ms", tool, len(items), 1000 * (time.perf_counter() - started)
     )
-    return ok(redact(render(items, tool, query), keys))
+    return ok(scrub(render(items, tool, query), keys))
 
 
 async def search_google(query: str, settings: object = None) -> ToolResponse:

@@ -375,7 +375,10 @@ class Host:
             "settings": self.settings.tools,
             "browser": self.browser,
         }
-        toolkit = build(spec, {k: v for k, v in deps.items() if k in spec.requires})
+        wanted = {k: v for k, v in deps.items() if k in spec.requires}
+        if "service" in wanted:
+            wanted["areas"] = run.area_services
+        toolkit = build(spec, wanted)
         toolkit.register_middleware(tool_scope)
         extra: list[str] = []
         for client, names in self.mcp_clients.get(spec.name, []):

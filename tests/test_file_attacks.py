@@ -258,3 +258,15 @@ def test_a_non_utf8_input_name_keeps_run_json_and_is_shown_escaped(tmp_path):
         SHOWN.replace("\\", "\\\\") in t for n, t in texts.items() if n == "transcript.jsonl"
     )
     assert not any(re.search("[\udc80-\udcff]", t) for t in texts.values())
+
+
+def test_the_browser_is_told_which_of_its_tools_write_the_read_only_areas(tmp_path):
+    from host.hub import _grants_prompt
+    from subagents import get_spec
+
+    run = RunFolder.create(tmp_path / "runs")
+    browser = _grants_prompt(get_spec("browser"), run)
+    assert "- `/workspace/pages/` — read only" in browser
+    assert "- `/workspace/pages/` is written by viewer_fetch only." in browser
+    assert "- `/workspace/downloads/` is written by http_download only." in browser
+    assert "written by" not in _grants_prompt(get_spec("file"), run)

@@ -31,7 +31,7 @@ import ipaddress
 import sys
 import tempfile
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from unittest import mock
 
@@ -40,6 +40,7 @@ sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
 
 import httpcore  # noqa: E402
 from agentscope.tool import ToolResponse  # noqa: E402
+from attack_tally import Tally, print_table  # noqa: E402
 from attack_web import (  # noqa: E402
     SECRET,
     UNUSABLE_TARGETS,
@@ -101,17 +102,6 @@ class Attack:
     tool: str
     call: Callable[[], Awaitable[ToolResponse]]
     got_through: Callable[[ToolResponse], bool]
-
-
-@dataclass
-class Tally:
-    tried: int = 0
-    refused: int = 0
-    bypassed: int = 0
-    crashed: int = 0
-    rss: int = 0
-    python: int = 0
-    notes: list[str] = field(default_factory=list)
 
 
 @dataclass
@@ -387,36 +377,6 @@ def other_port_page(other: SiteServer) -> bytes:
         "{ document.getElementById('status').textContent = 'All attempts made.'; });"
         "</script></body></html>"
     ).encode()
-
-
-def print_table(tallies: dict[tuple[str, str], Tally]) -> None:
-    head = (
-        f"{'class':<22} {'tool':<30} {'tried':>5} {'refused':>7} {'bypassed':>8} "
-        f"{'crashed/hung':>12} {'peak RSS Δ':>10} {'peak Python':>11}"
-    )
-    print(head)
-    print("-" * len(head))
-    for (kind, tool), t in tallies.items():
-        print(
-            f"{kind:<22} {tool:<30} {t.tried:>5} {t.refused:>7} {t.bypassed:>8} "
-            f"{t.crashed:>12} {t.rss / MiB:>7.1f} MB {t.python / MiB:>8.1f} MB"
-        )
-    total = Tally(
-        tried=sum(t.tried for t in tallies.values()),
-        refused=sum(t.refused for t in tallies.values()),
-        bypassed=sum(t.bypassed for t in tallies.values()),
-        crashed=sum(t.crashed for t in tallies.values()),
-        rss=max(t.rss for t in tallies.values()),
-        python=max(t.python for t in tallies.values()),
-    )
-    print("-" * len(head))
-    print(
-        f"{'all':<22} {'':<30} {total.tried:>5} {total.refused:>7} {total.bypassed:>8} "
-        f"{total.crashed:>12} {total.rss / MiB:>7.1f} MB {total.python / MiB:>8.1f} MB"
-    )
-    for (kind, _), t in tallies.items():
-        for note in t.notes:
-            print(f"  {kind} / {note}")
 
 
 async def main() -> None:

@@ -22,7 +22,7 @@ from .errors import (
     SymlinkRefusedError,
 )
 from .grants import ALL_OPS, OPS, READ_OPS, FileSystemHandle, Grant
-from .paths import validate_path
+from .paths import escape_name, validate_path
 from .service import FileDomainService, Match
 
 __all__ = [
@@ -47,5 +47,6 @@ __all__ = [
     "StorageBackend",
     "StorageError",
     "SymlinkRefusedError",
+    "escape_name",
     "validate_path",
 ]

@@ -63,7 +63,7 @@ from .interrupt import Interrupt, Interruptible, wait_until
 from .mcp import attach_mcp_tools
 from .planning import Plan, PlanModel, offline_plan, validated
 from .research import Research
-from .run import RunFolder
+from .run import AREAS, RunFolder
 from .tape import RecordingModel
 from .transcript import Transcript, save_evidence, save_json, save_run_json
 from .workers import WorkerAgent
@@ -378,7 +378,10 @@ class Host:
             "settings": self.settings.tools,
             "browser": self.browser,
         }
-        toolkit = build(spec, {k: v for k, v in deps.items() if k in spec.requires})
+        wanted = {k: v for k, v in deps.items() if k in spec.requires}
+        if "service" in wanted:
+            wanted["areas"] = run.area_services
+        toolkit = build(spec, wanted)
         toolkit.register_middleware(tool_scope)
         extra: list[str] = []
         for client, names in self.mcp_clients.get(spec.name, []):
@@ -405,10 +408,7 @@ class Host:
         agent = WorkerAgent(
             guard=guard,
             name=spec.name,
-            sys_prompt=(
-                f"{spec.sys_prompt}\n\n{UNTRUSTED_RULE}\n\n"
-                f"{run.subagent_service.describe_grants_markdown()}"
-            ),
+            sys_prompt=f"{spec.sys_prompt}\n\n{UNTRUSTED_RULE}\n\n{_grants_prompt(spec, run)}",
             model=(
                 OfflinePolicy(spec)
                 if offline or self.counted_model is None
@@ -762,6 +762,18 @@ def _plan_json(plan: Plan) -> str:
 
     subs = [{"id": s.id, "text": s.text, "queries": s.queries} for s in plan.subquestions]
     return json.dumps({"question": plan.question, "subquestions": subs}, ensure_ascii=False)
+
+
+def _grants_prompt(spec: SubAgentSpec, run: RunFolder) -> str:
+    """What a subagent may read and write, and which of its tools write the read-only areas."""
+    lines = [run.subagent_service.describe_grants_markdown()]
+    lines += [
+        f"- `{AREAS[area]}` is written by {tool} only."
+        for group in spec.groups
+        for tool, area in group.areas.items()
+        if area in AREAS
+    ]
+    return "\n".join(lines)
 
 
 def _ordered(outputs: list[str], formats: tuple[str, ...]) -> list[str]:

@@ -239,29 +239,35 @@ class _ServedToolkit:
         return self.guard
 
     def _build(self) -> Toolkit:
-        from fs_service import ALL_OPS, READ_OPS, DiskFileSystem, FileDomainService
+        from fs_service import DiskFileSystem, FileDomainService
         from subagents import build_toolkit, get_spec
         from subagents.evidence import EvidenceLedger
 
+        from .run import area_services, subagent_grants
+
         spec = get_spec(self.name)
-        grants: list[dict[str, Any]] = [{"prefix": "/workspace/", "ops": set(ALL_OPS)}]
         mounts = {"/workspace/": str(self.workspace)}
-        if self.settings.input_dir is not None:
+        userinput = self.settings.input_dir is not None
+        if userinput:
             mounts["/userinput/"] = str(self.settings.input_dir)
-            grants.append({"prefix": "/userinput/", "ops": set(READ_OPS)})
         fs = DiskFileSystem(str(self.workspace), mounts=mounts)
         deps: dict[str, Any] = {
             "evidence": EvidenceLedger(),
             "model": None,
             "settings": self.settings.tools,
         }
+        extra: dict[str, Any] = {}
         if "service" in spec.requires:
-            deps["service"] = FileDomainService(fs.create_handle(grants))
+            # The same grants as in a run: stored pages, downloads and screenshots are
+            # written only by the tool that makes them.
+            deps["service"] = FileDomainService(fs.create_handle(subagent_grants(None, userinput)))
+            extra["areas"] = area_services(fs, userinput)
         if "browser" in spec.requires:
             from subagents.browser import BrowserSession
 
             self.browser = deps["browser"] = BrowserSession()
-        return build_toolkit(self.name, **{k: v for k, v in deps.items() if k in spec.requires})
+        wanted = {k: v for k, v in deps.items() if k in spec.requires}
+        return build_toolkit(self.name, **wanted, **extra)
 
     async def aclose(self) -> None:
         if self.browser is not None:

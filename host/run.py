@@ -15,6 +15,39 @@ from pathlib import Path
 from fs_service import ALL_OPS, READ_OPS, DiskFileSystem, FileDomainService
 
 WORKSPACE_DIRS = ("downloads", "pages", "notes", "reports", "screenshots")
+#: Workspace areas that one kind of tool alone writes (the tools name their area in their
+#: subagent's spec): stored pages, whose text citations are checked against, downloads and
+#: screenshots. Every other subagent tool may only read there.
+AREAS = {
+    "pages": "/workspace/pages/",
+    "downloads": "/workspace/downloads/",
+    "screenshots": "/workspace/screenshots/",
+}
+
+
+def subagent_grants(area: str | None = None, userinput: bool = True) -> list[dict]:
+    """The grants of a subagent tool: the workspace, read-only areas, the input folder.
+
+    With ``area``, the tool writes that area and only reads the rest of the workspace.
+    """
+    grants: list[dict] = [
+        {"prefix": "/workspace/", "ops": set(READ_OPS if area else ALL_OPS)},
+        *(
+            {"prefix": prefix, "ops": set(ALL_OPS if name == area else READ_OPS)}
+            for name, prefix in AREAS.items()
+        ),
+    ]
+    if userinput:
+        grants.append({"prefix": "/userinput/", "ops": set(READ_OPS)})
+    return grants
+
+
+def area_services(fs: DiskFileSystem, userinput: bool = True) -> dict[str, FileDomainService]:
+    """One service per workspace area, for the tool that writes it."""
+    return {
+        name: FileDomainService(fs.create_handle(subagent_grants(name, userinput)))
+        for name in AREAS
+    }
 
 
 def new_run_id() -> str:
@@ -31,6 +64,7 @@ class RunFolder:
     input_dir: Path
     subagent_service: FileDomainService
     host_service: FileDomainService
+    area_services: dict[str, FileDomainService]
 
     @classmethod
     def create(cls, runs_dir: Path, input_dir: Path | None = None) -> RunFolder:
@@ -55,17 +89,18 @@ class RunFolder:
     @classmethod
     def _mount(cls, run_id: str, path: Path, input_dir: Path) -> RunFolder:
         fs = DiskFileSystem(path, mounts={"/userinput/": input_dir})
-        sub_grants = [
+        host_grants = [
             {"prefix": "/workspace/", "ops": set(ALL_OPS)},
             {"prefix": "/userinput/", "ops": set(READ_OPS)},
+            {"prefix": "/internal/", "ops": set(ALL_OPS)},
         ]
-        host_grants = [*sub_grants, {"prefix": "/internal/", "ops": set(ALL_OPS)}]
         return cls(
             id=run_id,
             path=path,
             input_dir=Path(input_dir).resolve(),
-            subagent_service=FileDomainService(fs.create_handle(sub_grants)),
+            subagent_service=FileDomainService(fs.create_handle(subagent_grants())),
             host_service=FileDomainService(fs.create_handle(host_grants)),
+            area_services=area_services(fs),
         )
 
     def real_path(self, logical: str) -> Path:

@@ -7,7 +7,7 @@ from typing import Any
 
 from agentscope.message import Msg
 
-from fs_service import FileDomainService
+from fs_service import FileDomainService, escape_name
 from subagents.evidence import EvidenceLedger
 from subagents.secrets import scrub, scrub_data
 
@@ -44,8 +44,9 @@ class Transcript:
         self.lines = [line for line in text.splitlines() if line.strip()]
 
     async def append(self, msg: Msg) -> None:
-        record = scrub_data(msg_to_dict(msg))
-        self.lines.append(json.dumps(record, ensure_ascii=False, default=str))
+        # A name with undecodable bytes (the input folder's own, say) is kept as \xNN.
+        line = json.dumps(scrub_data(msg_to_dict(msg)), ensure_ascii=False, default=str)
+        self.lines.append(escape_name(line))
         await self.service.write_text(TRANSCRIPT, "\n".join(self.lines) + "\n")
 
 
@@ -56,8 +57,12 @@ async def save_evidence(service: FileDomainService, ledger: EvidenceLedger) -> N
 
 
 async def save_json(service: FileDomainService, path: str, data: Any) -> None:
-    """Write ``data`` as indented JSON (credential values scrubbed) at ``path``."""
-    text = json.dumps(scrub_data(data), ensure_ascii=False, indent=2, default=str)
+    """Write ``data`` as indented JSON (credential values scrubbed) at ``path``.
+
+    Undecodable bytes of a name (held as lone surrogates) are written as ``\\xNN``, so
+    that the record is always written.
+    """
+    text = escape_name(json.dumps(scrub_data(data), ensure_ascii=False, indent=2, default=str))
     await service.write_text(path, text)
 
 

@@ -26,7 +26,10 @@ INJECTABLE = ("service", "settings", "browser", "evidence", "model")
 class ToolGroup:
     """A named set of tools, registered together and switched on or off together.
 
-    ``"basic"`` is always active; other groups start as ``active`` says.
+    ``"basic"`` is always active; other groups start as ``active`` says. ``areas`` names,
+    for a tool that stores what it fetches, the workspace area only it writes (``pages``,
+    ``downloads``, ``screenshots``): the Host gives such a tool a service that may write
+    there and nowhere else, and every other tool one that may only read there.
     """
 
     name: str
@@ -34,6 +37,7 @@ class ToolGroup:
     description: str = ""
     active: bool = True
     writes: frozenset[str] = frozenset()
+    areas: Mapping[str, str] = field(default_factory=dict)
 
     @property
     def names(self) -> tuple[str, ...]:
@@ -96,7 +100,11 @@ def injected_params(func: Callable[..., Any]) -> list[str]:
 
 
 def build(spec: SubAgentSpec, deps: Mapping[str, Any], read_only: bool | None = None) -> Toolkit:
-    """Build a fresh Toolkit holding exactly ``spec``'s allowlist."""
+    """Build a fresh Toolkit holding exactly ``spec``'s allowlist.
+
+    ``deps["areas"]``, when given, maps a workspace area to the service its writing tool
+    gets instead of ``deps["service"]`` (see :class:`ToolGroup`).
+    """
     missing = [d for d in spec.requires if d not in deps]
     if missing:
         raise TypeError(f"build_toolkit({spec.name!r}) needs: {', '.join(missing)}")
@@ -119,6 +127,13 @@ def build(spec: SubAgentSpec, deps: Mapping[str, Any], read_only: bool | None = 
                     "reach the model's schema"
                 )
             preset = {p: deps[p] for p in wanted}
+            area = group.areas.get(func.__name__)
+            if area and "service" in preset and deps.get("areas") is not None:
+                if area not in deps["areas"]:
+                    raise TypeError(
+                        f"{spec.name}.{func.__name__} writes area {area!r}, not granted"
+                    )
+                preset["service"] = deps["areas"][area]
             toolkit.register_tool_function(
                 func, group_name=group.name, preset_kwargs=preset or None
             )

@@ -2,8 +2,9 @@
 
 A call that hangs, crashes or runs out of memory must not take the test run (or the
 benchmark) with it, so it runs in a child with a memory ceiling and a deadline. The child
-builds the subagent's toolkit over a disk service (``/workspace/`` read-write under
-``root``, ``input`` read-only as ``/userinput/``), resets the kernel's peak-RSS mark,
+builds the subagent's toolkit (no browser, no model) over a disk service (``/workspace/``
+read-write under ``root``, ``input`` read-only as ``/userinput/``), resets the kernel's
+peak-RSS mark,
 makes the call and reports the peak growth of its resident memory during the call.
 
 Parent side: ``probe("file", "csv_read", {"path": "/userinput/a.csv"}, root, input_dir)``.
@@ -42,15 +43,29 @@ async def _call(spec: dict[str, Any]) -> dict[str, Any]:
     from agentscope.message import ToolUseBlock
 
     from fs_service import ALL_OPS, READ_OPS, DiskFileSystem, FileDomainService
-    from subagents import build_toolkit
+    from subagents import build_toolkit, get_spec
+    from subagents.evidence import EvidenceLedger
     from subagents.results import text_of
 
     mounts = {"/userinput/": spec["input"]} if spec.get("input") else {}
-    grants = [{"prefix": "/workspace/", "ops": set(ALL_OPS)}]
-    if mounts:
-        grants.append({"prefix": "/userinput/", "ops": set(READ_OPS)})
-    svc = FileDomainService(DiskFileSystem(spec["root"], mounts=mounts).create_handle(grants))
-    toolkit = build_toolkit(spec["subagent"], service=svc)
+    fs = DiskFileSystem(spec["root"], mounts=mounts)
+    deps: dict[str, Any] = {"evidence": EvidenceLedger(), "model": None, "browser": None}
+    if spec.get("areas"):
+        # the grants of a run: pages, downloads and screenshots written by their tools only
+        from host.run import area_services, subagent_grants
+
+        grants = subagent_grants(None, userinput=bool(mounts))
+        deps["areas"] = area_services(fs, userinput=bool(mounts))
+    else:
+        grants = [{"prefix": "/workspace/", "ops": set(ALL_OPS)}]
+        if mounts:
+            grants.append({"prefix": "/userinput/", "ops": set(READ_OPS)})
+    deps["service"] = FileDomainService(fs.create_handle(grants))
+    wanted = get_spec(spec["subagent"]).requires
+    toolkit = build_toolkit(
+        spec["subagent"],
+        **{k: v for k, v in deps.items() if k in wanted or k == "areas"},
+    )
     call = ToolUseBlock(type="tool_use", id="probe", name=spec["tool"], input=spec["args"])
     _reset_peak()
     before = _kib("VmRSS")
@@ -77,14 +92,21 @@ def probe(
     root: Path,
     input_dir: Path | None = None,
     timeout: float = 300,
+    areas: bool = False,
 ) -> dict[str, Any]:
-    """Run one tool call in a child; ``outcome`` is ``done``, ``hung`` or ``crashed``."""
+    """Run one tool call in a child; ``outcome`` is ``done``, ``hung`` or ``crashed``.
+
+    With ``areas`` the service has a run's grants (stored pages, downloads and
+    screenshots written only by the tool that makes them); else ``/workspace/`` is
+    read-write for every tool.
+    """
     spec = {
         "subagent": subagent,
         "tool": tool,
         "args": args,
         "root": str(root),
         "input": str(input_dir) if input_dir else None,
+        "areas": areas,
     }
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), str(ROOT / "tests")])}
     try:

@@ -27,7 +27,7 @@ from ..errors import (
     SymlinkRefusedError,
 )
 from ..grants import FileSystemHandle, Grant
-from ..paths import join, segments
+from ..paths import disk_name, escape_name, join, segments
 from .base import DIRECTORY, FILE, Entry, kind_of
 
 _DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
@@ -109,7 +109,8 @@ class DiskFileSystem:
     # -- locating -------------------------------------------------------------------
 
     def _locate(self, path: str) -> tuple[Path, list[str]]:
-        parts = segments(path)
+        """The folder a path lives under and its names below it, as the OS takes them."""
+        parts = [disk_name(p) for p in segments(path)]
         best = ""
         for prefix in self.mounts:
             if (path + "/").startswith(prefix) and len(prefix) > len(best):
@@ -185,7 +186,7 @@ class DiskFileSystem:
             os.close(fd)
         if st is None:
             raise NotFoundError(f"Error: {path} does not exist.", path)
-        return _entry("/" + "/".join(segments(path)), name, st)
+        return _entry("/" + "/".join(segments(path)), escape_name(name), st)
 
     def list_dir(self, path: str) -> list[Entry]:
         base, parts = self._locate(path)
@@ -199,7 +200,8 @@ class DiskFileSystem:
                         continue
                     # lstat only: a named pipe or device is described, never opened.
                     st = e.stat(follow_symlinks=False)
-                    out.append(_entry(join(logical, e.name), e.name, st))
+                    name = escape_name(e.name)
+                    out.append(_entry(join(logical, name), name, st))
         finally:
             os.close(fd)
         return sorted(out, key=lambda e: e.name)

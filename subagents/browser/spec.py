@@ -74,10 +74,12 @@ SPEC = SubAgentSpec(
             tools=(viewer_fetch, http_download),
             description=(
                 "Read web pages as Markdown (stored under /workspace/pages/, optionally "
-                "answering a question with exact quotes) and download files into /workspace/."
+                "answering a question with exact quotes) and download files into "
+                "/workspace/downloads/."
             ),
             active=True,
             writes=frozenset({"http_download"}),
+            areas={"viewer_fetch": "pages", "http_download": "downloads"},
         ),
         ToolGroup(
             name="automation",
@@ -96,6 +98,7 @@ SPEC = SubAgentSpec(
             ),
             active=True,
             writes=frozenset({"browser_screenshot"}),
+            areas={"browser_screenshot": "screenshots"},
         ),
     ),
     requires=("service", "browser", "evidence", "model", "settings"),

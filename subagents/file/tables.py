@@ -43,6 +43,9 @@ from .sniff import binary_kind, decode_text
 csv.field_size_limit(CSV_FIELD_LIMIT)
 
 _NUMBER = re.compile(r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?")
+#: First characters that make a spreadsheet program read a cell as a formula (OWASP CSV
+#: injection): ``= + - @``, and tab or carriage return, which some programs skip first.
+_FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 _FORMULA_TAG = re.compile(rb"<(?:\w{1,32}:)?f[\s>/]")
 #: Elements whose ``ref`` area openpyxl fills with one object per cell when it loads a
 #: workbook for editing: merged areas and hyperlink ranges.
@@ -246,6 +249,19 @@ def _as_text(value: Any, where: str) -> str:
     raise ToolInputError(f"Error: {where} must be text, got {type(value).__name__}.")
 
 
+def _formula_like(text: str) -> bool:
+    """Whether a spreadsheet program would take ``text`` for a formula (a plain number not)."""
+    return text.startswith(_FORMULA_START) and not _NUMBER.fullmatch(text.strip())
+
+
+def _csv_field(text: str) -> str:
+    """A CSV field that a spreadsheet program opens as the text it is, never as a formula.
+
+    A leading apostrophe is what spreadsheet programs take to mean "this is text".
+    """
+    return "'" + text if _formula_like(text) else text
+
+
 def _grid(values: object, name: str) -> list[list[str]]:
     """Validate a list of rows of strings (numbers are accepted and turned into text)."""
     if not isinstance(values, list) or not all(isinstance(r, list) for r in values):
@@ -260,21 +276,33 @@ def _grid(values: object, name: str) -> list[list[str]]:
 
 
 @file_tool
-async def csv_write(path: str, rows: list[list[str]], service: object) -> ToolResponse:
+async def csv_write(
+    path: str, rows: list[list[str]], service: object, formulas: bool = False
+) -> ToolResponse:
     """Create or replace a CSV file from rows of text fields (UTF-8 with BOM, comma-separated).
 
     The byte-order mark lets spreadsheet programs show Chinese text correctly. Fields
-    with commas, quotes or line breaks are quoted as CSV requires.
+    with commas, quotes or line breaks are quoted as CSV requires. A field starting with
+    =, +, -, @, a tab or a carriage return (other than a plain number such as "-3") is
+    written with a leading apostrophe, so that a spreadsheet program shows it as text
+    instead of running it as a formula.
 
     Args:
         path (str): Logical absolute path of the CSV file to write, e.g. /workspace/table.csv.
         rows (list[list[str]]): The rows, first row usually the header,
             e.g. [["name", "city"], ["张三", "北京"]].
+        formulas (bool): Write fields starting with "=" and the like exactly as given, so
+            that a spreadsheet program computes them as formulas. Only when the user asked
+            for formulas; default false.
     """
     grid = _grid(rows, "rows")
     service.check(path, "write")
+    if not formulas:
+        grid = [[_csv_field(f) for f in row] for row in grid]
     buf = io.StringIO()
-    csv.writer(buf, lineterminator="\n").writerows(grid)
+    # Rows end in CRLF (RFC 4180), which also makes the writer quote a field holding a
+    # lone carriage return; with "\n" it would be written bare and split the row.
+    csv.writer(buf, lineterminator="\r\n").writerows(grid)
     entry = await service.write_bytes(path, buf.getvalue().encode("utf-8-sig"))
     cols = max((len(r) for r in grid), default=0)
     return ok(
@@ -626,7 +654,7 @@ async def xlsx_read_cells(path: str, range: str, service: object) -> ToolRespons
 
 
 def _typed(value: str) -> Any:
-    """Plain numbers become numbers; '=…' stays a formula; anything else stays text."""
+    """Plain numbers become numbers; anything else stays as it is."""
     s = value.strip()
     if _NUMBER.fullmatch(s):
         digits = s.lstrip("+-").split(".")[0].split("e")[0].split("E")[0]
@@ -641,19 +669,27 @@ def _typed(value: str) -> Any:
 
 @file_tool
 async def xlsx_write_cells(
-    path: str, range: str, values: list[list[str]], service: object
+    path: str,
+    range: str,
+    values: list[list[str]],
+    service: object,
+    formulas: bool = False,
 ) -> ToolResponse:
     """Write values into cells of an Excel workbook (.xlsx); creates the file or sheet if needed.
 
     Other cells, sheets and formulas of an existing workbook are kept. Text that looks
-    like a plain number ("42", "3.5") is stored as a number (but not "007" or 16+ digit
-    IDs); text starting with "=" is stored as a formula, which is not calculated here.
+    like a plain number ("42", "-3", "3.5") is stored as a number (but not "007" or 16+
+    digit IDs). Text starting with =, +, -, @, a tab or a carriage return is stored as
+    text, never as a formula, unless formulas is true.
 
     Args:
         path (str): Logical absolute path of the .xlsx file, e.g. /workspace/summary.xlsx.
         range (str): Where to write in A1 notation, optionally with a sheet: the top-left
             cell ('B2', 'Sheet2!A1') or the exact area ('A1:C3', whose size must match values).
         values (list[list[str]]): Rows of cell values, e.g. [["城市", "人口"], ["北京", "2189"]].
+        formulas (bool): Store text starting with "=" as a formula (not calculated here;
+            a spreadsheet program computes it when it opens the file). Only when the user
+            asked for formulas; default false.
     """
     if not path.lower().endswith(".xlsx"):
         raise ToolInputError(f"Error: {path} must end in .xlsx; xlsx_write_cells writes .xlsx.")
@@ -691,7 +727,7 @@ async def xlsx_write_cells(
     data = None if created else await _load_xlsx_bytes(path, service)
     # openpyxl loads and saves whole workbooks: CPU work, kept off the event loop.
     out, title, sheets, formulas = await asyncio.to_thread(
-        _write_cells, data, path, sheet, r1, c1, grid
+        _write_cells, data, path, sheet, r1, c1, grid, formulas
     )
     entry = await service.write_bytes(path, out)
     target = _a1(title, c1, r1, c1 + width - 1, r1 + height - 1)
@@ -709,9 +745,19 @@ async def xlsx_write_cells(
 
 
 def _write_cells(
-    data: bytes | None, path: str, sheet: str | None, r1: int, c1: int, grid: list[list[str]]
+    data: bytes | None,
+    path: str,
+    sheet: str | None,
+    r1: int,
+    c1: int,
+    grid: list[list[str]],
+    formulas: bool = False,
 ) -> tuple[bytes, str, list[str], int]:
     """Write ``grid`` at (r1, c1) into the workbook ``data`` (a new one when None).
+
+    Text that a spreadsheet program could take for a formula is stored as text with the
+    quote prefix (what typing an apostrophe first does), unless ``formulas`` asks for
+    formulas starting with "=".
 
     Returns the saved file, the sheet written, every sheet name and the formula count.
     """
@@ -735,7 +781,12 @@ def _write_cells(
         raise ToolInputError(f"Error: {sheet!r} is not a valid sheet name ({exc}).") from None
     for i, row in enumerate(grid):
         for j, text in enumerate(row):
-            ws.cell(row=r1 + i, column=c1 + j, value=_typed(text))
+            cell = ws.cell(row=r1 + i, column=c1 + j, value=_typed(text))
+            if isinstance(cell.value, str) and _formula_like(text):
+                if formulas and text.startswith("="):
+                    continue
+                cell.data_type = "s"
+                cell.quotePrefix = True
     buf = io.BytesIO()
     wb.save(buf)
     out = buf.getvalue()

@@ -24,6 +24,7 @@ from scripted import call_tool as call
 from subagents import build_toolkit
 from subagents.generate.charts import cell_number, chart_for, chart_png, chart_svg
 from subagents.generate.notes import Point, Table
+from subagents.generate.report import quote_text
 from subagents.results import text_of
 
 EXT = {"md": "generate_markdown", "html": "generate_html", "pdf": "generate_pdf"}
@@ -83,8 +84,12 @@ async def _render(sample: dict, ext: str) -> bytes:
 
 
 def _citations(sample: dict) -> dict[str, str]:
-    """Exact span by evidence id, for every item of the sample."""
-    return {item.id: item.span for item in sample["made"].items()}
+    """By evidence id, the quote a reader sees for every item of the sample: the span's
+    own words with its Markdown syntax removed, a table named by its header and rows."""
+    return {
+        item.id: quote_text(item.span, sample["lang"], limit=2000)
+        for item in sample["made"].items()
+    }
 
 
 # --- charts ------------------------------------------------------------------------------
@@ -177,8 +182,8 @@ async def test_markdown_has_tables_charts_and_one_entry_per_source(sample):
     for quote in quotes:
         (ev,) = re.findall(r"`(ev-[0-9a-f]{12})`", quote)
         unescaped = re.sub(r"\\(.)", r"\1", quote)
-        span = re.sub(r"\s+", " ", spans[ev])
-        assert "“" + span[:40] in unescaped  # the exact span, not a cleaned one
+        assert "“" + spans[ev][:40] in unescaped  # the span's words, without markup
+        assert "**" not in unescaped and "](" not in unescaped and "|---" not in unescaped
     (sheet_quote,) = [q for q in quotes if sample["made"].sheet.ids()[0] in q]
     assert f"({words['locator']})" in sheet_quote
 
@@ -216,7 +221,7 @@ async def test_html_has_tables_charts_and_resolving_links(sample):
     spans = _citations(sample)
     for li in sources.xpath(".//ul[@class='quotes']/li"):
         ev = li.xpath("string(./span[@class='ev'])")
-        assert re.sub(r"\s+", " ", spans[ev]).strip()[:60] in li.text_content()
+        assert spans[ev][:60] in li.text_content()
     for section in sources.getparent().xpath("./section[not(@class='sources')]"):
         text = section.text_content()
         assert "**" not in text and "](" not in text
@@ -297,7 +302,7 @@ async def test_pptx_is_16_9_with_tables_charts_notes_and_cjk_fonts(sample):
         for n in set(re.findall(r"\[(\d+)\]", _slide_text(slide))):
             m = re.search(rf"^\[{n}\] .*\n“(.*)” \((ev-[0-9a-f]{{12}})\)$", notes, re.M)
             assert m, (n, notes)
-            assert m.group(1) == re.sub(r"\s+", " ", spans[m.group(2)]).strip()
+            assert m.group(1) == spans[m.group(2)]
             by_number[n] = m.group(2)
     assert tables == 1 and charts == 1
     assert sorted(by_number.values()) == sorted(spans)  # every quote is in some notes

@@ -23,9 +23,9 @@ from markdown_it import MarkdownIt
 from .charts import chart_heading, chart_of, chart_svg, numeric_columns
 from .citations import Citation
 from .flow import Format, generate
-from .markdown import inline, points_markdown, reading_order, stored_link
+from .markdown import QUOTE_LIMIT, inline, points_markdown, reading_order, stored_link
 from .notes import Chart, Point, Section, Table, parser
-from .report import Report, SourceEntry
+from .report import Report, SourceEntry, quote_text
 
 CSS = """
 *,*::before,*::after{box-sizing:border-box}
@@ -91,8 +91,15 @@ a{color:#0b62c4}
  a,sup.cite a,.sources .src-url{color:#000}h2{break-after:avoid}
  li,p{orphans:2;widows:2}.scroll{overflow:visible;border:0}
  table{font-size:9pt}th{background:#0b62c4;color:#fff}thead{display:table-header-group}
- tr{break-inside:avoid}figure.chart svg{max-width:15cm}
- .scroll th,.scroll td,.scroll .wide{min-width:0}}
+ tr{break-inside:avoid}figure.chart svg{max-width:11cm}
+ .scroll th,.scroll td,.scroll .wide{min-width:0}th,td{padding:.2rem .45rem}
+ h1{font-size:17pt;margin:0 0 .6rem}h2{font-size:12.5pt;margin:1.1rem 0 .4rem}
+ body{line-height:1.45}li{margin:.15rem 0}p{margin:.4rem 0}figure{margin:.6rem 0 .9rem}
+ .sources{font-size:8pt;line-height:1.35}.sources .source-list{columns:2;column-gap:7mm}
+ .sources .source{margin:0 0 .5rem;font-size:8pt}
+ .sources .src-url,.sources .src-path{font-size:7.5pt}.sources .src-stored{display:none}
+ .sources .quotes{padding-left:.5rem;border-left-width:1.5pt}
+ .sources .quotes li{font-size:7.5pt;margin:.1rem 0;color:#222}.sources .ev{font-size:6.5pt}}
 """
 
 
@@ -188,10 +195,8 @@ def _section_html(
     return f'<section class="{_e(section.kind)}">{"".join(parts)}</section>'
 
 
-def _quote_html(c: Citation) -> str:
-    span = re.sub(r"\s+", " ", c.item.span).strip()
-    if len(span) > 600:
-        span = span[:599] + "…"
+def _quote_html(report: Report, c: Citation) -> str:
+    span = quote_text(c.item.span, report.lang, QUOTE_LIMIT)
     where = f' <span class="loc">({_e(c.item.locator)})</span>' if c.item.locator else ""
     return (
         f'<li id="src-{c.number}"><span class="qn">[{c.number}]</span>'
@@ -212,7 +217,7 @@ def _source_html(report: Report, entry: SourceEntry, n: int) -> str:
     if entry.stored:
         href = _e(stored_link(entry.stored))
         stored = f'<a class="src-stored" href="{href}">{_e(report.label("stored"))}</a>'
-    quotes = "".join(_quote_html(c) for c in entry.quotes)
+    quotes = "".join(_quote_html(report, c) for c in entry.quotes)
     return (
         f'<li class="source" id="source-{n}">{title}{where}{stored}'
         f'<ul class="quotes">{quotes}</ul></li>'

@@ -23,7 +23,7 @@ from .charts import chart_of, chart_png
 from .citations import Citation
 from .flow import Format, Rendered, generate
 from .notes import REPORT_MARKER, Chart, Cite, Point, Section, Table, locator_comment
-from .report import Report, SourceEntry
+from .report import Report, SourceEntry, quote_text
 
 _SPECIAL = re.compile(r"([\\`*_\[\]<>&|~])")
 _LEADING_NUMBER = re.compile(r"^(\d+)([.)])")
@@ -135,12 +135,10 @@ def _table_block(report: Report, table: Table, chart: Chart | None, image: str) 
 def quote_line(report: Report, c: Citation) -> str:
     """``- [n] “quote” (locator) `ev-…` <!-- where -->``: one quote under its source.
 
-    The quote is the exact span (whitespace collapsed, cut at 300 characters); the
+    The quote is the span's words (see :func:`.report.quote_text`, cut at 300 characters); the
     trailing comment records where it lives so that the report can be read back.
     """
-    span = re.sub(r"\s+", " ", c.item.span).strip()
-    if len(span) > QUOTE_LIMIT:
-        span = span[:QUOTE_LIMIT] + "…"
+    span = quote_text(c.item.span, report.lang, QUOTE_LIMIT)
     where = f" ({escape_cell(c.item.locator)})" if c.item.locator else ""
     comment = locator_comment(c.item.url, c.item.page_path, c.item.start, c.item.end, c.title)
     return f"  - [{c.number}] “{escape(span)}”{where} `{c.item.id}` {comment}"

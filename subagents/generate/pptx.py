@@ -32,7 +32,7 @@ from .charts import PALETTE, chart_heading, chart_of, is_total, numeric_columns
 from .flow import Format, generate
 from .markdown import labelled, reading_order, tight
 from .notes import Chart, Cite, Point, Table
-from .report import Report, SourceEntry
+from .report import Report, SourceEntry, quote_text
 
 SLIDE_W, SLIDE_H = Inches(13.333), Inches(7.5)
 MARGIN = Inches(0.6)
@@ -242,7 +242,7 @@ def _notes(slide, report: Report, numbers: list[int]) -> None:
         head = f"[{n}] {c.title} — {c.item.url}" if c.title else f"[{n}] {c.item.url}"
         if c.item.locator:
             head += f" ({c.item.locator})"
-        span = re.sub(r"\s+", " ", c.item.span).strip()
+        span = quote_text(c.item.span, report.lang, limit=2000)
         lines.append(f"{head}\n“{span}” ({c.item.id})")
     frame = slide.notes_slide.notes_text_frame
     frame.text = "\n".join(lines)

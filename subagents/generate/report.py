@@ -20,7 +20,7 @@ from .labels import LABELS, SOURCES_HEADINGS
 from .notes import Cite, Draft, Point, Section, ids_in, is_research, parse_notes
 from .prose import prose_once
 from .sources import Material
-from .writer import shape
+from .writer import close_cjk_gaps, shape
 
 _CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff\u3040-\u30ff\uac00-\ud7af]")
 _LATIN = re.compile(r"[A-Za-z]")
@@ -158,6 +158,7 @@ def merge_notes(drafts: list[Draft]) -> Draft:
 
 
 _MD_LINK = re.compile(r"!?\[([^\]]*)\]\([^)\s]*(?:\s+\"[^\"]*\")?\)")
+_MD_STRONG = re.compile(r"\*\*(?=\S)(.+?)(?<=\S)\*\*")
 _MD_EMPHASIS = re.compile(r"(?<![\w*_`])(\*\*|__|\*|_|`)(?=\S)(.+?)(?<=\S)\1(?![\w*_`])")
 
 
@@ -169,7 +170,32 @@ def readable_span(span: str) -> str:
     """
     text = _MD_LINK.sub(r"\1", span)
     text = _MD_EMPHASIS.sub(r"\2", text)
-    return re.sub(r"\s+", " ", text).strip()
+    text = _MD_STRONG.sub(r"\1", text)
+    text = re.sub(r"\s+", " ", text).strip()
+    # A line break inside Chinese text is no space: "京杭 大运河" reads "京杭大运河".
+    return close_cjk_gaps(text)
+
+
+_TABLE_ROW = re.compile(r"^\s*\|(.*)\|\s*$")
+_RULE_ROW = re.compile(r"^[\s|:\-]+$")
+
+
+def quote_text(span: str, lang: str = "en", limit: int = 300) -> str:
+    """A cited span as its Sources entry and slide notes show it.
+
+    The words are the span's own, with Markdown link and emphasis syntax removed and
+    whitespace collapsed, cut at ``limit`` characters; a quoted table (the report shows
+    it in full) is named by its header and number of rows instead of its raw pipes.
+    """
+    lines = [ln for ln in span.strip().splitlines() if ln.strip()]
+    rows = [m.group(1) for ln in lines if (m := _TABLE_ROW.match(ln))]
+    if len(lines) >= 3 and len(rows) == len(lines) and _RULE_ROW.match(lines[1]):
+        header = " | ".join(readable_span(c) for c in rows[0].split("|") if c.strip())
+        count = len(rows) - 2
+        text = LABELS[lang]["table_quote"].format(header=header, rows=count)
+    else:
+        text = readable_span(span)
+    return text if len(text) <= limit else text[:limit].rstrip() + "…"
 
 
 def _cited_keys(draft: Draft) -> set[str]:

@@ -112,8 +112,8 @@ def sources(markdown: str) -> dict[str, str]:
     source = ""
     for line in tail.splitlines():
         if line.startswith("- "):
-            fields = line[2:].split(" — ")
-            source = fields[1] if len(fields) > 1 and not fields[0].startswith("<") else fields[0]
+            where = re.sub(r"^\*\*.*?(?<!\\)\*\*(?: — )?", "", line[2:])  # the title
+            source = where.split(" — ")[0].strip("<>")
         elif m := re.match(r"^\s+- \[(\d+)\] ", line):
             out[m.group(1)] = source
     return out

@@ -54,7 +54,7 @@ sup.cite a{text-decoration:none;color:#0b62c4}
 figure{margin:1.2rem 0 1.6rem}
 figure.chart{break-inside:avoid}
 figcaption.chart-title{margin:0 0 .4rem;color:#1f2328;font-weight:600}
-figcaption{font-size:.9rem;color:#555f6a;margin-top:.45rem;break-before:avoid}
+figcaption{font-size:.9rem;color:#555f6a;margin-top:.45rem}
 figcaption .label{font-weight:600;color:#1f2328}
 .scroll{overflow-x:auto;-webkit-overflow-scrolling:touch;border:1px solid #d0d7de;
  border-radius:4px}
@@ -91,12 +91,13 @@ a{color:#0b62c4}
  a,sup.cite a,.sources .src-url{color:#000}h2{break-after:avoid}
  li,p{orphans:2;widows:2}.scroll{overflow:visible;border:0}
  table{font-size:9pt}th{background:#0b62c4;color:#fff}thead{display:table-header-group}
- tr{break-inside:avoid}figure.chart svg{max-width:11cm}
+ tr{break-inside:avoid}figure.chart svg{max-width:9.5cm}
  .scroll th,.scroll td,.scroll .wide{min-width:0}th,td{padding:.2rem .45rem}
  h1{font-size:17pt;margin:0 0 .6rem}h2{font-size:12.5pt;margin:1.1rem 0 .4rem}
  body{line-height:1.45}li{margin:.15rem 0}p{margin:.4rem 0}figure{margin:.6rem 0 .9rem}
- .sources{font-size:8pt;line-height:1.35}.sources .source-list{columns:2;column-gap:7mm}
- .sources .source{margin:0 0 .5rem;font-size:8pt}
+ .sources{font-size:8pt;line-height:1.3}.sources .source{margin:0 0 .35rem;font-size:8pt;
+ break-inside:auto}.sources .src-title,.sources .src-url,.sources .src-path{display:inline}
+ .sources .src-title::after{content:" · "}
  .sources .src-url,.sources .src-path{font-size:7.5pt}.sources .src-stored{display:none}
  .sources .quotes{padding-left:.5rem;border-left-width:1.5pt}
  .sources .quotes li{font-size:7.5pt;margin:.1rem 0;color:#222}.sources .ev{font-size:6.5pt}}

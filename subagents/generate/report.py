@@ -203,10 +203,15 @@ def _cited_keys(draft: Draft) -> set[str]:
 
 
 def uncited_evidence(
-    draft: Draft, items: list[EvidenceItem], titles: dict[str, str], label: str
+    draft: Draft,
+    items: list[EvidenceItem],
+    titles: dict[str, str],
+    label: str,
+    considered: set[str] = frozenset(),
 ) -> list[Section]:
-    """Sections quoting the evidence the notes do not cite yet, one per page."""
-    cited = _cited_keys(draft)
+    """Sections quoting the evidence the notes do not cite (nor ``considered`` and left
+    out), one per page."""
+    cited = _cited_keys(draft) | set(considered)
     sections: dict[str, Section] = {}
     for item in items:
         if item.id in cited:
@@ -220,7 +225,11 @@ def uncited_evidence(
 
 
 def compile_extractive(
-    requirements: str, material: Material, extra: list[EvidenceItem], unknown_ids: list[str]
+    requirements: str,
+    material: Material,
+    extra: list[EvidenceItem],
+    unknown_ids: list[str],
+    ledger: object | None = None,
 ) -> Draft:
     """A draft made only of the notes' own sentences and evidence spans.
 
@@ -232,9 +241,17 @@ def compile_extractive(
     draft = merge_notes([d for _, _, d in material.notes])
     draft.title = draft.title or _title_from(requirements)
     lang = detect_lang(" ".join(p.text for p in draft.points()) + draft.title)
+    considered = _cited_keys(draft)
     if any(is_research(raw) for _, raw, _ in material.notes):
-        draft = shape(draft, requirements, lang)
-    quoted = uncited_evidence(draft, extra, material.titles(), LABELS[lang]["evidence"])
+        # What the writer leaves out to fit the length (or as no statement) stays out.
+        pool = material.evidence()
+
+        def source_of(key: str) -> str:
+            item = pool.get(key) or (ledger.get(key) if ledger is not None else None)
+            return item.url if item is not None else key
+
+        draft = shape(draft, requirements, lang, source_of)
+    quoted = uncited_evidence(draft, extra, material.titles(), LABELS[lang]["evidence"], considered)
     if _cited_keys(draft):
         draft.sections.extend(quoted)
     else:
@@ -384,7 +401,7 @@ async def build_report(
             )
             draft = None
     if draft is None:
-        draft = compile_extractive(requirements, material, extra, unknown)
+        draft = compile_extractive(requirements, material, extra, unknown, ledger)
     checker = CitationChecker(svc, ledger, pool, titles)
     checked = await check_draft(draft, checker)
     final = checked.draft

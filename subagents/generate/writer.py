@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Callable
 
 from subagents.relevance import Focus
 from subagents.text import is_complete, is_instruction, language, plain
@@ -20,7 +21,7 @@ from .charts import chart_of
 from .notes import Cite, Draft, Point, Section, Table
 
 #: Characters of body text (with the quotes and sources they bring) one PDF page holds.
-CHARS_PER_PAGE = 3_000
+CHARS_PER_PAGE = 3400
 #: A sentence's cost beyond its characters: bullet spacing, its number, its source's name.
 SENTENCE_OVERHEAD = 110
 #: Characters in one line of body text, the cost of a table row that does not wrap.
@@ -31,6 +32,8 @@ TABLE_LINE = 70
 TABLE_OVERHEAD = 250
 #: A bar chart's height on the page, in characters of text it displaces.
 CHART_COST = 1_400
+#: The share of the length budget tables (with their charts) may take.
+TABLE_SHARE = 0.35
 #: Pages a report aims at when nothing is asked for (it must fit 2–4).
 DEFAULT_PAGES = (2, 4)
 #: Sentences a part keeps however short the report must be (when it has them).
@@ -123,8 +126,41 @@ def chronological(points: list[Point]) -> list[Point]:
     return [p for _, _, p in with_year] + [p for y, _, p in dated if y is None]
 
 
-def shape(draft: Draft, requirements: str, lang: str) -> Draft:
-    """Fit a draft of candidate evidence to a report of the length asked for."""
+def _fit_tables(draft: Draft, allowance: int) -> int:
+    """Keep the tables that fit in ``allowance`` (those with a chart first, then in reading
+    order; the first always stays) so that the prose has room; returns their cost."""
+    tables = [(s, t, table_cost(t)) for s in draft.sections for t in s.tables]
+    ranked = sorted(tables, key=lambda x: chart_of(x[1]) is None)
+    spent = 0
+    kept: list[Table] = []
+    for _, table, cost in ranked:
+        if not kept or spent + cost <= allowance:
+            kept.append(table)
+            spent += cost
+    for section, table, _ in tables:
+        if not any(table is k for k in kept):
+            section.tables.remove(table)
+    return spent
+
+
+def diversified(points: list[Point], source_of: Callable[[str], str]) -> list[Point]:
+    """The points with the first ``MIN_PER_PART`` from different sources where the
+    candidates allow it, the rest in their order: a short part still cites two sources."""
+    first: list[Point] = []
+    seen: set[str] = set()
+    for point in points:
+        where = {source_of(c.key) for c in point.cites()}
+        if len(first) < MIN_PER_PART and not where & seen:
+            first.append(point)
+            seen |= where
+    return first + [p for p in points if p not in first]
+
+
+def shape(
+    draft: Draft, requirements: str, lang: str, source_of: Callable[[str], str] = str
+) -> Draft:
+    """Fit a draft of candidate evidence to a report of the length asked for;
+    ``source_of`` names the source of an evidence id (to cite several in a short part)."""
     low, high = pages_wanted(requirements)
     budget = int((low + high) / 2 * CHARS_PER_PAGE)
     kept: list[Point] = []
@@ -144,10 +180,8 @@ def shape(draft: Draft, requirements: str, lang: str) -> Draft:
         # A sentence in another language than the report's is kept only when the part
         # would otherwise have too little to say.
         own = [p for p in pool if not p.cites() or language(p.text) == lang]
-        pools[i] = own if len(own) >= MIN_PER_PART else pool
-    spent = sum(_cost(p) for p in summary) + sum(
-        table_cost(t) for s in draft.sections for t in s.tables
-    )
+        pools[i] = diversified(own if len(own) >= MIN_PER_PART else pool, source_of)
+    spent = sum(_cost(p) for p in summary) + _fit_tables(draft, int(budget * TABLE_SHARE))
     chosen: dict[int, list[Point]] = {i: [] for i in pools}
     for rank in range(max((len(p) for p in pools.values()), default=0)):
         for i, pool in pools.items():

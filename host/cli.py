@@ -1,4 +1,5 @@
-"""The command line: ``quartet {run,demo,runs,show,tools,mcp}`` (also ``python -m host``).
+"""The command line: ``quartet {run,demo,resume,replay,runs,show,tools,mcp}``
+(also ``python -m host``).
 
 Start-up is kept fast: this module imports only the standard library and light modules
 (settings, run records). The Host, the brains, the subagents' tools, agentscope and rich
@@ -59,6 +60,7 @@ def _settings(args: argparse.Namespace) -> Settings:
         "max_pages": getattr(args, "max_pages", None),
         "concurrency": getattr(args, "concurrency", None),
         "approve": getattr(args, "approve", None),
+        "record": getattr(args, "record", False),
         "quiet": getattr(args, "quiet", False),
         "json": getattr(args, "json", False),
     }
@@ -190,14 +192,16 @@ def _cmd_run(args: argparse.Namespace) -> int:
 def demo_settings(settings: Settings, world: Any) -> Settings:
     """``settings`` pointed at a running demo world: its engines, inputs and hosts only.
 
-    API keys are left out, so none can travel even to the local engines.
+    Fetching is limited to the ``host:port`` of each demo server (and ``localhost`` on
+    the same ports), not to every port of the machine. API keys are left out, so none can
+    travel even to the local engines.
     """
+    ports = [h.rsplit(":", 1)[1] for h in world.hosts]
+    allowed = [*world.hosts, *(f"localhost:{port}" for port in ports)]
     tools = replace(
         settings.tools,
         endpoints=dict(world.endpoints),
-        network=NetworkPolicy.parse(
-            ",".join(h.rsplit(":", 1)[0] for h in world.hosts) + ",localhost", only=True
-        ),
+        network=NetworkPolicy.parse(",".join(allowed), only=True),
         keys=Keys(),
     )
     origin = {"kind": "demo", "ports": list(world.ports)}
@@ -277,12 +281,58 @@ def _cmd_resume(args: argparse.Namespace) -> int:
     return _report(result, settings)
 
 
+def _cmd_replay(args: argparse.Namespace) -> int:
+    from subagents.tape import Tape
+
+    from .brains.providers import replay_brain
+    from .replay import compare, open_recording, placeholder_keys, replay_settings
+    from .run import RunFolder
+
+    base = _settings(args)
+    recording = open_recording(base.runs_dir, args.run_id)
+    settings = replay_settings(base, recording)
+
+    async def replay() -> tuple[RunResult, Any]:
+        from .hub import Host
+        from .progress import Progress
+
+        tape = await Tape.load(RunFolder.open(recording.folder, settings.input_dir).host_service)
+        brain = replay_brain(settings.model, tape)
+        quiet = settings.quiet or settings.json_output
+        host = Host(settings, brain, on_event=Progress(quiet=quiet), tape=tape)
+        result = await _interruptible(host, host.run(str(recording.record["question"])))
+        verdict = compare(recording, result, tape)
+        await result.run.host_service.write_text(
+            "/internal/replay.json", json.dumps(verdict.to_dict(), ensure_ascii=False, indent=2)
+        )
+        return result, verdict
+
+    with placeholder_keys(list(recording.settings.get("key_names") or [])):
+        result, verdict = _run_async(replay())  # type: ignore[arg-type]
+    if settings.json_output:
+        print(json.dumps({**verdict.to_dict(), "run": result.run.id}, ensure_ascii=False))
+    elif not settings.quiet:
+        print(f"Replayed run {recording.id} as {result.run.id} ({result.run.path}).")
+    if verdict.reproduced:
+        if not settings.json_output:
+            print("Reproduced: the replay made the same requests and wrote the same report.")
+        return 0
+    print(f"quartet: the replay diverged: {verdict.divergences[0]}", file=sys.stderr)
+    if len(verdict.divergences) > 1:
+        print(
+            f"quartet: {len(verdict.divergences) - 1} more difference(s) in "
+            f"{result.run.path / 'internal' / 'replay.json'}",
+            file=sys.stderr,
+        )
+    return 1
+
+
 def _cmd_mcp(args: argparse.Namespace) -> int:
     import asyncio
 
     from .mcp import serve_subagent
 
-    asyncio.run(serve_subagent(args.subagent, args.workspace, args.input))
+    asyncio.run(serve_subagent(args.subagent, _settings(args), args.workspace))
     return 0
 
 
@@ -461,6 +511,12 @@ def build_parser() -> argparse.ArgumentParser:
             metavar="FILE",
             help="research this plan (YAML or JSON list of sub-questions) instead of planning",
         )
+        p.add_argument(
+            "--record",
+            action="store_true",
+            help="keep every model answer and HTTP response in the run folder, so that "
+            "quartet replay RUN_ID can run it again with no network and no keys",
+        )
         p.add_argument("--quiet", action="store_true", help="print only the report paths")
         p.add_argument("--json", action="store_true", help="print the run record as JSON")
 
@@ -482,10 +538,27 @@ def build_parser() -> argparse.ArgumentParser:
     resume.add_argument("--json", action="store_true", help="print the run record as JSON")
     resume.set_defaults(func=_cmd_resume, input=None)
 
+    replay = sub.add_parser(
+        "replay",
+        help="run a recorded run (--record) again from its recording, with no network and "
+        "no keys; exit 0 when it is reproduced, 1 at the first divergence",
+    )
+    replay.add_argument("run_id", metavar="RUN_ID", help="a run id, or a prefix only it has")
+    runs_dir(replay)
+    replay.add_argument("--quiet", action="store_true", help="print only the verdict")
+    replay.add_argument("--json", action="store_true", help="print the verdict as JSON")
+    replay.set_defaults(func=_cmd_replay, input=None)
+
     mcp = sub.add_parser("mcp", help="serve one subagent's toolkit as an MCP server (stdio)")
     mcp.add_argument("subagent", choices=PIPELINE_ORDER)
-    mcp.add_argument("--workspace", default=".", help="folder behind /workspace/ (default: .)")
-    mcp.add_argument("--input", help="folder mounted read-only as /userinput/")
+    mcp.add_argument(
+        "--workspace",
+        metavar="DIR",
+        help="folder behind /workspace/, read, write and delete (default: a fresh folder "
+        "under the runs folder)",
+    )
+    mcp.add_argument("--input", metavar="DIR", help="folder mounted read-only as /userinput/")
+    runs_dir(mcp)
     mcp.set_defaults(func=_cmd_mcp)
 
     runs = sub.add_parser("runs", help="list past runs, newest first")

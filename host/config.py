@@ -87,6 +87,7 @@ class Settings:
     prices: dict[str, ModelPrice] = field(default_factory=dict)
     mcp_servers: list[Any] = field(default_factory=list)
     tools: ToolSettings = field(default_factory=ToolSettings)
+    record: bool = False
     approve_tools: tuple[str, ...] = ()
     approve_default: str = "deny"
     quiet: bool = False
@@ -248,6 +249,7 @@ def load_settings(flags: dict[str, Any], toml_path: Path | None = None) -> Setti
     except SettingsError as exc:
         raise ConfigError(str(exc)) from None
     s.approve_tools, s.approve_default = _approval(flags, toml)
+    s.record = bool(flags.get("record"))
     s.quiet = bool(flags.get("quiet"))
     s.json_output = bool(flags.get("json"))
     return s

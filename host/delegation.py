@@ -38,6 +38,7 @@ from .notes import research_notes
 from .research import Research
 from .sources import file_source
 from .stages import delegation_msg, kept, summarize
+from .tape import stream_scope
 
 FINISH = "generate_response"
 #: Pages one browser task reads at most.
@@ -331,9 +332,10 @@ class Delegator:
             await self.transcript.append(msg)
             self.hub.add(agent)
             timeout = self.settings.stage_timeouts.get(spec.name, self.settings.stage_timeout)
-            reply, timed_out = await run_with_timeout(
-                agent(msg, structured_model=spec.outcome), timeout
-            )
+            with stream_scope(delegation.id):  # the worker's model requests, in order
+                reply, timed_out = await run_with_timeout(
+                    agent(msg, structured_model=spec.outcome), timeout
+                )
             if timed_out:  # the reply is the worker's interruption note: not an outcome
                 delegation.status, delegation.error = "timed out", f"timed out after {timeout:g} s"
             elif reply is not None and (reply.metadata or {}).get("_is_interrupted"):

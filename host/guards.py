@@ -30,6 +30,8 @@ from agentscope.tool import Toolkit, ToolResponse
 
 from subagents.results import status_of
 
+from .tape import stream_scope
+
 DEFAULT_TOOL_CALL_CAP = 80
 DEFAULT_DEPTH_CAP = 3
 DEFAULT_EVICT_CHARS = 40_000
@@ -252,10 +254,11 @@ class ToolGuard:
         started = time.perf_counter()
         last: ToolResponse | None = None
         try:
-            async for chunk in await next_handler(**kwargs):
-                last = chunk
-                if not chunk.is_last and chunk.stream:
-                    yield chunk
+            with stream_scope(record.call_id or call["name"], nested=True):
+                async for chunk in await next_handler(**kwargs):
+                    last = chunk
+                    if not chunk.is_last and chunk.stream:
+                        yield chunk
             last = await self._settle(record, last, offered)
         except (asyncio.CancelledError, GeneratorExit):
             # the task was cancelled while the call ran: the call ends here, and so does the task

@@ -23,7 +23,7 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from agentscope.agent import ReActAgent
@@ -39,6 +39,7 @@ from subagents.browser import BrowserSession, attach_browser_hooks
 from subagents.evidence import EvidenceLedger, PageRegistry
 from subagents.secrets import scrub
 from subagents.spec import SubAgentSpec, check_allowlist
+from subagents.tape import Tape, taping
 
 from . import checkpoint
 from .approval import Approval, Ask, check_tools, default_approver
@@ -61,6 +62,7 @@ from .mcp import attach_mcp_tools
 from .planning import Plan, PlanModel, offline_plan, validated
 from .research import Research
 from .run import RunFolder
+from .tape import RecordingModel
 from .transcript import Transcript, save_evidence, save_json, save_run_json
 from .workers import WorkerAgent
 
@@ -154,6 +156,8 @@ class RunResult:
     brain: str = "offline"
     #: each search source's result lists (query, part, URLs) and failures
     search_results: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
+    #: what a resumed or replayed run must keep of the settings (see :func:`run_settings`)
+    settings: dict[str, Any] = field(default_factory=dict)
 
     @property
     def failed_sources(self) -> list[str]:
@@ -191,6 +195,7 @@ class RunResult:
             "question": self.question,
             "version": quartet_version(),
             "brain": self.brain,
+            "settings": self.settings,
             "status": self.status,
             "interrupted_after": self.interrupted_after,
             "plan": self.plan.to_dict() if self.plan else None,
@@ -227,6 +232,7 @@ class Host:
             ``settings.approve_tools`` (default: the configured default decision, as when
             there is no terminal).
         plan: a plan to research instead of planning (``--plan FILE``).
+        tape: a recorded run's tape, to replay it (``settings.record`` records a new one).
         review_plan: ``async (plan) -> plan``, the user's review before research starts.
     """
 
@@ -239,11 +245,18 @@ class Host:
         ask: Ask | None = None,
         plan: Plan | None = None,
         review_plan: Callable[[Plan], Awaitable[Plan]] | None = None,
+        tape: Tape | None = None,
     ) -> None:
         self.settings, self.brain = settings, brain
         self.on_event = on_event or (lambda kind, data: None)
         self.specs = dict(specs or SPECS)
         self.given_plan, self.review_plan = plan, review_plan
+        self.tape = tape
+        #: one task and one tool call at a time, so that a recording's replay asks the
+        #: same things in the same order
+        self.exact = settings.record or tape is not None
+        if self.exact:
+            self.settings = settings = replace(settings, concurrency=1)
         self.approval: Approval | None = None
         if settings.approve_tools:
             known = {name for spec in self.specs.values() for name in spec.allowlist()}
@@ -302,7 +315,10 @@ class Host:
         policy = RetryPolicy(
             timeout=self.settings.model_timeout, attempts=self.settings.model_attempts
         )
-        model = Interruptible(resilient_model(self.brain, policy, self.model_calls), self.interrupt)
+        model = resilient_model(self.brain, policy, self.model_calls)
+        if self.tape is not None and not self.tape.replaying:
+            model = RecordingModel(model, self.tape)
+        model = Interruptible(model, self.interrupt)
         return TokenCounter(model, self.token_ledger, self.brain.spec)
 
     def _record_call(self, record: ToolCallRecord) -> None:
@@ -396,7 +412,7 @@ class Host:
             toolkit=toolkit,
             memory=InMemoryMemory(),
             max_iters=MAX_ITERS,
-            parallel_tool_calls=True,
+            parallel_tool_calls=not self.exact,
             compression_config=self._compression(),
         )
         agent.set_console_output_enabled(False)
@@ -416,7 +432,7 @@ class Host:
             toolkit=Toolkit(),
             memory=InMemoryMemory(),
             max_iters=HOST_ITERS,
-            parallel_tool_calls=True,
+            parallel_tool_calls=not self.exact,
             compression_config=self._compression(),
         )
         agent.set_console_output_enabled(False)
@@ -467,8 +483,16 @@ class Host:
         return await self._go(run, str(state["question"]), state)
 
     async def _go(self, run: RunFolder, question: str, state: dict[str, Any] | None) -> RunResult:
+        if self.tape is None and self.settings.record:
+            self.tape = Tape(run.host_service)
+        with taping(self.tape):
+            return await self._taped(run, question, state)
+
+    async def _taped(
+        self, run: RunFolder, question: str, state: dict[str, Any] | None
+    ) -> RunResult:
         self._run = run
-        result = self._result = RunResult(run, question)
+        result = self._result = RunResult(run, question, settings=run_settings(self.settings))
         transcript = Transcript(run.host_service)
         self._emit("run_start", run=run)
         started = self._started = time.perf_counter()
@@ -708,9 +732,16 @@ def quartet_version() -> str:
 
 
 def run_settings(settings: Settings) -> dict[str, Any]:
-    """What a resumed run must keep of its settings (budgets, formats, inputs, origin)."""
+    """What a resumed or replayed run must keep of its settings: budgets, formats, inputs,
+    origin, and what the tools were pointed at (endpoints, network policy, the names of
+    the keys set; never their values)."""
+    network = settings.tools.network
     return {
         "model": settings.model,
+        "record": settings.record,
+        "endpoints": dict(settings.tools.endpoints),
+        "network": {"entries": network.entries(), "only": network.only},
+        "key_names": sorted(settings.tools.keys),
         "formats": list(settings.formats),
         "max_rounds": settings.max_rounds,
         "max_pages": settings.max_pages,

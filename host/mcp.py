@@ -12,7 +12,15 @@ An external server is declared in ``quartet.toml``::
     tools = ["search_papers"]           # exactly these tools are enabled
 
 Only the listed tool names are registered; a name the server does not offer is an error.
-The Host's guards (call cap, argument hygiene, eviction) apply to these tools too.
+The Host's guards (call cap, argument hygiene, eviction) apply to these tools too, and a
+result the server marks ``isError`` counts as a failed call.
+
+A served subagent (``quartet mcp NAME``) runs its toolkit behind the same ToolGuard as
+in a run: arguments the schema does not declare are dropped (a client cannot replace an
+injected dependency), the call cap holds for the session, and every call the guard counts
+as failed (an unknown tool too) comes back with ``isError: true``. Its ``/workspace/`` is
+the folder given, or a fresh one under the runs folder, never the current folder by
+default. Its tools carry MCP annotations from :mod:`subagents.natures`.
 
 This module is imported when settings are read, so agentscope and the tools are imported
 only inside the functions that need them. A served subagent answers ``initialize`` before
@@ -21,14 +29,22 @@ its toolkit is built: the toolkit (and its imports) comes with the first tool re
 
 from __future__ import annotations
 
+import copy
 import os
 import secrets
+import sys
+import tempfile
+import time
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from agentscope.tool import Toolkit
+
+    from .config import Settings
+    from .guards import ToolGuard
 
 MCP_GROUP = "mcp"
 
@@ -82,6 +98,9 @@ class McpServerConfig:
 async def attach_mcp_tools(toolkit: Toolkit, client: Any, allow: Sequence[str]) -> list[str]:
     """Register exactly ``allow`` from a connected MCP client into ``toolkit``.
 
+    A result the server marks ``isError`` keeps that mark (as ``isError`` in its
+    metadata), so the Host counts it as a failed call whatever its wording.
+
     Returns the names registered. Raises ValueError when the server lacks a listed tool
     or a listed name would shadow a tool the toolkit already has.
     """
@@ -99,21 +118,54 @@ async def attach_mcp_tools(toolkit: Toolkit, client: Any, allow: Sequence[str]) 
         toolkit.create_tool_group(
             MCP_GROUP, description="Tools of attached MCP servers.", active=True
         )
-    await toolkit.register_mcp_client(client, group_name=MCP_GROUP, enable_funcs=list(allow))
+    for name in allow:
+        func = await client.get_callable_function(name, wrap_tool_result=False)
+        toolkit.register_tool_function(
+            _keeping_errors(func),
+            group_name=MCP_GROUP,
+            func_name=name,
+            json_schema=copy.deepcopy(func.json_schema),
+        )
     return list(allow)
 
 
-def mcp_server_for(toolkit: Toolkit, name: str) -> Any:
-    """A low-level MCP server exposing every tool of ``toolkit`` with its exact schema."""
+def _keeping_errors(func: Any) -> Callable[..., Awaitable[Any]]:
+    """``func`` (an MCP tool) answering with a ToolResponse that keeps ``isError``."""
 
-    async def ready() -> Toolkit:
-        return toolkit
+    async def call(**kwargs: Any) -> Any:
+        from agentscope.mcp import MCPClientBase
+        from agentscope.tool import ToolResponse
+
+        result = await func(**kwargs)
+        metadata = {**(result.meta or {}), **({"isError": True} if result.isError else {})}
+        return ToolResponse(
+            content=MCPClientBase._convert_mcp_content_to_as_blocks(result.content),
+            metadata=metadata,
+        )
+
+    return call
+
+
+def mcp_server_for(toolkit: Toolkit, name: str, cap: int) -> Any:
+    """A low-level MCP server exposing every tool of ``toolkit`` with its exact schema,
+    behind a :class:`~host.guards.ToolGuard` allowing ``cap`` calls."""
+    from .guards import ToolGuard
+
+    guard = ToolGuard(name, toolkit, cap=cap)
+
+    async def ready() -> ToolGuard:
+        return guard
 
     return _server(ready, name)
 
 
-def _server(get_toolkit: Callable[[], Awaitable[Toolkit]], name: str) -> Any:
-    """The MCP server of subagent ``name``; ``get_toolkit`` is awaited on each tool request."""
+def _server(get_guard: Callable[[], Awaitable[ToolGuard]], name: str) -> Any:
+    """The MCP server of subagent ``name``.
+
+    ``get_guard`` is awaited on each tool request; it gives the guard around the toolkit.
+    Every call goes through the guard (undeclared arguments dropped, the call cap
+    counted), and ``isError`` says whether the guard counted the call as failed.
+    """
     from mcp import types
     from mcp.server.lowlevel import Server
 
@@ -122,15 +174,22 @@ def _server(get_toolkit: Callable[[], Awaitable[Toolkit]], name: str) -> Any:
     @server.list_tools()
     async def list_tools() -> list[types.Tool]:
         from subagents import all_schemas
+        from subagents.natures import annotations
 
-        return [
-            types.Tool(
-                name=s["function"]["name"],
-                description=s["function"].get("description", ""),
-                inputSchema=s["function"]["parameters"],
+        tools = []
+        for schema in all_schemas((await get_guard()).toolkit):
+            fn = schema["function"]
+            hints = annotations(fn["name"])
+            tools.append(
+                types.Tool(
+                    name=fn["name"],
+                    title=str(hints["title"]),
+                    description=fn.get("description", ""),
+                    inputSchema=fn["parameters"],
+                    annotations=types.ToolAnnotations(**hints),  # type: ignore[arg-type]
+                )
             )
-            for s in all_schemas(await get_toolkit())
-        ]
+        return tools
 
     @server.call_tool()
     async def call_tool(tool: str, arguments: dict[str, Any]) -> types.CallToolResult:
@@ -138,17 +197,17 @@ def _server(get_toolkit: Callable[[], Awaitable[Toolkit]], name: str) -> Any:
 
         from subagents.results import text_of
 
-        toolkit = await get_toolkit()
-        call = ToolUseBlock(
-            type="tool_use", id="mcp-" + secrets.token_hex(6), name=tool, input=arguments
-        )
+        guard = await get_guard()
+        call_id = "mcp-" + secrets.token_hex(6)
+        call = ToolUseBlock(type="tool_use", id=call_id, name=tool, input=arguments)
         last = None
-        async for chunk in await toolkit.call_tool_function(call):
+        async for chunk in await guard.toolkit.call_tool_function(call):
             last = chunk
-        text = text_of(last) if last is not None else "Error: the tool returned nothing"
+        record = next((r for r in reversed(guard.records) if r.call_id == call_id), None)
+        text = (text_of(last) if last is not None else "") or "Error: the tool returned nothing"
         return types.CallToolResult(
             content=[types.TextContent(type="text", text=text)],
-            isError=text.startswith("Error"),
+            isError=record is None or record.failed,
         )
 
     return server
@@ -163,18 +222,21 @@ async def serve_stdio(server: Any) -> None:
 
 
 class _ServedToolkit:
-    """A served subagent's toolkit, built on first use, and its browser, closed at the end."""
+    """A served subagent's toolkit behind its guard, built on first use, and its browser,
+    closed at the end."""
 
-    def __init__(self, name: str, workspace: str, input_dir: str | None) -> None:
-        self.name, self.workspace, self.input_dir = name, workspace, input_dir
-        self.toolkit: Toolkit | None = None
+    def __init__(self, name: str, workspace: Path, settings: Settings) -> None:
+        self.name, self.workspace, self.settings = name, workspace, settings
+        self.guard: ToolGuard | None = None
         self.browser: Any = None
 
-    async def get(self) -> Toolkit:
+    async def get(self) -> ToolGuard:
         # Built without awaiting, so two requests cannot both start building it.
-        if self.toolkit is None:
-            self.toolkit = self._build()
-        return self.toolkit
+        if self.guard is None:
+            from .guards import ToolGuard
+
+            self.guard = ToolGuard(self.name, self._build(), cap=self.settings.tool_call_cap)
+        return self.guard
 
     def _build(self) -> Toolkit:
         from fs_service import ALL_OPS, READ_OPS, DiskFileSystem, FileDomainService
@@ -183,12 +245,16 @@ class _ServedToolkit:
 
         spec = get_spec(self.name)
         grants: list[dict[str, Any]] = [{"prefix": "/workspace/", "ops": set(ALL_OPS)}]
-        mounts = {"/workspace/": self.workspace}
-        if self.input_dir:
-            mounts["/userinput/"] = self.input_dir
+        mounts = {"/workspace/": str(self.workspace)}
+        if self.settings.input_dir is not None:
+            mounts["/userinput/"] = str(self.settings.input_dir)
             grants.append({"prefix": "/userinput/", "ops": set(READ_OPS)})
-        fs = DiskFileSystem(self.workspace, mounts=mounts)
-        deps: dict[str, Any] = {"evidence": EvidenceLedger(), "model": None}
+        fs = DiskFileSystem(str(self.workspace), mounts=mounts)
+        deps: dict[str, Any] = {
+            "evidence": EvidenceLedger(),
+            "model": None,
+            "settings": self.settings.tools,
+        }
         if "service" in spec.requires:
             deps["service"] = FileDomainService(fs.create_handle(grants))
         if "browser" in spec.requires:
@@ -202,19 +268,45 @@ class _ServedToolkit:
             await self.browser.aclose()
 
 
-async def serve_subagent(name: str, workspace: str, input_dir: str | None = None) -> None:
-    """Serve subagent ``name`` over stdio, its files under ``workspace`` (``/workspace/``).
+def served_workspace(name: str, workspace: str | None, runs_dir: Path) -> tuple[Path, bool]:
+    """The folder behind ``/workspace/`` and whether it is a fresh one.
 
-    ``input_dir``, when given, is mounted read-only as ``/userinput/``. The toolkit is
-    built on the first tool request, so ``initialize`` is answered at once. The browser,
-    if the subagent has one, is closed when the client disconnects.
+    Without ``workspace`` it is a new, empty folder under ``runs_dir/mcp/``: the server
+    never grants the folder it was started in unless asked to.
+    """
+    try:
+        if workspace is not None:
+            path = Path(workspace).resolve()
+            path.mkdir(parents=True, exist_ok=True)
+            return path, False
+        parent = runs_dir / "mcp"
+        parent.mkdir(parents=True, exist_ok=True)
+        stamp = time.strftime("%Y%m%d-%H%M%S-", time.gmtime())
+        return Path(tempfile.mkdtemp(prefix=f"{name}-{stamp}", dir=parent)).resolve(), True
+    except OSError as exc:
+        where = workspace if workspace is not None else runs_dir / "mcp"
+        raise ValueError(f"cannot make the workspace in {where} ({exc.strerror or exc})") from None
+
+
+async def serve_subagent(name: str, settings: Settings, workspace: str | None = None) -> None:
+    """Serve subagent ``name`` over stdio.
+
+    ``/workspace/`` (read, write and delete) is ``workspace``, or without it a fresh
+    folder under the runs folder; one line on stderr says which (stdout is the
+    protocol). ``settings.input_dir``, when set, is mounted read-only as
+    ``/userinput/``. Every call goes through the same guard as in a run, with the
+    settings' call cap for the whole session. The toolkit is built on the first tool
+    request, so ``initialize`` is answered at once. The browser, if the subagent has
+    one, is closed when the client disconnects.
     """
     from subagents.names import PIPELINE_ORDER
 
     if name not in PIPELINE_ORDER:
         raise ValueError(f"unknown subagent {name!r}; choose from {', '.join(PIPELINE_ORDER)}")
-    os.makedirs(workspace, exist_ok=True)
-    served = _ServedToolkit(name, workspace, input_dir)
+    path, fresh = served_workspace(name, workspace, settings.runs_dir)
+    how = "a fresh folder; --workspace DIR chooses one" if fresh else "read, write and delete"
+    print(f"quartet mcp {name}: /workspace/ is {path} ({how})", file=sys.stderr, flush=True)
+    served = _ServedToolkit(name, path, settings)
     try:
         await serve_stdio(_server(served.get, name))
     finally:

@@ -25,6 +25,9 @@ def formatter_for(model: Any) -> Any:
         if deeper is inner:
             break
         inner = deeper
+    named = getattr(inner, "chat_formatter", None)  # a stand-in model says which format
+    if named is not None:
+        return named()
     pairs = [
         (md.DashScopeChatModel, fm.DashScopeChatFormatter),
         (md.AnthropicChatModel, fm.AnthropicChatFormatter),

@@ -349,6 +349,12 @@ class Document:
 
     @classmethod
     def of(cls, text: str, title: str = "") -> Document:
+        """The prepared document of ``text``; the same text is prepared once (it is scored
+        against every sub-question), and a Document is never changed once made."""
+        return _prepared(text, title)
+
+    @classmethod
+    def prepare(cls, text: str, title: str = "") -> Document:
         sentences = passages(text)
         doc = cls(text=text, title=title, sentences=sentences)
         doc.sentence_seq = [terms(_LINK.sub(r"\1", s.text)) for s in sentences]
@@ -361,6 +367,11 @@ class Document:
         doc.counts = Counter(terms(plain(title) + "\n" + text))
         doc.lowered = _normal(plain(title) + " " + plain(text))
         return doc
+
+
+@lru_cache(maxsize=64)
+def _prepared(text: str, title: str) -> Document:
+    return Document.prepare(text, title)
 
 
 def _normal(text: str) -> str:

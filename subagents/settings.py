@@ -62,33 +62,103 @@ class Keys(Mapping[str, str]):
 class NetworkPolicy:
     """Which hosts the Browser may reach beyond the public web, and whether only those.
 
-    ``entries`` are host names, addresses or CIDRs exempt from the private-address
-    refusal; with ``only`` set, nothing else may be reached at all.
+    ``hosts`` (names) and ``networks`` (addresses and CIDRs) are exempt from the
+    private-address refusal on every port; ``host_ports`` and ``network_ports`` only on
+    the one port they name. With ``only`` set, nothing else may be reached at all.
     """
 
     hosts: frozenset[str] = frozenset()
     networks: tuple[IPNetwork, ...] = ()
     only: bool = False
+    host_ports: frozenset[tuple[str, int]] = frozenset()
+    network_ports: tuple[tuple[IPNetwork, int], ...] = ()
 
     @classmethod
     def parse(cls, value: str, only: bool = False) -> NetworkPolicy:
-        """``"127.0.0.1,localhost,10.0.0.0/8"`` → a policy."""
+        """``"127.0.0.1,localhost:8080,10.0.0.0/8,[::1]:8443"`` → a policy.
+
+        An entry is a host name, an address or a CIDR, optionally followed by ``:PORT``
+        (an IPv6 address or network with a port is written in brackets: ``[::1]:8443``).
+        An entry with a port exempts that port only. Raises SettingsError for a port
+        that is not a number from 1 to 65535 or an unclosed bracket.
+        """
         hosts: set[str] = set()
         networks: list[IPNetwork] = []
+        host_ports: set[tuple[str, int]] = set()
+        network_ports: list[tuple[IPNetwork, int]] = []
         for entry in (e.strip().lower() for e in value.split(",")):
             if not entry:
                 continue
+            name, port = _split_port(entry)
             try:
-                networks.append(ipaddress.ip_network(entry.strip("[]"), strict=False))
+                network = ipaddress.ip_network(name, strict=False)
             except ValueError:
-                hosts.add(entry.rstrip("."))
-        return cls(frozenset(hosts), tuple(networks), only)
+                name = name.rstrip(".")
+                if port is None:
+                    hosts.add(name)
+                else:
+                    host_ports.add((name, port))
+                continue
+            if port is None:
+                networks.append(network)
+            else:
+                network_ports.append((network, port))
+        return cls(
+            frozenset(hosts), tuple(networks), only, frozenset(host_ports), tuple(network_ports)
+        )
 
-    def host_allowed(self, host: str) -> bool:
-        return host in self.hosts
+    def entries(self) -> list[str]:
+        """The policy's entries as :meth:`parse` reads them (``only`` aside)."""
 
-    def address_allowed(self, address: IPAddress) -> bool:
-        return any(address in net for net in self.networks if net.version == address.version)
+        def bracket(net: IPNetwork) -> str:
+            text = str(net)
+            return f"[{text}]" if net.version == 6 else text
+
+        return [
+            *sorted(self.hosts),
+            *(str(n) for n in self.networks),
+            *(f"{h}:{p}" for h, p in sorted(self.host_ports)),
+            *(f"{bracket(n)}:{p}" for n, p in self.network_ports),
+        ]
+
+    def host_allowed(self, host: str, port: int | None = None) -> bool:
+        """Whether ``host`` is listed by name, for every port or for ``port``."""
+        return host in self.hosts or (host, port) in self.host_ports
+
+    def address_allowed(self, address: IPAddress, port: int | None = None) -> bool:
+        """Whether a listed network holds ``address``, for every port or for ``port``."""
+        return any(_holds(net, address) for net in self.networks) or any(
+            p == port and _holds(net, address) for net, p in self.network_ports
+        )
+
+
+def _holds(network: IPNetwork, address: IPAddress) -> bool:
+    return network.version == address.version and address in network
+
+
+def _split_port(entry: str) -> tuple[str, int | None]:
+    """``(host, port)`` of an allow-list entry; the port is None when it names none."""
+    if entry.startswith("["):
+        inside, closed, rest = entry[1:].partition("]")
+        if not closed or (rest and not rest.startswith(":")):
+            raise SettingsError(
+                f"QUARTET_ALLOW_HOSTS entry {entry!r} is malformed: write an IPv6 address "
+                "with a port as [ADDRESS]:PORT"
+            )
+        return inside, _port(rest[1:], entry) if rest else None
+    if entry.count(":") == 1:  # host:port; bare IPv6 addresses have two colons or more
+        host, _, port = entry.partition(":")
+        return host, _port(port, entry)
+    return entry, None
+
+
+def _port(text: str, entry: str) -> int:
+    if text.isdigit() and 0 < int(text) < 65536:
+        return int(text)
+    raise SettingsError(
+        f"QUARTET_ALLOW_HOSTS entry {entry!r} has no valid port after the colon "
+        "(a number from 1 to 65535)"
+    )
 
 
 def playwright_browsers_dir() -> str:

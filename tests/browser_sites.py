@@ -184,11 +184,13 @@ class _QuietServer(ThreadingHTTPServer):
 
 @dataclass
 class SiteServer:
-    """A ThreadingHTTPServer on ``host`` with a route table and a request log."""
+    """A ThreadingHTTPServer on ``host`` (``port``, or any free one) with a route table and
+    a request log."""
 
     host: str = "127.0.0.1"
     routes: dict[str, Handler] = field(default_factory=dict)
     hits: list[tuple[str, str]] = field(default_factory=list)
+    port: int = 0
 
     def __post_init__(self) -> None:
         site = self
@@ -208,7 +210,7 @@ class SiteServer:
                 else:
                     handler(self)
 
-        self._server = _QuietServer((self.host, 0), _Handler)
+        self._server = _QuietServer((self.host, self.port), _Handler)
         self._server.daemon_threads = True
         self.port = self._server.server_address[1]
         self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)

@@ -6,11 +6,14 @@ the URL, the tier, the stored page and the evidence are lines of the text.
 
 from __future__ import annotations
 
+import ipaddress
 import re
 from dataclasses import dataclass
 
 from agentscope.tool import ToolResponse
 
+from subagents.browser import netguard
+from subagents.browser.netguard import UnresolvableHostError
 from subagents.results import text_of
 from subagents.settings import NetworkPolicy, ToolSettings
 
@@ -73,3 +76,29 @@ def evidence_of(res: ToolResponse) -> list[Quote]:
     ]
     assert [q.id for q in quotes] == res.metadata["evidence_ids"], text_of(res)
     return quotes
+
+
+class ScriptedResolver:
+    """Answers each host name from a script: the n-th lookup gets the n-th answer.
+
+    The last answer repeats; an answer of None, or a name not in the script, fails the
+    lookup. Literal addresses resolve to themselves, as with the real resolver.
+    """
+
+    def __init__(self, script: dict[str, list[list[str] | None]]) -> None:
+        self.script = script
+        self.calls: list[str] = []
+
+    async def __call__(self, host: str, port: int) -> list[netguard.IPAddress]:
+        try:
+            return [ipaddress.ip_address(host)]
+        except ValueError:
+            pass
+        self.calls.append(host)
+        answers = self.script.get(host)
+        if answers is None:  # never the real resolver: tests send no DNS queries
+            raise UnresolvableHostError(f"Error: the host name {host!r} is not scripted.")
+        answer = answers[min(self.calls.count(host), len(answers)) - 1]
+        if answer is None:
+            raise UnresolvableHostError(f"Error: the host name {host!r} could not be resolved.")
+        return [ipaddress.ip_address(a) for a in answer]

@@ -18,7 +18,7 @@ from pathlib import Path
 import httpcore
 import pytest
 from browser_sites import ARTICLE_HTML, ARTICLE_PARAGRAPHS, SiteServer, build_site, page, redirect
-from browser_support import tier_of
+from browser_support import ScriptedResolver, tier_of
 from cryptography import x509
 from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec
@@ -26,7 +26,7 @@ from cryptography.x509.oid import NameOID
 
 from subagents.browser import netguard, tiers
 from subagents.browser.download import http_download
-from subagents.browser.netguard import BlockedURLError, UnresolvableHostError
+from subagents.browser.netguard import BlockedURLError
 from subagents.browser.netpin import GuardedBackend
 from subagents.browser.viewer import viewer_fetch
 from subagents.results import text_of
@@ -35,30 +35,6 @@ from subagents.settings import NetworkPolicy, ToolSettings
 PUBLIC = "93.184.215.14"
 #: The site on 127.0.0.1 may be reached; the trap on 127.0.0.2 never.
 ALLOW_SITE = ToolSettings(network=NetworkPolicy.parse("127.0.0.1"))
-
-
-class ScriptedResolver:
-    """Answers each host name from a script: the n-th lookup gets the n-th answer.
-
-    The last answer repeats; an answer of None fails the lookup. Literal addresses
-    resolve to themselves, as with the real resolver.
-    """
-
-    def __init__(self, script: dict[str, list[list[str] | None]]) -> None:
-        self.script = script
-        self.calls: list[str] = []
-
-    async def __call__(self, host: str, port: int) -> list[netguard.IPAddress]:
-        try:
-            return [ipaddress.ip_address(host)]
-        except ValueError:
-            pass
-        self.calls.append(host)
-        answers = self.script[host]
-        answer = answers[min(self.calls.count(host), len(answers)) - 1]
-        if answer is None:
-            raise UnresolvableHostError(f"Error: the host name {host!r} could not be resolved.")
-        return [ipaddress.ip_address(a) for a in answer]
 
 
 @pytest.fixture(scope="module")

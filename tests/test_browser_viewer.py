@@ -319,7 +319,9 @@ async def test_browser_requests_are_guarded_too(site, trap):
         await session.aclose()
     assert trap.hits == []
     assert any("/beacon" in b for b in session.blocked)
-    assert any("/escape/loopback" in b for b in session.blocked)
+    # The image's redirect is followed hop by hop: its hop to the trap is what is refused.
+    assert "/escape/loopback" in site.paths()
+    assert any(b.startswith(f"{trap.url('/secret')}: Error: refused") for b in session.blocked)
 
 
 # --- answering with evidence ----------------------------------------------------------

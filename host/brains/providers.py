@@ -174,3 +174,26 @@ def resilient_model(
     model = AnthropicPromptCache(brain.model) if provider == "anthropic" else brain.model
     kwargs = request_kwargs(provider, policy.timeout)
     return ResilientModel(model, provider, policy, stats, request_kwargs=kwargs, sleep=sleep)
+
+
+def replay_brain(spec: str, tape: Any) -> Brain:
+    """The brain of a replay: the recorded answers, formatted as ``spec``'s provider was.
+
+    No key is needed and nothing is sent anywhere (see :mod:`host.tape`).
+    """
+    from agentscope import formatter as fm
+
+    from ..tape import ReplayModel
+
+    provider, name = parse_spec(spec)
+    if provider == "offline":
+        return make_brain("offline")
+    family = {
+        "openai": "OpenAI",
+        "dashscope": "DashScope",
+        "anthropic": "Anthropic",
+        "gemini": "Gemini",
+        "ollama": "Ollama",
+    }[provider]
+    model = ReplayModel(tape, name, chat_formatter=getattr(fm, f"{family}ChatFormatter"))
+    return Brain(model, getattr(fm, f"{family}MultiAgentFormatter")(), spec)

@@ -64,7 +64,7 @@ async def browser_navigate(url: str, browser: object) -> ToolResponse:
     try:
         await check_url(url, browser.allow)  # type: ignore[attr-defined]
         page = await _open_page(browser)
-        response = await page.goto(url, wait_until="load")
+        response = await browser.navigate(page, url)  # type: ignore[attr-defined]
     except BlockedURLError as exc:
         return error(str(exc))
     except BrowserUnavailableError as exc:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+from contextlib import aclosing
 from typing import Any
 
 import httpx
@@ -13,8 +14,9 @@ from fs_service.errors import FileTooLargeError
 
 from ..results import error, ok, unavailable
 from ..settings import network_policy
+from .decode import BodyError, decoded_body
 from .netguard import BlockedURLError
-from .tiers import DEADLINE, FetchError, guarded_get, make_client
+from .tiers import DEADLINE, FetchError, guarded_get, make_transport
 
 #: Largest file http_download writes; the byte count is enforced, not the declared length.
 MAX_DOWNLOAD_BYTES = 50 * 1024 * 1024
@@ -62,13 +64,17 @@ async def http_download(
 
 
 async def _download(url: str, save_path: str, service: Any, settings: Any) -> ToolResponse:
-    """Stream ``url`` into ``save_path`` under the size cap; an Error result on failure."""
+    """Stream ``url`` into ``save_path`` under the size cap; an Error result on failure.
+
+    The cap counts decoded bytes as they are produced, and the file is kept only when
+    the whole body arrived intact (see :mod:`.decode`).
+    """
     cap = MAX_DOWNLOAD_BYTES
     try:
         async with (
             asyncio.timeout(DEADLINE * 4),
-            make_client(allow := network_policy(settings)) as client,
-            guarded_get(client, url, allow) as response,
+            make_transport(allow := network_policy(settings)) as transport,
+            guarded_get(transport, url, allow) as response,
         ):
             if response.status_code >= 400:
                 reason = f"{url[:200]} answered HTTP {response.status_code}"
@@ -80,12 +86,15 @@ async def _download(url: str, save_path: str, service: Any, settings: Any) -> To
                 raise _TooLargeError
             content_type = response.headers.get("content-type", "").split(";")[0].strip()
             written = 0
-            async with service.open_write(save_path, max_bytes=cap) as fh:  # type: ignore[attr-defined]
-                async for chunk in response.aiter_bytes():
-                    written += len(chunk)
+            async with (
+                service.open_write(save_path, max_bytes=cap) as fh,  # type: ignore[attr-defined]
+                aclosing(decoded_body(response)) as body,
+            ):
+                async for piece in body:
+                    written += len(piece)
                     if written > cap:
                         raise _TooLargeError
-                    fh.write(chunk)
+                    fh.write(piece)
     except (_TooLargeError, FileTooLargeError):
         return error(
             f"Error: {url[:200]} is larger than the {cap // (1024 * 1024)} MiB download "
@@ -93,6 +102,12 @@ async def _download(url: str, save_path: str, service: Any, settings: Any) -> To
         )
     except BlockedURLError as exc:
         return error(str(exc))
+    except BodyError as exc:
+        return (
+            unavailable(f"{exc}; nothing was saved")
+            if exc.outside
+            else error(f"{exc} Nothing was saved.")
+        )
     except FetchError as exc:
         return unavailable(str(exc)) if exc.outside else error(str(exc))
     except FsError as exc:

@@ -2,12 +2,14 @@
 
 Only ``http`` and ``https`` URLs pass. The host name is resolved and every address it
 resolves to must be a public one: private, loopback, link-local, multicast, reserved and
-unspecified addresses are refused unless the host name, or a network containing the
-address, is listed in ``QUARTET_ALLOW_HOSTS`` (comma-separated host names, addresses or
-CIDRs; empty by default). With ``QUARTET_NETWORK=allowlist`` only the listed hosts and
-networks may be reached at all (the offline demo uses this, so nothing leaves the
-machine). The check runs before any connection is opened, and callers run it again for
-every redirect hop.
+unspecified addresses are refused (an IPv6 address that carries an IPv4 address, such as
+6to4 or NAT64, is judged by the IPv4 address it carries) unless the host name, or a
+network containing the address, is listed in ``QUARTET_ALLOW_HOSTS``: comma-separated
+host names, addresses or CIDRs, each exempt on every port or, written ``host:port``
+(``[v6]:port``), on that port only; empty by default. With ``QUARTET_NETWORK=allowlist``
+only the listed hosts and networks may be reached at all (the offline demo uses this, so
+nothing leaves the machine). The check runs before any connection is opened, and callers
+run it again for every redirect hop.
 
 A host name may resolve differently a moment later (DNS rebinding), so the HTTP client
 applies the same rules again when it connects (see :mod:`.netpin`):
@@ -23,12 +25,19 @@ import socket
 from urllib.parse import urlsplit
 
 from ..settings import NetworkPolicy
+from ..tape import NotRecorded, active_tape
 
 ALLOW_ENV = "QUARTET_ALLOW_HOSTS"
 NETWORK_ENV = "QUARTET_NETWORK"
 RESOLVE_TIMEOUT = 5.0
 
 IPAddress = ipaddress.IPv4Address | ipaddress.IPv6Address
+#: IPv6 networks whose addresses carry an IPv4 address in their last 32 bits:
+#: IPv4-translated (SIIT), NAT64's well-known prefix, IPv4-compatible (``::1`` and ``::``
+#: are in it too, and carry the non-public 0.0.0.1 and 0.0.0.0).
+_LAST_32_BITS = tuple(
+    ipaddress.IPv6Network(n) for n in ("::ffff:0:0:0/96", "64:ff9b::/96", "::/96")
+)
 
 
 class BlockedURLError(ValueError):
@@ -39,10 +48,35 @@ class UnresolvableHostError(BlockedURLError):
     """A host name that did not resolve to any address."""
 
 
+def embedded_ipv4(address: ipaddress.IPv6Address) -> tuple[ipaddress.IPv4Address, ...]:
+    """The IPv4 addresses an IPv6 address carries, in the order they appear; () for none.
+
+    IPv4-mapped (``::ffff:a.b.c.d``), IPv4-translated (``::ffff:0:a.b.c.d``),
+    IPv4-compatible (``::a.b.c.d``) and NAT64 (``64:ff9b::a.b.c.d``) addresses carry one
+    in their last 32 bits, 6to4 (``2002::/16``) in bits 16–47, and Teredo (``2001::/32``)
+    two: its server and its client.
+    """
+    if address.ipv4_mapped is not None:
+        return (address.ipv4_mapped,)
+    if address.sixtofour is not None:
+        return (address.sixtofour,)
+    if address.teredo is not None:
+        return address.teredo
+    if any(address in net for net in _LAST_32_BITS):
+        return (ipaddress.IPv4Address(int(address) & 0xFFFF_FFFF),)
+    return ()
+
+
 def is_public(address: IPAddress) -> bool:
-    """Whether an address is globally routable (not private, loopback, link-local, …)."""
-    if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped is not None:
-        return is_public(address.ipv4_mapped)
+    """Whether an address is globally routable (not private, loopback, link-local, …).
+
+    An IPv6 address that carries IPv4 addresses (see :func:`embedded_ipv4`) is public
+    only when every address it carries is: the packet ends up at that IPv4 address.
+    """
+    if isinstance(address, ipaddress.IPv6Address):
+        carried = embedded_ipv4(address)
+        if carried:
+            return all(is_public(v4) for v4 in carried)
     return address.is_global and not (
         address.is_multicast or address.is_reserved or address.is_unspecified
     )
@@ -73,6 +107,15 @@ async def resolve(host: str, port: int) -> list[IPAddress]:
         return [ipaddress.ip_address(host)]
     except ValueError:
         pass
+    tape = active_tape()
+    if tape is not None and tape.replaying:  # a replay asks the recording, not the network
+        try:
+            entry = tape.take("dns", f"{host}:{port}")
+        except NotRecorded:
+            raise UnresolvableHostError(
+                f"Error: the host name {host!r} was not resolved in the recorded run."
+            ) from None
+        return [ipaddress.ip_address(a) for a in entry["addresses"]]
     loop = asyncio.get_running_loop()
     try:
         infos = await asyncio.wait_for(
@@ -90,19 +133,21 @@ async def resolve(host: str, port: int) -> list[IPAddress]:
             found.append(address)
     if not found:
         raise UnresolvableHostError(f"Error: the host name {host!r} has no address. Check the URL.")
+    if tape is not None:
+        await tape.save("dns", f"{host}:{port}", {"addresses": [str(a) for a in found]})
     return found
 
 
-def address_refusal(host: str, address: IPAddress, allow: NetworkPolicy) -> str | None:
-    """Why ``address`` (an address of ``host``) may not be reached, or None when it may."""
-    if allow.host_allowed(host):
+def address_refusal(host: str, port: int, address: IPAddress, allow: NetworkPolicy) -> str | None:
+    """Why ``address`` (an address of ``host``) may not be reached on ``port``, or None."""
+    if allow.host_allowed(host, port):
         return None
-    if allow.only and not allow.address_allowed(address):
+    if allow.only and not allow.address_allowed(address, port):
         return (
             f"the network is limited to the hosts in {ALLOW_ENV} ({NETWORK_ENV}=allowlist) "
-            f"and {host} is not one of them."
+            f"and {host} (port {port}) is not one of them."
         )
-    if not (is_public(address) or allow.address_allowed(address)):
+    if not (is_public(address) or allow.address_allowed(address, port)):
         return (
             f"{host} resolves to the non-public address {address}. Only public web addresses "
             "can be fetched."
@@ -116,17 +161,17 @@ async def check_url(url: str, allow: NetworkPolicy) -> str:
     Returns the URL unchanged. Raises BlockedURLError with a readable reason otherwise.
     """
     _, host, port = split_host(url)
-    if allow.host_allowed(host):
+    if allow.host_allowed(host, port):
         return url
     for address in await resolve(host, port):
-        reason = address_refusal(host, address, allow)
+        reason = address_refusal(host, port, address, allow)
         if reason is not None:
             raise BlockedURLError(f"Error: refused to fetch {url[:200]}: {reason}")
     return url
 
 
 async def permitted_addresses(host: str, port: int, allow: NetworkPolicy) -> list[IPAddress]:
-    """The addresses of ``host`` that may be connected to, in the resolver's order.
+    """The addresses of ``host`` that may be connected to on ``port``, in the resolver's order.
 
     Resolves ``host`` afresh and keeps each address the rules of :func:`check_url` allow.
     Raises BlockedURLError naming the first refused address when none is left, and
@@ -134,8 +179,8 @@ async def permitted_addresses(host: str, port: int, allow: NetworkPolicy) -> lis
     """
     host = host.strip("[]").rstrip(".").lower()
     addresses = await resolve(host, port)
-    permitted = [a for a in addresses if address_refusal(host, a, allow) is None]
+    permitted = [a for a in addresses if address_refusal(host, port, a, allow) is None]
     if permitted:
         return permitted
-    reason = address_refusal(host, addresses[0], allow)
+    reason = address_refusal(host, port, addresses[0], allow)
     raise BlockedURLError(f"Error: refused to fetch from {host} (port {port}): {reason}")

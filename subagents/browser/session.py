@@ -3,9 +3,13 @@
 The browser starts on first use and is closed by :meth:`BrowserSession.aclose` (call it
 in ``finally``, or use ``async with``). It holds one automation page for the
 ``browser_*`` tools in its own context; the Chromium tier of ``viewer_fetch`` renders in
-a separate reader context whose few pages are reused. Every request the browser makes
-passes the network guard: disallowed URLs are aborted, and redirects are checked hop by
-hop before the browser is allowed to follow them.
+a separate reader context whose few pages are reused.
+
+Chromium reaches the network only through the session's :class:`.proxy.GuardedProxy`, a
+proxy on 127.0.0.1 that lives as long as the session: every request, each redirect hop
+and every subresource is checked when it is made and connected only to an address the
+network guard permits. Chromium resolves no host name itself (its resolver is told to
+fail), and WebRTC may not send UDP outside the proxy.
 """
 
 from __future__ import annotations
@@ -17,11 +21,22 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from playwright.async_api import Browser, BrowserContext, Page, Playwright, Route, async_playwright
+from playwright.async_api import (
+    Browser,
+    BrowserContext,
+    Page,
+    Playwright,
+    Request,
+    Response,
+    Route,
+    async_playwright,
+)
 from playwright.async_api import Error as PlaywrightError
 
 from ..settings import NetworkPolicy, playwright_browsers_dir
-from .netguard import BlockedURLError, check_url
+from ..tape import active_tape, replaying
+from .netguard import BlockedURLError
+from .proxy import GuardedProxy
 
 SYSTEM_CHROMIUM = "/usr/bin/chromium"
 #: Launch flags; Playwright adds ``--headless`` and a fresh temporary ``--user-data-dir``.
@@ -37,12 +52,26 @@ CHROMIUM_FLAGS = (
 LAUNCH_TIMEOUT_MS = 30_000
 NAVIGATION_TIMEOUT_MS = 20_000
 ACTION_TIMEOUT_MS = 5_000
-MAX_REDIRECTS = 10
 #: Resource types never loaded when a page is only rendered for its text.
 TEXT_ONLY_BLOCKED = frozenset({"image", "media", "font"})
 #: Pages kept open for the Chromium tier of viewer_fetch (renders running at once).
 READER_PAGES = 4
-_REDIRECT_STATUSES = frozenset({301, 302, 303, 307, 308})
+
+
+def proxy_flags(proxy_url: str) -> tuple[str, ...]:
+    """Launch flags that send every request of Chromium through the proxy at ``proxy_url``.
+
+    Chromium bypasses a proxy for localhost and loopback addresses unless told
+    ``<-loopback>``; its own resolver fails every name but the proxy's address, so
+    nothing can be reached around the proxy; WebRTC may not send UDP outside it.
+    """
+    host = proxy_url.rsplit("//", 1)[-1].rsplit(":", 1)[0]
+    return (
+        f"--proxy-server={proxy_url}",
+        "--proxy-bypass-list=<-loopback>",
+        f"--host-resolver-rules=MAP * ~NOTFOUND , EXCLUDE {host}",
+        "--webrtc-ip-handling-policy=disable_non_proxied_udp",
+    )
 
 
 class BrowserUnavailableError(RuntimeError):
@@ -94,11 +123,16 @@ class BrowserSession:
         self._reader: BrowserContext | None = None
         self._idle: asyncio.Queue[Page] | None = None
         self._reader_count = 0
-        self.blocked: list[str] = []
+        self._proxy: GuardedProxy | None = None
 
     @property
     def started(self) -> bool:
         return self._browser is not None
+
+    @property
+    def blocked(self) -> list[str]:
+        """The most recent requests of the browser the proxy refused, as ``target: reason``."""
+        return [str(r) for r in self._proxy.refusals] if self._proxy is not None else []
 
     async def __aenter__(self) -> BrowserSession:
         return self
@@ -116,74 +150,86 @@ class BrowserSession:
         async with self._get_lock():
             if self._browser is not None and self._browser.is_connected():
                 return self._browser
+            if replaying():
+                self._tape_refusal()
             executable = chromium_path(self._executable)
             try:
                 if self._playwright is None:
                     self._playwright = await async_playwright().start()
+                if self._proxy is None or not self._proxy.listening:
+                    self._proxy = GuardedProxy(self.allow)
+                    await self._proxy.start()
                 self._browser = await self._playwright.chromium.launch(
                     executable_path=executable,
-                    args=list(CHROMIUM_FLAGS),
+                    args=[*CHROMIUM_FLAGS, *proxy_flags(self._proxy.url)],
                     headless=True,
                     timeout=LAUNCH_TIMEOUT_MS,
                 )
             except (PlaywrightError, OSError) as exc:
                 await self._stop_driver()
+                if self._proxy is not None:
+                    await self._proxy.aclose()
                 where = executable or "Playwright's Chromium"
                 raise BrowserUnavailableError(
                     f"Chromium could not be started ({where}): {str(exc).splitlines()[0]}"
                 ) from None
             return self._browser
 
+    @staticmethod
+    def _tape_refusal() -> None:
+        active_tape().diverge("the replay needed Chromium, whose pages are not recorded")  # type: ignore[union-attr]
+        raise BrowserUnavailableError(
+            "Chromium is not used in a replay: only the HTTP and model answers are recorded"
+        )
+
     async def new_context(self, block: frozenset[str] = frozenset()) -> BrowserContext:
-        """A fresh context whose every request passes the network guard."""
+        """A fresh context; requests for the resource types in ``block`` are never made."""
         context = await (await self.browser()).new_context(
             java_script_enabled=True, service_workers="block"
         )
         context.set_default_timeout(ACTION_TIMEOUT_MS)
         context.set_default_navigation_timeout(self.navigation_timeout_ms)
-        await context.route("**/*", lambda route: self._guard(route, block))
+        if block:
+            await context.route("**/*", lambda route: _skip(route, block))
         return context
 
-    async def _guard(self, route: Route, block: frozenset[str]) -> None:
-        """Let a request through only if it, and each redirect it leads to, is allowed."""
-        request = route.request
-        if request.resource_type in block:
-            await route.abort("blockedbyclient")
-            return
-        url = request.url
-        if url.startswith(("data:", "blob:", "about:")):
-            await route.continue_()
-            return
-        try:
-            await check_url(url, self.allow)
-            response = await route.fetch(max_redirects=0, timeout=self.navigation_timeout_ms)
-            if response.status in _REDIRECT_STATUSES and response.headers.get("location"):
-                await self._check_redirect_chain(route, url, response.headers["location"])
-            await route.fulfill(response=response)
-        except BlockedURLError as exc:
-            self.blocked.append(f"{url}: {exc}")
-            await route.abort("blockedbyclient")
-        except PlaywrightError:
-            await _quiet(route.abort("failed"))
+    async def navigate(self, page: Page, url: str) -> Response | None:
+        """``page.goto(url)``, raising BlockedURLError when the proxy refused the page.
 
-    async def _check_redirect_chain(self, route: Route, url: str, location: str) -> None:
-        """Walk a redirect chain, checking each hop before it is requested.
-
-        Chromium follows a redirect without asking the route again, so the whole chain
-        is checked here first; a refused hop raises BlockedURLError.
+        A refusal of the URL itself or of any hop of its redirects counts; so does a
+        navigation that failed because the proxy refused the tunnel for it.
         """
-        from urllib.parse import urljoin
+        failed: list[str] = []
 
-        current = urljoin(url, location)
-        for _ in range(MAX_REDIRECTS):
-            await check_url(current, self.allow)
-            hop = await route.fetch(url=current, max_redirects=0)
-            nxt = hop.headers.get("location")
-            await hop.dispose()
-            if hop.status not in _REDIRECT_STATUSES or not nxt:
-                return
-            current = urljoin(current, nxt)
-        raise BlockedURLError(f"Error: more than {MAX_REDIRECTS} redirects from {url[:200]}.")
+        def on_failed(request: Request) -> None:
+            if request.is_navigation_request():
+                failed.append(request.url)
+
+        since = self._proxy.mark() if self._proxy is not None else 0
+        page.on("requestfailed", on_failed)
+        try:
+            response = await page.goto(url, wait_until="load")
+        except PlaywrightError:
+            self._raise_refusal(url, [url, *failed], since)
+            raise
+        finally:
+            page.remove_listener("requestfailed", on_failed)
+        if response is not None:
+            self._raise_refusal(url, _redirect_chain(response.request), since)
+        return response
+
+    def _raise_refusal(self, url: str, urls: list[str], since: int) -> None:
+        """Raise BlockedURLError if the proxy refused one of ``urls`` since ``since``."""
+        refusal = self._proxy.refused(urls, since) if self._proxy is not None else None
+        if refusal is None:
+            return
+        reason = refusal.reason.removeprefix("Error: ")
+        if refusal.concerns(url):
+            raise BlockedURLError(f"Error: {reason}")
+        raise BlockedURLError(
+            f"Error: {url[:200]} sent the browser on to {refusal.target[:200]}, which was "
+            f"refused: {reason}"
+        )
 
     async def page(self) -> Page:
         """The automation page (created on first use, reused afterwards)."""
@@ -224,12 +270,13 @@ class BrowserSession:
         """Load ``url`` in a reader page and return its DOM after scripts ran.
 
         When the loaded page still shows little text, waits up to ``wait_ms`` for the
-        network to go idle so that script-rendered content can arrive.
+        network to go idle so that script-rendered content can arrive. Raises
+        BlockedURLError when the network guard refused the page or one of its redirects.
         """
         page = await self._reader_page()
         try:
             try:
-                response = await page.goto(url, wait_until="load")
+                response = await self.navigate(page, url)
                 chars = await page.evaluate("() => (document.body?.innerText || '').length")
                 if chars < 200:
                     await _quiet(page.wait_for_load_state("networkidle", timeout=wait_ms))
@@ -257,15 +304,38 @@ class BrowserSession:
             self._playwright = None
 
     async def aclose(self) -> None:
-        """Close the page, contexts, browser and driver; safe to call more than once."""
+        """Close the page, contexts, browser, driver and proxy; safe to call more than once.
+
+        The proxy's record of refusals stays readable (:attr:`blocked`).
+        """
         for context in (self._context, self._reader):
             if context is not None:
                 await _quiet(context.close())
         if self._browser is not None:
             await _quiet(self._browser.close())
         await self._stop_driver()
+        if self._proxy is not None:
+            await self._proxy.aclose()
         self._page = self._context = self._reader = self._browser = None
         self._idle, self._reader_count = None, 0
+
+
+async def _skip(route: Route, block: frozenset[str]) -> None:
+    """Abort a request for a resource type in ``block``; let every other one go on."""
+    if route.request.resource_type in block:
+        await _quiet(route.abort("blockedbyclient"))
+    else:
+        await _quiet(route.continue_())
+
+
+def _redirect_chain(request: Request) -> list[str]:
+    """The URL of ``request`` and of every request that redirected to it."""
+    urls: list[str] = []
+    current: Request | None = request
+    while current is not None:
+        urls.append(current.url)
+        current = current.redirected_from
+    return urls
 
 
 async def _quiet(awaitable: Any) -> None:

@@ -1,10 +1,12 @@
 """Fetching tiers: plain HTTP first, Chromium only when the quality gate says so.
 
 The HTTP tier follows redirects itself so that the network guard checks every hop
-before any connection is made to it, and its client checks each address again as it
-connects to it. The quality gate looks at the status and at the
-extracted text: a 202/403/429, a challenge page, a script-only shell or too little text
-sends the page to the Chromium tier of the agent's :class:`BrowserSession`.
+before any connection is made to it (a redirect to anything but http or https is an
+error), and its transport checks each address again as it connects to it. Bodies are
+decoded under the page cap as they arrive (see :mod:`.decode`). The quality gate looks
+at the status and at the extracted text: a 202/403/429, a challenge page, a script-only
+shell or too little text sends the page to the Chromium tier of the agent's
+:class:`BrowserSession`.
 """
 
 from __future__ import annotations
@@ -13,21 +15,29 @@ import asyncio
 import re
 import ssl
 from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
+from contextlib import aclosing, asynccontextmanager
 from dataclasses import dataclass, field
 from functools import lru_cache
+from urllib.parse import urljoin, urlsplit
 
 import httpx
 from bs4.dammit import UnicodeDammit
 
 from ..settings import NetworkPolicy
+from ..tape import tape_transport
+from .decode import ACCEPT_ENCODING, BodyError, decoded_body
 from .extract import Extracted, html_to_markdown, plain_to_markdown
 from .netguard import BlockedURLError, check_url
-from .netpin import GuardedTransport
+from .netpin import GuardedTransport, build_request
 from .session import BrowserSession, BrowserUnavailableError
 
 USER_AGENT = "Mozilla/5.0 (compatible; QuartetBrowser/0.1; research reader)"
-TIMEOUT = httpx.Timeout(20.0, connect=10.0)
+REQUEST_HEADERS = {
+    "User-Agent": USER_AGENT,
+    "Accept": "*/*",
+    "Accept-Encoding": ACCEPT_ENCODING,
+    "Accept-Language": "en,zh;q=0.8,*;q=0.5",
+}
 #: Whole-fetch deadline (seconds), so a slow trickle cannot hold a tool forever.
 DEADLINE = 45.0
 MAX_REDIRECTS = 10
@@ -66,34 +76,47 @@ def _ssl_context() -> ssl.SSLContext:
     return httpx.create_ssl_context()
 
 
-def make_client(allow: NetworkPolicy) -> httpx.AsyncClient:
-    """An HTTP client with timeouts, no automatic redirects and a plain user agent.
+def make_transport(allow: NetworkPolicy) -> GuardedTransport:
+    """The HTTP transport of one fetch: connections pass the network guard when they open.
 
-    Its connections pass the network guard when they open (see :mod:`.netpin`), so a
-    host name that resolves differently after :func:`check_url` is still refused.
+    A host name that resolves differently after :func:`check_url` is still refused (see
+    :mod:`.netpin`). Send requests made by :func:`.netpin.build_request` with its ``open``.
     """
-    return httpx.AsyncClient(
-        transport=GuardedTransport(_ssl_context(), allow),
-        timeout=TIMEOUT,
-        follow_redirects=False,
-        headers={"User-Agent": USER_AGENT, "Accept-Language": "en,zh;q=0.8,*;q=0.5"},
-        trust_env=False,
-    )
+    return tape_transport(GuardedTransport(_ssl_context(), allow))  # type: ignore[return-value]
+
+
+def redirect_target(url: str, location: str) -> str:
+    """The absolute address a redirect from ``url`` points to; BlockedURLError unless http(s)."""
+    try:
+        target = urljoin(url, location.strip())
+        parts = urlsplit(target)
+        scheme, _ = parts.scheme.lower(), parts.port
+    except ValueError as exc:
+        raise BlockedURLError(
+            f"Error: {url[:200]} redirects to {location[:200]!r}, which is not a valid "
+            f"address ({exc}); the redirect cannot be followed."
+        ) from None
+    if scheme not in ("http", "https"):
+        raise BlockedURLError(
+            f"Error: {url[:200]} redirects to {target[:200]!r}; only http and https "
+            "addresses can be fetched, so the redirect cannot be followed. Pick another source."
+        )
+    return target
 
 
 @asynccontextmanager
 async def guarded_get(
-    client: httpx.AsyncClient, url: str, allow: NetworkPolicy
+    transport: GuardedTransport, url: str, allow: NetworkPolicy
 ) -> AsyncIterator[httpx.Response]:
     """GET ``url`` as a stream, following redirects by hand and checking every hop first."""
     current = url
     for _ in range(MAX_REDIRECTS + 1):
         await check_url(current, allow)
-        response = await client.send(client.build_request("GET", current), stream=True)
+        response = await transport.open(build_request("GET", current, REQUEST_HEADERS))
         location = response.headers.get("location")
         if response.status_code in REDIRECT_STATUSES and location:
             await response.aclose()
-            current = str(response.url.join(location))
+            current = redirect_target(current, location)
             continue
         try:
             yield response
@@ -104,14 +127,19 @@ async def guarded_get(
 
 
 async def read_capped(response: httpx.Response, cap: int) -> tuple[bytes, bool]:
-    """The body, cut at ``cap`` bytes; the flag says whether it was cut."""
+    """The decoded body, cut at ``cap`` bytes; the flag says whether it was cut.
+
+    Decoding stops at the cap, so a body that inflates without end costs ``cap`` bytes.
+    Raises BodyError as :func:`.decode.decoded_body` does.
+    """
     chunks: list[bytes] = []
     size = 0
-    async for chunk in response.aiter_bytes():
-        chunks.append(chunk)
-        size += len(chunk)
-        if size > cap:
-            return b"".join(chunks)[:cap], True
+    async with aclosing(decoded_body(response)) as body:
+        async for piece in body:
+            chunks.append(piece)
+            size += len(piece)
+            if size > cap:
+                return b"".join(chunks)[:cap], True
     return b"".join(chunks), False
 
 
@@ -151,8 +179,8 @@ async def fetch_http(url: str, allow: NetworkPolicy) -> HttpPage:
     try:
         async with (
             asyncio.timeout(DEADLINE),
-            make_client(allow) as client,
-            guarded_get(client, url, allow) as response,
+            make_transport(allow) as transport,
+            guarded_get(transport, url, allow) as response,
         ):
             body, truncated = await read_capped(response, MAX_PAGE_BYTES)
             content_type = response.headers.get("content-type", "")
@@ -166,6 +194,8 @@ async def fetch_http(url: str, allow: NetworkPolicy) -> HttpPage:
             )
     except BlockedURLError as exc:
         raise FetchError(str(exc)) from None
+    except BodyError as exc:
+        raise FetchError(str(exc), exc.outside) from None
     except TimeoutError:
         raise FetchError(f"timed out after {DEADLINE:.0f} s fetching {url[:200]}", True) from None
     except httpx.HTTPError as exc:
@@ -258,6 +288,8 @@ async def fetch_page_text(
         return _usable_or_raise(result, reason)
     try:
         rendered = await browser.render(http.final_url)
+    except BlockedURLError as exc:
+        raise FetchError(str(exc)) from None
     except BrowserUnavailableError as exc:
         result.notes.append(f"the HTTP text failed the quality gate ({reason}); {exc}")
         return _usable_or_raise(result, reason, outside=True)

@@ -21,6 +21,7 @@ from urllib.parse import urlsplit
 import httpx
 
 from ..secrets import scrub
+from ..tape import active_tape, tape_transport
 
 logger = logging.getLogger(__name__)
 
@@ -89,11 +90,15 @@ def _tls_context() -> ssl.SSLContext:
 def new_client(timeout: float, headers: Mapping[str, str] | None = None) -> httpx.AsyncClient:
     """A fresh client with a per-request ``timeout`` in seconds; the caller closes it."""
     install_log_redaction()
+    taped = None  # the default transport, which honours the proxy variables
+    if active_tape() is not None:
+        taped = tape_transport(httpx.AsyncHTTPTransport(verify=_tls_context()))
     return httpx.AsyncClient(
         timeout=httpx.Timeout(timeout),
         headers=dict(headers or {"User-Agent": API_USER_AGENT}),
         follow_redirects=True,
         verify=_tls_context(),
+        transport=taped,
     )
 
 

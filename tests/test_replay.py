@@ -1,0 +1,116 @@
+"""Record and replay: a scripted-LLM run recorded with ``--record`` runs again from its
+recording with every server stopped and no key, and says where a replay diverges."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+from cli_support import shared_cache
+from openai_server import ScriptedOpenAI
+
+from demo.web import demo_world
+from host.brains import make_brain
+from host.cli import _settings, build_parser, demo_settings, main
+from host.config import Settings
+from host.hub import Host
+
+CANARY = "sk-replay-canary-7f3e1b"
+
+
+@pytest.fixture(scope="module")
+def recorded(tmp_path_factory):
+    """A recorded LLM run on the demo world; the world and the model server are gone
+    once the fixture has it."""
+    runs = tmp_path_factory.mktemp("replay") / "runs"
+    with pytest.MonkeyPatch.context() as monkeypatch, ScriptedOpenAI() as server:
+        monkeypatch.setenv("OPENAI_API_KEY", CANARY)
+        monkeypatch.setenv("OPENAI_BASE_URL", server.base_url)
+        settings = Settings(runs_dir=runs, formats=("md", "html"), quiet=True, record=True)
+        with demo_world(shared_cache()) as world:
+            host = Host(demo_settings(settings, world), make_brain("openai:loopback-model"))
+            result = asyncio.run(host.run(world.question))
+        asked = len(server.requests)
+    assert result.exit_code == 0 and result.citations > 0
+    return runs, result, asked
+
+
+def _replay(runs: Path, run_id: str, capsys) -> tuple[int, str, str]:
+    code = main(["replay", run_id, "--runs-dir", str(runs)])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_the_tape_holds_every_model_answer_and_no_key(recorded):
+    _, result, asked = recorded
+    tape = result.run.path / "internal" / "tape"
+    files = sorted(tape.iterdir())
+    kinds = [json.loads(f.read_text())["kind"] for f in files if f.suffix == ".json"]
+    assert kinds.count("model") == asked  # every request the model server answered
+    assert kinds.count("http") > 0  # and the search engines' and pages' responses
+    assert not any(CANARY.encode() in f.read_bytes() for f in files)
+    record = json.loads((result.run.path / "internal" / "run.json").read_text())
+    assert record["settings"]["record"] is True
+
+
+def test_a_replay_reproduces_the_run_with_no_network_and_no_key(recorded, capsys, monkeypatch):
+    runs, result, _ = recorded
+    for name in ("OPENAI_API_KEY", "OPENAI_BASE_URL"):
+        monkeypatch.delenv(name, raising=False)
+    before = {p.name for p in runs.iterdir()}
+    code, out, err = _replay(runs, result.run.id, capsys)
+    assert code == 0, err
+    assert "Reproduced" in out
+    (new_id,) = {p.name for p in runs.iterdir()} - before
+    new = runs / new_id
+    verdict = json.loads((new / "internal" / "replay.json").read_text())
+    assert verdict == {"of": result.run.id, "reproduced": True, "divergences": [], "unused": []}
+    old_md = (result.run.path / "workspace" / "reports" / "report.md").read_text()
+    new_md = (new / "workspace" / "reports" / "report.md").read_text()
+    assert new_md.replace(new_id, result.run.id) == old_md
+    replayed = json.loads((new / "internal" / "run.json").read_text())
+    assert replayed["citations"] == result.citations
+    assert replayed["settings"]["origin"] == {"kind": "replay", "of": result.run.id}
+
+
+def test_a_changed_answer_is_reported_as_the_first_divergence(recorded, capsys, tmp_path):
+    _, result, _ = recorded
+    copy = tmp_path / "runs"
+    shutil.copytree(result.run.path, copy / result.run.id)
+    tape = copy / result.run.id / "internal" / "tape"
+    planner = next(  # the first model answer: the plan
+        f for f in sorted(tape.glob("*-model.json")) if json.loads(f.read_text())["key"] == "host#0"
+    )
+    entry = json.loads(planner.read_text())
+    text = json.dumps(entry["content"], ensure_ascii=False)
+    assert "How was the Grand Canal built?" in text
+    entry["content"] = json.loads(
+        text.replace("How was the Grand Canal built?", "Who paid for the Grand Canal?")
+    )
+    planner.write_text(json.dumps(entry, ensure_ascii=False))
+    code, _, err = _replay(copy, result.run.id, capsys)
+    assert code == 1
+    first = next(line for line in err.splitlines() if line.startswith("quartet: "))
+    assert first.startswith("quartet: the replay diverged: model request 2 of host differs")
+    assert "Who paid for the Grand Canal?" in first
+
+
+def test_only_a_recorded_run_can_be_replayed(recorded, tmp_path, capsys):
+    _, result, _ = recorded
+    copy = tmp_path / "runs"
+    shutil.copytree(result.run.path, copy / result.run.id, ignore=shutil.ignore_patterns("tape"))
+    with pytest.raises(SystemExit) as stop:
+        main(["replay", result.run.id, "--runs-dir", str(copy)])
+    assert stop.value.code == 2
+    assert "was not recorded; record a run with --record" in capsys.readouterr().err
+
+
+def test_record_is_a_flag_of_run_and_demo(tmp_path):
+    parser = build_parser()
+    for argv in (["demo", "--record"], ["run", "a question", "--record"]):
+        args = parser.parse_args([*argv, "--runs-dir", str(tmp_path)])
+        assert _settings(args).record is True
+    assert _settings(parser.parse_args(["demo", "--runs-dir", str(tmp_path)])).record is False

@@ -13,7 +13,7 @@ the gap. It never fetches anything itself.
 from __future__ import annotations
 
 import re
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -87,6 +87,24 @@ class Coverage:
     items: int
     sources: int
     status: str
+
+
+def _table_score(focus: Focus, found: Found, title: str) -> float:
+    """How well a table answers a part, counting only what more than one row says.
+
+    A table whose match rests on a single cell (a trip plan with one "water supply" stop)
+    is not about the part: the score is the lowest left after taking out any one row.
+    """
+    score = score_text(focus, found.text()[:4000] + ".", title)
+    if score < THRESHOLD or len(found.rows) < 3:
+        return score
+    for j in range(len(found.rows)):
+        rows = [row for k, row in enumerate(found.rows) if k != j]
+        without = replace(found, rows=rows)
+        score = min(score, score_text(focus, without.text()[:4000] + ".", title))
+        if score < THRESHOLD:
+            break
+    return score
 
 
 class Research:
@@ -344,7 +362,7 @@ class Research:
             if len(found.rows) < 2:
                 continue
             scores = {
-                sid: score_text(focus, found.text()[:4000] + ".", f"{title} {found.section}")
+                sid: _table_score(focus, found, f"{title} {found.section}")
                 for sid, focus in self.focus.items()
             }
             if max(scores.values()) < THRESHOLD:

@@ -52,6 +52,43 @@ _STOP_ZH = (
     "个 它 它们 他 她 我们 什么 哪些 如何 怎么 怎样 为什么 为何 是否 哪 何时 多少 "
     "有 没有 并 并且 一 中 上 下 及其 以及 从 到 由"
 )
+#: Verbs that open an instruction ("Show how …", "End with photos …", "Use the attached …").
+_INSTRUCTION_VERBS = (
+    "show start begin end finish open use give add include mention explain describe "
+    "discuss note remember make keep put check compare list cite write focus avoid highlight "
+    "emphasise emphasize consider insert summarise summarize present introduce illustrate "
+    "talk point leave skip try see read look let do don't please ask remind quote bring"
+)
+INSTRUCTION_VERBS = frozenset(_INSTRUCTION_VERBS.split())
+_ZH_INSTRUCTION = re.compile(
+    r"^(?:请|注意|记得|务必|不要|别|切记|最后用|先用|以.{1,12}开头|以.{1,12}结尾)"
+)
+#: What follows an instruction verb ("Show how", "End with", "Use the", "Give ranges").
+_OBJECTS = (
+    "the a an how what why where when which who that this these those your our my it them "
+    "with by from on in into up out to for each every all any some one more ranges sources "
+    "photos examples"
+)
+_INSTRUCTION_OBJECTS = frozenset(_OBJECTS.split())
+_EN_SUBJECT_FOLLOWS = re.compile(r"^\w+(?:'t)?\s+(?:is|are|was|were|has|had|of|'s)\b", re.I)
+
+
+def is_instruction(sentence: str) -> bool:
+    """Whether ``sentence`` tells someone what to do (a speaker note, a brief's note to the
+    writer) rather than stating a fact: it opens with a bare instruction verb ("Show how
+    the route changed …") or, in Chinese, with 请/注意/务必 ….
+    """
+    clean = plain(sentence).lstrip("\"'“‘(（「『-–—•* ")
+    if not clean:
+        return False
+    if is_cjk(clean):
+        return bool(_ZH_INSTRUCTION.match(clean))
+    head = [w.lower().strip(",.:;") for w in clean.split(None, 2)[:2]]
+    if len(head) < 2 or head[0] not in INSTRUCTION_VERBS or _EN_SUBJECT_FOLLOWS.match(clean):
+        return False
+    return head[1] in _INSTRUCTION_OBJECTS
+
+
 STOP_WORDS = frozenset(_STOP_EN.split()) | frozenset(_STOP_ZH.split())
 
 
@@ -146,10 +183,11 @@ class Sentence:
 
     @property
     def complete(self) -> bool:
-        """A full sentence: not a heading, label, fragment or a list entry naming a link."""
+        """A full sentence stating something: not a heading, label, fragment, a list entry
+        naming a link, or an instruction (a speaker note, a brief's note to the writer)."""
         if self.kind == "item" and self.text.lstrip().startswith("["):
             return False
-        return is_complete(self.text)
+        return is_complete(self.text) and not is_instruction(self.text)
 
 
 def is_complete(sentence: str) -> bool:

@@ -150,3 +150,12 @@ def zh_notes(page: SamplePage) -> str:
 
 今天中国仍是世界上最大的茶叶生产国。[{c}]
 """
+
+
+def pdf_fonts(reader) -> set[str]:
+    """The base font names a PDF's pages use (pypdf ``PdfReader``)."""
+    return {
+        str(f.get_object()["/BaseFont"])
+        for page in reader.pages
+        for f in (page["/Resources"].get("/Font") or {}).values()
+    }

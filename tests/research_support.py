@@ -102,9 +102,21 @@ def part_lines(markdown: str, parts: list[str]) -> dict[str, list[str]]:
 
 
 def sources(markdown: str) -> dict[str, str]:
-    """The numbered sources list of a Markdown report: number → where it is."""
+    """The sources list of a Markdown report: quote number → the source it is quoted from.
+
+    Each source is a top-level bullet (``- **Title** — <url> — [stored copy](…)``) with
+    its quotes as ``  - [n] “…”`` bullets under it; a source is named by its URL or path.
+    """
     tail = re.split(r"^## (?:Sources|来源)\s*$", markdown, flags=re.M)[-1]
-    return {n: rest.split(" — ")[0] for n, rest in re.findall(r"^(\d+)\. (.*)$", tail, re.M)}
+    out: dict[str, str] = {}
+    source = ""
+    for line in tail.splitlines():
+        if line.startswith("- "):
+            where = re.sub(r"^\*\*.*?(?<!\\)\*\*(?: — )?", "", line[2:])  # the title
+            source = where.split(" — ")[0].strip("<>")
+        elif m := re.match(r"^\s+- \[(\d+)\] ", line):
+            out[m.group(1)] = source
+    return out
 
 
 def cited_sources(lines: list[str], numbered: dict[str, str]) -> set[str]:

@@ -188,7 +188,7 @@ async def test_fabricated_citations_never_reach_any_format(svc):
         assert good.id in flat and "Solargrewfastestin2024.[1]" in flat, ext
     md = texts["md"]
     sources = md.split("## Sources", 1)[1]
-    assert re.findall(r"^\d+\. ", sources, re.M) == ["1. ", "2. ", "3. "]
+    assert re.findall(r"^  - \[(\d+)\] ", sources, re.M) == ["1", "2", "3"]
     assert "wind" not in sources.lower()
     # Every [n] in the body points at an entry of the sources list.
     body_numbers = {int(n) for n in re.findall(r"\[(\d+)\]", md.split("## Sources")[0])}

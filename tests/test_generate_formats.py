@@ -7,7 +7,7 @@ import re
 
 import pypdf
 import pytest
-from generate_samples import en_notes, en_page, report_facts, zh_notes, zh_page
+from generate_samples import en_notes, en_page, pdf_fonts, report_facts, zh_notes, zh_page
 from lxml import html as lxml_html
 from pptx import Presentation
 from scripted import call_tool as call
@@ -78,16 +78,19 @@ async def test_markdown(sample):
     assert sample["phrase"] in body
     assert set(re.findall(r"\[(\d)\]", body)) == {"1", "2", "3"}
     lines = [x for x in sources.splitlines() if x.strip()]
-    assert [x.split(".")[0] for x in lines] == ["1", "2", "3"]
+    (head,) = [x for x in lines if x.startswith("- ")]  # one entry for the one page
+    assert sample["page"].url in head and "(<../pages/" in head
+    quotes = [x for x in lines if x.startswith("  - ")]
+    assert [re.match(r"  - \[(\d)\] ", x).group(1) for x in quotes] == ["1", "2", "3"]
     for item in sample["page"].items:
-        (line,) = [x for x in lines if item.id in x]
-        assert sample["page"].url in line and item.span in line
+        (line,) = [x for x in quotes if item.id in x]
+        assert item.span in line
 
 
 async def test_html_is_self_contained_and_cites(sample):
     data = await _make(sample, "generate_html", "html")
     doc = lxml_html.fromstring(data)
-    assert doc.get("lang") == ("zh-CN" if sample["lang"] == "zh" else "en")
+    assert doc.get("lang") == sample["lang"]
     assert doc.xpath("//meta[@name='viewport']/@content") == ["width=device-width, initial-scale=1"]
     assert not doc.xpath("//link | //script | //img | //iframe | //object | //embed")
     assert not doc.xpath("//*[@style or @src or @srcset]")
@@ -97,11 +100,12 @@ async def test_html_is_self_contained_and_cites(sample):
     assert doc.xpath("//h1/text()") == [sample["title"]]
     refs = doc.xpath("//sup[@class='cite']/a/@href")
     assert sorted(set(refs)) == ["#src-1", "#src-2", "#src-3"]
-    assert doc.xpath("//section[@class='sources']/ol/li/@id") == ["src-1", "src-2", "src-3"]
+    (entry,) = doc.xpath("//section[@class='sources']/ol/li[@class='source']")
+    assert entry.xpath("./a/@href") == [sample["page"].url, "../" + sample["page"].path[11:]]
+    assert entry.xpath("./ul[@class='quotes']/li/@id") == ["src-1", "src-2", "src-3"]
     for item in sample["page"].items:
-        (li,) = [x for x in doc.xpath("//li[@id]") if item.id in x.text_content()]
+        (li,) = [x for x in entry.xpath("./ul/li") if item.id in x.text_content()]
         assert item.span in li.text_content()
-        assert li.xpath(".//a/@href") == [sample["page"].url]
     assert sample["phrase"] in doc.text_content()
 
 
@@ -114,11 +118,7 @@ async def test_pdf_text_has_the_report(sample):
     assert re.sub(r"\s+", "", sample["phrase"]) in flat
     for item in sample["page"].items:
         assert item.id in flat
-    fonts = {
-        str(f.get_object()["/BaseFont"])
-        for page in reader.pages
-        for f in (page["/Resources"].get("/Font") or {}).values()
-    }
+    fonts = pdf_fonts(reader)
     if sample["lang"] == "zh":
         assert any("CJK" in f or "WenQuanYi" in f or "ZenHei" in f for f in fonts), fonts
 
@@ -140,7 +140,8 @@ async def test_pptx_outline(sample):
     by_id = {i.id: i for i in sample["page"].items}
     assert all(by_id[ev].span == span for _, span, ev in noted)
     src = slides[-1].placeholders[1].text_frame.text
-    assert src.count(sample["page"].url) == 3
+    assert src.count(sample["page"].url) == 1  # one entry per source
+    assert "[1] [2] [3]" in src and sample["page"].path in src
     sources_notes = slides[-1].notes_slide.notes_text_frame.text
     assert all(item.id in sources_notes for item in sample["page"].items)
     assert slides[0].placeholders[1].text_frame.text == LEADS[sample["lang"]]

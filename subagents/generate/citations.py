@@ -9,11 +9,12 @@ of first appearance; every other marker is removed and reported with the reason.
 
 from __future__ import annotations
 
+import json
 import re
 from dataclasses import dataclass
 
 from fs_service import FsError
-from subagents.evidence import EvidenceItem, span_matches
+from subagents.evidence import EvidenceItem, sidecar_path, span_matches
 
 from .notes import Cite, Draft, Point
 
@@ -101,8 +102,19 @@ class CitationChecker:
         self._verdicts[key] = verdict
         return verdict
 
-    def title_of(self, item: EvidenceItem) -> str:
-        return self._titles.get(item.page_path) or self._titles.get(item.url) or ""
+    async def title_of(self, item: EvidenceItem) -> str:
+        """The page's title: from the given pages, else from its stored sidecar."""
+        title = self._titles.get(item.page_path) or self._titles.get(item.url)
+        if title is None and item.page_path:
+            title = ""
+            try:
+                raw = json.loads(await self._svc.read_text(sidecar_path(item.page_path)))
+                if isinstance(raw, dict) and isinstance(raw.get("title"), str):
+                    title = raw["title"].strip()
+            except (FsError, ValueError):
+                pass
+            self._titles[item.page_path] = title
+        return title or ""
 
 
 @dataclass
@@ -154,7 +166,7 @@ async def check_draft(draft: Draft, checker: CitationChecker) -> Checked:
                 if verdict.id not in numbers:
                     numbers[verdict.id] = len(numbers) + 1
                     citations.append(
-                        Citation(numbers[verdict.id], verdict, checker.title_of(verdict))
+                        Citation(numbers[verdict.id], verdict, await checker.title_of(verdict))
                     )
                 kept.append(numbers[verdict.id])
             if not kept:

@@ -38,6 +38,7 @@ LABELS: dict[str, dict[str, str]] = {
         "given_as": "{measure} is given as",
         "and_as": "and as",
         "not_computed": "not computed",
+        "table_quote": "the table {header} ({rows} rows)",
     },
     "zh": {
         "report": "报告",
@@ -67,6 +68,7 @@ LABELS: dict[str, dict[str, str]] = {
         "given_as": "{measure}的说法有",
         "and_as": "以及",
         "not_computed": "未计算",
+        "table_quote": "表格 {header}（{rows} 行）",
     },
 }
 

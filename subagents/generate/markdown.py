@@ -2,23 +2,39 @@
 
 Text from the inputs is backslash-escaped, so nothing in a note or span can become a
 link, image, HTML or a citation; the only markup is the report's own (headings, bullets,
-``[n]`` markers, the Sources list). The first line marks the file as a report so that it
-can be read back as a from_path for another format.
+pipe tables, chart images, ``[n]`` markers, the Sources list). The first line marks the
+file as a report so that it can be read back as a from_path for another format.
+
+Layout: the title, the summary, the sections (parts of the question first, then where the
+sources disagree, then what could not be found), each with its points and its tables
+(caption with its ``[n]`` under the table, then the chart image when the table has one),
+and the Sources: one entry per source (title, live URL or file name, link to the stored
+copy) with the quotes cited from it under it, each as ``[n] “quote” (locator)``.
 """
 
 from __future__ import annotations
 
+import posixpath
 import re
 
 from agentscope.tool import ToolResponse
 
-from .flow import Format, generate
-from .notes import REPORT_MARKER, Cite, Point, locator_comment
-from .report import Report
+from .charts import chart_of, chart_png
+from .citations import Citation
+from .flow import Format, Rendered, generate
+from .notes import REPORT_MARKER, Chart, Cite, Point, Section, Table, locator_comment
+from .report import Report, SourceEntry, quote_text
 
 _SPECIAL = re.compile(r"([\\`*_\[\]<>&|~])")
 _LEADING_NUMBER = re.compile(r"^(\d+)([.)])")
 _LEADING_BLOCK = re.compile(r"^([+\-=#])")
+_WEB = re.compile(r"https?://[^\s<>]+")
+
+#: Where the report files live; stored copies are linked relative to this folder.
+REPORTS_FOLDER = "/workspace/reports"
+#: The order of section kinds in every format.
+KIND_ORDER = ("part", "other", "disagreements", "not_found")
+QUOTE_LIMIT = 300
 
 
 def escape(text: str) -> str:
@@ -26,6 +42,12 @@ def escape(text: str) -> str:
     text = _SPECIAL.sub(r"\\\1", re.sub(r"\s+", " ", text))
     text = _LEADING_NUMBER.sub(r"\1\\\2", text)
     return _LEADING_BLOCK.sub(r"\\\1", text)
+
+
+def escape_cell(text: str) -> str:
+    """Text inside a line (a table cell, a bracket) as literal Markdown: inline markup
+    (and ``|``) escaped; block syntax cannot start there, so it is left alone."""
+    return _SPECIAL.sub(r"\\\1", re.sub(r"\s+", " ", text)).strip()
 
 
 def tight(point: Point) -> list:
@@ -54,35 +76,124 @@ def points_markdown(points: list[Point]) -> str:
     return "".join(out).strip("\n")
 
 
-def source_line(report: Report, n: int, limit: int = 300) -> str:
-    """``n. Title — <url> — “span” `ev-…``` for the Sources list."""
-    c = report.citations[n - 1]
-    span = re.sub(r"\s+", " ", c.item.span).strip()
-    if len(span) > limit:
-        span = span[:limit] + "…"
-    url = c.item.url
-    link = f"<{url}>" if re.fullmatch(r"https?://[^\s<>]+", url) else escape(url)
-    head = f"{escape(c.title)} — {link}" if c.title else link
-    where = locator_comment(c.item.url, c.item.page_path, c.item.start, c.item.end, c.title)
-    return f"{n}. {head} — “{escape(span)}” `{c.item.id}` {where}"
+def reading_order(sections: list[Section]) -> list[Section]:
+    """Sections by kind (parts, other, disagreements, not found), in order within a kind."""
+    rank = {kind: i for i, kind in enumerate(KIND_ORDER)}
+    return sorted(sections, key=lambda s: rank.get(s.kind, len(KIND_ORDER)))
 
 
-def render_markdown(report: Report, marker: bool = True) -> str:
-    """The whole report as Markdown."""
+def charted(report: Report) -> list[tuple[Table, Chart | None]]:
+    """Every table of the report in reading order, with the chart drawn for it (or None)."""
+    return [(t, chart_of(t)) for s in reading_order(report.sections) for t in s.tables]
+
+
+def chart_name(n: int, stem: str = "report") -> str:
+    """The file name of the report's ``n``-th chart image, written beside the report."""
+    return f"{stem}-chart-{n}.png"
+
+
+def stored_link(path: str) -> str:
+    """A stored copy's path relative to the reports folder (``../pages/x.md``)."""
+    if path.startswith("/workspace/"):
+        return posixpath.relpath(path, REPORTS_FOLDER)
+    return path
+
+
+def labelled(report: Report, key: str) -> str:
+    """A label followed by a colon in the report's language (``Table: ``, ``表：``)."""
+    return report.label(key) + ("：" if report.lang == "zh" else ": ")
+
+
+def caption_prefix(report: Report) -> str:
+    """``Table: `` or ``表：``, the words that mark a paragraph as a table's caption."""
+    return labelled(report, "table")
+
+
+def table_markdown(table: Table) -> str:
+    """A pipe table with every cell escaped; short rows are padded to the header."""
+    width = max([len(table.header), *(len(r) for r in table.rows)])
+    header = [*table.header, *[""] * (width - len(table.header))]
+    lines = [
+        "| " + " | ".join(escape_cell(c) for c in header) + " |",
+        "|" + "|".join(["---"] * width) + "|",
+    ]
+    for row in table.rows:
+        cells = [*row, *[""] * (width - len(row))]
+        lines.append("| " + " | ".join(escape_cell(c) for c in cells) + " |")
+    return "\n".join(lines)
+
+
+def _table_block(report: Report, table: Table, chart: Chart | None, image: str) -> str:
+    """The table, its caption line and, when it has a chart, the chart image."""
+    blocks = [table_markdown(table), caption_prefix(report) + inline(table.caption)]
+    if chart is not None:
+        alt = escape(f"{report.label('chart')}: {chart.title}")
+        blocks.append(f"![{alt}]({image})")
+    return "\n\n".join(blocks)
+
+
+def quote_line(report: Report, c: Citation) -> str:
+    """``- [n] “quote” (locator) `ev-…` <!-- where -->``: one quote under its source.
+
+    The quote is the span's words (see :func:`.report.quote_text`, cut at 300 characters); the
+    trailing comment records where it lives so that the report can be read back.
+    """
+    span = quote_text(c.item.span, report.lang, QUOTE_LIMIT)
+    where = f" ({escape_cell(c.item.locator)})" if c.item.locator else ""
+    comment = locator_comment(c.item.url, c.item.page_path, c.item.start, c.item.end, c.title)
+    return f"  - [{c.number}] “{escape(span)}”{where} `{c.item.id}` {comment}"
+
+
+def source_head(report: Report, entry: SourceEntry) -> str:
+    """``- **Title** — <url> — [stored copy](../pages/x.md)`` for one source."""
+    web = entry.kind == "web" and _WEB.fullmatch(entry.url)
+    where = f"<{entry.url}>" if web else escape(entry.url)
+    parts = [f"**{escape(entry.title)}**" if entry.title else "", where]
+    if entry.stored:
+        parts.append(f"[{escape(report.label('stored'))}](<{stored_link(entry.stored)}>)")
+    return "- " + " — ".join(p for p in parts if p)
+
+
+def sources_markdown(report: Report) -> str:
+    """The Sources list: one entry per source, its cited quotes under it."""
+    lines: list[str] = []
+    for entry in report.source_entries():
+        lines.append(source_head(report, entry))
+        lines.extend(quote_line(report, c) for c in entry.quotes)
+    return "\n".join(lines)
+
+
+def render_markdown(report: Report, marker: bool = True, stem: str = "report") -> str:
+    """The whole report as Markdown; chart images are named by :func:`chart_name`."""
     blocks = [REPORT_MARKER] if marker else []
     blocks.append(f"# {escape(report.title)}")
     if report.summary:
         blocks.append(points_markdown(report.summary))
-    for section in report.sections:
+    charts = 0
+    for section in reading_order(report.sections):
         blocks.append(f"## {escape(section.heading)}")
-        blocks.append(points_markdown(section.points))
+        if section.points:
+            blocks.append(points_markdown(section.points))
+        for table in section.tables:
+            chart = chart_of(table)
+            charts += chart is not None
+            blocks.append(_table_block(report, table, chart, chart_name(charts, stem)))
     if report.citations:
         blocks.append(f"## {report.label('sources')}")
-        blocks.append("\n".join(source_line(report, c.number) for c in report.citations))
+        blocks.append(sources_markdown(report))
     return "\n\n".join(blocks) + "\n"
 
 
-MARKDOWN = Format("Markdown", (".md", ".markdown"), lambda r: render_markdown(r).encode("utf-8"))
+def render_markdown_file(report: Report, stem: str = "report") -> Rendered:
+    """The Markdown report and its chart images (PNG), to be written beside it."""
+    images = {
+        chart_name(n, stem): chart_png(chart, report.lang)
+        for n, chart in enumerate((c for _, c in charted(report) if c is not None), 1)
+    }
+    return Rendered(render_markdown(report, stem=stem).encode("utf-8"), images)
+
+
+MARKDOWN = Format("Markdown", (".md", ".markdown"), render_markdown_file)
 
 
 async def generate_markdown(

@@ -44,7 +44,9 @@ EV_ID = r"ev-[0-9a-fA-F]{12}"
 _KEY = rf"(?:{EV_ID}|\d{{1,4}})"
 _MARKER = re.compile(rf"\[\s*({_KEY}(?:\s*[,;]\s*{_KEY})*)\s*\]")
 _EV_ANYWHERE = re.compile(rf"\b({EV_ID})\b")
-_SOURCE_LINE = re.compile(rf"^\s*(\d{{1,4}})[.)]\s.*`({EV_ID})`\s*(?:<!-- (\{{.*\}}) -->)?\s*$")
+_SOURCE_LINE = re.compile(
+    rf"^\s*(?:-\s*\[(\d{{1,4}})\]|(\d{{1,4}})[.)])\s.*`({EV_ID})`\s*(?:<!-- (\{{.*\}}) -->)?\s*$"
+)
 
 
 @dataclass(frozen=True)
@@ -298,13 +300,14 @@ def parse_report(text: str, sources_headings: set[str]) -> tuple[Draft, dict[str
     for line in text.splitlines():
         m = _SOURCE_LINE.match(line)
         if m:
-            numbers[f"#{int(m.group(1))}"] = m.group(2).lower()
+            ev_id = m.group(3).lower()
+            numbers[f"#{int(m.group(1) or m.group(2))}"] = ev_id
             try:
-                loc = json.loads(m.group(3)) if m.group(3) else None
+                loc = json.loads(m.group(4)) if m.group(4) else None
             except json.JSONDecodeError:
                 loc = None
             if isinstance(loc, dict):
-                locators[m.group(2).lower()] = loc
+                locators[ev_id] = loc
     draft = parse_notes(text.split("\n", 1)[1] if "\n" in text else "")
     draft.sections = [s for s in draft.sections if s.heading not in sources_headings]
     for point in draft.points():

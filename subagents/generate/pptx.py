@@ -1,27 +1,153 @@
 """PPTX rendering (python-pptx), and the generate_pptx tool.
 
-Deck: a title slide (title + summary), one slide per section with its points as bullets
-(a long section continues on further slides), and a sources slide. Each slide's speaker
-notes list the citations used on it, with URL and quoted span.
+A 16:9 deck in one simple theme: an accent-coloured title band, a clean sans font (Arial,
+with Noto Sans CJK SC as the East Asian font of every run), dark text on white. Slides:
+the title slide with the summary; for each section (in reading order) its points as at
+most six bullets a slide, continuing on further slides, then a native table slide for
+each table (long tables go on over several slides) and a native bar chart slide for each
+chart; then the sources, one entry per source. Font sizes are picked from an estimate of
+the wrapped text so that it stays inside its box. Every slide's speaker notes carry the
+exact quotes cited on it, with their numbers and sources.
 """
 
 from __future__ import annotations
 
 import io
+import math
 import re
+from dataclasses import dataclass
 
 from agentscope.tool import ToolResponse
+from lxml import etree
 from pptx import Presentation
-from pptx.util import Pt
+from pptx.chart.data import CategoryChartData
+from pptx.dml.color import RGBColor
+from pptx.enum.chart import XL_CHART_TYPE, XL_LEGEND_POSITION
+from pptx.enum.shapes import MSO_SHAPE
+from pptx.enum.text import MSO_ANCHOR, MSO_AUTO_SIZE, PP_ALIGN
+from pptx.oxml.ns import qn
+from pptx.util import Emu, Inches, Pt
 
+from .charts import PALETTE, chart_heading, chart_of, is_total, numeric_columns
 from .flow import Format, generate
-from .markdown import tight
-from .notes import Cite, Point
-from .report import Report
+from .markdown import labelled, reading_order, tight
+from .notes import Chart, Cite, Point, Table
+from .report import Report, SourceEntry, quote_text
+
+SLIDE_W, SLIDE_H = Inches(13.333), Inches(7.5)
+MARGIN = Inches(0.6)
+BAND_H = Inches(1.3)
+BODY_TOP = Inches(1.6)
+FOOTER_TOP = Inches(7.0)
+BODY_W = SLIDE_W - 2 * MARGIN
+BODY_H = FOOTER_TOP - BODY_TOP - Inches(0.1)
+
+ACCENT = RGBColor(0x0B, 0x62, 0xC4)
+INK = RGBColor(0x1F, 0x23, 0x28)
+MUTED = RGBColor(0x5B, 0x64, 0x6E)
+WHITE = RGBColor(0xFF, 0xFF, 0xFF)
+STRIPE = RGBColor(0xF3, 0xF6, 0xFA)
+LATIN_FONT = "Arial"
+EA_FONT = "Noto Sans CJK SC"
+LANG_TAGS = {"en": "en-US", "zh": "zh-CN"}
 
 MAX_BULLETS = 6
-MAX_CHARS = 650
 BULLET_CHARS = 320
+BODY_SIZES = (28, 24, 22, 20, 18, 16)
+#: Bullets share a slide only while they fit at this size; a lone long one may go smaller.
+CHUNK_SIZE = 20
+TABLE_ROWS = 12
+TABLE_SIZES = (18, 16, 14, 12)
+CELL_PAD = 0.22  # inches a table cell's text loses to its margins
+TABLE_SLIDES = 4
+CELL_CHARS = 60
+SOURCES_PER_SLIDE = 5
+
+#: The layouts of python-pptx's default template used here.
+TITLE_LAYOUT, CONTENT_LAYOUT, TITLE_ONLY_LAYOUT = 0, 1, 5
+
+
+@dataclass(frozen=True)
+class Style:
+    """How a run looks: size in points, weight, colour, superscript."""
+
+    size: float
+    bold: bool = False
+    color: RGBColor = INK
+    raised: bool = False
+
+
+# --- text: fonts, measuring, fitting -----------------------------------------------------
+
+
+def _set_fonts(rpr: etree._Element, lang: str) -> None:
+    """Latin and East Asian typefaces (and the language) on a run's properties."""
+    rpr.set("lang", LANG_TAGS.get(lang, "en-US"))
+    for tag, face in (("a:latin", LATIN_FONT), ("a:ea", EA_FONT)):
+        el = rpr.find(qn(tag))
+        if el is None:
+            el = etree.SubElement(rpr, qn(tag))
+        el.set("typeface", face)
+    latin, ea = rpr.find(qn("a:latin")), rpr.find(qn("a:ea"))
+    latin.addnext(ea)  # the schema wants <a:ea> right after <a:latin>
+
+
+def _run(paragraph, text: str, style: Style, lang: str) -> None:
+    """Append one styled run to ``paragraph``."""
+    run = paragraph.add_run()
+    run.text = text
+    font = run.font
+    font.size = Pt(style.size)
+    font.bold = style.bold
+    font.color.rgb = style.color
+    rpr = run._r.get_or_add_rPr()
+    if style.raised:
+        rpr.set("baseline", "30000")
+    _set_fonts(rpr, lang)
+
+
+def _em(text: str) -> float:
+    """Width of ``text`` in ems: a CJK or full-width character is one, others about half."""
+    return sum(1.0 if ord(ch) >= 0x2E80 else 0.5 for ch in text)
+
+
+def _lines(text: str, size: float, width: int, indent: float = 0.45) -> int:
+    """Estimated number of lines ``text`` wraps to at ``size`` points in ``width`` EMU
+    (less the frame's insets and the bullet indent, in inches)."""
+    per_line = (Emu(width).inches - 0.25 - indent) * 72 / size
+    return max(1, math.ceil(_em(text) / per_line))
+
+
+def _height(paragraphs: list[str], size: float, width: int) -> float:
+    """Estimated height in inches of bulleted ``paragraphs`` wrapped at ``width`` EMU.
+
+    CJK fonts set taller lines than Latin ones, so such text counts 1.45 lines per line.
+    """
+    points = 0.0
+    for text in paragraphs:
+        leading = 1.45 if any(ord(ch) >= 0x2E80 for ch in text) else 1.2
+        points += _lines(text, size, width) * leading * size + 0.5 * size
+    return points / 72
+
+
+def _fits(paragraphs: list[str], size: float, width: int, height: int) -> bool:
+    return _height(paragraphs, size, width) <= Emu(height).inches
+
+
+def _fit_size(paragraphs: list[str], width: int, height: int, sizes=BODY_SIZES) -> float:
+    """The largest size in ``sizes`` at which the text fits the box (else the smallest)."""
+    return next((s for s in sizes if _fits(paragraphs, s, width, height)), sizes[-1])
+
+
+def _shorten(text: str, limit: int) -> str:
+    """``text`` cut to ``limit`` characters with an ellipsis, at a word end if one is near."""
+    if len(text) <= limit:
+        return text
+    cut = text[: limit - 1]
+    space = cut.rfind(" ")
+    if space > limit * 0.7:
+        cut = cut[:space]
+    return cut.rstrip(" ,;:—-") + "…"
 
 
 def _plain(point: Point) -> str:
@@ -29,50 +155,100 @@ def _plain(point: Point) -> str:
     return re.sub(r"\s+", " ", text).strip()
 
 
-def _shorten(text: str, limit: int) -> str:
-    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
+def _bullet_parts(point: Point) -> tuple[str, str]:
+    """A point as (words, markers); a long point keeps its start and all its markers."""
+    words = "".join(p for p in tight(point) if isinstance(p, str))
+    words = _shorten(re.sub(r"\s+", " ", words).strip(), BULLET_CHARS)
+    return words, "".join(f"[{c.key[1:]}]" for c in point.cites())
 
 
-def _chunks(points: list[Point]) -> list[list[Point]]:
-    """Points split so that no slide holds more than it can show."""
+def _chunks(points: list[Point], width: int, height: int) -> list[list[Point]]:
+    """Points split into slides: at most six each, and each slide's text fits its box."""
     chunks: list[list[Point]] = [[]]
-    size = 0
     for point in points:
-        n = min(len(_plain(point)), BULLET_CHARS)
-        if chunks[-1] and (len(chunks[-1]) >= MAX_BULLETS or size + n > MAX_CHARS):
-            chunks.append([])
-            size = 0
-        chunks[-1].append(point)
-        size += n
-    return chunks
+        trial = [*chunks[-1], point]
+        text = ["".join(_bullet_parts(p)) for p in trial]
+        if chunks[-1] and (len(trial) > MAX_BULLETS or not _fits(text, CHUNK_SIZE, width, height)):
+            chunks.append([point])
+        else:
+            chunks[-1] = trial
+    return [c for c in chunks if c]
 
 
-def _bullet_text(point: Point) -> str:
-    """A point as one bullet: long points keep their start and their markers."""
-    text = _plain(point)
-    if len(text) <= BULLET_CHARS:
-        return text
-    markers = "".join(f"[{p.key[1:]}]" for p in point.cites())
-    return _shorten(point.text.strip(), BULLET_CHARS - len(markers) - 1) + " " + markers
+# --- slides ------------------------------------------------------------------------------
 
 
-def _fill(frame, lines: list[str], size: int) -> None:
+def _deck(report: Report) -> Presentation:
+    prs = Presentation()
+    prs.slide_width, prs.slide_height = SLIDE_W, SLIDE_H
+    props = prs.core_properties
+    props.title = _shorten(report.title, 250)
+    props.language = LANG_TAGS.get(report.lang, "en-US")
+    props.author = props.last_modified_by = ""
+    return prs
+
+
+def _place(shape, left: int, top: int, width: int, height: int) -> None:
+    shape.left, shape.top, shape.width, shape.height = left, top, width, height
+
+
+def _band(slide, height: int) -> None:
+    """The accent band across the top of a slide, behind everything else."""
+    band = slide.shapes.add_shape(MSO_SHAPE.RECTANGLE, 0, 0, SLIDE_W, height)
+    band.fill.solid()
+    band.fill.fore_color.rgb = ACCENT
+    band.line.fill.background()
+    band.shadow.inherit = False
+    tree = slide.shapes._spTree
+    tree.remove(band._element)
+    tree.insert(2, band._element)
+
+
+def _title(slide, text: str, lang: str, top: int = 0, height: int = BAND_H) -> None:
+    """The slide's title, white on the band, shrunk to two lines at most."""
+    shape = slide.shapes.title
+    _place(shape, MARGIN, top, BODY_W, height)
+    frame = shape.text_frame
+    frame.word_wrap, frame.auto_size = True, MSO_AUTO_SIZE.NONE
+    frame.vertical_anchor = MSO_ANCHOR.MIDDLE
+    sizes, most = ((40, 34, 28), 3) if height > BAND_H else ((30, 26, 22), 2)
+    size = next((s for s in sizes if _lines(text, s * 1.1, BODY_W, 0) <= most), 0)
+    if not size:
+        size = sizes[-1]
+        while _lines(text, size * 1.1, BODY_W, 0) > most:
+            text = _shorten(text, len(text) - 8)
+    para = frame.paragraphs[0]
+    para.alignment = PP_ALIGN.LEFT
+    _run(para, text, Style(size, bold=True, color=WHITE), lang)
+
+
+def _footer(slide, report: Report, number: int) -> None:
+    """The report's title and the slide number, small, along the bottom edge."""
+    box = slide.shapes.add_textbox(MARGIN, FOOTER_TOP, BODY_W, Inches(0.35))
+    frame = box.text_frame
     frame.word_wrap = True
-    for i, line in enumerate(lines):
-        para = frame.paragraphs[0] if i == 0 else frame.add_paragraph()
-        para.text = line
-        for run in para.runs:
-            run.font.size = Pt(size)
+    left = frame.paragraphs[0]
+    _run(left, _shorten(report.title, 90), Style(10, color=MUTED), report.lang)
+    _run(left, f"   {number}", Style(10, bold=True, color=ACCENT), report.lang)
 
 
-def _notes(report: Report, numbers: list[int]) -> str:
-    lines = [f"{report.label('cited')}:"] if numbers else []
+def _notes(slide, report: Report, numbers: list[int]) -> None:
+    """The exact quotes cited on the slide, with their numbers and sources."""
+    if not numbers:
+        return
+    lines = [f"{report.label('cited')}:"]
     for n in numbers:
         c = report.citations[n - 1]
         head = f"[{n}] {c.title} — {c.item.url}" if c.title else f"[{n}] {c.item.url}"
-        span = re.sub(r"\s+", " ", c.item.span).strip()
+        if c.item.locator:
+            head += f" ({c.item.locator})"
+        span = quote_text(c.item.span, report.lang, limit=2000)
         lines.append(f"{head}\n“{span}” ({c.item.id})")
-    return "\n".join(lines)
+    frame = slide.notes_slide.notes_text_frame
+    frame.text = "\n".join(lines)
+    for para in frame.paragraphs:
+        for run in para.runs:
+            _set_fonts(run._r.get_or_add_rPr(), report.lang)
 
 
 def _cited(points: list[Point]) -> list[int]:
@@ -83,52 +259,341 @@ def _cited(points: list[Point]) -> list[int]:
     return list(seen)
 
 
-def _content_slide(prs, report: Report, title: str, lines: list[str], notes: str, size: int):
-    slide = prs.slides.add_slide(prs.slide_layouts[1])
-    slide.shapes.title.text = title
-    slide.shapes.title.text_frame.word_wrap = True
-    for run in slide.shapes.title.text_frame.paragraphs[0].runs:
-        run.font.size = Pt(30 if len(title) < 40 else 24)
-    _fill(slide.placeholders[1].text_frame, lines, size)
-    if notes:
-        slide.notes_slide.notes_text_frame.text = notes
-    return slide
+def _point_paragraphs(frame, points: list[Point], size: float, lang: str) -> None:
+    """One paragraph per point: its words, then its markers in the accent colour."""
+    frame.word_wrap, frame.auto_size = True, MSO_AUTO_SIZE.NONE
+    for i, point in enumerate(points):
+        para = frame.paragraphs[0] if i == 0 else frame.add_paragraph()
+        para.space_after = Pt(size * 0.5)
+        words, markers = _bullet_parts(point)
+        _run(para, words, Style(size), lang)
+        if markers:
+            _run(para, markers, Style(size * 0.8, color=ACCENT), lang)
+
+
+def _title_slide(prs, report: Report, points: list[Point]) -> None:
+    slide = prs.slides.add_slide(prs.slide_layouts[TITLE_LAYOUT])
+    band = Inches(3.1)
+    _band(slide, band)
+    _title(slide, report.title, report.lang, top=Inches(0.5), height=band - Inches(0.7))
+    body = slide.placeholders[1]
+    box_h = FOOTER_TOP - band - Inches(0.5)
+    _place(body, MARGIN, band + Inches(0.35), BODY_W, box_h)
+    body.text_frame.vertical_anchor = MSO_ANCHOR.TOP
+    texts = ["".join(_bullet_parts(p)) for p in points]
+    _point_paragraphs(body.text_frame, points, _fit_size(texts, BODY_W, box_h), report.lang)
+    for para in body.text_frame.paragraphs:
+        para.alignment = PP_ALIGN.LEFT
+    _notes(slide, report, _cited(points))
+
+
+def _bullet_slide(prs, report: Report, title: str, points: list[Point]) -> None:
+    slide = prs.slides.add_slide(prs.slide_layouts[CONTENT_LAYOUT])
+    _band(slide, BAND_H)
+    _title(slide, title, report.lang)
+    body = slide.placeholders[1]
+    _place(body, MARGIN, BODY_TOP, BODY_W, BODY_H)
+    texts = ["".join(_bullet_parts(p)) for p in points]
+    _point_paragraphs(body.text_frame, points, _fit_size(texts, BODY_W, BODY_H), report.lang)
+    _notes(slide, report, _cited(points))
+
+
+def _continued(report: Report, title: str, i: int) -> str:
+    if not i:
+        return title
+    return (
+        f"{title}（{report.label('continued')}）"
+        if report.lang == "zh"
+        else (f"{title} ({report.label('continued')})")
+    )
+
+
+def _caption_line(slide, report: Report, label: str, caption: Point, top: int) -> None:
+    """``Table 1 · caption [n]`` under a table or chart."""
+    box = slide.shapes.add_textbox(MARGIN, top, BODY_W, Inches(0.45))
+    frame = box.text_frame
+    frame.word_wrap = True
+    para = frame.paragraphs[0]
+    words, markers = _bullet_parts(caption)
+    _run(para, f"{label} · ", Style(13, bold=True, color=MUTED), report.lang)
+    _run(para, _shorten(words, 150), Style(13, color=MUTED), report.lang)
+    if markers:
+        _run(para, markers, Style(11, color=ACCENT), report.lang)
+
+
+def _cell(cell, text: str, style: Style, right: bool, fill: RGBColor | None, lang: str) -> None:
+    cell.margin_left = cell.margin_right = Inches(0.08)
+    cell.margin_top = cell.margin_bottom = Inches(0.04)
+    cell.vertical_anchor = MSO_ANCHOR.MIDDLE
+    if fill is not None:
+        cell.fill.solid()
+        cell.fill.fore_color.rgb = fill
+    else:
+        cell.fill.background()
+    frame = cell.text_frame
+    frame.word_wrap = True
+    para = frame.paragraphs[0]
+    para.alignment = PP_ALIGN.RIGHT if right else PP_ALIGN.LEFT
+    _run(para, _shorten(text, CELL_CHARS), style, lang)
+
+
+@dataclass(frozen=True)
+class TableLayout:
+    """How a table is set on slides: its rows (ending in a "…" row when cut), font size,
+    column widths, row heights, and which rows go on each slide."""
+
+    rows: list[list[str]]
+    size: int
+    widths: list[int]
+    header_height: int
+    row_heights: list[int]
+    pages: list[range]
+
+
+def _column_cells(table: Table, rows: list[list[str]], j: int) -> list[str]:
+    head = table.header[j] if j < len(table.header) else ""
+    return [head, *(r[j] if j < len(r) else "" for r in rows)]
+
+
+def _word_em(text: str) -> float:
+    """Width in ems of the longest piece of ``text`` that cannot wrap (CJK wraps anywhere,
+    but a short CJK name reads better whole)."""
+    words = re.split(r"\s+", text.strip()) or [""]
+    return max(min(_em(w), 4.0) if any(ord(ch) >= 0x2E80 for ch in w) else _em(w) for w in words)
+
+
+def _widths(table: Table, rows: list[list[str]], columns: int, size: int) -> list[int]:
+    """Column widths filling the body: each column at least as wide as its longest word,
+    the rest shared in proportion to how much more its longest cell would need."""
+    inch = size / 72 * 1.08  # inches per em, with room for bold headers
+    natural, least = [], []
+    for j in range(columns):
+        cells = [_shorten(c, CELL_CHARS) for c in _column_cells(table, rows, j)]
+        natural.append(min(max(map(_em, cells)) * inch, 4.5) + CELL_PAD)
+        least.append(min(max(map(_word_em, cells)) * inch, 2.5) + CELL_PAD)
+    room = Emu(BODY_W).inches
+    if sum(natural) <= room:
+        inches = [w + (room - sum(natural)) * w / sum(natural) for w in natural]
+    elif sum(least) <= room:
+        spare = [n - m for n, m in zip(natural, least, strict=True)]
+        inches = [
+            m + (room - sum(least)) * x / sum(spare) for m, x in zip(least, spare, strict=True)
+        ]
+    else:
+        inches = [m * room / sum(least) for m in least]
+    widths = [Inches(w) for w in inches]
+    widths[-1] += BODY_W - sum(widths)
+    return widths
+
+
+def _row_height(cells: list[str], widths: list[int], size: int) -> int:
+    """A row's height: that of its tallest cell, wrapped to its column's width."""
+    tallest = 1.0
+    for text, width in zip(cells, widths, strict=False):
+        per_line = (Emu(width).inches - CELL_PAD) * 72 / (size * 1.08)
+        lines = math.ceil(_em(_shorten(text, CELL_CHARS)) / max(per_line, 1.0))
+        leading = 1.45 if any(ord(ch) >= 0x2E80 for ch in text) else 1.2
+        tallest = max(tallest, max(lines, 1) * leading)
+    return Inches(tallest * size / 72 + 0.14)
+
+
+def _pages(header: int, heights: list[int], room: int) -> list[range]:
+    """Rows grouped into slides: as many as fit under the header, at most TABLE_ROWS."""
+    pages: list[range] = []
+    start, used = 0, header
+    for i, height in enumerate(heights):
+        if i > start and (used + height > room or i - start >= TABLE_ROWS):
+            pages.append(range(start, i))
+            start, used = i, header
+        used += height
+    pages.append(range(start, len(heights)))
+    return pages
+
+
+def table_layout(table: Table) -> TableLayout:
+    """Lay ``table`` out for slides: on one slide at the largest size that fits, else over
+    several at 14 pt; past four slides it is cut, with a row of "…"."""
+    columns = max([len(table.header), *(len(r) for r in table.rows)])
+    for size in TABLE_SIZES:
+        layout = _layout_at(table, list(table.rows), columns, size)
+        if len(layout.pages) == 1:
+            return layout
+    rows = list(table.rows)
+    while True:
+        layout = _layout_at(table, rows, columns, TABLE_SIZES[-2])
+        if len(layout.pages) <= TABLE_SLIDES:
+            return layout
+        rows = [*rows[: layout.pages[TABLE_SLIDES - 1].stop - 1], ["…"] * columns]
+
+
+def _layout_at(table: Table, rows: list[list[str]], columns: int, size: int) -> TableLayout:
+    """The layout of ``rows`` at ``size`` points."""
+    widths = _widths(table, rows, columns, size)
+    header = _row_height(table.header, widths, size)
+    heights = [_row_height(r, widths, size) for r in rows]
+    room = BODY_H - Inches(0.6)  # the caption goes under the table
+    return TableLayout(rows, size, widths, header, heights, _pages(header, heights, room))
+
+
+def _table_slide(
+    prs, report: Report, title: str, table: Table, layout: TableLayout, page: range, n: int
+) -> None:
+    slide = prs.slides.add_slide(prs.slide_layouts[TITLE_ONLY_LAYOUT])
+    _band(slide, BAND_H)
+    _title(slide, title, report.lang)
+    rows = [layout.rows[i] for i in page]
+    height = layout.header_height + sum(layout.row_heights[i] for i in page)
+    columns = len(layout.widths)
+    shape = slide.shapes.add_table(len(rows) + 1, columns, MARGIN, BODY_TOP, BODY_W, height)
+    grid = shape.table
+    grid.first_row = True
+    for j, width in enumerate(layout.widths):
+        grid.columns[j].width = width
+    numeric = numeric_columns(table)
+    head = Style(layout.size, bold=True, color=WHITE)
+    for j in range(columns):
+        text = table.header[j] if j < len(table.header) else ""
+        _cell(grid.cell(0, j), text, head, j in numeric, ACCENT, report.lang)
+    grid.rows[0].height = layout.header_height
+    for k, (i, row) in enumerate(zip(page, rows, strict=True), 1):
+        fill = STRIPE if k % 2 == 0 else WHITE
+        style = Style(layout.size, bold=bool(row) and is_total(row[0]))
+        for j in range(columns):
+            text = row[j] if j < len(row) else ""
+            _cell(grid.cell(k, j), text, style, j in numeric, fill, report.lang)
+        grid.rows[k].height = layout.row_heights[i]
+    top = BODY_TOP + height + Inches(0.15)
+    _caption_line(slide, report, f"{report.label('table')} {n}", table.caption, top)
+    _notes(slide, report, _cited([table.caption]))
+
+
+def _table_slides(prs, report: Report, table: Table, n: int) -> None:
+    """A table over as many slides as it needs (at most four; a cut is shown by a … row)."""
+    layout = table_layout(table)
+    title = _shorten(table.caption.text.strip().rstrip(".。"), 120) or report.label("table")
+    for i, page in enumerate(layout.pages):
+        _table_slide(prs, report, _continued(report, title, i), table, layout, page, n)
+
+
+def _number_format(chart: Chart, axis: bool = False) -> str:
+    """Excel number format of the values (labels) or of the value axis (whole numbers
+    unless the values are small)."""
+    values = [v for _, vs in chart.series for v in vs if not math.isnan(v)]
+    whole = all(v == int(v) for v in values) or (axis and max(map(abs, values)) >= 10)
+    return ("#,##0" if whole else "#,##0.0") + ('"%"' if chart.unit == "%" else "")
+
+
+def _chart_fonts(chart_shape, lang: str) -> None:
+    """Chart text in the deck's fonts (Latin and East Asian), 14 pt, dark."""
+    font = chart_shape.chart.font
+    font.size = Pt(14)
+    font.color.rgb = INK
+    rpr = chart_shape.chart._chartSpace.find(".//" + qn("a:defRPr"))
+    _set_fonts(rpr, lang)
+    rpr.attrib.pop("lang", None)  # defRPr takes no language
+
+
+def _chart_slide(prs, report: Report, chart: Chart, table: Table, n: int) -> None:
+    slide = prs.slides.add_slide(prs.slide_layouts[TITLE_ONLY_LAYOUT])
+    _band(slide, BAND_H)
+    _title(slide, chart_heading(chart, report.lang, limit=120), report.lang)
+    data = CategoryChartData(number_format=_number_format(chart))
+    data.categories = [_shorten(x, 40) for x in chart.labels]
+    for name, values in chart.series:
+        data.add_series(_shorten(name, 60), [None if math.isnan(v) else v for v in values])
+    horizontal = len(chart.labels) > 8 or max(len(x) for x in chart.labels) > 14
+    kind = XL_CHART_TYPE.BAR_CLUSTERED if horizontal else XL_CHART_TYPE.COLUMN_CLUSTERED
+    height = BODY_H - Inches(0.6)
+    shape = slide.shapes.add_chart(kind, MARGIN, BODY_TOP, BODY_W, height, data)
+    plot = shape.chart.plots[0]
+    plot.gap_width = 60
+    plot.has_data_labels = True
+    plot.data_labels.number_format = _number_format(chart)
+    plot.data_labels.number_format_is_linked = False
+    plot.data_labels.font.size = Pt(12)
+    for i, series in enumerate(plot.series):
+        series.format.fill.solid()
+        series.format.fill.fore_color.rgb = RGBColor.from_string(PALETTE[i % len(PALETTE)][1:])
+    shape.chart.has_title = False
+    shape.chart.has_legend = len(chart.series) > 1
+    if shape.chart.has_legend:
+        shape.chart.legend.position = XL_LEGEND_POSITION.TOP
+        shape.chart.legend.include_in_layout = False
+    value_axis = shape.chart.value_axis
+    value_axis.has_major_gridlines = True
+    value_axis.major_gridlines.format.line.color.rgb = RGBColor(0xD0, 0xD7, 0xDE)
+    value_axis.format.line.fill.background()
+    value_axis.tick_labels.number_format = _number_format(chart, axis=True)
+    value_axis.tick_labels.number_format_is_linked = False
+    if horizontal:
+        shape.chart.category_axis.reverse_order = True
+    _chart_fonts(shape, report.lang)
+    top = BODY_TOP + height + Inches(0.1)
+    _caption_line(slide, report, f"{report.label('chart')} {n}", table.caption, top)
+    _notes(slide, report, _cited([table.caption]))
+
+
+def _source_paragraph(frame, report: Report, entry: SourceEntry, first: bool) -> None:
+    """One source as one bullet of three lines: its title, its URL (or file path), and
+    the numbers of the quotes cited from it with its stored copy."""
+    para = frame.paragraphs[0] if first else frame.add_paragraph()
+    para.space_after = Pt(10)
+    if entry.title:
+        _run(para, _shorten(entry.title, 80), Style(18, bold=True), report.lang)
+        para.add_line_break()
+    _run(para, _shorten(entry.url, 110), Style(14, color=ACCENT), report.lang)
+    if entry.kind == "web" and re.fullmatch(r"https?://\S+", entry.url):
+        para.runs[-1].hyperlink.address = entry.url
+    para.add_line_break()
+    numbers = " ".join(f"[{c.number}]" for c in entry.quotes)
+    stored = f" · {labelled(report, 'stored')}{entry.stored}" if entry.stored else ""
+    _run(para, _shorten(numbers + stored, 140), Style(12, color=MUTED), report.lang)
+
+
+def _sources_slides(prs, report: Report) -> None:
+    entries = report.source_entries()
+    for i in range(0, len(entries), SOURCES_PER_SLIDE):
+        batch = entries[i : i + SOURCES_PER_SLIDE]
+        slide = prs.slides.add_slide(prs.slide_layouts[CONTENT_LAYOUT])
+        _band(slide, BAND_H)
+        _title(slide, _continued(report, report.label("sources"), i), report.lang)
+        body = slide.placeholders[1]
+        _place(body, MARGIN, BODY_TOP, BODY_W, BODY_H)
+        frame = body.text_frame
+        frame.word_wrap, frame.auto_size = True, MSO_AUTO_SIZE.NONE
+        for k, entry in enumerate(batch):
+            _source_paragraph(frame, report, entry, k == 0)
+        _notes(slide, report, [c.number for e in batch for c in e.quotes])
+
+
+def _section_slides(prs, report: Report) -> None:
+    tables, charts = 0, 0
+    for section in reading_order(report.sections):
+        for i, chunk in enumerate(_chunks(section.points, BODY_W, BODY_H)):
+            _bullet_slide(prs, report, _continued(report, _shorten(section.heading, 90), i), chunk)
+        for table in section.tables:
+            tables += 1
+            _table_slides(prs, report, table, tables)
+            chart = chart_of(table)
+            if chart is not None:
+                charts += 1
+                _chart_slide(prs, report, chart, table, charts)
 
 
 def render_pptx(report: Report) -> bytes:
     """The report as PPTX bytes."""
-    prs = Presentation()
-    title_slide = prs.slides.add_slide(prs.slide_layouts[0])
-    title_slide.shapes.title.text = _shorten(report.title, 120)
-    for run in title_slide.shapes.title.text_frame.paragraphs[0].runs:
-        run.font.size = Pt(36 if len(report.title) < 50 else 28)
-    subtitle = " ".join(_plain(p) for p in report.summary)
-    _fill(title_slide.placeholders[1].text_frame, [_shorten(subtitle, 300)], 16)
-    notes = _notes(report, _cited(report.summary))
-    if notes:
-        title_slide.notes_slide.notes_text_frame.text = notes
-    for section in report.sections:
-        for i, chunk in enumerate(_chunks(section.points)):
-            heading = (
-                section.heading if i == 0 else (f"{section.heading} ({report.label('continued')})")
-            )
-            lines = [_bullet_text(p) for p in chunk]
-            size = 20 if sum(map(len, lines)) <= 400 else 16
-            _content_slide(
-                prs, report, _shorten(heading, 90), lines, _notes(report, _cited(chunk)), size
-            )
+    prs = _deck(report)
+    box_h = FOOTER_TOP - Inches(3.1) - Inches(0.5)
+    summary = _chunks(report.summary, BODY_W, box_h) or [[]]
+    _title_slide(prs, report, summary[0])
+    for i, chunk in enumerate(summary[1:], 1):
+        _bullet_slide(prs, report, _continued(report, report.label("summary"), i), chunk)
+    _section_slides(prs, report)
     if report.citations:
-        per_slide = 8
-        for start in range(0, len(report.citations), per_slide):
-            batch = report.citations[start : start + per_slide]
-            lines = [
-                _shorten(f"[{c.number}] {c.title + ' — ' if c.title else ''}{c.item.url}", 160)
-                for c in batch
-            ]
-            title = report.label("sources")
-            if start:
-                title += f" ({report.label('continued')})"
-            _content_slide(prs, report, title, lines, _notes(report, [c.number for c in batch]), 14)
+        _sources_slides(prs, report)
+    for number, slide in enumerate(prs.slides, 1):
+        if number > 1:
+            _footer(slide, report, number)
     buf = io.BytesIO()
     prs.save(buf)
     return buf.getvalue()

@@ -21,7 +21,7 @@ from .labels import LABELS, SOURCES_HEADINGS
 from .notes import Cite, Draft, Point, Section, ids_in, is_research, parse_notes
 from .prose import prose_once
 from .sources import Material
-from .writer import shape
+from .writer import close_cjk_gaps, shape
 
 _CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff\u3040-\u30ff\uac00-\ud7af]")
 _LATIN = re.compile(r"[A-Za-z]")
@@ -159,6 +159,7 @@ def merge_notes(drafts: list[Draft]) -> Draft:
 
 
 _MD_LINK = re.compile(r"!?\[([^\]]*)\]\([^)\s]*(?:\s+\"[^\"]*\")?\)")
+_MD_STRONG = re.compile(r"\*\*(?=\S)(.+?)(?<=\S)\*\*")
 _MD_EMPHASIS = re.compile(r"(?<![\w*_`])(\*\*|__|\*|_|`)(?=\S)(.+?)(?<=\S)\1(?![\w*_`])")
 
 
@@ -170,7 +171,32 @@ def readable_span(span: str) -> str:
     """
     text = _MD_LINK.sub(r"\1", span)
     text = _MD_EMPHASIS.sub(r"\2", text)
-    return re.sub(r"\s+", " ", text).strip()
+    text = _MD_STRONG.sub(r"\1", text)
+    text = re.sub(r"\s+", " ", text).strip()
+    # A line break inside Chinese text is no space: "京杭 大运河" reads "京杭大运河".
+    return close_cjk_gaps(text)
+
+
+_TABLE_ROW = re.compile(r"^\s*\|(.*)\|\s*$")
+_RULE_ROW = re.compile(r"^[\s|:\-]+$")
+
+
+def quote_text(span: str, lang: str = "en", limit: int = 300) -> str:
+    """A cited span as its Sources entry and slide notes show it.
+
+    The words are the span's own, with Markdown link and emphasis syntax removed and
+    whitespace collapsed, cut at ``limit`` characters; a quoted table (the report shows
+    it in full) is named by its header and number of rows instead of its raw pipes.
+    """
+    lines = [ln for ln in span.strip().splitlines() if ln.strip()]
+    rows = [m.group(1) for ln in lines if (m := _TABLE_ROW.match(ln))]
+    if len(lines) >= 3 and len(rows) == len(lines) and _RULE_ROW.match(lines[1]):
+        header = " | ".join(readable_span(c) for c in rows[0].split("|") if c.strip())
+        count = len(rows) - 2
+        text = LABELS[lang]["table_quote"].format(header=header, rows=count)
+    else:
+        text = readable_span(span)
+    return text if len(text) <= limit else text[:limit].rstrip() + "…"
 
 
 def _cited_keys(draft: Draft) -> set[str]:
@@ -178,10 +204,15 @@ def _cited_keys(draft: Draft) -> set[str]:
 
 
 def uncited_evidence(
-    draft: Draft, items: list[EvidenceItem], titles: dict[str, str], label: str
+    draft: Draft,
+    items: list[EvidenceItem],
+    titles: dict[str, str],
+    label: str,
+    considered: set[str] = frozenset(),
 ) -> list[Section]:
-    """Sections quoting the evidence the notes do not cite yet, one per page."""
-    cited = _cited_keys(draft)
+    """Sections quoting the evidence the notes do not cite (nor ``considered`` and left
+    out), one per page."""
+    cited = _cited_keys(draft) | set(considered)
     sections: dict[str, Section] = {}
     for item in items:
         if item.id in cited:
@@ -195,7 +226,11 @@ def uncited_evidence(
 
 
 def compile_extractive(
-    requirements: str, material: Material, extra: list[EvidenceItem], unknown_ids: list[str]
+    requirements: str,
+    material: Material,
+    extra: list[EvidenceItem],
+    unknown_ids: list[str],
+    ledger: object | None = None,
 ) -> Draft:
     """A draft made only of the notes' own sentences and evidence spans.
 
@@ -207,9 +242,17 @@ def compile_extractive(
     draft = merge_notes([d for _, _, d in material.notes])
     draft.title = draft.title or _title_from(requirements)
     lang = detect_lang(" ".join(p.text for p in draft.points()) + draft.title)
+    considered = _cited_keys(draft)
     if any(is_research(raw) for _, raw, _ in material.notes):
-        draft = shape(draft, requirements, lang)
-    quoted = uncited_evidence(draft, extra, material.titles(), LABELS[lang]["evidence"])
+        # What the writer leaves out to fit the length (or as no statement) stays out.
+        pool = material.evidence()
+
+        def source_of(key: str) -> str:
+            item = pool.get(key) or (ledger.get(key) if ledger is not None else None)
+            return item.url if item is not None else key
+
+        draft = shape(draft, requirements, lang, source_of)
+    quoted = uncited_evidence(draft, extra, material.titles(), LABELS[lang]["evidence"], considered)
     if _cited_keys(draft):
         draft.sections.extend(quoted)
     else:
@@ -360,7 +403,7 @@ async def build_report(
             )
             draft = None
     if draft is None:
-        draft = compile_extractive(requirements, material, extra, unknown)
+        draft = compile_extractive(requirements, material, extra, unknown, ledger)
     checker = CitationChecker(svc, ledger, pool, titles)
     checked = await check_draft(draft, checker)
     final = checked.draft

@@ -10,15 +10,30 @@ order of the dates they mention.
 
 from __future__ import annotations
 
+import math
 import re
+from collections.abc import Callable
 
 from subagents.relevance import Focus
-from subagents.text import is_complete, plain
+from subagents.text import is_complete, is_instruction, language, plain
 
-from .notes import Cite, Draft, Point, Section
+from .charts import chart_of
+from .notes import Cite, Draft, Point, Section, Table
 
 #: Characters of body text (with the quotes and sources they bring) one PDF page holds.
-CHARS_PER_PAGE = 3_800
+CHARS_PER_PAGE = 3400
+#: A sentence's cost beyond its characters: bullet spacing, its number, its source's name.
+SENTENCE_OVERHEAD = 110
+#: Characters in one line of body text, the cost of a table row that does not wrap.
+LINE_CHARS = 95
+#: Characters of a table row's cells that fit on one printed line before it wraps.
+TABLE_LINE = 70
+#: A table's caption and the space around it.
+TABLE_OVERHEAD = 250
+#: A bar chart's height on the page, in characters of text it displaces.
+CHART_COST = 1_400
+#: The share of the length budget tables (with their charts) may take.
+TABLE_SHARE = 0.35
 #: Pages a report aims at when nothing is asked for (it must fit 2–4).
 DEFAULT_PAGES = (2, 4)
 #: Sentences a part keeps however short the report must be (when it has them).
@@ -26,6 +41,9 @@ MIN_PER_PART = 2
 _PAGES = re.compile(
     r"(\d+)\s*(?:[-–—~到至]|to)\s*(\d+)\s*(?:pages?|页)|(\d+)\s*(?:pages?|页)", re.I
 )
+_CJK_RANGE = "\u3000-\u303f\u3400-\u9fff\uf900-\ufaff\uff00-\uffef"
+_CJK = re.compile(f"[{_CJK_RANGE}]")
+_CJK_GAP = re.compile(rf"(?<=[{_CJK_RANGE}])\s+(?=[{_CJK_RANGE}])")
 _YEAR = re.compile(r"\b(\d{1,4})\s*(BCE|BC)\b|\b(1\d{3}|20\d{2})\b|(\d{3,4})\s*年", re.I)
 
 
@@ -54,9 +72,34 @@ def first_year(text: str) -> float | None:
     return float(match.group(3) or match.group(4))
 
 
+def close_cjk_gaps(text: str) -> str:
+    """``text`` without the spaces a line break left between Chinese characters."""
+    return _CJK_GAP.sub("", text)
+
+
+def _width(text: str) -> int:
+    """Printed width of ``text`` in Latin characters: a Chinese character is two."""
+    return len(text) + len(_CJK.findall(text))
+
+
+def _tidy(point: Point) -> Point:
+    point.parts = [close_cjk_gaps(p) if isinstance(p, str) else p for p in point.parts]
+    return point
+
+
 def _cost(point: Point) -> int:
-    """What a sentence costs on the page: itself, and its quote in the sources list."""
-    return 2 * len(point.text) + 120
+    """What a sentence costs on the page: itself, and its quote in the sources list
+    (cut at 300 characters there)."""
+    width = _width(point.text)
+    return width + min(width, 300) + SENTENCE_OVERHEAD
+
+
+def table_cost(table: Table) -> int:
+    """What a table costs on the page: its caption, its rows (a long row wraps), and its
+    chart when it gets one."""
+    rows = [table.header, *table.rows]
+    lines = sum(max(1, math.ceil(sum(_width(c) for c in row) / TABLE_LINE)) for row in rows)
+    return TABLE_OVERHEAD + LINE_CHARS * lines + (CHART_COST if chart_of(table) else 0)
 
 
 def _keys(point: Point) -> set[str]:
@@ -64,8 +107,9 @@ def _keys(point: Point) -> set[str]:
 
 
 def _full(point: Point) -> bool:
-    """Cited points must be full sentences; the Host's own statements stay as written."""
-    return not point.cites() or is_complete(point.text)
+    """Cited points must be full sentences stating something (not instructions); the
+    Host's own statements stay as written."""
+    return not point.cites() or (is_complete(point.text) and not is_instruction(point.text))
 
 
 def _near_repeat(point: Point, kept: list[Point]) -> bool:
@@ -82,12 +126,45 @@ def chronological(points: list[Point]) -> list[Point]:
     return [p for _, _, p in with_year] + [p for y, _, p in dated if y is None]
 
 
-def shape(draft: Draft, requirements: str, lang: str) -> Draft:
-    """Fit a draft of candidate evidence to a report of the length asked for."""
+def _fit_tables(draft: Draft, allowance: int) -> int:
+    """Keep the tables that fit in ``allowance`` (those with a chart first, then in reading
+    order; the first always stays) so that the prose has room; returns their cost."""
+    tables = [(s, t, table_cost(t)) for s in draft.sections for t in s.tables]
+    ranked = sorted(tables, key=lambda x: chart_of(x[1]) is None)
+    spent = 0
+    kept: list[Table] = []
+    for _, table, cost in ranked:
+        if not kept or spent + cost <= allowance:
+            kept.append(table)
+            spent += cost
+    for section, table, _ in tables:
+        if not any(table is k for k in kept):
+            section.tables.remove(table)
+    return spent
+
+
+def diversified(points: list[Point], source_of: Callable[[str], str]) -> list[Point]:
+    """The points with the first ``MIN_PER_PART`` from different sources where the
+    candidates allow it, the rest in their order: a short part still cites two sources."""
+    first: list[Point] = []
+    seen: set[str] = set()
+    for point in points:
+        where = {source_of(c.key) for c in point.cites()}
+        if len(first) < MIN_PER_PART and not where & seen:
+            first.append(point)
+            seen |= where
+    return first + [p for p in points if p not in first]
+
+
+def shape(
+    draft: Draft, requirements: str, lang: str, source_of: Callable[[str], str] = str
+) -> Draft:
+    """Fit a draft of candidate evidence to a report of the length asked for;
+    ``source_of`` names the source of an evidence id (to cite several in a short part)."""
     low, high = pages_wanted(requirements)
     budget = int((low + high) / 2 * CHARS_PER_PAGE)
     kept: list[Point] = []
-    summary = [p for p in draft.lead if _full(p)][:6]
+    summary = [_tidy(p) for p in draft.lead if _full(p)][:6]
     kept.extend(summary)
     summary_keys = set().union(*(_keys(p) for p in summary)) if summary else set()
     parts = [s for s in draft.sections if s.kind == "part"]
@@ -99,11 +176,12 @@ def shape(draft: Draft, requirements: str, lang: str) -> Draft:
                 continue
             if _near_repeat(point, [*kept, *pool]):
                 continue
-            pool.append(point)
-        pools[i] = pool
-    spent = sum(_cost(p) for p in summary) + sum(
-        300 + 60 * len(t.rows) for s in draft.sections for t in s.tables
-    )
+            pool.append(_tidy(point))
+        # A sentence in another language than the report's is kept only when the part
+        # would otherwise have too little to say.
+        own = [p for p in pool if not p.cites() or language(p.text) == lang]
+        pools[i] = diversified(own if len(own) >= MIN_PER_PART else pool, source_of)
+    spent = sum(_cost(p) for p in summary) + _fit_tables(draft, int(budget * TABLE_SHARE))
     chosen: dict[int, list[Point]] = {i: [] for i in pools}
     for rank in range(max((len(p) for p in pools.values()), default=0)):
         for i, pool in pools.items():

@@ -1,0 +1,373 @@
+"""Bar charts of a report's tables: which tables get one, and the chart as PNG or SVG.
+
+:func:`chart_for` reads a :class:`~.notes.Table` and returns a :class:`~.notes.Chart` when
+a column is numeric (at least three numbers, thousands separators, percentages, currency
+signs and ranges such as ``20–42`` understood; a range is drawn at its midpoint); a
+"Total"/"Sum"/"合计" row is left out, the labels come from the first text column (or a
+first column of years), and at most two series of one kind are drawn.
+
+:func:`chart_png` and :func:`chart_svg` draw it with matplotlib (Agg, imported on first
+use) in the report's palette. Fonts are named by file path — DejaVu Sans (bundled with
+matplotlib) and WenQuanYi Zen Hei or Noto Sans CJK for Chinese — so the output does not
+depend on a font cache, and it carries no date or software version, so the same chart
+always gives the same bytes.
+"""
+
+from __future__ import annotations
+
+import io
+import logging
+import math
+import re
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+from .notes import Chart, Table
+
+#: Bar colours, in series order; the first is the report's accent colour.
+PALETTE = ("#0B62C4", "#E07B00")
+INK = "#1F2328"
+GRID = "#D0D7DE"
+#: CJK fonts tried in order; the first that exists is used for Chinese glyphs.
+CJK_FONTS = (
+    "/usr/share/fonts/truetype/wqy/wqy-zenhei.ttc",
+    "/usr/share/fonts/opentype/noto/NotoSansCJK-Regular.ttc",
+    "/usr/share/fonts/noto-cjk/NotoSansCJK-Regular.ttc",
+)
+MIN_VALUES = 3
+MAX_LABELS = 24
+MAX_SERIES = 2
+
+_TOTAL = re.compile(
+    r"^(?:grand\s+)?(?:total|sum|subtotal|overall)s?\b|^(?:合计|总计|总和|小计|共计)"
+)
+_NUM = r"[-−]?\d[\d,，\u00a0\u202f ]*(?:\.\d+)?"
+_VALUE = re.compile(
+    rf"^(?:[~≈约]|about\s+|c\.\s*)?[$€£¥￥]?\s*(?P<a>{_NUM})"
+    rf"(?:\s*(?:[–—~～至到]|-|to)\s*[$€£¥￥]?\s*(?P<b>{_NUM}))?"
+    r"\s*(?P<pct>[%％])?\s*(?:[*†‡]+)?$",
+    re.I,
+)
+_GROUPS = re.compile(r"^[-−]?\d{1,3}(?:[,，\u00a0\u202f ]\d{3})+(?:\.\d+)?$|^[-−]?\d+(?:\.\d+)?$")
+_UNIT = re.compile(r"[(（\[]\s*([^()（）\[\]]{1,16}?)\s*[)）\]]\s*$")
+_YEAR = re.compile(r"^(?:1[5-9]|20|21)\d{2}(?:\s*[–—-]\s*(?:\d{2}|\d{4}))?\s*年?$")
+_YEAR_HEADER = re.compile(
+    r"^(?:year|years|fy|date|dates|period|年份|年度|年|日期|时间|年代)$", re.I
+)
+_INDEX_HEADER = re.compile(r"^(?:#|no\.?|rank|id|day|step|序号|排名|编号|天|第几天)$", re.I)
+
+
+def _number(raw: str) -> float | None:
+    """One number from its written form: ``1,234`` → 1234.0, ``−5`` → -5.0."""
+    text = raw.strip().replace("−", "-")
+    if not _GROUPS.match(text):
+        return None
+    return float(re.sub(r"[,，\u00a0\u202f ]", "", text))
+
+
+def cell_number(cell: str) -> float | None:
+    """The value a table cell states, or None when it is not a number.
+
+    Thousands separators (``1,234``, ``1 234``), percentages (``40%``), a currency sign,
+    an "about" prefix and a footnote mark are allowed; a range (``20–42``) gives its
+    midpoint.
+    """
+    m = _VALUE.match(cell.strip())
+    if m is None:
+        return None
+    a = _number(m.group("a"))
+    b = _number(m.group("b")) if m.group("b") else None
+    if a is None or (m.group("b") and b is None):
+        return None
+    return a if b is None else (a + b) / 2
+
+
+def is_total(label: str) -> bool:
+    """Whether a row label names a total (``Total``, ``Sum``, ``合计``, ``总计`` …)."""
+    return bool(_TOTAL.match(label.strip().lower()))
+
+
+def _column(rows: list[list[str]], j: int) -> list[str]:
+    return [row[j].strip() if j < len(row) else "" for row in rows]
+
+
+def _is_numeric(cells: list[str]) -> bool:
+    """At least three numbers, and numbers in most of the filled cells."""
+    filled = [c for c in cells if c and c not in ("-", "–", "—", "n/a", "N/A")]
+    numbers = [c for c in filled if cell_number(c) is not None]
+    return len(numbers) >= MIN_VALUES and len(numbers) * 4 >= len(filled) * 3
+
+
+def numeric_columns(table: Table) -> set[int]:
+    """The columns of ``table`` that hold numbers (three or more, in most filled cells)."""
+    width = max([len(table.header), *(len(r) for r in table.rows)], default=0)
+    return {j for j in range(width) if _is_numeric(_column(table.rows, j))}
+
+
+def _is_years(header: str, cells: list[str]) -> bool:
+    """A column of years or dates (by its header, or every filled cell a year)."""
+    return bool(_YEAR_HEADER.match(header.strip())) or all(_YEAR.match(c) for c in cells if c)
+
+
+def _is_ordinal(header: str, cells: list[str]) -> bool:
+    """A column that numbers the rows (``#``, ``Day``, or exactly 1, 2, 3 … / 0, 1, 2 …)."""
+    if _INDEX_HEADER.match(header.strip()):
+        return True
+    values = [cell_number(c) for c in cells if c]
+    start = values[0] if values else None
+    return start in (0, 1) and values == [start + i for i in range(len(values))]
+
+
+def _is_measure(header: str, cells: list[str]) -> bool:
+    """A numeric column worth drawing: not years or dates, not a row number."""
+    return _is_numeric(cells) and not _is_years(header, cells) and not _is_ordinal(header, cells)
+
+
+def _label_column(header: list[str], rows: list[list[str]], numeric: list[int]) -> int | None:
+    """The first text column, or a first column of years, or None."""
+    width = max([len(header), *(len(r) for r in rows)])
+    if 0 in numeric and _is_years(header[0] if header else "", _column(rows, 0)):
+        return 0
+    for j in range(width):
+        if j not in numeric and any(_column(rows, j)):
+            return j
+    return None
+
+
+def _kind(cells: list[str]) -> str:
+    return "%" if any(c.endswith(("%", "％")) for c in cells if cell_number(c) is not None) else ""
+
+
+def _unit(header: str, cells: list[str]) -> str:
+    m = _UNIT.search(header)
+    return m.group(1) if m else _kind(cells)
+
+
+def _same_scale(a: list[float], b: list[float]) -> bool:
+    """Whether two series can share one axis (their largest values within 20×)."""
+    top_a = max((abs(v) for v in a if not math.isnan(v)), default=0.0)
+    top_b = max((abs(v) for v in b if not math.isnan(v)), default=0.0)
+    small, big = sorted((top_a, top_b))
+    return small > 0 and big / small <= 20
+
+
+def _values(cells: list[str]) -> list[float]:
+    return [v if (v := cell_number(c)) is not None else math.nan for c in cells]
+
+
+def _title(table: Table, series: list[str], label_header: str) -> str:
+    caption = table.caption.text.strip().rstrip(".。")
+    if caption:
+        return caption if len(caption) <= 90 else caption[:89].rstrip() + "…"
+    names = " / ".join(series)
+    return f"{names} — {label_header}" if label_header else names
+
+
+def chart_for(table: Table) -> Chart | None:
+    """A bar chart of ``table``'s numeric columns, or None when it has none to draw.
+
+    Rows whose label is a total are left out; labels come from the first text column
+    (or a first column of years); a series is a column of measures (not years or dates,
+    not row numbers); at most two series, the second only when it has the same unit and
+    a comparable scale. A table with more than 24 rows gets no chart.
+    """
+    header = [h.strip() for h in table.header]
+    rows = [r for r in table.rows if any(c.strip() for c in r)]
+    numeric = sorted(numeric_columns(Table(header, rows)))
+    label_j = _label_column(header, rows, numeric)
+    if label_j is None:
+        return None
+    rows = [r for r in rows if not is_total(_column([r], label_j)[0])]
+    if not 2 <= len(rows) <= MAX_LABELS:
+        return None
+    picked: list[tuple[str, list[float], str]] = []
+    for j in numeric:
+        cells = _column(rows, j)
+        name = header[j] if j < len(header) and header[j] else f"#{j + 1}"
+        if j == label_j or not _is_measure(name, cells):
+            continue
+        values, unit = _values(cells), _unit(name, cells)
+        first = picked[0] if picked else None
+        if first and (unit != first[2] or not _same_scale(first[1], values)):
+            continue
+        picked.append((name, values, unit))
+        if len(picked) == MAX_SERIES:
+            break
+    if not picked:
+        return None
+    label_header = header[label_j] if label_j < len(header) else ""
+    return Chart(
+        title=_title(table, [p[0] for p in picked], label_header),
+        labels=_column(rows, label_j),
+        series=[(name, values) for name, values, _ in picked],
+        unit=picked[0][2],
+    )
+
+
+def chart_of(table: Table) -> Chart | None:
+    """The table's own chart when it has one, else the one :func:`chart_for` finds."""
+    return table.chart if table.chart is not None else chart_for(table)
+
+
+# --- drawing ----------------------------------------------------------------------------
+
+
+@cache
+def _fonts() -> tuple[str, ...]:
+    """Font family names to use, registered from their files: Latin first, then CJK."""
+    from matplotlib import font_manager
+
+    families = ["DejaVu Sans"]
+    for path in CJK_FONTS:
+        if Path(path).exists():
+            font_manager.fontManager.addfont(path)
+            families.append(font_manager.FontProperties(fname=path).get_name())
+            break
+    return tuple(families)
+
+
+def _family(lang: str) -> list[str]:
+    """Latin glyphs from DejaVu Sans, Chinese from the CJK font (first for Chinese)."""
+    families = list(_fonts())
+    return families[::-1] if lang == "zh" and len(families) > 1 else families
+
+
+def _short(label: str, limit: int = 28) -> str:
+    return label if len(label) <= limit else label[: limit - 1].rstrip() + "…"
+
+
+def _display_width(text: str) -> float:
+    """Rough width of ``text`` in Latin characters (a CJK character counts two)."""
+    return sum(2.0 if ord(ch) > 0x2E80 else 1.0 for ch in text)
+
+
+def _format(value: float, unit: str) -> str:
+    """A bar's value label: thousands separated, at most two decimals, ``%`` kept."""
+    if math.isnan(value):
+        return ""
+    text = f"{value:,.2f}".rstrip("0").rstrip(".")
+    return text + ("%" if unit == "%" else "")
+
+
+def _horizontal(chart: Chart) -> bool:
+    """Long or many labels read better on horizontal bars."""
+    widest = max((_display_width(x) for x in chart.labels), default=0)
+    return len(chart.labels) > 8 or widest > 14
+
+
+def _rc(lang: str) -> dict[str, Any]:
+    """matplotlib settings for one chart: fonts, sizes, fixed SVG ids, glyphs as paths."""
+    return {
+        "font.family": _family(lang),
+        "font.size": 11,
+        "axes.unicode_minus": False,
+        "svg.hashsalt": "quartet-chart",
+        "svg.fonttype": "path",
+    }
+
+
+def _figure(chart: Chart, lang: str, titled: bool) -> Any:
+    """The chart as a matplotlib ``Figure`` (drawn under the caller's rc settings)."""
+    from matplotlib.figure import Figure
+
+    horizontal = _horizontal(chart)
+    height = max(3.4, 0.32 * len(chart.labels) + 1.2) if horizontal else 3.4
+    fig = Figure(figsize=(5.6, height), dpi=100, layout="constrained")
+    ax = fig.add_subplot()
+    _draw_bars(ax, chart, horizontal)
+    _style_axes(ax, chart, horizontal)
+    if titled:
+        ax.set_title(chart_heading(chart, lang), loc="left", fontsize=12, color=INK, pad=8)
+    if len(chart.series) > 1:
+        ax.legend(frameon=False, fontsize=10)
+    return fig
+
+
+def _draw_bars(ax: Any, chart: Chart, horizontal: bool) -> None:
+    """One bar per label and series, side by side, with its value written at its end."""
+    count = len(chart.series)
+    width = 0.8 / count
+    for i, (name, values) in enumerate(chart.series):
+        offset = (i - (count - 1) / 2) * width
+        where = [p + offset for p in range(len(chart.labels))]
+        heights = [0.0 if math.isnan(v) else v for v in values]
+        draw = ax.barh if horizontal else ax.bar
+        bars = draw(where, heights, width * 0.92, color=PALETTE[i % len(PALETTE)])
+        bars.set_label(_short(name, 40))
+        ax.bar_label(bars, [_format(v, chart.unit) for v in values], padding=3, fontsize=9.5)
+
+
+def _style_axes(ax: Any, chart: Chart, horizontal: bool) -> None:
+    """Category ticks, a light value grid, no top or right frame."""
+    labels = [_short(x) for x in chart.labels]
+    ticks = list(range(len(labels)))
+    if horizontal:
+        ax.set_yticks(ticks, labels)
+        ax.invert_yaxis()
+        ax.margins(x=0.12)
+    else:
+        slanted = len(labels) > 5 or max(map(_display_width, labels)) > 10
+        ax.set_xticks(
+            ticks, labels, rotation=30 if slanted else 0, ha="right" if slanted else "center"
+        )
+        ax.margins(y=0.12)
+    value_axis = ax.xaxis if horizontal else ax.yaxis
+    value_axis.set_major_formatter(_tick_formatter(chart.unit))
+    ax.grid(axis="x" if horizontal else "y", color=GRID, linewidth=0.8)
+    ax.set_axisbelow(True)
+    for side in ("top", "right"):
+        ax.spines[side].set_visible(False)
+    for side in ("left", "bottom"):
+        ax.spines[side].set_color(GRID)
+    ax.tick_params(colors=INK, labelsize=10)
+    (ax.yaxis if horizontal else ax.xaxis).set_tick_params(length=0)
+
+
+def chart_heading(chart: Chart, lang: str, limit: int = 70) -> str:
+    """The chart's title, with its unit in brackets unless the title or ticks show it."""
+    title = _short(chart.title, limit)
+    if chart.unit and chart.unit != "%" and chart.unit not in title:
+        title += f"（{chart.unit}）" if lang == "zh" else f" ({chart.unit})"
+    return title
+
+
+def _tick_formatter(unit: str) -> Any:
+    from matplotlib.ticker import FuncFormatter
+
+    return FuncFormatter(lambda v, _pos: f"{v:,.10g}" + ("%" if unit == "%" else ""))
+
+
+def _save(chart: Chart, lang: str, fmt: str, titled: bool = True) -> bytes:
+    """The chart in ``fmt`` (png or svg), without a date or software version in it."""
+    import matplotlib
+
+    logging.getLogger("matplotlib.font_manager").setLevel(logging.ERROR)
+    metadata = {"Software": None} if fmt == "png" else {"Date": None, "Creator": None}
+    buf = io.BytesIO()
+    with matplotlib.rc_context(_rc(lang)):
+        fig = _figure(chart, lang, titled)
+        fig.savefig(buf, format=fmt, metadata=metadata, facecolor="white", dpi=150)
+    return buf.getvalue()
+
+
+def chart_png(chart: Chart, lang: str) -> bytes:
+    """The chart as a PNG image (1200 px wide), the same bytes for the same chart."""
+    return _save(chart, lang, "png")
+
+
+_SVG_HEAD = re.compile(r"^.*?(?=<svg\b)", re.S)
+_SVG_ID = re.compile(r'\bid="([^"]+)"')
+_SVG_REF = re.compile(r'(href="#|url\(#)([^")]+)')
+
+
+def chart_svg(chart: Chart, lang: str, prefix: str = "chart", titled: bool = True) -> str:
+    """The chart as an ``<svg>`` element to inline in HTML (glyphs drawn as paths).
+
+    Every id is prefixed with ``prefix`` so that several charts can share one page;
+    ``titled=False`` leaves the title out (for a page that sets it as text beside it).
+    """
+    svg = _save(chart, lang, "svg", titled).decode("utf-8")
+    svg = _SVG_HEAD.sub("", svg, count=1)
+    svg = _SVG_ID.sub(lambda m: f'id="{prefix}-{m.group(1)}"', svg)
+    return _SVG_REF.sub(lambda m: f"{m.group(1)}{prefix}-{m.group(2)}", svg)

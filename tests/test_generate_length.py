@@ -1,0 +1,192 @@
+"""The offline writer on research notes: the brief's length is the PDF's page count,
+instructions are never cited as facts, and a table sits only under the part it answers."""
+
+from __future__ import annotations
+
+import io
+import random
+
+import pypdf
+import pytest
+from generate_samples import write_page
+from scripted import call_tool as call
+
+from host.research import _table_score
+from host.tables import Found
+from subagents import build_toolkit
+from subagents.generate.notes import RESEARCH_MARKER
+from subagents.relevance import THRESHOLD, Focus
+from subagents.results import text_of
+from subagents.text import is_instruction
+
+PARTS = [
+    "How was the harbour built?",
+    "How was the harbour kept free of silt?",
+    "Why did the harbour decline?",
+    "What role does the harbour play today?",
+]
+_VOCABULARY = (
+    "granite timber engineers merchants tides dredgers quays warehouses cranes pilots "
+    "lighthouse breakwater customs ledgers ferries barges herring salt coal grain wool "
+    "tariffs storms floods canals bridges railways steamers sailors guilds councils "
+    "surveyors maps bells clocks chapels markets inns roads carts horses oxen gulls "
+    "lanterns ropes anchors chains sluices gates basins jetties piers moorings "
+    "fishermen weavers brewers bakers masons carpenters smiths coopers chandlers"
+)
+WORDS = _VOCABULARY.split()
+TABLE = """| Year | Ships | Tonnage (t) |
+|---|---|---|
+| 1850 | 412 | 38,000 |
+| 1870 | 655 | 61,500 |
+| 1890 | 530 | 70,200 |
+| 1910 | 301 | 44,900 |"""
+
+
+def _sentences(rng: random.Random, n: int) -> list[str]:
+    """Distinct full sentences of unrelated words, so none is merged as a repeat."""
+    out = []
+    for i in range(n):
+        words = rng.sample(WORDS, 12)
+        out.append(f"In {1800 + i * 3} the {' '.join(words[:6])} met {' '.join(words[6:])}.")
+    return out
+
+
+async def _research_notes(svc) -> tuple[str, str]:
+    """A stored page of 80 sentences and a table, and research notes quoting them all:
+    twenty candidates per part, far more than a 2–3 page report can hold."""
+    rng = random.Random(7)
+    sentences = _sentences(rng, 80)
+    text = "# Harbour history\n\n" + " ".join(sentences) + "\n\n" + TABLE + "\n"
+    page = await write_page(
+        svc,
+        "/workspace/pages/harbour.md",
+        "http://127.0.0.1:8765/harbour",
+        "Harbour history",
+        text,
+        [*sentences, TABLE],
+    )
+    ids = page.ids()
+    lines = [RESEARCH_MARKER, "", "# The harbour", ""]
+    lines += [f"- {sentences[i * 20]} [{ids[i * 20]}]" for i in range(4)]
+    lines.append("")
+    for p, part in enumerate(PARTS):
+        lines += [f"## {part}", ""]
+        lines += [f"- {sentences[p * 20 + k]} [{ids[p * 20 + k]}]" for k in range(1, 20)]
+        lines.append("")
+        if p == 0:
+            lines += [TABLE, "", f"Table: Ships by year (Harbour history). [{ids[-1]}]", ""]
+    notes = "/workspace/notes/research.md"
+    await svc.write_text(notes, "\n".join(lines))
+    return notes, page.path
+
+
+@pytest.mark.parametrize(
+    ("requirements", "low", "high"),
+    [
+        ("The harbour\n\nRequirements from the brief:\n- Length wanted: 2–3 pages", 2, 3),
+        ("The harbour", 2, 4),
+    ],
+)
+async def test_the_pdf_has_the_pages_asked_for(disk_service, requirements, low, high):
+    notes, page = await _research_notes(disk_service)
+    toolkit = build_toolkit("generate", service=disk_service, evidence=None, model=None)
+    res = await call(
+        toolkit,
+        "generate_pdf",
+        requirements=requirements,
+        out_path="/workspace/reports/report.pdf",
+        from_paths=[notes, page],
+    )
+    assert res.metadata["status"] == "ok", text_of(res)
+    reader = pypdf.PdfReader(
+        io.BytesIO(await disk_service.read_bytes("/workspace/reports/report.pdf"))
+    )
+    assert low <= len(reader.pages) <= high
+    text = "".join(p.extract_text() for p in reader.pages)
+    assert "Ships by year" in text  # the table is kept, with sentences cut to fit
+    assert text.count("In 18") + text.count("In 19") < 80
+
+
+INSTRUCTIONS = [
+    "Show how the route changed from a V shape to a nearly straight line.",
+    "End with photos from the field trip.",
+    "Start with a map of the route from Hangzhou to Beijing.",
+    "Use the attached field-trip plan (XLSX) and the city list (CSV) for the section on cities.",
+    "请在引用时注明来源和年份。",
+]
+STATEMENTS = [
+    "End of the line was at Hangzhou, where the canal met the Qiantang River.",
+    "Start of work on the Tonghui River came in 1292 under Guo Shoujing.",
+    "Use of the northern canal fell after the Yellow River moved in 1855.",
+    "Open water froze on the northern canal for two months each winter.",
+    "Close to the summit the locks stood only a few hundred metres apart.",
+    "会通河是京杭运河穿越鲁西丘陵的河段。",
+]
+
+
+def test_instructions_are_told_from_statements():
+    assert all(is_instruction(s) for s in INSTRUCTIONS)
+    assert not any(is_instruction(s) for s in STATEMENTS)
+
+
+async def test_an_instruction_in_the_notes_is_not_cited(disk_service):
+    fact = "The Daicun Dam on the Wen River sent water to Nanwang, the summit of the canal."
+    other = "Lakes along the summit were kept as reservoirs and let out in the dry season."
+    note = INSTRUCTIONS[0]
+    page = await write_page(
+        disk_service,
+        "/workspace/sources/talk.md",
+        "/userinput/talk.pptx",
+        "talk.pptx",
+        f"## Slide 3: Building it\n\n{fact} {other}\n\n{note}\n",
+        [fact, other, note],
+    )
+    a, b, c = page.ids()
+    notes = "\n".join(
+        [RESEARCH_MARKER, "", "# The canal", "", f"## {PARTS[1]}", "",
+         f"- {note} [{c}]", f"- {fact} [{a}]", f"- {other} [{b}]", ""]
+    )  # fmt: skip
+    await disk_service.write_text("/workspace/notes/research.md", notes)
+    toolkit = build_toolkit("generate", service=disk_service, evidence=None, model=None)
+    res = await call(
+        toolkit,
+        "generate_markdown",
+        requirements="The canal",
+        out_path="/workspace/reports/report.md",
+        from_paths=["/workspace/notes/research.md", page.path],
+    )
+    assert res.metadata["status"] == "ok", text_of(res)
+    md = await disk_service.read_text("/workspace/reports/report.md")
+    assert "Daicun Dam" in md and "reservoirs" in md
+    assert "V shape" not in md and c not in md
+
+
+def _found(rows: list[list[str]], header: list[str], section: str) -> Found:
+    return Found(0, 0, header, rows, section)
+
+
+def test_a_table_goes_only_under_the_part_more_than_one_row_answers():
+    water = Focus.build("How was China's Beijing-Hangzhou Grand Canal kept supplied with water?")
+    itinerary = _found(
+        [
+            ["1", "Beijing", "Tongzhou and the canal park", "Northern terminus"],
+            ["2", "Tianjin", "Sancha River mouth", "Junction with the Hai River"],
+            ["3", "Jining", "Nanwang water-dividing site", "Summit water supply"],
+            ["4", "Yangzhou", "Grand Canal Museum", "World Heritage"],
+            ["5", "Hangzhou", "Gongchen Bridge", "Southern terminus"],
+        ],
+        ["Day", "City", "Site to visit", "Topic"],
+        "Sheet Itinerary",
+    )
+    supply = _found(
+        [
+            ["Nanwang", "Water from the Wen River divided north and south to supply the canal"],
+            ["Daicun Dam", "Raised the Wen River to supply water to the canal summit"],
+            ["Lakes", "Reservoirs stored water to supply the canal in the dry season"],
+            ["Locks", "Kept water in the canal between releases of the water supply"],
+        ],
+        ["Work", "How it kept the Grand Canal supplied with water"],
+        "Water supply of the Grand Canal",
+    )
+    assert _table_score(water, itinerary, "field-trip-plan.xlsx Sheet Itinerary") < THRESHOLD
+    assert _table_score(water, supply, "Water supply — Grand Canal Atlas") >= THRESHOLD

@@ -1,0 +1,364 @@
+"""Generate: tables, charts, grouped sources and the deck's layout, in English and Chinese.
+
+Every check reads a real file made by the generate tools: Markdown as text, HTML with
+lxml, the PDF with pypdf, the deck with python-pptx.
+"""
+
+from __future__ import annotations
+
+import io
+import math
+import re
+
+import pypdf
+import pytest
+from generate_samples import pdf_fonts
+from lxml import etree
+from lxml import html as lxml_html
+from pptx import Presentation
+from pptx.oxml.ns import qn
+from pptx.util import Emu, Inches
+from render_samples import SAMPLES, RenderSample
+from scripted import call_tool as call
+
+from subagents import build_toolkit
+from subagents.generate.charts import cell_number, chart_for, chart_png, chart_svg
+from subagents.generate.notes import Point, Table
+from subagents.generate.report import quote_text
+from subagents.results import text_of
+
+EXT = {"md": "generate_markdown", "html": "generate_html", "pdf": "generate_pdf"}
+EXT["pptx"] = "generate_pptx"
+WORDS = {
+    "en": {
+        "sources": "Sources",
+        "parts": ["Growth", "Storage", "Rooftop notes"],
+        "last": ["Where the sources disagree", "What could not be found"],
+        "cells": ["United States", "1,200", "20–42%"],
+        "caption": "Installed solar capacity by country, end of 2024.",
+        "chart": "Chart 1",
+        "locator": "Sheet Capacity",
+        "continued": " (continued)",
+    },
+    "zh": {
+        "sources": "来源",
+        "parts": ["起源", "产量", "现状"],
+        "last": ["来源之间的分歧", "未能找到的内容"],
+        "cells": ["贵州", "48.1", "2,590"],
+        "caption": "主要产茶省份的产量与茶园面积。",
+        "chart": "图 1",
+        "locator": "工作表 产量",
+        "continued": "（续）",
+    },
+}
+
+
+@pytest.fixture(params=["en", "zh"])
+async def sample(request, disk_service) -> dict:
+    svc = disk_service
+    made: RenderSample = await SAMPLES[request.param](svc)
+    notes = f"/workspace/notes/{request.param}.md"
+    await svc.write_text(notes, made.notes)
+    return {
+        "svc": svc,
+        "lang": request.param,
+        "made": made,
+        "from_paths": made.from_paths(notes),
+        "toolkit": build_toolkit("generate", service=svc, evidence=None, model=None),
+        "words": WORDS[request.param],
+    }
+
+
+async def _render(sample: dict, ext: str) -> bytes:
+    out = f"/workspace/reports/report.{ext}"
+    res = await call(
+        sample["toolkit"],
+        EXT[ext],
+        requirements="brief",
+        out_path=out,
+        from_paths=sample["from_paths"],
+    )
+    assert res.metadata["status"] == "ok", text_of(res)
+    assert "Dropped" not in text_of(res), text_of(res)
+    return await sample["svc"].read_bytes(out)
+
+
+def _citations(sample: dict) -> dict[str, str]:
+    """By evidence id, the quote a reader sees for every item of the sample: the span's
+    own words with its Markdown syntax removed, a table named by its header and rows."""
+    return {
+        item.id: quote_text(item.span, sample["lang"], limit=2000)
+        for item in sample["made"].items()
+    }
+
+
+# --- charts ------------------------------------------------------------------------------
+
+
+def test_cells_are_read_as_numbers():
+    assert cell_number("1,200") == 1200
+    assert cell_number("1 234") == 1234
+    assert cell_number("20–42") == 31
+    assert cell_number("20–42%") == 31
+    assert cell_number("−5") == -5
+    assert cell_number("$3.5") == 3.5
+    assert cell_number("约 56.3") == 56.3
+    for text in ("n/a", "", "Region 4", "1.2.3", "12,34"):
+        assert cell_number(text) is None, text
+
+
+def test_chart_for_picks_labels_series_and_leaves_totals_out():
+    table = Table(
+        ["Country", "Capacity (GW)", "Added (GW)", "Share", "Note"],
+        [
+            ["China", "1,200", "277", "9%", "a"],
+            ["United States", "220", "39", "6%", "b"],
+            ["India", "90", "20–28", "7%", "c"],
+            ["Total", "1,510", "340", "22%", ""],
+        ],
+        Point(["Capacity by country."]),
+    )
+    chart = chart_for(table)
+    assert chart is not None
+    assert chart.labels == ["China", "United States", "India"]
+    assert [name for name, _ in chart.series] == ["Capacity (GW)", "Added (GW)"]
+    assert chart.series[1][1] == [277, 39, 24]
+    assert chart.unit == "GW" and chart.title == "Capacity by country"
+    years = Table(["Year", "Output"], [["2021", "5"], ["2022", "7"], ["2023", "9"], ["合计", "21"]])
+    assert chart_for(years).labels == ["2021", "2022", "2023"]
+    assert chart_for(Table(["A", "B"], [["x", "y"], ["z", "w"], ["u", "v"]])) is None
+    days = Table(["Day", "City"], [["1", "Beijing"], ["2", "Tianjin"], ["3", "Jining"]])
+    assert chart_for(days) is None  # row numbers are not a measure
+    dates = [["breach", "1855"], ["war", "1850–1864"], ["tax", "1901"], ["rail", "1912"]]
+    assert chart_for(Table(["Cause", "Date"], dates)) is None  # nor are dates
+    assert chart_for(Table(["A", "B"], [["x", "1"], ["y", "2"]])) is None  # two numbers
+
+
+def test_chart_images_are_stable_and_draw_chinese():
+    chart = chart_for(
+        Table(["省份", "产量（万吨）"], [["云南", "56.3"], ["贵州", "48.1"], ["四川", "40.5"]])
+    )
+    png = chart_png(chart, "zh")
+    assert png.startswith(b"\x89PNG") and png == chart_png(chart, "zh")
+    assert b"Software" not in png and b"matplotlib" not in png.lower()
+    svg = chart_svg(chart, "zh", prefix="c1")
+    assert svg.startswith("<svg") and svg == chart_svg(chart, "zh", prefix="c1")
+    assert "dc:date" not in svg and "<text" not in svg  # glyphs are drawn as paths
+    assert re.search(r'id="c1-(WenQuanYiZenHei|NotoSansCJK)', svg), "no CJK glyphs"
+    ids = re.findall(r'\bid="([^"]+)"', svg)
+    assert ids and all(i.startswith("c1-") for i in ids)
+    assert all(ref.startswith("c1-") for ref in re.findall(r'href="#([^"]+)"', svg))
+
+
+# --- Markdown ----------------------------------------------------------------------------
+
+
+async def test_markdown_has_tables_charts_and_one_entry_per_source(sample):
+    md = (await _render(sample, "md")).decode()
+    words = sample["words"]
+    body, sources = md.split(f"\n## {words['sources']}\n")
+    headings = re.findall(r"^## (.+)$", body, re.M)
+    assert headings[-2:] == words["last"]  # disagreements, then what was not found
+    assert set(words["parts"]) <= set(headings[:-2])
+    assert re.search(r"^\| .+ \|$\n^\|---\|", body, re.M), "no pipe table"
+    for cell in words["cells"]:
+        assert re.search(rf"^\|(.*\|)? {re.escape(cell)} \|", body, re.M), cell
+    prefix = "表：" if sample["lang"] == "zh" else "Table: "
+    assert re.search(rf"^{prefix}{re.escape(words['caption'])}\[\d\]$", body, re.M)
+    (image,) = re.findall(r"^!\[[^\n]*\]\(([^)]+)\)$", body, re.M)
+    assert image == "report-chart-1.png"
+    png = await sample["svc"].read_bytes(f"/workspace/reports/{image}")
+    assert png.startswith(b"\x89PNG")
+    prose = "\n".join(x for x in body.splitlines() if not x.startswith("!["))
+    assert "**" not in prose and "](" not in prose
+    heads = [x for x in sources.splitlines() if x.startswith("- ")]
+    assert len(heads) == len(sample["made"].pages())
+    assert any("(<../pages/" in h for h in heads) and any("(<../sources/" in h for h in heads)
+    quotes = [x for x in sources.splitlines() if x.startswith("  - [")]
+    spans = _citations(sample)
+    assert sorted(int(re.match(r"  - \[(\d+)\]", q).group(1)) for q in quotes) == list(
+        range(1, len(quotes) + 1)
+    )
+    for quote in quotes:
+        (ev,) = re.findall(r"`(ev-[0-9a-f]{12})`", quote)
+        unescaped = re.sub(r"\\(.)", r"\1", quote)
+        assert "“" + spans[ev][:40] in unescaped  # the span's words, without markup
+        assert "**" not in unescaped and "](" not in unescaped and "|---" not in unescaped
+    (sheet_quote,) = [q for q in quotes if sample["made"].sheet.ids()[0] in q]
+    assert f"({words['locator']})" in sheet_quote
+
+
+# --- HTML --------------------------------------------------------------------------------
+
+
+async def test_html_has_tables_charts_and_resolving_links(sample):
+    doc = lxml_html.fromstring(await _render(sample, "html"))
+    words = sample["words"]
+    assert doc.get("lang") == sample["lang"]
+    assert not doc.xpath("//script | //img | //link | //iframe | //object | //embed")
+    (table,) = doc.xpath("//figure[@class='table']//table")
+    assert len(table.xpath("./thead/tr/th")) >= 3
+    cells = [c.text_content() for c in table.xpath(".//td")]
+    assert all(cell in cells for cell in words["cells"])
+    assert table.xpath(".//td[@class='num']"), "numeric cells are not aligned as numbers"
+    caption = doc.xpath("//figure[@class='table']/figcaption")[0].text_content()
+    assert words["caption"] in caption and re.search(r"\[\d\]$", caption)
+    (svg,) = doc.xpath("//figure[@class='chart']/*[local-name()='svg']")
+    assert svg.get("role") == "img" and words["chart"] in svg.get("aria-label")
+    assert svg.get("viewbox") and len(svg.xpath(".//*[local-name()='path']")) > 10
+    css = "".join(doc.xpath("//style/text()"))
+    assert "overflow-x:auto" in css and "@media print" in css and "url(" not in css
+    (sources,) = doc.xpath("//section[@class='sources']")
+    targets = set(sources.xpath(".//@id"))
+    links = doc.xpath("//main//sup[@class='cite']/a/@href")
+    assert links and {h[1:] for h in links} <= targets
+    entries = sources.xpath("./ol/li[@class='source']")
+    assert len(entries) == len(sample["made"].pages())
+    for entry in entries:
+        stored = entry.xpath("./a[@class='src-stored']/@href")
+        assert stored and stored[0].startswith("../")
+        assert entry.xpath("./ul[@class='quotes']/li[starts-with(@id, 'src-')]")
+    spans = _citations(sample)
+    for li in sources.xpath(".//ul[@class='quotes']/li"):
+        ev = li.xpath("string(./span[@class='ev'])")
+        assert spans[ev][:60] in li.text_content()
+    for section in sources.getparent().xpath("./section[not(@class='sources')]"):
+        text = section.text_content()
+        assert "**" not in text and "](" not in text
+    kinds = doc.xpath("//main/section/@class")
+    assert kinds[-3:] == ["disagreements", "not_found", "sources"]
+
+
+# --- PDF ---------------------------------------------------------------------------------
+
+
+async def test_pdf_has_table_chart_and_real_glyphs(sample):
+    reader = pypdf.PdfReader(io.BytesIO(await _render(sample, "pdf")))
+    words = sample["words"]
+    text = "".join(p.extract_text() for p in reader.pages).replace("\x00", "")
+    flat = re.sub(r"\s+", "", text)
+    for cell in [*words["cells"], words["caption"], words["chart"]]:
+        assert re.sub(r"\s+", "", cell) in flat, cell
+    assert reader.pages[0].mediabox.width == pytest.approx(595.3, abs=1)  # A4
+    content = "".join(p.get_contents().get_data().decode("latin-1") for p in reader.pages)
+    assert "0.043137 0.384314 0.768627 rg" in content  # the accent, the first series
+    if sample["lang"] == "en":  # the second series: four bars and the legend's key
+        assert content.count("0.878431 0.482353 0 rg") >= 4
+    fonts = pdf_fonts(reader)
+    if sample["lang"] == "zh":
+        assert any("CJK" in f or "WenQuanYi" in f or "ZenHei" in f for f in fonts), fonts
+
+
+# --- PPTX --------------------------------------------------------------------------------
+
+
+def _slide_text(slide) -> str:
+    parts = []
+    for shape in slide.shapes:
+        if shape.has_text_frame:
+            parts.append(shape.text_frame.text)
+        if getattr(shape, "has_table", False) and shape.has_table:
+            parts.extend(c.text for row in shape.table.rows for c in row.cells)
+    return "\n".join(parts)
+
+
+def _body_paragraphs(slide) -> list:
+    return [
+        p
+        for shape in slide.placeholders
+        if shape.placeholder_format.idx == 1
+        for p in shape.text_frame.paragraphs
+        if p.text.strip()
+    ]
+
+
+async def test_pptx_is_16_9_with_tables_charts_notes_and_cjk_fonts(sample):
+    prs = Presentation(io.BytesIO(await _render(sample, "pptx")))
+    words = sample["words"]
+    assert (prs.slide_width, prs.slide_height) == (Inches(13.333), Inches(7.5))
+    slides = list(prs.slides)
+    spans = _citations(sample)
+    by_number = {}
+    tables = charts = 0
+    for slide in slides:
+        assert len(_body_paragraphs(slide)) <= 6
+        for shape in slide.shapes:
+            assert shape.left >= 0 and shape.top >= 0
+            assert shape.left + shape.width <= prs.slide_width
+            assert shape.top + shape.height <= prs.slide_height
+            if shape.has_chart:
+                charts += 1
+                assert shape.chart.plots[0].categories and len(shape.chart.plots[0].series) >= 1
+            if shape.has_table:
+                tables += 1
+                header = [c.text for c in shape.table.rows[0].cells]
+                assert len(header) >= 3 and all(header)
+        for run in slide.shapes._spTree.iter(qn("a:rPr")):
+            ea = run.find(qn("a:ea"))
+            assert ea is not None and ea.get("typeface"), etree.tostring(run)
+            if sample["lang"] == "zh":
+                assert run.get("lang") == "zh-CN"
+        notes = slide.notes_slide.notes_text_frame.text if slide.has_notes_slide else ""
+        for n in set(re.findall(r"\[(\d+)\]", _slide_text(slide))):
+            m = re.search(rf"^\[{n}\] .*\n“(.*)” \((ev-[0-9a-f]{{12}})\)$", notes, re.M)
+            assert m, (n, notes)
+            assert m.group(1) == spans[m.group(2)]
+            by_number[n] = m.group(2)
+    assert tables == 1 and charts == 1
+    assert sorted(by_number.values()) == sorted(spans)  # every quote is in some notes
+    titles = [s.shapes.title.text for s in slides if s.shapes.title is not None]
+    assert titles[-1] == words["sources"]
+    assert len(_body_paragraphs(slides[-1])) == len(sample["made"].pages())
+    assert any(words["caption"].rstrip(".。") in t for t in titles)  # the table slide
+
+
+async def test_long_sections_continue_on_more_slides(disk_service):
+    svc = disk_service
+    made = await SAMPLES["en"](svc)
+    a, b, c = made.text.ids()
+    bullets = "\n".join(
+        f"- Point {i} restates that solar capacity grew faster than any other source and "
+        f"that module prices kept falling through the year. [{(a, b, c)[i % 3]}]"
+        for i in range(15)
+    )
+    await svc.write_text(
+        "/workspace/notes/long.md", f"# Long deck\n\n## Many points\n\n{bullets}\n"
+    )
+    toolkit = build_toolkit("generate", service=svc, evidence=None, model=None)
+    res = await call(
+        toolkit,
+        "generate_pptx",
+        requirements="x",
+        out_path="/workspace/reports/long.pptx",
+        from_paths=["/workspace/notes/long.md", made.text.path],
+    )
+    assert res.metadata["status"] == "ok", text_of(res)
+    prs = Presentation(io.BytesIO(await svc.read_bytes("/workspace/reports/long.pptx")))
+    parts = [s for s in prs.slides if s.shapes.title.text.startswith("Many points")]
+    assert len(parts) >= math.ceil(15 / 6)
+    assert [s.shapes.title.text for s in parts[1:]] == ["Many points (continued)"] * (
+        len(parts) - 1
+    )
+    shown = [p.text for s in parts for p in _body_paragraphs(s)]
+    assert len(shown) == 15 and all(len(_body_paragraphs(s)) <= 6 for s in parts)
+    assert all(Emu(s.shapes.title.width) <= prs.slide_width for s in parts)
+
+
+async def test_a_markdown_report_with_a_table_converts_to_the_other_formats(sample):
+    first = (await _render(sample, "md")).decode()
+    res = await call(
+        sample["toolkit"],
+        "generate_html",
+        requirements="",
+        out_path="/workspace/reports/again.html",
+        from_paths=["/workspace/reports/report.md"],
+    )
+    assert res.metadata["status"] == "ok" and "Dropped" not in text_of(res), text_of(res)
+    doc = lxml_html.fromstring(await sample["svc"].read_bytes("/workspace/reports/again.html"))
+    cells = [c.text_content() for c in doc.xpath("//figure[@class='table']//td")]
+    assert all(cell in cells for cell in sample["words"]["cells"])
+    assert doc.xpath("//figure[@class='chart']/*[local-name()='svg']")
+    body = doc.xpath("string(//main)")
+    assert "report-chart-1.png" not in body and "!" + sample["words"]["chart"] not in body
+    quotes = doc.xpath("//section[@class='sources']//ul[@class='quotes']/li/@id")
+    assert len(quotes) == len(re.findall(r"^  - \[\d+\] ", first, re.M))

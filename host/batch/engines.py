@@ -1,0 +1,182 @@
+"""Where a batch's questions run: worker processes on this machine, or Ray tasks.
+
+An engine runs one attempt of one question (:func:`host.batch.worker.run_job`) and
+returns its outcome, or raises :class:`AttemptFailed` saying why it did not end: the
+worker raised (``failed``), was killed (``worker died``) or ran past the time limit
+(``timed out``; the worker is then killed). The coordinator decides on retries.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+import os
+import signal
+import sys
+import time
+from pathlib import Path
+from typing import Any, Protocol
+
+#: The folder holding the ``host`` package, put on the workers' path so that they run
+#: the same code as the batch.
+ROOT = Path(__file__).resolve().parents[2]
+
+
+class AttemptFailed(Exception):
+    """An attempt that did not end with an outcome.
+
+    Attributes:
+        kind: ``failed``, ``worker died`` or ``timed out``.
+    """
+
+    def __init__(self, kind: str, message: str) -> None:
+        super().__init__(f"{kind}: {message}")
+        self.kind = kind
+        self.message = message
+
+
+class Engine(Protocol):
+    name: str
+
+    async def start(self) -> None: ...
+
+    def slots(self) -> int: ...
+
+    async def attempt(self, job: dict[str, Any], timeout: float) -> dict[str, Any]: ...
+
+    async def close(self) -> None: ...
+
+
+def _last_line(text: str, width: int = 300) -> str:
+    lines = [ln.strip() for ln in text.splitlines() if ln.strip()]
+    return (lines[-1] if lines else "no output")[:width]
+
+
+class LocalEngine:
+    """Each attempt is its own ``python -m host.batch.worker`` process, in its own process
+    group (Ctrl-C reaches the batch, not the workers; a timeout kills the whole group).
+
+    Args:
+        logs: folder for each question's worker log (``<n>.log``, appended per attempt).
+    """
+
+    name = "local"
+
+    def __init__(self, logs: Path) -> None:
+        self.logs = logs
+
+    async def start(self) -> None:
+        self.logs.mkdir(parents=True, exist_ok=True)
+
+    def slots(self) -> int:
+        return max(1, os.cpu_count() or 1)
+
+    async def attempt(self, job: dict[str, Any], timeout: float) -> dict[str, Any]:
+        index = int(job["index"])
+        log, out = self.logs / f"{index:04d}.log", self.logs / f"{index:04d}.out"
+        env = {**os.environ}
+        env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), env.get("PYTHONPATH")]))
+        with log.open("a", encoding="utf-8") as err, out.open("w", encoding="utf-8") as stdout:
+            err.write(f"--- attempt at {time.strftime('%Y-%m-%d %H:%M:%S')}\n")
+            err.flush()
+            proc = await asyncio.create_subprocess_exec(
+                sys.executable,
+                "-m",
+                "host.batch.worker",
+                json.dumps(job, ensure_ascii=False),
+                stdin=asyncio.subprocess.DEVNULL,
+                stdout=stdout,
+                stderr=err,
+                start_new_session=True,
+                env=env,
+            )
+        try:
+            code = await asyncio.wait_for(proc.wait(), timeout)
+        except TimeoutError:
+            raise AttemptFailed("timed out", f"no result after {timeout:g} s") from None
+        finally:
+            _kill_group(proc.pid)  # what the worker started, and the worker on a timeout
+            await proc.wait()
+        if code == 0:
+            lines = [ln for ln in out.read_text(encoding="utf-8").splitlines() if ln[:1] == "{"]
+            if lines:
+                return json.loads(lines[-1])
+        if code < 0:
+            name = signal.Signals(-code).name if -code in signal.valid_signals() else -code
+            raise AttemptFailed("worker died", f"the worker process was killed ({name})")
+        raise AttemptFailed("failed", _last_line(log.read_text(encoding="utf-8")))
+
+    async def close(self) -> None:
+        return None
+
+
+def _kill_group(pid: int) -> None:
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(pid, signal.SIGKILL)
+
+
+class RayEngine:
+    """Each attempt is a Ray task (one CPU, no automatic retry: the coordinator retries,
+    and a retried question resumes from its checkpoint).
+
+    Args:
+        address: a running cluster (``ray://…`` or ``HOST:PORT``); None starts a local
+            one, listening on 127.0.0.1 only, for the length of the batch.
+    """
+
+    name = "ray"
+
+    def __init__(self, address: str | None) -> None:
+        self.address = address
+        self._remote: Any = None
+        self._cpus = 1
+
+    async def start(self) -> None:
+        if not self.address:
+            # A single-machine cluster: every Ray service on the loopback interface. Ray
+            # reads this when it is imported, and its processes inherit it.
+            os.environ.setdefault("RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER", "0")
+        import ray
+
+        from .worker import run_job
+
+        # Blocking, in the main thread, so that Ray can set its signal handlers.
+        logging.getLogger("ray").setLevel(logging.ERROR)
+        if self.address:
+            ray.init(address=self.address, logging_level=logging.ERROR, log_to_driver=False)
+        else:
+            ray.init(include_dashboard=False, logging_level=logging.ERROR, log_to_driver=False)
+        self._cpus = max(1, int(ray.cluster_resources().get("CPU", 1)))
+        self._remote = ray.remote(num_cpus=1, max_retries=0)(run_job)
+
+    def slots(self) -> int:
+        return self._cpus
+
+    async def attempt(self, job: dict[str, Any], timeout: float) -> dict[str, Any]:
+        import ray
+        from ray import exceptions as rex
+
+        ref = self._remote.remote(job)
+        try:
+            return await asyncio.wait_for(asyncio.wrap_future(ref.future()), timeout)
+        except TimeoutError:
+            ray.cancel(ref, force=True)
+            await asyncio.to_thread(ray.wait, [ref], timeout=120)
+            raise AttemptFailed("timed out", f"no result after {timeout:g} s") from None
+        except asyncio.CancelledError:
+            ray.cancel(ref, force=True)
+            raise
+        except (rex.WorkerCrashedError, rex.NodeDiedError, rex.TaskCancelledError) as exc:
+            raise AttemptFailed("worker died", _last_line(str(exc))) from None
+        except rex.RayTaskError as exc:
+            cause = exc.cause if isinstance(exc.cause, BaseException) else exc
+            raise AttemptFailed("failed", f"{type(cause).__name__}: {cause}"[:300]) from None
+        except rex.RayError as exc:
+            raise AttemptFailed("failed", _last_line(str(exc))) from None
+
+    async def close(self) -> None:
+        import ray
+
+        ray.shutdown()

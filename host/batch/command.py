@@ -68,12 +68,24 @@ def _demo(args: argparse.Namespace, state: BatchState, runs_dir: Path):
 
 
 async def _go(
-    args: argparse.Namespace, state: BatchState, engine: Any, world: Any, progress: Any
+    args: argparse.Namespace,
+    state: BatchState,
+    engine: Any,
+    world: Any,
+    progress: Any,
+    timing: dict[str, float],
 ) -> None:
     from .coordinator import run_batch
 
     progress.say(f"[dim]Starting the {engine.name} engine…[/dim]")
-    await engine.start()
+    started = time.perf_counter()
+    try:
+        await engine.start()
+    except (ConnectionError, RuntimeError, TimeoutError) as exc:
+        where = f" at {args.address}" if args.address else ""
+        reason = " ".join(str(exc).split())[:300]
+        raise ConfigError(f"the {engine.name} engine{where} did not start: {reason}") from None
+    timing["engine_start"] = time.perf_counter() - started
     try:
         concurrency = args.concurrency or engine.slots()
         progress.say(
@@ -129,6 +141,7 @@ def run_command(args: argparse.Namespace) -> int:
     started = time.perf_counter()
     before = state.counts()[DONE]
     interrupted = False
+    timing: dict[str, float] = {}
     progress = BatchProgress(state, quiet=args.quiet or args.json)
     try:
         with progress:
@@ -136,7 +149,8 @@ def run_command(args: argparse.Namespace) -> int:
                 # Ray prints its workers' failures on stdout: keep stdout for the result
                 with _demo(args, state, runs_dir) as world, contextlib.redirect_stdout(sys.stderr):
                     state.save()
-                    asyncio.run(_go(args, state, _engine(args, state), world, progress))
+                    engine = _engine(args, state)
+                    asyncio.run(_go(args, state, engine, world, progress, timing))
     except KeyboardInterrupt:
         interrupted = True
     finally:
@@ -157,6 +171,7 @@ def run_command(args: argparse.Namespace) -> int:
             "summaries": [str(p) for p in paths],
             "counts": counts,
             "seconds": round(seconds, 3),
+            "engine_start_seconds": round(timing.get("engine_start", 0.0), 3),
             "questions_per_minute": round(rate, 3),
             "rows": [row(j) for j in state.jobs],
         }

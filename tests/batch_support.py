@@ -8,9 +8,12 @@ import html.parser
 import json
 import os
 import shutil
+import signal
 import subprocess
+import time
 from pathlib import Path
 
+import pytest
 from cli_support import ROOT, quartet, shared_cache
 from openpyxl import load_workbook
 
@@ -106,3 +109,62 @@ def check_summaries(record: dict) -> None:
         assert (folder / link).resolve().is_file()
     text = "".join(parser.text)
     assert all(r["question"] in text for r in rows)
+
+
+def wait_for(condition, timeout: float, proc: subprocess.Popen) -> object:
+    """Poll ``condition`` until it returns something true; fail if ``proc`` ends first."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        found = condition()
+        if found:
+            return found
+        if proc.poll() is not None:
+            pytest.fail(f"the batch ended (exit {proc.returncode}) before the awaited state")
+        time.sleep(0.05)
+    pytest.fail("the awaited state never came")
+
+
+def researching(marker: Path, runs: Path) -> dict | None:
+    """The worker's note, once its run has checkpointed research and not finished."""
+    try:
+        note = json.loads(marker.read_text(encoding="utf-8"))
+        saved = json.loads((runs / note["run"] / "internal/checkpoint.json").read_text("utf-8"))
+    except (OSError, ValueError, KeyError):
+        return None
+    done = (runs / note["run"] / "internal/run.json").exists()
+    return note if saved.get("phase") == "research" and not done else None
+
+
+def run_killing_first_worker(cmd: list[str], runs: Path) -> tuple[int, dict, str, dict, Path]:
+    """Run the batch ``cmd`` (with ``--json``); once question 1's run has checkpointed its
+    research, SIGKILL the worker process running it. Returns the batch's exit status,
+    record and stderr, the worker's note from before the kill, and the batch folder."""
+    proc = subprocess.Popen(
+        cmd, cwd=ROOT, env=env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
+    try:
+        batch = wait_for(lambda: next(runs.glob("batch-*/jobs"), None), 300, proc).parent
+        note = wait_for(lambda: researching(batch / "jobs/0001.json", runs), 300, proc)
+        os.kill(note["pid"], signal.SIGKILL)
+        out, err = proc.communicate(timeout=600)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.communicate()
+    assert out.strip(), err[-3000:]
+    return proc.returncode, json.loads(out), err, note, batch
+
+
+def check_resumed_after_kill(record: dict, note: dict, batch: Path, runs: Path) -> None:
+    """Question 1 was tried again by another worker process, which resumed the same run
+    from its checkpoint; every other question ran once; one run folder per question."""
+    rows = record["rows"]
+    assert rows[0]["attempts"] == 2 and rows[0]["run_id"] == note["run"]
+    assert [r["attempts"] for r in rows[1:]] == [1] * (len(rows) - 1)
+    state = json.loads((batch / "batch.json").read_text(encoding="utf-8"))
+    assert state["jobs"][0]["result"]["resumed"] is True
+    after = json.loads((batch / "jobs/0001.json").read_text(encoding="utf-8"))
+    assert after["run"] == note["run"] and after["pid"] != note["pid"]
+    run_json = json.loads((runs / note["run"] / "internal/run.json").read_text("utf-8"))
+    assert run_json["resumed"] == 1 and run_json["exit_code"] == 0
+    assert run_folders(runs) == {r["run_id"] for r in rows}

@@ -1,5 +1,6 @@
 """``quartet batch`` on the local engine: the questions file, a batch of demo questions in
-worker processes, the summaries, a rerun that skips finished questions, and a time-out.
+worker processes, the summaries, a rerun that skips finished questions, and a time-out
+(the worker is killed and the question tried again).
 
 The Ray engine and a worker killed mid-question are in tests/test_batch_ray.py.
 """
@@ -11,7 +12,14 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from batch_support import QUESTIONS, batch_cmd, check_summaries, env, run_batch, run_folders
+from batch_support import (
+    QUESTIONS,
+    batch_cmd,
+    check_summaries,
+    env,
+    run_batch,
+    run_folders,
+)
 from batch_support import write_questions as write_text_questions
 from cli_support import ROOT, quartet
 from openpyxl import Workbook

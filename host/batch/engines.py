@@ -15,7 +15,6 @@ import logging
 import os
 import signal
 import sys
-import time
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -55,8 +54,13 @@ def _last_line(text: str, width: int = 300) -> str:
 
 
 class LocalEngine:
-    """Each attempt is its own ``python -m host.batch.worker`` process, in its own process
-    group (Ctrl-C reaches the batch, not the workers; a timeout kills the whole group).
+    """Worker processes on this machine (``python -m host.batch.worker``), each in its own
+    process group: Ctrl-C reaches the batch, not the workers.
+
+    A worker runs one question at a time and is kept for the next question when its
+    attempt ends well (the imports are paid once per worker, not once per question). A
+    worker whose attempt fails, dies or times out is killed with everything it started,
+    and the next attempt gets a new one.
 
     Args:
         logs: folder for each question's worker log (``<n>.log``, appended per attempt).
@@ -66,6 +70,8 @@ class LocalEngine:
 
     def __init__(self, logs: Path) -> None:
         self.logs = logs
+        self.idle: list[asyncio.subprocess.Process] = []
+        self.busy: set[asyncio.subprocess.Process] = set()
 
     async def start(self) -> None:
         self.logs.mkdir(parents=True, exist_ok=True)
@@ -73,48 +79,71 @@ class LocalEngine:
     def slots(self) -> int:
         return max(1, os.cpu_count() or 1)
 
-    async def attempt(self, job: dict[str, Any], timeout: float) -> dict[str, Any]:
-        index = int(job["index"])
-        log, out = self.logs / f"{index:04d}.log", self.logs / f"{index:04d}.out"
+    async def _worker(self) -> asyncio.subprocess.Process:
+        while self.idle:
+            proc = self.idle.pop()
+            if proc.returncode is None:
+                return proc
         env = {**os.environ}
         env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), env.get("PYTHONPATH")]))
-        with log.open("a", encoding="utf-8") as err, out.open("w", encoding="utf-8") as stdout:
-            err.write(f"--- attempt at {time.strftime('%Y-%m-%d %H:%M:%S')}\n")
-            err.flush()
-            proc = await asyncio.create_subprocess_exec(
+        with (self.logs / "workers.log").open("a", encoding="utf-8") as err:
+            return await asyncio.create_subprocess_exec(
                 sys.executable,
                 "-m",
                 "host.batch.worker",
-                json.dumps(job, ensure_ascii=False),
-                stdin=asyncio.subprocess.DEVNULL,
-                stdout=stdout,
-                stderr=err,
+                stdin=asyncio.subprocess.PIPE,
+                stdout=asyncio.subprocess.PIPE,
+                stderr=err,  # until its first question, whose log it then writes to
                 start_new_session=True,
                 env=env,
+                limit=2**24,
             )
+
+    async def attempt(self, job: dict[str, Any], timeout: float) -> dict[str, Any]:
+        log = self.logs / f"{int(job['index']):04d}.log"
+        proc = await self._worker()
+        assert proc.stdin is not None and proc.stdout is not None
+        self.busy.add(proc)
+        reply: dict[str, Any] = {}
         try:
-            code = await asyncio.wait_for(proc.wait(), timeout)
+            proc.stdin.write(json.dumps({**job, "log": str(log)}, ensure_ascii=False).encode())
+            proc.stdin.write(b"\n")
+            await proc.stdin.drain()
+            line = await asyncio.wait_for(proc.stdout.readline(), timeout)
+            reply = json.loads(line) if line.strip() else {}
         except TimeoutError:
             raise AttemptFailed("timed out", f"no result after {timeout:g} s") from None
+        except (BrokenPipeError, ConnectionResetError):
+            pass  # the worker is gone: said below
         finally:
-            _kill_group(proc.pid)  # what the worker started, and the worker on a timeout
-            await proc.wait()
-        if code == 0:
-            lines = [ln for ln in out.read_text(encoding="utf-8").splitlines() if ln[:1] == "{"]
-            if lines:
-                return json.loads(lines[-1])
-        if code < 0:
+            self.busy.discard(proc)
+            if "ok" in reply:
+                self.idle.append(proc)
+            else:  # what the worker started, and the worker on a timeout or a failure
+                await _end(proc)
+        if "ok" in reply:
+            return reply["ok"]
+        if "error" in reply:
+            raise AttemptFailed("failed", str(reply["error"]))
+        code = proc.returncode
+        if code is not None and code < 0:
             name = signal.Signals(-code).name if -code in signal.valid_signals() else -code
             raise AttemptFailed("worker died", f"the worker process was killed ({name})")
-        raise AttemptFailed("failed", _last_line(log.read_text(encoding="utf-8")))
+        text = log.read_text(encoding="utf-8") if log.exists() else ""
+        raise AttemptFailed("worker died", f"the worker exited ({code}): {_last_line(text)}")
 
     async def close(self) -> None:
-        return None
+        for proc in [*self.idle, *self.busy]:
+            await _end(proc)
+        self.idle.clear()
+        self.busy.clear()
 
 
-def _kill_group(pid: int) -> None:
+async def _end(proc: asyncio.subprocess.Process) -> None:
+    """Kill a worker and everything it started; wait for it."""
     with contextlib.suppress(ProcessLookupError, PermissionError):
-        os.killpg(pid, signal.SIGKILL)
+        os.killpg(proc.pid, signal.SIGKILL)
+    await proc.wait()
 
 
 class RayEngine:

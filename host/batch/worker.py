@@ -8,17 +8,20 @@
   same folder, as ``quartet resume`` does;
 - otherwise a new run starts, and its id is noted as soon as its folder exists.
 
-``python -m host.batch.worker JOB_JSON`` runs one job and prints the outcome as JSON.
+``python -m host.batch.worker`` runs the jobs it reads on stdin, one after another (see
+:func:`serve`): the local engine's worker process.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import os
 import socket
 import sys
 import time
+import traceback
 from dataclasses import replace
 from pathlib import Path
 from types import SimpleNamespace
@@ -140,12 +143,30 @@ async def _run(
     return result.run.path
 
 
-def main(argv: list[str] | None = None) -> int:
-    """Run the job given as JSON in ``argv[0]``; print its outcome as one JSON line."""
-    args = sys.argv[1:] if argv is None else argv
-    print(json.dumps(run_job(json.loads(args[0])), ensure_ascii=False), flush=True)
+def serve() -> int:
+    """Run jobs one after another, for as long as the batch sends them.
+
+    Each line on stdin is a job (JSON, with ``log``: the question's log file, which then
+    receives this process's stderr). For each, one line on stdout: ``{"ok": outcome}``
+    or ``{"error": reason}``. Anything else the run prints goes to the log.
+    """
+    out = sys.stdout
+    for line in sys.stdin:
+        job = json.loads(line)
+        log = os.open(job["log"], os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
+        os.dup2(log, 2)  # this question's log, for this process and what it starts
+        os.close(log)
+        print(f"--- attempt at {time.strftime('%Y-%m-%d %H:%M:%S')}", file=sys.stderr)
+        with contextlib.redirect_stdout(sys.stderr):
+            try:
+                reply: dict[str, Any] = {"ok": run_job(job)}
+            except Exception as exc:
+                traceback.print_exc()
+                reply = {"error": f"{type(exc).__name__}: {exc}"[:300]}
+        out.write(json.dumps(reply, ensure_ascii=False) + "\n")
+        out.flush()
     return 0
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    raise SystemExit(serve())

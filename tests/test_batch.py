@@ -97,6 +97,16 @@ def test_bad_batch_options_are_one_line_errors(tmp_path, capsys):
             main(["batch", str(questions), "--runs-dir", str(tmp_path / "runs"), *args])
         err = capsys.readouterr().err
         assert stop.value.code == 2 and says in err and err.count("\n") == 1, err
+    # an unreachable cluster is refused at once, not waited for
+    with pytest.raises(SystemExit) as stop:
+        main(["batch", str(questions), "--runs-dir", str(tmp_path / "runs"), "--engine", "ray",
+              "--address", "127.0.0.1:1", "--quiet"])  # fmt: skip
+    err = capsys.readouterr().err
+    assert stop.value.code == 2, err
+    assert err.splitlines() == [
+        "quartet: error: the ray engine at 127.0.0.1:1 did not start: nothing answers at "
+        "127.0.0.1:1 ([Errno 111] Connection refused)"
+    ]
 
 
 def test_a_batch_of_demo_questions_runs_in_worker_processes_and_reruns_nothing(tmp_path):

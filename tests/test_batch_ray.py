@@ -6,12 +6,16 @@ is run again."""
 
 from __future__ import annotations
 
+import subprocess
+import sys
+
 import pytest
 from batch_support import (
     QUESTIONS,
     batch_cmd,
     check_resumed_after_kill,
     check_summaries,
+    env,
     run_batch,
     run_folders,
     run_killing_first_worker,
@@ -19,22 +23,49 @@ from batch_support import (
 )
 from cli_support import ROOT
 
+#: Starts a local cluster, prints its address, and keeps it until stdin closes.
+CLUSTER = """
+import ray, sys
+context = ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
+print(context.address_info["gcs_address"], flush=True)
+sys.stdin.read()
+ray.shutdown()
+"""
+
 
 @pytest.fixture(scope="module")
 def cluster():
-    """A local Ray cluster with 2 CPUs whose services listen on 127.0.0.1; its address."""
-    patch = pytest.MonkeyPatch()
-    patch.setenv("RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER", "0")  # loopback only
-    patch.setenv("PYTHONPATH", str(ROOT))  # the workers run this checkout
-    import ray  # after the setting above: Ray reads it when it is imported
+    """A local Ray cluster with 2 CPUs whose services listen on 127.0.0.1; its address.
 
-    context = ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
+    It is owned by a process of its own, so that nothing this test process imported
+    (agentscope imports Ray) decides how it listens.
+    """
+    # A cluster on loopback for this test only: no token (the batch's processes connect
+    # without one). Set here, so the batches started by the test get it too.
+    patch = pytest.MonkeyPatch()
+    patch.setenv("RAY_AUTH_MODE", "disabled")
+    # loopback only; the workers run this checkout
+    cluster_env = {**env(), "RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER": "0"}
+    proc = subprocess.Popen(
+        [sys.executable, "-c", CLUSTER],
+        cwd=ROOT,
+        env=cluster_env,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+    )
     try:
-        address = context.address_info["gcs_address"]
-        assert address.startswith("127.0.0.1:")
+        address = proc.stdout.readline().strip()
+        assert address.startswith("127.0.0.1:"), address
         yield address
     finally:
-        ray.shutdown()
+        proc.stdin.close()
+        try:
+            proc.wait(timeout=120)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
         patch.undo()
 
 

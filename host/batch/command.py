@@ -111,6 +111,10 @@ def run_command(args: argparse.Namespace) -> int:
     one failed or wrote none, 130 when interrupted (run it again to continue)."""
     questions = read_questions(Path(args.questions))
     _check(args)
+    if args.engine == "ray":
+        from .engines import RayEngine
+
+        RayEngine(args.address).prepare()
     settings = load_settings(
         {
             "model": args.model,

@@ -14,6 +14,7 @@ import json
 import logging
 import os
 import signal
+import socket
 import sys
 from pathlib import Path
 from typing import Any, Protocol
@@ -146,6 +147,23 @@ async def _end(proc: asyncio.subprocess.Process) -> None:
     await proc.wait()
 
 
+def _host(address: str) -> str:
+    """The host part of ``HOST:PORT`` or ``ray://HOST:PORT``."""
+    return address.split("://", 1)[-1].rpartition(":")[0].strip("[]") or address
+
+
+def _probe(address: str, timeout: float = 10.0) -> None:
+    """Check that something answers at a ``HOST:PORT`` address (Ray itself would keep
+    trying for minutes); ConnectionError when nothing does."""
+    if "://" in address or ":" not in address:
+        return
+    try:
+        port = int(address.rpartition(":")[2])
+        socket.create_connection((_host(address), port), timeout=timeout).close()
+    except (OSError, ValueError) as exc:
+        raise ConnectionError(f"nothing answers at {address} ({exc})") from None
+
+
 class RayEngine:
     """Each attempt is a Ray task (one CPU, no automatic retry: the coordinator retries,
     and a retried question resumes from its checkpoint).
@@ -162,11 +180,17 @@ class RayEngine:
         self._remote: Any = None
         self._cpus = 1
 
-    async def start(self) -> None:
-        if not self.address:
-            # A single-machine cluster: every Ray service on the loopback interface. Ray
-            # reads this when it is imported, and its processes inherit it.
+    def prepare(self) -> None:
+        """Before anything imports Ray (agentscope does): a local cluster, or one on a
+        loopback address, keeps every Ray service on 127.0.0.1 (and the address is not
+        rewritten to this machine's network address). Ray reads this when imported."""
+        if not self.address or _host(self.address) in ("127.0.0.1", "localhost", "::1"):
             os.environ.setdefault("RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER", "0")
+
+    async def start(self) -> None:
+        if self.address:
+            _probe(self.address)
+        self.prepare()
         import ray
 
         from .worker import run_job

@@ -1,4 +1,4 @@
-"""The command line: ``quartet {run,demo,resume,replay,runs,show,tools,mcp}``
+"""The command line: ``quartet {run,demo,batch,resume,replay,runs,show,tools,mcp}``
 (also ``python -m host``).
 
 Start-up is kept fast: this module imports only the standard library and light modules
@@ -328,6 +328,12 @@ def _cmd_replay(args: argparse.Namespace) -> int:
     return 1
 
 
+def _cmd_batch(args: argparse.Namespace) -> int:
+    from .batch.command import run_command
+
+    return run_command(args)
+
+
 def _cmd_mcp(args: argparse.Namespace) -> int:
     import asyncio
 
@@ -549,6 +555,64 @@ def build_parser() -> argparse.ArgumentParser:
     replay.add_argument("--quiet", action="store_true", help="print only the verdict")
     replay.add_argument("--json", action="store_true", help="print the verdict as JSON")
     replay.set_defaults(func=_cmd_replay, input=None)
+    batch = sub.add_parser(
+        "batch", help="research many questions, each its own run, several at once"
+    )
+    batch.add_argument(
+        "questions",
+        metavar="QUESTIONS",
+        help="a text file (one question a line), or a CSV or XLSX file with a question "
+        "column and optional input and formats columns",
+    )
+    batch.add_argument(
+        "--engine",
+        choices=("local", "ray"),
+        default="local",
+        help="local: worker processes on this machine (default); ray: Ray tasks",
+    )
+    batch.add_argument(
+        "--address",
+        metavar="ADDR",
+        help="the Ray cluster to use (default: start a local one on 127.0.0.1)",
+    )
+    batch.add_argument(
+        "--concurrency",
+        type=int,
+        metavar="N",
+        help="questions running at once (default: the cores, or the cluster's CPUs)",
+    )
+    batch.add_argument(
+        "--input", metavar="DIR", help="input folder for rows that name none (read-only)"
+    )
+    batch.add_argument("--formats", help="report formats for rows that name none: md,html,pdf,pptx")
+    batch.add_argument("--model", help="brain of every run: offline (default) or PROVIDER:NAME")
+    batch.add_argument(
+        "--demo",
+        action="store_true",
+        help="research the bundled demo web, served once for the whole batch",
+    )
+    batch.add_argument(
+        "--retries",
+        type=int,
+        metavar="N",
+        help="further attempts for a question that fails, dies or times out (default 2)",
+    )
+    batch.add_argument(
+        "--timeout",
+        type=float,
+        metavar="SECONDS",
+        help="time an attempt may take before its worker is killed (default 3600)",
+    )
+    batch.add_argument(
+        "--max-rounds", dest="max_rounds", type=int, metavar="N", help="rounds per sub-question"
+    )
+    batch.add_argument(
+        "--max-pages", dest="max_pages", type=int, metavar="N", help="pages read per question"
+    )
+    runs_dir(batch)
+    batch.add_argument("--quiet", action="store_true", help="print only the summaries' paths")
+    batch.add_argument("--json", action="store_true", help="print the batch's rows as JSON")
+    batch.set_defaults(func=_cmd_batch)
 
     mcp = sub.add_parser("mcp", help="serve one subagent's toolkit as an MCP server (stdio)")
     mcp.add_argument("subagent", choices=PIPELINE_ORDER)

@@ -51,7 +51,7 @@ if [ "$(cat "$STAMP" 2>/dev/null)" != "$want" ]; then
   say "installing Python packages (first run takes about a minute)"
   log="$VENV/pip-install.log"
   if ! { "$VENV/bin/python" -m pip install -q --disable-pip-version-check --upgrade pip &&
-         "$VENV/bin/python" -m pip install -q --disable-pip-version-check -e '.[dev]'; } \
+         "$VENV/bin/python" -m pip install -q --disable-pip-version-check -e '.[dev,ray]'; } \
        >"$log" 2>&1 ||
      ! "$VENV/bin/python" -c "import agentscope, playwright, trafilatura, weasyprint" 2>>"$log"
   then

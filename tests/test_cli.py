@@ -17,7 +17,16 @@ from subagents import PIPELINE_ORDER, SPECS, all_tool_schemas
 
 ROOT = Path(__file__).resolve().parent.parent
 #: What light commands (help, version, runs, show, settings) must never import.
-HEAVY = ("agentscope", "playwright", "weasyprint", "matplotlib", "pandas", "rich", "mcp")
+HEAVY = (
+    "agentscope",
+    "playwright",
+    "weasyprint",
+    "matplotlib",
+    "pandas",
+    "rich",
+    "mcp",
+    "ray",
+)
 
 
 def test_tools_json_prints_the_builders_schemas():

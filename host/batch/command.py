@@ -1,0 +1,205 @@
+"""``quartet batch QUESTIONS``: read the questions, prepare or find the batch, run it on
+the chosen engine with live progress, and write the summaries."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import importlib.util
+import json
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from ..config import ConfigError, load_settings, make_runs_dir
+from .questions import read_questions
+from .state import DONE, BatchState
+
+DEFAULT_RETRIES = 2
+DEFAULT_TIMEOUT = 3600.0
+
+
+def _check(args: argparse.Namespace) -> None:
+    if args.engine == "ray" and importlib.util.find_spec("ray") is None:
+        raise ConfigError("--engine ray needs Ray: pip install 'quartet[ray]'")
+    if args.address and args.engine != "ray":
+        raise ConfigError("--address is the address of a Ray cluster: use it with --engine ray")
+    if args.concurrency is not None and args.concurrency <= 0:
+        raise ConfigError(f"--concurrency: must be positive, got {args.concurrency}")
+    if args.retries is not None and args.retries < 0:
+        raise ConfigError(f"--retries: must be 0 or more, got {args.retries}")
+    if args.timeout is not None and args.timeout <= 0:
+        raise ConfigError(f"--timeout: must be positive, got {args.timeout:g}")
+
+
+def _engine(args: argparse.Namespace, state: BatchState) -> Any:
+    from .engines import LocalEngine, RayEngine
+
+    if args.engine == "ray":
+        return RayEngine(args.address)
+    return LocalEngine(state.folder / "logs")
+
+
+@contextlib.contextmanager
+def _demo(args: argparse.Namespace, state: BatchState, runs_dir: Path):
+    """The demo world for the whole batch (where the last run of the batch served it, when
+    those ports are free), as plain data for the workers; None without ``--demo``."""
+    if not args.demo:
+        yield None
+        return
+    from demo.web import demo_world
+
+    with contextlib.ExitStack() as stack:
+        world = None
+        if state.demo_ports:
+            with contextlib.suppress(OSError):
+                world = stack.enter_context(demo_world(runs_dir, ports=tuple(state.demo_ports)))
+        if world is None:
+            world = stack.enter_context(demo_world(runs_dir))
+        state.demo_ports = list(world.ports)
+        yield {
+            "endpoints": dict(world.endpoints),
+            "hosts": list(world.hosts),
+            "ports": list(world.ports),
+            "input_dir": str(world.input_dir),
+        }
+
+
+async def _go(
+    args: argparse.Namespace,
+    state: BatchState,
+    engine: Any,
+    world: Any,
+    progress: Any,
+    timing: dict[str, float],
+) -> None:
+    from .coordinator import run_batch
+
+    progress.say(f"[dim]Starting the {engine.name} engine…[/dim]")
+    started = time.perf_counter()
+    try:
+        await engine.start()
+    except (ConnectionError, RuntimeError, TimeoutError) as exc:
+        where = f" at {args.address}" if args.address else ""
+        reason = " ".join(str(exc).split())[:300]
+        raise ConfigError(f"the {engine.name} engine{where} did not start: {reason}") from None
+    timing["engine_start"] = time.perf_counter() - started
+    try:
+        concurrency = args.concurrency or engine.slots()
+        progress.say(
+            f"[bold]Batch[/bold] {state.id}: {len(state.jobs)} questions"
+            f" ({state.counts()['done']} done before), {concurrency} at once on the "
+            f"{engine.name} engine → {state.folder}"
+        )
+        await run_batch(
+            state,
+            engine,
+            concurrency=concurrency,
+            retries=DEFAULT_RETRIES if args.retries is None else args.retries,
+            timeout=args.timeout or DEFAULT_TIMEOUT,
+            demo_world=world,
+            on_event=progress,
+        )
+    finally:
+        await engine.close()
+
+
+def run_command(args: argparse.Namespace) -> int:
+    """Run the batch ``args`` describes; 0 when every question ended with a report, 1 when
+    one failed or wrote none, 130 when interrupted (run it again to continue)."""
+    questions = read_questions(Path(args.questions))
+    _check(args)
+    if args.engine == "ray":
+        from .engines import RayEngine
+
+        RayEngine(args.address).prepare()
+    settings = load_settings(
+        {
+            "model": args.model,
+            "formats": args.formats,
+            "input": args.input,
+            "runs_dir": args.runs_dir,
+            "max_pages": args.max_pages,
+            "max_rounds": args.max_rounds,
+        }
+    )
+    from ..brains import parse_spec
+
+    parse_spec(settings.model)
+    runs_dir = make_runs_dir(settings.runs_dir)
+    state = BatchState.prepare(
+        runs_dir,
+        Path(args.questions),
+        questions,
+        model=settings.model,
+        formats=settings.formats,
+        input_dir=str(settings.input_dir.resolve()) if settings.input_dir else None,
+        demo=bool(args.demo),
+        options={"max_pages": args.max_pages, "max_rounds": args.max_rounds},
+    )
+    from .progress import BatchProgress, per_minute
+    from .summary import write_summaries
+
+    started = time.perf_counter()
+    before = state.counts()[DONE]
+    interrupted = False
+    timing: dict[str, float] = {}
+    progress = BatchProgress(state, quiet=args.quiet or args.json)
+    try:
+        with progress:
+            if before < len(state.jobs):  # something to run: serve the demo, start the engine
+                # Ray prints its workers' failures on stdout: keep stdout for the result
+                with _demo(args, state, runs_dir) as world, contextlib.redirect_stdout(sys.stderr):
+                    state.save()
+                    engine = _engine(args, state)
+                    asyncio.run(_go(args, state, engine, world, progress, timing))
+    except KeyboardInterrupt:
+        interrupted = True
+    finally:
+        state.save()
+        paths = write_summaries(state)
+    seconds = time.perf_counter() - started
+    counts = state.counts()
+    ran = counts[DONE] - before
+    rate = per_minute(ran, seconds)
+    codes = [(j.result or {}).get("exit_code") for j in state.jobs if j.status == DONE]
+    if args.json:
+        from .summary import row
+
+        record = {
+            "id": state.id,
+            "folder": str(state.folder),
+            "engine": args.engine,
+            "summaries": [str(p) for p in paths],
+            "counts": counts,
+            "seconds": round(seconds, 3),
+            "engine_start_seconds": round(timing.get("engine_start", 0.0), 3),
+            "questions_per_minute": round(rate, 3),
+            "rows": [row(j) for j in state.jobs],
+        }
+        print(json.dumps(record, ensure_ascii=False, indent=2))
+    elif args.quiet:
+        for path in paths:
+            print(path)
+    else:
+        answered = sum(1 for c in codes if c == 0)
+        progress.console.print(
+            f"[bold]Batch {state.id}[/bold]: {counts[DONE]} of {len(state.jobs)} questions "
+            f"ended ({answered} answered, {codes.count(3)} found nothing), "
+            f"{counts['failed']} failed; {ran} ran in {seconds:.1f} s ({rate:.2f} per minute).",
+            soft_wrap=True,
+        )
+        for path in paths:
+            print(path)
+    if interrupted:
+        print(
+            "quartet: interrupted; run the same command again to continue the batch "
+            "(finished questions are skipped, stopped ones resume)",
+            file=sys.stderr,
+        )
+        return 130
+    if counts[DONE] < len(state.jobs) or any(c not in (0, 3) for c in codes):
+        return 1
+    return 0

@@ -1,0 +1,122 @@
+"""What the user sees while a batch works: a bar over the whole batch, a line per running
+question with its attempt and time, and a line as each question ends or is retried."""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from rich.console import Console
+from rich.markup import escape
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    SpinnerColumn,
+    TaskID,
+    TextColumn,
+    TimeElapsedColumn,
+)
+
+from .state import BatchState, Job
+
+WIDTH = 60
+
+
+def _short(text: str, width: int = WIDTH) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= width else text[: width - 1].rstrip() + "…"
+
+
+def per_minute(done: int, seconds: float) -> float:
+    return 60.0 * done / seconds if seconds > 0 else 0.0
+
+
+class BatchProgress:
+    """An ``on_event`` callback for :func:`host.batch.coordinator.run_batch` (rich, on
+    stderr); ``quiet`` shows nothing."""
+
+    def __init__(self, state: BatchState, quiet: bool = False) -> None:
+        self.state = state
+        self.quiet = quiet
+        self.console = Console(stderr=True, highlight=False)
+        self.started = time.perf_counter()
+        self.ended = 0
+        self.bar = Progress(
+            SpinnerColumn(),
+            TextColumn("{task.description}"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TimeElapsedColumn(),
+            console=self.console,
+            transient=True,
+            disable=quiet,
+        )
+        self.total: TaskID | None = None
+        self.running: dict[int, TaskID] = {}
+
+    def __enter__(self) -> BatchProgress:
+        done = self.state.counts()["done"]
+        self.bar.start()
+        self.total = self.bar.add_task("[bold]batch[/bold]", total=len(self.state.jobs))
+        self.bar.update(self.total, completed=done)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.bar.stop()
+
+    def say(self, text: str) -> None:
+        if not self.quiet:
+            self.console.print(text, soft_wrap=True)
+
+    def __call__(self, kind: str, data: dict[str, Any]) -> None:
+        if self.quiet:
+            return
+        job: Job = data["job"]
+        label = f"#{job.index} {escape(_short(job.question))}"
+        if kind == "start":
+            more = ""
+            if data["try"] > 1:
+                more = f" [dim](attempt {data['try']} of {data['tries']})[/dim]"
+            task = self.running.pop(job.index, None)
+            if task is not None:
+                self.bar.remove_task(task)
+            self.running[job.index] = self.bar.add_task(label + more, total=None)
+            return
+        task = self.running.pop(job.index, None)
+        if task is not None:
+            self.bar.remove_task(task)
+        if kind == "retry":
+            self.say(f"[yellow]↻[/yellow] {label}: {escape(str(data['error']))}; trying again")
+            return
+        self.ended += 1
+        if self.total is not None:
+            self.bar.advance(self.total)
+        if kind == "failed":
+            self.say(
+                f"[red]✗[/red] {label}: gave up after {job.attempts} attempts: "
+                f"{escape(str(data['error']))}"
+            )
+        else:
+            self.say(f"{self._mark(job)} {label} [dim]{escape(self._figures(job))}[/dim]")
+
+    @staticmethod
+    def _mark(job: Job) -> str:
+        code = (job.result or {}).get("exit_code")
+        return {0: "[green]✓[/green]", 3: "[yellow]∅[/yellow]"}.get(code, "[red]✗[/red]")
+
+    @staticmethod
+    def _figures(job: Job) -> str:
+        r = job.result or {}
+        parts = [f"exit {r.get('exit_code')}"]
+        if r.get("parts"):
+            parts.append(f"{r.get('answered') or 0}/{r['parts']} answered")
+        parts.append(f"{r.get('citations') or 0} citations")
+        parts.append(f"{job.seconds:.1f} s")
+        if r.get("resumed"):
+            parts.append("resumed from its checkpoint")
+        if r.get("reused"):
+            parts.append("had finished before")
+        if r.get("report"):
+            parts.append(str(r["report"]))
+        return " · ".join(parts)

@@ -1,0 +1,143 @@
+"""The batch's summary, one row per question, as ``summary.csv``, ``summary.xlsx`` and
+``summary.html`` in ``runs/batch-<id>/``.
+
+Each row: the question, its status and exit code, the sub-questions answered, the
+citations, the time and tokens, the attempts, the run folder and the report (a link in
+the HTML and the workbook, relative to the batch folder).
+"""
+
+from __future__ import annotations
+
+import csv
+import html
+import os
+from pathlib import Path
+from typing import Any
+
+from .state import DONE, BatchState, Job
+
+COLUMNS = (
+    ("index", "#"),
+    ("question", "question"),
+    ("status", "status"),
+    ("exit_code", "exit code"),
+    ("answered", "answered"),
+    ("parts", "sub-questions"),
+    ("citations", "citations"),
+    ("seconds", "seconds"),
+    ("tokens_in", "tokens in"),
+    ("tokens_out", "tokens out"),
+    ("attempts", "attempts"),
+    ("run_id", "run"),
+    ("report", "report"),
+    ("error", "error"),
+)
+FILES = ("summary.csv", "summary.xlsx", "summary.html")
+
+
+def row(job: Job) -> dict[str, Any]:
+    """The summary row of one question."""
+    result = job.result or {}
+    return {
+        "index": job.index,
+        "question": job.question,
+        "status": result.get("status") if job.status == DONE else job.status,
+        "exit_code": result.get("exit_code"),
+        "answered": result.get("answered"),
+        "parts": result.get("parts"),
+        "citations": result.get("citations"),
+        "seconds": round(job.seconds, 1),
+        "tokens_in": result.get("tokens_in"),
+        "tokens_out": result.get("tokens_out"),
+        "attempts": job.attempts,
+        "run_id": job.run_id,
+        "report": result.get("report"),
+        "error": job.error,
+    }
+
+
+def _link(report: str | None, folder: Path) -> str | None:
+    return os.path.relpath(report, folder) if report else None
+
+
+def write_csv(path: Path, rows: list[dict[str, Any]]) -> None:
+    with path.open("w", encoding="utf-8", newline="") as fh:
+        writer = csv.writer(fh)
+        writer.writerow([title for _, title in COLUMNS])
+        for r in rows:
+            writer.writerow(["" if r[key] is None else r[key] for key, _ in COLUMNS])
+
+
+def write_xlsx(path: Path, rows: list[dict[str, Any]]) -> None:
+    from openpyxl import Workbook
+    from openpyxl.styles import Font
+
+    book = Workbook()
+    sheet = book.active
+    sheet.title = "batch"
+    sheet.append([title for _, title in COLUMNS])
+    for cell in sheet[1]:
+        cell.font = Font(bold=True)
+    report_col = [key for key, _ in COLUMNS].index("report") + 1
+    for r in rows:
+        sheet.append([r[key] for key, _ in COLUMNS])
+        link = _link(r["report"], path.parent)
+        if link:
+            cell = sheet.cell(row=sheet.max_row, column=report_col)
+            cell.hyperlink, cell.style = link, "Hyperlink"
+    for letter, width in (("B", 60), ("L", 24), ("M", 50), ("N", 40)):
+        sheet.column_dimensions[letter].width = width
+    sheet.freeze_panes = "A2"
+    book.save(path)
+
+
+STYLE = """body{font-family:system-ui,sans-serif;margin:2em;color:#222}
+table{border-collapse:collapse;font-size:14px}th,td{border:1px solid #ccc;padding:4px 8px;
+text-align:left;vertical-align:top}th{background:#f2f2f2}td.n{text-align:right}
+tr.failed td{background:#fde8e8}tr.nothing td{background:#fff7e0}"""
+
+
+def write_html(path: Path, rows: list[dict[str, Any]], state: BatchState) -> None:
+    def cell(r: dict[str, Any], key: str) -> str:
+        value = r[key]
+        if key == "report" and value:
+            href = html.escape(_link(value, path.parent) or "", quote=True)
+            return f'<td><a href="{href}">{html.escape(Path(value).name)}</a></td>'
+        text = "" if value is None else html.escape(str(value))
+        numeric = isinstance(value, int | float) and not isinstance(value, bool)
+        return f'<td class="n">{text}</td>' if numeric else f"<td>{text}</td>"
+
+    def kind(r: dict[str, Any]) -> str:
+        if r["status"] not in ("finished", "interrupted"):
+            return ' class="failed"'
+        return ' class="nothing"' if r["exit_code"] == 3 else ""
+
+    counts = state.counts()
+    head = "".join(f"<th>{html.escape(title)}</th>" for _, title in COLUMNS)
+    body = "\n".join(
+        f"<tr{kind(r)}>" + "".join(cell(r, key) for key, _ in COLUMNS) + "</tr>" for r in rows
+    )
+    title = f"Quartet batch {state.id}"
+    page = f"""<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8"><title>{html.escape(title)}</title>
+<style>{STYLE}</style></head><body>
+<h1>{html.escape(title)}</h1>
+<p>{len(rows)} questions from {html.escape(state.source)}: {counts["done"]} done,
+{counts["failed"]} failed, {counts["pending"] + counts["running"]} not run.
+Model: {html.escape(state.model)}.</p>
+<table><thead><tr>{head}</tr></thead><tbody>
+{body}
+</tbody></table></body></html>
+"""
+    path.write_text(page, encoding="utf-8")
+
+
+def write_summaries(state: BatchState) -> list[Path]:
+    """Write the three summaries into the batch folder; their paths."""
+    rows = [row(job) for job in state.jobs]
+    state.folder.mkdir(parents=True, exist_ok=True)
+    paths = [state.folder / name for name in FILES]
+    write_csv(paths[0], rows)
+    write_xlsx(paths[1], rows)
+    write_html(paths[2], rows, state)
+    return paths

@@ -1,0 +1,172 @@
+"""One question of a batch, run to its end in a worker (a local process or a Ray task).
+
+:func:`run_job` decides from the question's note (``jobs/<n>.json``) and its run folder:
+
+- the run already finished (its ``run.json`` exists): nothing runs again, its record is
+  read back;
+- the run stopped with a checkpoint (its worker died or timed out): it is resumed in the
+  same folder, as ``quartet resume`` does;
+- otherwise a new run starts, and its id is noted as soon as its folder exists.
+
+``python -m host.batch.worker`` runs the jobs it reads on stdin, one after another (see
+:func:`serve`): the local engine's worker process.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import os
+import socket
+import sys
+import time
+import traceback
+from dataclasses import replace
+from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
+
+from ..config import Settings, load_settings
+from ..runs import CHECKPOINT_JSON, RUN_JSON, read_run
+
+
+def read_note(marker: Path) -> dict[str, Any]:
+    try:
+        data = json.loads(marker.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def _write_note(marker: Path, note: dict[str, Any]) -> None:
+    marker.parent.mkdir(parents=True, exist_ok=True)
+    tmp = marker.with_name(f".{marker.name}.{os.getpid()}")
+    tmp.write_text(json.dumps(note, ensure_ascii=False), encoding="utf-8")
+    os.replace(tmp, marker)
+
+
+def job_settings(job: dict[str, Any]) -> Settings:
+    """The settings of a job's run: its own flags, then this worker's environment and
+    ``quartet.toml`` (API keys come from the worker's environment only)."""
+    flags = {
+        "model": job.get("model"),
+        "formats": ",".join(job.get("formats") or []) or None,
+        "input": job.get("input_dir"),
+        "runs_dir": job["runs_dir"],
+        "max_pages": job.get("max_pages"),
+        "max_rounds": job.get("max_rounds"),
+        "quiet": True,
+    }
+    settings = load_settings(flags)
+    world = job.get("demo")
+    if world:
+        from ..cli import demo_settings
+
+        served = SimpleNamespace(
+            endpoints=world["endpoints"],
+            hosts=tuple(world["hosts"]),
+            ports=tuple(world["ports"]),
+            input_dir=Path(world["input_dir"]),
+        )
+        settings = demo_settings(settings, served)
+        if job.get("input_dir"):
+            settings = replace(settings, input_dir=Path(job["input_dir"]))
+    return settings
+
+
+def outcome(folder: Path, resumed: bool = False) -> dict[str, Any]:
+    """What the batch's summary needs from a finished run folder."""
+    detail = read_run(folder)
+    run = detail.summary
+    reports = [str(p) for p in detail.outputs]
+    html = [p for p in reports if p.endswith(".html")]
+    return {
+        "run_id": run.id,
+        "path": str(run.path),
+        "status": run.status,
+        "exit_code": run.exit_code,
+        "answered": run.answered,
+        "parts": run.parts,
+        "citations": detail.citations,
+        "run_seconds": run.seconds,
+        "tokens_in": detail.tokens.get("input", 0),
+        "tokens_out": detail.tokens.get("output", 0),
+        "reports": reports,
+        "report": (html or reports or [None])[0],
+        "resumed": resumed,
+        "host": socket.gethostname(),
+    }
+
+
+def run_job(job: dict[str, Any]) -> dict[str, Any]:
+    """Run one question of a batch to its end: new, resumed from its checkpoint, or, when
+    its run already finished, only read back.
+
+    Args:
+        job: a payload from :meth:`host.batch.state.BatchState.payload`.
+
+    Returns:
+        The run's :func:`outcome`, plus ``reused`` (it had finished before).
+    """
+    marker = Path(job["marker"])
+    runs_dir = Path(job["runs_dir"])
+    note = read_note(marker)
+    folder = runs_dir / note["run"] if note.get("run") else None
+    if folder is not None and (folder / RUN_JSON).is_file():
+        return {**outcome(folder), "reused": True}
+    note = {**note, "pid": os.getpid(), "host": socket.gethostname(), "started": time.time()}
+    _write_note(marker, note)
+    resume = folder is not None and (folder / CHECKPOINT_JSON).is_file()
+    path = asyncio.run(_run(job, folder if resume else None, marker, note))
+    return {**outcome(path, resumed=resume), "reused": False}
+
+
+async def _run(
+    job: dict[str, Any], folder: Path | None, marker: Path, note: dict[str, Any]
+) -> Path:
+    from ..brains import make_brain
+    from ..hub import Host
+    from ..run import RunFolder
+
+    settings = job_settings(job)
+
+    def on_event(kind: str, data: dict[str, Any]) -> None:
+        if kind == "run_start":  # the folder exists: note it before any work is done
+            _write_note(marker, {**note, "run": data["run"].id})
+
+    host = Host(settings, make_brain(settings.model), on_event=on_event)
+    if folder is not None:
+        result = await host.resume(RunFolder.open(folder, settings.input_dir))
+    else:
+        result = await host.run(job["question"])
+    return result.run.path
+
+
+def serve() -> int:
+    """Run jobs one after another, for as long as the batch sends them.
+
+    Each line on stdin is a job (JSON, with ``log``: the question's log file, which then
+    receives this process's stderr). For each, one line on stdout: ``{"ok": outcome}``
+    or ``{"error": reason}``. Anything else the run prints goes to the log.
+    """
+    out = sys.stdout
+    for line in sys.stdin:
+        job = json.loads(line)
+        log = os.open(job["log"], os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
+        os.dup2(log, 2)  # this question's log, for this process and what it starts
+        os.close(log)
+        print(f"--- attempt at {time.strftime('%Y-%m-%d %H:%M:%S')}", file=sys.stderr)
+        with contextlib.redirect_stdout(sys.stderr):
+            try:
+                reply: dict[str, Any] = {"ok": run_job(job)}
+            except Exception as exc:
+                traceback.print_exc()
+                reply = {"error": f"{type(exc).__name__}: {exc}"[:300]}
+        out.write(json.dumps(reply, ensure_ascii=False) + "\n")
+        out.flush()
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(serve())

@@ -168,7 +168,7 @@ if __name__ == "__main__":
 """
 
 
-def test_the_workers_of_a_killed_process_exit_with_it(tmp_path):
+async def test_the_workers_of_a_killed_process_exit_with_it(tmp_path):
     import subprocess
 
     script = tmp_path / "hold_pool.py"

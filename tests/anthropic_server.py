@@ -15,8 +15,8 @@ import hashlib
 import json
 from typing import Any
 
-from openai_server import ScriptedOpenAI
-from wire_faults import Faults, fault_handler, text_of
+from faulty_openai_server import FaultyOpenAI
+from wire_faults import Faults, text_of
 
 CACHED_PREFIX_TOKENS = 100
 
@@ -43,24 +43,17 @@ def _marked(body: dict[str, Any]) -> bool:
     return any("cache_control" in b for b in [*blocks, *(body.get("tools") or [])])
 
 
-class ScriptedAnthropic(ScriptedOpenAI):
-    """The scripted model behind the Anthropic messages API."""
+class ScriptedAnthropic(FaultyOpenAI):
+    """The scripted model behind the Anthropic messages API (its faults as the OpenAI
+    server's)."""
 
     def __init__(self, plan: Any = None, faults: Faults | None = None) -> None:
-        self.faults = faults or Faults()
         self._cached: set[str] = set()
-        super().__init__(plan)
+        super().__init__(plan, faults)
 
     @property
     def base_url(self) -> str:  # the SDK adds /v1/messages
         return f"http://127.0.0.1:{self._server.server_address[1]}"
-
-    def _handler(self) -> Any:
-        return fault_handler(self)
-
-    def __exit__(self, *exc: object) -> None:
-        self.faults.release.set()
-        super().__exit__(*exc)
 
     @staticmethod
     def credential(headers: Any) -> str:

@@ -11,35 +11,15 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from openai_server import ScriptedOpenAI
-from wire_faults import Faults, fault_handler
+from faulty_openai_server import FaultyOpenAI
 
 
-class ScriptedOllama(ScriptedOpenAI):
-    """The scripted model behind the Ollama chat API."""
-
-    def __init__(self, plan: Any = None, faults: Faults | None = None) -> None:
-        self.faults = faults or Faults()
-        super().__init__(plan)
+class ScriptedOllama(FaultyOpenAI):
+    """The scripted model behind the Ollama chat API (its faults as the OpenAI server's)."""
 
     @property
     def base_url(self) -> str:
         return f"http://127.0.0.1:{self._server.server_address[1]}"
-
-    def _handler(self) -> Any:
-        return fault_handler(self)
-
-    def __exit__(self, *exc: object) -> None:
-        self.faults.release.set()
-        super().__exit__(*exc)
-
-    @staticmethod
-    def credential(headers: Any) -> str:
-        return headers.get("Authorization", "")
-
-    @staticmethod
-    def normalised(body: dict[str, Any]) -> dict[str, Any]:
-        return body
 
     def reply(self, body: dict[str, Any]) -> dict[str, Any]:
         answer = self.answer(body)

@@ -26,15 +26,6 @@ sys.path.insert(0, str(ROOT))
 
 from demo.web import DemoWorld, demo_world  # noqa: E402
 
-SOURCES = ("google", "bing", "sogou", "github", "wiki")
-
-
-def world_env(world: DemoWorld) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if not k.endswith(("_KEY", "_TOKEN"))}
-    env |= {f"QUARTET_{s.upper()}_URL": world.endpoints[s] for s in SOURCES}
-    env |= {"QUARTET_NETWORK": "allowlist", "QUARTET_ALLOW_HOSTS": "127.0.0.1,localhost"}
-    return env
-
 
 def command(world: DemoWorld, runs: Path) -> list[str]:
     return [
@@ -109,7 +100,7 @@ def main() -> None:
     args = parser.parse_args()
     rows = []
     with tempfile.TemporaryDirectory() as tmp, demo_world(Path(tmp) / "cache") as world:
-        env = world_env(world)
+        env = world.run_env(os.environ)
         fresh(world, Path(tmp) / "warm", env)  # warm the caches once
         for n in range(args.repeat):
             full = fresh(world, Path(tmp) / f"fresh{n}", env)

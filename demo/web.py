@@ -7,7 +7,7 @@ import json
 import os
 import secrets
 import shutil
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager, suppress
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -103,6 +103,14 @@ class DemoWorld:
     endpoints: dict[str, str]
     hosts: tuple[str, ...]
     site_requests: list[str]
+
+    def run_env(self, base: Mapping[str, str]) -> dict[str, str]:
+        """``base`` (an environment) pointed at this world, for a ``quartet run`` child
+        process: the demo's engines, loopback only, and no key or token variables."""
+        env = {k: v for k, v in base.items() if not k.endswith(("_KEY", "_TOKEN"))}
+        env |= {f"QUARTET_{s.upper()}_URL": url for s, url in self.endpoints.items()}
+        env |= {"QUARTET_NETWORK": "allowlist", "QUARTET_ALLOW_HOSTS": "127.0.0.1,localhost"}
+        return env
 
     @property
     def ports(self) -> tuple[int, int]:

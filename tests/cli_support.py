@@ -18,7 +18,6 @@ import pytest
 from demo.web import DemoWorld
 
 ROOT = Path(__file__).resolve().parents[1]
-SOURCES = ("google", "bing", "sogou", "github", "wiki")
 
 
 @cache
@@ -37,10 +36,7 @@ def quartet(*args: str) -> list[str]:
 
 def world_env(world: DemoWorld) -> dict[str, str]:
     """The environment that points ``quartet run`` at a demo world, with no keys."""
-    env = {k: v for k, v in os.environ.items() if not k.endswith(("_KEY", "_TOKEN"))}
-    env |= {f"QUARTET_{s.upper()}_URL": world.endpoints[s] for s in SOURCES}
-    env |= {"QUARTET_NETWORK": "allowlist", "QUARTET_ALLOW_HOSTS": "127.0.0.1,localhost"}
-    return env
+    return world.run_env(os.environ)
 
 
 def start_until(

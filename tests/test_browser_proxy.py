@@ -152,6 +152,17 @@ async def test_redirect_chains_and_https_hops_inside_are_refused(site, trap, bro
     assert trap.connections == []
 
 
+async def test_a_failed_navigation_never_interrupts_the_next_one(site, trap, browser):
+    """Chromium commits its error page after ``goto`` has failed; the next navigation on
+    that page would be cut short by it, so a failed page is replaced by a fresh one."""
+    for _ in range(8):
+        failed = await browser_navigate(site.url("/race/tls"), browser=browser)
+        assert text_of(failed).startswith("Error: "), text_of(failed)
+        opened = await browser_navigate(site.url("/static/article.html"), browser=browser)
+        assert text_of(opened).startswith("Opened "), text_of(opened)
+    assert trap.connections == []
+
+
 async def test_an_https_hop_inside_is_refused_for_the_chromium_tier(
     site, trap, browser, memory_service
 ):

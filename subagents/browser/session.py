@@ -198,6 +198,10 @@ class BrowserSession:
 
         A refusal of the URL itself or of any hop of its redirects counts; so does a
         navigation that failed because the proxy refused the tunnel for it.
+
+        A page whose navigation failed is closed: Chromium commits its error page a
+        moment later, and that commit would interrupt the next ``goto`` on the same page
+        (microsoft/playwright#35944). :meth:`page` and the reader pool open a fresh one.
         """
         failed: list[str] = []
 
@@ -210,6 +214,7 @@ class BrowserSession:
         try:
             response = await page.goto(url, wait_until="load")
         except PlaywrightError:
+            await _quiet(page.close())
             self._raise_refusal(url, [url, *failed], since)
             raise
         finally:

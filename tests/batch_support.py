@@ -54,9 +54,14 @@ def batch_cmd(questions: Path, runs: Path, *args: str) -> list[str]:
     return quartet("batch", str(questions), "--demo", "--runs-dir", str(runs), *SMALL, *args)
 
 
-def run_batch(cmd: list[str], timeout: float = 600) -> tuple[int, dict, str]:
-    """Run ``cmd`` (with ``--json``); its exit status, record and stderr."""
-    proc = subprocess.run(cmd, cwd=ROOT, env=env(), capture_output=True, text=True, timeout=timeout)
+def run_batch(
+    cmd: list[str], timeout: float = 600, environ: dict[str, str] | None = None
+) -> tuple[int, dict, str]:
+    """Run ``cmd`` (with ``--json``) in ``environ`` (default :func:`env`); its exit status,
+    record and stderr."""
+    proc = subprocess.run(
+        cmd, cwd=ROOT, env=environ or env(), capture_output=True, text=True, timeout=timeout
+    )
     assert proc.stdout.strip(), proc.stderr[-3000:]
     return proc.returncode, json.loads(proc.stdout), proc.stderr
 

@@ -7,8 +7,10 @@ The Ray engine and a worker killed mid-question are in tests/test_batch_ray.py.
 
 from __future__ import annotations
 
+import http.server
 import json
 import subprocess
+import threading
 from pathlib import Path
 
 import pytest
@@ -85,6 +87,11 @@ def test_bad_questions_files_are_one_line_errors(tmp_path, capsys, name, content
     assert not (tmp_path / "runs").exists()
 
 
+class _QuietHandler(http.server.BaseHTTPRequestHandler):
+    def log_message(self, format: str, *args: object) -> None:
+        pass
+
+
 def test_bad_batch_options_are_one_line_errors(tmp_path, capsys):
     questions = write_text_questions(tmp_path)
     for args, says in (
@@ -107,6 +114,21 @@ def test_bad_batch_options_are_one_line_errors(tmp_path, capsys):
         "quartet: error: the ray engine at 127.0.0.1:1 did not start: nothing answers at "
         "127.0.0.1:1 ([Errno 111] Connection refused)"
     ]
+    # so is an address where something other than a Ray cluster answers
+    with http.server.ThreadingHTTPServer(("127.0.0.1", 0), _QuietHandler) as web:
+        threading.Thread(target=web.serve_forever, daemon=True).start()
+        address = f"127.0.0.1:{web.server_address[1]}"
+        with pytest.raises(SystemExit) as stop:
+            main(["batch", str(questions), "--runs-dir", str(tmp_path / "runs"), "--engine",
+                  "ray", "--address", address, "--quiet"])  # fmt: skip
+        web.shutdown()
+    err = capsys.readouterr().err
+    assert stop.value.code == 2, err
+    assert err.splitlines() == [
+        f"quartet: error: the ray engine at {address} did not start: no Ray cluster answers at "
+        f"{address} (UNAVAILABLE)"
+    ]
+    assert not (tmp_path / "runs").exists()  # refused before the batch wrote anything
 
 
 def test_a_batch_of_demo_questions_runs_in_worker_processes_and_reruns_nothing(tmp_path):

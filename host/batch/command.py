@@ -34,12 +34,25 @@ def _check(args: argparse.Namespace) -> None:
         raise ConfigError(f"--timeout: must be positive, got {args.timeout:g}")
 
 
-def _engine(args: argparse.Namespace, state: BatchState) -> Any:
-    from .engines import LocalEngine, RayEngine
+def _ray_engine(args: argparse.Namespace) -> Any:
+    """The Ray engine, prepared before anything imports Ray; a cluster at ``--address`` is
+    asked at once whether it answers and takes the token (ConfigError when not), before
+    the batch writes anything."""
+    from .engines import RayEngine
 
-    if args.engine == "ray":
-        return RayEngine(args.address)
-    return LocalEngine(state.folder / "logs")
+    engine = RayEngine(args.address)
+    engine.prepare()
+    try:
+        engine.check()
+    except ConnectionError as exc:
+        raise ConfigError(_not_started(engine, args, exc)) from None
+    return engine
+
+
+def _not_started(engine: Any, args: argparse.Namespace, exc: BaseException) -> str:
+    where = f" at {args.address}" if args.address else ""
+    reason = " ".join(str(exc).split())[:300]
+    return f"the {engine.name} engine{where} did not start: {reason}"
 
 
 @contextlib.contextmanager
@@ -82,9 +95,7 @@ async def _go(
     try:
         await engine.start()
     except (ConnectionError, RuntimeError, TimeoutError) as exc:
-        where = f" at {args.address}" if args.address else ""
-        reason = " ".join(str(exc).split())[:300]
-        raise ConfigError(f"the {engine.name} engine{where} did not start: {reason}") from None
+        raise ConfigError(_not_started(engine, args, exc)) from None
     timing["engine_start"] = time.perf_counter() - started
     try:
         concurrency = args.concurrency or engine.slots()
@@ -111,10 +122,7 @@ def run_command(args: argparse.Namespace) -> int:
     one failed or wrote none, 130 when interrupted (run it again to continue)."""
     questions = read_questions(Path(args.questions))
     _check(args)
-    if args.engine == "ray":
-        from .engines import RayEngine
-
-        RayEngine(args.address).prepare()
+    ray_engine = _ray_engine(args) if args.engine == "ray" else None
     settings = load_settings(
         {
             "model": args.model,
@@ -139,6 +147,7 @@ def run_command(args: argparse.Namespace) -> int:
         demo=bool(args.demo),
         options={"max_pages": args.max_pages, "max_rounds": args.max_rounds},
     )
+    from .engines import LocalEngine
     from .progress import BatchProgress, per_minute
     from .summary import write_summaries
 
@@ -153,7 +162,7 @@ def run_command(args: argparse.Namespace) -> int:
                 # Ray prints its workers' failures on stdout: keep stdout for the result
                 with _demo(args, state, runs_dir) as world, contextlib.redirect_stdout(sys.stderr):
                     state.save()
-                    engine = _engine(args, state)
+                    engine = ray_engine or LocalEngine(state.folder / "logs")
                     asyncio.run(_go(args, state, engine, world, progress, timing))
     except KeyboardInterrupt:
         interrupted = True

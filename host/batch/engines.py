@@ -164,9 +164,66 @@ def _probe(address: str, timeout: float = 10.0) -> None:
         raise ConnectionError(f"nothing answers at {address} ({exc})") from None
 
 
+#: What Ray's token authentication reads: the mode (``token`` or ``disabled``), the token,
+#: or a file holding it (else ``~/.ray/auth_token``).
+AUTH_MODE, AUTH_TOKEN, AUTH_TOKEN_PATH = "RAY_AUTH_MODE", "RAY_AUTH_TOKEN", "RAY_AUTH_TOKEN_PATH"
+_SET_TOKEN = f"set {AUTH_TOKEN} to the cluster's token (or {AUTH_TOKEN_PATH} to a file holding it)"
+
+
+def _token_mode() -> None:
+    """A token given in the environment is sent: Ray sends none to an explicit address
+    unless ``RAY_AUTH_MODE=token``, so that is the default when a token is set."""
+    if os.environ.get(AUTH_TOKEN) or os.environ.get(AUTH_TOKEN_PATH):
+        os.environ.setdefault(AUTH_MODE, "token")
+
+
+def _check_token(address: str, timeout: float = 10.0) -> None:
+    """One call to the cluster's control service (GCS) at ``HOST:PORT``, authenticated as
+    ``ray.init`` would be, so that a missing or wrong token fails at once instead of after
+    Ray's retries. ConnectionError saying which variable to set; the token itself is never
+    part of a message. Nothing is checked for ``ray://`` addresses or a Ray without token
+    authentication."""
+    if "://" in address:
+        return
+    try:
+        import grpc
+        from ray._private.grpc_utils import init_grpc_channel
+        from ray._raylet import AuthenticationTokenLoader
+        from ray.core.generated import gcs_service_pb2, gcs_service_pb2_grpc
+        from ray.exceptions import AuthenticationError
+    except ImportError:  # a Ray from before token authentication
+        return
+    try:
+        have_token = AuthenticationTokenLoader.instance().has_token(ignore_auth_mode=True)
+    except AuthenticationError:  # Ray says so when the file named cannot be read
+        raise ConnectionError(
+            f"{AUTH_TOKEN_PATH} names a file that cannot be read or is empty: {_SET_TOKEN}"
+        ) from None
+    if os.environ.get(AUTH_MODE, "").lower() == "token" and not have_token:
+        raise ConnectionError(f"{AUTH_MODE} is token but no token was found: {_SET_TOKEN}")
+    channel = init_grpc_channel(address)
+    try:
+        stub = gcs_service_pb2_grpc.NodeInfoGcsServiceStub(channel)
+        stub.GetClusterId(gcs_service_pb2.GetClusterIdRequest(), timeout=timeout)
+    except grpc.RpcError as exc:
+        code = exc.code() if callable(getattr(exc, "code", None)) else None
+        if code == grpc.StatusCode.UNAUTHENTICATED:
+            if have_token:
+                raise ConnectionError(f"the cluster refused the token: {_SET_TOKEN}") from None
+            raise ConnectionError(f"the cluster requires a token: {_SET_TOKEN}") from None
+        name = code.name if code is not None else type(exc).__name__
+        raise ConnectionError(f"no Ray cluster answers at {address} ({name})") from None
+    finally:
+        channel.close()
+
+
 class RayEngine:
     """Each attempt is a Ray task (one CPU, no automatic retry: the coordinator retries,
     and a retried question resumes from its checkpoint).
+
+    A cluster with token authentication takes the token from the environment only, as Ray
+    does (``RAY_AUTH_TOKEN`` or ``RAY_AUTH_TOKEN_PATH``); it is never sent with a task nor
+    written anywhere.
 
     Args:
         address: a running cluster (``ray://…`` or ``HOST:PORT``); None starts a local
@@ -179,28 +236,44 @@ class RayEngine:
         self.address = address
         self._remote: Any = None
         self._cpus = 1
+        self._checked = False
 
     def prepare(self) -> None:
         """Before anything imports Ray (agentscope does): a local cluster, or one on a
         loopback address, keeps every Ray service on 127.0.0.1 (and the address is not
-        rewritten to this machine's network address). Ray reads this when imported."""
+        rewritten to this machine's network address); a token in the environment turns on
+        token authentication. Ray reads both when imported."""
         if not self.address or _host(self.address) in ("127.0.0.1", "localhost", "::1"):
             os.environ.setdefault("RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER", "0")
+        if self.address:
+            _token_mode()
+
+    def check(self) -> None:
+        """That the cluster at ``address`` answers and takes this batch's token, in a few
+        seconds at most; ConnectionError saying what is wrong. Nothing for a local one."""
+        if self.address and not self._checked:
+            self.prepare()
+            _probe(self.address)
+            _check_token(self.address)
+            self._checked = True
 
     async def start(self) -> None:
-        if self.address:
-            _probe(self.address)
         self.prepare()
+        self.check()
         import ray
+        from ray import exceptions as rex
 
         from .worker import run_job
 
         # Blocking, in the main thread, so that Ray can set its signal handlers.
         logging.getLogger("ray").setLevel(logging.ERROR)
-        if self.address:
-            ray.init(address=self.address, logging_level=logging.ERROR, log_to_driver=False)
-        else:
-            ray.init(include_dashboard=False, logging_level=logging.ERROR, log_to_driver=False)
+        try:
+            if self.address:
+                ray.init(address=self.address, logging_level=logging.ERROR, log_to_driver=False)
+            else:
+                ray.init(include_dashboard=False, logging_level=logging.ERROR, log_to_driver=False)
+        except rex.AuthenticationError:  # its text runs to several sentences
+            raise ConnectionError(f"Ray's token authentication failed: {_SET_TOKEN}") from None
         self._cpus = max(1, int(ray.cluster_resources().get("CPU", 1)))
         self._remote = ray.remote(num_cpus=1, max_retries=0)(run_job)
 

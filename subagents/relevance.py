@@ -104,6 +104,11 @@ _ANAPHORA = re.compile(
     r"he|she|his|her|several of them)\b|[它其该这此他她]",
     re.I,
 )
+#: A sentence whose subject is a share of something named before it ("several of them").
+_LEANING = re.compile(
+    r"\b(?:several|some|many|most|all|each|none|one|both|few|two|three) of (?:them|these|those)\b",
+    re.I,
+)
 _DATE = re.compile(
     r"\b(1[0-9]{3}|20[0-9]{2}|[1-9][0-9]{0,2}\s?(?:BCE|BC|CE|AD))\b|\d{2,4}\s?年"
     # a year of three digits, where a year is written: "in 605", "605–610", "**608** —"
@@ -709,7 +714,7 @@ def score_sentence(focus: Focus, doc: Document, index: int) -> float:
         score *= 0.5 + 0.5 * sum(salience) / len(salience)
     text = sentence.text
     score *= _time_agreement(focus, text)
-    if _ANAPHORA.match(plain(text)):
+    if _ANAPHORA.match(plain(text)) or _LEANING.search(plain(text)):
         score *= 0.85  # leans on the sentence before it: less use on its own
     if (focus.kind == "when" or focus.historical) and _DATE.search(text):
         score += 0.08

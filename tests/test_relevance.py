@@ -134,3 +134,16 @@ def test_a_section_about_another_part_counts_less():
     doc = Document.of(text, "A report on the Grand Canal")
     scores = {s.sentence.section: s.score for s in relevant(built, doc, threshold=0)}
     assert scores["Decline"] < scores["Construction"]
+
+
+def test_a_three_digit_year_is_a_date_for_a_part_about_the_past():
+    focus = Focus.build(SUBS[0], SUBS, QUESTION)
+    title = "The Grand Canal"
+    year = Document.of("- **605** — the Tongji Canal was opened from Luoyang to the Huai.\n", title)
+    length = Document.of("- **605 km** — the Tongji Canal was opened from Luoyang.\n", title)
+    between = Document.of("The Sui joined older canals between 605 and 610 into one.\n", title)
+    first, kilometres, span = (
+        relevant(focus, d, threshold=0)[0].score for d in (year, length, between)
+    )
+    assert first > kilometres
+    assert span > kilometres

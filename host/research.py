@@ -434,7 +434,10 @@ class Research:
         a quote goes to the part it answers best; no sentence appears twice in the report
         (a near-duplicate counts as the same); within a section each further quote of the
         same source, and a quote in another language than the question's, counts less;
-        dates, numbers and names count a little more.
+        dates, numbers and names count a little more, and a quote counts less by the share
+        of its facts the section already states (its names, and years within
+        :data:`PERIOD_YEARS` of one already given): a part on how something was built is
+        answered by its stages, not by three sentences on the same one.
         """
         items = {
             i: item
@@ -457,14 +460,26 @@ class Research:
 
         chosen: dict[str, list[str]] = {s.id: [] for s in self.plan.subquestions}
         per_source: dict[tuple[str, str], int] = {}
+        stated: dict[str, set[str]] = {s.id: set() for s in self.plan.subquestions}
+        facts = {i: _facts(item.span) for i, item in items.items()}
         used: list[str] = []
         taken: set[str] = set()
         order = sorted(pairs, key=stable)
+
+        periods: dict[str, list[int]] = {s.id: [] for s in self.plan.subquestions}
+        years = {i: _years(item.span) for i, item in items.items()}
+
+        def value(pair: tuple[str, str]) -> float:
+            sub_id, ev_id = pair
+            repeats = per_source.get((sub_id, items[ev_id].url), 0)
+            said, dated = facts[ev_id], years[ev_id]
+            known = len(said & stated[sub_id])
+            known += sum(1 for y in dated if _same_period(y, periods[sub_id]))
+            share = known / (len(said) + len(dated)) if said or dated else 0.0
+            return pairs[pair] - 0.05 * repeats**2 - REPEATED_FACTS * share
+
         while order and any(len(ids) < limit for ids in chosen.values()):
-            best = max(
-                order,
-                key=lambda p: pairs[p] - 0.05 * per_source.get((p[0], items[p[1]].url), 0) ** 2,
-            )
+            best = max(order, key=value)
             order.remove(best)
             sub_id, ev_id = best
             if ev_id in taken or len(chosen[sub_id]) >= limit:
@@ -476,6 +491,8 @@ class Research:
             chosen[sub_id].append(ev_id)
             taken.add(ev_id)
             used.append(item.span)
+            stated[sub_id] |= facts[ev_id]
+            periods[sub_id].extend(years[ev_id])
             key = (sub_id, item.url)
             per_source[key] = per_source.get(key, 0) + 1
         return chosen
@@ -562,6 +579,37 @@ class Research:
 
 
 _FACT = re.compile(r"\b\d[\d,.]*\b|(?<=\s)[A-Z][a-z]+(?:[ -][A-Z][a-z]+)*|\d+年")
+_YEARS = re.compile(r"(?<![\d,.])(\d{3,4})(?:\s?(BCE|BC)\b)?(?![\d,.]\d)|(\d{3,4})\s?年")
+_ZH_NAME = re.compile(r"[\u4e00-\u9fff]{2,}(?:河|渠|坝|湖|闸|桥|朝|代)")
+#: How much a quote counts less when the section already states all of its facts.
+REPEATED_FACTS = 0.15
+#: Years this close are one period (1411 and 1421; 584 and 605).
+PERIOD_YEARS = 50
+
+
+def _years(span: str) -> list[int]:
+    """The years a quote gives (BCE as negative)."""
+    out = []
+    for year, era, zh in _YEARS.findall(plain(span)):
+        value = int(year or zh)
+        if 100 <= value <= 2100:
+            out.append(-value if era else value)
+    return out
+
+
+def _same_period(year: int, seen: list[int]) -> bool:
+    return any(abs(year - other) <= PERIOD_YEARS for other in seen)
+
+
+def _facts(span: str) -> set[str]:
+    """The names a quote gives, to compare with other quotes."""
+    text = plain(span)
+    out = set()
+    for name in _FACT.findall(text):
+        if not name[0].isdigit():
+            out.add(name.lower())
+    out |= set(_ZH_NAME.findall(text))
+    return out
 
 
 def _informative(span: str) -> float:

@@ -44,6 +44,8 @@ from .text import (
 
 #: A sentence scoring at least this is relevant evidence for its sub-question.
 THRESHOLD = 0.45
+#: A sentence in a section about another part of the question counts this share.
+ELSEWHERE = 0.85
 
 #: Verbs and nouns that frame a question without saying what it is about.
 _SCAFFOLD_TEXT0 = (
@@ -71,10 +73,28 @@ EQUIVALENTS: tuple[frozenset[str], ...] = tuple(
         "today now nowadays still modern current currently present contemporary recent "
         "recently 今天 如今 现在 目前 当今 现代 当代 仍 仍然 至今",
         "use used function purpose serve served 功能 用途 地位 价值",
-        "supply supplied feed fed provide source deliver divert 水源 供水 补水 引水 来源 蓄水 调水",
+        "supply supplied feed fed provide source deliver divert 水源 供水 补水 引水 来源 蓄水 调水 "
+        "分水 济运",
         "cause caused reason because due led result factor 原因 因为 由于 导致 造成",
         "length long km kilometre kilometer mile size large 长度 公里 里程 千米 规模",
         "cost price spend spent budget expense 成本 价格 费用 造价",
+    )
+)
+
+#: Within each group of :data:`EQUIVALENTS`, the words that name the same thing (not
+#: only a related one: "construction" is building, "restoration" or "cut" need not be).
+#: A heading names a part only by these.
+SYNONYMS: tuple[frozenset[str], ...] = tuple(
+    frozenset(stem(w) if not CJK.match(w) else w for w in group.split())
+    for group in (
+        "build built rebuild rebuilt construct construction 修建 建造 兴建 修筑 建设 营建 开凿",
+        "decline declined decay collapse 衰落 衰败 没落 衰退",
+        "today now nowadays currently present 今天 如今 现在 目前 当今",
+        "use used function purpose 功能 用途",
+        "supply supplied feed fed 水源 供水 补水",
+        "cause caused reason 原因",
+        "length long 长度 里程",
+        "cost price 成本 价格 费用",
     )
 )
 
@@ -84,7 +104,19 @@ _ANAPHORA = re.compile(
     r"he|she|his|her|several of them)\b|[它其该这此他她]",
     re.I,
 )
-_DATE = re.compile(r"\b(1[0-9]{3}|20[0-9]{2}|[1-9][0-9]{0,2}\s?(?:BCE|BC|CE|AD))\b|\d{2,4}\s?年")
+#: A sentence whose subject is a share of something named before it ("several of them").
+_LEANING = re.compile(
+    r"\b(?:several|some|many|most|all|each|none|one|both|few|two|three) of (?:them|these|those)\b",
+    re.I,
+)
+_DATE = re.compile(
+    r"\b(1[0-9]{3}|20[0-9]{2}|[1-9][0-9]{0,2}\s?(?:BCE|BC|CE|AD))\b|\d{2,4}\s?年"
+    # a year of three digits, where a year is written: "in 605", "605–610", "**608** —"
+    r"|\b(?:in|from|until|since|after|before|around|between)\s+[1-9][0-9]{2}\b(?![,.]?\d)"
+    r"(?!\s*(?:km|kilomet|metre|meter|mile|men\b|people|tons?\b|li\b|%|years))"
+    r"|\b[1-9][0-9]{2}\s?[–—-]\s?[1-9][0-9]{2,3}\b"
+    r"|^[*_\s]*[1-9][0-9]{2}[*_]*\s+[–—-]"
+)
 _NUMBER = re.compile(r"\d[\d,.]*\s?(?:%|km|kilomet|mile|m\b|metre|meter|ton|tonne|people|per)|\d")
 _CAUSE = re.compile(
     r"\b(because|due to|led to|caused|as a result|so that|therefore|owing to|cut off)\b"
@@ -143,6 +175,9 @@ class Focus:
     facets: tuple[Facet, ...]
     kind: str = "what"
     subject_weights: dict[str, float] = field(default_factory=dict, compare=False, hash=False)
+    #: the facets of the sibling sub-questions: a section about one of them is about
+    #: another part of the question
+    rivals: tuple[tuple[Facet, ...], ...] = field(default=(), compare=False, hash=False)
 
     @property
     def historical(self) -> bool:
@@ -154,12 +189,19 @@ class Focus:
         return bool(re.search(r"\b(was|were|did|had)\b|曾|过去|历史上|古代|当年", self.text, re.I))
 
     @classmethod
-    def build(cls, subquestion: str, siblings: Sequence[str] = (), question: str = "") -> Focus:
+    def build(
+        cls,
+        subquestion: str,
+        siblings: Sequence[str] = (),
+        question: str = "",
+        rivals: bool = True,
+    ) -> Focus:
         """The focus of ``subquestion`` among the sub-questions of its plan.
 
         The subject is the entity the whole ``question`` names (see :func:`entity`) plus
         the terms shared with at least half of the other sub-questions; the rest are
         facets. Without siblings or an entity, all terms are subject, and all must be met.
+        With ``rivals``, the siblings' facets are kept too (see :func:`context_about`).
         """
         own = [t for t in dict.fromkeys(terms(subquestion)) if t not in SCAFFOLD]
         surface = _surface_forms(subquestion)
@@ -177,6 +219,11 @@ class Focus:
             for t in own
             if t not in subject
         )
+        others_facets = tuple(
+            found
+            for s in (siblings if rivals else ())
+            if s != subquestion and (found := cls.build(s, siblings, question, rivals=False).facets)
+        )
         return cls(
             text=subquestion,
             subject=tuple(subject),
@@ -184,6 +231,7 @@ class Focus:
             facets=facets,
             kind=question_kind(subquestion),
             subject_weights={t: weight(surface.get(t, t)) for t in subject},
+            rivals=others_facets,
         )
 
     def query_terms(self) -> list[str]:
@@ -225,6 +273,16 @@ def _equivalents(term: str) -> frozenset[str]:
         if term in group:
             found |= group
     return frozenset(found - {term})
+
+
+@lru_cache(maxsize=1024)
+def synonyms(term: str) -> frozenset[str]:
+    """The words naming the same thing as ``term`` (see :data:`SYNONYMS`), itself included."""
+    found = {term}
+    for group in SYNONYMS:
+        if term in group:
+            found |= group
+    return frozenset(found)
 
 
 def _core(phrase: str, subject: tuple[str, ...]) -> tuple[str, ...]:
@@ -340,6 +398,7 @@ class Document:
     sentences: list[Sentence] = field(default_factory=list)
     sentence_terms: list[set[str]] = field(default_factory=list)
     sentence_seq: list[list[str]] = field(default_factory=list)
+    sentence_clauses: list[list[int]] = field(default_factory=list)
     anchor_terms: list[set[str]] = field(default_factory=list)
     section_terms: dict[str, set[str]] = field(default_factory=dict)
     heading_terms: set[str] = field(default_factory=set)
@@ -357,7 +416,10 @@ class Document:
     def prepare(cls, text: str, title: str = "") -> Document:
         sentences = passages(text)
         doc = cls(text=text, title=title, sentences=sentences)
-        doc.sentence_seq = [terms(_LINK.sub(r"\1", s.text)) for s in sentences]
+        for s in sentences:
+            seq, clauses = _clauses(_LINK.sub(r"\1", s.text))
+            doc.sentence_seq.append(seq)
+            doc.sentence_clauses.append(clauses)
         doc.sentence_terms = [set(terms(_LINK.sub(" ", s.text))) for s in sentences]
         doc.anchor_terms = [set(terms(" ".join(_LINK.findall(s.text)))) for s in sentences]
         doc.title_terms = set(terms(title))
@@ -367,6 +429,21 @@ class Document:
         doc.counts = Counter(terms(plain(title) + "\n" + text))
         doc.lowered = _normal(plain(title) + " " + plain(text))
         return doc
+
+
+_CLAUSE_BREAK = re.compile(r"[,;:—–]|\s-\s")
+
+
+def _clauses(text: str) -> tuple[list[str], list[int]]:
+    """The terms of a sentence in order, and the clause (between commas, semicolons,
+    colons and dashes) each stands in."""
+    seq: list[str] = []
+    clauses: list[int] = []
+    for i, part in enumerate(_CLAUSE_BREAK.split(text)):
+        found = terms(part)
+        seq.extend(found)
+        clauses.extend([i] * len(found))
+    return seq, clauses
 
 
 @lru_cache(maxsize=64)
@@ -415,43 +492,119 @@ def _facet_match(
     anchors: set[str],
     salience: float,
     near: bool = True,
+    lent: bool = False,
 ) -> float:
     """How a sentence meets a facet.
 
     1 when it says the word, 0.85 an equivalent one, each a little less when the word is
-    not ``near`` the subject (the sentence may be about building something else). A page
-    whose title names the facet is about it, so each of its sentences meets it (1, or
-    0.9 by an equivalent); the
-    heading of its section counts a little less (0.9, 0.8); a word that is only the text
-    of a link, 0.6. Otherwise a facet is met only as far as the whole page is about it
-    (``salience``), and not at all on a page about something else.
+    not ``near`` the subject (the sentence may be about building something else). The
+    sentence's context lends it the facet: when its section is about the part (``lent``,
+    see :func:`context_about`), the title or heading saying the word (or a synonym)
+    counts nearly as much as the sentence saying it (0.9; 0.8 by an equivalent); one that
+    names the facet above a section about something else lends less (0.85; 0.7). A word
+    that is only the text of a link, 0.6. Otherwise a facet is met only as far as the
+    whole page is about it (``salience``), and not at all on a page about something else.
     """
     group = facet.equivalents
+    context = title | heading
+    met = [max(0.05, 0.55 * salience)]
     if facet.term in sentence:
-        return 1.0 if near else 0.85
-    if facet.term in title:
-        return 1.0
-    if facet.term in heading or group & title:
-        return 0.9
+        met.append(1.0 if near else 0.85)
+    if synonyms(facet.term) & context:  # "Construction" above a part on building
+        met.append(0.9 if lent else 0.85)
     if group & sentence:
-        return 0.85 if near else 0.75
-    if group & heading:
-        return 0.8
+        met.append(0.85 if near else 0.75)
+    if group & context:
+        met.append(0.8 if lent else 0.7)
     if facet.term in anchors or group & anchors:
-        return 0.6
-    return max(0.05, 0.55 * salience)
+        met.append(0.6)
+    return max(met)
 
 
-def _near(facet: Facet, focus: Focus, seq: list[str], window: int = 6) -> bool:
+def _phrases_met(
+    facets: tuple[Facet, ...], said: set[str], literal: bool = False, close: bool = False
+) -> bool:
+    """Whether ``said`` (a title's or heading's terms) names every phrase of the facets,
+    by a word of it or an equivalent one (with ``close``, only a synonym); with
+    ``literal``, every facet in its own word."""
+    if literal:
+        return bool(facets) and all(f.term in said for f in facets)
+    phrases: dict[int, bool] = {}
+    for facet in facets:
+        near = synonyms(facet.term) if close else facet.equivalents | {facet.term}
+        met = bool(near & said)
+        phrases[facet.phrase] = phrases.get(facet.phrase, False) or met
+    return bool(phrases) and all(phrases.values())
+
+
+def context_about(focus: Focus, doc: Document, section: str) -> bool:
+    """Whether the section a sentence stands in is about the sub-question's part.
+
+    It is when its heading names the part in its words or their synonyms ("Springs" does
+    not, "Water at the two ends" does for a question on water supply; "A silted canal" is
+    not a heading about decline), or when the page title names the part and the
+    section is one of the topics the title announces: the lead, or a section whose
+    heading shares a word with the title ("The Daicun Dam on the Wen River" under "Water
+    supply: the Daicun Dam, springs and the water cabinets"). A page title naming the part
+    does not make every section of the page about it: under "The Ming restoration of
+    1411", a section headed "Results" is about what followed.
+    """
+    return _about(focus.facets, focus, doc, section)
+
+
+def _about(facets: tuple[Facet, ...], focus: Focus, doc: Document, section: str) -> bool:
+    if not facets:
+        return False
+    heading = doc.section_terms.get(section, set())
+    if _phrases_met(facets, heading, close=True):
+        return True
+    shared = (heading & doc.title_terms) - set(focus.subject)
+    return (not heading or bool(shared)) and _phrases_met(facets, doc.title_terms)
+
+
+def about_other_part(focus: Focus, doc: Document, section: str) -> bool:
+    """Whether a section is about another part of the question and not this one (the
+    "Decline" chapter of a report, for a sub-question on how the canal was built)."""
+    return not context_about(focus, doc, section) and any(
+        _about(facets, focus, doc, section) for facets in focus.rivals
+    )
+
+
+def _topic_terms(focus: Focus, doc: Document) -> set[str]:
+    """The title's words for what the page says about the part ("Daicun", "dam",
+    "spring", "cabinet" in "Water supply: the Daicun Dam, springs and the water
+    cabinets"): its terms other than the subject's and the facets', when the title names
+    the part in the sub-question's own words (a title that only comes close, "The Ming
+    restoration" for building, does not make "Ming" a word for building)."""
+    if not _phrases_met(focus.facets, doc.title_terms, literal=True):
+        return set()
+    taken = set(focus.subject) | {f.term for f in focus.facets}
+    taken |= {e for f in focus.facets for e in f.equivalents}
+    site = _site_terms(doc.title)
+    return {t for t in doc.title_terms if t not in taken and t not in site}
+
+
+def _site_terms(title: str) -> set[str]:
+    """The terms of a site name closing a page title ("… — Grand Canal Atlas")."""
+    parts = re.split(r"\s+[—|–-]\s+", title)
+    return set(terms(parts[-1])) if len(parts) > 1 else set()
+
+
+def _near(
+    facet: Facet, focus: Focus, seq: list[str], clauses: list[int] | None = None, window: int = 6
+) -> bool:
     """Whether a word meeting the facet stands within ``window`` terms of the subject's
-    head word (or, for a sentence without it, whether the facet is there at all)."""
+    head word, in the same clause (or, for a sentence without it, whether the facet is
+    there at all). In "the Gongchen Bridge, a stone arch bridge first built in the late
+    Ming, marks the terminus of the canal", what was built is the bridge."""
     head = focus.core[-1] if focus.core else ""
     group = {facet.term} | facet.equivalents
     heads = [i for i, t in enumerate(seq) if t == head]
     hits = [i for i, t in enumerate(seq) if t in group]
     if not heads or not hits or CJK.match(head or "a"):
         return True
-    return min(abs(i - j) for i in heads for j in hits) <= window
+    same = clauses if clauses and len(clauses) == len(seq) else [0] * len(seq)
+    return any(abs(i - j) <= window and same[i] == same[j] for i in heads for j in hits)
 
 
 def _salience(facet: Facet, doc: Document) -> float:
@@ -528,26 +681,40 @@ def _subject_score(focus: Focus, doc: Document, index: int, context: set[str]) -
 
 
 def score_sentence(focus: Focus, doc: Document, index: int) -> float:
-    """The relevance of sentence ``index`` of ``doc`` to ``focus``, in [0, 1]."""
+    """The relevance of sentence ``index`` of ``doc`` to ``focus``, in [0, 1].
+
+    A sentence in a section about the part (:func:`context_about`) borrows from its
+    context what it leaves implicit: the facet its title or heading names, and the
+    subject of the page ("the Ming built the Daicun Dam across it" on the Grand Canal's
+    water-supply page). Naming one of the topics the title announces for the part counts
+    as saying the facet itself.
+    """
     sentence = doc.sentences[index]
     title = doc.title_terms
     heading = doc.section_terms.get(sentence.section, set())
     anchors = doc.anchor_terms[index]
+    lent = context_about(focus, doc, sentence.section)
     subject = _subject_score(focus, doc, index, title | heading | anchors)
+    if lent and subject < 0.95 and _has_core(focus.core, doc.lowered):
+        subject = 0.95  # the section is about the part of the page's subject
     said = doc.sentence_terms[index]
     salience = [_salience(f, doc) for f in focus.facets]
-    seq = doc.sentence_seq[index]
+    seq, clauses = doc.sentence_seq[index], doc.sentence_clauses[index]
+    if lent and said & _topic_terms(focus, doc):
+        said = said | {f.term for f in focus.facets}  # names what the title says of the part
     matches = [
-        _facet_match(f, said, title, heading, anchors, sal, _near(f, focus, seq))
+        _facet_match(f, said, title, heading, anchors, sal, _near(f, focus, seq, clauses), lent)
         for f, sal in zip(focus.facets, salience, strict=True)
     ]
     facets = _geometric(_phrase_scores(focus.facets, matches))
     score = subject * facets
+    if about_other_part(focus, doc, sentence.section):
+        score *= ELSEWHERE  # it says this in passing, on another part's page or section
     if salience:  # an incidental mention on a page about something else counts less
         score *= 0.5 + 0.5 * sum(salience) / len(salience)
     text = sentence.text
     score *= _time_agreement(focus, text)
-    if _ANAPHORA.match(plain(text)):
+    if _ANAPHORA.match(plain(text)) or _LEANING.search(plain(text)):
         score *= 0.85  # leans on the sentence before it: less use on its own
     if (focus.kind == "when" or focus.historical) and _DATE.search(text):
         score += 0.08

@@ -44,6 +44,40 @@ DEMO_FACTS_ZH = {
 }
 
 
+#: The key facts each part must state, as groups: every group needs at least one of its
+#: alternatives in the part's cited lines. Building must reach both the Sui canals and the
+#: Yuan realignment, not only the earliest canal and the Ming restoration; water supply
+#: must name the Daicun Dam and the springs or the water cabinets that fed the summit.
+DEMO_KEY_FACTS = {
+    "built": [("605", "Sui", "Tongji", "Yongji"), ("1283", "1289", "1293", "Huitong", "Yuan")],
+    "water": [("Daicun",), ("spring", "water cabinet")],
+    "decline": [("1855",), ("Yellow River",)],
+    "today": [("2014",), ("World Heritage",)],
+}
+DEMO_KEY_FACTS_ZH = {
+    "built": [
+        ("隋", "605", "通济渠", "永济渠"),
+        ("元代", "元朝", "会通河", "济州河", "1283", "1289", "1293"),
+    ],
+    "water": [("戴村坝",)],
+    "decline": [("1855",), ("黄河",)],
+    "today": [("2014",), ("世界文化遗产", "世界遗产")],
+}
+
+
+def states(line: str, fact: str) -> bool:
+    """Whether a report line states ``fact``: as a whole word for Latin text ("Sui" is
+    not in "pursuit"), anywhere for Chinese."""
+    if not fact.isascii():
+        return fact in line
+    return re.search(rf"(?<![A-Za-z0-9]){re.escape(fact)}", line, re.I) is not None
+
+
+def missing_key_facts(lines: list[str], groups: list[tuple[str, ...]]) -> list[tuple[str, ...]]:
+    """The groups of key facts none of whose alternatives the lines state."""
+    return [g for g in groups if not any(states(ln, f) for f in g for ln in lines)]
+
+
 def run_demo(
     runs: Path,
     question: str | None = None,

@@ -108,3 +108,42 @@ def test_a_longer_name_built_on_the_subject_is_another_thing():
     museum = Document.of("The China Grand Canal Museum was built in 2021 in Yangzhou.", "")
     canal = Document.of("The Grand Canal was built in stages between 605 and 1293.", "")
     assert relevant(focus, canal)[0].score > relevant(focus, museum, threshold=0)[0].score
+
+
+def test_a_section_the_title_announces_lends_the_part_to_the_sentences_under_it():
+    focus = Focus.build(SUBS[1], SUBS, QUESTION)
+    dam = "In 1411, on Bai Ying's advice, the Ming built the Daicun Dam across it near Dongping."
+    page = (
+        "# Water supply: the Daicun Dam and the springs\n\n"
+        "A canal that crosses a summit needs water at its highest point.\n\n"
+        f"## The Daicun Dam on the Wen River\n\n{dam}\n\n"
+        f"## Results\n\n{dam}\n"
+    )
+    doc = Document.of(page, "Water supply: the Daicun Dam and the springs — Grand Canal Atlas")
+    scores = {s.sentence.section: s.score for s in relevant(focus, doc) if s.sentence.text == dam}
+    # under a heading the title announces, the dam sentence is water-supply evidence as
+    # strong as a sentence saying "water"; under "Results" it only borrows from the title
+    assert scores["The Daicun Dam on the Wen River"] >= 0.9
+    assert scores["The Daicun Dam on the Wen River"] > scores["Results"]
+
+
+def test_a_section_about_another_part_counts_less():
+    built = Focus.build(SUBS[0], SUBS, QUESTION)
+    line = "The Tianjin–Pukou railway, completed in 1912, ran parallel to the Grand Canal."
+    text = f"# A report\n\n## Construction\n\n{line}\n\n## Decline\n\n{line}\n"
+    doc = Document.of(text, "A report on the Grand Canal")
+    scores = {s.sentence.section: s.score for s in relevant(built, doc, threshold=0)}
+    assert scores["Decline"] < scores["Construction"]
+
+
+def test_a_three_digit_year_is_a_date_for_a_part_about_the_past():
+    focus = Focus.build(SUBS[0], SUBS, QUESTION)
+    title = "The Grand Canal"
+    year = Document.of("- **605** — the Tongji Canal was opened from Luoyang to the Huai.\n", title)
+    length = Document.of("- **605 km** — the Tongji Canal was opened from Luoyang.\n", title)
+    between = Document.of("The Sui joined older canals between 605 and 610 into one.\n", title)
+    first, kilometres, span = (
+        relevant(focus, d, threshold=0)[0].score for d in (year, length, between)
+    )
+    assert first > kilometres
+    assert span > kilometres

@@ -15,8 +15,11 @@ import pytest
 from research_support import (
     DEMO_FACTS,
     DEMO_FACTS_ZH,
+    DEMO_KEY_FACTS,
+    DEMO_KEY_FACTS_ZH,
     cited_sources,
     host_with,
+    missing_key_facts,
     part_lines,
     run_demo,
     sections,
@@ -63,6 +66,7 @@ def test_each_part_of_the_demo_question_is_answered_with_its_facts(demo):
         assert len(with_facts) >= 2, (heading, lines)
         assert len(cited_sources(with_facts, numbered)) >= 2, (heading, with_facts)
         assert len(found) >= 3, (heading, found)
+        assert not missing_key_facts(lines, DEMO_KEY_FACTS[key]), (heading, lines)
     assert result.exit_code == 0 and result.answered == 4
 
 
@@ -127,12 +131,14 @@ def test_the_chinese_question_finds_chinese_sources_and_is_answered_in_chinese(d
     _, result, _ = demo_zh
     assert result.plan.language == "zh" and result.answered == 4
     markdown = report(result)
-    parts = {h: lines for h, lines in sections(markdown).items() if h.endswith("？")}
-    assert len(parts) == 4
+    headings = [h for h in sections(markdown) if h.endswith("？")]
+    assert len(headings) == 4
+    parts = part_lines(markdown, headings)
     for key, lines in zip(PART_KEYS, parts.values(), strict=True):
         chinese = [ln for ln in lines if sum("\u4e00" <= c <= "\u9fff" for c in ln) > 10]
         assert len(chinese) >= 2, lines
         assert any(f in ln for f in DEMO_FACTS_ZH[key] for ln in lines), (key, lines)
+        assert not missing_key_facts(lines, DEMO_KEY_FACTS_ZH[key]), (key, lines)
 
 
 def test_an_off_topic_question_gets_the_honest_nothing_report_and_exit_3(tmp_path):

@@ -59,9 +59,21 @@ def tight(point: Point) -> list:
     return parts
 
 
+_WORD_END = re.compile(r"[A-Za-z0-9%]$")
+
+
 def inline(point: Point) -> str:
-    """A point's text (escaped) with its ``[n]`` markers set right after the words."""
-    return "".join(f"[{p.key[1:]}]" if isinstance(p, Cite) else escape(p) for p in tight(point))
+    """A point's text (escaped) with its ``[n]`` markers set right after the words: after
+    punctuation or Chinese directly ("grain.[1]", "公里[2]"), after a Latin word with a
+    space ("1,747 km [3], about …"), so that a marker inside a sentence reads apart."""
+    out = []
+    for part in tight(point):
+        if isinstance(part, Cite):
+            gap = " " if out and _WORD_END.search(out[-1]) else ""
+            out.append(f"{gap}[{part.key[1:]}]")
+        else:
+            out.append(escape(part))
+    return "".join(out)
 
 
 def points_markdown(points: list[Point]) -> str:

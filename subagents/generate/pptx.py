@@ -162,6 +162,13 @@ def _bullet_parts(point: Point) -> tuple[str, str]:
     return words, "".join(f"[{c.key[1:]}]" for c in point.cites())
 
 
+def _markers_inside(point: Point) -> bool:
+    """Whether words follow one of the point's markers (markers cite parts of it)."""
+    first = next((i for i, p in enumerate(point.parts) if isinstance(p, Cite)), None)
+    after = point.parts[first + 1 :] if first is not None else []
+    return any(isinstance(p, str) and p.strip(" .。;；") for p in after)
+
+
 def _chunks(points: list[Point], width: int, height: int) -> list[list[Point]]:
     """Points split into slides: at most six each, and each slide's text fits its box."""
     chunks: list[list[Point]] = [[]]
@@ -266,6 +273,14 @@ def _point_paragraphs(frame, points: list[Point], size: float, lang: str) -> Non
         para = frame.paragraphs[0] if i == 0 else frame.add_paragraph()
         para.space_after = Pt(size * 0.5)
         words, markers = _bullet_parts(point)
+        if _markers_inside(point) and not words.endswith("…"):
+            # Each value keeps its own marker ("1,747 km[16], about 1,800 km[18]").
+            for part in tight(point):
+                if isinstance(part, Cite):
+                    _run(para, f"[{part.key[1:]}]", Style(size * 0.8, color=ACCENT), lang)
+                elif part:
+                    _run(para, part, Style(size), lang)
+            continue
         _run(para, words, Style(size), lang)
         if markers:
             _run(para, markers, Style(size * 0.8, color=ACCENT), lang)

@@ -62,6 +62,42 @@ def pages_wanted(requirements: str) -> tuple[int, int]:
     return DEFAULT_PAGES
 
 
+_LEANING_START = re.compile(
+    r"^(?:(?:when|after|as|but|and|so|then|yet|because|while|since)\s+"
+    r"(?:it|its|they|them|their|this|these|those|such|he|she|his|her)\b|"
+    r"(?:however|therefore|thus|hence|moreover|meanwhile|instead|likewise|similarly|also|"
+    r"in addition|as a result|at the same time|in this way)\b)",
+    re.I,
+)
+_PRONOUN = re.compile(r"\b(?:it|they|them|he|she|him)\b", re.I)
+_DEMONSTRATIVE = re.compile(r"\b(?:this|these|those|such)\s+(?!is\b|was\b|are\b|were\b)[a-z]", re.I)
+_NAMED = re.compile(r"(?<!^)\b[A-Z][a-z]+|\d")
+_ZH_LEANING = re.compile(
+    r"^(?:此|这|那|该|其|它|他|她|因此|所以|于是|与此同时|同时|但|然而|而|此外|另外|不过|并且|也|"
+    r"[^，。；]{0,6}(?:此|这些|这一|该|其))"
+)
+
+
+def leans_on_context(text: str) -> bool:
+    """Whether a sentence's meaning depends on the sentence before it.
+
+    It opens with a connective ("However", "At the same time", "因此", "与此同时"), or its
+    subject is a pronoun or a demonstrative ("this problem", "these", "it", "they",
+    "此", "这些", "该") with nothing named before it for that word to point to.
+    """
+    said = plain(text).strip()
+    if _CJK.search(said[:12]) and not re.match(r"[A-Za-z]", said):
+        return bool(_ZH_LEANING.match(said))
+    if _LEANING_START.match(said):
+        return True
+    if re.match(r"(?:this|these|those|such|it|they|he|she)\b", said, re.I):
+        return True
+    if _DEMONSTRATIVE.search(" ".join(said.split()[:8])):
+        return True
+    pronoun = _PRONOUN.search(said)
+    return bool(pronoun) and not _NAMED.search(said[: pronoun.start()])
+
+
 def first_year(text: str) -> float | None:
     """The first year a sentence mentions (BCE as negative), or None."""
     match = _YEAR.search(text)
@@ -205,4 +241,12 @@ def uncited(point: Point) -> bool:
     return not any(isinstance(p, Cite) for p in point.parts)
 
 
-__all__ = ["DEFAULT_PAGES", "Section", "chronological", "first_year", "pages_wanted", "shape"]
+__all__ = [
+    "DEFAULT_PAGES",
+    "Section",
+    "chronological",
+    "first_year",
+    "leans_on_context",
+    "pages_wanted",
+    "shape",
+]

@@ -20,6 +20,7 @@ from host.brains.offline import OfflinePolicy
 from host.hub import Host
 from host.stages import HOST_NAME, find_context
 from subagents import PIPELINE_ORDER
+from subagents.generate.writer import leans_on_context
 
 
 @pytest.fixture(scope="module")
@@ -287,3 +288,18 @@ def test_the_spreadsheet_table_and_its_chart_are_in_every_format(demo):
         "Tonghui River", "North Canal", "South Canal", "Shandong (Lu) Canal",
         "Middle (Zhong) Canal", "Li Canal (Huaiyang)", "Jiangnan Canal",
     ]) in charted  # fmt: skip
+
+
+def test_each_summary_line_stands_alone_and_answers_its_part(demo):
+    """One summary line per part, none leaning on a sentence the reader has not seen, and
+    the decline's line says what caused it."""
+    _, result, _ = demo
+    markdown = result.run.real_path("/workspace/reports/report.md").read_text(encoding="utf-8")
+    head = markdown.split("\n## ", 1)[0]
+    lines = [re.sub(r"\[\d+\]", "", ln[2:]) for ln in head.splitlines() if ln.startswith("- ")]
+    assert len(lines) == len(result.plan.subquestions)
+    assert not [ln for ln in lines if leans_on_context(ln)]
+    decline = lines[[s.text for s in result.plan.subquestions].index(
+        "Why did China's Beijing-Hangzhou Grand Canal decline?"
+    )]  # fmt: skip
+    assert "1855" in decline and "Yellow River" in decline, decline

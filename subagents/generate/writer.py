@@ -1,11 +1,11 @@
 """The extractive writer: from candidate evidence to a report that reads like one.
 
 Given a draft whose sections hold candidate sentences (best first), :func:`shape` keeps
-only full sentences, merges near-duplicates, takes the lead as the summary (and leaves
-those sentences out of the sections), fits the whole to the length asked for — the
-brief's "Length wanted: 2–3 pages", or 2–4 pages by default — giving every part at least
-two sentences where it has them, and puts the sentences of a historical part in the
-order of the dates they mention.
+only full sentences that stand on their own (see :func:`leans_on_context`), merges
+near-duplicates, takes the lead as the summary (and leaves those sentences out of the
+sections), fits the whole to the length asked for — the brief's "Length wanted: 2–3
+pages", or 2–4 pages by default — giving every part at least two sentences where it has
+them, and puts the sentences of a historical part in the order of the dates they mention.
 """
 
 from __future__ import annotations
@@ -216,7 +216,13 @@ def shape(
         # A sentence in another language than the report's is kept only when the part
         # would otherwise have too little to say.
         own = [p for p in pool if not p.cites() or language(p.text) == lang]
-        pools[i] = diversified(own if len(own) >= MIN_PER_PART else pool, source_of)
+        candidates = own if len(own) >= MIN_PER_PART else pool
+        # A sentence that leans on the one before it in its source ("因此…", "these …")
+        # would follow a sentence from elsewhere here: it is left out while the part has
+        # enough that stand on their own.
+        alone = [p for p in candidates if not p.cites() or not leans_on_context(p.text)]
+        candidates = alone if len(alone) >= MIN_PER_PART else candidates
+        pools[i] = diversified(candidates, source_of)
     spent = sum(_cost(p) for p in summary) + _fit_tables(draft, int(budget * TABLE_SHARE))
     chosen: dict[int, list[Point]] = {i: [] for i in pools}
     for rank in range(max((len(p) for p in pools.values()), default=0)):

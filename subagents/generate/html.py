@@ -25,7 +25,7 @@ from .citations import Citation
 from .flow import Format, generate
 from .markdown import QUOTE_LIMIT, inline, points_markdown, reading_order, stored_link
 from .notes import Chart, Point, Section, Table, parser
-from .report import Report, SourceEntry, quote_text
+from .report import Report, SourceEntry, in_brackets, locator_text, quote_text
 
 CSS = """
 *,*::before,*::after{box-sizing:border-box}
@@ -198,7 +198,8 @@ def _section_html(
 
 def _quote_html(report: Report, c: Citation) -> str:
     span = quote_text(c.item.span, report.lang, QUOTE_LIMIT)
-    where = f' <span class="loc">({_e(c.item.locator)})</span>' if c.item.locator else ""
+    place = in_brackets(locator_text(c.item.locator, report.lang), report.lang)
+    where = f'<span class="loc">{_e(place)}</span>' if c.item.locator else ""
     return (
         f'<li id="src-{c.number}"><span class="qn">[{c.number}]</span>'
         f'<span class="quote">“{_e(span)}”</span>{where} '

@@ -23,7 +23,7 @@ from .charts import chart_of, chart_png
 from .citations import Citation
 from .flow import Format, Rendered, generate
 from .notes import REPORT_MARKER, Chart, Cite, Point, Section, Table, locator_comment
-from .report import Report, SourceEntry, quote_text
+from .report import Report, SourceEntry, in_brackets, locator_text, quote_text
 
 _SPECIAL = re.compile(r"([\\`*_\[\]<>&|~])")
 _LEADING_NUMBER = re.compile(r"^(\d+)([.)])")
@@ -151,7 +151,8 @@ def quote_line(report: Report, c: Citation) -> str:
     trailing comment records where it lives so that the report can be read back.
     """
     span = quote_text(c.item.span, report.lang, QUOTE_LIMIT)
-    where = f" ({escape_cell(c.item.locator)})" if c.item.locator else ""
+    place = escape_cell(locator_text(c.item.locator, report.lang))
+    where = in_brackets(place, report.lang) if c.item.locator else ""
     comment = locator_comment(c.item.url, c.item.page_path, c.item.start, c.item.end, c.title)
     return f"  - [{c.number}] “{escape(span)}”{where} `{c.item.id}` {comment}"
 

@@ -32,7 +32,7 @@ from .charts import PALETTE, chart_heading, chart_of, is_total, numeric_columns
 from .flow import Format, generate
 from .markdown import labelled, reading_order, tight
 from .notes import Chart, Cite, Point, Table
-from .report import Report, SourceEntry, quote_text
+from .report import Report, SourceEntry, in_brackets, locator_text, quote_text
 
 SLIDE_W, SLIDE_H = Inches(13.333), Inches(7.5)
 MARGIN = Inches(0.6)
@@ -243,12 +243,12 @@ def _notes(slide, report: Report, numbers: list[int]) -> None:
     """The exact quotes cited on the slide, with their numbers and sources."""
     if not numbers:
         return
-    lines = [f"{report.label('cited')}:"]
+    lines = [labelled(report, "cited").rstrip()]
     for n in numbers:
         c = report.citations[n - 1]
         head = f"[{n}] {c.title} — {c.item.url}" if c.title else f"[{n}] {c.item.url}"
         if c.item.locator:
-            head += f" ({c.item.locator})"
+            head += in_brackets(locator_text(c.item.locator, report.lang), report.lang)
         span = quote_text(c.item.span, report.lang, limit=2000)
         lines.append(f"{head}\n“{span}” ({c.item.id})")
     frame = slide.notes_slide.notes_text_frame

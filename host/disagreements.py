@@ -15,6 +15,7 @@ import re
 from dataclasses import dataclass, field
 
 from subagents.evidence import EvidenceItem
+from subagents.generate.writer import leans_on_context
 from subagents.text import language, passages, plain
 
 from .research import Research
@@ -50,6 +51,7 @@ class Claim:
     about: bool = False  # "about 1,800 km": a round figure
     alone: bool = True  # the sentence gives no other value of this kind
     lang: str = "en"  # the language of the sentence
+    leans: bool = False  # the sentence leans on the one before it ("They …", "此…")
 
 
 @dataclass
@@ -111,6 +113,7 @@ def _claims(research: Research) -> list[tuple[str, Claim]]:
                     about=bool(match.group("about")),
                     alone=len(matches) == 1,
                     lang=language(said),
+                    leans=leans_on_context(said),
                 )
                 out.append((kinds[0], claim))
     return out
@@ -149,11 +152,13 @@ def _disagreement(
 ) -> Disagreement | None:
     """The distinct values of one quantity (one claim each), if two sources disagree.
 
-    A value is cited by a sentence that gives it alone when there is one, and by one in
-    ``lang`` before one in another language; otherwise by the first found.
+    A value is cited by a sentence that gives it alone when there is one, one that does
+    not lean on the sentence before it ("They do not add up to …") before one that does,
+    and one in ``lang`` before one in another language; otherwise by the first found.
     """
     values: dict[tuple[float, float], Claim] = {}
-    for claim in sorted(cluster, key=lambda c: (not c.alone, c.lang != lang)):
+    ranked = sorted(cluster, key=lambda c: (not c.alone, c.leans, c.lang != lang))
+    for claim in ranked:
         values.setdefault((claim.low, claim.high), claim)
     values = dict(sorted(values.items()))
     distinct = list(values.values())

@@ -55,9 +55,10 @@ def summary_choice(research: Research, sub_id: str, ids: list[str]) -> str | Non
     stand alone, so it is passed over while another candidate can. Among the rest, the
     relevance score counts, plus the score the sentence earns read alone (without its
     page's title, which can make relevant a sentence that does not answer the question
-    by itself: "the railway ran parallel to the canal" on a page about the decline), plus,
-    for a "why" part, a cause stated in the sentence, and more when the sentence also
-    names what the part asks about ("… brought about the decline").
+    by itself: "the railway ran parallel to the canal" on a page about the decline), plus a
+    little for each thing asked that the sentence names (by its word or an equivalent:
+    "fed" for "supplied"), plus, for a "why" part, a cause stated in the sentence, and more
+    when it also names what the part asks about ("… brought about the decline").
     """
     focus = research.focus[sub_id]
     scores = research.evidence[sub_id]
@@ -65,10 +66,12 @@ def summary_choice(research: Research, sub_id: str, ids: list[str]) -> str | Non
     def value(ev_id: str) -> float:
         span = research.ledger.get(ev_id).span
         said = set(terms(span))
-        own = sum(f.term in said for f in focus.facets) / max(1, len(focus.facets))
+        n = max(1, len(focus.facets))
+        own = sum(f.term in said for f in focus.facets) / n
+        says = sum(f.term in said or bool(f.equivalents & said) for f in focus.facets) / n
         cause = focus.kind == "why" and bool(_CAUSE.search(span))
         alone = score_text(focus, span)
-        return scores.get(ev_id, 0.0) + 0.3 * alone + cause * (0.2 + 0.15 * own) + 0.05 * own
+        return scores.get(ev_id, 0.0) + 0.3 * alone + cause * (0.2 + 0.15 * own) + 0.05 * says
 
     usable = [i for i in ids if research.ledger.get(i) is not None]
     alone = [i for i in usable if not leans_on_context(research.ledger.get(i).span)]

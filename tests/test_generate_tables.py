@@ -121,3 +121,12 @@ def test_a_disagreement_reads_as_one_sentence_with_each_value_cited():
 )
 def test_a_sentence_that_leans_on_the_one_before_is_recognised(sentence, leans):
     assert leans_on_context(sentence) is leans
+
+
+def test_a_sentence_opening_by_pointing_back_is_told_from_one_that_names_its_subject():
+    # Out of a part's body: a sentence that opens by pointing back.
+    for opening in ["因此元代漕粮以海运为主。", "与此同时，海运成为常态。", "These came later."]:
+        assert leans_on_context(opening, opening_only=True), opening
+    # Kept for the body (its place is named), though never a summary line on its own.
+    named = "On the Grand Canal this problem was concentrated in western Shandong."
+    assert not leans_on_context(named, opening_only=True) and leans_on_context(named)

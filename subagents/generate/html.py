@@ -148,7 +148,7 @@ def table_html(md: MarkdownIt, report: Report, table: Table, n: int) -> str:
     head = _row("th", table.header, classes)
     body = "".join(_row("td", row, classes) for row in table.rows)
     label = f"{report.label('table')} {n}"
-    caption = md.renderInline(inline(table.caption))
+    caption = md.renderInline(inline(table.caption, spaced=False))
     return (
         f'<figure class="table" id="table-{n}">'
         f'<div class="scroll" role="region" aria-label="{_e(label)}" tabindex="0">'
@@ -176,7 +176,7 @@ def chart_html(report: Report, chart: Chart, n: int) -> str:
 
 
 def _points_html(md: MarkdownIt, points: list[Point]) -> str:
-    return md.render(points_markdown(points)) if points else ""
+    return md.render(points_markdown(points, spaced=False)) if points else ""
 
 
 def _section_html(

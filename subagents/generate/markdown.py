@@ -62,29 +62,31 @@ def tight(point: Point) -> list:
 _WORD_END = re.compile(r"[A-Za-z0-9%]$")
 
 
-def inline(point: Point) -> str:
+def inline(point: Point, spaced: bool = True) -> str:
     """A point's text (escaped) with its ``[n]`` markers set right after the words: after
     punctuation or Chinese directly ("grain.[1]", "公里[2]"), after a Latin word with a
-    space ("1,747 km [3], about …"), so that a marker inside a sentence reads apart."""
+    space when ``spaced`` ("1,747 km [3], about …"), so that a marker inside a sentence
+    reads apart in plain text (a superscript marker needs no space)."""
     out = []
     for part in tight(point):
         if isinstance(part, Cite):
-            gap = " " if out and _WORD_END.search(out[-1]) else ""
+            gap = " " if spaced and out and _WORD_END.search(out[-1]) else ""
             out.append(f"{gap}[{part.key[1:]}]")
         else:
             out.append(escape(part))
     return "".join(out)
 
 
-def points_markdown(points: list[Point]) -> str:
-    """Paragraphs and bullet lists; consecutive bullets form one list."""
+def points_markdown(points: list[Point], spaced: bool = True) -> str:
+    """Paragraphs and bullet lists; consecutive bullets form one list (``spaced``: see
+    :func:`inline`)."""
     out: list[str] = []
     for i, point in enumerate(points):
         if point.bullet:
             prev_bullet = i > 0 and points[i - 1].bullet
-            out.append(("\n" if prev_bullet else "\n\n") + "- " + inline(point))
+            out.append(("\n" if prev_bullet else "\n\n") + "- " + inline(point, spaced))
         else:
-            out.append("\n\n" + inline(point))
+            out.append("\n\n" + inline(point, spaced))
     return "".join(out).strip("\n")
 
 

@@ -23,7 +23,7 @@ from subagents.generate.labels import label
 from subagents.generate.notes import RESEARCH_MARKER
 from subagents.generate.writer import leans_on_context
 from subagents.relevance import THRESHOLD, entity, score_text
-from subagents.text import terms
+from subagents.text import language, terms
 
 from .disagreements import NAMES, Claim, Disagreement, find_disagreements
 from .research import Research, _table_score
@@ -51,8 +51,9 @@ _CAUSE = re.compile(
 def summary_choice(research: Research, sub_id: str, ids: list[str]) -> str | None:
     """The candidate that best answers a part on its own, for the summary line.
 
-    A sentence that leans on the one before it ("this problem", "these", "此") cannot
-    stand alone, so it is passed over while another candidate can. Among the rest, the
+    A sentence in another language than the report's, or one that leans on the sentence
+    before it ("this problem", "these", "此") and so cannot stand alone, is passed over
+    while another candidate can be used. Among the rest, the
     relevance score counts, plus the score the sentence earns read alone (without its
     page's title, which can make relevant a sentence that does not answer the question
     by itself: "the railway ran parallel to the canal" on a page about the decline), plus a
@@ -74,6 +75,9 @@ def summary_choice(research: Research, sub_id: str, ids: list[str]) -> str | Non
         return scores.get(ev_id, 0.0) + 0.3 * alone + cause * (0.2 + 0.15 * own) + 0.05 * says
 
     usable = [i for i in ids if research.ledger.get(i) is not None]
+    # A line in the report's language when the part has one, and one that stands alone.
+    mine = [i for i in usable if language(research.ledger.get(i).span) == research.plan.language]
+    usable = mine or usable
     alone = [i for i in usable if not leans_on_context(research.ledger.get(i).span)]
     pool = alone or usable
     return max(pool, key=lambda i: (value(i), -pool.index(i))) if pool else None

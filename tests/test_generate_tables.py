@@ -10,8 +10,11 @@ from pathlib import Path
 import pytest
 
 from host.disagreements import Claim, Disagreement
-from host.notes import _disagreement_line, table_caption
+from host.notes import _disagreement_line, summary_choice, table_caption
+from host.planning import Plan, SubQuestion
+from host.research import Research
 from host.tables import file_title, tables_in
+from subagents.evidence import EvidenceItem, EvidenceLedger
 from subagents.generate.charts import chart_for
 from subagents.generate.notes import Point, Table
 from subagents.generate.writer import leans_on_context
@@ -130,3 +133,44 @@ def test_a_sentence_opening_by_pointing_back_is_told_from_one_that_names_its_sub
     # Kept for the body (its place is named), though never a summary line on its own.
     named = "On the Grand Canal this problem was concentrated in western Shandong."
     assert not leans_on_context(named, opening_only=True) and leans_on_context(named)
+
+
+DECLINE = "Why did China's Beijing-Hangzhou Grand Canal decline?"
+DECLINE_ZH = "京杭大运河为何衰落？"
+CANDIDATES = [  # as the Host ranked them for the part, best first, with their scores
+    ("The Tianjin–Pukou railway, completed in 1912, ran parallel to the canal.", 1.0),
+    ("When the canal declined, several of them declined too.", 0.9),
+    ("The Yellow River's change of course in 1855, sea shipping and the railways brought "
+     "about the decline of the northern canal.", 0.85),
+    ("与此同时，海运逐渐成为常态。", 0.95),
+]  # fmt: skip
+
+
+def _research(memory_service, question: str, language: str) -> Research:
+    plan = Plan(question, language, [SubQuestion("q1", question, [])])
+    research = Research(plan, EvidenceLedger(), memory_service, max_rounds=1)
+    text = " ".join(span for span, _ in CANDIDATES)
+    for span, score in CANDIDATES:
+        start = text.index(span)
+        item = research.ledger.add(
+            EvidenceItem(url="http://127.0.0.1:9/d", span=span, start=start, end=start + len(span))
+        )
+        research.evidence["q1"][item.id] = score
+    return research
+
+
+def test_the_summary_line_stands_alone_answers_why_and_speaks_the_report_language(
+    memory_service,
+):
+    research = _research(memory_service, DECLINE, "en")
+    ids = list(research.evidence["q1"])
+    chosen = research.ledger.get(summary_choice(research, "q1", ids)).span
+    assert chosen.startswith("The Yellow River's change of course in 1855")
+    # Without the sentence that names the cause, the best-scored one that stands alone.
+    rest = [i for i in ids if "1855" not in research.ledger.get(i).span]
+    assert "Tianjin–Pukou" in research.ledger.get(summary_choice(research, "q1", rest)).span
+    # A Chinese report's line is Chinese when the part has one (here the only one leans on
+    # the sentence before it, so it is taken only for want of another).
+    research = _research(memory_service, DECLINE_ZH, "zh")
+    ids = list(research.evidence["q1"])
+    assert research.ledger.get(summary_choice(research, "q1", ids)).span.startswith("与此同时")

@@ -258,9 +258,9 @@ def test_the_spreadsheet_table_and_its_chart_are_in_every_format(demo):
     (number,) = re.findall(rf"^Table: {re.escape(SHEET_CAPTION)}\.\[(\d+)\]$", built, re.M)
     (image,) = re.findall(r"^!\[[^\n]*\]\((report-chart-\d+\.png)\)$", built, re.M)
     assert path(f"/workspace/reports/{image}").read_bytes().startswith(b"\x89PNG")
-    assert re.search(
-        rf"^  - \[{number}\] “the table Section .*” \(Sheet Sections\) `ev-", markdown, re.M
-    )
+    named = "a table of 8 rows with the columns Section, .*"
+    quote = rf"^  - \[{number}\] “{named}” \(Sheet Sections\)"
+    assert re.search(quote, markdown, re.M)  # cited by file, with its sheet as locator
 
     doc = lxml_html.fromstring(path("/workspace/reports/report.html").read_bytes())
     tables = doc.xpath("//figure[@class='table'][contains(figcaption, $c)]", c=SHEET_CAPTION)

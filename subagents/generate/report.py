@@ -209,12 +209,13 @@ def quote_text(span: str, lang: str = "en", limit: int = 300) -> str:
 
     The words are the span's own, with Markdown link and emphasis syntax removed and
     whitespace collapsed, cut at ``limit`` characters; a quoted table (the report shows
-    it in full) is named by its header and number of rows instead of its raw pipes.
+    it in full) is named by its columns and number of rows instead of its raw pipes.
     """
     lines = [ln for ln in span.strip().splitlines() if ln.strip()]
     rows = [m.group(1) for ln in lines if (m := _TABLE_ROW.match(ln))]
     if len(lines) >= 3 and len(rows) == len(lines) and _RULE_ROW.match(lines[1]):
-        header = " | ".join(readable_span(c) for c in rows[0].split("|") if c.strip())
+        names = [readable_span(c) for c in rows[0].split("|") if c.strip()]
+        header = ("、" if lang == "zh" else ", ").join(names)
         count = len(rows) - 2
         text = LABELS[lang]["table_quote"].format(header=header, rows=count)
     else:

@@ -5,7 +5,8 @@ km", "1,794 to 1,797 km", "约1,794至1,797公里") that say what they measure (
 a distance, a route). Values of one kind and unit that lie close together
 are taken to be the same quantity (within 10 %); when such a group holds values that do not agree
 (ranges that do not overlap) from at least two sources, it is a disagreement, and every
-value is cited.
+value is cited: for each value, by a sentence that gives that value alone when one does
+(in the question's language when one is), so that each citation says what it is cited for.
 """
 
 from __future__ import annotations
@@ -14,7 +15,8 @@ import re
 from dataclasses import dataclass, field
 
 from subagents.evidence import EvidenceItem
-from subagents.text import passages, plain
+from subagents.generate.writer import leans_on_context
+from subagents.text import language, passages, plain
 
 from .research import Research
 
@@ -46,6 +48,10 @@ class Claim:
     unit: str
     ev_id: str
     url: str
+    about: bool = False  # "about 1,800 km": a round figure
+    alone: bool = True  # the sentence gives no other value of this kind
+    lang: str = "en"  # the language of the sentence
+    leans: bool = False  # the sentence leans on the one before it ("They …", "此…")
 
 
 @dataclass
@@ -81,11 +87,11 @@ def _claims(research: Research) -> list[tuple[str, Claim]]:
             kinds = [k for k, rx in _MEASURES.items() if rx.search(said)]
             if not kinds or not sentence.complete:
                 continue
-            for match in _QUANTITY.finditer(sentence.text):
+            found = _QUANTITY.finditer(sentence.text)
+            matches = [m for m in found if _number(m.group("low")) >= 10]
+            for match in matches:
                 low = _number(match.group("low"))
                 high = _number(match.group("high")) if match.group("high") else low
-                if low < 10:
-                    continue
                 item = research.ledger.add(
                     EvidenceItem(
                         url=source.url,
@@ -97,7 +103,18 @@ def _claims(research: Research) -> list[tuple[str, Claim]]:
                     )
                 )
                 shown = plain(match.group(0)).strip()
-                claim = Claim(shown, low, high, _unit(match.group("unit")), item.id, source.url)
+                claim = Claim(
+                    shown,
+                    low,
+                    high,
+                    _unit(match.group("unit")),
+                    item.id,
+                    source.url,
+                    about=bool(match.group("about")),
+                    alone=len(matches) == 1,
+                    lang=language(said),
+                    leans=leans_on_context(said),
+                )
                 out.append((kinds[0], claim))
     return out
 
@@ -108,7 +125,9 @@ def _agree(a: Claim, b: Claim) -> bool:
 
 
 def find_disagreements(research: Research) -> list[Disagreement]:
-    """Every quantity the sources read give differently, largest groups first."""
+    """Every quantity the sources read give differently, largest groups first; each value
+    cited by the sentence that gives it best (alone, in the question's language)."""
+    lang = research.plan.language
     groups: dict[tuple[str, str], list[Claim]] = {}
     for measure, claim in _claims(research):
         groups.setdefault((measure, claim.unit), []).append(claim)
@@ -120,7 +139,7 @@ def find_disagreements(research: Research) -> list[Disagreement]:
             if claim is not None and (not cluster or claim.low <= cluster[0].low * SAME_QUANTITY):
                 cluster.append(claim)
                 continue
-            disagreement = _disagreement(measure, unit, cluster)
+            disagreement = _disagreement(measure, unit, cluster, lang)
             if disagreement is not None:
                 found.append(disagreement)
             cluster = [claim] if claim is not None else []
@@ -128,11 +147,20 @@ def find_disagreements(research: Research) -> list[Disagreement]:
     return found
 
 
-def _disagreement(measure: str, unit: str, cluster: list[Claim]) -> Disagreement | None:
-    """The distinct values of one quantity (one claim each), if two sources disagree."""
+def _disagreement(
+    measure: str, unit: str, cluster: list[Claim], lang: str = "en"
+) -> Disagreement | None:
+    """The distinct values of one quantity (one claim each), if two sources disagree.
+
+    A value is cited by a sentence that gives it alone when there is one, one that does
+    not lean on the sentence before it ("They do not add up to …") before one that does,
+    and one in ``lang`` before one in another language; otherwise by the first found.
+    """
     values: dict[tuple[float, float], Claim] = {}
-    for claim in cluster:
+    ranked = sorted(cluster, key=lambda c: (not c.alone, c.leans, c.lang != lang))
+    for claim in ranked:
         values.setdefault((claim.low, claim.high), claim)
+    values = dict(sorted(values.items()))
     distinct = list(values.values())
     pairs = [(a, b) for i, a in enumerate(distinct) for b in distinct[i + 1 :] if not _agree(a, b)]
     if len({c.url for pair in pairs for c in pair}) < 2:

@@ -17,11 +17,17 @@ what failed and what was read but off-topic — and cite nothing.
 
 from __future__ import annotations
 
+import re
+
 from subagents.generate.labels import label
 from subagents.generate.notes import RESEARCH_MARKER
+from subagents.generate.writer import leans_on_context
+from subagents.relevance import THRESHOLD, entity, score_text
+from subagents.text import language, terms
 
-from .disagreements import NAMES, Disagreement, find_disagreements
-from .research import Research
+from .disagreements import NAMES, Claim, Disagreement, find_disagreements
+from .research import Research, _table_score
+from .tables import choose_tables
 
 #: Candidate sentences per sub-question handed to the writer (it keeps what fits).
 CANDIDATES = 8
@@ -34,7 +40,61 @@ def _sentence(research: Research, ev_id: str) -> str:
     return f"{' '.join(item.span.split())} [{ev_id}]"
 
 
-def _table(research: Research, ev_id: str) -> list[str]:
+#: A sentence that says why, in its own words (for a "why" part's summary line).
+_CAUSE = re.compile(
+    r"\b(because|due to|led to|lead to|caus(?:e|ed|ing)|brought about|as a result|result(?:ed)? "
+    r"in|owing to|thanks to)\b|因为|由于|导致|造成|使得?|致使",
+    re.I,
+)
+
+
+def summary_choice(research: Research, sub_id: str, ids: list[str]) -> str | None:
+    """The candidate that best answers a part on its own, for the summary line.
+
+    A sentence in another language than the report's, or one that leans on the sentence
+    before it ("this problem", "these", "此") and so cannot stand alone, is passed over
+    while another candidate can be used. Among the rest, the
+    relevance score counts, plus the score the sentence earns read alone (without its
+    page's title, which can make relevant a sentence that does not answer the question
+    by itself: "the railway ran parallel to the canal" on a page about the decline), plus a
+    little for each thing asked that the sentence names (by its word or an equivalent:
+    "fed" for "supplied"), plus, for a "why" part, a cause stated in the sentence, and more
+    when it also names what the part asks about ("… brought about the decline").
+    """
+    focus = research.focus[sub_id]
+    scores = research.evidence[sub_id]
+
+    def value(ev_id: str) -> float:
+        span = research.ledger.get(ev_id).span
+        said = set(terms(span))
+        n = max(1, len(focus.facets))
+        own = sum(f.term in said for f in focus.facets) / n
+        says = sum(f.term in said or bool(f.equivalents & said) for f in focus.facets) / n
+        cause = focus.kind == "why" and bool(_CAUSE.search(span))
+        alone = score_text(focus, span)
+        return scores.get(ev_id, 0.0) + 0.3 * alone + cause * (0.2 + 0.15 * own) + 0.05 * says
+
+    usable = [i for i in ids if research.ledger.get(i) is not None]
+    # A line in the report's language when the part has one, and one that stands alone.
+    mine = [i for i in usable if language(research.ledger.get(i).span) == research.plan.language]
+    usable = mine or usable
+    alone = [i for i in usable if not leans_on_context(research.ledger.get(i).span)]
+    pool = alone or usable
+    return max(pool, key=lambda i: (value(i), -pool.index(i))) if pool else None
+
+
+def table_caption(section: str, where: str, lang: str) -> str:
+    """A table's caption: what it is (the heading that names it) and where it is from, in
+    the report's punctuation; a heading that is the page's own title is not repeated."""
+    if section.startswith("Sheet "):  # "canal-sections.xlsx, sheet Sections"
+        sheet = f"{label(lang, 'sheet')} {section.removeprefix('Sheet ')}"
+        return f"{where}，{sheet}" if lang == "zh" else f"{where}, {sheet}"
+    if not section or where.startswith(section):
+        return where
+    return f"{section}（{where}）" if lang == "zh" else f"{section} ({where})"
+
+
+def _table(research: Research, ev_id: str, lang: str) -> list[str]:
     found = research.found_tables[ev_id]
     item = research.ledger.get(ev_id)
     source = research.sources.get(item.page_path) if item else None
@@ -43,41 +103,55 @@ def _table(research: Research, ev_id: str) -> list[str]:
     width = len(found.header)
     lines = ["| " + " | ".join(cells[0]) + " |", "|" + "---|" * width]
     lines += ["| " + " | ".join((row + [""] * width)[:width]) + " |" for row in cells[1:]]
-    caption = f"{found.section} ({where})" if found.section else where
-    return [*lines, "", f"Table: {caption}. [{ev_id}]", ""]
+    caption = table_caption(found.section, where, lang)
+    end = "。" if lang == "zh" else "."
+    return [*lines, "", f"Table: {caption}{end} [{ev_id}]", ""]
 
 
-def _tables(research: Research) -> dict[str, str]:
-    """The table each part shows: its best one, each table in one part only."""
-    chosen: dict[str, str] = {}
-    pairs = sorted(
-        (
-            (score, sid, ev_id)
-            for sid, tables in research.tables.items()
-            for ev_id, score in tables.items()
-        ),
-        reverse=True,
-    )
-    used: set[str] = set()
-    for _, sid, ev_id in pairs:
-        if sid not in chosen and ev_id not in used:
-            chosen[sid] = ev_id
-            used.add(ev_id)
-    return chosen
+def _value(claim: Claim, lang: str) -> str:
+    """A value as the report's language writes it: "about 1,794–1,797 km", "约1,794–1,797公里"."""
+    low, high = (f"{v:,.0f}" if v == int(v) else f"{v:,}" for v in (claim.low, claim.high))
+    number = low if low == high else f"{low}–{high}"
+    if lang == "zh":
+        unit = {"km": "公里", "mi": "英里"}.get(claim.unit, claim.unit)
+        return f"{'约' if claim.about else ''}{number}{unit}"
+    return f"{'about ' if claim.about else ''}{number} {claim.unit}"
 
 
-def _disagreement_line(found: Disagreement, lang: str) -> str:
+def _listed(items: list[str], lang: str) -> str:
+    """``a, b and c`` (``a、b和c``)."""
+    if len(items) < 2:
+        return "".join(items)
+    if lang == "zh":
+        return "、".join(items[:-1]) + "和" + items[-1]
+    return ", ".join(items[:-1]) + " and " + items[-1]
+
+
+def _disagreement_line(found: Disagreement, lang: str, subject: str = "") -> str:
     """One sentence giving every value of a quantity, each followed by its citation (values
-    a source gives together share its one citation)."""
+    a source gives together share its one citation): "Sources give the canal's length as
+    1,747 km [ev-…], about 1,794–1,797 km [ev-…] and about 1,800 km [ev-…]"."""
     name = NAMES.get(lang, NAMES["en"]).get(found.measure, found.measure)
     by_source: dict[str, list[str]] = {}
     for claim in found.claims:
-        by_source.setdefault(claim.ev_id, []).append(claim.text)
+        by_source.setdefault(claim.ev_id, []).append(_value(claim, lang))
+    values = [f"{_listed(texts, lang)} [{ev}]" for ev, texts in by_source.items()]
     if lang == "zh":
-        values = "；".join(f"{'、'.join(texts)}[{ev}]" for ev, texts in by_source.items())
-        return f"- 关于{name}，来源说法不一：{values}。"
-    values = "; as ".join(f"{' and '.join(texts)} [{ev}]" for ev, texts in by_source.items())
-    return f"- Sources give {name} as {values}."
+        about = f"{subject}的{name}" if subject else name
+        return f"- 关于{about}，来源说法不一：{_listed(values, lang)}。"
+    if subject and name.startswith("the "):
+        name = f"the {subject}'s {name[4:]}"
+    return f"- Sources give {name} as {_listed(values, lang)}."
+
+
+def _subject(research: Research, lang: str) -> str:
+    """What the question is about, for the disagreements' sentences: "canal" (from "the
+    Beijing-Hangzhou Grand Canal"), "京杭大运河"."""
+    named = entity(research.plan.question)
+    if lang == "zh":
+        return named
+    last = named.split()[-1].lower() if named else ""
+    return last if last.isalpha() else ""
 
 
 def research_notes(research: Research, interrupted: bool = False) -> str:
@@ -93,10 +167,11 @@ def research_notes(research: Research, interrupted: bool = False) -> str:
         return "\n".join([*lines, label(lang, "nothing"), "", *_tried(research, lang)]) + "\n"
     chosen = research.select(CANDIDATES)
     for sub in answered:
-        if chosen[sub.id]:
-            lines.append(f"- {_sentence(research, chosen[sub.id][0])}")
+        best = summary_choice(research, sub.id, chosen[sub.id])
+        if best is not None:
+            lines.append(f"- {_sentence(research, best)}")
     lines.append("")
-    tables = _tables(research)
+    tables = choose_tables(research, _table_score, THRESHOLD)
     for sub in plan.subquestions:
         lines += [f"## {sub.text}", ""]
         ids = chosen[sub.id]
@@ -106,11 +181,12 @@ def research_notes(research: Research, interrupted: bool = False) -> str:
             lines += [f"- {_sentence(research, i)}" for i in ids]
             lines.append("")
         if sub.id in tables:
-            lines += _table(research, tables[sub.id])
+            lines += _table(research, tables[sub.id], lang)
     disagreements = find_disagreements(research)
     if disagreements:
         lines += [f"## {label(lang, 'disagreements')}", ""]
-        lines += [_disagreement_line(d, lang) for d in disagreements[:4]]
+        subject = _subject(research, lang)
+        lines += [_disagreement_line(d, lang, subject) for d in disagreements[:4]]
         lines.append("")
     missing = [s for s in plan.subquestions if not research.evidence[s.id]]
     if missing:

@@ -10,7 +10,17 @@ it is never left blank. A long note in the first column of an otherwise empty ro
 as a line under the table.
 
 :func:`tables_in` finds every Markdown table of a stored text with its exact offsets, so
-that a table can be cited like a sentence: its span is the table's text.
+that a table can be cited like a sentence: its span is the table's text. A table is named
+by the heading above it only when it opens that heading's section or the sentence just
+before it announces it ("The table below …", "下表…"); a table at the end of a section on
+something else keeps no name rather than a wrong one.
+
+:func:`choose_tables` picks the table each part of the question shows. A file's table
+(a spreadsheet or CSV file the user gave or a page linked to) has no page title to say
+what it is about: a file read for the question is taken to be about its subject (a name
+such as ``canal-sections.xlsx`` does not say which canal). When it is relevant to a part
+it is preferred to a page's table that is not clearly better, since it is the data itself
+(numbers as numbers, every column) where a page's table is a rendering of it.
 """
 
 from __future__ import annotations
@@ -18,8 +28,11 @@ from __future__ import annotations
 import csv
 import io
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
+from subagents.evidence import EvidenceItem
 from subagents.text import blocks, plain
 
 _FORMULA = re.compile(r"⟨formula (=.*?); no cached value⟩")
@@ -28,6 +41,12 @@ _AGGREGATE = re.compile(
 )
 _CSV_LINE = re.compile(r"^(\d+): (.*)$")
 _NUMBER = re.compile(r"^-?\d[\d,]*(?:\.\d+)?$")
+#: Words by which a paragraph announces the table that follows it.
+_ANNOUNCES = re.compile(
+    r"\b(?:below|following|table|tabulated|listed|as follows)\b|下表|如下|以下|见表|列表|表中", re.I
+)
+#: How much a file's table is preferred to a page's (added to its score when choosing).
+FILE_PREFERENCE = 0.1
 NOT_COMPUTED = {"en": "not computed", "zh": "未计算"}
 
 
@@ -155,15 +174,100 @@ def sheet_markdown(tool: str, text: str, lang: str = "en") -> str:
 
 
 def tables_in(text: str) -> list[Found]:
-    """Every Markdown table of ``text`` with its exact offsets (its span is citable)."""
+    """Every Markdown table of ``text`` with its exact offsets (its span is citable), each
+    named by the heading above it when the heading is about it (see the module notes)."""
     found = []
+    before = ""  # the block just before, since the last heading ("" right after one)
     for block in blocks(text):
+        if block.kind == "heading":
+            before = ""
+            continue
         if block.kind != "table":
+            before = text[block.start : block.end]
             continue
         lines = text[block.start : block.end].splitlines()
+        named = not before or bool(_ANNOUNCES.search(before))
+        before = text[block.start : block.end]
         if len(lines) < 3 or not re.match(r"^\s*\|?[\s:|-]+\|?\s*$", lines[1]):
             continue
         header = [plain(c) for c in _cells(lines[0])]
         rows = [[plain(c) for c in _cells(line)] for line in lines[2:]]
-        found.append(Found(block.start, block.end, header, rows, block.section))
+        section = block.section if named else ""
+        found.append(Found(block.start, block.end, header, rows, section))
     return found
+
+
+Scorer = Callable[[Any, Found, str], float]
+
+
+def file_title(name: str) -> str:
+    """A file name as words: ``canal-sections.xlsx`` → ``canal sections``."""
+    stem = name.rsplit("/", 1)[-1].rsplit(".", 1)[0]
+    return re.sub(r"[-_.]+", " ", stem).strip()
+
+
+def _file_tables(research: Any, score: Scorer, threshold: float) -> dict[str, dict[str, float]]:
+    """By part, the tables of the files read that are relevant to it, with their scores.
+
+    Each file table is scored as about the question's subject (the subject's name joins
+    the file's name and sheet as its title) and, when relevant, is cited as its exact
+    block with its sheet as locator.
+    """
+    from subagents.relevance import entity
+
+    subject = entity(research.plan.question)
+    out: dict[str, dict[str, float]] = {sid: {} for sid in research.focus}
+    for path, source in research.sources.items():
+        if source.kind != "file":
+            continue
+        text = research.texts.get(path, "")
+        for found in tables_in(text):
+            if len(found.rows) < 2:
+                continue
+            title = f"{subject} {file_title(source.url)} {found.section}"
+            scores = {sid: score(focus, found, title) for sid, focus in research.focus.items()}
+            if max(scores.values(), default=0.0) < threshold:
+                continue
+            item = research.ledger.add(
+                EvidenceItem(
+                    url=source.url,
+                    span=text[found.start : found.end],
+                    start=found.start,
+                    end=found.end,
+                    page_path=path,
+                    locator=found.section,
+                )
+            )
+            research.found_tables[item.id] = found
+            for sid, value in scores.items():
+                if value >= threshold:
+                    out[sid][item.id] = value
+    return out
+
+
+def choose_tables(research: Any, score: Scorer, threshold: float) -> dict[str, str]:
+    """The table each part of the question shows (by evidence id): the best relevant one,
+    a file's table preferred by ``FILE_PREFERENCE``; each table in one part only.
+
+    Args:
+        research: the run's research state (its plan, focus, sources, texts, ledger and
+            the tables already scored).
+        score: how well a table answers a part: ``score(focus, found, title)``.
+        threshold: the score from which a table is relevant.
+    """
+    files = _file_tables(research, score, threshold)
+    pairs = sorted(
+        (
+            (value + (FILE_PREFERENCE if ev_id in files.get(sid, {}) else 0.0), sid, ev_id)
+            for sid, tables in research.tables.items()
+            for ev_id, value in {**tables, **files.get(sid, {})}.items()
+        ),
+        reverse=True,
+    )
+    chosen: dict[str, str] = {}
+    used: set[str] = set()
+    for _, sid, ev_id in pairs:
+        if sid not in chosen and ev_id not in used:
+            chosen[sid] = ev_id
+            used.add(ev_id)
+    return chosen

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import io
 import json
 import re
 from dataclasses import dataclass
@@ -159,3 +160,28 @@ def pdf_fonts(reader) -> set[str]:
         for page in reader.pages
         for f in (page["/Resources"].get("/Font") or {}).values()
     }
+
+
+def pdf_text(data: bytes) -> str:
+    """The text layer of a PDF (NUL bytes of CFF-font CJK text removed)."""
+    import pypdf
+
+    reader = pypdf.PdfReader(io.BytesIO(data))
+    return "".join(p.extract_text() for p in reader.pages).replace("\x00", "")
+
+
+def pptx_text(data: bytes) -> str:
+    """Every word of a deck: its text boxes, its tables' cells and its speaker notes."""
+    from pptx import Presentation
+
+    prs = Presentation(io.BytesIO(data))
+    out = []
+    for slide in prs.slides:
+        for shape in slide.shapes:
+            if shape.has_text_frame:
+                out.append(shape.text_frame.text)
+            if shape.has_table:
+                out.extend(cell.text for row in shape.table.rows for cell in row.cells)
+        if slide.has_notes_slide:
+            out.append(slide.notes_slide.notes_text_frame.text)
+    return "\n".join(out)

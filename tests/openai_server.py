@@ -22,6 +22,8 @@ PLAN = {
     ]
 }
 FABRICATED = "ev-000000000000"
+#: The sentence of the scripted prose whose citation verifies.
+VERIFIED_CLAIM = "The canal was joined from older waterways."
 
 
 def _text(message: dict[str, Any]) -> str:
@@ -39,11 +41,22 @@ def _call(name: str, args: dict[str, Any], n: int) -> dict[str, Any]:
     }
 
 
-class ScriptedOpenAI:
-    """The server; ``plan`` is what the planner answers (replace it to test fallbacks)."""
+#: The generator tool of each report format.
+FORMAT_TOOLS = {
+    "md": "generate_markdown",
+    "html": "generate_html",
+    "pdf": "generate_pdf",
+    "pptx": "generate_pptx",
+}
 
-    def __init__(self, plan: Any = None) -> None:
+
+class ScriptedOpenAI:
+    """The server; ``plan`` is what the planner answers (replace it to test fallbacks);
+    ``formats`` are the report formats the Host asks for and the writer writes."""
+
+    def __init__(self, plan: Any = None, formats: tuple[str, ...] = ("md", "html")) -> None:
         self.plan = PLAN if plan is None else plan
+        self.formats = formats
         self.requests: list[dict[str, Any]] = []
         self.auth: list[str] = []
         self.roles: list[str] = []
@@ -111,7 +124,7 @@ class ScriptedOpenAI:
             [("file", {})],
             [("search", {"subquestion": "q1"}), ("search", {"subquestion": "q2"})],
             [("browser", {"subquestion": "q1"}), ("browser", {"subquestion": "q2"})],
-            [("generate", {"formats": ["md", "html"]})],
+            [("generate", {"formats": list(self.formats)})],
         ]
         taken = 0
         for step in steps:
@@ -182,9 +195,7 @@ class ScriptedOpenAI:
                     },
                     n + i,
                 )
-                for i, (tool, ext) in enumerate(
-                    [("generate_markdown", "md"), ("generate_html", "html")]
-                )
+                for i, (ext, tool) in enumerate((f, FORMAT_TOOLS[f]) for f in self.formats)
             ]
             return {"content": None, "tool_calls": calls}
         paths = re.findall(r'"path": "([^"]+)"', "\n".join(_text(r) for r in results))
@@ -213,7 +224,7 @@ class ScriptedOpenAI:
             "content": (
                 "# The Grand Canal\n\nA short answer. [" + real + "]\n\n"
                 "## How was the Grand Canal built?\n\n"
-                "The canal was joined from older waterways. [" + real + "]\n\n"
+                f"{VERIFIED_CLAIM} [{real}]\n\n"
                 "The canal was built by aliens in one night. [" + FABRICATED + "]\n"
             )
         }

@@ -47,7 +47,7 @@ ZH_TABLE = """| 省份 | 产量（万吨） | 茶园面积（万亩） |
 | 湖北 | 43.2 | 550 |
 | 合计 | 188.1 | 2,590 |"""
 
-ZH_SHEET = f"""## 工作表 产量
+ZH_SHEET = f"""## Sheet 产量
 
 {ZH_TABLE}
 
@@ -80,7 +80,7 @@ async def _sheet(svc, lang: str) -> SamplePage:
     if lang == "en":
         text, table, name, locator = EN_SHEET, EN_TABLE, "capacity", "Sheet Capacity"
     else:
-        text, table, name, locator = ZH_SHEET, ZH_TABLE, "tea-output", "工作表 产量"
+        text, table, name, locator = ZH_SHEET, ZH_TABLE, "tea-output", "Sheet 产量"
     path, url = f"/workspace/sources/{name}-xlsx.md", f"/userinput/{name}.xlsx"
     items = [
         EvidenceItem(**{**i.to_dict(), "locator": locator})

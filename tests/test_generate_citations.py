@@ -2,11 +2,9 @@
 
 from __future__ import annotations
 
-import io
 import re
 from html.parser import HTMLParser
 
-import pypdf
 import pytest
 from agentscope.message import TextBlock
 from agentscope.model import ChatModelBase, ChatResponse
@@ -15,11 +13,12 @@ from generate_samples import (
     en_notes,
     en_page,
     make_items,
+    pdf_text,
+    pptx_text,
     report_facts,
     write_page,
     zh_page,
 )
-from pptx import Presentation
 from scripted import call_tool as call
 
 from subagents import build_toolkit
@@ -70,23 +69,6 @@ def written(res, path: str) -> dict:
     facts = report_facts(res)
     assert facts["path"] == path and res.metadata["paths"][0] == path, text_of(res)
     return facts
-
-
-def pdf_text(data: bytes) -> str:
-    reader = pypdf.PdfReader(io.BytesIO(data))
-    return "".join(p.extract_text() for p in reader.pages).replace("\x00", "")
-
-
-def pptx_text(data: bytes) -> str:
-    prs = Presentation(io.BytesIO(data))
-    out = []
-    for slide in prs.slides:
-        for shape in slide.shapes:
-            if shape.has_text_frame:
-                out.append(shape.text_frame.text)
-        if slide.has_notes_slide:
-            out.append(slide.notes_slide.notes_text_frame.text)
-    return "\n".join(out)
 
 
 class _Text(HTMLParser):

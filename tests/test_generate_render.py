@@ -24,7 +24,7 @@ from scripted import call_tool as call
 from subagents import build_toolkit
 from subagents.generate.charts import cell_number, chart_for, chart_png, chart_svg
 from subagents.generate.notes import Point, Table
-from subagents.generate.report import quote_text
+from subagents.generate.report import in_brackets, quote_text
 from subagents.results import text_of
 
 EXT = {"md": "generate_markdown", "html": "generate_html", "pdf": "generate_pdf"}
@@ -185,7 +185,8 @@ async def test_markdown_has_tables_charts_and_one_entry_per_source(sample):
         assert "“" + spans[ev][:40] in unescaped  # the span's words, without markup
         assert "**" not in unescaped and "](" not in unescaped and "|---" not in unescaped
     (sheet_quote,) = [q for q in quotes if sample["made"].sheet.ids()[0] in q]
-    assert f"({words['locator']})" in sheet_quote
+    # The sheet is named in the report's language: "(Sheet Capacity)", "（工作表 产量）".
+    assert in_brackets(words["locator"], sample["lang"]) in sheet_quote
 
 
 # --- HTML --------------------------------------------------------------------------------

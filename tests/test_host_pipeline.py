@@ -5,11 +5,13 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import re
 from pathlib import Path
 
 import pytest
 from agentscope.message import ToolUseBlock
 from agentscope.model import ChatResponse
+from lxml import html as lxml_html
 from pptx import Presentation
 from pypdf import PdfReader
 from research_support import host_with, run_demo
@@ -18,6 +20,7 @@ from host.brains.offline import OfflinePolicy
 from host.hub import Host
 from host.stages import HOST_NAME, find_context
 from subagents import PIPELINE_ORDER
+from subagents.generate.writer import leans_on_context
 
 
 @pytest.fixture(scope="module")
@@ -234,3 +237,69 @@ def test_a_timed_out_task_keeps_the_pages_it_stored(tmp_path):
     assert "interrupted me" not in transcript
     assert not any("interrupted me" in (m.get_text_content() or "") for m in host.host_agent.seen)
     assert result.outputs == ["/workspace/reports/report.md"]
+
+
+SHEET_CAPTION = "canal-sections.xlsx, sheet Sections"
+SHEET_HEADER = ["Section", "Chinese name", "From", "To", "Low (km)", "High (km)", "Notes"]
+
+
+def test_the_spreadsheet_table_and_its_chart_are_in_every_format(demo):
+    """The canal-sections workbook read for the question is shown under the part it
+    answers, as a table with its chart, cited by file and sheet, in all four formats."""
+    _, result, _ = demo
+    path = result.run.real_path
+    markdown = path("/workspace/reports/report.md").read_text(encoding="utf-8")
+    built = markdown.split("\n## ")[1]
+    assert built.startswith("How was China's Beijing-Hangzhou Grand Canal built?")
+    assert "| " + " | ".join(SHEET_HEADER) + " |" in built
+    assert re.search(
+        r"^\| Sum of the rows above \| 合计 \|  \|  \| 1,752 \| 1,958 \|  \|$", built, re.M
+    )
+    (number,) = re.findall(rf"^Table: {re.escape(SHEET_CAPTION)}\.\[(\d+)\]$", built, re.M)
+    (image,) = re.findall(r"^!\[[^\n]*\]\((report-chart-\d+\.png)\)$", built, re.M)
+    assert path(f"/workspace/reports/{image}").read_bytes().startswith(b"\x89PNG")
+    named = "a table of 8 rows with the columns Section, .*"
+    quote = rf"^  - \[{number}\] “{named}” \(Sheet Sections\)"
+    assert re.search(quote, markdown, re.M)  # cited by file, with its sheet as locator
+
+    doc = lxml_html.fromstring(path("/workspace/reports/report.html").read_bytes())
+    tables = doc.xpath("//figure[@class='table'][contains(figcaption, $c)]", c=SHEET_CAPTION)
+    assert len(tables) == 1
+    assert [th.text_content() for th in tables[0].xpath(".//thead//th")] == SHEET_HEADER
+    charts = doc.xpath("//figure[@class='chart']/*[local-name()='svg']")
+    assert any("Low (km)" in svg.get("aria-label", "") for svg in charts)
+
+    reader = PdfReader(path("/workspace/reports/report.pdf"))
+    flat = re.sub(r"\s+", "", "".join(p.extract_text() for p in reader.pages))
+    for words in [SHEET_CAPTION, *SHEET_HEADER[4:], "TonghuiRiver", "1,958"]:
+        assert re.sub(r"\s+", "", words) in flat, words
+
+    deck = Presentation(path("/workspace/reports/report.pptx"))
+    headers, charted = [], []
+    for slide in deck.slides:
+        for shape in slide.shapes:
+            if shape.has_table:
+                headers.append([c.text for c in shape.table.rows[0].cells])
+            if shape.has_chart:
+                plot = shape.chart.plots[0]
+                charted.append(([s.name for s in plot.series], list(plot.categories)))
+    assert SHEET_HEADER in headers
+    assert (["Low (km)", "High (km)"], [
+        "Tonghui River", "North Canal", "South Canal", "Shandong (Lu) Canal",
+        "Middle (Zhong) Canal", "Li Canal (Huaiyang)", "Jiangnan Canal",
+    ]) in charted  # fmt: skip
+
+
+def test_each_summary_line_stands_alone_and_answers_its_part(demo):
+    """One summary line per part, none leaning on a sentence the reader has not seen, and
+    the decline's line says what caused it."""
+    _, result, _ = demo
+    markdown = result.run.real_path("/workspace/reports/report.md").read_text(encoding="utf-8")
+    head = markdown.split("\n## ", 1)[0]
+    lines = [re.sub(r"\[\d+\]", "", ln[2:]) for ln in head.splitlines() if ln.startswith("- ")]
+    assert len(lines) == len(result.plan.subquestions)
+    assert not [ln for ln in lines if leans_on_context(ln)]
+    decline = lines[[s.text for s in result.plan.subquestions].index(
+        "Why did China's Beijing-Hangzhou Grand Canal decline?"
+    )]  # fmt: skip
+    assert "1855" in decline and "Yellow River" in decline, decline

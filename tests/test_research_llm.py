@@ -9,7 +9,8 @@ import re
 
 import pytest
 from cli_support import shared_cache
-from openai_server import FABRICATED, ScriptedOpenAI
+from generate_samples import pdf_text, pptx_text
+from openai_server import FABRICATED, VERIFIED_CLAIM, ScriptedOpenAI
 
 from demo.web import demo_world
 from host.brains import make_brain
@@ -20,10 +21,13 @@ from host.hub import Host
 CANARY = "sk-llm-canary-4d2a9c"
 
 
-def llm_run(tmp_path, monkeypatch, server: ScriptedOpenAI):
+ALL_FORMATS = ("md", "html", "pdf", "pptx")
+
+
+def llm_run(tmp_path, monkeypatch, server: ScriptedOpenAI, formats=("md", "html")):
     monkeypatch.setenv("OPENAI_API_KEY", CANARY)
     monkeypatch.setenv("OPENAI_BASE_URL", server.base_url)
-    settings = Settings(runs_dir=tmp_path / "runs", formats=("md", "html"), quiet=True)
+    settings = Settings(runs_dir=tmp_path / "runs", formats=formats, quiet=True)
     with demo_world(shared_cache()) as world:
         host = Host(demo_settings(settings, world), make_brain("openai:loopback-model"))
         result = asyncio.run(host.run(world.question))
@@ -32,8 +36,8 @@ def llm_run(tmp_path, monkeypatch, server: ScriptedOpenAI):
 
 @pytest.fixture(scope="module")
 def scripted(tmp_path_factory):
-    with pytest.MonkeyPatch.context() as monkeypatch, ScriptedOpenAI() as server:
-        host, result = llm_run(tmp_path_factory.mktemp("llm"), monkeypatch, server)
+    with pytest.MonkeyPatch.context() as monkeypatch, ScriptedOpenAI(formats=ALL_FORMATS) as server:
+        host, result = llm_run(tmp_path_factory.mktemp("llm"), monkeypatch, server, ALL_FORMATS)
         yield server, host, result
 
 
@@ -78,15 +82,27 @@ def test_subagents_see_their_own_tools_and_never_task(scripted):
         )
 
 
+def _texts(result) -> dict[str, str]:
+    """The words of every format as a reader gets them: Markdown and HTML as text, the
+    PDF's text layer, and the deck's text including its tables and speaker notes."""
+    read = {"md": bytes.decode, "html": bytes.decode, "pdf": pdf_text, "pptx": pptx_text}
+    path = result.run.real_path
+    return {
+        ext: get(path(f"/workspace/reports/report.{ext}").read_bytes()) for ext, get in read.items()
+    }
+
+
 def test_prose_is_requested_once_and_a_fabricated_claim_leaves_every_format(scripted):
     server, _, result = scripted
-    assert server.prose_requests == 1  # md and html render the same prose
-    html = result.run.real_path("/workspace/reports/report.html").read_text(encoding="utf-8")
-    assert FABRICATED not in html and "aliens" not in html
-    assert result.outputs == ["/workspace/reports/report.md", "/workspace/reports/report.html"]
-    markdown = result.run.real_path("/workspace/reports/report.md").read_text(encoding="utf-8")
-    assert FABRICATED not in markdown and "aliens" not in markdown
-    assert re.search(r"\[1\]", markdown)
+    assert server.prose_requests == 1  # the four formats render the same prose
+    assert result.outputs == [f"/workspace/reports/report.{ext}" for ext in ALL_FORMATS]
+    texts = _texts(result)
+    for ext, text in texts.items():
+        flat = " ".join(text.split())
+        assert FABRICATED not in flat and "aliens" not in flat, ext
+    assert re.search(r"\[1\]", texts["md"])
+    for ext, text in texts.items():  # the model's verified sentence is in every format
+        assert VERIFIED_CLAIM in " ".join(text.split()), ext
 
 
 def test_the_key_travels_only_in_the_authorization_header(scripted):

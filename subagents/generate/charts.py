@@ -156,9 +156,14 @@ def _values(cells: list[str]) -> list[float]:
     return [v if (v := cell_number(c)) is not None else math.nan for c in cells]
 
 
+_FILE_NAME = re.compile(r"\.(?:xlsx|xls|csv|tsv|ods|pdf|pptx)\b", re.I)
+
+
 def _title(table: Table, series: list[str], label_header: str) -> str:
+    """The caption when it says what the table shows; the columns drawn when the caption
+    only names a file and sheet ("canal-sections.xlsx, sheet Sections")."""
     caption = table.caption.text.strip().rstrip(".。")
-    if caption:
+    if caption and not _FILE_NAME.search(caption):
         return caption if len(caption) <= 90 else caption[:89].rstrip() + "…"
     names = " / ".join(series)
     return f"{names} — {label_header}" if label_header else names

@@ -25,7 +25,7 @@ from .citations import Citation
 from .flow import Format, generate
 from .markdown import QUOTE_LIMIT, inline, points_markdown, reading_order, stored_link
 from .notes import Chart, Point, Section, Table, parser
-from .report import Report, SourceEntry, quote_text
+from .report import Report, SourceEntry, in_brackets, locator_text, quote_text
 
 CSS = """
 *,*::before,*::after{box-sizing:border-box}
@@ -148,7 +148,7 @@ def table_html(md: MarkdownIt, report: Report, table: Table, n: int) -> str:
     head = _row("th", table.header, classes)
     body = "".join(_row("td", row, classes) for row in table.rows)
     label = f"{report.label('table')} {n}"
-    caption = md.renderInline(inline(table.caption))
+    caption = md.renderInline(inline(table.caption, spaced=False))
     return (
         f'<figure class="table" id="table-{n}">'
         f'<div class="scroll" role="region" aria-label="{_e(label)}" tabindex="0">'
@@ -176,7 +176,7 @@ def chart_html(report: Report, chart: Chart, n: int) -> str:
 
 
 def _points_html(md: MarkdownIt, points: list[Point]) -> str:
-    return md.render(points_markdown(points)) if points else ""
+    return md.render(points_markdown(points, spaced=False)) if points else ""
 
 
 def _section_html(
@@ -198,7 +198,8 @@ def _section_html(
 
 def _quote_html(report: Report, c: Citation) -> str:
     span = quote_text(c.item.span, report.lang, QUOTE_LIMIT)
-    where = f' <span class="loc">({_e(c.item.locator)})</span>' if c.item.locator else ""
+    place = in_brackets(locator_text(c.item.locator, report.lang), report.lang)
+    where = f'<span class="loc">{_e(place)}</span>' if c.item.locator else ""
     return (
         f'<li id="src-{c.number}"><span class="qn">[{c.number}]</span>'
         f'<span class="quote">“{_e(span)}”</span>{where} '

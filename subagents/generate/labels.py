@@ -38,7 +38,7 @@ LABELS: dict[str, dict[str, str]] = {
         "given_as": "{measure} is given as",
         "and_as": "and as",
         "not_computed": "not computed",
-        "table_quote": "the table {header} ({rows} rows)",
+        "table_quote": "a table of {rows} rows with the columns {header}",
     },
     "zh": {
         "report": "报告",
@@ -68,7 +68,7 @@ LABELS: dict[str, dict[str, str]] = {
         "given_as": "{measure}的说法有",
         "and_as": "以及",
         "not_computed": "未计算",
-        "table_quote": "表格 {header}（{rows} 行）",
+        "table_quote": "表格（{rows} 行），列为{header}",
     },
 }
 

@@ -23,7 +23,7 @@ from .charts import chart_of, chart_png
 from .citations import Citation
 from .flow import Format, Rendered, generate
 from .notes import REPORT_MARKER, Chart, Cite, Point, Section, Table, locator_comment
-from .report import Report, SourceEntry, quote_text
+from .report import Report, SourceEntry, in_brackets, locator_text, quote_text
 
 _SPECIAL = re.compile(r"([\\`*_\[\]<>&|~])")
 _LEADING_NUMBER = re.compile(r"^(\d+)([.)])")
@@ -59,20 +59,34 @@ def tight(point: Point) -> list:
     return parts
 
 
-def inline(point: Point) -> str:
-    """A point's text (escaped) with its ``[n]`` markers set right after the words."""
-    return "".join(f"[{p.key[1:]}]" if isinstance(p, Cite) else escape(p) for p in tight(point))
+_WORD_END = re.compile(r"[A-Za-z0-9%]$")
 
 
-def points_markdown(points: list[Point]) -> str:
-    """Paragraphs and bullet lists; consecutive bullets form one list."""
+def inline(point: Point, spaced: bool = True) -> str:
+    """A point's text (escaped) with its ``[n]`` markers set right after the words: after
+    punctuation or Chinese directly ("grain.[1]", "公里[2]"), after a Latin word with a
+    space when ``spaced`` ("1,747 km [3], about …"), so that a marker inside a sentence
+    reads apart in plain text (a superscript marker needs no space)."""
+    out = []
+    for part in tight(point):
+        if isinstance(part, Cite):
+            gap = " " if spaced and out and _WORD_END.search(out[-1]) else ""
+            out.append(f"{gap}[{part.key[1:]}]")
+        else:
+            out.append(escape(part))
+    return "".join(out)
+
+
+def points_markdown(points: list[Point], spaced: bool = True) -> str:
+    """Paragraphs and bullet lists; consecutive bullets form one list (``spaced``: see
+    :func:`inline`)."""
     out: list[str] = []
     for i, point in enumerate(points):
         if point.bullet:
             prev_bullet = i > 0 and points[i - 1].bullet
-            out.append(("\n" if prev_bullet else "\n\n") + "- " + inline(point))
+            out.append(("\n" if prev_bullet else "\n\n") + "- " + inline(point, spaced))
         else:
-            out.append("\n\n" + inline(point))
+            out.append("\n\n" + inline(point, spaced))
     return "".join(out).strip("\n")
 
 
@@ -139,7 +153,8 @@ def quote_line(report: Report, c: Citation) -> str:
     trailing comment records where it lives so that the report can be read back.
     """
     span = quote_text(c.item.span, report.lang, QUOTE_LIMIT)
-    where = f" ({escape_cell(c.item.locator)})" if c.item.locator else ""
+    place = escape_cell(locator_text(c.item.locator, report.lang))
+    where = in_brackets(place, report.lang) if c.item.locator else ""
     comment = locator_comment(c.item.url, c.item.page_path, c.item.start, c.item.end, c.title)
     return f"  - [{c.number}] “{escape(span)}”{where} `{c.item.id}` {comment}"
 

@@ -32,7 +32,7 @@ from .charts import PALETTE, chart_heading, chart_of, is_total, numeric_columns
 from .flow import Format, generate
 from .markdown import labelled, reading_order, tight
 from .notes import Chart, Cite, Point, Table
-from .report import Report, SourceEntry, quote_text
+from .report import Report, SourceEntry, in_brackets, locator_text, quote_text
 
 SLIDE_W, SLIDE_H = Inches(13.333), Inches(7.5)
 MARGIN = Inches(0.6)
@@ -162,6 +162,13 @@ def _bullet_parts(point: Point) -> tuple[str, str]:
     return words, "".join(f"[{c.key[1:]}]" for c in point.cites())
 
 
+def _markers_inside(point: Point) -> bool:
+    """Whether words follow one of the point's markers (markers cite parts of it)."""
+    first = next((i for i, p in enumerate(point.parts) if isinstance(p, Cite)), None)
+    after = point.parts[first + 1 :] if first is not None else []
+    return any(isinstance(p, str) and p.strip(" .。;；") for p in after)
+
+
 def _chunks(points: list[Point], width: int, height: int) -> list[list[Point]]:
     """Points split into slides: at most six each, and each slide's text fits its box."""
     chunks: list[list[Point]] = [[]]
@@ -236,12 +243,12 @@ def _notes(slide, report: Report, numbers: list[int]) -> None:
     """The exact quotes cited on the slide, with their numbers and sources."""
     if not numbers:
         return
-    lines = [f"{report.label('cited')}:"]
+    lines = [labelled(report, "cited").rstrip()]
     for n in numbers:
         c = report.citations[n - 1]
         head = f"[{n}] {c.title} — {c.item.url}" if c.title else f"[{n}] {c.item.url}"
         if c.item.locator:
-            head += f" ({c.item.locator})"
+            head += in_brackets(locator_text(c.item.locator, report.lang), report.lang)
         span = quote_text(c.item.span, report.lang, limit=2000)
         lines.append(f"{head}\n“{span}” ({c.item.id})")
     frame = slide.notes_slide.notes_text_frame
@@ -266,6 +273,14 @@ def _point_paragraphs(frame, points: list[Point], size: float, lang: str) -> Non
         para = frame.paragraphs[0] if i == 0 else frame.add_paragraph()
         para.space_after = Pt(size * 0.5)
         words, markers = _bullet_parts(point)
+        if _markers_inside(point) and not words.endswith("…"):
+            # Each value keeps its own marker ("1,747 km[16], about 1,800 km[18]").
+            for part in tight(point):
+                if isinstance(part, Cite):
+                    _run(para, f"[{part.key[1:]}]", Style(size * 0.8, color=ACCENT), lang)
+                elif part:
+                    _run(para, part, Style(size), lang)
+            continue
         _run(para, words, Style(size), lang)
         if markers:
             _run(para, markers, Style(size * 0.8, color=ACCENT), lang)
@@ -398,7 +413,9 @@ def _row_height(cells: list[str], widths: list[int], size: int) -> int:
 
 
 def _pages(header: int, heights: list[int], room: int) -> list[range]:
-    """Rows grouped into slides: as many as fit under the header, at most TABLE_ROWS."""
+    """Rows grouped into slides: as many as fit under the header, at most TABLE_ROWS, then
+    spread evenly over that many slides when they fit so (no slide of one or two rows
+    left over at the end)."""
     pages: list[range] = []
     start, used = 0, header
     for i, height in enumerate(heights):
@@ -407,7 +424,12 @@ def _pages(header: int, heights: list[int], room: int) -> list[range]:
             start, used = i, header
         used += height
     pages.append(range(start, len(heights)))
-    return pages
+    if len(pages) < 2:
+        return pages
+    per = math.ceil(len(heights) / len(pages))
+    even = [range(i, min(i + per, len(heights))) for i in range(0, len(heights), per)]
+    fits = all(header + sum(heights[i] for i in page) <= room for page in even)
+    return even if fits and len(even) == len(pages) else pages
 
 
 def table_layout(table: Table) -> TableLayout:

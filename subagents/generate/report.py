@@ -177,6 +177,29 @@ def readable_span(span: str) -> str:
     return close_cjk_gaps(text)
 
 
+_FILE_PLACE = re.compile(r"^(Page|Slide|Sheet) (\S.*)$")
+
+
+def locator_text(locator: str, lang: str = "en") -> str:
+    """Where in a file a quote is, in the report's language: ``Sheet Sections`` stays as
+    it is in English and is ``工作表 Sections`` in Chinese (``第3页``, ``幻灯片 2：…``)."""
+    match = _FILE_PLACE.match(locator.strip())
+    if lang != "zh" or match is None:
+        return locator
+    kind, rest = match.groups()
+    if kind == "Page":
+        return f"第{rest}页"
+    if kind == "Slide":
+        number, _, title = rest.partition(":")
+        return f"{LABELS['zh']['slide']} {number.strip()}" + (f"：{title.strip()}" if title else "")
+    return f"{LABELS['zh']['sheet']} {rest}"
+
+
+def in_brackets(text: str, lang: str = "en") -> str:
+    """`` (text)`` after a word, ``（text）`` in Chinese."""
+    return f"（{text}）" if lang == "zh" else f" ({text})"
+
+
 _TABLE_ROW = re.compile(r"^\s*\|(.*)\|\s*$")
 _RULE_ROW = re.compile(r"^[\s|:\-]+$")
 
@@ -186,12 +209,13 @@ def quote_text(span: str, lang: str = "en", limit: int = 300) -> str:
 
     The words are the span's own, with Markdown link and emphasis syntax removed and
     whitespace collapsed, cut at ``limit`` characters; a quoted table (the report shows
-    it in full) is named by its header and number of rows instead of its raw pipes.
+    it in full) is named by its columns and number of rows instead of its raw pipes.
     """
     lines = [ln for ln in span.strip().splitlines() if ln.strip()]
     rows = [m.group(1) for ln in lines if (m := _TABLE_ROW.match(ln))]
     if len(lines) >= 3 and len(rows) == len(lines) and _RULE_ROW.match(lines[1]):
-        header = " | ".join(readable_span(c) for c in rows[0].split("|") if c.strip())
+        names = [readable_span(c) for c in rows[0].split("|") if c.strip()]
+        header = ("、" if lang == "zh" else ", ").join(names)
         count = len(rows) - 2
         text = LABELS[lang]["table_quote"].format(header=header, rows=count)
     else:

@@ -1,11 +1,11 @@
 """The extractive writer: from candidate evidence to a report that reads like one.
 
 Given a draft whose sections hold candidate sentences (best first), :func:`shape` keeps
-only full sentences, merges near-duplicates, takes the lead as the summary (and leaves
-those sentences out of the sections), fits the whole to the length asked for — the
-brief's "Length wanted: 2–3 pages", or 2–4 pages by default — giving every part at least
-two sentences where it has them, and puts the sentences of a historical part in the
-order of the dates they mention.
+only full sentences that do not open by pointing back (see :func:`leans_on_context`), merges
+near-duplicates, takes the lead as the summary (and leaves those sentences out of the
+sections), fits the whole to the length asked for — the brief's "Length wanted: 2–3
+pages", or 2–4 pages by default — giving every part at least two sentences where it has
+them, and puts the sentences of a historical part in the order of the dates they mention.
 """
 
 from __future__ import annotations
@@ -60,6 +60,49 @@ def pages_wanted(requirements: str) -> tuple[int, int]:
             n = int(match.group(3))
             return (n, n)
     return DEFAULT_PAGES
+
+
+_LEANING_START = re.compile(
+    r"^(?:(?:when|after|as|but|and|so|then|yet|because|while|since)\s+"
+    r"(?:it|its|they|them|their|this|these|those|such|he|she|his|her)\b|"
+    r"(?:however|therefore|thus|hence|moreover|meanwhile|instead|likewise|similarly|also|"
+    r"in addition|as a result|at the same time|in this way)\b)",
+    re.I,
+)
+_PRONOUN = re.compile(r"\b(?:it|they|them|he|she|him)\b", re.I)
+_DEMONSTRATIVE = re.compile(r"\b(?:this|these|those|such)\s+(?!is\b|was\b|are\b|were\b)[a-z]", re.I)
+_NAMED = re.compile(r"(?<!^)\b[A-Z][a-z]+|\d")
+_ZH_OPENING = re.compile(
+    r"^(?:此|这|那|该|其|它|他|她|因此|所以|于是|与此同时|同时|但|然而|而|此外|另外|不过|并且|也)"
+)
+_ZH_LEANING = re.compile(
+    r"^(?:此|这|那|该|其|它|他|她|因此|所以|于是|与此同时|同时|但|然而|而|此外|另外|不过|并且|也|"
+    r"[^，。；]{0,6}(?:此|这些|这一|该|其))"
+)
+
+
+def leans_on_context(text: str, opening_only: bool = False) -> bool:
+    """Whether a sentence's meaning depends on the sentence before it.
+
+    It opens with a connective ("However", "At the same time", "因此", "与此同时") or with
+    a pronoun or demonstrative ("It", "These", "此", "该"); or, unless ``opening_only``,
+    its subject further on is one ("On the canal this problem was …", "… several of
+    them") with nothing named before it for that word to point to.
+    """
+    said = plain(text).strip()
+    if _CJK.search(said[:12]) and not re.match(r"[A-Za-z]", said):
+        leaning = _ZH_OPENING if opening_only else _ZH_LEANING
+        return bool(leaning.match(said))
+    if _LEANING_START.match(said):
+        return True
+    if re.match(r"(?:this|these|those|such|it|they|he|she)\b", said, re.I):
+        return True
+    if opening_only:
+        return False
+    if _DEMONSTRATIVE.search(" ".join(said.split()[:8])):
+        return True
+    pronoun = _PRONOUN.search(said)
+    return bool(pronoun) and not _NAMED.search(said[: pronoun.start()])
 
 
 def first_year(text: str) -> float | None:
@@ -180,7 +223,13 @@ def shape(
         # A sentence in another language than the report's is kept only when the part
         # would otherwise have too little to say.
         own = [p for p in pool if not p.cites() or language(p.text) == lang]
-        pools[i] = diversified(own if len(own) >= MIN_PER_PART else pool, source_of)
+        candidates = own if len(own) >= MIN_PER_PART else pool
+        # A sentence that opens by pointing back to the one before it in its source
+        # ("因此…", "These …") would follow a sentence from elsewhere here: it is left out
+        # while the part has enough others.
+        alone = [p for p in candidates if not p.cites() or not leans_on_context(p.text, True)]
+        candidates = alone if len(alone) >= MIN_PER_PART else candidates
+        pools[i] = diversified(candidates, source_of)
     spent = sum(_cost(p) for p in summary) + _fit_tables(draft, int(budget * TABLE_SHARE))
     chosen: dict[int, list[Point]] = {i: [] for i in pools}
     for rank in range(max((len(p) for p in pools.values()), default=0)):
@@ -205,4 +254,12 @@ def uncited(point: Point) -> bool:
     return not any(isinstance(p, Cite) for p in point.parts)
 
 
-__all__ = ["DEFAULT_PAGES", "Section", "chronological", "first_year", "pages_wanted", "shape"]
+__all__ = [
+    "DEFAULT_PAGES",
+    "Section",
+    "chronological",
+    "first_year",
+    "leans_on_context",
+    "pages_wanted",
+    "shape",
+]

@@ -1,0 +1,176 @@
+"""What the Host hands the writer besides sentences: tables named by the right heading and
+captioned in the report's language, disagreements written as one readable sentence, and
+summary lines that stand on their own."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from host.disagreements import Claim, Disagreement
+from host.notes import _disagreement_line, summary_choice, table_caption
+from host.planning import Plan, SubQuestion
+from host.research import Research
+from host.tables import file_title, tables_in
+from subagents.evidence import EvidenceItem, EvidenceLedger
+from subagents.generate.charts import chart_for
+from subagents.generate.notes import Point, Table
+from subagents.generate.writer import leans_on_context
+
+CONTENT = Path(__file__).resolve().parent.parent / "demo" / "content"
+
+
+def _sections(page: str) -> dict[str, str]:
+    """By its first header cell, the name each table of a demo page gets, the page read as
+    it is served and stored: its title as the first heading, then its body."""
+    raw = (CONTENT / page).read_text(encoding="utf-8")
+    _, front, body = raw.split("---\n", 2)
+    (title,) = re.findall(r'^title: "(.*)"$', front, re.M)
+    text = f"# {title}\n\n{body}"
+    return {found.header[0]: found.section for found in tables_in(text)}
+
+
+def test_a_table_is_named_by_a_heading_only_when_the_heading_is_about_it():
+    # Under its own heading, or announced by the sentence before it: named.
+    assert _sections("en/decline.md") == {"Cause": "Summary of causes"}
+    assert _sections("en/route-and-sections.md") == {"Section": "The sections"}
+    assert _sections("zh/chronology.md") == {"年代": "大运河大事年表"}  # "下表列出…"
+    # At the end of a section on something else ("南段的延续", the southern canal after
+    # the decline): the causes table is not named after it.
+    assert _sections("zh/decline.md") == {"原因": ""}
+
+
+def test_captions_follow_the_report_language_and_name_the_source_once():
+    assert table_caption("", "大运河的衰落 — 大运河图志", "zh") == "大运河的衰落 — 大运河图志"
+    # A heading that is the page's own title is not repeated.
+    chronology = table_caption("大运河大事年表", "大运河大事年表 — 大运河图志", "zh")
+    assert chronology == "大运河大事年表 — 大运河图志"
+    cities = table_caption("主要城市（自北向南）", "大运河沿线城市 — 大运河图志", "zh")
+    assert cities == "主要城市（自北向南）（大运河沿线城市 — 大运河图志）"
+    assert (
+        table_caption("The sections", "The route — Atlas", "en")
+        == "The sections (The route — Atlas)"
+    )
+    assert table_caption("Sheet Sections", "canal-sections.xlsx", "en") == (
+        "canal-sections.xlsx, sheet Sections"
+    )
+    assert table_caption("Sheet Sections", "canal-sections.xlsx", "zh") == (
+        "canal-sections.xlsx，工作表 Sections"
+    )
+    assert file_title("/userinput/canal-sections.xlsx") == "canal sections"
+
+
+def test_a_chart_of_a_file_table_is_titled_by_what_it_draws():
+    table = Table(
+        ["Section", "Low (km)", "High (km)"],
+        [["Tonghui River", "20", "42"], ["North Canal", "146", "186"], ["Li Canal", "170", "180"]],
+        caption=Point(["canal-sections.xlsx, sheet Sections."]),
+    )
+    assert chart_for(table).title == "Low (km) / High (km) — Section"
+    table.caption = Point(["Section lengths along the canal."])
+    assert chart_for(table).title == "Section lengths along the canal"
+
+
+def _claims() -> Disagreement:
+    return Disagreement(
+        "length",
+        "km",
+        [
+            Claim("1,747 km", 1747, 1747, "km", "ev-000000000001", "http://a"),
+            Claim("about 1,794 to 1,797 km", 1794, 1797, "km", "ev-000000000002", "http://b",
+                  about=True),
+            Claim("约1,800公里", 1800, 1800, "km", "ev-000000000003", "http://c", about=True),
+        ],
+    )  # fmt: skip
+
+
+def test_a_disagreement_reads_as_one_sentence_with_each_value_cited():
+    assert _disagreement_line(_claims(), "en", "canal") == (
+        "- Sources give the canal's length as 1,747 km [ev-000000000001], about 1,794–1,797 km "
+        "[ev-000000000002] and about 1,800 km [ev-000000000003]."
+    )
+    assert _disagreement_line(_claims(), "zh", "京杭大运河") == (
+        "- 关于京杭大运河的全长，来源说法不一：1,747公里 [ev-000000000001]、约1,794–1,797公里 "
+        "[ev-000000000002]和约1,800公里 [ev-000000000003]。"
+    )
+    found = _claims()
+    found.claims[2].ev_id = found.claims[0].ev_id  # one source giving two values
+    assert _disagreement_line(found, "en") == (
+        "- Sources give the length as 1,747 km and about 1,800 km [ev-000000000001] and "
+        "about 1,794–1,797 km [ev-000000000002]."
+    )
+
+
+@pytest.mark.parametrize(
+    ("sentence", "leans"),
+    [
+        ("On the Grand Canal this problem was concentrated in western Shandong.", True),
+        ("When the canal declined, several of them declined too.", True),
+        ("After the decline of the canal it grew further as a treaty port.", True),
+        ("These foreshadowed the Sui canal.", True),
+        ("However, the northern canal silted up.", True),
+        ("因此元代漕粮以海运为主。", True),
+        ("与此同时，1826年试行过的海运逐渐成为常态。", True),
+        ("该段运河水源不足。", True),
+        ("这些运河后来废弃。", True),
+        ("In 1855 the Yellow River broke its dikes and shifted north, cutting the canal.", False),
+        ("The Grand Canal is still a working waterway — but only in its southern half.", False),
+        ("From Jining southwards the canal carries freight, and in Jiangsu it is busy.", False),
+        ("1855年黄河在铜瓦厢决口改道，由山东入渤海，冲断会通河。", False),
+        ("元代以济宁为水脊引水济运，而南旺地势更高，这正是水源不足的原因之一。", False),
+    ],
+)
+def test_a_sentence_that_leans_on_the_one_before_is_recognised(sentence, leans):
+    assert leans_on_context(sentence) is leans
+
+
+def test_a_sentence_opening_by_pointing_back_is_told_from_one_that_names_its_subject():
+    # Out of a part's body: a sentence that opens by pointing back.
+    for opening in ["因此元代漕粮以海运为主。", "与此同时，海运成为常态。", "These came later."]:
+        assert leans_on_context(opening, opening_only=True), opening
+    # Kept for the body (its place is named), though never a summary line on its own.
+    named = "On the Grand Canal this problem was concentrated in western Shandong."
+    assert not leans_on_context(named, opening_only=True) and leans_on_context(named)
+
+
+DECLINE = "Why did China's Beijing-Hangzhou Grand Canal decline?"
+DECLINE_ZH = "京杭大运河为何衰落？"
+CANDIDATES = [  # as the Host ranked them for the part, best first, with their scores
+    ("The Tianjin–Pukou railway, completed in 1912, ran parallel to the canal.", 1.0),
+    ("When the canal declined, several of them declined too.", 0.9),
+    ("The Yellow River's change of course in 1855, sea shipping and the railways brought "
+     "about the decline of the northern canal.", 0.85),
+    ("与此同时，海运逐渐成为常态。", 0.95),
+]  # fmt: skip
+
+
+def _research(memory_service, question: str, language: str) -> Research:
+    plan = Plan(question, language, [SubQuestion("q1", question, [])])
+    research = Research(plan, EvidenceLedger(), memory_service, max_rounds=1)
+    text = " ".join(span for span, _ in CANDIDATES)
+    for span, score in CANDIDATES:
+        start = text.index(span)
+        item = research.ledger.add(
+            EvidenceItem(url="http://127.0.0.1:9/d", span=span, start=start, end=start + len(span))
+        )
+        research.evidence["q1"][item.id] = score
+    return research
+
+
+def test_the_summary_line_stands_alone_answers_why_and_speaks_the_report_language(
+    memory_service,
+):
+    research = _research(memory_service, DECLINE, "en")
+    ids = list(research.evidence["q1"])
+    chosen = research.ledger.get(summary_choice(research, "q1", ids)).span
+    assert chosen.startswith("The Yellow River's change of course in 1855")
+    # Without the sentence that names the cause, the best-scored one that stands alone.
+    rest = [i for i in ids if "1855" not in research.ledger.get(i).span]
+    assert "Tianjin–Pukou" in research.ledger.get(summary_choice(research, "q1", rest)).span
+    # A Chinese report's line is Chinese when the part has one (here the only one leans on
+    # the sentence before it, so it is taken only for want of another).
+    research = _research(memory_service, DECLINE_ZH, "zh")
+    ids = list(research.evidence["q1"])
+    assert research.ledger.get(summary_choice(research, "q1", ids)).span.startswith("与此同时")

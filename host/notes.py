@@ -26,7 +26,7 @@ from subagents.relevance import THRESHOLD, entity, score_text
 from subagents.text import language, terms
 
 from .disagreements import NAMES, Claim, Disagreement, find_disagreements
-from .research import Research, _table_score
+from .research import Research, table_score
 from .tables import choose_tables
 
 #: Candidate sentences per sub-question handed to the writer (it keeps what fits).
@@ -171,7 +171,7 @@ def research_notes(research: Research, interrupted: bool = False) -> str:
         if best is not None:
             lines.append(f"- {_sentence(research, best)}")
     lines.append("")
-    tables = choose_tables(research, _table_score, THRESHOLD)
+    tables = choose_tables(research, table_score, THRESHOLD)
     for sub in plan.subquestions:
         lines += [f"## {sub.text}", ""]
         ids = chosen[sub.id]

@@ -89,7 +89,7 @@ class Coverage:
     status: str
 
 
-def _table_score(focus: Focus, found: Found, title: str) -> float:
+def table_score(focus: Focus, found: Found, title: str) -> float:
     """How well a table answers a part, counting only what more than one row says.
 
     A table whose match rests on a single cell (a trip plan with one "water supply" stop)
@@ -362,7 +362,7 @@ class Research:
             if len(found.rows) < 2:
                 continue
             scores = {
-                sid: _table_score(focus, found, f"{title} {found.section}")
+                sid: table_score(focus, found, f"{title} {found.section}")
                 for sid, focus in self.focus.items()
             }
             if max(scores.values()) < THRESHOLD:

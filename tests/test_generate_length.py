@@ -11,7 +11,7 @@ import pytest
 from generate_samples import write_page
 from scripted import call_tool as call
 
-from host.research import _table_score
+from host.research import table_score
 from host.tables import Found
 from subagents import build_toolkit
 from subagents.generate.notes import RESEARCH_MARKER
@@ -188,5 +188,5 @@ def test_a_table_goes_only_under_the_part_more_than_one_row_answers():
         ["Work", "How it kept the Grand Canal supplied with water"],
         "Water supply of the Grand Canal",
     )
-    assert _table_score(water, itinerary, "field-trip-plan.xlsx Sheet Itinerary") < THRESHOLD
-    assert _table_score(water, supply, "Water supply — Grand Canal Atlas") >= THRESHOLD
+    assert table_score(water, itinerary, "field-trip-plan.xlsx Sheet Itinerary") < THRESHOLD
+    assert table_score(water, supply, "Water supply — Grand Canal Atlas") >= THRESHOLD

@@ -14,7 +14,8 @@ from scripted import call_tool as call
 from host.research import table_score
 from host.tables import Found
 from subagents import build_toolkit
-from subagents.generate.notes import RESEARCH_MARKER
+from subagents.generate.notes import RESEARCH_MARKER, Cite, Point
+from subagents.generate.writer import chronological, first_year
 from subagents.relevance import THRESHOLD, Focus
 from subagents.results import text_of
 from subagents.text import is_instruction
@@ -190,3 +191,18 @@ def test_a_table_goes_only_under_the_part_more_than_one_row_answers():
     )
     assert table_score(water, itinerary, "field-trip-plan.xlsx Sheet Itinerary") < THRESHOLD
     assert table_score(water, supply, "Water supply — Grand Canal Atlas") >= THRESHOLD
+
+
+def test_a_historical_part_reads_in_the_order_of_its_dates_three_digit_years_included():
+    said = [
+        "The Jizhou Canal (1283) and the Huitong Canal (1289) formed the summit section.",
+        "The Sui joined older waterways between 605 and 610 into one system.",
+        "The sections run 146–186 km and 400–524 km, and 800 men kept the locks.",
+        "The oldest part is the Han Gou, cut in 486 BCE by the state of Wu.",
+        "公元589年隋朝统一全国。",
+    ]
+    points = chronological([Point([text, Cite(f"ev-{i}")]) for i, text in enumerate(said)])
+    # lengths and head counts are not years: that sentence is undated and comes last
+    assert [p.text for p in points] == [said[3], said[4], said[1], said[0], said[2]]
+    assert first_year("Emperor Yang reigned 604–618.") == 604
+    assert first_year("It ran from 186 to 196 km.") is None

@@ -44,7 +44,16 @@ _PAGES = re.compile(
 _CJK_RANGE = "\u3000-\u303f\u3400-\u9fff\uf900-\ufaff\uff00-\uffef"
 _CJK = re.compile(f"[{_CJK_RANGE}]")
 _CJK_GAP = re.compile(rf"(?<=[{_CJK_RANGE}])\s+(?=[{_CJK_RANGE}])")
-_YEAR = re.compile(r"\b(\d{1,4})\s*(BCE|BC)\b|\b(1\d{3}|20\d{2})\b|(\d{3,4})\s*年", re.I)
+#: What a number counts when it is not a year ("186 to 196 km", "800 men").
+_UNITS = r"(?:km|kilomet|metres?|meters?|miles?|men\b|people|tons?\b|li\b|%|years)"
+_YEAR = re.compile(
+    r"\b(\d{1,4})\s*(BCE|BC)\b|\b(1\d{3}|20\d{2})\b|(\d{3,4})\s*年"
+    # a year of three digits where a year is written: "in 605", "605–610", "605 CE"
+    r"|\b(?:in|from|until|since|after|before|around|between|by|AD|CE)\s+([1-9]\d{2})\b"
+    r"(?![,.]?\d)(?!\s*(?:BCE|BC)\b)(?!(?:\s*(?:[–—-]|to|and)\s*\d[\d,.]*)?\s*" + _UNITS + ")"
+    r"|\b([1-9]\d{2})(?:\s*(?:CE|AD)\b|\s?[–—-]\s?[1-9]\d{2,3}\b(?!\s*" + _UNITS + "))",
+    re.I,
+)
 
 
 def pages_wanted(requirements: str) -> tuple[int, int]:
@@ -112,7 +121,7 @@ def first_year(text: str) -> float | None:
         return None
     if match.group(1):
         return -float(match.group(1))
-    return float(match.group(3) or match.group(4))
+    return float(next(g for g in match.groups()[2:] if g))
 
 
 def close_cjk_gaps(text: str) -> str:

@@ -101,7 +101,12 @@ def test_the_plan_and_its_rounds_are_recorded(demo):
     assert run["plan"] == plan and run["answered"] == 4 and run["exit_code"] == 0
     kinds = [d["subagent"] for d in run["delegations"]]
     assert kinds[0] == "file" and kinds[-1] == "generate"
-    assert kinds.count("search") >= 4 and kinds.count("browser") >= 4
+    assert {r["subquestion"] for r in plan["rounds"] if r["subagent"] == "search"} == set(statuses)
+    # Searches run at once and each reading task takes pages nobody has been handed yet,
+    # so a part whose search ends last may find its pages taken; the pages read for the
+    # other parts serve it (every part has evidence, above).
+    browsed = {r["subquestion"] for r in plan["rounds"] if r["subagent"] == "browser"}
+    assert len(browsed) >= len(statuses) - 1, plan["rounds"]
 
 
 def test_no_url_is_fetched_twice_and_pages_serve_every_part(demo):

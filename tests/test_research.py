@@ -7,11 +7,13 @@ import asyncio
 import collections
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+from lxml import html as lxml_html
 from research_support import (
     DEMO_FACTS,
     DEMO_FACTS_ZH,
@@ -30,6 +32,7 @@ from host.brains.offline import OfflinePolicy
 from host.guards import delegation_scope
 from host.stages import find_context
 from subagents.evidence import EvidenceItem, span_matches
+from subagents.text import is_complete
 
 ROOT = Path(__file__).resolve().parent.parent
 PART_KEYS = ("built", "water", "decline", "today")
@@ -207,3 +210,26 @@ def test_only_the_host_can_delegate(demo):
 
     assert all("task" not in spec.allowlist() for spec in SPECS.values())
     assert set(host.host_agent.toolkit.tools) <= {"task", "generate_response"}
+
+
+@pytest.mark.parametrize("which", ["demo", "demo_zh"])
+def test_the_report_body_is_whole_sentences_without_markup(which, request):
+    """Every bullet of the summary and the parts, in Markdown and HTML, is a full sentence
+    (no trailing colon or conjunction, no list-item fragment) and shows no Markdown."""
+    _, result, _ = request.getfixturevalue(which)
+    markdown = result.run.real_path("/workspace/reports/report.md").read_text(encoding="utf-8")
+    body = re.split(r"^## (?:Sources|来源)$", markdown, flags=re.M)[0]
+    bullets = [re.sub(r"\s?\[\d+\]", "", ln[2:]) for ln in body.splitlines() if ln[:2] == "- "]
+    disagreement = ("Sources give", "关于")
+    prose = [b for b in bullets if not b.startswith(disagreement)]
+    assert len(prose) >= 10, bullets
+    assert [b for b in prose if not is_complete(b)] == []
+    assert [b for b in bullets if "**" in b or "](" in b or "`" in b] == []
+    doc = lxml_html.fromstring(result.run.real_path("/workspace/reports/report.html").read_bytes())
+    items = [
+        re.sub(r"\s?\[?\d+\]?$", "", li.text_content().strip())
+        for li in doc.xpath("//main//li[not(ancestor::*[@id='sources'])]")
+    ]
+    html_prose = [t for t in items if t and not t.startswith(disagreement)]
+    assert len(html_prose) >= len(prose), items
+    assert [t for t in html_prose if "**" in t or "](" in t] == []

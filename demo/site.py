@@ -404,9 +404,19 @@ def _pdf_from_markdown(markdown_text: str, out: Path, *, lang: str, title: str) 
     HTML(string=document).write_pdf(out)
 
 
+def _style_sheet(sheet: Any, widths: tuple[int, ...]) -> None:
+    """Bold the header row and set the column widths, from column A on."""
+    from openpyxl.styles import Font
+    from openpyxl.utils import get_column_letter
+
+    for cell in sheet[1]:
+        cell.font = Font(bold=True)
+    for index, width in enumerate(widths, start=1):
+        sheet.column_dimensions[get_column_letter(index)].width = width
+
+
 def _write_sections_xlsx(out: Path) -> None:
     from openpyxl import Workbook
-    from openpyxl.styles import Font
 
     data = _load_yaml("data/sections.yaml")
     book = Workbook()
@@ -423,10 +433,17 @@ def _write_sections_xlsx(out: Path) -> None:
         ["Sum of the rows above", "合计", "", "", f"=SUM(E2:E{last})", f"=SUM(F2:F{last})"]
     )
     sheet.cell(row=last + 2, column=1, value=data["sum_note"])
-    for cell in sheet[1]:
-        cell.font = Font(bold=True)
-    for column, width in zip("ABCDEFG", (26, 14, 14, 20, 10, 10, 80), strict=True):
-        sheet.column_dimensions[column].width = width
+    _style_sheet(sheet, (26, 14, 14, 20, 10, 10, 80))
+    # The same sections for Chinese readers: Chinese names, end points and notes.
+    sheet = book.create_sheet("各段")
+    sheet.append(["河段", "起点", "终点", "长度下限（公里）", "长度上限（公里）", "说明"])
+    for row in data["sections"]:
+        sheet.append(
+            [row["zh"], row["from_zh"], row["to_zh"], row["low"], row["high"], row["notes_zh"]]
+        )
+    sheet.append(["合计", "", "", f"=SUM(D2:D{last})", f"=SUM(E2:E{last})"])
+    sheet.cell(row=last + 2, column=1, value=data["sum_note_zh"])
+    _style_sheet(sheet, (12, 10, 12, 16, 16, 80))
     notes = book.create_sheet("Notes")
     for line in data["notes"]:
         notes.append([line])

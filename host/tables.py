@@ -20,7 +20,11 @@ something else keeps no name rather than a wrong one.
 what it is about: a file read for the question is taken to be about its subject (a name
 such as ``canal-sections.xlsx`` does not say which canal). When it is relevant to a part
 it is preferred to a page's table that is not clearly better, since it is the data itself
-(numbers as numbers, every column) where a page's table is a rendering of it.
+(numbers as numbers, every column) where a page's table is a rendering of it. A table in
+the report's language comes before one in another language, however well that one scores
+(a workbook's Chinese sheet matches an English part through the Chinese words it shares
+with it, such as 开凿 for "built"): another language's table is shown only for a part that
+has none in the report's language.
 """
 
 from __future__ import annotations
@@ -33,7 +37,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from subagents.evidence import EvidenceItem
-from subagents.text import blocks, plain
+from subagents.text import blocks, language, plain
 
 _FORMULA = re.compile(r"⟨formula (=.*?); no cached value⟩")
 _AGGREGATE = re.compile(
@@ -246,8 +250,9 @@ def _file_tables(research: Any, score: Scorer, threshold: float) -> dict[str, di
 
 
 def choose_tables(research: Any, score: Scorer, threshold: float) -> dict[str, str]:
-    """The table each part of the question shows (by evidence id): the best relevant one,
-    a file's table preferred by ``FILE_PREFERENCE``; each table in one part only.
+    """The table each part of the question shows (by evidence id): the best relevant one
+    in the report's language while the part has one, a file's table preferred by
+    ``FILE_PREFERENCE``; each table in one part only.
 
     Args:
         research: the run's research state (its plan, focus, sources, texts, ledger and
@@ -256,9 +261,20 @@ def choose_tables(research: Any, score: Scorer, threshold: float) -> dict[str, s
         threshold: the score from which a table is relevant.
     """
     files = _file_tables(research, score, threshold)
+    lang = research.plan.language
+
+    def mine(ev_id: str) -> bool:
+        found = research.found_tables.get(ev_id)
+        return found is not None and language(found.text()) == lang
+
     pairs = sorted(
         (
-            (value + (FILE_PREFERENCE if ev_id in files.get(sid, {}) else 0.0), sid, ev_id)
+            (
+                mine(ev_id),
+                value + (FILE_PREFERENCE if ev_id in files.get(sid, {}) else 0.0),
+                sid,
+                ev_id,
+            )
             for sid, tables in research.tables.items()
             for ev_id, value in {**tables, **files.get(sid, {})}.items()
         ),
@@ -266,7 +282,7 @@ def choose_tables(research: Any, score: Scorer, threshold: float) -> dict[str, s
     )
     chosen: dict[str, str] = {}
     used: set[str] = set()
-    for _, sid, ev_id in pairs:
+    for _, _, sid, ev_id in pairs:
         if sid not in chosen and ev_id not in used:
             chosen[sid] = ev_id
             used.add(ev_id)

@@ -216,13 +216,23 @@ def test_documents_open_with_their_libraries(demo: Demo, tmp_path: Path) -> None
         assert term in text_zh, term
 
     book = openpyxl.load_workbook(_download(demo, "docs/canal-sections.xlsx", tmp_path))
-    assert book.sheetnames == ["Sections", "Notes"]
+    assert book.sheetnames == ["Sections", "各段", "Notes"]
     sheet = book["Sections"]
     assert sheet["A1"].value == "Section"
     names = [sheet.cell(row=r, column=2).value for r in range(2, 9)]
     assert names[0] == "通惠河" and names[-1] == "江南运河"
     assert sheet["E9"].value == "=SUM(E2:E8)" and sheet["F9"].value == "=SUM(F2:F8)"
     assert all(isinstance(sheet.cell(row=r, column=5).value, int) for r in range(2, 9))
+    lengths = [[sheet.cell(row=r, column=c).value for c in (5, 6)] for r in range(2, 9)]
+    sheet = book["各段"]  # the same sections in Chinese, with the same lengths and sums
+    assert [c.value for c in sheet[1]] == [
+        "河段", "起点", "终点", "长度下限（公里）", "长度上限（公里）", "说明"
+    ]  # fmt: skip
+    assert [sheet.cell(row=r, column=1).value for r in range(2, 9)] == names
+    assert [[sheet.cell(row=r, column=c).value for c in (4, 5)] for r in range(2, 9)] == lengths
+    assert sheet["A9"].value == "合计"
+    assert sheet["D9"].value == "=SUM(D2:D8)" and sheet["E9"].value == "=SUM(E2:E8)"
+    assert "郭守敬" in sheet["F2"].value and "邗沟" in sheet["F7"].value
 
     raw_csv = _download(demo, "docs/canal-cities.csv", tmp_path).read_bytes()
     rows = list(csv.reader(io.StringIO(raw_csv.decode("utf-8"))))

@@ -6,6 +6,7 @@ import asyncio
 import json
 import os
 import re
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -16,6 +17,7 @@ from pptx import Presentation
 from pypdf import PdfReader
 from research_support import host_with, run_demo
 
+from demo.site import DEMO_QUESTION_ZH
 from host.brains.offline import OfflinePolicy
 from host.hub import Host
 from host.stages import HOST_NAME, find_context
@@ -239,39 +241,78 @@ def test_a_timed_out_task_keeps_the_pages_it_stored(tmp_path):
     assert result.outputs == ["/workspace/reports/report.md"]
 
 
-SHEET_CAPTION = "canal-sections.xlsx, sheet Sections"
-SHEET_HEADER = ["Section", "Chinese name", "From", "To", "Low (km)", "High (km)", "Notes"]
+@dataclass(frozen=True)
+class Sheet:
+    """What the report of one language shows of the canal-sections workbook: the sheet in
+    its language under the part on building, and never the other language's sheet."""
+
+    lang: str
+    heading: str  # the part the table answers
+    caption: str
+    other_caption: str  # the other language's sheet, which this report must not show
+    header: list[str]
+    total: list[str]  # the SUM row, its formulas computed
+    sections: list[str]  # the chart's categories
+    caption_line: str  # the Markdown caption line, ``{}`` for the caption and its number
+    quote: str  # the source entry's quote: the table named by its rows and columns
 
 
-def test_the_spreadsheet_table_and_its_chart_are_in_every_format(demo):
-    """The canal-sections workbook read for the question is shown under the part it
-    answers, as a table with its chart, cited by file and sheet, in all four formats."""
-    _, result, _ = demo
+SHEETS = {
+    "en": Sheet(
+        lang="en",
+        heading="How was China's Beijing-Hangzhou Grand Canal built?",
+        caption="canal-sections.xlsx, sheet Sections",
+        other_caption="canal-sections.xlsx, sheet 各段",
+        header=["Section", "Chinese name", "From", "To", "Low (km)", "High (km)", "Notes"],
+        total=["Sum of the rows above", "合计", "", "", "1,752", "1,958", ""],
+        sections=[
+            "Tonghui River", "North Canal", "South Canal", "Shandong (Lu) Canal",
+            "Middle (Zhong) Canal", "Li Canal (Huaiyang)", "Jiangnan Canal",
+        ],
+        caption_line=r"Table: {}\.\[(\d+)\]",
+        quote=r"“a table of 8 rows with the columns Section, .*” \(Sheet Sections\)",
+    ),
+    "zh": Sheet(
+        lang="zh",
+        heading="京杭大运河是如何修建的？",
+        caption="canal-sections.xlsx，工作表 各段",
+        other_caption="canal-sections.xlsx，工作表 Sections",
+        header=["河段", "起点", "终点", "长度下限（公里）", "长度上限（公里）", "说明"],
+        total=["合计", "", "", "1,752", "1,958", ""],
+        sections=["通惠河", "北运河", "南运河", "鲁运河", "中运河", "里运河", "江南运河"],
+        caption_line=r"表：{}。\[(\d+)\]",
+        quote=r"“表格（8 行），列为河段、起点、.*”（工作表 各段）",
+    ),
+}  # fmt: skip
+
+
+def assert_sheet_in_every_format(result, sheet: Sheet) -> None:
+    """The workbook's sheet in the report's language is shown under the part on building,
+    as a table with its chart, cited by file and sheet, in all four formats."""
     path = result.run.real_path
     markdown = path("/workspace/reports/report.md").read_text(encoding="utf-8")
     built = markdown.split("\n## ")[1]
-    assert built.startswith("How was China's Beijing-Hangzhou Grand Canal built?")
-    assert "| " + " | ".join(SHEET_HEADER) + " |" in built
-    assert re.search(
-        r"^\| Sum of the rows above \| 合计 \|  \|  \| 1,752 \| 1,958 \|  \|$", built, re.M
-    )
-    (number,) = re.findall(rf"^Table: {re.escape(SHEET_CAPTION)}\.\[(\d+)\]$", built, re.M)
+    assert built.startswith(sheet.heading)
+    assert "| " + " | ".join(sheet.header) + " |" in built
+    assert "| " + " | ".join(sheet.total) + " |" in built.splitlines()
+    assert sheet.other_caption not in markdown
+    caption = sheet.caption_line.format(re.escape(sheet.caption))
+    (number,) = re.findall(rf"^{caption}$", built, re.M)
     (image,) = re.findall(r"^!\[[^\n]*\]\((report-chart-\d+\.png)\)$", built, re.M)
     assert path(f"/workspace/reports/{image}").read_bytes().startswith(b"\x89PNG")
-    named = "a table of 8 rows with the columns Section, .*"
-    quote = rf"^  - \[{number}\] “{named}” \(Sheet Sections\)"
-    assert re.search(quote, markdown, re.M)  # cited by file, with its sheet as locator
+    assert re.search(rf"^  - \[{number}\] {sheet.quote}", markdown, re.M)  # with its sheet
 
     doc = lxml_html.fromstring(path("/workspace/reports/report.html").read_bytes())
-    tables = doc.xpath("//figure[@class='table'][contains(figcaption, $c)]", c=SHEET_CAPTION)
+    assert doc.get("lang") == sheet.lang
+    tables = doc.xpath("//figure[@class='table'][contains(figcaption, $c)]", c=sheet.caption)
     assert len(tables) == 1
-    assert [th.text_content() for th in tables[0].xpath(".//thead//th")] == SHEET_HEADER
+    assert [th.text_content() for th in tables[0].xpath(".//thead//th")] == sheet.header
     charts = doc.xpath("//figure[@class='chart']/*[local-name()='svg']")
-    assert any("Low (km)" in svg.get("aria-label", "") for svg in charts)
+    assert any(sheet.header[-3] in svg.get("aria-label", "") for svg in charts)
 
     reader = PdfReader(path("/workspace/reports/report.pdf"))
     flat = re.sub(r"\s+", "", "".join(p.extract_text() for p in reader.pages))
-    for words in [SHEET_CAPTION, *SHEET_HEADER[4:], "TonghuiRiver", "1,958"]:
+    for words in [sheet.caption, *sheet.header[-3:-1], sheet.sections[0], "1,958"]:
         assert re.sub(r"\s+", "", words) in flat, words
 
     deck = Presentation(path("/workspace/reports/report.pptx"))
@@ -283,11 +324,30 @@ def test_the_spreadsheet_table_and_its_chart_are_in_every_format(demo):
             if shape.has_chart:
                 plot = shape.chart.plots[0]
                 charted.append(([s.name for s in plot.series], list(plot.categories)))
-    assert SHEET_HEADER in headers
-    assert (["Low (km)", "High (km)"], [
-        "Tonghui River", "North Canal", "South Canal", "Shandong (Lu) Canal",
-        "Middle (Zhong) Canal", "Li Canal (Huaiyang)", "Jiangnan Canal",
-    ]) in charted  # fmt: skip
+    assert sheet.header in headers
+    assert (sheet.header[-3:-1], sheet.sections) in charted
+
+
+def test_the_spreadsheet_table_and_its_chart_are_in_every_format(demo):
+    """The English report shows the workbook's English sheet (not its Chinese one) under
+    the part on building, with its chart, in all four formats."""
+    _, result, _ = demo
+    assert_sheet_in_every_format(result, SHEETS["en"])
+
+
+@pytest.fixture(scope="module")
+def demo_zh(tmp_path_factory):
+    return run_demo(
+        tmp_path_factory.mktemp("demo-zh"), question=DEMO_QUESTION_ZH, stage_timeout=120
+    )
+
+
+def test_the_chinese_report_shows_the_chinese_sheet_and_its_chart_in_every_format(demo_zh):
+    """The Chinese report (``lang="zh"``) shows the workbook's Chinese sheet, captioned in
+    Chinese, under its part on building, with its chart, in all four formats."""
+    _, result, _ = demo_zh
+    assert [Path(p).suffix for p in result.outputs] == [".md", ".html", ".pdf", ".pptx"]
+    assert_sheet_in_every_format(result, SHEETS["zh"])
 
 
 def test_each_summary_line_stands_alone_and_answers_its_part(demo):

@@ -165,8 +165,9 @@ async def test_markdown_has_tables_charts_and_one_entry_per_source(sample):
         assert re.search(rf"^\|(.*\|)? {re.escape(cell)} \|", body, re.M), cell
     prefix = "表：" if sample["lang"] == "zh" else "Table: "
     assert re.search(rf"^{prefix}{re.escape(words['caption'])}\[\d\]$", body, re.M)
-    (image,) = re.findall(r"^!\[[^\n]*\]\(([^)]+)\)$", body, re.M)
+    ((alt, image),) = re.findall(r"^!\[([^\n]*)\]\(([^)]+)\)$", body, re.M)
     assert image == "report-chart-1.png"
+    assert alt.startswith("图：" if sample["lang"] == "zh" else "Chart: "), alt
     png = await sample["svc"].read_bytes(f"/workspace/reports/{image}")
     assert png.startswith(b"\x89PNG")
     prose = "\n".join(x for x in body.splitlines() if not x.startswith("!["))

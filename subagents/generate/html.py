@@ -23,7 +23,7 @@ from markdown_it import MarkdownIt
 from .charts import chart_heading, chart_of, chart_svg, numeric_columns
 from .citations import Citation
 from .flow import Format, generate
-from .markdown import QUOTE_LIMIT, inline, points_markdown, reading_order, stored_link
+from .markdown import QUOTE_LIMIT, colon, inline, points_markdown, reading_order, stored_link
 from .notes import Chart, Point, Section, Table, parser
 from .report import Report, SourceEntry, in_brackets, locator_text, quote_text
 
@@ -167,7 +167,7 @@ def chart_html(report: Report, chart: Chart, n: int) -> str:
     svg = chart_svg(chart, report.lang, prefix=f"chart-{n}", titled=False)
     label = f"{report.label('chart')} {n}"
     heading = chart_heading(chart, report.lang, limit=200)
-    name = _e(f"{label}: {heading}")
+    name = _e(f"{label}{colon(report)}{heading}")
     svg = _SVG_SIZE.sub(rf'<svg\1 role="img" aria-label="{name}"', svg, count=1)
     return (
         f'<figure class="chart" id="chart-{n}"><figcaption class="chart-title">'

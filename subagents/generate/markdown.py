@@ -113,9 +113,14 @@ def stored_link(path: str) -> str:
     return path
 
 
+def colon(report: Report) -> str:
+    """The colon after a label in the report's language (``: `` or ``：``)."""
+    return "：" if report.lang == "zh" else ": "
+
+
 def labelled(report: Report, key: str) -> str:
     """A label followed by a colon in the report's language (``Table: ``, ``表：``)."""
-    return report.label(key) + ("：" if report.lang == "zh" else ": ")
+    return report.label(key) + colon(report)
 
 
 def caption_prefix(report: Report) -> str:
@@ -141,7 +146,7 @@ def _table_block(report: Report, table: Table, chart: Chart | None, image: str) 
     """The table, its caption line and, when it has a chart, the chart image."""
     blocks = [table_markdown(table), caption_prefix(report) + inline(table.caption)]
     if chart is not None:
-        alt = escape(f"{report.label('chart')}: {chart.title}")
+        alt = escape(labelled(report, "chart") + chart.title)
         blocks.append(f"![{alt}]({image})")
     return "\n\n".join(blocks)
 

@@ -35,7 +35,8 @@ def test_all_four_formats_are_written(demo):
     assert [Path(p).suffix for p in result.outputs] == [".md", ".html", ".pdf", ".pptx"]
     for logical in result.outputs:
         assert result.run.real_path(logical).stat().st_size > 500
-    assert len(PdfReader(result.run.real_path("/workspace/reports/report.pdf")).pages) >= 1
+    # the brief in the demo's input folder asks for "2–3 pages with sources"
+    assert 2 <= len(PdfReader(result.run.real_path("/workspace/reports/report.pdf")).pages) <= 3
     assert len(Presentation(result.run.real_path("/workspace/reports/report.pptx")).slides) >= 3
 
 
@@ -363,3 +364,8 @@ def test_each_summary_line_stands_alone_and_answers_its_part(demo):
         "Why did China's Beijing-Hangzhou Grand Canal decline?"
     )]  # fmt: skip
     assert "1855" in decline and "Yellow River" in decline, decline
+
+
+def test_the_chinese_pdf_keeps_to_the_briefs_length(demo_zh):
+    _, result, _ = demo_zh
+    assert 2 <= len(PdfReader(result.run.real_path("/workspace/reports/report.pdf")).pages) <= 3

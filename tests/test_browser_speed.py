@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import os
 import sys
+from pathlib import Path
 
 import lxml.html
 import pytest
@@ -184,11 +185,17 @@ async def test_the_workers_of_a_killed_process_exit_with_it(tmp_path):
     # The workers (and the fork server) hold the killed process's output pipes: reading
     # them to the end returns only once every one of them has exited.
     proc.communicate(timeout=120)
-    alive = []
-    for pid in worker_pids:
-        try:
-            os.kill(pid, 0)
-            alive.append(pid)
-        except ProcessLookupError:
-            pass
-    assert alive == []
+    assert [pid for pid in worker_pids if _running(pid)] == []
+
+
+def _running(pid: int) -> bool:
+    """Whether ``pid`` is a process that has not exited.
+
+    An exited worker stays a zombie until whoever adopted it reaps it, which can come a
+    moment after its pipes closed; a zombie has exited.
+    """
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except (FileNotFoundError, ProcessLookupError):
+        return False
+    return stat.rsplit(")", 1)[1].split()[0] not in ("Z", "X")

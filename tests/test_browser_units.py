@@ -99,3 +99,61 @@ def test_relative_links_resolve_against_the_page_not_the_site_root():
     html = f"<html><head><title>T</title></head><body><main>{body}</main></body></html>"
     links = re.findall(r"\]\(([^)]*)\)", html_to_markdown(html, "http://h:1/en/a.html").markdown)
     assert links == ["http://h:1/en/b.html", "http://h:1/docs/r.pdf", "http://h:1/top.html"]
+
+
+def test_links_follow_a_base_element_and_absolute_ones_stay_as_written():
+    body = "<p>" + "Canals carried grain north for centuries. " * 8
+    body += 'See <a href="b.html">the next page</a>, <a href="https://other.org/x?a=1">another'
+    body += ' site</a> and <a href="HTTP://h:1/Up.html">a shouted one</a>.</p>'
+    html = (
+        '<html><head><title>T</title><base href="/docs/v2/"></head>'
+        f"<body><main>{body}</main></body></html>"
+    )
+    links = re.findall(r"\]\(([^)]*)\)", html_to_markdown(html, "http://h:1/en/a.html").markdown)
+    assert links == ["http://h:1/docs/v2/b.html", "https://other.org/x?a=1", "http://h:1/Up.html"]
+
+
+def _story(words: str) -> str:
+    return "".join(f"<p>{words} Sentence {i} of the report goes on a while.</p>" for i in range(6))
+
+
+def test_a_page_laid_out_in_a_table_reads_as_paragraphs_and_data_tables_stay_tables():
+    article = _story("The lock at Huai'an lifted boats four metres.")
+    sidebar = "".join(f'<p><a href="/n/{i}.html">Top story number {i}</a></p>' for i in range(8))
+    data = (
+        "<table><tr><td>Year</td><td>Boats</td></tr><tr><td>1411</td><td>3,000</td></tr>"
+        "<tr><td>1500</td><td>9,000</td></tr></table>"
+    )
+    html = (
+        "<html><head><title>T</title></head><body><table><tr><td>"
+        f"<h1>Locks</h1>{article}{data}</td></tr><tr><td>{sidebar}</td></tr></table></body></html>"
+    )
+    markdown = html_to_markdown(html, "http://h:1/a.html").markdown
+    lines = markdown.splitlines()
+    # The article is paragraphs, not one cell of a Markdown table.
+    assert any(line.startswith("The lock at Huai'an") for line in lines)
+    assert not any(line.startswith("|") and "Huai'an" in line for line in lines)
+    # The data table inside the layout table is still a table.
+    assert any(line.startswith("|") and "1411" in line and "3,000" in line for line in lines)
+
+
+def test_tables_marked_as_layout_or_with_a_header_keep_their_kind():
+    from lxml.html import fragment_fromstring
+
+    from subagents.browser.extract import is_layout_table
+
+    def table(html: str):
+        return fragment_fromstring(html)
+
+    one_row = "<table><tr><td>a</td><td>b</td></tr></table>"
+    one_row_head = "<table><tr><th>a</th><th>b</th></tr></table>"
+    grid = "<table><tr><td>a</td><td>b</td></tr><tr><td>c</td><td>d</td></tr></table>"
+    column = "<table><tr><td>a</td></tr><tr><td>b</td></tr></table>"
+    nested = f"<table><tr><td>{grid}</td><td>x</td></tr><tr><td>y</td><td>z</td></tr></table>"
+    role = '<table role="presentation">' + one_row_head[7:]
+    assert is_layout_table(table(one_row))
+    assert not is_layout_table(table(one_row_head))
+    assert not is_layout_table(table(grid))
+    assert is_layout_table(table(column))
+    assert is_layout_table(table(nested))
+    assert is_layout_table(table(role))

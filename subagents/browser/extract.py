@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from urllib.parse import urljoin, urlsplit
 
 import lxml.etree
 import lxml.html
@@ -89,17 +90,78 @@ def markdownify_clean(html: str) -> str:
     return _tidy(markdownify(str(root), heading_style="ATX", strip=["img"]))
 
 
+#: Link prefixes that are already absolute (the common case, left as they are).
+_ABSOLUTE = ("https://", "http://")
+
+
 def absolute_links(tree: lxml.html.HtmlElement, url: str) -> None:
-    """Make every link of ``tree`` absolute against the page's own URL (and <base>).
+    """Make every ``<a href>`` of ``tree`` absolute against the page's URL (and ``<base>``).
 
     trafilatura resolves relative links against the site root rather than the page, so a
     link ``b.html`` on ``/en/a.html`` would come out as ``/b.html``; resolving first keeps
-    it ``/en/b.html``.
+    it ``/en/b.html``. Only anchors are resolved: they are the only links the extracted
+    text keeps, and leaving images, scripts and styles alone keeps this cheap.
     """
+    base = url
+    declared = tree.find(".//base[@href]")
+    if declared is not None:
+        base = _joined(url, declared.get("href", "")) or url
+    parts = urlsplit(base)
+    origin = f"{parts.scheme}://{parts.netloc}"
+    for anchor in tree.iter("a"):
+        href = anchor.get("href")
+        if href is None or href.startswith(_ABSOLUTE):
+            continue
+        if href.startswith("/") and not href.startswith("//") and "/." not in href:
+            target: str | None = origin + href.strip()  # the common root-relative link
+        else:
+            target = _joined(base, href)
+        if target is not None:
+            anchor.set("href", target)
+
+
+def _joined(base: str, href: str) -> str | None:
     try:
-        tree.make_links_absolute(url, resolve_base_href=True, handle_failures="ignore")
-    except ValueError:
-        return
+        return urljoin(base, href.strip())
+    except ValueError:  # e.g. an invalid IPv6 literal
+        return None
+
+
+#: Descendants that only a data table's caption or header row has.
+_DATA_TABLE_MARKS = lxml.etree.XPath("boolean(.//caption | .//th | .//thead)")
+
+
+def is_layout_table(table: lxml.html.HtmlElement) -> bool:
+    """Whether ``table`` lays out the page rather than holding data.
+
+    A table marked ``role="presentation"``, one that holds another table, or one of a
+    single row or a single column is layout, unless it has a caption or header cells.
+    """
+    if (table.get("role") or "").strip().lower() in ("presentation", "none"):
+        return True
+    if _DATA_TABLE_MARKS(table):
+        return False
+    if next(table.iterdescendants("table"), None) is not None:
+        return True
+    rows = list(table.iterdescendants("tr"))
+    widest = max((sum(1 for cell in row if cell.tag in ("td", "th")) for row in rows), default=0)
+    return len(rows) <= 1 or widest <= 1
+
+
+def unwrap_layout_tables(tree: lxml.html.HtmlElement) -> None:
+    """Turn layout tables into plain blocks, so their contents are judged paragraph by paragraph.
+
+    trafilatura keeps or drops a table whole; a page laid out in a table would otherwise come
+    out as one giant table cell holding the article and its sidebars alike.
+    """
+    for table in [t for t in tree.iter("table") if is_layout_table(t)]:
+        own = [
+            element
+            for element in table.iterdescendants("tbody", "thead", "tfoot", "tr", "td", "th")
+            if next(element.iterancestors("table")) is table
+        ]
+        for element in [table, *own]:
+            element.tag = "div"
 
 
 def html_to_markdown(html: str, url: str | None = None) -> Extracted:
@@ -114,14 +176,14 @@ def html_to_markdown(html: str, url: str | None = None) -> Extracted:
     if tree is None:
         fallback = markdownify_clean(html)
         return Extracted(fallback, "", "markdownify", len(" ".join(fallback.split())), 0)
+    unwrap_layout_tables(tree)
     if url:
         absolute_links(tree, url)
     title, visible, script_chars = _inspect(tree)
     text = None
     try:
         text = trafilatura.extract(
-            tree,
-            url=url,
+            tree,  # links are absolute already: no url, so trafilatura leaves them be
             output_format="markdown",
             include_tables=True,
             include_links=True,

@@ -210,3 +210,35 @@ async def test_offline_policy_stops_when_the_cap_refuses():
     assert [b["type"] for b in response.content] == ["text"]
     fresh = await policy(messages[:1], tools=tools)
     assert {b["name"] for b in fresh.content} == SEARCH_TOOLS
+
+
+def _search_done(sub: str, read_next: list[str]) -> CallResult:
+    facts = '```json\n{"task": "t", "subagent": "search", "status": "done", "read_next": %s}\n```'
+    quoted = ", ".join(f'"{u}"' for u in read_next)
+    return CallResult(
+        "task",
+        {"subagent_type": "search", "context": {"subquestion": sub}},
+        f"Task t (search, {sub}) done.\n" + facts % f"[{quoted}]",
+    )
+
+
+def test_the_host_leaves_the_choice_of_pages_to_when_the_reading_starts():
+    """Which pages each part reads must not depend on which search finished first.
+
+    A search's report lists the pages nobody had been handed when it finished; parts that
+    search at once see different lists depending on their order. The policy's reading
+    tasks are the same whatever those lists were, so the Host picks the pages as each task
+    starts, with every search of the round known.
+    """
+    from host.brains.offline import HostPolicy
+
+    plan = {"subquestions": [{"id": "q1"}, {"id": "q2"}]}
+    files = CallResult("task", {"subagent_type": "file", "context": {}}, "Task t (file) done.")
+    first = [files, _search_done("q1", ["http://a/1", "http://a/2"]), _search_done("q2", ["x"])]
+    second = [files, _search_done("q2", ["http://a/1", "http://a/2"]), _search_done("q1", ["x"])]
+    calls = HostPolicy().next_calls(plan, first)
+    assert calls == HostPolicy().next_calls(plan, second)
+    assert [(name, args["subagent_type"], args["context"]) for name, args in calls] == [
+        ("task", "browser", {"subquestion": "q1"}),
+        ("task", "browser", {"subquestion": "q2"}),
+    ]

@@ -234,14 +234,11 @@ class HostPolicy(ChatModelBase):
             and s not in state.refused
         ]
         if to_read:
+            # No URLs: the Host picks each part's pages as the task starts, when every search
+            # of the round has reported, so which part reads what does not depend on which
+            # search happened to finish first.
             return [
-                _task(
-                    "browser",
-                    f"Read the best pages for {s}.",
-                    subquestion=s,
-                    urls=state.read_next[s],
-                )
-                for s in to_read
+                _task("browser", f"Read the best pages for {s}.", subquestion=s) for s in to_read
             ]
         fresh = [s for s in subs if not state.kinds.get(s) and s not in state.refused]
         if fresh:

@@ -23,6 +23,8 @@ from scripted import call_tool as call
 
 from subagents import build_toolkit
 from subagents.generate.charts import cell_number, chart_for, chart_png, chart_svg
+from subagents.generate.html import SWIPE_COLUMNS
+from subagents.generate.labels import label
 from subagents.generate.notes import Point, Table
 from subagents.generate.report import in_brackets, quote_text
 from subagents.results import text_of
@@ -210,6 +212,13 @@ async def test_html_has_tables_charts_and_resolving_links(sample):
     assert svg.get("viewbox") and len(svg.xpath(".//*[local-name()='path']")) > 10
     css = "".join(doc.xpath("//style/text()"))
     assert "overflow-x:auto" in css and "@media print" in css and "url(" not in css
+    # A table wider than a phone says, on a phone only and in the report's language, that
+    # it scrolls sideways.
+    hints = doc.xpath("//figure[@class='table']/p[@class='swipe']")
+    assert len(hints) == (len(table.xpath("./thead/tr/th")) >= SWIPE_COLUMNS)
+    assert all(hint.text_content() == label(sample["lang"], "swipe") for hint in hints)
+    phone = css[css.index("@media (max-width:480px)") :]
+    assert ".swipe{display:none}" in css and ".swipe{display:block" in phone.split("}}")[0]
     (sources,) = doc.xpath("//section[@class='sources']")
     targets = set(sources.xpath(".//@id"))
     links = doc.xpath("//main//sup[@class='cite']/a/@href")

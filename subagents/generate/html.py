@@ -56,6 +56,7 @@ figure.chart{break-inside:avoid}
 figcaption.chart-title{margin:0 0 .4rem;color:#1f2328;font-weight:600}
 figcaption{font-size:.9rem;color:#555f6a;margin-top:.45rem}
 figcaption .label{font-weight:600;color:#1f2328}
+.swipe{display:none}
 .scroll{overflow-x:auto;-webkit-overflow-scrolling:touch;border:1px solid #d0d7de;
  border-radius:4px}
 table{border-collapse:collapse;width:100%;font-size:.92rem;line-height:1.45}
@@ -82,7 +83,9 @@ figure.chart svg{display:block;width:100%;height:auto;max-width:38rem}
  white-space:nowrap}
 .sources li:target{background:#fff8c5}
 a{color:#0b62c4}
-@media (max-width:480px){body{font-size:16px}.report{padding:1rem .8rem 2rem}
+@media (max-width:480px){body{font-size:16px}
+ .swipe{display:block;margin:0 0 .3rem;font-size:.85rem;color:#555f6a}
+ .report{padding:1rem .8rem 2rem}
  h1{font-size:1.5rem}h2{font-size:1.15rem}table{font-size:.85rem}
  th,td{padding:.35rem .5rem}}
 @page{size:A4;margin:18mm 16mm 20mm}
@@ -142,6 +145,10 @@ def _row(tag: str, cells: list[str], classes: list[str]) -> str:
     return "<tr>" + "".join(out) + "</tr>"
 
 
+#: A table of this many columns or more is wider than a phone: there it says it scrolls.
+SWIPE_COLUMNS = 4
+
+
 def table_html(md: MarkdownIt, report: Report, table: Table, n: int) -> str:
     """A table in a sideways-scrolling box, with its numbered, cited caption."""
     classes = _column_classes(table, max([len(table.header), *(len(r) for r in table.rows)]))
@@ -149,8 +156,10 @@ def table_html(md: MarkdownIt, report: Report, table: Table, n: int) -> str:
     body = "".join(_row("td", row, classes) for row in table.rows)
     label = f"{report.label('table')} {n}"
     caption = md.renderInline(inline(table.caption, spaced=False))
+    swipe = len(classes) >= SWIPE_COLUMNS
+    hint = f'<p class="swipe" aria-hidden="true">{_e(report.label("swipe"))}</p>' if swipe else ""
     return (
-        f'<figure class="table" id="table-{n}">'
+        f'<figure class="table" id="table-{n}">{hint}'
         f'<div class="scroll" role="region" aria-label="{_e(label)}" tabindex="0">'
         f"<table><thead>{head}</thead><tbody>{body}</tbody></table></div>"
         f'<figcaption><span class="label">{_e(label)}</span> {caption}</figcaption></figure>'

@@ -39,6 +39,7 @@ LABELS: dict[str, dict[str, str]] = {
         "and_as": "and as",
         "not_computed": "not computed",
         "table_quote": "a table of {rows} rows with the columns {header}",
+        "swipe": "Swipe the table sideways to see all its columns.",
     },
     "zh": {
         "report": "报告",
@@ -69,6 +70,7 @@ LABELS: dict[str, dict[str, str]] = {
         "and_as": "以及",
         "not_computed": "未计算",
         "table_quote": "表格（{rows} 行），列为{header}",
+        "swipe": "左右滑动表格可查看所有列。",
     },
 }
 

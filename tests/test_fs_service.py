@@ -88,6 +88,44 @@ async def test_failed_write_keeps_old_content_and_leaves_no_temp_file(svc):
     assert [e.name for e in await svc.list_dir("/workspace/")] == ["keep.txt"]
 
 
+async def test_a_write_in_progress_is_not_listed_and_a_vanished_entry_is_skipped(svc, monkeypatch):
+    await svc.write_text("/workspace/pages/a.md", "done")
+    async with svc.open_write("/workspace/pages/b.md") as fh:
+        fh.write(b"half of it")
+        # Another task walks the folder while b.md is still being written.
+        assert [e.name for e in await svc.list_dir("/workspace/pages/")] == ["a.md"]
+        assert [e.path for e in await svc.walk_files("/workspace/")] == ["/workspace/pages/a.md"]
+    assert [e.name for e in await svc.list_dir("/workspace/pages/")] == ["a.md", "b.md"]
+    if not isinstance(svc.backend, DiskFileSystem):
+        return
+    # An entry removed between the directory's listing and its stat is left out.
+    import fs_service.backends.disk as disk
+
+    real_scandir = disk.os.scandir
+
+    class Gone:
+        name = "c.md"
+
+        def is_symlink(self) -> bool:
+            raise FileNotFoundError(2, "No such file or directory", self.name)
+
+        def stat(self, follow_symlinks: bool = True):
+            raise FileNotFoundError(2, "No such file or directory", self.name)
+
+    class Listing:
+        def __init__(self, fd):
+            self.inner = real_scandir(fd)
+
+        def __enter__(self):
+            return [*self.inner.__enter__(), Gone()]
+
+        def __exit__(self, *exc):
+            return self.inner.__exit__(*exc)
+
+    monkeypatch.setattr(disk.os, "scandir", Listing)
+    assert [e.name for e in await svc.list_dir("/workspace/pages/")] == ["a.md", "b.md"]
+
+
 async def test_write_cap_refuses_and_creates_nothing(svc):
     small = FileDomainService(svc.handle, max_write_bytes=10)
     with pytest.raises(FileTooLargeError, match="10-byte cap"):

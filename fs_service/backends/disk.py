@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import errno
 import os
+import re
 import secrets
 import stat as stat_mod
 from collections.abc import Iterator
@@ -30,6 +31,9 @@ from ..grants import FileSystemHandle, Grant
 from ..paths import disk_name, escape_name, join, segments
 from .base import DIRECTORY, FILE, Entry, kind_of
 
+#: The temporary file an atomic write fills before renaming it into place: never listed.
+_PENDING_SUFFIX = ".part"
+_PENDING = re.compile(r"^\..+\.[0-9a-f]{12}\.part$", re.S)
 _DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 
 
@@ -196,10 +200,15 @@ class DiskFileSystem:
             out = []
             with os.scandir(fd) as it:
                 for e in it:
-                    if e.is_symlink():
-                        continue
-                    # lstat only: a named pipe or device is described, never opened.
-                    st = e.stat(follow_symlinks=False)
+                    if _PENDING.match(e.name):
+                        continue  # a write in progress: the file appears whole when it ends
+                    try:
+                        if e.is_symlink():
+                            continue
+                        # lstat only: a named pipe or device is described, never opened.
+                        st = e.stat(follow_symlinks=False)
+                    except FileNotFoundError:
+                        continue  # removed or renamed while the directory was listed
                     name = escape_name(e.name)
                     out.append(_entry(join(logical, name), name, st))
         finally:
@@ -247,7 +256,7 @@ class DiskFileSystem:
     @contextmanager
     def open_atomic(self, path: str, max_bytes: int) -> Iterator[_CappedFile]:
         pfd, name, created = self._parent(path, create=True)
-        tmp = f".{name[:200]}.{secrets.token_hex(6)}.part"
+        tmp = f".{name[:200]}.{secrets.token_hex(6)}{_PENDING_SUFFIX}"
         committed = False
         try:
             st = self._lstat(name, pfd, path)
@@ -313,6 +322,9 @@ class DiskFileSystem:
     def walk_files(self, path: str) -> Iterator[Entry]:
         for entry in self.list_dir(path):
             if entry.is_dir:
-                yield from self.walk_files(entry.path)
+                try:
+                    yield from self.walk_files(entry.path)
+                except NotFoundError:
+                    continue  # removed while the walk was under way
             elif not entry.special:
                 yield entry

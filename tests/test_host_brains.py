@@ -242,3 +242,19 @@ def test_the_host_leaves_the_choice_of_pages_to_when_the_reading_starts():
         ("task", "browser", {"subquestion": "q1"}),
         ("task", "browser", {"subquestion": "q2"}),
     ]
+
+
+def test_a_part_whose_task_failed_once_is_tried_again_and_given_up_after_twice():
+    from host.brains.offline import HostPolicy
+
+    plan = {"subquestions": [{"id": "q1"}, {"id": "q2"}]}
+    files = CallResult("task", {"subagent_type": "file", "context": {}}, "Task t (file) done.")
+    read = {"subagent_type": "browser", "context": {"subquestion": "q1"}}
+    failed = CallResult("task", read, "Error: [Errno 2] No such file or directory: 'x'")
+    searched = [files, _search_done("q1", ["http://a/1"]), _search_done("q2", ["http://a/2"])]
+    once = HostPolicy().next_calls(plan, [*searched, failed])
+    assert ("browser", {"subquestion": "q1"}) in [
+        (args["subagent_type"], args["context"]) for _, args in once
+    ]
+    twice = HostPolicy().next_calls(plan, [*searched, failed, failed])
+    assert all(args["context"].get("subquestion") != "q1" for _, args in twice)

@@ -118,6 +118,10 @@ class OfflinePolicy(ChatModelBase):
 # --- the Host's brain ---------------------------------------------------------------------
 
 
+#: Tasks of one part that may fail before the part gets no more (a failure can be passing).
+TASK_ATTEMPTS = 2
+
+
 @dataclass
 class _Progress:
     """What the Host has delegated so far, read back from its task calls and results."""
@@ -129,6 +133,7 @@ class _Progress:
     generated: bool = False
     last: dict[str, Any] = field(default_factory=dict)
     refused: set[str] = field(default_factory=set)
+    failures: dict[str, int] = field(default_factory=dict)
 
 
 def _facts(text: str) -> dict[str, Any]:
@@ -151,8 +156,10 @@ def _progress(done: list[CallResult]) -> _Progress:
         if facts:
             state.last = facts
         if rec.text.startswith("Error"):
-            if sub:
-                state.refused.add(sub)
+            if sub:  # a part is given up after its second failed task, not its first
+                state.failures[sub] = state.failures.get(sub, 0) + 1
+                if state.failures[sub] >= TASK_ATTEMPTS:
+                    state.refused.add(sub)
             continue
         if kind == "file":
             state.files += 1

@@ -212,6 +212,9 @@ async def test_offline_policy_stops_when_the_cap_refuses():
     assert {b["name"] for b in fresh.content} == SEARCH_TOOLS
 
 
+_FILES = CallResult("task", {"subagent_type": "file", "context": {}}, "Task t (file) done.")
+
+
 def _search_done(sub: str, read_next: list[str]) -> CallResult:
     facts = '```json\n{"task": "t", "subagent": "search", "status": "done", "read_next": %s}\n```'
     quoted = ", ".join(f'"{u}"' for u in read_next)
@@ -233,9 +236,8 @@ def test_the_host_leaves_the_choice_of_pages_to_when_the_reading_starts():
     from host.brains.offline import HostPolicy
 
     plan = {"subquestions": [{"id": "q1"}, {"id": "q2"}]}
-    files = CallResult("task", {"subagent_type": "file", "context": {}}, "Task t (file) done.")
-    first = [files, _search_done("q1", ["http://a/1", "http://a/2"]), _search_done("q2", ["x"])]
-    second = [files, _search_done("q2", ["http://a/1", "http://a/2"]), _search_done("q1", ["x"])]
+    first = [_FILES, _search_done("q1", ["http://a/1", "http://a/2"]), _search_done("q2", ["x"])]
+    second = [_FILES, _search_done("q2", ["http://a/1", "http://a/2"]), _search_done("q1", ["x"])]
     calls = HostPolicy().next_calls(plan, first)
     assert calls == HostPolicy().next_calls(plan, second)
     assert [(name, args["subagent_type"], args["context"]) for name, args in calls] == [
@@ -248,10 +250,9 @@ def test_a_part_whose_task_failed_once_is_tried_again_and_given_up_after_twice()
     from host.brains.offline import HostPolicy
 
     plan = {"subquestions": [{"id": "q1"}, {"id": "q2"}]}
-    files = CallResult("task", {"subagent_type": "file", "context": {}}, "Task t (file) done.")
     read = {"subagent_type": "browser", "context": {"subquestion": "q1"}}
     failed = CallResult("task", read, "Error: [Errno 2] No such file or directory: 'x'")
-    searched = [files, _search_done("q1", ["http://a/1"]), _search_done("q2", ["http://a/2"])]
+    searched = [_FILES, _search_done("q1", ["http://a/1"]), _search_done("q2", ["http://a/2"])]
     once = HostPolicy().next_calls(plan, [*searched, failed])
     assert ("browser", {"subquestion": "q1"}) in [
         (args["subagent_type"], args["context"]) for _, args in once

@@ -31,9 +31,10 @@ from ..grants import FileSystemHandle, Grant
 from ..paths import disk_name, escape_name, join, segments
 from .base import DIRECTORY, FILE, Entry, kind_of
 
-#: The temporary file an atomic write fills before renaming it into place: never listed.
-_PENDING_SUFFIX = ".part"
-_PENDING = re.compile(r"^\..+\.[0-9a-f]{12}\.part$", re.S)
+#: The temporary file an atomic write fills before renaming it into place
+#: (``.NAME.TOKEN.part``): never listed.
+_PENDING_TOKEN_BYTES = 6
+_PENDING = re.compile(rf"^\..+\.[0-9a-f]{{{2 * _PENDING_TOKEN_BYTES}}}\.part$", re.S)
 _DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 
 
@@ -256,7 +257,7 @@ class DiskFileSystem:
     @contextmanager
     def open_atomic(self, path: str, max_bytes: int) -> Iterator[_CappedFile]:
         pfd, name, created = self._parent(path, create=True)
-        tmp = f".{name[:200]}.{secrets.token_hex(6)}{_PENDING_SUFFIX}"
+        tmp = f".{name[:200]}.{secrets.token_hex(_PENDING_TOKEN_BYTES)}.part"
         committed = False
         try:
             st = self._lstat(name, pfd, path)

@@ -132,8 +132,12 @@ class _Progress:
     downloads: int = 0
     generated: bool = False
     last: dict[str, Any] = field(default_factory=dict)
-    refused: set[str] = field(default_factory=set)
     failures: dict[str, int] = field(default_factory=dict)
+
+    @property
+    def refused(self) -> set[str]:
+        """The parts given up: those whose tasks failed :data:`TASK_ATTEMPTS` times."""
+        return {sub for sub, n in self.failures.items() if n >= TASK_ATTEMPTS}
 
 
 def _facts(text: str) -> dict[str, Any]:
@@ -158,8 +162,6 @@ def _progress(done: list[CallResult]) -> _Progress:
         if rec.text.startswith("Error"):
             if sub:  # a part is given up after its second failed task, not its first
                 state.failures[sub] = state.failures.get(sub, 0) + 1
-                if state.failures[sub] >= TASK_ATTEMPTS:
-                    state.refused.add(sub)
             continue
         if kind == "file":
             state.files += 1

@@ -100,8 +100,8 @@ SYNONYMS: tuple[frozenset[str], ...] = tuple(
 
 _LINK = re.compile(r"!?\[([^\]]*)\]\([^)\s]*(?:\s+\"[^\"]*\")?\)")
 _ANAPHORA = re.compile(
-    r"(?:(?:When|After|As|But|And|So|Then)\s+)?(?:it|its|they|them|their|this|these|those|such|"
-    r"he|she|his|her|several of them)\b|[它其该这此他她]",
+    r"(?:(?:When|After|As|But|And|So|Then)\s+)?(?:it|its|they|them|their|this|that|these|those|"
+    r"such|he|she|his|her|several of them)\b|[它其该这此他她]",
     re.I,
 )
 #: A sentence whose subject is a share of something named before it ("several of them").

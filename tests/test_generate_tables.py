@@ -10,14 +10,14 @@ from pathlib import Path
 import pytest
 
 from host.disagreements import Claim, Disagreement
-from host.notes import _disagreement_line, summary_choice, table_caption
+from host.notes import _disagreement_line, research_notes, summary_choice, table_caption
 from host.planning import Plan, SubQuestion
 from host.research import Research
 from host.tables import file_title, tables_in
 from subagents.evidence import EvidenceItem, EvidenceLedger
 from subagents.generate.charts import chart_for
 from subagents.generate.notes import Point, Table
-from subagents.generate.writer import leans_on_context
+from subagents.generate.writer import leans_on_context, points_back
 
 CONTENT = Path(__file__).resolve().parent.parent / "demo" / "content"
 
@@ -110,6 +110,7 @@ def test_a_disagreement_reads_as_one_sentence_with_each_value_cited():
         ("When the canal declined, several of them declined too.", True),
         ("After the decline of the canal it grew further as a treaty port.", True),
         ("These foreshadowed the Sui canal.", True),
+        ("That changed when the Yongle Emperor moved the capital to Beijing.", True),
         ("However, the northern canal silted up.", True),
         ("因此元代漕粮以海运为主。", True),
         ("与此同时，1826年试行过的海运逐渐成为常态。", True),
@@ -133,6 +134,16 @@ def test_a_sentence_opening_by_pointing_back_is_told_from_one_that_names_its_sub
     # Kept for the body (its place is named), though never a summary line on its own.
     named = "On the Grand Canal this problem was concentrated in western Shandong."
     assert not leans_on_context(named, opening_only=True) and leans_on_context(named)
+
+
+def test_a_part_body_leaves_out_a_pronoun_with_nothing_to_stand_for():
+    # "it" is Tianjin in its source; after another source's sentence it would be the canal
+    assert points_back("After the decline of the canal it grew further as a treaty port.")
+    assert points_back("That changed when the Yongle Emperor moved the capital to Beijing.")
+    assert points_back("因此元代漕粮以海运为主。")
+    # a demonstrative that names its noun, or a pronoun after a name, reads on its own
+    assert not points_back("On the Grand Canal this problem was concentrated in western Shandong.")
+    assert not points_back("In 1411, on Bai Ying's advice, the Ming built a dam across it.")
 
 
 DECLINE = "Why did China's Beijing-Hangzhou Grand Canal decline?"
@@ -174,3 +185,36 @@ def test_the_summary_line_stands_alone_answers_why_and_speaks_the_report_languag
     research = _research(memory_service, DECLINE_ZH, "zh")
     ids = list(research.evidence["q1"])
     assert research.ledger.get(summary_choice(research, "q1", ids)).span.startswith("与此同时")
+
+
+#: Eight further candidates for the part, each of its own period and names.
+OTHER_CAUSES = [
+    "In 1000 Kaifeng merchants sent their grain along the Bian River.",
+    "Around 1060 the Song court in Hangzhou doubled the tolls on barges.",
+    "By 1120 floods near Xuzhou had buried three of the Huai locks.",
+    "After 1180 Jurchen raids closed the crossings at Yangzhou.",
+    "In 1240 Mongol armies seized the granaries of Huai'an.",
+    "Around 1300 Yuan officials sent tribute rice by sea from Taicang.",
+    "In 1360 Zhu Yuanzhang's wars emptied the docks at Jining.",
+    "By 1420 silt from the Wei River had narrowed the channel at Linqing.",
+]
+
+
+def test_a_section_states_in_its_own_sentences_the_facts_of_its_summary_line(memory_service):
+    """The summary shows a part's best line instead of its section; the section still
+    gives those facts, rather than only what the summary line did not say."""
+    plan = Plan(DECLINE, "en", [SubQuestion("q1", DECLINE, [])])
+    research = Research(plan, EvidenceLedger(), memory_service, max_rounds=1)
+    own = "In 1855 the Yellow River broke its dikes and shifted north across Shandong."
+    quotes = [
+        ("http://127.0.0.1:9/index", CANDIDATES[2][0], 1.0),  # the summary's line
+        ("http://127.0.0.1:9/decline", own, 0.9),
+        *[(f"http://127.0.0.1:9/p{n}", span, 0.84) for n, span in enumerate(OTHER_CAUSES)],
+    ]
+    for url, span, score in quotes:
+        item = research.ledger.add(EvidenceItem(url=url, span=span, start=0, end=len(span)))
+        research.evidence["q1"][item.id] = score
+    notes = research_notes(research)
+    summary, section = notes.split(f"## {DECLINE}")
+    assert "brought about the decline" in summary
+    assert own in section

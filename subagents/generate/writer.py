@@ -104,14 +104,31 @@ def leans_on_context(text: str, opening_only: bool = False) -> bool:
         return bool(leaning.match(said))
     if _LEANING_START.match(said):
         return True
-    if re.match(r"(?:this|these|those|such|it|they|he|she)\b", said, re.I):
+    if re.match(r"(?:this|that|these|those|such|it|they|he|she)\b", said, re.I):
         return True
     if opening_only:
         return False
     if _DEMONSTRATIVE.search(" ".join(said.split()[:8])):
         return True
+    return _bare_pronoun(said)
+
+
+def _bare_pronoun(said: str) -> bool:
+    """Whether a pronoun ("it", "they") stands in a sentence before anything is named
+    for it to stand for: "After the decline of the canal it grew further"."""
     pronoun = _PRONOUN.search(said)
     return bool(pronoun) and not _NAMED.search(said[: pronoun.start()])
+
+
+def points_back(text: str) -> bool:
+    """Whether a sentence cannot stand in a part's body: it opens by pointing back (see
+    :func:`leans_on_context`), or a pronoun in it has nothing named before it to stand for.
+    A demonstrative further on that names its noun ("On the canal this problem was …")
+    still reads on its own there."""
+    if leans_on_context(text, opening_only=True):
+        return True
+    said = plain(text).strip()
+    return not _CJK.search(said[:12]) and _bare_pronoun(said)
 
 
 def first_year(text: str) -> float | None:
@@ -233,10 +250,10 @@ def shape(
         # would otherwise have too little to say.
         own = [p for p in pool if not p.cites() or language(p.text) == lang]
         candidates = own if len(own) >= MIN_PER_PART else pool
-        # A sentence that opens by pointing back to the one before it in its source
-        # ("因此…", "These …") would follow a sentence from elsewhere here: it is left out
-        # while the part has enough others.
-        alone = [p for p in candidates if not p.cites() or not leans_on_context(p.text, True)]
+        # A sentence that points back to the one before it in its source ("因此…",
+        # "These …", "After the decline it grew …") would follow a sentence from elsewhere
+        # here: it is left out while the part has enough others.
+        alone = [p for p in candidates if not p.cites() or not points_back(p.text)]
         candidates = alone if len(alone) >= MIN_PER_PART else candidates
         pools[i] = diversified(candidates, source_of)
     spent = sum(_cost(p) for p in summary) + _fit_tables(draft, int(budget * TABLE_SHARE))
@@ -270,5 +287,6 @@ __all__ = [
     "first_year",
     "leans_on_context",
     "pages_wanted",
+    "points_back",
     "shape",
 ]

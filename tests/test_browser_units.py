@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import asyncio
 import re
 
+import pytest
 from browser_sites import ARTICLE_PARAGRAPHS
 
 from subagents.browser.evidence import answer_bm25, sentences, tokenize
@@ -157,3 +159,18 @@ def test_tables_marked_as_layout_or_with_a_header_keep_their_kind():
     assert is_layout_table(table(column))
     assert is_layout_table(table(nested))
     assert is_layout_table(table(role))
+
+
+def test_a_browser_step_without_a_timeout_of_its_own_is_bounded(monkeypatch):
+    """Opening a page or closing one has no Playwright timeout: a stuck Chromium must not
+    hold a task until its stage timeout."""
+    from subagents.browser import session
+
+    monkeypatch.setattr(session, "STEP_TIMEOUT_S", 0.05)
+
+    async def steps() -> None:
+        with pytest.raises(session.BrowserUnavailableError, match="did not open a page"):
+            await session._bounded(asyncio.Event().wait(), "open a page")
+        assert await session._quiet(asyncio.Event().wait()) is None  # cleanup goes on
+
+    asyncio.run(asyncio.wait_for(steps(), 60))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import re
 from datetime import UTC, datetime
 from typing import Any
@@ -16,7 +17,7 @@ from fs_service import FsError
 from ..results import bounded, error, ok, unavailable
 from ..untrusted import neutralise, wrap
 from .netguard import BlockedURLError, check_url
-from .session import BrowserSession, BrowserUnavailableError
+from .session import STEP_TIMEOUT_S, BrowserSession, BrowserUnavailableError
 
 SNAPSHOT_CHARS = 12_000
 SNAPSHOT_TIMEOUT_MS = 5_000
@@ -40,9 +41,9 @@ async def _open_page(browser: Any) -> Any:
 
 
 async def _where(page: Any) -> str:
-    try:
-        title = await page.title()
-    except PlaywrightError:
+    try:  # the title waits for a page that is still loading: bounded, like every step
+        title = await asyncio.wait_for(page.title(), STEP_TIMEOUT_S)
+    except (PlaywrightError, TimeoutError):
         title = ""
     return f"{page.url}" + (f" — {neutralise(title)}" if title else "")
 

@@ -52,6 +52,9 @@ CHROMIUM_FLAGS = (
 LAUNCH_TIMEOUT_MS = 30_000
 NAVIGATION_TIMEOUT_MS = 20_000
 ACTION_TIMEOUT_MS = 5_000
+#: Seconds a step without a Playwright timeout of its own (opening a context or a page,
+#: closing one) may take before Chromium is taken to be stuck.
+STEP_TIMEOUT_S = 30.0
 #: Resource types never loaded when a page is only rendered for its text.
 TEXT_ONLY_BLOCKED = frozenset({"image", "media", "font"})
 #: Pages kept open for the Chromium tier of viewer_fetch (renders running at once).
@@ -240,8 +243,8 @@ class BrowserSession:
         """The automation page (created on first use, reused afterwards)."""
         if self._page is None or self._page.is_closed():
             if self._context is None:
-                self._context = await self.new_context()
-            self._page = await self._context.new_page()
+                self._context = await _bounded(self.new_context(), "open a browser context")
+            self._page = await _bounded(self._context.new_page(), "open a page")
         return self._page
 
     async def _reader_page(self) -> Page:
@@ -265,8 +268,10 @@ class BrowserSession:
         self._reader_count += 1
         try:
             if self._reader is None:
-                self._reader = await self.new_context(block=TEXT_ONLY_BLOCKED)
-            return await self._reader.new_page()
+                self._reader = await _bounded(
+                    self.new_context(block=TEXT_ONLY_BLOCKED), "open a browser context"
+                )
+            return await _bounded(self._reader.new_page(), "open a page")
         except BaseException:
             self._reader_count -= 1
             raise
@@ -344,6 +349,17 @@ def _redirect_chain(request: Request) -> list[str]:
 
 
 async def _quiet(awaitable: Any) -> None:
-    """Await ``awaitable``, ignoring Playwright errors and timeouts (used in cleanup)."""
+    """Await ``awaitable`` for at most STEP_TIMEOUT_S, ignoring Playwright errors and
+    timeouts (used in cleanup)."""
     with contextlib.suppress(PlaywrightError, TimeoutError, OSError):
-        await awaitable
+        await asyncio.wait_for(awaitable, STEP_TIMEOUT_S)
+
+
+async def _bounded(awaitable: Any, what: str) -> Any:
+    """Await a step that has no Playwright timeout of its own, for at most STEP_TIMEOUT_S."""
+    try:
+        return await asyncio.wait_for(awaitable, STEP_TIMEOUT_S)
+    except TimeoutError:
+        raise BrowserUnavailableError(
+            f"Chromium did not {what} within {STEP_TIMEOUT_S:.0f} s"
+        ) from None

@@ -330,12 +330,17 @@ class BrowserSession:
         self._idle, self._reader_count = None, 0
 
 
+#: What cleanup and request routing ignore: the page or browser is going away.
+_CLEANUP_ERRORS = (PlaywrightError, TimeoutError, OSError)
+
+
 async def _skip(route: Route, block: frozenset[str]) -> None:
     """Abort a request for a resource type in ``block``; let every other one go on."""
-    if route.request.resource_type in block:
-        await _quiet(route.abort("blockedbyclient"))
-    else:
-        await _quiet(route.continue_())
+    with contextlib.suppress(*_CLEANUP_ERRORS):  # per request: no timer of its own here
+        if route.request.resource_type in block:
+            await route.abort("blockedbyclient")
+        else:
+            await route.continue_()
 
 
 def _redirect_chain(request: Request) -> list[str]:
@@ -351,7 +356,7 @@ def _redirect_chain(request: Request) -> list[str]:
 async def _quiet(awaitable: Any) -> None:
     """Await ``awaitable`` for at most STEP_TIMEOUT_S, ignoring Playwright errors and
     timeouts (used in cleanup)."""
-    with contextlib.suppress(PlaywrightError, TimeoutError, OSError):
+    with contextlib.suppress(*_CLEANUP_ERRORS):
         await asyncio.wait_for(awaitable, STEP_TIMEOUT_S)
 
 

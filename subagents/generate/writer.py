@@ -99,7 +99,7 @@ def leans_on_context(text: str, opening_only: bool = False) -> bool:
     them") with nothing named before it for that word to point to.
     """
     said = plain(text).strip()
-    if _CJK.search(said[:12]) and not re.match(r"[A-Za-z]", said):
+    if _chinese(said):
         leaning = _ZH_OPENING if opening_only else _ZH_LEANING
         return bool(leaning.match(said))
     if _LEANING_START.match(said):
@@ -111,6 +111,11 @@ def leans_on_context(text: str, opening_only: bool = False) -> bool:
     if _DEMONSTRATIVE.search(" ".join(said.split()[:8])):
         return True
     return _bare_pronoun(said)
+
+
+def _chinese(said: str) -> bool:
+    """Whether a sentence is Chinese: Chinese near its start, not opening in Latin."""
+    return bool(_CJK.search(said[:12])) and not re.match(r"[A-Za-z]", said)
 
 
 def _bare_pronoun(said: str) -> bool:
@@ -128,7 +133,7 @@ def points_back(text: str) -> bool:
     if leans_on_context(text, opening_only=True):
         return True
     said = plain(text).strip()
-    return not _CJK.search(said[:12]) and _bare_pronoun(said)
+    return not _chinese(said) and _bare_pronoun(said)
 
 
 def first_year(text: str) -> float | None:

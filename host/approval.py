@@ -24,7 +24,7 @@ from typing import Any, TypeVar
 
 import yaml
 
-from .planning import MAX_SUBQUESTIONS, Plan, SubQuestion, keyword_queries, validated
+from research.plan import MAX_SUBQUESTIONS, Plan, SubQuestion, keyword_queries, validated
 
 T = TypeVar("T")
 DEFAULTS = ("deny", "approve")

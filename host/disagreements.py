@@ -14,9 +14,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from research.text import language, passages, plain
 from subagents.evidence import EvidenceItem
 from subagents.generate.writer import leans_on_context
-from subagents.text import language, passages, plain
 
 from .research import Research
 

@@ -34,6 +34,7 @@ from agentscope.pipeline import MsgHub
 from agentscope.token import CharTokenCounter
 from agentscope.tool import Toolkit
 
+from research.plan import Plan, PlanModel, offline_plan, validated
 from subagents import PIPELINE_ORDER, SPECS, build
 from subagents.browser import BrowserSession, attach_browser_hooks
 from subagents.evidence import EvidenceLedger, PageRegistry
@@ -61,7 +62,6 @@ from .delegation import Delegation, Delegator, task
 from .guards import ToolCallRecord, ToolGuard, evicted_name
 from .interrupt import Interrupt, Interruptible, wait_until
 from .mcp import attach_mcp_tools
-from .planning import Plan, PlanModel, offline_plan, validated
 from .research import Research
 from .run import AREAS, RunFolder
 from .tape import RecordingModel

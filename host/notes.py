@@ -19,11 +19,11 @@ from __future__ import annotations
 
 import re
 
+from research.relevance import THRESHOLD, entity, score_text
+from research.text import language, terms
 from subagents.generate.labels import label
 from subagents.generate.notes import RESEARCH_MARKER
 from subagents.generate.writer import leans_on_context
-from subagents.relevance import THRESHOLD, entity, score_text
-from subagents.text import language, terms
 
 from .disagreements import NAMES, Claim, Disagreement, find_disagreements
 from .research import Research, table_score

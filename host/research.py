@@ -20,11 +20,11 @@ from urllib.parse import urlsplit
 import yaml
 
 from fs_service import FsError
+from research.plan import Plan, SubQuestion
+from research.relevance import THRESHOLD, Document, Focus, page_salience, relevant, score_text
+from research.text import language, links, plain, terms
 from subagents.evidence import EvidenceItem, EvidenceLedger, PageRecord, sidecar_path, url_key
-from subagents.relevance import THRESHOLD, Document, Focus, page_salience, relevant, score_text
-from subagents.text import language, links, plain, terms
 
-from .planning import Plan, SubQuestion
 from .sources import FileSource, file_record
 from .tables import Found, tables_in
 

@@ -36,8 +36,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from research.text import blocks, language, plain
 from subagents.evidence import EvidenceItem
-from subagents.text import blocks, language, plain
 
 _FORMULA = re.compile(r"⟨formula (=.*?); no cached value⟩")
 _AGGREGATE = re.compile(
@@ -217,7 +217,7 @@ def _file_tables(research: Any, score: Scorer, threshold: float) -> dict[str, di
     the file's name and sheet as its title) and, when relevant, is cited as its exact
     block with its sheet as locator.
     """
-    from subagents.relevance import entity
+    from research.relevance import entity
 
     subject = entity(research.plan.question)
     out: dict[str, dict[str, float]] = {sid: {} for sid in research.focus}

@@ -13,12 +13,12 @@ from scripted import call_tool as call
 
 from host.research import table_score
 from host.tables import Found
+from research.relevance import THRESHOLD, Focus
+from research.text import is_instruction
 from subagents import build_toolkit
 from subagents.generate.notes import RESEARCH_MARKER, Cite, Point
 from subagents.generate.writer import chronological, first_year
-from subagents.relevance import THRESHOLD, Focus
 from subagents.results import text_of
-from subagents.text import is_instruction
 
 PARTS = [
     "How was the harbour built?",

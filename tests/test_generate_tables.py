@@ -11,9 +11,9 @@ import pytest
 
 from host.disagreements import Claim, Disagreement
 from host.notes import _disagreement_line, research_notes, summary_choice, table_caption
-from host.planning import Plan, SubQuestion
 from host.research import Research
 from host.tables import file_title, tables_in
+from research.plan import Plan, SubQuestion
 from subagents.evidence import EvidenceItem, EvidenceLedger
 from subagents.generate.charts import chart_for
 from subagents.generate.notes import Point, Table

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from host.planning import Plan, offline_plan, validated
+from research.plan import Plan, offline_plan, validated
 
 DEMO = (
     "How was China's Beijing-Hangzhou Grand Canal built and kept supplied with water, "

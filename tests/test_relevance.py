@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from subagents.relevance import THRESHOLD, Document, Focus, entity, relevant, score_text
-from subagents.text import is_complete, passages, terms
+from research.relevance import THRESHOLD, Document, Focus, entity, relevant, score_text
+from research.text import is_complete, passages, terms
 
 CANAL_PAGE = """# Water supply: the Daicun Dam and the springs
 

@@ -31,8 +31,8 @@ from research_support import (
 from host.brains.offline import OfflinePolicy
 from host.guards import delegation_scope
 from host.stages import find_context
+from research.text import is_complete
 from subagents.evidence import EvidenceItem, span_matches
-from subagents.text import is_complete
 
 ROOT = Path(__file__).resolve().parent.parent
 PART_KEYS = ("built", "water", "decline", "today")

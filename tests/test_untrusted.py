@@ -23,8 +23,9 @@ from host.brains import make_brain
 from host.cli import demo_settings
 from host.config import Settings
 from host.hub import Host
-from host.planning import offline_plan
 from host.stages import delegation_msg, find_context
+from research.plan import offline_plan
+from research.text import links
 from subagents import SPECS
 from subagents.browser import offline as browser_offline
 from subagents.browser.evidence import _prompt, locate
@@ -35,7 +36,6 @@ from subagents.file.guard import as_untrusted_file
 from subagents.offline import CallResult
 from subagents.results import text_of
 from subagents.settings import NetworkPolicy, ToolSettings
-from subagents.text import links
 from subagents.untrusted import UNTRUSTED_RULE, neutralise, unwrap, wrap
 
 BASE = "http://127.0.0.1:9"

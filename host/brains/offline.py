@@ -25,10 +25,10 @@ from agentscope.message import TextBlock, ToolUseBlock
 from agentscope.model import ChatModelBase, ChatResponse
 from agentscope.model._model_usage import ChatUsage
 
+from research.plan import offline_plan
 from subagents.offline import CallResult
 from subagents.spec import SubAgentSpec
 
-from ..planning import offline_plan
 from ..stages import CANCELLED, HOST_NAME, find_context, message_text
 
 FINISH = "generate_response"

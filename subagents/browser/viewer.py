@@ -12,11 +12,11 @@ from urllib.parse import urlsplit
 from agentscope.tool import ToolResponse
 
 from fs_service import FsError
+from research.text import links
 
 from ..evidence import PageBudgetError, PageRecord, identified, sidecar_path
 from ..results import bounded, error, ok, refused, unavailable
 from ..settings import network_policy
-from ..text import links
 from ..untrusted import neutralise, wrap
 from .evidence import Answer, answer_with_model
 from .tiers import FetchError, PageText, fetch_page_text

@@ -14,8 +14,8 @@ import math
 import re
 from collections.abc import Callable
 
-from subagents.relevance import Focus
-from subagents.text import is_complete, is_instruction, language, plain
+from research.relevance import Focus
+from research.text import is_complete, is_instruction, language, plain
 
 from .charts import chart_of
 from .notes import Cite, Draft, Point, Section, Table

@@ -19,8 +19,8 @@ from typing import Any
 
 from pydantic import BaseModel, Field, ValidationError
 
-from subagents.relevance import SCAFFOLD, Focus, entity, question_kind
-from subagents.text import CJK, STOP_WORDS, is_cjk, stem
+from research.relevance import SCAFFOLD, Focus, entity, question_kind
+from research.text import CJK, STOP_WORDS, is_cjk, stem
 
 STATUSES = ("pending", "in progress", "answered", "partly answered", "not found")
 MIN_SUBQUESTIONS, MAX_SUBQUESTIONS = 1, 6
@@ -235,7 +235,7 @@ def _readable_equivalent(facet: Any) -> str:
 def _surface_words(text: str) -> list[str]:
     """The content words of ``text`` as written (hyphenated names kept whole)."""
     if is_cjk(text):
-        from subagents.text import words
+        from research.text import words
 
         return [w for w in words(text) if CJK.match(w) and w not in STOP_WORDS]
     out = []

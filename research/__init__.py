@@ -1,0 +1,13 @@
+"""The research core: every judgement the Host and the writer make about text.
+
+Pure functions and small classes over typed data, with no agentscope and no file I/O:
+
+- :mod:`research.text` reads Markdown the way a researcher does: blocks, sections, whole
+  sentences with exact offsets, terms (English stemmed, Chinese cut by jieba);
+- :mod:`research.plan` breaks a question into the parts a report must answer, each with
+  short keyword queries (the offline decomposition), and checks a model's plan;
+- :mod:`research.relevance` scores how well a sentence answers a part.
+
+Nothing here names a subject: every list is about language (question words, answer
+types, units, connectives), never about what a question asks.
+"""

@@ -169,9 +169,6 @@ def research_notes(research: Research, interrupted: bool = False) -> str:
     summary = [summary_choice(research, sub.id, chosen[sub.id]) for sub in answered]
     lines += [f"- {_sentence(research, best)}" for best in summary if best is not None]
     lines.append("")
-    # The summary's lines are not repeated in the sections, so each section is chosen
-    # again knowing them: it states their facts in sentences of its own.
-    chosen = research.select(CANDIDATES, summary=frozenset(i for i in summary if i))
     tables = choose_tables(research, table_score, THRESHOLD)
     for sub in plan.subquestions:
         lines += [f"## {sub.text}", ""]

@@ -13,6 +13,7 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Callable
+from dataclasses import replace
 
 from research.relevance import Focus
 from research.text import is_complete, is_instruction, language, plain
@@ -176,14 +177,14 @@ def table_cost(table: Table) -> int:
     return TABLE_OVERHEAD + LINE_CHARS * lines + (CHART_COST if chart_of(table) else 0)
 
 
-def _keys(point: Point) -> set[str]:
-    return {c.key for c in point.cites()}
-
-
 def _full(point: Point) -> bool:
     """Cited points must be full sentences stating something (not instructions); the
     Host's own statements stay as written."""
     return not point.cites() or (is_complete(point.text) and not is_instruction(point.text))
+
+
+def _same_cites(a: Point, b: Point) -> bool:
+    return {c.key for c in a.cites()} == {c.key for c in b.cites()}
 
 
 def _near_repeat(point: Point, kept: list[Point]) -> bool:
@@ -237,18 +238,23 @@ def shape(
     ``source_of`` names the source of an evidence id (to cite several in a short part)."""
     low, high = pages_wanted(requirements)
     budget = int((low + high) / 2 * CHARS_PER_PAGE)
-    kept: list[Point] = []
     summary = [_tidy(p) for p in draft.lead if _full(p)][:6]
-    kept.extend(summary)
-    summary_keys = set().union(*(_keys(p) for p in summary)) if summary else set()
     parts = [s for s in draft.sections if s.kind == "part"]
     pools: dict[int, list[Point]] = {}
+    # A part's section states its evidence even where the summary quotes one of its
+    # lines (the summary is an overview, the sections are the answers): that line leads
+    # its section and costs nothing more, the rest are chosen as before.
+    leads: dict[int, Point] = {}
     for i, section in enumerate(parts):
         pool = []
         for point in section.points:
-            if not _full(point) or (point.cites() and _keys(point) <= summary_keys):
+            if not _full(point):
                 continue
-            if _near_repeat(point, [*kept, *pool]):
+            said = next((p for p in summary if p.cites() and _same_cites(p, point)), None)
+            if said is not None:
+                leads.setdefault(i, replace(said))
+                continue
+            if _near_repeat(point, [*pool, *summary]):
                 continue
             pool.append(_tidy(point))
         # A sentence in another language than the report's is kept only when the part
@@ -273,7 +279,7 @@ def shape(
             chosen[i].append(pool[rank])
             spent += cost
     for i, section in enumerate(parts):
-        points = chosen[i]
+        points = [leads[i], *chosen[i]] if i in leads else chosen[i]
         if points and Focus.build(section.heading).historical:
             points = chronological(points)
         section.points = points

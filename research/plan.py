@@ -19,8 +19,8 @@ from typing import Any
 
 from pydantic import BaseModel, Field, ValidationError
 
-from research.relevance import SCAFFOLD, Focus, entity, question_kind
-from research.text import CJK, STOP_WORDS, is_cjk, stem
+from research.relevance import SCAFFOLD, Focus, entity, lead_subject, zh_tagged
+from research.text import CJK, STOP_WORDS, is_cjk, is_verb_form, stem
 
 STATUSES = ("pending", "in progress", "answered", "partly answered", "not found")
 MIN_SUBQUESTIONS, MAX_SUBQUESTIONS = 1, 6
@@ -166,26 +166,11 @@ def offline_plan(question: str) -> Plan:
         texts = _split_en(question)
         lang = "en"
     texts = list(dict.fromkeys(t for t in texts if t))[:MAX_SUBQUESTIONS] or [question]
-    if len(texts) == 1:
-        texts = [*_background(texts[0], question, lang), *texts]
     subs = [
         SubQuestion(f"q{i}", text, keyword_queries(text, question, texts))
         for i, text in enumerate(texts, 1)
     ]
     return Plan(question, lang, subs)
-
-
-def _background(text: str, question: str, lang: str) -> list[str]:
-    """A "what is it?" part for a one-part question, unless it already asks just that."""
-    named = entity(question)
-    if not named or (question_kind(text) == "what" and len(text.split()) <= len(named.split()) + 4):
-        return []
-    if lang == "zh":
-        return [f"什么是{named}？"]
-    plural = named.lower().endswith("s") and not named.lower().endswith("ss")
-    if re.search(rf"\bthe {re.escape(named)}", question, re.I) and not plural:
-        named = f"the {named}"
-    return [f"What {'are' if plural else 'is'} {named}?"]
 
 
 def keyword_queries(text: str, question: str, siblings: list[str] | None = None) -> list[str]:
@@ -209,11 +194,6 @@ def keyword_queries(text: str, question: str, siblings: list[str] | None = None)
         core_words = [w for w in subject_words if stem(w.lower()) in set(focus.core)]
         queries = [" ".join([*(core_words or subject_words), *aspects])]
         queries.append(" ".join([*subject_words, *aspects]))
-        for facet in focus.facets:
-            alt = _readable_equivalent(facet)
-            if alt:
-                queries.append(" ".join([*(core_words or subject_words), alt]))
-                break
         if not focus.facets:  # the question's own wording: "heat pumps work"
             verbs = [
                 w for w in re.findall(r"[A-Za-z][\w'’-]*", text) if stem(w.lower()) in SCAFFOLD
@@ -222,14 +202,6 @@ def keyword_queries(text: str, question: str, siblings: list[str] | None = None)
                 queries.append(" ".join([*subject_words, *verbs[:1]]))
     out = list(dict.fromkeys(q.strip() for q in queries if q.strip()))
     return out[:MAX_QUERIES] or [text]
-
-
-def _readable_equivalent(facet: Any) -> str:
-    """A plain word that says what a facet says (for a second, differently worded query)."""
-    for word in ("construction", "history", "decline", "today", "role", "water supply"):
-        if stem(word.split()[0]) in facet.equivalents and stem(word.split()[0]) != facet.term:
-            return word
-    return ""
 
 
 def _surface_words(text: str) -> list[str]:
@@ -250,25 +222,48 @@ def _surface_words(text: str) -> list[str]:
     return list(dict.fromkeys(out))
 
 
+#: What opens a question inside a longer one: a question word, with the preposition that
+#: may stand before it ("since when", "in which year", "by whom").
+_OPENER = (
+    r"(?:(?:since|until|in|on|at|by|for|from|to|with|of|and|but|or)\s+)?"
+    r"(?:how|why|what|when|where|which|who|whom|whose)\b"
+)
+
+
 def _split_en(question: str) -> list[str]:
-    body = question.strip().rstrip("?.! ")
-    qw = "|".join(_QUESTION_WORDS)
+    """One clause per thing asked: questions in a row, a list of questions after a colon
+    ("Lithium-ion batteries: who invented them, when …, and why …?"), clauses joined by
+    a comma or "and" before a question word, and verb phrases joined by "and"."""
+    lead, rest = lead_subject(question)
+    body = rest.strip().rstrip("?.! ")
     parts = re.split(
-        rf"\?\s*|;\s*|,\s*(?:and\s+|but\s+)?(?=(?:{qw})\b)|\s+(?:and|but)\s+(?=(?:{qw})\b)",
+        rf"\?\s*|;\s*|:\s*(?={_OPENER})|,\s*(?:and\s+|but\s+|or\s+)?(?={_OPENER})"
+        rf"|\s+(?:and|but)\s+(?={_OPENER})",
         body,
         flags=re.I,
     )
     clauses: list[str] = []
-    for part in (p.strip(" ,") for p in parts):
-        if part:
-            clauses.extend(_split_and(part))
+    pending = ""  # a lead-in that asks nothing ("According to a 1955 review, what …")
+    for part in (p.strip(" ,:") for p in parts):
+        if not part:
+            continue
+        if not re.search(_OPENER, part, re.I) and not part.rstrip().endswith("what"):
+            if clauses and not pending:
+                clauses[-1] = f"{clauses[-1]}, {part}"
+            else:
+                pending = f"{pending}, {part}" if pending else part
+            continue
+        clauses.extend(_split_and(f"{pending}, {part}" if pending else part))
+        pending = ""
+    if pending:
+        clauses.append(pending)
     if not clauses:
         return [question]
-    subject = entity(question)
-    lead = _lead(clauses[0])
+    subject = lead or entity(question)
+    first = _lead(clauses[0])
     out = []
     for clause in clauses:
-        text = _with_subject(clause, subject, lead)
+        text = _with_subject(clause, subject, first)
         out.append(text[0].upper() + text[1:] + "?")
     return out
 
@@ -284,11 +279,9 @@ def _split_and(clause: str) -> list[str]:
         return [clause]
     out = [pieces[0]]
     for piece in pieces[1:]:
-        verbish = re.match(
-            r"(?:\w+ed|kept|made|became|built|grew|fell|is|are|was|were|has|have|had|"
-            r"does|do|did|can|could|will|would)\b",
-            piece,
-            re.I,
+        head = re.match(r"[A-Za-z]+", piece)
+        verbish = head is not None and (
+            is_verb_form(head.group(0)) or head.group(0).lower() in _AUX
         )
         if verbish and _content_count(piece) >= 2 and _content_count(out[-1]) >= 2:
             out.append(piece)
@@ -308,7 +301,10 @@ def _lead(first: str) -> str:
 
 
 def _with_subject(clause: str, subject: str, lead: str) -> str:
-    """``clause`` naming its subject: pronouns replaced, a bare verb phrase completed."""
+    """``clause`` naming its subject: a pronoun standing for it replaced ("when did *it*
+    go public" → "when did Tesla go public"), a bare verb phrase completed ("kept
+    supplied with water" → "How was X kept supplied with water"). A clause that names a
+    subject of its own is left as it is."""
     if not subject:
         return clause
     words = clause.split()
@@ -322,28 +318,88 @@ def _with_subject(clause: str, subject: str, lead: str) -> str:
         else:
             out.append(word)
     text = " ".join(out)
-    mentions = subject.lower() in text.lower() or any(
-        w.lower() in text.lower() for w in subject.split()[-1:]
-    )
-    if not mentions and words and words[0].lower() not in _QUESTION_WORDS and lead:
-        text = f"{lead} {subject} {text}"
-    elif not mentions:
-        text = f"{text} ({subject})"
+    asks = re.match(_OPENER, clause, re.I) is not None
+    if not replaced and not asks and lead and subject.lower() not in text.lower():
+        head = re.match(r"[A-Za-z]+", clause)
+        if head and (is_verb_form(head.group(0)) or head.group(0).lower() in _AUX):
+            text = f"{lead} {subject} {text}"
     return text
 
 
+_ZH_SPLIT = re.compile(r"[？?！!；;。]")
+_ZH_ASKS = re.compile("|".join([*_ZH_QW, "谁", "哪", "几", "吗"]))
+
+
+#: Conjunctions that join two verb phrases of one question ("如何修建*并*保持供水").
+_ZH_AND = frozenset(["并", "并且", "而且", "以及", "同时"])
+
+
+def _zh_verb_phrases(clause: str) -> list[str]:
+    """A clause cut where a conjunction joins two verb phrases (jieba's words, so that
+    合并 is not cut at 并)."""
+    out, current = [], ""
+    tagged = zh_tagged(clause)
+    for i, pair in enumerate(tagged):
+        after = "".join(p.word for p in tagged[i + 1 :])
+        if pair.word in _ZH_AND and current and len(CJK.findall(after)) >= 2:
+            out.append(current)
+            current = ""
+        else:
+            current += pair.word
+    return [p for p in [*out, current] if p]
+
+
+def _zh_asks(text: str) -> bool:
+    """Whether a Chinese clause asks something (a question word or 吗)."""
+    return _ZH_ASKS.search(text) is not None
+
+
+def _zh_named(clause: str) -> bool:
+    """Whether a Chinese clause opens with a subject of its own (a noun before its verb
+    or question word: "1754年的第一场战役是什么" does, "何时开始商用" does not)."""
+    for pair in zh_tagged(clause):
+        if pair.flag.startswith(("v", "r")) or pair.word in _ZH_QW:
+            return False
+        if pair.flag.startswith(("n", "eng")):
+            return True
+    return False
+
+
+_ZH_LIST = re.compile(r"[、，,：:]")
+
+
 def _split_zh(question: str) -> list[str]:
-    parts = [p.strip() for p in re.split(r"[，,。？?！!；;]", question) if p.strip()]
+    """One clause per thing asked: questions in a row (…？…？), a list of questions after a
+    colon or joined by 、 or ，, each piece that asks something ("谁发明的、何时开始商用、
+    为什么会衰减"), and verb phrases joined by 并/而且/以及/同时."""
+    lead, rest = lead_subject(question)
+    pieces: list[str] = []
+    for sentence in (p.strip() for p in _ZH_SPLIT.split(rest) if p.strip()):
+        parts = [p.strip() for p in _ZH_LIST.split(sentence) if p.strip()]
+        joined: list[str] = []
+        lead_in = ""  # "2012年，肯尼亚……排名第几": a piece that asks nothing leads in
+        for i, part in enumerate(parts):
+            if _zh_asks(part):
+                joined.append(f"{lead_in}，{part}" if lead_in else part)
+                lead_in = ""
+            elif i + 1 < len(parts) and _zh_asks(parts[i + 1]):
+                lead_in = f"{lead_in}，{part}" if lead_in else part
+            elif joined:
+                joined[-1] = joined[-1] + "，" + part  # says more of the question before
+            else:
+                lead_in = f"{lead_in}，{part}" if lead_in else part
+        if lead_in:
+            joined.append(lead_in)
+        pieces.extend(joined)
     clauses: list[str] = []
-    for part in parts:
-        pieces = re.split(r"(?:并且|并|而且|以及|同时)(?=[\u4e00-\u9fff]{2,})", part)
-        clauses.extend(p for p in pieces if p)
-    subject = entity(question)
-    lead = ""
+    for part in pieces:
+        clauses.extend(_zh_verb_phrases(part))
+    subject = lead or entity(question)
+    first = ""
     if clauses and subject and clauses[0].startswith(subject):
-        rest = clauses[0][len(subject) :]
-        match = re.match("(是)?(" + "|".join(_ZH_QW) + ")", rest)
-        lead = match.group(0) if match else ""
+        rest_ = clauses[0][len(subject) :]
+        match = re.match("(是)?(" + "|".join(_ZH_QW) + ")", rest_)
+        first = match.group(0) if match else ""
     out = []
     for clause in clauses:
         text = clause
@@ -351,10 +407,9 @@ def _split_zh(question: str) -> list[str]:
             if subject and text.startswith(pronoun):
                 text = subject + text[len(pronoun) :]
                 break
-        if subject and subject not in text:
-            has_qw = any(q in text for q in _ZH_QW)
-            text = subject + ("" if has_qw else lead) + text
-        if lead.startswith("是") and text.startswith(subject + "是") and not text.endswith("的"):
+        if subject and subject not in text and not _zh_named(text):
+            text = subject + ("" if _zh_asks(text) else first) + text
+        if first.startswith("是") and text.startswith(subject + "是") and not text.endswith("的"):
             text += "的"
         out.append(text + "？")
     return out

@@ -28,6 +28,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from functools import lru_cache
+from typing import Any
 
 from .text import (
     CJK,
@@ -35,6 +36,8 @@ from .text import (
     Sentence,
     headings,
     is_cjk,
+    is_word,
+    lemma,
     passages,
     plain,
     stem,
@@ -318,27 +321,59 @@ _ZH_QUESTION = (
 )
 
 
+#: A lead that names the subject before the questions ("Lithium-ion batteries: who …").
+_LEAD = re.compile(r"^(?P<lead>[^:：?？]{2,80})[:：]\s*(?P<rest>\S.*)$")
+_LEAD_PREPOSITIONS = frozenset(["about", "on", "regarding", "concerning", "re", "as", "for"])
+#: Parts of speech (jieba's tags) that make up a Chinese noun phrase.
+_ZH_NOUNISH = ("n", "eng", "j", "l", "b")
+
+
+def lead_subject(question: str) -> tuple[str, str]:
+    """``(subject, rest)`` when the question opens with a subject and a colon
+    ("About Super Bowl 50: …", "锂离子电池：…") and the lead asks nothing itself;
+    else ``("", question)``."""
+    match = _LEAD.match(" ".join(question.split()))
+    if not match:
+        return "", question
+    lead = match.group("lead").strip()
+    words_ = lead.split()
+    if words_ and words_[0].lower() in _QUESTION_WORDS | _AUX:
+        return "", question
+    if is_cjk(lead) and any(q in lead for q in _ZH_QUESTION):
+        return "", question
+    while len(words_) > 1 and words_[0].lower() in _LEAD_PREPOSITIONS:
+        words_ = words_[1:]
+    return " ".join(words_), match.group("rest").strip()
+
+
 def entity(question: str) -> str:
     """The entity a question is about, as written ("China's Beijing-Hangzhou Grand Canal").
 
-    Its longest run of capitalised words when it has one; otherwise the noun phrase of its
-    first clause: after "of" ("the health effects of *microplastics*"), or between the
-    auxiliary and the verb ("how do *heat pumps* work"), or after the verb ("what caused
-    *the 2008 financial crisis*"). For Chinese, what comes before 是/如何/为什么 ….
+    The subject a lead names before a colon ("Lithium-ion batteries: who …"); else its
+    longest run of capitalised words (numbers that follow a name belong to it: "Super Bowl
+    50"); otherwise the noun phrase of its first clause: after "of" ("the health effects
+    of *microplastics*"), or between the auxiliary and the verb ("how do *heat pumps*
+    work"), or after the verb ("what caused *the 2008 financial crisis*"). For Chinese,
+    the first run of nouns of the first clause (jieba's parts of speech).
     """
     question = " ".join(question.split())
+    lead, _ = lead_subject(question)
+    if lead:
+        return lead
     if is_cjk(question):
-        first = re.split(r"[，,。？?！!；;]", question)[0]
-        match = re.search(r"(是|在|有|的)?(" + "|".join(_ZH_QUESTION) + ")", first)
-        found = first[: match.start()].strip() if match else ""
-        return found if 2 <= len(found) <= 20 else ""
-    tokens = re.findall(r"[A-Za-z0-9][\w'’-]*", question)
+        return _zh_entity(re.split(r"[，,。？?！!；;、]", question)[0])
+    found = list(re.finditer(r"[A-Za-z0-9][\w'’-]*", question))
+    tokens = [m.group(0) for m in found]
     runs: list[list[str]] = []
     run: list[str] = []
     for i, tok in enumerate(tokens):
         low = tok.lower()
-        capital = tok[0].isupper() and not (i == 0 and low in _QUESTION_WORDS)
-        if capital and low not in _AUX and low not in _QUESTION_WORDS and low != "i":
+        before = question[: found[i].start()].rstrip(" \"'“‘(")
+        opening = not before or before[-1] in ".?!:;"
+        # A capital that only opens a sentence names nothing ("Primitive jawless …").
+        capital = tok[0].isupper() and not (opening and (low in _QUESTION_WORDS or _common(low)))
+        number = tok.isdigit() and bool(run)
+        if (capital or number) and low not in _AUX and low not in _QUESTION_WORDS and low != "i":
             run.append(tok)
         else:
             if run:
@@ -347,8 +382,8 @@ def entity(question: str) -> str:
     if run:
         runs.append(run)
     if runs:
-        return " ".join(max(runs, key=len))
-    first = re.split(r"[?;,]|\s+and\s+(?=(?:how|why|what|when|where|which|who)\b)", question)[0]
+        return " ".join(max(runs, key=lambda r: sum(not t.isdigit() for t in r)))
+    first = re.split(r"[?;,:]|\s+and\s+(?=(?:how|why|what|when|where|which|who)\b)", question)[0]
     words_ = first.split()
     if " of " in f" {first.lower()} ":
         after = first.lower().rsplit(" of ", 1)[1].split()
@@ -358,6 +393,50 @@ def entity(question: str) -> str:
     if len(words_) >= 3 and words_[0].lower() in _QUESTION_WORDS:
         return _noun_run([w.lower() for w in words_[2:]])
     return ""
+
+
+@lru_cache(maxsize=1)
+def _posseg() -> Any:
+    import jieba.posseg
+
+    words("预热")  # jieba initialised and quiet
+    return jieba.posseg
+
+
+def zh_tagged(text: str) -> list[Any]:
+    """The words of a Chinese text with their parts of speech (jieba's ``pair.word``,
+    ``pair.flag``: n… nouns, v… verbs, r pronouns and question words, m numbers)."""
+    return list(_posseg().cut(text))
+
+
+def _zh_entity(clause: str) -> str:
+    """The first run of nouns of a Chinese clause (a number and measure word before it are
+    skipped: 一个蜂群 → 蜂群), as written."""
+    out: list[str] = []
+    for pair in zh_tagged(clause):
+        word, flag = pair.word, pair.flag
+        if flag.startswith(_ZH_NOUNISH) or (out and flag == "m" and word.isdigit()):
+            out.append(word)
+        elif out:
+            break
+        elif flag in ("m", "q", "r", "c", "p", "d", "x") or (
+            len(out) == 0 and flag.startswith("v")
+        ):
+            continue
+    found = "".join(out)
+    return found if 2 <= len(found) <= 20 else ""
+
+
+def _common(word: str) -> bool:
+    """Whether a lower-case English word is a dictionary word (a noun, verb, adjective or
+    adverb lemminflect knows), not a name."""
+    return lemma(word) != word or is_word(word)
+
+
+def _common(word: str) -> bool:
+    """Whether a lower-case English word is a dictionary word (a noun, verb, adjective or
+    adverb lemminflect knows), not a name."""
+    return lemma(word) != word or is_word(word)
 
 
 def _noun_run(tokens: list[str]) -> str:

@@ -50,7 +50,7 @@ _STOP_EN = (
 _STOP_ZH = (
     "的 了 是 在 和 与 及 也 就 都 而 吗 呢 啊 之 其 又 着 把 被 对 以 于 为 这 那 "
     "个 它 它们 他 她 我们 什么 哪些 如何 怎么 怎样 为什么 为何 是否 哪 何时 多少 "
-    "有 没有 并 并且 一 中 上 下 及其 以及 从 到 由"
+    "有 没有 并 并且 一 中 上 下 及其 以及 从 到 由 谁 哪 哪个 哪里 哪儿 会 能 可以 吗 几"
 )
 #: Verbs that open an instruction ("Show how …", "End with photos …", "Use the attached …").
 _INSTRUCTION_VERBS = (
@@ -139,6 +139,41 @@ def words(text: str, search: bool = False) -> list[str]:
     return out
 
 
+@lru_cache(maxsize=1)
+def _lemmas() -> Any:
+    from lemminflect import getAllLemmas
+
+    return getAllLemmas
+
+
+@lru_cache(maxsize=200_000)
+def lemma(word: str) -> str:
+    """The dictionary form of one lower-case English word ("built" → build, "fed" → feed,
+    "batteries" → battery); a verb reading first. Other words as they are."""
+    if CJK.match(word) or not word.isascii() or not word.isalpha():
+        return word
+    found = _lemmas()(word)
+    for pos in ("VERB", "NOUN", "ADJ", "ADV"):
+        if found.get(pos):
+            return found[pos][0]
+    return word
+
+
+def is_word(word: str) -> bool:
+    """Whether lemminflect knows ``word`` (lower case) as an English dictionary word."""
+    return word.isascii() and word.isalpha() and bool(_lemmas()(word))
+
+
+def is_verb_form(word: str) -> bool:
+    """Whether an English word reads as an inflected verb ("kept", "grew", "threatens",
+    "supplied"), not as a bare word that may also be a noun ("water", "work")."""
+    low = word.lower()
+    if not (low.isascii() and low.isalpha()):
+        return False
+    verbs = _lemmas()(low).get("VERB") or ()
+    return any(v != low for v in verbs)
+
+
 @lru_cache(maxsize=200_000)
 def stem(word: str) -> str:
     """The comparable form of one lower-case word: Snowball stem for Latin, as-is otherwise."""
@@ -162,6 +197,20 @@ def terms(text: str) -> list[str]:
                 continue
             out.append(stem(part))
     return out
+
+
+def named_terms(text: str) -> set[str]:
+    """The terms of ``text`` written as names: capitalised inside a sentence ("the *Han
+    Gou*", "in *Jiangsu*"), and never in lower case there."""
+    clean = "\n".join(plain(part) for part in text.split("\n\n"))
+    capital, lower = set(), set()
+    for match in re.finditer(r"[A-Za-z][\w'’-]*", clean):
+        before = clean[: match.start()].rstrip(" \"'“‘(*_")
+        if not before or before[-1] in ".!?:;\n":
+            continue  # a capital opening a sentence says nothing
+        word = match.group(0)
+        (capital if word[0].isupper() else lower).add(stem(word.lower().removesuffix("'s")))
+    return capital - lower
 
 
 def plain(text: str) -> str:

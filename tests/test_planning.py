@@ -51,8 +51,8 @@ def test_a_chinese_question_is_cut_with_jieba_and_keeps_its_subject():
 @pytest.mark.parametrize(
     ("question", "parts", "first"),
     [
-        ("How do heat pumps work?", 2, "What are heat pumps?"),
-        ("When was the Eiffel Tower built?", 2, "What is the Eiffel Tower?"),
+        ("How do heat pumps work?", 1, "How do heat pumps work?"),
+        ("When was the Eiffel Tower built?", 1, "When was the Eiffel Tower built?"),
         (
             "What are the health effects of microplastics and how can they be removed "
             "from drinking water?",

@@ -140,18 +140,39 @@ def weight(term: str) -> float:
     return max(1.0, min(5.0, 7.5 - zipf)) if zipf else 5.0
 
 
+#: The words of a question that say what kind of answer it wants, not what it is about:
+#: "in what year", "what is the name of", "how far", "哪一年", "什么地方". They are not
+#: facets: a sentence answers "in what year …" with a year, not with the word "year".
+_FRAMES = re.compile(
+    r"\b(?:in |during |by )?(?:what|which) (?:year|date|month|day|time|century|decade|period)s?\b"
+    r"|\b(?:what|which) (?:is|was|are|were) the names? of\b|\bthe names? of\b"
+    r"|\bhow (?:many|much|long|far|big|large|tall|high|deep|old|often)\b"
+    r"|\b(?:what|which) (?:kind|type|sort)s? of\b"
+    r"|哪一年|哪年|什么时候|何时|什么地方|哪个地方|哪里|何处|哪儿|多少|多长|多大|多远|多高|多久"
+    r"|叫什么|名字|名称",
+    re.I,
+)
+
+
 def question_kind(text: str) -> str:
     """``when``, ``number``, ``why``, ``who``, ``where``, ``how`` or ``what``."""
     low = text.lower()
-    if re.search(r"\bwhen\b|what year|which year|何时|什么时候|哪一年|哪年", low):
+    if re.search(
+        r"\bwhen\b|(?:what|which) (?:year|date|month|century|decade)|何时|什么时候|哪一年|哪年",
+        low,
+    ):
         return "when"
-    if re.search(r"\bhow (many|much|long|far|big|large|tall|high|deep)\b|多少|多长|多大|多远", low):
+    if re.search(
+        r"\bhow (many|much|long|far|big|large|tall|high|deep|old|often)\b"
+        r"|多少|多长|多大|多远|多高|多久|几",
+        low,
+    ):
         return "number"
     if re.search(r"\bwhy\b|为什么|为何|原因", low):
         return "why"
-    if re.search(r"\bwho\b|谁", low):
+    if re.search(r"\bwho\b|\bwhom\b|谁", low):
         return "who"
-    if re.search(r"\bwhere\b|哪里|何处|在哪", low):
+    if re.search(r"\bwhere\b|哪里|何处|在哪|什么地方|哪个地方|哪儿", low):
         return "where"
     if re.search(r"\bhow\b|如何|怎样|怎么", low):
         return "how"
@@ -166,6 +187,9 @@ class Facet:
     weight: float
     equivalents: frozenset[str] = frozenset()
     phrase: int = 0  # facets written side by side ("supplied with water") share a phrase
+    #: the telling characters of a Chinese word: another word built on one of them says
+    #: something close (著作 "writings" and 著有 "wrote")
+    morphemes: frozenset[str] = frozenset()
 
 
 @dataclass(frozen=True)
@@ -201,15 +225,20 @@ class Focus:
     ) -> Focus:
         """The focus of ``subquestion`` among the sub-questions of its plan.
 
-        The subject is the entity the whole ``question`` names (see :func:`entity`) plus
-        the terms shared with at least half of the other sub-questions; the rest are
-        facets. Without siblings or an entity, all terms are subject, and all must be met.
+        The subject is the entity the whole ``question`` names (see :func:`entity`), or
+        the part's own when it does not mention that one, plus the terms shared with at
+        least half of the other sub-questions; the rest are facets. Without siblings or
+        an entity, all terms are subject, and all must be met.
         With ``rivals``, the siblings' facets are kept too (see :func:`context_about`).
         """
-        own = [t for t in dict.fromkeys(terms(subquestion)) if t not in SCAFFOLD]
+        asked = _FRAMES.sub(" ", subquestion)
+        own = [t for t in dict.fromkeys(terms(asked)) if t not in SCAFFOLD]
         surface = _surface_forms(subquestion)
         named = entity(question or subquestion)
         entity_terms = set(terms(named))
+        if question and not entity_terms & set(own):
+            named = entity(asked)  # the part asks about a subject of its own
+            entity_terms = set(terms(named))
         others = [set(terms(s)) for s in siblings if s != subquestion]
         need = max(1, math.ceil(len(others) / 2))
         shared = {t for t in own if others and sum(t in o for o in others) >= need}
@@ -218,7 +247,7 @@ class Focus:
             subject = own
         phrases = _phrases(subquestion, [t for t in own if t not in subject])
         facets = tuple(
-            Facet(t, weight(surface.get(t, t)), _equivalents(t), phrases[t])
+            Facet(t, weight(surface.get(t, t)), _equivalents(t), phrases[t], morphemes(t))
             for t in own
             if t not in subject
         )
@@ -268,6 +297,42 @@ def _surface_forms(text: str) -> dict[str, str]:
         for part in word.split("-"):
             out.setdefault(stem(part.strip("'")), part.strip("'"))
     return out
+
+
+#: How a Chinese facet is met by another word sharing one of its telling characters.
+MORPHEME = 0.6
+#: A character at least this rare (wordfreq's Zipf scale) tells what its word is about.
+TELLING_ZIPF = 5.1
+
+
+@lru_cache(maxsize=4096)
+def morphemes(term: str) -> frozenset[str]:
+    """The telling characters of a Chinese word of two or more characters: those rarer
+    than :data:`TELLING_ZIPF` (修, 建 in 修建; not 有 or 人, which many words share)."""
+    if len(term) < 2 or not all(CJK.match(ch) for ch in term):
+        return frozenset()
+    from wordfreq import zipf_frequency
+
+    return frozenset(ch for ch in term if zipf_frequency(ch, "zh") < TELLING_ZIPF)
+
+
+def _shares_morpheme(facet: Facet, said: set[str]) -> bool:
+    return any(ch in word for word in said for ch in facet.morphemes)
+
+
+#: Groups of words a user says mean the same in their field (``glossary`` in
+#: ``quartet.toml``): data handed in, never kept here.
+Glossary = tuple[frozenset[str], ...]
+
+
+def glossary_of(groups: Sequence[Sequence[str]]) -> Glossary:
+    """A glossary from groups of words as written: each word in its comparable form."""
+    out = []
+    for group in groups:
+        found = frozenset(t for word in group for t in (terms(str(word)) or [str(word).lower()]))
+        if len(found) > 1:
+            out.append(found)
+    return tuple(out)
 
 
 def _equivalents(term: str) -> frozenset[str]:
@@ -484,6 +549,8 @@ class Document:
     title_terms: set[str] = field(default_factory=set)
     counts: Counter = field(default_factory=Counter)
     lowered: str = ""
+    #: the title without the site's name
+    name: str = ""
 
     @classmethod
     def of(cls, text: str, title: str = "") -> Document:
@@ -507,6 +574,7 @@ class Document:
             doc.heading_terms |= doc.section_terms[heading]
         doc.counts = Counter(terms(plain(title) + "\n" + text))
         doc.lowered = _normal(plain(title) + " " + plain(text))
+        doc.name = plain(_without_site(title))
         return doc
 
 
@@ -595,6 +663,8 @@ def _facet_match(
         met.append(0.85 if near else 0.75)
     if group & context:
         met.append(0.8 if lent else 0.7)
+    if facet.morphemes and facet.term not in sentence and _shares_morpheme(facet, sentence):
+        met.append(MORPHEME)
     if facet.term in anchors or group & anchors:
         met.append(0.6)
     return max(met)
@@ -663,6 +733,22 @@ def _topic_terms(focus: Focus, doc: Document) -> set[str]:
     return {t for t in doc.title_terms if t not in taken and t not in site}
 
 
+def _own_article(focus: Focus, doc: Document) -> bool:
+    """Whether the page is the subject's own article: its title (without the site's name
+    and a qualifier after a comma or in brackets) is the subject's name ("Jacksonville,
+    Florida", "许申"), not one aspect of it ("The Sui dynasty and the first Grand Canal")."""
+    name = re.split(r"\s*[,，(（]", doc.name)[0]
+    return bool(name) and _has_core(focus.core, _normal(name)) and set(terms(name)) <= set(
+        focus.subject
+    )
+
+
+def _without_site(title: str) -> str:
+    """A page title without the site name closing it ("… — Grand Canal Atlas")."""
+    parts = re.split(r"\s+[—|–-]\s+", title)
+    return " ".join(parts[:-1]) if len(parts) > 1 else title
+
+
 def _site_terms(title: str) -> set[str]:
     """The terms of a site name closing a page title ("… — Grand Canal Atlas")."""
     parts = re.split(r"\s+[—|–-]\s+", title)
@@ -707,7 +793,8 @@ def page_salience(focus: Focus, doc: Document) -> float:
 
 def _phrase_scores(facets: tuple[Facet, ...], matches: list[float]) -> list[tuple[float, float]]:
     """``(match, weight)`` per phrase. Within a phrase a missing word is tolerated (0.35)
-    when another word of it is met; across phrases every one must be met."""
+    when most of the phrase (by weight) is met; a phrase met only in a small part counts
+    by that part. Across phrases every one must be met."""
     groups: dict[int, list[tuple[float, float]]] = {}
     for facet, match in zip(facets, matches, strict=True):
         groups.setdefault(facet.phrase, []).append((match, facet.weight))
@@ -717,8 +804,14 @@ def _phrase_scores(facets: tuple[Facet, ...], matches: list[float]) -> list[tupl
         if max(m for m, _ in members) <= 0.05:
             out.append((0.05, total))
             continue
-        out.append((sum(max(m, 0.35) * w for m, w in members) / total, total))
+        mean = sum(max(m, 0.35) * w for m, w in members) / total
+        said = sum(w for m, w in members if m > 0.05) / total
+        out.append((max(0.05, mean * min(1.0, said / MOST)), total))
     return out
+
+
+#: The share of a phrase's weight that must be met for its missing words to be tolerated.
+MOST = 0.5
 
 
 def _geometric(pairs: list[tuple[float, float]]) -> float:
@@ -789,7 +882,9 @@ def score_sentence(focus: Focus, doc: Document, index: int) -> float:
     score = subject * facets
     if about_other_part(focus, doc, sentence.section):
         score *= ELSEWHERE  # it says this in passing, on another part's page or section
-    if salience:  # an incidental mention on a page about something else counts less
+    if salience and not _own_article(focus, doc):
+        # an incidental mention on a page about something else counts less; the subject's
+        # own article (its biography, its entry) answers many things once each
         score *= 0.5 + 0.5 * sum(salience) / len(salience)
     text = sentence.text
     score *= _time_agreement(focus, text)

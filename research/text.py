@@ -45,7 +45,8 @@ _STOP_EN = (
     "done has have had having not no so than then into onto over under "
     "about also can could would should will shall may might must i we you "
     "he she his her our your my me us him one ones such very more most much "
-    "many some any each other same own just only both all s t"
+    "many some any each other same own just only both all s t since until if whether "
+    "before after between during within among across through against via per"
 )
 _STOP_ZH = (
     "的 了 是 在 和 与 及 也 就 都 而 吗 呢 啊 之 其 又 着 把 被 对 以 于 为 这 那 "
@@ -183,7 +184,8 @@ def stem(word: str) -> str:
 
 
 def terms(text: str) -> list[str]:
-    """The content terms of ``text``, in order: stemmed, stop words and numbers dropped.
+    """The content terms of ``text``, in order: stemmed, stop words and small numbers
+    dropped (a number of three or more digits, a year or a count, is a term: "2012").
 
     Hyphenated words count as their parts ("Beijing-Hangzhou" → beijing, hangzhou).
     """
@@ -191,7 +193,7 @@ def terms(text: str) -> list[str]:
     for word in words(text, search=True):
         for part in word.split("-"):
             part = part.strip("'")
-            if not part or part in STOP_WORDS or part.isdigit():
+            if not part or part in STOP_WORDS or (part.isdigit() and len(part) < 3):
                 continue
             if len(part) == 1 and not CJK.match(part):
                 continue

@@ -8,9 +8,10 @@ Usage:
         [--limit N] [--seed S] [--max-pages N] [--json OUT] [--runs-dir DIR]
         [--xquad GITDIR] [--cmrc GITDIR]
 
-The data is read at run time from fetched git repositories (``fetch github:google-deepmind/
-xquad`` and ``github:ymcui/cmrc2018``, read with ``git show``) and is never copied into
-this repository. Each article becomes one page of a local web
+The data is read at run time from git repositories (``git clone --mirror
+https://github.com/google-deepmind/xquad /tmp/xquad.git`` and ``…/ymcui/cmrc2018
+/tmp/cmrc2018.git``, or ``QUARTET_XQUAD``/``QUARTET_CMRC``), with ``git show``, and is never
+copied into this repository. Each article becomes one page of a local web
 (:func:`demo.corpus.corpus_world`) with the demo's search engines over it; each set (``en``
 and ``zh`` XQuAD, ``cmrc``) is its own world. The offline Host then researches two kinds of
 question per set (``--limit`` of each, default 20):
@@ -29,9 +30,8 @@ questions). The world of a set serves every article of the set except the off-to
 Scores per set: each gold question maps to the plan part whose text overlaps it most
 (content words in English, character bigrams in Chinese). It is answered when one of its
 gold answers (case-insensitive; Chinese ignoring spaces) occurs in a cited line of that
-part: its section, or the summary line the report gives it (a report states a part's best
-sentence once, in the summary, and a part with no other evidence has no section); "in
-sect." counts the section alone. Citation precision is the share of the sources the
+part's own section; "+summary" also counts the summary line the report gives that part.
+Citation precision is the share of the sources the
 reports cite (unique per question, pooled over the set) that are the gold article's page.
 Honest nothing is the share of off-topic questions whose run answers nothing and cites
 nothing. Wall time is the time of one question's whole run. ``--json`` writes every
@@ -49,6 +49,7 @@ import io
 import itertools
 import json
 import logging
+import os
 import random
 import re
 import statistics
@@ -76,8 +77,9 @@ from demo.corpus import (  # noqa: E402
     url_of,
 )
 
-XQUAD_GIT = Path("/work/.mirror/google-deepmind+xquad/repo")
-CMRC_GIT = Path("/work/.mirror/ymcui+cmrc2018/repo")
+#: Where the data repositories are (a bare clone or a checkout's ``.git``), unless given.
+XQUAD_GIT = Path(os.environ.get("QUARTET_XQUAD", "/tmp/xquad.git"))
+CMRC_GIT = Path(os.environ.get("QUARTET_CMRC", "/tmp/cmrc2018.git"))
 CMRC_FILES = ("data/cmrc2018_dev.json", "squad-style-data/cmrc2018_dev.json")
 SETS = ("en", "zh", "cmrc")
 NAMES = {"en": "XQuAD English", "zh": "XQuAD Chinese", "cmrc": "CMRC 2018 (dev)"}
@@ -147,8 +149,8 @@ def need_repo(gitdir: Path, repo: str, option: str) -> None:
     """Exit with one line when a data repository is missing."""
     if not (gitdir / "HEAD").is_file():
         raise SystemExit(
-            f"bench_general: error: no git directory at {gitdir}; fetch github:{repo} "
-            f"(or pass {option} GITDIR)"
+            f"bench_general: error: no git directory at {gitdir}; clone it with "
+            f"git clone --mirror https://github.com/{repo} {gitdir} (or pass {option} GITDIR)"
         )
 
 

@@ -28,6 +28,18 @@ from .site import Document as SiteDocument
 from .site import Page as SitePage
 
 
+def demo_glossary() -> tuple[dict[str, tuple[str, ...]], ...]:
+    """The demo field's glossary: groups of words that name the same thing and words for
+    closely related things."""
+    import yaml
+
+    raw = yaml.safe_load((CONTENT / "data" / "glossary.yaml").read_text(encoding="utf-8"))
+    return tuple(
+        {key: tuple(str(w) for w in entry.get(key) or ()) for key in ("same", "related")}
+        for entry in raw
+    )
+
+
 def content_key() -> str:
     """A hash of everything the site and the sample inputs are made from."""
     digest = hashlib.sha256()
@@ -94,6 +106,8 @@ class DemoWorld:
         endpoints: base URL of each search engine, by source name.
         hosts: the ``host:port`` of every demo server, the only places fetching may go.
         site_requests: the path of every GET the site answered, in order.
+        glossary: the demo field's words (``data/glossary.yaml``), handed to the Host as
+            a user's ``[[quartet.glossary]]`` would be.
     """
 
     question: str
@@ -103,6 +117,7 @@ class DemoWorld:
     endpoints: dict[str, str]
     hosts: tuple[str, ...]
     site_requests: list[str]
+    glossary: tuple[dict[str, tuple[str, ...]], ...] = ()
 
     def run_env(self, base: Mapping[str, str]) -> dict[str, str]:
         """``base`` (an environment) pointed at this world, for a ``quartet run`` child
@@ -149,4 +164,5 @@ def demo_world(cache_root: Path, ports: tuple[int, int] = (0, 0)) -> Iterator[De
                 endpoints=dict(engines.urls),
                 hosts=(_host_port(base_url), _host_port(engines.base)),
                 site_requests=requests,
+                glossary=demo_glossary(),
             )

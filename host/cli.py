@@ -210,6 +210,7 @@ def demo_settings(settings: Settings, world: Any) -> Settings:
         settings,
         input_dir=world.input_dir,
         tools=tools,
+        glossary=(*settings.glossary, *getattr(world, "glossary", ())),
         extra={**settings.extra, "origin": origin},
     )
 

@@ -44,6 +44,7 @@ TOML_KEYS: dict[str, Any] = {
         "depth_cap": None,
         "stage_timeout": None,
         "history_chars": None,
+        "glossary": [{"same": None, "related": None}],
         "stage_timeouts": dict.fromkeys(PIPELINE_ORDER),
         "prices": {ANY: dict.fromkeys(PRICE_FIELDS)},
         "approve": {"tools": None, "default": None},
@@ -92,6 +93,9 @@ class Settings:
     approve_default: str = "deny"
     quiet: bool = False
     json_output: bool = False
+    #: the user's words for their field (``[[quartet.glossary]]``): groups of words that
+    #: name the same thing (``same``) and closely related ones (``related``)
+    glossary: tuple[dict[str, tuple[str, ...]], ...] = ()
     extra: dict[str, Any] = field(default_factory=dict)
 
 
@@ -249,10 +253,31 @@ def load_settings(flags: dict[str, Any], toml_path: Path | None = None) -> Setti
     except SettingsError as exc:
         raise ConfigError(str(exc)) from None
     s.approve_tools, s.approve_default = _approval(flags, toml)
+    s.glossary = parse_glossary(toml.get("glossary", []))
     s.record = bool(flags.get("record"))
     s.quiet = bool(flags.get("quiet"))
     s.json_output = bool(flags.get("json"))
     return s
+
+
+def parse_glossary(raw: Any) -> tuple[dict[str, tuple[str, ...]], ...]:
+    """``[[quartet.glossary]]`` tables, each with ``same`` (words naming the same thing)
+    and ``related`` (words for closely related things), both lists of words."""
+
+    def words(value: Any) -> tuple[str, ...]:
+        ok = isinstance(value, list) and all(isinstance(w, str) and w.strip() for w in value)
+        if not ok:
+            raise ConfigError(
+                'glossary: expected tables such as {same = ["build", "construct"], '
+                'related = ["dig"]}'
+            )
+        return tuple(w.strip() for w in value)
+
+    if not isinstance(raw, list) or not all(isinstance(t, dict) for t in raw):
+        raise ConfigError('glossary: expected [[quartet.glossary]] tables with "same" lists')
+    return tuple(
+        {"same": words(t.get("same", [])), "related": words(t.get("related", []))} for t in raw
+    )
 
 
 def _approval(flags: dict[str, Any], toml: dict[str, Any]) -> tuple[tuple[str, ...], str]:

@@ -35,6 +35,7 @@ from agentscope.token import CharTokenCounter
 from agentscope.tool import Toolkit
 
 from research.plan import Plan, PlanModel, offline_plan, validated
+from research.relevance import Glossary
 from subagents import PIPELINE_ORDER, SPECS, build
 from subagents.browser import BrowserSession, attach_browser_hooks
 from subagents.evidence import EvidenceLedger, PageRegistry
@@ -561,7 +562,11 @@ class Host:
         run = self._run
         assert run is not None
         research = self.research = Research(
-            plan, self.ledger, run.host_service, self.settings.max_rounds
+            plan,
+            self.ledger,
+            run.host_service,
+            self.settings.max_rounds,
+            Glossary.of(self.settings.glossary),
         )
         delegator = self.delegator = Delegator(
             {n: self.specs[n] for n in self.specs},

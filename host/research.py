@@ -21,7 +21,15 @@ import yaml
 
 from fs_service import FsError
 from research.plan import Plan, SubQuestion
-from research.relevance import THRESHOLD, Document, Focus, page_salience, relevant, score_text
+from research.relevance import (
+    THRESHOLD,
+    Document,
+    Focus,
+    Glossary,
+    page_salience,
+    relevant,
+    score_text,
+)
 from research.text import language, links, plain, terms
 from subagents.evidence import EvidenceItem, EvidenceLedger, PageRecord, sidecar_path, url_key
 
@@ -115,12 +123,21 @@ class Research:
         ledger: the run's evidence ledger (and page registry).
         service: a FileDomainService that can read ``/workspace/`` and write sources.
         max_rounds: research rounds allowed per sub-question.
+        glossary: the user's words for their field (see
+            :class:`~research.relevance.Glossary`).
     """
 
-    def __init__(self, plan: Plan, ledger: EvidenceLedger, service: Any, max_rounds: int) -> None:
+    def __init__(
+        self,
+        plan: Plan,
+        ledger: EvidenceLedger,
+        service: Any,
+        max_rounds: int,
+        glossary: Glossary | None = None,
+    ) -> None:
         self.plan, self.ledger, self.service = plan, ledger, service
         self.max_rounds = max_rounds
-        self.focus: dict[str, Focus] = {s.id: plan.focus(s) for s in plan.subquestions}
+        self.focus: dict[str, Focus] = {s.id: plan.focus(s, glossary) for s in plan.subquestions}
         self.candidates: dict[str, Candidate] = {}
         self.sources: dict[str, Source] = {}
         self.texts: dict[str, str] = {}

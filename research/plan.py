@@ -19,7 +19,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field, ValidationError
 
-from research.relevance import SCAFFOLD, Focus, entity, lead_subject, zh_tagged
+from research.relevance import SCAFFOLD, Focus, Glossary, entity, lead_subject, zh_tagged
 from research.text import CJK, STOP_WORDS, is_cjk, is_verb_form, stem
 
 STATUSES = ("pending", "in progress", "answered", "partly answered", "not found")
@@ -100,9 +100,10 @@ class Plan:
             planner=str(raw.get("planner", "offline")),
         )
 
-    def focus(self, sub: SubQuestion) -> Focus:
+    def focus(self, sub: SubQuestion, glossary: Glossary | None = None) -> Focus:
         """The relevance focus of one sub-question among its siblings."""
-        return Focus.build(sub.text, [s.text for s in self.subquestions], self.question)
+        siblings = [s.text for s in self.subquestions]
+        return Focus.build(sub.text, siblings, self.question, glossary=glossary)
 
 
 class PlannedSubQuestion(BaseModel):

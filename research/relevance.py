@@ -24,7 +24,7 @@ from __future__ import annotations
 import math
 import re
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from functools import lru_cache
@@ -62,44 +62,9 @@ SCAFFOLD = frozenset(stem(w) for w in (_SCAFFOLD_TEXT0.split())) | frozenset(
     _SCAFFOLD_TEXT1.split()
 )
 
-#: Words that say the same thing in research writing, by facet. A sub-question's facet
-#: term found in a group is met by any word of the group (at a slightly lower score).
-EQUIVALENTS: tuple[frozenset[str], ...] = tuple(
-    frozenset(stem(w) if not CJK.match(w) else w for w in group.split())
-    for group in (
-        "build built rebuild rebuilt construct construction dig dug excavate cut complete "
-        "completed open opened reopen realign realignment restore restoration engineer origin "
-        "found founded establish create join link linked extend 修建 建造 开凿 兴建 修筑 建成 开通 "
-        "开挖 疏浚 建设 营建 凿 起源 历史 最早 创立 成立 创建 始建",
-        "decline declined decay collapse abandon abandoned silt fall fell end ceased disuse "
-        "obsolete replaced lost ruin 衰落 衰败 没落 废弃 淤塞 中断 停止 断航 废止 衰退",
-        "today now nowadays still modern current currently present contemporary recent "
-        "recently 今天 如今 现在 目前 当今 现代 当代 仍 仍然 至今",
-        "use used function purpose serve served 功能 用途 地位 价值",
-        "supply supplied feed fed provide source deliver divert 水源 供水 补水 引水 来源 蓄水 调水 "
-        "分水 济运",
-        "cause caused reason because due led result factor 原因 因为 由于 导致 造成",
-        "length long km kilometre kilometer mile size large 长度 公里 里程 千米 规模",
-        "cost price spend spent budget expense 成本 价格 费用 造价",
-    )
-)
-
-#: Within each group of :data:`EQUIVALENTS`, the words that name the same thing (not
-#: only a related one: "construction" is building, "restoration" or "cut" need not be).
-#: A heading names a part only by these.
-SYNONYMS: tuple[frozenset[str], ...] = tuple(
-    frozenset(stem(w) if not CJK.match(w) else w for w in group.split())
-    for group in (
-        "build built rebuild rebuilt construct construction 修建 建造 兴建 修筑 建设 营建 开凿",
-        "decline declined decay collapse 衰落 衰败 没落 衰退",
-        "today now nowadays currently present 今天 如今 现在 目前 当今",
-        "use used function purpose 功能 用途",
-        "supply supplied feed fed 水源 供水 补水",
-        "cause caused reason 原因",
-        "length long 长度 里程",
-        "cost price 成本 价格 费用",
-    )
-)
+#: Words that place a statement in the present (a part asking about "today" wants them).
+_PRESENT_TEXT = "today now nowadays currently present 今天 如今 现在 目前 当今"
+PRESENT = frozenset(stem(w) if not CJK.match(w) else w for w in _PRESENT_TEXT.split())
 
 _LINK = re.compile(r"!?\[([^\]]*)\]\([^)\s]*(?:\s+\"[^\"]*\")?\)")
 _ANAPHORA = re.compile(
@@ -190,6 +155,9 @@ class Facet:
     #: the telling characters of a Chinese word: another word built on one of them says
     #: something close (著作 "writings" and 著有 "wrote")
     morphemes: frozenset[str] = frozenset()
+    #: the words the glossary says name the same thing, itself included (a heading names
+    #: the facet only by these; ``equivalents`` adds the related words)
+    synonyms: frozenset[str] = frozenset()
 
 
 @dataclass(frozen=True)
@@ -208,12 +176,10 @@ class Focus:
 
     @property
     def historical(self) -> bool:
-        """Whether the sub-question asks about the past: building, founding or decline, or
-        in the past tense ("How *was* it supplied?"), so that dates help answer it."""
-        history = EQUIVALENTS[0] | EQUIVALENTS[1]
-        if any(f.term in history for f in self.facets):
-            return True
-        return bool(re.search(r"\b(was|were|did|had)\b|曾|过去|历史上|古代|当年", self.text, re.I))
+        """Whether the sub-question asks about the past, in the past tense ("How *was* it
+        built?", "Why *did* it decline?", 曾…, …是如何修建的), so that dates help answer it."""
+        past = r"\b(was|were|did|had)\b|曾|过去|历史上|古代|当年|是[^？?，,]*的[？?]?$"
+        return bool(re.search(past, self.text, re.I))
 
     @classmethod
     def build(
@@ -222,6 +188,7 @@ class Focus:
         siblings: Sequence[str] = (),
         question: str = "",
         rivals: bool = True,
+        glossary: Glossary | None = None,
     ) -> Focus:
         """The focus of ``subquestion`` among the sub-questions of its plan.
 
@@ -230,7 +197,10 @@ class Focus:
         least half of the other sub-questions; the rest are facets. Without siblings or
         an entity, all terms are subject, and all must be met.
         With ``rivals``, the siblings' facets are kept too (see :func:`context_about`).
+        A ``glossary`` (the user's words for their field) gives each facet the words
+        that meet it besides its own.
         """
+        glossary = glossary or Glossary()
         asked = _FRAMES.sub(" ", subquestion)
         own = [t for t in dict.fromkeys(terms(asked)) if t not in SCAFFOLD]
         surface = _surface_forms(subquestion)
@@ -247,14 +217,22 @@ class Focus:
             subject = own
         phrases = _phrases(subquestion, [t for t in own if t not in subject])
         facets = tuple(
-            Facet(t, weight(surface.get(t, t)), _equivalents(t), phrases[t], morphemes(t))
+            Facet(
+                t,
+                weight(surface.get(t, t)),
+                glossary.related(t),
+                phrases[t],
+                morphemes(t),
+                glossary.same(t),
+            )
             for t in own
             if t not in subject
         )
         others_facets = tuple(
             found
             for s in (siblings if rivals else ())
-            if s != subquestion and (found := cls.build(s, siblings, question, rivals=False).facets)
+            if s != subquestion
+            and (found := cls.build(s, siblings, question, False, glossary).facets)
         )
         return cls(
             text=subquestion,
@@ -320,37 +298,53 @@ def _shares_morpheme(facet: Facet, said: set[str]) -> bool:
     return any(ch in word for word in said for ch in facet.morphemes)
 
 
-#: Groups of words a user says mean the same in their field (``glossary`` in
-#: ``quartet.toml``): data handed in, never kept here.
-Glossary = tuple[frozenset[str], ...]
+@dataclass(frozen=True)
+class Glossary:
+    """Words a user says mean the same in their field (``[[quartet.glossary]]`` in
+    quartet.toml): data handed in by the user, never a list kept here.
+
+    Each group has the words that name the same thing (``same``: "build", "construct")
+    and the words for closely related things (``related``: "dig", "excavate"). A facet
+    is met by any word of a group holding it, a little less than by its own word; a
+    heading names it only by a word of ``same``.
+    """
+
+    groups: tuple[tuple[frozenset[str], frozenset[str]], ...] = ()
+
+    @classmethod
+    def of(cls, raw: Sequence[Any]) -> Glossary:
+        """A glossary from ``[{"same": [...], "related": [...]}, ...]`` (a plain list of
+        words is a ``same`` group), each word in its comparable form."""
+        groups = []
+        for entry in raw:
+            if isinstance(entry, Mapping):
+                same, related = entry.get("same") or (), entry.get("related") or ()
+            else:
+                same, related = entry, ()
+            groups.append((_comparable(same), _comparable(related)))
+        return cls(tuple(g for g in groups if len(g[0] | g[1]) > 1))
+
+    def same(self, term: str) -> frozenset[str]:
+        """``term`` and the words naming the same thing."""
+        found = {term}
+        for same, _ in self.groups:
+            if term in same:
+                found |= same
+        return frozenset(found)
+
+    def related(self, term: str) -> frozenset[str]:
+        """Every word of a group holding ``term``, but ``term`` itself."""
+        found: set[str] = set()
+        for same, related in self.groups:
+            if term in same or term in related:
+                found |= same | related
+        return frozenset(found - {term})
 
 
-def glossary_of(groups: Sequence[Sequence[str]]) -> Glossary:
-    """A glossary from groups of words as written: each word in its comparable form."""
-    out = []
-    for group in groups:
-        found = frozenset(t for word in group for t in (terms(str(word)) or [str(word).lower()]))
-        if len(found) > 1:
-            out.append(found)
-    return tuple(out)
-
-
-def _equivalents(term: str) -> frozenset[str]:
-    found: set[str] = set()
-    for group in EQUIVALENTS:
-        if term in group:
-            found |= group
-    return frozenset(found - {term})
-
-
-@lru_cache(maxsize=1024)
-def synonyms(term: str) -> frozenset[str]:
-    """The words naming the same thing as ``term`` (see :data:`SYNONYMS`), itself included."""
-    found = {term}
-    for group in SYNONYMS:
-        if term in group:
-            found |= group
-    return frozenset(found)
+def _comparable(words_: Sequence[Any]) -> frozenset[str]:
+    """Words as terms: English stemmed, Chinese as written."""
+    found = (str(w).strip() for w in words_)
+    return frozenset(w if CJK.match(w) else stem(w.lower()) for w in found if w)
 
 
 def _core(phrase: str, subject: tuple[str, ...]) -> tuple[str, ...]:
@@ -657,7 +651,7 @@ def _facet_match(
     met = [max(0.05, 0.55 * salience)]
     if facet.term in sentence:
         met.append(1.0 if near else 0.85)
-    if synonyms(facet.term) & context:  # "Construction" above a part on building
+    if (facet.synonyms or {facet.term}) & context:  # "Construction" above a part on building
         met.append(0.9 if lent else 0.85)
     if group & sentence:
         met.append(0.85 if near else 0.75)
@@ -680,7 +674,7 @@ def _phrases_met(
         return bool(facets) and all(f.term in said for f in facets)
     phrases: dict[int, bool] = {}
     for facet in facets:
-        near = synonyms(facet.term) if close else facet.equivalents | {facet.term}
+        near = (facet.synonyms or {facet.term}) if close else facet.equivalents | {facet.term}
         met = bool(near & said)
         phrases[facet.phrase] = phrases.get(facet.phrase, False) or met
     return bool(phrases) and all(phrases.values())
@@ -738,8 +732,10 @@ def _own_article(focus: Focus, doc: Document) -> bool:
     and a qualifier after a comma or in brackets) is the subject's name ("Jacksonville,
     Florida", "许申"), not one aspect of it ("The Sui dynasty and the first Grand Canal")."""
     name = re.split(r"\s*[,，(（]", doc.name)[0]
-    return bool(name) and _has_core(focus.core, _normal(name)) and set(terms(name)) <= set(
-        focus.subject
+    return (
+        bool(name)
+        and _has_core(focus.core, _normal(name))
+        and set(terms(name)) <= set(focus.subject)
     )
 
 
@@ -916,7 +912,7 @@ def _time_agreement(focus: Focus, text: str) -> float:
     recent = datetime.now(UTC).year - RECENT_YEARS
     now = bool(_NOW.search(text)) or (bool(years) and min(years) >= recent)
     past = bool(years) and max(years) < recent and not _NOW.search(text)
-    today = any(f.term in EQUIVALENTS[2] for f in focus.facets)
+    today = any(f.term in PRESENT for f in focus.facets)
     if focus.historical and not today and now:
         return 0.8
     if today and past:

@@ -2,7 +2,15 @@
 
 from __future__ import annotations
 
-from research.relevance import THRESHOLD, Document, Focus, entity, relevant, score_text
+from research.relevance import (
+    THRESHOLD,
+    Document,
+    Focus,
+    Glossary,
+    entity,
+    relevant,
+    score_text,
+)
 from research.text import is_complete, passages, terms
 
 CANAL_PAGE = """# Water supply: the Daicun Dam and the springs
@@ -147,3 +155,17 @@ def test_a_three_digit_year_is_a_date_for_a_part_about_the_past():
     )
     assert first > kilometres
     assert span > kilometres
+
+
+def test_a_glossary_gives_a_part_the_words_of_its_field():
+    """Without a glossary a word meets only its own forms; with one, a heading saying a
+    word the user groups with the part's ("Construction" for "built") names the part,
+    and a related word ("dug") meets it in a sentence."""
+    sub = "How was the Grand Canal built?"
+    page = "# A report\n\n## Construction\n\nThe Grand Canal was dug in stages by many rulers.\n"
+    doc = Document.of(page, "A report on the Grand Canal")
+    plain_focus = Focus.build(sub, [sub], sub)
+    field = Glossary.of([{"same": ["built", "construction"], "related": ["dig", "dug"]}])
+    with_words = Focus.build(sub, [sub], sub, glossary=field)
+    assert relevant(plain_focus, doc) == []
+    assert relevant(with_words, doc)

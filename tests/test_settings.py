@@ -250,3 +250,16 @@ def test_the_example_toml_loads_and_covers_every_key(tmp_path, monkeypatch):
         if hasattr(defaults, key) and not isinstance(value, dict | list) and key != "input":
             shown = ",".join(defaults.formats) if key == "formats" else getattr(defaults, key)
             assert value == shown or str(value) == str(shown), key
+
+
+def test_a_glossary_is_read_from_quartet_toml_and_a_malformed_one_is_refused(tmp_path):
+    good = _toml(
+        tmp_path,
+        '[quartet]\n[[quartet.glossary]]\nsame = ["build", "construct"]\nrelated = ["dig"]\n',
+    )
+    assert load_settings({}, good).glossary == (
+        {"same": ("build", "construct"), "related": ("dig",)},
+    )
+    bad = _toml(tmp_path, '[quartet]\n[[quartet.glossary]]\nsame = "build construct"\n')
+    with pytest.raises(ConfigError, match=r"glossary: expected tables such as"):
+        load_settings({}, bad)

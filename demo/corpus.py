@@ -65,8 +65,9 @@ class CorpusPage:
         title: The page's title (its ``<title>`` and ``<h1>``).
         slug: Its path under the site without the extension, e.g. ``en/super-bowl-50``
             (served as ``/en/super-bowl-50.html``).
-        paragraphs: The body text; each becomes a ``<p>``, and one written as
-            ``## Heading`` becomes an ``<h2>``.
+        paragraphs: The body text; each becomes a ``<p>``, one written as ``## Heading``
+            becomes an ``<h2>``, and paragraphs written as ``- item`` in a row become
+            the items of one ``<ul>``.
         lang: The page's language, ``en`` or ``zh`` (its ``lang`` attribute).
     """
 
@@ -83,8 +84,17 @@ class CorpusPage:
     @property
     def text(self) -> str:
         """The plain text a reader sees in the article: the title, then each paragraph."""
-        body = [p[3:].strip() if p.startswith("## ") else p.strip() for p in self.paragraphs]
+        body = [_bare(p) for p in self.paragraphs]
         return "\n".join([self.title, *(b for b in body if b)])
+
+
+def _bare(paragraph: str) -> str:
+    """A paragraph's text without its heading or list-item mark."""
+    text = paragraph.strip()
+    for mark in ("## ", "- "):
+        if text.startswith(mark):
+            return text[len(mark) :].strip()
+    return text
 
 
 def _lang_attr(lang: str) -> str:
@@ -119,11 +129,18 @@ def _shell(lang: str, title: str, main_html: str) -> str:
 
 
 def page_html(page: CorpusPage) -> str:
-    """The HTML of one article: its title, ``<h1>``, paragraphs and headings."""
-    blocks = []
-    for paragraph in page.paragraphs:
+    """The HTML of one article: its title, ``<h1>``, paragraphs, headings and lists."""
+    blocks: list[str] = []
+    items: list[str] = []
+    for paragraph in [*page.paragraphs, ""]:
+        if paragraph.startswith("- "):
+            items.append(f"<li>{html.escape(_bare(paragraph))}</li>")
+            continue
+        if items:
+            blocks.append("<ul>\n" + "\n".join(items) + "\n</ul>")
+            items = []
         if paragraph.startswith("## "):
-            blocks.append(f"<h2>{html.escape(paragraph[3:].strip())}</h2>")
+            blocks.append(f"<h2>{html.escape(_bare(paragraph))}</h2>")
         elif paragraph.strip():
             blocks.append(f"<p>{html.escape(paragraph.strip())}</p>")
     article = "\n".join(blocks)

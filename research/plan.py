@@ -6,7 +6,7 @@ answered, partly answered, not found) and the evidence found for it; the plan is
 
 :func:`offline_plan` is the offline brain's deterministic decomposition: it splits the
 question on clauses, conjunctions and question words, carries the subject into clauses
-that only point at it ("why did *it* decline"), and makes short keyword queries.
+that only point at it ("why did *it* erupt"), and makes short keyword queries.
 An LLM brain proposes a plan as structured output (:class:`PlanModel`); :func:`validated`
 checks it, and anything unusable falls back to the offline plan, with the reason recorded.
 """
@@ -19,12 +19,22 @@ from typing import Any
 
 from pydantic import BaseModel, Field, ValidationError
 
-from research.relevance import SCAFFOLD, Focus, Glossary, entity, lead_subject, zh_tagged
+from research.relevance import (
+    SCAFFOLD,
+    Focus,
+    Glossary,
+    entity,
+    lead_subject,
+    weight,
+    zh_tagged,
+)
 from research.text import CJK, STOP_WORDS, is_cjk, is_verb_form, stem
 
 STATUSES = ("pending", "in progress", "answered", "partly answered", "not found")
 MIN_SUBQUESTIONS, MAX_SUBQUESTIONS = 1, 6
 MAX_QUERIES = 4
+#: Words of a part, besides its subject, that one query carries at most.
+QUERY_ASPECTS = 3
 
 _QUESTION_WORDS = ("how", "why", "what", "when", "where", "which", "who", "whom", "whose")
 _AUX = frozenset(
@@ -115,7 +125,7 @@ class PlannedSubQuestion(BaseModel):
     )
     queries: list[str] = Field(
         description="2 to 4 short web search queries of key terms for this part, e.g. "
-        "['Grand Canal construction Sui', 'Grand Canal Yuan realignment']; not the whole "
+        "['Eiffel Tower construction 1887', 'Eiffel Tower repainting']; not the whole "
         "question."
     )
 
@@ -182,6 +192,9 @@ def keyword_queries(text: str, question: str, siblings: list[str] | None = None)
         subject = entity(question)
         core = focus.core[0] if focus.core else ""
         aspects = [w for w in surface if w not in subject and w != core and stem(w) not in SCAFFOLD]
+        if len(aspects) > QUERY_ASPECTS:  # the rarest words say most
+            rarest = sorted(aspects, key=weight, reverse=True)[:QUERY_ASPECTS]
+            aspects = [w for w in aspects if w in rarest]
         queries = [" ".join([subject or core, *aspects]).strip()]
         if core and subject and core != subject:
             queries.append(" ".join([core, *aspects]).strip())
@@ -274,7 +287,7 @@ def _content_count(text: str) -> int:
 
 
 def _split_and(clause: str) -> list[str]:
-    """Split "X built and kept supplied with water" where both sides say something."""
+    """Split "X built and kept powered by steam" where both sides say something."""
     pieces = re.split(r"\s+and\s+", clause)
     if len(pieces) < 2:
         return [clause]
@@ -304,7 +317,7 @@ def _lead(first: str) -> str:
 def _with_subject(clause: str, subject: str, lead: str) -> str:
     """``clause`` naming its subject: a pronoun standing for it replaced ("when did *it*
     go public" → "when did Tesla go public"), a bare verb phrase completed ("kept
-    supplied with water" → "How was X kept supplied with water"). A clause that names a
+    powered by steam" → "How was X kept powered by steam"). A clause that names a
     subject of its own is left as it is."""
     if not subject:
         return clause
@@ -331,7 +344,7 @@ _ZH_SPLIT = re.compile(r"[？?！!；;。]")
 _ZH_ASKS = re.compile("|".join([*_ZH_QW, "谁", "哪", "几", "吗"]))
 
 
-#: Conjunctions that join two verb phrases of one question ("如何修建*并*保持供水").
+#: Conjunctions that join two verb phrases of one question ("如何建造*并*保持开放").
 _ZH_AND = frozenset(["并", "并且", "而且", "以及", "同时"])
 
 
@@ -355,6 +368,13 @@ def _zh_asks(text: str) -> bool:
     return _ZH_ASKS.search(text) is not None
 
 
+def _zh_mentions(text: str, subject: str) -> bool:
+    """Whether a Chinese clause names the subject, whole or by one of its nouns
+    (肯尼亚 for 肯尼亚妓女)."""
+    nouns = [p.word for p in zh_tagged(subject) if len(p.word) >= 2]
+    return subject in text or any(n in text for n in nouns)
+
+
 def _zh_named(clause: str) -> bool:
     """Whether a Chinese clause opens with a subject of its own (a noun before its verb
     or question word: "1754年的第一场战役是什么" does, "何时开始商用" does not)."""
@@ -374,7 +394,7 @@ def _split_zh(question: str) -> list[str]:
     colon or joined by 、 or ，, each piece that asks something ("谁发明的、何时开始商用、
     为什么会衰减"), and verb phrases joined by 并/而且/以及/同时."""
     lead, rest = lead_subject(question)
-    pieces: list[str] = []
+    pieces: list[tuple[str, bool]] = []
     for sentence in (p.strip() for p in _ZH_SPLIT.split(rest) if p.strip()):
         parts = [p.strip() for p in _ZH_LIST.split(sentence) if p.strip()]
         joined: list[str] = []
@@ -391,24 +411,26 @@ def _split_zh(question: str) -> list[str]:
                 lead_in = f"{lead_in}，{part}" if lead_in else part
         if lead_in:
             joined.append(lead_in)
-        pieces.extend(joined)
-    clauses: list[str] = []
-    for part in pieces:
-        clauses.extend(_zh_verb_phrases(part))
+        pieces.extend((part, i > 0) for i, part in enumerate(joined))
+    # A piece listed after the first of its sentence ("富士山位于哪里、海拔多少米") shares
+    # that sentence's subject; a sentence of its own may name another.
+    clauses: list[tuple[str, bool]] = []
+    for part, listed in pieces:
+        clauses.extend((c, listed or j > 0) for j, c in enumerate(_zh_verb_phrases(part)))
     subject = lead or entity(question)
     first = ""
-    if clauses and subject and clauses[0].startswith(subject):
-        rest_ = clauses[0][len(subject) :]
+    if clauses and subject and clauses[0][0].startswith(subject):
+        rest_ = clauses[0][0][len(subject) :]
         match = re.match("(是)?(" + "|".join(_ZH_QW) + ")", rest_)
         first = match.group(0) if match else ""
     out = []
-    for clause in clauses:
+    for clause, listed in clauses:
         text = clause
         for pronoun in _ZH_PRONOUNS:
             if subject and text.startswith(pronoun):
                 text = subject + text[len(pronoun) :]
                 break
-        if subject and subject not in text and not _zh_named(text):
+        if subject and not _zh_mentions(text, subject) and (listed or not _zh_named(text)):
             text = subject + ("" if _zh_asks(text) else first) + text
         if first.startswith("是") and text.startswith(subject + "是") and not text.endswith("的"):
             text += "的"

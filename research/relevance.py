@@ -3,18 +3,18 @@
 A sub-question is turned into a :class:`Focus`:
 
 - its **subject**, the entity the whole question is about (the terms it shares with its
-  sibling sub-questions, e.g. *Grand Canal*), with a **core** phrase (*grand canal*,
-  *大运河*) that a page about that entity uses;
+  sibling sub-questions, e.g. *Eiffel Tower*), with a **core** phrase (*eiffel tower*,
+  *埃菲尔铁塔*) that a page about that entity uses;
 - its **facets**, the terms that make this part of the question different from the others
-  (*built*; *supplied*, *water*; *decline*), each with the words that say the same thing
-  in research writing (*built* ~ *constructed*, *dug*; *today* ~ *still*, *now*);
+  (*built*; *lit*, *night*; *visitors*), each with the words that say the same thing
+  in research writing (*built* ~ *constructed*, *erected*; *today* ~ *still*, *now*);
 - its **kind** (when / how many / why / …), for which a date, a number or a cause is a
   sign of an answer.
 
 A sentence scores the product of a subject score (is the page, better the sentence, about
 the subject?) and a facet score (the weighted geometric mean of how each facet is met: in
 the sentence, by an equivalent word, only in its section heading or the page title, or
-not at all). A missing facet pulls the score down hard, so a page about canal pumps does
+not at all). A missing facet pulls the score down hard, so a page about bicycle pumps does
 not answer "How do heat pumps work?". Rare words weigh more than common ones (word
 frequencies from ``wordfreq``). Sentences at or above :data:`THRESHOLD` are evidence.
 """
@@ -79,7 +79,7 @@ _LEANING = re.compile(
 )
 _DATE = re.compile(
     r"\b(1[0-9]{3}|20[0-9]{2}|[1-9][0-9]{0,2}\s?(?:BCE|BC|CE|AD))\b|\d{2,4}\s?年"
-    # a year of three digits, where a year is written: "in 605", "605–610", "**608** —"
+    # a year of three digits, where a year is written: "in 793", "793–796", "**800** —"
     r"|\b(?:in|from|until|since|after|before|around|between)\s+[1-9][0-9]{2}\b(?![,.]?\d)"
     r"(?!\s*(?:km|kilomet|metre|meter|mile|men\b|people|tons?\b|li\b|%|years))"
     r"|\b[1-9][0-9]{2}\s?[–—-]\s?[1-9][0-9]{2,3}\b"
@@ -151,7 +151,7 @@ class Facet:
     term: str
     weight: float
     equivalents: frozenset[str] = frozenset()
-    phrase: int = 0  # facets written side by side ("supplied with water") share a phrase
+    phrase: int = 0  # facets written side by side ("powered by steam") share a phrase
     #: the telling characters of a Chinese word: another word built on one of them says
     #: something close (著作 "writings" and 著有 "wrote")
     morphemes: frozenset[str] = frozenset()
@@ -177,7 +177,7 @@ class Focus:
     @property
     def historical(self) -> bool:
         """Whether the sub-question asks about the past, in the past tense ("How *was* it
-        built?", "Why *did* it decline?", 曾…, …是如何修建的), so that dates help answer it."""
+        built?", "Why *did* it erupt?", 曾…, …是如何建造的), so that dates help answer it."""
         past = r"\b(was|were|did|had)\b|曾|过去|历史上|古代|当年|是[^？?，,]*的[？?]?$"
         return bool(re.search(past, self.text, re.I))
 
@@ -286,7 +286,7 @@ TELLING_ZIPF = 5.1
 @lru_cache(maxsize=4096)
 def morphemes(term: str) -> frozenset[str]:
     """The telling characters of a Chinese word of two or more characters: those rarer
-    than :data:`TELLING_ZIPF` (修, 建 in 修建; not 有 or 人, which many words share)."""
+    than :data:`TELLING_ZIPF` (熊, 猫 in 熊猫; not 有 or 人, which many words share)."""
     if len(term) < 2 or not all(CJK.match(ch) for ch in term):
         return frozenset()
     from wordfreq import zipf_frequency
@@ -304,7 +304,7 @@ class Glossary:
     quartet.toml): data handed in by the user, never a list kept here.
 
     Each group has the words that name the same thing (``same``: "build", "construct")
-    and the words for closely related things (``related``: "dig", "excavate"). A facet
+    and the words for closely related things (``related``: "design", "assemble"). A facet
     is met by any word of a group holding it, a little less than by its own word; a
     heading names it only by a word of ``same``.
     """
@@ -406,7 +406,7 @@ def lead_subject(question: str) -> tuple[str, str]:
 
 
 def entity(question: str) -> str:
-    """The entity a question is about, as written ("China's Beijing-Hangzhou Grand Canal").
+    """The entity a question is about, as written ("Italy's Mount Vesuvius").
 
     The subject a lead names before a colon ("Lithium-ion batteries: who …"); else its
     longest run of capitalised words (numbers that follow a name belong to it: "Super Bowl
@@ -484,12 +484,6 @@ def _zh_entity(clause: str) -> str:
             continue
     found = "".join(out)
     return found if 2 <= len(found) <= 20 else ""
-
-
-def _common(word: str) -> bool:
-    """Whether a lower-case English word is a dictionary word (a noun, verb, adjective or
-    adverb lemminflect knows), not a name."""
-    return lemma(word) != word or is_word(word)
 
 
 def _common(word: str) -> bool:
@@ -600,8 +594,8 @@ _CAP_RUN = re.compile(r"\b(?:[A-Z][\w'’]*\s+)+[A-Z][\w'’]*")
 
 
 def _other_names_masked(text: str, core: tuple[str, ...]) -> str:
-    """``text`` with longer names built on the subject masked: "China Grand Canal Museum"
-    and "Grand Canal Forest Park" name something else than the Grand Canal."""
+    """``text`` with longer names built on the subject masked: "Eiffel Tower Museum"
+    and "Eiffel Tower Gift Shop" name something else than the Eiffel Tower."""
     if not core or CJK.match(core[0]):
         return text
 
@@ -683,14 +677,14 @@ def _phrases_met(
 def context_about(focus: Focus, doc: Document, section: str) -> bool:
     """Whether the section a sentence stands in is about the sub-question's part.
 
-    It is when its heading names the part in its words or their synonyms ("Springs" does
-    not, "Water at the two ends" does for a question on water supply; "A silted canal" is
-    not a heading about decline), or when the page title names the part and the
+    It is when its heading names the part in its words or their synonyms ("Furnaces"
+    does not, "Recycling old phones" does for a question on recycling; "A swollen cell" is
+    not a heading about ageing), or when the page title names the part and the
     section is one of the topics the title announces: the lead, or a section whose
-    heading shares a word with the title ("The Daicun Dam on the Wen River" under "Water
-    supply: the Daicun Dam, springs and the water cabinets"). A page title naming the part
-    does not make every section of the page about it: under "The Ming restoration of
-    1411", a section headed "Results" is about what followed.
+    heading shares a word with the title ("Smelting in a furnace" under "Recycling:
+    shredding, smelting and the black mass"). A page title naming the part does not make
+    every section of the page about it: under "The recycling rules of 2006", a section
+    headed "Results" is about what followed.
     """
     return _about(focus.facets, focus, doc, section)
 
@@ -707,18 +701,18 @@ def _about(facets: tuple[Facet, ...], focus: Focus, doc: Document, section: str)
 
 def about_other_part(focus: Focus, doc: Document, section: str) -> bool:
     """Whether a section is about another part of the question and not this one (the
-    "Decline" chapter of a report, for a sub-question on how the canal was built)."""
+    "Eruptions" chapter of a report, for a sub-question on how the volcano formed)."""
     return not context_about(focus, doc, section) and any(
         _about(facets, focus, doc, section) for facets in focus.rivals
     )
 
 
 def _topic_terms(focus: Focus, doc: Document) -> set[str]:
-    """The title's words for what the page says about the part ("Daicun", "dam",
-    "spring", "cabinet" in "Water supply: the Daicun Dam, springs and the water
-    cabinets"): its terms other than the subject's and the facets', when the title names
-    the part in the sub-question's own words (a title that only comes close, "The Ming
-    restoration" for building, does not make "Ming" a word for building)."""
+    """The title's words for what the page says about the part ("shred", "smelt",
+    "black", "mass" in "Recycling: shredding, smelting and the black mass"): its terms
+    other than the subject's and the facets', when the title names the part in the
+    sub-question's own words (a title that only comes close, "The Nevada reuse plant" for
+    recycling, does not make "Nevada" a word for recycling)."""
     if not _phrases_met(focus.facets, doc.title_terms, literal=True):
         return set()
     taken = set(focus.subject) | {f.term for f in focus.facets}
@@ -730,7 +724,7 @@ def _topic_terms(focus: Focus, doc: Document) -> set[str]:
 def _own_article(focus: Focus, doc: Document) -> bool:
     """Whether the page is the subject's own article: its title (without the site's name
     and a qualifier after a comma or in brackets) is the subject's name ("Jacksonville,
-    Florida", "许申"), not one aspect of it ("The Sui dynasty and the first Grand Canal")."""
+    Florida", "许申"), not one aspect of it ("Jacksonville in the Civil War")."""
     name = re.split(r"\s*[,，(（]", doc.name)[0]
     return (
         bool(name)
@@ -740,13 +734,13 @@ def _own_article(focus: Focus, doc: Document) -> bool:
 
 
 def _without_site(title: str) -> str:
-    """A page title without the site name closing it ("… — Grand Canal Atlas")."""
+    """A page title without the site name closing it ("… — City Guide")."""
     parts = re.split(r"\s+[—|–-]\s+", title)
     return " ".join(parts[:-1]) if len(parts) > 1 else title
 
 
 def _site_terms(title: str) -> set[str]:
-    """The terms of a site name closing a page title ("… — Grand Canal Atlas")."""
+    """The terms of a site name closing a page title ("… — City Guide")."""
     parts = re.split(r"\s+[—|–-]\s+", title)
     return set(terms(parts[-1])) if len(parts) > 1 else set()
 
@@ -756,8 +750,8 @@ def _near(
 ) -> bool:
     """Whether a word meeting the facet stands within ``window`` terms of the subject's
     head word, in the same clause (or, for a sentence without it, whether the facet is
-    there at all). In "the Gongchen Bridge, a stone arch bridge first built in the late
-    Ming, marks the terminus of the canal", what was built is the bridge."""
+    there at all). In "the Trocadero fountain, a basin first built for the 1878
+    world's fair, faces the tower across the Seine", what was built is the fountain."""
     head = focus.core[-1] if focus.core else ""
     group = {facet.term} | facet.equivalents
     heads = [i for i, t in enumerate(seq) if t == head]
@@ -830,7 +824,7 @@ def _subject_score(focus: Focus, doc: Document, index: int, context: set[str]) -
             return 1.0
         on_page = _has_core(focus.core, doc.lowered)
         if on_page and focus.core and focus.core[-1] in own_terms:
-            return 0.95  # "the canal" on a page about the Grand Canal
+            return 0.95  # "the tower" on a page about the Eiffel Tower
         if on_page:
             return 0.8
         total = sum(focus.subject_weights.values()) or 1.0
@@ -853,8 +847,8 @@ def score_sentence(focus: Focus, doc: Document, index: int) -> float:
 
     A sentence in a section about the part (:func:`context_about`) borrows from its
     context what it leaves implicit: the facet its title or heading names, and the
-    subject of the page ("the Ming built the Daicun Dam across it" on the Grand Canal's
-    water-supply page). Naming one of the topics the title announces for the part counts
+    subject of the page ("smelting them recovers the cobalt" on the lithium-ion batteries'
+    recycling page). Naming one of the topics the title announces for the part counts
     as saying the facet itself.
     """
     sentence = doc.sentences[index]

@@ -51,7 +51,8 @@ _STOP_EN = (
 _STOP_ZH = (
     "的 了 是 在 和 与 及 也 就 都 而 吗 呢 啊 之 其 又 着 把 被 对 以 于 为 这 那 "
     "个 它 它们 他 她 我们 什么 哪些 如何 怎么 怎样 为什么 为何 是否 哪 何时 多少 "
-    "有 没有 并 并且 一 中 上 下 及其 以及 从 到 由 谁 哪 哪个 哪里 哪儿 会 能 可以 吗 几"
+    "有 没有 并 并且 一 中 上 下 及其 以及 从 到 由 谁 哪 哪个 哪里 哪儿 会 能 可以 吗 几 "
+    "将 根据 按照 关于 对于"
 )
 #: Verbs that open an instruction ("Show how …", "End with photos …", "Use the attached …").
 _INSTRUCTION_VERBS = (
@@ -77,7 +78,7 @@ _EN_SUBJECT_FOLLOWS = re.compile(r"^\w+(?:'t)?\s+(?:is|are|was|were|has|had|of|'
 def is_instruction(sentence: str) -> bool:
     """Whether ``sentence`` tells someone what to do (a speaker note, a brief's note to the
     writer) rather than stating a fact: it opens with a bare instruction verb ("Show how
-    the route changed …") or, in Chinese, with 请/注意/务必 ….
+    the city grew …") or, in Chinese, with 请/注意/务必 ….
     """
     clean = plain(sentence).lstrip("\"'“‘(（「『-–—•* ")
     if not clean:
@@ -124,7 +125,7 @@ def words(text: str, search: bool = False) -> list[str]:
     """The lower-cased words of ``text`` (Chinese cut by jieba), stop words kept.
 
     With ``search``, a long Chinese word is followed by the shorter words inside it
-    (京杭大运河 → 京杭, 运河, 大运河, 京杭大运河), so that a long name in a question
+    (大熊猫 → 大熊, 熊猫, 大熊猫), so that a long name in a question
     still meets the short one a page uses.
     """
     lowered = text.lower().replace("’", "'")
@@ -167,7 +168,7 @@ def is_word(word: str) -> bool:
 
 def is_verb_form(word: str) -> bool:
     """Whether an English word reads as an inflected verb ("kept", "grew", "threatens",
-    "supplied"), not as a bare word that may also be a noun ("water", "work")."""
+    "powered"), not as a bare word that may also be a noun ("steam", "work")."""
     low = word.lower()
     if not (low.isascii() and low.isalpha()):
         return False
@@ -187,7 +188,7 @@ def terms(text: str) -> list[str]:
     """The content terms of ``text``, in order: stemmed, stop words and small numbers
     dropped (a number of three or more digits, a year or a count, is a term: "2012").
 
-    Hyphenated words count as their parts ("Beijing-Hangzhou" → beijing, hangzhou).
+    Hyphenated words count as their parts ("Coca-Cola" → coca, cola).
     """
     out = []
     for word in words(text, search=True):
@@ -202,8 +203,8 @@ def terms(text: str) -> list[str]:
 
 
 def named_terms(text: str) -> set[str]:
-    """The terms of ``text`` written as names: capitalised inside a sentence ("the *Han
-    Gou*", "in *Jiangsu*"), and never in lower case there."""
+    """The terms of ``text`` written as names: capitalised inside a sentence ("the *Golden
+    Gate*", "in *Kenya*"), and never in lower case there."""
     clean = "\n".join(plain(part) for part in text.split("\n\n"))
     capital, lower = set(), set()
     for match in re.finditer(r"[A-Za-z][\w'’-]*", clean):

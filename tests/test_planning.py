@@ -112,3 +112,64 @@ def test_a_plan_round_trips_through_json():
         "status",
         "evidence_ids",
     }
+
+
+@pytest.mark.parametrize(
+    ("question", "parts"),
+    [
+        (
+            "Lithium-ion batteries: who invented them, when were they first sold, and why do "
+            "they lose capacity?",
+            [
+                "Who invented Lithium-ion batteries?",
+                "When were Lithium-ion batteries first sold?",
+                "Why do Lithium-ion batteries lose capacity?",
+            ],
+        ),
+        (
+            "About Super Bowl 50: Which NFL team represented the AFC? Where was the game played?",
+            ["Which NFL team represented the AFC?", "Where was the game played?"],
+        ),
+        (
+            "Why is the price of eggs rising: what does the new law promise, since when has the "
+            "ban been in place, and what happens if farmers ignore it?",
+            [
+                "Why is the price of eggs rising?",
+                "What does the new law promise?",
+                "Since when has the ban been in place?",
+                "What happens if farmers ignore eggs?",
+            ],
+        ),
+        (
+            "According to a 1955 review, what were savings thought to offset?",
+            ["According to a 1955 review, what were savings thought to offset?"],
+        ),
+        (
+            "锂离子电池是谁发明的、何时开始商用、为什么会衰减？",
+            ["锂离子电池是谁发明的？", "锂离子电池何时开始商用？", "锂离子电池为什么会衰减？"],
+        ),
+        (
+            "富士山位于哪里、海拔多少米？它最近一次喷发是在什么时候？",
+            ["富士山位于哪里？", "富士山海拔多少米？", "富士山最近一次喷发是在什么时候？"],
+        ),
+        (
+            "英国移民住在哪里？1754年的第一场战役是什么？",
+            ["英国移民住在哪里？", "1754年的第一场战役是什么？"],
+        ),
+        (
+            "肯尼亚妓女大多处于什么年龄段，2012 年，肯尼亚在该指标中排名第几？",
+            ["肯尼亚妓女大多处于什么年龄段？", "2012 年，肯尼亚在该指标中排名第几？"],
+        ),
+        (
+            "戈登森提出和哪个电视网合并，根据戈登森的合并计划，杜蒙电视网将获得多少资金？",
+            ["戈登森提出和哪个电视网合并？", "根据戈登森的合并计划，杜蒙电视网将获得多少资金？"],
+        ),
+    ],
+)
+def test_one_part_per_thing_asked(question, parts):
+    """A list after a colon, questions in a row, a lead-in that asks nothing, Chinese 、
+    and ， lists; a pronoun takes the subject, a clause naming its own keeps it."""
+    plan = offline_plan(question)
+    assert [s.text for s in plan.subquestions] == parts
+    for sub in plan.subquestions:
+        assert all(1 <= len(q.split()) <= 6 for q in sub.queries)

@@ -190,6 +190,15 @@ def _cmd_run(args: argparse.Namespace) -> int:
     return _report(_run_async(_pipeline(args.question, settings, brain, human)), settings)
 
 
+def _merged(*glossaries: tuple[Any, ...]) -> tuple[Any, ...]:
+    """The groups of several glossaries, each once."""
+    out: list[Any] = []
+    for group in (g for glossary in glossaries for g in glossary):
+        if group not in out:
+            out.append(group)
+    return tuple(out)
+
+
 def demo_settings(settings: Settings, world: Any) -> Settings:
     """``settings`` pointed at a running demo world: its engines, inputs and hosts only.
 
@@ -210,7 +219,7 @@ def demo_settings(settings: Settings, world: Any) -> Settings:
         settings,
         input_dir=world.input_dir,
         tools=tools,
-        glossary=(*settings.glossary, *getattr(world, "glossary", ())),
+        glossary=_merged(settings.glossary, tuple(getattr(world, "glossary", ()))),
         extra={**settings.extra, "origin": origin},
     )
 
@@ -259,6 +268,7 @@ def _cmd_resume(args: argparse.Namespace) -> int:
         max_pages=int(saved.get("max_pages") or settings.max_pages),
         concurrency=int(saved.get("concurrency") or settings.concurrency),
         input_dir=Path(saved["input_dir"]) if saved.get("input_dir") else None,
+        glossary=tuple(saved.get("glossary") or settings.glossary),
     )
 
     brain = _brain(settings)

@@ -759,6 +759,10 @@ def run_settings(settings: Settings) -> dict[str, Any]:
         "concurrency": settings.concurrency,
         "input_dir": str(settings.input_dir) if settings.input_dir else None,
         "origin": settings.extra.get("origin"),
+        "glossary": [
+            {key: list(group.get(key, ())) for key in ("same", "related")}
+            for group in settings.glossary
+        ],
     }
 
 

@@ -114,6 +114,7 @@ def replay_settings(base: Settings, recording: Recording) -> Settings:
         concurrency=int(saved.get("concurrency") or base.concurrency),
         input_dir=Path(saved["input_dir"]) if saved.get("input_dir") else None,
         tools=tools,
+        glossary=tuple(saved.get("glossary") or ()),
         record=False,
         mcp_servers=[],
         extra={**base.extra, "origin": {"kind": "replay", "of": recording.id}},

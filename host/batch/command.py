@@ -77,6 +77,7 @@ def _demo(args: argparse.Namespace, state: BatchState, runs_dir: Path):
             "hosts": list(world.hosts),
             "ports": list(world.ports),
             "input_dir": str(world.input_dir),
+            "glossary": [dict(group) for group in world.glossary],
         }
 
 

@@ -68,6 +68,7 @@ def job_settings(job: dict[str, Any]) -> Settings:
             hosts=tuple(world["hosts"]),
             ports=tuple(world["ports"]),
             input_dir=Path(world["input_dir"]),
+            glossary=tuple(world.get("glossary") or ()),
         )
         settings = demo_settings(settings, served)
         if job.get("input_dir"):

@@ -29,6 +29,7 @@ from research.relevance import (
     page_salience,
     relevant,
     score_text,
+    weight,
 )
 from research.text import language, links, plain, terms
 from subagents.evidence import EvidenceItem, EvidenceLedger, PageRecord, sidecar_path, url_key
@@ -605,7 +606,9 @@ class Research:
 
 _FACT = re.compile(r"\b\d[\d,.]*\b|(?<=\s)[A-Z][a-z]+(?:[ -][A-Z][a-z]+)*|\d+年")
 _YEARS = re.compile(r"(?<![\d,.])(\d{3,4})(?:\s?(BCE|BC)\b)?(?![\d,.]\d)|(\d{3,4})\s?年")
-_ZH_NAME = re.compile(r"[\u4e00-\u9fff]{2,}(?:河|渠|坝|湖|闸|桥|朝|代)")
+#: A Chinese word at least this rare (see :func:`~research.relevance.weight`) names a
+#: thing: a place, a person, a work.
+NAME_WEIGHT = 3.5
 #: How much a quote counts less when the section already states all of its facts.
 REPEATED_FACTS = 0.15
 #: Years this close are one period (1411 and 1421; 584 and 605).
@@ -633,7 +636,7 @@ def _facts(span: str) -> set[str]:
     for name in _FACT.findall(text):
         if not name[0].isdigit():
             out.add(name.lower())
-    out |= set(_ZH_NAME.findall(text))
+    out |= {w for w in terms(text) if _cjk(w) and len(w) >= 2 and weight(w) >= NAME_WEIGHT}
     return out
 
 

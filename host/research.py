@@ -445,12 +445,9 @@ class Research:
                     out.append(ids.pop(0))
         return out
 
-    def select(self, limit: int, summary: frozenset[str] = frozenset()) -> dict[str, list[str]]:
-        """The evidence each sub-question's section quotes.
-
-        ``summary`` names the quotes the report's summary shows instead of their section:
-        they are listed beyond ``limit``, and their facts do not count as stated there, so
-        the section says them in sentences of its own.
+    def select(self, limit: int) -> dict[str, list[str]]:
+        """The evidence each sub-question's section quotes (the summary's line for a part
+        is one of them).
 
         Globally greedy: the best remaining (sub-question, quote) pair is taken first, so
         a quote goes to the part it answers best; no sentence appears twice in the report
@@ -501,7 +498,7 @@ class Research:
             return pairs[pair] - 0.05 * repeats**2 - REPEATED_FACTS * share
 
         def full(sub_id: str) -> bool:
-            return sum(1 for i in chosen[sub_id] if i not in summary) >= limit
+            return len(chosen[sub_id]) >= limit
 
         while order and not all(full(s) for s in chosen):
             best = max(order, key=value)
@@ -516,9 +513,8 @@ class Research:
             chosen[sub_id].append(ev_id)
             taken.add(ev_id)
             used.append(item.span)
-            if ev_id not in summary:
-                stated[sub_id] |= facts[ev_id]
-                periods[sub_id].extend(years[ev_id])
+            stated[sub_id] |= facts[ev_id]
+            periods[sub_id].extend(years[ev_id])
             key = (sub_id, item.url)
             per_source[key] = per_source.get(key, 0) + 1
         return chosen

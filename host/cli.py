@@ -21,7 +21,14 @@ from subagents.names import PIPELINE_ORDER
 from subagents.secrets import scrubbed_output
 from subagents.settings import Keys, NetworkPolicy
 
-from .config import ConfigError, Settings, load_settings, make_runs_dir, runs_dir_setting
+from .config import (
+    ConfigError,
+    Settings,
+    load_settings,
+    make_runs_dir,
+    parse_glossary,
+    runs_dir_setting,
+)
 from .runs import RunDetail, RunSummary, find_run, list_runs, read_run
 
 if TYPE_CHECKING:
@@ -268,7 +275,7 @@ def _cmd_resume(args: argparse.Namespace) -> int:
         max_pages=int(saved.get("max_pages") or settings.max_pages),
         concurrency=int(saved.get("concurrency") or settings.concurrency),
         input_dir=Path(saved["input_dir"]) if saved.get("input_dir") else None,
-        glossary=tuple(saved.get("glossary") or settings.glossary),
+        glossary=parse_glossary(saved["glossary"]) if saved.get("glossary") else settings.glossary,
     )
 
     brain = _brain(settings)

@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any
 
 from subagents.settings import Keys, NetworkPolicy
 
-from .config import ConfigError, Settings
+from .config import ConfigError, Settings, parse_glossary
 from .runs import find_run
 
 if TYPE_CHECKING:
@@ -114,7 +114,7 @@ def replay_settings(base: Settings, recording: Recording) -> Settings:
         concurrency=int(saved.get("concurrency") or base.concurrency),
         input_dir=Path(saved["input_dir"]) if saved.get("input_dir") else None,
         tools=tools,
-        glossary=tuple(saved.get("glossary") or ()),
+        glossary=parse_glossary(saved.get("glossary") or []),
         record=False,
         mcp_servers=[],
         extra={**base.extra, "origin": {"kind": "replay", "of": recording.id}},

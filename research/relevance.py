@@ -312,16 +312,13 @@ class Glossary:
     groups: tuple[tuple[frozenset[str], frozenset[str]], ...] = ()
 
     @classmethod
-    def of(cls, raw: Sequence[Any]) -> Glossary:
-        """A glossary from ``[{"same": [...], "related": [...]}, ...]`` (a plain list of
-        words is a ``same`` group), each word in its comparable form."""
-        groups = []
-        for entry in raw:
-            if isinstance(entry, Mapping):
-                same, related = entry.get("same") or (), entry.get("related") or ()
-            else:
-                same, related = entry, ()
-            groups.append((_comparable(same), _comparable(related)))
+    def of(cls, raw: Sequence[Mapping[str, Sequence[str]]]) -> Glossary:
+        """A glossary from ``[{"same": [...], "related": [...]}, ...]``, each word in its
+        comparable form."""
+        groups = [
+            (_comparable(entry.get("same") or ()), _comparable(entry.get("related") or ()))
+            for entry in raw
+        ]
         return cls(tuple(g for g in groups if len(g[0] | g[1]) > 1))
 
     def same(self, term: str) -> frozenset[str]:

@@ -27,7 +27,7 @@ from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
-from ..config import Settings, load_settings
+from ..config import Settings, load_settings, parse_glossary
 from ..runs import CHECKPOINT_JSON, RUN_JSON, read_run
 
 
@@ -68,7 +68,7 @@ def job_settings(job: dict[str, Any]) -> Settings:
             hosts=tuple(world["hosts"]),
             ports=tuple(world["ports"]),
             input_dir=Path(world["input_dir"]),
-            glossary=tuple(world.get("glossary") or ()),
+            glossary=parse_glossary(world.get("glossary") or []),
         )
         settings = demo_settings(settings, served)
         if job.get("input_dir"):

@@ -56,10 +56,10 @@ def summary_choice(research: Research, sub_id: str, ids: list[str]) -> str | Non
     while another candidate can be used. Among the rest, the
     relevance score counts, plus the score the sentence earns read alone (without its
     page's title, which can make relevant a sentence that does not answer the question
-    by itself: "the railway ran parallel to the canal" on a page about the decline), plus a
-    little for each thing asked that the sentence names (by its word or an equivalent:
-    "fed" for "supplied"), plus, for a "why" part, a cause stated in the sentence, and more
-    when it also names what the part asks about ("… brought about the decline").
+    by itself: "the road ran beside the river" on a page about the town's decline), plus a
+    little for each thing asked that the sentence names (by its word or an equivalent
+    from the user's glossary), plus, for a "why" part, a cause stated in the sentence, and
+    more when it also names what the part asks about ("… brought about the decline").
     """
     focus = research.focus[sub_id]
     scores = research.evidence[sub_id]
@@ -86,7 +86,7 @@ def summary_choice(research: Research, sub_id: str, ids: list[str]) -> str | Non
 def table_caption(section: str, where: str, lang: str) -> str:
     """A table's caption: what it is (the heading that names it) and where it is from, in
     the report's punctuation; a heading that is the page's own title is not repeated."""
-    if section.startswith("Sheet "):  # "canal-sections.xlsx, sheet Sections"
+    if section.startswith("Sheet "):  # "bridge-spans.xlsx, sheet Spans"
         sheet = f"{label(lang, 'sheet')} {section.removeprefix('Sheet ')}"
         return f"{where}，{sheet}" if lang == "zh" else f"{where}, {sheet}"
     if not section or where.startswith(section):
@@ -129,8 +129,8 @@ def _listed(items: list[str], lang: str) -> str:
 
 def _disagreement_line(found: Disagreement, lang: str, subject: str = "") -> str:
     """One sentence giving every value of a quantity, each followed by its citation (values
-    a source gives together share its one citation): "Sources give the canal's length as
-    1,747 km [ev-…], about 1,794–1,797 km [ev-…] and about 1,800 km [ev-…]"."""
+    a source gives together share its one citation): "Sources give the river's length as
+    6,650 km [ev-…], about 6,695–6,700 km [ev-…] and about 6,800 km [ev-…]"."""
     name = NAMES.get(lang, NAMES["en"]).get(found.measure, found.measure)
     by_source: dict[str, list[str]] = {}
     for claim in found.claims:
@@ -145,8 +145,8 @@ def _disagreement_line(found: Disagreement, lang: str, subject: str = "") -> str
 
 
 def _subject(research: Research, lang: str) -> str:
-    """What the question is about, for the disagreements' sentences: "canal" (from "the
-    Beijing-Hangzhou Grand Canal"), "京杭大运河"."""
+    """What the question is about, for the disagreements' sentences: "river" (from "the
+    Nile River"), "长江"."""
     named = entity(research.plan.question)
     if lang == "zh":
         return named

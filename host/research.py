@@ -101,7 +101,7 @@ class Coverage:
 def table_score(focus: Focus, found: Found, title: str) -> float:
     """How well a table answers a part, counting only what more than one row says.
 
-    A table whose match rests on a single cell (a trip plan with one "water supply" stop)
+    A table whose match rests on a single cell (a trip plan with one "museum" stop)
     is not about the part: the score is the lowest left after taking out any one row.
     """
     score = score_text(focus, found.text()[:4000] + ".", title)
@@ -607,7 +607,7 @@ _YEARS = re.compile(r"(?<![\d,.])(\d{3,4})(?:\s?(BCE|BC)\b)?(?![\d,.]\d)|(\d{3,4
 NAME_WEIGHT = 3.5
 #: How much a quote counts less when the section already states all of its facts.
 REPEATED_FACTS = 0.15
-#: Years this close are one period (1411 and 1421; 584 and 605).
+#: Years this close are one period (1887 and 1889; 1914 and 1918).
 PERIOD_YEARS = 50
 
 
@@ -657,7 +657,7 @@ def _query_from(text: str, focus: Focus) -> str:
 
 
 def _core_surface(focus: Focus) -> str:
-    """The subject's core phrase as written in its sub-question ("Grand Canal")."""
+    """The subject's core phrase as written in its sub-question ("Eiffel Tower")."""
     if not focus.core:
         return ""
     if _cjk(focus.core[0]):

@@ -37,6 +37,7 @@ from .text import (
     headings,
     is_cjk,
     is_word,
+    jieba_loaded,
     lemma,
     passages,
     plain,
@@ -455,7 +456,7 @@ def entity(question: str) -> str:
 def _posseg() -> Any:
     import jieba.posseg
 
-    words("预热")  # jieba initialised and quiet
+    jieba_loaded()  # the dictionary loaded once, quietly
     return jieba.posseg
 
 

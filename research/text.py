@@ -95,7 +95,8 @@ STOP_WORDS = frozenset(_STOP_EN.split()) | frozenset(_STOP_ZH.split())
 
 
 @lru_cache(maxsize=1)
-def _jieba() -> Any:
+def jieba_loaded() -> Any:
+    """jieba, its dictionary loaded once and its log quiet."""
     import jieba
 
     jieba.setLogLevel(logging.WARNING)
@@ -134,7 +135,7 @@ def words(text: str, search: bool = False) -> list[str]:
         if not run:
             continue
         if CJK.match(run):
-            cut = _jieba().lcut_for_search if search else _jieba().lcut
+            cut = jieba_loaded().lcut_for_search if search else jieba_loaded().lcut
             out.extend(w for w in cut(run) if w.strip())
         else:
             out.extend(w.removesuffix("'s") for w in re.findall(r"[a-z0-9][a-z0-9'-]*", run))

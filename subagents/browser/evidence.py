@@ -9,14 +9,13 @@ item returned satisfies ``stored_text[start:end] == span``; anything else is dro
 from __future__ import annotations
 
 import json
-import logging
 import re
 from dataclasses import dataclass
-from functools import lru_cache
 from typing import Any
 
 from rank_bm25 import BM25Okapi
 
+from research.text import jieba_loaded
 from subagents.evidence import EvidenceItem, span_matches
 from subagents.models import ask_text
 from subagents.untrusted import SAFE_LT, neutralise, restore
@@ -54,20 +53,11 @@ class Answer:
     dropped: int = 0
 
 
-@lru_cache(maxsize=1)
-def _jieba() -> Any:
-    import jieba
-
-    jieba.setLogLevel(logging.WARNING)
-    jieba.initialize()
-    return jieba
-
-
 def tokenize(text: str) -> list[str]:
     """Lower-case word tokens; Chinese runs are cut into words by jieba."""
     lowered = text.lower()
     cjk = _CJK.search(lowered) is not None
-    words = _jieba().lcut_for_search(lowered) if cjk else _WORD.findall(lowered)
+    words = jieba_loaded().lcut_for_search(lowered) if cjk else _WORD.findall(lowered)
     return [w for w in (w.strip() for w in words) if w and _WORD.fullmatch(w) and w not in _STOP]
 
 

@@ -96,7 +96,7 @@ def leans_on_context(text: str, opening_only: bool = False) -> bool:
 
     It opens with a connective ("However", "At the same time", "因此", "与此同时") or with
     a pronoun or demonstrative ("It", "These", "此", "该"); or, unless ``opening_only``,
-    its subject further on is one ("On the canal this problem was …", "… several of
+    its subject further on is one ("On the bridge this problem was …", "… several of
     them") with nothing named before it for that word to point to.
     """
     said = plain(text).strip()
@@ -121,7 +121,7 @@ def _chinese(said: str) -> bool:
 
 def _bare_pronoun(said: str) -> bool:
     """Whether a pronoun ("it", "they") stands in a sentence before anything is named
-    for it to stand for: "After the decline of the canal it grew further"."""
+    for it to stand for: "After the closure of the mine it grew further"."""
     pronoun = _PRONOUN.search(said)
     return bool(pronoun) and not _NAMED.search(said[: pronoun.start()])
 
@@ -129,7 +129,7 @@ def _bare_pronoun(said: str) -> bool:
 def points_back(text: str) -> bool:
     """Whether a sentence cannot stand in a part's body: it opens by pointing back (see
     :func:`leans_on_context`), or a pronoun in it has nothing named before it to stand for.
-    A demonstrative further on that names its noun ("On the canal this problem was …")
+    A demonstrative further on that names its noun ("On the bridge this problem was …")
     still reads on its own there."""
     if leans_on_context(text, opening_only=True):
         return True
@@ -262,7 +262,7 @@ def shape(
         own = [p for p in pool if not p.cites() or language(p.text) == lang]
         candidates = own if len(own) >= MIN_PER_PART else pool
         # A sentence that points back to the one before it in its source ("因此…",
-        # "These …", "After the decline it grew …") would follow a sentence from elsewhere
+        # "These …", "After the closure it grew …") would follow a sentence from elsewhere
         # here: it is left out while the part has enough others.
         alone = [p for p in candidates if not p.cites() or not points_back(p.text)]
         candidates = alone if len(alone) >= MIN_PER_PART else candidates

@@ -265,7 +265,9 @@ def parse_glossary(raw: Any) -> tuple[dict[str, tuple[str, ...]], ...]:
     and ``related`` (words for closely related things), both lists of words."""
 
     def words(value: Any) -> tuple[str, ...]:
-        ok = isinstance(value, list) and all(isinstance(w, str) and w.strip() for w in value)
+        ok = isinstance(value, list | tuple) and all(
+            isinstance(w, str) and w.strip() for w in value
+        )
         if not ok:
             raise ConfigError(
                 'glossary: expected tables such as {same = ["build", "construct"], '
@@ -273,7 +275,7 @@ def parse_glossary(raw: Any) -> tuple[dict[str, tuple[str, ...]], ...]:
             )
         return tuple(w.strip() for w in value)
 
-    if not isinstance(raw, list) or not all(isinstance(t, dict) for t in raw):
+    if not isinstance(raw, list | tuple) or not all(isinstance(t, dict) for t in raw):
         raise ConfigError('glossary: expected [[quartet.glossary]] tables with "same" lists')
     return tuple(
         {"same": words(t.get("same", [])), "related": words(t.get("related", []))} for t in raw

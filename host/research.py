@@ -26,8 +26,9 @@ from research.relevance import (
     Document,
     Focus,
     Glossary,
+    Scored,
+    assessed,
     page_salience,
-    relevant,
     score_text,
     weight,
 )
@@ -39,6 +40,9 @@ from .tables import Found, tables_in
 
 #: Evidence items kept per page (or file) and sub-question.
 ITEMS_PER_SOURCE = 8
+#: Leads (sentences under the threshold that may be a part's best answer) kept per source
+#: and sub-question.
+LEADS_PER_SOURCE = 2
 #: A sub-question is answered with this many strongly relevant items, from this many sources
 #: about it.
 ANSWERED_ITEMS, ANSWERED_SOURCES = 3, 2
@@ -145,6 +149,11 @@ class Research:
         #: Stored pages whose text has no links of its own (plain text).
         self.linkless: set[str] = set()
         self.evidence: dict[str, dict[str, float]] = {s.id: {} for s in plan.subquestions}
+        #: per part, sentences under the threshold that could be its best answer
+        #: (:attr:`~research.relevance.Scored.lead`), by source path and offset
+        self.leads: dict[str, dict[str, dict[str, Any]]] = {s.id: {} for s in plan.subquestions}
+        #: per part, the evidence id its best lead was taken in as
+        self.promoted: dict[str, str] = {}
         self.tables: dict[str, dict[str, float]] = {s.id: {} for s in plan.subquestions}
         self.about: dict[str, set[str]] = {s.id: set() for s in plan.subquestions}
         self.found_tables: dict[str, Found] = {}
@@ -171,6 +180,8 @@ class Research:
                 asdict(s) | {"relevant_to": sorted(s.relevant_to)} for s in self.sources.values()
             ],
             "evidence": self.evidence,
+            "leads": self.leads,
+            "promoted": self.promoted,
             "tables": self.tables,
             "about": {k: sorted(v) for k, v in self.about.items()},
             "found_tables": {k: asdict(v) for k, v in self.found_tables.items()},
@@ -199,6 +210,8 @@ class Research:
             except FsError:
                 self.texts[source.path] = ""
         self.evidence = {k: dict(v) for k, v in state["evidence"].items()}
+        self.leads = {k: dict(v) for k, v in state.get("leads", {}).items()} or self.leads
+        self.promoted = dict(state.get("promoted", {}))
         self.tables = {k: dict(v) for k, v in state["tables"].items()}
         self.about = {k: set(v) for k, v in state["about"].items()}
         self.found_tables = {k: Found(**v) for k, v in state["found_tables"].items()}
@@ -355,24 +368,56 @@ class Research:
         for sid, focus in self.focus.items():
             if page_salience(focus, doc) >= ABOUT:
                 self.about[sid].add(url)
-            found = relevant(focus, doc)
+            every = assessed(focus, doc)
+            found = [x for x in every if x.score >= THRESHOLD]
             found.sort(key=lambda x: (-(x.score + _informative(x.sentence.text)), x.sentence.start))
             for scored in found[:ITEMS_PER_SOURCE]:
-                s = scored.sentence
-                item = self.ledger.add(
-                    EvidenceItem(
-                        url=url,
-                        span=s.text,
-                        start=s.start,
-                        end=s.end,
-                        page_path=path,
-                        locator=s.section if kind == "file" else "",
-                    )
-                )
+                item = self.ledger.add(self._item(scored, url, path, kind))
                 old = self.evidence[sid].get(item.id, 0.0)
                 self.evidence[sid][item.id] = max(old, scored.score)
                 source.relevant_to.add(sid)
+            for scored in [x for x in every if x.score < THRESHOLD and x.lead][:LEADS_PER_SOURCE]:
+                s = scored.sentence
+                self.leads[sid][f"{path}#{s.start}"] = {
+                    "path": path,
+                    "url": url,
+                    "kind": kind,
+                    "start": s.start,
+                    "end": s.end,
+                    "section": s.section,
+                    "span": s.text,
+                    "score": scored.score,
+                }
+            self._promote(sid)
         self._score_tables(path, text, url, title, kind)
+
+    @staticmethod
+    def _item(scored: Scored, url: str, path: str, kind: str) -> EvidenceItem:
+        s = scored.sentence
+        return _quote(url, s.text, s.start, s.end, path, s.section if kind == "file" else "")
+
+    def _promote(self, sid: str) -> None:
+        """Take a part's best lead in as evidence: the sentence among all sources read that
+        says most of what the part asks, when none reaches the threshold or it ranks above
+        those that do only by a paraphrase. A lead taken earlier gives way when a better
+        one is read (it stays in the ledger, uncited)."""
+        if not self.leads[sid]:
+            return
+        best = max(self.leads[sid].values(), key=lambda v: (v["score"], v["path"], v["start"]))
+        locator = best["section"] if best["kind"] == "file" else ""
+        item = self.ledger.add(
+            _quote(best["url"], best["span"], best["start"], best["end"], best["path"], locator)
+        )
+        before = self.promoted.get(sid)
+        if before == item.id:
+            return
+        if before is not None and self.evidence[sid].get(before, 1.0) < THRESHOLD:
+            del self.evidence[sid][before]
+        self.promoted[sid] = item.id
+        self.evidence[sid][item.id] = max(self.evidence[sid].get(item.id, 0.0), best["score"])
+        source = self.sources.get(best["path"])
+        if source is not None:
+            source.relevant_to.add(sid)
 
     def _score_tables(self, path: str, text: str, url: str, title: str, kind: str) -> None:
         """Each table of a source, cited as its exact block, scored against every part."""
@@ -456,7 +501,9 @@ class Research:
         dates, numbers and names count a little more, and a quote counts less by the share
         of its facts the section already states (its names, and years within
         :data:`PERIOD_YEARS` of one already given): a part on how something was built is
-        answered by its stages, not by three sentences on the same one.
+        answered by its stages, not by three sentences on the same one. The one exception
+        to "no sentence twice": a part left with nothing, because every quote it has went
+        to another part, still quotes its best one.
         """
         items = {
             i: item
@@ -517,6 +564,11 @@ class Research:
             periods[sub_id].extend(years[ev_id])
             key = (sub_id, item.url)
             per_source[key] = per_source.get(key, 0) + 1
+        for sub_id, ids in chosen.items():
+            # a part whose every quote went to parts they answer better still quotes its
+            # best one: a part with evidence is never left looking unanswered
+            if not ids and (own := [p for p in pairs if p[0] == sub_id]):
+                ids.append(max(own, key=lambda p: (pairs[p], p[1]))[1])
         return chosen
 
     def open_gaps(self) -> list[str]:
@@ -609,6 +661,11 @@ NAME_WEIGHT = 3.5
 REPEATED_FACTS = 0.15
 #: Years this close are one period (1887 and 1889; 1914 and 1918).
 PERIOD_YEARS = 50
+
+
+def _quote(url: str, span: str, start: int, end: int, path: str, locator: str) -> EvidenceItem:
+    """An evidence item: ``span`` at ``start``–``end`` of the stored source at ``path``."""
+    return EvidenceItem(url=url, span=span, start=start, end=end, page_path=path, locator=locator)
 
 
 def _years(span: str) -> list[int]:

@@ -244,6 +244,10 @@ _OPENER = (
 )
 
 
+#: A request that asks as a question does ("Name one cause of …", "List the …").
+_IMPERATIVE = r"(?:name|list|give|describe|explain|identify|define)\s"
+
+
 def _split_en(question: str) -> list[str]:
     """One clause per thing asked: questions in a row, a list of questions after a colon
     ("Lithium-ion batteries: who invented them, when …, and why …?"), clauses joined by
@@ -252,7 +256,7 @@ def _split_en(question: str) -> list[str]:
     body = rest.strip().rstrip("?.! ")
     parts = re.split(
         rf"\?\s*|;\s*|:\s*(?={_OPENER})|,\s*(?:and\s+|but\s+|or\s+)?(?={_OPENER})"
-        rf"|\s+(?:and|but)\s+(?={_OPENER})",
+        rf"|\s+(?:and|but)\s+(?={_OPENER})|(?:\.|,\s*and)\s+(?={_IMPERATIVE})",
         body,
         flags=re.I,
     )
@@ -261,7 +265,8 @@ def _split_en(question: str) -> list[str]:
     for part in (p.strip(" ,:") for p in parts):
         if not part:
             continue
-        if not re.search(_OPENER, part, re.I) and not part.rstrip().endswith("what"):
+        asks = re.search(_OPENER, part, re.I) or re.match(_IMPERATIVE, part, re.I)
+        if not asks and not part.rstrip().endswith("what"):
             if clauses and not pending:
                 clauses[-1] = f"{clauses[-1]}, {part}"
             else:
@@ -327,7 +332,8 @@ def _with_subject(clause: str, subject: str, lead: str) -> str:
     for word in words:
         low = word.lower().strip(",")
         if low in _PRONOUNS and not replaced and subject.lower() not in clause.lower():
-            out.append(subject + _PRONOUNS[low])
+            mark = _PRONOUNS[low]
+            out.append(subject + ("'" if mark and subject.endswith("s") else mark))
             replaced = True
         else:
             out.append(word)

@@ -50,6 +50,13 @@ from .text import (
 THRESHOLD = 0.45
 #: A sentence in a section about another part of the question counts this share.
 ELSEWHERE = 0.85
+#: A part's best sentence under :data:`THRESHOLD` still answers it (see
+#: :attr:`Scored.lead`) from this score, when its page names the subject (a subject
+#: score of :data:`ON_SUBJECT`) and it says :data:`SAYS_MOST` of the part's facets.
+LEAD_FLOOR, ON_SUBJECT, SAYS_MOST = 0.2, 0.8, 0.5
+#: A facet counts as said from this match (an equivalent word, a heading about it;
+#: not a page that merely mentions it elsewhere).
+SAID = 0.6
 
 #: Verbs and nouns that frame a question without saying what it is about.
 _SCAFFOLD_TEXT0 = (
@@ -205,15 +212,21 @@ class Focus:
         asked = _FRAMES.sub(" ", subquestion)
         own = [t for t in dict.fromkeys(terms(asked)) if t not in SCAFFOLD]
         surface = _surface_forms(subquestion)
+        lead = lead_subject(question)[0] if question else ""
+        surface = {**_surface_forms(lead), **surface}
         named = entity(question or subquestion)
         entity_terms = set(terms(named))
-        if question and not entity_terms & set(own):
+        if question and not lead and not entity_terms & set(own):
             named = entity(asked)  # the part asks about a subject of its own
             entity_terms = set(terms(named))
         others = [set(terms(s)) for s in siblings if s != subquestion]
         need = max(1, math.ceil(len(others) / 2))
         shared = {t for t in own if others and sum(t in o for o in others) >= need}
         subject = [t for t in own if t in entity_terms or t in shared]
+        if lead:  # the subject the question names before its parts is every part's
+            subject = list(
+                dict.fromkeys([*(t for t in terms(lead) if t not in SCAFFOLD), *subject])
+            )
         if not subject:
             subject = own
         phrases = _phrases(subquestion, [t for t in own if t not in subject])
@@ -378,6 +391,8 @@ _ZH_QUESTION = (
 )
 
 
+_ZH_QUESTION_RE = re.compile("|".join([*_ZH_QUESTION, "谁", "哪", "几", "吗"]))
+
 #: A lead that names the subject before the questions ("Lithium-ion batteries: who …").
 _LEAD = re.compile(r"^(?P<lead>[^:：?？]{2,80})[:：]\s*(?P<rest>\S.*)$")
 _LEAD_PREPOSITIONS = frozenset(["about", "on", "regarding", "concerning", "re", "as", "for"])
@@ -418,7 +433,7 @@ def entity(question: str) -> str:
     if lead:
         return lead
     if is_cjk(question):
-        return _zh_entity(re.split(r"[，,。？?！!；;、]", question)[0])
+        return _zh_shared(question) or _zh_entity(re.split(r"[，,。？?！!；;、]", question)[0])
     found = list(re.finditer(r"[A-Za-z0-9][\w'’-]*", question))
     tokens = [m.group(0) for m in found]
     runs: list[list[str]] = []
@@ -448,7 +463,13 @@ def entity(question: str) -> str:
         if phrase:
             return phrase
     if len(words_) >= 3 and words_[0].lower() in _QUESTION_WORDS:
-        return _noun_run([w.lower() for w in words_[2:]])
+        rest = [w.lower() for w in words_[2:]]
+        phrase = _noun_run(rest)
+        said = [w.strip(".,?!") for w in rest if w not in _ARTICLES]
+        if words_[1].lower() in ("do", "does", "did") and len(said) >= 2 and phrase.split() == said:
+            # "what does the index measure": after do, the clause's last word is its verb
+            phrase = _noun_run(rest[:-1])
+        return phrase
     return ""
 
 
@@ -467,21 +488,77 @@ def zh_tagged(text: str) -> list[Any]:
 
 
 def _zh_entity(clause: str) -> str:
-    """The first run of nouns of a Chinese clause (a number and measure word before it are
-    skipped: 一个蜂群 → 蜂群), as written."""
+    """The first telling run of nouns of a Chinese clause, as written: one holding a word
+    rarer than :data:`COMMON_ZIPF` (世界 is too common to name what 谁是当时世界第二大
+    石油生产国 asks about). Names joined by · or - are one (詹姆斯·赫顿); a number and
+    measure word before a noun are skipped (一个蜂群 → 蜂群)."""
+    from wordfreq import zipf_frequency
+
+    runs: list[list[str]] = []
     out: list[str] = []
-    for pair in zh_tagged(clause):
+    tagged = zh_tagged(clause)
+    for i, pair in enumerate(tagged):
         word, flag = pair.word, pair.flag
-        if flag.startswith(_ZH_NOUNISH) or (out and flag == "m" and word.isdigit()):
+        joins = word in _NAME_JOINS and bool(out) and i + 1 < len(tagged)
+        if flag.startswith(_ZH_NOUNISH) or (out and flag == "m" and word.isdigit()) or joins:
             out.append(word)
         elif out:
-            break
-        elif flag in ("m", "q", "r", "c", "p", "d", "x") or (
-            len(out) == 0 and flag.startswith("v")
-        ):
+            runs.append(out)
+            out = []
+    if out:
+        runs.append(out)
+    found = [run for run in runs if 2 <= len("".join(run)) <= 20]
+    telling = [
+        run for run in found if any(zipf_frequency(w, "zh") < COMMON_ZIPF for w in run if w.strip())
+    ]
+    chosen = (telling or found or [[]])[0]
+    return "".join(chosen).strip("".join(_NAME_JOINS))
+
+
+#: A word this common (wordfreq's Zipf scale) says nothing of what a question is about.
+COMMON_ZIPF = 5.0
+_NAME_JOINS = ("·", "-", "‧", "•")
+#: Characters that end no name: a preposition, copula or particle following the subject
+#: (赵鹏*在*哪年入选, 道同*是*什么时期的人物).
+_ZH_FUNCTION = frozenset("在是的了和与及被把将从对向为于也都就还又曾所")
+
+
+def _common_opening(texts: list[str]) -> str:
+    """The longest text every one of ``texts`` opens with."""
+    first, last = min(texts), max(texts)
+    size = 0
+    while size < len(first) and first[size] == last[size]:
+        size += 1
+    return first[:size]
+
+
+def _zh_shared(question: str) -> str:
+    """The subject a Chinese question in a row opens most of its pieces with (道同 in
+    道同是什么时期的人物，道同属于哪个民族，道同为什么……): the longest opening that at
+    least half of the pieces (and two or more) share, without a closing particle."""
+    from wordfreq import zipf_frequency
+
+    pieces = [p.strip() for p in re.split(r"[，,。？?！!；;、]", question) if p.strip()]
+    need = max(2, math.ceil(len(pieces) / 2))
+    groups: dict[str, list[str]] = {}
+    for piece in pieces:
+        groups.setdefault(piece[:2], []).append(piece)
+    best = ""
+    for group in groups.values():
+        if len(group) < need:
             continue
-    found = "".join(out)
-    return found if 2 <= len(found) <= 20 else ""
+        opening = _common_opening(group)
+        while opening and opening[-1] in _ZH_FUNCTION:
+            opening = opening[:-1]
+        if (
+            len(opening) >= 2
+            and re.fullmatch(r"[\u3400-\u9fffA-Za-z0-9·]+", opening)
+            and not _ZH_QUESTION_RE.search(opening)
+            and zipf_frequency(opening, "zh") < COMMON_ZIPF
+            and len(opening) > len(best)
+        ):
+            best = opening
+    return best
 
 
 def _common(word: str) -> bool:
@@ -513,10 +590,25 @@ def _noun_run(tokens: list[str]) -> str:
 
 @dataclass
 class Scored:
-    """A sentence with its score for one focus."""
+    """A sentence with its score for one focus, and what the score is made of."""
 
     sentence: Sentence
     score: float
+    #: how far the sentence, or at least its page, is about the subject (1: it names it;
+    #: 0.8: its page does)
+    subject: float = 1.0
+    #: the share of the part's facets (by weight) the sentence says, by its own words, an
+    #: equivalent, or the heading of a section about the part
+    said: float = 1.0
+
+    @property
+    def lead(self) -> bool:
+        """Whether the sentence may stand as its part's best answer though it scores under
+        :data:`THRESHOLD`: its page is about the subject, it says most of what the part
+        asks, and it is not a faint match (a paraphrase that leaves a word of the
+        question unsaid, "required to have a bachelor's degree" for "what must a
+        teacher have at a minimum")."""
+        return self.score >= LEAD_FLOOR and self.subject >= ON_SUBJECT and self.said >= SAYS_MOST
 
 
 @dataclass
@@ -841,7 +933,14 @@ def _subject_score(focus: Focus, doc: Document, index: int, context: set[str]) -
 
 
 def score_sentence(focus: Focus, doc: Document, index: int) -> float:
-    """The relevance of sentence ``index`` of ``doc`` to ``focus``, in [0, 1].
+    """The relevance of sentence ``index`` of ``doc`` to ``focus``, in [0, 1] (see
+    :func:`assess`)."""
+    return assess(focus, doc, index).score
+
+
+def assess(focus: Focus, doc: Document, index: int) -> Scored:
+    """How sentence ``index`` of ``doc`` answers ``focus``: its score, how far it (or its
+    page) is about the subject, and the share of the part's facets it says.
 
     A sentence in a section about the part (:func:`context_about`) borrows from its
     context what it leaves implicit: the facet its title or heading names, and the
@@ -884,7 +983,13 @@ def score_sentence(focus: Focus, doc: Document, index: int) -> float:
         score += 0.1
     if focus.kind == "why" and _CAUSE.search(text):
         score += 0.05
-    return min(1.0, score)
+    total = sum(f.weight for f in focus.facets)
+    share = (
+        sum(f.weight for f, m in zip(focus.facets, matches, strict=True) if m >= SAID) / total
+        if total
+        else 1.0
+    )
+    return Scored(sentence, min(1.0, score), subject, share)
 
 
 _YEAR = re.compile(r"\b(1[0-9]{3}|20[0-9]{2})\b|(\d{4})\s?年")
@@ -916,13 +1021,24 @@ def relevant(
     focus: Focus, doc: Document, threshold: float = THRESHOLD, complete_only: bool = True
 ) -> list[Scored]:
     """The sentences of ``doc`` scoring at least ``threshold`` for ``focus``, best first."""
-    out = []
-    for i, sentence in enumerate(doc.sentences):
-        if complete_only and not sentence.complete:
-            continue
-        score = score_sentence(focus, doc, i)
-        if score >= threshold:
-            out.append(Scored(sentence, score))
+    return [s for s in assessed(focus, doc, complete_only) if s.score >= threshold]
+
+
+def leads(focus: Focus, doc: Document, limit: int = 2) -> list[Scored]:
+    """The best ``limit`` sentences of ``doc`` under :data:`THRESHOLD` that could stand as
+    the part's answer if nothing better is read (:attr:`Scored.lead`), best first."""
+    found = [s for s in assessed(focus, doc) if s.score < THRESHOLD and s.lead]
+    return found[:limit]
+
+
+def assessed(focus: Focus, doc: Document, complete_only: bool = True) -> list[Scored]:
+    """Every sentence of ``doc`` assessed for ``focus`` (complete ones only, with
+    ``complete_only``), best first."""
+    out = [
+        assess(focus, doc, i)
+        for i, sentence in enumerate(doc.sentences)
+        if sentence.complete or not complete_only
+    ]
     out.sort(key=lambda s: (-s.score, s.sentence.start))
     return out
 

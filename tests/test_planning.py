@@ -141,6 +141,14 @@ def test_a_plan_round_trips_through_json():
             ],
         ),
         (
+            "Where do red pandas live? Name one of their predators. List two foods they eat.",
+            [
+                "Where do red pandas live?",
+                "Name one of red pandas' predators?",
+                "List two foods red pandas eat?",
+            ],
+        ),
+        (
             "According to a 1955 review, what were savings thought to offset?",
             ["According to a 1955 review, what were savings thought to offset?"],
         ),

@@ -1,0 +1,105 @@
+"""A part's best answer under the relevance threshold (a lead), and the quotes a part
+keeps when a sentence answers two parts."""
+
+from __future__ import annotations
+
+from host.research import Research
+from research.plan import Plan, SubQuestion, offline_plan
+from research.relevance import THRESHOLD, Document, Focus, assessed, entity
+from subagents.evidence import EvidenceItem, EvidenceLedger
+
+QUESTION = "About Mount Rainier: when did its last eruption happen, and what must climbers carry?"
+
+RAINIER = """# Mount Rainier
+
+Mount Rainier is the highest peak of the Cascade Range. Its glaciers feed five rivers, and
+its lahars reached the Puget Sound lowlands. Its last eruption was around 1894. The park was
+founded in 1899. Every climber needs a pass from the park rangers. Wildflower meadows
+surround the volcano at Paradise.
+"""
+RAINIER_TITLE = "Volcanoes of the Cascade Range — Parks"
+#: The same words about another mountain.
+HOOD = """# Mount Hood
+
+Mount Hood is a peak of the Cascade Range. Every climber on Mount Hood needs a pass from
+the forest service.
+"""
+#: A page that says the part's words outright, read later.
+PERMITS = """# Permits on Mount Rainier
+
+On Mount Rainier every climber must carry a climbing pass and a park entrance pass above
+10,000 feet.
+"""
+
+
+def _focus() -> tuple[Plan, Focus]:
+    plan = offline_plan(QUESTION)
+    texts = [s.text for s in plan.subquestions]
+    return plan, Focus.build(texts[1], texts, QUESTION)
+
+
+def test_a_subject_named_before_a_colon_is_every_parts_subject():
+    plan, focus = _focus()
+    assert plan.subquestions[1].text == "What must climbers carry?"
+    assert focus.core == ("mount", "rainier")
+    assert {f.term for f in focus.facets} == {"climber", "carri"}
+
+
+def test_a_paraphrase_on_the_subjects_page_is_a_lead_and_the_same_words_elsewhere_are_not():
+    """ "Needs a pass" for "must carry": under the threshold, yet the page is about Mount
+    Rainier and the sentence says most of the part, so it may stand as the part's answer.
+    The same sentence about Mount Hood may not."""
+    _, focus = _focus()
+    best = assessed(focus, Document.of(RAINIER, RAINIER_TITLE))[0]
+    assert best.sentence.text.startswith("Every climber needs a pass")
+    assert best.score < THRESHOLD and best.lead
+    hood = [s for s in assessed(focus, Document.of(HOOD, "Mount Hood — Parks")) if s.lead]
+    assert hood == []
+
+
+def test_the_best_lead_is_taken_in_and_gives_way_to_evidence_read_later(memory_service):
+    plan, _ = _focus()
+    research = Research(plan, EvidenceLedger(), memory_service, max_rounds=2)
+    research._score(
+        "/workspace/pages/hood.md", HOOD, "http://127.0.0.1:9/hood", "Mount Hood", "web"
+    )
+    assert research.evidence["q2"] == {}  # another mountain answers nothing
+    research._score("/workspace/pages/r.md", RAINIER, "http://127.0.0.1:9/r", RAINIER_TITLE, "web")
+    [lead] = research.evidence["q2"]
+    assert research.ledger.get(lead).span.startswith("Every climber needs a pass")
+    assert research.select(limit=3)["q2"] == [lead]
+    research._score("/workspace/pages/p.md", PERMITS, "http://127.0.0.1:9/p", "Permits", "web")
+    ids = research.select(limit=3)["q2"]
+    assert research.ledger.get(ids[0]).span.startswith("On Mount Rainier every climber must carry")
+    # The lead stays a candidate only while it is the best the part has under the bar.
+    assert research.state()["promoted"]["q2"] in research.evidence["q2"]
+
+
+def test_a_part_whose_only_quote_answers_another_part_better_still_quotes_it(memory_service):
+    both = "The bridge opened in 1932 and carries 160,000 vehicles a day."
+    plan = Plan(
+        "When did the bridge open, and how busy is it?",
+        "en",
+        [SubQuestion("q1", "When did the bridge open?", []), SubQuestion("q2", "How busy?", [])],
+    )
+    research = Research(plan, EvidenceLedger(), memory_service, max_rounds=1)
+    item = research.ledger.add(
+        EvidenceItem(url="http://127.0.0.1:9/b", span=both, start=0, end=len(both))
+    )
+    other = "Traffic on the bridge grew after the tolls were cut."
+    second = research.ledger.add(
+        EvidenceItem(url="http://127.0.0.1:9/c", span=other, start=0, end=len(other))
+    )
+    research.evidence["q1"][item.id] = 0.9
+    research.evidence["q2"][item.id] = 0.6
+    chosen = research.select(limit=3)
+    assert chosen == {"q1": [item.id], "q2": [item.id]}
+    research.evidence["q2"][second.id] = 0.5  # now q2 has a quote of its own
+    assert research.select(limit=3) == {"q1": [item.id], "q2": [second.id]}
+
+
+def test_a_chinese_subject_is_what_the_pieces_open_with_or_a_telling_noun():
+    assert entity("王小明是什么时候毕业的，王小明在哪里工作？") == "王小明"
+    assert entity("李华在2010年去了哪里，李华在哪年回国？") == "李华"
+    assert entity("谁是目前世界上最大的咖啡出口国？") == "咖啡出口国"
+    assert entity("1905年阿尔伯特·爱因斯坦发表了什么论文？") == "阿尔伯特·爱因斯坦"

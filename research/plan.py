@@ -392,7 +392,7 @@ def _zh_named(clause: str) -> bool:
     return False
 
 
-_ZH_LIST = re.compile(r"[、，,：:]")
+_ZH_LIST = re.compile(r"([、，,：:])")
 
 
 def _split_zh(question: str) -> list[str]:
@@ -402,11 +402,19 @@ def _split_zh(question: str) -> list[str]:
     lead, rest = lead_subject(question)
     pieces: list[tuple[str, bool]] = []
     for sentence in (p.strip() for p in _ZH_SPLIT.split(rest) if p.strip()):
-        parts = [p.strip() for p in _ZH_LIST.split(sentence) if p.strip()]
+        cut = _ZH_LIST.split(sentence)
+        seps = ["", *cut[1::2]]
+        parts, marks = [], []
+        for part, sep in zip(cut[::2], seps, strict=True):
+            if part.strip():
+                parts.append(part.strip())
+                marks.append(sep)
         joined: list[str] = []
+        listing: list[bool] = []  # listed after 、 or a colon: shares the subject
         lead_in = ""  # "2012年，肯尼亚……排名第几": a piece that asks nothing leads in
         for i, part in enumerate(parts):
             if _zh_asks(part):
+                listing.append(not lead_in and marks[i] in ("、", "：", ":"))
                 joined.append(f"{lead_in}，{part}" if lead_in else part)
                 lead_in = ""
             elif i + 1 < len(parts) and _zh_asks(parts[i + 1]):
@@ -417,7 +425,8 @@ def _split_zh(question: str) -> list[str]:
                 lead_in = f"{lead_in}，{part}" if lead_in else part
         if lead_in:
             joined.append(lead_in)
-        pieces.extend((part, i > 0) for i, part in enumerate(joined))
+            listing.append(False)
+        pieces.extend(zip(joined, listing, strict=True))
     # A piece listed after the first of its sentence ("富士山位于哪里、海拔多少米") shares
     # that sentence's subject; a sentence of its own may name another.
     clauses: list[tuple[str, bool]] = []

@@ -219,6 +219,10 @@ class Focus:
         if question and not lead and not entity_terms & set(own):
             named = entity(asked)  # the part asks about a subject of its own
             entity_terms = set(terms(named))
+        if _unsegmented(named) and named in subquestion:
+            # a name the word list does not know (道同 cut into 道 and 同) is one term
+            own = [named, *(t for t in own if t not in terms(named))]
+            entity_terms = {named}
         others = [set(terms(s)) for s in siblings if s != subquestion]
         need = max(1, math.ceil(len(others) / 2))
         shared = {t for t in own if others and sum(t in o for o in others) >= need}
@@ -261,6 +265,15 @@ class Focus:
     def query_terms(self) -> list[str]:
         """Subject and facet terms, rarest first within each group."""
         return [*self.subject, *(f.term for f in self.facets)]
+
+
+@lru_cache(maxsize=1024)
+def _unsegmented(name: str) -> bool:
+    """Whether a Chinese name is cut into single characters by the word list (道同 into
+    道 and 同), so that its characters alone would stand for it."""
+    if not is_cjk(name) or len(name) < 2 or not all(CJK.match(ch) for ch in name):
+        return False
+    return all(len(t) == 1 for t in terms(name))
 
 
 def _phrases(text: str, facet_terms: list[str]) -> dict[str, int]:
@@ -490,8 +503,9 @@ def zh_tagged(text: str) -> list[Any]:
 def _zh_entity(clause: str) -> str:
     """The first telling run of nouns of a Chinese clause, as written: one holding a word
     rarer than :data:`COMMON_ZIPF` (世界 is too common to name what 谁是当时世界第二大
-    石油生产国 asks about). Names joined by · or - are one (詹姆斯·赫顿); a number and
-    measure word before a noun are skipped (一个蜂群 → 蜂群)."""
+    石油生产国 asks about; in a clause of common nouns only, its first run). Names joined
+    by · or - are one (詹姆斯·赫顿); a number and measure word before a noun are skipped
+    (一个蜂群 → 蜂群)."""
     from wordfreq import zipf_frequency
 
     runs: list[list[str]] = []
@@ -702,6 +716,8 @@ def _has_core(core: tuple[str, ...], text_terms: Sequence[str] | str) -> bool:
     if not core:
         return False
     if isinstance(text_terms, str):
+        if len(core) == 1 and _unsegmented(core[0]):  # the text has it cut: 道 同
+            return core[0] in text_terms.replace(" ", "")
         return (" ".join(core)) in text_terms or (
             len(core) == 1 and CJK.match(core[0]) is not None and core[0] in text_terms
         )
@@ -922,8 +938,10 @@ def _subject_score(focus: Focus, doc: Document, index: int, context: set[str]) -
         return 0.5 * present / total
     # the subject is the question: every term of it must be met, in the sentence at best
     pairs = []
+    said_text = plain(doc.sentences[index].text)
     for term, w in focus.subject_weights.items():
-        m = 1.0 if term in sentence_terms else 0.6 if term in context else 0.1
+        inside = term in sentence_terms or (_unsegmented(term) and term in said_text)
+        m = 1.0 if inside else 0.6 if term in context else 0.1
         pairs.append((m, w))
     score = _geometric(pairs)
     said = _normal(doc.sentences[index].text)

@@ -103,3 +103,23 @@ def test_a_chinese_subject_is_what_the_pieces_open_with_or_a_telling_noun():
     assert entity("李华在2010年去了哪里，李华在哪年回国？") == "李华"
     assert entity("谁是目前世界上最大的咖啡出口国？") == "咖啡出口国"
     assert entity("1905年阿尔伯特·爱因斯坦发表了什么论文？") == "阿尔伯特·爱因斯坦"
+
+
+def test_a_chinese_name_the_word_list_cuts_into_characters_is_one_subject():
+    """向远 is cut into 向 and 远 by the word list; its characters alone must not stand for
+    it (any text with 向 would be about it)."""
+    question = "向远是哪一年考中进士的，向远在哪里读书？"
+    texts = [s.text for s in offline_plan(question).subquestions]
+    assert texts == ["向远是哪一年考中进士的？", "向远在哪里读书？"]
+    focus = Focus.build(texts[1], texts, question)
+    assert focus.core == ("向远",)
+    about = Document.of("# 生平\n\n向远少年时在岳麓书院读书。\n", "向远 — 百科")
+    other = Document.of("# 书院\n\n岳麓书院位于长沙，学生向北远行求学。\n", "书院 — 百科")
+    assert assessed(focus, about)[0].subject == 1.0
+    assert assessed(focus, other)[0].subject < 0.5
+
+
+def test_a_chinese_question_after_a_comma_with_a_subject_of_its_own_keeps_it():
+    question = "咖啡树原产于哪里，茶叶的主要成分是什么？"
+    texts = [s.text for s in offline_plan(question).subquestions]
+    assert texts == ["咖啡树原产于哪里？", "茶叶的主要成分是什么？"]

@@ -20,6 +20,7 @@ from typing import Any
 from pydantic import BaseModel, Field, ValidationError
 
 from research.relevance import (
+    IMPERATIVES,
     SCAFFOLD,
     Focus,
     Glossary,
@@ -245,7 +246,7 @@ _OPENER = (
 
 
 #: A request that asks as a question does ("Name one cause of …", "List the …").
-_IMPERATIVE = r"(?:name|list|give|describe|explain|identify|define)\s"
+_IMPERATIVE = r"(?:" + "|".join(sorted(IMPERATIVES)) + r")\s"
 
 
 def _split_en(question: str) -> list[str]:

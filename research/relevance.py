@@ -121,6 +121,7 @@ _FRAMES = re.compile(
     r"|\b(?:what|which) (?:is|was|are|were) the names? of\b|\bthe names? of\b"
     r"|\bhow (?:many|much|long|far|big|large|tall|high|deep|old|often)\b"
     r"|\b(?:what|which) (?:kind|type|sort)s? of\b"
+    r"|^\s*(?:name|list|give|identify|describe|explain|define)\b"
     r"|哪一年|哪年|什么时候|何时|什么地方|哪个地方|哪里|何处|哪儿|多少|多长|多大|多远|多高|多久"
     r"|叫什么|名字|名称",
     re.I,
@@ -385,6 +386,8 @@ def _core(phrase: str, subject: tuple[str, ...]) -> tuple[str, ...]:
 
 _QUESTION_TEXT = "how why what when where which who whom whose"
 _QUESTION_WORDS = frozenset(_QUESTION_TEXT.split())
+#: Verbs that open a request asked as a question ("Name one cause of …").
+IMPERATIVES = frozenset(["name", "list", "give", "identify", "describe", "explain", "define"])
 _AUX_TEXT = "is are was were do does did can could will would should has have had may might must"
 _AUX = frozenset(_AUX_TEXT.split())
 _ARTICLES_TEXT = "the a an its their this these those"
@@ -475,6 +478,8 @@ def entity(question: str) -> str:
         phrase = _noun_run(after)
         if phrase:
             return phrase
+    if len(words_) >= 2 and words_[0].lower() in IMPERATIVES:
+        return _noun_run([w.lower() for w in words_[1:]])
     if len(words_) >= 3 and words_[0].lower() in _QUESTION_WORDS:
         rest = [w.lower() for w in words_[2:]]
         phrase = _noun_run(rest)

@@ -178,11 +178,15 @@ def is_verb_form(word: str) -> bool:
 
 
 @lru_cache(maxsize=200_000)
+@lru_cache(maxsize=200_000)
 def stem(word: str) -> str:
-    """The comparable form of one lower-case word: Snowball stem for Latin, as-is otherwise."""
+    """The comparable form of one lower-case word: for Latin, the Snowball stem of its
+    verb's base form when it is a form of a verb ("began" and "begin" alike, "built" and
+    "building"), else of the word; as-is otherwise."""
     if CJK.match(word) or not word.isascii():
         return word
-    return _stemmer().stemWord(word)
+    verb = _lemmas()(word).get("VERB") if word.isalpha() else None
+    return _stemmer().stemWord(verb[0] if verb else word)
 
 
 def terms(text: str) -> list[str]:

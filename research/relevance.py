@@ -218,8 +218,12 @@ class Focus:
         named = entity(question or subquestion)
         entity_terms = set(terms(named))
         if question and not lead and not entity_terms & set(own):
-            named = entity(asked)  # the part asks about a subject of its own
-            entity_terms = set(terms(named))
+            mine = entity(asked)
+            if is_cjk(asked) or mine[:1].isupper() or not named[:1].isupper():
+                named = mine  # the part asks about a subject of its own
+                entity_terms = set(terms(named))
+            else:  # it names nothing, so it asks about the question's named subject
+                lead = named
         if _unsegmented(named) and named in subquestion:
             # a name the word list does not know (道同 cut into 道 and 同) is one term
             own = [named, *(t for t in own if t not in terms(named))]
@@ -228,7 +232,8 @@ class Focus:
         need = max(1, math.ceil(len(others) / 2))
         shared = {t for t in own if others and sum(t in o for o in others) >= need}
         subject = [t for t in own if t in entity_terms or t in shared]
-        if lead:  # the subject the question names before its parts is every part's
+        if lead:  # the subject named before the parts, or by the question for a part
+            # that names none ("…in Kenya, and where do most working children work?")
             subject = list(
                 dict.fromkeys([*(t for t in terms(lead) if t not in SCAFFOLD), *subject])
             )

@@ -138,7 +138,8 @@ def words(text: str, search: bool = False) -> list[str]:
             cut = jieba_loaded().lcut_for_search if search else jieba_loaded().lcut
             out.extend(w for w in cut(run) if w.strip())
         else:
-            out.extend(w.removesuffix("'s") for w in re.findall(r"[a-z0-9][a-z0-9'-]*", run))
+            found = re.findall(r"[^\W_][\w'-]*", run)  # letters of any script: tromsø
+            out.extend(w.removesuffix("'s") for w in found)
     return out
 
 

@@ -123,3 +123,12 @@ def test_a_chinese_question_after_a_comma_with_a_subject_of_its_own_keeps_it():
     question = "咖啡树原产于哪里，茶叶的主要成分是什么？"
     texts = [s.text for s in offline_plan(question).subquestions]
     assert texts == ["咖啡树原产于哪里？", "茶叶的主要成分是什么？"]
+
+
+def test_a_part_that_names_nothing_asks_about_the_questions_named_subject():
+    question = "How many people live in Tromsø, and where do most children go to school?"
+    texts = [s.text for s in offline_plan(question).subquestions]
+    assert Focus.build(texts[1], texts, question).core == ("tromsø",)
+    question = "When was the Eiffel Tower built, and when was Big Ben built?"
+    texts = [s.text for s in offline_plan(question).subquestions]
+    assert Focus.build(texts[1], texts, question).core == ("big", "ben")

@@ -701,7 +701,18 @@ def _prepared(text: str, title: str) -> Document:
 
 
 def _normal(text: str) -> str:
-    return " ".join(stem(w) for w in words(text) if w not in ("'",))
+    """``text`` as comparable terms, with Chinese written as one run (a name the word list
+    cuts differently in two texts is still found in both)."""
+    out: list[str] = []
+    for word in words(text):
+        if word == "'":
+            continue
+        term = stem(word)
+        if out and CJK.match(term) and CJK.match(out[-1][-1]):
+            out[-1] += term
+        else:
+            out.append(term)
+    return " ".join(out)
 
 
 _CAP_RUN = re.compile(r"\b(?:[A-Z][\w'’]*\s+)+[A-Z][\w'’]*")
@@ -726,8 +737,6 @@ def _has_core(core: tuple[str, ...], text_terms: Sequence[str] | str) -> bool:
     if not core:
         return False
     if isinstance(text_terms, str):
-        if len(core) == 1 and _unsegmented(core[0]):  # the text has it cut: 道 同
-            return core[0] in text_terms.replace(" ", "")
         return (" ".join(core)) in text_terms or (
             len(core) == 1 and CJK.match(core[0]) is not None and core[0] in text_terms
         )
@@ -985,6 +994,14 @@ def assess(focus: Focus, doc: Document, index: int) -> Scored:
     if lent and subject < 0.95 and _has_core(focus.core, doc.lowered):
         subject = 0.95  # the section is about the part of the page's subject
     said = doc.sentence_terms[index]
+    if focus.facets and is_cjk(focus.text):  # a Chinese word the sentence's cut splits
+        written = plain(sentence.text)
+        said = said | {
+            t
+            for f in focus.facets
+            for t in (f.term, *f.equivalents)
+            if len(t) >= 2 and CJK.match(t) and t in written
+        }
     salience = [_salience(f, doc) for f in focus.facets]
     seq, clauses = doc.sentence_seq[index], doc.sentence_clauses[index]
     if lent and said & _topic_terms(focus, doc):
@@ -1005,12 +1022,7 @@ def assess(focus: Focus, doc: Document, index: int) -> Scored:
     score *= _time_agreement(focus, text)
     if _ANAPHORA.match(plain(text)) or _LEANING.search(plain(text)):
         score *= 0.85  # leans on the sentence before it: less use on its own
-    if (focus.kind == "when" or focus.historical) and _DATE.search(text):
-        score += 0.08
-    elif focus.kind == "number" and _NUMBER.search(text):
-        score += 0.1
-    if focus.kind == "why" and _CAUSE.search(text):
-        score += 0.05
+    score += answer_type_bonus(focus, text)
     total = sum(f.weight for f in focus.facets)
     share = (
         sum(f.weight for f, m in zip(focus.facets, matches, strict=True) if m >= SAID) / total
@@ -1018,6 +1030,60 @@ def assess(focus: Focus, doc: Document, index: int) -> Scored:
         else 1.0
     )
     return Scored(sentence, min(1.0, score), subject, share)
+
+
+def answer_type_bonus(focus: Focus, text: str) -> float:
+    """A little more for a sentence that carries what the part asks for, beyond the
+    question's own words: a date for *when* (or a part about the past), a quantity for *how
+    many*, a stated cause for *why*, a person or organisation for *who*, a place for
+    *where*."""
+    new = _new_to(focus.text, plain(text))
+    if (focus.kind == "when" or focus.historical) and _DATE.search(new):
+        return 0.08
+    if focus.kind == "number" and _QUANTITY.search(new):
+        return 0.1
+    if focus.kind == "why" and _CAUSE.search(text):
+        return 0.05
+    if focus.kind in ("who", "where") and _names_of(new, focus.kind) - _names_of(
+        focus.text, focus.kind
+    ):
+        return 0.06
+    return 0.0
+
+
+#: A quantity, not a bare year: a number with a unit, a grouped or decimal number, a
+#: count written with a scale word, a share.
+_QUANTITY = re.compile(
+    r"\d[\d,.]*\s?(?:%|percent|per\b|km|kilomet|mile|m\b|metre|meter|feet|ft\b|kg|ton|tonne|"
+    r"hectare|acre|mph|km/h|people|inhabitants|million|billion|thousand|hundred|times)"
+    r"|\d{1,3}(?:,\d{3})+|\d+\.\d+|\b(?!1[0-9]{3}\b|20[0-9]{2}\b)\d{2,}\b"
+    r"|\d+\s?(?:万|亿|千|百|多|余)?\s?(?:人|个|名|座|所|公里|千米|米|平方|吨|元|年|倍|%|％|次|种|位|条)"
+    r"|[一二三四五六七八九十百千万两]+(?:个|名|座|所|种|位|条|次|倍|万|亿)",
+    re.I,
+)
+
+
+def _new_to(question: str, text: str) -> str:
+    """``text`` without the numbers and words it shares with ``question`` (the answer is
+    what the question does not already say)."""
+    asked = set(re.findall(r"\d[\d,.]*", question))
+    return re.sub(r"\d[\d,.]*", lambda m: " " if m.group(0) in asked else m.group(0), text)
+
+
+_NAME_RUN = re.compile(r"(?<![.!?]\s)(?<!^)\b[A-Z][\w'’-]+(?:\s+(?:of\s+|de\s+)?[A-Z][\w'’-]+)*")
+
+
+@lru_cache(maxsize=8192)
+def _names_of(text: str, kind: str) -> frozenset[str]:
+    """The names of people or organisations (``who``) or of places (``where``) in
+    ``text``: capitalised words inside an English sentence; for Chinese, the word list's
+    names (nr, nt; ns)."""
+    if is_cjk(text):
+        flags = ("nr", "nt") if kind == "who" else ("ns",)
+        return frozenset(
+            p.word for p in zh_tagged(text) if p.flag.startswith(flags) and len(p.word) >= 2
+        )
+    return frozenset(m.group(0).lower() for m in _NAME_RUN.finditer(text))
 
 
 _YEAR = re.compile(r"\b(1[0-9]{3}|20[0-9]{2})\b|(\d{4})\s?年")

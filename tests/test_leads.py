@@ -132,3 +132,17 @@ def test_a_part_that_names_nothing_asks_about_the_questions_named_subject():
     question = "When was the Eiffel Tower built, and when was Big Ben built?"
     texts = [s.text for s in offline_plan(question).subquestions]
     assert Focus.build(texts[1], texts, question).core == ("big", "ben")
+
+
+def test_a_sentence_carrying_the_answer_type_outranks_one_that_only_shares_words():
+    from research.relevance import answer_type_bonus
+
+    focus = Focus.build("Who designed the Tromsø bridge?")
+    assert answer_type_bonus(focus, "The Tromsø bridge was designed by Eva Lunde.") > 0
+    assert answer_type_bonus(focus, "The Tromsø bridge was designed in a hurry.") == 0
+    many = Focus.build("How many cars crossed the bridge in 2019?")
+    assert answer_type_bonus(many, "In 2019, 12,400 cars crossed it each day.") > 0
+    assert answer_type_bonus(many, "In 2019 the bridge was closed for repairs.") == 0
+    where = Focus.build("向远在哪里读书？")
+    assert answer_type_bonus(where, "向远少年时在长沙读书。") > 0
+    assert answer_type_bonus(where, "向远少年时很用功。") == 0

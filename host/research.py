@@ -502,8 +502,8 @@ class Research:
         of its facts the section already states (its names, and years within
         :data:`PERIOD_YEARS` of one already given): a part on how something was built is
         answered by its stages, not by three sentences on the same one. The one exception
-        to "no sentence twice": a part left with nothing, because every quote it has went
-        to another part, still quotes its best one.
+        to "no sentence twice": a part's best quote, taken by a part it answers better
+        (one sentence can answer two parts), still opens the part's own section.
         """
         items = {
             i: item
@@ -565,10 +565,12 @@ class Research:
             key = (sub_id, item.url)
             per_source[key] = per_source.get(key, 0) + 1
         for sub_id, ids in chosen.items():
-            # a part whose every quote went to parts they answer better still quotes its
-            # best one: a part with evidence is never left looking unanswered
-            if not ids and (own := [p for p in pairs if p[0] == sub_id]):
-                ids.append(max(own, key=lambda p: (pairs[p], p[1]))[1])
+            # a part whose best quote went to a part it answers better still quotes it
+            # first: a part's best answer is never withheld from its own section
+            own = [p for p in pairs if p[0] == sub_id]
+            if own and (top := max(own, key=lambda p: (pairs[p], p[1]))[1]) not in ids:
+                ids.insert(0, top)
+                del ids[limit:]
         return chosen
 
     def open_gaps(self) -> list[str]:

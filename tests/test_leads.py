@@ -75,7 +75,9 @@ def test_the_best_lead_is_taken_in_and_gives_way_to_evidence_read_later(memory_s
     assert research.state()["promoted"]["q2"] in research.evidence["q2"]
 
 
-def test_a_part_whose_only_quote_answers_another_part_better_still_quotes_it(memory_service):
+def test_a_parts_best_quote_is_in_its_section_though_it_answers_another_part_better(
+    memory_service,
+):
     both = "The bridge opened in 1932 and carries 160,000 vehicles a day."
     plan = Plan(
         "When did the bridge open, and how busy is it?",
@@ -94,7 +96,9 @@ def test_a_part_whose_only_quote_answers_another_part_better_still_quotes_it(mem
     research.evidence["q2"][item.id] = 0.6
     chosen = research.select(limit=3)
     assert chosen == {"q1": [item.id], "q2": [item.id]}
-    research.evidence["q2"][second.id] = 0.5  # now q2 has a quote of its own
+    research.evidence["q2"][second.id] = 0.5  # a weaker quote of its own follows it
+    assert research.select(limit=3) == {"q1": [item.id], "q2": [item.id, second.id]}
+    research.evidence["q2"][second.id] = 0.7  # its own best: the shared one is q1's alone
     assert research.select(limit=3) == {"q1": [item.id], "q2": [second.id]}
 
 

@@ -43,6 +43,9 @@ ITEMS_PER_SOURCE = 8
 #: Leads (sentences under the threshold that may be a part's best answer) kept per source
 #: and sub-question.
 LEADS_PER_SOURCE = 2
+#: Leads taken in as a part's evidence at most; a second one only when it scores at least
+#: this share of the first.
+PROMOTED, LEAD_SHARE = 2, 0.8
 #: A sub-question is answered with this many strongly relevant items, from this many sources
 #: about it.
 ANSWERED_ITEMS, ANSWERED_SOURCES = 3, 2
@@ -152,8 +155,8 @@ class Research:
         #: per part, sentences under the threshold that could be its best answer
         #: (:attr:`~research.relevance.Scored.lead`), by source path and offset
         self.leads: dict[str, dict[str, dict[str, Any]]] = {s.id: {} for s in plan.subquestions}
-        #: per part, the evidence id its best lead was taken in as
-        self.promoted: dict[str, str] = {}
+        #: per part, the evidence ids its best leads were taken in as
+        self.promoted: dict[str, list[str]] = {}
         self.tables: dict[str, dict[str, float]] = {s.id: {} for s in plan.subquestions}
         self.about: dict[str, set[str]] = {s.id: set() for s in plan.subquestions}
         self.found_tables: dict[str, Found] = {}
@@ -211,7 +214,7 @@ class Research:
                 self.texts[source.path] = ""
         self.evidence = {k: dict(v) for k, v in state["evidence"].items()}
         self.leads = {k: dict(v) for k, v in state.get("leads", {}).items()} or self.leads
-        self.promoted = dict(state.get("promoted", {}))
+        self.promoted = {k: list(v) for k, v in state.get("promoted", {}).items()}
         self.tables = {k: dict(v) for k, v in state["tables"].items()}
         self.about = {k: set(v) for k, v in state["about"].items()}
         self.found_tables = {k: Found(**v) for k, v in state["found_tables"].items()}
@@ -397,27 +400,36 @@ class Research:
         return _quote(url, s.text, s.start, s.end, path, s.section if kind == "file" else "")
 
     def _promote(self, sid: str) -> None:
-        """Take a part's best lead in as evidence: the sentence among all sources read that
-        says most of what the part asks, when none reaches the threshold or it ranks above
-        those that do only by a paraphrase. A lead taken earlier gives way when a better
-        one is read (it stays in the ledger, uncited)."""
+        """Take a part's best leads in as evidence: the :data:`PROMOTED` sentences among all
+        sources read that say most of what the part asks (a second one only from the
+        same source, and when it is nearly as good as the first), whether or not others
+        reach the threshold. Leads
+        taken earlier give way when better ones are read (they stay in the ledger,
+        uncited)."""
         if not self.leads[sid]:
             return
-        best = max(self.leads[sid].values(), key=lambda v: (v["score"], v["path"], v["start"]))
-        locator = best["section"] if best["kind"] == "file" else ""
-        item = self.ledger.add(
-            _quote(best["url"], best["span"], best["start"], best["end"], best["path"], locator)
+        ranked = sorted(
+            self.leads[sid].values(), key=lambda v: (-v["score"], v["path"], v["start"])
         )
-        before = self.promoted.get(sid)
-        if before == item.id:
-            return
-        if before is not None and self.evidence[sid].get(before, 1.0) < THRESHOLD:
-            del self.evidence[sid][before]
-        self.promoted[sid] = item.id
-        self.evidence[sid][item.id] = max(self.evidence[sid].get(item.id, 0.0), best["score"])
-        source = self.sources.get(best["path"])
-        if source is not None:
-            source.relevant_to.add(sid)
+        best = ranked[0]["score"]
+        taken = []
+        page = ranked[0]["path"]
+        for lead in [r for r in ranked if r["path"] == page][:PROMOTED]:
+            if lead["score"] < LEAD_SHARE * best:
+                break
+            locator = lead["section"] if lead["kind"] == "file" else ""
+            item = self.ledger.add(
+                _quote(lead["url"], lead["span"], lead["start"], lead["end"], lead["path"], locator)
+            )
+            taken.append(item.id)
+            self.evidence[sid][item.id] = max(self.evidence[sid].get(item.id, 0.0), lead["score"])
+            source = self.sources.get(lead["path"])
+            if source is not None:
+                source.relevant_to.add(sid)
+        for before in self.promoted.get(sid, []):
+            if before not in taken and self.evidence[sid].get(before, 1.0) < THRESHOLD:
+                del self.evidence[sid][before]
+        self.promoted[sid] = taken
 
     def _score_tables(self, path: str, text: str, url: str, title: str, kind: str) -> None:
         """Each table of a source, cited as its exact block, scored against every part."""

@@ -72,7 +72,7 @@ def test_the_best_lead_is_taken_in_and_gives_way_to_evidence_read_later(memory_s
     ids = research.select(limit=3)["q2"]
     assert research.ledger.get(ids[0]).span.startswith("On Mount Rainier every climber must carry")
     # The lead stays a candidate only while it is the best the part has under the bar.
-    assert research.state()["promoted"]["q2"] in research.evidence["q2"]
+    assert set(research.state()["promoted"]["q2"]) <= set(research.evidence["q2"])
 
 
 def test_a_parts_best_quote_is_in_its_section_though_it_answers_another_part_better(

@@ -26,6 +26,7 @@ from research.relevance import (
     Glossary,
     entity,
     lead_subject,
+    telling,
     weight,
     zh_tagged,
 )
@@ -434,6 +435,8 @@ def _split_zh(question: str) -> list[str]:
     for part, listed in pieces:
         clauses.extend((c, listed or j > 0) for j, c in enumerate(_zh_verb_phrases(part)))
     subject = lead or entity(question)
+    if not lead and not telling(subject):
+        subject = ""  # a common word (条件, 情况) is nothing to give the other pieces
     first = ""
     if clauses and subject and clauses[0][0].startswith(subject):
         rest_ = clauses[0][0][len(subject) :]

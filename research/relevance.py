@@ -382,6 +382,10 @@ def _core(phrase: str, subject: tuple[str, ...]) -> tuple[str, ...]:
     if not subject:
         return ()
     if is_cjk(phrase):
+        if "·" in phrase:  # a transliterated name: its last part is the family name
+            family = [t for t in terms(phrase.rsplit("·", 1)[1]) if t in subject]
+            if family:
+                return (max(family, key=len),)
         longest = max((w for w in words(phrase) if CJK.match(w)), key=len, default="")
         subs = [s for s in subject if len(s) >= 3 and s in longest]
         return (min(subs, key=len),) if subs else (max(subject, key=len),)
@@ -554,6 +558,14 @@ def _common_opening(texts: list[str]) -> str:
     while size < len(first) and first[size] == last[size]:
         size += 1
     return first[:size]
+
+
+def telling(text: str) -> bool:
+    """Whether a Chinese subject names something: one of its words is rarer than
+    :data:`COMMON_ZIPF` (赫顿, 石油生产国; not 条件 or 世界)."""
+    from wordfreq import zipf_frequency
+
+    return any(zipf_frequency(w, "zh") < COMMON_ZIPF for w in words(text) if CJK.match(w))
 
 
 def _zh_shared(question: str) -> str:

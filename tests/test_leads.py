@@ -150,3 +150,11 @@ def test_a_sentence_carrying_the_answer_type_outranks_one_that_only_shares_words
     where = Focus.build("向远在哪里读书？")
     assert answer_type_bonus(where, "向远少年时在长沙读书。") > 0
     assert answer_type_bonus(where, "向远少年时很用功。") == 0
+
+
+def test_a_common_chinese_word_is_not_given_to_the_other_pieces_and_a_name_has_its_family():
+    texts = [s.text for s in offline_plan("什么条件导致停电，什么部门负责抢修电网？").subquestions]
+    assert texts == ["什么条件导致停电？", "什么部门负责抢修电网？"]
+    question = "阿尔伯特·爱因斯坦在哪一年发表了论文，阿尔伯特·爱因斯坦在哪里工作？"
+    texts = [s.text for s in offline_plan(question).subquestions]
+    assert Focus.build(texts[1], texts, question).core == ("爱因斯坦",)

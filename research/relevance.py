@@ -123,7 +123,13 @@ _FRAMES = re.compile(
     r"|\b(?:what|which) (?:kind|type|sort)s? of\b"
     r"|^\s*(?:name|list|give|identify|describe|explain|define)\b"
     r"|哪一年|哪年|什么时候|何时|什么地方|哪个地方|哪里|何处|哪儿|多少|多长|多大|多远|多高|多久"
-    r"|叫什么|名字|名称",
+    r"|叫什么|名字|名称"
+    # what the answer is called: "what is it called", "referred to as what", 被称为什么
+    r"|\b(?:is|are|was|were|be) (?:called|named|known as|referred to as)\b"
+    r"|\b(?:called|named|known as|referred to as)(?=\s*(?:what\b|\?|$))"
+    r"|被称为|被称作|称为|称作|叫做"
+    # a question word with its measure word (哪次, 哪位), a count asked for (两种, 一系列)
+    r"|哪?[一二两三四五六七八九十每几][个种支位次条名项部本座家类]|一系列|哪[\u4e00-\u9fff]",
     re.I,
 )
 

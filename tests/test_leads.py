@@ -158,3 +158,12 @@ def test_a_common_chinese_word_is_not_given_to_the_other_pieces_and_a_name_has_i
     question = "阿尔伯特·爱因斯坦在哪一年发表了论文，阿尔伯特·爱因斯坦在哪里工作？"
     texts = [s.text for s in offline_plan(question).subquestions]
     assert Focus.build(texts[1], texts, question).core == ("爱因斯坦",)
+
+
+def test_words_that_say_what_kind_of_answer_is_wanted_are_not_facets():
+    for question, facets in [
+        ("哪两种矿物在高温时最稳定？", {"高温", "时", "最", "稳定"}),
+        ("北极燕鸥的迁徙路线被称为什么？", {"迁徙", "路线"}),
+        ("What is the glowing ring around the Moon called?", {"glow", "ring", "around"}),
+    ]:
+        assert {f.term for f in Focus.build(question).facets} == facets, question

@@ -46,7 +46,9 @@ _STOP_EN = (
     "about also can could would should will shall may might must i we you "
     "he she his her our your my me us him one ones such very more most much "
     "many some any each other same own just only both all s t since until if whether "
-    "before after between during within among across through against via per"
+    "before after between during within among across through against via per "
+    "around behind upon up down out off without along toward towards beyond above below "
+    "near throughout despite except besides beside amid"
 )
 _STOP_ZH = (
     "的 了 是 在 和 与 及 也 就 都 而 吗 呢 啊 之 其 又 着 把 被 对 以 于 为 这 那 "

@@ -164,6 +164,6 @@ def test_words_that_say_what_kind_of_answer_is_wanted_are_not_facets():
     for question, facets in [
         ("哪两种矿物在高温时最稳定？", {"高温", "时", "最", "稳定"}),
         ("北极燕鸥的迁徙路线被称为什么？", {"迁徙", "路线"}),
-        ("What is the glowing ring around the Moon called?", {"glow", "ring", "around"}),
+        ("What is the glowing ring around the Moon called?", {"glow", "ring"}),
     ]:
         assert {f.term for f in Focus.build(question).facets} == facets, question

@@ -134,6 +134,22 @@ _FRAMES = re.compile(
 )
 
 
+_KIND_NOUN = re.compile(
+    r"\b(?:[Ww]hat|[Ww]hich)\s+(?!(?:is|are|was|were|do|does|did|has|have|had|can|could|will|"
+    r"would|should|may|might|must)\b)([a-z][a-z'-]*)(?=\s+[a-z])"
+)
+
+
+def answer_kind_terms(text: str) -> set[str]:
+    """The noun that names the kind of thing an English question asks for, right after its
+    question word ("which *river* flows through Paris"): the sentence that answers names
+    the thing itself (the Seine), not its kind, so this word is no facet. (A Chinese
+    answer often says its kind, 蒙古族 for 哪个民族, so 什么/哪个 keep their noun.)"""
+    if is_cjk(text):
+        return set()
+    return {stem(m.group(1)) for m in _KIND_NOUN.finditer(text)}
+
+
 def question_kind(text: str) -> str:
     """``when``, ``number``, ``why``, ``who``, ``where``, ``how`` or ``what``."""
     low = text.lower()
@@ -245,6 +261,8 @@ class Focus:
             )
         if not subject:
             subject = own
+        kinds = answer_kind_terms(subquestion)
+        own = [t for t in own if t in subject or t not in kinds]
         phrases = _phrases(subquestion, [t for t in own if t not in subject])
         facets = tuple(
             Facet(
@@ -719,18 +737,7 @@ def _prepared(text: str, title: str) -> Document:
 
 
 def _normal(text: str) -> str:
-    """``text`` as comparable terms, with Chinese written as one run (a name the word list
-    cuts differently in two texts is still found in both)."""
-    out: list[str] = []
-    for word in words(text):
-        if word == "'":
-            continue
-        term = stem(word)
-        if out and CJK.match(term) and CJK.match(out[-1][-1]):
-            out[-1] += term
-        else:
-            out.append(term)
-    return " ".join(out)
+    return " ".join(stem(w) for w in words(text) if w not in ("'",))
 
 
 _CAP_RUN = re.compile(r"\b(?:[A-Z][\w'’]*\s+)+[A-Z][\w'’]*")
@@ -755,6 +762,8 @@ def _has_core(core: tuple[str, ...], text_terms: Sequence[str] | str) -> bool:
     if not core:
         return False
     if isinstance(text_terms, str):
+        if len(core) == 1 and _unsegmented(core[0]):  # the text has it cut: 道 同
+            return core[0] in text_terms.replace(" ", "")
         return (" ".join(core)) in text_terms or (
             len(core) == 1 and CJK.match(core[0]) is not None and core[0] in text_terms
         )

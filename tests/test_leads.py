@@ -167,3 +167,10 @@ def test_words_that_say_what_kind_of_answer_is_wanted_are_not_facets():
         ("What is the glowing ring around the Moon called?", {"glow", "ring"}),
     ]:
         assert {f.term for f in Focus.build(question).facets} == facets, question
+
+
+def test_the_noun_naming_the_kind_of_answer_is_not_a_facet_in_english():
+    focus = Focus.build("Which river flows through the city of Tromsø?")
+    assert "river" not in {f.term for f in focus.facets}
+    named = Focus.build("Which NFL team won in 2016?")  # a name is never the kind
+    assert "nfl" in (*named.subject, *(f.term for f in named.facets))

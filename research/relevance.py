@@ -16,7 +16,8 @@ the subject?) and a facet score (the weighted geometric mean of how each facet i
 the sentence, by an equivalent word, only in its section heading or the page title, or
 not at all). A missing facet pulls the score down hard, so a page about bicycle pumps does
 not answer "How do heat pumps work?". Rare words weigh more than common ones (word
-frequencies from ``wordfreq``). Sentences at or above :data:`THRESHOLD` are evidence.
+frequencies from ``wordfreq``). Sentences at or above :data:`THRESHOLD` are evidence; a
+part's best sentence under it may still answer the part (see :attr:`Scored.lead`).
 """
 
 from __future__ import annotations

@@ -379,51 +379,45 @@ class Research:
                 old = self.evidence[sid].get(item.id, 0.0)
                 self.evidence[sid][item.id] = max(old, scored.score)
                 source.relevant_to.add(sid)
-            for scored in [x for x in every if x.score < THRESHOLD and x.lead][:LEADS_PER_SOURCE]:
-                s = scored.sentence
-                self.leads[sid][f"{path}#{s.start}"] = {
-                    "path": path,
-                    "url": url,
-                    "kind": kind,
-                    "start": s.start,
-                    "end": s.end,
-                    "section": s.section,
-                    "span": s.text,
-                    "score": scored.score,
-                }
-            self._promote(sid)
+            fresh = [x for x in every if x.score < THRESHOLD and x.lead][:LEADS_PER_SOURCE]
+            for scored in fresh:
+                item = self._item(scored, url, path, kind)
+                self.leads[sid][f"{path}#{item.start}"] = item.to_dict() | {"score": scored.score}
+            if fresh:
+                self._promote(sid)
         self._score_tables(path, text, url, title, kind)
 
     @staticmethod
     def _item(scored: Scored, url: str, path: str, kind: str) -> EvidenceItem:
         s = scored.sentence
-        return _quote(url, s.text, s.start, s.end, path, s.section if kind == "file" else "")
+        return EvidenceItem(
+            url=url,
+            span=s.text,
+            start=s.start,
+            end=s.end,
+            page_path=path,
+            locator=s.section if kind == "file" else "",
+        )
 
     def _promote(self, sid: str) -> None:
         """Take a part's best leads in as evidence: the :data:`PROMOTED` sentences among all
         sources read that say most of what the part asks (a second one only from the
         same source, and when it is nearly as good as the first), whether or not others
-        reach the threshold. Leads
-        taken earlier give way when better ones are read (they stay in the ledger,
-        uncited)."""
-        if not self.leads[sid]:
-            return
+        reach the threshold. Leads taken earlier give way when better ones are read (they
+        stay in the ledger, uncited)."""
         ranked = sorted(
-            self.leads[sid].values(), key=lambda v: (-v["score"], v["path"], v["start"])
+            self.leads[sid].values(), key=lambda v: (-v["score"], v["page_path"], v["start"])
         )
         best = ranked[0]["score"]
         taken = []
-        page = ranked[0]["path"]
-        for lead in [r for r in ranked if r["path"] == page][:PROMOTED]:
+        page = ranked[0]["page_path"]
+        for lead in [r for r in ranked if r["page_path"] == page][:PROMOTED]:
             if lead["score"] < LEAD_SHARE * best:
                 break
-            locator = lead["section"] if lead["kind"] == "file" else ""
-            item = self.ledger.add(
-                _quote(lead["url"], lead["span"], lead["start"], lead["end"], lead["path"], locator)
-            )
+            item = self.ledger.add(EvidenceItem.from_dict(lead))
             taken.append(item.id)
             self.evidence[sid][item.id] = max(self.evidence[sid].get(item.id, 0.0), lead["score"])
-            source = self.sources.get(lead["path"])
+            source = self.sources.get(lead["page_path"])
             if source is not None:
                 source.relevant_to.add(sid)
         for before in self.promoted.get(sid, []):
@@ -675,11 +669,6 @@ NAME_WEIGHT = 3.5
 REPEATED_FACTS = 0.15
 #: Years this close are one period (1887 and 1889; 1914 and 1918).
 PERIOD_YEARS = 50
-
-
-def _quote(url: str, span: str, start: int, end: int, path: str, locator: str) -> EvidenceItem:
-    """An evidence item: ``span`` at ``start``–``end`` of the stored source at ``path``."""
-    return EvidenceItem(url=url, span=span, start=start, end=end, page_path=path, locator=locator)
 
 
 def _years(span: str) -> list[int]:

@@ -22,6 +22,8 @@ from pydantic import BaseModel, Field, ValidationError
 from research.relevance import (
     IMPERATIVES,
     SCAFFOLD,
+    ZH_ASKS,
+    ZH_QUESTION_WORDS,
     Focus,
     Glossary,
     entity,
@@ -62,7 +64,6 @@ _AUX = frozenset(
     ]
 )
 _PRONOUNS = {"it": "", "its": "'s", "they": "", "their": "'s", "them": "", "this": "", "these": ""}
-_ZH_QW = ("如何", "为什么", "为何", "哪些", "何时", "什么", "怎样", "怎么", "是否", "多少", "哪里")
 _ZH_PRONOUNS = ("它们", "它", "其", "该")
 
 
@@ -349,7 +350,6 @@ def _with_subject(clause: str, subject: str, lead: str) -> str:
 
 
 _ZH_SPLIT = re.compile(r"[？?！!；;。]")
-_ZH_ASKS = re.compile("|".join([*_ZH_QW, "谁", "哪", "几", "吗"]))
 
 
 #: Conjunctions that join two verb phrases of one question ("如何建造*并*保持开放").
@@ -373,7 +373,7 @@ def _zh_verb_phrases(clause: str) -> list[str]:
 
 def _zh_asks(text: str) -> bool:
     """Whether a Chinese clause asks something (a question word or 吗)."""
-    return _ZH_ASKS.search(text) is not None
+    return ZH_ASKS.search(text) is not None
 
 
 def _zh_mentions(text: str, subject: str) -> bool:
@@ -387,7 +387,7 @@ def _zh_named(clause: str) -> bool:
     """Whether a Chinese clause opens with a subject of its own (a noun before its verb
     or question word: "1754年的第一场战役是什么" does, "何时开始商用" does not)."""
     for pair in zh_tagged(clause):
-        if pair.flag.startswith(("v", "r")) or pair.word in _ZH_QW:
+        if pair.flag.startswith(("v", "r")) or pair.word in ZH_QUESTION_WORDS:
             return False
         if pair.flag.startswith(("n", "eng")):
             return True
@@ -440,7 +440,7 @@ def _split_zh(question: str) -> list[str]:
     first = ""
     if clauses and subject and clauses[0][0].startswith(subject):
         rest_ = clauses[0][0][len(subject) :]
-        match = re.match("(是)?(" + "|".join(_ZH_QW) + ")", rest_)
+        match = re.match("(是)?(" + "|".join(ZH_QUESTION_WORDS) + ")", rest_)
         first = match.group(0) if match else ""
     out = []
     for clause, listed in clauses:

@@ -94,7 +94,6 @@ _DATE = re.compile(
     r"|\b[1-9][0-9]{2}\s?[–—-]\s?[1-9][0-9]{2,3}\b"
     r"|^[*_\s]*[1-9][0-9]{2}[*_]*\s+[–—-]"
 )
-_NUMBER = re.compile(r"\d[\d,.]*\s?(?:%|km|kilomet|mile|m\b|metre|meter|ton|tonne|people|per)|\d")
 _CAUSE = re.compile(
     r"\b(because|due to|led to|caused|as a result|so that|therefore|owing to|cut off)\b"
     r"|因为|由于|导致|造成|因此|所以",
@@ -114,6 +113,9 @@ def weight(term: str) -> float:
     return max(1.0, min(5.0, 7.5 - zipf)) if zipf else 5.0
 
 
+#: Verbs that open a request asked as a question ("Name one cause of …").
+IMPERATIVES = frozenset(["name", "list", "give", "identify", "describe", "explain", "define"])
+
 #: The words of a question that say what kind of answer it wants, not what it is about:
 #: "in what year", "what is the name of", "how far", "哪一年", "什么地方". They are not
 #: facets: a sentence answers "in what year …" with a year, not with the word "year".
@@ -122,7 +124,7 @@ _FRAMES = re.compile(
     r"|\b(?:what|which) (?:is|was|are|were) the names? of\b|\bthe names? of\b"
     r"|\bhow (?:many|much|long|far|big|large|tall|high|deep|old|often)\b"
     r"|\b(?:what|which) (?:kind|type|sort)s? of\b"
-    r"|^\s*(?:name|list|give|identify|describe|explain|define)\b"
+    rf"|^\s*(?:{'|'.join(sorted(IMPERATIVES))})\b"
     r"|哪一年|哪年|什么时候|何时|什么地方|哪个地方|哪里|何处|哪儿|多少|多长|多大|多远|多高|多久"
     r"|叫什么|名字|名称"
     # what the answer is called: "what is it called", "referred to as what", 被称为什么
@@ -420,13 +422,12 @@ def _core(phrase: str, subject: tuple[str, ...]) -> tuple[str, ...]:
 
 _QUESTION_TEXT = "how why what when where which who whom whose"
 _QUESTION_WORDS = frozenset(_QUESTION_TEXT.split())
-#: Verbs that open a request asked as a question ("Name one cause of …").
-IMPERATIVES = frozenset(["name", "list", "give", "identify", "describe", "explain", "define"])
 _AUX_TEXT = "is are was were do does did can could will would should has have had may might must"
 _AUX = frozenset(_AUX_TEXT.split())
 _ARTICLES_TEXT = "the a an its their this these those"
 _ARTICLES = frozenset(_ARTICLES_TEXT.split())
-_ZH_QUESTION = (
+#: Chinese question words.
+ZH_QUESTION_WORDS = (
     "如何",
     "为什么",
     "为何",
@@ -441,7 +442,8 @@ _ZH_QUESTION = (
 )
 
 
-_ZH_QUESTION_RE = re.compile("|".join([*_ZH_QUESTION, "谁", "哪", "几", "吗"]))
+#: What makes a Chinese text ask something: a question word, 谁, 哪, 几 or 吗.
+ZH_ASKS = re.compile("|".join([*ZH_QUESTION_WORDS, "谁", "哪", "几", "吗"]))
 
 #: A lead that names the subject before the questions ("Lithium-ion batteries: who …").
 _LEAD = re.compile(r"^(?P<lead>[^:：?？]{2,80})[:：]\s*(?P<rest>\S.*)$")
@@ -461,7 +463,7 @@ def lead_subject(question: str) -> tuple[str, str]:
     words_ = lead.split()
     if words_ and words_[0].lower() in _QUESTION_WORDS | _AUX:
         return "", question
-    if is_cjk(lead) and any(q in lead for q in _ZH_QUESTION):
+    if is_cjk(lead) and any(q in lead for q in ZH_QUESTION_WORDS):
         return "", question
     while len(words_) > 1 and words_[0].lower() in _LEAD_PREPOSITIONS:
         words_ = words_[1:]
@@ -545,7 +547,6 @@ def _zh_entity(clause: str) -> str:
     石油生产国 asks about; in a clause of common nouns only, its first run). Names joined
     by · or - are one (詹姆斯·赫顿); a number and measure word before a noun are skipped
     (一个蜂群 → 蜂群)."""
-    from wordfreq import zipf_frequency
 
     runs: list[list[str]] = []
     out: list[str] = []
@@ -561,10 +562,8 @@ def _zh_entity(clause: str) -> str:
     if out:
         runs.append(out)
     found = [run for run in runs if 2 <= len("".join(run)) <= 20]
-    telling = [
-        run for run in found if any(zipf_frequency(w, "zh") < COMMON_ZIPF for w in run if w.strip())
-    ]
-    chosen = (telling or found or [[]])[0]
+    named = [run for run in found if any(_rare(w) for w in run if w.strip())]
+    chosen = (named or found or [[]])[0]
     return "".join(chosen).strip("".join(_NAME_JOINS))
 
 
@@ -588,16 +587,20 @@ def _common_opening(texts: list[str]) -> str:
 def telling(text: str) -> bool:
     """Whether a Chinese subject names something: one of its words is rarer than
     :data:`COMMON_ZIPF` (赫顿, 石油生产国; not 条件 or 世界)."""
+    return any(_rare(w) for w in words(text) if CJK.match(w))
+
+
+def _rare(text: str) -> bool:
+    """Whether a Chinese word or text is rarer than :data:`COMMON_ZIPF`."""
     from wordfreq import zipf_frequency
 
-    return any(zipf_frequency(w, "zh") < COMMON_ZIPF for w in words(text) if CJK.match(w))
+    return zipf_frequency(text, "zh") < COMMON_ZIPF
 
 
 def _zh_shared(question: str) -> str:
     """The subject a Chinese question in a row opens most of its pieces with (道同 in
     道同是什么时期的人物，道同属于哪个民族，道同为什么……): the longest opening that at
     least half of the pieces (and two or more) share, without a closing particle."""
-    from wordfreq import zipf_frequency
 
     pieces = [p.strip() for p in re.split(r"[，,。？?！!；;、]", question) if p.strip()]
     need = max(2, math.ceil(len(pieces) / 2))
@@ -614,8 +617,8 @@ def _zh_shared(question: str) -> str:
         if (
             len(opening) >= 2
             and re.fullmatch(r"[\u3400-\u9fffA-Za-z0-9·]+", opening)
-            and not _ZH_QUESTION_RE.search(opening)
-            and zipf_frequency(opening, "zh") < COMMON_ZIPF
+            and not ZH_ASKS.search(opening)
+            and _rare(opening)
             and len(opening) > len(best)
         ):
             best = opening
@@ -1144,13 +1147,6 @@ def relevant(
 ) -> list[Scored]:
     """The sentences of ``doc`` scoring at least ``threshold`` for ``focus``, best first."""
     return [s for s in assessed(focus, doc, complete_only) if s.score >= threshold]
-
-
-def leads(focus: Focus, doc: Document, limit: int = 2) -> list[Scored]:
-    """The best ``limit`` sentences of ``doc`` under :data:`THRESHOLD` that could stand as
-    the part's answer if nothing better is read (:attr:`Scored.lead`), best first."""
-    found = [s for s in assessed(focus, doc) if s.score < THRESHOLD and s.lead]
-    return found[:limit]
 
 
 def assessed(focus: Focus, doc: Document, complete_only: bool = True) -> list[Scored]:

@@ -181,7 +181,6 @@ def is_verb_form(word: str) -> bool:
 
 
 @lru_cache(maxsize=200_000)
-@lru_cache(maxsize=200_000)
 def stem(word: str) -> str:
     """The comparable form of one lower-case word: for Latin, the Snowball stem of its
     verb's base form when it is a form of a verb ("began" and "begin" alike, "built" and

@@ -17,15 +17,20 @@ what failed and what was read but off-topic — and cite nothing.
 
 from __future__ import annotations
 
-import re
-
+from research.disagreements import (
+    Disagreement,
+    Stored,
+    find_disagreements,
+    measure_name,
+    value_text,
+)
+from research.facts import leans_on_context, states_cause
 from research.relevance import THRESHOLD, entity, score_text
 from research.text import language, terms
+from subagents.evidence import EvidenceItem
 from subagents.generate.labels import label
 from subagents.generate.notes import RESEARCH_MARKER
-from subagents.generate.writer import leans_on_context
 
-from .disagreements import NAMES, Claim, Disagreement, find_disagreements
 from .research import Research, table_score
 from .tables import choose_tables
 
@@ -38,14 +43,6 @@ def _sentence(research: Research, ev_id: str) -> str:
     if item is None:
         return ""
     return f"{' '.join(item.span.split())} [{ev_id}]"
-
-
-#: A sentence that says why, in its own words (for a "why" part's summary line).
-_CAUSE = re.compile(
-    r"\b(because|due to|led to|lead to|caus(?:e|ed|ing)|brought about|as a result|result(?:ed)? "
-    r"in|owing to|thanks to)\b|因为|由于|导致|造成|使得?|致使",
-    re.I,
-)
 
 
 def summary_choice(research: Research, sub_id: str, ids: list[str]) -> str | None:
@@ -70,7 +67,7 @@ def summary_choice(research: Research, sub_id: str, ids: list[str]) -> str | Non
         n = max(1, len(focus.facets))
         own = sum(f.term in said for f in focus.facets) / n
         says = sum(f.term in said or bool(f.equivalents & said) for f in focus.facets) / n
-        cause = focus.kind == "why" and bool(_CAUSE.search(span))
+        cause = focus.kind == "why" and states_cause(span)
         alone = score_text(focus, span)
         return scores.get(ev_id, 0.0) + 0.3 * alone + cause * (0.2 + 0.15 * own) + 0.05 * says
 
@@ -108,16 +105,6 @@ def _table(research: Research, ev_id: str, lang: str) -> list[str]:
     return [*lines, "", f"Table: {caption}{end} [{ev_id}]", ""]
 
 
-def _value(claim: Claim, lang: str) -> str:
-    """A value as the report's language writes it: "about 1,794–1,797 km", "约1,794–1,797公里"."""
-    low, high = (f"{v:,.0f}" if v == int(v) else f"{v:,}" for v in (claim.low, claim.high))
-    number = low if low == high else f"{low}–{high}"
-    if lang == "zh":
-        unit = {"km": "公里", "mi": "英里"}.get(claim.unit, claim.unit)
-        return f"{'约' if claim.about else ''}{number}{unit}"
-    return f"{'about ' if claim.about else ''}{number} {claim.unit}"
-
-
 def _listed(items: list[str], lang: str) -> str:
     """``a, b and c`` (``a、b和c``)."""
     if len(items) < 2:
@@ -131,10 +118,10 @@ def _disagreement_line(found: Disagreement, lang: str, subject: str = "") -> str
     """One sentence giving every value of a quantity, each followed by its citation (values
     a source gives together share its one citation): "Sources give the river's length as
     6,650 km [ev-…], about 6,695–6,700 km [ev-…] and about 6,800 km [ev-…]"."""
-    name = NAMES.get(lang, NAMES["en"]).get(found.measure, found.measure)
+    name = measure_name(found, lang)
     by_source: dict[str, list[str]] = {}
     for claim in found.claims:
-        by_source.setdefault(claim.ev_id, []).append(_value(claim, lang))
+        by_source.setdefault(claim.ev_id, []).append(value_text(claim, lang))
     values = [f"{_listed(texts, lang)} [{ev}]" for ev, texts in by_source.items()]
     if lang == "zh":
         about = f"{subject}的{name}" if subject else name
@@ -142,6 +129,29 @@ def _disagreement_line(found: Disagreement, lang: str, subject: str = "") -> str
     if subject and name.startswith("the "):
         name = f"the {subject}'s {name[4:]}"
     return f"- Sources give {name} as {_listed(values, lang)}."
+
+
+def _disagreements(research: Research) -> list[Disagreement]:
+    """The quantities and dates the sources relevant to the question give differently,
+    each value cited by the sentence that gives it."""
+    read = [
+        Stored(path, source.url, research.texts[path])
+        for path, source in research.sources.items()
+        if source.relevant_to and path in research.texts
+    ]
+    found = find_disagreements(read, research.plan.language, entity(research.plan.question))
+    for claim in (c for d in found for c in d.claims):
+        source = research.sources[claim.path]
+        item = EvidenceItem(
+            url=claim.url,
+            span=research.texts[claim.path][claim.start : claim.end],
+            start=claim.start,
+            end=claim.end,
+            page_path=claim.path,
+            locator=claim.section if source.kind == "file" else "",
+        )
+        claim.ev_id = research.ledger.add(item).id
+    return found
 
 
 def _subject(research: Research, lang: str) -> str:
@@ -180,7 +190,7 @@ def research_notes(research: Research, interrupted: bool = False) -> str:
             lines.append("")
         if sub.id in tables:
             lines += _table(research, tables[sub.id], lang)
-    disagreements = find_disagreements(research)
+    disagreements = _disagreements(research)
     if disagreements:
         lines += [f"## {label(lang, 'disagreements')}", ""]
         subject = _subject(research, lang)

@@ -20,6 +20,7 @@ from urllib.parse import urlsplit
 import yaml
 
 from fs_service import FsError
+from research.facts import years
 from research.plan import Plan, SubQuestion
 from research.relevance import (
     THRESHOLD,
@@ -539,12 +540,12 @@ class Research:
         order = sorted(pairs, key=stable)
 
         periods: dict[str, list[int]] = {s.id: [] for s in self.plan.subquestions}
-        years = {i: _years(item.span) for i, item in items.items()}
+        dates = {i: years(item.span) for i, item in items.items()}
 
         def value(pair: tuple[str, str]) -> float:
             sub_id, ev_id = pair
             repeats = per_source.get((sub_id, items[ev_id].url), 0)
-            said, dated = facts[ev_id], years[ev_id]
+            said, dated = facts[ev_id], dates[ev_id]
             known = len(said & stated[sub_id])
             known += sum(1 for y in dated if _same_period(y, periods[sub_id]))
             share = known / (len(said) + len(dated)) if said or dated else 0.0
@@ -567,7 +568,7 @@ class Research:
             taken.add(ev_id)
             used.append(item.span)
             stated[sub_id] |= facts[ev_id]
-            periods[sub_id].extend(years[ev_id])
+            periods[sub_id].extend(dates[ev_id])
             key = (sub_id, item.url)
             per_source[key] = per_source.get(key, 0) + 1
         for sub_id, ids in chosen.items():
@@ -661,7 +662,6 @@ class Research:
 
 
 _FACT = re.compile(r"\b\d[\d,.]*\b|(?<=\s)[A-Z][a-z]+(?:[ -][A-Z][a-z]+)*|\d+年")
-_YEARS = re.compile(r"(?<![\d,.])(\d{3,4})(?:\s?(BCE|BC)\b)?(?![\d,.]\d)|(\d{3,4})\s?年")
 #: A Chinese word at least this rare (see :func:`~research.relevance.weight`) names a
 #: thing: a place, a person, a work.
 NAME_WEIGHT = 3.5
@@ -669,16 +669,6 @@ NAME_WEIGHT = 3.5
 REPEATED_FACTS = 0.15
 #: Years this close are one period (1887 and 1889; 1914 and 1918).
 PERIOD_YEARS = 50
-
-
-def _years(span: str) -> list[int]:
-    """The years a quote gives (BCE as negative)."""
-    out = []
-    for year, era, zh in _YEARS.findall(plain(span)):
-        value = int(year or zh)
-        if 100 <= value <= 2100:
-            out.append(-value if era else value)
-    return out
 
 
 def _same_period(year: int, seen: list[int]) -> bool:

@@ -31,6 +31,8 @@ from datetime import UTC, datetime
 from functools import lru_cache
 from typing import Any
 
+from .facts import has_date, has_quantity, opens_leaning, states_cause
+from .facts import years as facts_years
 from .text import (
     CJK,
     STOP_WORDS,
@@ -76,29 +78,6 @@ _PRESENT_TEXT = "today now nowadays currently present 今天 如今 现在 目�
 PRESENT = frozenset(stem(w) if not CJK.match(w) else w for w in _PRESENT_TEXT.split())
 
 _LINK = re.compile(r"!?\[([^\]]*)\]\([^)\s]*(?:\s+\"[^\"]*\")?\)")
-_ANAPHORA = re.compile(
-    r"(?:(?:When|After|As|But|And|So|Then)\s+)?(?:it|its|they|them|their|this|that|these|those|"
-    r"such|he|she|his|her|several of them)\b|[它其该这此他她]",
-    re.I,
-)
-#: A sentence whose subject is a share of something named before it ("several of them").
-_LEANING = re.compile(
-    r"\b(?:several|some|many|most|all|each|none|one|both|few|two|three) of (?:them|these|those)\b",
-    re.I,
-)
-_DATE = re.compile(
-    r"\b(1[0-9]{3}|20[0-9]{2}|[1-9][0-9]{0,2}\s?(?:BCE|BC|CE|AD))\b|\d{2,4}\s?年"
-    # a year of three digits, where a year is written: "in 793", "793–796", "**800** —"
-    r"|\b(?:in|from|until|since|after|before|around|between)\s+[1-9][0-9]{2}\b(?![,.]?\d)"
-    r"(?!\s*(?:km|kilomet|metre|meter|mile|men\b|people|tons?\b|li\b|%|years))"
-    r"|\b[1-9][0-9]{2}\s?[–—-]\s?[1-9][0-9]{2,3}\b"
-    r"|^[*_\s]*[1-9][0-9]{2}[*_]*\s+[–—-]"
-)
-_CAUSE = re.compile(
-    r"\b(because|due to|led to|caused|as a result|so that|therefore|owing to|cut off)\b"
-    r"|因为|由于|导致|造成|因此|所以",
-    re.I,
-)
 
 
 @lru_cache(maxsize=4096)
@@ -1051,7 +1030,7 @@ def assess(focus: Focus, doc: Document, index: int) -> Scored:
         score *= 0.5 + 0.5 * sum(salience) / len(salience)
     text = sentence.text
     score *= _time_agreement(focus, text)
-    if _ANAPHORA.match(plain(text)) or _LEANING.search(plain(text)):
+    if opens_leaning(text):
         score *= 0.85  # leans on the sentence before it: less use on its own
     score += answer_type_bonus(focus, text)
     total = sum(f.weight for f in focus.facets)
@@ -1069,29 +1048,17 @@ def answer_type_bonus(focus: Focus, text: str) -> float:
     many*, a stated cause for *why*, a person or organisation for *who*, a place for
     *where*."""
     new = _new_to(focus.text, plain(text))
-    if (focus.kind == "when" or focus.historical) and _DATE.search(new):
+    if (focus.kind == "when" or focus.historical) and has_date(new):
         return 0.08
-    if focus.kind == "number" and _QUANTITY.search(new):
+    if focus.kind == "number" and has_quantity(new):
         return 0.1
-    if focus.kind == "why" and _CAUSE.search(text):
+    if focus.kind == "why" and states_cause(text):
         return 0.05
     if focus.kind in ("who", "where") and _names_of(new, focus.kind) - _names_of(
         focus.text, focus.kind
     ):
         return 0.06
     return 0.0
-
-
-#: A quantity, not a bare year: a number with a unit, a grouped or decimal number, a
-#: count written with a scale word, a share.
-_QUANTITY = re.compile(
-    r"\d[\d,.]*\s?(?:%|percent|per\b|km|kilomet|mile|m\b|metre|meter|feet|ft\b|kg|ton|tonne|"
-    r"hectare|acre|mph|km/h|people|inhabitants|million|billion|thousand|hundred|times)"
-    r"|\d{1,3}(?:,\d{3})+|\d+\.\d+|\b(?!1[0-9]{3}\b|20[0-9]{2}\b)\d{2,}\b"
-    r"|\d+\s?(?:万|亿|千|百|多|余)?\s?(?:人|个|名|座|所|公里|千米|米|平方|吨|元|年|倍|%|％|次|种|位|条)"
-    r"|[一二三四五六七八九十百千万两]+(?:个|名|座|所|种|位|条|次|倍|万|亿)",
-    re.I,
-)
 
 
 def _new_to(question: str, text: str) -> str:
@@ -1117,7 +1084,6 @@ def _names_of(text: str, kind: str) -> frozenset[str]:
     return frozenset(m.group(0).lower() for m in _NAME_RUN.finditer(text))
 
 
-_YEAR = re.compile(r"\b(1[0-9]{3}|20[0-9]{2})\b|(\d{4})\s?年")
 _NOW = re.compile(
     r"\b(today|now|nowadays|currently|present-day|twenty-first century|21st century)\b"
     r"|今天|如今|现在|目前|当今",
@@ -1130,7 +1096,7 @@ RECENT_YEARS = 75
 def _time_agreement(focus: Focus, text: str) -> float:
     """Less for a sentence about the present when the question asks about the past, and
     for one only about the past when it asks about today."""
-    years = [int(a or b) for a, b in _YEAR.findall(text)]
+    years = facts_years(text)
     recent = datetime.now(UTC).year - RECENT_YEARS
     now = bool(_NOW.search(text)) or (bool(years) and min(years) >= recent)
     past = bool(years) and max(years) < recent and not _NOW.search(text)

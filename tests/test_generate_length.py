@@ -13,11 +13,12 @@ from scripted import call_tool as call
 
 from host.research import table_score
 from host.tables import Found
+from research.facts import first_year
 from research.relevance import THRESHOLD, Focus
 from research.text import is_instruction
 from subagents import build_toolkit
 from subagents.generate.notes import RESEARCH_MARKER, Cite, Point
-from subagents.generate.writer import chronological, first_year
+from subagents.generate.writer import chronological
 from subagents.results import text_of
 
 PARTS = [

@@ -9,15 +9,15 @@ from pathlib import Path
 
 import pytest
 
-from host.disagreements import Claim, Disagreement
 from host.notes import _disagreement_line, research_notes, summary_choice, table_caption
 from host.research import Research
 from host.tables import file_title, tables_in
+from research.disagreements import Claim, Disagreement
+from research.facts import leans_on_context, points_back
 from research.plan import Plan, SubQuestion
 from subagents.evidence import EvidenceItem, EvidenceLedger
 from subagents.generate.charts import chart_for
 from subagents.generate.notes import Point, Table
-from subagents.generate.writer import leans_on_context, points_back
 
 CONTENT = Path(__file__).resolve().parent.parent / "demo" / "content"
 

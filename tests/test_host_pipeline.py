@@ -21,8 +21,8 @@ from demo.site import DEMO_QUESTION_ZH
 from host.brains.offline import OfflinePolicy
 from host.hub import Host
 from host.stages import HOST_NAME, find_context
+from research.facts import leans_on_context
 from subagents import PIPELINE_ORDER
-from subagents.generate.writer import leans_on_context
 
 
 @pytest.fixture(scope="module")

@@ -1,7 +1,8 @@
 """The extractive writer: from candidate evidence to a report that reads like one.
 
 Given a draft whose sections hold candidate sentences (best first), :func:`shape` keeps
-only full sentences that do not open by pointing back (see :func:`leans_on_context`), merges
+only full sentences that do not open by pointing back (see
+:func:`research.facts.leans_on_context`), merges
 near-duplicates, takes the lead as the summary (and leaves those sentences out of the
 sections), fits the whole to the length asked for — the brief's "Length wanted: 2–3
 pages", or 2–4 pages by default — giving every part at least two sentences where it has
@@ -15,6 +16,7 @@ import re
 from collections.abc import Callable
 from dataclasses import replace
 
+from research.facts import first_year, points_back
 from research.relevance import Focus
 from research.text import is_complete, is_instruction, language, plain
 
@@ -45,16 +47,6 @@ _PAGES = re.compile(
 _CJK_RANGE = "\u3000-\u303f\u3400-\u9fff\uf900-\ufaff\uff00-\uffef"
 _CJK = re.compile(f"[{_CJK_RANGE}]")
 _CJK_GAP = re.compile(rf"(?<=[{_CJK_RANGE}])\s+(?=[{_CJK_RANGE}])")
-#: What a number counts when it is not a year ("186 to 196 km", "800 men").
-_UNITS = r"(?:km|kilomet|metres?|meters?|miles?|men\b|people|tons?\b|li\b|%|years)"
-_YEAR = re.compile(
-    r"\b(\d{1,4})\s*(BCE|BC)\b|\b(1\d{3}|20\d{2})\b|(\d{3,4})\s*年"
-    # a year of three digits where a year is written: "in 605", "605–610", "605 CE"
-    r"|\b(?:in|from|until|since|after|before|around|between|by|AD|CE)\s+([1-9]\d{2})\b"
-    r"(?![,.]?\d)(?!\s*(?:BCE|BC)\b)(?!(?:\s*(?:[–—-]|to|and)\s*\d[\d,.]*)?\s*" + _UNITS + ")"
-    r"|\b([1-9]\d{2})(?:\s*(?:CE|AD)\b|\s?[–—-]\s?[1-9]\d{2,3}\b(?!\s*" + _UNITS + "))",
-    re.I,
-)
 
 
 def pages_wanted(requirements: str) -> tuple[int, int]:
@@ -70,81 +62,6 @@ def pages_wanted(requirements: str) -> tuple[int, int]:
             n = int(match.group(3))
             return (n, n)
     return DEFAULT_PAGES
-
-
-_LEANING_START = re.compile(
-    r"^(?:(?:when|after|as|but|and|so|then|yet|because|while|since)\s+"
-    r"(?:it|its|they|them|their|this|these|those|such|he|she|his|her)\b|"
-    r"(?:however|therefore|thus|hence|moreover|meanwhile|instead|likewise|similarly|also|"
-    r"in addition|as a result|at the same time|in this way)\b)",
-    re.I,
-)
-_PRONOUN = re.compile(r"\b(?:it|they|them|he|she|him)\b", re.I)
-_DEMONSTRATIVE = re.compile(r"\b(?:this|these|those|such)\s+(?!is\b|was\b|are\b|were\b)[a-z]", re.I)
-_NAMED = re.compile(r"(?<!^)\b[A-Z][a-z]+|\d")
-_ZH_OPENING = re.compile(
-    r"^(?:此|这|那|该|其|它|他|她|因此|所以|于是|与此同时|同时|但|然而|而|此外|另外|不过|并且|也)"
-)
-_ZH_LEANING = re.compile(
-    r"^(?:此|这|那|该|其|它|他|她|因此|所以|于是|与此同时|同时|但|然而|而|此外|另外|不过|并且|也|"
-    r"[^，。；]{0,6}(?:此|这些|这一|该|其))"
-)
-
-
-def leans_on_context(text: str, opening_only: bool = False) -> bool:
-    """Whether a sentence's meaning depends on the sentence before it.
-
-    It opens with a connective ("However", "At the same time", "因此", "与此同时") or with
-    a pronoun or demonstrative ("It", "These", "此", "该"); or, unless ``opening_only``,
-    its subject further on is one ("On the bridge this problem was …", "… several of
-    them") with nothing named before it for that word to point to.
-    """
-    said = plain(text).strip()
-    if _chinese(said):
-        leaning = _ZH_OPENING if opening_only else _ZH_LEANING
-        return bool(leaning.match(said))
-    if _LEANING_START.match(said):
-        return True
-    if re.match(r"(?:this|that|these|those|such|it|they|he|she)\b", said, re.I):
-        return True
-    if opening_only:
-        return False
-    if _DEMONSTRATIVE.search(" ".join(said.split()[:8])):
-        return True
-    return _bare_pronoun(said)
-
-
-def _chinese(said: str) -> bool:
-    """Whether a sentence is Chinese: Chinese near its start, not opening in Latin."""
-    return bool(_CJK.search(said[:12])) and not re.match(r"[A-Za-z]", said)
-
-
-def _bare_pronoun(said: str) -> bool:
-    """Whether a pronoun ("it", "they") stands in a sentence before anything is named
-    for it to stand for: "After the closure of the mine it grew further"."""
-    pronoun = _PRONOUN.search(said)
-    return bool(pronoun) and not _NAMED.search(said[: pronoun.start()])
-
-
-def points_back(text: str) -> bool:
-    """Whether a sentence cannot stand in a part's body: it opens by pointing back (see
-    :func:`leans_on_context`), or a pronoun in it has nothing named before it to stand for.
-    A demonstrative further on that names its noun ("On the bridge this problem was …")
-    still reads on its own there."""
-    if leans_on_context(text, opening_only=True):
-        return True
-    said = plain(text).strip()
-    return not _chinese(said) and _bare_pronoun(said)
-
-
-def first_year(text: str) -> float | None:
-    """The first year a sentence mentions (BCE as negative), or None."""
-    match = _YEAR.search(text)
-    if not match:
-        return None
-    if match.group(1):
-        return -float(match.group(1))
-    return float(next(g for g in match.groups()[2:] if g))
 
 
 def close_cjk_gaps(text: str) -> str:
@@ -295,9 +212,6 @@ __all__ = [
     "DEFAULT_PAGES",
     "Section",
     "chronological",
-    "first_year",
-    "leans_on_context",
     "pages_wanted",
-    "points_back",
     "shape",
 ]

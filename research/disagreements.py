@@ -1,0 +1,349 @@
+"""Where the sources disagree: the same quantity or date given differently by different
+sources.
+
+Every complete sentence of the sources read is searched for the values it gives: a
+quantity with its unit or what it counts ("about 1,800 km", "3.2 million people", "40%",
+"12 ships", "约1,794至1,797公里", see :func:`research.facts.quantities`) and a date
+(:func:`research.facts.years`). Two values are about the same thing when they have the
+same unit and lie close together (within 10 %, or within :data:`DATE_SPAN` years for a
+date). A length, an area or a weight needs no more: the pages read are about the
+question, and "1,794 km" beside "1,800 km" is one route measured twice. A count, a share,
+an amount or a date also needs the clauses that give them to say the same about it: they
+share at least two content words besides the question's subject, and half of the shorter
+clause's (:data:`SAME_CLAUSE`). So "completed in 1887" and "completed in 1889" are one
+date given twice, while "construction began in 605" and "was completed in 610" are two
+dates. A group of such values from at least two sources that do not agree (ranges that
+do not overlap) is a disagreement, and every value is kept with the sentence that gives
+it best: alone when one does, one that does not lean on the sentence before it, and one
+in the report's language, so that each citation says what it is cited for.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from .facts import DATE, UNITS, leans_on_context, quantities, year_of
+from .text import CJK, STOP_WORDS, Sentence, language, passages, plain, terms, words
+
+#: Values within this ratio of each other may be one quantity given differently.
+SAME_QUANTITY = 1.1
+#: Dates at most this many years apart may be one date given differently.
+DATE_SPAN = 10
+#: The share of the shorter clause's content words two clauses share to be about one
+#: thing; they must share at least :data:`SHARED_WORDS` of them.
+SAME_CLAUSE = 0.5
+SHARED_WORDS = 2
+#: How the report names what a unit measures.
+_MEASURES = {
+    "km": "length",
+    "mi": "length",
+    "m": "length",
+    "ft": "length",
+    "km²": "area",
+    "mi²": "area",
+    "ha": "area",
+    "acre": "area",
+    "kg": "weight",
+    "t": "weight",
+    "%": "share",
+    "$": "amount",
+    "€": "amount",
+    "£": "amount",
+    "¥": "amount",
+    "yuan": "amount",
+    "year": "date",
+}
+#: Measures whose unit says what is measured: close values of one are one quantity.
+_PHYSICAL = ("length", "area", "weight")
+#: Words that say a length is a height or a depth.
+_HEIGHT = re.compile(r"\b(?:high|tall|height|elevation|altitude)\b|海拔|高度|高达|高", re.I)
+_DEPTH = re.compile(r"\b(?:deep|depth)\b|深度|深达|水深", re.I)
+NAMES = {
+    "en": {
+        "length": "the length",
+        "height": "the height",
+        "depth": "the depth",
+        "area": "the area",
+        "weight": "the weight",
+        "share": "the share",
+        "amount": "the amount",
+        "date": "the date",
+        "count": "the number",
+    },
+    "zh": {
+        "length": "全长",
+        "height": "高度",
+        "depth": "深度",
+        "area": "面积",
+        "weight": "重量",
+        "share": "比例",
+        "amount": "金额",
+        "date": "时间",
+        "count": "数量",
+    },
+}
+#: Units as Chinese writes them after a number.
+ZH_UNITS = {
+    "km": "公里",
+    "mi": "英里",
+    "m": "米",
+    "ft": "英尺",
+    "km²": "平方公里",
+    "mi²": "平方英里",
+    "ha": "公顷",
+    "kg": "公斤",
+    "t": "吨",
+    "people": "人",
+    "yuan": "元",
+}
+#: The words of units, which say nothing of what is measured.
+_UNIT_TERMS = frozenset(t for w in [*UNITS, "percent", "cent", "per"] for t in terms(w))
+_CLAUSE = re.compile(r"[,;:，；：。!?！？]")
+
+
+@dataclass(frozen=True)
+class Stored:
+    """A source's stored text, as the core reads it: where it is and what it says."""
+
+    path: str
+    url: str
+    text: str
+
+
+@dataclass
+class Claim:
+    """One value for a quantity or date, as a source gives it, with the sentence that
+    gives it (``path``, ``start``, ``end``; ``ev_id`` once the caller has it cited)."""
+
+    text: str
+    low: float
+    high: float
+    unit: str
+    ev_id: str = ""
+    url: str = ""
+    about: bool = False  # "about 1,800 km": a round figure
+    alone: bool = True  # the sentence gives no other value of this kind
+    lang: str = "en"  # the language of the sentence
+    leans: bool = False  # the sentence leans on the one before it ("They …", "此…")
+    path: str = ""
+    start: int = 0
+    end: int = 0
+    section: str = ""
+    clause: frozenset[str] = frozenset()  # the content words of the clause that gives it
+
+
+@dataclass
+class Disagreement:
+    """A quantity the sources give differently, with every value and its citation."""
+
+    measure: str
+    unit: str
+    claims: list[Claim] = field(default_factory=list)
+
+
+def _clause(sentence: str, at: int) -> frozenset[str]:
+    """The content words of the clause of ``sentence`` holding offset ``at``, numbers left
+    out."""
+    cuts = [0, *(m.end() for m in _CLAUSE.finditer(sentence)), len(sentence)]
+    begin = max(c for c in cuts if c <= at)
+    end = min((c for c in cuts if c > at), default=len(sentence))
+    return frozenset(t for t in _content(sentence[begin:end]) if t not in _UNIT_TERMS)
+
+
+def _content(text: str) -> list[str]:
+    """The content words of ``text``, each once (Chinese cut once, not into the shorter
+    words inside a long one, and single characters left out), numbers left out."""
+    found = []
+    for word in words(text):
+        if CJK.match(word):
+            if len(word) > 1 and word not in STOP_WORDS:
+                found.append(word)
+        else:
+            found += [t for t in terms(word) if not t[0].isdigit()]
+    return found
+
+
+def _measure(unit: str, clause: str) -> str:
+    """What a value of ``unit`` measures, as the report names it."""
+    measure = _MEASURES.get(unit, "count")
+    if measure == "length" and _HEIGHT.search(clause):
+        return "height"
+    if measure == "length" and _DEPTH.search(clause):
+        return "depth"
+    return measure
+
+
+def _sentence_claims(stored: Stored, sentence: Sentence) -> list[tuple[str, Claim]]:
+    """``(measure, claim)`` for every value one sentence gives."""
+    said = plain(sentence.text)
+    common = {
+        "url": stored.url,
+        "lang": language(said),
+        "leans": leans_on_context(said),
+        "path": stored.path,
+        "start": sentence.start,
+        "end": sentence.end,
+        "section": sentence.section,
+    }
+    found: list[tuple[str, Claim]] = []
+    amounts = [q for q in quantities(said) if q.high >= 10 or q.unit == "%"]
+    for q in amounts:
+        clause = _clause(said, q.start)
+        measure = _measure(q.unit, said)
+        alone = sum(1 for o in amounts if _measure(o.unit, said) == measure) == 1
+        claim = Claim(q.text, q.low, q.high, q.unit, about=q.about, alone=alone, **common)
+        claim.clause = clause
+        found.append((measure, claim))
+    dates = [(m, y) for m in DATE.finditer(said) if (y := year_of(m)) is not None]
+    for match, year in dates:
+        claim = Claim(str(year), year, year, "year", alone=len(dates) == 1, **common)
+        claim.clause = _clause(said, match.start())
+        found.append(("date", claim))
+    return found
+
+
+def claims_in(sources: Sequence[Stored], subject: str = "") -> list[tuple[str, Claim]]:
+    """``(measure, claim)`` for every value the complete sentences of ``sources`` give;
+    the words of ``subject`` (what the question is about, named on every page read) are
+    left out of the clauses compared."""
+    named = frozenset(_content(subject))
+    out = []
+    for stored in sources:
+        for sentence in passages(stored.text):
+            if sentence.complete:
+                for measure, claim in _sentence_claims(stored, sentence):
+                    claim.clause -= named
+                    out.append((measure, claim))
+    return out
+
+
+def _agree(a: Claim, b: Claim) -> bool:
+    """Two values that say the same (ranges overlap, a round figure within 0.5 %)."""
+    if a.unit == "year":
+        return a.low == b.low
+    return a.low <= b.high * 1.005 and b.low <= a.high * 1.005
+
+
+def _close(a: Claim, b: Claim) -> bool:
+    """Whether two values are near enough to be one thing given differently."""
+    if a.unit == "year":
+        return abs(a.low - b.low) <= DATE_SPAN
+    low, high = sorted((a.low, b.low))
+    return low > 0 and high <= low * SAME_QUANTITY
+
+
+def _same_thing(a: Claim, b: Claim) -> bool:
+    """Whether two values of one unit are about the same thing (see the module's text):
+    close values of a unit of measure on the pages read are (a length, an area); a
+    count, a share, an amount or a date needs its clause to say the same too."""
+    if not _close(a, b):
+        return False
+    if _MEASURES.get(a.unit) in _PHYSICAL:
+        return True
+    shared = len(a.clause & b.clause)
+    shorter = min(len(a.clause), len(b.clause))
+    return shared >= SHARED_WORDS and shared / shorter >= SAME_CLAUSE
+
+
+def find_disagreements(
+    sources: Sequence[Stored], lang: str = "en", subject: str = ""
+) -> list[Disagreement]:
+    """Every quantity or date ``sources`` give differently, largest groups first; each
+    value kept with the sentence that gives it best (alone, in ``lang``). ``subject`` is
+    what the question is about (see :func:`claims_in`)."""
+    groups: dict[tuple[str, str], list[Claim]] = {}
+    for measure, claim in claims_in(sources, subject):
+        groups.setdefault((measure, claim.unit), []).append(claim)
+    found: list[Disagreement] = []
+    for (measure, unit), claims in groups.items():
+        for cluster in _clusters(claims):
+            disagreement = _disagreement(measure, unit, cluster, lang)
+            if disagreement is not None:
+                found.append(disagreement)
+    found.sort(key=lambda d: (-len(d.claims), d.measure, d.claims[0].low))
+    return found
+
+
+def _clusters(claims: list[Claim]) -> list[list[Claim]]:
+    """The claims linked by :func:`_same_thing`, each group in value order."""
+    claims = sorted(claims, key=lambda c: (c.low, c.high, c.url, c.start))
+    owner = list(range(len(claims)))
+
+    def root(i: int) -> int:
+        while owner[i] != i:
+            owner[i] = owner[owner[i]]
+            i = owner[i]
+        return i
+
+    for i, a in enumerate(claims):
+        for j in range(i + 1, len(claims)):
+            if not _close(a, claims[j]):
+                break  # sorted by value: no later claim is closer
+            if _same_thing(a, claims[j]):
+                owner[root(j)] = root(i)
+    groups: dict[int, list[Claim]] = {}
+    for i, claim in enumerate(claims):
+        groups.setdefault(root(i), []).append(claim)
+    return [g for g in groups.values() if len(g) > 1]
+
+
+def _disagreement(
+    measure: str, unit: str, cluster: list[Claim], lang: str = "en"
+) -> Disagreement | None:
+    """The distinct values of one quantity (one claim each), if two sources disagree.
+
+    A value is cited by a sentence that gives it alone when there is one, one that does
+    not lean on the sentence before it ("They do not add up to …") before one that does,
+    and one in ``lang`` before one in another language; otherwise by the first found.
+    """
+    values: dict[tuple[float, float], Claim] = {}
+    ranked = sorted(cluster, key=lambda c: (not c.alone, c.leans, c.lang != lang))
+    for claim in ranked:
+        values.setdefault((claim.low, claim.high), claim)
+    distinct = [values[k] for k in sorted(values)]
+    pairs = [(a, b) for i, a in enumerate(distinct) for b in distinct[i + 1 :] if not _agree(a, b)]
+    if len({c.url for pair in pairs for c in pair}) < 2:
+        return None
+    return Disagreement(measure, unit, distinct)
+
+
+def _number(value: float) -> str:
+    return f"{value:,.0f}" if value == int(value) else f"{value:,}"
+
+
+def value_text(claim: Claim, lang: str) -> str:
+    """A value as the report's language writes it: "about 1,794–1,797 km",
+    "约1,794–1,797公里", "221 BC", "公元前221年"."""
+    if claim.unit == "year":
+        year = int(claim.low)
+        if lang == "zh":
+            return f"公元前{-year}年" if year < 0 else f"{year}年"
+        return f"{-year} BC" if year < 0 else str(year)
+    low, high = _number(claim.low), _number(claim.high)
+    number = low if low == high else f"{low}–{high}"
+    if lang == "zh":
+        unit = ZH_UNITS.get(claim.unit, claim.unit)
+        return f"{'约' if claim.about else ''}{number}{unit}"
+    unit = claim.unit if claim.unit in ("%",) else f" {claim.unit}"
+    if claim.unit in ("$", "€", "£", "¥"):
+        return f"{'about ' if claim.about else ''}{claim.unit}{number}"
+    return f"{'about ' if claim.about else ''}{number}{unit}"
+
+
+def measure_name(found: Disagreement, lang: str) -> str:
+    """What a disagreement is about, as the report names it: "the length", "面积", "the
+    number of ships"."""
+    names = NAMES.get(lang, NAMES["en"])
+    if found.measure == "count" and lang != "zh":
+        return f"the number of {_plural(found.unit)}"
+    if found.measure == "count":
+        return f"{ZH_UNITS.get(found.unit, found.unit)}数"
+    return names.get(found.measure, found.measure)
+
+
+def _plural(noun: str) -> str:
+    if noun in ("people", "men", "women", "children") or noun.endswith("s"):
+        return noun
+    return noun[:-1] + "ies" if noun.endswith("y") and noun[-2:-1] not in "aeiou" else noun + "s"

@@ -1,0 +1,137 @@
+"""Disagreements between sources: any quantity with a unit, count or date given
+differently for the same thing, on several subjects and in English and Chinese — and
+nothing where the values are about different things or agree."""
+
+from __future__ import annotations
+
+import pytest
+
+from research.disagreements import Stored, find_disagreements, measure_name, value_text
+from research.facts import first_year, has_date, has_quantity, quantities, states_cause, years
+
+
+def _found(*pages: str, lang: str = "en") -> list[tuple[str, list[str]]]:
+    stored = [Stored(f"/p/{i}.md", f"http://s{i}.test/", text) for i, text in enumerate(pages)]
+    return [
+        (d.measure, [value_text(c, lang) for c in d.claims])
+        for d in find_disagreements(stored, lang)
+    ]
+
+
+@pytest.mark.parametrize(
+    ("pages", "lang", "expected"),
+    [
+        (
+            (
+                "The lighthouse was completed in 1874 after six years of work.",
+                "Records say the lighthouse was completed in 1876.",
+            ),
+            "en",
+            [("date", ["1874", "1876"])],
+        ),
+        (
+            (
+                "The town of Marrow Bay has about 12,000 inhabitants.",
+                "Marrow Bay has 13,100 inhabitants according to the census.",
+            ),
+            "en",
+            [("count", ["about 12,000 people", "13,100 people"])],
+        ),
+        (
+            (
+                "The expedition set out with 12 ships from the harbour.",
+                "In the spring the expedition set out with 13 ships.",
+            ),
+            "en",
+            [("count", ["12 ship", "13 ship"])],
+        ),
+        (
+            (
+                "青海湖湖面面积约4,400平方公里，是中国最大的咸水湖。",
+                "据测量，青海湖湖面面积为4,200平方公里。",
+            ),
+            "zh",
+            [("area", ["4,200平方公里", "约4,400平方公里"])],
+        ),
+        (
+            ("这座桥建成于1937年，全长1,453米。", "这座桥于1937年建成，桥长1,480米。"),
+            "zh",
+            [("length", ["1,453米", "1,480米"])],  # the years agree
+        ),
+    ],
+)
+def test_values_given_differently_for_one_thing_are_a_disagreement(pages, lang, expected):
+    found = _found(*pages, lang=lang)
+    assert [m for m, _ in found] == [m for m, _ in expected]
+    for (_, values), (_, wanted) in zip(found, expected, strict=True):
+        assert sorted(values) == sorted(wanted)
+
+
+@pytest.mark.parametrize(
+    "pages",
+    [
+        # two dates of one project, not one date given twice
+        (
+            "Construction of the observatory began in 1901.",
+            "The observatory was completed in 1905 and opened to the public.",
+        ),
+        # one source giving two values is not sources disagreeing
+        ("The museum had 40,000 visitors in its first year and 42,000 visitors in its second.",),
+        # shares of different things
+        (
+            "Rice makes up 40% of the province's exports.",
+            "About 42% of the province's population lives in its capital.",
+        ),
+        # values that agree: a range and a value inside it
+        ("The glacier is 14 to 15 km long.", "The glacier is 14.5 km long."),
+        # far apart: not one quantity
+        ("The river is 410 km long.", "Its largest tributary is 95 km long."),
+    ],
+)
+def test_values_about_different_things_or_agreeing_are_not(pages):
+    assert _found(*pages) == []
+
+
+def test_a_disagreement_is_named_by_what_it_measures_in_both_languages():
+    stored = [
+        Stored("/p/a.md", "http://a.test/", "The fleet sailed with 12 ships that spring."),
+        Stored("/p/b.md", "http://b.test/", "That spring the fleet sailed with 13 ships."),
+    ]
+    (found,) = find_disagreements(stored)
+    assert measure_name(found, "en") == "the number of ships"
+    assert measure_name(found, "zh") == "ship数"
+    for claim in found.claims:  # each value keeps the exact sentence that gives it
+        text = next(s.text for s in stored if s.path == claim.path)
+        assert text[claim.start : claim.end].endswith("ships that spring.") or text[
+            claim.start : claim.end
+        ].startswith("That spring")
+
+
+@pytest.mark.parametrize(
+    ("text", "found"),
+    [
+        ("about 1,800 km long", [("about 1,800 km", 1800, 1800, "km")]),
+        ("约1,794至1,797公里", [("约1,794至1,797公里", 1794, 1797, "km")]),
+        ("人口约1200万人", [("约1200万人", 12e6, 12e6, "people")]),
+        ("3.2 million people", [("3.2 million people", 3.2e6, 3.2e6, "people")]),
+        ("an area of 1,200 square kilometres", [("1,200 square kilometres", 1200, 1200, "km²")]),
+        ("40% of the vote", [("40%", 40, 40, "%")]),
+        ("In 1855 people left the valley.", []),  # a year, not a count
+        ("Emperor Yang reigned 604–618.", []),
+    ],
+)
+def test_quantities_are_read_with_their_units(text, found):
+    assert [(q.text, q.low, q.high, q.unit) for q in quantities(text)] == found
+    for q in quantities(text):
+        assert text[q.start : q.end] == q.text
+
+
+def test_dates_causes_and_quantities_are_read_one_way_everywhere():
+    assert years("It was founded in 793 and rebuilt in 1410.") == [793, 1410]
+    assert years("公元前221年，秦统一六国；605年开工。") == [-221, 605]
+    assert years("It ran from 186 to 196 km.") == []
+    assert first_year("Emperor Yang reigned 604–618.") == 604
+    assert has_date("**800** — the first bridge") and not has_date("800 men worked there")
+    assert states_cause("The harbour silted up because the river changed course.")
+    assert states_cause("由于战乱，城市衰落。") and not states_cause("使用新的方法。")
+    assert has_quantity("三座桥") and has_quantity("12,000") and not has_quantity("in 1990")

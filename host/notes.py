@@ -26,13 +26,21 @@ from research.disagreements import (
 )
 from research.facts import leans_on_context, states_cause
 from research.relevance import THRESHOLD, entity, score_text
+from research.tables import (
+    TableOption,
+    announces_table,
+    choose,
+    file_title,
+    table_after,
+    table_score,
+    tables_in,
+)
 from research.text import language, terms
 from subagents.evidence import EvidenceItem
 from subagents.generate.labels import label
 from subagents.generate.notes import RESEARCH_MARKER
 
-from .research import Research, table_score
-from .tables import choose_tables
+from .research import Research
 
 #: Candidate sentences per sub-question handed to the writer (it keeps what fits).
 CANDIDATES = 8
@@ -164,6 +172,81 @@ def _subject(research: Research, lang: str) -> str:
     return last if last.isalpha() else ""
 
 
+def _file_tables(research: Research) -> dict[str, dict[str, float]]:
+    """By part, the tables of the files read that are relevant to it, with their scores.
+
+    A file's table has no page title to say what it is about: a file read for the
+    question is taken to be about its subject (a name such as ``sections.xlsx`` does not
+    say which river), so the subject's name joins the file's name and sheet as its title.
+    A relevant one is cited as its exact block with its sheet as locator.
+    """
+    subject = entity(research.plan.question)
+    out: dict[str, dict[str, float]] = {sid: {} for sid in research.focus}
+    for path, source in research.sources.items():
+        if source.kind != "file":
+            continue
+        text = research.texts.get(path, "")
+        for found in tables_in(text):
+            if len(found.rows) < 2:
+                continue
+            title = f"{subject} {file_title(source.url)} {found.section}"
+            scores = {sid: table_score(f, found, title) for sid, f in research.focus.items()}
+            if max(scores.values(), default=0.0) < THRESHOLD:
+                continue
+            item = research.ledger.add(
+                EvidenceItem(
+                    url=source.url,
+                    span=text[found.start : found.end],
+                    start=found.start,
+                    end=found.end,
+                    page_path=path,
+                    locator=found.section,
+                )
+            )
+            research.found_tables[item.id] = found
+            for sid, value in scores.items():
+                if value >= THRESHOLD:
+                    out[sid][item.id] = value
+    return out
+
+
+def _wants_table(research: Research, ev_id: str, shown: str | None) -> bool:
+    """Whether a quote announces a table ("The table below lists …") that its section
+    does not show: without its table it says nothing."""
+    item = research.ledger.get(ev_id)
+    if item is None or not announces_table(item.span):
+        return False
+    table = table_after(research.texts.get(item.page_path, ""), item.start)
+    shown_item = research.ledger.get(shown) if shown else None
+    found = research.found_tables.get(shown) if shown else None
+    return not (
+        table is not None
+        and shown_item is not None
+        and found is not None
+        and shown_item.page_path == item.page_path
+        and found.start == table.start
+    )
+
+
+def _tables(research: Research) -> dict[str, str]:
+    """The table each part shows, by evidence id (see :func:`research.tables.choose`)."""
+    files = _file_tables(research)
+    lang = research.plan.language
+    options = [
+        TableOption(
+            sid,
+            ev_id,
+            value,
+            from_file=ev_id in files.get(sid, {}),
+            in_language=language(research.found_tables[ev_id].text()) == lang,
+        )
+        for sid, tables in research.tables.items()
+        for ev_id, value in {**tables, **files.get(sid, {})}.items()
+        if ev_id in research.found_tables
+    ]
+    return choose(options)
+
+
 def research_notes(research: Research, interrupted: bool = False) -> str:
     """The notes for the writer, in the question's language; ``interrupted`` says the
     user stopped the research before it finished."""
@@ -175,11 +258,14 @@ def research_notes(research: Research, interrupted: bool = False) -> str:
     answered = [s for s in plan.subquestions if research.evidence[s.id]]
     if not answered:
         return "\n".join([*lines, label(lang, "nothing"), "", *_tried(research, lang)]) + "\n"
-    chosen = research.select(CANDIDATES)
+    tables = _tables(research)
+    chosen = {
+        sid: [i for i in ids if not _wants_table(research, i, tables.get(sid))]
+        for sid, ids in research.select(CANDIDATES).items()
+    }
     summary = [summary_choice(research, sub.id, chosen[sub.id]) for sub in answered]
     lines += [f"- {_sentence(research, best)}" for best in summary if best is not None]
     lines.append("")
-    tables = choose_tables(research, table_score, THRESHOLD)
     for sub in plan.subquestions:
         lines += [f"## {sub.text}", ""]
         ids = chosen[sub.id]

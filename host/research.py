@@ -13,7 +13,7 @@ the gap. It never fetches anything itself.
 from __future__ import annotations
 
 import re
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import asdict, dataclass, field
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -33,11 +33,11 @@ from research.relevance import (
     score_text,
     weight,
 )
+from research.tables import Found, table_score, tables_in
 from research.text import language, links, plain, terms
 from subagents.evidence import EvidenceItem, EvidenceLedger, PageRecord, sidecar_path, url_key
 
 from .sources import FileSource, file_record
-from .tables import Found, tables_in
 
 #: Evidence items kept per page (or file) and sub-question.
 ITEMS_PER_SOURCE = 8
@@ -104,24 +104,6 @@ class Coverage:
     items: int
     sources: int
     status: str
-
-
-def table_score(focus: Focus, found: Found, title: str) -> float:
-    """How well a table answers a part, counting only what more than one row says.
-
-    A table whose match rests on a single cell (a trip plan with one "museum" stop)
-    is not about the part: the score is the lowest left after taking out any one row.
-    """
-    score = score_text(focus, found.text()[:4000] + ".", title)
-    if score < THRESHOLD or len(found.rows) < 3:
-        return score
-    for j in range(len(found.rows)):
-        rows = [row for k, row in enumerate(found.rows) if k != j]
-        without = replace(found, rows=rows)
-        score = min(score, score_text(focus, without.text()[:4000] + ".", title))
-        if score < THRESHOLD:
-            break
-    return score
 
 
 class Research:

@@ -21,7 +21,7 @@ from datetime import UTC, datetime
 from subagents.evidence import PageRecord
 from subagents.untrusted import unwrap
 
-from .tables import sheet_markdown
+from .sheets import sheet_markdown
 
 SOURCES_DIR = "/workspace/sources/"
 #: Reader tools and the file type they read.

@@ -11,10 +11,9 @@ import pytest
 from generate_samples import write_page
 from scripted import call_tool as call
 
-from host.research import table_score
-from host.tables import Found
 from research.facts import first_year
 from research.relevance import THRESHOLD, Focus
+from research.tables import Found, table_score
 from research.text import is_instruction
 from subagents import build_toolkit
 from subagents.generate.notes import RESEARCH_MARKER, Cite, Point

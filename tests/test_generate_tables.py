@@ -10,11 +10,11 @@ from pathlib import Path
 import pytest
 
 from host.notes import _disagreement_line, research_notes, summary_choice, table_caption
-from host.research import Research
-from host.tables import file_title, tables_in
+from host.research import Research, Source
 from research.disagreements import Claim, Disagreement
 from research.facts import leans_on_context, points_back
 from research.plan import Plan, SubQuestion
+from research.tables import announces_table, file_title, table_after, tables_in
 from subagents.evidence import EvidenceItem, EvidenceLedger
 from subagents.generate.charts import chart_for
 from subagents.generate.notes import Point, Table
@@ -217,3 +217,80 @@ def test_the_summary_line_of_a_part_is_also_in_its_section(memory_service):
     assert "brought about the decline" in summary
     assert "brought about the decline" in section
     assert sum(1 for line in section.splitlines() if line.startswith("- ")) >= 3
+
+
+STATIONS = """# Harbour railway
+
+The line opened with six stations along the bay.
+
+The table below lists the stations and their distance from the terminus.
+
+| Station | Distance (km) |
+|---|---|
+| Quay Street | 0 |
+| Saltmarsh | 4 |
+| North Point | 9 |
+
+## Later years
+
+Passenger numbers fell after the coast road was built.
+"""
+
+
+@pytest.mark.parametrize(
+    ("sentence", "announces"),
+    [
+        ("The table below lists the stations.", True),
+        ("各段长度见下表。", True),
+        ("The stations are listed below.", True),
+        ("This table shows the results of the survey.", True),
+        ("It sat at the kitchen table every day.", False),
+        ("The table of contents is long.", False),
+        ("人民代表中有三人。", False),
+    ],
+)
+def test_a_sentence_that_points_to_a_table_is_recognised(sentence, announces):
+    assert announces_table(sentence) is announces
+
+
+def test_a_sentence_announcing_a_table_is_quoted_only_beside_that_table(memory_service):
+    question = "Which stations does the harbour railway have?"
+    plan = Plan(question, "en", [SubQuestion("q1", question, [])])
+    research = Research(plan, EvidenceLedger(), memory_service, max_rounds=1)
+    path = "/workspace/pages/harbour.md"
+    research.texts[path] = STATIONS
+    research.sources[path] = Source(path, "http://127.0.0.1:9/harbour", "Harbour railway", "web")
+    for span, score in [
+        ("The table below lists the stations and their distance from the terminus.", 0.9),
+        ("The line opened with six stations along the bay.", 0.8),
+    ]:
+        start = STATIONS.index(span)
+        item = EvidenceItem(
+            url="http://127.0.0.1:9/harbour",
+            span=span,
+            start=start,
+            end=start + len(span),
+            page_path=path,
+        )
+        research.evidence["q1"][research.ledger.add(item).id] = score
+    found = tables_in(STATIONS)[0]
+    assert table_after(STATIONS, STATIONS.index("The table below")) == found
+    assert table_after(STATIONS, STATIONS.index("The line opened")) is None
+    # Without its table, the announcing sentence says nothing: it is left out.
+    notes = research_notes(research)
+    assert "The table below lists" not in notes and "six stations" in notes
+    # With the table it announces shown in the part, it stays, above the table.
+    item = research.ledger.add(
+        EvidenceItem(
+            url="http://127.0.0.1:9/harbour",
+            span=STATIONS[found.start : found.end],
+            start=found.start,
+            end=found.end,
+            page_path=path,
+        )
+    )
+    research.found_tables[item.id] = found
+    research.tables["q1"][item.id] = 0.9
+    notes = research_notes(research)
+    assert "The table below lists" in notes
+    assert notes.index("The table below lists") < notes.index("| Quay Street | 0 |")

@@ -1,0 +1,167 @@
+"""Tables as evidence: the Markdown tables of a stored text found with their exact
+offsets, how well a table answers a part, which table each part shows, and which
+sentences only make sense beside their table.
+
+:func:`tables_in` finds every Markdown table of a stored text with its exact offsets, so
+that a table can be cited like a sentence: its span is the table's text. A table is named
+by the heading above it only when it opens that heading's section or the sentence just
+before it announces it ("The table below …", "下表…"); a table at the end of a section on
+something else keeps no name rather than a wrong one.
+
+:func:`table_score` says how well a table answers a part, counting only what more than
+one row says.
+
+:func:`choose` picks the table each part of the question shows. A file's table (a
+spreadsheet or CSV file the user gave or a page linked to) is preferred to a page's
+table that is not clearly better, since it is the data itself (numbers as numbers, every
+column) where a page's table is a rendering of it. A table in the report's language
+comes before one in another language, however well that one scores (a workbook's Chinese
+sheet matches an English part through the Chinese words it shares with it): another
+language's table is shown only for a part that has none in the report's language.
+
+:func:`announces_table` tells a sentence that points to a table ("The table below lists
+…", "见下表"); such a sentence says nothing without it, and is quoted only in a section
+that shows the table that follows it (:func:`table_after`).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass, replace
+
+from .relevance import THRESHOLD, Focus, score_text
+from .text import blocks, plain
+
+#: Words by which a paragraph announces the table that follows it.
+_ANNOUNCES = re.compile(
+    r"\b(?:below|following|table|tabulated|listed|as follows)\b|下表|如下|以下|见表|列表|表中", re.I
+)
+#: A sentence that points to a table rather than saying anything itself.
+_POINTS_TO_TABLE = re.compile(
+    r"\b(?:this|these|the following|following)\s+tables?\b|\btables?\s+(?:below|above|\d+)\b"
+    r"|\b(?:shown|listed|given|set out|summari[sz]ed)\s+(?:below|in the (?:following )?table)\b"
+    r"|\bas follows\b|下表|如下表|见表|(?<!代)表中|下列表格|如下[：:]",
+    re.I,
+)
+#: How much a file's table is preferred to a page's (added to its score when choosing).
+FILE_PREFERENCE = 0.1
+
+
+@dataclass(frozen=True)
+class Found:
+    """A Markdown table in a stored text: its offsets, header and rows."""
+
+    start: int
+    end: int
+    header: list[str]
+    rows: list[list[str]]
+    section: str
+
+    def text(self) -> str:
+        """The table's words, for scoring it against a sub-question."""
+        cells = [*self.header, *(c for row in self.rows for c in row)]
+        return " ".join(c for c in cells if c)
+
+
+def row_cells(line: str) -> list[str]:
+    """The cells of one Markdown table row, trimmed."""
+    body = line.strip()
+    if body.startswith("|"):
+        body = body[1:]
+    if body.endswith("|"):
+        body = body[:-1]
+    return [c.strip() for c in body.split("|")]
+
+
+def tables_in(text: str) -> list[Found]:
+    """Every Markdown table of ``text`` with its exact offsets (its span is citable), each
+    named by the heading above it when the heading is about it (see the module notes)."""
+    found = []
+    before = ""  # the block just before, since the last heading ("" right after one)
+    for block in blocks(text):
+        if block.kind == "heading":
+            before = ""
+            continue
+        if block.kind != "table":
+            before = text[block.start : block.end]
+            continue
+        lines = text[block.start : block.end].splitlines()
+        named = not before or bool(_ANNOUNCES.search(before))
+        before = text[block.start : block.end]
+        if len(lines) < 3 or not re.match(r"^\s*\|?[\s:|-]+\|?\s*$", lines[1]):
+            continue
+        header = [plain(c) for c in row_cells(lines[0])]
+        rows = [[plain(c) for c in row_cells(line)] for line in lines[2:]]
+        section = block.section if named else ""
+        found.append(Found(block.start, block.end, header, rows, section))
+    return found
+
+
+def file_title(name: str) -> str:
+    """A file name as words: ``canal-sections.xlsx`` → ``canal sections``."""
+    stem = name.rsplit("/", 1)[-1].rsplit(".", 1)[0]
+    return re.sub(r"[-_.]+", " ", stem).strip()
+
+
+def table_score(focus: Focus, found: Found, title: str) -> float:
+    """How well a table answers a part, counting only what more than one row says.
+
+    A table whose match rests on a single cell (a trip plan with one "museum" stop)
+    is not about the part: the score is the lowest left after taking out any one row.
+    """
+    score = score_text(focus, found.text()[:4000] + ".", title)
+    if score < THRESHOLD or len(found.rows) < 3:
+        return score
+    for j in range(len(found.rows)):
+        rows = [row for k, row in enumerate(found.rows) if k != j]
+        without = replace(found, rows=rows)
+        score = min(score, score_text(focus, without.text()[:4000] + ".", title))
+        if score < THRESHOLD:
+            break
+    return score
+
+
+@dataclass(frozen=True)
+class TableOption:
+    """A table a part could show: its key (an evidence id), its score for the part,
+    whether it comes from a file, and whether it is in the report's language."""
+
+    part: str
+    key: str
+    score: float
+    from_file: bool = False
+    in_language: bool = True
+
+
+def choose(options: Iterable[TableOption]) -> dict[str, str]:
+    """The table each part shows (by key): the best in the report's language while the
+    part has one, a file's table preferred by :data:`FILE_PREFERENCE`; each table in one
+    part only."""
+    ranked = sorted(
+        options,
+        key=lambda o: (o.in_language, o.score + FILE_PREFERENCE * o.from_file, o.part, o.key),
+        reverse=True,
+    )
+    chosen: dict[str, str] = {}
+    used: set[str] = set()
+    for option in ranked:
+        if option.part not in chosen and option.key not in used:
+            chosen[option.part] = option.key
+            used.add(option.key)
+    return chosen
+
+
+def announces_table(sentence: str) -> bool:
+    """Whether a sentence points to a table ("The table below lists the stations",
+    "各段长度见下表"): without the table it says nothing."""
+    return bool(_POINTS_TO_TABLE.search(plain(sentence)))
+
+
+def table_after(text: str, offset: int) -> Found | None:
+    """The table that follows the block holding ``offset`` in ``text``, if the next block
+    is one (the table a sentence there announces)."""
+    after = [b for b in blocks(text) if b.end > offset]
+    if len(after) < 2 or after[1].kind != "table":
+        return None
+    return next((t for t in tables_in(text) if t.start == after[1].start), None)

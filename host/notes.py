@@ -24,8 +24,9 @@ from research.disagreements import (
     measure_name,
     value_text,
 )
-from research.facts import leans_on_context, states_cause
-from research.relevance import THRESHOLD, entity, score_text
+from research.relevance import THRESHOLD, entity
+from research.selection import Quote
+from research.selection import summary_choice as choose_summary
 from research.tables import (
     TableOption,
     announces_table,
@@ -35,7 +36,7 @@ from research.tables import (
     table_score,
     tables_in,
 )
-from research.text import language, terms
+from research.text import language
 from subagents.evidence import EvidenceItem
 from subagents.generate.labels import label
 from subagents.generate.notes import RESEARCH_MARKER
@@ -54,38 +55,15 @@ def _sentence(research: Research, ev_id: str) -> str:
 
 
 def summary_choice(research: Research, sub_id: str, ids: list[str]) -> str | None:
-    """The candidate that best answers a part on its own, for the summary line.
-
-    A sentence in another language than the report's, or one that leans on the sentence
-    before it ("this problem", "these", "此") and so cannot stand alone, is passed over
-    while another candidate can be used. Among the rest, the
-    relevance score counts, plus the score the sentence earns read alone (without its
-    page's title, which can make relevant a sentence that does not answer the question
-    by itself: "the road ran beside the river" on a page about the town's decline), plus a
-    little for each thing asked that the sentence names (by its word or an equivalent
-    from the user's glossary), plus, for a "why" part, a cause stated in the sentence, and
-    more when it also names what the part asks about ("… brought about the decline").
-    """
-    focus = research.focus[sub_id]
+    """The candidate that best answers a part on its own, for the summary line (see
+    :func:`research.selection.summary_choice`)."""
     scores = research.evidence[sub_id]
-
-    def value(ev_id: str) -> float:
-        span = research.ledger.get(ev_id).span
-        said = set(terms(span))
-        n = max(1, len(focus.facets))
-        own = sum(f.term in said for f in focus.facets) / n
-        says = sum(f.term in said or bool(f.equivalents & said) for f in focus.facets) / n
-        cause = focus.kind == "why" and states_cause(span)
-        alone = score_text(focus, span)
-        return scores.get(ev_id, 0.0) + 0.3 * alone + cause * (0.2 + 0.15 * own) + 0.05 * says
-
-    usable = [i for i in ids if research.ledger.get(i) is not None]
-    # A line in the report's language when the part has one, and one that stands alone.
-    mine = [i for i in usable if language(research.ledger.get(i).span) == research.plan.language]
-    usable = mine or usable
-    alone = [i for i in usable if not leans_on_context(research.ledger.get(i).span)]
-    pool = alone or usable
-    return max(pool, key=lambda i: (value(i), -pool.index(i))) if pool else None
+    candidates = [
+        (Quote(i, item.url, item.span, item.start), scores.get(i, 0.0))
+        for i in ids
+        if (item := research.ledger.get(i)) is not None
+    ]
+    return choose_summary(research.focus[sub_id], candidates, research.plan.language)
 
 
 def table_caption(section: str, where: str, lang: str) -> str:

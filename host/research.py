@@ -1,18 +1,20 @@
 """The Host's research state: what was searched, read and found for each sub-question.
 
-:class:`Research` is the mechanism behind the Host's judgement. It pools search results
-per sub-question and ranks them by expected relevance (title and snippet against the
-sub-question), scores every stored page and file extract against *every* sub-question
-(a page read for one part often answers another), keeps only sentences above the
-relevance threshold as evidence, checks coverage (verified items and distinct sources),
-and proposes how to close a gap: new queries from the sub-question's key terms and from
-the headings and link texts of pages already read, and in-site links whose text matches
-the gap. It never fetches anything itself.
+:class:`Research` keeps the run's state and asks the research core (:mod:`research`) for
+every judgement. It pools search results per sub-question and ranks them by expected
+relevance (title and snippet against the sub-question), scores every stored page and
+file extract against *every* sub-question (a page read for one part often answers
+another), keeps the sentences above the relevance threshold and the best leads as
+evidence, reports coverage (:mod:`research.coverage`), picks what each section quotes
+(:mod:`research.selection`), and proposes how to close a gap: new queries from the
+sub-question's key terms and from the headings and link texts of pages already read, and
+in-site links whose text matches the gap. It never fetches anything itself.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field
 from typing import Any
 from urllib.parse import urlsplit
@@ -20,7 +22,10 @@ from urllib.parse import urlsplit
 import yaml
 
 from fs_service import FsError
-from research.facts import years
+from research import selection
+from research.coverage import Coverage
+from research.coverage import coverage as part_coverage
+from research.coverage import missing as still_missing
 from research.plan import Plan, SubQuestion
 from research.relevance import (
     THRESHOLD,
@@ -31,10 +36,10 @@ from research.relevance import (
     assessed,
     page_salience,
     score_text,
-    weight,
 )
+from research.selection import Quote, informative
 from research.tables import Found, table_score, tables_in
-from research.text import language, links, plain, terms
+from research.text import links, plain, terms
 from subagents.evidence import EvidenceItem, EvidenceLedger, PageRecord, sidecar_path, url_key
 
 from .sources import FileSource, file_record
@@ -44,19 +49,9 @@ ITEMS_PER_SOURCE = 8
 #: Leads (sentences under the threshold that may be a part's best answer) kept per source
 #: and sub-question.
 LEADS_PER_SOURCE = 2
-#: Leads taken in as a part's evidence at most; a second one only when it scores at least
-#: this share of the first.
-PROMOTED, LEAD_SHARE = 2, 0.8
-#: A sub-question is answered with this many strongly relevant items, from this many sources
-#: about it.
-ANSWERED_ITEMS, ANSWERED_SOURCES = 3, 2
-#: An item this relevant counts towards "answered"; weaker ones make a part partly answered.
-STRONG = 0.7
 #: A source whose title or headings name the part's facets is about that part; a part is
 #: answered only by sources about it, not by passing mentions elsewhere.
 ABOUT = 0.8
-#: A quote in another language than the question's competes at this share of its score.
-FOREIGN = 0.8
 DOCUMENT_SUFFIXES = (".pdf", ".xlsx", ".xls", ".csv", ".pptx", ".docx")
 
 
@@ -95,15 +90,6 @@ class Source:
     title: str
     kind: str  # web | file
     relevant_to: set[str] = field(default_factory=set)
-
-
-@dataclass
-class Coverage:
-    """How well one sub-question is answered so far."""
-
-    items: int
-    sources: int
-    status: str
 
 
 class Research:
@@ -356,7 +342,7 @@ class Research:
                 self.about[sid].add(url)
             every = assessed(focus, doc)
             found = [x for x in every if x.score >= THRESHOLD]
-            found.sort(key=lambda x: (-(x.score + _informative(x.sentence.text)), x.sentence.start))
+            found.sort(key=lambda x: (-(x.score + informative(x.sentence.text)), x.sentence.start))
             for scored in found[:ITEMS_PER_SOURCE]:
                 item = self.ledger.add(self._item(scored, url, path, kind))
                 old = self.evidence[sid].get(item.id, 0.0)
@@ -388,16 +374,9 @@ class Research:
         same source, and when it is nearly as good as the first), whether or not others
         reach the threshold. Leads taken earlier give way when better ones are read (they
         stay in the ledger, uncited)."""
-        ranked = sorted(
-            self.leads[sid].values(), key=lambda v: (-v["score"], v["page_path"], v["start"])
-        )
-        best = ranked[0]["score"]
         taken = []
-        page = ranked[0]["page_path"]
-        for lead in [r for r in ranked if r["page_path"] == page][:PROMOTED]:
-            if lead["score"] < LEAD_SHARE * best:
-                break
-            item = self.ledger.add(EvidenceItem.from_dict(lead))
+        for lead in selection.promote(list(self.leads[sid].values())):
+            item = self.ledger.add(EvidenceItem.from_dict(dict(lead)))
             taken.append(item.id)
             self.evidence[sid][item.id] = max(self.evidence[sid].get(item.id, 0.0), lead["score"])
             source = self.sources.get(lead["page_path"])
@@ -437,25 +416,11 @@ class Research:
     # -- coverage and gaps -------------------------------------------------------------
 
     def coverage(self, sub_id: str) -> Coverage:
+        """How well a part is answered so far (see :func:`research.coverage.coverage`)."""
         ids = self.evidence[sub_id]
-        urls = {item.url for i in ids if (item := self.ledger.get(i)) is not None}
-        strong = [i for i, score in ids.items() if score >= STRONG]
-        strong_urls = {
-            item.url
-            for i in strong
-            if (item := self.ledger.get(i)) is not None and item.url in self.about[sub_id]
-        }
-        if len(strong) >= ANSWERED_ITEMS and len(strong_urls) >= ANSWERED_SOURCES:
-            status = "answered"
-        elif ids:
-            status = "partly answered"
-        elif sub_id in self.finished or self.rounds[sub_id] >= self.max_rounds:
-            status = "not found"
-        elif self.rounds[sub_id]:
-            status = "in progress"
-        else:
-            status = "pending"
-        return Coverage(len(ids), len(urls), status)
+        closed = sub_id in self.finished or self.rounds[sub_id] >= self.max_rounds
+        urls = self._urls(ids)
+        return part_coverage(ids, urls, self.about[sub_id], self.rounds[sub_id], closed)
 
     def update_plan(self) -> None:
         """Write each sub-question's status and best evidence ids into the plan."""
@@ -466,101 +431,26 @@ class Research:
 
     def best(self, sub_id: str, limit: int) -> list[str]:
         """The best evidence ids of a sub-question, alternating between sources."""
-        ranked = sorted(self.evidence[sub_id].items(), key=lambda kv: (-kv[1], kv[0]))
-        by_source: dict[str, list[str]] = {}
-        for ev_id, _ in ranked:
-            item = self.ledger.get(ev_id)
-            if item is not None:
-                by_source.setdefault(item.url, []).append(ev_id)
-        out: list[str] = []
-        while len(out) < limit and any(by_source.values()):
-            for ids in by_source.values():
-                if ids and len(out) < limit:
-                    out.append(ids.pop(0))
+        return selection.best(self.evidence[sub_id], self._urls(self.evidence[sub_id]), limit)
+
+    def _urls(self, ids: Iterable[str]) -> dict[str, str]:
+        """The source address of each evidence id the ledger holds."""
+        return {i: item.url for i in ids if (item := self.ledger.get(i)) is not None}
+
+    def quotes(self) -> dict[str, Quote]:
+        """Every evidence item of the run as a quote (see :mod:`research.selection`)."""
+        out = {}
+        for sub in self.plan.subquestions:
+            for ev_id in self.evidence[sub.id]:
+                item = self.ledger.get(ev_id)
+                if item is not None:
+                    out[ev_id] = Quote(ev_id, item.url, item.span, item.start)
         return out
 
     def select(self, limit: int) -> dict[str, list[str]]:
-        """The evidence each sub-question's section quotes (the summary's line for a part
-        is one of them).
-
-        Globally greedy: the best remaining (sub-question, quote) pair is taken first, so
-        a quote goes to the part it answers best; no sentence appears twice in the report
-        (a near-duplicate counts as the same); within a section each further quote of the
-        same source, and a quote in another language than the question's, counts less;
-        dates, numbers and names count a little more, and a quote counts less by the share
-        of its facts the section already states (its names, and years within
-        :data:`PERIOD_YEARS` of one already given): a part on how something was built is
-        answered by its stages, not by three sentences on the same one. The one exception
-        to "no sentence twice": a part's best quote, taken by a part it answers better
-        (one sentence can answer two parts), still opens the part's own section.
-        """
-        items = {
-            i: item
-            for sub in self.plan.subquestions
-            for i in self.evidence[sub.id]
-            if (item := self.ledger.get(i)) is not None
-        }
-        pairs: dict[tuple[str, str], float] = {}
-        for sub in self.plan.subquestions:
-            for ev_id, score in self.evidence[sub.id].items():
-                if ev_id in items:
-                    value = score + _informative(items[ev_id].span)
-                    if language(items[ev_id].span) != self.plan.language:
-                        value *= FOREIGN
-                    pairs[(sub.id, ev_id)] = value
-
-        def stable(pair: tuple[str, str]) -> tuple[str, str, int]:
-            item = items[pair[1]]
-            return (pair[0], urlsplit(item.url).path + item.url, item.start)
-
-        chosen: dict[str, list[str]] = {s.id: [] for s in self.plan.subquestions}
-        per_source: dict[tuple[str, str], int] = {}
-        stated: dict[str, set[str]] = {s.id: set() for s in self.plan.subquestions}
-        facts = {i: _facts(item.span) for i, item in items.items()}
-        used: list[str] = []
-        taken: set[str] = set()
-        order = sorted(pairs, key=stable)
-
-        periods: dict[str, list[int]] = {s.id: [] for s in self.plan.subquestions}
-        dates = {i: years(item.span) for i, item in items.items()}
-
-        def value(pair: tuple[str, str]) -> float:
-            sub_id, ev_id = pair
-            repeats = per_source.get((sub_id, items[ev_id].url), 0)
-            said, dated = facts[ev_id], dates[ev_id]
-            known = len(said & stated[sub_id])
-            known += sum(1 for y in dated if _same_period(y, periods[sub_id]))
-            share = known / (len(said) + len(dated)) if said or dated else 0.0
-            return pairs[pair] - 0.05 * repeats**2 - REPEATED_FACTS * share
-
-        def full(sub_id: str) -> bool:
-            return len(chosen[sub_id]) >= limit
-
-        while order and not all(full(s) for s in chosen):
-            best = max(order, key=value)
-            order.remove(best)
-            sub_id, ev_id = best
-            if ev_id in taken or full(sub_id):
-                continue
-            item = items[ev_id]
-            if _near_duplicate(item.span, used):
-                taken.add(ev_id)
-                continue
-            chosen[sub_id].append(ev_id)
-            taken.add(ev_id)
-            used.append(item.span)
-            stated[sub_id] |= facts[ev_id]
-            periods[sub_id].extend(dates[ev_id])
-            key = (sub_id, item.url)
-            per_source[key] = per_source.get(key, 0) + 1
-        for sub_id, ids in chosen.items():
-            # a part whose best quote went to a part it answers better still quotes it
-            # first: a part's best answer is never withheld from its own section
-            own = [p for p in pairs if p[0] == sub_id]
-            if own and (top := max(own, key=lambda p: (pairs[p], p[1]))[1]) not in ids:
-                ids.insert(0, top)
-                del ids[limit:]
-        return chosen
+        """The evidence each part's section quotes (see :func:`research.selection.select`)."""
+        parts = [s.id for s in self.plan.subquestions]
+        return selection.select(parts, self.evidence, self.quotes(), self.plan.language, limit)
 
     def open_gaps(self) -> list[str]:
         """Sub-questions not answered yet that still have rounds left."""
@@ -574,15 +464,7 @@ class Research:
 
     def missing(self, sub_id: str) -> str:
         """What is still missing for a sub-question, in words."""
-        cov = self.coverage(sub_id)
-        if cov.status == "answered":
-            return "nothing: answered by at least two sources"
-        if cov.items:
-            return (
-                f"more evidence from other sources ({cov.items} item(s) from {cov.sources} "
-                "source(s) so far)"
-            )
-        return "any relevant evidence"
+        return still_missing(self.coverage(sub_id))
 
     def suggestions(self, sub_id: str) -> dict[str, list[str]]:
         """New queries and links for a gap, from the key terms and the pages read so far."""
@@ -641,44 +523,6 @@ class Research:
     def off_topic(self) -> list[Source]:
         """Pages read that answer no sub-question."""
         return [s for s in self.sources.values() if s.kind == "web" and not s.relevant_to]
-
-
-_FACT = re.compile(r"\b\d[\d,.]*\b|(?<=\s)[A-Z][a-z]+(?:[ -][A-Z][a-z]+)*|\d+年")
-#: A Chinese word at least this rare (see :func:`~research.relevance.weight`) names a
-#: thing: a place, a person, a work.
-NAME_WEIGHT = 3.5
-#: How much a quote counts less when the section already states all of its facts.
-REPEATED_FACTS = 0.15
-#: Years this close are one period (1887 and 1889; 1914 and 1918).
-PERIOD_YEARS = 50
-
-
-def _same_period(year: int, seen: list[int]) -> bool:
-    return any(abs(year - other) <= PERIOD_YEARS for other in seen)
-
-
-def _facts(span: str) -> set[str]:
-    """The names a quote gives, to compare with other quotes."""
-    text = plain(span)
-    out = set()
-    for name in _FACT.findall(text):
-        if not name[0].isdigit():
-            out.add(name.lower())
-    out |= {w for w in terms(text) if _cjk(w) and len(w) >= 2 and weight(w) >= NAME_WEIGHT}
-    return out
-
-
-def _informative(span: str) -> float:
-    """A small bonus for a quote that states facts: dates, numbers, named things."""
-    return min(0.05, 0.01 * len(_FACT.findall(plain(span))))
-
-
-def _near_duplicate(span: str, seen: list[str]) -> bool:
-    """Whether ``span`` says what one of ``seen`` already says (ignoring Markdown)."""
-    from rapidfuzz import fuzz
-
-    text = plain(span).lower()
-    return any(fuzz.token_set_ratio(text, plain(other).lower()) >= 88 for other in seen)
 
 
 def _query_from(text: str, focus: Focus) -> str:

@@ -4,9 +4,16 @@ Pure functions and small classes over typed data, with no agentscope and no file
 
 - :mod:`research.text` reads Markdown the way a researcher does: blocks, sections, whole
   sentences with exact offsets, terms (English stemmed, Chinese cut by jieba);
+- :mod:`research.facts` reads what a sentence states: dates, quantities with units,
+  causes, and whether it leans on the sentence before it;
 - :mod:`research.plan` breaks a question into the parts a report must answer, each with
   short keyword queries (the offline decomposition), and checks a model's plan;
-- :mod:`research.relevance` scores how well a sentence answers a part.
+- :mod:`research.relevance` scores how well a sentence answers a part;
+- :mod:`research.coverage` says how well a part is answered so far;
+- :mod:`research.selection` picks what each part's section quotes, its summary line and
+  the leads taken in as evidence;
+- :mod:`research.tables` finds tables with their offsets and picks each part's table;
+- :mod:`research.disagreements` finds the quantities and dates sources give differently.
 
 Nothing here names a subject: every list is about language (question words, answer
 types, units, connectives), never about what a question asks.

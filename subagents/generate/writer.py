@@ -18,7 +18,8 @@ from dataclasses import replace
 
 from research.facts import first_year, points_back
 from research.relevance import Focus
-from research.text import is_complete, is_instruction, language, plain
+from research.selection import near_duplicate
+from research.text import is_complete, is_instruction, language
 
 from .charts import chart_of
 from .notes import Cite, Draft, Point, Section, Table
@@ -105,10 +106,7 @@ def _same_cites(a: Point, b: Point) -> bool:
 
 
 def _near_repeat(point: Point, kept: list[Point]) -> bool:
-    from rapidfuzz import fuzz
-
-    text = plain(point.text).lower()
-    return any(fuzz.token_set_ratio(text, plain(k.text).lower()) >= 88 for k in kept)
+    return near_duplicate(point.text, [k.text for k in kept])
 
 
 def chronological(points: list[Point]) -> list[Point]:

@@ -1,0 +1,72 @@
+"""How well a part of the question is answered so far, and what is still missing.
+
+A part is *answered* with :data:`ANSWERED_ITEMS` strongly relevant quotes (scoring at
+least :data:`STRONG`) from :data:`ANSWERED_SOURCES` sources about it (whose title or
+headings name what the part asks: a passing mention on a page about something else does
+not answer it); *partly answered* with any evidence; *not found* with none once its
+rounds are spent or it was given up; otherwise *in progress* or *pending*.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Mapping
+from dataclasses import dataclass
+
+#: A part is answered with this many strongly relevant items, from this many sources
+#: about it.
+ANSWERED_ITEMS, ANSWERED_SOURCES = 3, 2
+#: An item this relevant counts towards "answered"; weaker ones make a part partly answered.
+STRONG = 0.7
+
+
+@dataclass
+class Coverage:
+    """How well one part is answered so far."""
+
+    items: int
+    sources: int
+    status: str  # answered | partly answered | in progress | not found | pending
+
+
+def coverage(
+    scores: Mapping[str, float],
+    urls: Mapping[str, str],
+    about: Collection[str],
+    rounds: int,
+    closed: bool,
+) -> Coverage:
+    """A part's coverage.
+
+    Args:
+        scores: the part's evidence, its score by key.
+        urls: the source of each key (keys without one are not counted as sources).
+        about: the sources about the part.
+        rounds: research rounds the part has had.
+        closed: no more research will be done for it (rounds spent, or given up).
+    """
+    sources = {urls[k] for k in scores if k in urls}
+    strong = [k for k, score in scores.items() if score >= STRONG]
+    strong_sources = {urls[k] for k in strong if k in urls and urls[k] in about}
+    if len(strong) >= ANSWERED_ITEMS and len(strong_sources) >= ANSWERED_SOURCES:
+        status = "answered"
+    elif scores:
+        status = "partly answered"
+    elif closed:
+        status = "not found"
+    elif rounds:
+        status = "in progress"
+    else:
+        status = "pending"
+    return Coverage(len(scores), len(sources), status)
+
+
+def missing(cov: Coverage) -> str:
+    """What is still missing for a part, in words."""
+    if cov.status == "answered":
+        return "nothing: answered by at least two sources"
+    if cov.items:
+        return (
+            f"more evidence from other sources ({cov.items} item(s) from {cov.sources} "
+            "source(s) so far)"
+        )
+    return "any relevant evidence"

@@ -1,0 +1,230 @@
+"""Which evidence a report quotes: the sentences each part's section gives, the line that
+sums a part up, the leads taken in as evidence, and the order a part's evidence is shown
+to the Host in.
+
+Everything here works on plain data: quotes (an evidence id with its address, text and
+offset) and each part's scores for them. The Host keeps the ledger and the pages; it
+asks this module what to quote.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+from urllib.parse import urlsplit
+
+from .facts import leans_on_context, states_cause, years
+from .relevance import Focus, score_text, weight
+from .text import CJK, language, plain, terms
+
+#: A quote in another language than the question's competes at this share of its score.
+FOREIGN = 0.8
+#: How much a quote counts less when the section already states all of its facts.
+REPEATED_FACTS = 0.15
+#: Years this close are one period (1887 and 1889; 1914 and 1918).
+PERIOD_YEARS = 50
+#: A Chinese word at least this rare (see :func:`~research.relevance.weight`) names a
+#: thing: a place, a person, a work.
+NAME_WEIGHT = 3.5
+#: How alike (rapidfuzz token-set ratio) two sentences are when one repeats the other.
+NEAR_DUPLICATE = 88
+#: Leads taken in as a part's evidence at most; a second one only when it scores at least
+#: this share of the first.
+PROMOTED, LEAD_SHARE = 2, 0.8
+
+_FACT = re.compile(r"\b\d[\d,.]*\b|(?<=\s)[A-Z][a-z]+(?:[ -][A-Z][a-z]+)*|\d+年")
+
+
+@dataclass(frozen=True)
+class Quote:
+    """A sentence (or table) that may be quoted: its evidence id, where it is from, its
+    text and its offset in its page."""
+
+    key: str
+    url: str
+    span: str
+    start: int = 0
+
+
+def facts_of(span: str) -> set[str]:
+    """The names a quote gives, to compare with other quotes."""
+    text = plain(span)
+    out = {name.lower() for name in _FACT.findall(text) if not name[0].isdigit()}
+    out |= {w for w in terms(text) if CJK.match(w) and len(w) >= 2 and weight(w) >= NAME_WEIGHT}
+    return out
+
+
+def informative(span: str) -> float:
+    """A small bonus for a quote that states facts: dates, numbers, named things."""
+    return min(0.05, 0.01 * len(_FACT.findall(plain(span))))
+
+
+def near_duplicate(span: str, seen: Sequence[str]) -> bool:
+    """Whether ``span`` says what one of ``seen`` already says (ignoring Markdown)."""
+    from rapidfuzz import fuzz
+
+    text = plain(span).lower()
+    return any(fuzz.token_set_ratio(text, plain(o).lower()) >= NEAR_DUPLICATE for o in seen)
+
+
+def _same_period(year: int, seen: list[int]) -> bool:
+    return any(abs(year - other) <= PERIOD_YEARS for other in seen)
+
+
+def select(
+    parts: Sequence[str],
+    scores: Mapping[str, Mapping[str, float]],
+    quotes: Mapping[str, Quote],
+    lang: str,
+    limit: int,
+) -> dict[str, list[str]]:
+    """The quotes each part's section gives, by part (the summary's line for a part is
+    one of them).
+
+    Globally greedy: the best remaining (part, quote) pair is taken first, so a quote
+    goes to the part it answers best; no sentence appears twice in the report (a
+    near-duplicate counts as the same); within a section each further quote of the same
+    source, and a quote in another language than ``lang``, counts less; dates, numbers
+    and names count a little more, and a quote counts less by the share of its facts the
+    section already states (its names, and years within :data:`PERIOD_YEARS` of one
+    already given): a part on how something was built is answered by its stages, not by
+    three sentences on the same one. The one exception to "no sentence twice": a part's
+    best quote, taken by a part it answers better (one sentence can answer two parts),
+    still opens the part's own section.
+
+    Args:
+        parts: the parts' ids, in the plan's order.
+        scores: each part's relevance score for each quote key.
+        quotes: the quotes by key (keys missing here are passed over).
+        lang: the report's language.
+        limit: quotes per section at most.
+    """
+    pairs: dict[tuple[str, str], float] = {}
+    for part in parts:
+        for key, score in scores.get(part, {}).items():
+            if key in quotes:
+                value = score + informative(quotes[key].span)
+                if language(quotes[key].span) != lang:
+                    value *= FOREIGN
+                pairs[(part, key)] = value
+
+    def stable(pair: tuple[str, str]) -> tuple[str, str, int]:
+        quote = quotes[pair[1]]
+        return (pair[0], urlsplit(quote.url).path + quote.url, quote.start)
+
+    chosen: dict[str, list[str]] = {p: [] for p in parts}
+    per_source: dict[tuple[str, str], int] = {}
+    stated: dict[str, set[str]] = {p: set() for p in parts}
+    periods: dict[str, list[int]] = {p: [] for p in parts}
+    facts = {k: facts_of(q.span) for k, q in quotes.items()}
+    dates = {k: years(q.span) for k, q in quotes.items()}
+    used: list[str] = []
+    taken: set[str] = set()
+    order = sorted(pairs, key=stable)
+
+    def value(pair: tuple[str, str]) -> float:
+        part, key = pair
+        repeats = per_source.get((part, quotes[key].url), 0)
+        said, dated = facts[key], dates[key]
+        known = len(said & stated[part]) + sum(1 for y in dated if _same_period(y, periods[part]))
+        share = known / (len(said) + len(dated)) if said or dated else 0.0
+        return pairs[pair] - 0.05 * repeats**2 - REPEATED_FACTS * share
+
+    def full(part: str) -> bool:
+        return len(chosen[part]) >= limit
+
+    while order and not all(full(p) for p in chosen):
+        best = max(order, key=value)
+        order.remove(best)
+        part, key = best
+        if key in taken or full(part):
+            continue
+        quote = quotes[key]
+        taken.add(key)
+        if near_duplicate(quote.span, used):
+            continue
+        chosen[part].append(key)
+        used.append(quote.span)
+        stated[part] |= facts[key]
+        periods[part].extend(dates[key])
+        per_source[(part, quote.url)] = per_source.get((part, quote.url), 0) + 1
+    for part, keys in chosen.items():
+        # a part whose best quote went to a part it answers better still quotes it
+        # first: a part's best answer is never withheld from its own section
+        own = [p for p in pairs if p[0] == part]
+        if own and (top := max(own, key=lambda p: (pairs[p], p[1]))[1]) not in keys:
+            keys.insert(0, top)
+            del keys[limit:]
+    return chosen
+
+
+def best(scores: Mapping[str, float], urls: Mapping[str, str], limit: int) -> list[str]:
+    """A part's best quote keys, alternating between sources (``urls`` gives each key's
+    source; keys without one are passed over)."""
+    ranked = sorted(scores.items(), key=lambda kv: (-kv[1], kv[0]))
+    by_source: dict[str, list[str]] = {}
+    for key, _ in ranked:
+        if key in urls:
+            by_source.setdefault(urls[key], []).append(key)
+    out: list[str] = []
+    while len(out) < limit and any(by_source.values()):
+        for keys in by_source.values():
+            if keys and len(out) < limit:
+                out.append(keys.pop(0))
+    return out
+
+
+def promote(leads: Sequence[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
+    """The leads a part takes in as evidence: the best one among all sources read, and a
+    second from the same source when it scores at least :data:`LEAD_SHARE` of the first
+    (at most :data:`PROMOTED`). Each lead has its ``score``, ``page_path`` and
+    ``start``."""
+    if not leads:
+        return []
+    ranked = sorted(leads, key=lambda v: (-v["score"], v["page_path"], v["start"]))
+    top = ranked[0]
+    same = [r for r in ranked if r["page_path"] == top["page_path"]][:PROMOTED]
+    return [r for r in same if r["score"] >= LEAD_SHARE * top["score"]]
+
+
+def summary_choice(
+    focus: Focus, candidates: Sequence[tuple[Quote, float]], lang: str
+) -> str | None:
+    """The candidate that best answers a part on its own, for the summary line (its key).
+
+    A sentence in another language than the report's, or one that leans on the sentence
+    before it ("this problem", "these", "此") and so cannot stand alone, is passed over
+    while another candidate can be used. Among the rest, the relevance score counts, plus
+    the score the sentence earns read alone (without its page's title, which can make
+    relevant a sentence that does not answer the question by itself: "the road ran beside
+    the river" on a page about the town's decline), plus a little for each thing asked
+    that the sentence names (by its word or an equivalent from the user's glossary),
+    plus, for a "why" part, a cause stated in the sentence, and more when it also names
+    what the part asks about ("… brought about the decline").
+
+    Args:
+        focus: the part.
+        candidates: its quotes with their scores, in the section's order.
+        lang: the report's language.
+    """
+    if not candidates:
+        return None
+    n = max(1, len(focus.facets))
+
+    def value(quote: Quote, score: float) -> float:
+        said = set(terms(quote.span))
+        own = sum(f.term in said for f in focus.facets) / n
+        says = sum(f.term in said or bool(f.equivalents & said) for f in focus.facets) / n
+        cause = focus.kind == "why" and states_cause(quote.span)
+        alone = score_text(focus, quote.span)
+        return score + 0.3 * alone + cause * (0.2 + 0.15 * own) + 0.05 * says
+
+    pool = list(candidates)
+    mine = [c for c in pool if language(c[0].span) == lang]
+    pool = mine or pool
+    alone = [c for c in pool if not leans_on_context(c[0].span)]
+    pool = alone or pool
+    chosen = max(enumerate(pool), key=lambda ic: (value(*ic[1]), -ic[0]))
+    return chosen[1][0].key

@@ -10,6 +10,11 @@ the subagent's calls produced is carried into the run's :class:`~host.research.R
 and the tool result tells the Host brain the new coverage of every sub-question and what
 to try next. At most ``concurrency`` tasks run at once; one task's failure never touches
 another's results.
+
+Every document saved under ``/workspace/downloads/`` is read before the report: a task
+result lists the downloads no file task has read yet (``downloads_unread``), and a
+``generate`` task asked for while some are unread first has the File subagent read them,
+whichever brain asked and whenever the documents were saved.
 """
 
 from __future__ import annotations
@@ -25,7 +30,9 @@ from agentscope.agent import ReActAgent
 from agentscope.message import Msg
 from agentscope.tool import ToolResponse
 
+from fs_service import FsError
 from subagents.evidence import url_key
+from subagents.file.spec import READERS
 from subagents.offline import CallResult
 from subagents.results import error, json_block, ok, refused
 from subagents.secrets import scrub
@@ -46,6 +53,9 @@ PAGES_PER_TASK = 4
 #: Documents one browser task downloads at most.
 DOWNLOADS_PER_TASK = 3
 NOTES_PATH = "/workspace/notes/research.md"
+DOWNLOADS = "/workspace/downloads/"
+#: The description of the file task a report asked for while downloads were unread runs.
+READ_DOWNLOADS = "Read the downloaded documents not read yet, before the report is written."
 
 
 @dataclass
@@ -124,6 +134,10 @@ class Delegator:
         self.outputs: list[str] = []
         self.citations = 0
         self.files_read: list[str] = []
+        #: Files handed to the File subagent (read or not), so none is handed over twice.
+        self.files_tried: list[str] = []
+        #: Documents the finished browser tasks saved, in the order they reported them.
+        self.downloads: list[str] = []
         self.last_kind: dict[str, str] = {}
         self._count = 0
 
@@ -144,13 +158,29 @@ class Delegator:
                 f"unknown subagent_type {subagent_type!r}; choose one of {', '.join(self.specs)}."
             )
         ctx = dict(context) if isinstance(context, dict) else {}
-        prepared = self._prepare(spec.name, ctx)
-        if isinstance(prepared, ToolResponse):
-            return prepared
-        sub_id, ctx = prepared
-        if spec.name == "generate":
-            notes = research_notes(self.research, interrupted=self.interrupt.requested)
-            await self.service.write_text(NOTES_PATH, notes)
+        try:
+            notes = await self._read_downloads_first() if spec.name == "generate" else []
+            prepared = self._prepare(spec.name, ctx)
+            if isinstance(prepared, ToolResponse):
+                return prepared
+            sub_id, ctx = prepared
+            if spec.name == "generate":
+                written = research_notes(self.research, interrupted=self.interrupt.requested)
+                await self.service.write_text(NOTES_PATH, written)
+            delegation = await self._delegate(spec, description, ctx, sub_id)
+        except DelegationDepthError as exc:
+            return refused(str(exc))
+        notes += await self._absorb(spec, delegation, sub_id)
+        text = self._report(delegation, notes)
+        self.results[call_signature(subagent_type, context)] = text
+        if self.checkpoint is not None:
+            await self.checkpoint()
+        return ok(text, paths=self.outputs if spec.name == "generate" else ())
+
+    async def _delegate(
+        self, spec: SubAgentSpec, description: str, ctx: dict[str, Any], sub_id: str | None
+    ) -> Delegation:
+        """Run one task, known as running (with its pages and documents) until it ends."""
         token = id(ctx)
         self.idle.clear()
         self.running[token] = {
@@ -161,18 +191,59 @@ class Delegator:
         try:
             delegation = await self.run(spec, description, ctx, sub_id)
             self.interrupt.stop_now_if_asked()
-        except DelegationDepthError as exc:
-            return refused(str(exc))
         finally:
             self.running.pop(token, None)
             if not self.running:
                 self.idle.set()
-        notes = await self._absorb(spec, delegation, sub_id)
-        text = self._report(delegation, notes)
-        self.results[call_signature(subagent_type, context)] = text
+        return delegation
+
+    async def _read_downloads_first(self) -> list[str]:
+        """Have the File subagent read the downloaded documents no file task has read yet.
+
+        A report is written from what was read: a document saved after the last file task
+        (or by a Host that went straight to the report) would otherwise never be read. The
+        tasks still running finish first, so what they save is read too. A run being
+        stopped starts no new task, so nothing is read then.
+
+        Returns:
+            A note for the report task's result naming what was read first; none when
+            nothing was unread.
+        """
+        spec = self.specs.get("file")
+        if spec is None or self.interrupt.requested:
+            return []
+        await self.idle.wait()
+        unread = await self.unread_on_disk()
+        if not unread:
+            return []
+        prepared = self._prepare(spec.name, {"paths": unread})
+        if isinstance(prepared, ToolResponse):  # not so for a file task; kept for the types
+            return []
+        _, ctx = prepared
+        delegation = await self._delegate(spec, READ_DOWNLOADS, ctx, None)
+        await self._absorb(spec, delegation, None)
         if self.checkpoint is not None:
             await self.checkpoint()
-        return ok(text, paths=self.outputs if spec.name == "generate" else ())
+        return [
+            f"{len(unread)} downloaded document(s) no file task had read went to task "
+            f"{delegation.id} (file, {delegation.status}) before the report: {', '.join(unread)}"
+        ]
+
+    def unread_downloads(self) -> list[str]:
+        """The documents finished tasks saved that no file task has been handed yet."""
+        handled = {*self.files_read, *self.files_tried}
+        return [p for p in self.downloads if p not in handled]
+
+    async def unread_on_disk(self) -> list[str]:
+        """Every file under ``/workspace/downloads/`` no file task has been handed yet,
+        sorted; unlike :meth:`unread_downloads`, this includes what a task that never
+        finished saved."""
+        try:
+            entries = await self.service.walk_files(DOWNLOADS)
+        except FsError:
+            return []
+        handled = {*self.files_read, *self.files_tried}
+        return sorted(e.path for e in entries if e.path not in handled)
 
     def state(self) -> dict[str, Any]:
         """What a checkpoint keeps of the delegations: their summaries and results."""
@@ -181,6 +252,8 @@ class Delegator:
             "outputs": self.outputs,
             "citations": self.citations,
             "files_read": self.files_read,
+            "files_tried": self.files_tried,
+            "downloads": self.downloads,
             "last_kind": self.last_kind,
             "count": self._count,
             "results": self.results,
@@ -196,6 +269,8 @@ class Delegator:
             self.delegations.append(d)
         self.outputs, self.citations = list(state["outputs"]), int(state["citations"])
         self.files_read = list(state["files_read"])
+        self.files_tried = list(state.get("files_tried", []))
+        self.downloads = list(state.get("downloads", []))
         self.last_kind = dict(state["last_kind"])
         self._count = int(state["count"])
         self.results = dict(state["results"])
@@ -387,6 +462,10 @@ class Delegator:
         if carried.get("pages") or spec.name == "browser":
             new = await research.absorb_pages()
             notes.append(f"{len(new)} new page(s) scored against every sub-question")
+        saved = [str(p) for p in carried.get("downloads", []) if str(p).startswith(DOWNLOADS)]
+        self.downloads.extend(p for p in dict.fromkeys(saved) if p not in self.downloads)
+        if spec.name == "file":
+            self.files_tried.extend(p for p in handed_files(d) if p not in self.files_tried)
         for read in carried.get("reads", []):
             self.files_read.append(read["path"])
             source = file_source(read["tool"], read["path"], read["text"], research.plan.language)
@@ -461,6 +540,13 @@ class Delegator:
         }
         facts["coverage"] = report["subquestions"]
         facts["documents_left"] = len(research.documents())
+        unread = self.unread_downloads()
+        if unread:
+            facts["downloads_unread"] = unread
+            lines.append(
+                f'Downloaded documents not read yet: {", ".join(unread)}. Have a "file" task '
+                f'read {DOWNLOADS} before the report; "generate" reads them first otherwise.'
+            )
         facts["suggestions"] = suggestions
         facts["budget"] = {
             "pages_left": max(0, self.pages_left()),
@@ -479,6 +565,18 @@ class Delegator:
         lines.append(json_block(facts))
         # Summaries, gaps and titles may quote pages: they cannot forge a block either.
         return neutralise("\n".join(lines))
+
+
+def handed_files(d: Delegation) -> list[str]:
+    """The files a file task tried to read (read or not), and, when it finished, the files
+    it was named (a file no reader takes is then handed over only once)."""
+    named = [str(p) for p in d.context.get("paths") or [] if not str(p).endswith("/")]
+    tried = [
+        str(r.input.get("path") or r.input.get("img_path") or "")
+        for r in d.records
+        if r.name in READERS
+    ]
+    return [p for p in dict.fromkeys([*tried, *(named if d.status == "ok" else [])]) if p]
 
 
 def call_signature(subagent_type: Any, context: Any) -> str:

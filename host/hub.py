@@ -88,8 +88,10 @@ Research, with task(description, subagent_type, context):
 3. Each result reports the coverage of every sub-question. For one that is not answered,
    run another round with the suggested queries or links, while rounds and pages last.
    A refused task means its budget is spent: move on.
-4. "file" again with {"paths": ["/workspace/downloads/"]} to read the documents saved.
-5. "generate" to write the report. Then reply with a short summary.
+4. "file" again with {"paths": ["/workspace/downloads/"]} to read the documents saved,
+   and again whenever a result lists "downloads_unread" (documents saved since).
+5. "generate" to write the report (it reads any document still unread first). Then reply
+   with a short summary.
 """
 HOST_PROMPT += UNTRUSTED_RULE
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 from agentscope.model import ChatModelBase
 
@@ -259,3 +261,54 @@ def test_a_part_whose_task_failed_once_is_tried_again_and_given_up_after_twice()
     ]
     twice = HostPolicy().next_calls(plan, [*searched, failed, failed])
     assert all(args["context"].get("subquestion") != "q1" for _, args in twice)
+
+
+def _task_done(kind: str, facts: dict, **context: object) -> CallResult:
+    """A finished task of ``kind`` whose result ends with the fenced ``facts`` block."""
+    block = "```json\n" + json.dumps({"task": "t", "subagent": kind, **facts}) + "\n```"
+    return CallResult(
+        "task", {"subagent_type": kind, "context": context}, f"Task t ({kind}) ok.\n{block}"
+    )
+
+
+def _research_then_early_read() -> list[CallResult]:
+    """Input files, one round for q1, the downloads read once, and a later download."""
+    return [
+        _FILES,
+        _search_done("q1", ["http://a/1"]),
+        _task_done("browser", {}, subquestion="q1"),
+        _task_done("file", {}, paths=["/workspace/downloads/"]),
+        _task_done(
+            "browser", {"downloads_unread": ["/workspace/downloads/late.pdf"]}, download=True
+        ),
+    ]
+
+
+def _kinds(calls: list[tuple[str, dict]]) -> list[tuple[str, dict]]:
+    return [(args["subagent_type"], args["context"]) for _, args in calls]
+
+
+def test_the_host_reads_the_downloads_again_when_a_later_task_saved_one():
+    from host.brains.offline import HostPolicy
+
+    plan = {"subquestions": [{"id": "q1"}]}
+    calls = HostPolicy().next_calls(plan, _research_then_early_read())
+    assert _kinds(calls) == [("file", {"paths": ["/workspace/downloads/"]})]
+    nothing_new = [*_research_then_early_read()[:-1], _task_done("browser", {}, download=True)]
+    assert _kinds(HostPolicy().next_calls(plan, nothing_new)) == [("generate", {})]
+
+
+def test_a_download_the_file_task_could_not_read_is_not_asked_for_again():
+    """The Host reads unread downloads once after the task that saved them, not in a loop."""
+    from host.brains.offline import HostPolicy
+
+    plan = {"subquestions": [{"id": "q1"}]}
+    unread = {"downloads_unread": ["/workspace/downloads/late.pdf"]}
+    failed = _task_done("file", unread, paths=["/workspace/downloads/"])
+    done = [*_research_then_early_read(), failed]
+    assert _kinds(HostPolicy().next_calls(plan, done)) == [("generate", {})]
+    errored = CallResult("task", {"subagent_type": "file", "context": {}}, "Error: timed out")
+    done = [*_research_then_early_read(), errored]
+    assert _kinds(HostPolicy().next_calls(plan, done)) == [("generate", {})]
+    written = _task_done("generate", unread)
+    assert HostPolicy().next_calls(plan, [*_research_then_early_read(), written]) == []

@@ -10,7 +10,8 @@ the text of the tool results that followed it.
 - :class:`HostPolicy` is the Host's brain: it plans the question (the offline
   decomposition), then drives the research through ``task``: input files first, then
   rounds of search and reading per sub-question (concurrently), further rounds for the
-  gaps while the budget lasts, the downloaded documents, and finally the report.
+  gaps while the budget lasts, the downloaded documents (again whenever a result says
+  documents were saved that no file task has read), and finally the report.
 """
 
 from __future__ import annotations
@@ -132,12 +133,22 @@ class _Progress:
     downloads: int = 0
     generated: bool = False
     last: dict[str, Any] = field(default_factory=dict)
+    #: The kind of the last task that ran to the end, failed or not.
+    last_kind: str = ""
     failures: dict[str, int] = field(default_factory=dict)
 
     @property
     def refused(self) -> set[str]:
         """The parts given up: those whose tasks failed :data:`TASK_ATTEMPTS` times."""
         return {sub for sub, n in self.failures.items() if n >= TASK_ATTEMPTS}
+
+    @property
+    def unread_downloads(self) -> bool:
+        """The last result lists downloaded documents no file task has read, the task just
+        before was not a file task (one that could not read them is not repeated) and the
+        report is not written yet."""
+        unread = bool(self.last.get("downloads_unread"))
+        return unread and self.last_kind != "file" and not self.generated
 
 
 def _facts(text: str) -> dict[str, Any]:
@@ -157,6 +168,7 @@ def _progress(done: list[CallResult]) -> _Progress:
         ctx = rec.input.get("context") or {}
         sub = str(ctx.get("subquestion", "")) if isinstance(ctx, dict) else ""
         facts = _facts(rec.text)
+        state.last_kind = kind
         if facts:
             state.last = facts
         if rec.text.startswith("Error"):
@@ -257,7 +269,7 @@ class HostPolicy(ChatModelBase):
             return gaps
         if state.downloads == 0 and int(state.last.get("documents_left", 0)) > 0:
             return [_task("browser", "Download the documents found.", download=True)]
-        if state.files == 1:
+        if state.files == 1 or state.unread_downloads:
             return [
                 _task("file", "Read the downloaded documents.", paths=["/workspace/downloads/"])
             ]

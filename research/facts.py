@@ -274,7 +274,7 @@ _LEANING_START = re.compile(
     r"(?:it|its|they|them|their|this|these|those|such|he|she|his|her)\b|"
     r"(?:however|therefore|thus|hence|moreover|meanwhile|instead|likewise|similarly|also|"
     r"in addition|as a result|at the same time|in this way)\b|"
-    r"(?:this|that|these|those|such|it|its|they|their|he|his|she|her)\b)",
+    r"(?:this|that|these|those|such|it|they|he|she)\b)",
     re.I,
 )
 _PRONOUN = re.compile(r"\b(?:it|they|them|he|she|him)\b", re.I)

@@ -116,9 +116,18 @@ _FRAMES = re.compile(
 )
 
 
+#: "What is the *scale* used to … called?", "What is the glowing *ring* around … called?":
+#: the head noun of the thing whose name is asked for (the last word before a
+#: preposition or a participle).
+_CALLED_KIND = re.compile(
+    r"\b(?:[Ww]hat|[Ww]hich)\s+(?:is|was|are|were)\s+the\s+(?:[a-z][a-z'-]*\s+){0,3}?"
+    r"([a-z][a-z'-]*)(?=\s+(?:of|in|on|at|around|for|from|to|with|by|that|which|who|used|"
+    r"given|known|called|named|between|near)\b)"
+    r"(?=[^?]*\b(?:called|named|known as|referred to as)\s*\??\s*$)"
+)
 _KIND_NOUN = re.compile(
-    r"\b(?:[Ww]hat|[Ww]hich)\s+(?!(?:is|are|was|were|do|does|did|has|have|had|can|could|will|"
-    r"would|should|may|might|must)\b)([a-z][a-z'-]*)(?=\s+[a-z])"
+    r"\b(?:[Ww]hat|[Ww]hich)\s+(?!(?:the|a|an|is|are|was|were|do|does|did|has|have|had|can|"
+    r"could|will|would|should|may|might|must)\b)([a-z][a-z'-]*)(?=\s+[a-z])"
 )
 
 
@@ -132,11 +141,63 @@ def answer_kind_terms(text: str) -> set[str]:
     return {stem(m.group(1)) for m in _KIND_NOUN.finditer(text)}
 
 
+def named_kind_terms(text: str) -> set[str]:
+    """The nouns whose instances, named, answer an English question: its kind noun
+    ("which *river*") and the head of the thing whose name it asks for ("what is the
+    *scale* used to … called", which stays a facet: the answer often defines it)."""
+    if is_cjk(text):
+        return set()
+    return answer_kind_terms(text) | {stem(m.group(1)) for m in _CALLED_KIND.finditer(text)}
+
+
+_ZH_KIND = re.compile(
+    r"(?:什么|哪个|哪些|哪一|哪[个种位类家所座条部本项]|何)(?:样的)?([\u4e00-\u9fff]{1,4})"
+)
+
+
+def zh_kind_nouns(text: str) -> set[str]:
+    """The noun that names the kind of thing a Chinese question asks for, right after its
+    question word (城市 in 隶属于哪个城市, 颜色 in 是什么颜色的). It stays a facet: a
+    Chinese answer often ends as its kind does (重庆市, 蒙古族, 暗黄色)."""
+    if not is_cjk(text):
+        return set()
+    found = set()
+    for match in _ZH_KIND.finditer(text):
+        cut = [w for w in words(match.group(1)) if w.strip()]
+        if cut and len(cut[0]) >= 2:
+            found.add(cut[0])
+    return found
+
+
+#: How far a name of the kind asked for (重庆市 for 哪个城市) meets the kind's facet.
+KIND_NAMED = 0.85
+
+
+def names_kind(facet: Facet, text: str) -> bool:
+    """Whether a Chinese sentence names a thing of the kind a facet asks for: a word the
+    question does not use that ends as the kind does (重庆市 for 城市, 蒙古族 for 民族),
+    or the kind's last character standing after a name the word list does not know
+    (宁州 市, which it cuts in two)."""
+    if not facet.kind_of:
+        return False
+    end = facet.term[-1]
+    cut = [w for w in words(text) if w.strip()]
+    for i, word in enumerate(cut):
+        if word == facet.term or not word.endswith(end):
+            continue
+        name = word if len(word) > 1 else (cut[i - 1] + word if i else "")
+        new = not any(name in t for t in facet.kind_of)
+        if len(name) > 1 and all(CJK.match(c) for c in name) and new:
+            return True
+    return False
+
+
 def question_kind(text: str) -> str:
     """``when``, ``number``, ``why``, ``who``, ``where``, ``how`` or ``what``."""
     low = text.lower()
     if re.search(
-        r"\bwhen\b|(?:what|which) (?:year|date|month|century|decade)|何时|什么时候|哪一年|哪年",
+        r"\bwhen\b|(?:what|which) (?:year|date|month|century|decade|period|era)|何时|什么时候"
+        r"|哪一年|哪年|什么时[间期代]|哪个时[期代]|哪个朝代|什么年代",
         low,
     ):
         return "when"
@@ -171,6 +232,9 @@ class Facet:
     #: the words the glossary says name the same thing, itself included (a heading names
     #: the facet only by these; ``equivalents`` adds the related words)
     synonyms: frozenset[str] = frozenset()
+    #: for a Chinese noun naming the kind of answer asked for (城市 in 哪个城市), the
+    #: question's words: a new word ending as the kind does (重庆市) names one
+    kind_of: frozenset[str] = frozenset()
 
 
 @dataclass(frozen=True)
@@ -183,6 +247,9 @@ class Focus:
     facets: tuple[Facet, ...]
     kind: str = "what"
     subject_weights: dict[str, float] = field(default_factory=dict, compare=False, hash=False)
+    #: the English noun naming the kind of answer asked for ("scale" in "what is the scale
+    #: … called"), which is no facet: a name ending in it names one ("Saffir-Simpson Scale")
+    kinds: frozenset[str] = field(default=frozenset(), compare=False, hash=False)
     #: the facets of the sibling sub-questions: a section about one of them is about
     #: another part of the question
     rivals: tuple[tuple[Facet, ...], ...] = field(default=(), compare=False, hash=False)
@@ -246,6 +313,8 @@ class Focus:
         kinds = answer_kind_terms(subquestion)
         own = [t for t in own if t in subject or t not in kinds]
         phrases = _phrases(subquestion, [t for t in own if t not in subject])
+        zh_kinds = zh_kind_nouns(subquestion)
+        asked_terms = frozenset(terms(subquestion))
         facets = tuple(
             Facet(
                 t,
@@ -254,6 +323,7 @@ class Focus:
                 phrases[t],
                 morphemes(t),
                 glossary.same(t),
+                asked_terms if t in zh_kinds else frozenset(),
             )
             for t in own
             if t not in subject
@@ -272,6 +342,7 @@ class Focus:
             kind=question_kind(subquestion),
             subject_weights={t: weight(surface.get(t, t)) for t in subject},
             rivals=others_facets,
+            kinds=frozenset(named_kind_terms(subquestion)),
         )
 
     def query_terms(self) -> list[str]:
@@ -1020,6 +1091,11 @@ def assess(focus: Focus, doc: Document, index: int) -> Scored:
         _facet_match(f, said, title, heading, anchors, sal, _near(f, focus, seq, clauses), lent)
         for f, sal in zip(focus.facets, salience, strict=True)
     ]
+    text = plain(sentence.text)
+    matches = [
+        max(m, KIND_NAMED) if f.kind_of and f.term not in said and names_kind(f, text) else m
+        for f, m in zip(focus.facets, matches, strict=True)
+    ]
     facets = _geometric(_phrase_scores(focus.facets, matches))
     score = subject * facets
     if about_other_part(focus, doc, sentence.section):
@@ -1058,7 +1134,23 @@ def answer_type_bonus(focus: Focus, text: str) -> float:
         focus.text, focus.kind
     ):
         return 0.06
+    if focus.kinds and _names_a_kind(focus, plain(text)):
+        return 0.08
     return 0.0
+
+
+def _names_a_kind(focus: Focus, text: str) -> bool:
+    """Whether an English sentence names a thing of the kind the part asks for: a
+    capitalised name the question does not use, ending in the kind's word ("the
+    Saffir-Simpson Scale" for "what is the scale … called")."""
+    asked = focus.text.lower()
+    for match in _NAME_RUN.finditer(text):
+        name = match.group(0)
+        last = re.split(r"[\s-]+", name)[-1]
+        named = len(name.split()) > 1 and name.lower() not in asked
+        if named and stem(last.lower()) in focus.kinds:
+            return True
+    return False
 
 
 def _new_to(question: str, text: str) -> str:

@@ -154,7 +154,7 @@ def select(
         # a part whose best quote went to a part it answers better still quotes it
         # first: a part's best answer is never withheld from its own section
         own = [p for p in pairs if p[0] == part]
-        if own and (top := max(own, key=lambda p: (pairs[p], p[1]))[1]) not in keys:
+        if own and (top := min(own, key=lambda p: (-pairs[p], stable(p)))[1]) not in keys:
             keys.insert(0, top)
             del keys[limit:]
     return chosen

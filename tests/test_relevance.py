@@ -8,6 +8,7 @@ from research.relevance import (
     Focus,
     Glossary,
     entity,
+    question_kind,
     relevant,
     score_text,
 )
@@ -170,3 +171,31 @@ def test_a_glossary_gives_a_part_the_words_of_its_field():
     with_words = Focus.build(sub, [sub], sub, glossary=field)
     assert relevant(plain_focus, doc) == []
     assert relevant(with_words, doc)
+
+
+def test_a_name_of_the_kind_asked_for_answers_which_and_what_called():
+    """ "Which city" is answered by a city's name, not the word "city": a Chinese name that
+    ends as its kind does (重庆市, 蒙古族), an English name ending in the kind's word
+    ("the Saffir-Simpson Scale")."""
+    town = "潮音镇位于哪个城市？"
+    focus = Focus.build(town, [town, "潮音镇有多少人？"], "潮音镇位于哪个城市？潮音镇有多少人？")
+    page = "# 潮音镇\n\n潮音镇位于海边，街道很窄。\n\n潮音镇位于宁州市东部，以渔业闻名。\n"
+    found = relevant(focus, Document.of(page, "潮音镇"), threshold=0)
+    assert found[0].sentence.text.startswith("潮音镇位于宁州市")
+    assert found[0].score > found[1].score
+    scale = "What is the scale used to rate the strength of hurricanes called?"
+    parts = [scale, "When did the 1921 hurricane strike Tampa?"]
+    focus = Focus.build(scale, parts, "About Tampa Bay: " + " ".join(parts))
+    title = "Tampa Bay hurricanes"
+    named = "The 1921 hurricane was rated Category 3 on the Beaufort-Lindqvist Scale."
+    plain = "The 1921 hurricane was rated as a strong one by the observers."
+    named_score, plain_score = (
+        relevant(focus, Document.of(t, title), threshold=0)[0].score for t in (named, plain)
+    )
+    assert named_score > plain_score
+
+
+def test_a_period_asked_for_in_chinese_wants_a_date():
+    assert question_kind("向平是什么时期的人？") == "when"
+    assert question_kind("第二届议会在什么时间结束？") == "when"
+    assert question_kind("In what period was the abbey founded?") == "when"

@@ -13,6 +13,13 @@
   neither counted nor summarised. A latest round larger than half the threshold is
   shrunk by size instead: its largest results are evicted to ``/internal/`` with a
   preview (:meth:`host.guards.ToolGuard.fit_round`).
+- **Hub news at a turn boundary.** A worker is a participant of the run's MsgHub while it
+  works, so another task's outcome may be broadcast to it at any moment, also while it
+  waits for the results of its own tool calls. Added to its memory then, the news would
+  stand between its tool calls and their results, a history providers reject ("an
+  assistant message with 'tool_calls' must be followed by tool messages"). News that
+  arrives during a reply waits, and joins the memory when the worker next reasons, after
+  every result of its last round.
 """
 
 from __future__ import annotations
@@ -41,13 +48,34 @@ class WorkerAgent(ReActAgent):
         super().__init__(**kwargs)
         self.guard = guard
         self.task_ids: set[str] = set()
+        self.replying = False
+        #: hub news received during a reply, for the next turn
+        self.news: list[Msg] = []
 
     async def reply(
         self, msg: Msg | list[Msg] | None = None, structured_model: type[BaseModel] | None = None
     ) -> Msg:
         given = msg if isinstance(msg, list) else [msg] if msg is not None else []
         self.task_ids = {m.id for m in given}
-        return await super().reply(msg, structured_model)
+        self.replying = True
+        try:
+            return await super().reply(msg, structured_model)
+        finally:
+            self.replying, self.news = False, []
+
+    async def observe(self, msg: Msg | list[Msg] | None) -> None:
+        """Take in hub news: at once between replies, at the next turn during one."""
+        given = msg if isinstance(msg, list) else [msg] if msg is not None else []
+        if self.replying:
+            self.news.extend(given)
+        elif given:
+            await super().observe(given)
+
+    async def _reasoning(self, tool_choice: Any = None) -> Msg:
+        if self.news:  # every result of the last round is in memory: a turn boundary
+            news, self.news = self.news, []
+            await self.memory.add(news)
+        return await super()._reasoning(tool_choice)
 
     async def handle_interrupt(
         self, msg: Msg | list[Msg] | None = None, structured_model: type[BaseModel] | None = None

@@ -349,3 +349,69 @@ async def test_compression_keeps_the_task_and_the_latest_round_of_results():
     assert len(stored) == 9 and all(len(t) > 2400 for t in stored.values())
     assert "/internal/evicted/search-" in model.shown[-1]
     assert {r.evicted_to for r in guard.records} == set(stored)
+
+
+def _tool_calls_answered_in_place(messages: list[dict]) -> bool:
+    """The OpenAI rule: an assistant message with tool_calls is followed at once by one
+    tool message per call id, before anything else."""
+    for i, message in enumerate(messages):
+        ids = [c["id"] for c in message.get("tool_calls") or []]
+        following = messages[i + 1 : i + 1 + len(ids)]
+        if ids and (
+            len(following) < len(ids)
+            or any(m.get("role") != "tool" for m in following)
+            or {m.get("tool_call_id") for m in following} != set(ids)
+        ):
+            return False
+    return True
+
+
+async def test_hub_news_reaches_a_working_subagent_after_its_tool_results():
+    """A task's outcome broadcast while another subagent waits on its tool calls joins that
+    subagent's history only after all their results, at its next turn."""
+    from agentscope.pipeline import MsgHub
+
+    from host.workers import WorkerAgent
+
+    first_done = asyncio.Event()
+    news_sent = asyncio.Event()
+
+    async def quick(label: str) -> ToolResponse:
+        """Return at once.
+
+        Args:
+            label (str): A label.
+        """
+        first_done.set()
+        return ok(f"quick {label}")
+
+    async def slow(label: str) -> ToolResponse:
+        """Return once the news is out.
+
+        Args:
+            label (str): A label.
+        """
+        await news_sent.wait()
+        return ok(f"slow {label}")
+
+    tk = Toolkit()
+    tk.register_tool_function(quick)
+    tk.register_tool_function(slow)
+    model = ScriptedModel(
+        [[tool_call("slow", "c1", label="a"), tool_call("quick", "c2", label="b")]]
+    )
+    worker = agent_with(model, tk, WorkerAgent, parallel_tool_calls=True)
+    async with MsgHub(participants=[worker], enable_auto_broadcast=False) as hub:
+        task = asyncio.create_task(worker(Msg("Host", "go", "user")))
+        await first_done.wait()
+        await hub.broadcast(Msg("search", "NEWS: the search task finished", "assistant"))
+        news_sent.set()
+        await task
+    second = model.calls[1]["messages"]
+    assert _tool_calls_answered_in_place(second), second
+    texts = [str(m.get("content")) for m in second]
+    assert any("NEWS" in t for t in texts)  # the news is not lost
+    assert not worker.news and not worker.replying
+    # Between replies, news joins the memory at once.
+    await worker.observe(Msg("file", "LATER NEWS", "assistant"))
+    assert "LATER NEWS" in (await worker.memory.get_memory())[-1].get_text_content()

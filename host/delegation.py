@@ -68,7 +68,7 @@ class Delegation:
     description: str
     context: dict[str, Any]
     seconds: float = 0.0
-    status: str = "ok"  # ok | failed | timed out | refused
+    status: str = "ok"  # ok | failed | timed out | interrupted | capped | refused
     error: str | None = None
     outcome: dict[str, Any] | None = None
     records: list[ToolCallRecord] = field(default_factory=list)
@@ -418,6 +418,9 @@ class Delegator:
                 delegation.status, delegation.error = "timed out", f"timed out after {timeout:g} s"
             elif reply is not None and (reply.metadata or {}).get("_is_interrupted"):
                 delegation.status, delegation.error = "interrupted", "stopped by the user"
+            elif reply is not None and (reply.metadata or {}).get("_is_capped"):
+                cap = self.settings.tool_call_cap
+                delegation.status, delegation.error = "capped", f"ended at the {cap}-call cap"
             elif reply is not None and isinstance(reply.metadata, dict) and reply.metadata:
                 delegation.outcome = _validated(spec, reply.metadata)
             check_allowlist(agent.toolkit, spec, extra=(*extra, FINISH))

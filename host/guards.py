@@ -152,12 +152,14 @@ class ToolGuard:
         self.stopped, self.approval = stopped, approval
         self.evict, self.evict_chars, self.on_call = evict, evict_chars, on_call
         self.calls_this_delegation = 0
+        self.capped = False
         self.records: list[ToolCallRecord] = []
         toolkit.register_middleware(self)
 
     def reset(self) -> None:
         """Start a new delegation: the call count goes back to zero."""
         self.calls_this_delegation = 0
+        self.capped = False
 
     def delegation_records(self, since: int) -> list[ToolCallRecord]:
         return self.records[since:]
@@ -223,6 +225,7 @@ class ToolGuard:
             yield ToolResponse(content=[TextBlock(type="text", text=record.text)])
             return
         if self.calls_this_delegation > self.cap:
+            self.capped = True  # the worker ends its task at its next turn
             record.status = "refused"
             record.text = (
                 f"Error: tool-call limit reached ({self.cap} calls in this task). This call "

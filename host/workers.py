@@ -13,6 +13,9 @@
   neither counted nor summarised. A latest round larger than half the threshold is
   shrunk by size instead: its largest results are evicted to ``/internal/`` with a
   preview (:meth:`host.guards.ToolGuard.fit_round`).
+- **The call cap ends the task.** Once the guard refuses a call over the task's tool-call
+  cap, the worker makes no further model request: its task ends at that turn with a
+  plain note, and the Host records it as "capped" with what it stored.
 - **Hub news at a turn boundary.** A worker is a participant of the run's MsgHub while it
   works, so another task's outcome may be broadcast to it at any moment, also while it
   waits for the results of its own tool calls. Added to its memory then, the news would
@@ -34,6 +37,11 @@ from pydantic import BaseModel
 from .guards import ToolGuard
 
 STOPPED = "[This task was stopped before it finished.]"
+CAPPED = "[This task was ended at its tool-call limit; what it stored is kept.]"
+
+
+class _Capped(Exception):
+    """The worker's guard refused a call over the cap: the task ends now."""
 
 
 class WorkerAgent(ReActAgent):
@@ -60,6 +68,10 @@ class WorkerAgent(ReActAgent):
         self.replying = True
         try:
             return await super().reply(msg, structured_model)
+        except _Capped:
+            capped = Msg(self.name, CAPPED, "assistant", metadata={"_is_capped": True})
+            await self.memory.add(capped)
+            return capped
         finally:
             self.replying, self.news = False, []
 
@@ -72,6 +84,10 @@ class WorkerAgent(ReActAgent):
             await super().observe(given)
 
     async def _reasoning(self, tool_choice: Any = None) -> Msg:
+        if self.guard is not None and self.guard.capped:
+            # a round of calls went over the cap: another request would only resend the
+            # growing history, so the task ends here with what it stored
+            raise _Capped
         if self.news:  # every result of the last round is in memory: a turn boundary
             news, self.news = self.news, []
             await self.memory.add(news)
@@ -118,4 +134,4 @@ def latest_round(messages: list[Msg]) -> list[Msg]:
     return []
 
 
-__all__ = ["STOPPED", "WorkerAgent", "latest_round"]
+__all__ = ["CAPPED", "STOPPED", "WorkerAgent", "latest_round"]

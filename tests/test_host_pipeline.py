@@ -369,3 +369,39 @@ def test_each_summary_line_stands_alone_and_answers_its_part(demo):
 def test_the_chinese_pdf_keeps_to_the_briefs_length(demo_zh):
     _, result, _ = demo_zh
     assert 2 <= len(PdfReader(result.run.real_path("/workspace/reports/report.pdf")).pages) <= 3
+
+
+class LoopingReader(OfflinePolicy):
+    """Asks for the same ten pages every turn, never giving its outcome."""
+
+    turns = 0
+
+    async def __call__(self, messages, tools=None, tool_choice=None, **kwargs):
+        urls = find_context(messages).get("urls") or []
+        if not urls:  # nothing left to read: as the offline brain would
+            return await super().__call__(messages, tools, tool_choice, **kwargs)
+        LoopingReader.turns += 1
+        url = urls[0]
+        calls = [
+            ToolUseBlock(type="tool_use", id=f"loop-{LoopingReader.turns}-{i}", name="viewer_fetch",
+                         input={"url": url})
+            for i in range(10)
+        ]  # fmt: skip
+        return ChatResponse(content=calls)
+
+
+def test_a_subagent_at_its_call_cap_ends_its_task_at_once(tmp_path):
+    LoopingReader.turns = 0
+    _, result, _ = run_demo(
+        tmp_path, formats=("md",), host_cls=host_with(LoopingReader), tool_call_cap=15
+    )
+    browser = [d for d in result.delegations if d.subagent == "browser" and d.context.get("urls")]
+    assert browser and all(d.status == "capped" for d in browser), [
+        (d.status, d.error) for d in browser if d.status != "capped"
+    ]
+    assert all("15-call cap" in (d.error or "") for d in browser)
+    # each task asked the model twice (10 calls, then 10 more of which 5 were refused)
+    # and never again: no request resends the growing history after the cap
+    assert LoopingReader.turns == 2 * len(browser)
+    assert all(len(d.records) == 20 for d in browser)
+    assert result.outputs == ["/workspace/reports/report.md"]

@@ -19,8 +19,6 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 from urllib.parse import urlsplit
 
-import yaml
-
 from fs_service import FsError
 from research import selection
 from research.coverage import Coverage
@@ -41,6 +39,7 @@ from research.selection import Quote, informative
 from research.tables import Found, table_score, tables_in
 from research.text import links, plain, terms
 from subagents.evidence import EvidenceItem, EvidenceLedger, PageRecord, sidecar_path, url_key
+from subagents.search.render import result_list
 
 from .sources import FileSource, file_record
 
@@ -211,11 +210,8 @@ class Research:
         """Pool the items of one search result text; returns how many were new."""
         if query and query not in self.queries[sub_id]:
             self.queries[sub_id].append(query)
-        try:
-            items = yaml.safe_load(text)
-        except yaml.YAMLError:
-            return 0
-        if not isinstance(items, list):
+        items = result_list(text)
+        if not items:
             return 0
         self.result_lists.append(
             {

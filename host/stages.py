@@ -16,7 +16,7 @@ from typing import Any
 from agentscope.message import Msg
 
 from subagents.spec import SubAgentSpec
-from subagents.untrusted import neutralise
+from subagents.untrusted import neutralise, wrap
 
 from .guards import ToolCallRecord
 
@@ -99,12 +99,15 @@ def summarize(
     lines.append(f"[{name}] {len(records)} tool calls, {ok} succeeded, {len(failed)} failed.")
     for r in failed[:10]:
         lines.append(f"- {r.name} failed ({r.status}): {r.text[:200]}")
+    said = []  # the subagent's own words, written by a model that read pages
     if outcome:
         if outcome.get("summary"):
-            lines.append(str(outcome["summary"])[:1000])
-        for gap in (outcome.get("gaps") or [])[:10]:
-            lines.append(f"- gap: {str(gap)[:200]}")
-    return neutralise("\n".join(lines))  # results and summaries may quote a page
+            said.append(str(outcome["summary"])[:1000])
+        said += [f"- gap: {str(gap)[:200]}" for gap in (outcome.get("gaps") or [])[:10]]
+    text = neutralise("\n".join(lines))  # a failed call's text may quote a page
+    if not said:
+        return text
+    return text + "\n" + wrap("\n".join(said), "summary", name)
 
 
 def kept(records: list[ToolCallRecord]) -> str:

@@ -9,11 +9,11 @@ import time
 from urllib.parse import urlsplit
 
 import pytest
-import yaml
 from search_support import CASES, CORPUS, settings_for, text
 
 from demo.search_web import Document, SearchWeb
 from subagents import all_schemas, schema_toolkit
+from subagents.search.render import result_list
 from subagents.search.tools import (
     TOOLS,
     search_bing,
@@ -44,7 +44,7 @@ def plain(web):
 
 def rows_of(response) -> list[dict]:
     assert response.metadata["status"] == "ok", text(response)
-    rows = yaml.safe_load(text(response))
+    rows = result_list(text(response))
     assert isinstance(rows, list), text(response)
     return rows
 

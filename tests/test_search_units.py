@@ -7,7 +7,6 @@ import email.utils
 import time
 
 import pytest
-import yaml
 
 from subagents.search.http import blocked_page, retry_after_seconds
 from subagents.search.providers import bing, github, google, wiki
@@ -18,6 +17,7 @@ from subagents.search.render import (
     dedupe,
     normalise_url,
     render,
+    result_list,
     shorten,
 )
 from subagents.secrets import scrub
@@ -27,7 +27,7 @@ from subagents.settings import DEFAULT_SEARCH_TIMEOUT, Keys, SettingsError, Tool
 def test_render_gives_exactly_four_keys_bounded_and_deduplicated():
     items = [Item(f"T{i}", f"https://example.org/p{i}", "word " * 200) for i in range(25)]
     items.insert(1, Item("dup", "http://www.EXAMPLE.org/p0/#top", "same page"))
-    rows = yaml.safe_load(render(items, "search_bing", "q"))
+    rows = result_list(render(items, "search_bing", "q"))
     assert len(rows) == MAX_RESULTS
     assert all(list(r) == ["title", "url", "snippet", "source"] for r in rows)
     assert all(r["source"] == "search_bing" for r in rows)

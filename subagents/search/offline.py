@@ -9,9 +9,8 @@ from __future__ import annotations
 
 from typing import Any
 
-import yaml
-
 from ..offline import Call, CallResult, called, succeeded
+from .render import result_list
 
 #: Tools worth a second and third query: general web search.
 WEB_TOOLS = ("search_google", "search_bing", "search_sogou")
@@ -40,12 +39,7 @@ def result_items(done: list[CallResult]) -> list[dict[str, Any]]:
     for rec in done:
         if not rec.name.startswith("search_") or not rec.ok:
             continue
-        try:
-            parsed = yaml.safe_load(rec.text)
-        except yaml.YAMLError:
-            continue
-        if isinstance(parsed, list):
-            items.extend(i for i in parsed if isinstance(i, dict) and i.get("url"))
+        items.extend(i for i in result_list(rec.text) if i.get("url"))
     return items
 
 

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import Any
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 import yaml
 
-from ..untrusted import neutralise
+from ..untrusted import neutralise, unwrap, wrap
 
 #: Most items one call returns.
 MAX_RESULTS = 10
@@ -85,7 +86,8 @@ def dedupe(items: list[Item], limit: int = MAX_RESULTS) -> list[Item]:
 
 
 def render(items: list[Item], source: str, query: str) -> str:
-    """The text a tool returns: a YAML list, or a sentence saying there were no results."""
+    """The text a tool returns: a YAML list inside an ``<untrusted_search>`` block (read it
+    with :func:`result_list`), or a sentence saying there were no results."""
     kept = dedupe(items)
     if not kept:
         return (
@@ -101,11 +103,23 @@ def render(items: list[Item], source: str, query: str) -> str:
         }
         for item in kept
     ]
-    return yaml.dump(
+    listed = yaml.dump(
         rows,
         Dumper=_DUMPER,
         allow_unicode=True,
         sort_keys=False,
         default_flow_style=False,
         width=100,
-    )
+    ).rstrip("\n")
+    # titles, snippets and addresses are the web's words: data, never instructions
+    return wrap(listed, "search", source)
+
+
+def result_list(text: str) -> list[dict[str, Any]]:
+    """The result items of a search tool's text (see :func:`render`); none when it holds
+    no list."""
+    try:
+        parsed = yaml.safe_load(unwrap(text))
+    except yaml.YAMLError:
+        return []
+    return [i for i in parsed if isinstance(i, dict)] if isinstance(parsed, list) else []

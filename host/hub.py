@@ -34,7 +34,7 @@ from agentscope.pipeline import MsgHub
 from agentscope.token import CharTokenCounter
 from agentscope.tool import Toolkit
 
-from research.plan import Plan, PlanModel, offline_plan, validated
+from research.plan import Plan, PlanModel, checked, offline_plan, replaced_by_offline
 from research.relevance import Glossary
 from subagents import PIPELINE_ORDER, SPECS, build
 from subagents.browser import BrowserSession, attach_browser_hooks
@@ -56,6 +56,7 @@ from .brains import (
     resilient_model,
     tool_scope,
 )
+from .brains.arguments import RawArguments, repaired
 from .brains.offline import HostPolicy, OfflinePolicy
 from .brains.wrapping import ScrubbedModel
 from .config import Settings
@@ -321,7 +322,7 @@ class Host:
         policy = RetryPolicy(
             timeout=self.settings.model_timeout, attempts=self.settings.model_attempts
         )
-        model = ScrubbedModel(resilient_model(self.brain, policy, self.model_calls))
+        model = ScrubbedModel(RawArguments(resilient_model(self.brain, policy, self.model_calls)))
         if self.tape is not None and not self.tape.replaying:
             model = RecordingModel(model, self.tape)
         model = Interruptible(model, self.interrupt)
@@ -450,29 +451,30 @@ class Host:
     # -- the run ---------------------------------------------------------------------------
 
     async def plan(self, agent: HostAgent, question: str) -> Plan:
-        """The Host agent's plan (structured output), validated, or the offline fallback."""
+        """The Host agent's plan (structured output), checked and mended, or the offline
+        fallback; see :func:`research.plan.checked` (every fallback keeps its reason)."""
         request = Msg(
             "user",
             "Plan the research for this question: break it into sub-questions with search "
             f"queries.\n\n<question>{question}</question>",
             "user",
         )
-        reason = ""
         agent.max_iters = PLAN_ITERS
         try:
             reply = await agent(request, structured_model=PlanModel)
             raw = reply.metadata if isinstance(reply.metadata, dict) else None
-            plan, reason = validated(raw, question)
+            if self.brain.offline:  # the offline policy answers with this very plan
+                plan = offline_plan(question)
+            else:
+                cut = repaired(await _finish_arguments(agent))
+                plan = checked(raw, question, repaired=cut)
         except Exception as exc:  # a provider failure: plan offline and say so
             cause = str(exc) if isinstance(exc, ModelCallError) else type(exc).__name__
-            plan, reason = None, scrub(f"the planning call failed ({cause})")
+            plan = replaced_by_offline(
+                offline_plan(question), scrub(f"the planning call failed ({cause})")
+            )
         finally:
             agent.max_iters = HOST_ITERS
-        if plan is None:
-            plan = offline_plan(question)
-            plan.planner = f"offline (fallback: {reason})"
-        elif self.brain.offline:
-            plan.planner = "offline"
         return plan
 
     async def run(self, question: str) -> RunResult:
@@ -766,6 +768,17 @@ def run_settings(settings: Settings) -> dict[str, Any]:
             for group in settings.glossary
         ],
     }
+
+
+async def _finish_arguments(agent: HostAgent) -> str | None:
+    """The arguments text of the agent's last structured-output call, as the provider
+    sent it (None when none was kept)."""
+    for msg in reversed(await agent.memory.get_memory(prepend_summary=False)):
+        for block in reversed(msg.get_content_blocks("tool_use")):
+            if block.get("name") == agent.finish_function_name:
+                raw = block.get("raw_input")
+                return raw if isinstance(raw, str) else None
+    return None
 
 
 def _plan_json(plan: Plan) -> str:

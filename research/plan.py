@@ -7,8 +7,11 @@ answered, partly answered, not found) and the evidence found for it; the plan is
 :func:`offline_plan` is the offline brain's deterministic decomposition: it splits the
 question on clauses, conjunctions and question words, carries the subject into clauses
 that only point at it ("why did *it* erupt"), and makes short keyword queries.
-An LLM brain proposes a plan as structured output (:class:`PlanModel`); :func:`validated`
-checks it, and anything unusable falls back to the offline plan, with the reason recorded.
+An LLM brain proposes a plan as structured output (:class:`PlanModel`); :func:`checked`
+accepts it only when it is whole (not JSON repaired after being cut off), in the
+question's language, covers every part of the offline decomposition (a missing part is
+added from it) and has usable queries (replaced by key terms where they are not). Every
+fallback is recorded on the plan with its reason (:attr:`Plan.fallbacks`).
 """
 
 from __future__ import annotations
@@ -32,7 +35,7 @@ from research.relevance import (
     weight,
     zh_tagged,
 )
-from research.text import CJK, STOP_WORDS, is_cjk, is_verb_form, stem
+from research.text import CJK, STOP_WORDS, is_cjk, is_verb_form, stem, terms, words
 
 STATUSES = ("pending", "in progress", "answered", "partly answered", "not found")
 MIN_SUBQUESTIONS, MAX_SUBQUESTIONS = 1, 6
@@ -90,6 +93,8 @@ class Plan:
     subquestions: list[SubQuestion]
     rounds: list[dict[str, Any]] = field(default_factory=list)
     planner: str = "offline"
+    #: What a model's plan was mended or replaced for: ``{"action", "part", "reason"}``.
+    fallbacks: list[dict[str, str]] = field(default_factory=list)
 
     def get(self, sub_id: str) -> SubQuestion | None:
         return next((s for s in self.subquestions if s.id == sub_id), None)
@@ -99,6 +104,7 @@ class Plan:
             "question": self.question,
             "language": self.language,
             "planner": self.planner,
+            "fallbacks": [dict(f) for f in self.fallbacks],
             "subquestions": [asdict(s) for s in self.subquestions],
             "rounds": self.rounds,
         }
@@ -111,6 +117,7 @@ class Plan:
             subquestions=[SubQuestion(**s) for s in raw["subquestions"]],
             rounds=list(raw.get("rounds", [])),
             planner=str(raw.get("planner", "offline")),
+            fallbacks=[dict(f) for f in raw.get("fallbacks") or []],
         )
 
     def focus(self, sub: SubQuestion, glossary: Glossary | None = None) -> Focus:
@@ -143,7 +150,19 @@ class PlanModel(BaseModel):
 
 
 def validated(raw: dict[str, Any] | None, question: str) -> tuple[Plan | None, str]:
-    """A plan from a model's structured output, or ``(None, why it is unusable)``."""
+    """A plan from structured output, or ``(None, why it is unusable)``; a part without
+    queries gets key terms of its text."""
+    parts, why = _parts(raw)
+    if parts is None:
+        return None, why
+    for sub in parts:
+        sub.queries = sub.queries or keyword_queries(sub.text, sub.text)
+    return Plan(question, "zh" if is_cjk(question) else "en", parts, planner="model"), ""
+
+
+def _parts(raw: dict[str, Any] | None) -> tuple[list[SubQuestion] | None, str]:
+    """The distinct parts of a structured plan with their non-empty queries, or
+    ``(None, why they are unusable)``."""
     if not raw:
         return None, "the model gave no valid plan"
     try:
@@ -159,12 +178,206 @@ def validated(raw: dict[str, Any] | None, question: str) -> tuple[Plan | None, s
         seen.add(text.lower())
         queries = [" ".join(q.split())[:200] for q in item.queries if q and q.strip()]
         queries = list(dict.fromkeys(q for q in queries if q))[:MAX_QUERIES]
-        if not queries:
-            queries = keyword_queries(text, text)
         subs.append(SubQuestion(f"q{len(subs) + 1}", text, queries))
     if not MIN_SUBQUESTIONS <= len(subs) <= MAX_SUBQUESTIONS:
         return None, f"the plan has {len(subs)} usable sub-questions (1 to 6 are allowed)"
-    return Plan(question, "zh" if is_cjk(question) else "en", subs, planner="model"), ""
+    return subs, ""
+
+
+# --- checking a model's plan ------------------------------------------------------------
+
+#: Key terms a usable query has, at least and at most.
+MIN_QUERY_TERMS, MAX_QUERY_TERMS = 2, 5
+#: Share of an offline part's weighted terms a model part must name to cover it.
+COVERED = 0.5
+#: How far (mean Zipf frequency) another language may score above the question's own
+#: before a part counts as written in it.
+LANGUAGE_MARGIN = 0.5
+#: Languages written in Latin letters that a part of an English plan is compared with.
+LATIN_LANGUAGES = {
+    "en": "English",
+    "de": "German",
+    "fr": "French",
+    "es": "Spanish",
+    "it": "Italian",
+    "nl": "Dutch",
+    "pt": "Portuguese",
+    "sv": "Swedish",
+    "pl": "Polish",
+}
+LANGUAGE_NAMES = {**LATIN_LANGUAGES, "zh": "Chinese", "other": "another script"}
+REPAIRED = "the plan JSON was cut off or malformed and had to be repaired"
+_LETTERS = re.compile(r"[^\W\d_]", re.UNICODE)
+
+
+def key_terms(query: str) -> list[str]:
+    """The key terms of a search query: its words (a hyphenated name is one), without
+    stop words and single Latin letters."""
+    out = []
+    for word in words(query):
+        if word in STOP_WORDS or (len(word) == 1 and not CJK.match(word)):
+            continue
+        out.append(word)
+    return out
+
+
+def query_problem(query: str) -> str:
+    """Why ``query`` is no usable search query ("" when it is one)."""
+    found = key_terms(query)
+    if not query.strip():
+        return "it is empty"
+    if not MIN_QUERY_TERMS <= len(found) <= MAX_QUERY_TERMS:
+        return f"it has {len(found)} key terms ({MIN_QUERY_TERMS} to {MAX_QUERY_TERMS} are usable)"
+    return ""
+
+
+def text_language(text: str) -> str:
+    """The language ``text`` is written in: ``zh``, one of :data:`LATIN_LANGUAGES`, or
+    ``other`` for mostly other letters (Cyrillic, kana, …).
+
+    Latin-script text is scored by the mean word frequency (wordfreq's Zipf scale) of its
+    words in each language; English wins unless another language scores clearly higher.
+    """
+    if is_cjk(text):
+        return "zh"
+    letters = _LETTERS.findall(text)
+    latin = sum(1 for ch in letters if ord(ch) < 0x250)
+    if not letters:
+        return "en"
+    if latin * 2 < len(letters):
+        return "other"
+    found = [w for w in words(text) if not any(ch.isdigit() for ch in w)]
+    if not found:
+        return "en"
+    scores = {lang: _mean_zipf(tuple(found), lang) for lang in LATIN_LANGUAGES}
+    best = max(scores, key=lambda lang: scores[lang])
+    return "en" if scores[best] - scores["en"] <= LANGUAGE_MARGIN else best
+
+
+def _mean_zipf(found: tuple[str, ...], lang: str) -> float:
+    from wordfreq import zipf_frequency
+
+    return sum(zipf_frequency(w, lang) for w in found) / len(found)
+
+
+def covers(part: Focus, said: set[str]) -> bool:
+    """Whether terms ``said`` (a model part's text and queries) name what ``part`` (an
+    offline part's focus) asks: at least :data:`COVERED` of the weight of its facets (of
+    all its terms when it has none)."""
+    asked = [(f.term, f.weight, f.equivalents, f.morphemes) for f in part.facets]
+    if not asked:
+        asked = [
+            (t, part.subject_weights.get(t, 1.0), frozenset(), frozenset()) for t in part.subject
+        ]
+    total = sum(w for _, w, _, _ in asked)
+    if not total:
+        return True
+    met = 0.0
+    for term, w, equivalents, marks in asked:
+        if term in said or equivalents & said:
+            met += w
+        elif marks and any(ch in word for word in said for ch in marks):
+            met += w / 2
+    return met / total >= COVERED
+
+
+def checked(raw: dict[str, Any] | None, question: str, repaired: bool = False) -> Plan:
+    """The plan to research ``question`` by: the model's structured plan ``raw`` when it
+    is usable (mended where it can be), else the offline decomposition.
+
+    The model's plan is replaced when its JSON had to be ``repaired``, when it does not
+    validate, or when a part is not in the question's language. A part of the offline
+    plan that no model part covers is added; a query that is not 2–5 key terms is
+    dropped, and a part left without queries gets key-term queries of its text. Each
+    replacement or mend is in :attr:`Plan.fallbacks` with its reason.
+
+    Args:
+        raw: the model's structured output (a :class:`PlanModel` as a dict), or None.
+        question: the research question.
+        repaired: whether the model's JSON was incomplete and parsed only by repair.
+    """
+    offline = offline_plan(question)
+    parts, why = (None, REPAIRED) if repaired else _parts(raw)
+    if parts is not None:
+        why = _wrong_language(parts, offline.language)
+    if parts is None or why:
+        return replaced_by_offline(offline, why)
+    plan = Plan(offline.question, offline.language, parts, planner="model")
+    siblings = [s.text for s in parts]
+    for sub in parts:
+        _check_queries(plan, sub, siblings)
+    missing = _uncovered(offline, parts)
+    if len(parts) + len(missing) > MAX_SUBQUESTIONS:
+        return replaced_by_offline(
+            offline,
+            f"the plan misses {len(missing)} parts of the question and has no room for them "
+            f"({MAX_SUBQUESTIONS} parts at most)",
+        )
+    for sub in missing:
+        added = SubQuestion(f"q{len(plan.subquestions) + 1}", sub.text, list(sub.queries))
+        plan.subquestions.append(added)
+        plan.fallbacks.append(
+            {
+                "action": "part added",
+                "part": added.id,
+                "reason": f"no part of the model's plan covers {sub.text!r} "
+                "(added from the offline plan)",
+            }
+        )
+    return plan
+
+
+def replaced_by_offline(offline: Plan, reason: str) -> Plan:
+    """``offline`` as the run's plan, in place of a model's plan refused for ``reason``."""
+    offline.planner = f"offline (fallback: {reason})"
+    offline.fallbacks.append({"action": "plan replaced", "part": "", "reason": reason})
+    return offline
+
+
+def _wrong_language(parts: list[SubQuestion], language: str) -> str:
+    """Why the parts are not all in ``language`` ("" when they are)."""
+    for sub in parts:
+        found = text_language(sub.text)
+        if found != language:
+            return (
+                f"part {sub.id} is in {LANGUAGE_NAMES.get(found, found)}, not in the "
+                f"question's language ({LANGUAGE_NAMES.get(language, language)})"
+            )
+    return ""
+
+
+def _check_queries(plan: Plan, sub: SubQuestion, siblings: list[str]) -> None:
+    """Drop ``sub``'s unusable queries, recording why; key terms where none is left."""
+    kept, dropped = [], []
+    for query in sub.queries:
+        problem = query_problem(query)
+        if problem:
+            dropped.append(f"{query!r}: {problem}")
+        else:
+            kept.append(query)
+    if kept and not dropped:
+        return
+    if not sub.queries:
+        dropped.append("no queries")
+    sub.queries = kept or keyword_queries(sub.text, plan.question, siblings)
+    plan.fallbacks.append(
+        {
+            "action": "queries dropped" if kept else "queries replaced",
+            "part": sub.id,
+            "reason": "; ".join(dropped) + ("" if kept else " (replaced by key terms of the part)"),
+        }
+    )
+
+
+def _uncovered(offline: Plan, parts: list[SubQuestion]) -> list[SubQuestion]:
+    """The parts of ``offline`` that none of ``parts`` covers."""
+    said = [set(terms(" ".join([s.text, *s.queries]))) for s in parts]
+    missing = []
+    for sub in offline.subquestions:
+        focus = offline.focus(sub)
+        if not any(covers(focus, terms_) for terms_ in said):
+            missing.append(sub)
+    return missing
 
 
 # --- the offline decomposition ---------------------------------------------------------

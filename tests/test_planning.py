@@ -4,7 +4,16 @@ from __future__ import annotations
 
 import pytest
 
-from research.plan import Plan, offline_plan, validated
+from research.plan import (
+    REPAIRED,
+    Plan,
+    checked,
+    key_terms,
+    offline_plan,
+    query_problem,
+    text_language,
+    validated,
+)
 
 DEMO = (
     "How was China's Beijing-Hangzhou Grand Canal built and kept supplied with water, "
@@ -104,7 +113,14 @@ def test_a_plan_round_trips_through_json():
     plan.rounds.append({"round": 1})
     again = Plan.from_dict(plan.to_dict())
     assert again.to_dict() == plan.to_dict()
-    assert set(plan.to_dict()) == {"question", "language", "planner", "subquestions", "rounds"}
+    assert set(plan.to_dict()) == {
+        "question",
+        "language",
+        "planner",
+        "fallbacks",
+        "subquestions",
+        "rounds",
+    }
     assert set(plan.to_dict()["subquestions"][0]) == {
         "id",
         "text",
@@ -181,3 +197,142 @@ def test_one_part_per_thing_asked(question, parts):
     assert [s.text for s in plan.subquestions] == parts
     for sub in plan.subquestions:
         assert all(1 <= len(q.split()) <= 6 for q in sub.queries)
+
+
+# --- checking a model's plan -------------------------------------------------------------
+
+VOLCANO = "When did Mount Vesuvius last erupt, and why is Naples still at risk?"
+BATTERY = "Who invented lithium-ion batteries, when were they first sold, and why do they age?"
+PANDA_ZH = "大熊猫主要分布在哪里？它们为什么以竹子为食？"
+
+
+def raw_parts(raw: dict) -> list[tuple[str, list[str]]]:
+    return [(p["text"], p["queries"]) for p in raw["subquestions"]]
+
+
+def _raw(*parts: tuple[str, list[str]]) -> dict:
+    return {"subquestions": [{"text": t, "queries": q} for t, q in parts]}
+
+
+def test_a_plan_covering_every_part_in_the_questions_language_is_kept_as_it_is():
+    raw = _raw(
+        ("When did Mount Vesuvius last erupt?", ["Vesuvius last eruption 1944"]),
+        (
+            "Why is Naples still at risk from Vesuvius?",
+            ["Naples Vesuvius risk", "Vesuvius evacuation plan"],
+        ),
+    )
+    plan = checked(raw, VOLCANO)
+    assert plan.planner == "model" and plan.fallbacks == [] and plan.language == "en"
+    assert [s.queries for s in plan.subquestions] == [q for _, q in raw_parts(raw)]
+
+
+def test_a_part_the_plan_leaves_out_is_added_from_the_offline_plan_with_its_reason():
+    raw = _raw(("Who invented the lithium-ion battery?", ["lithium-ion battery inventor"]))
+    plan = checked(raw, BATTERY)
+    offline = offline_plan(BATTERY).subquestions
+    assert plan.planner == "model"
+    assert plan.subquestions[0].text == "Who invented the lithium-ion battery?"
+    added = [s.text for s in plan.subquestions[1:]]
+    assert added == [s.text for s in offline[1:]]  # the sale and the ageing parts
+    assert [(f["action"], f["part"]) for f in plan.fallbacks] == [
+        ("part added", "q2"),
+        ("part added", "q3"),
+    ]
+    assert offline[1].text in plan.fallbacks[0]["reason"]
+
+
+@pytest.mark.parametrize(
+    ("question", "raw", "found"),
+    [
+        (
+            VOLCANO,
+            _raw(("Wann ist der Vesuv zuletzt ausgebrochen?", ["Vesuv Ausbruch 1944"])),
+            "German",
+        ),
+        (VOLCANO, _raw(("维苏威火山最后一次喷发是什么时候？", ["维苏威火山 喷发"])), "Chinese"),
+        (
+            PANDA_ZH,
+            _raw(
+                ("Where do giant pandas live?", ["giant panda range"]),
+                ("Why do giant pandas eat bamboo?", ["panda bamboo diet"]),
+            ),
+            "English",
+        ),
+    ],
+)
+def test_a_plan_not_in_the_questions_language_is_replaced_by_the_offline_plan(question, raw, found):
+    plan = checked(raw, question)
+    assert plan.planner.startswith("offline (fallback: part q1 is in " + found)
+    assert [s.text for s in plan.subquestions] == [
+        s.text for s in offline_plan(question).subquestions
+    ]
+    assert plan.fallbacks == [
+        {
+            "action": "plan replaced",
+            "part": "",
+            "reason": plan.planner[len("offline (fallback: ") : -1],
+        }
+    ]
+
+
+def test_a_chinese_plan_for_a_chinese_question_is_kept():
+    raw = _raw(
+        ("大熊猫主要分布在哪里？", ["大熊猫 分布 四川"]),
+        ("大熊猫为什么以竹子为食？", ["大熊猫 竹子 食性"]),
+    )
+    plan = checked(raw, PANDA_ZH)
+    assert plan.planner == "model" and plan.language == "zh" and plan.fallbacks == []
+
+
+def test_unusable_queries_are_dropped_or_replaced_by_key_terms():
+    raw = _raw(
+        ("When did Mount Vesuvius last erupt?", ["x", "Vesuvius eruption 1944"]),
+        ("Why is Naples still at risk from Vesuvius?", ["", "Naples"]),
+    )
+    plan = checked(raw, VOLCANO)
+    first, second = plan.subquestions
+    assert first.queries == ["Vesuvius eruption 1944"]
+    assert second.queries and all(2 <= len(key_terms(q)) <= 5 for q in second.queries)
+    assert "Naples" not in second.queries
+    actions = {f["part"]: f for f in plan.fallbacks}
+    assert actions["q1"]["action"] == "queries dropped" and "'x'" in actions["q1"]["reason"]
+    assert (
+        actions["q2"]["action"] == "queries replaced" and "1 key terms" in actions["q2"]["reason"]
+    )
+
+
+def test_repaired_json_is_refused_even_when_it_validates():
+    raw = _raw(("When did Mount Vesuvius last erupt?", ["x"]))
+    plan = checked(raw, VOLCANO, repaired=True)
+    assert plan.planner == f"offline (fallback: {REPAIRED})"
+    assert len(plan.subquestions) == len(offline_plan(VOLCANO).subquestions) == 2
+
+
+@pytest.mark.parametrize(
+    ("query", "usable"),
+    [
+        ("x", False),
+        ("", False),
+        ("Tesla", False),
+        ("Tesla initial public offering 2010", True),
+        ("heat pump efficiency winter cold climate performance", False),
+        ("光伏 组件 效率", True),
+    ],
+)
+def test_a_query_is_usable_with_two_to_five_key_terms(query, usable):
+    assert (query_problem(query) == "") is usable
+
+
+@pytest.mark.parametrize(
+    ("text", "language"),
+    [
+        ("How do heat pumps work in winter?", "en"),
+        ("Wie funktionieren Wärmepumpen im Winter?", "de"),
+        ("Comment fonctionnent les pompes à chaleur ?", "fr"),
+        ("热泵在冬天如何工作？", "zh"),
+        ("Как работают тепловые насосы?", "other"),
+    ],
+)
+def test_the_language_of_a_part_is_detected(text, language):
+    assert text_language(text) == language

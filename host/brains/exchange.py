@@ -21,6 +21,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
+from .arguments import keep_body
 from .faults import MalformedBody
 
 
@@ -75,5 +76,6 @@ async def check_body(response: Any) -> None:
 
 
 def event_hooks() -> dict[str, list[Any]]:
-    """The ``event_hooks`` argument for an httpx client of a model provider."""
-    return {"response": [check_body]}
+    """The ``event_hooks`` argument for an httpx client of a model provider: the body
+    check, then the arguments text kept (:mod:`host.brains.arguments`)."""
+    return {"response": [check_body, keep_body]}

@@ -40,7 +40,7 @@ from subagents import PIPELINE_ORDER, SPECS, build
 from subagents.browser import BrowserSession, attach_browser_hooks
 from subagents.evidence import EvidenceLedger, PageRegistry
 from subagents.secrets import scrub
-from subagents.spec import SubAgentSpec, check_allowlist
+from subagents.spec import SubAgentSpec, check_allowlist, for_tasks
 from subagents.tape import Tape, taping
 from subagents.untrusted import UNTRUSTED_RULE
 
@@ -67,6 +67,7 @@ from .mcp import attach_mcp_tools
 from .research import Research
 from .run import AREAS, RunFolder
 from .tape import RecordingModel
+from .task_schema import task_json_schema
 from .transcript import Transcript, save_evidence, save_json, save_run_json
 from .workers import WorkerAgent
 
@@ -573,7 +574,7 @@ class Host:
             Glossary.of(self.settings.glossary),
         )
         delegator = self.delegator = Delegator(
-            {n: self.specs[n] for n in self.specs},
+            {n: for_tasks(self.specs[n]) for n in self.specs},
             research,
             self.make_worker,
             run.host_service,
@@ -584,7 +585,9 @@ class Host:
         )
         delegator.checkpoint = self._checkpoint
         delegator.interrupt = self.interrupt
-        agent.toolkit.register_tool_function(task, preset_kwargs={"delegator": delegator})
+        agent.toolkit.register_tool_function(
+            task, preset_kwargs={"delegator": delegator}, json_schema=task_json_schema(self.specs)
+        )
 
     async def _research(self, agent: HostAgent, request: Msg, result: RunResult) -> None:
         delegator = self.delegator

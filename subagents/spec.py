@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import inspect
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from agentscope.tool import Toolkit
@@ -62,6 +62,9 @@ class SubAgentSpec:
         carry: what its finished calls hand on to the Host (e.g. search results, stored
             pages), read from the results' text.
         offline_plan, offline_outcome: the offline brain's next calls and outcome.
+        task_read_only: the Host's tasks for it only read (the File subagent reads the
+            input and downloaded files), so each delegated worker gets the read-only
+            subset of its allowlist, ``allowlist(read_only=True)`` (see :func:`for_tasks`).
     """
 
     name: str
@@ -76,6 +79,7 @@ class SubAgentSpec:
     carry: Carry | None = None
     offline_plan: OfflinePlan | None = None
     offline_outcome: OfflineOutcome | None = None
+    task_read_only: bool = False
 
     def allowlist(self, read_only: bool | None = None) -> list[str]:
         """Tool names this subagent may have, in registration order."""
@@ -83,6 +87,20 @@ class SubAgentSpec:
         return [
             t.__name__ for g in self.groups for t in g.tools if not (ro and t.__name__ in g.writes)
         ]
+
+
+def for_tasks(spec: SubAgentSpec) -> SubAgentSpec:
+    """The spec the Host delegates with: read-only when its tasks only read.
+
+    Args:
+        spec: a registered subagent's spec.
+
+    Returns:
+        ``spec`` with ``read_only`` set when ``spec.task_read_only``; ``spec`` otherwise.
+        :func:`build` and :func:`check_allowlist` then hold its workers to the read-only
+        allowlist, exactly.
+    """
+    return replace(spec, read_only=True) if spec.task_read_only else spec
 
 
 class AllowlistError(RuntimeError):

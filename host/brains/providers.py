@@ -19,8 +19,12 @@ from agentscope.formatter import FormatterBase
 from .caching import AnthropicPromptCache
 from .exchange import event_hooks
 from .resilience import DEFAULT_MODEL_TIMEOUT, ModelCallStats, ResilientModel, RetryPolicy
+from .strict import OpenAIStrictTools
 
 PROVIDERS = ("openai", "dashscope", "anthropic", "gemini", "ollama", "offline")
+#: Providers whose tools are sent in OpenAI's strict form (``strict: true``, see
+#: :mod:`host.brains.strict`). Anthropic has no strict mode; the others are sent as is.
+STRICT_TOOLS: frozenset[str] = frozenset({"openai"})
 
 
 class ModelSpecError(ValueError):
@@ -162,7 +166,8 @@ def resilient_model(
     sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
 ) -> ResilientModel:
     """The brain's model with a timeout and bounded retries on every request (and, for
-    Anthropic, the system prompt and tools marked cacheable).
+    Anthropic, the system prompt and tools marked cacheable; for the providers of
+    :data:`STRICT_TOOLS`, the tools sent in strict form).
 
     Args:
         brain: an LLM brain from :func:`make_brain`.
@@ -172,6 +177,8 @@ def resilient_model(
     """
     provider, _ = parse_spec(brain.spec)
     model = AnthropicPromptCache(brain.model) if provider == "anthropic" else brain.model
+    if provider in STRICT_TOOLS:
+        model = OpenAIStrictTools(model)
     kwargs = request_kwargs(provider, policy.timeout)
     return ResilientModel(model, provider, policy, stats, request_kwargs=kwargs, sleep=sleep)
 

@@ -20,8 +20,9 @@ from .images import image_qa
 from .tables import csv_read, csv_write, xlsx_read_cells, xlsx_write_cells
 
 SYS_PROMPT = """You are File, the file specialist of a research team.
-You read the user's input files and files downloaded by the team, extract what the task
-needs (text, tables, slides, images), and write intermediate files when asked.
+You read the user's input files and files downloaded by the team and extract what the task
+needs (text, tables, slides, images); when your tools include writers, you also write
+intermediate files when asked.
 
 - Use only logical absolute paths such as /userinput/report.pdf or /workspace/notes.md;
   call list_allowed_directories if unsure where you may read and write.
@@ -106,4 +107,5 @@ SPEC = SubAgentSpec(
     carry=carry,
     offline_plan=offline.plan,
     offline_outcome=offline.outcome,
+    task_read_only=True,
 )

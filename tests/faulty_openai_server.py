@@ -1,14 +1,20 @@
 """The scripted OpenAI chat-completions server of ``openai_server.py``, playing faults.
 
 Everything the scripted model says is unchanged; :class:`~wire_faults.Faults` added to
-``faults`` are played first on the requests they match (see ``wire_faults.py``).
+``faults`` are played first on the requests they match (see ``wire_faults.py``). Before
+either, the request is checked against the wire's rules, as by the plain scripted server:
+a request the real API would refuse is answered 400 with its error body (a fault is played
+only on a valid request).
 """
 
 from __future__ import annotations
 
+import io
+import json
+from http.server import BaseHTTPRequestHandler
 from typing import Any
 
-from openai_server import ScriptedOpenAI
+from openai_server import ScriptedOpenAI, send_json
 from wire_faults import Faults, fault_handler
 
 USAGE = {"prompt_tokens": 11, "completion_tokens": 7, "total_tokens": 18}
@@ -21,8 +27,26 @@ class FaultyOpenAI(ScriptedOpenAI):
         self.faults = faults or Faults()
         super().__init__(plan)
 
-    def _handler(self) -> Any:
-        return fault_handler(self)
+    def _handler(self) -> type[BaseHTTPRequestHandler]:
+        """The fault-playing handler, behind the check of the wire's rules."""
+        owner = self
+        playing = fault_handler(self)
+
+        class Checked(playing):
+            def do_POST(self) -> None:
+                raw = self.rfile.read(int(self.headers.get("Content-Length") or 0))
+                body = json.loads(raw)
+                error = owner.refusal(body)
+                if error is None:
+                    self.rfile = io.BytesIO(raw)  # the fault handler reads it again
+                    super().do_POST()
+                    return
+                with owner._lock:
+                    owner.requests.append(body)
+                    owner.auth.append(owner.credential(self.headers))
+                send_json(self, 400, error)
+
+        return Checked
 
     def __exit__(self, *exc: object) -> None:
         self.faults.release.set()

@@ -21,6 +21,12 @@ class ScriptedOllama(FaultyOpenAI):
     def base_url(self) -> str:
         return f"http://127.0.0.1:{self._server.server_address[1]}"
 
+    @staticmethod
+    def violation(body: dict[str, Any]) -> dict[str, Any] | None:
+        """None: Ollama renders any history through the model's template and refuses none
+        for the order of its tool calls and results."""
+        return None
+
     def reply(self, body: dict[str, Any]) -> dict[str, Any]:
         answer = self.answer(body)
         message: dict[str, Any] = {"role": "assistant", "content": answer.get("content") or ""}

@@ -5,6 +5,11 @@ It plays every role of an LLM run: the Host's planner (structured output through
 structured outcome), and the model tools call directly (page answers, report prose). It
 decides from the request alone: the tools offered and the messages so far, as a model
 would. Every request is recorded with its Authorization header.
+
+Every request is first checked against the rules the real API enforces
+(:func:`openai_violation`): a request that breaks one is answered 400 with OpenAI's own
+error body and message, and counted in ``invalid``, so a test can assert that a whole run
+sent none.
 """
 
 from __future__ import annotations
@@ -50,6 +55,150 @@ FORMAT_TOOLS = {
 }
 
 
+# -- what the real API refuses -------------------------------------------------------------
+
+#: The message roles the chat-completions API accepts.
+OPENAI_ROLES = ("system", "assistant", "user", "function", "tool", "developer")
+
+
+def openai_error(message: str, param: str | None = None, code: str | None = None) -> dict:
+    """OpenAI's 400 body: ``{"error": {"message", "type", "param", "code"}}``."""
+    return {
+        "error": {
+            "message": message,
+            "type": "invalid_request_error",
+            "param": param,
+            "code": code,
+        }
+    }
+
+
+def _openai_fields(body: dict[str, Any]) -> dict | None:
+    """The request's top-level fields: ``messages`` present and not empty, ``tools`` not
+    empty, ``tool_choice`` only with tools."""
+    messages = body.get("messages")
+    if messages is None:
+        return openai_error(
+            "Missing required parameter: 'messages'.", "messages", "missing_required_parameter"
+        )
+    if not messages:
+        return openai_error(
+            "Invalid 'messages': empty array. Expected an array with minimum length 1, "
+            "but got an empty array instead.",
+            "messages",
+            "empty_array",
+        )
+    if body.get("tools") == []:
+        return openai_error(
+            "Invalid 'tools': empty array. Expected an array with minimum length 1, "
+            "but got an empty array instead.",
+            "tools",
+            "empty_array",
+        )
+    if "tool_choice" in body and not body.get("tools"):
+        return openai_error(
+            "Invalid value for 'tool_choice': 'tool_choice' is only allowed when 'tools' "
+            "are specified.",
+            "tool_choice",
+        )
+    return None
+
+
+def _openai_message(i: int, message: dict[str, Any]) -> dict | None:
+    """One message on its own: a known role, content where the role needs it, and a
+    ``tool_call_id`` on a tool message."""
+    role = message.get("role")
+    if role not in OPENAI_ROLES:
+        supported = ", ".join(f"'{r}'" for r in OPENAI_ROLES[:-1])
+        return openai_error(
+            f"Invalid value: '{role}'. Supported values are: {supported}, and "
+            f"'{OPENAI_ROLES[-1]}'.",
+            f"messages[{i}].role",
+            "invalid_value",
+        )
+    if message.get("content") is None and not (role == "assistant" and message.get("tool_calls")):
+        return openai_error(
+            "Invalid value for 'content': expected a string, got null.",
+            f"messages.[{i}].content",
+        )
+    if role == "tool" and not message.get("tool_call_id"):
+        return openai_error(
+            "Missing parameter 'tool_call_id': messages with role 'tool' must have a "
+            "'tool_call_id'.",
+            f"messages.[{i}].tool_call_id",
+            "missing_required_parameter",
+        )
+    return None
+
+
+def _openai_tool_order(messages: list[dict[str, Any]]) -> dict | None:
+    """Tool calls and their results: the messages right after an assistant message with
+    ``tool_calls`` are one ``tool`` message per call id, and every ``tool`` message is in
+    such a run."""
+    i = 0
+    while i < len(messages):
+        message = messages[i]
+        if message.get("role") == "tool":
+            return openai_error(
+                "Invalid parameter: messages with role 'tool' must be a response to a "
+                "preceeding message with 'tool_calls'.",
+                f"messages.[{i}].role",
+            )
+        calls = message.get("tool_calls") if message.get("role") == "assistant" else None
+        j = i + 1
+        if calls:
+            pending = [c.get("id") for c in calls]
+            while j < len(messages) and messages[j].get("role") == "tool":
+                answered = messages[j].get("tool_call_id")
+                if answered not in pending:
+                    return openai_error(
+                        f"Invalid parameter: 'tool_call_id' of '{answered}' not found in "
+                        "'tool_calls' of previous message.",
+                        f"messages.[{j}].tool_call_id",
+                    )
+                pending.remove(answered)
+                j += 1
+            if pending:
+                return openai_error(
+                    "An assistant message with 'tool_calls' must be followed by tool "
+                    "messages responding to each 'tool_call_id'. The following "
+                    f"tool_call_ids did not have response messages: {', '.join(pending)}",
+                    f"messages.[{i}].role",
+                )
+        i = j
+    return None
+
+
+def openai_violation(body: dict[str, Any]) -> dict | None:
+    """The 400 body the chat-completions API answers ``body`` with, or None if it is valid.
+
+    The rules are the API's own, with its messages: ``messages`` present and not empty,
+    known roles, content on every message but an assistant's tool calls, a
+    ``tool_call_id`` on each tool message, each assistant message with ``tool_calls``
+    followed at once by one tool message per call id, no tool message that answers
+    nothing, no empty ``tools`` and no ``tool_choice`` without tools.
+    """
+    error = _openai_fields(body)
+    if error is not None:
+        return error
+    messages = body["messages"]
+    for i, message in enumerate(messages):
+        error = _openai_message(i, message)
+        if error is not None:
+            return error
+    return _openai_tool_order(messages)
+
+
+def send_json(handler: BaseHTTPRequestHandler, status: int, payload: dict[str, Any]) -> None:
+    """Answer the request ``handler`` serves with ``payload`` as JSON."""
+    data = json.dumps(payload, ensure_ascii=False).encode()
+    handler.send_response(status)
+    handler.send_header("Content-Type", "application/json")
+    handler.send_header("Content-Length", str(len(data)))
+    handler.end_headers()
+    handler.wfile.write(data)
+
+
 class ScriptedOpenAI:
     """The server; ``plan`` is what the planner answers (replace it to test fallbacks);
     ``formats`` are the report formats the Host asks for and the writer writes."""
@@ -61,6 +210,8 @@ class ScriptedOpenAI:
         self.auth: list[str] = []
         self.roles: list[str] = []
         self.prose_requests = 0
+        #: the error bodies of the requests the API's rules refused
+        self.invalid: list[dict[str, Any]] = []
         self._lock = threading.Lock()
         self._n = 0
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
@@ -79,6 +230,20 @@ class ScriptedOpenAI:
         self._server.server_close()
 
     # -- what the model says -------------------------------------------------------------
+
+    @staticmethod
+    def violation(body: dict[str, Any]) -> dict[str, Any] | None:
+        """The wire's 400 body for ``body``, or None when the real API would accept it."""
+        return openai_violation(body)
+
+    def refusal(self, body: dict[str, Any]) -> dict[str, Any] | None:
+        """The 400 body for a request that breaks the wire's rules (counted in
+        ``invalid``), or None for a valid one."""
+        error = self.violation(body)
+        if error is not None:
+            with self._lock:
+                self.invalid.append(error)
+        return error
 
     def answer(self, body: dict[str, Any]) -> dict[str, Any]:
         tools = {t["function"]["name"] for t in body.get("tools") or []}
@@ -243,8 +408,14 @@ class ScriptedOpenAI:
                 with owner._lock:
                     owner.requests.append(body)
                     owner.auth.append(self.headers.get("Authorization", ""))
+                error = owner.refusal(body)
+                if error is not None:
+                    send_json(self, 400, error)
+                    return
                 message = {"role": "assistant", **owner.answer(body)}
-                payload = json.dumps(
+                send_json(
+                    self,
+                    200,
                     {
                         "id": "chatcmpl-1",
                         "object": "chat.completion",
@@ -260,12 +431,7 @@ class ScriptedOpenAI:
                             }
                         ],
                         "usage": {"prompt_tokens": 11, "completion_tokens": 7, "total_tokens": 18},
-                    }
-                ).encode()
-                self.send_response(200)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(payload)))
-                self.end_headers()
-                self.wfile.write(payload)
+                    },
+                )
 
         return Handler

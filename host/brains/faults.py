@@ -8,7 +8,9 @@ that is not what the provider promised shows up as a JSON or validation error, o
 :class:`MalformedBody` from the HTTP clients' body check (:mod:`host.brains.exchange`).
 :func:`classify` turns any of them into a :class:`Fault`: a short cause key for
 accounting, a sentence for messages, whether a retry may help, and how long the server
-asked us to wait.
+asked us to wait. A refused request (a 4xx no retry can fix) keeps the provider's own
+explanation in that sentence ("HTTP 400 (the request was rejected): An assistant message
+with 'tool_calls' must be followed by…"), on one line, bounded and with keys scrubbed.
 """
 
 from __future__ import annotations
@@ -21,6 +23,8 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from subagents.secrets import scrub
+
 #: Statuses worth another attempt: request timeout, rate limit and every server error.
 RETRYABLE_STATUS = frozenset({408, 429})
 #: What a refused request most likely means, for the message.
@@ -30,6 +34,8 @@ STATUS_HINTS = {
     403: "the key may not use this model",
     404: "no such model or endpoint",
 }
+#: The most of a provider's explanation a refusal's message keeps, in characters.
+MAX_EXPLANATION_CHARS = 300
 
 
 class MalformedBody(ValueError):
@@ -160,10 +166,65 @@ def _headers(exc: BaseException) -> Mapping[str, str] | None:
     return headers if isinstance(headers, Mapping) else None
 
 
+def _said(body: Any) -> str:
+    """The ``message`` of an error body: OpenAI's ``{"error": {"message"}}``, Anthropic's
+    ``{"type": "error", "error": {"message"}}`` or an SDK's unwrapped ``{"message"}``."""
+    if isinstance(body, str):
+        try:
+            body = json.loads(body)
+        except ValueError:
+            return body
+    if not isinstance(body, Mapping):
+        return ""
+    inner = body.get("error", body)
+    if isinstance(inner, Mapping):
+        inner = inner.get("message")
+    return inner if isinstance(inner, str) else ""
+
+
+def _explanation_of(exc: BaseException) -> str:
+    """What the provider said about one error: the SDK's parsed ``body``, Ollama's
+    ``error`` text, or the body of the HTTP response it carries."""
+    said = _said(getattr(exc, "body", None)) or _said(getattr(exc, "details", None))
+    if said:
+        return said
+    error = getattr(exc, "error", None)
+    if isinstance(error, str) and error:
+        return error
+    response: Any = getattr(exc, "response", None)
+    try:
+        text = getattr(response, "text", None)
+    except Exception:  # a streamed response whose body was never read
+        return ""
+    return _said(text) if isinstance(text, str) else ""
+
+
+def explanation(exc: BaseException, limit: int = MAX_EXPLANATION_CHARS) -> str:
+    """The provider's own words on why it refused a request, on one line, keys scrubbed.
+
+    Args:
+        exc: the SDK's error (the exceptions it was raised from are searched too).
+        limit: the most characters kept; a longer explanation ends in ``…``.
+
+    Returns:
+        The explanation, or an empty string when the provider gave none.
+    """
+    for inner in _causes(exc):
+        said = " ".join(_explanation_of(inner).split())
+        if said:
+            said = scrub(said)  # before cutting, so that no part of a key survives
+            return said if len(said) <= limit else said[: limit - 1].rstrip() + "…"
+    return ""
+
+
 def _status_fault(exc: BaseException, status: int) -> Fault:
+    """A failed status; a refusal (a 4xx that no retry can fix) keeps the provider's
+    explanation, which names what was wrong with the request."""
     retryable = status in RETRYABLE_STATUS or status >= 500
     hint = STATUS_HINTS.get(status)
     text = f"HTTP {status}" + (f" ({hint})" if hint else "")
+    said = explanation(exc) if 400 <= status < 500 and not retryable else ""
+    text += f": {said}" if said else ""
     return Fault(f"http_{status}", text, retryable, retry_after(_headers(exc)))
 
 

@@ -5,10 +5,11 @@ request timeout (``QUARTET_MODEL_TIMEOUT``); rate limits (429), server errors (5
 timeouts, connection errors and malformed bodies are tried again, up to
 ``RetryPolicy.attempts`` in all, after an exponential backoff with jitter or the wait the
 server asked for (``Retry-After``, capped). What cannot succeed (400, 401, 403, 404)
-fails at once. Either way the failure is a :class:`ModelCallError` naming the provider,
-the model and the cause ("openai model gpt-x: HTTP 503 after 3 attempts"), with every key
-scrubbed. The SDKs' own retries are switched off (:mod:`host.brains.providers`), so each
-attempt is counted once, here, in :class:`ModelCallStats`.
+fails at once, with the provider's explanation of the refusal. Either way the failure is
+a :class:`ModelCallError` naming the provider, the model and the cause ("openai model
+gpt-x: HTTP 503 after 3 attempts"), with every key scrubbed. The SDKs' own retries are
+switched off (:mod:`host.brains.providers`), so each attempt is counted once, here, in
+:class:`ModelCallStats`.
 """
 
 from __future__ import annotations

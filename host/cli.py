@@ -435,8 +435,13 @@ def _print_run(detail: RunDetail) -> None:
     print("Reports:" if detail.outputs else "Reports:   none")
     for path in detail.outputs:
         print(f"  {path}")
+    check = detail.citation_check
+    accuracy = check.get("citation_accuracy")
     figures = [
         ("citations", detail.citations),
+        ("citations dropped", check.get("dropped")),
+        ("claims unsupported", check.get("unsupported")),
+        ("citation accuracy", f"{accuracy:.0%}" if accuracy is not None else None),
         ("pages read", detail.pages_read),
         *((f"{kind} tokens", count) for kind, count in detail.tokens.items()),
     ]

@@ -133,6 +133,8 @@ class Delegator:
         self.delegations: list[Delegation] = []
         self.outputs: list[str] = []
         self.citations = 0
+        #: how the report's citations fared: dropped, unsupported, checked, accuracy
+        self.citation_check: dict[str, Any] = {}
         self.files_read: list[str] = []
         #: Files handed to the File subagent (read or not), so none is handed over twice.
         self.files_tried: list[str] = []
@@ -251,6 +253,7 @@ class Delegator:
             "delegations": [d.summary() for d in self.delegations],
             "outputs": self.outputs,
             "citations": self.citations,
+            "citation_check": self.citation_check,
             "files_read": self.files_read,
             "files_tried": self.files_tried,
             "downloads": self.downloads,
@@ -268,6 +271,7 @@ class Delegator:
             d.outcome = raw.get("outcome")
             self.delegations.append(d)
         self.outputs, self.citations = list(state["outputs"]), int(state["citations"])
+        self.citation_check = dict(state.get("citation_check") or {})
         self.files_read = list(state["files_read"])
         self.files_tried = list(state.get("files_tried", []))
         self.downloads = list(state.get("downloads", []))
@@ -477,6 +481,7 @@ class Delegator:
         if "outputs" in carried:
             self.outputs = list(carried["outputs"])
             self.citations = int(carried.get("citations", 0))
+            self.citation_check = dict(carried.get("citation_check") or {})
         for r in d.records:
             if r.failed and r.name != FINISH:
                 research.failures.append(f"{r.name}: {r.text[:160]}")

@@ -145,6 +145,8 @@ class RunResult:
     delegations: list[Delegation] = field(default_factory=list)
     outputs: list[str] = field(default_factory=list)
     citations: int = 0
+    #: how the report's citations fared (see :func:`subagents.generate.spec.carry`)
+    citation_check: dict[str, Any] = field(default_factory=dict)
     seconds: float = 0.0
     tokens: dict[str, Any] = field(default_factory=lambda: {"input": 0, "output": 0})
     model_calls: dict[str, Any] = field(default_factory=dict)
@@ -219,6 +221,7 @@ class RunResult:
             "delegations": [d.summary() for d in self.delegations],
             "outputs": self.outputs,
             "citations": self.citations,
+            "citation_check": self.citation_check,
             "tool_calls": [call.summary() for call in self.calls],
             "search_results": self.search_results,
             "failed_sources": self.failed_sources,
@@ -694,6 +697,7 @@ class Host:
             result.delegations = list(self.delegator.delegations)
             result.outputs = _ordered(self.delegator.outputs, self.settings.formats)
             result.citations = self.delegator.citations
+            result.citation_check = dict(self.delegator.citation_check)
             result.errors += [
                 f"{d.subagent} ({d.id}): {d.error}" for d in self.delegator.delegations if d.error
             ]

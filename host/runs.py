@@ -91,6 +91,8 @@ class RunDetail:
     plan: list[SubQuestionState] = field(default_factory=list)
     outputs: list[Path] = field(default_factory=list)
     citations: int | None = None
+    #: citations dropped, claims unsupported by their spans, claims checked, accuracy
+    citation_check: dict[str, Any] = field(default_factory=dict)
     pages_read: int | None = None
     tokens: dict[str, int] = field(default_factory=dict)
     failures: list[Failure] = field(default_factory=list)
@@ -101,6 +103,7 @@ class RunDetail:
             "plan": [vars(s) for s in self.plan],
             "outputs": [str(p) for p in self.outputs],
             "citations": self.citations,
+            "citation_check": self.citation_check,
             "pages_read": self.pages_read,
             "tokens": self.tokens,
             "failures": [vars(f) for f in self.failures],
@@ -278,6 +281,15 @@ def _failures(record: dict[str, Any]) -> list[Failure]:
     return failures
 
 
+def _check(raw: Any) -> dict[str, Any]:
+    """The citation figures of a run record, numbers only."""
+    if not isinstance(raw, dict):
+        return {}
+    return {
+        str(k): v for k, v in raw.items() if isinstance(v, (int, float)) and not isinstance(v, bool)
+    }
+
+
 def read_run(path: Path) -> RunDetail:
     """Everything ``quartet show`` prints about the run in folder ``path``."""
     record = _read_json(path / RUN_JSON)
@@ -289,6 +301,7 @@ def read_run(path: Path) -> RunDetail:
         plan=_subquestions(plan),
         outputs=[path / str(o).lstrip("/") for o in data.get("outputs") or []],
         citations=_integer(data.get("citations")),
+        citation_check=_check(data.get("citation_check")),
         pages_read=_integer(data.get("pages_read")),
         tokens={str(k): v for k, v in tokens.items() if isinstance(v, int)},
         failures=_failures(data),

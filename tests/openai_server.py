@@ -27,8 +27,11 @@ PLAN = {
     ]
 }
 FABRICATED = "ev-000000000000"
-#: The sentence of the scripted prose whose citation verifies.
+#: The sentence of the scripted prose whose citation verifies, when the prompt lists no
+#: evidence (otherwise the writer restates the first quote it is given).
 VERIFIED_CLAIM = "The canal was joined from older waterways."
+#: A claim the scripted writer cites to a real evidence id that does not say it.
+UNSUPPORTED_CLAIM = "The Quixotic Lamplighters Guild financed the canal with moon bonds."
 
 
 def _text(message: dict[str, Any]) -> str:
@@ -210,6 +213,7 @@ class ScriptedOpenAI:
         self.auth: list[str] = []
         self.roles: list[str] = []
         self.prose_requests = 0
+        self.verified_claim = VERIFIED_CLAIM
         #: the error bodies of the requests the API's rules refused
         self.invalid: list[dict[str, Any]] = []
         self._lock = threading.Lock()
@@ -383,13 +387,20 @@ class ScriptedOpenAI:
             }
         self.roles.append("prose")
         self.prose_requests += 1
-        ids = re.findall(r"\[(ev-[0-9a-f]{12})\]", prompt)
-        real = ids[0] if ids else FABRICATED
+        # the notes' candidates: "- <sentence> [ev-…]"
+        quoted = re.findall(r"^- (.+?) \[(ev-[0-9a-f]{12})\]$", prompt, re.M)
+        span, real = quoted[0] if quoted else (VERIFIED_CLAIM, FABRICATED)
+        # a faithful writer restates what its source says (here, in its words, without
+        # the Markdown), cites it, and may also slip in a claim the same real source
+        # never makes
+        said = re.sub(r"\[([^\]]*)\]\([^)]*\)", r"\1", span).replace("**", "")
+        self.verified_claim = said.rstrip(".") + "."
         return {
             "content": (
-                "# The Grand Canal\n\nA short answer. [" + real + "]\n\n"
+                "# The Grand Canal\n\n" + self.verified_claim + " [" + real + "]\n\n"
                 "## How was the Grand Canal built?\n\n"
-                f"{VERIFIED_CLAIM} [{real}]\n\n"
+                f"{self.verified_claim} [{real}]\n\n"
+                f"{UNSUPPORTED_CLAIM} [{real}]\n\n"
                 "The canal was built by aliens in one night. [" + FABRICATED + "]\n"
             )
         }

@@ -211,6 +211,9 @@ async def test_ledger_ids_verify_and_unverified_ledger_items_are_dropped(svc):
         "sections": 1,
         "citations": 1,
         "dropped": 2,
+        "unsupported": 0,
+        "claims_checked": 0,
+        "citation_accuracy": None,
         "empty": False,
     }
     assert prose_of(res) == "extractive"
@@ -303,7 +306,7 @@ async def test_model_writes_prose_and_cannot_add_unverified_sources(svc):
     page = await en_page(svc)
     a, b, _ = page.ids()
     reply = (
-        "```markdown\n# Solar, briefly\n\nSolar is booming and cheap. "
+        "```markdown\n# Solar, briefly\n\nSolar capacity grew faster than any other source. "
         f"[{a}]\n\n## Why it matters\n\nCheaper modules lower costs for homes. [{b}] "
         "A secret report says solar will triple. [ev-fedcba987654]\n\n"
         f"- Numbered markers are not sources either. [3]\n\n## Sources\n\n- [{a}] solar page\n```"
@@ -527,3 +530,47 @@ async def test_an_unreadable_file_in_a_folder_is_passed_over_and_named(svc):
         from_paths=["/workspace/notes/legacy.md"],
     )
     assert text_of(res).startswith("Error:") and not await svc.exists("/workspace/reports/l.md")
+
+
+async def test_a_claim_its_real_citation_does_not_support_leaves_every_format(svc):
+    """A model may cite a real evidence id for a sentence the quote does not say: the
+    claim goes, with its marker, from every format, and the report counts it."""
+    page = await en_page(svc)
+    a, b, c = page.ids()
+    reply = (
+        "# Solar, briefly\n\nSolar capacity grew faster than any other source in 2024. "
+        f"[{a}]\n\n## Why it matters\n\nModule prices fell by almost half in two years. [{b}] "
+        f"The Quixotic Lamplighters Guild financed the solar farms with moon bonds. [{c}] "
+        "Storage is paired with new solar farms. [" + c + "]\n\n"
+        "Everyone agrees this is the future.\n"
+    )
+    model = ScriptedModel([reply] * 5)
+    await svc.write_text("/workspace/notes/en.md", en_notes(page))
+    toolkit = build_toolkit("generate", service=svc, evidence=None, model=model)
+    res = await call(
+        toolkit,
+        "generate_markdown",
+        requirements="Short solar brief",
+        out_path="/workspace/m.md",
+        from_paths=["/workspace/notes/en.md", page.path],
+    )
+    facts = report_facts(res)
+    assert facts["unsupported"] == 1 and facts["claims_checked"] == 4
+    assert facts["citation_accuracy"] == 0.75
+    assert "does not support its claim: states what its source does not" in text_of(res)
+    md = await svc.read_text("/workspace/m.md")
+    assert "Module prices fell by almost half in two years.[" in md
+    assert "Storage is paired with new solar farms.[" in md  # the same id, a true claim
+    texts = await all_formats_text(
+        svc,
+        toolkit,
+        "model",
+        requirements="Short solar brief",
+        from_paths=["/workspace/notes/en.md", page.path],
+    )
+    for ext, body in texts.items():
+        flat = " ".join(body.split())
+        assert "Quixotic" not in flat and "moon bonds" not in flat, ext
+        assert ". ." not in flat and "..[" not in flat, ext  # the text around it reads clean
+        assert "Everyone agrees" not in flat, ext  # a sentence that cites nothing goes too
+        assert "Module prices fell by almost half" in flat, ext

@@ -60,6 +60,9 @@ async def _make(sample, tool: str, ext: str) -> bytes:
         "format": FORMATS[ext],
         "citations": 3,
         "dropped": 0,
+        "unsupported": 0,
+        "claims_checked": 0,
+        "citation_accuracy": None,
         "empty": False,
     }, text_of(res)
     assert facts["sections"] >= 1

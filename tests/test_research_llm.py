@@ -10,7 +10,7 @@ import re
 import pytest
 from cli_support import shared_cache
 from generate_samples import pdf_text, pptx_text
-from openai_server import FABRICATED, VERIFIED_CLAIM, ScriptedOpenAI
+from openai_server import FABRICATED, UNSUPPORTED_CLAIM, ScriptedOpenAI
 
 from demo.web import demo_world
 from host.brains import make_brain
@@ -107,9 +107,13 @@ def test_prose_is_requested_once_and_a_fabricated_claim_leaves_every_format(scri
     for ext, text in texts.items():
         flat = " ".join(text.split())
         assert FABRICATED not in flat and "aliens" not in flat, ext
+        assert "Quixotic" not in flat and "moon bonds" not in flat, ext  # a real id, unsupported
     assert re.search(r"\[1\]", texts["md"])
     for ext, text in texts.items():  # the model's verified sentence is in every format
-        assert VERIFIED_CLAIM in " ".join(text.split()), ext
+        assert server.verified_claim in " ".join(text.split()), ext
+    check = result.citation_check  # the unsupported claim is counted, with the accuracy
+    assert check["unsupported"] >= 1 and 0 < check["citation_accuracy"] < 1
+    assert UNSUPPORTED_CLAIM not in json.dumps(check)
 
 
 def test_the_key_travels_only_in_the_authorization_header(scripted):

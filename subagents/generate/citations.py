@@ -14,6 +14,7 @@ import re
 from dataclasses import dataclass
 
 from fs_service import FsError
+from research.support import supports
 from subagents.evidence import EvidenceItem, sidecar_path, span_matches
 
 from .notes import Cite, Draft, Point
@@ -30,14 +31,20 @@ class Citation:
 
 @dataclass(frozen=True)
 class Dropped:
-    """A marker that was removed, and why."""
+    """A marker that was removed, and why; ``unsupported`` when its evidence is real but
+    does not say what the claim beside it says."""
 
     key: str
     reason: str
+    unsupported: bool = False
 
     def describe(self) -> str:
         key = f"[{self.key[1:]}]" if self.key.startswith("#") else f"[{self.key}]"
         return f"{key} {self.reason}"
+
+
+#: Characters of a span's page on either side of it that count as the sentences around it.
+AROUND = 300
 
 
 class CitationChecker:
@@ -102,6 +109,15 @@ class CitationChecker:
         self._verdicts[key] = verdict
         return verdict
 
+    async def around(self, item: EvidenceItem) -> str:
+        """The text beside a verified span on its page (the sentences around it)."""
+        text = await self._page_text(item.page_path) if item.page_path else ""
+        if isinstance(text, FsError):
+            return ""
+        return (
+            f"{text[max(0, item.start - AROUND) : item.start]} {text[item.end : item.end + AROUND]}"
+        )
+
     async def title_of(self, item: EvidenceItem) -> str:
         """The page's title: from the given pages, else from its stored sidecar."""
         title = self._titles.get(item.page_path) or self._titles.get(item.url)
@@ -119,11 +135,20 @@ class CitationChecker:
 
 @dataclass
 class Checked:
-    """A draft whose markers are all checked: ``Cite`` keys are now ``#n`` numbers."""
+    """A draft whose markers are all checked: ``Cite`` keys are now ``#n`` numbers;
+    ``claims`` is how many cited claims were checked for support, ``supported`` how many
+    of them their spans support."""
 
     draft: Draft
     citations: list[Citation]
     dropped: list[Dropped]
+    claims: int = 0
+    supported: int = 0
+
+    @property
+    def accuracy(self) -> float | None:
+        """Supported ÷ checked claims (None when none was checked)."""
+        return self.supported / self.claims if self.claims else None
 
 
 _LAST_SENTENCE = re.compile(r"(?:(?<=[.!?])\s+|(?<=[。！？]))(?=\S)")
@@ -135,12 +160,35 @@ def _without_last_sentence(text: str) -> str:
     return text[: cuts[-1]] if cuts else ""
 
 
-async def check_draft(draft: Draft, checker: CitationChecker) -> Checked:
+def last_sentence(text: str) -> str:
+    """The last sentence of ``text``: the claim the markers after it stand behind."""
+    return text[len(_without_last_sentence(text)) :].strip()
+
+
+def _claims_to_check(draft: Draft) -> set[int]:
+    """The points whose claims are checked for support: the summary and the body of each
+    part (the writer's own words), not table captions, disagreements or what could not
+    be found, which the research core wrote from the spans themselves."""
+    points = [
+        *draft.lead,
+        *(p for s in draft.sections if s.kind in ("part", "other") for p in s.points),
+    ]
+    return {id(p) for p in points}
+
+
+async def check_draft(draft: Draft, checker: CitationChecker, support: bool = False) -> Checked:
     """Number the verified markers of ``draft``; a claim none of whose markers verifies is
-    removed with them (in place), so no claim is left behind uncited."""
+    removed with them (in place), so no claim is left behind uncited.
+
+    With ``support`` (for a writer that words its own claims), a claim whose markers all
+    verify is also removed with them unless one of their spans supports it (see
+    :func:`research.support.supports`): its numbers, dates and names are there, and
+    enough of its words."""
     numbers: dict[str, int] = {}
     citations: list[Citation] = []
     dropped: dict[str, Dropped] = {}
+    checked = _claims_to_check(draft) if support else set()
+    claims = supported = 0
     for point in draft.points():
         parts: list = []
         cited_here: set[int] = set()
@@ -157,12 +205,28 @@ async def check_draft(draft: Draft, checker: CitationChecker) -> Checked:
             while i < len(point.parts) and isinstance(point.parts[i], Cite):
                 run.append(point.parts[i])
                 i += 1
-            kept: list[int] = []
+            verified: list[tuple[Cite, EvidenceItem]] = []
             for cite in run:
                 verdict = await checker.check(cite.key)
                 if isinstance(verdict, str):
                     dropped.setdefault(cite.key, Dropped(cite.key, verdict))
                     continue
+                verified.append((cite, verdict))
+            claim = last_sentence(parts[-1]) if parts and isinstance(parts[-1], str) else ""
+            if verified and id(point) in checked and claim:
+                claims += 1
+                verdicts = [supports(claim, i.span, await checker.around(i)) for _, i in verified]
+                if any(v.supported for v in verdicts):
+                    supported += 1
+                else:
+                    for (cite, _), v in zip(verified, verdicts, strict=True):
+                        dropped.setdefault(
+                            cite.key,
+                            Dropped(cite.key, f"does not support its claim: {v.reason()}", True),
+                        )
+                    verified = []
+            kept: list[int] = []
+            for _, verdict in verified:
                 if verdict.id not in numbers:
                     numbers[verdict.id] = len(numbers) + 1
                     citations.append(
@@ -192,7 +256,7 @@ async def check_draft(draft: Draft, checker: CitationChecker) -> Checked:
         section.points = [p for p in section.points if p.parts]
         section.tables = [t for t in section.tables if t.caption.cites()]  # sourced tables only
     draft.sections = [s for s in draft.sections if s.points or s.tables]
-    return Checked(draft, citations, list(dropped.values()))
+    return Checked(draft, citations, list(dropped.values()), claims, supported)
 
 
 def number_of(cite: Cite) -> int:

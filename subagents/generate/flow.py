@@ -52,8 +52,8 @@ def _summary_text(report: Report, fmt: Format, path: str, size: int) -> str:
     ]
     if report.dropped:
         lines.append(
-            f"Dropped {len(report.dropped)} citation(s) that do not verify; their markers "
-            "were removed:"
+            f"Dropped {len(report.dropped)} citation(s) that do not verify or do not support "
+            "their claims; the markers and claims were removed:"
         )
         lines.extend(f"- {d.describe()}" for d in report.dropped[:20])
         if len(report.dropped) > 20:
@@ -65,6 +65,9 @@ def _summary_text(report: Report, fmt: Format, path: str, size: int) -> str:
         "sections": len(report.sections),
         "citations": len(report.citations),
         "dropped": len(report.dropped),
+        "unsupported": report.unsupported,
+        "claims_checked": report.claims,
+        "citation_accuracy": report.citation_accuracy,
         "empty": report.empty,
     }
     lines.append(json_block(facts))

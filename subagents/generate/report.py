@@ -16,7 +16,7 @@ from subagents.evidence import EvidenceItem
 from subagents.secrets import scrub
 from subagents.untrusted import neutralise, wrap
 
-from .citations import Citation, CitationChecker, Dropped, check_draft
+from .citations import Citation, CitationChecker, Dropped, check_draft, last_sentence
 from .labels import LABELS, SOURCES_HEADINGS
 from .notes import Cite, Draft, Point, Section, ids_in, is_research, parse_notes
 from .prose import prose_once
@@ -77,6 +77,20 @@ class Report:
     dropped: list[Dropped] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     empty: bool = False
+    #: cited claims checked for support against their spans (the model's prose), and how
+    #: many held
+    claims: int = 0
+    supported: int = 0
+
+    @property
+    def unsupported(self) -> int:
+        """Claims removed because their cited spans do not support them."""
+        return self.claims - self.supported
+
+    @property
+    def citation_accuracy(self) -> float | None:
+        """Supported ÷ checked claims; None when no claim was checked."""
+        return self.supported / self.claims if self.claims else None
 
     def label(self, key: str) -> str:
         return LABELS[self.lang][key]
@@ -357,6 +371,34 @@ def keep_from_notes(draft: Draft, material: Material) -> Draft:
     return draft
 
 
+def _drop_uncited(draft: Draft) -> None:
+    """Take out of a model's parts every sentence that cites nothing: each sentence of a
+    report stands on a source. Only the last sentence before a marker is what the marker
+    stands behind; text after a point's last marker that says anything goes too (the
+    lead, the disagreements and what could not be found keep their own rules)."""
+    for section in draft.sections:
+        if section.kind != "part":
+            continue
+        for point in section.points:
+            parts = point.parts
+            kept: list = []
+            for i, part in enumerate(parts):
+                if not isinstance(part, str):
+                    kept.append(part)
+                elif i + 1 < len(parts) and isinstance(parts[i + 1], Cite):
+                    kept.append(_only_last_sentence(part))
+                elif not re.search(r"\w", part):
+                    kept.append(part)  # the full stop after a marker
+            point.parts = kept if any(isinstance(p, Cite) for p in kept) else []
+        section.points = [p for p in section.points if p.parts]
+
+
+def _only_last_sentence(text: str) -> str:
+    """The last sentence of ``text``, keeping the space before it."""
+    last = last_sentence(text)
+    return text[text.rindex(last) :] if last else text
+
+
 def parse_model_text(text: str) -> Draft:
     """The model's Markdown as a draft; fences unwrapped, any sources section left out."""
     fenced = re.fullmatch(r"\s*```[a-zA-Z]*\n(.*?)\n```\s*", text, re.DOTALL)
@@ -429,7 +471,9 @@ async def build_report(
     if draft is None:
         draft = compile_extractive(requirements, material, extra, unknown, ledger)
     checker = CitationChecker(svc, ledger, pool, titles)
-    checked = await check_draft(draft, checker)
+    if prose == "model":
+        _drop_uncited(draft)
+    checked = await check_draft(draft, checker, support=prose == "model")
     final = checked.draft
     if final.is_empty():
         return _empty_report(requirements, checked.dropped, notes)
@@ -449,4 +493,6 @@ async def build_report(
         prose=prose,
         dropped=checked.dropped,
         notes=notes,
+        claims=checked.claims,
+        supported=checked.supported,
     )

@@ -234,3 +234,34 @@ def test_the_pipeline_runs_end_to_end_over_the_ollama_wire_through_a_fault(tmp_p
     assert_ledger_adds_up(record["tokens"], len(server.requests) - 2)
     assert set(record["tokens"]["by_model"]) == {"ollama:loopback-model"}
     assert "cost" not in record["tokens"]  # no price for this model
+
+
+def test_a_long_history_is_marked_cacheable_at_its_last_block(anthropic_run):
+    """Once an agent's history is long enough to cache, its last block carries a
+    breakpoint, so the agent's next request reads that history from the cache; a short
+    one carries none (at most four breakpoints: tools, system, history)."""
+    from host.brains.caching import HISTORY_CACHE_CHARS
+
+    server, _, _ = anthropic_run
+    ephemeral = {"type": "ephemeral"}
+
+    def size(body: dict) -> int:
+        return len(json.dumps(body.get("messages") or [], ensure_ascii=False))
+
+    def marked(body: dict) -> list:
+        return [
+            b
+            for m in body.get("messages") or []
+            if isinstance(m.get("content"), list)
+            for b in m["content"]
+            if isinstance(b, dict) and "cache_control" in b
+        ]
+
+    long = [b for b in server.requests if size(b) > 3 * HISTORY_CACHE_CHARS]
+    short = [b for b in server.requests if size(b) < HISTORY_CACHE_CHARS // 2]
+    assert long and short
+    for body in long:
+        last = body["messages"][-1]["content"]
+        assert isinstance(last, list) and last[-1].get("cache_control") == ephemeral
+        assert len(marked(body)) == 1
+    assert not any(marked(body) for body in short)

@@ -6,8 +6,12 @@ sends the formatter's first message (role ``system``, a list of text blocks) as
 ``system``, and builds ``tools`` as ``{name, description, input_schema}`` without a way to
 add a field. :class:`AnthropicPromptCache` marks the last system block in the formatted
 messages, and sends the same tool list with the last tool marked through the SDK's
-documented ``extra_body`` (which replaces ``tools`` in the request body). The cache reads
-and writes the provider reports are counted by the token ledger.
+documented ``extra_body`` (which replaces ``tools`` in the request body). Once the
+history is long enough to be worth caching (:data:`HISTORY_CACHE_CHARS`), the last block
+of the last message is marked too: the next request of the same agent, which repeats
+that history and adds to it, reads it from the cache (a third breakpoint of the four
+Anthropic allows). The cache reads and writes the provider reports are counted by the
+token ledger.
 """
 
 from __future__ import annotations
@@ -17,6 +21,9 @@ from typing import Any
 from .wrapping import ModelWrapper
 
 EPHEMERAL = {"type": "ephemeral"}
+#: Characters of history (after the system prompt) from which it is marked cacheable:
+#: about 1,024 tokens, the least Anthropic caches for most models.
+HISTORY_CACHE_CHARS = 4_096
 
 
 def mark_system(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -32,6 +39,37 @@ def mark_system(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
         return messages
     blocks[-1]["cache_control"] = dict(EPHEMERAL)
     return [{**messages[0], "content": blocks}, *messages[1:]]
+
+
+def _chars(content: Any) -> int:
+    if isinstance(content, str):
+        return len(content)
+    if isinstance(content, list):
+        return sum(
+            _chars(b.get("text") or b.get("content") or b.get("input") or "")
+            if isinstance(b, dict)
+            else len(str(b))
+            for b in content
+        )
+    return len(str(content or ""))
+
+
+def mark_history(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """``messages`` with the last block of the last message marked cacheable, once the
+    history after the system prompt holds :data:`HISTORY_CACHE_CHARS` characters."""
+    history = [m for m in messages if m.get("role") != "system"]
+    if not history or sum(_chars(m.get("content")) for m in history) < HISTORY_CACHE_CHARS:
+        return messages
+    last = messages[-1]
+    content = last.get("content")
+    if isinstance(content, str):
+        blocks = [{"type": "text", "text": content}]
+    elif isinstance(content, list) and content and isinstance(content[-1], dict):
+        blocks = [dict(block) for block in content]
+    else:
+        return messages
+    blocks[-1]["cache_control"] = dict(EPHEMERAL)
+    return [*messages[:-1], {**last, "content": blocks}]
 
 
 def cached_tools(schemas: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -50,7 +88,7 @@ def cached_tools(schemas: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 
 class AnthropicPromptCache(ModelWrapper):
-    """Marks the system prompt and the last tool of every request cacheable."""
+    """Marks the system prompt, the last tool and a long history cacheable."""
 
     async def __call__(
         self,
@@ -64,7 +102,7 @@ class AnthropicPromptCache(ModelWrapper):
             extra = dict(kwargs.get("extra_body") or {})
             kwargs["extra_body"] = {**extra, "tools": cached_tools(tools)}
         return await self.model(
-            mark_system(messages),
+            mark_history(mark_system(messages)),
             tools=tools,
             tool_choice=tool_choice,
             structured_model=structured_model,

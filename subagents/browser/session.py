@@ -49,7 +49,8 @@ CHROMIUM_FLAGS = (
     "--no-first-run",
     "--disable-quic",
 )
-LAUNCH_TIMEOUT_MS = 30_000
+#: Chromium may take long to start on a loaded machine; a minute before giving up.
+LAUNCH_TIMEOUT_MS = 60_000
 NAVIGATION_TIMEOUT_MS = 20_000
 ACTION_TIMEOUT_MS = 5_000
 #: Seconds a step without a Playwright timeout of its own (opening a context or a page,

@@ -55,6 +55,8 @@ DOWNLOADS_PER_TASK = 3
 NOTES_PATH = "/workspace/notes/research.md"
 DOWNLOADS = "/workspace/downloads/"
 #: The description of the file task a report asked for while downloads were unread runs.
+#: The outcome fields that name paths (see :mod:`subagents.outcomes`).
+OUTCOME_PATHS = ("pages", "files", "outputs")
 READ_DOWNLOADS = "Read the downloaded documents not read yet, before the report is written."
 
 
@@ -72,6 +74,10 @@ class Delegation:
     error: str | None = None
     outcome: dict[str, Any] | None = None
     records: list[ToolCallRecord] = field(default_factory=list)
+    #: evidence ids the outcome names that the ledger does not hold
+    unknown_evidence_ids: list[str] = field(default_factory=list)
+    #: paths the outcome names (pages, files, outputs) that were never stored
+    unknown_paths: list[str] = field(default_factory=list)
 
     def summary(self) -> dict[str, Any]:
         """A JSON-ready line for run.json."""
@@ -85,6 +91,8 @@ class Delegation:
             "tool_calls": len(self.records),
             "failed_calls": sum(r.failed for r in self.records),
             "outcome": self.outcome,
+            "unknown_evidence_ids": self.unknown_evidence_ids,
+            "unknown_paths": self.unknown_paths,
         }
 
 
@@ -141,6 +149,8 @@ class Delegator:
         #: Documents the finished browser tasks saved, in the order they reported them.
         self.downloads: list[str] = []
         self.last_kind: dict[str, str] = {}
+        #: the Host's refused and unknown tool calls (see :mod:`host.audit`)
+        self.refusals: list[dict[str, Any]] = []
         self._count = 0
 
     # -- the task tool -----------------------------------------------------------------
@@ -261,6 +271,7 @@ class Delegator:
             "count": self._count,
             "results": self.results,
             "running": list(self.running.values()),
+            "refusals": self.refusals,
         }
 
     def restore(self, state: dict[str, Any]) -> None:
@@ -269,6 +280,8 @@ class Delegator:
             d = Delegation(raw["id"], raw["subagent"], raw["subquestion"], "", {})
             d.seconds, d.status, d.error = raw["seconds"], raw["status"], raw["error"]
             d.outcome = raw.get("outcome")
+            d.unknown_evidence_ids = list(raw.get("unknown_evidence_ids") or [])
+            d.unknown_paths = list(raw.get("unknown_paths") or [])
             self.delegations.append(d)
         self.outputs, self.citations = list(state["outputs"]), int(state["citations"])
         self.citation_check = dict(state.get("citation_check") or {})
@@ -279,6 +292,7 @@ class Delegator:
         self._count = int(state["count"])
         self.results = dict(state["results"])
         self.unfinished = list(state.get("running", []))
+        self.refusals[:] = list(state.get("refusals") or [])
 
     def _prepare(self, name: str, ctx: dict[str, Any]) -> tuple[str | None, dict] | ToolResponse:
         """The completed context of a task, or a refusal saying what to change."""
@@ -441,6 +455,7 @@ class Delegator:
             delegation.seconds = time.perf_counter() - started
         if delegation.error:
             delegation.error += f"; {kept(delegation.records)}"
+        await self._flag_unknown(delegation)
         outcome = Msg(
             spec.name,
             summarize(spec.name, delegation.records, delegation.outcome, delegation.error),
@@ -450,6 +465,23 @@ class Delegator:
         await self.hub.broadcast(outcome)
         await self.transcript.append(outcome)
         self.emit("delegation_end", delegation=delegation)
+
+    async def _flag_unknown(self, d: Delegation) -> None:
+        """Flag the evidence ids and paths the outcome names that do not exist."""
+        if not d.outcome:
+            return
+        ledger = self.research.ledger
+        ids = [str(i) for i in d.outcome.get("evidence_ids") or []]
+        d.unknown_evidence_ids = [i for i in dict.fromkeys(ids) if ledger.get(i) is None]
+        named = [str(p) for key in OUTCOME_PATHS for p in d.outcome.get(key) or []]
+        d.unknown_paths = [p for p in dict.fromkeys(named) if not await self._stored(p)]
+
+    async def _stored(self, path: str) -> bool:
+        """Whether ``path`` exists in the file domain (a refused path does not)."""
+        try:
+            return bool(await self.service.exists(path))
+        except FsError:
+            return False
 
     # -- what a task leaves behind -------------------------------------------------------
 
@@ -514,6 +546,9 @@ class Delegator:
         ]
         if d.error:
             lines.append(f"Error: {d.error}")
+        if d.unknown_evidence_ids or d.unknown_paths:
+            unknown = [*d.unknown_evidence_ids, *d.unknown_paths]
+            lines.append(f"Flagged: the outcome names what does not exist: {', '.join(unknown)}")
         if d.outcome:
             lines.append(f"Outcome: {d.outcome.get('summary', '')}")
             for gap in d.outcome.get("gaps") or []:

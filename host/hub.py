@@ -46,6 +46,7 @@ from subagents.untrusted import UNTRUSTED_RULE
 
 from . import checkpoint
 from .approval import Approval, Ask, check_tools, default_approver
+from .audit import HostAudit
 from .brains import (
     Brain,
     ModelCallError,
@@ -160,6 +161,8 @@ class RunResult:
     status: str = "finished"
     #: how many tasks had started when the user interrupted the run
     interrupted_after: int | None = None
+    #: the Host's refused and unknown tool calls: tool, arguments, status, reason
+    host_refusals: list[dict[str, Any]] = field(default_factory=list)
     #: the decisions taken on calls that needed approval
     approvals: list[dict[str, Any]] = field(default_factory=list)
     #: the brain (``offline`` or PROVIDER:NAME)
@@ -227,6 +230,7 @@ class RunResult:
             "failed_sources": self.failed_sources,
             "failed_stages": self.failed_stages,
             "approvals": self.approvals,
+            "host_refusals": self.host_refusals,
             "errors": self.errors,
         }
 
@@ -591,6 +595,7 @@ class Host:
         agent.toolkit.register_tool_function(
             task, preset_kwargs={"delegator": delegator}, json_schema=task_json_schema(self.specs)
         )
+        HostAudit(agent.toolkit, delegator.refusals, transcript)
 
     async def _research(self, agent: HostAgent, request: Msg, result: RunResult) -> None:
         delegator = self.delegator
@@ -698,6 +703,7 @@ class Host:
             result.outputs = _ordered(self.delegator.outputs, self.settings.formats)
             result.citations = self.delegator.citations
             result.citation_check = dict(self.delegator.citation_check)
+            result.host_refusals = list(self.delegator.refusals)
             result.errors += [
                 f"{d.subagent} ({d.id}): {d.error}" for d in self.delegator.delegations if d.error
             ]

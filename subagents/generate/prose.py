@@ -6,6 +6,11 @@ between formats. The prose is keyed by the model and its prompt: the first call 
 model and keeps the text in the workspace (``/workspace/notes/.prose-<key>.md``), calls
 for the same key made meanwhile wait for that answer, and later calls read the kept text.
 Every format therefore renders the same words.
+
+Nothing run-specific goes into the file's name: the key depends on the model's name and
+the prompt only, so a replay of a recorded run (whose model is a replay model of the same
+name) keeps the prose under the same name. The kept prose is never material for a report:
+a folder in ``from_paths`` is read without it.
 """
 
 from __future__ import annotations
@@ -19,21 +24,28 @@ from fs_service import FsError
 from subagents.models import ask_text
 
 PROSE_DIR = "/workspace/notes/"
+PROSE_PREFIX = ".prose-"
 #: Requests in flight, by key: concurrent calls for the same prose share one request.
 _INFLIGHT: dict[str, asyncio.Future[str]] = {}
 
 
 def prose_key(model: Any, system: str, prompt: str) -> str:
-    """A key naming one model's answer to one prompt."""
+    """A key naming one model's answer to one prompt: the model's name and the prompt,
+    never the class answering it (a recorded provider's and its replay's differ)."""
     inner = getattr(model, "inner_model", model)
-    name = f"{type(inner).__name__}:{getattr(inner, 'model_name', '')}"
+    name = str(getattr(inner, "model_name", ""))
     return hashlib.sha256(f"{name}\0{system}\0{prompt}".encode()).hexdigest()[:16]
+
+
+def is_prose_cache(path: str) -> bool:
+    """Whether ``path`` is a kept prose file (see :func:`prose_once`)."""
+    return path.rsplit("/", 1)[-1].startswith(PROSE_PREFIX)
 
 
 async def prose_once(model: Any, system: str, prompt: str, svc: Any) -> str:
     """The model's answer to ``prompt``, asked at most once per run for that key."""
     key = prose_key(model, system, prompt)
-    path = f"{PROSE_DIR}.prose-{key}.md"
+    path = f"{PROSE_DIR}{PROSE_PREFIX}{key}.md"
     try:
         if await svc.exists(path):
             return await svc.read_text(path)

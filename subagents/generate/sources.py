@@ -20,6 +20,7 @@ from fs_service import FsError
 from subagents.evidence import EvidenceItem, PageRecord, evidence_id, sidecar_path
 
 from .notes import Draft, is_report, is_research, parse_notes, parse_report
+from .prose import is_prose_cache
 
 TEXT_SUFFIXES = (".md", ".markdown", ".txt")
 
@@ -119,14 +120,15 @@ async def _rebuild(svc: object, ev_id: str, loc: dict) -> EvidenceItem | None:
 
 
 async def _expand(svc: object, paths: list[str]) -> list[tuple[str, bool]]:
-    """(path, named_explicitly) for each from_path, folders replaced by their files."""
+    """(path, named_explicitly) for each from_path, folders replaced by their files (the
+    kept prose of earlier formats left out: it is the model's answer, not material)."""
     out: list[tuple[str, bool]] = []
     for path in paths:
         entry = await svc.stat(path)
         if not entry.is_dir:
             out.append((entry.path, True))
             continue
-        files = sorted(f.path for f in await svc.walk_files(path))
+        files = sorted(f.path for f in await svc.walk_files(path) if not is_prose_cache(f.path))
         out.extend((f, False) for f in files)
     return out
 

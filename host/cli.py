@@ -67,6 +67,8 @@ def _settings(args: argparse.Namespace) -> Settings:
         "max_rounds": getattr(args, "max_rounds", None),
         "max_pages": getattr(args, "max_pages", None),
         "concurrency": getattr(args, "concurrency", None),
+        "max_tokens": getattr(args, "max_tokens", None),
+        "max_cost": getattr(args, "max_cost", None),
         "approve": getattr(args, "approve", None),
         "record": getattr(args, "record", False),
         "quiet": getattr(args, "quiet", False),
@@ -79,6 +81,7 @@ def _report(result: RunResult, settings: Settings) -> int:
     """Print what the run produced; its exit status (0 answered, 3 nothing, 1 no report)."""
     from rich.console import Console
 
+    from .budget import budget_sentence
     from .progress import output_lines, summary_table
 
     if settings.json_output:
@@ -99,6 +102,8 @@ def _report(result: RunResult, settings: Settings) -> int:
             "quartet: interrupted; the report was written from what had been found by then",
             file=sys.stderr,
         )
+    if result.budget_stop:
+        print(f"quartet: {budget_sentence(result.budget_stop)}", file=sys.stderr)
     if code == 3:
         parts = len(result.plan.subquestions) if result.plan else 0
         print(
@@ -274,6 +279,8 @@ def _cmd_resume(args: argparse.Namespace) -> int:
         max_rounds=int(saved.get("max_rounds") or settings.max_rounds),
         max_pages=int(saved.get("max_pages") or settings.max_pages),
         concurrency=int(saved.get("concurrency") or settings.concurrency),
+        max_tokens=saved.get("max_tokens", settings.max_tokens),
+        max_cost=saved.get("max_cost", settings.max_cost),
         input_dir=Path(saved["input_dir"]) if saved.get("input_dir") else None,
         glossary=parse_glossary(saved["glossary"]) if saved.get("glossary") else settings.glossary,
     )
@@ -522,6 +529,23 @@ def build_parser() -> argparse.ArgumentParser:
             type=int,
             metavar="N",
             help="tasks running at once (default 3)",
+        )
+        p.add_argument(
+            "--max-tokens",
+            dest="max_tokens",
+            type=int,
+            metavar="N",
+            help="model tokens (read and written) the run may use; once spent, research "
+            "stops and the report is written from what was found (also QUARTET_MAX_TOKENS)",
+        )
+        p.add_argument(
+            "--max-cost",
+            dest="max_cost",
+            type=float,
+            metavar="AMOUNT",
+            help="model cost the run may reach, in the currency of the price table in "
+            "quartet.toml; once spent, research stops as with --max-tokens "
+            "(also QUARTET_MAX_COST)",
         )
         p.add_argument(
             "--approve",

@@ -44,6 +44,8 @@ TOML_KEYS: dict[str, Any] = {
         "depth_cap": None,
         "stage_timeout": None,
         "history_chars": None,
+        "max_tokens": None,
+        "max_cost": None,
         "glossary": [{"same": None, "related": None}],
         "stage_timeouts": dict.fromkeys(PIPELINE_ORDER),
         "prices": {ANY: dict.fromkeys(PRICE_FIELDS)},
@@ -83,6 +85,10 @@ class Settings:
     max_rounds: int = 3
     concurrency: int = 3
     history_chars: int = 200_000
+    #: the run's model budgets (None: no limit): tokens read and written, and cost in the
+    #: price table's currency; once one is spent, research stops and the report is written
+    max_tokens: int | None = None
+    max_cost: float | None = None
     model_timeout: float = DEFAULT_MODEL_TIMEOUT
     model_attempts: int = DEFAULT_MODEL_ATTEMPTS
     prices: dict[str, ModelPrice] = field(default_factory=dict)
@@ -242,6 +248,8 @@ def load_settings(flags: dict[str, Any], toml_path: Path | None = None) -> Setti
         if value <= 0:
             raise ConfigError(f"{name}: must be positive, got {value}")
         setattr(s, name, value)
+    s.max_tokens = _budget(pick("max_tokens", "QUARTET_MAX_TOKENS", None), "max_tokens", int)
+    s.max_cost = _budget(pick("max_cost", "QUARTET_MAX_COST", None), "max_cost", float)
     s.stage_timeouts = {str(k): float(v) for k, v in toml.get("stage_timeouts", {}).items()}
     s.prices = _prices(toml.get("prices", {}))
     try:
@@ -258,6 +266,19 @@ def load_settings(flags: dict[str, Any], toml_path: Path | None = None) -> Setti
     s.quiet = bool(flags.get("quiet"))
     s.json_output = bool(flags.get("json"))
     return s
+
+
+def _budget(raw: Any, name: str, conv: type[int] | type[float]) -> Any:
+    """A budget's value: None when unset, else a positive number (a ConfigError if not)."""
+    if raw is None or raw == "":
+        return None
+    try:
+        value = conv(raw)
+    except (TypeError, ValueError):
+        raise ConfigError(f"{name}: expected a number, got {raw!r}") from None
+    if value <= 0:
+        raise ConfigError(f"{name}: must be positive, got {value}")
+    return value
 
 
 def parse_glossary(raw: Any) -> tuple[dict[str, tuple[str, ...]], ...]:

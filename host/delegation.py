@@ -160,8 +160,9 @@ class Delegator:
     ) -> ToolResponse:
         """Validate and complete a task request, run it, absorb it, and report."""
         if self.interrupt.blocks:
+            who = "the user interrupted the run" if self.interrupt.count else "a budget is spent"
             return refused(
-                "the user interrupted the run, so no new task starts. Reply now with a short "
+                f"{who}, so no new task starts. Reply now with a short "
                 "summary; the report is written from what was found."
             )
         spec = self.specs.get(str(subagent_type))
@@ -177,7 +178,11 @@ class Delegator:
                 return prepared
             sub_id, ctx = prepared
             if spec.name == "generate":
-                written = research_notes(self.research, interrupted=self.interrupt.requested)
+                written = research_notes(
+                    self.research,
+                    interrupted=self.interrupt.count > 0,
+                    budget=self.interrupt.budget,
+                )
                 await self.service.write_text(NOTES_PATH, written)
             delegation = await self._delegate(spec, description, ctx, sub_id)
         except DelegationDepthError as exc:

@@ -60,10 +60,11 @@ from .brains import (
 from .brains.arguments import RawArguments, repaired
 from .brains.offline import HostPolicy, OfflinePolicy
 from .brains.wrapping import ScrubbedModel
+from .budget import check_prices, spent
 from .config import Settings
 from .delegation import Delegation, Delegator, task
 from .guards import ToolCallRecord, ToolGuard, evicted_name
-from .interrupt import Interrupt, Interruptible, wait_until
+from .interrupt import Interrupt, Interruptible, RunInterrupted, wait_until
 from .mcp import attach_mcp_tools
 from .research import Research
 from .run import AREAS, RunFolder
@@ -171,6 +172,9 @@ class RunResult:
     search_results: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
     #: what a resumed or replayed run must keep of the settings (see :func:`run_settings`)
     settings: dict[str, Any] = field(default_factory=dict)
+    #: the budget that ended the research, ``{"budget", "limit", "used"}`` (see
+    #: :mod:`host.budget`); None when none was spent
+    budget_stop: dict[str, Any] | None = None
 
     @property
     def failed_sources(self) -> list[str]:
@@ -211,6 +215,7 @@ class RunResult:
             "settings": self.settings,
             "status": self.status,
             "interrupted_after": self.interrupted_after,
+            "budget_stop": self.budget_stop,
             "plan": self.plan.to_dict() if self.plan else None,
             "answered": self.answered,
             "exit_code": self.exit_code,
@@ -283,7 +288,9 @@ class Host:
         self.ledger = EvidenceLedger(pages=PageRegistry(budget=settings.max_pages))
         self.browser: BrowserSession | None = None
         self.counted_model: TokenCounter | None = None
+        check_prices(settings.max_cost, brain.spec, settings.prices)
         self.token_ledger = TokenLedger(settings.prices)
+        self.token_ledger.on_add = self._check_budget
         self.model_calls = ModelCallStats()
         self.mcp_clients: dict[str, list[tuple[Any, tuple[str, ...]]]] = {}
         self.mcp_tools: dict[str, list[str]] = {}
@@ -604,12 +611,15 @@ class Host:
             if not self.interrupt.requested:
                 await asyncio.ensure_future(agent(request))
             self.interrupt.stop_now_if_asked()
+        except RunInterrupted:  # its next request was refused: a budget is spent
+            pass
         except Exception as exc:  # the Host brain failed: still write what was found
             result.errors.append(scrub(f"Host: {type(exc).__name__}: {exc}"))
         if set(agent.toolkit.tools) - {"task", "generate_response"}:
             raise RuntimeError(f"the Host's toolkit changed: {sorted(agent.toolkit.tools)}")
         if self.interrupt.requested:
-            result.status = "interrupted"
+            if self.interrupt.count:
+                result.status = "interrupted"
             self.interrupt.reporting = True
             delegator.outputs = []  # a report from before the stop is written again
         if not delegator.outputs:
@@ -627,6 +637,19 @@ class Host:
             self._winding_down = asyncio.ensure_future(self._wind_down())
         elif self._main is not None:
             self._main.cancel()
+
+    def _check_budget(self) -> None:
+        """After a model call: once a budget is spent, stop the research as a first Ctrl-C
+        would, and record which budget ended it."""
+        if self.interrupt.requested or self._result is None:
+            return
+        stop = spent(self.token_ledger, self.settings.max_tokens, self.settings.max_cost)
+        if stop is None:
+            return
+        self._result.budget_stop = stop
+        self.interrupt.spend(stop)
+        self._emit("budget", stop=stop)
+        self._winding_down = asyncio.ensure_future(self._wind_down())
 
     async def _wind_down(self) -> None:
         """Give the tasks in flight the grace period, then stop the Host agent."""
@@ -774,6 +797,8 @@ def run_settings(settings: Settings) -> dict[str, Any]:
         "max_rounds": settings.max_rounds,
         "max_pages": settings.max_pages,
         "concurrency": settings.concurrency,
+        "max_tokens": settings.max_tokens,
+        "max_cost": settings.max_cost,
         "input_dir": str(settings.input_dir) if settings.input_dir else None,
         "origin": settings.extra.get("origin"),
         "glossary": [

@@ -4,6 +4,9 @@ The first request stops the research: no new task, tool call or model request st
 the tasks in flight get :attr:`Interrupt.grace` seconds to finish; then the report is
 written from what exists, without a model, and marked as interrupted (exit status 130).
 The second request stops at once; the last checkpoint still allows ``quartet resume``.
+
+A spent budget (``--max-tokens``, ``--max-cost``) stops the research the same way as a
+first request, without counting as one: the run is not marked as interrupted.
 """
 
 from __future__ import annotations
@@ -13,6 +16,7 @@ from collections.abc import Callable
 from typing import Any
 
 from .brains.wrapping import ModelWrapper
+from .budget import NAMES
 
 #: Seconds the tasks in flight get after the first request.
 GRACE = 5.0
@@ -33,12 +37,18 @@ class Interrupt:
         self.grace = grace
         self.count = 0
         self.reporting = False
+        #: the budget that stopped the research (``{"budget", "limit", "used"}``), if any
+        self.budget: dict[str, Any] | None = None
         self._listeners: list[Callable[[int], None]] = []
 
     @property
     def requested(self) -> bool:
-        """The user asked to stop (once or more)."""
-        return self.count > 0
+        """The research is stopping: the user asked (once or more), or a budget is spent."""
+        return self.count > 0 or self.budget is not None
+
+    def spend(self, budget: dict[str, Any]) -> None:
+        """Stop the research because ``budget`` is spent (see :mod:`host.budget`)."""
+        self.budget = budget
 
     @property
     def blocks(self) -> bool:
@@ -71,8 +81,11 @@ class Interrupt:
 
     def check(self, what: str) -> None:
         """Raise :class:`RunInterrupted` instead of starting ``what`` once stopping."""
-        if self.requested:
+        if self.count:
             raise RunInterrupted(f"the run was interrupted, so {what} was not started")
+        if self.budget is not None:
+            name = NAMES.get(self.budget["budget"], self.budget["budget"])
+            raise RunInterrupted(f"the run's {name} budget is spent, so {what} was not started")
 
 
 class Interruptible(ModelWrapper):

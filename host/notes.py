@@ -17,6 +17,9 @@ what failed and what was read but off-topic — and cite nothing.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
+
 from research.disagreements import (
     Disagreement,
     Stored,
@@ -41,6 +44,7 @@ from subagents.evidence import EvidenceItem
 from subagents.generate.labels import label
 from subagents.generate.notes import RESEARCH_MARKER
 
+from .budget import amount
 from .research import Research
 
 #: Candidate sentences per sub-question handed to the writer (it keeps what fits).
@@ -225,14 +229,20 @@ def _tables(research: Research) -> dict[str, str]:
     return choose(options)
 
 
-def research_notes(research: Research, interrupted: bool = False) -> str:
+def research_notes(
+    research: Research, interrupted: bool = False, budget: Mapping[str, Any] | None = None
+) -> str:
     """The notes for the writer, in the question's language; ``interrupted`` says the
-    user stopped the research before it finished."""
+    user stopped the research before it finished, ``budget`` which budget stopped it
+    (``{"budget": "tokens" | "cost", "limit", "used"}``, see :mod:`host.budget`)."""
     plan = research.plan
     lang = plan.language
     lines = [RESEARCH_MARKER, "", f"# {plan.question}", ""]
     if interrupted:
         lines += [label(lang, "interrupted"), ""]
+    elif budget is not None:
+        lines += [label(lang, f"budget_{budget['budget']}").format(limit=amount(budget, "limit"))]
+        lines.append("")
     answered = [s for s in plan.subquestions if research.evidence[s.id]]
     if not answered:
         return "\n".join([*lines, label(lang, "nothing"), "", *_tried(research, lang)]) + "\n"

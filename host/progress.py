@@ -13,6 +13,7 @@ from rich.table import Table
 
 from .brains.ledger import describe as describe_tokens
 from .brains.resilience import describe as describe_calls
+from .budget import budget_sentence
 from .guards import ToolCallRecord
 
 MARKS = {
@@ -135,6 +136,9 @@ def summary_table(result: Any) -> Table:
     table.add_row("question", result.question)
     if result.status != "finished":
         table.add_row("status", f"[yellow]{result.status}[/yellow]")
+    stop = getattr(result, "budget_stop", None)
+    if stop:
+        table.add_row("budget", f"[yellow]{budget_sentence(stop)}[/yellow]")
     if result.plan is not None:
         lines = [
             f"{MARKS.get(s.status, '?')} {s.id} {s.status}: {s.text}"

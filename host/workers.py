@@ -13,6 +13,13 @@
   neither counted nor summarised. A latest round larger than half the threshold is
   shrunk by size instead: its largest results are evicted to ``/internal/`` with a
   preview (:meth:`host.guards.ToolGuard.fit_round`).
+- **Compression counts characters of messages.** agentscope's own trigger counts only
+  the messages it would summarise and keeps ``keep_recent`` rounds (not messages) out of
+  the count, so a history of large rounds grew far past the threshold before it fired.
+  A worker measures its whole history (the summary so far, the pinned messages and the
+  rest) in characters of the messages' content; once that passes the threshold, it keeps
+  the pinned messages and as many recent whole rounds as fit in half the threshold, and
+  has everything older summarised. The history sent then stays under the threshold.
 - **The call cap ends the task.** Once the guard refuses a call over the task's tool-call
   cap, the worker makes no further model request: its task ends at that turn with a
   plain note, and the Host records it as "capped" with what it stored.
@@ -27,6 +34,7 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from agentscope.agent import ReActAgent
@@ -104,20 +112,80 @@ class WorkerAgent(ReActAgent):
         config = self.compression_config
         if config is None or not config.enable:
             return
+        limit = config.trigger_threshold
         current = await self.memory.get_memory(
             exclude_mark=_MemoryMark.COMPRESSED, prepend_summary=False
         )
         last_round = latest_round(current)
         if last_round and self.guard is not None:
-            await self.guard.fit_round(last_round[1:], config.trigger_threshold // 2)
-        pinned = [m.id for m in current if m.id in self.task_ids] + [m.id for m in last_round]
-        await self.memory.update_messages_mark(_MemoryMark.COMPRESSED, msg_ids=pinned)
-        try:
-            await super()._compress_memory_if_needed()
-        finally:
-            await self.memory.update_messages_mark(
-                None, old_mark=_MemoryMark.COMPRESSED, msg_ids=pinned
-            )
+            await self.guard.fit_round(last_round[1:], limit // 2)
+        history = await self.memory.get_memory(exclude_mark=_MemoryMark.COMPRESSED)
+        if history_chars(history) <= limit:
+            return
+        pinned = {m.id for m in current if m.id in self.task_ids} | {m.id for m in last_round}
+        loose = [m for m in current if m.id not in pinned]
+        room = limit // 2 - history_chars([m for m in current if m.id in pinned])
+        kept = recent_rounds(loose, room)
+        older = loose[: len(loose) - kept]
+        if older:
+            summary = history[: len(history) - len(current)]  # the summary so far, if any
+            await self._summarise([*summary, *older])
+
+    async def _summarise(self, older: list[Msg]) -> None:
+        """Replace ``older`` (and the summary so far) by a new summary of them."""
+        config = self.compression_config
+        assert config is not None
+        formatter = config.compression_formatter or self.formatter
+        prompt = await formatter.format(
+            [
+                Msg("system", self.sys_prompt, "system"),
+                *older,
+                Msg("user", config.compression_prompt, "user"),
+            ]
+        )
+        model = config.compression_model or self.model
+        response = await model(prompt, structured_model=config.summary_schema)
+        last = None
+        if model.stream:
+            async for chunk in response:
+                last = chunk
+        else:
+            last = response
+        if last is None or not last.metadata:
+            return  # no summary: the history is kept as it is
+        await self.memory.update_compressed_summary(config.summary_template.format(**last.metadata))
+        # the summary so far is not a stored message: marking its id changes nothing
+        await self.memory.update_messages_mark(
+            _MemoryMark.COMPRESSED, msg_ids=[m.id for m in older]
+        )
+
+
+def message_chars(msg: Msg) -> int:
+    """The characters of a message's content: its text, tool calls and tool results."""
+    if isinstance(msg.content, str):
+        return len(msg.content)
+    return sum(len(json.dumps(block, ensure_ascii=False, default=str)) for block in msg.content)
+
+
+def history_chars(messages: list[Msg]) -> int:
+    """The characters of ``messages``' content, added up."""
+    return sum(message_chars(m) for m in messages)
+
+
+def recent_rounds(messages: list[Msg], room: int) -> int:
+    """How many of the last ``messages`` to keep: whole rounds (a tool call with all its
+    results), newest first, while they fit in ``room`` characters."""
+    kept, size, waiting = 0, 0, set()
+    for i in range(len(messages) - 1, -1, -1):
+        msg = messages[i]
+        size += message_chars(msg)
+        if size > room:
+            break
+        waiting |= {b["id"] for b in msg.get_content_blocks("tool_result")}
+        waiting -= {b["id"] for b in msg.get_content_blocks("tool_use")}
+        if not waiting:  # messages[i:] holds every call with its results
+            kept = len(messages) - i
+    return kept
 
 
 def latest_round(messages: list[Msg]) -> list[Msg]:
@@ -134,4 +202,4 @@ def latest_round(messages: list[Msg]) -> list[Msg]:
     return []
 
 
-__all__ = ["CAPPED", "STOPPED", "WorkerAgent", "latest_round"]
+__all__ = ["CAPPED", "STOPPED", "WorkerAgent", "history_chars", "latest_round", "recent_rounds"]

@@ -351,6 +351,48 @@ async def test_compression_keeps_the_task_and_the_latest_round_of_results():
     assert {r.evicted_to for r in guard.records} == set(stored)
 
 
+async def test_compression_keeps_the_history_under_its_size_in_characters():
+    """Rounds each under half the threshold, but together far over it: every request's
+    history stays under the threshold in characters, and still pairs calls with results."""
+    from agentscope.token import CharTokenCounter
+
+    from host.workers import WorkerAgent
+
+    async def search(query: str) -> ToolResponse:
+        """Search.
+
+        Args:
+            query (str): The query.
+        """
+        return ok(f"RESULTS-FOR-{query}\n" + "a result line. " * 50)
+
+    tk = Toolkit()
+    tk.register_tool_function(search)
+    rounds = [[f"r{i}a", f"r{i}b"] for i in range(10)]
+    model, summarizer = Researcher(rounds), Summarizer()
+    threshold = 6000
+    compression = ReActAgent.CompressionConfig(
+        enable=True,
+        agent_token_counter=CharTokenCounter(),
+        trigger_threshold=threshold,
+        keep_recent=4,
+        compression_model=summarizer,
+        compression_formatter=OpenAIChatFormatter(),
+    )
+    guard = ToolGuard("search", tk)
+    agent = agent_with(
+        model, tk, WorkerAgent, guard=guard, compression_config=compression, max_iters=12
+    )
+    await agent(Msg("Host", "Find the facts. TASK-MARKER-9c1", "user"))
+    assert len(model.shown) == len(rounds) + 1  # nothing had to be fetched again
+    sizes = [len(shown) for shown in model.shown]  # the text of every message sent
+    assert len(rounds) * 2 * 750 > 2 * threshold  # the results add up to far more
+    assert max(sizes) <= threshold, sizes
+    assert summarizer.calls >= 2
+    assert all("TASK-MARKER-9c1" in shown for shown in model.shown)
+    assert not any(r.evicted_to for r in guard.records)  # no round was too large alone
+
+
 def _tool_calls_answered_in_place(messages: list[dict]) -> bool:
     """The OpenAI rule: an assistant message with tool_calls is followed at once by one
     tool message per call id, before anything else."""

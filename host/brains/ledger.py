@@ -15,7 +15,7 @@ without a price of their own are priced as input.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import asdict, dataclass
 from typing import Any
 
@@ -130,10 +130,14 @@ class TokenLedger:
     def __init__(self, prices: Mapping[str, ModelPrice] | None = None) -> None:
         self.prices = dict(prices or {})
         self._usage: dict[tuple[str, str], Usage] = {}
+        #: called after every entry (the run checks its budgets there)
+        self.on_add: Callable[[], None] | None = None
 
     def add(self, stage: str, model: str, usage: Usage) -> None:
         """Enter ``usage`` of a call made for ``stage`` with ``model``."""
         self._usage.setdefault((stage, model), Usage()).add(usage)
+        if self.on_add is not None:
+            self.on_add()
 
     def state(self) -> list[list[Any]]:
         """The usage entered so far, JSON-ready (a checkpoint keeps it)."""

@@ -25,6 +25,10 @@ LABELS: dict[str, dict[str, str]] = {
         "report cites nothing.",
         "interrupted": "This run was interrupted before its research finished: this report "
         "gives what had been found by then.",
+        "budget_tokens": "This run's token budget ({limit}) was spent before its research "
+        "finished: research stopped, and this report gives what had been found by then.",
+        "budget_cost": "This run's cost budget ({limit}) was spent before its research "
+        "finished: research stopped, and this report gives what had been found by then.",
         "missing": "No relevant evidence was found for this part.",
         "tried": "Searched for",
         "read": "pages and files examined",
@@ -56,6 +60,10 @@ LABELS: dict[str, dict[str, str]] = {
         "failed": "失败的来源",
         "nothing": "本问题的各个部分都没有找到相关证据，因此本报告不引用任何来源。",
         "interrupted": "本次运行在研究完成之前被中断：本报告给出截至中断时已找到的内容。",
+        "budget_tokens": "本次运行的令牌预算（{limit}）在研究完成之前已用完：研究已停止，"
+        "本报告给出截至那时已找到的内容。",
+        "budget_cost": "本次运行的费用预算（{limit}）在研究完成之前已用完：研究已停止，"
+        "本报告给出截至那时已找到的内容。",
         "missing": "这一部分没有找到相关证据。",
         "tried": "检索词",
         "read": "个页面和文件已检查",

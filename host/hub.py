@@ -175,6 +175,8 @@ class RunResult:
     #: the budget that ended the research, ``{"budget", "limit", "used"}`` (see
     #: :mod:`host.budget`); None when none was spent
     budget_stop: dict[str, Any] | None = None
+    #: why the Host's own model failed and ended the research early (None if it did not)
+    host_failure: str | None = None
 
     @property
     def failed_sources(self) -> list[str]:
@@ -185,8 +187,12 @@ class RunResult:
 
     @property
     def failed_stages(self) -> list[str]:
-        """The tasks that did not end well, e.g. ``browser d7 (timed out)``."""
-        return [f"{d.subagent} {d.id} ({d.status})" for d in self.delegations if d.status != "ok"]
+        """The stages that did not end well, e.g. ``browser d7 (timed out)`` or
+        ``host (empty reply)``."""
+        host = [f"host ({self.host_failure})"] if self.host_failure else []
+        return host + [
+            f"{d.subagent} {d.id} ({d.status})" for d in self.delegations if d.status != "ok"
+        ]
 
     @property
     def answered(self) -> int:
@@ -615,6 +621,9 @@ class Host:
             pass
         except Exception as exc:  # the Host brain failed: still write what was found
             result.errors.append(scrub(f"Host: {type(exc).__name__}: {exc}"))
+            result.host_failure = _failure(exc)
+            if self.research is not None:
+                self.research.abandon()
         if set(agent.toolkit.tools) - {"task", "generate_response"}:
             raise RuntimeError(f"the Host's toolkit changed: {sorted(agent.toolkit.tools)}")
         if self.interrupt.requested:
@@ -845,3 +854,17 @@ def _ordered(outputs: list[str], formats: tuple[str, ...]) -> list[str]:
 
 
 __all__ = ["PIPELINE_ORDER", "Host", "HostAgent", "RunResult", "TokenCounter"]
+
+
+#: The Host's failure in run.json's ``failed_stages``, by the cause of a model call's end.
+HOST_FAILURES = {
+    "empty": "empty reply",
+    "truncated": "reply cut at the output limit",
+}
+
+
+def _failure(exc: BaseException) -> str:
+    """Why the Host stopped, in a few words (``empty reply``, ``http_503``)."""
+    if isinstance(exc, ModelCallError):
+        return HOST_FAILURES.get(exc.fault.cause, exc.fault.cause)
+    return type(exc).__name__

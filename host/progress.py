@@ -22,6 +22,7 @@ MARKS = {
     "partly answered": "[yellow]◑[/yellow]",
     "answered": "[green]●[/green]",
     "not found": "[red]✗[/red]",
+    "not researched": "[red]∅[/red]",
 }
 
 

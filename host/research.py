@@ -136,6 +136,8 @@ class Research:
         self.requirements: list[str] = []
         self.briefs: list[str] = []
         self.finished: set[str] = set()
+        #: parts the research ended before ever reaching (see :meth:`abandon`)
+        self.unresearched: set[str] = set()
         #: every search result list, as each source gave it: source, part, query, URLs
         self.result_lists: list[dict[str, Any]] = []
 
@@ -411,9 +413,23 @@ class Research:
 
     # -- coverage and gaps -------------------------------------------------------------
 
+    def abandon(self) -> list[str]:
+        """The research ends early (the Host failed): every part it never reached, with
+        no round, no query and no evidence, is marked *not researched* rather than
+        *not found*. Returns their ids."""
+        reached = {k for k, n in self.rounds.items() if n} | {
+            k for k, q in self.queries.items() if q
+        }
+        self.unresearched = {
+            s.id for s in self.plan.subquestions if s.id not in reached and not self.evidence[s.id]
+        }
+        return sorted(self.unresearched)
+
     def coverage(self, sub_id: str) -> Coverage:
         """How well a part is answered so far (see :func:`research.coverage.coverage`)."""
         ids = self.evidence[sub_id]
+        if sub_id in self.unresearched and not ids:
+            return Coverage(0, 0, "not researched")
         closed = sub_id in self.finished or self.rounds[sub_id] >= self.max_rounds
         urls = self._urls(ids)
         return part_coverage(ids, urls, self.about[sub_id], self.rounds[sub_id], closed)

@@ -1,7 +1,8 @@
 """The research plan: the question broken into sub-questions, each with its own queries.
 
 The plan is the run's todo list. Each sub-question has a status (pending, in progress,
-answered, partly answered, not found) and the evidence found for it; the plan is kept in
+answered, partly answered, not found, or not researched when the research ended before
+reaching it) and the evidence found for it; the plan is kept in
 ``/internal/plan.json`` and in ``run.json``.
 
 :func:`offline_plan` is the offline brain's deterministic decomposition: it splits the
@@ -37,7 +38,14 @@ from research.relevance import (
 )
 from research.text import CJK, STOP_WORDS, is_cjk, is_verb_form, stem, terms, words
 
-STATUSES = ("pending", "in progress", "answered", "partly answered", "not found")
+STATUSES = (
+    "pending",
+    "in progress",
+    "answered",
+    "partly answered",
+    "not found",
+    "not researched",
+)
 MIN_SUBQUESTIONS, MAX_SUBQUESTIONS = 1, 6
 MAX_QUERIES = 4
 #: Words of a part, besides its subject, that one query carries at most.

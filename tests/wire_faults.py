@@ -3,7 +3,9 @@ the fault-playing servers share.
 
 A fault is a hung request (held until the server closes), an HTTP error status (with
 headers such as ``Retry-After`` and the wire format's error body), a 200 with a
-malformed JSON body, or a 200 with an HTML page. Each is played ``times`` times on the
+malformed JSON body, a 200 with an HTML page, an empty reply (no content at all), or a
+reply cut at the output limit (its text cut mid-sentence, no tool calls, and
+``finish_reason: "length"`` / ``stop_reason: "max_tokens"``). Each is played ``times`` times on the
 requests ``when`` accepts; ``when`` sees the request in the OpenAI shape (tool names in
 ``tools[].function.name``, messages with roles ``user``/``assistant``/``tool``), whatever
 the wire format, so one predicate works for every server.
@@ -46,6 +48,12 @@ def planner(body: dict[str, Any]) -> bool:
     return tool_names(body) == {"generate_response"}
 
 
+def writer(body: dict[str, Any]) -> bool:
+    """A report tool asking for the report's prose (no tools, the writer's system prompt)."""
+    messages = body.get("messages") or [{}]
+    return not tool_names(body) and text_of(messages[0]).startswith("You write research reports")
+
+
 def host(body: dict[str, Any]) -> bool:
     """The Host agent driving the research with ``task``."""
     return "task" in tool_names(body)
@@ -55,7 +63,7 @@ def host(body: dict[str, Any]) -> bool:
 class Fault:
     """One fault to play ``times`` times on matching requests."""
 
-    action: str  # "hang" | "status" | "malformed" | "html"
+    action: str  # "hang" | "status" | "malformed" | "html" | "empty" | "truncated"
     status: int = 200
     headers: dict[str, str] = field(default_factory=dict)
     times: int = 1
@@ -68,6 +76,8 @@ class Faults:
     def __init__(self) -> None:
         self.pending: list[Fault] = []
         self.played: list[str] = []
+        #: the bodies of the empty and truncated replies sent, in order
+        self.served: list[dict[str, Any]] = []
         self.release = threading.Event()
         self._lock = threading.Lock()
 
@@ -93,6 +103,39 @@ class Faults:
                     self.played.append(label)
                     return fault
         return None
+
+
+#: Where a truncated reply's text is cut: mid-sentence, as an output limit cuts it.
+CUT_AT = 0.6
+
+
+def _cut(text: str) -> str:
+    """``text`` cut at :data:`CUT_AT` of its length, mid-sentence."""
+    return text[: max(1, int(len(text) * CUT_AT))].rstrip()
+
+
+def degraded(payload: dict[str, Any], action: str) -> dict[str, Any]:
+    """A reply body (OpenAI or Anthropic shape) made empty or cut at the output limit."""
+    if "choices" in payload:
+        choice = payload["choices"][0]
+        message = {"role": "assistant", "content": ""}
+        if action == "truncated":
+            message["content"] = _cut(str(choice["message"].get("content") or ""))
+        payload["choices"] = [
+            {
+                **choice,
+                "message": message,
+                "finish_reason": "length" if action == "truncated" else "stop",
+            }
+        ]
+        return payload
+    texts = [b for b in payload.get("content") or [] if b.get("type") == "text"]
+    if action == "truncated" and texts:
+        payload["content"] = [{"type": "text", "text": _cut(texts[0]["text"])}]
+    else:
+        payload["content"] = []
+    payload["stop_reason"] = "max_tokens" if action == "truncated" else "end_turn"
+    return payload
 
 
 class WireServer(Protocol):
@@ -132,8 +175,12 @@ def fault_handler(owner: WireServer) -> type[BaseHTTPRequestHandler]:
                 owner.requests.append(body)
                 owner.auth.append(credential)
             fault = owner.faults.take(owner.normalised(body))
-            if fault is None:
-                payload = json.dumps(owner.reply(body), ensure_ascii=False).encode()
+            if fault is None or fault.action in ("empty", "truncated"):
+                reply = owner.reply(body)
+                if fault is not None:
+                    reply = degraded(reply, fault.action)
+                    owner.faults.served.append(reply)
+                payload = json.dumps(reply, ensure_ascii=False).encode()
                 self._send(200, payload, "application/json", {})
             elif fault.action == "hang":
                 owner.faults.release.wait(HANG_LIMIT)

@@ -4,7 +4,9 @@ The Host builds one :class:`TokenCounter` per run in front of the resilient mode
 hands out views of it: ``for_stage("host")`` to its own agent, ``for_stage("browser")``
 to a subagent's agent, and ``for_tools("browser")`` to that subagent's tools (injected as
 their ``model``). A tool view enters its calls under ``browser/<tool>``: the
-:func:`tool_scope` toolkit middleware names the tool running in the current task.
+:func:`tool_scope` toolkit middleware names the tool running in the current task. The
+stage also names the call's role, whose output limit the request carries
+(:mod:`host.brains.output`).
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from typing import Any
 
 from .exchange import watch
 from .ledger import TokenLedger, usage_of
+from .output import speaking_as
 from .wrapping import ModelWrapper
 
 _TOOL: contextvars.ContextVar[str | None] = contextvars.ContextVar(
@@ -78,7 +81,7 @@ class TokenCounter(ModelWrapper):
 
     async def __call__(self, *args: Any, **kwargs: Any) -> Any:
         stage = self.stage
-        with watch() as exchange:
+        with watch() as exchange, speaking_as(stage):
             response = await self.model(*args, **kwargs)
         if inspect.isasyncgen(response):
             return self._counted_stream(response, stage)

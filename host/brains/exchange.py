@@ -23,6 +23,7 @@ from typing import Any
 
 from .arguments import keep_body
 from .faults import MalformedBody
+from .output import note_stop
 
 
 @dataclass
@@ -77,5 +78,6 @@ async def check_body(response: Any) -> None:
 
 def event_hooks() -> dict[str, list[Any]]:
     """The ``event_hooks`` argument for an httpx client of a model provider: the body
-    check, then the arguments text kept (:mod:`host.brains.arguments`)."""
-    return {"response": [check_body, keep_body]}
+    check, then the arguments text kept (:mod:`host.brains.arguments`) and the stop
+    reason noted (:mod:`host.brains.output`)."""
+    return {"response": [check_body, keep_body, note_stop]}

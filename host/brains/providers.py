@@ -18,6 +18,7 @@ from agentscope.formatter import FormatterBase
 
 from .caching import AnthropicPromptCache
 from .exchange import event_hooks
+from .output import OutputLimits
 from .resilience import DEFAULT_MODEL_TIMEOUT, ModelCallStats, ResilientModel, RetryPolicy
 from .strict import OpenAIStrictTools
 
@@ -164,8 +165,10 @@ def resilient_model(
     policy: RetryPolicy,
     stats: ModelCallStats,
     sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
+    limits: OutputLimits | None = None,
 ) -> ResilientModel:
-    """The brain's model with a timeout and bounded retries on every request (and, for
+    """The brain's model with a timeout and bounded retries on every request, each
+    role's output limit, empty and cut replies asked again (and, for
     Anthropic, the system prompt and tools marked cacheable; for the providers of
     :data:`STRICT_TOOLS`, the tools sent in strict form).
 
@@ -174,13 +177,23 @@ def resilient_model(
         policy: the request timeout and the retry settings.
         stats: where attempts, retries and failures are counted.
         sleep: how to wait between attempts (tests pass a recorder).
+        limits: the output limit of each role (the defaults with ``QUARTET_MAX_TOKENS``
+            on top when not given).
     """
     provider, _ = parse_spec(brain.spec)
     model = AnthropicPromptCache(brain.model) if provider == "anthropic" else brain.model
     if provider in STRICT_TOOLS:
         model = OpenAIStrictTools(model)
     kwargs = request_kwargs(provider, policy.timeout)
-    return ResilientModel(model, provider, policy, stats, request_kwargs=kwargs, sleep=sleep)
+    return ResilientModel(
+        model,
+        provider,
+        policy,
+        stats,
+        request_kwargs=kwargs,
+        sleep=sleep,
+        limits=limits or OutputLimits.from_env(),
+    )
 
 
 def replay_brain(spec: str, tape: Any) -> Brain:

@@ -4,7 +4,10 @@ Without a model the report is *compiled*: every sentence in it is taken from the
 is an evidence span; only fixed headings and labels (``Summary``, ``Sources``, …) are
 added. With a model, the model writes the prose from the same notes and evidence and
 cites evidence ids; either way every citation is checked afterwards
-(:mod:`.citations`), so no source that does not verify reaches the output.
+(:mod:`.citations`), so no source that does not verify reaches the output. When the
+model's prose cannot be used (the call failed, the reply was empty, or it was cut at its
+output limit), the whole report is compiled instead, and a closing section says why: a
+cut-off reply never reaches any format.
 """
 
 from __future__ import annotations
@@ -340,6 +343,43 @@ def _evidence_lines(items: list[EvidenceItem], titles: dict[str, str], limit: in
     return "\n".join(lines) or "(none)"
 
 
+#: The closing section of a report compiled because the model's prose could not be used:
+#: its heading, and its sentence by cause, in each language.
+FALLBACK_HEADING = {"en": "About this report", "zh": "关于本报告"}
+FALLBACK_TEXT = {
+    "en": {
+        "truncated": "The model's prose was cut off at its output limit, even when asked again "
+        "with a larger one",
+        "empty": "The model returned no report text",
+        "failed": "The model could not be reached to write the prose",
+    },
+    "zh": {
+        "truncated": "模型的文字在输出上限处被截断，以更大的上限重试后仍然如此",
+        "empty": "模型没有返回报告文字",
+        "failed": "无法调用模型来撰写报告文字",
+    },
+}
+FALLBACK_TAIL = {
+    "en": ", so every part of this report is compiled from the research notes and the "
+    "quotes they cite.",
+    "zh": "，因此本报告的每个部分都直接取自研究笔记及其引用的原文。",
+}
+
+
+def fallback_cause(exc: BaseException) -> str:
+    """``truncated``, ``empty`` or ``failed``: why a model call for the prose failed (the
+    Host's model wrapper names the cause of its last attempt in ``exc.fault.cause``)."""
+    cause = getattr(getattr(exc, "fault", None), "cause", "")
+    return cause if cause in ("truncated", "empty") else "failed"
+
+
+def fallback_section(lang: str, cause: str) -> Section:
+    """The closing section of a report compiled instead of written by the model."""
+    lang = lang if lang in FALLBACK_TEXT else "en"
+    text = FALLBACK_TEXT[lang][cause] + FALLBACK_TAIL[lang]
+    return Section(FALLBACK_HEADING[lang], [Point([text])], kind="other")
+
+
 def model_prompt(
     requirements: str, material: Material, items: list[EvidenceItem], max_chars: int = 40000
 ) -> str:
@@ -452,17 +492,20 @@ async def build_report(
         return _empty_report(requirements, [], notes)
     draft: Draft | None = None
     prose = "extractive"
+    fallback: str | None = None
     if model is not None:
         try:
             prompt = model_prompt(requirements, material, extra)
             text = await prose_once(model, SYSTEM_PROMPT, prompt, svc)
             draft = keep_from_notes(parse_model_text(text), material)
             if draft.is_empty():
+                fallback = "empty"
                 notes.append("the model returned no report body; compiled from the notes instead")
                 draft = None
             else:
                 prose = "model"
         except Exception as exc:  # a provider failure must not end the generation
+            fallback = fallback_cause(exc)
             notes.append(
                 f"the model call failed ({type(exc).__name__}: {scrub(str(exc))}); "
                 "compiled from the notes instead"
@@ -484,10 +527,11 @@ async def build_report(
     body_text = " ".join(p.text for p in final.points()) + question
     lang = detect_lang(question if re.search(r"\w{3}", question) else body_text)
     title = final.title or _title_from(requirements) or LABELS[lang]["report"]
+    closing = [fallback_section(lang, fallback)] if fallback else []
     return Report(
         title=title,
         summary=summary,
-        sections=final.sections,
+        sections=[*final.sections, *closing],
         citations=checked.citations,
         lang=lang,
         prose=prose,

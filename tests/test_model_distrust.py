@@ -118,7 +118,7 @@ async def test_an_empty_reply_is_asked_again_with_the_same_limit(wire, monkeypat
 
 @pytest.mark.parametrize("wire", sorted(SERVERS))
 async def test_each_role_sends_its_own_limit_from_the_environment(wire, monkeypatch):
-    monkeypatch.setenv("QUARTET_MAX_TOKENS", "writer=12000, host=3500")
+    monkeypatch.setenv("QUARTET_OUTPUT_TOKENS", "writer=12000, host=3500")
     with SERVERS[wire](faults=Faults()) as server:
         connect(wire, server, monkeypatch)
         model = counted(wire, ModelCallStats(), None)
@@ -138,7 +138,7 @@ def test_roles_and_limits_are_read_strictly():
     ]
     assert parse_limits(" writer=9000 ,host=10") == {"writer": 9000, "host": 10}
     for bad in ("writer", "writer=lots", "host=0", "=5"):
-        with pytest.raises(ValueError, match="QUARTET_MAX_TOKENS"):
+        with pytest.raises(ValueError, match="QUARTET_OUTPUT_TOKENS"):
             parse_limits(bad)
     assert OutputLimits().limit("writer") >= 8192 > OutputLimits().limit("host")
     assert LIMITS.raised(4000) == 5000 and LIMITS.raised(5000) == 5000

@@ -6,7 +6,7 @@ DEFAULT_MODEL_TIMEOUT = 120.0
 #: Attempts per model request, the first included (``QUARTET_MODEL_ATTEMPTS``).
 DEFAULT_MODEL_ATTEMPTS = 3
 
-#: Output tokens one reply may use, by role (``QUARTET_MAX_TOKENS``, e.g.
+#: Output tokens one reply may use, by role (``QUARTET_OUTPUT_TOKENS``, e.g.
 #: ``writer=16384,host=4096``): the Host, each subagent, the tools' own model calls
 #: (page answers, extraction) and the writer's prose, which must hold a whole report.
 DEFAULT_OUTPUT_LIMITS: dict[str, int] = {

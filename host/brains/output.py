@@ -1,7 +1,7 @@
 """What a reply may spend and whether it came back whole.
 
 Each role has its own output limit (:data:`~host.brains.limits.DEFAULT_OUTPUT_LIMITS`,
-overridden by ``QUARTET_MAX_TOKENS``, e.g. ``writer=16384,host=4096``). The
+overridden by ``QUARTET_OUTPUT_TOKENS``, e.g. ``writer=16384,host=4096``). The
 :class:`~host.brains.counting.TokenCounter` names the role of the call in progress
 (:func:`speaking_as`); the resilient model sends that role's limit in the provider's
 own field (:data:`LIMIT_FIELDS`).
@@ -77,7 +77,7 @@ def parse_limits(text: str) -> dict[str, int]:
     for entry in filter(None, (e.strip() for e in text.split(","))):
         role, sep, value = entry.partition("=")
         if not sep or not role.strip() or not value.strip().isdigit() or int(value) <= 0:
-            raise ValueError(f"QUARTET_MAX_TOKENS: {entry!r} is not ROLE=TOKENS")
+            raise ValueError(f"QUARTET_OUTPUT_TOKENS: {entry!r} is not ROLE=TOKENS")
         limits[role.strip()] = int(value)
     return limits
 
@@ -91,8 +91,8 @@ class OutputLimits:
 
     @classmethod
     def from_env(cls) -> OutputLimits:
-        """The defaults, with ``QUARTET_MAX_TOKENS`` on top."""
-        extra = parse_limits(os.environ.get("QUARTET_MAX_TOKENS", ""))
+        """The defaults, with ``QUARTET_OUTPUT_TOKENS`` on top."""
+        extra = parse_limits(os.environ.get("QUARTET_OUTPUT_TOKENS", ""))
         return cls({**DEFAULT_OUTPUT_LIMITS, **extra})
 
     def limit(self, role: str) -> int:

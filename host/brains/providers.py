@@ -177,7 +177,7 @@ def resilient_model(
         policy: the request timeout and the retry settings.
         stats: where attempts, retries and failures are counted.
         sleep: how to wait between attempts (tests pass a recorder).
-        limits: the output limit of each role (the defaults with ``QUARTET_MAX_TOKENS``
+        limits: the output limit of each role (the defaults with ``QUARTET_OUTPUT_TOKENS``
             on top when not given).
     """
     provider, _ = parse_spec(brain.spec)

@@ -27,6 +27,7 @@ from research.disagreements import (
     measure_name,
     value_text,
 )
+from research.plan import SubQuestion
 from research.relevance import THRESHOLD, entity
 from research.selection import Quote
 from research.selection import summary_choice as choose_summary
@@ -273,19 +274,24 @@ def research_notes(
     missing = [s for s in plan.subquestions if not research.evidence[s.id]]
     if missing:
         lines += [f"## {label(lang, 'not_found')}", ""]
-        for sub in missing:
-            tried = ", ".join(f'"{q}"' for q in research.queries[sub.id][:4]) or "—"
-            lines.append(f"- {sub.text} {label(lang, 'tried')}: {tried}.")
+        lines += [_tried_line(research, sub, lang) for sub in missing]
         lines.append("")
     return "\n".join(lines)
+
+
+def _tried_line(research: Research, sub: SubQuestion, lang: str) -> str:
+    """What was searched for a part, or that the research ended before it began."""
+    if sub.id in research.unresearched:
+        return f"- {sub.text} {label(lang, 'not_researched')}."
+    tried = ", ".join(f'"{q}"' for q in research.queries[sub.id][:4]) or "—"
+    return f"- {sub.text} {label(lang, 'tried')}: {tried}."
 
 
 def _tried(research: Research, lang: str) -> list[str]:
     """What was searched, read and failed, for a report that found nothing."""
     lines = [f"## {label(lang, 'searched')}", ""]
     for sub in research.plan.subquestions:
-        tried = ", ".join(f'"{q}"' for q in research.queries[sub.id][:4]) or "—"
-        lines.append(f"- {sub.text} {label(lang, 'tried')}: {tried}.")
+        lines.append(_tried_line(research, sub, lang))
     lines.append(f"- {len(research.sources)} {label(lang, 'read')}.")
     off = research.off_topic()
     if off:

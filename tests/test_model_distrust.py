@@ -188,8 +188,10 @@ def test_a_host_that_stays_empty_is_a_failed_stage_and_its_parts_not_researched(
     assert statuses == {"not researched"}
     assert any("the reply was empty after 2 attempts" in e for e in record["errors"])
     assert record["model_calls"]["failures"] == {"empty": 1}
-    # a report is written, and it answers nothing
+    # a report is written, and it answers nothing: it says the parts were not researched
     assert result.outputs and record["exit_code"] == result.exit_code == 3
+    report = result.run.real_path("/workspace/reports/report.md").read_text()
+    assert report.count("Not researched: the research ended before") == 4
 
 
 def test_a_cut_writer_reply_is_asked_again_with_a_larger_limit(tmp_path, monkeypatch):

@@ -14,7 +14,7 @@ import jsonschema
 import pytest
 from agentscope.agent import ReActAgent
 from agentscope.formatter import OpenAIChatFormatter
-from agentscope.message import ToolUseBlock
+from agentscope.message import TextBlock, ToolUseBlock
 from agentscope.model import ChatModelBase, ChatResponse
 from agentscope.tool import Toolkit
 from cli_support import shared_cache
@@ -268,7 +268,8 @@ class ToolCaller(ChatModelBase):
             )
             for i, (name, args) in enumerate(self.calls)
         ]
-        return ChatResponse(content=blocks)
+        # a reply with no tool call says something: an empty one would be asked again
+        return ChatResponse(content=blocks or [TextBlock(type="text", text="Nothing to call.")])
 
 
 def _tools() -> list[dict[str, Any]]:

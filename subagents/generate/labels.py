@@ -30,6 +30,7 @@ LABELS: dict[str, dict[str, str]] = {
         "budget_cost": "This run's cost budget ({limit}) was spent before its research "
         "finished: research stopped, and this report gives what had been found by then.",
         "missing": "No relevant evidence was found for this part.",
+        "not_researched": "Not researched: the research ended before this part was searched",
         "tried": "Searched for",
         "read": "pages and files examined",
         "table": "Table",
@@ -65,6 +66,7 @@ LABELS: dict[str, dict[str, str]] = {
         "budget_cost": "本次运行的费用预算（{limit}）在研究完成之前已用完：研究已停止，"
         "本报告给出截至那时已找到的内容。",
         "missing": "这一部分没有找到相关证据。",
+        "not_researched": "未研究：研究在检索这一部分之前已结束",
         "tried": "检索词",
         "read": "个页面和文件已检查",
         "table": "表",

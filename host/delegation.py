@@ -442,7 +442,7 @@ class Delegator:
             elif reply is not None and (reply.metadata or {}).get("_is_interrupted"):
                 delegation.status, delegation.error = "interrupted", "stopped by the user"
             elif reply is not None and (reply.metadata or {}).get("_is_capped"):
-                cap = self.settings.tool_call_cap
+                cap = guard.cap if guard is not None else self.settings.tool_call_cap
                 delegation.status, delegation.error = "capped", f"ended at the {cap}-call cap"
             elif reply is not None and isinstance(reply.metadata, dict) and reply.metadata:
                 delegation.outcome = _validated(spec, reply.metadata)

@@ -424,7 +424,7 @@ class Host:
         guard = ToolGuard(
             spec.name,
             toolkit,
-            cap=self.settings.tool_call_cap,
+            cap=min(self.settings.tool_call_cap, spec.call_cap or self.settings.tool_call_cap),
             evict=evict,
             on_call=self._record_call,
             stopped=lambda: self.interrupt.blocks,

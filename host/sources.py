@@ -221,6 +221,11 @@ def file_record(source: FileSource) -> PageRecord:
     )
 
 
+#: Only the user's own files can be a brief: the writer's requirements never come from a
+#: file the research downloaded.
+BRIEFS_FROM = "/userinput/"
+
+
 def file_source(tool: str, file_path: str, text: str, lang: str = "en") -> FileSource | None:
     """The source made of one successful reader result, or None when it holds no text.
 
@@ -235,6 +240,10 @@ def file_source(tool: str, file_path: str, text: str, lang: str = "en") -> FileS
         return None
     name = file_path.rsplit("/", 1)[-1]
     brief, wanted = requirements_of(body)
+    if not file_path.startswith(BRIEFS_FROM):
+        # a downloaded file that reads like a brief is a page of the web, not the user's
+        # words: it is a source like any other and sets nothing for the writer
+        brief, wanted = False, []
     return FileSource(
         file_path=file_path,
         path=source_path(file_path + _sheet_suffix(tool, text)),

@@ -62,6 +62,9 @@ class SubAgentSpec:
         carry: what its finished calls hand on to the Host (e.g. search results, stored
             pages), read from the results' text.
         offline_plan, offline_outcome: the offline brain's next calls and outcome.
+        call_cap: the tool calls one of its tasks may make at most, when its work is
+            bounded below the run's cap (a search task runs its queries on its sources
+            once); None leaves the run's cap.
         task_read_only: the Host's tasks for it only read (the File subagent reads the
             input and downloaded files), so each delegated worker gets the read-only
             subset of its allowlist, ``allowlist(read_only=True)`` (see :func:`for_tasks`).
@@ -80,6 +83,7 @@ class SubAgentSpec:
     offline_plan: OfflinePlan | None = None
     offline_outcome: OfflineOutcome | None = None
     task_read_only: bool = False
+    call_cap: int | None = None
 
     def allowlist(self, read_only: bool | None = None) -> list[str]:
         """Tool names this subagent may have, in registration order."""

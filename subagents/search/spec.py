@@ -56,6 +56,10 @@ def search_spec(*extra: Callable[..., Awaitable[ToolResponse]]) -> SubAgentSpec:
     return replace(SPEC, groups=(replace(group, tools=(*group.tools, *extra)),))
 
 
+#: A search task runs at most three queries on each of its sources (fifteen calls); a
+#: task that goes on far past that is looping, and ends at this many calls.
+CALL_CAP = 24
+
 SPEC = SubAgentSpec(
     name="search",
     description="Finds relevant pages on the web, Wikipedia and GitHub and returns their URLs.",
@@ -75,4 +79,5 @@ SPEC = SubAgentSpec(
     carry=carry,
     offline_plan=offline.plan,
     offline_outcome=offline.outcome,
+    call_cap=CALL_CAP,
 )

@@ -253,6 +253,22 @@ def _folders(runs_dir: Path) -> list[Path]:
         return []
 
 
+def _flagged(record: dict[str, Any]) -> list[Failure]:
+    """Tasks whose outcomes named evidence ids or paths the run does not have."""
+    out = []
+    for d in record.get("delegations") or []:
+        if not isinstance(d, dict):
+            continue
+        unknown = [*(d.get("unknown_evidence_ids") or []), *(d.get("unknown_paths") or [])]
+        if unknown:
+            where = f"{d.get('subagent', 'a task')} {d.get('id', '')}".strip()
+            named = ", ".join(str(u) for u in unknown[:5])
+            out.append(
+                Failure(where=where, reason=f"its outcome named what does not exist: {named}")
+            )
+    return out
+
+
 def _failures(record: dict[str, Any]) -> list[Failure]:
     """Delegations that did not end ok, the run's errors, and tools whose calls failed."""
     failures: list[Failure] = []
@@ -270,6 +286,11 @@ def _failures(record: dict[str, Any]) -> list[Failure]:
         )
         reason = str(d.get("error") or d.get("status"))
         failures.append(Failure(where=where or "a stage", reason=reason))
+    failures += _flagged(record)
+    for refusal in record.get("host_refusals") or []:
+        if isinstance(refusal, dict):
+            tool, why = refusal.get("tool", "?"), refusal.get("reason") or refusal.get("status")
+            failures.append(Failure(where="host", reason=f"{tool} refused: {why}"))
     failed_calls = Counter(
         str(call.get("tool"))
         for call in record.get("tool_calls") or []

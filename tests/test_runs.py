@@ -34,7 +34,14 @@ def runs_dir(tmp_path: Path) -> Path:
             "tokens": {"input": 1200, "output": 340},
             "pages_read": 7,
             "delegations": [
-                {"id": "d1", "subagent": "search", "subquestion": "q1", "status": "ok"},
+                {
+                    "id": "d1",
+                    "subagent": "search",
+                    "subquestion": "q1",
+                    "status": "ok",
+                    "unknown_evidence_ids": ["ev-000000000000"],
+                    "unknown_paths": [],
+                },
                 {
                     "id": "d4",
                     "subagent": "browser",
@@ -51,8 +58,12 @@ def runs_dir(tmp_path: Path) -> Path:
                 {"tool": "search_wiki", "ok": True},
             ],
             "errors": ["sogou: connection refused"],
+            "host_refusals": [
+                {"tool": "task", "arguments": {"subagent_type": "magic"}, "status": "error",
+                 "reason": "unknown subagent_type 'magic'"},
+            ],
         },
-    )
+    )  # fmt: skip
     make_run(
         runs,
         INTERRUPTED,
@@ -132,6 +143,8 @@ def test_a_run_detail_has_its_plan_outputs_and_failures(runs_dir):
     assert detail.tokens == {"input": 1200, "output": 340}
     assert [(f.where, f.reason) for f in detail.failures] == [
         ("browser d4 (q3)", "the browser stage timed out after 300 s"),
+        ("search d1", "its outcome named what does not exist: ev-000000000000"),
+        ("host", "task refused: unknown subagent_type 'magic'"),
         ("search_bing", "2 failed calls"),
         ("run", "sogou: connection refused"),
     ]

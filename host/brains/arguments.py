@@ -2,11 +2,12 @@
 
 agentscope parses a tool call's arguments with a JSON *repair*: arguments cut off
 mid-string (``{"subquestions": [{"text": "How…", "queries": ["x``) become a valid but
-damaged dict, and nothing downstream can tell. :func:`keep_body` is an ``httpx`` response
-hook that hands each JSON body to the model call in progress (a context variable set by
-:class:`RawArguments`); the wrapper then stores each call's arguments text in its
-``ToolUseBlock`` as ``raw_input``, where :func:`repaired` can judge them. The block is
-part of the response, so a recorded run keeps it and its replay decides alike.
+damaged dict, and nothing downstream can tell. The body check of
+:mod:`host.brains.exchange` hands each JSON body to :func:`keep_body`, which keeps it for
+the model call in progress (a context variable set by :class:`RawArguments`); the
+wrapper then stores each call's arguments text in its ``ToolUseBlock`` as
+``raw_input``, where :func:`repaired` can judge them. The block is part of the
+response, so a recorded run keeps it and its replay decides alike.
 
 Only bodies in the OpenAI chat-completions shape carry arguments as text; other
 providers send them as JSON objects that need no repair, and their blocks are left as
@@ -27,23 +28,10 @@ _BODIES: contextvars.ContextVar[list[dict[str, Any]] | None] = contextvars.Conte
 )
 
 
-async def keep_body(response: Any) -> None:
-    """Response hook: note a 2xx JSON body for the model call in progress, if any.
-
-    Args:
-        response: an ``httpx`` response (its body is read here, and cached by httpx).
-    """
+def keep_body(data: dict[str, Any]) -> None:
+    """Keep a 2xx JSON body for the model call in progress, if any."""
     bodies = _BODIES.get()
-    if bodies is None or not 200 <= response.status_code < 300:
-        return
-    content_type = response.headers.get("content-type", "")
-    if "event-stream" in content_type or "ndjson" in content_type:
-        return
-    try:
-        data = json.loads(await response.aread())
-    except ValueError:
-        return
-    if isinstance(data, dict):
+    if bodies is not None:
         bodies.append(data)
 
 

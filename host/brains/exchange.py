@@ -9,7 +9,9 @@ whose body is not JSON raises :class:`MalformedBody`, which
 
 agentscope's usage record keeps only input and output tokens. The hook also hands the
 body's ``usage`` object to the :class:`Exchange` of the model call in progress (a context
-variable set by :func:`watch`), so prompt-cache reads and writes can be counted.
+variable set by :func:`watch`), so prompt-cache reads and writes can be counted, and the
+same parsed body to :func:`host.brains.arguments.keep_body` and
+:func:`host.brains.output.note_stop`: each response is read and parsed once.
 """
 
 from __future__ import annotations
@@ -71,13 +73,17 @@ async def check_body(response: Any) -> None:
         raise MalformedBody(
             f"HTTP {response.status_code} with a body that is not JSON ({kind})"
         ) from None
+    if not isinstance(data, dict):
+        return
     exchange = _EXCHANGE.get()
-    if exchange is not None and isinstance(data, dict) and isinstance(data.get("usage"), dict):
+    if exchange is not None and isinstance(data.get("usage"), dict):
         exchange.usage = data["usage"]
+    keep_body(data)  # the arguments text, for the call in progress
+    note_stop(data)  # why the reply stopped, for the attempt in progress
 
 
 def event_hooks() -> dict[str, list[Any]]:
     """The ``event_hooks`` argument for an httpx client of a model provider: the body
-    check, then the arguments text kept (:mod:`host.brains.arguments`) and the stop
-    reason noted (:mod:`host.brains.output`)."""
-    return {"response": [check_body, keep_body, note_stop]}
+    check, which reads each body once and also keeps the arguments text
+    (:mod:`host.brains.arguments`) and the stop reason (:mod:`host.brains.output`)."""
+    return {"response": [check_body]}

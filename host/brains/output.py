@@ -6,16 +6,16 @@ overridden by ``QUARTET_OUTPUT_TOKENS``, e.g. ``writer=16384,host=4096``). The
 (:func:`speaking_as`); the resilient model sends that role's limit in the provider's
 own field (:data:`LIMIT_FIELDS`).
 
-agentscope drops the provider's reason for stopping. :func:`note_stop` is an ``httpx``
-response hook that hands it (OpenAI's ``finish_reason``, Anthropic's ``stop_reason``,
-Ollama's ``done_reason``) to the attempt in progress (:func:`stops`), so
-:func:`distrust` can tell a reply cut at its output limit, or one with nothing in it.
+agentscope drops the provider's reason for stopping. The body check of
+:mod:`host.brains.exchange` hands each JSON body to :func:`note_stop`, which gives the
+reason (OpenAI's ``finish_reason``, Anthropic's ``stop_reason``, Ollama's
+``done_reason``) to the attempt in progress (:func:`stops`), so :func:`distrust` can
+tell a reply cut at its output limit, or one with nothing in it.
 """
 
 from __future__ import annotations
 
 import contextvars
-import json
 import os
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
@@ -116,23 +116,10 @@ def _stop_reason(data: dict[str, Any]) -> str | None:
     return None
 
 
-async def note_stop(response: Any) -> None:
-    """Response hook: note a 2xx JSON body's stop reason for the attempt in progress.
-
-    Args:
-        response: an ``httpx`` response (its body is read here, and cached by httpx).
-    """
+def note_stop(data: dict[str, Any]) -> None:
+    """Note a 2xx JSON body's stop reason for the attempt in progress, if any."""
     reasons = _STOPS.get()
-    if reasons is None or not 200 <= response.status_code < 300:
-        return
-    content_type = response.headers.get("content-type", "")
-    if "event-stream" in content_type or "ndjson" in content_type:
-        return
-    try:
-        data = json.loads(await response.aread())
-    except ValueError:
-        return
-    if isinstance(data, dict) and (reason := _stop_reason(data)) is not None:
+    if reasons is not None and (reason := _stop_reason(data)) is not None:
         reasons.append(reason)
 
 

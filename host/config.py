@@ -240,14 +240,7 @@ def load_settings(flags: dict[str, Any], toml_path: Path | None = None) -> Setti
         ("model_timeout", "QUARTET_MODEL_TIMEOUT", float),
         ("model_attempts", "QUARTET_MODEL_ATTEMPTS", int),
     ):
-        raw = pick(name, env_name, getattr(s, name))
-        try:
-            value = conv(raw)
-        except (TypeError, ValueError):
-            raise ConfigError(f"{name}: expected a number, got {raw!r}") from None
-        if value <= 0:
-            raise ConfigError(f"{name}: must be positive, got {value}")
-        setattr(s, name, value)
+        setattr(s, name, _positive(pick(name, env_name, getattr(s, name)), name, conv))
     s.max_tokens = _budget(pick("max_tokens", "QUARTET_MAX_TOKENS", None), "max_tokens", int)
     s.max_cost = _budget(pick("max_cost", "QUARTET_MAX_COST", None), "max_cost", float)
     s.stage_timeouts = {str(k): float(v) for k, v in toml.get("stage_timeouts", {}).items()}
@@ -270,8 +263,11 @@ def load_settings(flags: dict[str, Any], toml_path: Path | None = None) -> Setti
 
 def _budget(raw: Any, name: str, conv: type[int] | type[float]) -> Any:
     """A budget's value: None when unset, else a positive number (a ConfigError if not)."""
-    if raw is None or raw == "":
-        return None
+    return None if raw is None or raw == "" else _positive(raw, name, conv)
+
+
+def _positive(raw: Any, name: str, conv: type[int] | type[float]) -> Any:
+    """``raw`` as a positive number of type ``conv`` (a ConfigError if it is not one)."""
     try:
         value = conv(raw)
     except (TypeError, ValueError):

@@ -26,19 +26,26 @@ EPHEMERAL = {"type": "ephemeral"}
 HISTORY_CACHE_CHARS = 4_096
 
 
+def _marked(message: dict[str, Any]) -> dict[str, Any] | None:
+    """``message`` with the last block of its content marked cacheable (text content
+    becomes one text block), or None when it has no block to mark."""
+    content = message.get("content")
+    if isinstance(content, str):
+        blocks = [{"type": "text", "text": content}]
+    elif isinstance(content, list) and content and isinstance(content[-1], dict):
+        blocks = [dict(block) for block in content]
+    else:
+        return None
+    blocks[-1]["cache_control"] = dict(EPHEMERAL)
+    return {**message, "content": blocks}
+
+
 def mark_system(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """``messages`` with the last block of a leading system message marked cacheable."""
     if not messages or messages[0].get("role") != "system":
         return messages
-    content = messages[0].get("content")
-    if isinstance(content, str):
-        blocks = [{"type": "text", "text": content}]
-    elif isinstance(content, list) and content:
-        blocks = [dict(block) for block in content]
-    else:
-        return messages
-    blocks[-1]["cache_control"] = dict(EPHEMERAL)
-    return [{**messages[0], "content": blocks}, *messages[1:]]
+    marked = _marked(messages[0])
+    return messages if marked is None else [marked, *messages[1:]]
 
 
 def _chars(content: Any) -> int:
@@ -60,16 +67,8 @@ def mark_history(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
     history = [m for m in messages if m.get("role") != "system"]
     if not history or sum(_chars(m.get("content")) for m in history) < HISTORY_CACHE_CHARS:
         return messages
-    last = messages[-1]
-    content = last.get("content")
-    if isinstance(content, str):
-        blocks = [{"type": "text", "text": content}]
-    elif isinstance(content, list) and content and isinstance(content[-1], dict):
-        blocks = [dict(block) for block in content]
-    else:
-        return messages
-    blocks[-1]["cache_control"] = dict(EPHEMERAL)
-    return [*messages[:-1], {**last, "content": blocks}]
+    marked = _marked(messages[-1])
+    return messages if marked is None else [*messages[:-1], marked]
 
 
 def cached_tools(schemas: list[dict[str, Any]]) -> list[dict[str, Any]]:

@@ -3,15 +3,15 @@ sources.
 
 Every complete sentence of the sources read is searched for the values it gives: a
 quantity with its unit or what it counts ("about 1,800 km", "3.2 million people", "40%",
-"12 ships", "约1,794至1,797公里", see :func:`research.facts.quantities`) and a date
+"12 ships", "约1,160至1,190公里", see :func:`research.facts.quantities`) and a date
 (:func:`research.facts.years`). Two values are about the same thing when they have the
 same unit and lie close together (within 10 %, or within :data:`DATE_SPAN` years for a
 date). A length, an area or a weight needs no more: the pages read are about the
-question, and "1,794 km" beside "1,800 km" is one route measured twice. A count, a share,
+question, and "1,160 km" beside "1,200 km" is one route measured twice. A count, a share,
 an amount or a date also needs the clauses that give them to say the same about it: they
 share at least two content words besides the question's subject, and half of the shorter
 clause's (:data:`SAME_CLAUSE`). So "completed in 1887" and "completed in 1889" are one
-date given twice, while "construction began in 605" and "was completed in 610" are two
+date given twice, while "construction began in 1901" and "was completed in 1905" are two
 dates. A group of such values from at least two sources that do not agree (ranges that
 do not overlap) is a disagreement, and every value is kept with the sentence that gives
 it best: alone when one does, one that does not lean on the sentence before it, and one
@@ -314,8 +314,8 @@ def _number(value: float) -> str:
 
 
 def value_text(claim: Claim, lang: str) -> str:
-    """A value as the report's language writes it: "about 1,794–1,797 km",
-    "约1,794–1,797公里", "221 BC", "公元前221年"."""
+    """A value as the report's language writes it: "about 1,160–1,190 km",
+    "约1,160–1,190公里", "221 BC", "公元前221年"."""
     if claim.unit == "year":
         year = int(claim.low)
         if lang == "zh":

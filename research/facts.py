@@ -18,8 +18,8 @@ from .text import plain
 
 #: What a three-digit number counts when it is not a year ("186 to 196 km", "800 men").
 _COUNTED = r"(?:km|kilomet|metres?|meters?|miles?|men\b|people|tons?\b|li\b|%|years)"
-#: A date: a year with an era ("221 BC"), a four-digit year, a Chinese year ("605年"),
-#: or a three-digit year where a year is written ("in 605", "605–610", "605 CE", a
+#: A date: a year with an era ("221 BC"), a four-digit year, a Chinese year ("1905年"),
+#: or a three-digit year where a year is written ("in 793", "793–796", "793 CE", a
 #: timeline's "**800** —").
 DATE = re.compile(
     r"\b(?P<era_year>\d{1,4})\s*(?P<era>BCE|BC)\b"
@@ -210,7 +210,7 @@ def _unit_of(match: re.Match[str]) -> str:
 
 def quantities(text: str) -> list[Quantity]:
     """The quantities ``text`` gives with a unit or a counted noun ("about 1,800 km",
-    "3.2 million people", "40%", "约1,794至1,797公里", "1200万人", "12 ships"); a year
+    "3.2 million people", "40%", "约1,160至1,190公里", "1200万人", "12 ships"); a year
     is not a quantity, nor is a number with nothing said of what it counts."""
     out = []
     for match in _QUANTITY.finditer(text):

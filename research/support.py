@@ -1,7 +1,7 @@
 """Whether a cited span supports the claim written beside it.
 
 A writer (a model, above all) may cite a real evidence id for a sentence the quote does
-not say: "The Guild financed the canal with moon bonds [ev-…]". A claim is supported when
+not say: "The Guild financed the bridge with moon bonds [ev-…]". A claim is supported when
 
 - every number, date and name it states is in the span or in the sentences around it on
   its page (a name is a capitalised word inside an English sentence, or a Chinese word
@@ -63,7 +63,7 @@ def _names(text: str) -> set[str]:
 
 def _named_in(name: str, source: str, lowered: str) -> bool:
     """Whether a source names ``name``: as written, or for a Chinese name by a pair of its
-    characters (运河 for 京杭运河), or by the first of a two-character one (隋 for 隋朝)."""
+    characters (铁路 for 滇越铁路), or by the first of a two-character one (唐 for 唐朝)."""
     if name in lowered or name in source:
         return True
     if not is_cjk(name):

@@ -99,7 +99,7 @@ def tables_in(text: str) -> list[Found]:
 
 
 def file_title(name: str) -> str:
-    """A file name as words: ``canal-sections.xlsx`` → ``canal sections``."""
+    """A file name as words: ``station-distances.xlsx`` → ``station distances``."""
     stem = name.rsplit("/", 1)[-1].rsplit(".", 1)[0]
     return re.sub(r"[-_.]+", " ", stem).strip()
 

@@ -302,6 +302,22 @@ async def test_offline_body_is_extractive(svc):
     assert "## 中国茶叶简史" in md and "今天中国仍是世界上最大的茶叶生产国。[" in md
 
 
+def _brief_args(page) -> dict:
+    """The solar brief's requirements and material: its notes and its page."""
+    return {
+        "requirements": "Short solar brief",
+        "from_paths": ["/workspace/notes/en.md", page.path],
+    }
+
+
+async def _model_brief(svc, page, model):
+    """The solar brief written by ``model`` to /workspace/m.md: its toolkit and result."""
+    await svc.write_text("/workspace/notes/en.md", en_notes(page))
+    toolkit = build_toolkit("generate", service=svc, evidence=None, model=model)
+    res = await call(toolkit, "generate_markdown", out_path="/workspace/m.md", **_brief_args(page))
+    return toolkit, res
+
+
 async def test_model_writes_prose_and_cannot_add_unverified_sources(svc):
     page = await en_page(svc)
     a, b, _ = page.ids()
@@ -312,15 +328,7 @@ async def test_model_writes_prose_and_cannot_add_unverified_sources(svc):
         f"- Numbered markers are not sources either. [3]\n\n## Sources\n\n- [{a}] solar page\n```"
     )
     model = ScriptedModel([reply] * 5)
-    await svc.write_text("/workspace/notes/en.md", en_notes(page))
-    toolkit = build_toolkit("generate", service=svc, evidence=None, model=model)
-    res = await call(
-        toolkit,
-        "generate_markdown",
-        requirements="Short solar brief",
-        out_path="/workspace/m.md",
-        from_paths=["/workspace/notes/en.md", page.path],
-    )
+    toolkit, res = await _model_brief(svc, page, model)
     assert prose_of(res) == "model"
     assert "[ev-fedcba987654] is not an evidence id" in text_of(res)
     assert "[3] is a numbered marker with no matching entry" in text_of(res)
@@ -333,13 +341,7 @@ async def test_model_writes_prose_and_cannot_add_unverified_sources(svc):
     assert "A secret report says" not in md and "Numbered markers are not sources" not in md
     assert "ev-fedcba987654" not in md and "solar page" not in md
     assert md.count("## Sources") == 1
-    texts = await all_formats_text(
-        svc,
-        toolkit,
-        "model",
-        requirements="Short solar brief",
-        from_paths=["/workspace/notes/en.md", page.path],
-    )
+    texts = await all_formats_text(svc, toolkit, "model", **_brief_args(page))
     for ext, body in texts.items():
         assert "ev-fedcba987654" not in body and "A secret report says" not in body, ext
         assert "Solar, briefly" in body, ext
@@ -545,15 +547,7 @@ async def test_a_claim_its_real_citation_does_not_support_leaves_every_format(sv
         "Everyone agrees this is the future.\n"
     )
     model = ScriptedModel([reply] * 5)
-    await svc.write_text("/workspace/notes/en.md", en_notes(page))
-    toolkit = build_toolkit("generate", service=svc, evidence=None, model=model)
-    res = await call(
-        toolkit,
-        "generate_markdown",
-        requirements="Short solar brief",
-        out_path="/workspace/m.md",
-        from_paths=["/workspace/notes/en.md", page.path],
-    )
+    toolkit, res = await _model_brief(svc, page, model)
     facts = report_facts(res)
     assert facts["unsupported"] == 1 and facts["claims_checked"] == 4
     assert facts["citation_accuracy"] == 0.75
@@ -561,13 +555,7 @@ async def test_a_claim_its_real_citation_does_not_support_leaves_every_format(sv
     md = await svc.read_text("/workspace/m.md")
     assert "Module prices fell by almost half in two years.[" in md
     assert "Storage is paired with new solar farms.[" in md  # the same id, a true claim
-    texts = await all_formats_text(
-        svc,
-        toolkit,
-        "model",
-        requirements="Short solar brief",
-        from_paths=["/workspace/notes/en.md", page.path],
-    )
+    texts = await all_formats_text(svc, toolkit, "model", **_brief_args(page))
     for ext, body in texts.items():
         flat = " ".join(body.split())
         assert "Quixotic" not in flat and "moon bonds" not in flat, ext

@@ -235,11 +235,9 @@ def _close(a: Claim, b: Claim) -> bool:
 
 
 def _same_thing(a: Claim, b: Claim) -> bool:
-    """Whether two values of one unit are about the same thing (see the module's text):
-    close values of a unit of measure on the pages read are (a length, an area); a
-    count, a share, an amount or a date needs its clause to say the same too."""
-    if not _close(a, b):
-        return False
+    """Whether two close values of one unit (see :func:`_close`) are about the same thing
+    (see the module's text): of a unit of measure on the pages read they are (a length,
+    an area); a count, a share, an amount or a date needs its clause to say the same."""
     if _MEASURES.get(a.unit) in _PHYSICAL:
         return True
     shared = len(a.clause & b.clause)

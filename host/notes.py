@@ -41,7 +41,6 @@ from research.tables import (
     tables_in,
 )
 from research.text import language
-from subagents.evidence import EvidenceItem
 from subagents.generate.labels import label
 from subagents.generate.notes import RESEARCH_MARKER
 
@@ -132,16 +131,8 @@ def _disagreements(research: Research) -> list[Disagreement]:
     ]
     found = find_disagreements(read, research.plan.language, entity(research.plan.question))
     for claim in (c for d in found for c in d.claims):
-        source = research.sources[claim.path]
-        item = EvidenceItem(
-            url=claim.url,
-            span=research.texts[claim.path][claim.start : claim.end],
-            start=claim.start,
-            end=claim.end,
-            page_path=claim.path,
-            locator=claim.section if source.kind == "file" else "",
-        )
-        claim.ev_id = research.ledger.add(item).id
+        locator = claim.section if research.sources[claim.path].kind == "file" else ""
+        claim.ev_id = research.cite(claim.path, claim.start, claim.end, locator).id
     return found
 
 
@@ -176,16 +167,7 @@ def _file_tables(research: Research) -> dict[str, dict[str, float]]:
             scores = {sid: table_score(f, found, title) for sid, f in research.focus.items()}
             if max(scores.values(), default=0.0) < THRESHOLD:
                 continue
-            item = research.ledger.add(
-                EvidenceItem(
-                    url=source.url,
-                    span=text[found.start : found.end],
-                    start=found.start,
-                    end=found.end,
-                    page_path=path,
-                    locator=found.section,
-                )
-            )
+            item = research.cite(path, found.start, found.end, found.section)
             research.found_tables[item.id] = found
             for sid, value in scores.items():
                 if value >= THRESHOLD:

@@ -352,7 +352,19 @@ class Research:
                 self.leads[sid][f"{path}#{item.start}"] = item.to_dict() | {"score": scored.score}
             if fresh:
                 self._promote(sid)
-        self._score_tables(path, text, url, title, kind)
+        self._score_tables(path, text, title, kind)
+
+    def cite(self, path: str, start: int, end: int, locator: str = "") -> EvidenceItem:
+        """The ledger's item quoting ``start:end`` of the source read at ``path``."""
+        item = EvidenceItem(
+            url=self.sources[path].url,
+            span=self.texts[path][start:end],
+            start=start,
+            end=end,
+            page_path=path,
+            locator=locator,
+        )
+        return self.ledger.add(item)
 
     @staticmethod
     def _item(scored: Scored, url: str, path: str, kind: str) -> EvidenceItem:
@@ -385,7 +397,7 @@ class Research:
                 del self.evidence[sid][before]
         self.promoted[sid] = taken
 
-    def _score_tables(self, path: str, text: str, url: str, title: str, kind: str) -> None:
+    def _score_tables(self, path: str, text: str, title: str, kind: str) -> None:
         """Each table of a source, cited as its exact block, scored against every part."""
         for found in tables_in(text):
             if len(found.rows) < 2:
@@ -396,16 +408,8 @@ class Research:
             }
             if max(scores.values()) < THRESHOLD:
                 continue
-            item = self.ledger.add(
-                EvidenceItem(
-                    url=url,
-                    span=text[found.start : found.end],
-                    start=found.start,
-                    end=found.end,
-                    page_path=path,
-                    locator=found.section if kind == "file" else "",
-                )
-            )
+            locator = found.section if kind == "file" else ""
+            item = self.cite(path, found.start, found.end, locator)
             self.found_tables[item.id] = found
             for sid, score in scores.items():
                 if score >= THRESHOLD:

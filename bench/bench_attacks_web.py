@@ -59,11 +59,11 @@ from browser_sites import ARTICLE_HTML, JS_APP_HTML, SiteServer, page  # noqa: E
 from browser_support import ScriptedResolver  # noqa: E402
 
 from fs_service import ALL_OPS, DiskFileSystem, FileDomainService  # noqa: E402
-from subagents.browser import netguard  # noqa: E402
 from subagents.browser.automation import browser_navigate  # noqa: E402
 from subagents.browser.download import http_download  # noqa: E402
 from subagents.browser.session import BrowserSession  # noqa: E402
 from subagents.browser.viewer import viewer_fetch  # noqa: E402
+from subagents.net import netguard  # noqa: E402
 from subagents.results import text_of  # noqa: E402
 from subagents.settings import NetworkPolicy, ToolSettings  # noqa: E402
 

@@ -155,7 +155,7 @@ class TapeTransport(httpx.AsyncBaseTransport):
         return await self._through(request, self.inner.handle_async_request)
 
     async def open(self, request: httpx.Request) -> httpx.Response:
-        """What the guarded transport's ``open`` gives (see :mod:`.browser.netpin`)."""
+        """What the guarded transport's ``open`` gives (see :mod:`.net.netpin`)."""
         return await self._through(request, self.inner.open)  # type: ignore[attr-defined]
 
     async def _through(

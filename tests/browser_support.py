@@ -12,8 +12,8 @@ from dataclasses import dataclass
 
 from agentscope.tool import ToolResponse
 
-from subagents.browser import netguard
-from subagents.browser.netguard import UnresolvableHostError
+from subagents.net import netguard
+from subagents.net.netguard import UnresolvableHostError
 from subagents.results import text_of
 from subagents.settings import NetworkPolicy, ToolSettings
 

@@ -7,8 +7,8 @@ import ipaddress
 
 import pytest
 
-from subagents.browser.netguard import BlockedURLError, check_url, embedded_ipv4, is_public
 from subagents.browser.viewer import viewer_fetch
+from subagents.net.netguard import BlockedURLError, check_url, embedded_ipv4, is_public
 from subagents.results import text_of
 from subagents.settings import NetworkPolicy, ToolSettings
 

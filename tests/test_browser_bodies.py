@@ -26,10 +26,11 @@ from attack_web import (
 from browser_sites import SiteServer
 from browser_support import LOOPBACK_SETTINGS
 
-from subagents.browser import decode, download
-from subagents.browser.decode import PIECE_BYTES, BodyError, open_decoder
+from subagents.browser import download
 from subagents.browser.download import http_download
 from subagents.browser.viewer import viewer_fetch
+from subagents.net import decode
+from subagents.net.decode import PIECE_BYTES, BodyError, open_decoder
 from subagents.results import text_of
 
 #: What one tool call may add to the process's memory while refusing a bomb.

@@ -24,11 +24,12 @@ from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.x509.oid import NameOID
 
-from subagents.browser import netguard, tiers
+from subagents.browser import tiers
 from subagents.browser.download import http_download
-from subagents.browser.netguard import BlockedURLError
-from subagents.browser.netpin import GuardedBackend
 from subagents.browser.viewer import viewer_fetch
+from subagents.net import netguard
+from subagents.net.netguard import BlockedURLError
+from subagents.net.netpin import GuardedBackend
 from subagents.results import text_of
 from subagents.settings import NetworkPolicy, ToolSettings
 

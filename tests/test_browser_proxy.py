@@ -29,11 +29,11 @@ from browser_sites import (
 )
 from browser_support import LOOPBACK, LOOPBACK_SETTINGS, ScriptedResolver, tier_of
 
-from subagents.browser import netguard
 from subagents.browser.automation import browser_navigate, browser_snapshot
 from subagents.browser.proxy import GuardedProxy
 from subagents.browser.session import BrowserSession
 from subagents.browser.viewer import viewer_fetch
+from subagents.net import netguard
 from subagents.results import text_of
 from subagents.settings import NetworkPolicy
 

@@ -16,8 +16,8 @@ from browser_support import LOOPBACK_SETTINGS, stored_path, tier_of
 
 from subagents.browser import extract, workers
 from subagents.browser.download import http_download
-from subagents.browser.netpin import GuardedTransport
 from subagents.browser.viewer import viewer_fetch
+from subagents.net.netpin import GuardedTransport
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 

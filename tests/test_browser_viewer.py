@@ -31,10 +31,10 @@ from browser_support import (
 
 from subagents.browser import download
 from subagents.browser.download import http_download
-from subagents.browser.netguard import BlockedURLError, check_url
 from subagents.browser.session import BrowserSession
 from subagents.browser.viewer import SHOW_CHARS, viewer_fetch
 from subagents.evidence import EvidenceLedger, PageRecord, sidecar_path
+from subagents.net.netguard import BlockedURLError, check_url
 from subagents.results import text_of
 from subagents.settings import NetworkPolicy, ToolSettings
 

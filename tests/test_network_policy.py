@@ -18,9 +18,9 @@ from demo.web import DemoWorld
 from host.cli import demo_settings
 from host.config import load_settings
 from subagents.browser.download import http_download
-from subagents.browser.netguard import BlockedURLError, check_url
-from subagents.browser.netpin import GuardedBackend
 from subagents.browser.viewer import viewer_fetch
+from subagents.net.netguard import BlockedURLError, check_url
+from subagents.net.netpin import GuardedBackend
 from subagents.results import text_of
 from subagents.settings import NetworkPolicy, SettingsError, ToolSettings
 

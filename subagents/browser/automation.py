@@ -14,9 +14,9 @@ from playwright.async_api import TimeoutError as PlaywrightTimeoutError
 
 from fs_service import FsError
 
+from ..net.netguard import BlockedURLError, check_url
 from ..results import bounded, error, ok, unavailable
 from ..untrusted import neutralise, wrap
-from .netguard import BlockedURLError, check_url
 from .session import STEP_TIMEOUT_S, BrowserSession, BrowserUnavailableError
 
 SNAPSHOT_CHARS = 12_000

@@ -12,10 +12,10 @@ from agentscope.tool import ToolResponse
 from fs_service import FsError
 from fs_service.errors import FileTooLargeError
 
+from ..net.decode import BodyError, decoded_body
+from ..net.netguard import BlockedURLError
 from ..results import error, ok, unavailable
 from ..settings import network_policy
-from .decode import BodyError, decoded_body
-from .netguard import BlockedURLError
 from .tiers import DEADLINE, FetchError, guarded_get, shared_transport
 
 #: Largest file http_download writes; the byte count is enforced, not the declared length.
@@ -67,7 +67,7 @@ async def _download(url: str, save_path: str, service: Any, settings: Any) -> To
     """Stream ``url`` into ``save_path`` under the size cap; an Error result on failure.
 
     The cap counts decoded bytes as they are produced, and the file is kept only when
-    the whole body arrived intact (see :mod:`.decode`).
+    the whole body arrived intact (see :mod:`..net.decode`).
     """
     cap = MAX_DOWNLOAD_BYTES
     try:

@@ -18,10 +18,10 @@ from typing import Any
 from agentscope.message import Msg
 from playwright.async_api import Error as PlaywrightError
 
+from ..net.netguard import BlockedURLError, check_url
 from ..results import bounded
 from ..untrusted import neutralise
 from .automation import page_snapshot
-from .netguard import BlockedURLError, check_url
 from .session import BrowserSession, BrowserUnavailableError
 
 SNAPSHOT_MARK = "browser_snapshot"

@@ -5,11 +5,11 @@ Chromium is launched with ``--proxy-server`` pointing here and
 127.0.0.1 directly). Each request it makes, a navigation, every redirect hop (a new
 request), a subresource or a script's fetch, is checked when it is made and connected
 only to an address the network guard permits, with the same rules and the same
-connect-time pinning as the HTTP tier (:mod:`.netpin`). Chromium never resolves a host
+connect-time pinning as the HTTP tier (:mod:`..net.netpin`). Chromium never resolves a host
 name itself, so it cannot be rebound to another address.
 
 - ``http://`` requests (absolute-form) are sent on by the guarded transport; the body
-  is decoded under :data:`MAX_RESPONSE_BYTES` (see :mod:`.decode`) and handed on
+  is decoded under :data:`MAX_RESPONSE_BYTES` (see :mod:`..net.decode`) and handed on
   unencoded, so a decompression bomb, or a body that does not match its length, never
   reaches the browser whole.
 - ``CONNECT host:port`` (https and WebSockets) opens a tunnel to a permitted address of
@@ -38,10 +38,10 @@ import h11
 import httpcore
 import httpx
 
+from ..net.decode import ACCEPT_ENCODING, BodyError, decoded_body
+from ..net.netguard import BlockedURLError, split_host
+from ..net.netpin import GuardedBackend, GuardedTransport, build_request
 from ..settings import NetworkPolicy
-from .decode import ACCEPT_ENCODING, BodyError, decoded_body
-from .netguard import BlockedURLError, split_host
-from .netpin import GuardedBackend, GuardedTransport, build_request
 
 #: Largest decoded body handed to the browser for one request.
 MAX_RESPONSE_BYTES = 32 * 1024 * 1024

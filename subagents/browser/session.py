@@ -33,9 +33,9 @@ from playwright.async_api import (
 )
 from playwright.async_api import Error as PlaywrightError
 
+from ..net.netguard import BlockedURLError
 from ..settings import NetworkPolicy, playwright_browsers_dir
 from ..tape import active_tape, replaying
-from .netguard import BlockedURLError
 from .proxy import GuardedProxy
 
 SYSTEM_CHROMIUM = "/usr/bin/chromium"

@@ -3,7 +3,7 @@
 The HTTP tier follows redirects itself so that the network guard checks every hop
 before any connection is made to it (a redirect to anything but http or https is an
 error), and its transport checks each address again as it connects to it. Bodies are
-decoded under the page cap as they arrive (see :mod:`.decode`). The quality gate looks
+decoded under the page cap as they arrive (see :mod:`..net.decode`). The quality gate looks
 at the status and at the extracted text: a 202/403/429, a challenge page, a script-only
 shell or too little text sends the page to the Chromium tier of the agent's
 :class:`BrowserSession`.
@@ -24,12 +24,12 @@ from urllib.parse import urljoin, urlsplit
 import httpx
 from bs4.dammit import UnicodeDammit
 
+from ..net.decode import ACCEPT_ENCODING, BodyError, decoded_body
+from ..net.netguard import BlockedURLError, check_url
+from ..net.netpin import GuardedTransport, build_request
 from ..settings import NetworkPolicy
 from ..tape import tape_transport
-from .decode import ACCEPT_ENCODING, BodyError, decoded_body
 from .extract import Extracted, plain_to_markdown
-from .netguard import BlockedURLError, check_url
-from .netpin import GuardedTransport, build_request
 from .session import BrowserSession, BrowserUnavailableError
 from .workers import extract_html
 
@@ -82,7 +82,8 @@ def make_transport(allow: NetworkPolicy) -> GuardedTransport:
     """A new HTTP transport whose connections pass the network guard when they open.
 
     A host name that resolves differently after :func:`check_url` is still refused (see
-    :mod:`.netpin`). Send requests made by :func:`.netpin.build_request` with its ``open``.
+    :mod:`..net.netpin`). Send requests made by :func:`..net.netpin.build_request` with
+    its ``open``.
     """
     return GuardedTransport(_ssl_context(), allow)
 

@@ -7,16 +7,18 @@ repository root shows them all with their defaults.
 
 from __future__ import annotations
 
+import contextlib
 import difflib
+import math
 import os
 import tomllib
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 from subagents.names import PIPELINE_ORDER
-from subagents.settings import SettingsError, ToolSettings
+from subagents.settings import SettingsError, ToolSettings, parse_switch
 
 from .brains.ledger import PRICE_FIELDS, ModelPrice
 from .brains.limits import DEFAULT_MODEL_ATTEMPTS, DEFAULT_MODEL_TIMEOUT
@@ -46,6 +48,7 @@ TOML_KEYS: dict[str, Any] = {
         "history_chars": None,
         "max_tokens": None,
         "max_cost": None,
+        "spreadsheet_formulas": None,
         "glossary": [{"same": None, "related": None}],
         "stage_timeouts": dict.fromkeys(PIPELINE_ORDER),
         "prices": {ANY: dict.fromkeys(PRICE_FIELDS)},
@@ -67,6 +70,26 @@ TOML_KEYS: dict[str, Any] = {
 
 class ConfigError(ValueError):
     """A setting is missing or malformed; the message says which and how to fix it."""
+
+
+#: The longest timeout any setting may give, in seconds (a day).
+MAX_SECONDS = 86_400.0
+#: The largest value of each numeric setting (each must also be more than 0). Generous,
+#: but finite: a count or a timeout past these is a typo, and an infinite one breaks
+#: the clocks and loops that use it.
+MOST: dict[str, float] = {
+    "tool_call_cap": 10_000,
+    "depth_cap": 32,
+    "stage_timeout": MAX_SECONDS,
+    "max_pages": 10_000,
+    "max_rounds": 100,
+    "concurrency": 256,
+    "history_chars": 100_000_000,
+    "model_timeout": MAX_SECONDS,
+    "model_attempts": 100,
+    "max_tokens": 10**12,
+    "max_cost": 10**9,
+}
 
 
 @dataclass
@@ -240,10 +263,13 @@ def load_settings(flags: dict[str, Any], toml_path: Path | None = None) -> Setti
         ("model_timeout", "QUARTET_MODEL_TIMEOUT", float),
         ("model_attempts", "QUARTET_MODEL_ATTEMPTS", int),
     ):
-        setattr(s, name, _positive(pick(name, env_name, getattr(s, name)), name, conv))
+        setattr(s, name, positive(pick(name, env_name, getattr(s, name)), name, conv))
     s.max_tokens = _budget(pick("max_tokens", "QUARTET_MAX_TOKENS", None), "max_tokens", int)
     s.max_cost = _budget(pick("max_cost", "QUARTET_MAX_COST", None), "max_cost", float)
-    s.stage_timeouts = {str(k): float(v) for k, v in toml.get("stage_timeouts", {}).items()}
+    s.stage_timeouts = {
+        str(k): positive(v, f"stage_timeouts.{k}", float, MAX_SECONDS)
+        for k, v in toml.get("stage_timeouts", {}).items()
+    }
     s.prices = _prices(toml.get("prices", {}))
     try:
         s.mcp_servers = [McpServerConfig.parse(raw) for raw in toml.get("mcp", [])]
@@ -251,6 +277,9 @@ def load_settings(flags: dict[str, Any], toml_path: Path | None = None) -> Setti
         raise ConfigError(f"quartet.toml: {exc}") from None
     try:
         s.tools = ToolSettings.from_env(env)
+        if not env.get("QUARTET_SPREADSHEET_FORMULAS", "").strip():
+            formulas = parse_switch(toml.get("spreadsheet_formulas", False), "spreadsheet_formulas")
+            s.tools = replace(s.tools, spreadsheet_formulas=formulas)
     except SettingsError as exc:
         raise ConfigError(str(exc)) from None
     s.approve_tools, s.approve_default = _approval(flags, toml)
@@ -263,18 +292,46 @@ def load_settings(flags: dict[str, Any], toml_path: Path | None = None) -> Setti
 
 def _budget(raw: Any, name: str, conv: type[int] | type[float]) -> Any:
     """A budget's value: None when unset, else a positive number (a ConfigError if not)."""
-    return None if raw is None or raw == "" else _positive(raw, name, conv)
+    return None if raw is None or raw == "" else positive(raw, name, conv)
 
 
-def _positive(raw: Any, name: str, conv: type[int] | type[float]) -> Any:
-    """``raw`` as a positive number of type ``conv`` (a ConfigError if it is not one)."""
-    try:
-        value = conv(raw)
-    except (TypeError, ValueError):
-        raise ConfigError(f"{name}: expected a number, got {raw!r}") from None
-    if value <= 0:
-        raise ConfigError(f"{name}: must be positive, got {value}")
+def positive(raw: Any, name: str, conv: type[int] | type[float], most: float | None = None) -> Any:
+    """``raw`` as a finite number of type ``conv``, more than 0 and at most ``most``.
+
+    Args:
+        raw: the value as given: a TOML number, or the text of a flag or an environment
+            variable.
+        name: the setting's name, for the error.
+        conv: ``int`` (a whole number is required) or ``float``.
+        most: the largest value allowed; by default the setting's entry in :data:`MOST`.
+
+    Raises:
+        ConfigError: ``raw`` is not a number (a boolean is not one), is not whole where
+            ``conv`` is ``int``, is infinite or NaN, or is out of range.
+    """
+    top = MOST.get(name, math.inf) if most is None else most
+    value = _number(raw, name, conv)
+    if not 0 < value <= top:
+        most_text = f"{top:,.0f}" if conv is int else f"{top:g}"
+        raise ConfigError(f"{name}: must be positive and at most {most_text}, got {raw!r}")
     return value
+
+
+def _number(raw: Any, name: str, conv: type[int] | type[float]) -> Any:
+    """``raw`` as a finite ``conv``; a ConfigError when it is not one."""
+    value: int | float | None = None
+    if isinstance(raw, str):
+        with contextlib.suppress(ValueError):
+            value = float(raw)
+    elif isinstance(raw, int | float) and not isinstance(raw, bool):
+        value = raw
+    if value is None:
+        raise ConfigError(f"{name}: expected a number, got {raw!r}")
+    if not math.isfinite(value):
+        raise ConfigError(f"{name}: expected a finite number, got {raw!r}")
+    if conv is int and value != int(value):
+        raise ConfigError(f"{name}: expected a whole number, got {raw!r}")
+    return conv(value)
 
 
 def parse_glossary(raw: Any) -> tuple[dict[str, tuple[str, ...]], ...]:

@@ -22,6 +22,8 @@ IPAddress = ipaddress.IPv4Address | ipaddress.IPv6Address
 #: Search sources whose base URL ``QUARTET_<NAME>_URL`` may override.
 SOURCE_NAMES = ("google", "bing", "sogou", "github", "wiki")
 DEFAULT_SEARCH_TIMEOUT = 10.0
+#: The longest search request allowed, in seconds (an hour).
+MAX_SEARCH_TIMEOUT = 3600.0
 _LANG = re.compile(r"^[a-z][a-z0-9-]{1,15}$")
 
 
@@ -157,6 +159,28 @@ def _port(text: str, entry: str) -> int:
     )
 
 
+_SWITCH = {"1": True, "true": True, "yes": True, "on": True}
+_SWITCH |= {"0": False, "false": False, "no": False, "off": False, "": False}
+
+
+def parse_switch(value: object, name: str) -> bool:
+    """An on/off setting: a TOML boolean, or the text of an environment variable.
+
+    Args:
+        value: ``True``/``False``, or text such as ``"true"``, ``"1"``, ``"no"`` (empty
+            text is off).
+        name: the setting's name, for the error.
+
+    Raises:
+        SettingsError: ``value`` is neither.
+    """
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, str) and value.strip().lower() in _SWITCH:
+        return _SWITCH[value.strip().lower()]
+    raise SettingsError(f"{name}: expected true or false, got {value!r}")
+
+
 def playwright_browsers_dir() -> str:
     """Where Playwright keeps its own browsers: its ``PLAYWRIGHT_BROWSERS_PATH``, else its
     default. Playwright reads that variable itself; this mirrors it so that the browser
@@ -183,6 +207,9 @@ class ToolSettings:
         browser_path: the Chromium to launch, or None for Playwright's own or Debian's.
         vision_model: a vision model name for ``image_qa`` (OpenAI-compatible), or "".
         openai_base_url: where that model is served.
+        spreadsheet_formulas: ``csv_write`` and ``xlsx_write_cells`` store text starting
+            with "=" as a formula instead of as text. Off by default (formula injection);
+            the user's choice, never a tool parameter a model could set.
         keys: credentials, from the environment only.
     """
 
@@ -193,6 +220,7 @@ class ToolSettings:
     browser_path: str | None = None
     vision_model: str = ""
     openai_base_url: str = ""
+    spreadsheet_formulas: bool = False
     keys: Keys = field(default_factory=Keys)
 
     def endpoint(self, source: str, default: str) -> str:
@@ -215,8 +243,11 @@ class ToolSettings:
             raise SettingsError(
                 f"QUARTET_SEARCH_TIMEOUT={raw_timeout!r} is not a number of seconds"
             ) from None
-        if timeout <= 0:
-            raise SettingsError("QUARTET_SEARCH_TIMEOUT must be positive")
+        if not 0 < timeout <= MAX_SEARCH_TIMEOUT:  # False for nan as well
+            raise SettingsError(
+                f"QUARTET_SEARCH_TIMEOUT must be more than 0 and at most "
+                f"{MAX_SEARCH_TIMEOUT:g} seconds, got {raw_timeout!r}"
+            )
         lang = get("QUARTET_WIKI_LANG").lower() or "en"
         if not _LANG.match(lang):
             raise SettingsError(
@@ -232,5 +263,8 @@ class ToolSettings:
             browser_path=get("QUARTET_BROWSER") or None,
             vision_model=get("QUARTET_VISION_MODEL"),
             openai_base_url=get("OPENAI_BASE_URL"),
+            spreadsheet_formulas=parse_switch(
+                get("QUARTET_SPREADSHEET_FORMULAS"), "QUARTET_SPREADSHEET_FORMULAS"
+            ),
             keys=Keys({name: env.get(name, "") for name in SECRET_VARS}),
         )

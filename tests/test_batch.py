@@ -99,6 +99,8 @@ def test_bad_batch_options_are_one_line_errors(tmp_path, capsys):
         (["--concurrency", "0"], "--concurrency: must be positive"),
         (["--formats", "doc"], "--formats: unknown doc"),
         (["--retries", "-1"], "--retries: must be 0 or more"),
+        (["--timeout", "nan"], "--timeout: must be more than 0 and at most 86400 seconds"),
+        (["--timeout", "inf"], "--timeout: must be more than 0 and at most 86400 seconds"),
     ):
         with pytest.raises(SystemExit) as stop:
             main(["batch", str(questions), "--runs-dir", str(tmp_path / "runs"), *args])

@@ -198,6 +198,18 @@ def test_an_unknown_toml_key_stops_the_command_with_a_suggestion(tmp_path):
     assert not (tmp_path / "runs").exists()
 
 
+def test_a_number_that_is_not_finite_in_quartet_toml_is_a_one_line_error(tmp_path):
+    for line, named in (
+        ("max_pages = inf", "max_pages: expected a finite number, got inf"),
+        ("stage_timeout = nan", "stage_timeout: expected a finite number, got nan"),
+        ("concurrency = 100000", "concurrency: must be positive and at most 256"),
+    ):
+        (tmp_path / "quartet.toml").write_text(f"[quartet]\n{line}\n", encoding="utf-8")
+        proc = _run_cli(["run", "q", "--runs-dir", str(tmp_path / "runs")], cwd=tmp_path)
+        _one_line_error(proc, named)
+    assert not (tmp_path / "runs").exists()
+
+
 def test_a_bad_runs_dir_is_a_one_line_error(tmp_path):
     a_file = tmp_path / "a-file"
     a_file.write_text("x", encoding="utf-8")

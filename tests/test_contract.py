@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 
 import pytest
@@ -16,6 +17,100 @@ SECRET_WORDS = re.compile(
 )
 
 BUILT = sorted(SPECS)
+
+_SEARCH = ("search_google", "search_bing", "search_sogou", "search_github", "search_wiki")
+_WRITERS = ("generate_markdown", "generate_html", "generate_pptx")
+#: SPEC §3, the exact field set of every tool, "not one more, not one less" (seed 003):
+#: subagent → tool → its parameters, a "?" marking an optional one. Safety options such
+#: as writing real formulas are Host-side settings, never parameters.
+SPEC_FIELDS: dict[str, dict[str, str]] = {
+    "search": dict.fromkeys(_SEARCH, "query"),
+    "browser": {
+        "viewer_fetch": "url, query?",
+        "http_download": "url, save_path",
+        "browser_navigate": "url",
+        "browser_snapshot": "",
+        "browser_screenshot": "",
+        "browser_click": "selector",
+        "browser_type": "selector, text",
+        "browser_wait": "selector, timeout",
+    },
+    "file": {
+        "list_allowed_directories": "",
+        "list_directory": "path",
+        "get_file_info": "path",
+        "delete_file": "path",
+        "read_text_file": "path, range?",
+        "write_file": "path, content",
+        "edit_file": "path, edits",
+        "csv_read": "path",
+        "csv_write": "path, rows",
+        "pdf_read_text": "path, pages?",
+        "xlsx_read_cells": "path, range",
+        "xlsx_write_cells": "path, range, values",
+        "pptx_read_outline": "path",
+        "pptx_write": "path, slides_spec",
+        "image_qa": "img_path, query?",
+    },
+    "generate": {
+        **dict.fromkeys(_WRITERS, "requirements, out_path, from_paths?"),
+        "generate_pdf": "out_path, requirements?, from_paths?",
+    },
+}
+#: SPEC §3, the fields of the objects a list parameter holds: (tool, parameter) → names.
+SPEC_ITEM_FIELDS = {
+    ("edit_file", "edits"): {"old_text", "new_text"},
+    ("pptx_write", "slides_spec"): {"title", "bullets", "notes"},
+}
+
+
+def spec_fields(listed: str) -> tuple[set[str], set[str]]:
+    """``"url, query?"`` → (every parameter, the required ones)."""
+    names = [n.strip() for n in listed.split(",") if n.strip()]
+    return {n.rstrip("?") for n in names}, {n for n in names if not n.endswith("?")}
+
+
+def field_set(schema: dict) -> tuple[set[str], set[str]]:
+    """(every parameter, the required ones) of a tool schema."""
+    params = schema["function"]["parameters"]
+    return set(params.get("properties", {})), set(params.get("required", []))
+
+
+def item_fields(schema: dict, param: str) -> set[str]:
+    """The field names of the objects that list parameter ``param`` holds."""
+    params = schema["function"]["parameters"]
+    ref = params["properties"][param]["items"]["$ref"]
+    return set(params["$defs"][ref.rsplit("/", 1)[1]]["properties"])
+
+
+def test_the_spec_table_lists_32_tools():
+    assert sum(len(tools) for tools in SPEC_FIELDS.values()) == 32
+    assert sorted(SPEC_FIELDS) == BUILT
+
+
+def test_the_field_check_catches_one_parameter_more_or_less():
+    schema = schemas.load("file")["csv_write"]
+    extra = json.loads(json.dumps(schema))
+    extra["function"]["parameters"]["properties"]["formulas"] = {"type": "boolean"}
+    assert field_set(extra) != spec_fields(SPEC_FIELDS["file"]["csv_write"])
+    optional = json.loads(json.dumps(schema))
+    optional["function"]["parameters"]["required"].remove("rows")
+    assert field_set(optional) != spec_fields(SPEC_FIELDS["file"]["csv_write"])
+    assert field_set(schema) == spec_fields(SPEC_FIELDS["file"]["csv_write"])
+
+
+@pytest.mark.parametrize("name", BUILT)
+def test_every_tool_has_exactly_the_spec_field_set(name):
+    built = {s["function"]["name"]: s for s in all_schemas(schema_toolkit(name))}
+    canonical = schemas.load(name)
+    assert sorted(canonical) == sorted(SPEC_FIELDS[name]), "tools differ from SPEC §3"
+    for tool, listed in SPEC_FIELDS[name].items():
+        want = spec_fields(listed)
+        assert field_set(canonical[tool]) == want, f"schemas/{name}/{tool}.json"
+        assert field_set(built[tool]) == want, f"built {name}.{tool}"
+    for (tool, param), fields in SPEC_ITEM_FIELDS.items():
+        if tool in canonical:
+            assert item_fields(canonical[tool], param) == fields, f"{tool}.{param}"
 
 
 def _split_words(name: str) -> str:

@@ -32,6 +32,7 @@ from subagents import build_toolkit
 from subagents.browser import BrowserSession
 from subagents.evidence import EvidenceLedger, sidecar_path
 from subagents.results import text_of
+from subagents.settings import ToolSettings
 
 #: Cells a spreadsheet program would run as formulas if stored as they are (OWASP CSV
 #: injection: a leading = + - @, and tab or carriage return before one).
@@ -64,12 +65,18 @@ async def test_csv_write_stores_formula_like_fields_as_text(tools, tmp_path):
     assert [row[1] for row in got[1:4]] == ["-3", "+4.5", "7"]
 
 
-async def test_csv_write_keeps_formulas_when_asked(tools, tmp_path):
+async def test_csv_write_keeps_formulas_only_when_the_host_allows_them(disk_service, tmp_path):
     rows = [["1", "2", "=A1+B1"]]
-    resp = await tools.call("csv_write", path="/workspace/f.csv", rows=rows, formulas=True)
+    out = tmp_path / "run" / "workspace" / "f.csv"
+    # the model cannot ask for formulas: the choice is not a parameter of the tool
+    asked = await FileTools(disk_service).call(
+        "csv_write", path="/workspace/f.csv", rows=rows, formulas=True
+    )
+    assert asked.metadata["status"] == "error" and not out.exists()
+    allowed = FileTools(disk_service, settings=ToolSettings(spreadsheet_formulas=True))
+    resp = await allowed.call("csv_write", path="/workspace/f.csv", rows=rows)
     assert resp.metadata["status"] == "ok"
-    raw = (tmp_path / "run" / "workspace" / "f.csv").read_bytes().decode("utf-8-sig")
-    assert raw == "1,2,=A1+B1\r\n"
+    assert out.read_bytes().decode("utf-8-sig") == "1,2,=A1+B1\r\n"
 
 
 async def test_xlsx_write_stores_formula_like_cells_as_text(tools, tmp_path):
@@ -89,10 +96,16 @@ async def test_xlsx_write_stores_formula_like_cells_as_text(tools, tmp_path):
         assert b"<f>" not in zf.read("xl/worksheets/sheet1.xml")
 
 
-async def test_xlsx_write_stores_formulas_only_when_asked(tools, tmp_path):
+async def test_xlsx_write_stores_formulas_only_when_the_host_allows_them(disk_service, tmp_path):
     values = [["2", "3", "=A1*B1", "@x"]]
-    resp = await tools.call(
+    asked = await FileTools(disk_service).call(
         "xlsx_write_cells", path="/workspace/f.xlsx", range="A1", values=values, formulas=True
+    )
+    assert asked.metadata["status"] == "error"
+    assert not (tmp_path / "run" / "workspace" / "f.xlsx").exists()
+    allowed = FileTools(disk_service, settings=ToolSettings(spreadsheet_formulas=True))
+    resp = await allowed.call(
+        "xlsx_write_cells", path="/workspace/f.xlsx", range="A1", values=values
     )
     assert resp.metadata["status"] == "ok", resp
     assert "1 formula cell(s)" in resp.content[0]["text"]

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from host.config import ANY, TOML_KEYS, ConfigError, Settings, load_settings
+from host.config import ANY, MOST, TOML_KEYS, ConfigError, Settings, load_settings
 from subagents.settings import (
     DEFAULT_SEARCH_TIMEOUT,
     NetworkPolicy,
@@ -122,6 +122,10 @@ def test_defaults_are_the_real_services_and_the_strictest_network():
     [
         ("QUARTET_SEARCH_TIMEOUT", "soon"),
         ("QUARTET_SEARCH_TIMEOUT", "0"),
+        ("QUARTET_SEARCH_TIMEOUT", "nan"),
+        ("QUARTET_SEARCH_TIMEOUT", "inf"),
+        ("QUARTET_SEARCH_TIMEOUT", "1e9"),
+        ("QUARTET_SPREADSHEET_FORMULAS", "sometimes"),
         ("QUARTET_WIKI_LANG", "en;drop"),
     ],
 )
@@ -264,3 +268,77 @@ def test_a_glossary_is_read_from_quartet_toml_and_a_malformed_one_is_refused(tmp
     bad = _toml(tmp_path, '[quartet]\n[[quartet.glossary]]\nsame = "build construct"\n')
     with pytest.raises(ConfigError, match=r"glossary: expected tables such as"):
         load_settings({}, bad)
+
+
+# --- numbers and switches -------------------------------------------------------------
+
+
+@pytest.fixture
+def clean_env(monkeypatch):
+    """No QUARTET_ variable of the machine running the tests reaches the settings."""
+    for name in list(os.environ):
+        if name.startswith("QUARTET_"):
+            monkeypatch.delenv(name)
+    return monkeypatch
+
+
+@pytest.mark.parametrize("name", sorted(MOST))
+@pytest.mark.parametrize("value", ["inf", "-inf", "nan"])
+def test_every_number_in_quartet_toml_must_be_finite(tmp_path, clean_env, name, value):
+    with pytest.raises(ConfigError, match=rf"^{name}: expected a finite number, got {value}"):
+        load_settings({}, _toml(tmp_path, f"[quartet]\n{name} = {value}\n"))
+
+
+@pytest.mark.parametrize("name", sorted(MOST))
+def test_every_number_has_a_range(tmp_path, clean_env, name):
+    too_big = int(MOST[name]) * 10
+    for shown in (too_big, 0, -1):
+        with pytest.raises(ConfigError, match=rf"^{name}: must be positive and at most"):
+            load_settings({}, _toml(tmp_path, f"[quartet]\n{name} = {shown}\n"))
+    assert getattr(load_settings({}, _toml(tmp_path, f"[quartet]\n{name} = 1\n")), name) == 1
+
+
+@pytest.mark.parametrize(
+    ("line", "says"),
+    [
+        ("max_pages = 2.5", "max_pages: expected a whole number, got 2.5"),
+        ("max_pages = true", "max_pages: expected a number, got True"),
+        ('max_pages = "many"', "max_pages: expected a number, got 'many'"),
+        ("stage_timeout = 1e400", "stage_timeout: expected a finite number, got inf"),
+        ("[quartet.stage_timeouts]\nbrowser = nan", "stage_timeouts.browser: expected a finite"),
+        ("[quartet.stage_timeouts]\nfile = 1e9", "stage_timeouts.file: must be positive and"),
+        ('[quartet.prices."openai:m"]\ninput = nan\noutput = 1', "finite, non-negative number"),
+        ('[quartet.prices."openai:m"]\ninput = 1\noutput = inf', "finite, non-negative number"),
+        ("spreadsheet_formulas = 1", "spreadsheet_formulas: expected true or false"),
+    ],
+)
+def test_a_malformed_number_in_quartet_toml_is_named(tmp_path, clean_env, line, says):
+    with pytest.raises(ConfigError, match=re.escape(says)):
+        load_settings({}, _toml(tmp_path, f"[quartet]\n{line}\n"))
+
+
+def test_numbers_from_the_environment_and_flags_are_checked_the_same_way(tmp_path, clean_env):
+    none = tmp_path / "none.toml"
+    clean_env.setenv("QUARTET_STAGE_TIMEOUT", "nan")
+    with pytest.raises(ConfigError, match="stage_timeout: expected a finite number"):
+        load_settings({}, none)
+    clean_env.setenv("QUARTET_STAGE_TIMEOUT", "90.5")
+    assert load_settings({}, none).stage_timeout == 90.5
+    clean_env.setenv("QUARTET_MAX_PAGES", "inf")
+    with pytest.raises(ConfigError, match="max_pages: expected a finite number"):
+        load_settings({}, none)
+    assert load_settings({"max_pages": 7}, none).max_pages == 7  # the flag beats it
+    with pytest.raises(ConfigError, match="max_pages: must be positive and at most 10,000"):
+        load_settings({"max_pages": 10**6}, none)
+
+
+def test_spreadsheet_formulas_are_off_unless_the_user_turns_them_on(tmp_path, clean_env):
+    none = tmp_path / "none.toml"
+    assert load_settings({}, none).tools.spreadsheet_formulas is False
+    on = _toml(tmp_path, "[quartet]\nspreadsheet_formulas = true\n")
+    assert load_settings({}, on).tools.spreadsheet_formulas is True
+    clean_env.setenv("QUARTET_SPREADSHEET_FORMULAS", "false")  # the environment beats the file
+    assert load_settings({}, on).tools.spreadsheet_formulas is False
+    clean_env.setenv("QUARTET_SPREADSHEET_FORMULAS", "1")
+    assert load_settings({}, none).tools.spreadsheet_formulas is True
+    assert ToolSettings.from_env({"QUARTET_SPREADSHEET_FORMULAS": "yes"}).spreadsheet_formulas

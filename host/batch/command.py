@@ -13,7 +13,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from ..config import ConfigError, load_settings, make_runs_dir
+from ..config import MAX_SECONDS, ConfigError, load_settings, make_runs_dir
 from .questions import read_questions
 from .state import DONE, BatchState
 
@@ -30,8 +30,11 @@ def _check(args: argparse.Namespace) -> None:
         raise ConfigError(f"--concurrency: must be positive, got {args.concurrency}")
     if args.retries is not None and args.retries < 0:
         raise ConfigError(f"--retries: must be 0 or more, got {args.retries}")
-    if args.timeout is not None and args.timeout <= 0:
-        raise ConfigError(f"--timeout: must be positive, got {args.timeout:g}")
+    if args.timeout is not None and not 0 < args.timeout <= MAX_SECONDS:  # NaN too
+        raise ConfigError(
+            f"--timeout: must be more than 0 and at most {MAX_SECONDS:g} seconds, "
+            f"got {args.timeout:g}"
+        )
 
 
 def _ray_engine(args: argparse.Namespace) -> Any:

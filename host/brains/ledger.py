@@ -15,6 +15,7 @@ without a price of their own are priced as input.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Mapping
 from dataclasses import asdict, dataclass
 from typing import Any
@@ -57,7 +58,7 @@ class ModelPrice:
 
         Raises:
             ValueError: the table is not a table, misses ``input`` or ``output``, has an
-                unknown field, or a price is not a non-negative number.
+                unknown field, or a price is not a finite, non-negative number.
         """
         where = f'prices."{model}"'
         if not isinstance(raw, Mapping):
@@ -72,8 +73,11 @@ class ModelPrice:
             raise ValueError(f"{where}: {' and '.join(missing)} price missing")
         values: dict[str, float] = {}
         for name, value in raw.items():
-            if isinstance(value, bool) or not isinstance(value, int | float) or value < 0:
-                raise ValueError(f"{where}.{name}: expected a non-negative number, got {value!r}")
+            number = isinstance(value, int | float) and not isinstance(value, bool)
+            if not (number and math.isfinite(value) and value >= 0):
+                raise ValueError(
+                    f"{where}.{name}: expected a finite, non-negative number, got {value!r}"
+                )
             values[name] = float(value)
         return cls(**values)
 

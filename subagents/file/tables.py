@@ -18,7 +18,10 @@ from openpyxl.cell.cell import ILLEGAL_CHARACTERS_RE
 from openpyxl.utils.cell import coordinate_from_string, get_column_letter, range_boundaries
 from openpyxl.utils.exceptions import CellCoordinatesException
 
+from ..cells import NUMBER as _NUMBER
+from ..cells import csv_field, formula_like
 from ..results import ok
+from ..settings import ToolSettings
 from .guard import ToolInputError, file_tool
 from .limits import (
     CSV_FIELD_LIMIT,
@@ -42,10 +45,6 @@ from .sniff import binary_kind, decode_text
 # Fields are parsed up to 1 MiB (the csv default stops at 128 KiB); display is clipped.
 csv.field_size_limit(CSV_FIELD_LIMIT)
 
-_NUMBER = re.compile(r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?")
-#: First characters that make a spreadsheet program read a cell as a formula (OWASP CSV
-#: injection): ``= + - @``, and tab or carriage return, which some programs skip first.
-_FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 _FORMULA_TAG = re.compile(rb"<(?:\w{1,32}:)?f[\s>/]")
 #: Elements whose ``ref`` area openpyxl fills with one object per cell when it loads a
 #: workbook for editing: merged areas and hyperlink ranges.
@@ -249,17 +248,13 @@ def _as_text(value: Any, where: str) -> str:
     raise ToolInputError(f"Error: {where} must be text, got {type(value).__name__}.")
 
 
-def _formula_like(text: str) -> bool:
-    """Whether a spreadsheet program would take ``text`` for a formula (a plain number not)."""
-    return text.startswith(_FORMULA_START) and not _NUMBER.fullmatch(text.strip())
+def _formulas_allowed(settings: object) -> bool:
+    """Whether the Host's settings let the writers store formulas (off unless configured).
 
-
-def _csv_field(text: str) -> str:
-    """A CSV field that a spreadsheet program opens as the text it is, never as a formula.
-
-    A leading apostrophe is what spreadsheet programs take to mean "this is text".
+    The choice is the user's, made in ``quartet.toml`` (``spreadsheet_formulas``) or the
+    environment, never a tool parameter: a model cannot turn it on.
     """
-    return "'" + text if _formula_like(text) else text
+    return isinstance(settings, ToolSettings) and settings.spreadsheet_formulas is True
 
 
 def _grid(values: object, name: str) -> list[list[str]]:
@@ -277,7 +272,7 @@ def _grid(values: object, name: str) -> list[list[str]]:
 
 @file_tool
 async def csv_write(
-    path: str, rows: list[list[str]], service: object, formulas: bool = False
+    path: str, rows: list[list[str]], service: object, settings: object = None
 ) -> ToolResponse:
     """Create or replace a CSV file from rows of text fields (UTF-8 with BOM, comma-separated).
 
@@ -291,14 +286,11 @@ async def csv_write(
         path (str): Logical absolute path of the CSV file to write, e.g. /workspace/table.csv.
         rows (list[list[str]]): The rows, first row usually the header,
             e.g. [["name", "city"], ["张三", "北京"]].
-        formulas (bool): Write fields starting with "=" and the like exactly as given, so
-            that a spreadsheet program computes them as formulas. Only when the user asked
-            for formulas; default false.
     """
     grid = _grid(rows, "rows")
     service.check(path, "write")
-    if not formulas:
-        grid = [[_csv_field(f) for f in row] for row in grid]
+    if not _formulas_allowed(settings):
+        grid = [[csv_field(f) for f in row] for row in grid]
     buf = io.StringIO()
     # Rows end in CRLF (RFC 4180), which also makes the writer quote a field holding a
     # lone carriage return; with "\n" it would be written bare and split the row.
@@ -673,23 +665,20 @@ async def xlsx_write_cells(
     range: str,
     values: list[list[str]],
     service: object,
-    formulas: bool = False,
+    settings: object = None,
 ) -> ToolResponse:
     """Write values into cells of an Excel workbook (.xlsx); creates the file or sheet if needed.
 
     Other cells, sheets and formulas of an existing workbook are kept. Text that looks
     like a plain number ("42", "-3", "3.5") is stored as a number (but not "007" or 16+
     digit IDs). Text starting with =, +, -, @, a tab or a carriage return is stored as
-    text, never as a formula, unless formulas is true.
+    text, never as a formula.
 
     Args:
         path (str): Logical absolute path of the .xlsx file, e.g. /workspace/summary.xlsx.
         range (str): Where to write in A1 notation, optionally with a sheet: the top-left
             cell ('B2', 'Sheet2!A1') or the exact area ('A1:C3', whose size must match values).
         values (list[list[str]]): Rows of cell values, e.g. [["城市", "人口"], ["北京", "2189"]].
-        formulas (bool): Store text starting with "=" as a formula (not calculated here;
-            a spreadsheet program computes it when it opens the file). Only when the user
-            asked for formulas; default false.
     """
     if not path.lower().endswith(".xlsx"):
         raise ToolInputError(f"Error: {path} must end in .xlsx; xlsx_write_cells writes .xlsx.")
@@ -727,7 +716,7 @@ async def xlsx_write_cells(
     data = None if created else await _load_xlsx_bytes(path, service)
     # openpyxl loads and saves whole workbooks: CPU work, kept off the event loop.
     out, title, sheets, formulas = await asyncio.to_thread(
-        _write_cells, data, path, sheet, r1, c1, grid, formulas
+        _write_cells, data, path, sheet, r1, c1, grid, _formulas_allowed(settings)
     )
     entry = await service.write_bytes(path, out)
     target = _a1(title, c1, r1, c1 + width - 1, r1 + height - 1)
@@ -782,7 +771,7 @@ def _write_cells(
     for i, row in enumerate(grid):
         for j, text in enumerate(row):
             cell = ws.cell(row=r1 + i, column=c1 + j, value=_typed(text))
-            if isinstance(cell.value, str) and _formula_like(text):
+            if isinstance(cell.value, str) and formula_like(text):
                 if formulas and text.startswith("="):
                     continue
                 cell.data_type = "s"

@@ -1,5 +1,14 @@
-"""The one way search providers talk HTTP: timeouts, one bounded retry on 429, and failures
-classified into short reasons that never carry a key.
+"""The one way search providers talk HTTP: the Browser's network guard, bounded bodies,
+timeouts, one bounded retry on 429, and failures classified into short reasons that never
+carry a key.
+
+Every connection, the first request's and each redirect hop's, is opened by the guarded
+transport of :mod:`subagents.net.netpin` under the run's network policy, so a results page
+or an API that redirects to a private address is refused like a page the Browser is sent
+to. The policy is the Browser's plus one exemption: the exact ``host:port`` of each search
+endpoint configured in the settings (``QUARTET_<SOURCE>_URL``), which the user named
+(:func:`search_policy`). Bodies are decoded a bounded piece at a time
+(:mod:`subagents.net.decode`) and refused beyond :data:`MAX_BODY_BYTES`.
 
 Every failure a provider cannot turn into results is raised as :class:`SearchUnavailable`
 with a reason a model can read; the tool layer turns it into ``unavailable(reason)``.
@@ -8,20 +17,27 @@ with a reason a model can read; the tool layer turns it into ``unavailable(reaso
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import email.utils
 import functools
+import ipaddress
 import json
 import logging
 import ssl
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import AsyncIterator, Callable, Iterable, Mapping
+from contextlib import aclosing
 from typing import Any
 from urllib.parse import urlsplit
 
 import httpx
 
+from ..net.decode import ACCEPT_ENCODING, BodyError, decoded_body
+from ..net.netguard import BlockedURLError
+from ..net.netpin import GuardedTransport
 from ..secrets import install_log_scrubbing, scrub
-from ..tape import active_tape, tape_transport
+from ..settings import NetworkPolicy, ToolSettings, network_policy
+from ..tape import tape_transport
 
 logger = logging.getLogger(__name__)
 
@@ -41,6 +57,8 @@ BROWSER_HEADERS = {
     "Accept": "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8",
     "Accept-Language": "en-US,en;q=0.9,zh-CN;q=0.8,zh;q=0.7",
 }
+#: Most bytes a results page or an API answer may decode to; a larger body is refused.
+MAX_BODY_BYTES = 4 * 1024 * 1024
 
 _HTTP_LOGGERS = ("httpx", "httpcore.connection", "httpcore.http11", "httpcore.http2")
 
@@ -64,18 +82,145 @@ def _tls_context() -> ssl.SSLContext:
     return httpx.create_ssl_context()
 
 
-def new_client(timeout: float, headers: Mapping[str, str] | None = None) -> httpx.AsyncClient:
-    """A fresh client with a per-request ``timeout`` in seconds; the caller closes it."""
+class RefusedAddress(httpx.TransportError):
+    """A request, or a redirect hop, to an address the network policy refuses."""
+
+
+class RefusedBody(httpx.DecodingError):
+    """A body refused while it was decoded: too large, a bomb, or broken."""
+
+
+def _origin(url: str) -> tuple[str, int] | None:
+    """``(host, port)`` of an http(s) URL, or None for any other or a malformed one."""
+    try:
+        parts = urlsplit(url)
+        port = parts.port
+    except ValueError:
+        return None
+    scheme, host = parts.scheme.lower(), (parts.hostname or "").rstrip(".").lower()
+    if scheme not in ("http", "https") or not host:
+        return None
+    return host, port or (443 if scheme == "https" else 80)
+
+
+def exempting(policy: NetworkPolicy, urls: Iterable[str]) -> NetworkPolicy:
+    """``policy`` with the ``host:port`` of each of ``urls`` exempt (that port only)."""
+    host_ports, network_ports = set(policy.host_ports), list(policy.network_ports)
+    for origin in filter(None, map(_origin, urls)):
+        host, port = origin
+        try:
+            network_ports.append((ipaddress.ip_network(host), port))
+        except ValueError:
+            host_ports.add((host, port))
+    return dataclasses.replace(
+        policy, host_ports=frozenset(host_ports), network_ports=tuple(dict.fromkeys(network_ports))
+    )
+
+
+def search_policy(settings: object) -> NetworkPolicy:
+    """The network policy of the search sources under ``settings``.
+
+    The Browser's policy (``QUARTET_ALLOW_HOSTS``, ``QUARTET_NETWORK``) plus the exact
+    ``host:port`` of every endpoint the settings configure: a user who points a source
+    at a local engine names that one service, and nothing else on its host. Redirects
+    and Sogou's link pages elsewhere are judged by the Browser's rules alone.
+    """
+    policy = network_policy(settings)
+    if not isinstance(settings, ToolSettings):
+        return policy
+    lang = settings.wiki_lang
+    return exempting(policy, (u.replace("{lang}", lang) for u in settings.endpoints.values()))
+
+
+class _BoundedBody(httpx.AsyncByteStream):
+    """The decoded body of a raw response, refused beyond ``cap`` bytes."""
+
+    def __init__(self, raw: httpx.Response, cap: int) -> None:
+        self._raw, self._cap = raw, cap
+
+    async def __aiter__(self) -> AsyncIterator[bytes]:
+        request, host = self._raw.request, host_of(str(self._raw.url))
+        produced = 0
+        try:
+            async with aclosing(decoded_body(self._raw)) as body:
+                async for piece in body:
+                    produced += len(piece)
+                    if produced > self._cap:
+                        raise RefusedBody(
+                            f"the answer of {host} is larger than "
+                            f"{self._cap // (1024 * 1024)} MiB once decoded",
+                            request=request,
+                        )
+                    yield piece
+        except BodyError as exc:
+            what = (
+                "is cut short or corrupt"
+                if exc.outside
+                else "is a decompression bomb or uses stacked or unknown encodings"
+            )
+            raise RefusedBody(f"the answer of {host} {what}", request=request) from None
+
+    async def aclose(self) -> None:
+        await self._raw.aclose()
+
+
+class SearchTransport(httpx.AsyncBaseTransport):
+    """Sends through the guarded transport and hands on bodies decoded under a cap.
+
+    Args:
+        inner: The transport that connects (the guarded one, behind the tape if any).
+        cap: Most decoded bytes of one body.
+    """
+
+    def __init__(self, inner: httpx.AsyncBaseTransport, cap: int = MAX_BODY_BYTES) -> None:
+        self._inner, self._cap = inner, cap
+
+    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        """One request on its own connection; its body arrives decoded and bounded.
+
+        Raises RefusedAddress when the policy refuses the host's addresses.
+        """
+        request.headers["Connection"] = "close"  # one response a connection (see netpin)
+        request.headers["Accept-Encoding"] = ACCEPT_ENCODING
+        try:
+            raw = await self._inner.handle_async_request(request)
+        except BlockedURLError as exc:
+            reason = str(exc).removeprefix("Error: ")
+            raise RefusedAddress(reason, request=request) from None
+        raw.request = request
+        headers = [
+            (k, v)
+            for k, v in raw.headers.multi_items()
+            if k.lower() not in ("content-encoding", "content-length")
+        ]
+        return httpx.Response(
+            raw.status_code,
+            headers=headers,
+            stream=_BoundedBody(raw, self._cap),
+            request=request,
+            extensions=raw.extensions,
+        )
+
+    async def aclose(self) -> None:
+        await self._inner.aclose()
+
+
+def new_client(
+    timeout: float, policy: NetworkPolicy, headers: Mapping[str, str] | None = None
+) -> httpx.AsyncClient:
+    """A fresh client with a per-request ``timeout`` in seconds; the caller closes it.
+
+    Every connection it opens obeys ``policy`` (redirects included), and every body it
+    reads is decoded under :data:`MAX_BODY_BYTES`. Proxy variables are not used, as in
+    the Browser: a proxy would connect where the guard cannot look.
+    """
     install_log_redaction()
-    taped = None  # the default transport, which honours the proxy variables
-    if active_tape() is not None:
-        taped = tape_transport(httpx.AsyncHTTPTransport(verify=_tls_context()))
+    guarded = GuardedTransport(_tls_context(), policy)
     return httpx.AsyncClient(
         timeout=httpx.Timeout(timeout),
         headers=dict(headers or {"User-Agent": API_USER_AGENT}),
         follow_redirects=True,
-        verify=_tls_context(),
-        transport=taped,
+        transport=SearchTransport(tape_transport(guarded)),
     )
 
 
@@ -127,6 +272,10 @@ async def get(
             raise SearchUnavailable(
                 f"{source} did not answer {within} ({type(exc).__name__})"
             ) from None
+        except RefusedAddress as exc:
+            raise SearchUnavailable(f"{source} led to an address that is refused: {exc}") from None
+        except RefusedBody as exc:
+            raise SearchUnavailable(f"{source} answered with a refused body: {exc}") from None
         except httpx.HTTPError as exc:
             raise SearchUnavailable(
                 f"could not reach {source} at {host_of(url)} ({type(exc).__name__})"

@@ -18,7 +18,7 @@ from agentscope.tool import ToolResponse
 from ..results import error, ok, unavailable
 from ..secrets import scrub
 from ..settings import ToolSettings
-from .http import RETRY_AFTER_CAP, SearchUnavailable, new_client
+from .http import RETRY_AFTER_CAP, SearchUnavailable, new_client, search_policy
 from .providers import bing, github, google, sogou, wiki
 from .render import Item, render
 
@@ -36,7 +36,8 @@ async def run_source(
     """Validate the query, run one provider in a fresh client, render or classify the outcome.
 
     ``settings`` is the run's :class:`~subagents.settings.ToolSettings` (endpoints, keys,
-    timeout); without it the real services are used with no keys.
+    timeout, network policy); without it the real services are used with no keys. The
+    client obeys the network policy on every connection (see :func:`.http.search_policy`).
     """
     config = settings if isinstance(settings, ToolSettings) else ToolSettings()
     if not isinstance(query, str) or not query.strip():
@@ -54,7 +55,7 @@ async def run_source(
     keys = list(config.keys.values())
     started = time.perf_counter()
     try:
-        async with new_client(config.search_timeout) as client:
+        async with new_client(config.search_timeout, search_policy(config)) as client:
             items = await asyncio.wait_for(provider(client, query, config), deadline)
     except SearchUnavailable as exc:
         logger.info("%s unavailable: %s", tool, scrub(exc.reason, keys))

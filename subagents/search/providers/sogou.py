@@ -58,7 +58,7 @@ async def search(client: httpx.AsyncClient, query: str, settings: ToolSettings) 
         )
         if len(found) >= MAX_RESULTS:
             break
-    urls = await asyncio.gather(*(_resolve(client, href) for _, href, _ in found))
+    urls = await asyncio.gather(*(_resolve(client, href, base) for _, href, _ in found))
     items = [Item(t, url, snippet) for (t, _, snippet), url in zip(found, urls, strict=True)]
     recognised = bool(
         doc.xpath(
@@ -95,9 +95,32 @@ def _snippet(block: Element) -> str:
     return ""
 
 
-async def _resolve(client: httpx.AsyncClient, href: str) -> str:
-    """The target of a ``/link?url=`` redirect; the redirect itself if it cannot be read."""
-    if not urlsplit(href).path.endswith("/link"):
+def _site(url: str) -> tuple[str, str, int] | None:
+    """``(scheme, host, port)`` of an http(s) URL, None for any other or a malformed one."""
+    try:
+        parts = urlsplit(url)
+        scheme, port = parts.scheme.lower(), parts.port
+    except ValueError:
+        return None
+    if scheme not in ("http", "https") or not parts.hostname:
+        return None
+    return scheme, parts.hostname, port or (443 if scheme == "https" else 80)
+
+
+def _same_site(href: str, base: str) -> bool:
+    """Whether ``href`` is on the configured site (the scheme, host and port of ``base``)."""
+    site = _site(href)
+    return site is not None and site == _site(base)
+
+
+async def _resolve(client: httpx.AsyncClient, href: str, base: str) -> str:
+    """The target of a ``/link?url=`` redirect; the redirect itself if it cannot be read.
+
+    Only Sogou's own link pages (on the configured site) are fetched, through the
+    guarded client like every request: a results page cannot have another address
+    fetched and its body read back as a result.
+    """
+    if not urlsplit(href).path.endswith("/link") or not _same_site(href, base):
         return href
     try:
         response = await client.get(href, headers=BROWSER_HEADERS, follow_redirects=False)

@@ -4,6 +4,12 @@
 Each row: the question, its status and exit code, the sub-questions answered, the
 citations, the time and tokens, the attempts, the run folder and the report (a link in
 the HTML and the workbook, relative to the batch folder).
+
+A question is the user's text, and an error may quote a page: every text is written as
+text. Control characters are replaced (an .xlsx cell cannot hold them, and a terminal
+would obey them), and a text that a spreadsheet program would run as a formula (``=``,
+``+``, ``-``, ``@``, tab, carriage return) is kept as text: with a leading apostrophe in
+the CSV, as a quote-prefixed text cell in the workbook.
 """
 
 from __future__ import annotations
@@ -13,6 +19,8 @@ import html
 import os
 from pathlib import Path
 from typing import Any
+
+from subagents.cells import csv_field, formula_like, without_controls
 
 from .state import DONE, BatchState, Job
 
@@ -36,9 +44,9 @@ FILES = ("summary.csv", "summary.xlsx", "summary.html")
 
 
 def row(job: Job) -> dict[str, Any]:
-    """The summary row of one question."""
+    """The summary row of one question, every text without control characters."""
     result = job.result or {}
-    return {
+    found = {
         "index": job.index,
         "question": job.question,
         "status": result.get("status") if job.status == DONE else job.status,
@@ -54,6 +62,7 @@ def row(job: Job) -> dict[str, Any]:
         "report": result.get("report"),
         "error": job.error,
     }
+    return {k: without_controls(v) if isinstance(v, str) else v for k, v in found.items()}
 
 
 def _link(report: str | None, folder: Path) -> str | None:
@@ -65,7 +74,14 @@ def write_csv(path: Path, rows: list[dict[str, Any]]) -> None:
         writer = csv.writer(fh)
         writer.writerow([title for _, title in COLUMNS])
         for r in rows:
-            writer.writerow(["" if r[key] is None else r[key] for key, _ in COLUMNS])
+            writer.writerow([_csv_value(r[key]) for key, _ in COLUMNS])
+
+
+def _csv_value(value: Any) -> Any:
+    """A CSV field: empty for None, a text never read as a formula."""
+    if value is None:
+        return ""
+    return csv_field(value) if isinstance(value, str) else value
 
 
 def write_xlsx(path: Path, rows: list[dict[str, Any]]) -> None:
@@ -81,6 +97,10 @@ def write_xlsx(path: Path, rows: list[dict[str, Any]]) -> None:
     report_col = [key for key, _ in COLUMNS].index("report") + 1
     for r in rows:
         sheet.append([r[key] for key, _ in COLUMNS])
+        for cell in sheet[sheet.max_row]:
+            if isinstance(cell.value, str) and formula_like(cell.value):
+                # what typing an apostrophe first does: the cell is text, never a formula
+                cell.data_type, cell.quotePrefix = "s", True
         link = _link(r["report"], path.parent)
         if link:
             cell = sheet.cell(row=sheet.max_row, column=report_col)
@@ -122,9 +142,9 @@ def write_html(path: Path, rows: list[dict[str, Any]], state: BatchState) -> Non
 <html lang="en"><head><meta charset="utf-8"><title>{html.escape(title)}</title>
 <style>{STYLE}</style></head><body>
 <h1>{html.escape(title)}</h1>
-<p>{len(rows)} questions from {html.escape(state.source)}: {counts["done"]} done,
+<p>{len(rows)} questions from {html.escape(without_controls(state.source))}: {counts["done"]} done,
 {counts["failed"]} failed, {counts["pending"] + counts["running"]} not run.
-Model: {html.escape(state.model)}.</p>
+Model: {html.escape(without_controls(state.model))}.</p>
 <table><thead><tr>{head}</tr></thead><tbody>
 {body}
 </tbody></table></body></html>

@@ -24,7 +24,14 @@ from typing import Any, TypeVar
 
 import yaml
 
-from research.plan import MAX_SUBQUESTIONS, Plan, SubQuestion, keyword_queries, validated
+from research.plan import (
+    MAX_QUERIES,
+    MAX_SUBQUESTIONS,
+    Plan,
+    SubQuestion,
+    keyword_queries,
+    validated,
+)
 
 T = TypeVar("T")
 DEFAULTS = ("deny", "approve")
@@ -222,29 +229,98 @@ def default_approver(default: str) -> Ask:
 # -- the plan -----------------------------------------------------------------------
 
 
+#: The largest plan file read: six parts with four queries each fit in a few KiB.
+MAX_PLAN_BYTES = 64 * 1024
+#: The longest text of a part and of a query in a plan file (the planner's own limits).
+MAX_PART_CHARS, MAX_QUERY_CHARS = 400, 200
+
+
+class _PlanLoader(yaml.SafeLoader):
+    """YAML without aliases. A plan has no use for them, and a few nested ones expand to
+    gigabytes once the plan is read (the "billion laughs"), so the first is refused
+    before anything is built."""
+
+    def compose_node(self, parent: Any, index: Any) -> Any:
+        if self.check_event(yaml.AliasEvent):
+            mark = self.peek_event().start_mark
+            raise yaml.composer.ComposerError(
+                None, None, "aliases (*name) are not accepted in a plan", mark
+            )
+        return super().compose_node(parent, index)
+
+
+def _plan_data(path: Path) -> Any:
+    """The parsed plan file: at most :data:`MAX_PLAN_BYTES`, UTF-8, YAML without aliases
+    (JSON is YAML too). ValueError says what is wrong."""
+    try:
+        with Path(path).open("rb") as fh:
+            data = fh.read(MAX_PLAN_BYTES + 1)
+    except OSError as exc:
+        raise ValueError(f"--plan {path}: cannot read it ({exc.strerror or exc})") from None
+    if len(data) > MAX_PLAN_BYTES:
+        raise ValueError(
+            f"--plan {path}: larger than {MAX_PLAN_BYTES // 1024} KiB; a plan is a short "
+            "list of sub-questions"
+        )
+    try:
+        return yaml.load(data.decode("utf-8"), Loader=_PlanLoader)  # a SafeLoader
+    except UnicodeDecodeError:
+        raise ValueError(f"--plan {path}: not UTF-8 text") from None
+    except yaml.MarkedYAMLError as exc:
+        mark = exc.problem_mark
+        where = f", line {mark.line + 1}, column {mark.column + 1}" if mark else ""
+        raise ValueError(f"--plan {path}: cannot read it ({exc.problem}{where})") from None
+    except yaml.YAMLError as exc:
+        raise ValueError(f"--plan {path}: cannot read it ({' '.join(str(exc).split())})") from None
+    except RecursionError:
+        raise ValueError(f"--plan {path}: nested too deeply to be a plan") from None
+
+
+def _plan_part(item: Any, number: int) -> dict[str, Any]:
+    """Part ``number`` of a plan file as ``{"text", "queries"}``, its types and lengths
+    checked; ValueError (without the file name) says what is wrong."""
+    if isinstance(item, str):
+        text, queries = item, []
+    elif isinstance(item, dict) and isinstance(item.get("text"), str):
+        text, queries = item["text"], item.get("queries") or []
+    else:
+        raise ValueError(f"sub-question {number}: each sub-question is a text or has a 'text'")
+    if len(text) > MAX_PART_CHARS:
+        raise ValueError(f"sub-question {number}: longer than {MAX_PART_CHARS} characters")
+    scalar = (str, int, float)
+    if not isinstance(queries, list) or not all(
+        isinstance(q, scalar) and not isinstance(q, bool) for q in queries
+    ):
+        raise ValueError(f"sub-question {number}: 'queries' must be a list of texts")
+    if len(queries) > MAX_QUERIES:
+        raise ValueError(f"sub-question {number}: at most {MAX_QUERIES} queries")
+    if any(len(str(q)) > MAX_QUERY_CHARS for q in queries):
+        raise ValueError(
+            f"sub-question {number}: a query is longer than {MAX_QUERY_CHARS} characters"
+        )
+    return {"text": text, "queries": [str(q) for q in queries]}
+
+
 def plan_from_file(path: Path, question: str) -> Plan:
     """A plan written by the user, in YAML or JSON.
 
     Either ``{"subquestions": [...]}`` or the list alone; each item a sub-question's
     text or ``{"text": ..., "queries": [...]}``. Missing queries are made from the text.
-    ValueError says what is wrong.
+    The file is checked before anything is built from it: its size, no YAML aliases, and
+    the types, counts and lengths of its parts and queries. ValueError says what is wrong.
     """
-    try:
-        raw = yaml.safe_load(Path(path).read_text(encoding="utf-8"))
-    except (OSError, yaml.YAMLError) as exc:
-        raise ValueError(f"--plan {path}: cannot read it ({exc})") from None
+    raw = _plan_data(path)
     items = raw.get("subquestions") if isinstance(raw, dict) else raw
     if not isinstance(items, list):
         raise ValueError(f"--plan {path}: expected a list of sub-questions")
-    subs = []
-    for item in items:
-        if isinstance(item, str):
-            subs.append({"text": item, "queries": []})
-        elif isinstance(item, dict) and isinstance(item.get("text"), str):
-            queries = item.get("queries") or []
-            subs.append({"text": item["text"], "queries": [str(q) for q in queries]})
-        else:
-            raise ValueError(f"--plan {path}: each sub-question is a text or has a 'text'")
+    if len(items) > MAX_SUBQUESTIONS:
+        raise ValueError(
+            f"--plan {path}: {len(items)} sub-questions; a plan has at most {MAX_SUBQUESTIONS}"
+        )
+    try:
+        subs = [_plan_part(item, n) for n, item in enumerate(items, 1)]
+    except ValueError as exc:
+        raise ValueError(f"--plan {path}: {exc}") from None
     plan, why = validated({"subquestions": subs}, question)
     if plan is None:
         raise ValueError(f"--plan {path}: {why}")

@@ -5,6 +5,12 @@ in ``finally``, or use ``async with``). It holds one automation page for the
 ``browser_*`` tools in its own context; the Chromium tier of ``viewer_fetch`` renders in
 a separate reader context whose few pages are reused.
 
+Pages are untrusted: every step on one is bounded in time (a script that never stops
+cannot hold a task until its stage timeout), a page that did not finish in time is
+closed and never reused, a page the session did not open itself (``window.open``, a
+``target=_blank`` link) is closed as soon as it appears, and no context accepts
+downloads (files are fetched only by ``http_download``, under its caps).
+
 Chromium reaches the network only through the session's :class:`.proxy.GuardedProxy`, a
 proxy on 127.0.0.1 that lives as long as the session: every request, each redirect hop
 and every subresource is checked when it is made and connected only to an address the
@@ -17,6 +23,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import shutil
+import weakref
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -54,8 +61,11 @@ LAUNCH_TIMEOUT_MS = 60_000
 NAVIGATION_TIMEOUT_MS = 20_000
 ACTION_TIMEOUT_MS = 5_000
 #: Seconds a step without a Playwright timeout of its own (opening a context or a page,
-#: closing one) may take before Chromium is taken to be stuck.
+#: reading a page's text or title, closing one) may take before Chromium or the page is
+#: taken to be stuck (the default of ``BrowserSession(step_timeout_s=…)``).
 STEP_TIMEOUT_S = 30.0
+#: What the Chromium tier measures first: how much text the loaded page shows.
+TEXT_LENGTH_JS = "() => (document.body?.innerText || '').length"
 #: Resource types never loaded when a page is only rendered for its text.
 TEXT_ONLY_BLOCKED = frozenset({"image", "media", "font"})
 #: Pages kept open for the Chromium tier of viewer_fetch (renders running at once).
@@ -115,19 +125,27 @@ class BrowserSession:
         executable: str | None = None,
         allow: NetworkPolicy | None = None,
         navigation_timeout_ms: int = NAVIGATION_TIMEOUT_MS,
+        step_timeout_s: float = STEP_TIMEOUT_S,
     ) -> None:
         self._executable = executable
         self.allow = allow or NetworkPolicy()
         self.navigation_timeout_ms = navigation_timeout_ms
+        self.step_timeout_s = step_timeout_s
+        #: Pages the session closed because it had not opened them (popups).
+        self.strays_closed = 0
         self._playwright: Playwright | None = None
         self._browser: Browser | None = None
         self._context: BrowserContext | None = None
         self._page: Page | None = None
         self._lock: asyncio.Lock | None = None
         self._reader: BrowserContext | None = None
-        self._idle: asyncio.Queue[Page] | None = None
-        self._reader_count = 0
+        self._idle: list[Page] = []
+        self._slots: asyncio.Semaphore | None = None
         self._proxy: GuardedProxy | None = None
+        self._own: weakref.WeakSet[Page] = weakref.WeakSet()
+        self._opening = 0
+        self._arrived: list[Page] = []
+        self._closing: set[asyncio.Task[None]] = set()
 
     @property
     def started(self) -> bool:
@@ -187,15 +205,58 @@ class BrowserSession:
         )
 
     async def new_context(self, block: frozenset[str] = frozenset()) -> BrowserContext:
-        """A fresh context; requests for the resource types in ``block`` are never made."""
+        """A fresh context; requests for the resource types in ``block`` are never made.
+
+        It refuses every download (Playwright would otherwise keep them in its temporary
+        folder, outside the run and its caps), and closes every page the session did not
+        open with :meth:`open_page`.
+        """
         context = await (await self.browser()).new_context(
-            java_script_enabled=True, service_workers="block"
+            java_script_enabled=True, service_workers="block", accept_downloads=False
         )
+        context.on("page", self._on_page)
         context.set_default_timeout(ACTION_TIMEOUT_MS)
         context.set_default_navigation_timeout(self.navigation_timeout_ms)
         if block:
             await context.route("**/*", lambda route: _skip(route, block))
         return context
+
+    async def open_page(self, context: BrowserContext) -> Page:
+        """A new page of ``context`` that the session keeps (every other page is closed).
+
+        Playwright reports a new page to the context's ``page`` listeners before
+        ``new_page`` returns it, so pages that appear while the session is opening one
+        wait in :attr:`_arrived` until every opening is over; those that are not the
+        session's own are closed then.
+        """
+        self._opening += 1
+        try:
+            page = await self._bounded(context.new_page(), "open a page")
+            self._own.add(page)
+            return page
+        finally:
+            self._opening -= 1
+            if not self._opening:
+                arrived, self._arrived = self._arrived, []
+                for stray in arrived:
+                    if stray not in self._own:
+                        self._close_stray(stray)
+
+    def _on_page(self, page: Page) -> None:
+        """A page appeared in one of the session's contexts: keep it only if it is ours."""
+        if page in self._own:
+            return
+        if self._opening:
+            self._arrived.append(page)
+            return
+        self._close_stray(page)
+
+    def _close_stray(self, page: Page) -> None:
+        """Close a page the session did not open (a popup), in the background."""
+        self.strays_closed += 1
+        task = asyncio.get_running_loop().create_task(_quiet(page.close(), self.step_timeout_s))
+        self._closing.add(task)
+        task.add_done_callback(self._closing.discard)
 
     async def navigate(self, page: Page, url: str) -> Response | None:
         """``page.goto(url)``, raising BlockedURLError when the proxy refused the page.
@@ -244,70 +305,112 @@ class BrowserSession:
         """The automation page (created on first use, reused afterwards)."""
         if self._page is None or self._page.is_closed():
             if self._context is None:
-                self._context = await _bounded(self.new_context(), "open a browser context")
-            self._page = await _bounded(self._context.new_page(), "open a page")
+                self._context = await self._bounded(self.new_context(), "open a browser context")
+            self._page = await self.open_page(self._context)
         return self._page
+
+    async def _bounded(self, awaitable: Any, what: str) -> Any:
+        """Await a step that has no Playwright timeout of its own, for at most
+        :attr:`step_timeout_s`."""
+        return await _bounded(awaitable, what, self.step_timeout_s)
 
     async def _reader_page(self) -> Page:
         """An idle page of the reader context (images, media and fonts blocked).
 
-        Opening a page costs a renderer process (hundreds of milliseconds), so up to
-        READER_PAGES pages are kept and reused for the Chromium tier.
+        Opening a page costs a renderer process (hundreds of milliseconds), so the pages
+        of finished renders are kept and reused for the Chromium tier (at most
+        READER_PAGES exist at once: :meth:`render` holds one of as many slots).
         """
-        if self._idle is None:
-            self._idle = asyncio.Queue()
-        while not self._idle.empty():
-            page = self._idle.get_nowait()
-            if not page.is_closed():
+        while self._idle:
+            page = self._idle.pop()
+            if not page.is_closed() and page.context is self._reader:
                 return page
-            self._reader_count -= 1
-        if self._reader_count >= READER_PAGES:
-            page = await self._idle.get()
-            if not page.is_closed():
-                return page
-            self._reader_count -= 1
-        self._reader_count += 1
-        try:
+        if self._reader is None:
+            context = await self._bounded(
+                self.new_context(block=TEXT_ONLY_BLOCKED), "open a browser context"
+            )
             if self._reader is None:
-                self._reader = await _bounded(
-                    self.new_context(block=TEXT_ONLY_BLOCKED), "open a browser context"
-                )
-            return await _bounded(self._reader.new_page(), "open a page")
-        except BaseException:
-            self._reader_count -= 1
-            raise
+                self._reader = context
+            else:  # another render opened one meanwhile
+                await _quiet(context.close(), self.step_timeout_s)
+        return await self.open_page(self._reader)
 
     async def render(self, url: str, wait_ms: int = 2_000) -> RenderedPage:
         """Load ``url`` in a reader page and return its DOM after scripts ran.
 
         When the loaded page still shows little text, waits up to ``wait_ms`` for the
-        network to go idle so that script-rendered content can arrive. Raises
-        BlockedURLError when the network guard refused the page or one of its redirects.
+        network to go idle so that script-rendered content can arrive. Every step is
+        bounded (``step_timeout_s``); a page that did not finish in time is closed, never
+        reused. Raises BlockedURLError when the network guard refused the page or one of
+        its redirects, BrowserUnavailableError when Chromium failed or the page did not
+        finish in time.
         """
-        page = await self._reader_page()
-        try:
+        if self._slots is None:
+            self._slots = asyncio.Semaphore(READER_PAGES)
+        slots = self._slots
+        async with slots:
+            page: Page | None = None
+            healthy = False
             try:
-                response = await self.navigate(page, url)
-                chars = await page.evaluate("() => (document.body?.innerText || '').length")
-                if chars < 200:
-                    await _quiet(page.wait_for_load_state("networkidle", timeout=wait_ms))
-                html = await page.content()
-                title = await page.title()
-            except PlaywrightError as exc:
-                await _quiet(page.close())
-                raise BrowserUnavailableError(
-                    f"Chromium could not load {url[:200]}: {str(exc).splitlines()[0]}"
-                ) from None
-            return RenderedPage(
-                url=url,
-                final_url=page.url,
-                status=response.status if response is not None else 0,
-                html=html,
-                title=title,
-            )
-        finally:
-            if self._idle is not None:
-                self._idle.put_nowait(page)
+                page = await self._reader_page()
+                try:
+                    response = await self.navigate(page, url)
+                    where = f"read {url[:200]}"
+                    chars = await self._bounded(page.evaluate(TEXT_LENGTH_JS), where)
+                    if chars < 200:
+                        idle = page.wait_for_load_state("networkidle", timeout=wait_ms)
+                        await _quiet(idle, self.step_timeout_s)
+                    html = await self._bounded(page.content(), where)
+                    title = await self._bounded(page.title(), where)
+                except BlockedURLError:
+                    healthy = True  # the guard refused the address; the page is fine
+                    raise
+                except PlaywrightError as exc:
+                    raise BrowserUnavailableError(
+                        f"Chromium could not load {url[:200]}: {str(exc).splitlines()[0]}"
+                    ) from None
+                healthy = True
+                return RenderedPage(
+                    url=url,
+                    final_url=page.url,
+                    status=response.status if response is not None else 0,
+                    html=html,
+                    title=title,
+                )
+            finally:
+                if page is not None:
+                    await self._release(page, healthy)
+
+    async def _release(self, page: Page, healthy: bool) -> None:
+        """Put a reader page back for the next render, or close it for good."""
+        if healthy and not page.is_closed() and page.context is self._reader:
+            self._idle.append(page)
+        else:
+            await self._discard(page)
+
+    async def _discard(self, page: Page) -> None:
+        """Close a reader page that must not be reused (it failed or ran out of time).
+
+        A page whose renderer is stuck may not close: then the reader context goes with
+        it (the next render opens a fresh one), and if even that does not close in time,
+        the browser and its driver are stopped, to be started again on next use.
+        """
+        timeout = self.step_timeout_s
+        if not page.is_closed():
+            await _quiet(page.close(), timeout)
+        if page.is_closed():
+            return
+        context = page.context
+        if context is not self._reader:
+            return  # its context was already given up
+        self._reader, self._idle = None, []
+        if await _settled(context.close(), timeout):
+            return
+        browser = self._browser
+        self._page = self._context = self._browser = None
+        if browser is not None:
+            await _quiet(browser.close(), timeout)
+        await self._stop_driver()
 
     async def _stop_driver(self) -> None:
         if self._playwright is not None:
@@ -319,16 +422,18 @@ class BrowserSession:
 
         The proxy's record of refusals stays readable (:attr:`blocked`).
         """
+        for task in list(self._closing):
+            task.cancel()  # the contexts' close below closes their pages
         for context in (self._context, self._reader):
             if context is not None:
-                await _quiet(context.close())
+                await _quiet(context.close(), self.step_timeout_s)
         if self._browser is not None:
-            await _quiet(self._browser.close())
+            await _quiet(self._browser.close(), self.step_timeout_s)
         await self._stop_driver()
         if self._proxy is not None:
             await self._proxy.aclose()
         self._page = self._context = self._reader = self._browser = None
-        self._idle, self._reader_count = None, 0
+        self._idle = []
 
 
 #: What cleanup and request routing ignore: the page or browser is going away.
@@ -354,18 +459,27 @@ def _redirect_chain(request: Request) -> list[str]:
     return urls
 
 
-async def _quiet(awaitable: Any) -> None:
-    """Await ``awaitable`` for at most STEP_TIMEOUT_S, ignoring Playwright errors and
-    timeouts (used in cleanup)."""
-    with contextlib.suppress(*_CLEANUP_ERRORS):
-        await asyncio.wait_for(awaitable, STEP_TIMEOUT_S)
-
-
-async def _bounded(awaitable: Any, what: str) -> Any:
-    """Await a step that has no Playwright timeout of its own, for at most STEP_TIMEOUT_S."""
+async def _settled(awaitable: Any, timeout: float | None = None) -> bool:
+    """Await ``awaitable`` for at most ``timeout`` seconds (default STEP_TIMEOUT_S);
+    whether it finished without a Playwright error or a timeout."""
     try:
-        return await asyncio.wait_for(awaitable, STEP_TIMEOUT_S)
+        await asyncio.wait_for(awaitable, STEP_TIMEOUT_S if timeout is None else timeout)
+    except _CLEANUP_ERRORS:
+        return False
+    return True
+
+
+async def _quiet(awaitable: Any, timeout: float | None = None) -> None:
+    """Await ``awaitable`` for at most ``timeout`` seconds (default STEP_TIMEOUT_S),
+    ignoring Playwright errors and timeouts (used in cleanup)."""
+    await _settled(awaitable, timeout)
+
+
+async def _bounded(awaitable: Any, what: str, timeout: float | None = None) -> Any:
+    """Await a step that has no Playwright timeout of its own, for at most ``timeout``
+    seconds (default STEP_TIMEOUT_S)."""
+    seconds = STEP_TIMEOUT_S if timeout is None else timeout
+    try:
+        return await asyncio.wait_for(awaitable, seconds)
     except TimeoutError:
-        raise BrowserUnavailableError(
-            f"Chromium did not {what} within {STEP_TIMEOUT_S:.0f} s"
-        ) from None
+        raise BrowserUnavailableError(f"Chromium did not {what} within {seconds:g} s") from None

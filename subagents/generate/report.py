@@ -13,7 +13,7 @@ cut-off reply never reaches any format.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from subagents.evidence import EvidenceItem
 from subagents.secrets import scrub
@@ -24,6 +24,7 @@ from .labels import LABELS, SOURCES_HEADINGS
 from .notes import Cite, Draft, Point, Section, ids_in, is_research, parse_notes
 from .prose import prose_once
 from .sources import Material
+from .visible import visible
 from .writer import close_cjk_gaps, shape
 
 _CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff\u3040-\u30ff\uac00-\ud7af]")
@@ -199,7 +200,9 @@ _FILE_PLACE = re.compile(r"^(Page|Slide|Sheet) (\S.*)$")
 
 def locator_text(locator: str, lang: str = "en") -> str:
     """Where in a file a quote is, in the report's language: ``Sheet Sections`` stays as
-    it is in English and is ``工作表 Sections`` in Chinese (``第3页``, ``幻灯片 2：…``)."""
+    it is in English and is ``工作表 Sections`` in Chinese (``第3页``, ``幻灯片 2：…``),
+    without invisible format characters (a slide's or sheet's title is the file's text)."""
+    locator = visible(locator)
     match = _FILE_PLACE.match(locator.strip())
     if lang != "zh" or match is None:
         return locator
@@ -227,7 +230,10 @@ def quote_text(span: str, lang: str = "en", limit: int = 300) -> str:
     The words are the span's own, with Markdown link and emphasis syntax removed and
     whitespace collapsed, cut at ``limit`` characters; a quoted table (the report shows
     it in full) is named by its columns and number of rows instead of its raw pipes.
+    Invisible format characters (:func:`.visible.visible`) are left out: the evidence
+    item keeps the exact span, which is what its citation is checked against.
     """
+    span = visible(span)
     lines = [ln for ln in span.strip().splitlines() if ln.strip()]
     rows = [m.group(1) for ln in lines if (m := _TABLE_ROW.match(ln))]
     if len(lines) >= 3 and len(rows) == len(lines) and _RULE_ROW.match(lines[1]):
@@ -238,6 +244,38 @@ def quote_text(span: str, lang: str = "en", limit: int = 300) -> str:
     else:
         text = readable_span(span)
     return text if len(text) <= limit else text[:limit].rstrip() + "…"
+
+
+def _visible_point(point: Point) -> None:
+    point.parts = [visible(p) if isinstance(p, str) else p for p in point.parts]
+
+
+def for_readers(report: Report) -> Report:
+    """``report`` (changed in place) without invisible format characters in anything it
+    shows: its title, summary, headings, points, tables, charts and source titles (see
+    :func:`.visible.visible`; quotes lose them in :func:`quote_text`).
+
+    A page title or span with a right-to-left override would otherwise turn the text
+    after it around in every format. Evidence items keep their exact spans.
+    """
+    report.title = visible(report.title)
+    for point in report.summary:
+        _visible_point(point)
+    for section in report.sections:
+        section.heading = visible(section.heading)
+        for point in section.points:
+            _visible_point(point)
+        for table in section.tables:
+            table.header = [visible(c) for c in table.header]
+            table.rows = [[visible(c) for c in row] for row in table.rows]
+            _visible_point(table.caption)
+            chart = table.chart
+            if chart is not None:
+                chart.title, chart.unit = visible(chart.title), visible(chart.unit)
+                chart.labels = [visible(label) for label in chart.labels]
+                chart.series = [(visible(name), values) for name, values in chart.series]
+    report.citations = [replace(c, title=visible(c.title)) for c in report.citations]
+    return report
 
 
 def _cited_keys(draft: Draft) -> set[str]:

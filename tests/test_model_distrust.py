@@ -5,7 +5,9 @@ OpenAI and Anthropic wire formats on loopback.
 A cut reply is asked again with twice the limit, an empty one asked again; each role
 sends its own output limit. When a reply still fails, the Host's failure is a failed
 stage and the parts it never reached are "not researched", and the writer compiles the
-whole report from the notes, says so in the report, and no cut-off text reaches it.
+whole report from the notes, says so in the report, and no cut-off text reaches it. A
+plan cut off at the limit or written in other languages is replaced by the offline one,
+in both wire formats, with the reason recorded.
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ from typing import Any
 import pytest
 from anthropic_server import ScriptedAnthropic
 from faulty_openai_server import FaultyOpenAI
-from wire_faults import Faults, host, writer
+from wire_faults import Faults, host, planner, writer
 
 from demo.web import demo_world
 from host.brains import (
@@ -34,6 +36,7 @@ from host.brains.output import LIMIT_FIELDS, OutputLimits, parse_limits, role_of
 from host.cli import demo_settings
 from host.config import Settings
 from host.hub import Host
+from research.plan import offline_plan
 from subagents.models import ask_text
 
 CANARY = "sk-distrust-canary-41d2"
@@ -225,3 +228,67 @@ def test_a_writer_cut_twice_gives_a_compiled_report_that_says_so(wire, tmp_path,
         assert "cut off at its output limit" in text, fmt
     assert record["model_calls"]["failures"] == {"truncated": 1}
     assert record["citations"] > 0 and record["exit_code"] == result.exit_code == 0
+
+
+@pytest.mark.parametrize("wire", sorted(SERVERS))
+def test_a_host_cut_twice_is_a_failed_stage_and_its_parts_not_researched(
+    wire, tmp_path, monkeypatch
+):
+    faults = Faults().add("truncated", times=2, when=host)
+    result, record, _ = demo_run(tmp_path, monkeypatch, wire, faults)
+    assert faults.played == ["truncated", "truncated"]
+    assert record["failed_stages"][0] == "host (reply cut at the output limit)"
+    assert {s["status"] for s in record["plan"]["subquestions"]} == {"not researched"}
+    assert record["model_calls"]["failures"] == {"truncated": 1}
+    for fmt, text in reports(result).items():
+        assert text.count("Not researched: the research ended before") == 4, fmt
+    assert record["exit_code"] == result.exit_code == 3
+
+
+@pytest.mark.parametrize("wire", sorted(SERVERS))
+def test_a_host_cut_once_is_asked_again_and_the_research_finishes(wire, tmp_path, monkeypatch):
+    faults = Faults().add("truncated", when=host)
+    result, record, _ = demo_run(tmp_path, monkeypatch, wire, faults)
+    assert faults.played == ["truncated"]
+    assert record["failed_stages"] == [] and record["model_calls"]["faults"] == {"truncated": 1}
+    assert all(s["status"] != "not researched" for s in record["plan"]["subquestions"])
+    assert record["exit_code"] == result.exit_code == 0
+
+
+#: A plan for the English demo question written in German and Chinese.
+FOREIGN_PLAN = {
+    "subquestions": [
+        {"text": "Wie wurde der Große Kanal gebaut?", "queries": ["Großer Kanal Bau"]},
+        {"text": "大运河为何衰落？", "queries": ["大运河 衰落"]},
+    ]
+}
+
+
+@pytest.mark.parametrize("wire", sorted(SERVERS))
+@pytest.mark.parametrize("bad", ["wrong-language", "cut"])
+def test_a_refused_plan_falls_back_to_the_offline_one_with_its_reason(
+    wire, bad, tmp_path, monkeypatch
+):
+    faults = Faults()
+    if bad == "cut":
+        faults.add("truncated", times=2, when=planner)
+    server = SERVERS[wire](plan=FOREIGN_PLAN if bad == "wrong-language" else None, faults=faults)
+    with server:
+        connect(wire, server, monkeypatch)
+        settings = Settings(runs_dir=tmp_path / "runs", formats=("md",), quiet=True)
+        with demo_world(settings.runs_dir) as world:
+            host_ = Host(demo_settings(settings, world), make_brain(f"{wire}:loopback-model"))
+            result = asyncio.run(host_.run(world.question))
+    record = json.loads(result.run.real_path("/internal/run.json").read_text())
+    planner_ = record["plan"]["planner"]
+    assert planner_.startswith("offline (fallback: "), planner_
+    if bad == "wrong-language":
+        assert "in German, not in the question's language (English)" in planner_
+    else:
+        assert faults.played == ["truncated", "truncated"]
+    assert [f["action"] for f in record["plan"]["fallbacks"]] == ["plan replaced"]
+    offline = [s.text for s in offline_plan(result.question).subquestions]
+    assert [s["text"] for s in record["plan"]["subquestions"]] == offline
+    assert len(offline) == 4 and record["plan"]["language"] == "en"
+    assert "大运河 衰落" not in json.dumps(record["delegations"], ensure_ascii=False)
+    assert record["exit_code"] == result.exit_code == 0

@@ -40,7 +40,7 @@ from subagents.spec import SubAgentSpec, check_allowlist
 from subagents.untrusted import neutralise
 
 from .guards import DelegationDepthError, ToolCallRecord, ToolGuard, delegation_scope
-from .interrupt import Interrupt
+from .interrupt import Interrupt, RunInterrupted
 from .notes import research_notes
 from .research import Research
 from .sources import file_source
@@ -70,7 +70,7 @@ class Delegation:
     description: str
     context: dict[str, Any]
     seconds: float = 0.0
-    status: str = "ok"  # ok | failed | timed out | interrupted | capped | refused
+    status: str = "ok"  # ok | failed | timed out | interrupted | stopped | capped | refused
     error: str | None = None
     outcome: dict[str, Any] | None = None
     records: list[ToolCallRecord] = field(default_factory=list)
@@ -449,6 +449,8 @@ class Delegator:
             check_allowlist(agent.toolkit, spec, extra=(*extra, FINISH))
         except DelegationDepthError:
             raise
+        except RunInterrupted as exc:  # its next request was refused: a budget is spent
+            delegation.status, delegation.error = "stopped", scrub(str(exc))
         except Exception as exc:  # one failed task must not sink the run
             delegation.status = "failed"
             delegation.error = scrub(f"{type(exc).__name__}: {exc}")

@@ -61,6 +61,8 @@ def test_a_spent_token_budget_stops_research_and_the_report_says_so(tmp_path, mo
     assert "token budget (100 tokens) was spent" in _report_text(result)
     # tasks in flight end on a refused request that names the budget; the Host has no error
     assert all("token budget is spent" in e for e in record["errors"]), record["errors"]
+    ended = {d["status"] for d in record["delegations"] if d["error"]}
+    assert ended <= {"stopped"} and len(ended) == bool(record["errors"]), ended
     code = _report(result, settings)
     assert code == result.exit_code
     assert "token budget (100 tokens) was spent" in capsys.readouterr().err

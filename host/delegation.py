@@ -31,6 +31,7 @@ from agentscope.message import Msg
 from agentscope.tool import ToolResponse
 
 from fs_service import FsError
+from research.notes import research_notes
 from subagents.evidence import url_key
 from subagents.file.spec import READERS
 from subagents.offline import CallResult
@@ -39,9 +40,9 @@ from subagents.secrets import scrub
 from subagents.spec import SubAgentSpec, check_allowlist
 from subagents.untrusted import neutralise
 
+from .budget import amount
 from .guards import DelegationDepthError, ToolCallRecord, ToolGuard, delegation_scope
 from .interrupt import Interrupt, RunInterrupted
-from .notes import research_notes
 from .research import Research
 from .sources import file_source
 from .stages import delegation_msg, kept, summarize
@@ -178,10 +179,11 @@ class Delegator:
                 return prepared
             sub_id, ctx = prepared
             if spec.name == "generate":
+                stop = self.interrupt.budget
                 written = research_notes(
                     self.research,
                     interrupted=self.interrupt.count > 0,
-                    budget=self.interrupt.budget,
+                    budget=(stop["budget"], amount(stop, "limit")) if stop else None,
                 )
                 await self.service.write_text(NOTES_PATH, written)
             delegation = await self._delegate(spec, description, ctx, sub_id)

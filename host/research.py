@@ -32,11 +32,12 @@ from research.relevance import (
     Glossary,
     Scored,
     assessed,
+    entity,
     page_salience,
     score_text,
 )
 from research.selection import Quote, informative
-from research.tables import Found, table_score, tables_in
+from research.tables import Found, file_title, table_score, tables_in
 from research.text import links, plain, terms
 from subagents.evidence import EvidenceItem, EvidenceLedger, PageRecord, sidecar_path, url_key
 from subagents.search.render import result_list
@@ -354,6 +355,10 @@ class Research:
                 self._promote(sid)
         self._score_tables(path, text, title, kind)
 
+    def item(self, ev_id: str) -> EvidenceItem | None:
+        """The evidence item with this id (None when the ledger has none)."""
+        return self.ledger.get(ev_id)
+
     def cite(self, path: str, start: int, end: int, locator: str = "") -> EvidenceItem:
         """The ledger's item quoting ``start:end`` of the source read at ``path``."""
         item = EvidenceItem(
@@ -398,7 +403,15 @@ class Research:
         self.promoted[sid] = taken
 
     def _score_tables(self, path: str, text: str, title: str, kind: str) -> None:
-        """Each table of a source, cited as its exact block, scored against every part."""
+        """Each table of a source, cited as its exact block, scored against every part.
+
+        A file's table has no page title to say what it is about: a file read for the
+        question is taken to be about its subject (a name such as ``sections.xlsx`` does
+        not say which river), so the subject's name joins the file's name and sheet as its
+        title; a file's table is cited with its sheet as locator.
+        """
+        if kind == "file":
+            title = f"{entity(self.plan.question)} {file_title(self.sources[path].url)}"
         for found in tables_in(text):
             if len(found.rows) < 2:
                 continue

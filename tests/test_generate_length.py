@@ -12,11 +12,12 @@ from generate_samples import write_page
 from scripted import call_tool as call
 
 from research.facts import first_year
+from research.labels import RESEARCH_MARKER
 from research.relevance import THRESHOLD, Focus
 from research.tables import Found, table_score
 from research.text import is_instruction
 from subagents import build_toolkit
-from subagents.generate.notes import RESEARCH_MARKER, Cite, Point
+from subagents.generate.notes import Cite, Point
 from subagents.generate.writer import chronological
 from subagents.results import text_of
 

@@ -21,10 +21,10 @@ from pptx.util import Emu, Inches
 from render_samples import SAMPLES, RenderSample
 from scripted import call_tool as call
 
+from research.labels import label
 from subagents import build_toolkit
 from subagents.generate.charts import cell_number, chart_for, chart_png, chart_svg
 from subagents.generate.html import SWIPE_COLUMNS
-from subagents.generate.labels import label
 from subagents.generate.notes import Point, Table
 from subagents.generate.report import in_brackets, quote_text
 from subagents.results import text_of

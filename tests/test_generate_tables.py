@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from host.notes import _disagreement_line, research_notes, summary_choice, table_caption
 from host.research import Research, Source
 from research.disagreements import Claim, Disagreement
 from research.facts import leans_on_context, points_back
+from research.notes import _disagreement_line, research_notes, summary_choice, table_caption
 from research.plan import Plan, SubQuestion
 from research.tables import announces_table, file_title, table_after, tables_in
 from subagents.evidence import EvidenceItem, EvidenceLedger

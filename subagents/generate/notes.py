@@ -34,11 +34,10 @@ from markdown_it import MarkdownIt
 from markdown_it.rules_inline import StateInline
 from markdown_it.token import Token
 
+from research.labels import RESEARCH_MARKER, section_kind
+
 #: First line of every Markdown report this package writes.
 REPORT_MARKER = "<!-- quartet-report: [n] markers cite the numbered Sources below -->"
-#: First line of the research notes the Host writes: candidate evidence, best first, for
-#: the writer to choose from (see :mod:`.writer`); other notes are used as written.
-RESEARCH_MARKER = "<!-- quartet-research: candidates best first -->"
 
 EV_ID = r"ev-[0-9a-fA-F]{12}"
 _KEY = rf"(?:{EV_ID}|\d{{1,4}})"
@@ -205,8 +204,6 @@ def parse_notes(text: str) -> Draft:
     A Markdown table becomes a :class:`Table` of its section; a paragraph right after it
     that starts with "Table:" (or "表：") is its caption, with the markers citing it.
     """
-    from .labels import section_kind
-
     tokens = parser().parse(text)
     draft = Draft()
     current: Section | None = None

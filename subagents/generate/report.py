@@ -15,12 +15,12 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field, replace
 
+from research.labels import LABELS, SOURCES_HEADINGS
 from subagents.evidence import EvidenceItem
 from subagents.secrets import scrub
 from subagents.untrusted import neutralise, wrap
 
 from .citations import Citation, CitationChecker, Dropped, check_draft, last_sentence
-from .labels import LABELS, SOURCES_HEADINGS
 from .notes import Cite, Draft, Point, Section, ids_in, is_research, parse_notes
 from .prose import prose_once
 from .sources import Material

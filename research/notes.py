@@ -1,6 +1,6 @@
-"""The research notes the Host hands the writer: the findings by sub-question.
+"""The research notes handed to the writer: the findings by sub-question.
 
-The notes are Markdown in the notes format of the Generate subagent:
+The notes are Markdown in the notes format the Generate subagent reads:
 
 - the question as the title, and a lead that answers each answered part with its best
   cited sentence (the report's summary);
@@ -13,59 +13,92 @@ The notes are Markdown in the notes format of the Generate subagent:
 
 When nothing relevant was found at all, the notes say only that, with what was searched,
 what failed and what was read but off-topic — and cite nothing.
+
+The notes read the run's research state through :class:`Findings` (the Host's research
+state provides it); the only thing they add to it is the evidence items that cite the
+disagreements' values.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
+from typing import Any, Protocol
 
-from research.disagreements import (
-    Disagreement,
-    Stored,
-    find_disagreements,
-    measure_name,
-    value_text,
-)
-from research.plan import SubQuestion
-from research.relevance import THRESHOLD, entity
-from research.selection import Quote
-from research.selection import summary_choice as choose_summary
-from research.tables import (
-    TableOption,
-    announces_table,
-    choose,
-    file_title,
-    table_after,
-    table_score,
-    tables_in,
-)
-from research.text import language
-from subagents.generate.labels import label
-from subagents.generate.notes import RESEARCH_MARKER
+from .disagreements import Disagreement, Stored, find_disagreements, measure_name, value_text
+from .labels import RESEARCH_MARKER, label
+from .plan import Plan, SubQuestion
+from .relevance import Focus, entity
+from .selection import Quote
+from .selection import summary_choice as choose_summary
+from .tables import Found, TableOption, announces_table, choose, table_after
+from .text import language
 
-from .budget import amount
-from .research import Research
+
+class Cited(Protocol):
+    """An evidence item as the notes read it."""
+
+    url: str
+    span: str
+    start: int
+    page_path: str
+
+
+class SourceRead(Protocol):
+    """A page or file read in the run."""
+
+    url: str
+    title: str
+    kind: str  # "web" or "file"
+    relevant_to: set[str]
+
+
+class Findings(Protocol):
+    """What the notes read of a run's research (see ``host.research.Research``)."""
+
+    plan: Plan
+    focus: dict[str, Focus]
+    #: per part, its evidence ids and their scores
+    evidence: dict[str, dict[str, float]]
+    #: per part, the tables relevant to it (evidence ids) and their scores
+    tables: dict[str, dict[str, float]]
+    found_tables: dict[str, Found]
+    sources: dict[str, SourceRead]
+    texts: dict[str, str]
+    queries: dict[str, list[str]]
+    unresearched: set[str]
+    failures: list[str]
+
+    def item(self, ev_id: str) -> Cited | None:
+        """The evidence item with this id (None when there is none)."""
+
+    def cite(self, path: str, start: int, end: int, locator: str = "") -> Any:
+        """The evidence item quoting ``start:end`` of the source read at ``path``."""
+
+    def select(self, limit: int) -> dict[str, list[str]]:
+        """The evidence each part's section quotes, at most ``limit`` ids each."""
+
+    def off_topic(self) -> list[SourceRead]:
+        """Pages read that answer no part."""
+
 
 #: Candidate sentences per sub-question handed to the writer (it keeps what fits).
 CANDIDATES = 8
 
 
-def _sentence(research: Research, ev_id: str) -> str:
-    item = research.ledger.get(ev_id)
+def _sentence(research: Findings, ev_id: str) -> str:
+    item = research.item(ev_id)
     if item is None:
         return ""
     return f"{' '.join(item.span.split())} [{ev_id}]"
 
 
-def summary_choice(research: Research, sub_id: str, ids: list[str]) -> str | None:
+def summary_choice(research: Findings, sub_id: str, ids: list[str]) -> str | None:
     """The candidate that best answers a part on its own, for the summary line (see
     :func:`research.selection.summary_choice`)."""
     scores = research.evidence[sub_id]
     candidates = [
         (Quote(i, item.url, item.span, item.start), scores.get(i, 0.0))
         for i in ids
-        if (item := research.ledger.get(i)) is not None
+        if (item := research.item(i)) is not None
     ]
     return choose_summary(research.focus[sub_id], candidates, research.plan.language)
 
@@ -81,9 +114,9 @@ def table_caption(section: str, where: str, lang: str) -> str:
     return f"{section}（{where}）" if lang == "zh" else f"{section} ({where})"
 
 
-def _table(research: Research, ev_id: str, lang: str) -> list[str]:
+def _table(research: Findings, ev_id: str, lang: str) -> list[str]:
     found = research.found_tables[ev_id]
-    item = research.ledger.get(ev_id)
+    item = research.item(ev_id)
     source = research.sources.get(item.page_path) if item else None
     where = (source.title if source else "") or (item.url.rsplit("/", 1)[-1] if item else "")
     cells = [[c.replace("|", "/") for c in row] for row in [found.header, *found.rows]]
@@ -121,7 +154,7 @@ def _disagreement_line(found: Disagreement, lang: str, subject: str = "") -> str
     return f"- Sources give {name} as {_listed(values, lang)}."
 
 
-def _disagreements(research: Research) -> list[Disagreement]:
+def _disagreements(research: Findings) -> list[Disagreement]:
     """The quantities and dates the sources relevant to the question give differently,
     each value cited by the sentence that gives it."""
     read = [
@@ -136,7 +169,7 @@ def _disagreements(research: Research) -> list[Disagreement]:
     return found
 
 
-def _subject(research: Research, lang: str) -> str:
+def _subject(research: Findings, lang: str) -> str:
     """What the question is about, for the disagreements' sentences: "river" (from "the
     Nile River"), "长江"."""
     named = entity(research.plan.question)
@@ -146,43 +179,14 @@ def _subject(research: Research, lang: str) -> str:
     return last if last.isalpha() else ""
 
 
-def _file_tables(research: Research) -> dict[str, dict[str, float]]:
-    """By part, the tables of the files read that are relevant to it, with their scores.
-
-    A file's table has no page title to say what it is about: a file read for the
-    question is taken to be about its subject (a name such as ``sections.xlsx`` does not
-    say which river), so the subject's name joins the file's name and sheet as its title.
-    A relevant one is cited as its exact block with its sheet as locator.
-    """
-    subject = entity(research.plan.question)
-    out: dict[str, dict[str, float]] = {sid: {} for sid in research.focus}
-    for path, source in research.sources.items():
-        if source.kind != "file":
-            continue
-        text = research.texts.get(path, "")
-        for found in tables_in(text):
-            if len(found.rows) < 2:
-                continue
-            title = f"{subject} {file_title(source.url)} {found.section}"
-            scores = {sid: table_score(f, found, title) for sid, f in research.focus.items()}
-            if max(scores.values(), default=0.0) < THRESHOLD:
-                continue
-            item = research.cite(path, found.start, found.end, found.section)
-            research.found_tables[item.id] = found
-            for sid, value in scores.items():
-                if value >= THRESHOLD:
-                    out[sid][item.id] = value
-    return out
-
-
-def _wants_table(research: Research, ev_id: str, shown: str | None) -> bool:
+def _wants_table(research: Findings, ev_id: str, shown: str | None) -> bool:
     """Whether a quote announces a table ("The table below lists …") that its section
     does not show: without its table it says nothing."""
-    item = research.ledger.get(ev_id)
+    item = research.item(ev_id)
     if item is None or not announces_table(item.span):
         return False
     table = table_after(research.texts.get(item.page_path, ""), item.start)
-    shown_item = research.ledger.get(shown) if shown else None
+    shown_item = research.item(shown) if shown else None
     found = research.found_tables.get(shown) if shown else None
     return not (
         table is not None
@@ -193,38 +197,40 @@ def _wants_table(research: Research, ev_id: str, shown: str | None) -> bool:
     )
 
 
-def _tables(research: Research) -> dict[str, str]:
+def _tables(research: Findings) -> dict[str, str]:
     """The table each part shows, by evidence id (see :func:`research.tables.choose`)."""
-    files = _file_tables(research)
     lang = research.plan.language
-    options = [
-        TableOption(
-            sid,
-            ev_id,
-            value,
-            from_file=ev_id in files.get(sid, {}),
-            in_language=language(research.found_tables[ev_id].text()) == lang,
-        )
-        for sid, tables in research.tables.items()
-        for ev_id, value in {**tables, **files.get(sid, {})}.items()
-        if ev_id in research.found_tables
-    ]
+    options = []
+    for sid, tables in research.tables.items():
+        for ev_id, value in tables.items():
+            item = research.item(ev_id)
+            if ev_id not in research.found_tables or item is None:
+                continue
+            source = research.sources.get(item.page_path)
+            text = research.found_tables[ev_id].text()
+            from_file = source is not None and source.kind == "file"
+            options.append(TableOption(sid, ev_id, value, from_file, language(text) == lang))
     return choose(options)
 
 
 def research_notes(
-    research: Research, interrupted: bool = False, budget: Mapping[str, Any] | None = None
+    research: Findings, interrupted: bool = False, budget: tuple[str, str] | None = None
 ) -> str:
-    """The notes for the writer, in the question's language; ``interrupted`` says the
-    user stopped the research before it finished, ``budget`` which budget stopped it
-    (``{"budget": "tokens" | "cost", "limit", "used"}``, see :mod:`host.budget`)."""
+    """The notes for the writer, in the question's language.
+
+    Args:
+        research: the run's findings.
+        interrupted: the user stopped the research before it finished.
+        budget: the budget that stopped it, and its limit as text (``("tokens", "1200
+            tokens")``, ``("cost", "0.0500")``).
+    """
     plan = research.plan
     lang = plan.language
     lines = [RESEARCH_MARKER, "", f"# {plan.question}", ""]
     if interrupted:
         lines += [label(lang, "interrupted"), ""]
     elif budget is not None:
-        lines += [label(lang, f"budget_{budget['budget']}").format(limit=amount(budget, "limit"))]
+        lines += [label(lang, f"budget_{budget[0]}").format(limit=budget[1])]
         lines.append("")
     answered = [s for s in plan.subquestions if research.evidence[s.id]]
     if not answered:
@@ -261,7 +267,7 @@ def research_notes(
     return "\n".join(lines)
 
 
-def _tried_line(research: Research, sub: SubQuestion, lang: str) -> str:
+def _tried_line(research: Findings, sub: SubQuestion, lang: str) -> str:
     """What was searched for a part, or that the research ended before it began."""
     if sub.id in research.unresearched:
         return f"- {sub.text} {label(lang, 'not_researched')}."
@@ -269,7 +275,7 @@ def _tried_line(research: Research, sub: SubQuestion, lang: str) -> str:
     return f"- {sub.text} {label(lang, 'tried')}: {tried}."
 
 
-def _tried(research: Research, lang: str) -> list[str]:
+def _tried(research: Findings, lang: str) -> list[str]:
     """What was searched, read and failed, for a report that found nothing."""
     lines = [f"## {label(lang, 'searched')}", ""]
     for sub in research.plan.subquestions:

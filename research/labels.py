@@ -7,6 +7,10 @@ the same headings for their special sections, which is how the writer recognises
 
 from __future__ import annotations
 
+#: First line of the research notes the Host writes (see :mod:`research.notes`): candidate
+#: evidence, best first, for the writer to choose from; other notes are used as written.
+RESEARCH_MARKER = "<!-- quartet-research: candidates best first -->"
+
 LABELS: dict[str, dict[str, str]] = {
     "en": {
         "report": "Report",

@@ -81,7 +81,10 @@ def killed_then_resumed(
     (run_dir,) = [p for p in runs.iterdir() if p.is_dir() and not p.name.startswith(".")]
     started = time.perf_counter()
     subprocess.run(
-        [sys.executable, "-m", "host", "resume", run_dir.name, "--runs-dir", str(runs), "--quiet"],
+        [
+            *(sys.executable, "-m", "host", "resume", run_dir.name, "--runs-dir", str(runs)),
+            *("--input", str(world.input_dir), "--quiet"),
+        ],
         env=env,
         cwd=ROOT,
         check=True,

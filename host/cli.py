@@ -10,9 +10,10 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import signal
 import sys
-from collections.abc import Awaitable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -22,6 +23,7 @@ from subagents.secrets import scrubbed_output
 from subagents.settings import Keys, NetworkPolicy
 
 from .config import (
+    FORMATS,
     ConfigError,
     Settings,
     load_settings,
@@ -29,13 +31,25 @@ from .config import (
     parse_glossary,
     runs_dir_setting,
 )
-from .runs import RunDetail, RunSummary, find_run, list_runs, read_run
+from .printable import printable, printable_json
+from .runs import (
+    RunDetail,
+    RunSummary,
+    chosen_input,
+    find_run,
+    list_runs,
+    read_run,
+    recorded_number,
+)
 
 if TYPE_CHECKING:
     from .brains import Brain
     from .hub import Host, RunResult
 
 QUESTION_WIDTH = 60
+#: The exit status of a command whose output pipe was closed early (``quartet runs |
+#: head -1``): 128 + SIGPIPE, as a Unix tool killed by that signal reports it.
+BROKEN_PIPE_EXIT = 128 + 13
 
 
 def _cmd_tools(args: argparse.Namespace) -> int:
@@ -95,7 +109,7 @@ def _report(result: RunResult, settings: Settings) -> int:
         lines = output_lines(result)
         console.print("[bold]Reports:[/bold]" if lines else "[red]No report was written.[/red]")
         for line in lines:
-            console.print(line, highlight=False, soft_wrap=True)
+            console.print(line, highlight=False, soft_wrap=True, markup=False)
     code = result.exit_code
     if result.status == "interrupted":
         print(
@@ -250,21 +264,90 @@ def _cmd_demo(args: argparse.Namespace) -> int:
 
 
 def _resumable(settings: Settings, run_id: str) -> tuple[Path, dict[str, Any]]:
-    """A stopped run's folder and its recorded settings; ConfigError when it cannot resume."""
-    folder = settings.runs_dir / run_id
+    """A stopped run's folder (found as every command finds a run: :func:`find_run`) and
+    its recorded settings; ConfigError when it cannot resume."""
+    folder = find_run(settings.runs_dir, run_id)
+    run_id = folder.name
     saved = folder / "internal" / "checkpoint.json"
     if not saved.is_file():
         raise ConfigError(f"run {run_id}: no checkpoint in {folder} to resume from")
     record = folder / "internal" / "run.json"
     if record.is_file():
-        status = json.loads(record.read_text(encoding="utf-8")).get("status", "finished")
+        try:
+            status = json.loads(record.read_text(encoding="utf-8")).get("status", "finished")
+        except (OSError, ValueError, AttributeError):
+            status = "finished"  # an unreadable record: the run ended, whatever it says
         if status == "finished":
             raise ConfigError(f"run {run_id} has finished; there is nothing to resume")
     try:
         state = json.loads(saved.read_text(encoding="utf-8"))
-    except (OSError, json.JSONDecodeError) as exc:
+    except (OSError, ValueError) as exc:
         raise ConfigError(f"run {run_id}: its checkpoint cannot be read ({exc})") from None
-    return folder, dict(state.get("settings") or {})
+    saved_settings = state.get("settings") if isinstance(state, dict) else None
+    return folder, dict(saved_settings) if isinstance(saved_settings, dict) else {}
+
+
+def _confirmer() -> Callable[[Path], bool] | None:
+    """Asks at the terminal whether to mount a run's recorded input folder again; None
+    when there is no terminal to ask at."""
+    if not (sys.stdin.isatty() and sys.stderr.isatty()):
+        return None
+
+    def confirm(folder: Path) -> bool:
+        sys.stderr.write(
+            f"The run read its input files from {printable(str(folder))} (the run folder "
+            "names it, not you). Mount that folder again, read-only, as /userinput/? [y/N] "
+        )
+        sys.stderr.flush()
+        return sys.stdin.readline().strip().lower() in ("y", "yes")
+
+    return confirm
+
+
+def _given_input(args: argparse.Namespace, settings: Settings) -> Path | None:
+    """The input folder the user gave on the command line (``--input``), checked."""
+    return settings.input_dir if getattr(args, "input", None) else None
+
+
+def _demo_ports(origin: dict[str, Any]) -> tuple[int, int]:
+    """The ports a demo run's world was served on; ConfigError when they are not ports."""
+    ports = origin.get("ports")
+    if (
+        isinstance(ports, list)
+        and len(ports) == 2
+        and all(isinstance(p, int) and 0 <= p < 65536 for p in ports)
+    ):
+        return ports[0], ports[1]
+    raise ConfigError(f"the demo run's recorded ports {printable(repr(ports))} are not ports")
+
+
+def _resumed_settings(
+    settings: Settings, saved: dict[str, Any], model: str | None, inputs: Path | None
+) -> Settings:
+    """``settings`` with what a stopped run started with (``saved``, from its checkpoint;
+    only values of the right kind are taken), the brain ``model`` when one is given, and
+    the input folder the user chose."""
+    formats = saved.get("formats") if isinstance(saved.get("formats"), list) else []
+
+    def count(name: str) -> int:
+        return int(recorded_number(saved.get(name)) or getattr(settings, name))
+
+    def budget(name: str) -> Any:
+        return recorded_number(saved[name]) if name in saved else getattr(settings, name)
+
+    tokens = budget("max_tokens")
+    return replace(
+        settings,
+        model=model or str(saved.get("model") or settings.model),
+        formats=tuple(f for f in formats if f in FORMATS) or settings.formats,
+        max_rounds=count("max_rounds"),
+        max_pages=count("max_pages"),
+        concurrency=count("concurrency"),
+        max_tokens=int(tokens) if tokens else None,
+        max_cost=budget("max_cost"),
+        input_dir=inputs,
+        glossary=parse_glossary(saved["glossary"]) if saved.get("glossary") else settings.glossary,
+    )
 
 
 def _cmd_resume(args: argparse.Namespace) -> int:
@@ -272,19 +355,13 @@ def _cmd_resume(args: argparse.Namespace) -> int:
 
     settings = _settings(args)
     folder, saved = _resumable(settings, args.run_id)
-    settings = replace(
-        settings,
-        model=args.model or saved.get("model") or settings.model,
-        formats=tuple(saved.get("formats") or settings.formats),
-        max_rounds=int(saved.get("max_rounds") or settings.max_rounds),
-        max_pages=int(saved.get("max_pages") or settings.max_pages),
-        concurrency=int(saved.get("concurrency") or settings.concurrency),
-        max_tokens=saved.get("max_tokens", settings.max_tokens),
-        max_cost=saved.get("max_cost", settings.max_cost),
-        input_dir=Path(saved["input_dir"]) if saved.get("input_dir") else None,
-        glossary=parse_glossary(saved["glossary"]) if saved.get("glossary") else settings.glossary,
-    )
-
+    origin = saved.get("origin") if isinstance(saved.get("origin"), dict) else {}
+    demo = origin.get("kind") == "demo"  # the demo world brings its own inputs
+    inputs = None
+    if not demo:
+        given = _given_input(args, settings)
+        inputs = chosen_input(folder.name, saved.get("input_dir"), given, _confirmer())
+    settings = _resumed_settings(settings, saved, args.model, inputs)
     brain = _brain(settings)
 
     async def resume(settings: Settings) -> RunResult:
@@ -295,12 +372,10 @@ def _cmd_resume(args: argparse.Namespace) -> int:
         host = Host(settings, brain, on_event=Progress(quiet=quiet))
         return await _interruptible(host, host.resume(RunFolder.open(folder, settings.input_dir)))
 
-    origin = saved.get("origin") or {}
-    if origin.get("kind") == "demo":
+    if demo:
         from demo.web import demo_world
 
-        ports = tuple(int(p) for p in origin["ports"])
-        with demo_world(settings.runs_dir, ports=ports) as world:  # type: ignore[arg-type]
+        with demo_world(settings.runs_dir, ports=_demo_ports(origin)) as world:
             result = _run_async(resume(demo_settings(settings, world)))
     else:
         result = _run_async(resume(settings))
@@ -311,12 +386,13 @@ def _cmd_replay(args: argparse.Namespace) -> int:
     from subagents.tape import Tape
 
     from .brains.providers import replay_brain
-    from .replay import compare, open_recording, placeholder_keys, replay_settings
+    from .replay import compare, open_recording, placeholder_keys, replay_input, replay_settings
     from .run import RunFolder
 
     base = _settings(args)
     recording = open_recording(base.runs_dir, args.run_id)
-    settings = replay_settings(base, recording)
+    inputs = replay_input(base, recording, _given_input(args, base), _confirmer())
+    settings = replay_settings(base, recording, inputs)
 
     async def replay() -> tuple[RunResult, Any]:
         from .hub import Host
@@ -333,17 +409,17 @@ def _cmd_replay(args: argparse.Namespace) -> int:
         )
         return result, verdict
 
-    with placeholder_keys(list(recording.settings.get("key_names") or [])):
+    with placeholder_keys(recording.key_names):
         result, verdict = _run_async(replay())  # type: ignore[arg-type]
     if settings.json_output:
-        print(json.dumps({**verdict.to_dict(), "run": result.run.id}, ensure_ascii=False))
+        print(printable_json({**verdict.to_dict(), "run": result.run.id}, indent=None))
     elif not settings.quiet:
         print(f"Replayed run {recording.id} as {result.run.id} ({result.run.path}).")
     if verdict.reproduced:
         if not settings.json_output:
             print("Reproduced: the replay made the same requests and wrote the same report.")
         return 0
-    print(f"quartet: the replay diverged: {verdict.divergences[0]}", file=sys.stderr)
+    print(f"quartet: the replay diverged: {printable(verdict.divergences[0])}", file=sys.stderr)
     if len(verdict.divergences) > 1:
         print(
             f"quartet: {len(verdict.divergences) - 1} more difference(s) in "
@@ -369,8 +445,8 @@ def _cmd_mcp(args: argparse.Namespace) -> int:
 
 
 def _shorten(text: str, width: int) -> str:
-    """``text`` on one line, cut to ``width`` characters with an ellipsis."""
-    text = " ".join(text.split())
+    """``text`` on one line, printable, cut to ``width`` characters with an ellipsis."""
+    text = " ".join(printable(text).split())
     return text if len(text) <= width else text[: width - 1].rstrip() + "…"
 
 
@@ -397,7 +473,7 @@ def _cmd_runs(args: argparse.Namespace) -> int:
     runs_dir = runs_dir_setting(args.runs_dir)
     runs = list_runs(runs_dir)
     if args.json:
-        print(json.dumps([r.to_dict() for r in runs], indent=2, ensure_ascii=False))
+        print(printable_json([r.to_dict() for r in runs]))
         return 0
     if not runs:
         print(f"No runs in {runs_dir}.")
@@ -405,13 +481,13 @@ def _cmd_runs(args: argparse.Namespace) -> int:
     header = ("ID", "STATUS (EXIT)", "ANSWERED", "TIME", "STARTED", "QUESTION")
     rows = [
         (
-            r.id,
-            _status(r),
+            printable(r.id),
+            printable(_status(r)),
             _answered(r),
             _seconds(r.seconds),
             _local_time(r),
             _shorten(r.question or "?", QUESTION_WIDTH)
-            + (f"  — resume with: quartet resume {r.id}" if r.resumable else ""),
+            + (f"  — resume with: quartet resume {printable(r.id)}" if r.resumable else ""),
         )
         for r in runs
     ]
@@ -421,27 +497,33 @@ def _cmd_runs(args: argparse.Namespace) -> int:
     return 0
 
 
+def _line(text: str) -> None:
+    """Print one line of text read from a run folder, without its control characters."""
+    print(printable(text))
+
+
 def _print_run(detail: RunDetail) -> None:
+    """Print a run's summary (all of it read from its folder, each line printable)."""
     run = detail.summary
     exit_text = f", exit {run.exit_code}" if run.exit_code is not None else ""
-    print(f"Run {run.id}: {run.status}{exit_text}")
-    print(f"Question:  {run.question or '?'}")
-    print(f"Started:   {_local_time(run)}    Time: {_seconds(run.seconds)}")
-    print(f"Folder:    {run.path}")
+    _line(f"Run {run.id}: {run.status}{exit_text}")
+    _line(f"Question:  {run.question or '?'}")
+    _line(f"Started:   {_local_time(run)}    Time: {_seconds(run.seconds)}")
+    _line(f"Folder:    {run.path}")
     if run.status == "stopped":
-        print(f"It stopped before it finished; continue it with: quartet resume {run.id}")
+        _line(f"It stopped before it finished; continue it with: quartet resume {run.id}")
     elif run.status == "incomplete":
-        print("It stopped before its first checkpoint: there is nothing to resume.")
+        _line("It stopped before its first checkpoint: there is nothing to resume.")
     if detail.plan:
-        print(f"Plan:      {_answered(run)} sub-questions answered")
+        _line(f"Plan:      {_answered(run)} sub-questions answered")
         width = max(len(s.status) for s in detail.plan)
         for sub in detail.plan:
-            print(f"  {sub.id}  {sub.status.ljust(width)}  {sub.text} ({sub.evidence} evidence)")
+            _line(f"  {sub.id}  {sub.status.ljust(width)}  {sub.text} ({sub.evidence} evidence)")
     else:
-        print("Plan:      none recorded")
-    print("Reports:" if detail.outputs else "Reports:   none")
+        _line("Plan:      none recorded")
+    _line("Reports:" if detail.outputs else "Reports:   none")
     for path in detail.outputs:
-        print(f"  {path}")
+        _line(f"  {path}")
     check = detail.citation_check
     accuracy = check.get("citation_accuracy")
     figures = [
@@ -454,19 +536,26 @@ def _print_run(detail: RunDetail) -> None:
     ]
     shown = [f"{name}: {value}" for name, value in figures if value is not None]
     if shown:
-        print(" · ".join(shown).capitalize())
-    print("Failed:" if detail.failures else "Failed:    nothing")
+        _line(" · ".join(shown).capitalize())
+    _line("Failed:" if detail.failures else "Failed:    nothing")
     for failure in detail.failures:
-        print(f"  {failure.where}: {_shorten(failure.reason, 200)}")
+        _line(f"  {failure.where}: {_shorten(failure.reason, 200)}")
 
 
 def _cmd_show(args: argparse.Namespace) -> int:
     detail = read_run(find_run(runs_dir_setting(args.runs_dir), args.run_id))
     if args.json:
-        print(json.dumps(detail.to_dict(), indent=2, ensure_ascii=False))
+        print(printable_json(detail.to_dict()))
     else:
         _print_run(detail)
     return 0
+
+
+INPUT_AGAIN_HELP = (
+    "folder of input files mounted read-only as /userinput/; the run folder only says "
+    "where its inputs were: without --input, mounting that folder again needs your "
+    "confirmation at a terminal (elsewhere it is an error)"
+)
 
 
 class _Version(argparse.Action):
@@ -585,12 +674,13 @@ def build_parser() -> argparse.ArgumentParser:
     common(run)
     run.set_defaults(func=_cmd_run)
     resume = sub.add_parser("resume", help="continue a stopped run from its last checkpoint")
-    resume.add_argument("run_id", metavar="RUN_ID")
+    resume.add_argument("run_id", metavar="RUN_ID", help="a run id, or a prefix only it has")
     resume.add_argument("--model", help="brain (default: the one the run started with)")
     resume.add_argument("--runs-dir", dest="runs_dir", help="where run folders are (default: runs)")
+    resume.add_argument("--input", metavar="DIR", help=INPUT_AGAIN_HELP)
     resume.add_argument("--quiet", action="store_true", help="print only the report paths")
     resume.add_argument("--json", action="store_true", help="print the run record as JSON")
-    resume.set_defaults(func=_cmd_resume, input=None)
+    resume.set_defaults(func=_cmd_resume)
 
     replay = sub.add_parser(
         "replay",
@@ -599,9 +689,10 @@ def build_parser() -> argparse.ArgumentParser:
     )
     replay.add_argument("run_id", metavar="RUN_ID", help="a run id, or a prefix only it has")
     runs_dir(replay)
+    replay.add_argument("--input", metavar="DIR", help=INPUT_AGAIN_HELP)
     replay.add_argument("--quiet", action="store_true", help="print only the verdict")
     replay.add_argument("--json", action="store_true", help="print the verdict as JSON")
-    replay.set_defaults(func=_cmd_replay, input=None)
+    replay.set_defaults(func=_cmd_replay)
     batch = sub.add_parser(
         "batch", help="research many questions, each its own run, several at once"
     )
@@ -688,14 +779,42 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of ``python -m host`` and the ``quartet`` script."""
+    try:
+        try:
+            return _command(argv)
+        finally:
+            sys.stdout.flush()  # a closed pipe shows here, not at the interpreter's exit
+    except BrokenPipeError:
+        return _pipe_closed()
+
+
+def _command(argv: Sequence[str] | None) -> int:
+    """Parse ``argv`` and run its command; its exit status."""
     parser = build_parser()
     args = parser.parse_args(argv)
     with scrubbed_output():  # no credential value reaches the terminal
         try:
             return int(args.func(args) or 0)
         except ValueError as exc:  # ConfigError, a bad --model, an unknown run id
-            parser.exit(2, f"quartet: error: {exc}\n")
+            parser.exit(2, f"quartet: error: {printable(str(exc))}\n")
         except RunStopped as exc:
             parser.exit(130, f"quartet: {exc}\n")
         except KeyboardInterrupt:
             parser.exit(130, "quartet: interrupted; the run folder keeps what was done\n")
+
+
+def _pipe_closed() -> int:
+    """The reader of stdout went away (``quartet runs | head -1``): end quietly.
+
+    As the Python documentation recommends (signal module, "Note on SIGPIPE"), stdout is
+    pointed at the null device, so that the interpreter's own flush at exit finds no
+    broken pipe; the status is the one a Unix tool killed by SIGPIPE has.
+    """
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    try:
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):  # stdout is not a file (a test's capture): nothing to flush
+        pass
+    finally:
+        os.close(devnull)
+    return BROKEN_PIPE_EXIT

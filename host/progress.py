@@ -1,5 +1,11 @@
 """What the user sees while a run works: the plan as a todo list, each task and tool call,
-status changes as they happen, then a summary."""
+status changes as they happen, then a summary.
+
+Text that comes from the user, a plan file, the model or a page (the question, the
+sub-questions, titles, addresses, error messages) goes through
+:func:`host.printable.shown`: its terminal controls removed and its rich markup escaped,
+so that ``[/b]`` in a question is text, never a tag that ends the run.
+"""
 
 from __future__ import annotations
 
@@ -8,13 +14,13 @@ from pathlib import Path
 from typing import Any
 
 from rich.console import Console
-from rich.markup import escape
 from rich.table import Table
 
 from .brains.ledger import describe as describe_tokens
 from .brains.resilience import describe as describe_calls
 from .budget import budget_sentence
 from .guards import ToolCallRecord
+from .printable import printable, shown
 
 MARKS = {
     "pending": "[dim]○[/dim]",
@@ -69,7 +75,8 @@ class Progress:
             handler(data)
 
     def _on_run_start(self, data: dict[str, Any]) -> None:
-        self.console.print(f"[bold]Run[/bold] {data['run'].id} → {data['run'].path}")
+        run = data["run"]
+        self.console.print(f"[bold]Run[/bold] {shown(run.id)} → {shown(run.path)}")
 
     def _on_resume(self, data: dict[str, Any]) -> None:
         self.console.print(
@@ -89,33 +96,45 @@ class Progress:
 
     def _on_plan(self, data: dict[str, Any]) -> None:
         plan = data["plan"]
-        self.console.print(f"[bold]Plan[/bold] ({plan.planner}): {len(plan.subquestions)} parts")
+        parts = len(plan.subquestions)
+        self.console.print(f"[bold]Plan[/bold] ({shown(plan.planner)}): {parts} parts")
         for sub in plan.subquestions:
             self.statuses[sub.id] = sub.status
-            queries = "; ".join(sub.queries)
-            self.console.print(f"  {MARKS[sub.status]} {sub.id} {sub.text} [dim]({queries})[/dim]")
+            queries = shown("; ".join(sub.queries))
+            self.console.print(
+                f"  {MARKS.get(sub.status, '?')} {shown(sub.id)} {shown(sub.text)} "
+                f"[dim]({queries})[/dim]"
+            )
 
     def _on_delegation_start(self, data: dict[str, Any]) -> None:
         d = data["delegation"]
-        part = f" {d.subquestion}" if d.subquestion else ""
-        self.console.print(f"[bold cyan]▶ {data['title']}{part}[/bold cyan] [dim]{d.id}[/dim]")
+        part = f" {shown(d.subquestion)}" if d.subquestion else ""
+        self.console.print(
+            f"[bold cyan]▶ {shown(data['title'])}{part}[/bold cyan] [dim]{shown(d.id)}[/dim]"
+        )
 
     def _on_tool(self, data: dict[str, Any]) -> None:
         rec: ToolCallRecord = data["record"]
         mark = "[red]✗[/red]" if rec.failed else "[green]✓[/green]"
-        text = escape(rec.text.replace("\n", " ")[:120])  # a path like [/workspace/…] is no tag
-        note = f" — {rec.status}: {text}" if rec.failed else ""
-        target = escape(_target(rec))
+        text = shown(rec.text[:120])  # a path like [/workspace/…] is no tag
+        note = f" — {shown(rec.status)}: {text}" if rec.failed else ""
+        target = shown(_target(rec))
         self.console.print(
-            f"  {mark} {rec.stage}: {rec.name} {target} [dim]{rec.seconds:.2f}s[/dim]{note}"
+            f"  {mark} {shown(rec.stage)}: {shown(rec.name)} {target} "
+            f"[dim]{rec.seconds:.2f}s[/dim]{note}"
         )
 
     def _on_delegation_end(self, data: dict[str, Any]) -> None:
         d = data["delegation"]
         failed = sum(r.failed for r in d.records)
-        status = "[green]done[/green]" if d.status == "ok" else f"[red]{d.status}: {d.error}[/red]"
+        status = (
+            "[green]done[/green]"
+            if d.status == "ok"
+            else f"[red]{shown(d.status)}: {shown(d.error)}[/red]"
+        )
         self.console.print(
-            f"  {status} {d.id} in {d.seconds:.1f}s, {len(d.records)} tool calls ({failed} failed)"
+            f"  {status} {shown(d.id)} in {d.seconds:.1f}s, {len(d.records)} tool calls "
+            f"({failed} failed)"
         )
 
     def _on_coverage(self, data: dict[str, Any]) -> None:
@@ -124,7 +143,7 @@ class Progress:
                 self.statuses[sub.id] = sub.status
                 cov = data["research"].coverage(sub.id)
                 self.console.print(
-                    f"  {MARKS.get(sub.status, '?')} {sub.id} {sub.status} "
+                    f"  {MARKS.get(sub.status, '?')} {shown(sub.id)} {shown(sub.status)} "
                     f"[dim]({cov.items} evidence, {cov.sources} sources)[/dim]"
                 )
 
@@ -134,15 +153,15 @@ def summary_table(result: Any) -> Table:
     table = Table(title="Quartet run", show_header=False)
     table.add_column("what", style="bold")
     table.add_column("value")
-    table.add_row("question", result.question)
+    table.add_row("question", shown(result.question))
     if result.status != "finished":
         table.add_row("status", f"[yellow]{result.status}[/yellow]")
     stop = getattr(result, "budget_stop", None)
     if stop:
-        table.add_row("budget", f"[yellow]{budget_sentence(stop)}[/yellow]")
+        table.add_row("budget", f"[yellow]{shown(budget_sentence(stop))}[/yellow]")
     if result.plan is not None:
         lines = [
-            f"{MARKS.get(s.status, '?')} {s.id} {s.status}: {s.text}"
+            f"{MARKS.get(s.status, '?')} {shown(s.id)} {shown(s.status)}: {shown(s.text)}"
             for s in result.plan.subquestions
         ]
         table.add_row("answered", f"{result.answered} of {len(result.plan.subquestions)} parts")
@@ -157,15 +176,18 @@ def summary_table(result: Any) -> Table:
     if calls.get("retries") or calls.get("failed"):
         table.add_row("model calls", describe_calls(calls))
     if result.failed_stages:
-        table.add_row("failed tasks", "\n".join(result.failed_stages[:8]))
+        table.add_row("failed tasks", "\n".join(shown(f) for f in result.failed_stages[:8]))
     if result.failed_sources:
-        table.add_row("failed sources", ", ".join(result.failed_sources))
+        table.add_row("failed sources", ", ".join(shown(f) for f in result.failed_sources))
     if result.errors:
-        table.add_row("errors", "\n".join(result.errors[:8]))
-    table.add_row("run folder", str(result.run.path))
+        table.add_row("errors", "\n".join(shown(e) for e in result.errors[:8]))
+    table.add_row("run folder", shown(result.run.path))
     return table
 
 
 def output_lines(result: Any) -> list[str]:
-    """One line per report: its format and where it is on disk."""
-    return [f"{Path(p).suffix.lstrip('.'):>4}  {result.run.real_path(p)}" for p in result.outputs]
+    """One line per report: its format and where it is on disk (plain text, not markup)."""
+    return [
+        printable(f"{Path(p).suffix.lstrip('.'):>4}  {result.run.real_path(p)}")
+        for p in result.outputs
+    ]

@@ -5,7 +5,15 @@ on its tape (:mod:`subagents.tape`, :mod:`host.tape`). A replay starts a new run
 recorded question and settings; the model is a :class:`host.tape.ReplayModel` and every
 HTTP client and the resolver answer from the tape, so nothing reaches the network and no
 key is needed (the names of the keys the run had are set to placeholders, so the same
-search sources take part). Input files are read again from the recorded input folder.
+search sources take part).
+
+A recording may come from anyone (one attached to a bug report, say), so nothing in it
+reaches the process environment, a path or an import: of its key names only the
+project's own credential variables (:data:`subagents.secrets.SECRET_VARS`) get a
+placeholder; its endpoints are URLs of the known search sources only; and the input
+folder is never taken from it: it is the user's ``--input``, the bundled demo inputs
+for a demo recording, or the recorded folder once the user confirms it
+(:func:`host.runs.chosen_input`).
 
 The replay then compares itself with the recording: the model requests (each must end
 the way the recorded one did), the plan and each sub-question's status, the tasks, the
@@ -18,15 +26,16 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from subagents.settings import Keys, NetworkPolicy
+from subagents.secrets import SECRET_VARS
+from subagents.settings import SOURCE_NAMES, Keys, NetworkPolicy
 
-from .config import ConfigError, Settings, parse_glossary
-from .runs import find_run
+from .config import FORMATS, ConfigError, Settings, parse_glossary
+from .runs import chosen_input, find_run, recorded_number
 
 if TYPE_CHECKING:
     from subagents.tape import Tape
@@ -47,7 +56,19 @@ class Recording:
 
     @property
     def settings(self) -> dict[str, Any]:
-        return dict(self.record.get("settings") or {})
+        saved = self.record.get("settings")
+        return dict(saved) if isinstance(saved, dict) else {}
+
+    @property
+    def key_names(self) -> list[str]:
+        """The recorded key names that are the project's own credential variables."""
+        return known_key_names(self.settings.get("key_names"))
+
+    @property
+    def is_demo(self) -> bool:
+        """Whether the recorded run researched the bundled demo world."""
+        origin = self.settings.get("origin")
+        return isinstance(origin, dict) and origin.get("kind") == "demo"
 
 
 @dataclass
@@ -77,48 +98,87 @@ def open_recording(runs_dir: Path, run_id: str) -> Recording:
     path = folder / "internal" / "run.json"
     try:
         record = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, json.JSONDecodeError) as exc:
+    except (OSError, ValueError) as exc:
         raise ConfigError(f"run {folder.name}: its run.json cannot be read ({exc})") from None
-    saved = record.get("settings") or {}
-    if not saved.get("record") or not (folder / "internal" / "tape").is_dir():
+    if not isinstance(record, dict):
+        raise ConfigError(f"run {folder.name}: its run.json is not a run record")
+    if not isinstance(record.get("question"), str) or not record["question"].strip():
+        raise ConfigError(f"run {folder.name}: its run.json has no question")
+    recording = Recording(folder, record)
+    if not recording.settings.get("record") or not (folder / "internal" / "tape").is_dir():
         raise ConfigError(
             f"run {folder.name} was not recorded; record a run with --record to replay it"
         )
-    inputs = saved.get("input_dir")
-    if inputs and not Path(inputs).is_dir():
-        raise ConfigError(f"run {folder.name}: its input folder {inputs} is gone")
-    return Recording(folder, record)
+    return recording
 
 
-def replay_settings(base: Settings, recording: Recording) -> Settings:
-    """``base`` with what the recorded run used: model, budgets, formats, inputs, and the
-    tools pointed at the recorded endpoints under the recorded network policy."""
+def replay_input(
+    base: Settings,
+    recording: Recording,
+    given: Path | None,
+    confirm: Callable[[Path], bool] | None,
+) -> Path | None:
+    """The input folder of a replay: the user's ``given`` one (``--input``); else, for a
+    demo recording, the bundled demo inputs; else the recorded folder once the user
+    confirms it (see :func:`host.runs.chosen_input`)."""
+    if given is None and recording.is_demo:
+        from demo.web import cached_inputs
+
+        return cached_inputs(base.runs_dir / ".demo-cache")
+    return chosen_input(recording.id, recording.settings.get("input_dir"), given, confirm)
+
+
+def replay_settings(base: Settings, recording: Recording, input_dir: Path | None) -> Settings:
+    """``base`` with what the recorded run used: model, budgets, formats, and the tools
+    pointed at the recorded endpoints under the recorded network policy; ``input_dir``
+    is the input folder chosen by :func:`replay_input`."""
     saved = recording.settings
-    network = saved.get("network") or {}
-    policy = NetworkPolicy.parse(
-        ",".join(network.get("entries", [])),
-        only=bool(network.get("only")),
-    )
+    network = saved.get("network") if isinstance(saved.get("network"), dict) else {}
+    entries = network.get("entries") if isinstance(network.get("entries"), list) else []
+    policy = NetworkPolicy.parse(",".join(map(str, entries)), only=bool(network.get("only")))
     tools = replace(
         base.tools,
-        endpoints=dict(saved.get("endpoints") or {}),
+        endpoints=_endpoints(saved.get("endpoints")),
         network=policy,
-        keys=Keys({name: placeholder(name) for name in saved.get("key_names", [])}),
+        keys=Keys({name: placeholder(name) for name in recording.key_names}),
     )
+    formats = saved.get("formats") if isinstance(saved.get("formats"), list) else []
     return replace(
         base,
         model=str(recording.record.get("brain") or saved.get("model") or "offline"),
-        formats=tuple(saved.get("formats") or base.formats),
-        max_rounds=int(saved.get("max_rounds") or base.max_rounds),
-        max_pages=int(saved.get("max_pages") or base.max_pages),
-        concurrency=int(saved.get("concurrency") or base.concurrency),
-        input_dir=Path(saved["input_dir"]) if saved.get("input_dir") else None,
+        formats=tuple(f for f in formats if f in FORMATS) or base.formats,
+        max_rounds=_count(saved.get("max_rounds"), base.max_rounds),
+        max_pages=_count(saved.get("max_pages"), base.max_pages),
+        concurrency=_count(saved.get("concurrency"), base.concurrency),
+        input_dir=input_dir,
         tools=tools,
         glossary=parse_glossary(saved.get("glossary") or []),
         record=False,
         mcp_servers=[],
         extra={**base.extra, "origin": {"kind": "replay", "of": recording.id}},
     )
+
+
+def known_key_names(names: object) -> list[str]:
+    """Of ``names`` (a recording's ``key_names``), the project's own credential variables.
+
+    Any other name (``PYTHONPATH``, ``LD_PRELOAD``, ``PATH``…) is dropped: a recording
+    never chooses which variables a replay sets.
+    """
+    wanted = {n for n in names if isinstance(n, str)} if isinstance(names, list) else set()
+    return [name for name in SECRET_VARS if name in wanted]
+
+
+def _count(raw: object, default: int) -> int:
+    """A recorded count: a positive number, else ``default``."""
+    return int(recorded_number(raw) or default)
+
+
+def _endpoints(raw: object) -> dict[str, str]:
+    """A recording's search endpoints: URLs of the known sources only."""
+    if not isinstance(raw, dict):
+        return {}
+    return {k: v for k, v in raw.items() if k in SOURCE_NAMES and isinstance(v, str)}
 
 
 def placeholder(name: str) -> str:
@@ -129,7 +189,12 @@ def placeholder(name: str) -> str:
 @contextlib.contextmanager
 def placeholder_keys(names: list[str]) -> Iterator[None]:
     """Set each key variable to its placeholder, so the scrubber masks it as it masked the
-    real key when the run was recorded; the environment is restored afterwards."""
+    real key when the run was recorded; the environment is restored afterwards.
+
+    Only the project's own credential variables are set (see :func:`known_key_names`),
+    whatever ``names`` holds.
+    """
+    names = known_key_names(list(names))
     before = {name: os.environ.get(name) for name in names}
     os.environ.update({name: placeholder(name) for name in names})
     try:

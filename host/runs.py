@@ -1,5 +1,6 @@
 """Past runs, read from their folders: what ``quartet runs`` lists and ``quartet show``
-prints.
+prints, how every command that takes a run id finds its folder (:func:`find_run`), and
+which input folder a resumed or replayed run mounts (:func:`chosen_input`).
 
 A run folder holds ``internal/`` and ``workspace/``. Its status comes from what it left:
 
@@ -16,10 +17,13 @@ from __future__ import annotations
 import difflib
 import json
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
+
+from .printable import printable
 
 RUN_JSON = "internal/run.json"
 CHECKPOINT_JSON = "internal/checkpoint.json"
@@ -30,6 +34,10 @@ ID_TIME = "%Y%m%d-%H%M%S"
 
 class RunNotFound(ValueError):
     """No run, or more than one, matches the id given; the message suggests close ids."""
+
+
+class InputNotChosen(ValueError):
+    """A run read an input folder, and the user did not choose to mount it again."""
 
 
 @dataclass(frozen=True)
@@ -226,6 +234,10 @@ def list_runs(runs_dir: Path) -> list[RunSummary]:
 def find_run(runs_dir: Path, ref: str) -> Path:
     """The folder of run ``ref`` (its id, or a prefix only one id has).
 
+    Every command that takes a run id (``show``, ``resume``, ``replay``) finds it here.
+    Only a run folder listed in ``runs_dir`` can match: an absolute path, ``..`` or a
+    path with a slash never does, so no command reaches a folder outside ``runs_dir``.
+
     Raises RunNotFound naming close ids when there is no such run or the prefix is
     ambiguous.
     """
@@ -244,6 +256,61 @@ def find_run(runs_dir: Path, ref: str) -> Path:
     if not ids:
         hint = " (it has no runs)"
     raise RunNotFound(f"no run {ref!r} in {runs_dir}{hint}")
+
+
+def recorded_number(raw: object) -> float | None:
+    """A positive, finite number read from a run folder (a count, a budget), or None."""
+    if isinstance(raw, bool) or not isinstance(raw, int | float):
+        return None
+    return raw if 0 < raw < float("inf") else None
+
+
+def chosen_input(
+    run_id: str,
+    recorded: object,
+    given: Path | None,
+    confirm: Callable[[Path], bool] | None,
+) -> Path | None:
+    """The folder a resumed or replayed run mounts as ``/userinput/``.
+
+    A run folder only says where its inputs were; it never decides what is mounted, since
+    one from elsewhere could name any local folder. The user's ``--input`` is used as it
+    is. Without it, a run that had an input folder mounts it again only when the user
+    confirms it; a run that had none mounts none.
+
+    Args:
+        run_id: the run's id (for the messages).
+        recorded: the input folder written in the run's checkpoint or ``run.json``.
+        given: the folder of the user's ``--input``, or None.
+        confirm: asks the user whether to mount the recorded folder again; None when
+            nobody can be asked (no terminal).
+
+    Returns:
+        The folder to mount, or None for no input folder.
+
+    Raises:
+        InputNotChosen: the run had an input folder, no ``--input`` was given, and the
+            user could not be asked or did not confirm it.
+    """
+    if given is not None:
+        return given
+    if recorded is None or recorded == "":
+        return None
+    shown = printable(str(recorded))
+    choose = "give the input folder to mount with --input DIR"
+    if not isinstance(recorded, str):
+        raise InputNotChosen(f"run {run_id}: its recorded input folder is not a path; {choose}")
+    folder = Path(recorded)
+    if confirm is None:
+        raise InputNotChosen(
+            f"run {run_id} read its input files from {shown}, a folder named by the run "
+            f"folder, not by you; {choose}"
+        )
+    if not folder.is_dir():
+        raise InputNotChosen(f"run {run_id}: its input folder {shown} is gone; {choose}")
+    if not confirm(folder):
+        raise InputNotChosen(f"run {run_id}: its input folder was not mounted; {choose}")
+    return folder
 
 
 def _folders(runs_dir: Path) -> list[Path]:

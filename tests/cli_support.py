@@ -64,10 +64,12 @@ def read_page(line: str) -> bool:
     return "browser: viewer_fetch" in line and "✓" in line
 
 
-def resume_run(runs: Path, run_id: str, env: dict[str, str]) -> dict:
-    """``quartet resume RUN_ID --json`` in a subprocess; its run record (exit 0 asserted)."""
+def resume_run(runs: Path, run_id: str, env: dict[str, str], inputs: Path | None = None) -> dict:
+    """``quartet resume RUN_ID --json [--input INPUTS]`` in a subprocess; its run record
+    (exit 0 asserted)."""
+    given = ["--input", str(inputs)] if inputs else []
     proc = subprocess.run(
-        quartet("resume", run_id, "--runs-dir", str(runs), "--json"),
+        quartet("resume", run_id, "--runs-dir", str(runs), "--json", *given),
         cwd=ROOT,
         env=env,
         capture_output=True,

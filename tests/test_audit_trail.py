@@ -175,7 +175,7 @@ def test_a_recorded_model_run_replays_exactly_with_exit_0(tmp_path, monkeypatch,
     code = main(["replay", result.run.id, "--runs-dir", str(runs)])
     out, err = capsys.readouterr()
     assert code == 0, out + err
-    (new_id,) = {p.name for p in runs.iterdir()} - before
+    (new_id,) = {p.name for p in runs.iterdir() if not p.name.startswith(".")} - before
     new: Path = runs / new_id
     verdict = json.loads((new / "internal" / "replay.json").read_text())
     assert verdict == {"of": result.run.id, "reproduced": True, "divergences": [], "unused": []}

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from runs_support import make_run
 
-from host.cli import main
+from host.cli import BROKEN_PIPE_EXIT, main
 from host.version import quartet_version
 from subagents import PIPELINE_ORDER, SPECS, all_tool_schemas
 
@@ -223,3 +223,21 @@ def test_a_bad_runs_dir_is_a_one_line_error(tmp_path):
     proc = _run_cli(["run", "q"], {"QUARTET_RUNS_DIR": str(a_file)})
     _one_line_error(proc, f"--runs-dir {a_file}: ")
     assert a_file.read_text(encoding="utf-8") == "x"
+
+
+def test_a_closed_pipe_ends_a_command_quietly(tmp_path):
+    """``quartet runs | head -1``: the reader goes away; no traceback, the SIGPIPE status."""
+    for n in range(3):
+        make_run(tmp_path / "runs", f"2026030{n + 1}-090000-aaaaaa")
+    for argv in (["runs", "--runs-dir", str(tmp_path / "runs")], ["tools"], ["--version"]):
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "host", *argv],
+            cwd=ROOT,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+        )
+        assert proc.stdout is not None and proc.stderr is not None
+        proc.stdout.close()  # before the command has written anything
+        err = proc.stderr.read()
+        assert proc.wait(timeout=120) == BROKEN_PIPE_EXIT == 141, (argv, err)
+        assert err == b"", (argv, err)

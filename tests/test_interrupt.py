@@ -9,7 +9,7 @@ import signal
 from cli_support import quartet, resume_run, shared_cache, start_until, world_env
 
 from demo.web import demo_world
-from subagents.generate.labels import label
+from research.labels import label
 
 
 def reading(line: str) -> bool:
@@ -64,7 +64,7 @@ def test_two_ctrl_c_stop_at_once_and_the_run_can_be_resumed(tmp_path):
         assert json.loads((run_dir / "internal/run.json").read_text())["status"] == "stopped"
         assert not (run_dir / "workspace/reports/report.md").exists()
 
-        record = resume_run(runs, run_dir.name, env)
+        record = resume_run(runs, run_dir.name, env, inputs=world.input_dir)
     assert record["status"] == "finished" and record["resumed"] == 1
     assert record["answered"] == len(record["plan"]["subquestions"])
     assert (run_dir / "workspace/reports/report.md").exists()

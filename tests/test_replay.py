@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import shutil
 from pathlib import Path
 
@@ -13,10 +14,13 @@ from cli_support import shared_cache
 from openai_server import ScriptedOpenAI
 
 from demo.web import demo_world
+from host import cli
+from host import replay as replay_module
 from host.brains import make_brain
 from host.cli import _settings, build_parser, demo_settings, main
 from host.config import Settings
 from host.hub import Host
+from host.replay import known_key_names, placeholder
 
 CANARY = "sk-replay-canary-7f3e1b"
 
@@ -36,6 +40,11 @@ def recorded(tmp_path_factory):
         asked = len(server.requests)
     assert result.exit_code == 0 and result.citations > 0
     return runs, result, asked
+
+
+def run_ids(runs: Path) -> set[str]:
+    """The run folders in ``runs`` (not ``.demo-cache``, where a demo replay's inputs are)."""
+    return {p.name for p in runs.iterdir() if not p.name.startswith(".")}
 
 
 def _replay(runs: Path, run_id: str, capsys) -> tuple[int, str, str]:
@@ -60,11 +69,11 @@ def test_a_replay_reproduces_the_run_with_no_network_and_no_key(recorded, capsys
     runs, result, _ = recorded
     for name in ("OPENAI_API_KEY", "OPENAI_BASE_URL"):
         monkeypatch.delenv(name, raising=False)
-    before = {p.name for p in runs.iterdir()}
+    before = run_ids(runs)
     code, out, err = _replay(runs, result.run.id, capsys)
     assert code == 0, err
     assert "Reproduced" in out
-    (new_id,) = {p.name for p in runs.iterdir()} - before
+    (new_id,) = run_ids(runs) - before
     new = runs / new_id
     verdict = json.loads((new / "internal" / "replay.json").read_text())
     assert verdict == {"of": result.run.id, "reproduced": True, "divergences": [], "unused": []}
@@ -114,3 +123,104 @@ def test_record_is_a_flag_of_run_and_demo(tmp_path):
         args = parser.parse_args([*argv, "--runs-dir", str(tmp_path)])
         assert _settings(args).record is True
     assert _settings(parser.parse_args(["demo", "--runs-dir", str(tmp_path)])).record is False
+
+
+class Stop(Exception):
+    """Raised by a spy to end a command once it has seen what the test looks at."""
+
+
+def tampered(recording: Path, into: Path, **settings: object) -> Path:
+    """A copy of ``recording`` in the runs folder ``into``, its recorded settings changed."""
+    copy = into / recording.name
+    shutil.copytree(recording, copy)
+    path = copy / "internal" / "run.json"
+    record = json.loads(path.read_text())
+    record["settings"].update(settings)
+    path.write_text(json.dumps(record))
+    return copy
+
+
+def test_a_recording_sets_no_variable_but_the_projects_own_keys(recorded, tmp_path, monkeypatch):
+    _, result, _ = recorded
+    names = ["PYTHONPATH", "LD_PRELOAD", "PATH", "HOME", "OPENAI_API_KEY", 7, "openai_api_key"]
+    copy = tampered(result.run.path, tmp_path / "runs", key_names=names)
+    trap = tmp_path / "cwd" / "replay-placeholder-pythonpath"
+    trap.mkdir(parents=True)
+    (trap / "sitecustomize.py").write_text("raise SystemExit('the recording ran code')\n")
+    monkeypatch.chdir(tmp_path / "cwd")
+    watched = ("PYTHONPATH", "LD_PRELOAD", "PATH", "HOME", "OPENAI_API_KEY")
+    before = {name: os.environ.get(name) for name in watched}
+    seen: dict[str, str | None] = {}
+
+    def spy(work):  # the replay runs here, with the placeholders set
+        work.close()
+        seen.update({name: os.environ.get(name) for name in watched})
+        raise Stop
+
+    monkeypatch.setattr(cli, "_run_async", spy)
+    with pytest.raises(Stop):
+        main(["replay", copy.name, "--runs-dir", str(tmp_path / "runs")])
+    assert seen == {**before, "OPENAI_API_KEY": placeholder("OPENAI_API_KEY")}
+    assert {name: os.environ.get(name) for name in watched} == before  # and restored
+    assert known_key_names(names) == ["OPENAI_API_KEY"]
+    assert known_key_names("PYTHONPATH") == [] and known_key_names({"PATH": 1}) == []
+
+
+def _replay_inputs(monkeypatch) -> list[Path | None]:
+    """Spy on the replay's settings: the input folder each replay would mount (the
+    replay itself is stopped)."""
+    mounted: list[Path | None] = []
+    real = replay_module.replay_settings
+
+    def spy(base, recording, input_dir):
+        mounted.append(input_dir)
+        real(base, recording, input_dir)
+        raise Stop
+
+    monkeypatch.setattr(replay_module, "replay_settings", spy)
+    return mounted
+
+
+def test_a_replay_mounts_no_input_folder_the_recording_names(
+    recorded, tmp_path, monkeypatch, capsys
+):
+    _, result, _ = recorded
+    victim = tmp_path / "victim"
+    victim.mkdir()
+    (victim / "secret.txt").write_text("not for the recording")
+    runs = tmp_path / "runs"
+    copy = tampered(result.run.path, runs, origin=None, input_dir=str(victim))
+    mounted = _replay_inputs(monkeypatch)
+    # No terminal to ask at (pytest's stdin): a one-line error, and nothing is mounted.
+    with pytest.raises(SystemExit) as stop:
+        main(["replay", copy.name, "--runs-dir", str(runs)])
+    assert stop.value.code == 2 and mounted == []
+    err = capsys.readouterr().err
+    assert f"run {copy.name} read its input files from {victim}" in err
+    assert "--input DIR" in err and "Traceback" not in err
+    # At a terminal the user is asked; "no" mounts nothing.
+    asked: list[Path] = []
+    monkeypatch.setattr(cli, "_confirmer", lambda: lambda folder: asked.append(folder) or False)
+    with pytest.raises(SystemExit) as stop:
+        main(["replay", copy.name, "--runs-dir", str(runs)])
+    assert stop.value.code == 2 and asked == [victim] and mounted == []
+    # "yes", or the user's own --input, is what gets mounted.
+    monkeypatch.setattr(cli, "_confirmer", lambda: lambda folder: True)
+    with pytest.raises(Stop):
+        main(["replay", copy.name, "--runs-dir", str(runs)])
+    own = tmp_path / "own"
+    own.mkdir()
+    with pytest.raises(Stop):
+        main(["replay", copy.name, "--runs-dir", str(runs), "--input", str(own)])
+    assert mounted == [victim, own]
+
+
+def test_a_demo_recording_replays_with_the_bundled_demo_inputs(recorded, tmp_path, monkeypatch):
+    _, result, _ = recorded
+    runs = tmp_path / "runs"
+    copy = tampered(result.run.path, runs, input_dir="/")
+    mounted = _replay_inputs(monkeypatch)
+    with pytest.raises(Stop):
+        main(["replay", copy.name, "--runs-dir", str(runs)])
+    (folder,) = mounted
+    assert folder is not None and folder.parent == runs / ".demo-cache"

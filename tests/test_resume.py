@@ -13,12 +13,17 @@ from collections import Counter
 from pathlib import Path
 from urllib.parse import urlsplit
 
+import pytest
 from agentscope.message import Msg, ToolResultBlock, ToolUseBlock
 from cli_support import ROOT, quartet, read_page, resume_run, shared_cache, start_until, world_env
+from runs_support import make_run
 
 from demo.web import demo_world
+from host import cli
 from host.brains.offline import HostPolicy
 from host.checkpoint import patch_dangling
+from host.cli import main
+from host.config import Settings
 from host.delegation import call_signature
 from host.stages import CANCELLED
 
@@ -55,7 +60,7 @@ def test_a_killed_run_resumes_without_fetching_any_page_twice(tmp_path):
         stored = stored_paths(run_dir)
         before = len(world.site_requests)
 
-        record = resume_run(runs, run_dir.name, env)
+        record = resume_run(runs, run_dir.name, env, inputs=world.input_dir)
         after = world.site_requests[before:]
 
     # Pages stored before the kill are reused; a fetch cut short by the kill is redone
@@ -74,11 +79,8 @@ def test_a_killed_run_resumes_without_fetching_any_page_twice(tmp_path):
 
 
 def test_resume_refuses_a_finished_run_and_an_unknown_one(tmp_path):
-    done = tmp_path / "runs" / "r1" / "internal"
-    done.mkdir(parents=True)
-    (done / "checkpoint.json").write_text("{}", encoding="utf-8")
-    (done / "run.json").write_text(json.dumps({"status": "finished"}), encoding="utf-8")
-    for run_id, says in (("r1", "has finished"), ("nope", "no checkpoint")):
+    make_run(tmp_path / "runs", "r1", record={"status": "finished"}, checkpoint={})
+    for run_id, says in (("r1", "has finished"), ("nope", "no run 'nope'")):
         proc = subprocess.run(
             quartet("resume", run_id, "--runs-dir", str(tmp_path / "runs")),
             cwd=ROOT,
@@ -88,6 +90,74 @@ def test_resume_refuses_a_finished_run_and_an_unknown_one(tmp_path):
         )
         assert proc.returncode == 2 and says in proc.stderr
         assert "Traceback" not in proc.stderr
+
+
+STOPPED = "20260303-090000-cccccc"
+
+
+class Stop(Exception):
+    """Raised by a spy once a command has settled its settings (the run is not started)."""
+
+
+def _resumed_with(monkeypatch) -> list[Settings]:
+    """Spy on ``quartet resume``: the settings each resume would run with."""
+    seen: list[Settings] = []
+
+    def spy(settings):
+        seen.append(settings)
+        raise Stop
+
+    monkeypatch.setattr(cli, "_brain", spy)
+    return seen
+
+
+def test_every_command_finds_a_run_id_in_the_runs_folder_only(tmp_path, monkeypatch, capsys):
+    checkpoint = {"version": 1, "question": "q", "settings": {}}
+    outside = make_run(tmp_path, "outside", checkpoint=checkpoint)
+    runs = tmp_path / "runs"
+    make_run(runs, STOPPED, checkpoint=checkpoint)
+    seen = _resumed_with(monkeypatch)
+    for command in ("resume", "replay", "show"):
+        for run_id in (str(outside), "../outside", f"{STOPPED}/../../outside", "..", "."):
+            with pytest.raises(SystemExit) as stop:
+                main([command, run_id, "--runs-dir", str(runs)])
+            err = capsys.readouterr().err
+            assert stop.value.code == 2 and err.startswith("quartet: error: no run"), err
+    assert seen == []
+    with pytest.raises(Stop):  # as show and replay do, resume takes a unique prefix
+        main(["resume", STOPPED[:10], "--runs-dir", str(runs)])
+    assert len(seen) == 1
+
+
+def test_resume_mounts_no_input_folder_the_checkpoint_names(tmp_path, monkeypatch, capsys):
+    victim = tmp_path / "victim"
+    victim.mkdir()
+    saved = {"input_dir": str(victim), "max_rounds": "inf", "formats": ["md", "../x"]}
+    runs = tmp_path / "runs"
+    make_run(runs, STOPPED, checkpoint={"version": 1, "question": "q", "settings": saved})
+    seen = _resumed_with(monkeypatch)
+    # No terminal to ask at: a one-line error naming --input, and no run.
+    with pytest.raises(SystemExit) as stop:
+        main(["resume", STOPPED, "--runs-dir", str(runs)])
+    err = capsys.readouterr().err
+    assert stop.value.code == 2 and seen == []
+    assert f"run {STOPPED} read its input files from {victim}" in err and "--input DIR" in err
+    # At a terminal the user is asked; "no" starts nothing.
+    monkeypatch.setattr(cli, "_confirmer", lambda: lambda folder: False)
+    with pytest.raises(SystemExit) as stop:
+        main(["resume", STOPPED, "--runs-dir", str(runs)])
+    assert stop.value.code == 2 and seen == []
+    # "yes", or the user's own --input, is what gets mounted.
+    monkeypatch.setattr(cli, "_confirmer", lambda: lambda folder: folder == victim)
+    own = tmp_path / "own"
+    own.mkdir()
+    for given in ([], ["--input", str(own)]):
+        with pytest.raises(Stop):
+            main(["resume", STOPPED, "--runs-dir", str(runs), *given])
+    assert [s.input_dir for s in seen] == [victim, own]
+    # what else the checkpoint says is taken only when it is of the right kind
+    defaults = Settings()
+    assert seen[0].max_rounds == defaults.max_rounds and seen[0].formats == ("md",)
 
 
 def _call(call_id: str, kind: str, sub: str) -> ToolUseBlock:

@@ -198,3 +198,37 @@ def test_quartet_show_of_an_unknown_run_is_a_one_line_error(runs_dir, capsys):
     assert err == (
         f"quartet: error: no run '{FINISHED[:-1]}x' in {runs_dir}; did you mean {FINISHED}?\n"
     )
+
+
+#: A question as a hostile run folder could carry it: an OSC 8 link hiding its address, a
+#: clear-screen and cursor-home, an 8-bit CSI, a title change, a carriage return and a
+#: right-to-left override.
+HOSTILE = (
+    "How \x1b]8;;https://evil.example/\x1b\\was\x1b]8;;\x1b\\ it \x1b[2J\x1b[Hbuilt"
+    "\x9b2J\x1b]0;pwned\x07\rand \u202eused?"
+)
+
+
+def test_show_and_runs_print_no_terminal_controls_from_a_run_folder(tmp_path, capsys):
+    runs = tmp_path / "runs"
+    plan = plan_of(HOSTILE, [1])
+    record = {
+        "question": HOSTILE,
+        "status": "finished\x1b[31m",
+        "plan": plan,
+        "answered": 1,
+        "errors": [f"a page said {HOSTILE}"],
+        "outputs": ["/workspace/reports/\x1b[2Jr.md"],
+    }
+    make_run(runs, FINISHED, record)
+    assert main(["runs", "--runs-dir", str(runs)]) == 0
+    assert main(["show", FINISHED, "--runs-dir", str(runs)]) == 0
+    out = capsys.readouterr().out
+    assert "How was it built and used?" in out  # the words are kept
+    assert not any(c in out for c in "\x1b\x9b\x07\r\u202e"), repr(out)
+    for argv in (["runs", "--json"], ["show", FINISHED, "--json"]):
+        assert main([*argv, "--runs-dir", str(runs)]) == 0
+        out = capsys.readouterr().out
+        assert not any(c in out for c in "\x1b\x9b\x07\r\u202e"), repr(out)
+        listed = json.loads(out)  # the data itself is unchanged, escaped as JSON
+        assert (listed[0] if isinstance(listed, list) else listed)["question"] == HOSTILE

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from ..config import MAX_SECONDS, ConfigError, load_settings, make_runs_dir
+from ..printable import shown
 from .questions import read_questions
 from .state import DONE, BatchState
 
@@ -106,7 +107,7 @@ async def _go(
         progress.say(
             f"[bold]Batch[/bold] {state.id}: {len(state.jobs)} questions"
             f" ({state.counts()['done']} done before), {concurrency} at once on the "
-            f"{engine.name} engine → {state.folder}"
+            f"{engine.name} engine → {shown(state.folder)}"
         )
         await run_batch(
             state,

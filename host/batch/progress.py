@@ -1,5 +1,9 @@
 """What the user sees while a batch works: a bar over the whole batch, a line per running
-question with its attempt and time, and a line as each question ends or is retried."""
+question with its attempt and time, and a line as each question ends or is retried.
+
+Questions (from the user's file) and errors (from the runs) are shown with
+:func:`host.printable.shown`: no terminal controls, markup escaped.
+"""
 
 from __future__ import annotations
 
@@ -7,7 +11,6 @@ import time
 from typing import Any
 
 from rich.console import Console
-from rich.markup import escape
 from rich.progress import (
     BarColumn,
     MofNCompleteColumn,
@@ -18,13 +21,15 @@ from rich.progress import (
     TimeElapsedColumn,
 )
 
+from ..printable import printable, shown
 from .state import BatchState, Job
 
 WIDTH = 60
 
 
 def _short(text: str, width: int = WIDTH) -> str:
-    text = " ".join(text.split())
+    """``text`` printable, on one line, cut to ``width`` characters."""
+    text = " ".join(printable(text).split())
     return text if len(text) <= width else text[: width - 1].rstrip() + "…"
 
 
@@ -73,7 +78,7 @@ class BatchProgress:
         if self.quiet:
             return
         job: Job = data["job"]
-        label = f"#{job.index} {escape(_short(job.question))}"
+        label = f"#{job.index} {shown(_short(job.question))}"
         if kind == "start":
             more = ""
             if data["try"] > 1:
@@ -87,7 +92,7 @@ class BatchProgress:
         if task is not None:
             self.bar.remove_task(task)
         if kind == "retry":
-            self.say(f"[yellow]↻[/yellow] {label}: {escape(str(data['error']))}; trying again")
+            self.say(f"[yellow]↻[/yellow] {label}: {shown(data['error'])}; trying again")
             return
         self.ended += 1
         if self.total is not None:
@@ -95,10 +100,10 @@ class BatchProgress:
         if kind == "failed":
             self.say(
                 f"[red]✗[/red] {label}: gave up after {job.attempts} attempts: "
-                f"{escape(str(data['error']))}"
+                f"{shown(data['error'])}"
             )
         else:
-            self.say(f"{self._mark(job)} {label} [dim]{escape(self._figures(job))}[/dim]")
+            self.say(f"{self._mark(job)} {label} [dim]{shown(self._figures(job))}[/dim]")
 
     @staticmethod
     def _mark(job: Job) -> str:

@@ -39,6 +39,7 @@ from .runs import (
     find_run,
     list_runs,
     read_run,
+    recorded_budgets,
     recorded_number,
 )
 
@@ -332,10 +333,7 @@ def _resumed_settings(
     def count(name: str) -> int:
         return int(recorded_number(saved.get(name)) or getattr(settings, name))
 
-    def budget(name: str) -> Any:
-        return recorded_number(saved[name]) if name in saved else getattr(settings, name)
-
-    tokens = budget("max_tokens")
+    tokens, cost = recorded_budgets(saved, (settings.max_tokens, settings.max_cost))
     return replace(
         settings,
         model=model or str(saved.get("model") or settings.model),
@@ -343,8 +341,8 @@ def _resumed_settings(
         max_rounds=count("max_rounds"),
         max_pages=count("max_pages"),
         concurrency=count("concurrency"),
-        max_tokens=int(tokens) if tokens else None,
-        max_cost=budget("max_cost"),
+        max_tokens=tokens,
+        max_cost=cost,
         input_dir=inputs,
         glossary=parse_glossary(saved["glossary"]) if saved.get("glossary") else settings.glossary,
     )

@@ -35,7 +35,7 @@ from subagents.secrets import SECRET_VARS
 from subagents.settings import SOURCE_NAMES, Keys, NetworkPolicy
 
 from .config import FORMATS, ConfigError, Settings, parse_glossary
-from .runs import chosen_input, find_run, recorded_number
+from .runs import chosen_input, find_run, recorded_budgets, recorded_number
 
 if TYPE_CHECKING:
     from subagents.tape import Tape
@@ -143,6 +143,7 @@ def replay_settings(base: Settings, recording: Recording, input_dir: Path | None
         keys=Keys({name: placeholder(name) for name in recording.key_names}),
     )
     formats = saved.get("formats") if isinstance(saved.get("formats"), list) else []
+    max_tokens, max_cost = recorded_budgets(saved, (base.max_tokens, base.max_cost))
     return replace(
         base,
         model=str(recording.record.get("brain") or saved.get("model") or "offline"),
@@ -150,6 +151,8 @@ def replay_settings(base: Settings, recording: Recording, input_dir: Path | None
         max_rounds=_count(saved.get("max_rounds"), base.max_rounds),
         max_pages=_count(saved.get("max_pages"), base.max_pages),
         concurrency=_count(saved.get("concurrency"), base.concurrency),
+        max_tokens=max_tokens,
+        max_cost=max_cost,
         input_dir=input_dir,
         tools=tools,
         glossary=parse_glossary(saved.get("glossary") or []),

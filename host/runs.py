@@ -17,7 +17,7 @@ from __future__ import annotations
 import difflib
 import json
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -263,6 +263,16 @@ def recorded_number(raw: object) -> float | None:
     if isinstance(raw, bool) or not isinstance(raw, int | float):
         return None
     return raw if 0 < raw < float("inf") else None
+
+
+def recorded_budgets(
+    saved: Mapping[str, Any], default: tuple[int | None, float | None]
+) -> tuple[int | None, float | None]:
+    """The token and cost budgets a run folder kept (``max_tokens``, ``max_cost``): a
+    positive, finite number, else none; a budget it does not mention keeps ``default``'s."""
+    tokens = recorded_number(saved["max_tokens"]) if "max_tokens" in saved else default[0]
+    cost = recorded_number(saved["max_cost"]) if "max_cost" in saved else default[1]
+    return (int(tokens) if tokens else None), (float(cost) if cost else None)
 
 
 def chosen_input(

@@ -224,3 +224,21 @@ def test_a_demo_recording_replays_with_the_bundled_demo_inputs(recorded, tmp_pat
         main(["replay", copy.name, "--runs-dir", str(runs)])
     (folder,) = mounted
     assert folder is not None and folder.parent == runs / ".demo-cache"
+
+
+@pytest.mark.parametrize(
+    ("kept", "budgets"),
+    [
+        ({"max_tokens": 1200, "max_cost": 0.5}, (1200, 0.5)),
+        ({"max_tokens": None, "max_cost": None}, (None, None)),
+        ({"max_tokens": "1e309", "max_cost": -1}, (None, None)),
+        ({"max_tokens": float("inf"), "max_cost": True}, (None, None)),
+    ],
+)
+def test_a_replay_keeps_the_recorded_budgets(recorded, tmp_path, kept, budgets):
+    _, result, _ = recorded
+    copy = tampered(result.run.path, tmp_path / "runs", **kept)
+    recording = replay_module.open_recording(tmp_path / "runs", copy.name)
+    base = Settings(runs_dir=tmp_path / "runs", max_tokens=99, max_cost=9.0)
+    settings = replay_module.replay_settings(base, recording, None)
+    assert (settings.max_tokens, settings.max_cost) == budgets

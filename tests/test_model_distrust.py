@@ -292,3 +292,17 @@ def test_a_refused_plan_falls_back_to_the_offline_one_with_its_reason(
     assert len(offline) == 4 and record["plan"]["language"] == "en"
     assert "大运河 衰落" not in json.dumps(record["delegations"], ensure_ascii=False)
     assert record["exit_code"] == result.exit_code == 0
+
+
+@pytest.mark.parametrize("wire", sorted(SERVERS))
+def test_a_writer_that_stays_empty_gives_a_compiled_report_that_says_so(
+    wire, tmp_path, monkeypatch
+):
+    faults = Faults().add("empty", times=2, when=writer)
+    result, record, _ = demo_run(tmp_path, monkeypatch, wire, faults)
+    assert faults.played == ["empty", "empty"]
+    for fmt, text in reports(result).items():
+        assert "About this report" in text, fmt
+        assert "The model returned no report text" in text, fmt
+    assert record["model_calls"]["failures"] == {"empty": 1}
+    assert record["citations"] > 0 and record["exit_code"] == result.exit_code == 0

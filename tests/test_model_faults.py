@@ -125,6 +125,16 @@ async def test_a_429_waits_as_long_as_retry_after_says_then_succeeds(wire, heade
 
 
 @pytest.mark.parametrize("wire", HTTP_WIRES)
+async def test_a_500_with_retry_after_waits_as_long_as_it_says_then_succeeds(wire, monkeypatch):
+    faults = Faults().add("status", status=500, headers={"Retry-After": "3"})
+    with rig(wire, monkeypatch, faults) as r:
+        text = await r.ask()
+    assert "Grand Canal" in text
+    assert r.stats.faults == {"http_500": 1} and r.stats.retries == 1
+    assert r.sleeps == [3.0]
+
+
+@pytest.mark.parametrize("wire", HTTP_WIRES)
 async def test_a_very_long_retry_after_is_capped(wire, monkeypatch):
     faults = Faults().add("status", status=429, headers={"Retry-After": "86400"})
     with rig(wire, monkeypatch, faults) as r:

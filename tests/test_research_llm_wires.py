@@ -191,6 +191,17 @@ def test_the_pipeline_runs_end_to_end_over_the_anthropic_wire(anthropic_run):
     assert_key_stays_out(result)
 
 
+def test_an_unsupported_claim_from_an_anthropic_writer_is_dropped_and_counted(anthropic_run):
+    server, result, record = anthropic_run
+    assert server.prose_requests == 1  # its prose cites a real id for the planted claim
+    for fmt in ("md", "html"):
+        path = result.run.real_path(f"/workspace/reports/report.{fmt}")
+        text = " ".join(path.read_text().split())
+        assert "moon bonds" not in text and server.verified_claim in text, fmt
+    check = record["citation_check"]
+    assert check["unsupported"] >= 1 and 0 < check["citation_accuracy"] < 1
+
+
 def test_anthropic_requests_mark_the_system_prompt_and_the_last_tool(anthropic_run):
     server, _, _ = anthropic_run
     ephemeral = {"type": "ephemeral"}

@@ -3,8 +3,9 @@
 Real Chromium on a site served on 127.0.0.1, one session for the whole module with a
 short step timeout (the default stays 30 s): a page whose script spins after ``load``
 ends its render within that timeout and is closed, never reused; a page whose renderer
-will not even close takes its reader context with it; pages opened by a page
-(``window.open``) are closed; downloads a page starts are refused, so nothing lands in
+will not even close takes its reader context with it; the automation page is closed
+when it spins; a page's script cannot open windows, and a window a click opens is
+closed; downloads a page starts are refused, so nothing lands in
 Playwright's temporary folder (this module's driver gets a temporary folder of its own).
 """
 
@@ -22,7 +23,7 @@ from browser_sites import JS_APP_HTML, JS_SECRET, SiteServer, page
 from browser_support import LOOPBACK, LOOPBACK_SETTINGS, tier_of
 from playwright.async_api import Page
 
-from subagents.browser.automation import browser_navigate
+from subagents.browser.automation import browser_click, browser_navigate, browser_snapshot
 from subagents.browser.session import READER_PAGES, BrowserSession, BrowserUnavailableError
 from subagents.browser.viewer import viewer_fetch
 from subagents.results import text_of
@@ -49,7 +50,8 @@ SPIN_HTML = (
 ).encode()
 FLOOD_HTML = (
     "<!doctype html><html><head><title>Flood</title></head><body>"
-    f"{DRAWN}<script>for (let i = 0; i < {POPUPS}; i++) window.open('/popup.html?' + i);"
+    f"{DRAWN}<a id='pop' href='/popup.html?click' target='_blank'>A new window</a>"
+    f"<script>for (let i = 0; i < {POPUPS}; i++) window.open('/popup.html?' + i);"
     "</script></body></html>"
 ).encode()
 POPUP_HTML = b"<!doctype html><html><body><p>A popup nobody asked for.</p></body></html>"
@@ -114,6 +116,10 @@ async def fetch(site: SiteServer, browser: BrowserSession, service, path: str):
     )
 
 
+async def navigate(browser: BrowserSession, url: str):
+    return await asyncio.wait_for(browser_navigate(url, browser=browser), CALL_S)
+
+
 async def settle(condition, seconds: float = 60.0) -> bool:
     """Poll ``condition`` until it holds or ``seconds`` pass; whether it held."""
     deadline = time.monotonic() + seconds
@@ -165,18 +171,30 @@ async def test_a_page_that_will_not_close_takes_its_reader_context_with_it(
     assert JS_SECRET in rendered.html
 
 
-async def test_pages_a_page_opens_are_closed(site, browser, memory_service):
-    closed = browser.strays_closed
+async def test_a_page_that_spins_in_the_automation_page_is_closed(site, browser):
+    res = await navigate(browser, site.url("/spin.html"))
+    assert res.metadata["status"] == "error", text_of(res)
+    assert f"did not stop within {STEP_S:g} s, so the page was closed" in text_of(res)
+    res = await asyncio.wait_for(browser_snapshot(browser=browser), CALL_S)
+    assert "no page is open" in text_of(res), text_of(res)
+    res = await navigate(browser, site.url("/js/app.html"))
+    assert text_of(res).startswith("Opened "), text_of(res)
+
+
+async def test_windows_a_page_opens_are_blocked_or_closed(site, browser, memory_service):
     res = await fetch(site, browser, memory_service, "/flood.html")
     assert tier_of(res) == "chromium", text_of(res)
-    reader = browser._reader
-    assert await settle(lambda: browser.strays_closed > closed)
-    assert await settle(lambda: len(reader.pages) <= READER_PAGES), [p.url for p in reader.pages]
-    assert all("/popup.html" not in p.url for p in reader.pages)
-    # The automation page too: browser_navigate keeps only its own page open.
-    res = await asyncio.wait_for(browser_navigate(site.url("/flood.html"), browser=browser), CALL_S)
+    res = await navigate(browser, site.url("/flood.html"))
     assert text_of(res).startswith("Opened "), text_of(res)
-    own = await browser.page()
+    # Chromium's popup blocker stays on: a page's script opens no window.
+    assert "/popup.html" not in site.paths()
+    reader, own = browser._reader, await browser.page()
+    assert len(reader.pages) <= READER_PAGES and own.context.pages == [own]
+    # A click opens one; the session closes every page it did not open itself.
+    closed = browser.strays_closed
+    res = await asyncio.wait_for(browser_click("#pop", browser=browser), CALL_S)
+    assert text_of(res).startswith("Clicked"), text_of(res)
+    assert await settle(lambda: browser.strays_closed > closed)
     assert await settle(lambda: own.context.pages == [own]), [p.url for p in own.context.pages]
 
 
@@ -185,9 +203,7 @@ async def test_downloads_a_page_starts_are_refused(site, browser, memory_service
     res = await fetch(site, browser, memory_service, "/download.html")
     assert tier_of(res) == "chromium", text_of(res)
     own = await browser.page()
-    res = await asyncio.wait_for(
-        browser_navigate(site.url("/download.html"), browser=browser), CALL_S
-    )
+    res = await navigate(browser, site.url("/download.html"))
     assert text_of(res).startswith("Opened "), text_of(res)
     await asyncio.wait_for(own.wait_for_load_state("networkidle"), CALL_S)
     assert artifact_bytes(driver_tmp) == 0

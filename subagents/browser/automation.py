@@ -33,16 +33,21 @@ def _first_line(exc: BaseException) -> str:
     return (str(exc).strip().splitlines() or [type(exc).__name__])[0]
 
 
-async def _open_page(browser: Any) -> Any:
-    """The automation page; raises BrowserUnavailableError when Chromium is missing."""
+async def _open_page(browser: Any, blank: bool = False) -> Any:
+    """The automation page (``blank``: see :meth:`.BrowserSession.blank_page`); raises
+    BrowserUnavailableError when Chromium is missing."""
     if not isinstance(browser, BrowserSession):
         raise BrowserUnavailableError("no browser is configured for this agent")
-    return await browser.page()
+    return await (browser.blank_page() if blank else browser.page())
 
 
-async def _where(page: Any) -> str:
-    try:  # the title waits for a page that is still loading: bounded, like every step
-        title = await asyncio.wait_for(page.title(), STEP_TIMEOUT_S)
+async def _where(page: Any, browser: Any) -> str:
+    """The page's URL and title; the title waits for a page that is still loading (or
+    whose script never stops), so it is bounded by the session's step timeout."""
+    try:
+        title = await asyncio.wait_for(
+            page.title(), getattr(browser, "step_timeout_s", STEP_TIMEOUT_S)
+        )
     except (PlaywrightError, TimeoutError):
         title = ""
     return f"{page.url}" + (f" — {neutralise(title)}" if title else "")
@@ -65,7 +70,7 @@ async def browser_navigate(url: str, browser: object) -> ToolResponse:
     """
     try:
         await check_url(url, browser.allow)  # type: ignore[attr-defined]
-        page = await _open_page(browser)
+        page = await _open_page(browser, blank=True)
         response = await browser.navigate(page, url)  # type: ignore[attr-defined]
     except BlockedURLError as exc:
         return error(str(exc))
@@ -73,8 +78,15 @@ async def browser_navigate(url: str, browser: object) -> ToolResponse:
         return unavailable(str(exc))
     except PlaywrightError as exc:
         return unavailable(f"the browser could not open {url[:200]}: {_first_line(exc)}")
+    if not await browser.responsive(page):  # type: ignore[attr-defined]
+        await browser.discard(page)  # type: ignore[attr-defined]
+        return error(
+            f"Error: {url[:200]} keeps the browser busy: its scripts did not stop within "
+            f"{browser.step_timeout_s:g} s, so the page was closed. Read it with "  # type: ignore[attr-defined]
+            "viewer_fetch instead."
+        )
     status = response.status if response is not None else 0
-    where = await _where(page)
+    where = await _where(page, browser)
     return ok(f"Opened {where} (HTTP {status}). Call browser_snapshot to see the page.")
 
 
@@ -94,7 +106,7 @@ async def browser_snapshot(browser: object) -> ToolResponse:
         return unavailable(str(exc))
     except PlaywrightError as exc:
         return unavailable(f"the browser could not read the page: {_first_line(exc)}")
-    return ok(f"Page: {await _where(page)}\n\n{wrap(tree, 'page', page.url)}")
+    return ok(f"Page: {await _where(page, browser)}\n\n{wrap(tree, 'page', page.url)}")
 
 
 def _shot_path(url: str) -> str:
@@ -145,7 +157,7 @@ async def _act(browser: Any, selector: str, action: str, done: str, step: Any) -
     except PlaywrightError as exc:
         return error(f"Error: could not {action} {selector!r}: {_first_line(exc)}. {SELECTOR_HELP}")
     return ok(
-        f"{done} {selector!r}. Now at {await _where(page)}. Call browser_snapshot to see "
+        f"{done} {selector!r}. Now at {await _where(page, browser)}. Call browser_snapshot to see "
         "the result."
     )
 

@@ -46,7 +46,8 @@ from ..tape import active_tape, replaying
 from .proxy import GuardedProxy
 
 SYSTEM_CHROMIUM = "/usr/bin/chromium"
-#: Launch flags; Playwright adds ``--headless`` and a fresh temporary ``--user-data-dir``.
+#: Launch flags; Playwright adds ``--headless``, a fresh temporary ``--user-data-dir`` and
+#: its defaults but those in KEPT_DEFAULTS_OFF.
 CHROMIUM_FLAGS = (
     "--no-sandbox",
     "--disable-gpu",
@@ -56,6 +57,10 @@ CHROMIUM_FLAGS = (
     "--no-first-run",
     "--disable-quic",
 )
+#: Playwright's default flags left out: Chromium's popup blocker stays on, so a page's
+#: script cannot open windows (only a click of the browser_click tool can, and the
+#: session closes those).
+KEPT_DEFAULTS_OFF = ("--disable-popup-blocking",)
 #: Chromium may take long to start on a loaded machine; a minute before giving up.
 LAUNCH_TIMEOUT_MS = 60_000
 NAVIGATION_TIMEOUT_MS = 20_000
@@ -184,6 +189,7 @@ class BrowserSession:
                 self._browser = await self._playwright.chromium.launch(
                     executable_path=executable,
                     args=[*CHROMIUM_FLAGS, *proxy_flags(self._proxy.url)],
+                    ignore_default_args=list(KEPT_DEFAULTS_OFF),
                     headless=True,
                     timeout=LAUNCH_TIMEOUT_MS,
                 )
@@ -233,6 +239,7 @@ class BrowserSession:
         try:
             page = await self._bounded(context.new_page(), "open a page")
             self._own.add(page)
+            page.on("crash", self._close_later)  # its renderer died: a fresh page is opened
             return page
         finally:
             self._opening -= 1
@@ -254,6 +261,10 @@ class BrowserSession:
     def _close_stray(self, page: Page) -> None:
         """Close a page the session did not open (a popup), in the background."""
         self.strays_closed += 1
+        self._close_later(page)
+
+    def _close_later(self, page: Page) -> None:
+        """Close ``page`` in the background."""
         task = asyncio.get_running_loop().create_task(_quiet(page.close(), self.step_timeout_s))
         self._closing.add(task)
         task.add_done_callback(self._closing.discard)
@@ -302,12 +313,50 @@ class BrowserSession:
         )
 
     async def page(self) -> Page:
-        """The automation page (created on first use, reused afterwards)."""
+        """The automation page (created on first use, reused afterwards).
+
+        A page whose scripts no longer let it answer (see :meth:`responsive`) is closed
+        and replaced by a fresh, blank one.
+        """
+        if self._page is not None and not await self.responsive(self._page):
+            await self.discard(self._page)
         if self._page is None or self._page.is_closed():
             if self._context is None:
                 self._context = await self._bounded(self.new_context(), "open a browser context")
             self._page = await self.open_page(self._context)
         return self._page
+
+    async def blank_page(self) -> Page:
+        """The automation page, blank, ready for a navigation.
+
+        The document it showed is left first, so that its unload handlers run now: a
+        page that cannot leave it within the step timeout (a script that spins when the
+        page is left) is closed, and a fresh page is returned instead.
+        """
+        page = await self.page()
+        if page.url in ("", "about:blank"):
+            return page
+        if await _settled(page.goto("about:blank"), self.step_timeout_s):
+            return page
+        await self.discard(page)
+        return await self.page()
+
+    async def responsive(self, page: Page) -> bool:
+        """Whether ``page`` runs a trivial script within the step timeout.
+
+        A page whose script never stops does not. A page that is navigating, closed or
+        crashed counts as responsive: it is not stuck, and what it is doing fails or
+        succeeds on its own.
+        """
+        if page.is_closed():
+            return True
+        try:
+            await asyncio.wait_for(page.evaluate("1"), self.step_timeout_s)
+        except TimeoutError:
+            return False
+        except PlaywrightError:
+            return True
+        return True
 
     async def _bounded(self, awaitable: Any, what: str) -> Any:
         """Await a step that has no Playwright timeout of its own, for at most
@@ -382,28 +431,41 @@ class BrowserSession:
                     await self._release(page, healthy)
 
     async def _release(self, page: Page, healthy: bool) -> None:
-        """Put a reader page back for the next render, or close it for good."""
+        """Put a reader page back for the next render, or close it for good.
+
+        A page goes back blank: the scripts of the page it showed stop (a timer that
+        spins or opens windows later cannot run while it waits) and their memory is
+        freed. A page that cannot leave what it showed in time is closed.
+        """
+        if healthy and not page.is_closed() and page.context is self._reader:
+            healthy = await _settled(page.goto("about:blank"), self.step_timeout_s)
         if healthy and not page.is_closed() and page.context is self._reader:
             self._idle.append(page)
         else:
-            await self._discard(page)
+            await self.discard(page)
 
-    async def _discard(self, page: Page) -> None:
-        """Close a reader page that must not be reused (it failed or ran out of time).
+    async def discard(self, page: Page) -> None:
+        """Close a page that must not be used again (it failed, ran out of time or is
+        stuck); the next render or :meth:`page` opens a fresh one.
 
-        A page whose renderer is stuck may not close: then the reader context goes with
-        it (the next render opens a fresh one), and if even that does not close in time,
-        the browser and its driver are stopped, to be started again on next use.
+        A page whose renderer is stuck may not close: then its context goes with it, and
+        if even that does not close in time, the browser and its driver are stopped, to
+        be started again on next use.
         """
         timeout = self.step_timeout_s
         if not page.is_closed():
             await _quiet(page.close(), timeout)
+        if page is self._page:
+            self._page = None
         if page.is_closed():
             return
         context = page.context
-        if context is not self._reader:
+        if context is self._reader:
+            self._reader, self._idle = None, []
+        elif context is self._context:
+            self._context = None
+        else:
             return  # its context was already given up
-        self._reader, self._idle = None, []
         if await _settled(context.close(), timeout):
             return
         browser = self._browser

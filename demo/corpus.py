@@ -322,7 +322,7 @@ class CitedLine:
         sources: The URL (web pages) or path (files) of each cited source, each once.
         numbers: The citation numbers the line carries.
         evidence: The evidence id (``ev-…``) behind each number, when the Sources list
-            names it.
+            records it (in the comment of the quote's line).
     """
 
     text: str
@@ -349,12 +349,14 @@ def _quotes(report_md: str) -> dict[int, tuple[str, str]]:
             rest = head.group("rest") if head else line[2:]
             source = unescape(rest.split(" — ")[0].strip().strip("<>"))
         elif m := _QUOTE_LINE.match(line):
-            where = source
+            where, ev = source, _EVIDENCE_ID.search(line)
+            ev_id = ev.group(1).lower() if ev else ""
             if c := _COMMENT.search(line):
                 with suppress(json.JSONDecodeError):
-                    where = str(json.loads(c.group(1)).get("url") or source)
-            ev = _EVIDENCE_ID.search(line)
-            out[int(m.group(1))] = (where, ev.group(1).lower() if ev else "")
+                    loc = json.loads(c.group(1))
+                    where = str(loc.get("url") or source)
+                    ev_id = ev_id or str(loc.get("id") or "").lower()
+            out[int(m.group(1))] = (where, ev_id)
     return out
 
 

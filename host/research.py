@@ -42,7 +42,7 @@ from research.text import links, plain, terms
 from subagents.evidence import EvidenceItem, EvidenceLedger, PageRecord, sidecar_path, url_key
 from subagents.search.render import result_list
 
-from .sources import FileSource, file_record
+from .sources import FileSource, file_place, file_record
 
 #: Evidence items kept per page (or file) and sub-question.
 ITEMS_PER_SOURCE = 8
@@ -328,9 +328,13 @@ class Research:
             return
         if source.path in self.sources:
             return
+        # A downloaded document is cited by the address it came from, not its place in
+        # the run's folder.
+        url = self.ledger.pages.origin(source.file_path) or source.file_path
         await self.service.write_text(source.path, source.text)
-        await self.service.write_text(sidecar_path(source.path), file_record(source).to_json())
-        self._score(source.path, source.text, source.file_path, source.title, "file")
+        record = file_record(source, url)
+        await self.service.write_text(sidecar_path(source.path), record.to_json())
+        self._score(source.path, source.text, url, source.title, "file")
 
     def _score(self, path: str, text: str, url: str, title: str, kind: str) -> None:
         doc = Document.of(text, title)
@@ -343,13 +347,13 @@ class Research:
             found = [x for x in every if x.score >= THRESHOLD]
             found.sort(key=lambda x: (-(x.score + informative(x.sentence.text)), x.sentence.start))
             for scored in found[:ITEMS_PER_SOURCE]:
-                item = self.ledger.add(self._item(scored, url, path, kind))
+                item = self.ledger.add(self._item(scored, url, path, kind, text))
                 old = self.evidence[sid].get(item.id, 0.0)
                 self.evidence[sid][item.id] = max(old, scored.score)
                 source.relevant_to.add(sid)
             fresh = [x for x in every if x.score < THRESHOLD and x.lead][:LEADS_PER_SOURCE]
             for scored in fresh:
-                item = self._item(scored, url, path, kind)
+                item = self._item(scored, url, path, kind, text)
                 self.leads[sid][f"{path}#{item.start}"] = item.to_dict() | {"score": scored.score}
             if fresh:
                 self._promote(sid)
@@ -360,10 +364,14 @@ class Research:
         return self.ledger.get(ev_id)
 
     def cite(self, path: str, start: int, end: int, locator: str = "") -> EvidenceItem:
-        """The ledger's item quoting ``start:end`` of the source read at ``path``."""
+        """The ledger's item quoting ``start:end`` of the source read at ``path``; in a
+        file, ``locator`` gives way to the page, slide or sheet the span is on."""
+        text = self.texts[path]
+        if self.sources[path].kind == "file":
+            locator = file_place(text, start) or locator
         item = EvidenceItem(
             url=self.sources[path].url,
-            span=self.texts[path][start:end],
+            span=text[start:end],
             start=start,
             end=end,
             page_path=path,
@@ -372,7 +380,7 @@ class Research:
         return self.ledger.add(item)
 
     @staticmethod
-    def _item(scored: Scored, url: str, path: str, kind: str) -> EvidenceItem:
+    def _item(scored: Scored, url: str, path: str, kind: str, text: str) -> EvidenceItem:
         s = scored.sentence
         return EvidenceItem(
             url=url,
@@ -380,7 +388,7 @@ class Research:
             start=s.start,
             end=s.end,
             page_path=path,
-            locator=s.section if kind == "file" else "",
+            locator=(file_place(text, s.start) or s.section) if kind == "file" else "",
         )
 
     def _promote(self, sid: str) -> None:

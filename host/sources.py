@@ -38,6 +38,9 @@ _PDF_PAGE = re.compile(r"^--- page (\d+) ---$", re.M)
 _SLIDE = re.compile(r"^Slide (\d+): (.*)$", re.M)
 _SHEET = re.compile(r"sheet '([^']*)'")
 _OCR = re.compile(r"Text found by OCR[^\n]*:\n", re.M)
+#: Chinese, Japanese and Korean characters and full-width punctuation: a line break
+#: beside one is no word space.
+_CJK = re.compile(r"[\u2e80-\u303f\u3400-\u9fff\uf900-\ufaff\ufe30-\ufe4f\uff00-\uffef]")
 _BRIEF_HEADINGS = re.compile(
     r"\b(brief|instructions?|requirements?|guidelines?|for the writer|notes for|should cover|"
     r"what the report|length|deliverables?|question)\b|要求|说明|写作|篇幅|提纲|任务",
@@ -88,6 +91,17 @@ def _pdf(text: str) -> str:
     return "\n\n".join(out)
 
 
+def join_lines(lines: list[str]) -> str:
+    """Wrapped lines as one paragraph: a space where a line break stood between words,
+    none where a Chinese character or full-width mark meets the break ("…开济州河，" +
+    "1289年开会通河" → "…开济州河，1289年开会通河")."""
+    text = ""
+    for line in lines:
+        cjk = text and (_CJK.match(text[-1]) or _CJK.match(line[:1]))
+        text += line if not text or cjk else " " + line
+    return text
+
+
 def _pdf_blocks(page: str) -> str:
     """A PDF page's lines as Markdown: short title-like lines become headings, wrapped
     lines are joined into paragraphs, and stray list markers are dropped."""
@@ -102,17 +116,19 @@ def _pdf_blocks(page: str) -> str:
             continue
         para.append(line)
         if re.search(r"[.!?。！？:：]$", line) or _heading_like(following):
-            blocks.append(" ".join(para))
+            blocks.append(join_lines(para))
             para = []
     if para:
-        blocks.append(" ".join(para))
+        blocks.append(join_lines(para))
     return "\n\n".join(blocks)
 
 
 def _paragraphs(text: str) -> str:
     """Extracted text with line wraps undone inside paragraphs."""
     blocks = re.split(r"\n\s*\n", text)
-    return "\n\n".join(re.sub(r"\s*\n\s*", " ", b).strip() for b in blocks if b.strip())
+    return "\n\n".join(
+        join_lines([ln.strip() for ln in b.splitlines() if ln.strip()]) for b in blocks if b.strip()
+    )
 
 
 def _heading_like(line: str) -> bool:
@@ -205,11 +221,12 @@ def _sheet_suffix(tool: str, text: str) -> str:
     return f"#{sheet.group(1)}" if sheet else ""
 
 
-def file_record(source: FileSource) -> PageRecord:
-    """The sidecar of a stored file extract."""
+def file_record(source: FileSource, url: str = "") -> PageRecord:
+    """The sidecar of a stored file extract; ``url`` is where a downloaded file came from
+    (a reader's file is named by its path)."""
     return PageRecord(
-        url=source.file_path,
-        final_url=source.file_path,
+        url=url or source.file_path,
+        final_url=url or source.file_path,
         fetched_at=datetime.now(UTC).isoformat(timespec="seconds"),
         sha256=hashlib.sha256(source.text.encode("utf-8")).hexdigest(),
         tier="file",
@@ -219,6 +236,17 @@ def file_record(source: FileSource) -> PageRecord:
         content_type=source.kind,
         kind="file",
     )
+
+
+_PLACE = re.compile(r"^## ((?:Page|Slide|Sheet) \S.*?)\s*$", re.M)
+
+
+def file_place(text: str, offset: int) -> str:
+    """Where ``offset`` of a stored file extract is: the page, slide or sheet whose
+    ``##`` heading is above it (``Page 3``), whatever smaller headings a PDF page's text
+    has under it; empty when the extract has no such heading."""
+    places = list(_PLACE.finditer(text, 0, offset))
+    return places[-1].group(1) if places else ""
 
 
 #: Only the user's own files can be a brief: the writer's requirements never come from a

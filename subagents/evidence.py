@@ -138,6 +138,10 @@ class PageRegistry:
         """Where the page or file at ``url`` is stored in this run, if it is."""
         return self._stored.get(url_key(url))
 
+    def origin(self, path: str) -> str | None:
+        """The address the page or file stored at ``path`` was fetched from, if any."""
+        return next((url for url, stored in self._stored.items() if stored == path), None)
+
     def record(self, url: str, path: str, *also: str) -> None:
         """Remember that ``url`` (and each of ``also``, e.g. its final address) is at ``path``."""
         for address in (url, *also):

@@ -167,7 +167,10 @@ async def test_fabricated_citations_never_reach_any_format(svc):
             assert bad not in flat, (ext, bad)
         assert "Moduleprices doubled" not in flat and "doubledovertwo" not in flat, ext
         assert "getting larger" not in body and "8765/wind" not in body, ext
-        assert good.id in flat and "Solargrewfastestin2024.[1]" in flat, ext
+        assert "Solargrewfastestin2024.[1]" in flat, ext
+        # The good id is machine provenance: kept in the Markdown's comments, shown nowhere.
+        assert (good.id in flat) == (ext == "md"), ext
+        assert "ev-" not in re.sub(r"<!--.*?-->", "", body), ext
     md = texts["md"]
     sources = md.split("## Sources", 1)[1]
     assert re.findall(r"^  - \[(\d+)\] ", sources, re.M) == ["1", "2", "3"]
@@ -562,3 +565,40 @@ async def test_a_claim_its_real_citation_does_not_support_leaves_every_format(sv
         assert ". ." not in flat and "..[" not in flat, ext  # the text around it reads clean
         assert "Everyone agrees" not in flat, ext  # a sentence that cites nothing goes too
         assert "Module prices fell by almost half" in flat, ext
+
+
+async def test_sources_are_numbered_source_by_source_and_show_no_ids_or_paths(svc):
+    """Quotes from one source carry consecutive numbers (sources in order of first
+    citation), whatever order the body cites them in; no format shows an evidence id or
+    a path inside the run (the ids stay in the Markdown's comments, for reading back)."""
+    en, zh = await en_page(svc), await zh_page(svc)
+    a, b, c = en.ids()
+    x, y, _ = zh.ids()
+    await svc.write_text(
+        "/workspace/notes/mixed.md",
+        f"## One\n\n- Solar grew. [{a}]\n- Tea is old. [{x}]\n- Prices fell. [{b}]\n"
+        f"- Tea grows. [{y}]\n- Batteries help. [{c}]\n",
+    )
+    ledger = EvidenceLedger()
+    for item in [*en.items, *zh.items]:
+        ledger.add(item)
+    toolkit = build_toolkit("generate", service=svc, evidence=ledger, model=None)
+    texts = await all_formats_text(
+        svc, toolkit, "mixed", requirements="Mixed", from_paths=["/workspace/notes/mixed.md"]
+    )
+    body, sources = texts["md"].split("\n## Sources\n")
+    assert re.findall(r"\[(\d)\]", body.split("## One")[1]) == ["1", "4", "2", "5", "3"]
+    groups = [re.findall(r"^  - \[(\d)\]", g, re.M) for g in ("\n" + sources).split("\n- ")[1:]]
+    assert groups == [["1", "2", "3"], ["4", "5"]]
+    for ext, text in texts.items():
+        shown = re.sub(r"<!--.*?-->", "", text)
+        assert "ev-" not in shown and "/workspace/" not in shown, ext
+    # The Markdown reads back with its numbers and ids: another format from it keeps them.
+    res = await call(
+        toolkit,
+        "generate_html",
+        requirements="Mixed",
+        out_path="/workspace/reports/again.html",
+        from_paths=["/workspace/reports/mixed.md"],
+    )
+    assert report_facts(res)["citations"] == 5 and report_facts(res)["dropped"] == 0

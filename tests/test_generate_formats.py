@@ -88,6 +88,8 @@ async def test_markdown(sample):
     for item in sample["page"].items:
         (line,) = [x for x in quotes if item.id in x]
         assert item.span in line
+    # Evidence ids are machine provenance: only inside the comments a reader never sees.
+    assert "ev-" not in re.sub(r"<!-- .*? -->", "", md)
 
 
 async def test_html_is_self_contained_and_cites(sample):
@@ -107,9 +109,10 @@ async def test_html_is_self_contained_and_cites(sample):
     assert entry.xpath("./a/@href") == [sample["page"].url, "../" + sample["page"].path[11:]]
     assert entry.xpath("./ul[@class='quotes']/li/@id") == ["src-1", "src-2", "src-3"]
     for item in sample["page"].items:
-        (li,) = [x for x in entry.xpath("./ul/li") if item.id in x.text_content()]
+        (li,) = [x for x in entry.xpath("./ul/li") if x.get("data-ev") == item.id]
         assert item.span in li.text_content()
     assert sample["phrase"] in doc.text_content()
+    assert "ev-" not in doc.text_content()  # the ids are data, never shown
 
 
 async def test_pdf_text_has_the_report(sample):
@@ -120,7 +123,8 @@ async def test_pdf_text_has_the_report(sample):
     assert re.sub(r"\s+", "", sample["title"]) in flat
     assert re.sub(r"\s+", "", sample["phrase"]) in flat
     for item in sample["page"].items:
-        assert item.id in flat
+        assert re.sub(r"\s+", "", item.span) in flat
+    assert "ev-" not in flat
     fonts = pdf_fonts(reader)
     if sample["lang"] == "zh":
         assert any("CJK" in f or "WenQuanYi" in f or "ZenHei" in f for f in fonts), fonts
@@ -138,15 +142,16 @@ async def test_pptx_outline(sample):
     bullets = [p.text for p in section.placeholders[1].text_frame.paragraphs]
     assert len(bullets) == 2 and all(re.search(r"\[\d\]$", b) for b in bullets)
     notes = section.notes_slide.notes_text_frame.text
-    noted = re.findall(r"^\[(\d)\] .*\n“(.*)” \((ev-[0-9a-f]{12})\)$", notes, re.M)
-    assert {n for n, _, _ in noted} == set(re.findall(r"\[(\d)\]", " ".join(bullets)))
-    by_id = {i.id: i for i in sample["page"].items}
-    assert all(by_id[ev].span == span for _, span, ev in noted)
+    noted = re.findall(r"^\[(\d)\] .*\n“(.*)”$", notes, re.M)
+    assert {n for n, _ in noted} == set(re.findall(r"\[(\d)\]", " ".join(bullets)))
+    spans = {i.span for i in sample["page"].items}
+    assert all(span in spans for _, span in noted)
     src = slides[-1].placeholders[1].text_frame.text
     assert src.count(sample["page"].url) == 1  # one entry per source
-    assert "[1] [2] [3]" in src and sample["page"].path in src
+    assert "[1] [2] [3]" in src and sample["page"].path not in src  # no path inside the run
     sources_notes = slides[-1].notes_slide.notes_text_frame.text
-    assert all(item.id in sources_notes for item in sample["page"].items)
+    assert all(item.span in sources_notes for item in sample["page"].items)
+    assert "ev-" not in notes + src + sources_notes
     assert slides[0].placeholders[1].text_frame.text == LEADS[sample["lang"]]
 
 

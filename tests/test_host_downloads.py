@@ -12,6 +12,7 @@ cited, and the damaged document handed to the File subagent once, never in a loo
 from __future__ import annotations
 
 import asyncio
+import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -193,8 +194,18 @@ def readers_of(result: RunResult, path: str) -> list[Delegation]:
 def assert_the_charter_is_read_and_cited(result: RunResult) -> None:
     """The charter is read before the report, quoted, and its founder stated and cited."""
     report = read_report(result)
-    assert CHARTER in report_sources(report).values(), report
-    cited = [n for n, where in report_sources(report).items() if where == CHARTER]
+    # Cited by the address it was downloaded from, each quote by its page; the charter's
+    # place in the run's folder is no reader's business.
+    cited = [
+        n
+        for n, where in report_sources(report).items()
+        if where.startswith("http://") and where.endswith("/docs/kestrel-charter.pdf")
+    ]
+    assert cited, report
+    shown = re.sub(r"<!-- .*? -->", "", report)
+    assert CHARTER not in shown and "/workspace/downloads" not in shown, report
+    quotes = [ln for ln in shown.splitlines() for n in cited if ln.startswith(f"  - [{n}] ")]
+    assert len(quotes) == len(cited) and all(q.rstrip().endswith("(Page 1)") for q in quotes)
     lines = [ln for ln in report.splitlines() if FOUNDER in ln and "[" in ln]
     assert any(f"[{n}]" in ln for ln in lines for n in cited), report
     reader = readers_of(result, CHARTER)[0]

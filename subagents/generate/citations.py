@@ -3,15 +3,16 @@
 A marker survives only if its evidence id is known — in the run's
 :class:`~subagents.evidence.EvidenceLedger` or in the sidecars of the from_paths — and the
 item's span is still exactly ``text[start:end]`` of the page text read through the
-FileDomainService from the item's ``page_path``. Survivors are numbered 1, 2, … in order
-of first appearance; every other marker is removed and reported with the reason.
+FileDomainService from the item's ``page_path``. Survivors are numbered 1, 2, … source by
+source (sources in order of first citation, see :func:`by_source`); every other marker is
+removed and reported with the reason.
 """
 
 from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from fs_service import FsError
 from research.support import supports
@@ -256,7 +257,44 @@ async def check_draft(draft: Draft, checker: CitationChecker, support: bool = Fa
         section.points = [p for p in section.points if p.parts]
         section.tables = [t for t in section.tables if t.caption.cites()]  # sourced tables only
     draft.sections = [s for s in draft.sections if s.points or s.tables]
+    citations = by_source(draft, citations)
     return Checked(draft, citations, list(dropped.values()), claims, supported)
+
+
+def by_source(draft: Draft, citations: list[Citation]) -> list[Citation]:
+    """``citations`` numbered source by source, so that the quotes listed under one source
+    carry consecutive numbers ([3] [4] [5], not [3] [6] [13]): sources in order of their
+    first citation, a source's quotes in the order they are first cited. The ``#n``
+    markers of ``draft`` are renumbered (in place) to match, each run of markers in
+    increasing order."""
+    groups: dict[str, list[Citation]] = {}
+    for c in citations:
+        groups.setdefault(c.item.url, []).append(c)
+    ordered = [c for group in groups.values() for c in group]
+    renumber = {c.number: n for n, c in enumerate(ordered, 1)}
+    for point in draft.points():
+        parts: list = []
+        for part in point.parts:
+            if isinstance(part, Cite) and part.key.startswith("#"):
+                part = Cite(f"#{renumber.get(int(part.key[1:]), int(part.key[1:]))}")
+            parts.append(part)
+        point.parts = _sorted_runs(parts)
+    return [replace(c, number=renumber[c.number]) for c in ordered]
+
+
+def _sorted_runs(parts: list) -> list:
+    """``parts`` with each run of adjacent numbered markers in increasing order."""
+    out: list = []
+    run: list[Cite] = []
+    for part in [*parts, None]:
+        if isinstance(part, Cite) and part.key.startswith("#"):
+            run.append(part)
+            continue
+        out.extend(sorted(run, key=lambda c: int(c.key[1:])))
+        run = []
+        if part is not None:
+            out.append(part)
+    return out
 
 
 def number_of(cite: Cite) -> int:

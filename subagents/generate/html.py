@@ -20,7 +20,7 @@ from collections.abc import Iterator
 from agentscope.tool import ToolResponse
 from markdown_it import MarkdownIt
 
-from .charts import chart_heading, chart_of, chart_svg, numeric_columns
+from .charts import chart_heading, chart_of, chart_svg, display_width, numeric_columns
 from .citations import Citation
 from .flow import Format, generate
 from .markdown import QUOTE_LIMIT, colon, inline, points_markdown, reading_order, stored_link
@@ -79,8 +79,6 @@ figure.chart svg{display:block;width:100%;height:auto;max-width:38rem}
 .sources .quotes li{margin:.25rem 0;color:#3d444d;font-size:.9rem}
 .sources .qn{font-weight:600;color:#0b62c4;margin-right:.25rem}
 .sources .loc{color:#555f6a}
-.sources .ev{color:#8c959f;font-size:.76rem;font-family:"DejaVu Sans Mono",monospace;
- white-space:nowrap}
 .sources li:target{background:#fff8c5}
 a{color:#0b62c4}
 @media (max-width:480px){body{font-size:16px}
@@ -100,10 +98,10 @@ a{color:#0b62c4}
  body{line-height:1.45}li{margin:.15rem 0}p{margin:.4rem 0}figure{margin:.6rem 0 .9rem}
  .sources{font-size:8pt;line-height:1.3}.sources .source{margin:0 0 .35rem;font-size:8pt;
  break-inside:auto}.sources .src-title,.sources .src-url,.sources .src-path{display:inline}
- .sources .src-title::after{content:" · "}
+ .sources .src-title+.src-url::before,.sources .src-title+.src-path::before{content:" · "}
  .sources .src-url,.sources .src-path{font-size:7.5pt}.sources .src-stored{display:none}
  .sources .quotes{padding-left:.5rem;border-left-width:1.5pt}
- .sources .quotes li{font-size:7.5pt;margin:.1rem 0;color:#222}.sources .ev{font-size:6.5pt}}
+ .sources .quotes li{font-size:7.5pt;margin:.1rem 0;color:#222}}
 """
 
 
@@ -126,12 +124,15 @@ def _e(text: str) -> str:
 
 
 def _column_classes(table: Table, width: int) -> list[str]:
-    """Per column: ``num`` (numbers, aligned right), ``wide`` (long text) or nothing."""
+    """Per column: ``num`` (numbers, aligned right), ``wide`` (long text), ``short`` (no
+    cell wider than :data:`SHORT_CELL`, kept on one line in print) or nothing."""
     numeric = numeric_columns(table)
     classes = []
     for j in range(width):
         longest = max((len(r[j]) for r in [table.header, *table.rows] if j < len(r)), default=0)
-        classes.append("num" if j in numeric else "wide" if longest > WIDE_CELL else "")
+        short = max((display_width(r[j]) for r in table.rows if j < len(r)), default=0)
+        kind = "wide" if longest > WIDE_CELL else "short" if short <= SHORT_CELL else ""
+        classes.append("num" if j in numeric else kind)
     return classes
 
 
@@ -168,6 +169,8 @@ def table_html(md: MarkdownIt, report: Report, table: Table, n: int) -> str:
 
 #: A column whose longest cell is longer than this gets room to wrap on a phone.
 WIDE_CELL = 30
+#: A column whose cells are no wider than this (a Chinese character counts two) is short.
+SHORT_CELL = 12
 _SVG_SIZE = re.compile(r'^<svg\b([^>]*?)\s+width="[^"]*"\s+height="[^"]*"')
 
 
@@ -209,20 +212,21 @@ def _quote_html(report: Report, c: Citation) -> str:
     span = quote_text(c.item.span, report.lang, QUOTE_LIMIT)
     place = in_brackets(locator_text(c.item.locator, report.lang), report.lang)
     where = f'<span class="loc">{_e(place)}</span>' if c.item.locator else ""
+    # The evidence id is machine provenance: kept as data for tools, never shown.
     return (
-        f'<li id="src-{c.number}"><span class="qn">[{c.number}]</span>'
-        f'<span class="quote">“{_e(span)}”</span>{where} '
-        f'<span class="ev">{_e(c.item.id)}</span></li>'
+        f'<li id="src-{c.number}" data-ev="{_e(c.item.id)}"><span class="qn">[{c.number}]</span>'
+        f'<span class="quote">“{_e(span)}”</span>{where}</li>'
     )
 
 
 def _source_html(report: Report, entry: SourceEntry, n: int) -> str:
     """One source: its title, live link (or file path), stored copy, and its quotes."""
-    shown = entry.url if len(entry.url) <= 90 else entry.url[:89] + "…"
+    place = entry.where
+    shown = place if len(place) <= 90 else place[:89] + "…"
     if entry.kind == "web" and re.fullmatch(r"https?://\S+", entry.url):
         where = f'<a class="src-url" href="{_e(entry.url)}">{_e(shown)}</a>'
     else:
-        where = f'<span class="src-path">{_e(shown)}</span>'
+        where = f'<span class="src-path">{_e(shown)}</span>' if shown else ""
     title = f'<span class="src-title">{_e(entry.title)}</span>' if entry.title else ""
     stored = ""
     if entry.stored:

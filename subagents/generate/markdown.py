@@ -25,7 +25,9 @@ from .flow import Format, Rendered, generate
 from .notes import REPORT_MARKER, Chart, Cite, Point, Section, Table, locator_comment
 from .report import Report, SourceEntry, in_brackets, locator_text, quote_text
 
-_SPECIAL = re.compile(r"([\\`*_\[\]<>&|~])")
+#: Markup characters escaped in literal text; ``_`` inside a word (``colonies_surveyed``)
+#: cannot start emphasis in CommonMark, so it stays as written.
+_SPECIAL = re.compile(r"([\\`*\[\]<>&|~]|_(?![^\W_])|(?<![^\W_])_)")
 _LEADING_NUMBER = re.compile(r"^(\d+)([.)])")
 _LEADING_BLOCK = re.compile(r"^([+\-=#])")
 _WEB = re.compile(r"https?://[^\s<>]+")
@@ -152,22 +154,26 @@ def _table_block(report: Report, table: Table, chart: Chart | None, image: str) 
 
 
 def quote_line(report: Report, c: Citation) -> str:
-    """``- [n] “quote” (locator) `ev-…` <!-- where -->``: one quote under its source.
+    """``- [n] “quote” (locator) <!-- provenance -->``: one quote under its source.
 
     The quote is the span's words (see :func:`.report.quote_text`, cut at 300 characters); the
-    trailing comment records where it lives so that the report can be read back.
+    trailing comment, which no reader sees, records its evidence id and where it lives so
+    that the report can be read back.
     """
     span = quote_text(c.item.span, report.lang, QUOTE_LIMIT)
     place = escape_cell(locator_text(c.item.locator, report.lang))
     where = in_brackets(place, report.lang) if c.item.locator else ""
-    comment = locator_comment(c.item.url, c.item.page_path, c.item.start, c.item.end, c.title)
-    return f"  - [{c.number}] “{escape(span)}”{where} `{c.item.id}` {comment}"
+    item = c.item
+    comment = locator_comment(
+        item.url, item.page_path, item.start, item.end, c.title, item.id, item.locator
+    )
+    return f"  - [{c.number}] “{escape(span)}”{where} {comment}"
 
 
 def source_head(report: Report, entry: SourceEntry) -> str:
     """``- **Title** — <url> — [stored copy](../pages/x.md)`` for one source."""
     web = entry.kind == "web" and _WEB.fullmatch(entry.url)
-    where = f"<{entry.url}>" if web else escape(entry.url)
+    where = f"<{entry.url}>" if web else escape(entry.where)
     parts = [f"**{escape(entry.title)}**" if entry.title else "", where]
     if entry.stored:
         parts.append(f"[{escape(report.label('stored'))}](<{stored_link(entry.stored)}>)")

@@ -43,9 +43,12 @@ EV_ID = r"ev-[0-9a-fA-F]{12}"
 _KEY = rf"(?:{EV_ID}|\d{{1,4}})"
 _MARKER = re.compile(rf"\[\s*({_KEY}(?:\s*[,;]\s*{_KEY})*)\s*\]")
 _EV_ANYWHERE = re.compile(rf"\b({EV_ID})\b")
-_SOURCE_LINE = re.compile(
-    rf"^\s*(?:-\s*\[(\d{{1,4}})\]|(\d{{1,4}})[.)])\s.*`({EV_ID})`\s*(?:<!-- (\{{.*\}}) -->)?\s*$"
-)
+_SOURCE_LINE = re.compile(r"^\s*(?:-\s*\[(\d{1,4})\]|(\d{1,4})[.)])\s")
+#: Where a Sources line keeps its machine provenance: an HTML comment (a reader never sees
+#: it) with the evidence id and where the span lives; older reports showed the id in
+#: backticks before it.
+_SOURCE_COMMENT = re.compile(r"<!-- (\{.*\}) -->\s*$")
+_SOURCE_ID = re.compile(rf"`({EV_ID})`")
 
 
 @dataclass(frozen=True)
@@ -277,13 +280,37 @@ def is_report(text: str) -> bool:
     return text.lstrip("\ufeff").startswith(REPORT_MARKER)
 
 
-def locator_comment(url: str, page_path: str, start: int, end: int, title: str) -> str:
-    """Where a cited span lives, as an HTML comment for a report's Sources line."""
-    raw = json.dumps(
-        {"url": url, "page_path": page_path, "start": start, "end": end, "title": title},
-        ensure_ascii=False,
-    )
+def locator_comment(
+    url: str, page_path: str, start: int, end: int, title: str, ev_id: str = "", locator: str = ""
+) -> str:
+    """Where a cited span lives, as an HTML comment for a report's Sources line: the
+    evidence id, the span's page and offsets, the source's title and the place in a file
+    (machine provenance, out of the reader's sight)."""
+    fields = {"id": ev_id} if ev_id else {}
+    fields |= {"url": url, "page_path": page_path, "start": start, "end": end, "title": title}
+    if locator:
+        fields["locator"] = locator
+    raw = json.dumps(fields, ensure_ascii=False)
     return "<!-- " + raw.replace("--", "-\\u002d") + " -->"
+
+
+def _source_line(line: str) -> tuple[str, str, dict | None] | None:
+    """A Sources quote line as (``#n``, evidence id, locator fields), or None."""
+    m = _SOURCE_LINE.match(line)
+    if m is None:
+        return None
+    loc = None
+    if comment := _SOURCE_COMMENT.search(line):
+        try:
+            loc = json.loads(comment.group(1))
+        except json.JSONDecodeError:
+            loc = None
+    loc = loc if isinstance(loc, dict) else None
+    shown = _SOURCE_ID.search(line)
+    ev_id = shown.group(1) if shown else str((loc or {}).get("id") or "")
+    if not re.fullmatch(EV_ID, ev_id):
+        return None
+    return f"#{int(m.group(1) or m.group(2))}", ev_id.lower(), loc
 
 
 def parse_report(text: str, sources_headings: set[str]) -> tuple[Draft, dict[str, dict]]:
@@ -295,15 +322,11 @@ def parse_report(text: str, sources_headings: set[str]) -> tuple[Draft, dict[str
     numbers: dict[str, str] = {}
     locators: dict[str, dict] = {}
     for line in text.splitlines():
-        m = _SOURCE_LINE.match(line)
-        if m:
-            ev_id = m.group(3).lower()
-            numbers[f"#{int(m.group(1) or m.group(2))}"] = ev_id
-            try:
-                loc = json.loads(m.group(4)) if m.group(4) else None
-            except json.JSONDecodeError:
-                loc = None
-            if isinstance(loc, dict):
+        found = _source_line(line)
+        if found is not None:
+            number, ev_id, loc = found
+            numbers[number] = ev_id
+            if loc is not None:
                 locators[ev_id] = loc
     draft = parse_notes(text.split("\n", 1)[1] if "\n" in text else "")
     draft.sections = [s for s in draft.sections if s.heading not in sources_headings]

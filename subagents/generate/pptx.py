@@ -32,7 +32,7 @@ from .charts import PALETTE, chart_heading, chart_of, is_total, numeric_columns
 from .flow import Format, generate
 from .markdown import labelled, reading_order, tight
 from .notes import Chart, Cite, Point, Table
-from .report import Report, SourceEntry, in_brackets, locator_text, quote_text
+from .report import Report, SourceEntry, in_brackets, locator_text, quote_text, shown_place
 
 SLIDE_W, SLIDE_H = Inches(13.333), Inches(7.5)
 MARGIN = Inches(0.6)
@@ -246,11 +246,13 @@ def _notes(slide, report: Report, numbers: list[int]) -> None:
     lines = [labelled(report, "cited").rstrip()]
     for n in numbers:
         c = report.citations[n - 1]
-        head = f"[{n}] {c.title} — {c.item.url}" if c.title else f"[{n}] {c.item.url}"
+        place = shown_place(c.item.url)
+        named = [c.title, place] if c.title and c.title != place else [c.title or place]
+        head = f"[{n}] " + " — ".join(named)
         if c.item.locator:
             head += in_brackets(locator_text(c.item.locator, report.lang), report.lang)
         span = quote_text(c.item.span, report.lang, limit=2000)
-        lines.append(f"{head}\n“{span}” ({c.item.id})")
+        lines.append(f"{head}\n“{span}”")
     frame = slide.notes_slide.notes_text_frame
     frame.text = "\n".join(lines)
     for para in frame.paragraphs:
@@ -563,13 +565,16 @@ def _source_paragraph(frame, report: Report, entry: SourceEntry, first: bool) ->
     if entry.title:
         _run(para, _shorten(entry.title, 80), Style(18, bold=True), report.lang)
         para.add_line_break()
-    _run(para, _shorten(entry.url, 110), Style(14, color=ACCENT), report.lang)
-    if entry.kind == "web" and re.fullmatch(r"https?://\S+", entry.url):
-        para.runs[-1].hyperlink.address = entry.url
-    para.add_line_break()
+    link = entry.kind == "web" and re.fullmatch(r"https?://\S+", entry.url)
+    if entry.where:
+        # Only a live address looks like a link; a file is named, in the text's colour.
+        style = Style(14, color=ACCENT if link else MUTED)
+        _run(para, _shorten(entry.where, 110), style, report.lang)
+        if link:
+            para.runs[-1].hyperlink.address = entry.url
+        para.add_line_break()
     numbers = " ".join(f"[{c.number}]" for c in entry.quotes)
-    stored = f" · {labelled(report, 'stored')}{entry.stored}" if entry.stored else ""
-    _run(para, _shorten(numbers + stored, 140), Style(12, color=MUTED), report.lang)
+    _run(para, _shorten(numbers, 140), Style(12, color=MUTED), report.lang)
 
 
 def _sources_slides(prs, report: Report) -> None:

@@ -67,6 +67,21 @@ class SourceEntry:
     kind: str  # web | file
     quotes: list[Citation] = field(default_factory=list)
 
+    @property
+    def where(self) -> str:
+        """Where a reader finds the source: its web address, or a file's name (the path a
+        file has inside the run means nothing to a reader); empty when the title says it."""
+        shown = shown_place(self.url)
+        return "" if shown == self.title else shown
+
+
+def shown_place(url: str) -> str:
+    """A source's address as a reader sees it: a web address as it is, a file by its name
+    (``/userinput/data/losses.csv`` → ``losses.csv``)."""
+    if url.startswith(("http://", "https://")):
+        return url
+    return url.rstrip("/").rsplit("/", 1)[-1]
+
 
 @dataclass
 class Report:

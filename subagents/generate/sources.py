@@ -113,9 +113,10 @@ async def _rebuild(svc: object, ev_id: str, loc: dict) -> EvidenceItem | None:
         text = await svc.read_text(page_path)
     except FsError:
         text = ""
-    item = EvidenceItem(url, text[start:end], start, end, page_path, ev_id)
+    locator = str(loc.get("locator") or "")
+    item = EvidenceItem(url, text[start:end], start, end, page_path, ev_id, locator)
     if not item.span or evidence_id(item) != ev_id:
-        item = EvidenceItem(url, "\x00", start, end, page_path, ev_id)
+        item = EvidenceItem(url, "\x00", start, end, page_path, ev_id, locator)
     return item
 
 

@@ -290,7 +290,7 @@ class BrowserSession:
         try:
             response = await page.goto(url, wait_until="load")
         except PlaywrightError:
-            await _quiet(page.close())
+            await _quiet(page.close(), self.step_timeout_s)
             self._raise_refusal(url, [url, *failed], since)
             raise
         finally:
@@ -476,7 +476,7 @@ class BrowserSession:
 
     async def _stop_driver(self) -> None:
         if self._playwright is not None:
-            await _quiet(self._playwright.stop())
+            await _quiet(self._playwright.stop(), self.step_timeout_s)
             self._playwright = None
 
     async def aclose(self) -> None:

@@ -105,7 +105,10 @@ def summary_choice(research: Findings, sub_id: str, ids: list[str]) -> str | Non
 
 def table_caption(section: str, where: str, lang: str) -> str:
     """A table's caption: what it is (the heading that names it) and where it is from, in
-    the report's punctuation; a heading that is the page's own title is not repeated."""
+    the report's punctuation; a heading that is the page's own title is not repeated, nor
+    the bare "Table" a CSV file's table stands under (it names nothing)."""
+    if section.strip().lower() in ("table", "tables"):
+        section = ""
     if section.startswith("Sheet "):  # "bridge-spans.xlsx, sheet Spans"
         sheet = f"{label(lang, 'sheet')} {section.removeprefix('Sheet ')}"
         return f"{where}，{sheet}" if lang == "zh" else f"{where}, {sheet}"

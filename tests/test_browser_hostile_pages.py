@@ -202,8 +202,8 @@ async def test_downloads_a_page_starts_are_refused(site, browser, memory_service
     assert any(driver_tmp.glob("playwright-artifacts-*"))  # the driver works in this folder
     res = await fetch(site, browser, memory_service, "/download.html")
     assert tier_of(res) == "chromium", text_of(res)
-    own = await browser.page()
     res = await navigate(browser, site.url("/download.html"))
     assert text_of(res).startswith("Opened "), text_of(res)
+    own = await browser.page()
     await asyncio.wait_for(own.wait_for_load_state("networkidle"), CALL_S)
     assert artifact_bytes(driver_tmp) == 0

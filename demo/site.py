@@ -172,7 +172,9 @@ class _Source:
 
 
 _CJK = "\u3000-\u30ff\u4e00-\u9fff\uff00-\uffef"
-_CJK_LINE_BREAK = re.compile(f"(?<=[{_CJK})])\n(?=[*\\[]*[{_CJK}])")
+#: A wrapped line of Chinese prose: after a Chinese character or mark, before another or
+#: a number that does not start a list ("，\n1293年" joins; "\n1. " does not).
+_CJK_LINE_BREAK = re.compile(f"(?<=[{_CJK})])\n(?=[*\\[]*[{_CJK}]|\\d+(?!\\d|[.)]\\s))")
 
 
 def _join_cjk_lines(markdown_text: str) -> str:

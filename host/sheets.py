@@ -6,7 +6,8 @@ plain table whose first row is the header, with the letters and numbers gone. A 
 the file saved without a value is computed when it is a simple aggregate of the table's
 own cells (SUM, AVERAGE, MIN, MAX, COUNT, COUNTA) and shown as "not computed" otherwise;
 it is never left blank. A long note in the first column of an otherwise empty row is kept
-as a line under the table.
+as a line under the table. A header written as an identifier (``colonies_surveyed``) is
+shown as words (``colonies surveyed``).
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ _AGGREGATE = re.compile(
 )
 _CSV_LINE = re.compile(r"^(\d+): (.*)$")
 _NUMBER = re.compile(r"^-?\d[\d,]*(?:\.\d+)?$")
+_IDENTIFIER = re.compile(r"^[^\W\d_][^\W_]*(?:_+[^\W_]+)+$")
 NOT_COMPUTED = {"en": "not computed", "zh": "未计算"}
 
 
@@ -110,6 +112,12 @@ def _escape(cell: str) -> str:
     return re.sub(r"\s+", " ", cell.replace("|", "/")).strip()
 
 
+def header_words(cell: str) -> str:
+    """A header written as an identifier in words: ``loss_pct`` → ``loss pct``; any other
+    header as it is."""
+    return re.sub(r"_+", " ", cell) if _IDENTIFIER.match(cell) else cell
+
+
 def sheet_markdown(tool: str, text: str, lang: str = "en") -> str:
     """A spreadsheet or CSV result as a Markdown table (header first), notes below it."""
     rows, notes = _xlsx_table(text, lang) if tool == "xlsx_read_cells" else (_csv_table(text), [])
@@ -118,7 +126,7 @@ def sheet_markdown(tool: str, text: str, lang: str = "en") -> str:
     width = max(len(r) for r in rows)
     used = [i for i in range(width) if any(i < len(r) and r[i].strip() for r in rows)]
     grid = [[_escape(r[i]) if i < len(r) else "" for i in used] for r in rows]
-    header, body = grid[0], grid[1:]
+    header, body = [header_words(c) for c in grid[0]], grid[1:]
     lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
     lines += ["| " + " | ".join(row) + " |" for row in body]
     return "\n".join(lines) + "".join(f"\n\n{note}" for note in notes)

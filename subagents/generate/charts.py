@@ -4,13 +4,22 @@
 a column is numeric (at least three numbers, thousands separators, percentages, currency
 signs and ranges such as ``20–42`` understood; a range is drawn at its midpoint); a
 "Total"/"Sum"/"合计" row is left out, the labels come from the first text column (or a
-first column of years), and at most two series of one kind are drawn.
+first column of years), and at most two series of one kind are drawn: one axis never
+mixes units (a count beside a percentage) or magnitudes (values more than 5× apart).
+When the columns cannot share an axis, the one the part is about is drawn — the column
+whose header shares most words with the part's heading and the table's caption, a
+sample-size column ("colonies surveyed", "respondents") last. :func:`attach_charts`
+fixes each table's chart from the section it stands in, so every format draws the same.
 
 :func:`chart_png` and :func:`chart_svg` draw it with matplotlib (Agg, imported on first
 use) in the report's palette. Fonts are named by file path — DejaVu Sans (bundled with
-matplotlib) and WenQuanYi Zen Hei or Noto Sans CJK for Chinese — so the output does not
-depend on a font cache, and it carries no date or software version, so the same chart
-always gives the same bytes.
+matplotlib), then for Chinese WenQuanYi Zen Hei or Noto Sans CJK where Debian puts them,
+else the Chinese fonts fontconfig knows (``fc-list :lang=zh``) — so the output does not
+depend on matplotlib's font cache; every glyph DejaVu Sans lacks falls back to the CJK
+font, in titles, ticks, value labels and the legend alike. Drawing is serialised (the rc
+settings are process-wide) and matplotlib's warnings are logged, never printed into the
+live display. A chart carries no date or software version, so the same chart always
+gives the same bytes.
 """
 
 from __future__ import annotations
@@ -19,11 +28,15 @@ import io
 import logging
 import math
 import re
+import shutil
+import subprocess
+import threading
+import warnings
 from functools import cache
 from pathlib import Path
 from typing import Any
 
-from .notes import Chart, Table
+from .notes import Chart, Section, Table
 
 #: Bar colours, in series order; the first is the report's accent colour.
 PALETTE = ("#0B62C4", "#E07B00")
@@ -35,9 +48,13 @@ CJK_FONTS = (
     "/usr/share/fonts/opentype/noto/NotoSansCJK-Regular.ttc",
     "/usr/share/fonts/noto-cjk/NotoSansCJK-Regular.ttc",
 )
+#: How many CJK fonts join the fallback list after DejaVu Sans.
+MAX_CJK_FONTS = 2
 MIN_VALUES = 3
 MAX_LABELS = 24
 MAX_SERIES = 2
+#: Two series share an axis only when their largest values are within this factor.
+MAX_SCALE_RATIO = 5
 
 _TOTAL = re.compile(
     r"^(?:grand\s+)?(?:total|sum|subtotal|overall)s?\b|^(?:合计|总计|总和|小计|共计)"
@@ -56,6 +73,13 @@ _YEAR_HEADER = re.compile(
     r"^(?:year|years|fy|date|dates|period|年份|年度|年|日期|时间|年代)$", re.I
 )
 _INDEX_HEADER = re.compile(r"^(?:#|no\.?|rank|id|day|step|序号|排名|编号|天|第几天)$", re.I)
+_PERCENT_HEADER = re.compile(
+    r"(?:\b|_)(?:percent|percentage|pct|per\s*cent)(?:\b|_)|%|％|百分比|占比|比例|比率", re.I
+)
+_SAMPLE_HEADER = re.compile(
+    r"(?:\b|_)(?:surveyed|sampled|sample|respondents|observations|n)(?:\b|_)|样本|调查", re.I
+)
+_WORD = re.compile(r"[a-z]+|[\u3400-\u9fff]", re.I)
 
 
 def _number(raw: str) -> float | None:
@@ -140,16 +164,44 @@ def _kind(cells: list[str]) -> str:
 
 
 def _unit(header: str, cells: list[str]) -> str:
+    """The column's unit: in brackets in its header, ``%`` on its cells or named in its
+    header ("loss_pct", "share (percent)"), else none."""
     m = _UNIT.search(header)
-    return m.group(1) if m else _kind(cells)
+    if m:
+        return "%" if _PERCENT_HEADER.search(m.group(1)) else m.group(1)
+    return _kind(cells) or ("%" if _PERCENT_HEADER.search(header) else "")
 
 
 def _same_scale(a: list[float], b: list[float]) -> bool:
-    """Whether two series can share one axis (their largest values within 20×)."""
+    """Whether two series can share one axis (their largest values within 5×)."""
     top_a = max((abs(v) for v in a if not math.isnan(v)), default=0.0)
     top_b = max((abs(v) for v in b if not math.isnan(v)), default=0.0)
     small, big = sorted((top_a, top_b))
-    return small > 0 and big / small <= 20
+    return small > 0 and big / small <= MAX_SCALE_RATIO
+
+
+def _stem(word: str) -> str:
+    """A word without its plural ending: ``losses`` → ``loss``, ``colonies`` → ``colony``."""
+    word = word.lower()
+    if len(word) > 4 and word.endswith("ies"):
+        return word[:-3] + "y"
+    if len(word) > 4 and word.endswith(("sses", "xes", "ches", "shes")):
+        return word[:-2]
+    if len(word) > 3 and word.endswith("s") and not word.endswith("ss"):
+        return word[:-1]
+    return word
+
+
+def _words(text: str) -> list[str]:
+    return [_stem(w) for w in _WORD.findall(text)]
+
+
+def _aboutness(header: str, about: list[str]) -> int:
+    """How often the words of ``about`` name the column ``header``; a sample-size column
+    ("colonies surveyed") counts less than any other."""
+    words = set(_words(header))
+    score = sum(1 for w in about if w in words)
+    return score - 100 if _SAMPLE_HEADER.search(header) else score
 
 
 def _values(cells: list[str]) -> list[float]:
@@ -169,13 +221,15 @@ def _title(table: Table, series: list[str], label_header: str) -> str:
     return f"{names} — {label_header}" if label_header else names
 
 
-def chart_for(table: Table) -> Chart | None:
+def chart_for(table: Table, about: str = "") -> Chart | None:
     """A bar chart of ``table``'s numeric columns, or None when it has none to draw.
 
     Rows whose label is a total are left out; labels come from the first text column
     (or a first column of years); a series is a column of measures (not years or dates,
     not row numbers); at most two series, the second only when it has the same unit and
-    a comparable scale. A table with more than 24 rows gets no chart.
+    a comparable scale (largest values within 5×). The first series is the column
+    ``about`` (the part's heading) and the caption name most, in table order on a tie. A
+    table with more than 24 rows gets no chart.
     """
     header = [h.strip() for h in table.header]
     rows = [r for r in table.rows if any(c.strip() for c in r)]
@@ -186,27 +240,30 @@ def chart_for(table: Table) -> Chart | None:
     rows = [r for r in rows if not is_total(_column([r], label_j)[0])]
     if not 2 <= len(rows) <= MAX_LABELS:
         return None
-    picked: list[tuple[str, list[float], str]] = []
-    for j in numeric:
-        cells = _column(rows, j)
-        name = header[j] if j < len(header) and header[j] else f"#{j + 1}"
+    picked: list[tuple[int, str, list[float], str]] = []
+    names = {j: header[j] if j < len(header) and header[j] else f"#{j + 1}" for j in numeric}
+    topic = _words(f"{about} {table.caption.text}")
+    for j in sorted(numeric, key=lambda j: -_aboutness(names[j], topic)):
+        cells, name = _column(rows, j), names[j]
         if j == label_j or not _is_measure(name, cells):
             continue
         values, unit = _values(cells), _unit(name, cells)
         first = picked[0] if picked else None
-        if first and (unit != first[2] or not _same_scale(first[1], values)):
+        if first and (unit != first[3] or not _same_scale(first[2], values)):
             continue
-        picked.append((name, values, unit))
+        picked.append((j, name, values, unit))
         if len(picked) == MAX_SERIES:
             break
     if not picked:
         return None
+    unit = picked[0][3]
+    picked = [(name, values, u) for _, name, values, u in sorted(picked)]  # table order
     label_header = header[label_j] if label_j < len(header) else ""
     return Chart(
         title=_title(table, [p[0] for p in picked], label_header),
         labels=_column(rows, label_j),
         series=[(name, values) for name, values, _ in picked],
-        unit=picked[0][2],
+        unit=unit,
     )
 
 
@@ -215,7 +272,53 @@ def chart_of(table: Table) -> Chart | None:
     return table.chart if table.chart is not None else chart_for(table)
 
 
+def attach_charts(sections: list[Section]) -> None:
+    """Give each table without a chart the one drawn for the section it stands in (its
+    heading says which column the part is about), so that every format draws it."""
+    for section in sections:
+        for table in section.tables:
+            if table.chart is None:
+                table.chart = chart_for(table, about=section.heading)
+
+
 # --- drawing ----------------------------------------------------------------------------
+
+log = logging.getLogger(__name__)
+#: matplotlib's rc settings and warning filters are process-wide: one chart at a time.
+_DRAWING = threading.Lock()
+_FONT_FILE = re.compile(r"\.(?:ttf|ttc|otf)$", re.I)
+
+
+def _fontconfig_cjk() -> list[str]:
+    """Font files fontconfig lists for Chinese, regular sans faces first (none without
+    ``fc-list``)."""
+    fc_list = shutil.which("fc-list")
+    if fc_list is None:
+        return []
+    try:
+        out = subprocess.run(
+            [fc_list, ":lang=zh", "file"], capture_output=True, text=True, timeout=20
+        ).stdout
+    except (OSError, subprocess.SubprocessError):
+        return []
+    files = sorted({line.strip().rstrip(":") for line in out.splitlines()} - {""})
+
+    def rank(path: str) -> tuple[bool, bool, bool, str]:
+        name = Path(path).name.lower()
+        serif = "sans" not in name and "hei" not in name
+        weight = any(w in name for w in ("bold", "black", "light", "thin", "medium"))
+        return serif, "mono" in name, weight, path
+
+    return sorted((f for f in files if _FONT_FILE.search(f)), key=rank)
+
+
+def cjk_font_files() -> list[str]:
+    """The CJK font files charts fall back to: the known Debian paths that exist, then
+    those fontconfig lists; at most :data:`MAX_CJK_FONTS`."""
+    found = [p for p in CJK_FONTS if Path(p).exists()]
+    if len(found) < MAX_CJK_FONTS:
+        found += [p for p in _fontconfig_cjk() if p not in found]
+    return found[:MAX_CJK_FONTS]
 
 
 @cache
@@ -223,13 +326,37 @@ def _fonts() -> tuple[str, ...]:
     """Font family names to use, registered from their files: Latin first, then CJK."""
     from matplotlib import font_manager
 
+    logging.getLogger("matplotlib.font_manager").setLevel(logging.ERROR)
     families = ["DejaVu Sans"]
-    for path in CJK_FONTS:
-        if Path(path).exists():
+    for path in cjk_font_files():
+        try:
             font_manager.fontManager.addfont(path)
-            families.append(font_manager.FontProperties(fname=path).get_name())
-            break
+            name = font_manager.FontProperties(fname=path).get_name()
+        except (OSError, RuntimeError, ValueError):
+            continue
+        if name not in families:
+            families.append(name)
+    if len(families) == 1:
+        log.warning("no CJK font found for charts; install fonts-noto-cjk or fonts-wqy-zenhei")
     return tuple(families)
+
+
+@cache
+def _charmap(family: str) -> frozenset[int]:
+    """The code points the font registered as ``family`` has glyphs for."""
+    from matplotlib import font_manager
+    from matplotlib.ft2font import FT2Font
+
+    props = font_manager.FontProperties(family=family)
+    path = font_manager.fontManager.findfont(props, fallback_to_default=False)
+    return frozenset(FT2Font(path).get_charmap())
+
+
+def missing_glyphs(text: str, lang: str) -> str:
+    """The characters of ``text`` that no font of a chart in ``lang`` can draw."""
+    maps = [_charmap(f) for f in _family(lang)]
+    seen = dict.fromkeys(ch for ch in text if not ch.isspace())
+    return "".join(ch for ch in seen if not any(ord(ch) in m for m in maps))
 
 
 def _family(lang: str) -> list[str]:
@@ -242,7 +369,7 @@ def _short(label: str, limit: int = 28) -> str:
     return label if len(label) <= limit else label[: limit - 1].rstrip() + "…"
 
 
-def _display_width(text: str) -> float:
+def display_width(text: str) -> float:
     """Rough width of ``text`` in Latin characters (a CJK character counts two)."""
     return sum(2.0 if ord(ch) > 0x2E80 else 1.0 for ch in text)
 
@@ -257,7 +384,7 @@ def _format(value: float, unit: str) -> str:
 
 def _horizontal(chart: Chart) -> bool:
     """Long or many labels read better on horizontal bars."""
-    widest = max((_display_width(x) for x in chart.labels), default=0)
+    widest = max((display_width(x) for x in chart.labels), default=0)
     return len(chart.labels) > 8 or widest > 14
 
 
@@ -284,8 +411,8 @@ def _figure(chart: Chart, lang: str, titled: bool) -> Any:
     _style_axes(ax, chart, horizontal)
     if titled:
         ax.set_title(chart_heading(chart, lang), loc="left", fontsize=12, color=INK, pad=8)
-    if len(chart.series) > 1:
-        ax.legend(frameon=False, fontsize=10)
+    if len(chart.series) > 1:  # below the plot, where it covers no bar
+        fig.legend(loc="outside lower center", ncols=len(chart.series), frameon=False, fontsize=10)
     return fig
 
 
@@ -312,7 +439,7 @@ def _style_axes(ax: Any, chart: Chart, horizontal: bool) -> None:
         ax.invert_yaxis()
         ax.margins(x=0.12)
     else:
-        slanted = len(labels) > 5 or max(map(_display_width, labels)) > 10
+        slanted = len(labels) > 5 or max(map(display_width, labels)) > 10
         ax.set_xticks(
             ticks, labels, rotation=30 if slanted else 0, ha="right" if slanted else "center"
         )
@@ -350,9 +477,13 @@ def _save(chart: Chart, lang: str, fmt: str, titled: bool = True) -> bytes:
     logging.getLogger("matplotlib.font_manager").setLevel(logging.ERROR)
     metadata = {"Software": None} if fmt == "png" else {"Date": None, "Creator": None}
     buf = io.BytesIO()
-    with matplotlib.rc_context(_rc(lang)):
-        fig = _figure(chart, lang, titled)
-        fig.savefig(buf, format=fmt, metadata=metadata, facecolor="white", dpi=150)
+    with _DRAWING, warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        with matplotlib.rc_context(_rc(lang)):
+            fig = _figure(chart, lang, titled)
+            fig.savefig(buf, format=fmt, metadata=metadata, facecolor="white", dpi=150)
+    for message in dict.fromkeys(str(w.message) for w in caught):
+        log.debug("chart %r: %s", chart.title, message)
     return buf.getvalue()
 
 

@@ -15,6 +15,7 @@ from agentscope.tool import ToolResponse
 from fs_service import FsError
 from subagents.results import error, json_block, ok
 
+from .charts import attach_charts
 from .report import SOURCES_HEADINGS, Report, build_report, for_readers
 from .sources import MaterialError, read_material
 
@@ -106,6 +107,7 @@ async def generate(
         requirements or "", material, svc, ledger, model, whole_ledger=not paths
     )
     report = for_readers(report)  # checked against the exact spans; shown without Cf
+    attach_charts(report.sections)  # each chart drawn for the part it stands in
     report.notes.extend(f"passed over {skipped}" for skipped in material.skipped[:10])
     try:
         rendered = await asyncio.to_thread(fmt.render, report)

@@ -4,6 +4,11 @@ weasyprint lays the self-contained HTML out on A4 pages using its ``@page`` and 
 rules; fonts come from fontconfig through the CSS font stack, which names Noto Sans CJK
 SC and WenQuanYi Zen Hei so Chinese text gets real glyphs. The URL fetcher refuses every
 fetch: the document references nothing outside itself, and a report never reaches out.
+
+:data:`PRINT_CSS` adds what only paper needs: page numbers ("2 / 5") at the foot of each
+page, a table's caption kept on the page of its table's last rows, and short cells
+(``td.short``, a name such as 通惠河) that do not wrap, so a wide column of notes beside
+them cannot squeeze them to one character a line.
 """
 
 from __future__ import annotations
@@ -15,6 +20,14 @@ from agentscope.tool import ToolResponse
 from .flow import Format, generate
 from .html import render_html
 from .report import Report
+
+#: Print rules for the PDF alone, on top of the report's own stylesheet.
+PRINT_CSS = """
+@page{@bottom-center{content:counter(page) " / " counter(pages);
+ font-family:"DejaVu Sans","Noto Sans CJK SC",sans-serif;font-size:8pt;color:#555f6a}}
+figure.table figcaption{break-before:avoid;page-break-before:avoid}
+td.short{white-space:nowrap}
+"""
 
 
 def _no_fetch():
@@ -31,11 +44,13 @@ def _no_fetch():
 
 def render_pdf(report: Report) -> bytes:
     """The report as PDF bytes."""
+    from weasyprint import CSS
     from weasyprint import HTML as WeasyHTML
 
     for name in ("weasyprint", "fontTools"):
         logging.getLogger(name).setLevel(logging.ERROR)
-    return WeasyHTML(string=render_html(report), url_fetcher=_no_fetch()).write_pdf()
+    page = WeasyHTML(string=render_html(report), url_fetcher=_no_fetch())
+    return page.write_pdf(stylesheets=[CSS(string=PRINT_CSS, url_fetcher=_no_fetch())])
 
 
 PDF = Format("PDF", (".pdf",), render_pdf)

@@ -269,7 +269,8 @@ def _plan_data(path: Path) -> Any:
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark
         where = f", line {mark.line + 1}, column {mark.column + 1}" if mark else ""
-        raise ValueError(f"--plan {path}: cannot read it ({exc.problem}{where})") from None
+        problem = " ".join(str(exc.problem or exc.context or "not YAML").split())
+        raise ValueError(f"--plan {path}: cannot read it ({problem}{where})") from None
     except yaml.YAMLError as exc:
         raise ValueError(f"--plan {path}: cannot read it ({' '.join(str(exc).split())})") from None
     except RecursionError:

@@ -9,15 +9,18 @@ are imported inside the commands that use them.
 from __future__ import annotations
 
 import argparse
+import difflib
 import json
 import os
+import re
 import signal
 import sys
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NoReturn
 
+from research.labels import label
 from subagents.names import PIPELINE_ORDER
 from subagents.secrets import scrubbed_output
 from subagents.settings import Keys, NetworkPolicy
@@ -112,11 +115,10 @@ def _report(result: RunResult, settings: Settings) -> int:
         for line in lines:
             console.print(line, highlight=False, soft_wrap=True, markup=False)
     code = result.exit_code
+    if result.no_web:
+        print(f"quartet: {label('en', result.no_web)}", file=sys.stderr)
     if result.status == "interrupted":
-        print(
-            "quartet: interrupted; the report was written from what had been found by then",
-            file=sys.stderr,
-        )
+        print(f"quartet: {interrupted_message(result.run.id, result.run.path)}", file=sys.stderr)
     if result.budget_stop:
         print(f"quartet: {budget_sentence(result.budget_stop)}", file=sys.stderr)
     if code == 3:
@@ -127,6 +129,15 @@ def _report(result: RunResult, settings: Settings) -> int:
             file=sys.stderr,
         )
     return code
+
+
+def interrupted_message(run_id: str, folder: Path) -> str:
+    """What an interrupted run's last line says: the report was written, and how to go on
+    with the research when the run left a checkpoint."""
+    told = "interrupted; the report was written from what had been found by then"
+    if _has_checkpoint(folder):
+        told += f"; continue the research with: quartet resume {printable(run_id)}"
+    return told
 
 
 class RunStopped(Exception):
@@ -180,6 +191,26 @@ def _human(args: argparse.Namespace, settings: Settings, question: str) -> dict[
     return found
 
 
+def check_approval_terminal(args: argparse.Namespace, settings: Settings) -> None:
+    """ConfigError when ``--approve`` names tools and there is nobody to ask.
+
+    ``--approve`` asks the person at the terminal before each call; without a terminal a
+    run would go on with every such call refused in their name, so the command stops
+    before the run starts. An unattended run takes its decision from ``quartet.toml``
+    (``[quartet.approve]`` with ``tools`` and ``default``), where it is written down.
+    """
+    from .approval import has_terminal
+
+    if getattr(args, "approve", None) and settings.approve_tools and not has_terminal():
+        raise ConfigError(
+            "--approve asks you before each call of "
+            f"{', '.join(settings.approve_tools)}, and there is no interactive terminal to "
+            "ask at; run the command in a terminal, or decide for unattended runs in "
+            'quartet.toml: [quartet.approve] tools = [...] with default = "approve" or '
+            '"deny"'
+        )
+
+
 def _run_async(work: Awaitable[RunResult]) -> RunResult:
     import asyncio
 
@@ -211,6 +242,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
     settings = _settings(args)
     if not args.question.strip():
         raise ConfigError("the question is empty")
+    check_approval_terminal(args, settings)
     human = _human(args, settings, args.question)
     brain = _brain(settings)
     make_runs_dir(settings.runs_dir)
@@ -255,6 +287,7 @@ def _cmd_demo(args: argparse.Namespace) -> int:
     from demo.web import demo_world
 
     settings = _settings(args)
+    check_approval_terminal(args, settings)
     brain = _brain(settings)
     make_runs_dir(settings.runs_dir)
     with demo_world(settings.runs_dir) as world:
@@ -268,10 +301,12 @@ def _resumable(settings: Settings, run_id: str) -> tuple[Path, dict[str, Any]]:
     """A stopped run's folder (found as every command finds a run: :func:`find_run`) and
     its recorded settings; ConfigError when it cannot resume."""
     folder = find_run(settings.runs_dir, run_id)
-    run_id = folder.name
+    run_id, where = folder.name, printable(str(folder.absolute()))
     saved = folder / "internal" / "checkpoint.json"
     if not saved.is_file():
-        raise ConfigError(f"run {run_id}: no checkpoint in {folder} to resume from")
+        raise ConfigError(
+            f"run {run_id} stopped before its first checkpoint: {where} holds none to resume from"
+        )
     record = folder / "internal" / "run.json"
     if record.is_file():
         try:
@@ -279,11 +314,13 @@ def _resumable(settings: Settings, run_id: str) -> tuple[Path, dict[str, Any]]:
         except (OSError, ValueError, AttributeError):
             status = "finished"  # an unreadable record: the run ended, whatever it says
         if status == "finished":
-            raise ConfigError(f"run {run_id} has finished; there is nothing to resume")
+            raise ConfigError(f"run {run_id} ({where}) has finished; there is nothing to resume")
     try:
         state = json.loads(saved.read_text(encoding="utf-8"))
     except (OSError, ValueError) as exc:
-        raise ConfigError(f"run {run_id}: its checkpoint cannot be read ({exc})") from None
+        raise ConfigError(
+            f"run {run_id}: its checkpoint in {where} cannot be read ({exc})"
+        ) from None
     saved_settings = state.get("settings") if isinstance(state, dict) else None
     return folder, dict(saved_settings) if isinstance(saved_settings, dict) else {}
 
@@ -467,6 +504,25 @@ def _status(run: RunSummary) -> str:
     return run.status if run.exit_code is None else f"{run.status} ({run.exit_code})"
 
 
+def no_runs_message(runs_dir: Path) -> str:
+    """What ``quartet runs`` says when it finds none: the folder it looked in (absolute),
+    and how to point it at another."""
+    where = printable(str(Path(runs_dir).absolute()))
+    return (
+        f"No runs in {where}. Runs are looked for in ./runs unless --runs-dir DIR or the "
+        "QUARTET_RUNS_DIR environment variable names another folder."
+    )
+
+
+def _has_checkpoint(folder: Path) -> bool:
+    return (Path(folder) / "internal" / "checkpoint.json").is_file()
+
+
+def _can_resume(run: RunSummary) -> bool:
+    """A stopped run, or an interrupted one that left a checkpoint, can be resumed."""
+    return run.resumable or (run.status == "interrupted" and _has_checkpoint(run.path))
+
+
 def _cmd_runs(args: argparse.Namespace) -> int:
     runs_dir = runs_dir_setting(args.runs_dir)
     runs = list_runs(runs_dir)
@@ -474,7 +530,7 @@ def _cmd_runs(args: argparse.Namespace) -> int:
         print(printable_json([r.to_dict() for r in runs]))
         return 0
     if not runs:
-        print(f"No runs in {runs_dir}.")
+        print(no_runs_message(runs_dir))
         return 0
     header = ("ID", "STATUS (EXIT)", "ANSWERED", "TIME", "STARTED", "QUESTION")
     rows = [
@@ -485,7 +541,7 @@ def _cmd_runs(args: argparse.Namespace) -> int:
             _seconds(r.seconds),
             _local_time(r),
             _shorten(r.question or "?", QUESTION_WIDTH)
-            + (f"  — resume with: quartet resume {printable(r.id)}" if r.resumable else ""),
+            + (f"  — resume with: quartet resume {printable(r.id)}" if _can_resume(r) else ""),
         )
         for r in runs
     ]
@@ -512,6 +568,8 @@ def _print_run(detail: RunDetail) -> None:
         _line(f"It stopped before it finished; continue it with: quartet resume {run.id}")
     elif run.status == "incomplete":
         _line("It stopped before its first checkpoint: there is nothing to resume.")
+    elif run.status == "interrupted" and _has_checkpoint(run.path):
+        _line(f"It was interrupted; continue its research with: quartet resume {run.id}")
     if detail.plan:
         _line(f"Plan:      {_answered(run)} sub-questions answered")
         width = max(len(s.status) for s in detail.plan)
@@ -549,11 +607,113 @@ def _cmd_show(args: argparse.Namespace) -> int:
     return 0
 
 
+#: The examples ``quartet --help`` ends with.
+EXAMPLES = """examples:
+  quartet demo                      research the demo question offline, on a bundled web
+  quartet demo --question "京杭大运河是如何修建并解决水源问题的？它为何衰落，今天又发挥着什么作用？"
+  quartet run "How do heat pumps work?" --input myfiles/ --formats md,html
+  quartet runs                      list past runs, newest first
+  quartet show 20260101-120000      one run's summary (an id, or a prefix only it has)
+  quartet resume 20260101-120000    continue a stopped or interrupted run
+
+"quartet COMMAND --help" lists a command's options."""
+
+#: ``--runs-dir``'s help, in every command that takes it.
+RUNS_DIR_HELP = (
+    "where run folders are (default: runs, in the current folder; the QUARTET_RUNS_DIR "
+    "environment variable sets it too)"
+)
+
+#: Each command's examples, at the end of its ``--help``.
+COMMAND_EXAMPLES = {
+    "demo": """examples:
+  quartet demo
+  quartet demo --question "京杭大运河是如何修建并解决水源问题的？它为何衰落，今天又发挥着什么作用？"
+  quartet demo --question "How do locks on the Grand Canal work?" --formats md,html""",
+    "run": """examples:
+  quartet run "How do heat pumps work?"
+  quartet run "Why did colony losses rise?" --input myfiles/ --formats md,pdf
+  quartet run "How was the Grand Canal built?" --model openai:gpt-4o-mini --max-pages 12""",
+    "resume": """examples:
+  quartet resume 20260101-120000
+  quartet resume 20260101-120000-ab12cd --input myfiles/ --runs-dir /data/runs""",
+    "replay": """examples:
+  quartet run "How do heat pumps work?" --record
+  quartet replay 20260101-120000""",
+    "batch": """examples:
+  quartet batch questions.txt --demo
+  quartet batch questions.csv --formats md,html --concurrency 2""",
+    "runs": """examples:
+  quartet runs
+  quartet runs --runs-dir /data/runs --json""",
+    "show": """examples:
+  quartet show 20260101-120000
+  quartet show 20260101 --json""",
+    "tools": """examples:
+  quartet tools
+  quartet tools --json""",
+    "mcp": """examples:
+  quartet mcp search
+  quartet mcp file --input myfiles/""",
+}
+
+
+def _examples(command: str) -> dict[str, Any]:
+    """The keyword arguments that give a command's parser its examples in ``--help``."""
+    return {
+        "epilog": COMMAND_EXAMPLES[command],
+        "formatter_class": argparse.RawDescriptionHelpFormatter,
+    }
+
+
 INPUT_AGAIN_HELP = (
     "folder of input files mounted read-only as /userinput/; the run folder only says "
     "where its inputs were: without --input, mounting that folder again needs your "
     "confirmation at a terminal (elsewhere it is an error)"
 )
+
+
+class Parser(argparse.ArgumentParser):
+    """An argument parser that takes no abbreviations (``--max-page`` is not
+    ``--max-pages``) and suggests the nearest name for a misspelled command or option.
+
+    Its sub-commands' parsers are of the same class (argparse makes them so), so each one
+    reports its own errors with its own usage.
+    """
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs["allow_abbrev"] = False
+        super().__init__(*args, **kwargs)
+
+    def error(self, message: str) -> NoReturn:  # type: ignore[override]
+        """Print the usage and ``message`` with a "did you mean" when one fits; exit 2."""
+        self.print_usage(sys.stderr)
+        self.exit(2, f"{self.prog}: error: {message}{self._suggestion(message)}\n")
+
+    def _suggestion(self, message: str) -> str:
+        """``; did you mean demo?`` for an invalid choice or an unknown option."""
+        choice = _INVALID_CHOICE.search(message)
+        if choice:
+            names = [a.choices for a in self._actions if isinstance(a.choices, dict)]
+            known = [name for choices in names for name in choices]
+            return _did_you_mean(choice.group(1), known)
+        if message.startswith("unrecognized arguments:"):
+            options = [o for a in self._actions for o in a.option_strings]
+            words = message.removeprefix("unrecognized arguments:").split()
+            for word in (w.split("=", 1)[0] for w in words if w.startswith("--")):
+                hint = _did_you_mean(word, options)
+                if hint:
+                    return hint
+        return ""
+
+
+_INVALID_CHOICE = re.compile(r"invalid choice: '([^']*)'")
+
+
+def _did_you_mean(word: str, known: Sequence[str]) -> str:
+    """``; did you mean NAME?`` for the name in ``known`` nearest to ``word``, or ``""``."""
+    near = difflib.get_close_matches(word, list(known), n=1, cutoff=0.6)
+    return f"; did you mean {near[0]}?" if near else ""
 
 
 class _Version(argparse.Action):
@@ -570,14 +730,20 @@ class _Version(argparse.Action):
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = Parser(
         prog="quartet",
         description="Search → Browser → File → Generate: a question in, a cited report out.",
+        epilog=EXAMPLES,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--version", action=_Version)
-    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    sub = parser.add_subparsers(
+        dest="command", required=True, metavar="COMMAND", help="one of the commands below"
+    )
 
-    tools = sub.add_parser("tools", help="list each subagent's tools and schemas")
+    tools = sub.add_parser(
+        "tools", help="list each subagent's tools and schemas", **_examples("tools")
+    )
     tools.add_argument("--json", action="store_true", help="print {subagent: [schema, ...]}")
     tools.set_defaults(func=_cmd_tools)
 
@@ -586,7 +752,7 @@ def build_parser() -> argparse.ArgumentParser:
             "--runs-dir",
             dest="runs_dir",
             metavar="DIR",
-            help="where run folders are (default: runs; also QUARTET_RUNS_DIR)",
+            help=RUNS_DIR_HELP,
         )
 
     def common(p: argparse.ArgumentParser) -> None:
@@ -661,20 +827,30 @@ def build_parser() -> argparse.ArgumentParser:
         p.add_argument("--quiet", action="store_true", help="print only the report paths")
         p.add_argument("--json", action="store_true", help="print the run record as JSON")
 
-    demo = sub.add_parser("demo", help="run the whole pipeline offline on a bundled local web")
+    demo = sub.add_parser(
+        "demo", help="run the whole pipeline offline on a bundled local web", **_examples("demo")
+    )
     demo.add_argument("--question", help="ask something else of the bundled web")
     common(demo)
     demo.set_defaults(func=_cmd_demo, input=None)
 
-    run = sub.add_parser("run", help="research QUESTION on the web")
-    run.add_argument("question")
+    run = sub.add_parser("run", help="research QUESTION on the web", **_examples("run"))
+    run.add_argument(
+        "question",
+        metavar="QUESTION",
+        help="what to research, in English or Chinese; quote it as one argument",
+    )
     run.add_argument("--input", metavar="DIR", help="folder of input files (read-only)")
     common(run)
     run.set_defaults(func=_cmd_run)
-    resume = sub.add_parser("resume", help="continue a stopped run from its last checkpoint")
+    resume = sub.add_parser(
+        "resume",
+        help="continue a stopped or interrupted run from its last checkpoint",
+        **_examples("resume"),
+    )
     resume.add_argument("run_id", metavar="RUN_ID", help="a run id, or a prefix only it has")
     resume.add_argument("--model", help="brain (default: the one the run started with)")
-    resume.add_argument("--runs-dir", dest="runs_dir", help="where run folders are (default: runs)")
+    runs_dir(resume)
     resume.add_argument("--input", metavar="DIR", help=INPUT_AGAIN_HELP)
     resume.add_argument("--quiet", action="store_true", help="print only the report paths")
     resume.add_argument("--json", action="store_true", help="print the run record as JSON")
@@ -684,6 +860,7 @@ def build_parser() -> argparse.ArgumentParser:
         "replay",
         help="run a recorded run (--record) again from its recording, with no network and "
         "no keys; exit 0 when it is reproduced, 1 at the first divergence",
+        **_examples("replay"),
     )
     replay.add_argument("run_id", metavar="RUN_ID", help="a run id, or a prefix only it has")
     runs_dir(replay)
@@ -692,7 +869,9 @@ def build_parser() -> argparse.ArgumentParser:
     replay.add_argument("--json", action="store_true", help="print the verdict as JSON")
     replay.set_defaults(func=_cmd_replay)
     batch = sub.add_parser(
-        "batch", help="research many questions, each its own run, several at once"
+        "batch",
+        help="research many questions, each its own run, several at once",
+        **_examples("batch"),
     )
     batch.add_argument(
         "questions",
@@ -750,8 +929,14 @@ def build_parser() -> argparse.ArgumentParser:
     batch.add_argument("--json", action="store_true", help="print the batch's rows as JSON")
     batch.set_defaults(func=_cmd_batch)
 
-    mcp = sub.add_parser("mcp", help="serve one subagent's toolkit as an MCP server (stdio)")
-    mcp.add_argument("subagent", choices=PIPELINE_ORDER)
+    mcp = sub.add_parser(
+        "mcp", help="serve one subagent's toolkit as an MCP server (stdio)", **_examples("mcp")
+    )
+    mcp.add_argument(
+        "subagent",
+        choices=PIPELINE_ORDER,
+        help=f"the subagent whose tools are served: {', '.join(PIPELINE_ORDER)}",
+    )
     mcp.add_argument(
         "--workspace",
         metavar="DIR",
@@ -762,12 +947,12 @@ def build_parser() -> argparse.ArgumentParser:
     runs_dir(mcp)
     mcp.set_defaults(func=_cmd_mcp)
 
-    runs = sub.add_parser("runs", help="list past runs, newest first")
+    runs = sub.add_parser("runs", help="list past runs, newest first", **_examples("runs"))
     runs_dir(runs)
     runs.add_argument("--json", action="store_true", help="print the list as JSON")
     runs.set_defaults(func=_cmd_runs)
 
-    show = sub.add_parser("show", help="print one run's summary")
+    show = sub.add_parser("show", help="print one run's summary", **_examples("show"))
     show.add_argument("run_id", metavar="RUN_ID", help="a run id, or a prefix only it has")
     runs_dir(show)
     show.add_argument("--json", action="store_true", help="print the summary as JSON")
@@ -789,7 +974,9 @@ def main(argv: Sequence[str] | None = None) -> int:
 def _command(argv: Sequence[str] | None) -> int:
     """Parse ``argv`` and run its command; its exit status."""
     parser = build_parser()
-    args = parser.parse_args(argv)
+    args, extra = parser.parse_known_args(argv)
+    if extra:  # told by the command's own parser, with its usage, not the top-level one
+        _command_parser(parser, args.command).error(f"unrecognized arguments: {' '.join(extra)}")
     with scrubbed_output():  # no credential value reaches the terminal
         try:
             return int(args.func(args) or 0)
@@ -799,6 +986,14 @@ def _command(argv: Sequence[str] | None) -> int:
             parser.exit(130, f"quartet: {exc}\n")
         except KeyboardInterrupt:
             parser.exit(130, "quartet: interrupted; the run folder keeps what was done\n")
+
+
+def _command_parser(parser: argparse.ArgumentParser, command: str) -> argparse.ArgumentParser:
+    """The parser of sub-command ``command`` (``parser`` itself when there is none)."""
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction) and command in action.choices:
+            return action.choices[command]
+    return parser
 
 
 def _pipe_closed() -> int:

@@ -49,6 +49,8 @@ from .stages import delegation_msg, kept, summarize
 from .tape import stream_scope
 
 FINISH = "generate_response"
+#: The subagents whose calls go to the web (search engines, pages, downloads).
+WEB_STAGES = ("search", "browser")
 #: Pages one browser task reads at most.
 PAGES_PER_TASK = 4
 #: Documents one browser task downloads at most.
@@ -184,6 +186,7 @@ class Delegator:
                     self.research,
                     interrupted=self.interrupt.count > 0,
                     budget=(stop["budget"], amount(stop, "limit")) if stop else None,
+                    no_web=self.research.web_unreached,
                 )
                 await self.service.write_text(NOTES_PATH, written)
             delegation = await self._delegate(spec, description, ctx, sub_id)
@@ -526,6 +529,8 @@ class Delegator:
         for r in d.records:
             if r.failed and r.name != FINISH:
                 research.failures.append(f"{r.name}: {r.text[:160]}")
+        if spec.name in WEB_STAGES:
+            research.note_web_calls([r.status for r in d.records if r.name != FINISH])
         research.update_plan()
         if sub_id:
             cov = research.coverage(sub_id)

@@ -3,7 +3,8 @@
 ``ToolGuard`` is an agentscope toolkit middleware. Per delegation it counts calls and
 refuses the one over the cap before it reaches the tool; it drops arguments the schema
 does not declare (so a model cannot override an injected dependency); it records every
-call and how it ended for the Host; and it moves oversized results to ``/internal/``,
+call and how it ended for the Host (arguments past a few kilobytes as a summary, see
+:func:`bounded_input`); and it moves oversized results to ``/internal/``,
 leaving a preview and a reference.
 
 How a call ended is read from structure, not wording: a tool the toolkit does not offer
@@ -18,6 +19,7 @@ from __future__ import annotations
 import asyncio
 import contextvars
 import hashlib
+import itertools
 import time
 from collections.abc import AsyncGenerator, Callable, Iterator
 from contextlib import contextmanager
@@ -50,6 +52,16 @@ CALL_STATUSES = (
     "rejected",
 )
 INTERRUPTED = "Interrupted: the task stopped (timed out or cancelled) before this call finished."
+#: Characters of arguments a call's record keeps whole, in all; past them, each further
+#: value is kept as a summary (its start, or its size), so that a huge call, even a refused
+#: one, costs the Host a few kilobytes.
+RECORD_INPUT_CHARS = 32_768
+#: Characters kept from the start of a summarised text value.
+RECORD_HEAD_CHARS = 200
+#: Arguments a record keeps (an unknown tool's arguments meet no schema that drops any).
+RECORD_ARGUMENTS = 32
+#: Deepest nesting of a value kept whole.
+RECORD_DEPTH = 32
 
 
 #: The structured-output tool an agent finishes with: it reports, it starts nothing.
@@ -108,6 +120,69 @@ class ToolCallRecord:
             status=str(status),
             evicted_to=raw.get("evicted_to"),
         )
+
+
+def _size_within(value: object, limit: int) -> int | None:
+    """About how many characters ``value`` takes as JSON; None past ``limit`` of them or
+    past RECORD_DEPTH levels of nesting. Stops as soon as it knows, whatever the size."""
+    total, stack = 0, [(value, 0)]
+    while stack:
+        item, depth = stack.pop()
+        if depth > RECORD_DEPTH:
+            return None
+        if isinstance(item, str):
+            total += len(item) + 2
+        elif isinstance(item, dict):
+            total += 2 + 4 * len(item)
+            if total > limit:
+                return None
+            for key, inner in item.items():
+                total += len(str(key))
+                stack.append((inner, depth + 1))
+        elif isinstance(item, (list, tuple)):
+            total += 2 + len(item)
+            if total > limit:
+                return None
+            stack.extend((inner, depth + 1) for inner in item)
+        else:
+            total += 8
+        if total > limit:
+            return None
+    return total
+
+
+def _summary(value: object) -> str:
+    """What a record keeps of a value too large to keep whole: its start, or its size."""
+    if isinstance(value, str):
+        # Scrubbed before it is cut, so that no part of a key survives at the cut.
+        head = scrub(value[: RECORD_HEAD_CHARS + 1024])[:RECORD_HEAD_CHARS]
+        return f"{head}… [{len(value):,} characters, not kept]"
+    if isinstance(value, dict):
+        return f"[an object of {len(value):,} fields, too large to keep]"
+    if isinstance(value, (list, tuple)):
+        return f"[a list of {len(value):,} items, too large to keep]"
+    return f"[a {type(value).__name__} too large to keep]"
+
+
+def bounded_input(args: dict[str, Any]) -> dict[str, Any]:
+    """A call's arguments as its record keeps them.
+
+    Values are kept whole, in order, while they fit in RECORD_INPUT_CHARS together (and
+    nest at most RECORD_DEPTH deep); any other is replaced by a short summary. At most
+    RECORD_ARGUMENTS arguments are kept, with names of at most 100 characters.
+    """
+    kept: dict[str, Any] = {}
+    room = RECORD_INPUT_CHARS
+    for name, value in itertools.islice(args.items(), RECORD_ARGUMENTS):
+        size = _size_within(value, room)
+        if size is None:
+            kept[str(name)[:100]] = _summary(value)
+        else:
+            kept[str(name)[:100]] = value
+            room -= size
+    if len(args) > RECORD_ARGUMENTS:
+        kept["…"] = f"[{len(args) - RECORD_ARGUMENTS:,} more arguments, not kept]"
+    return kept
 
 
 def _joined(blocks: list[Any]) -> str:
@@ -332,7 +407,7 @@ class ToolGuard:
             total -= size - len(text)
 
     def _finish(self, record: ToolCallRecord) -> None:
-        record.input = scrub_data(record.input)  # type: ignore[assignment]
+        record.input = scrub_data(bounded_input(record.input))  # type: ignore[assignment]
         record.text = scrub(record.text)
         self.records.append(record)
         if self.on_call is not None:

@@ -177,6 +177,9 @@ class RunResult:
     budget_stop: dict[str, Any] | None = None
     #: why the Host's own model failed and ended the research early (None if it did not)
     host_failure: str | None = None
+    #: when the web was tried and none of it reached, what the report says of it (the
+    #: key of its label in :mod:`research.labels`: ``no_web`` or ``no_web_no_files``)
+    no_web: str | None = None
 
     @property
     def failed_sources(self) -> list[str]:
@@ -239,6 +242,7 @@ class RunResult:
             "tool_calls": [call.summary() for call in self.calls],
             "search_results": self.search_results,
             "failed_sources": self.failed_sources,
+            "no_web": self.no_web,
             "failed_stages": self.failed_stages,
             "approvals": self.approvals,
             "host_refusals": self.host_refusals,
@@ -316,6 +320,9 @@ class Host:
         self.interrupt.on_request(self._on_interrupt)
         self._main: asyncio.Task[Any] | None = None
         self._winding_down: asyncio.Task[None] | None = None
+        #: Set at the user's first Ctrl-C: the checkpoint written then is the last one.
+        self._stopping = False
+        self._stop_checkpoint: asyncio.Future[None] | None = None
 
     @property
     def run_folder(self) -> RunFolder | None:
@@ -643,6 +650,9 @@ class Host:
         if count == 1:
             if self._result is not None and self.delegator is not None:
                 self._result.interrupted_after = self.delegator.started
+            self._stopping = True
+            if self.research is not None:
+                self._stop_checkpoint = asyncio.ensure_future(self._checkpoint(at_stop=True))
             self._winding_down = asyncio.ensure_future(self._wind_down())
         elif self._main is not None:
             self._main.cancel()
@@ -670,12 +680,21 @@ class Host:
 
     # -- checkpoints -----------------------------------------------------------------------
 
-    async def _checkpoint(self, phase: str = "research") -> None:
-        """Write everything needed to continue this run (see :mod:`host.checkpoint`)."""
+    async def _checkpoint(self, phase: str = "research", at_stop: bool = False) -> None:
+        """Write everything needed to continue this run (see :mod:`host.checkpoint`).
+
+        The user's first Ctrl-C writes one at once (``at_stop``), with the tasks in flight
+        recorded as running, and it stays the last: the tasks cut short afterwards and
+        the report written from what was found are not research that a resume should
+        take as done, so ``quartet resume`` continues the research from the stop. (A
+        run stopped during planning still writes its plan's checkpoint.)
+        """
         run, research, delegator = self._run, self.research, self.delegator
         assert run is not None and research is not None and delegator is not None
         assert self.host_agent is not None and self._result is not None
         async with self._checkpoint_lock:
+            if self._stopping and not at_stop and phase != "planned":
+                return
             state = {
                 "phase": phase,
                 "question": self._result.question,
@@ -721,6 +740,8 @@ class Host:
     async def _finish(self, result: RunResult, started: float) -> None:
         if self._winding_down is not None:
             self._winding_down.cancel()
+        if self._stop_checkpoint is not None:  # written before the run is recorded as ended
+            await asyncio.gather(self._stop_checkpoint, return_exceptions=True)
         if self._noting:
             await asyncio.gather(*self._noting, return_exceptions=True)
         await self.close()
@@ -730,6 +751,7 @@ class Host:
             self.research.finished |= {s.id for s in self.research.plan.subquestions}
             self.research.update_plan()
             result.requirements = list(self.research.requirements)
+            result.no_web = self.research.no_web()
         if self.delegator is not None:
             result.delegations = list(self.delegator.delegations)
             result.outputs = _ordered(self.delegator.outputs, self.settings.formats)

@@ -204,6 +204,8 @@ def _server(get_guard: Callable[[], Awaitable[ToolGuard]], name: str) -> Any:
         async for chunk in await guard.toolkit.call_tool_function(call):
             last = chunk
         record = next((r for r in reversed(guard.records) if r.call_id == call_id), None)
+        if record is not None:  # answered: a server that runs for ever keeps no history
+            guard.records.remove(record)
         text = (text_of(last) if last is not None else "") or "Error: the tool returned nothing"
         return types.CallToolResult(
             content=[types.TextContent(type="text", text=text)],

@@ -24,6 +24,7 @@ from research import selection
 from research.coverage import Coverage
 from research.coverage import coverage as part_coverage
 from research.coverage import missing as still_missing
+from research.notes import no_web_label
 from research.plan import Plan, SubQuestion
 from research.relevance import (
     THRESHOLD,
@@ -141,6 +142,8 @@ class Research:
         self.unresearched: set[str] = set()
         #: every search result list, as each source gave it: source, part, query, URLs
         self.result_lists: list[dict[str, Any]] = []
+        #: the web calls (search and browser tools) made, and how many were unavailable
+        self.web_calls: dict[str, int] = {"made": 0, "unavailable": 0}
 
     # -- checkpoints -------------------------------------------------------------------
 
@@ -169,6 +172,7 @@ class Research:
             "finished": sorted(self.finished),
             "result_lists": self.result_lists,
             "linkless": sorted(self.linkless),
+            "web_calls": self.web_calls,
         }
 
     async def restore(self, state: dict[str, Any]) -> None:
@@ -197,6 +201,7 @@ class Research:
         self.requirements, self.briefs = list(state["requirements"]), list(state["briefs"])
         self.finished = set(state["finished"])
         self.result_lists = list(state.get("result_lists", []))
+        self.web_calls = {**self.web_calls, **(state.get("web_calls") or {})}
 
     def release(self, unfinished: list[dict[str, Any]]) -> None:
         """Hand back the pages and documents of tasks that did not finish, so that a
@@ -206,6 +211,28 @@ class Research:
             if sub in self.assigned:
                 self.assigned[sub] = [u for u in self.assigned[sub] if u not in task["urls"]]
             self.assigned_docs -= set(task.get("documents") or [])
+
+    # -- the web ---------------------------------------------------------------------
+
+    def note_web_calls(self, statuses: list[str]) -> None:
+        """Count a finished task's web calls by how they ended (``ok``, ``unavailable``…)."""
+        self.web_calls["made"] += len(statuses)
+        self.web_calls["unavailable"] += statuses.count("unavailable")
+
+    @property
+    def web_unreached(self) -> bool:
+        """The run tried the web and reached none of it: web calls were unavailable, and
+        not one web page was read (what the report says, it says from the files)."""
+        return self.web_calls["unavailable"] > 0 and not any(
+            s.kind == "web" for s in self.sources.values()
+        )
+
+    def no_web(self) -> str | None:
+        """What the report says when the web was not reached (the key of its label in
+        :mod:`research.labels`, as :func:`research.notes.research_notes` picks it)."""
+        if not self.web_unreached:
+            return None
+        return no_web_label(self)
 
     # -- search results --------------------------------------------------------------
 

@@ -29,6 +29,9 @@ LABELS: dict[str, dict[str, str]] = {
         "report cites nothing.",
         "interrupted": "This run was interrupted before its research finished: this report "
         "gives what had been found by then.",
+        "no_web": "No web source could be reached; this report answers from your files only.",
+        "no_web_no_files": "No web source could be reached, and no files were read: this "
+        "report has nothing to answer from.",
         "budget_tokens": "This run's token budget ({limit}) was spent before its research "
         "finished: research stopped, and this report gives what had been found by then.",
         "budget_cost": "This run's cost budget ({limit}) was spent before its research "
@@ -65,6 +68,8 @@ LABELS: dict[str, dict[str, str]] = {
         "failed": "失败的来源",
         "nothing": "本问题的各个部分都没有找到相关证据，因此本报告不引用任何来源。",
         "interrupted": "本次运行在研究完成之前被中断：本报告给出截至中断时已找到的内容。",
+        "no_web": "无法访问任何网络来源；本报告仅依据你提供的文件作答。",
+        "no_web_no_files": "无法访问任何网络来源，也没有读取到任何文件：本报告没有可依据的内容。",
         "budget_tokens": "本次运行的令牌预算（{limit}）在研究完成之前已用完：研究已停止，"
         "本报告给出截至那时已找到的内容。",
         "budget_cost": "本次运行的费用预算（{limit}）在研究完成之前已用完：研究已停止，"

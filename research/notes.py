@@ -216,8 +216,18 @@ def _tables(research: Findings) -> dict[str, str]:
     return choose(options)
 
 
+def no_web_label(research: Findings) -> str:
+    """The key of what a report that reached no web source says: it answers from the
+    files read (``no_web``), or there were none (``no_web_no_files``)."""
+    files = any(s.kind == "file" for s in research.sources.values())
+    return "no_web" if files else "no_web_no_files"
+
+
 def research_notes(
-    research: Findings, interrupted: bool = False, budget: tuple[str, str] | None = None
+    research: Findings,
+    interrupted: bool = False,
+    budget: tuple[str, str] | None = None,
+    no_web: bool = False,
 ) -> str:
     """The notes for the writer, in the question's language.
 
@@ -226,10 +236,13 @@ def research_notes(
         interrupted: the user stopped the research before it finished.
         budget: the budget that stopped it, and its limit as text (``("tokens", "1200
             tokens")``, ``("cost", "0.0500")``).
+        no_web: the web could not be reached: what the report says comes from the files.
     """
     plan = research.plan
     lang = plan.language
     lines = [RESEARCH_MARKER, "", f"# {plan.question}", ""]
+    if no_web:
+        lines += [label(lang, no_web_label(research)), ""]
     if interrupted:
         lines += [label(lang, "interrupted"), ""]
     elif budget is not None:

@@ -59,26 +59,43 @@ def secret_values(env: Mapping[str, str] | None = None) -> list[str]:
     return sorted(set(found), key=len, reverse=True)
 
 
-def scrub(text: str, extra: Iterable[str] = ()) -> str:
-    """``text`` with every credential value (and each of ``extra``) replaced by ``***``."""
-    if not text:
-        return text
-    values = secret_values() + [v for v in extra if v and len(v) >= MIN_SECRET_CHARS]
-    for value in sorted(set(values), key=len, reverse=True):
+def _values_to_mask(extra: Iterable[str] = ()) -> list[str]:
+    """The values :func:`scrub` replaces: every credential value set now, and each of
+    ``extra`` long enough to be one, longest first (so a key holding another goes whole)."""
+    values = set(secret_values())
+    values.update(v for v in extra if v and len(v) >= MIN_SECRET_CHARS)
+    return sorted(values, key=len, reverse=True)
+
+
+def _masked(text: str, values: list[str]) -> str:
+    for value in values:
         if value in text:
             text = text.replace(value, MASK)
     return text
 
 
+def scrub(text: str, extra: Iterable[str] = ()) -> str:
+    """``text`` with every credential value (and each of ``extra``) replaced by ``***``."""
+    if not text:
+        return text
+    return _masked(text, _values_to_mask(extra))
+
+
 def scrub_data(data: object, extra: Iterable[str] = ()) -> object:
-    """``data`` (JSON-like: dicts, lists, strings) with :func:`scrub` applied to every string."""
-    extra = list(extra)
+    """``data`` (JSON-like: dicts, lists, strings) with :func:`scrub` applied to every string.
+
+    The environment is read once for the whole of ``data``, not once for each string.
+    """
+    return _scrubbed(data, _values_to_mask(extra))
+
+
+def _scrubbed(data: object, values: list[str]) -> object:
     if isinstance(data, str):
-        return scrub(data, extra)
+        return _masked(data, values)
     if isinstance(data, dict):
-        return {scrub(str(k), extra): scrub_data(v, extra) for k, v in data.items()}
+        return {_masked(str(k), values): _scrubbed(v, values) for k, v in data.items()}
     if isinstance(data, (list, tuple)):
-        return [scrub_data(v, extra) for v in data]
+        return [_scrubbed(v, values) for v in data]
     return data
 
 

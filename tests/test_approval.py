@@ -143,9 +143,22 @@ def test_without_a_terminal_the_default_denies_and_a_plan_file_replaces_planning
             stdin=subprocess.DEVNULL, timeout=120,
         )  # fmt: skip
         assert refused.returncode == 2 and "--plan FILE" in refused.stderr
+        # --approve asks a person: with nobody at a terminal the command stops before the
+        # run starts, instead of refusing every call in the user's name.
+        unasked = subprocess.run(
+            [*base, "--approve", "http_download"], cwd=ROOT, env=env, capture_output=True,
+            text=True, stdin=subprocess.DEVNULL, timeout=120,
+        )  # fmt: skip
+        assert unasked.returncode == 2, unasked.stderr[-2000:]
+        assert "no interactive terminal" in unasked.stderr
+        assert len(unasked.stderr.strip().splitlines()) == 1 and not runs.exists()
+        # An unattended run takes its decision from quartet.toml, where it is written down.
+        (tmp_path / "quartet.toml").write_text(
+            '[quartet.approve]\ntools = ["http_download"]\n', encoding="utf-8"
+        )
         proc = subprocess.run(
-            [*base, "--approve", "http_download", "--plan", str(plan), "--json"],
-            cwd=ROOT, env=env, capture_output=True, text=True, stdin=subprocess.DEVNULL,
+            [*base, "--plan", str(plan), "--json"],
+            cwd=tmp_path, env=env, capture_output=True, text=True, stdin=subprocess.DEVNULL,
             timeout=900,
         )  # fmt: skip
     assert proc.returncode == 0, proc.stderr[-3000:]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import json
 import os
 import subprocess
@@ -9,10 +10,12 @@ import sys
 import tomllib
 from pathlib import Path
 
+import pytest
 from runs_support import make_run
 
-from host.cli import BROKEN_PIPE_EXIT, main
+from host.cli import BROKEN_PIPE_EXIT, build_parser, main
 from host.version import quartet_version
+from research.labels import label
 from subagents import PIPELINE_ORDER, SPECS, all_tool_schemas
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -104,31 +107,36 @@ def test_demo_command_runs_the_pipeline_and_prints_a_json_record(tmp_path):
     assert (run_dir / "internal/run.json").exists()
 
 
-def test_run_reports_and_skips_unreachable_sources(tmp_path):
+def test_a_run_that_reaches_no_web_says_it_answers_from_the_files_only(tmp_path):
     closed = "http://127.0.0.1:9"
     env = {f"QUARTET_{s}_URL": closed for s in ("GOOGLE", "BING", "SOGOU", "GITHUB", "WIKI")}
     env["QUARTET_SEARCH_TIMEOUT"] = "2"
-    proc = _run_cli(
-        [
-            "run",
-            "What is the Grand Canal?",
-            "--formats",
-            "md",
-            "--json",
-            "--runs-dir",
-            str(tmp_path),
-        ],
-        env,
+    files = tmp_path / "myfiles"
+    files.mkdir()
+    (files / "canal.md").write_text(
+        "# The Grand Canal\n\nThe Grand Canal is a waterway of about 1,794 kilometres that "
+        "links Beijing in the north with Hangzhou in the south of China.\n",
+        encoding="utf-8",
     )
-    # Every source is down, so nothing is found: a report that says so, and exit 3.
-    assert proc.returncode == 3, proc.stderr[-2000:]
-    assert "answers none" in proc.stderr
-    record = json.loads(proc.stdout)
+    runs = tmp_path / "runs"
+    question = "What is the Grand Canal?"
+    args = ["run", question, "--input", str(files), "--formats", "md,html"]
+    proc = _run_cli([*args, "--runs-dir", str(runs)], env)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    (run_dir,) = runs.iterdir()
+    record = json.loads((run_dir / "internal/run.json").read_text(encoding="utf-8"))
+    # Every source is down: the searches are made, fail and are recorded...
     searches = [d for d in record["delegations"] if d["subagent"] == "search"]
     assert searches and all(d["status"] == "ok" for d in searches)
     calls = [c for c in record["tool_calls"] if c["tool"].startswith("search_")]
     assert len(calls) >= 5 and not any(c["ok"] for c in calls)
-    assert record["outputs"] == ["/workspace/reports/report.md"] and record["citations"] == 0
+    # ...and the user is told once, in words for a person, as every format tells it.
+    told = label("en", "no_web")
+    assert record["no_web"] == "no_web" and proc.stderr.count(told) == 1
+    reports = run_dir / "workspace/reports"
+    assert told in (reports / "report.md").read_text(encoding="utf-8")
+    assert told in (reports / "report.html").read_text(encoding="utf-8")
+    assert record["citations"] >= 1
 
 
 def test_bad_arguments_get_clear_errors(tmp_path):
@@ -241,3 +249,74 @@ def test_a_closed_pipe_ends_a_command_quietly(tmp_path):
         err = proc.stderr.read()
         assert proc.wait(timeout=120) == BROKEN_PIPE_EXIT == 141, (argv, err)
         assert err == b"", (argv, err)
+
+
+def _usage_error(capsys, argv: list[str]) -> str:
+    """What ``quartet ARGV`` prints on stderr when argparse refuses it (exit 2)."""
+    with pytest.raises(SystemExit) as stopped:
+        main(argv)
+    assert stopped.value.code == 2
+    return capsys.readouterr().err
+
+
+def test_options_are_never_abbreviated_and_misspellings_get_a_suggestion(capsys):
+    err = _usage_error(capsys, ["run", "q", "--max-page", "5"])
+    assert "unrecognized arguments: --max-page 5; did you mean --max-pages?" in err
+    err = _usage_error(capsys, ["run", "q", "--formts", "md"])
+    assert err.startswith("usage: quartet run ") and "did you mean --formats?" in err
+    err = _usage_error(capsys, ["demi"])
+    assert "invalid choice: 'demi'" in err and err.rstrip().endswith("did you mean demo?")
+    err = _usage_error(capsys, ["demo", "--foo"])  # demo's own usage, not quartet's
+    assert err.startswith("usage: quartet demo ") and "unrecognized arguments: --foo" in err
+    assert "did you mean" not in err
+    err = _usage_error(capsys, ["runs", "--runs", "x"])
+    assert "did you mean --runs-dir?" in err
+
+
+def _parsers(parser: argparse.ArgumentParser) -> dict[str, argparse.ArgumentParser]:
+    """The top-level parser and each command's, by name."""
+    found = {"quartet": parser}
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            found.update(action.choices)
+    return found
+
+
+def test_every_argument_has_help_and_every_help_ends_with_examples():
+    for name, parser in _parsers(build_parser()).items():
+        assert parser.allow_abbrev is False, name
+        assert "examples:\n  quartet " in parser.format_help(), name
+        for action in parser._actions:
+            assert action.help, (name, action.dest)
+    commands = _parsers(build_parser())
+    assert "QUARTET_RUNS_DIR" in commands["resume"].format_help()
+    assert "what to research" in commands["run"].format_help()
+
+
+def test_quartet_runs_says_where_it_looked_and_how_to_look_elsewhere(tmp_path, monkeypatch, capsys):
+    monkeypatch.delenv("QUARTET_RUNS_DIR", raising=False)
+    monkeypatch.chdir(tmp_path)
+    assert main(["runs"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith(f"No runs in {tmp_path / 'runs'}. ")
+    assert "--runs-dir DIR" in out and "QUARTET_RUNS_DIR" in out
+
+
+def test_resume_errors_name_the_run_folder(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    make_run(Path("runs"), "20260301-090000-aaaaaa")  # stopped before its first checkpoint
+    with pytest.raises(SystemExit):
+        main(["resume", "20260301", "--runs-dir", "runs"])
+    err = capsys.readouterr().err
+    assert f"run 20260301-090000-aaaaaa stopped before its first checkpoint: {tmp_path}" in err
+
+
+def test_approve_without_a_terminal_stops_before_the_run(tmp_path, monkeypatch, capsys):
+    monkeypatch.setattr("host.approval.has_terminal", lambda: False)
+    runs = tmp_path / "runs"
+    with pytest.raises(SystemExit) as stopped:
+        main(["run", "q", "--approve", "http_download", "--runs-dir", str(runs)])
+    assert stopped.value.code == 2
+    err = capsys.readouterr().err
+    assert "no interactive terminal" in err and "[quartet.approve]" in err
+    assert len(err.splitlines()) == 1 and not runs.exists()

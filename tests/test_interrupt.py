@@ -17,7 +17,9 @@ def reading(line: str) -> bool:
     return line.startswith("▶ Reading pages")
 
 
-def test_one_ctrl_c_writes_the_report_from_what_was_found_and_exits_130(tmp_path):
+def test_one_ctrl_c_writes_the_report_from_what_was_found_and_leaves_a_resumable_run(
+    tmp_path,
+):
     runs = tmp_path / "runs"
     with demo_world(shared_cache()) as world:
         cmd = quartet(
@@ -28,8 +30,9 @@ def test_one_ctrl_c_writes_the_report_from_what_was_found_and_exits_130(tmp_path
         _, err = proc.communicate(timeout=600)
 
     assert proc.returncode == 130, err[-3000:]
-    assert "interrupted; the report was written" in err
     (run_dir,) = [p for p in runs.iterdir() if p.is_dir()]
+    assert "interrupted; the report was written" in err
+    assert f"continue the research with: quartet resume {run_dir.name}" in err
     record = json.loads((run_dir / "internal/run.json").read_text(encoding="utf-8"))
     assert record["status"] == "interrupted"
     assert record["outputs"] == ["/workspace/reports/report.md"]
@@ -38,6 +41,12 @@ def test_one_ctrl_c_writes_the_report_from_what_was_found_and_exits_130(tmp_path
     assert [d["subagent"] for d in later] == ["generate"]
     report = (run_dir / "workspace/reports/report.md").read_text(encoding="utf-8")
     assert label("en", "interrupted") in report
+    # The checkpoint is the one written at the stop: the tasks it cut short are still to
+    # do, and the report written from what was found is not taken as the answer, so a
+    # resume continues the research (test_two_ctrl_c_… resumes from such a checkpoint).
+    saved = json.loads((run_dir / "internal/checkpoint.json").read_text(encoding="utf-8"))
+    assert saved["delegator"]["outputs"] == []
+    assert saved["delegator"]["count"] <= record["interrupted_after"]
 
 
 def test_two_ctrl_c_stop_at_once_and_the_run_can_be_resumed(tmp_path):

@@ -109,3 +109,13 @@ def test_the_command_refuses_a_bomb_with_exit_2(tmp_path):
         "in a plan, line 2, column 10)"
     ]
     assert not runs.exists()
+
+
+def test_a_plan_file_that_is_not_yaml_is_one_line_with_its_line_number(tmp_path):
+    plan = tmp_path / "plan.yaml"
+    plan.write_text("subquestions:\n  - text: a\n    b: c: d\n", encoding="utf-8")
+    with pytest.raises(ValueError) as bad:
+        plan_from_file(plan, "Q?")
+    told = str(bad.value)
+    assert "\n" not in told and "line 3, column 9" in told
+    assert told.startswith(f"--plan {plan}: cannot read it (mapping values are not allowed")

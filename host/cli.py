@@ -44,6 +44,7 @@ from .runs import (
     read_run,
     recorded_budgets,
     recorded_number,
+    told_counts,
 )
 
 if TYPE_CHECKING:
@@ -90,6 +91,7 @@ def _settings(args: argparse.Namespace) -> Settings:
         "approve": getattr(args, "approve", None),
         "record": getattr(args, "record", False),
         "quiet": getattr(args, "quiet", False),
+        "verbose": getattr(args, "verbose", False),
         "json": getattr(args, "json", False),
     }
     return load_settings(flags)
@@ -231,11 +233,20 @@ async def _pipeline(
 
     quiet = settings.quiet or settings.json_output
     terminal = human.pop("terminal", None)
-    progress = Progress(quiet=quiet, hold=lambda: terminal is not None and terminal.asking)
-    if terminal is not None:
+    progress = Progress(
+        quiet=quiet,
+        hold=lambda: terminal is not None and terminal.asking,
+        verbose=settings.verbose,
+    )
+    if terminal is not None:  # the live view leaves the terminal while a question is asked
         terminal.after = progress.flush
+        terminal.read = progress.quietly(terminal.read)
+        terminal.write = progress.quietly(terminal.write)
     host = Host(settings, brain, on_event=progress, **human)
-    return await _interruptible(host, host.run(question))
+    try:
+        return await _interruptible(host, host.run(question))
+    finally:
+        progress.close()
 
 
 def _cmd_run(args: argparse.Namespace) -> int:
@@ -404,8 +415,14 @@ def _cmd_resume(args: argparse.Namespace) -> int:
         from .progress import Progress
 
         quiet = settings.quiet or settings.json_output
-        host = Host(settings, brain, on_event=Progress(quiet=quiet))
-        return await _interruptible(host, host.resume(RunFolder.open(folder, settings.input_dir)))
+        progress = Progress(quiet=quiet, verbose=settings.verbose)
+        host = Host(settings, brain, on_event=progress)
+        try:
+            return await _interruptible(
+                host, host.resume(RunFolder.open(folder, settings.input_dir))
+            )
+        finally:
+            progress.close()
 
     if demo:
         from demo.web import demo_world
@@ -571,7 +588,7 @@ def _print_run(detail: RunDetail) -> None:
     elif run.status == "interrupted" and _has_checkpoint(run.path):
         _line(f"It was interrupted; continue its research with: quartet resume {run.id}")
     if detail.plan:
-        _line(f"Plan:      {_answered(run)} sub-questions answered")
+        _line(f"Plan:      {told_counts(s.status for s in detail.plan)}")
         width = max(len(s.status) for s in detail.plan)
         for sub in detail.plan:
             _line(f"  {sub.id}  {sub.status.ljust(width)}  {sub.text} ({sub.evidence} evidence)")
@@ -716,6 +733,12 @@ def _did_you_mean(word: str, known: Sequence[str]) -> str:
     return f"; did you mean {near[0]}?" if near else ""
 
 
+VERBOSE_HELP = (
+    "show every task and tool call while the run works (the transcript in the run folder "
+    "keeps them too)"
+)
+
+
 class _Version(argparse.Action):
     """``--version``: the version is looked up only when asked for."""
 
@@ -825,6 +848,7 @@ def build_parser() -> argparse.ArgumentParser:
             "quartet replay RUN_ID can run it again with no network and no keys",
         )
         p.add_argument("--quiet", action="store_true", help="print only the report paths")
+        p.add_argument("--verbose", action="store_true", help=VERBOSE_HELP)
         p.add_argument("--json", action="store_true", help="print the run record as JSON")
 
     demo = sub.add_parser(
@@ -853,6 +877,7 @@ def build_parser() -> argparse.ArgumentParser:
     runs_dir(resume)
     resume.add_argument("--input", metavar="DIR", help=INPUT_AGAIN_HELP)
     resume.add_argument("--quiet", action="store_true", help="print only the report paths")
+    resume.add_argument("--verbose", action="store_true", help=VERBOSE_HELP)
     resume.add_argument("--json", action="store_true", help="print the run record as JSON")
     resume.set_defaults(func=_cmd_resume)
 

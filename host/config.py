@@ -121,6 +121,8 @@ class Settings:
     approve_tools: tuple[str, ...] = ()
     approve_default: str = "deny"
     quiet: bool = False
+    #: show every task and tool call while the run works (``--verbose``)
+    verbose: bool = False
     json_output: bool = False
     #: the user's words for their field (``[[quartet.glossary]]``): groups of words that
     #: name the same thing (``same``) and closely related ones (``related``)
@@ -286,6 +288,7 @@ def load_settings(flags: dict[str, Any], toml_path: Path | None = None) -> Setti
     s.glossary = parse_glossary(toml.get("glossary", []))
     s.record = bool(flags.get("record"))
     s.quiet = bool(flags.get("quiet"))
+    s.verbose = bool(flags.get("verbose"))
     s.json_output = bool(flags.get("json"))
     return s
 

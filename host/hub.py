@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncGenerator, Awaitable, Callable
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -68,7 +68,7 @@ from .interrupt import Interrupt, Interruptible, RunInterrupted, wait_until
 from .mcp import attach_mcp_tools
 from .research import Research
 from .run import AREAS, RunFolder
-from .tape import RecordingModel
+from .tape import STREAM, RecordingModel
 from .task_schema import task_json_schema
 from .transcript import Transcript, save_evidence, save_json, save_run_json
 from .workers import WorkerAgent
@@ -358,11 +358,32 @@ class Host:
 
     def _record_call(self, record: ToolCallRecord) -> None:
         self._calls.append(record)
-        self._emit("tool", record=record)
+        self._emit("tool", record=record, task=_task())
         if record.stage == "browser" and not record.failed and self._run is not None:
             noting = asyncio.ensure_future(self._note_stored())
             self._noting.add(noting)
             noting.add_done_callback(self._noting.discard)
+
+    def _announcer(self, stage: str) -> Callable[..., AsyncGenerator[Any, None]]:
+        """Toolkit middleware: a ``tool_start`` event as each call starts, so that the
+        progress display can say what a task is doing while a slow call runs."""
+
+        async def announce(
+            kwargs: dict[str, Any], next_handler: Callable[..., Any]
+        ) -> AsyncGenerator[Any, None]:
+            call = kwargs["tool_call"]
+            arguments = call.get("input")
+            self._emit(
+                "tool_start",
+                stage=stage,
+                name=str(call.get("name") or ""),
+                input=arguments if isinstance(arguments, dict) else {},
+                task=_task(),
+            )
+            async for chunk in await next_handler(**kwargs):
+                yield chunk
+
+        return announce
 
     async def _note_stored(self) -> None:
         """Note the stored addresses now, so a stop before the next checkpoint loses none."""
@@ -415,6 +436,7 @@ class Host:
             wanted["areas"] = run.area_services
         toolkit = build(spec, wanted)
         toolkit.register_middleware(tool_scope)
+        toolkit.register_middleware(self._announcer(spec.name))
         extra: list[str] = []
         for client, names in self.mcp_clients.get(spec.name, []):
             extra += await attach_mcp_tools(toolkit, client, names)
@@ -848,6 +870,11 @@ async def _finish_arguments(agent: HostAgent) -> str | None:
                 raw = block.get("raw_input")
                 return raw if isinstance(raw, str) else None
     return None
+
+
+def _task() -> str:
+    """The id of the task whose worker is running (``d3``), as its model stream names it."""
+    return STREAM.get().split("/", 1)[0]
 
 
 def _plan_json(plan: Plan) -> str:

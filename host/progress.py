@@ -1,5 +1,17 @@
-"""What the user sees while a run works: the plan as a todo list, each task and tool call,
-status changes as they happen, then a summary.
+"""What the user sees while a run works.
+
+On a terminal, one live view: a row per part of the plan with its status, what it is
+doing now (with a spinner and the seconds it has taken so far) and the pages read for it,
+and a line below for the work on no single part (the user's files, the report) with the
+pages read in all. What a reader needs to know at once (a resume, an interrupt, a budget
+reached, a task that failed) is printed above the view.
+
+Piped (not a terminal), the same events are written one a line, never wrapped, so that a
+log or ``grep`` reads them. ``--verbose`` adds every task and tool call (their ids, tools
+and times), as the transcript records them.
+
+The statuses and their counts come from the plan, as ``quartet show`` reads them (see
+:func:`host.runs.told_counts`): the numbers printed always match the statuses shown.
 
 Text that comes from the user, a plan file, the model or a page (the question, the
 sub-questions, titles, addresses, error messages) goes through
@@ -9,18 +21,25 @@ so that ``[/b]`` in a question is text, never a tag that ends the run.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
+from urllib.parse import urlsplit
 
-from rich.console import Console
+from rich.console import Console, Group, RenderableType
+from rich.live import Live
+from rich.spinner import Spinner
 from rich.table import Table
+from rich.text import Text
 
 from .brains.ledger import describe as describe_tokens
 from .brains.resilience import describe as describe_calls
 from .budget import budget_sentence
 from .guards import ToolCallRecord
 from .printable import printable, shown
+from .runs import told_counts
 
 MARKS = {
     "pending": "[dim]○[/dim]",
@@ -30,6 +49,23 @@ MARKS = {
     "not found": "[red]✗[/red]",
     "not researched": "[red]∅[/red]",
 }
+#: What each subagent's task is doing, in words.
+DOING = {
+    "search": "searching the web",
+    "browser": "reading pages",
+    "file": "reading your files",
+    "generate": "writing the report",
+}
+#: The tool every task ends with: an internal step, never shown.
+FINISH = "generate_response"
+#: The tools that read one page (counted as a page read for the task's part).
+PAGE_TOOLS = frozenset({"viewer_fetch", "browser_navigate"})
+#: How many characters of a page address or a file name the live view shows.
+TARGET_CHARS = 60
+#: Seconds a step runs before the live view shows how long it has taken.
+SLOW = 2.0
+
+T = TypeVar("T")
 
 
 def _target(rec: ToolCallRecord) -> str:
@@ -39,113 +75,364 @@ def _target(rec: ToolCallRecord) -> str:
     return ""
 
 
+def cut(text: str, width: int) -> str:
+    """``text`` on one line, printable, at most ``width`` characters: cut at a word
+    boundary when there is one in its last third, with an ellipsis; never mid-word."""
+    text = " ".join(printable(text).split())
+    if len(text) <= width:
+        return text
+    head = text[: width - 1]
+    space = head.rfind(" ")
+    if space > width * 2 // 3:
+        head = head[:space]
+    return head.rstrip(" ,;:") + "…"
+
+
+def short_address(url: str, width: int = TARGET_CHARS) -> str:
+    """A page address as a reader recognises it: host and path, no scheme or query."""
+    parts = urlsplit(url)
+    if not parts.netloc:
+        return cut(url, width)
+    host = parts.netloc.rsplit("@", 1)[-1].removeprefix("www.")
+    return cut(f"{host}{parts.path.rstrip('/')}", width)
+
+
+def step_words(stage: str, name: str, arguments: dict[str, Any]) -> str:
+    """What one tool call is doing, in words: ``reading example.org/page``."""
+    url, path = str(arguments.get("url") or ""), str(arguments.get("path") or "")
+    out = str(arguments.get("out_path") or "")
+    if name == "http_download" and url:
+        return f"downloading {short_address(url)}"
+    if url:
+        return f"reading {short_address(url)}"
+    if name.startswith("search_"):
+        query = cut(str(arguments.get("query") or ""), TARGET_CHARS)
+        return f"searching {name.removeprefix('search_')}: {query}".rstrip(": ")
+    if name.startswith("generate_"):
+        fmt = name.removeprefix("generate_")
+        return f"writing the {fmt.upper() if fmt != 'markdown' else 'Markdown'} report"
+    if path or out:
+        return f"reading {cut(Path(path or out).name or path or out, TARGET_CHARS)}"
+    return DOING.get(stage, stage)
+
+
+@dataclass
+class Step:
+    """What one task is doing now."""
+
+    part: str | None
+    subagent: str
+    words: str
+    since: float = field(default_factory=time.monotonic)
+    spinner: Spinner = field(default_factory=lambda: Spinner("dots", style="cyan"))
+
+    def told(self, now: float) -> str:
+        """The step in words, with the seconds it has taken once it is slow."""
+        seconds = now - self.since
+        return self.words + (f" ({seconds:.0f} s)" if seconds >= SLOW else "")
+
+
+@dataclass
+class PartView:
+    """One part of the plan as the live view shows it."""
+
+    id: str
+    text: str
+    status: str = "pending"
+    evidence: int = 0
+    sources: int = 0
+    pages: int = 0
+
+
 class Progress:
-    """An ``on_event`` callback for :class:`host.hub.Host` that prints with rich."""
+    """An ``on_event`` callback for :class:`host.hub.Host` that shows the run with rich.
+
+    Args:
+        quiet: show nothing.
+        console: where to show it (default: standard error).
+        hold: true while a question is open on the terminal; what happens meanwhile is
+            shown once it is answered (see :meth:`flush`).
+        verbose: show every task and tool call too.
+        live: show the live view (default: when the console is a terminal); otherwise
+            one event a line.
+    """
 
     def __init__(
         self,
         quiet: bool = False,
         console: Console | None = None,
         hold: Callable[[], bool] | None = None,
+        verbose: bool = False,
+        live: bool | None = None,
     ) -> None:
-        self.quiet = quiet
+        self.quiet, self.verbose = quiet, verbose
         self.console = console or Console(stderr=True, highlight=False)
+        self.live = self.console.is_terminal if live is None else live
         self.statuses: dict[str, str] = {}
         self.hold = hold or (lambda: False)
         self._held: list[tuple[str, dict[str, Any]]] = []
+        self.parts: dict[str, PartView] = {}
+        #: what each running task is doing, by task id
+        self.steps: dict[str, Step] = {}
+        self.pages = 0
+        self.page_budget: int | None = None
+        self._told: set[str] = set()
+        self._view: Live | None = None
+        self._paused = False
+
+    # -- events --------------------------------------------------------------------------
 
     def __call__(self, kind: str, data: dict[str, Any]) -> None:
         if self.quiet:
             return
         if self.hold():  # a question is open on the terminal: show this after it
+            self.pause()
             self._held.append((kind, data))
             return
         self.flush()
         self._show(kind, data)
 
     def flush(self) -> None:
-        """Show what was held back while a question was open."""
+        """Show what was held back while a question was open, and the live view again."""
         held, self._held = self._held, []
         for kind, data in held:
             self._show(kind, data)
+        if self._paused:
+            self._paused = False
+            self._start_view()
+
+    def pause(self) -> None:
+        """Take the live view off the terminal (a question is about to be asked there);
+        :meth:`flush` brings it back."""
+        if self._view is not None:
+            self._paused = True
+            self._stop_view()
+
+    def quietly(self, write: Callable[..., T]) -> Callable[..., T]:
+        """``write`` (a prompt's read or write) after the live view is taken off."""
+
+        def wrapped(*args: Any, **kwargs: Any) -> T:
+            self.pause()
+            return write(*args, **kwargs)
+
+        return wrapped
+
+    def close(self) -> None:
+        """Stop the live view, leaving its last state on the terminal."""
+        self._paused = False
+        self._stop_view()
 
     def _show(self, kind: str, data: dict[str, Any]) -> None:
         handler = getattr(self, f"_on_{kind}", None)
         if handler is not None:
             handler(data)
 
+    def say(self, text: str) -> None:
+        """Print one line (rich markup) above the live view, or as one line of the log:
+        never wrapped."""
+        self.console.print(text, soft_wrap=True)
+
+    def _once(self, key: str, text: str) -> None:
+        if key not in self._told:
+            self._told.add(key)
+            self.say(text)
+
     def _on_run_start(self, data: dict[str, Any]) -> None:
         run = data["run"]
-        self.console.print(f"[bold]Run[/bold] {shown(run.id)} → {shown(run.path)}")
+        self.say(f"[bold]Run[/bold] {shown(run.id)} → {shown(run.path)}")
 
     def _on_resume(self, data: dict[str, Any]) -> None:
-        self.console.print(
+        self.say(
             f"[bold]Resuming[/bold] from the last checkpoint: {data['delegations']} tasks and "
             f"{data['calls']} tool calls were done before the stop."
         )
 
     def _on_interrupt(self, data: dict[str, Any]) -> None:
         if data["count"] == 1:
-            self.console.print(
+            self.say(
                 "[bold yellow]Interrupted:[/bold yellow] no new task or call starts; the tasks "
                 f"in flight get {data['grace']:g} s, then the report is written from what was "
                 "found. Press Ctrl-C again to stop at once."
             )
         else:
-            self.console.print("[bold red]Stopping at once.[/bold red]")
+            self.say("[bold red]Stopping at once.[/bold red]")
+
+    def _on_budget(self, data: dict[str, Any]) -> None:
+        self._once("budget", f"[yellow]{shown(budget_sentence(data['stop']))}[/yellow]")
 
     def _on_plan(self, data: dict[str, Any]) -> None:
         plan = data["plan"]
         parts = len(plan.subquestions)
-        self.console.print(f"[bold]Plan[/bold] ({shown(plan.planner)}): {parts} parts")
+        self.say(f"[bold]Plan[/bold] ({shown(plan.planner)}): {parts} part{'s' * (parts != 1)}")
         for sub in plan.subquestions:
             self.statuses[sub.id] = sub.status
-            queries = shown("; ".join(sub.queries))
-            self.console.print(
-                f"  {MARKS.get(sub.status, '?')} {shown(sub.id)} {shown(sub.text)} "
-                f"[dim]({queries})[/dim]"
-            )
+            view = self.parts.setdefault(sub.id, PartView(sub.id, sub.text))
+            view.text, view.status = sub.text, sub.status
+            if not self.live or self.verbose:
+                queries = f" [dim]({shown('; '.join(sub.queries))})[/dim]" if self.verbose else ""
+                self.say(
+                    f"  {MARKS.get(sub.status, '?')} {shown(sub.id)} {shown(sub.text)}{queries}"
+                )
+        self._start_view()
 
     def _on_delegation_start(self, data: dict[str, Any]) -> None:
         d = data["delegation"]
-        part = f" {shown(d.subquestion)}" if d.subquestion else ""
-        self.console.print(
-            f"[bold cyan]▶ {shown(data['title'])}{part}[/bold cyan] [dim]{shown(d.id)}[/dim]"
-        )
+        part = d.subquestion if d.subquestion in self.parts else None
+        self.steps[d.id] = Step(part, d.subagent, DOING.get(d.subagent, d.subagent))
+        if self.live and not self.verbose:
+            return
+        about = f" for {shown(part)}: {shown(self.parts[part].text)}" if part else ""
+        task = f" [dim]{shown(d.id)}[/dim]" if self.verbose else ""
+        self.say(f"[bold cyan]▶ {shown(data['title'])}[/bold cyan]{about}{task}")
+
+    def _on_tool_start(self, data: dict[str, Any]) -> None:
+        step = self.steps.get(str(data.get("task")))
+        name, arguments = str(data.get("name", "")), data.get("input") or {}
+        if step is None or name == FINISH or not isinstance(arguments, dict):
+            return
+        step.words = step_words(step.subagent, name, arguments)
+        step.since = time.monotonic()
+        if not self.live and name in PAGE_TOOLS | {"http_download"}:
+            self.say(f"  {shown(step.words)}{self._for(step.part)}")
 
     def _on_tool(self, data: dict[str, Any]) -> None:
         rec: ToolCallRecord = data["record"]
+        if rec.name == FINISH:
+            return
+        step = self.steps.get(str(data.get("task")))
+        part = step.part if step is not None else None
+        if step is not None:
+            step.words, step.since = DOING.get(step.subagent, step.subagent), time.monotonic()
+        read = rec.name in PAGE_TOOLS and not rec.failed
+        if read and part is not None:
+            self.parts[part].pages += 1
+        if rec.failed and "page budget" in rec.text:
+            self._once(
+                "pages",
+                "[dim]The page budget is reached: no more pages are read; the report is "
+                "written from the pages read.[/dim]",
+            )
+        if self.verbose:
+            self._tool_line(rec)
+        elif read and not self.live:
+            address = short_address(str(rec.input.get("url", "")))
+            self.say(
+                f"  [green]✓[/green] page read: {shown(address)}{self._for(part)} "
+                f"[dim]{rec.seconds:.1f} s[/dim]"
+            )
+
+    def _tool_line(self, rec: ToolCallRecord) -> None:
         mark = "[red]✗[/red]" if rec.failed else "[green]✓[/green]"
-        text = shown(rec.text[:120])  # a path like [/workspace/…] is no tag
-        note = f" — {shown(rec.status)}: {text}" if rec.failed else ""
-        target = shown(_target(rec))
-        self.console.print(
-            f"  {mark} {shown(rec.stage)}: {shown(rec.name)} {target} "
+        note = f" — {shown(rec.status)}: {shown(cut(rec.text, 160))}" if rec.failed else ""
+        if rec.failed and "page budget" in rec.text:  # expected once the pages are read
+            mark, note = "[dim]–[/dim]", f" [dim]— {shown(cut(rec.text, 160))}[/dim]"
+        self.say(
+            f"  {mark} {shown(rec.stage)}: {shown(rec.name)} {shown(_target(rec))} "
             f"[dim]{rec.seconds:.2f}s[/dim]{note}"
         )
 
     def _on_delegation_end(self, data: dict[str, Any]) -> None:
         d = data["delegation"]
-        failed = sum(r.failed for r in d.records)
-        status = (
-            "[green]done[/green]"
-            if d.status == "ok"
-            else f"[red]{shown(d.status)}: {shown(d.error)}[/red]"
-        )
-        self.console.print(
-            f"  {status} {shown(d.id)} in {d.seconds:.1f}s, {len(d.records)} tool calls "
-            f"({failed} failed)"
-        )
+        step = self.steps.pop(d.id, None)
+        part = step.part if step is not None else None
+        if self.verbose:
+            failed = sum(r.failed for r in d.records)
+            self.say(
+                f"  [dim]{shown(d.id)} {shown(d.status)} in {d.seconds:.1f}s, "
+                f"{len(d.records)} tool calls ({failed} failed)[/dim]"
+            )
+        if d.status in ("failed", "timed out"):  # stopped, capped, interrupted: expected
+            what = DOING.get(d.subagent, d.subagent).capitalize()
+            why = f": {shown(cut(d.error or '', 160))}" if d.error else ""
+            self.say(f"[yellow]{what}{self._for(part)} {shown(d.status)}[/yellow]{why}")
 
     def _on_coverage(self, data: dict[str, Any]) -> None:
+        research = data["research"]
+        pages = getattr(getattr(research, "ledger", None), "pages", None)
+        if pages is not None:
+            self.pages, self.page_budget = int(pages.pages), pages.budget
         for sub in data["plan"].subquestions:
-            if self.statuses.get(sub.id) != sub.status:
-                self.statuses[sub.id] = sub.status
-                cov = data["research"].coverage(sub.id)
-                self.console.print(
+            cov = research.coverage(sub.id)
+            view = self.parts.setdefault(sub.id, PartView(sub.id, sub.text))
+            view.status, view.evidence, view.sources = sub.status, cov.items, cov.sources
+            if self.statuses.get(sub.id) == sub.status:
+                continue
+            self.statuses[sub.id] = sub.status
+            if not self.live or self.verbose:
+                self.say(
                     f"  {MARKS.get(sub.status, '?')} {shown(sub.id)} {shown(sub.status)} "
-                    f"[dim]({cov.items} evidence, {cov.sources} sources)[/dim]"
+                    f"[dim]({cov.items} evidence from {cov.sources} "
+                    f"source{'s' * (cov.sources != 1)}, {view.pages} "
+                    f"page{'s' * (view.pages != 1)} read)[/dim]"
                 )
+
+    def _on_run_end(self, data: dict[str, Any]) -> None:
+        result = data["result"]
+        plan = getattr(result, "plan", None)
+        for sub in plan.subquestions if plan is not None else []:
+            view = self.parts.setdefault(sub.id, PartView(sub.id, sub.text))
+            view.status = self.statuses[sub.id] = sub.status
+        self.pages = getattr(result, "pages_read", self.pages)
+        if plan is not None and (not self.live or self.verbose):
+            self.say(f"[bold]Parts:[/bold] {told_counts(s.status for s in plan.subquestions)}")
+        self.steps.clear()
+        self.close()
+
+    def _for(self, part: str | None) -> str:
+        return f" for {shown(part)}" if part else ""
+
+    # -- the live view -------------------------------------------------------------------
+
+    def _start_view(self) -> None:
+        if not self.live or self._view is not None or self._paused or not self.parts:
+            return
+        self._view = Live(
+            get_renderable=self.render,
+            console=self.console,
+            refresh_per_second=8,
+            transient=False,
+            redirect_stdout=False,
+            redirect_stderr=False,
+        )
+        self._view.start()
+
+    def _stop_view(self) -> None:
+        view, self._view = self._view, None
+        if view is not None:
+            view.stop()
+
+    def render(self) -> RenderableType:
+        """The live view: a row per part, then the work on no part and the pages read."""
+        now, clock = time.monotonic(), self.console.get_time()
+        table = Table(box=None, expand=True, pad_edge=False, show_edge=False)
+        table.add_column("part", ratio=1, no_wrap=True, overflow="ellipsis")
+        table.add_column("status", no_wrap=True)
+        table.add_column("doing now", ratio=1, no_wrap=True, overflow="ellipsis")
+        table.add_column("pages", justify="right", no_wrap=True)
+        for part in self.parts.values():
+            steps = [s for s in self.steps.values() if s.part == part.id]
+            table.add_row(
+                Text.from_markup(f"[bold]{shown(part.id)}[/bold] {shown(part.text)}"),
+                Text.from_markup(f"{MARKS.get(part.status, '?')} {shown(part.status)}"),
+                self._doing(steps[-1], now, clock) if steps else Text(""),
+                str(part.pages) if part.pages else "",
+            )
+        elsewhere = [s for s in self.steps.values() if s.part is None]
+        budget = f" of {self.page_budget}" if self.page_budget else ""
+        totals = Text(f"{self.pages}{budget} pages read", style="dim")
+        footer = Table.grid(expand=True)
+        footer.add_column(ratio=1, no_wrap=True, overflow="ellipsis")
+        footer.add_column(justify="right", no_wrap=True)
+        footer.add_row(self._doing(elsewhere[-1], now, clock) if elsewhere else Text(""), totals)
+        return Group(table, footer)
+
+    @staticmethod
+    def _doing(step: Step, now: float, clock: float) -> Text:
+        """A step with its spinner: ``⠋ reading example.org/page (9 s)``."""
+        cell = step.spinner.render(clock)
+        cell = cell if isinstance(cell, Text) else Text(str(cell))
+        cell.append(" " + printable(step.told(now)))
+        return cell
 
 
 def summary_table(result: Any) -> Table:
@@ -164,7 +451,7 @@ def summary_table(result: Any) -> Table:
             f"{MARKS.get(s.status, '?')} {shown(s.id)} {shown(s.status)}: {shown(s.text)}"
             for s in result.plan.subquestions
         ]
-        table.add_row("answered", f"{result.answered} of {len(result.plan.subquestions)} parts")
+        table.add_row("parts", told_counts(s.status for s in result.plan.subquestions))
         table.add_row("plan", "\n".join(lines))
     table.add_row("pages read", str(result.pages_read))
     table.add_row("evidence items", str(result.evidence))

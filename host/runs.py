@@ -17,7 +17,7 @@ from __future__ import annotations
 import difflib
 import json
 from collections import Counter
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -30,6 +30,36 @@ CHECKPOINT_JSON = "internal/checkpoint.json"
 PLAN_JSON = "internal/plan.json"
 #: What a run's folder name starts with: its UTC start time (see ``host.run.new_run_id``).
 ID_TIME = "%Y%m%d-%H%M%S"
+
+
+#: The statuses of a part (see :mod:`research.coverage`), in the order counts tell them.
+STATUS_ORDER = (
+    "answered",
+    "partly answered",
+    "not found",
+    "not researched",
+    "in progress",
+    "pending",
+)
+
+
+def status_counts(statuses: Iterable[str]) -> dict[str, int]:
+    """How many parts have each status, in :data:`STATUS_ORDER` (statuses none has are
+    left out; an unknown status comes last)."""
+    found = Counter(statuses)
+    order = [*STATUS_ORDER, *sorted(set(found) - set(STATUS_ORDER))]
+    return {status: found[status] for status in order if found[status]}
+
+
+def told_counts(statuses: Iterable[str]) -> str:
+    """The parts' statuses counted in words, e.g. ``3 answered, 1 partly answered (4
+    parts)``: every count is read from the statuses the plan shows, so they always agree."""
+    counts = status_counts(statuses)
+    parts = sum(counts.values())
+    if not parts:
+        return "no parts"
+    told = ", ".join(f"{n} {status}" for status, n in counts.items())
+    return f"{told} ({parts} part{'s' * (parts != 1)})"
 
 
 class RunNotFound(ValueError):
@@ -71,6 +101,8 @@ class RunSummary:
     parts: int | None
     seconds: float | None
     started: datetime | None
+    #: how many parts have each status (see :func:`status_counts`)
+    counts: dict[str, int] = field(default_factory=dict)
 
     @property
     def resumable(self) -> bool:
@@ -88,6 +120,7 @@ class RunSummary:
             "seconds": self.seconds,
             "started": self.started.isoformat() if self.started else None,
             "resumable": self.resumable,
+            "counts": self.counts,
         }
 
 
@@ -207,9 +240,9 @@ def _summary(path: Path, record: dict[str, Any] | None) -> tuple[RunSummary, dic
     question = data.get("question") or plan.get("question")
     if not question and status == "stopped":
         question = (_read_json(path / CHECKPOINT_JSON) or {}).get("question")
-    answered = _integer(data.get("answered"))
-    if answered is None and subs:
-        answered = sum(1 for s in subs if s.evidence)
+    counts = status_counts(s.status for s in subs)
+    # what the plan's statuses say, so that the count and the plan never disagree
+    answered = counts.get("answered", 0) if subs else _integer(data.get("answered"))
     summary = RunSummary(
         id=path.name,
         path=path,
@@ -220,6 +253,7 @@ def _summary(path: Path, record: dict[str, Any] | None) -> tuple[RunSummary, dic
         parts=len(subs) if subs else None,
         seconds=_number(data.get("seconds")),
         started=_started(path.name, path, data),
+        counts=counts,
     )
     return summary, plan
 

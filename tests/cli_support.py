@@ -61,7 +61,7 @@ def start_until(
 
 def read_page(line: str) -> bool:
     """A progress line saying a page was read and stored."""
-    return "browser: viewer_fetch" in line and "✓" in line
+    return "✓ page read: " in line
 
 
 def resume_run(runs: Path, run_id: str, env: dict[str, str], inputs: Path | None = None) -> dict:

@@ -51,11 +51,11 @@ def test_markup_in_the_question_and_the_plan_is_shown_as_text():
         planner="file [/i]",
     )
     con = console()
-    progress = Progress(console=con)
+    progress = Progress(console=con, live=False)
     progress("plan", {"plan": plan})
     delegation = SimpleNamespace(
-        id="d1", subquestion="q1", status="error", error=f"page said {MARKUP}", records=[],
-        seconds=1.0,
+        id="d1", subagent="browser", subquestion="q1", status="failed",
+        error=f"page said {MARKUP}", records=[], seconds=1.0,
     )  # fmt: skip
     progress("delegation_start", {"delegation": delegation, "title": f"Reading {MARKUP}"})
     progress("delegation_end", {"delegation": delegation})

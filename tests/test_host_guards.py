@@ -169,7 +169,7 @@ async def test_unknown_tools_and_invalid_arguments_are_failed_calls_everywhere()
 
     counter = Counter()
     tk = make_toolkit(counter)
-    shown = Progress(console=Console(file=StringIO(), width=200, color_system=None))
+    shown = Progress(console=Console(file=StringIO(), width=200, color_system=None), verbose=True)
     guard = ToolGuard("worker", tk, on_call=lambda r: shown("tool", {"record": r}))
     model = ScriptedModel(
         [

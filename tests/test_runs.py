@@ -180,7 +180,7 @@ def test_quartet_show_prints_a_runs_summary(runs_dir, capsys):
     out = capsys.readouterr().out
     assert out.startswith(f"Run {FINISHED}: finished, exit 0\n")
     assert "How did the Grand Canal shape trade" in out
-    assert "2/3 sub-questions answered" in out and "q3  not found" in out
+    assert "Plan:      2 answered, 1 not found (3 parts)" in out and "q3  not found" in out
     assert str(runs_dir / FINISHED / "workspace/reports/report.html") in out
     assert "Citations: 9" in out and "pages read: 7" in out and "input tokens: 1200" in out
     assert "browser d4 (q3): the browser stage timed out" in out

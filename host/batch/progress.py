@@ -1,5 +1,7 @@
 """What the user sees while a batch works: a bar over the whole batch, a line per running
-question with its attempt and time, and a line as each question ends or is retried.
+question with its attempt, the stage its run is at (``searching q1, q2``, ``writing the
+report``: its worker notes it, see :class:`host.batch.worker.Stage`) and its time, and a
+line as each question ends or is retried.
 
 Questions (from the user's file) and errors (from the runs) are shown with
 :func:`host.printable.shown`: no terminal controls, markup escaped.
@@ -8,23 +10,67 @@ Questions (from the user's file) and errors (from the runs) are shown with
 from __future__ import annotations
 
 import time
+from collections import Counter
+from pathlib import Path
 from typing import Any
 
-from rich.console import Console
+from rich.console import Console, RenderableType
 from rich.progress import (
     BarColumn,
     MofNCompleteColumn,
     Progress,
+    ProgressColumn,
     SpinnerColumn,
+    Task,
     TaskID,
     TextColumn,
     TimeElapsedColumn,
 )
+from rich.text import Text
 
 from ..printable import printable, shown
+from ..runs import told_counts
 from .state import BatchState, Job
+from .worker import read_note
 
 WIDTH = 60
+#: Seconds a question's noted stage is shown before its note is read again.
+STAGE_SECONDS = 1.0
+
+
+class _OnTotal(ProgressColumn):
+    """A column shown on the batch's own row only (a question's row has no total: no
+    bar, no ``0/?``)."""
+
+    def __init__(self, column: ProgressColumn) -> None:
+        super().__init__()
+        self.column = column
+
+    def render(self, task: Task) -> RenderableType:
+        return self.column.render(task) if task.total is not None else Text("")
+
+
+class StageColumn(ProgressColumn):
+    """The stage a question's run is at, read from its worker's note (at most once a
+    second)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._read: dict[str, tuple[float, str]] = {}
+
+    def stage(self, marker: str) -> str:
+        now = time.monotonic()
+        seen = self._read.get(marker)
+        if seen is None or now - seen[0] >= STAGE_SECONDS:
+            stage = read_note(Path(marker)).get("stage")
+            seen = self._read[marker] = (now, str(stage) if stage else "starting")
+        return seen[1]
+
+    def render(self, task: Task) -> RenderableType:
+        marker = task.fields.get("marker")
+        if not marker:
+            return Text("")
+        return Text(_short(self.stage(str(marker)), 40), style="cyan")
 
 
 def _short(text: str, width: int = WIDTH) -> str:
@@ -41,17 +87,20 @@ class BatchProgress:
     """An ``on_event`` callback for :func:`host.batch.coordinator.run_batch` (rich, on
     stderr); ``quiet`` shows nothing."""
 
-    def __init__(self, state: BatchState, quiet: bool = False) -> None:
+    def __init__(
+        self, state: BatchState, quiet: bool = False, console: Console | None = None
+    ) -> None:
         self.state = state
         self.quiet = quiet
-        self.console = Console(stderr=True, highlight=False)
+        self.console = console or Console(stderr=True, highlight=False)
         self.started = time.perf_counter()
         self.ended = 0
         self.bar = Progress(
             SpinnerColumn(),
             TextColumn("{task.description}"),
-            BarColumn(),
-            MofNCompleteColumn(),
+            _OnTotal(BarColumn()),
+            _OnTotal(MofNCompleteColumn()),
+            StageColumn(),
             TimeElapsedColumn(),
             console=self.console,
             transient=True,
@@ -86,7 +135,8 @@ class BatchProgress:
             task = self.running.pop(job.index, None)
             if task is not None:
                 self.bar.remove_task(task)
-            self.running[job.index] = self.bar.add_task(label + more, total=None)
+            marker = str(self.state.marker(job))
+            self.running[job.index] = self.bar.add_task(label + more, total=None, marker=marker)
             return
         task = self.running.pop(job.index, None)
         if task is not None:
@@ -114,7 +164,9 @@ class BatchProgress:
     def _figures(job: Job) -> str:
         r = job.result or {}
         parts = [f"exit {r.get('exit_code')}"]
-        if r.get("parts"):
+        if r.get("counts"):  # the statuses of the run's plan, as `quartet show` counts them
+            parts.append(told_counts(Counter(r["counts"]).elements()))
+        elif r.get("parts"):
             parts.append(f"{r.get('answered') or 0}/{r['parts']} answered")
         parts.append(f"{r.get('citations') or 0} citations")
         parts.append(f"{job.seconds:.1f} s")

@@ -30,6 +30,7 @@ COLUMNS = (
     ("status", "status"),
     ("exit_code", "exit code"),
     ("answered", "answered"),
+    ("partly", "partly answered"),
     ("parts", "sub-questions"),
     ("citations", "citations"),
     ("seconds", "seconds"),
@@ -52,6 +53,7 @@ def row(job: Job) -> dict[str, Any]:
         "status": result.get("status") if job.status == DONE else job.status,
         "exit_code": result.get("exit_code"),
         "answered": result.get("answered"),
+        "partly": result.get("partly"),
         "parts": result.get("parts"),
         "citations": result.get("citations"),
         "seconds": round(job.seconds, 1),
@@ -87,6 +89,7 @@ def _csv_value(value: Any) -> Any:
 def write_xlsx(path: Path, rows: list[dict[str, Any]]) -> None:
     from openpyxl import Workbook
     from openpyxl.styles import Font
+    from openpyxl.utils import get_column_letter
 
     book = Workbook()
     sheet = book.active
@@ -105,27 +108,59 @@ def write_xlsx(path: Path, rows: list[dict[str, Any]]) -> None:
         if link:
             cell = sheet.cell(row=sheet.max_row, column=report_col)
             cell.hyperlink, cell.style = link, "Hyperlink"
-    for letter, width in (("B", 60), ("L", 24), ("M", 50), ("N", 40)):
-        sheet.column_dimensions[letter].width = width
+    keys = [key for key, _ in COLUMNS]
+    for key, width in (("question", 60), ("run_id", 24), ("report", 50), ("error", 40)):
+        sheet.column_dimensions[get_column_letter(keys.index(key) + 1)].width = width
     sheet.freeze_panes = "A2"
     book.save(path)
 
 
-STYLE = """body{font-family:system-ui,sans-serif;margin:2em;color:#222}
-table{border-collapse:collapse;font-size:14px}th,td{border:1px solid #ccc;padding:4px 8px;
+#: The page reads on a phone: the table scrolls sideways in its own box (the page does
+#: not), the question keeps a readable width, and below 700 px each question is a card
+#: whose cells are labelled lines.
+STYLE = """body{font-family:system-ui,sans-serif;margin:2em;color:#222;line-height:1.4}
+.rows{overflow-x:auto;max-width:100%}
+table{border-collapse:collapse;font-size:13px}th,td{border:1px solid #ccc;padding:4px 6px;
 text-align:left;vertical-align:top}th{background:#f2f2f2}td.n{text-align:right}
-tr.failed td{background:#fde8e8}tr.nothing td{background:#fff7e0}"""
+td.question{min-width:14em;max-width:24em}td.error{min-width:10em;max-width:20em}
+td.run_id{white-space:nowrap}
+tr.failed td{background:#fde8e8}tr.nothing td{background:#fff7e0}
+@media (max-width:700px){body{margin:1em}h1{font-size:1.3em}
+table,tbody,tr,td{display:block;width:auto}thead{display:none}
+tr{border:1px solid #ccc;border-radius:6px;margin:0 0 1em;padding:.3em .6em}
+td{border:none;padding:2px 0;text-align:left;min-width:0;max-width:none}
+td.n{text-align:left}td:empty{display:none}td.run_id{white-space:normal;overflow-wrap:anywhere}
+td::before{content:attr(data-label) ": ";font-weight:600;color:#555}
+td.question{font-weight:600}td.question::before{content:none}}"""
+#: Columns left out of the page when no question has a value other than zero in them
+#: (the offline brain uses no tokens).
+QUIET_COLUMNS = ("tokens_in", "tokens_out")
+
+
+def shown_columns(rows: list[dict[str, Any]]) -> list[tuple[str, str]]:
+    """The columns the HTML page shows: all, but the token counts when every run used
+    none."""
+    return [
+        (key, title)
+        for key, title in COLUMNS
+        if key not in QUIET_COLUMNS or any(r.get(key) for r in rows)
+    ]
 
 
 def write_html(path: Path, rows: list[dict[str, Any]], state: BatchState) -> None:
-    def cell(r: dict[str, Any], key: str) -> str:
+    columns = shown_columns(rows)
+
+    def cell(r: dict[str, Any], key: str, title: str) -> str:
         value = r[key]
+        label = f'data-label="{html.escape(title, quote=True)}"'
         if key == "report" and value:
             href = html.escape(_link(value, path.parent) or "", quote=True)
-            return f'<td><a href="{href}">{html.escape(Path(value).name)}</a></td>'
+            name = html.escape(Path(value).name)
+            return f'<td class="report" {label}><a href="{href}">{name}</a></td>'
         text = "" if value is None else html.escape(str(value))
         numeric = isinstance(value, int | float) and not isinstance(value, bool)
-        return f'<td class="n">{text}</td>' if numeric else f"<td>{text}</td>"
+        kind = "n" if numeric else key
+        return f'<td class="{kind}" {label}>{text}</td>'
 
     def kind(r: dict[str, Any]) -> str:
         if r["status"] not in ("finished", "interrupted"):
@@ -133,21 +168,24 @@ def write_html(path: Path, rows: list[dict[str, Any]], state: BatchState) -> Non
         return ' class="nothing"' if r["exit_code"] == 3 else ""
 
     counts = state.counts()
-    head = "".join(f"<th>{html.escape(title)}</th>" for _, title in COLUMNS)
+    head = "".join(f"<th>{html.escape(title)}</th>" for _, title in columns)
     body = "\n".join(
-        f"<tr{kind(r)}>" + "".join(cell(r, key) for key, _ in COLUMNS) + "</tr>" for r in rows
+        f"<tr{kind(r)}>" + "".join(cell(r, key, title) for key, title in columns) + "</tr>"
+        for r in rows
     )
     title = f"Quartet batch {state.id}"
     page = f"""<!DOCTYPE html>
-<html lang="en"><head><meta charset="utf-8"><title>{html.escape(title)}</title>
+<html lang="en"><head><meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>{html.escape(title)}</title>
 <style>{STYLE}</style></head><body>
 <h1>{html.escape(title)}</h1>
 <p>{len(rows)} questions from {html.escape(without_controls(state.source))}: {counts["done"]} done,
 {counts["failed"]} failed, {counts["pending"] + counts["running"]} not run.
 Model: {html.escape(without_controls(state.model))}.</p>
-<table><thead><tr>{head}</tr></thead><tbody>
+<div class="rows"><table><thead><tr>{head}</tr></thead><tbody>
 {body}
-</tbody></table></body></html>
+</tbody></table></div></body></html>
 """
     path.write_text(page, encoding="utf-8")
 

@@ -46,6 +46,51 @@ def _write_note(marker: Path, note: dict[str, Any]) -> None:
     os.replace(tmp, marker)
 
 
+#: What a run's tasks do, in words, in the order the stage names them.
+DOING = {
+    "file": "reading files",
+    "search": "searching",
+    "browser": "reading pages",
+    "generate": "writing the report",
+}
+
+
+class Stage:
+    """The stage a run is at, in words (``searching q1, q2; reading pages q3``), followed
+    from the run's events; the batch's progress shows it beside the question."""
+
+    def __init__(self) -> None:
+        self.text = "planning"
+        self.parts = 0
+        self.running: dict[str, tuple[str, str | None]] = {}
+
+    def follow(self, kind: str, data: dict[str, Any]) -> bool:
+        """Take in one event of the run; whether the stage changed."""
+        before = self.text
+        if kind == "plan":
+            self.parts = len(data["plan"].subquestions)
+        elif kind == "delegation_start":
+            d = data["delegation"]
+            self.running[d.id] = (d.subagent, d.subquestion)
+        elif kind == "delegation_end":
+            self.running.pop(data["delegation"].id, None)
+        else:
+            return False
+        self.text = self._told()
+        return self.text != before
+
+    def _told(self) -> str:
+        if not self.running:
+            return f"researching {self.parts} parts" if self.parts else "planning"
+        told = []
+        for subagent, words in DOING.items():
+            parts = [p or "" for s, p in self.running.values() if s == subagent]
+            if parts:
+                named = ", ".join(dict.fromkeys(p for p in parts if p))
+                told.append(f"{words} {named}".strip())
+        return "; ".join(told) or "working"
+
+
 def job_settings(job: dict[str, Any]) -> Settings:
     """The settings of a job's run: its own flags, then this worker's environment and
     ``quartet.toml`` (API keys come from the worker's environment only)."""
@@ -88,6 +133,8 @@ def outcome(folder: Path, resumed: bool = False) -> dict[str, Any]:
         "status": run.status,
         "exit_code": run.exit_code,
         "answered": run.answered,
+        "partly": run.counts.get("partly answered", 0),
+        "counts": run.counts,
         "parts": run.parts,
         "citations": detail.citations,
         "run_seconds": run.seconds,
@@ -131,10 +178,13 @@ async def _run(
     from ..run import RunFolder
 
     settings = job_settings(job)
+    stage = Stage()
 
     def on_event(kind: str, data: dict[str, Any]) -> None:
         if kind == "run_start":  # the folder exists: note it before any work is done
-            _write_note(marker, {**note, "run": data["run"].id})
+            note["run"] = data["run"].id
+        if kind == "run_start" or stage.follow(kind, data):
+            _write_note(marker, {**note, "stage": stage.text})
 
     host = Host(settings, make_brain(settings.model), on_event=on_event)
     if folder is not None:

@@ -133,6 +133,7 @@ def test_a_run_that_reaches_no_web_says_it_answers_from_the_files_only(tmp_path)
     # ...and the user is told once, in words for a person, as every format tells it.
     told = label("en", "no_web")
     assert record["no_web"] == "no_web" and proc.stderr.count(told) == 1
+    assert "try another" not in proc.stderr + proc.stdout  # advice meant for the model
     reports = run_dir / "workspace/reports"
     assert told in (reports / "report.md").read_text(encoding="utf-8")
     assert told in (reports / "report.html").read_text(encoding="utf-8")

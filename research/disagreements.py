@@ -14,8 +14,9 @@ clause's (:data:`SAME_CLAUSE`). So "completed in 1887" and "completed in 1889" a
 date given twice, while "construction began in 1901" and "was completed in 1905" are two
 dates. A group of such values from at least two sources that do not agree (ranges that
 do not overlap) is a disagreement, and every value is kept with the sentence that gives
-it best: alone when one does, one that does not lean on the sentence before it, and one
-in the report's language, so that each citation says what it is cited for.
+it best: one in the report's language when there is one (a reader reads it), alone when
+one does, and one that does not lean on the sentence before it, so that each citation
+says what it is cited for.
 """
 
 from __future__ import annotations
@@ -292,18 +293,19 @@ def _disagreement(
 ) -> Disagreement | None:
     """The distinct values of one quantity (one claim each), if two sources disagree.
 
-    A value is cited by a sentence that gives it alone when there is one, one that does
-    not lean on the sentence before it ("They do not add up to …") before one that does,
-    and one in ``lang`` before one in another language; otherwise by the first found.
+    A value is cited by a sentence in ``lang`` when there is one (before one in another
+    language), then by one that gives it alone, then by one that does not lean on the
+    sentence before it ("They do not add up to …"); otherwise by the first found.
     """
     values: dict[tuple[float, float], Claim] = {}
-    ranked = sorted(cluster, key=lambda c: (not c.alone, c.leans, c.lang != lang))
+    ranked = sorted(cluster, key=lambda c: (c.lang != lang, not c.alone, c.leans))
     for claim in ranked:
         values.setdefault((claim.low, claim.high), claim)
     distinct = [values[k] for k in sorted(values)]
-    pairs = [(a, b) for i, a in enumerate(distinct) for b in distinct[i + 1 :] if not _agree(a, b)]
-    if len({c.url for pair in pairs for c in pair}) < 2:
-        return None
+    if not any(
+        a.url != b.url and not _agree(a, b) for i, a in enumerate(cluster) for b in cluster[i + 1 :]
+    ):
+        return None  # no two sources give values that do not agree
     return Disagreement(measure, unit, distinct)
 
 

@@ -52,6 +52,8 @@ LABELS: dict[str, dict[str, str]] = {
         "not_computed": "not computed",
         "table_quote": "a table of {rows} rows with the columns {header}",
         "swipe": "Swipe the table sideways to see all its columns.",
+        "in_en": "in English",
+        "in_zh": "in Chinese",
     },
     "zh": {
         "report": "报告",
@@ -90,6 +92,8 @@ LABELS: dict[str, dict[str, str]] = {
         "not_computed": "未计算",
         "table_quote": "表格（{rows} 行），列为{header}",
         "swipe": "左右滑动表格可查看所有列。",
+        "in_en": "英文",
+        "in_zh": "中文",
     },
 }
 

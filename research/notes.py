@@ -26,7 +26,7 @@ from typing import Any, Protocol
 from .disagreements import Disagreement, Stored, find_disagreements, measure_name, value_text
 from .labels import RESEARCH_MARKER, label
 from .plan import Plan, SubQuestion
-from .relevance import Focus, entity
+from .relevance import Focus, _zh_entity, entity
 from .selection import Quote
 from .selection import summary_choice as choose_summary
 from .tables import Found, TableOption, announces_table, choose, table_after
@@ -177,7 +177,9 @@ def _subject(research: Findings, lang: str) -> str:
     Nile River"), "长江"."""
     named = entity(research.plan.question)
     if lang == "zh":
-        return named
+        # The nouns that name it, never a run of the question's words ("京杭大运河今天
+        # 发挥着" from questions that open alike gives 京杭大运河).
+        return _zh_entity(named) if named else ""
     last = named.split()[-1].lower() if named else ""
     return last if last.isalpha() else ""
 

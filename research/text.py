@@ -31,6 +31,8 @@ _FENCE = re.compile(r"^[ \t]*(```|~~~)")
 _END = re.compile(r"[.!?。！？…][\"'”’)\]）」』]*$")
 _MD_LINK = re.compile(r"!?\[([^\]]*)\]\([^)\s]*(?:\s+\"[^\"]*\")?\)")
 _MD_EMPHASIS = re.compile(r"(?<![\w*_`])(\*\*|__|\*|_|`)(?=\S)(.+?)(?<=\S)\1(?![\w*_`])")
+#: Strong emphasis against a word: Chinese has no spaces around it ("**京杭大运河**北起").
+_MD_STRONG = re.compile(r"\*\*(?=\S)(.+?)(?<=\S)\*\*")
 
 #: Words that end a fragment, not a sentence ("… described on this site; and").
 _CONJUNCTIONS = (
@@ -227,6 +229,7 @@ def plain(text: str) -> str:
     """``text`` as a reader sees it: Markdown link and emphasis syntax removed."""
     text = _MD_LINK.sub(r"\1", text)
     text = _MD_EMPHASIS.sub(r"\2", text)
+    text = _MD_STRONG.sub(r"\1", text)
     return re.sub(r"\s+", " ", text).strip()
 
 

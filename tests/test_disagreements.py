@@ -135,3 +135,40 @@ def test_dates_causes_and_quantities_are_read_one_way_everywhere():
     assert states_cause("The harbour silted up because the river changed course.")
     assert states_cause("由于战乱，城市衰落。") and not states_cause("使用新的方法。")
     assert has_quantity("三座桥") and has_quantity("12,000") and not has_quantity("in 1990")
+
+
+def test_a_value_is_cited_in_the_reports_language_when_a_source_gives_it_so():
+    """A Chinese report cites the Chinese sentence for a value, even one that gives other
+    values too and opens with bold text, before an English sentence that gives it alone."""
+    stored = [
+        Stored(
+            "/p/zh.md",
+            "http://zh.test/",
+            "**青海湖**湖面面积约4,400平方公里，另有资料记为4,200平方公里。",
+        ),
+        Stored(
+            "/p/en.md", "http://en.test/", "The lake covers an area of 4,200 square kilometres."
+        ),
+        Stored(
+            "/p/en2.md", "http://en2.test/", "Lake Qinghai covers about 4,400 square kilometres."
+        ),
+    ]
+    (found,) = find_disagreements(stored, "zh")
+    assert [(value_text(c, "zh"), c.lang, c.path) for c in found.claims] == [
+        ("4,200平方公里", "zh", "/p/zh.md"),
+        ("约4,400平方公里", "zh", "/p/zh.md"),
+    ]
+    (found,) = find_disagreements(stored, "en")
+    assert {c.path for c in found.claims} == {"/p/en.md", "/p/en2.md"}
+
+
+def test_the_chinese_disagreement_names_its_subject_by_its_nouns():
+    """Questions that open alike ("京杭大运河今天发挥着…，京杭大运河今天发挥着…") share
+    more than their subject: the sentence names the canal, not a run of the question."""
+    from types import SimpleNamespace
+
+    from research.notes import _subject
+
+    question = "京杭大运河今天发挥着什么作用？京杭大运河今天发挥着的航运功能有多大？"
+    research = SimpleNamespace(plan=SimpleNamespace(question=question))
+    assert _subject(research, "zh") == "京杭大运河"

@@ -289,7 +289,7 @@ async def test_offline_body_is_extractive(svc):
     )
     md = await svc.read_text("/workspace/e.md")
     body = md.split("## Sources")[0].split("\n", 1)[1]
-    fixed = {"Sources", "Summary", "Evidence"}
+    fixed = {"Sources", "Summary", "Evidence", "(in Chinese)"}
     inputs = _norm(notes) + " " + _norm(en.text) + " " + _norm(zh.text) + " " + requirements
     inputs += " " + en.title + " " + zh.title
     checked = 0
@@ -301,8 +301,9 @@ async def test_offline_body_is_extractive(svc):
             assert sentence in inputs, sentence
             checked += 1
     assert checked >= 8
-    # The Chinese page's evidence (not cited in the notes) is quoted under its title.
-    assert "## 中国茶叶简史" in md and "今天中国仍是世界上最大的茶叶生产国。[" in md
+    # The Chinese page's evidence (not cited in the notes) is quoted under its title, and
+    # marked as Chinese in this English report.
+    assert "## 中国茶叶简史" in md and "今天中国仍是世界上最大的茶叶生产国。 (in Chinese)[" in md
 
 
 def _brief_args(page) -> dict:
@@ -602,3 +603,29 @@ async def test_sources_are_numbered_source_by_source_and_show_no_ids_or_paths(sv
         from_paths=["/workspace/reports/mixed.md"],
     )
     assert report_facts(res)["citations"] == 5 and report_facts(res)["dropped"] == 0
+
+
+async def test_a_quote_in_another_language_is_marked_so_in_every_format(svc):
+    """A Chinese report quoting an English sentence says it is English, in its body and in
+    its sources, in every format; its Chinese quotes carry no such mark."""
+    en, zh = await en_page(svc), await zh_page(svc)
+    ledger = EvidenceLedger()
+    for item in [*en.items, *zh.items]:
+        ledger.add(item)
+    await svc.write_text(
+        "/workspace/notes/zh.md",
+        f"# 能源与茶\n\n## 概况\n\n- 茶起源于中国西南地区。[{zh.ids()[0]}]\n"
+        f"- Solar grew fastest in 2024. [{en.ids()[0]}]\n",
+    )
+    toolkit = build_toolkit("generate", service=svc, evidence=ledger, model=None)
+    texts = await all_formats_text(
+        svc, toolkit, "zh", requirements="能源与茶", from_paths=["/workspace/notes/zh.md"]
+    )
+    body, sources = texts["md"].split("\n## 来源\n")
+    assert "- Solar grew fastest in 2024.（英文）[2]" in body
+    assert "茶起源于中国西南地区。[1]" in body and body.count("（英文）") == 1
+    (quote,) = [ln for ln in sources.splitlines() if ln.startswith("  - [2] ")]
+    assert quote.split(" <!-- ")[0].endswith("”（英文）")
+    for ext in ("html", "pdf", "pptx"):
+        flat = re.sub(r"\s+", "", texts[ext])
+        assert flat.count("（英文）") >= 2 - (ext == "pptx"), ext  # the deck: in its notes

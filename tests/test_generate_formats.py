@@ -22,9 +22,11 @@ CASES = {
 }
 
 
+# On a slide the markers are held to the last word by a no-break space: "[1]" never
+# starts a line of its own.
 LEADS = {
-    "en": "Solar capacity is growing fast and getting cheaper.[1]",
-    "zh": "茶在中国已有数千年历史，至今产量仍居世界第一。[1][2]",
+    "en": "Solar capacity is growing fast and getting cheaper.\u00a0[1]",
+    "zh": "茶在中国已有数千年历史，至今产量仍居世界第一。\u00a0[1][2]",
 }
 
 
@@ -140,7 +142,7 @@ async def test_pptx_outline(sample):
     assert sample["heading"] in titles
     section = slides[titles.index(sample["heading"])]
     bullets = [p.text for p in section.placeholders[1].text_frame.paragraphs]
-    assert len(bullets) == 2 and all(re.search(r"\[\d\]$", b) for b in bullets)
+    assert len(bullets) == 2 and all(re.search(r"\S\u00a0\[\d\]$", b) for b in bullets)
     notes = section.notes_slide.notes_text_frame.text
     noted = re.findall(r"^\[(\d)\] .*\n“(.*)”$", notes, re.M)
     assert {n for n, _ in noted} == set(re.findall(r"\[(\d)\]", " ".join(bullets)))

@@ -17,6 +17,7 @@ from generate_samples import pdf_fonts
 from lxml import etree
 from lxml import html as lxml_html
 from pptx import Presentation
+from pptx.enum.chart import XL_CHART_TYPE
 from pptx.oxml.ns import qn
 from pptx.util import Emu, Inches
 from render_samples import SAMPLES, RenderSample
@@ -378,3 +379,104 @@ async def test_a_markdown_report_with_a_table_converts_to_the_other_formats(samp
     assert "report-chart-1.png" not in body and "!" + sample["words"]["chart"] not in body
     quotes = doc.xpath("//section[@class='sources']//ul[@class='quotes']/li/@id")
     assert len(quotes) == len(re.findall(r"^  - \[\d+\] ", first, re.M))
+
+
+SECTIONS = [
+    [
+        "Tonghui River",
+        "通惠河",
+        "Beijing",
+        "Tongzhou",
+        "20",
+        "42",
+        "Opened 1293 under the hydraulic engineer Guo Shoujing; fed by springs west of Beijing.",
+    ],
+    [
+        "North Canal",
+        "北运河",
+        "Tongzhou",
+        "Tianjin",
+        "146",
+        "186",
+        "Follows the lower course of the Bai River; flows south to the Hai River at Tianjin.",
+    ],
+    [
+        "South Canal",
+        "南运河",
+        "Tianjin",
+        "Linqing",
+        "400",
+        "524",
+        "Largely the Sui-era Yongji Canal and the Wei River; passes Cangzhou and Dezhou.",
+    ],
+    [
+        "Shandong (Lu) Canal",
+        "鲁运河",
+        "Linqing",
+        "Taierzhuang",
+        "500",
+        "500",
+        "Includes the Huitong "
+        "Canal summit at Nanwang; many locks; water from the Wen River and lakes.",
+    ],
+    [
+        "Middle (Zhong) Canal",
+        "中运河",
+        "Taierzhuang",
+        "Huai'an",
+        "186",
+        "196",
+        "Built in stages (the "
+        "Jia Canal about 1604, the Zhong He in the 1680s) so boats could avoid the Yellow River "
+        "channel.",
+    ],
+    [
+        "Li Canal (Huaiyang)",
+        "里运河",
+        "Huai'an",
+        "Yangzhou / Guazhou",
+        "170",
+        "180",
+        "Descends from the Han Gou of 486 BCE, the oldest part of the system.",
+    ],
+    [
+        "Jiangnan Canal",
+        "江南运河",
+        "Zhenjiang",
+        "Hangzhou",
+        "330",
+        "330",
+        "Passes Changzhou, Wuxi, Suzhou and Jiaxing; busy with freight barges today.",
+    ],
+    ["Sum of the rows above", "合计", "", "", "1,752", "1,958", ""],
+]
+
+
+def test_a_table_that_fits_one_slide_is_set_on_one_whole_and_its_chart_reads_in_legend_order():
+    """Seven rows and a total with long notes fit one slide (at a smaller size, not split
+    4 + 4 with half of each slide empty), every note whole in its cell; the chart of its two columns
+    stands in the legend's order; the caption's marker stays with its last word."""
+    from subagents.evidence import EvidenceItem
+    from subagents.generate.citations import Citation
+    from subagents.generate.notes import Cite, Section
+    from subagents.generate.pptx import render_pptx, table_layout
+    from subagents.generate.report import Report
+
+    header = ["Section", "Chinese name", "From", "To", "Low (km)", "High (km)", "Notes"]
+    table = Table(header, SECTIONS, Point(["canal-sections.xlsx, sheet Sections.", Cite("#1")]))
+    layout = table_layout(table)
+    assert len(layout.pages) == 1 and layout.size >= 12
+    table.chart = chart_for(table)
+    item = EvidenceItem("https://example.org/sections.xlsx", "x", 0, 1, "/workspace/s.md", "ev-1")
+    report = Report("Canal", [], [Section("Sections", [], [table])], [Citation(1, item, "")])
+    prs = Presentation(io.BytesIO(render_pptx(report)))
+    (grid,) = [sh.table for s in prs.slides for sh in s.shapes if sh.has_table]
+    assert [c.text for c in grid.rows[5].cells] == SECTIONS[4]
+    (chart,) = [sh.chart for s in prs.slides for sh in s.shapes if sh.has_chart]
+    assert chart.has_legend and chart.chart_type == XL_CHART_TYPE.COLUMN_CLUSTERED
+    assert [s.name for s in chart.plots[0].series] == ["Low (km)", "High (km)"]
+    captions = [
+        sh.text_frame.text for s in prs.slides for sh in s.shapes
+        if sh.has_text_frame and sh.text_frame.text.startswith("Table 1")
+    ]  # fmt: skip
+    assert captions == ["Table 1 · canal-sections.xlsx, sheet Sections.\u00a0[1]"]

@@ -25,7 +25,14 @@ from .citations import Citation
 from .flow import Format, generate
 from .markdown import QUOTE_LIMIT, colon, inline, points_markdown, reading_order, stored_link
 from .notes import Chart, Point, Section, Table, parser
-from .report import Report, SourceEntry, in_brackets, locator_text, quote_text
+from .report import (
+    Report,
+    SourceEntry,
+    in_brackets,
+    language_mark,
+    locator_text,
+    quote_text,
+)
 
 CSS = """
 *,*::before,*::after{box-sizing:border-box}
@@ -210,8 +217,13 @@ def _section_html(
 
 def _quote_html(report: Report, c: Citation) -> str:
     span = quote_text(c.item.span, report.lang, QUOTE_LIMIT)
-    place = in_brackets(locator_text(c.item.locator, report.lang), report.lang)
-    where = f'<span class="loc">{_e(place)}</span>' if c.item.locator else ""
+    place = language_mark(span, report.lang)
+    place += (
+        in_brackets(locator_text(c.item.locator, report.lang), report.lang)
+        if c.item.locator
+        else ""
+    )
+    where = f'<span class="loc">{_e(place)}</span>' if place else ""
     # The evidence id is machine provenance: kept as data for tools, never shown.
     return (
         f'<li id="src-{c.number}" data-ev="{_e(c.item.id)}"><span class="qn">[{c.number}]</span>'

@@ -23,7 +23,14 @@ from .charts import chart_of, chart_png
 from .citations import Citation
 from .flow import Format, Rendered, generate
 from .notes import REPORT_MARKER, Chart, Cite, Point, Section, Table, locator_comment
-from .report import Report, SourceEntry, in_brackets, locator_text, quote_text
+from .report import (
+    Report,
+    SourceEntry,
+    in_brackets,
+    language_mark,
+    locator_text,
+    quote_text,
+)
 
 #: Markup characters escaped in literal text; ``_`` inside a word (``colonies_surveyed``)
 #: cannot start emphasis in CommonMark, so it stays as written.
@@ -162,7 +169,8 @@ def quote_line(report: Report, c: Citation) -> str:
     """
     span = quote_text(c.item.span, report.lang, QUOTE_LIMIT)
     place = escape_cell(locator_text(c.item.locator, report.lang))
-    where = in_brackets(place, report.lang) if c.item.locator else ""
+    where = language_mark(span, report.lang)
+    where += in_brackets(place, report.lang) if c.item.locator else ""
     item = c.item
     comment = locator_comment(
         item.url, item.page_path, item.start, item.end, c.title, item.id, item.locator

@@ -32,7 +32,15 @@ from .charts import PALETTE, chart_heading, chart_of, is_total, numeric_columns
 from .flow import Format, generate
 from .markdown import labelled, reading_order, tight
 from .notes import Chart, Cite, Point, Table
-from .report import Report, SourceEntry, in_brackets, locator_text, quote_text, shown_place
+from .report import (
+    Report,
+    SourceEntry,
+    in_brackets,
+    language_mark,
+    locator_text,
+    quote_text,
+    shown_place,
+)
 
 SLIDE_W, SLIDE_H = Inches(13.333), Inches(7.5)
 MARGIN = Inches(0.6)
@@ -60,7 +68,7 @@ TABLE_ROWS = 12
 TABLE_SIZES = (18, 16, 14, 12)
 CELL_PAD = 0.22  # inches a table cell's text loses to its margins
 TABLE_SLIDES = 4
-CELL_CHARS = 60
+CELL_CHARS = 240  # a longer cell is cut; shorter ones wrap whole
 SOURCES_PER_SLIDE = 5
 
 #: The layouts of python-pptx's default template used here.
@@ -153,6 +161,17 @@ def _shorten(text: str, limit: int) -> str:
 def _plain(point: Point) -> str:
     text = "".join(f"[{p.key[1:]}]" if isinstance(p, Cite) else p for p in tight(point))
     return re.sub(r"\s+", " ", text).strip()
+
+
+#: Between the words and their citation markers: a space no line breaks at, so that a
+#: marker never starts a line of its own.
+NO_BREAK = "\u00a0"
+
+
+def glued(words: str) -> str:
+    """``words`` ending in a no-break space, to hold the markers that follow to the last
+    word ("cheaper. [1]" never breaks before "[1]")."""
+    return words.rstrip() + NO_BREAK if words.strip() else words
 
 
 def _bullet_parts(point: Point) -> tuple[str, str]:
@@ -252,7 +271,7 @@ def _notes(slide, report: Report, numbers: list[int]) -> None:
         if c.item.locator:
             head += in_brackets(locator_text(c.item.locator, report.lang), report.lang)
         span = quote_text(c.item.span, report.lang, limit=2000)
-        lines.append(f"{head}\n“{span}”")
+        lines.append(f"{head}\n“{span}”{language_mark(span, report.lang)}")
     frame = slide.notes_slide.notes_text_frame
     frame.text = "\n".join(lines)
     for para in frame.paragraphs:
@@ -276,14 +295,16 @@ def _point_paragraphs(frame, points: list[Point], size: float, lang: str) -> Non
         para.space_after = Pt(size * 0.5)
         words, markers = _bullet_parts(point)
         if _markers_inside(point) and not words.endswith("…"):
-            # Each value keeps its own marker ("1,747 km[16], about 1,800 km[18]").
-            for part in tight(point):
+            # Each value keeps its own marker ("1,747 km [16], about 1,800 km [18]").
+            parts = tight(point)
+            for i, part in enumerate(parts):
                 if isinstance(part, Cite):
                     _run(para, f"[{part.key[1:]}]", Style(size * 0.8, color=ACCENT), lang)
                 elif part:
-                    _run(para, part, Style(size), lang)
+                    cited = i + 1 < len(parts) and isinstance(parts[i + 1], Cite)
+                    _run(para, glued(part) if cited else part, Style(size), lang)
             continue
-        _run(para, words, Style(size), lang)
+        _run(para, glued(words) if markers else words, Style(size), lang)
         if markers:
             _run(para, markers, Style(size * 0.8, color=ACCENT), lang)
 
@@ -333,7 +354,8 @@ def _caption_line(slide, report: Report, label: str, caption: Point, top: int) -
     para = frame.paragraphs[0]
     words, markers = _bullet_parts(caption)
     _run(para, f"{label} · ", Style(13, bold=True, color=MUTED), report.lang)
-    _run(para, _shorten(words, 150), Style(13, color=MUTED), report.lang)
+    words = _shorten(words, 150)
+    _run(para, glued(words) if markers else words, Style(13, color=MUTED), report.lang)
     if markers:
         _run(para, markers, Style(11, color=ACCENT), report.lang)
 
@@ -379,25 +401,42 @@ def _word_em(text: str) -> float:
     return max(min(_em(w), 4.0) if any(ord(ch) >= 0x2E80 for ch in w) else _em(w) for w in words)
 
 
+#: The height a table's rows may take on a slide: the body down to the footer, less its
+#: caption line (0.45 in) and the gap above it.
+TABLE_ROOM = FOOTER_TOP - BODY_TOP - Inches(0.6)
+#: Rows of a table are laid out to wrap to at most this many lines before its columns
+#: are only as wide as their longest words.
+MAX_CELL_LINES = 6
+#: Words do not fill a wrapped line: a cell needs this much more than its text's width.
+WRAP_SLACK = 1.15
+
+
 def _widths(table: Table, rows: list[list[str]], columns: int, size: int) -> list[int]:
-    """Column widths filling the body: each column at least as wide as its longest word,
-    the rest shared in proportion to how much more its longest cell would need."""
+    """Column widths filling the body, by content: the fewest lines every cell can wrap
+    to (one, two, …) while all columns fit, each column as wide as its longest cell needs
+    for that (never narrower than its longest word); the room left goes to the columns
+    that still wrap. A long note gets the room, a short name stays on one line."""
     inch = size / 72 * 1.08  # inches per em, with room for bold headers
-    natural, least = [], []
-    for j in range(columns):
-        cells = [_shorten(c, CELL_CHARS) for c in _column_cells(table, rows, j)]
-        natural.append(min(max(map(_em, cells)) * inch, 4.5) + CELL_PAD)
-        least.append(min(max(map(_word_em, cells)) * inch, 2.5) + CELL_PAD)
+    cells = [
+        [_shorten(c, CELL_CHARS) for c in _column_cells(table, rows, j)] for j in range(columns)
+    ]
+    longest = [max(map(_em, col)) for col in cells]
+    least = [min(max(map(_word_em, col)) * inch, 2.5) + CELL_PAD for col in cells]
     room = Emu(BODY_W).inches
-    if sum(natural) <= room:
-        inches = [w + (room - sum(natural)) * w / sum(natural) for w in natural]
-    elif sum(least) <= room:
-        spare = [n - m for n, m in zip(natural, least, strict=True)]
-        inches = [
-            m + (room - sum(least)) * x / sum(spare) for m, x in zip(least, spare, strict=True)
+    inches = [m * room / sum(least) for m in least]  # words alone do not fit: squeeze them
+    for lines in range(1, MAX_CELL_LINES + 1):
+        slack = WRAP_SLACK if lines > 1 else 1.0
+        need = [
+            max(m, em / lines * slack * inch + CELL_PAD)
+            for m, em in zip(least, longest, strict=True)
         ]
-    else:
-        inches = [m * room / sum(least) for m in least]
+        if sum(need) <= room:
+            whole = [em * inch + CELL_PAD for em in longest]
+            wraps = [max(w - n, 0.0) for w, n in zip(whole, need, strict=True)]
+            weights = wraps if sum(wraps) else need
+            spare = room - sum(need)
+            inches = [n + spare * w / sum(weights) for n, w in zip(need, weights, strict=True)]
+            break
     widths = [Inches(w) for w in inches]
     widths[-1] += BODY_W - sum(widths)
     return widths
@@ -411,7 +450,7 @@ def _row_height(cells: list[str], widths: list[int], size: int) -> int:
         lines = math.ceil(_em(_shorten(text, CELL_CHARS)) / max(per_line, 1.0))
         leading = 1.45 if any(ord(ch) >= 0x2E80 for ch in text) else 1.2
         tallest = max(tallest, max(lines, 1) * leading)
-    return Inches(tallest * size / 72 + 0.14)
+    return Inches(tallest * size / 72 + 0.12)
 
 
 def _pages(header: int, heights: list[int], room: int) -> list[range]:
@@ -455,7 +494,7 @@ def _layout_at(table: Table, rows: list[list[str]], columns: int, size: int) -> 
     widths = _widths(table, rows, columns, size)
     header = _row_height(table.header, widths, size)
     heights = [_row_height(r, widths, size) for r in rows]
-    room = BODY_H - Inches(0.6)  # the caption goes under the table
+    room = TABLE_ROOM
     return TableLayout(rows, size, widths, header, heights, _pages(header, heights, room))
 
 
@@ -486,7 +525,7 @@ def _table_slide(
             text = row[j] if j < len(row) else ""
             _cell(grid.cell(k, j), text, style, j in numeric, fill, report.lang)
         grid.rows[k].height = layout.row_heights[i]
-    top = BODY_TOP + height + Inches(0.15)
+    top = BODY_TOP + height + Inches(0.1)
     _caption_line(slide, report, f"{report.label('table')} {n}", table.caption, top)
     _notes(slide, report, _cited([table.caption]))
 
@@ -525,7 +564,11 @@ def _chart_slide(prs, report: Report, chart: Chart, table: Table, n: int) -> Non
     data.categories = [_shorten(x, 40) for x in chart.labels]
     for name, values in chart.series:
         data.add_series(_shorten(name, 60), [None if math.isnan(v) else v for v in values])
-    horizontal = len(chart.labels) > 8 or max(len(x) for x in chart.labels) > 14
+    # Bars across the slide read well for many or long labels, but a viewer may stack a
+    # group's bars against the order of its legend; columns of several series stand left
+    # to right in the legend's order everywhere.
+    long_labels = len(chart.labels) > 8 or max(len(x) for x in chart.labels) > 14
+    horizontal = long_labels and len(chart.series) == 1
     kind = XL_CHART_TYPE.BAR_CLUSTERED if horizontal else XL_CHART_TYPE.COLUMN_CLUSTERED
     height = BODY_H - Inches(0.6)
     shape = slide.shapes.add_chart(kind, MARGIN, BODY_TOP, BODY_W, height, data)

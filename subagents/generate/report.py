@@ -16,6 +16,7 @@ import re
 from dataclasses import dataclass, field, replace
 
 from research.labels import LABELS, SOURCES_HEADINGS
+from research.text import language
 from subagents.evidence import EvidenceItem
 from subagents.secrets import scrub
 from subagents.untrusted import neutralise, wrap
@@ -235,6 +236,16 @@ def in_brackets(text: str, lang: str = "en") -> str:
     return f"（{text}）" if lang == "zh" else f" ({text})"
 
 
+def language_mark(text: str, lang: str) -> str:
+    """What follows a quote in another language than the report's, so a reader knows it
+    is quoted as written: ``（英文）`` in a Chinese report, `` (in Chinese)`` in an English
+    one; empty for a quote in the report's language (or one without letters)."""
+    said = language(text)
+    if said == lang or not re.search(r"[^\W\d_]", text) or lang not in LABELS:
+        return ""
+    return in_brackets(LABELS[lang][f"in_{said}"], lang)
+
+
 _TABLE_ROW = re.compile(r"^\s*\|(.*)\|\s*$")
 _RULE_ROW = re.compile(r"^[\s|:\-]+$")
 
@@ -265,10 +276,25 @@ def _visible_point(point: Point) -> None:
     point.parts = [visible(p) if isinstance(p, str) else p for p in point.parts]
 
 
+def _mark_language(point: Point, lang: str) -> None:
+    """A point quoted in another language than the report's gets its mark (see
+    :func:`language_mark`) after its words, before its markers (once: a report read back
+    is marked already)."""
+    mark = language_mark(point.text, lang)
+    if not mark or mark.strip() in point.text:
+        return
+    at = next((i for i, p in enumerate(point.parts) if isinstance(p, Cite)), len(point.parts))
+    words = point.parts[:at]
+    if words and isinstance(words[-1], str):
+        words[-1] = words[-1].rstrip() + mark
+    point.parts = [*words, *point.parts[at:]]
+
+
 def for_readers(report: Report) -> Report:
     """``report`` (changed in place) without invisible format characters in anything it
     shows: its title, summary, headings, points, tables, charts and source titles (see
-    :func:`.visible.visible`; quotes lose them in :func:`quote_text`).
+    :func:`.visible.visible`; quotes lose them in :func:`quote_text`); a point of the
+    summary or a part quoted in another language is marked so (:func:`language_mark`).
 
     A page title or span with a right-to-left override would otherwise turn the text
     after it around in every format. Evidence items keep their exact spans.
@@ -276,10 +302,13 @@ def for_readers(report: Report) -> Report:
     report.title = visible(report.title)
     for point in report.summary:
         _visible_point(point)
+        _mark_language(point, report.lang)
     for section in report.sections:
         section.heading = visible(section.heading)
         for point in section.points:
             _visible_point(point)
+            if section.kind == "part":
+                _mark_language(point, report.lang)
         for table in section.tables:
             table.header = [visible(c) for c in table.header]
             table.rows = [[visible(c) for c in row] for row in table.rows]

@@ -201,7 +201,7 @@ def run_command(args: argparse.Namespace) -> int:
         answered = sum(1 for c in codes if c == 0)
         progress.console.print(
             f"[bold]Batch {state.id}[/bold]: {counts[DONE]} of {len(state.jobs)} questions "
-            f"ended ({answered} answered, {codes.count(3)} found nothing), "
+            f"ended ({answered} answered at least in part, {codes.count(3)} found nothing), "
             f"{counts['failed']} failed; {ran} ran in {seconds:.1f} s ({rate:.2f} per minute).",
             soft_wrap=True,
         )

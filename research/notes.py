@@ -148,7 +148,12 @@ def _disagreement_line(found: Disagreement, lang: str, subject: str = "") -> str
     by_source: dict[str, list[str]] = {}
     for claim in found.claims:
         by_source.setdefault(claim.ev_id, []).append(value_text(claim, lang))
-    values = [f"{_listed(texts, lang)} [{ev}]" for ev, texts in by_source.items()]
+    # Values one source gives together are its alternatives ("1,747公里或1,800公里"): in
+    # Chinese, "和" is kept for the sources' list.
+    together = [
+        "或".join(texts) if lang == "zh" else _listed(texts, lang) for texts in by_source.values()
+    ]
+    values = [f"{text} [{ev}]" for text, ev in zip(together, by_source, strict=True)]
     if lang == "zh":
         about = f"{subject}的{name}" if subject else name
         return f"- 关于{about}，来源说法不一：{_listed(values, lang)}。"

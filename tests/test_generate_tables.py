@@ -101,6 +101,10 @@ def test_a_disagreement_reads_as_one_sentence_with_each_value_cited():
         "- Sources give the length as 1,747 km and about 1,800 km [ev-000000000001] and "
         "about 1,794–1,797 km [ev-000000000002]."
     )
+    assert _disagreement_line(found, "zh", "京杭大运河") == (  # not "…和…[1]和…[2]"
+        "- 关于京杭大运河的全长，来源说法不一：1,747公里或约1,800公里 [ev-000000000001]和"
+        "约1,794–1,797公里 [ev-000000000002]。"
+    )
 
 
 @pytest.mark.parametrize(

@@ -81,6 +81,7 @@ figure.chart svg{display:block;width:100%;height:auto;max-width:38rem}
 .sources .src-url,.sources .src-path{display:block;word-break:break-all;font-size:.86rem}
 .sources .src-path{color:#555f6a;font-family:"DejaVu Sans Mono",monospace}
 .sources .src-stored{font-size:.84rem}
+.sources .sep{display:none}
 .sources .quotes{list-style:none;padding-left:.9rem;margin:.3rem 0 0;
  border-left:3px solid #d0d7de}
 .sources .quotes li{margin:.25rem 0;color:#3d444d;font-size:.9rem}
@@ -105,7 +106,7 @@ a{color:#0b62c4}
  body{line-height:1.45}li{margin:.15rem 0}p{margin:.4rem 0}figure{margin:.6rem 0 .9rem}
  .sources{font-size:8pt;line-height:1.3}.sources .source{margin:0 0 .35rem;font-size:8pt;
  break-inside:auto}.sources .src-title,.sources .src-url,.sources .src-path{display:inline}
- .sources .src-title+.src-url::before,.sources .src-title+.src-path::before{content:" · "}
+ .sources .sep{display:inline}
  .sources .src-url,.sources .src-path{font-size:7.5pt}.sources .src-stored{display:none}
  .sources .quotes{padding-left:.5rem;border-left-width:1.5pt}
  .sources .quotes li{font-size:7.5pt;margin:.1rem 0;color:#222}}
@@ -240,6 +241,8 @@ def _source_html(report: Report, entry: SourceEntry, n: int) -> str:
     else:
         where = f'<span class="src-path">{_e(shown)}</span>' if shown else ""
     title = f'<span class="src-title">{_e(entry.title)}</span>' if entry.title else ""
+    if title and where:  # shown in print, where the title and the address share a line
+        title += '<span class="sep" aria-hidden="true"> · </span>'
     stored = ""
     if entry.stored:
         href = _e(stored_link(entry.stored))

@@ -123,3 +123,14 @@ def test_the_exit_code_still_follows_the_runs(tmp_path, capsys, batch_env):
     assert main(["batch", str(source), "--runs-dir", str(runs), "--json"]) == 1
     capsys.readouterr()
     _check_summaries(state.folder)
+
+
+def test_a_question_holding_other_line_breaks_stays_one_question(tmp_path):
+    inner = "How long is the canal\x0bin km\u2028and\x0cin miles?"
+    (tmp_path / "q.csv").write_text(
+        f'question,formats\n"{inner}",md\r\nWhat is second?,md\r\n', encoding="utf-8"
+    )
+    (tmp_path / "q.txt").write_text(f"{inner}\r\nWhat is second?\n", encoding="utf-8")
+    for name in ("q.csv", "q.txt"):
+        questions = read_questions(tmp_path / name)
+        assert [q.question for q in questions] == [" ".join(inner.split()), "What is second?"]

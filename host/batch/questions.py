@@ -8,6 +8,7 @@ A relative ``input`` folder is read from the questions file's folder. Every prob
 from __future__ import annotations
 
 import csv
+import io
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
@@ -35,9 +36,15 @@ class Question:
         return {**asdict(self), "formats": list(self.formats)}
 
 
+def _lines(text: str) -> list[str]:
+    """The lines of ``text``, broken at line feeds and carriage returns only: a vertical
+    tab, a form feed or U+2028 inside a question does not make two questions of it."""
+    return text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+
+
 def _rows_from_text(path: Path, text: str) -> list[tuple[int, dict[str, str]]]:
     rows = []
-    for number, line in enumerate(text.splitlines(), start=1):
+    for number, line in enumerate(_lines(text), start=1):
         line = line.strip()
         if line and not line.startswith("#"):
             rows.append((number, {"question": line}))
@@ -53,7 +60,7 @@ def _header(path: Path, names: list[Any]) -> list[str]:
 
 
 def _rows_from_csv(path: Path, text: str) -> list[tuple[int, dict[str, str]]]:
-    reader = csv.reader(text.splitlines())
+    reader = csv.reader(io.StringIO(text, newline=""))
     try:
         header = _header(path, next(reader))
     except StopIteration:

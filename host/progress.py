@@ -458,7 +458,8 @@ def summary_table(result: Any) -> Table:
     table.add_row("citations", str(result.citations))
     table.add_row("tasks", str(len(result.delegations)))
     table.add_row("time", f"{result.seconds:.1f} s")
-    table.add_row("tokens", describe_tokens(result.tokens))
+    if any(result.tokens.get(k) for k in ("input", "output")):  # none with the offline brain
+        table.add_row("tokens", describe_tokens(result.tokens))
     calls = getattr(result, "model_calls", None) or {}
     if calls.get("retries") or calls.get("failed"):
         table.add_row("model calls", describe_calls(calls))

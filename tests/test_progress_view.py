@@ -222,6 +222,18 @@ def test_the_summary_counts_the_parts_by_the_statuses_it_shows():
     assert "4 of 4" not in text
 
 
+def test_the_summary_shows_tokens_only_when_a_model_used_some():
+    offline = _result(["answered"])
+    offline.tokens = {"input": 0, "output": 0, "by_stage": {}}
+    used = _result(["answered"])
+    used.tokens = {"input": 1200, "output": 80, "by_stage": {}}
+    for result, shown_ in ((offline, False), (used, True)):
+        con = _console(terminal=False, width=120)
+        con.print(summary_table(result))
+        text = "\n".join(_lines(con))
+        assert ("tokens" in text) is shown_ and ("1200 in / 80 out" in text) is shown_
+
+
 def test_show_and_runs_count_what_the_plan_says(tmp_path, capsys):
     runs = tmp_path / "runs"
     plan = plan_of("Why?", [3, 1, 0])

@@ -334,12 +334,14 @@ def value_text(claim: Claim, lang: str) -> str:
 
 def measure_name(found: Disagreement, lang: str) -> str:
     """What a disagreement is about, as the report names it: "the length", "面积", "the
-    number of ships"."""
+    number of ships", 船数, or 数量（ships） for a count an English source gives."""
     names = NAMES.get(lang, NAMES["en"])
     if found.measure == "count" and lang != "zh":
         return f"the number of {_plural(found.unit)}"
     if found.measure == "count":
-        return f"{ZH_UNITS.get(found.unit, found.unit)}数"
+        unit = ZH_UNITS.get(found.unit, found.unit)
+        # a counted noun an English source gives is named, not mixed into Chinese words
+        return f"{unit}数" if CJK.match(unit) else f"数量（{_plural(unit)}）"
     return names.get(found.measure, found.measure)
 
 

@@ -99,7 +99,11 @@ def test_a_disagreement_is_named_by_what_it_measures_in_both_languages():
     ]
     (found,) = find_disagreements(stored)
     assert measure_name(found, "en") == "the number of ships"
-    assert measure_name(found, "zh") == "ship数"
+    assert measure_name(found, "zh") == "数量（ships）"  # no English word inside Chinese ones
+    said = ["那年春天，船队带着12艘船出发。", "那年春天船队带着13艘船出发。"]
+    zh = [Stored(f"/p/{i}.md", f"http://{i}.test/", t) for i, t in enumerate(said)]
+    (found_zh,) = find_disagreements(zh, "zh")
+    assert measure_name(found_zh, "zh") == "艘数"
     for claim in found.claims:  # each value keeps the exact sentence that gives it
         text = next(s.text for s in stored if s.path == claim.path)
         assert text[claim.start : claim.end].endswith("ships that spring.") or text[

@@ -182,8 +182,8 @@ def _subject(research: Findings, lang: str) -> str:
     Nile River"), "长江"."""
     named = entity(research.plan.question)
     if lang == "zh":
-        # The nouns that name it, never a run of the question's words ("京杭大运河今天
-        # 发挥着" from questions that open alike gives 京杭大运河).
+        # The nouns that name it, never a run of the question's words ("长江今天发挥着"
+        # from questions that open alike gives 长江).
         return _zh_entity(named) if named else ""
     last = named.split()[-1].lower() if named else ""
     return last if last.isalpha() else ""

@@ -31,7 +31,7 @@ _FENCE = re.compile(r"^[ \t]*(```|~~~)")
 _END = re.compile(r"[.!?。！？…][\"'”’)\]）」』]*$")
 _MD_LINK = re.compile(r"!?\[([^\]]*)\]\([^)\s]*(?:\s+\"[^\"]*\")?\)")
 _MD_EMPHASIS = re.compile(r"(?<![\w*_`])(\*\*|__|\*|_|`)(?=\S)(.+?)(?<=\S)\1(?![\w*_`])")
-#: Strong emphasis against a word: Chinese has no spaces around it ("**京杭大运河**北起").
+#: Strong emphasis against a word: Chinese has no spaces around it ("**长江**发源于").
 _MD_STRONG = re.compile(r"\*\*(?=\S)(.+?)(?<=\S)\*\*")
 
 #: Words that end a fragment, not a sentence ("… described on this site; and").

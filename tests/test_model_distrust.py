@@ -150,9 +150,10 @@ def test_roles_and_limits_are_read_strictly():
 # -- whole runs ------------------------------------------------------------------------
 
 
-def demo_run(tmp_path, monkeypatch, wire: str, faults: Faults):
-    """The demo question with ``wire:loopback-model`` against a server playing ``faults``."""
-    with SERVERS[wire](faults=faults) as server:
+def demo_run(tmp_path, monkeypatch, wire: str, faults: Faults, plan: Any = None):
+    """The demo question with ``wire:loopback-model`` against a server playing ``faults``
+    (its planner answering ``plan`` when one is given)."""
+    with SERVERS[wire](plan=plan, faults=faults) as server:
         connect(wire, server, monkeypatch)
         settings = Settings(runs_dir=tmp_path / "runs", formats=("md", "html"), quiet=True)
         with demo_world(settings.runs_dir) as world:
@@ -272,14 +273,8 @@ def test_a_refused_plan_falls_back_to_the_offline_one_with_its_reason(
     faults = Faults()
     if bad == "cut":
         faults.add("truncated", times=2, when=planner)
-    server = SERVERS[wire](plan=FOREIGN_PLAN if bad == "wrong-language" else None, faults=faults)
-    with server:
-        connect(wire, server, monkeypatch)
-        settings = Settings(runs_dir=tmp_path / "runs", formats=("md",), quiet=True)
-        with demo_world(settings.runs_dir) as world:
-            host_ = Host(demo_settings(settings, world), make_brain(f"{wire}:loopback-model"))
-            result = asyncio.run(host_.run(world.question))
-    record = json.loads(result.run.real_path("/internal/run.json").read_text())
+    plan = FOREIGN_PLAN if bad == "wrong-language" else None
+    result, record, _ = demo_run(tmp_path, monkeypatch, wire, faults, plan)
     planner_ = record["plan"]["planner"]
     assert planner_.startswith("offline (fallback: "), planner_
     if bad == "wrong-language":

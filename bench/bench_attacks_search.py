@@ -44,7 +44,6 @@ import asyncio
 import contextlib
 import functools
 import gc
-import ipaddress
 import os
 import sys
 import tempfile
@@ -70,7 +69,7 @@ from attack_search import (  # noqa: E402
     sogou_results,
 )
 from attack_tally import MiB, Tally, print_table  # noqa: E402
-from attack_web import brotli_bomb, encoded, peak_memory  # noqa: E402
+from attack_web import OUTSIDE, LoopbackOnly, brotli_bomb, encoded, peak_memory  # noqa: E402
 from browser_sites import page  # noqa: E402
 from browser_support import ScriptedResolver  # noqa: E402
 from mcp import ClientSession  # noqa: E402
@@ -101,22 +100,10 @@ CREDENTIALS = {
     "GITHUB_TOKEN": "ghp_bench0123456789abcdef",
     "SOME_PROXY_TOKEN": "proxy-bench-0123456789",
 }
-#: Connection attempts to anything but loopback (none may happen).
-OUTSIDE: list[str] = []
 #: What each served call cost the server, printed after the table.
 NOTES: list[str] = []
 #: A wiki endpoint nothing listens on (the search calls here are all refused).
 UNUSED = "http://127.0.0.1:9/unused"
-
-
-class LoopbackOnly(httpcore.AnyIOBackend):
-    """The guarded backend's connector for this script: loopback only, attempts recorded."""
-
-    async def connect_tcp(self, host: str, port: int, *args, **kwargs):  # type: ignore[override]
-        if not ipaddress.ip_address(host).is_loopback:
-            OUTSIDE.append(f"{host}:{port}")
-            raise httpcore.ConnectError(f"{host} is outside loopback (the bench refuses it)")
-        return await super().connect_tcp(host, port, *args, **kwargs)
 
 
 @dataclass

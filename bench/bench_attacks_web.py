@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import ipaddress
 import sys
 import tempfile
 from collections.abc import Awaitable, Callable
@@ -42,9 +41,11 @@ import httpcore  # noqa: E402
 from agentscope.tool import ToolResponse  # noqa: E402
 from attack_tally import Tally, print_table  # noqa: E402
 from attack_web import (  # noqa: E402
+    OUTSIDE,
     SECRET,
     UNUSABLE_TARGETS,
     GiB,
+    LoopbackOnly,
     MiB,
     Trap,
     add_body_attacks,
@@ -80,18 +81,6 @@ EMBEDDED = {
     "Teredo client → 127.0.0.1": "2001:0:808:808::80ff:fffe",
     "IPv4-mapped → 127.0.0.1": "::ffff:127.0.0.1",
 }
-#: Connection attempts to anything but loopback (none may happen).
-OUTSIDE: list[str] = []
-
-
-class LoopbackOnly(httpcore.AnyIOBackend):
-    """The guarded backend's connector for this script: loopback only, attempts recorded."""
-
-    async def connect_tcp(self, host: str, port: int, *args, **kwargs):  # type: ignore[override]
-        if not ipaddress.ip_address(host).is_loopback:
-            OUTSIDE.append(f"{host}:{port}")
-            raise httpcore.ConnectError(f"{host} is outside loopback (the bench refuses it)")
-        return await super().connect_tcp(host, port, *args, **kwargs)
 
 
 @dataclass

@@ -9,6 +9,7 @@ internal address, and measuring the peak memory of one call. Pages are served by
 
 from __future__ import annotations
 
+import ipaddress
 import re
 import socket
 import threading
@@ -22,6 +23,7 @@ from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 
 import brotli
+import httpcore
 from browser_sites import Handler, SiteServer, big_page, send
 
 MiB = 1024 * 1024
@@ -136,6 +138,22 @@ def add_body_attacks(server: SiteServer) -> None:
 
 
 # --- memory ----------------------------------------------------------------------------
+
+#: Connection attempts to anything but loopback (none may happen), by the benches'
+#: :class:`LoopbackOnly` connector.
+OUTSIDE: list[str] = []
+
+
+class LoopbackOnly(httpcore.AnyIOBackend):
+    """The guarded backend's connector for an attack bench: loopback only, every other
+    attempt recorded in :data:`OUTSIDE` and refused."""
+
+    async def connect_tcp(self, host: str, port: int, *args, **kwargs):  # type: ignore[override]
+        if not ipaddress.ip_address(host).is_loopback:
+            OUTSIDE.append(f"{host}:{port}")
+            raise httpcore.ConnectError(f"{host} is outside loopback (the bench refuses it)")
+        return await super().connect_tcp(host, port, *args, **kwargs)
+
 
 _HWM = re.compile(r"^VmHWM:\s+(\d+) kB", re.M)
 _RSS = re.compile(r"^VmRSS:\s+(\d+) kB", re.M)

@@ -10,10 +10,14 @@ import io
 import logging
 import shutil
 import warnings
+from typing import Any
 
+import matplotlib
 import pypdf
 import pytest
+from matplotlib import font_manager
 from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.ft2font import FT2Font
 
 from demo.site import _join_cjk_lines
 from host.sheets import header_words, sheet_markdown
@@ -71,6 +75,30 @@ def test_drawing_a_chart_prints_no_library_warning(caplog):
             chart_svg(LEGEND_ZH, "zh")
     assert [str(w.message) for w in caught] == []
     assert any("missing from font" in r.getMessage() for r in caplog.records)
+
+
+def _resolved_fonts(text: Any) -> list[str]:
+    """The font files matplotlib draws ``text`` with, in the order it tries them."""
+    fonts = font_manager.fontManager._find_fonts_by_props(text.get_fontproperties())
+    return [str(path) for path in fonts]
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_the_legend_is_drawn_with_a_font_that_has_its_chinese_glyphs(lang):
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        with matplotlib.rc_context(charts._rc(lang)):
+            fig = charts._figure(LEGEND_ZH, lang, True)
+            FigureCanvasAgg(fig).draw()
+    (legend,) = fig.legends
+    texts = legend.get_texts()
+    assert [t.get_text() for t in texts] == [name for name, _ in LEGEND_ZH.series]
+    for text in texts:
+        fonts = _resolved_fonts(text)
+        covered = set().union(*(FT2Font(path).get_charmap() for path in fonts))
+        missing = [ch for ch in text.get_text() if ord(ch) not in covered]
+        assert not missing, f"{text.get_text()!r} falls back to {fonts}, lacking {missing}"
+    assert not [w for w in caught if "missing from font" in str(w.message)]
 
 
 def test_the_legend_covers_no_bar():

@@ -7,6 +7,7 @@ lxml, the PDF with pypdf, the deck with python-pptx.
 from __future__ import annotations
 
 import io
+import itertools
 import json
 import math
 import re
@@ -480,3 +481,55 @@ def test_a_table_that_fits_one_slide_is_set_on_one_whole_and_its_chart_reads_in_
         if sh.has_text_frame and sh.text_frame.text.startswith("Table 1")
     ]  # fmt: skip
     assert captions == ["Table 1 · canal-sections.xlsx, sheet Sections.\u00a0[1]"]
+
+
+def _bottom(shape) -> int:
+    """Where a shape ends on its slide (a table by the heights of its rows)."""
+    if shape.has_table:
+        return shape.top + sum(row.height for row in shape.table.rows)
+    return shape.top + shape.height
+
+
+def test_a_long_table_fills_each_slide_before_it_goes_on_to_the_next():
+    """Rows past one slide's room go on to a second slide only once the first is full
+    (not split into equal halves); every shape stays on its slide, none overlaps another,
+    and every row is shown once, in order."""
+    from pptx.enum.shapes import MSO_SHAPE_TYPE
+
+    from subagents.generate.notes import Section
+    from subagents.generate.pptx import (
+        FOOTER_TOP,
+        TABLE_ROOM,
+        TABLE_ROWS,
+        render_pptx,
+        table_layout,
+    )
+    from subagents.generate.report import Report
+
+    rows = [row[:4] + row[6:] for row in SECTIONS[:7]] * 2
+    rows = [[f"{i + 1}. {row[0]}", *row[1:]] for i, row in enumerate(rows[:11])]
+    table = Table(["Section", "Chinese name", "From", "To", "Notes"], rows, Point(["Sections."]))
+    layout = table_layout(table)
+    first, *rest = layout.pages
+    assert rest, "the test's table should need a second slide"
+    used = layout.header_height + sum(layout.row_heights[i] for i in first)
+    assert len(first) == TABLE_ROWS or used + layout.row_heights[first.stop] > TABLE_ROOM
+    assert len(first) > len(rest[0]), [len(p) for p in layout.pages]
+
+    report = Report("Canal", [], [Section("Sections", [], [table])], [])
+    prs = Presentation(io.BytesIO(render_pptx(report)))
+    shown = []
+    for slide in prs.slides:
+        grids = [sh for sh in slide.shapes if sh.has_table]
+        if not grids:
+            continue
+        shown += [[c.text for c in row.cells] for row in list(grids[0].table.rows)[1:]]
+        boxes = [sh for sh in slide.shapes if sh.shape_type != MSO_SHAPE_TYPE.AUTO_SHAPE]
+        for sh in slide.shapes:  # the accent band is the only auto shape, behind the rest
+            assert sh.left >= 0 and sh.left + sh.width <= prs.slide_width
+            assert sh.top >= 0 and _bottom(sh) <= prs.slide_height
+        assert _bottom(grids[0]) <= FOOTER_TOP
+        spans = sorted((sh.top, _bottom(sh)) for sh in boxes)
+        for (_, end), (start, _) in itertools.pairwise(spans):
+            assert end <= start, spans
+    assert shown == rows

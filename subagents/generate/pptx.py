@@ -454,9 +454,9 @@ def _row_height(cells: list[str], widths: list[int], size: int) -> int:
 
 
 def _pages(header: int, heights: list[int], room: int) -> list[range]:
-    """Rows grouped into slides: as many as fit under the header, at most TABLE_ROWS, then
-    spread evenly over that many slides when they fit so (no slide of one or two rows
-    left over at the end)."""
+    """Rows grouped into slides: each slide takes as many rows as fit under the header (at
+    most TABLE_ROWS) before the table goes on to the next, so no slide is left half empty
+    while rows wait on the one after it."""
     pages: list[range] = []
     start, used = 0, header
     for i, height in enumerate(heights):
@@ -465,12 +465,7 @@ def _pages(header: int, heights: list[int], room: int) -> list[range]:
             start, used = i, header
         used += height
     pages.append(range(start, len(heights)))
-    if len(pages) < 2:
-        return pages
-    per = math.ceil(len(heights) / len(pages))
-    even = [range(i, min(i + per, len(heights))) for i in range(0, len(heights), per)]
-    fits = all(header + sum(heights[i] for i in page) <= room for page in even)
-    return even if fits and len(even) == len(pages) else pages
+    return pages
 
 
 def table_layout(table: Table) -> TableLayout:

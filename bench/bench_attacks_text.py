@@ -25,8 +25,8 @@ sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
 
 from hostile_corpus import QUESTION, TRAP, NaiveOpenAI, hostile_world  # noqa: E402
 
+from demo.settings import demo_settings  # noqa: E402
 from host.brains import make_brain  # noqa: E402
-from host.cli import demo_settings  # noqa: E402
 from host.config import Settings  # noqa: E402
 from host.hub import Host  # noqa: E402
 

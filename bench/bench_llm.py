@@ -31,9 +31,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 from anthropic_server import ScriptedAnthropic
 from openai_server import ScriptedOpenAI
 
+from demo.settings import demo_settings
 from demo.web import demo_world
 from host.brains import make_brain
-from host.cli import demo_settings
 from host.config import Settings
 from host.hub import Host
 

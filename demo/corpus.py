@@ -3,7 +3,7 @@
 :func:`corpus_world` writes the pages as plain HTML articles (title, heading, paragraphs,
 a little navigation and footer boilerplate), serves them on 127.0.0.1 with the demo's
 static server and the demo's search engines over them, and yields a
-:class:`~demo.web.DemoWorld` that :func:`host.cli.demo_settings` turns into settings, as
+:class:`~demo.web.DemoWorld` that :func:`demo.settings.demo_settings` turns into settings, as
 it does for the bundled demo. :func:`research` runs the offline Host against such a world,
 quietly. Benchmarks on public reading-comprehension data build their worlds this way::
 
@@ -218,7 +218,7 @@ def corpus_world(
         input_dir: A folder to mount as ``/userinput/`` in runs, or None for no inputs.
 
     Yields:
-        The running world, in the shape :func:`host.cli.demo_settings` accepts; its
+        The running world, in the shape :func:`demo.settings.demo_settings` accepts; its
         question fields are empty strings.
     """
     index = write_corpus(pages, Path(folder))
@@ -256,7 +256,7 @@ async def research(
 
     Settings are resolved as the command line resolves them (environment variables and
     ``quartet.toml`` apply), with the offline brain, ``formats``, ``runs_dir`` and the
-    given budgets, then pointed at the world by :func:`host.cli.demo_settings`.
+    given budgets, then pointed at the world by :func:`demo.settings.demo_settings`.
 
     Args:
         question: The question to research.
@@ -270,9 +270,10 @@ async def research(
         The finished run's result (``result.run.path`` is its folder).
     """
     from host.brains import make_brain
-    from host.cli import demo_settings
     from host.config import load_settings, make_runs_dir
     from host.hub import Host
+
+    from .settings import demo_settings
 
     flags = {
         "model": "offline",

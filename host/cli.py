@@ -20,10 +20,10 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn
 
+from demo.settings import demo_settings
 from research.labels import label
 from subagents.names import PIPELINE_ORDER
 from subagents.secrets import scrubbed_output
-from subagents.settings import Keys, NetworkPolicy
 
 from .config import (
     FORMATS,
@@ -258,40 +258,6 @@ def _cmd_run(args: argparse.Namespace) -> int:
     brain = _brain(settings)
     make_runs_dir(settings.runs_dir)
     return _report(_run_async(_pipeline(args.question, settings, brain, human)), settings)
-
-
-def _merged(*glossaries: tuple[Any, ...]) -> tuple[Any, ...]:
-    """The groups of several glossaries, each once."""
-    out: list[Any] = []
-    for group in (g for glossary in glossaries for g in glossary):
-        if group not in out:
-            out.append(group)
-    return tuple(out)
-
-
-def demo_settings(settings: Settings, world: Any) -> Settings:
-    """``settings`` pointed at a running demo world: its engines, inputs and hosts only.
-
-    Fetching is limited to the ``host:port`` of each demo server (and ``localhost`` on
-    the same ports), not to every port of the machine. API keys are left out, so none can
-    travel even to the local engines.
-    """
-    ports = [h.rsplit(":", 1)[1] for h in world.hosts]
-    allowed = [*world.hosts, *(f"localhost:{port}" for port in ports)]
-    tools = replace(
-        settings.tools,
-        endpoints=dict(world.endpoints),
-        network=NetworkPolicy.parse(",".join(allowed), only=True),
-        keys=Keys(),
-    )
-    origin = {"kind": "demo", "ports": list(world.ports)}
-    return replace(
-        settings,
-        input_dir=world.input_dir,
-        tools=tools,
-        glossary=_merged(settings.glossary, tuple(getattr(world, "glossary", ()))),
-        extra={**settings.extra, "origin": origin},
-    )
 
 
 def _cmd_demo(args: argparse.Namespace) -> int:

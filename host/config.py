@@ -22,7 +22,6 @@ from subagents.settings import SettingsError, ToolSettings, parse_switch
 
 from .brains.ledger import PRICE_FIELDS, ModelPrice
 from .brains.limits import DEFAULT_MODEL_ATTEMPTS, DEFAULT_MODEL_TIMEOUT
-from .mcp import McpServerConfig
 
 FORMATS = ("md", "html", "pdf", "pptx")
 
@@ -66,6 +65,39 @@ TOML_KEYS: dict[str, Any] = {
         ],
     }
 }
+
+
+@dataclass(frozen=True)
+class McpServerConfig:
+    """One external MCP server and the tools a subagent may use from it."""
+
+    subagent: str
+    name: str
+    tools: tuple[str, ...]
+    command: str | None = None
+    args: tuple[str, ...] = ()
+    url: str | None = None
+    env: dict[str, str] = field(default_factory=dict)
+
+    @classmethod
+    def parse(cls, raw: dict[str, Any]) -> McpServerConfig:
+        """Build from a ``[[quartet.mcp]]`` table; ValueError says what is missing."""
+        tools = raw.get("tools")
+        if not raw.get("subagent") or not raw.get("name"):
+            raise ValueError("an [[quartet.mcp]] entry needs 'subagent' and 'name'")
+        if not isinstance(tools, list) or not tools or not all(isinstance(t, str) for t in tools):
+            raise ValueError(f"mcp server {raw['name']!r}: 'tools' must list the tool names")
+        if bool(raw.get("command")) == bool(raw.get("url")):
+            raise ValueError(f"mcp server {raw['name']!r}: give exactly one of 'command', 'url'")
+        return cls(
+            subagent=str(raw["subagent"]),
+            name=str(raw["name"]),
+            tools=tuple(tools),
+            command=raw.get("command"),
+            args=tuple(str(a) for a in raw.get("args", ())),
+            url=raw.get("url"),
+            env={str(k): str(v) for k, v in raw.get("env", {}).items()},
+        )
 
 
 class ConfigError(ValueError):
@@ -115,7 +147,7 @@ class Settings:
     model_timeout: float = DEFAULT_MODEL_TIMEOUT
     model_attempts: int = DEFAULT_MODEL_ATTEMPTS
     prices: dict[str, ModelPrice] = field(default_factory=dict)
-    mcp_servers: list[Any] = field(default_factory=list)
+    mcp_servers: list[McpServerConfig] = field(default_factory=list)
     tools: ToolSettings = field(default_factory=ToolSettings)
     record: bool = False
     approve_tools: tuple[str, ...] = ()

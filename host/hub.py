@@ -65,7 +65,7 @@ from .config import Settings
 from .delegation import Delegation, Delegator, task
 from .guards import ToolCallRecord, ToolGuard, evicted_name
 from .interrupt import Interrupt, Interruptible, RunInterrupted, wait_until
-from .mcp import attach_mcp_tools
+from .mcp import attach_mcp_tools, mcp_client
 from .research import Research
 from .run import AREAS, RunFolder
 from .tape import STREAM, RecordingModel
@@ -402,7 +402,7 @@ class Host:
             clash = sorted(set(server.tools) & set(spec.allowlist()))
             if clash:
                 raise ValueError(f"MCP tools {', '.join(clash)} would replace built-in tools")
-            client = server.client()
+            client = mcp_client(server)
             self.mcp_clients.setdefault(server.subagent, []).append((client, server.tools))
             if hasattr(client, "connect"):
                 await client.connect()

@@ -36,63 +36,30 @@ import sys
 import tempfile
 import time
 from collections.abc import Awaitable, Callable, Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from agentscope.tool import Toolkit
 
-    from .config import Settings
+    from .config import McpServerConfig, Settings
     from .guards import ToolGuard
 
 MCP_GROUP = "mcp"
 
 
-@dataclass(frozen=True)
-class McpServerConfig:
-    """One external MCP server and the tools a subagent may use from it."""
+def mcp_client(server: McpServerConfig) -> Any:
+    """A not yet connected agentscope MCP client for ``server``."""
+    from agentscope.mcp import HttpStatelessClient, StdIOStatefulClient
 
-    subagent: str
-    name: str
-    tools: tuple[str, ...]
-    command: str | None = None
-    args: tuple[str, ...] = ()
-    url: str | None = None
-    env: dict[str, str] = field(default_factory=dict)
-
-    @classmethod
-    def parse(cls, raw: dict[str, Any]) -> McpServerConfig:
-        """Build from a ``[[quartet.mcp]]`` table; ValueError says what is missing."""
-        tools = raw.get("tools")
-        if not raw.get("subagent") or not raw.get("name"):
-            raise ValueError("an [[quartet.mcp]] entry needs 'subagent' and 'name'")
-        if not isinstance(tools, list) or not tools or not all(isinstance(t, str) for t in tools):
-            raise ValueError(f"mcp server {raw['name']!r}: 'tools' must list the tool names")
-        if bool(raw.get("command")) == bool(raw.get("url")):
-            raise ValueError(f"mcp server {raw['name']!r}: give exactly one of 'command', 'url'")
-        return cls(
-            subagent=str(raw["subagent"]),
-            name=str(raw["name"]),
-            tools=tuple(tools),
-            command=raw.get("command"),
-            args=tuple(str(a) for a in raw.get("args", ())),
-            url=raw.get("url"),
-            env={str(k): str(v) for k, v in raw.get("env", {}).items()},
-        )
-
-    def client(self) -> Any:
-        """A not yet connected agentscope MCP client for this server."""
-        from agentscope.mcp import HttpStatelessClient, StdIOStatefulClient
-
-        if self.url:
-            return HttpStatelessClient(name=self.name, transport="streamable_http", url=self.url)
-        return StdIOStatefulClient(
-            name=self.name,
-            command=self.command or "",
-            args=list(self.args),
-            env={**os.environ, **self.env},
-        )
+    if server.url:
+        return HttpStatelessClient(name=server.name, transport="streamable_http", url=server.url)
+    return StdIOStatefulClient(
+        name=server.name,
+        command=server.command or "",
+        args=list(server.args),
+        env={**os.environ, **server.env},
+    )
 
 
 async def attach_mcp_tools(toolkit: Toolkit, client: Any, allow: Sequence[str]) -> list[str]:

@@ -10,9 +10,9 @@ from typing import Any
 
 from cli_support import shared_cache
 
+from demo.settings import demo_settings
 from demo.web import DemoWorld, demo_world
 from host.brains import make_brain
-from host.cli import demo_settings
 from host.config import Settings
 from host.hub import Host, RunResult
 

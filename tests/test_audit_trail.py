@@ -16,10 +16,11 @@ import pytest
 from cli_support import shared_cache
 from openai_server import ScriptedOpenAI, _call
 
+from demo.settings import demo_settings
 from demo.web import demo_world
 from host.audit import arguments_summary
 from host.brains import make_brain
-from host.cli import demo_settings, main
+from host.cli import main
 from host.config import Settings
 from host.hub import Host
 

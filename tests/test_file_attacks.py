@@ -21,10 +21,10 @@ from browser_support import LOOPBACK, LOOPBACK_SETTINGS, stored_path
 from cli_support import shared_cache
 from file_support import FileTools
 
+from demo.settings import demo_settings
 from demo.web import demo_world
 from fs_service import DiskFileSystem, FileDomainService
 from host.brains import make_brain
-from host.cli import demo_settings
 from host.config import Settings
 from host.hub import Host
 from host.run import RunFolder, subagent_grants

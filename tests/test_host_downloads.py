@@ -23,10 +23,10 @@ from file_support import pdf_from_html
 
 from demo.corpus import read_report, report_sources
 from demo.search_web import Document, SearchWeb
+from demo.settings import demo_settings
 from demo.web import DemoWorld
 from host.brains import make_brain
 from host.brains.offline import HostPolicy
-from host.cli import demo_settings
 from host.config import Settings
 from host.delegation import READ_DOWNLOADS, Delegation
 from host.hub import Host, HostAgent, RunResult

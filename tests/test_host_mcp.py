@@ -17,12 +17,12 @@ from search_support import CORPUS
 
 import schemas
 from demo.search_web import SearchWeb
+from demo.settings import demo_settings
 from demo.web import demo_world
 from host.brains import make_brain
-from host.cli import demo_settings
-from host.config import ConfigError, Settings, load_settings
+from host.config import ConfigError, McpServerConfig, Settings, load_settings
 from host.hub import Host
-from host.mcp import McpServerConfig, attach_mcp_tools
+from host.mcp import attach_mcp_tools
 from subagents import SPECS
 from subagents.results import text_of
 

@@ -13,9 +13,9 @@ from anthropic_server import ScriptedAnthropic
 from cli_support import shared_cache
 from openai_server import ScriptedOpenAI
 
+from demo.settings import demo_settings
 from demo.web import demo_world
 from host.brains import make_brain
-from host.cli import demo_settings
 from host.config import Settings
 from host.hub import Host, RunResult
 

@@ -25,10 +25,10 @@ from openai_server import ScriptedOpenAI, openai_violation
 from rich.console import Console
 from wire_faults import Faults, tool_names
 
+from demo.settings import demo_settings
 from demo.web import demo_world
 from host.brains import ModelCallError, ModelCallStats, RetryPolicy, make_brain, resilient_model
 from host.brains.faults import MAX_EXPLANATION_CHARS, classify
-from host.cli import demo_settings
 from host.config import Settings
 from host.hub import Host
 from host.progress import summary_table

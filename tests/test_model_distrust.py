@@ -22,6 +22,7 @@ from anthropic_server import ScriptedAnthropic
 from faulty_openai_server import FaultyOpenAI
 from wire_faults import Faults, host, planner, writer
 
+from demo.settings import demo_settings
 from demo.web import demo_world
 from host.brains import (
     ModelCallError,
@@ -33,7 +34,6 @@ from host.brains import (
     resilient_model,
 )
 from host.brains.output import LIMIT_FIELDS, OutputLimits, parse_limits, role_of
-from host.cli import demo_settings
 from host.config import Settings
 from host.hub import Host
 from research.plan import offline_plan

@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 from browser_sites import ARTICLE_HTML, ARTICLE_PARAGRAPHS, SiteServer, page
 
+from demo.settings import demo_settings
 from demo.web import DemoWorld
-from host.cli import demo_settings
 from host.config import load_settings
 from subagents.browser.download import http_download
 from subagents.browser.viewer import viewer_fetch

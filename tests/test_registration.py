@@ -13,9 +13,9 @@ import httpx
 import pytest
 from cli_support import shared_cache
 
+from demo.settings import demo_settings
 from demo.web import demo_world
 from host.brains import make_brain
-from host.cli import demo_settings
 from host.config import Settings
 from host.hub import Host
 from subagents import SPECS, build

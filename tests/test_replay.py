@@ -13,11 +13,12 @@ import pytest
 from cli_support import shared_cache
 from openai_server import ScriptedOpenAI
 
+from demo.settings import demo_settings
 from demo.web import demo_world
 from host import cli
 from host import replay as replay_module
 from host.brains import make_brain
-from host.cli import _settings, build_parser, demo_settings, main
+from host.cli import _settings, build_parser, main
 from host.config import Settings
 from host.hub import Host
 from host.replay import known_key_names, placeholder

@@ -12,9 +12,9 @@ from cli_support import shared_cache
 from generate_samples import pdf_text, pptx_text
 from openai_server import FABRICATED, UNSUPPORTED_CLAIM, ScriptedOpenAI
 
+from demo.settings import demo_settings
 from demo.web import demo_world
 from host.brains import make_brain
-from host.cli import demo_settings
 from host.config import Settings
 from host.hub import Host
 

@@ -11,10 +11,11 @@ import pytest
 from cli_support import shared_cache
 from openai_server import ScriptedOpenAI
 
+from demo.settings import demo_settings
 from demo.web import demo_world
 from host.brains import make_brain
 from host.brains.ledger import ModelPrice
-from host.cli import _report, demo_settings
+from host.cli import _report
 from host.config import ConfigError, Settings, load_settings
 from host.hub import Host
 

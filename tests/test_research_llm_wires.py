@@ -16,9 +16,9 @@ from ollama_server import ScriptedOllama
 from rich.console import Console
 from wire_faults import Faults, host, page_answer, planner
 
+from demo.settings import demo_settings
 from demo.web import demo_world
 from host.brains import ModelPrice, make_brain
-from host.cli import demo_settings
 from host.config import Settings
 from host.hub import Host
 from host.progress import summary_table

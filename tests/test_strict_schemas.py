@@ -20,10 +20,10 @@ from agentscope.tool import Toolkit
 from cli_support import shared_cache
 
 import schemas
+from demo.settings import demo_settings
 from demo.web import demo_world
 from host.brains import Brain, ModelCallStats, RetryPolicy, make_brain, resilient_model
 from host.brains.strict import OpenAIStrictTools, strict_tool, strict_tools
-from host.cli import demo_settings
 from host.config import Settings
 from host.delegation import Delegator, task
 from host.hub import Host

@@ -19,8 +19,8 @@ from hostile_corpus import (
 )
 from openai_server import PLAN
 
+from demo.settings import demo_settings
 from host.brains import make_brain
-from host.cli import demo_settings
 from host.config import Settings
 from host.hub import Host
 from host.stages import delegation_msg, find_context

@@ -27,6 +27,8 @@ from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
+from demo.settings import demo_settings
+
 from ..config import Settings, load_settings, parse_glossary
 from ..runs import CHECKPOINT_JSON, RUN_JSON, read_run
 
@@ -106,8 +108,6 @@ def job_settings(job: dict[str, Any]) -> Settings:
     settings = load_settings(flags)
     world = job.get("demo")
     if world:
-        from ..cli import demo_settings
-
         served = SimpleNamespace(
             endpoints=world["endpoints"],
             hosts=tuple(world["hosts"]),

@@ -77,7 +77,7 @@ from mcp.shared.memory import create_connected_server_and_client_session  # noqa
 
 from fs_service import ALL_OPS, DiskFileSystem, FileDomainService  # noqa: E402
 from host.guards import ToolGuard  # noqa: E402
-from host.mcp import mcp_server_for  # noqa: E402
+from host.mcp import guarded_server  # noqa: E402
 from subagents import build_toolkit, secrets  # noqa: E402
 from subagents.net import netguard  # noqa: E402
 from subagents.results import text_of  # noqa: E402
@@ -188,6 +188,16 @@ def served_toolkit(name: str, workspace: Path) -> Toolkit:
     return build_toolkit("file", service=FileDomainService(handle), settings=ToolSettings())
 
 
+def guarded(toolkit: Toolkit, name: str, cap: int) -> object:
+    """An MCP server of ``toolkit`` behind a guard allowing ``cap`` calls."""
+    guard = ToolGuard(name, toolkit, cap=cap)
+
+    async def ready() -> ToolGuard:
+        return guard
+
+    return guarded_server(ready, name)
+
+
 def huge_query(i: int) -> dict:
     return {"query": f"{i} " + "solar " * (40 * MiB // 6)}
 
@@ -231,7 +241,7 @@ async def mcp_attacks(tallies: dict[tuple[str, str], Tally], workspace: Path) ->
     try:
         for subagent, tool, arguments, cap, label, calls in cases:
             want_error = cap == 0 or tool == "search_wiki"  # a 40 MB query is an Error too
-            server = mcp_server_for(served_toolkit(subagent, workspace), subagent, cap)
+            server = guarded(served_toolkit(subagent, workspace), subagent, cap)
             async with create_connected_server_and_client_session(server) as client:
                 # The mcp library holds on to the last message or two it passed: two
                 # calls first, so that what is measured is what each call adds.

@@ -20,12 +20,11 @@ recorded (:attr:`SearchWeb.requests`) so tests can check where keys travelled.
 from __future__ import annotations
 
 import base64
-import contextlib
 import html
 import json
 import re
 import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import parse_qs, quote, urlsplit
@@ -979,14 +978,3 @@ def _wiki_page(
         text = doc.text.split("\n\n")[0] if "exintro" in query else doc.text
         page["extract"] = text if "explaintext" in query else f"<p>{html.escape(text)}</p>"
     return page
-
-
-@contextlib.contextmanager
-def serve_search_web(corpus: Sequence[Document], **options: object) -> Iterator[SearchWeb]:
-    """Start a :class:`SearchWeb` for the duration of a ``with`` block."""
-    web = SearchWeb(corpus, **options)  # type: ignore[arg-type]
-    web.start()
-    try:
-        yield web
-    finally:
-        web.stop()

@@ -25,6 +25,11 @@ from .brains.limits import DEFAULT_MODEL_ATTEMPTS, DEFAULT_MODEL_TIMEOUT
 
 FORMATS = ("md", "html", "pdf", "pptx")
 
+#: Tool calls a subagent may make in one delegation (the call past it is refused).
+DEFAULT_TOOL_CALL_CAP = 80
+#: How deep delegations may nest.
+DEFAULT_DEPTH_CAP = 3
+
 #: In :data:`TOML_KEYS`, a table key standing for any name the user chooses.
 ANY = "*"
 
@@ -132,8 +137,8 @@ class Settings:
     formats: tuple[str, ...] = FORMATS
     runs_dir: Path = Path("runs")
     input_dir: Path | None = None
-    tool_call_cap: int = 80
-    depth_cap: int = 3
+    tool_call_cap: int = DEFAULT_TOOL_CALL_CAP
+    depth_cap: int = DEFAULT_DEPTH_CAP
     stage_timeout: float = 600.0
     stage_timeouts: dict[str, float] = field(default_factory=dict)
     max_pages: int = 24

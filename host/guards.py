@@ -34,10 +34,9 @@ from subagents.file.guard import CONTENT_TOOLS, as_untrusted_file
 from subagents.results import status_of
 from subagents.secrets import scrub, scrub_data
 
+from .config import DEFAULT_DEPTH_CAP, DEFAULT_TOOL_CALL_CAP
 from .tape import stream_scope
 
-DEFAULT_TOOL_CALL_CAP = 80
-DEFAULT_DEPTH_CAP = 3
 DEFAULT_EVICT_CHARS = 40_000
 PREVIEW_CHARS = 4_000
 #: How a call ended. Every status but ``ok`` counts as a failed call.
@@ -235,9 +234,6 @@ class ToolGuard:
         """Start a new delegation: the call count goes back to zero."""
         self.calls_this_delegation = 0
         self.capped = False
-
-    def delegation_records(self, since: int) -> list[ToolCallRecord]:
-        return self.records[since:]
 
     def _declared(self, name: str) -> set[str] | None:
         params = self._parameters(name)

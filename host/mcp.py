@@ -113,20 +113,7 @@ def _keeping_errors(func: Any) -> Callable[..., Awaitable[Any]]:
     return call
 
 
-def mcp_server_for(toolkit: Toolkit, name: str, cap: int) -> Any:
-    """A low-level MCP server exposing every tool of ``toolkit`` with its exact schema,
-    behind a :class:`~host.guards.ToolGuard` allowing ``cap`` calls."""
-    from .guards import ToolGuard
-
-    guard = ToolGuard(name, toolkit, cap=cap)
-
-    async def ready() -> ToolGuard:
-        return guard
-
-    return _server(ready, name)
-
-
-def _server(get_guard: Callable[[], Awaitable[ToolGuard]], name: str) -> Any:
+def guarded_server(get_guard: Callable[[], Awaitable[ToolGuard]], name: str) -> Any:
     """The MCP server of subagent ``name``.
 
     ``get_guard`` is awaited on each tool request; it gives the guard around the toolkit.
@@ -283,6 +270,6 @@ async def serve_subagent(name: str, settings: Settings, workspace: str | None = 
     print(f"quartet mcp {name}: /workspace/ is {path} ({how})", file=sys.stderr, flush=True)
     served = _ServedToolkit(name, path, settings)
     try:
-        await serve_stdio(_server(served.get, name))
+        await serve_stdio(guarded_server(served.get, name))
     finally:
         await served.aclose()

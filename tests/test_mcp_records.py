@@ -17,7 +17,7 @@ from agentscope.tool import Toolkit, ToolResponse
 from mcp.shared.memory import create_connected_server_and_client_session
 
 from host.guards import RECORD_HEAD_CHARS, ToolGuard, bounded_input
-from host.mcp import mcp_server_for
+from host.mcp import guarded_server
 from subagents import build_toolkit, secrets
 from subagents.secrets import scrub_data
 from subagents.settings import ToolSettings
@@ -25,6 +25,16 @@ from subagents.settings import ToolSettings
 MiB = 1024 * 1024
 HUGE = "solar " * (40 * MiB // 6)
 KEY = "sk-test-Key0123456789abcdefXYZ"
+
+
+def guarded(toolkit: Toolkit, name: str, cap: int) -> object:
+    """An MCP server of ``toolkit`` behind a guard allowing ``cap`` calls."""
+    guard = ToolGuard(name, toolkit, cap=cap)
+
+    async def ready() -> ToolGuard:
+        return guard
+
+    return guarded_server(ready, name)
 
 
 async def echo(text: str, rows: list) -> ToolResponse:
@@ -88,7 +98,7 @@ def test_scrubbing_a_long_list_reads_the_environment_once(monkeypatch):
 async def test_a_served_subagent_keeps_nothing_of_huge_calls():
     settings = ToolSettings(endpoints={"wiki": "http://127.0.0.1:9/unused"})
     for cap in (0, 10):  # every call refused by the cap; every call run (and refused by the tool)
-        server = mcp_server_for(build_toolkit("search", settings=settings), "search", cap)
+        server = guarded(build_toolkit("search", settings=settings), "search", cap)
         async with create_connected_server_and_client_session(server) as client:
 
             async def huge_call(i: int) -> None:  # a fresh string each time, as from JSON

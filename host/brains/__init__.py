@@ -14,7 +14,6 @@ if TYPE_CHECKING:
     from .counting import TokenCounter, tool_scope
     from .ledger import ModelPrice, TokenLedger
     from .providers import (
-        PROVIDERS,
         Brain,
         ModelSpecError,
         make_brain,
@@ -29,7 +28,6 @@ _HOMES = {
     "tool_scope": "counting",
     "ModelPrice": "ledger",
     "TokenLedger": "ledger",
-    "PROVIDERS": "providers",
     "Brain": "providers",
     "ModelSpecError": "providers",
     "make_brain": "providers",
@@ -41,7 +39,6 @@ _HOMES = {
 }
 
 __all__ = [
-    "PROVIDERS",
     "Brain",
     "ModelCallError",
     "ModelCallStats",

@@ -3,7 +3,3 @@
 See :mod:`.notes` for the notes format, :mod:`.citations` for how citations are checked
 and :mod:`.report` for the extractive and model-written paths.
 """
-
-from .spec import SPEC
-
-__all__ = ["SPEC"]

@@ -297,9 +297,4 @@ def _sorted_runs(parts: list) -> list:
     return out
 
 
-def number_of(cite: Cite) -> int:
-    """The citation number of a checked marker."""
-    return int(cite.key[1:])
-
-
 __all__ = ["Checked", "Citation", "CitationChecker", "Dropped", "Point", "check_draft"]

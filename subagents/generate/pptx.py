@@ -158,20 +158,31 @@ def _shorten(text: str, limit: int) -> str:
     return cut.rstrip(" ,;:—-") + "…"
 
 
-def _plain(point: Point) -> str:
-    text = "".join(f"[{p.key[1:]}]" if isinstance(p, Cite) else p for p in tight(point))
-    return re.sub(r"\s+", " ", text).strip()
-
-
-#: Between the words and their citation markers: a space no line breaks at, so that a
-#: marker never starts a line of its own.
+#: Between Latin words and their citation markers: a space no line breaks at, so that a
+#: marker never starts a line of its own ("cheaper.\u00a0[1]").
 NO_BREAK = "\u00a0"
+#: Between Chinese text and its markers: no space of any kind, only this zero-width mark
+#: that no line breaks at ("第一。[1]" never breaks before "[1]").
+WORD_JOINER = "\u2060"
+#: Closing punctuation shared by both scripts: the text before it says which it ends.
+_CLOSING = re.compile(r"[\s\"'”’»)\].,;:!?…—–-]+$")
+
+
+def _ends_chinese(words: str) -> bool:
+    """Whether ``words`` end in Chinese text or its punctuation (``。``, ``）``, or a
+    ``”`` after a Chinese word)."""
+    text = _CLOSING.sub("", words) or words
+    return ord(text[-1]) >= 0x2E80
 
 
 def glued(words: str) -> str:
-    """``words`` ending in a no-break space, to hold the markers that follow to the last
-    word ("cheaper. [1]" never breaks before "[1]")."""
-    return words.rstrip() + NO_BREAK if words.strip() else words
+    """``words`` held to the markers that follow them: after Chinese text by a word
+    joiner, with no space ("第一。[1]"); after Latin words by a no-break space ("cheaper.
+    [1]" never breaks before "[1]")."""
+    stripped = words.rstrip()
+    if not stripped:
+        return words
+    return stripped + (WORD_JOINER if _ends_chinese(stripped) else NO_BREAK)
 
 
 def _bullet_parts(point: Point) -> tuple[str, str]:

@@ -3,7 +3,3 @@
 Each tool takes only ``query`` and returns a YAML list of items with exactly ``title``,
 ``url``, ``snippet`` and ``source``; outside failures come back as ``unavailable``.
 """
-
-from .spec import SPEC
-
-__all__ = ["SPEC"]

@@ -22,12 +22,16 @@ CASES = {
 }
 
 
-# On a slide the markers are held to the last word by a no-break space: "[1]" never
-# starts a line of its own.
+# On a slide the markers are held to the last word, so that "[1]" never starts a line of
+# its own: by a no-break space after Latin words, and after Chinese text by a word joiner
+# (U+2060: zero-width, no space of any kind).
+GLUE = {"en": "\u00a0", "zh": "\u2060"}
 LEADS = {
     "en": "Solar capacity is growing fast and getting cheaper.\u00a0[1]",
-    "zh": "茶在中国已有数千年历史，至今产量仍居世界第一。\u00a0[1][2]",
+    "zh": "茶在中国已有数千年历史，至今产量仍居世界第一。\u2060[1][2]",
 }
+#: A space of any kind (or a no-break one) between Chinese text and a marker.
+SPACED_MARKER = re.compile(r"[\u2e80-\uffef][\s\u00a0\u2007\u202f\u3000]+\u2060?\[\d")
 
 
 @pytest.fixture(params=["en", "zh"])
@@ -142,7 +146,8 @@ async def test_pptx_outline(sample):
     assert sample["heading"] in titles
     section = slides[titles.index(sample["heading"])]
     bullets = [p.text for p in section.placeholders[1].text_frame.paragraphs]
-    assert len(bullets) == 2 and all(re.search(r"\S\u00a0\[\d\]$", b) for b in bullets)
+    glue = GLUE[sample["lang"]]
+    assert len(bullets) == 2 and all(re.search(rf"[^\s\u2060]{glue}\[\d\]$", b) for b in bullets)
     notes = section.notes_slide.notes_text_frame.text
     noted = re.findall(r"^\[(\d)\] .*\n“(.*)”$", notes, re.M)
     assert {n for n, _ in noted} == set(re.findall(r"\[(\d)\]", " ".join(bullets)))
@@ -155,6 +160,8 @@ async def test_pptx_outline(sample):
     assert all(item.span in sources_notes for item in sample["page"].items)
     assert "ev-" not in notes + src + sources_notes
     assert slides[0].placeholders[1].text_frame.text == LEADS[sample["lang"]]
+    shown = [sh.text_frame.text for s in slides for sh in s.shapes if sh.has_text_frame]
+    assert not [t for t in shown if SPACED_MARKER.search(t)]
 
 
 @pytest.mark.parametrize(

@@ -33,6 +33,8 @@ from research.plan import (
     validated,
 )
 
+from .printable import printable, printable_json
+
 T = TypeVar("T")
 DEFAULTS = ("deny", "approve")
 
@@ -173,8 +175,10 @@ def terminal_approver(terminal: Terminal) -> Ask:
     """Ask about each call in the terminal (approve, reject with a reason, or edit)."""
 
     def ask_once(stage: str, tool: str, arguments: dict[str, Any]) -> Decision:
-        shown = json.dumps(arguments, ensure_ascii=False, indent=2)
-        terminal.write(f"\nApproval needed: {stage} wants to call {tool} with\n{shown}\n")
+        shown = printable_json(arguments, indent=2)
+        terminal.write(
+            f"\nApproval needed: {printable(stage)} wants to call {printable(tool)} with\n{shown}\n"
+        )
         while True:
             answer = terminal.read("[a]pprove, [r]eject or [e]dit? ").strip().lower()
             if answer in ("a", "approve", "y", "yes"):
@@ -345,9 +349,11 @@ def terminal_plan_review(terminal: Terminal) -> Callable[[Plan], Awaitable[Plan]
 
 
 def _show(terminal: Terminal, plan: Plan) -> None:
-    terminal.write(f"\nThe plan ({len(plan.subquestions)} parts):\n")
+    count = len(plan.subquestions)
+    terminal.write(f"\nThe plan ({count} part{'s' if count != 1 else ''}):\n")
     for i, sub in enumerate(plan.subquestions, 1):
-        terminal.write(f"  {i}. {sub.text}\n     queries: {'; '.join(sub.queries)}\n")
+        queries = printable("; ".join(sub.queries))
+        terminal.write(f"  {i}. {printable(sub.text)}\n     queries: {queries}\n")
     terminal.write(HELP)
 
 

@@ -40,6 +40,7 @@ from .runs import (
     RunSummary,
     chosen_input,
     find_run,
+    has_checkpoint,
     list_runs,
     read_run,
     recorded_budgets,
@@ -137,7 +138,7 @@ def interrupted_message(run_id: str, folder: Path) -> str:
     """What an interrupted run's last line says: the report was written, and how to go on
     with the research when the run left a checkpoint."""
     told = "interrupted; the report was written from what had been found by then"
-    if _has_checkpoint(folder):
+    if has_checkpoint(folder):
         told += f"; continue the research with: quartet resume {printable(run_id)}"
     return told
 
@@ -497,15 +498,6 @@ def no_runs_message(runs_dir: Path) -> str:
     )
 
 
-def _has_checkpoint(folder: Path) -> bool:
-    return (Path(folder) / "internal" / "checkpoint.json").is_file()
-
-
-def _can_resume(run: RunSummary) -> bool:
-    """A stopped run, or an interrupted one that left a checkpoint, can be resumed."""
-    return run.resumable or (run.status == "interrupted" and _has_checkpoint(run.path))
-
-
 def _cmd_runs(args: argparse.Namespace) -> int:
     runs_dir = runs_dir_setting(args.runs_dir)
     runs = list_runs(runs_dir)
@@ -524,7 +516,7 @@ def _cmd_runs(args: argparse.Namespace) -> int:
             _seconds(r.seconds),
             _local_time(r),
             _shorten(r.question or "?", QUESTION_WIDTH)
-            + (f"  — resume with: quartet resume {printable(r.id)}" if _can_resume(r) else ""),
+            + (f"  — resume with: quartet resume {printable(r.id)}" if r.resumable else ""),
         )
         for r in runs
     ]
@@ -551,7 +543,7 @@ def _print_run(detail: RunDetail) -> None:
         _line(f"It stopped before it finished; continue it with: quartet resume {run.id}")
     elif run.status == "incomplete":
         _line("It stopped before its first checkpoint: there is nothing to resume.")
-    elif run.status == "interrupted" and _has_checkpoint(run.path):
+    elif run.status == "interrupted" and run.resumable:
         _line(f"It was interrupted; continue its research with: quartet resume {run.id}")
     if detail.plan:
         _line(f"Plan:      {told_counts(s.status for s in detail.plan)}")
@@ -948,6 +940,10 @@ def build_parser() -> argparse.ArgumentParser:
     runs_dir(show)
     show.add_argument("--json", action="store_true", help="print the summary as JSON")
     show.set_defaults(func=_cmd_show)
+
+    from webapp.command import add_parser as add_serve_parser  # the web app: quartet serve
+
+    add_serve_parser(sub, RUNS_DIR_HELP)
     return parser
 
 

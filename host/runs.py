@@ -70,6 +70,11 @@ class InputNotChosen(ValueError):
     """A run read an input folder, and the user did not choose to mount it again."""
 
 
+def has_checkpoint(folder: Path) -> bool:
+    """Whether a run folder holds the checkpoint a resume starts from."""
+    return (Path(folder) / "internal" / "checkpoint.json").is_file()
+
+
 @dataclass(frozen=True)
 class SubQuestionState:
     """One part of a run's plan and how far it got."""
@@ -106,7 +111,11 @@ class RunSummary:
 
     @property
     def resumable(self) -> bool:
-        return self.status == "stopped"
+        """Whether ``quartet resume`` can go on with it: a stopped run, or an interrupted
+        one that left a checkpoint."""
+        return self.status == "stopped" or (
+            self.status == "interrupted" and has_checkpoint(self.path)
+        )
 
     def to_dict(self) -> dict[str, Any]:
         return {

@@ -233,3 +233,16 @@ def test_show_and_runs_print_no_terminal_controls_from_a_run_folder(tmp_path, ca
         assert not any(c in out for c in "\x1b\x9b\x07\r\u202e"), repr(out)
         listed = json.loads(out)  # the data itself is unchanged, escaped as JSON
         assert (listed[0] if isinstance(listed, list) else listed)["question"] == HOSTILE
+
+
+def test_an_interrupted_run_with_a_checkpoint_is_resumable_in_every_listing(runs_dir, capsys):
+    """The list, ``show`` and ``runs --json`` agree on what ``quartet resume`` can take."""
+    assert not read_run(find_run(runs_dir, INTERRUPTED)).summary.resumable
+    checkpoint = runs_dir / INTERRUPTED / "internal" / "checkpoint.json"
+    checkpoint.write_text(json.dumps({"version": 1}), encoding="utf-8")
+    assert main(["runs", "--runs-dir", str(runs_dir), "--json"]) == 0
+    listed = {r["id"]: r for r in json.loads(capsys.readouterr().out)}
+    assert listed[INTERRUPTED]["resumable"] and listed[STOPPED]["resumable"]
+    assert not listed[FINISHED]["resumable"] and not listed[INCOMPLETE]["resumable"]
+    assert main(["runs", "--runs-dir", str(runs_dir)]) == 0
+    assert f"resume with: quartet resume {INTERRUPTED}" in capsys.readouterr().out

@@ -1,0 +1,386 @@
+"""The web app: start a run, watch it live, answer its questions, read its report.
+
+Pages are rendered on the server (Jinja2); one small script follows a run's events
+(server-sent events) and sends the user's answers. Everything it serves comes from this
+package or the runs folder: nothing from a CDN.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+import mimetypes
+import os
+import zipfile
+from collections.abc import AsyncIterator, Callable
+from pathlib import Path
+from typing import Any
+
+from sse_starlette import EventSourceResponse
+from starlette.applications import Starlette
+from starlette.datastructures import UploadFile
+from starlette.requests import Request
+from starlette.responses import (
+    FileResponse,
+    HTMLResponse,
+    JSONResponse,
+    RedirectResponse,
+    Response,
+    StreamingResponse,
+)
+from starlette.routing import Mount, Route
+from starlette.staticfiles import StaticFiles
+from starlette.templating import Jinja2Templates
+
+from host.config import FORMATS, ConfigError, parse_formats
+from host.runs import RunNotFound, find_run, list_runs, read_run
+
+from .documents import linked_report, quoted, safe_file
+from .runner import Job, Runner
+from .security import DOCUMENT_CSP, Guard, GuardMiddleware, check_csrf
+from .uploads import UploadRefused, check_uploads, save_uploads
+
+HERE = Path(__file__).resolve().parent
+templates = Jinja2Templates(directory=str(HERE / "templates"))
+#: The tools a run may be asked to put to the user before each call.
+ASKABLE = ("http_download", "write_file", "delete_file", "browser_type", "browser_click")
+DOWNLOADS = {
+    "md": "text/markdown",
+    "html": "text/html",
+    "pdf": "application/pdf",
+    "pptx": "application/vnd.openxmlformats-officedocument.presentationml.presentation",
+}
+#: Form fields other than files a run form may have.
+MAX_FIELDS = 40
+
+
+class App:
+    """The app's state: the runs folder, the runner and the security settings."""
+
+    def __init__(self, runs_dir: Path, guard: Guard, runner: Runner) -> None:
+        self.runs_dir, self.guard, self.runner = Path(runs_dir), guard, runner
+
+    def page(self, request: Request, name: str, status: int = 200, **context: Any) -> Response:
+        context = {"csrf": self.guard.csrf, "formats": FORMATS, "askable": ASKABLE, **context}
+        return templates.TemplateResponse(request, name, context, status_code=status)
+
+    def error(self, request: Request, status: int, message: str) -> Response:
+        return self.page(request, "error.html", status=status, message=message)
+
+    async def form(self, request: Request, **limits: Any) -> Any:
+        """The request's form when it carries the CSRF token; None otherwise."""
+        form = await request.form(max_fields=MAX_FIELDS, **limits)
+        return form if check_csrf(form, self.guard) else None
+
+    def run_folder(self, run_id: str) -> Path | None:
+        """The folder of run ``run_id`` (its exact id), or None."""
+        try:
+            folder = find_run(self.runs_dir, run_id)
+        except (RunNotFound, ValueError, OSError):
+            return None
+        return folder if folder.name == run_id else None
+
+    def live_job(self, run_id: str) -> Job | None:
+        jobs = [j for j in self.runner.jobs.values() if j.run_id == run_id]
+        return jobs[-1] if jobs else None
+
+    # -- pages -------------------------------------------------------------------------
+
+    async def home(self, request: Request) -> Response:
+        jobs = sorted(self.runner.jobs.values(), key=lambda j: j.created, reverse=True)
+        return self.page(request, "home.html", jobs=jobs, runner=self.runner)
+
+    async def start(self, request: Request) -> Response:
+        try:
+            form = await self.form(request, max_files=100, max_part_size=64 * 1024)
+        except Exception:  # a malformed or over-long form
+            return self.error(request, 400, "The form could not be read.")
+        if form is None:
+            return self.error(request, 403, "The form is out of date: reload the page.")
+        question = str(form.get("question") or "").strip()
+        use_demo = form.get("demo") == "on"
+        try:
+            job = self._job_fields(form)
+            files = [f for f in form.getlist("files") if isinstance(f, UploadFile)]
+            uploads = check_uploads(files)
+        except (UploadRefused, ConfigError, ValueError) as exc:
+            return self.error(request, 400, str(exc))
+        finally:
+            pass
+        if not question and not use_demo:
+            return self.error(request, 400, "Write the question to research.")
+        if not question:
+            from demo.web import DEMO_QUESTION
+
+            question = DEMO_QUESTION
+        job_id = self.runner.new_id()
+        try:
+            folder = save_uploads(uploads, self.runner.uploads, job_id)
+        except (UploadRefused, OSError) as exc:
+            return self.error(request, 400, f"The files could not be kept: {exc}")
+        finally:
+            await form.close()
+        job |= {"question": question, "use_demo": use_demo}
+        if folder is not None:
+            job["input_dir"] = str(folder)
+        entry = self.runner.submit("run", question, job, job_id=job_id)
+        return RedirectResponse(f"/jobs/{entry.id}", status_code=303)
+
+    @staticmethod
+    def _job_fields(form: Any) -> dict[str, Any]:
+        """The run's settings from the form, checked as the CLI checks its flags."""
+        formats = [f for f in form.getlist("formats") if f in FORMATS] or list(FORMATS)
+        parse_formats(",".join(formats))
+        job: dict[str, Any] = {"kind": "run", "formats": formats}
+        for name, low, high in (("max_pages", 1, 500), ("max_rounds", 1, 20)):
+            raw = str(form.get(name) or "").strip()
+            if raw:
+                if not raw.isdigit() or not low <= int(raw) <= high:
+                    raise ValueError(f"{name.replace('_', '-')} must be a number {low}–{high}")
+                job[name] = int(raw)
+        model = str(form.get("model") or "").strip()
+        if model:
+            job["model"] = model
+        job["approve"] = [t for t in form.getlist("approve") if t in ASKABLE]
+        job["review_plan"] = form.get("review_plan") == "on"
+        return job
+
+    async def job_page(self, request: Request) -> Response:
+        job = self.runner.jobs.get(request.path_params["job"])
+        if job is None:
+            return self.error(request, 404, "There is no such run in this server.")
+        return self.page(request, "job.html", job=job, position=self.runner.position(job))
+
+    async def job_events(self, request: Request) -> Response:
+        job = self.runner.jobs.get(request.path_params["job"])
+        if job is None:
+            return Response("no such run", status_code=404)
+        raw = request.headers.get("last-event-id") or request.query_params.get("after") or "0"
+        after = int(raw) if raw.isdigit() else 0
+
+        async def events() -> AsyncIterator[dict[str, Any]]:
+            async for event in job.follow(after):
+                yield {"id": str(event.id), "event": event.kind, "data": event.data}
+            yield {"event": "end", "data": "{}"}
+
+        return EventSourceResponse(events(), ping=15, headers={"cache-control": "no-store"})
+
+    async def job_result(self, request: Request) -> Response:
+        """The part of a job's page that shows its result (fetched once it ends)."""
+        job = self.runner.jobs.get(request.path_params["job"])
+        if job is None or job.run_id is None:
+            return HTMLResponse("", status_code=404)
+        folder = self.run_folder(job.run_id)
+        detail = read_run(folder) if folder is not None else None
+        return self.page(request, "_result.html", detail=detail, run_id=job.run_id)
+
+    async def job_stop(self, request: Request) -> Response:
+        job = self.runner.jobs.get(request.path_params["job"])
+        if job is None:
+            return self.error(request, 404, "There is no such run in this server.")
+        if await self.form(request) is None:
+            return self.error(request, 403, "The form is out of date: reload the page.")
+        self.runner.stop(job)
+        return self._answered(request, f"/jobs/{job.id}", {"ok": True})
+
+    async def job_answer(self, request: Request) -> Response:
+        """An approval decision or a reviewed plan; only the first answer counts."""
+        job = self.runner.jobs.get(request.path_params["job"])
+        form = await self.form(request)
+        if job is None or form is None:
+            return self.error(request, 403 if job else 404, "The form is out of date.")
+        raw = str(form.get("ask") or "")
+        ask = int(raw) if raw.isdigit() else 0
+        question = job.pending.get(ask)
+        answer: dict[str, Any] = {}
+        if question is not None and question.get("type") == "plan_review":
+            text = str(form.get("parts") or "")
+            answer = {"parts": [line.strip() for line in text.splitlines() if line.strip()]}
+        elif question is not None:
+            action = str(form.get("action") or "")
+            if action not in ("approve", "reject", "edit"):
+                return self.error(request, 400, "Choose approve, reject or edit.")
+            answer = {"action": action, "reason": str(form.get("reason") or "")[:500]}
+            if action == "edit":
+                try:
+                    answer["arguments"] = json.loads(str(form.get("arguments") or ""))
+                except ValueError:
+                    return self.error(request, 400, "The edited arguments are not JSON.")
+        if question is None or not job.answer(ask, answer):
+            return self._answered(
+                request, f"/jobs/{job.id}", {"ok": False, "said": "already answered"}, 409
+            )
+        return self._answered(request, f"/jobs/{job.id}", {"ok": True})
+
+    @staticmethod
+    def _answered(request: Request, back: str, data: dict[str, Any], status: int = 200) -> Response:
+        if request.headers.get("accept", "").startswith("application/json"):
+            return JSONResponse(data, status_code=status)
+        return RedirectResponse(back, status_code=303)
+
+    async def runs(self, request: Request) -> Response:
+        runs = list_runs(self.runs_dir) if self.runs_dir.is_dir() else []
+        return self.page(request, "runs.html", runs=runs, runs_dir=self.runs_dir)
+
+    async def run_page(self, request: Request) -> Response:
+        run_id = request.path_params["run"]
+        folder = self.run_folder(run_id)
+        if folder is None:
+            return self.error(request, 404, f"There is no run {run_id}.")
+        detail = read_run(folder)
+        recorded = (folder / "internal" / "tape").exists() or _recorded(folder)
+        return self.page(
+            request,
+            "run.html",
+            detail=detail,
+            run_id=run_id,
+            job=self.live_job(run_id),
+            resumable=_can_resume(detail),
+            recorded=recorded,
+        )
+
+    async def run_action(self, request: Request) -> Response:
+        run_id, action = request.path_params["run"], request.path_params["action"]
+        folder = self.run_folder(run_id)
+        if folder is None or action not in ("resume", "replay"):
+            return self.error(request, 404, f"There is no run {run_id}.")
+        if await self.form(request) is None:
+            return self.error(request, 403, "The form is out of date: reload the page.")
+        busy = self.live_job(run_id)
+        if busy is not None and not busy.done:
+            return RedirectResponse(f"/jobs/{busy.id}", status_code=303)
+        detail = read_run(folder)
+        job = {"kind": action, "run_id": run_id, "use_demo": True}
+        entry = self.runner.submit(action, detail.summary.question, job)
+        if action == "resume":
+            entry.run_id = run_id
+        return RedirectResponse(f"/jobs/{entry.id}", status_code=303)
+
+    async def run_zip(self, request: Request) -> Response:
+        run_id = request.path_params["run"]
+        folder = self.run_folder(run_id)
+        if folder is None:
+            return self.error(request, 404, f"There is no run {run_id}.")
+        data = io.BytesIO()
+        with zipfile.ZipFile(data, "w", zipfile.ZIP_DEFLATED) as archive:
+            for root, dirs, files in os.walk(folder, followlinks=False):
+                dirs[:] = [d for d in dirs if not (Path(root) / d).is_symlink()]
+                for name in files:
+                    path = Path(root) / name
+                    if path.is_file() and not path.is_symlink():
+                        archive.write(path, f"{run_id}/{path.relative_to(folder)}")
+        data.seek(0)
+        headers = {"content-disposition": f'attachment; filename="{run_id}.zip"'}
+        return StreamingResponse(data, media_type="application/zip", headers=headers)
+
+    async def run_download(self, request: Request) -> Response:
+        run_id, fmt = request.path_params["run"], request.path_params["fmt"]
+        folder = self.run_folder(run_id)
+        if folder is None or fmt not in DOWNLOADS:
+            return self.error(request, 404, "There is no such report.")
+        detail = read_run(folder)
+        found = [p for p in detail.outputs if p.suffix == f".{fmt}" and p.is_file()]
+        if not found:
+            return self.error(request, 404, f"The run wrote no {fmt} report.")
+        return FileResponse(
+            found[0],
+            media_type=DOWNLOADS[fmt],
+            filename=f"{run_id}-{found[0].name}",
+            content_disposition_type="attachment",
+            headers={"content-security-policy": DOCUMENT_CSP},
+        )
+
+    async def run_file(self, request: Request) -> Response:
+        """A file of the run's workspace: the report (its citations linked), a stored
+        page as plain text, a chart; all under a policy that runs no script."""
+        run_id, relative = request.path_params["run"], request.path_params["path"]
+        folder = self.run_folder(run_id)
+        path = safe_file(folder / "workspace", relative) if folder is not None else None
+        if folder is None or path is None:
+            return Response("not found", status_code=404, media_type="text/plain")
+        headers = {"content-security-policy": DOCUMENT_CSP, "cache-control": "no-store"}
+        if path.suffix in (".html", ".htm"):
+            html = linked_report(path.read_text(encoding="utf-8", errors="replace"), run_id)
+            return HTMLResponse(html, headers=headers)
+        if path.suffix in (".md", ".json", ".txt", ".csv", ".jsonl"):
+            text = path.read_text(encoding="utf-8", errors="replace")
+            return Response(text, media_type="text/plain; charset=utf-8", headers=headers)
+        kind = mimetypes.guess_type(path.name)[0] or "application/octet-stream"
+        if kind not in ("image/png", "image/jpeg", "image/gif", "image/webp"):
+            return FileResponse(path, filename=path.name, headers=headers)
+        return FileResponse(path, media_type=kind, headers=headers)
+
+    async def cite(self, request: Request) -> Response:
+        run_id, evidence = request.path_params["run"], request.path_params["evidence"]
+        folder = self.run_folder(run_id)
+        found = quoted(folder, evidence) if folder is not None else None
+        if found is None:
+            return self.error(request, 404, "The run has no stored copy of that quote.")
+        response = self.page(request, "cite.html", quote=found, run_id=run_id)
+        response.headers["content-security-policy"] = DOCUMENT_CSP
+        return response
+
+
+def _recorded(folder: Path) -> bool:
+    try:
+        record = json.loads((folder / "internal" / "run.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return False
+    return isinstance(record, dict) and bool(record.get("settings", {}).get("record"))
+
+
+def _can_resume(detail: Any) -> bool:
+    run = detail.summary
+    saved = (run.path / "internal" / "checkpoint.json").is_file()
+    return run.status == "stopped" or (run.status == "interrupted" and saved)
+
+
+def build_app(
+    runs_dir: Path,
+    guard: Guard,
+    limit: int = 2,
+    demo: Callable[[], dict[str, Any]] | None = None,
+    on_close: Callable[[], None] | None = None,
+) -> Any:
+    """The ASGI app for ``runs_dir``, behind ``guard``.
+
+    Args:
+        runs_dir: where run folders are (and are made).
+        guard: the access token, allowed hosts and CSRF token.
+        limit: runs working at once.
+        demo: starts the demo world on first use; its data for the workers.
+        on_close: called once the server stops (after the runs are stopped).
+    """
+    runner = Runner(runs_dir, limit=limit, demo=demo)
+    app = App(runs_dir, guard, runner)
+
+    @contextlib.asynccontextmanager
+    async def lifespan(_: Starlette) -> AsyncIterator[None]:
+        try:
+            yield
+        finally:
+            await runner.close()
+            if on_close is not None:
+                on_close()
+
+    routes = [
+        Route("/", app.home),
+        Route("/jobs", app.start, methods=["POST"]),
+        Route("/jobs/{job}", app.job_page),
+        Route("/jobs/{job}/events", app.job_events),
+        Route("/jobs/{job}/result", app.job_result),
+        Route("/jobs/{job}/stop", app.job_stop, methods=["POST"]),
+        Route("/jobs/{job}/answer", app.job_answer, methods=["POST"]),
+        Route("/runs", app.runs),
+        Route("/runs/{run}", app.run_page),
+        Route("/runs/{run}/zip", app.run_zip),
+        Route("/runs/{run}/download/{fmt}", app.run_download),
+        Route("/runs/{run}/cite/{evidence}", app.cite),
+        Route("/runs/{run}/workspace/{path:path}", app.run_file),
+        Route("/runs/{run}/{action}", app.run_action, methods=["POST"]),
+        Mount("/static", StaticFiles(directory=str(HERE / "static")), name="static"),
+    ]
+    starlette = Starlette(routes=routes, lifespan=lifespan)
+    starlette.state.app = app
+    return GuardMiddleware(starlette, guard)

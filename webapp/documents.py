@@ -1,0 +1,120 @@
+"""A run's documents as the app shows them: the HTML report with each citation leading
+to its quoted span, the stored copy of a page with that span marked, and files read
+safely from the run folder."""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+#: A quote in the report's list of sources: ``<li id="src-3" data-ev="ev-…">``.
+_QUOTE = re.compile(r'<li id="src-(\d+)" data-ev="(ev-[0-9a-f]+)">')
+_CITE = re.compile(r'href="#src-(\d+)"')
+_QUOTE_ITEM = re.compile(r'(<li id="src-\d+" data-ev="(ev-[0-9a-f]+)">)(.*?)(</li>)', re.S)
+
+
+def safe_file(folder: Path, relative: str) -> Path | None:
+    """The file ``relative`` inside ``folder``, or None when it is not a plain file
+    there (a ``..``, an absolute path, a symbolic link anywhere on the way)."""
+    parts = [p for p in relative.split("/") if p]
+    if not parts or any(p in (".", "..") or "\\" in p or "\x00" in p for p in parts):
+        return None
+    path = folder
+    for part in parts:
+        path = path / part
+        if path.is_symlink():
+            return None
+    return path if path.is_file() else None
+
+
+def cite_href(run_id: str, evidence: str) -> str:
+    return f"/runs/{run_id}/cite/{evidence}#quote"
+
+
+def linked_report(html: str, run_id: str) -> str:
+    """The report with each citation (``[3]``) and each quote in its list of sources
+    leading to the quoted span in the stored page."""
+    quotes = dict(_QUOTE.findall(html))
+
+    def cite(match: re.Match[str]) -> str:
+        evidence = quotes.get(match.group(1))
+        return f'href="{cite_href(run_id, evidence)}"' if evidence else match.group(0)
+
+    def quote(match: re.Match[str]) -> str:
+        opening, evidence, inner, closing = match.groups()
+        href = cite_href(run_id, evidence)
+        return f'{opening}<a class="open-quote" href="{href}">{inner}</a>{closing}'
+
+    html = _CITE.sub(cite, html)
+    return _QUOTE_ITEM.sub(quote, html)
+
+
+@dataclass(frozen=True)
+class Quoted:
+    """A stored page split around one quoted span."""
+
+    title: str
+    url: str
+    before: str
+    span: str
+    after: str
+    locator: str
+
+
+def find_evidence(run: Path, evidence: str) -> dict[str, object] | None:
+    """The ledger's item ``evidence`` of the run (``internal/evidence.jsonl``)."""
+    ledger = run / "internal" / "evidence.jsonl"
+    if not re.fullmatch(r"ev-[0-9a-f]{6,40}", evidence) or not ledger.is_file():
+        return None
+    with ledger.open(encoding="utf-8") as lines:
+        for line in lines:
+            try:
+                item = json.loads(line)
+            except ValueError:
+                continue
+            if isinstance(item, dict) and item.get("id") == evidence:
+                return item
+    return None
+
+
+def quoted(run: Path, evidence: str) -> Quoted | None:
+    """The stored page of a cited item, split around its span; None when the run has no
+    such item or its page is not stored in the run's workspace."""
+    item = find_evidence(run, evidence)
+    if item is None:
+        return None
+    page = str(item.get("page_path") or "")
+    if not page.startswith("/workspace/"):
+        return None
+    path = safe_file(run / "workspace", page.removeprefix("/workspace/"))
+    if path is None:
+        return None
+    text = path.read_text(encoding="utf-8", errors="replace")
+    start, end = int(item.get("start") or 0), int(item.get("end") or 0)
+    span = str(item.get("span") or "")
+    if not (0 <= start <= end <= len(text)) or (span and text[start:end] != span):
+        found = text.find(span) if span else -1  # offsets from another reading: find it
+        start, end = (found, found + len(span)) if found >= 0 else (0, 0)
+    title = str(item.get("title") or "") or _title_of(run, page)
+    return Quoted(
+        title=title,
+        url=str(item.get("url") or ""),
+        before=text[:start],
+        span=text[start:end],
+        after=text[end:],
+        locator=str(item.get("locator") or ""),
+    )
+
+
+def _title_of(run: Path, page: str) -> str:
+    meta = safe_file(
+        run / "workspace", page.removeprefix("/workspace/").rsplit(".", 1)[0] + ".json"
+    )
+    if meta is not None:
+        try:
+            return str(json.loads(meta.read_text(encoding="utf-8")).get("title") or "")
+        except (ValueError, AttributeError):
+            return ""
+    return ""

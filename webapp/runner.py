@@ -1,0 +1,289 @@
+"""The runs the web app started: each in a worker process, a few at once, the rest queued.
+
+A :class:`Job` keeps every event of its run in order, numbered from 1; a page watching it
+asks for the events after the last one it has (``Last-Event-ID``), so a reload or a
+dropped connection loses none and shows none twice. Questions the run asks (an approval,
+the plan to review) wait in the job until one answer arrives: the first answer is passed
+on, any later one is refused.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import os
+import secrets
+import signal
+import sys
+import time
+from collections.abc import AsyncIterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+#: The project's root (where ``host`` and ``webapp`` are), for the workers' import path.
+ROOT = Path(__file__).resolve().parent.parent
+#: Seconds a stopped worker gets to write its partial report before it is killed.
+STOP_GRACE = 120.0
+#: Lines of a worker's standard error kept to explain a failure.
+ERROR_LINES = 40
+
+
+@dataclass
+class Event:
+    """One event of a job: its number, its kind, its data as JSON."""
+
+    id: int
+    kind: str
+    data: str
+
+
+@dataclass
+class Job:
+    """One run started from the web app (a new run, a resume or a replay)."""
+
+    id: str
+    kind: str
+    question: str
+    job: dict[str, Any]
+    state: str = "queued"
+    run_id: str | None = None
+    code: int | None = None
+    created: float = field(default_factory=time.time)
+    events: list[Event] = field(default_factory=list)
+    pending: dict[int, dict[str, Any]] = field(default_factory=dict)
+    errors: list[str] = field(default_factory=list)
+    proc: asyncio.subprocess.Process | None = None
+    stop_asked: int = 0
+    _changed: asyncio.Event = field(default_factory=asyncio.Event)
+
+    @property
+    def done(self) -> bool:
+        return self.state in ("finished", "stopped", "failed", "cancelled")
+
+    def add(self, kind: str, data: dict[str, Any]) -> Event:
+        """Keep one event and wake every page watching the job."""
+        event = Event(len(self.events) + 1, kind, json.dumps(data, ensure_ascii=False))
+        self.events.append(event)
+        changed, self._changed = self._changed, asyncio.Event()
+        changed.set()
+        return event
+
+    def set_state(self, state: str, **extra: Any) -> None:
+        self.state = state
+        self.add("state", {"state": state, "run_id": self.run_id, "code": self.code, **extra})
+
+    async def follow(self, after: int) -> AsyncIterator[Event]:
+        """The job's events after number ``after``, as they come, until the job ends."""
+        while True:
+            changed = self._changed
+            while after < len(self.events):
+                after += 1
+                yield self.events[after - 1]
+            if self.done:
+                return
+            await changed.wait()
+
+    def answer(self, ask: int, answer: dict[str, Any]) -> bool:
+        """Pass the user's answer to question ``ask`` to the run; False when it was
+        answered already (another tab was first) or is no longer asked."""
+        question = self.pending.pop(ask, None)
+        if question is None or self.proc is None or self.proc.stdin is None:
+            return False
+        self.proc.stdin.write((json.dumps({**answer, "ask": ask}) + "\n").encode())
+        self.add("answered", {"ask": ask, "action": answer.get("action", "plan")})
+        return True
+
+
+class Runner:
+    """Starts jobs in worker processes, at most ``limit`` at once.
+
+    Args:
+        runs_dir: where run folders are.
+        limit: runs working at once; later ones wait, shown as queued.
+        demo: the demo world's data for the workers, or a callable that starts it on
+            first use and returns it.
+    """
+
+    def __init__(self, runs_dir: Path, limit: int = 2, demo: Any = None) -> None:
+        self.runs_dir = Path(runs_dir)
+        self.limit = max(1, limit)
+        self.demo = demo
+        self.jobs: dict[str, Job] = {}
+        self.queue: list[Job] = []
+        self.running: set[str] = set()
+        self.tasks: set[asyncio.Task[None]] = set()
+
+    @property
+    def uploads(self) -> Path:
+        """Where uploaded input folders are made, one per run."""
+        return self.runs_dir / ".uploads"
+
+    def new_id(self) -> str:
+        while True:
+            job_id = secrets.token_hex(4)
+            if job_id not in self.jobs:
+                return job_id
+
+    def submit(self, kind: str, question: str, job: dict[str, Any], job_id: str = "") -> Job:
+        """Queue a job; it starts as soon as a slot is free."""
+        entry = Job(job_id or self.new_id(), kind, question, job)
+        self.jobs[entry.id] = entry
+        entry.set_state("queued")
+        self.queue.append(entry)
+        self._pump()
+        return entry
+
+    def _pump(self) -> None:
+        while self.queue and len(self.running) < self.limit:
+            job = self.queue.pop(0)
+            self.running.add(job.id)
+            task = asyncio.create_task(self._run(job))
+            self.tasks.add(task)
+            task.add_done_callback(self.tasks.discard)
+
+    def position(self, job: Job) -> int | None:
+        """A queued job's place in the queue (1 is next)."""
+        return self.queue.index(job) + 1 if job in self.queue else None
+
+    async def _run(self, job: Job) -> None:
+        try:
+            if job.stop_asked:  # stopped while it waited
+                job.set_state("cancelled")
+                return
+            payload = {**job.job, "runs_dir": str(self.runs_dir)}
+            payload["uploads_root"] = str(self.uploads)
+            if payload.pop("use_demo", False):
+                payload["demo"] = self.demo() if callable(self.demo) else self.demo
+            job.set_state("running")
+            if job.kind == "replay":
+                await self._replay(job)
+            else:
+                await self._work(job, payload)
+        except Exception as exc:  # shown on the job's page
+            job.errors.append(f"{type(exc).__name__}: {exc}")
+            job.set_state("failed", reason=job.errors[-1])
+        finally:
+            self.running.discard(job.id)
+            self._pump()
+
+    async def _spawn(self, *args: str) -> asyncio.subprocess.Process:
+        env = {**os.environ}
+        env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), env.get("PYTHONPATH")]))
+        return await asyncio.create_subprocess_exec(
+            sys.executable,
+            *args,
+            stdin=asyncio.subprocess.PIPE,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.PIPE,
+            start_new_session=True,  # the server's Ctrl-C is passed on by the server
+            env=env,
+            limit=2**24,
+        )
+
+    async def _work(self, job: Job, payload: dict[str, Any]) -> None:
+        proc = job.proc = await self._spawn("-m", "webapp.worker")
+        assert proc.stdin is not None and proc.stdout is not None
+        proc.stdin.write((json.dumps(payload, ensure_ascii=False) + "\n").encode())
+        errors = asyncio.create_task(self._errors(job, proc))
+        failed = ""
+        async for raw in proc.stdout:
+            try:
+                message = json.loads(raw)
+            except ValueError:
+                continue
+            failed = self._take(job, message) or failed
+        await proc.wait()
+        await errors
+        job.code = proc.returncode
+        job.pending.clear()
+        if failed or job.code not in (0, 3, 130):
+            reason = failed or (job.errors[-1] if job.errors else f"exit {job.code}")
+            job.set_state("failed", reason=reason)
+        elif job.code == 130:
+            job.set_state("stopped")
+        else:
+            job.set_state("finished")
+
+    def _take(self, job: Job, message: dict[str, Any]) -> str:
+        """Take in one message of a worker; a failure's reason, or ``""``."""
+        kind = message.get("type")
+        if kind == "event":
+            run = message.get("run")
+            if isinstance(run, dict) and job.run_id is None:
+                job.run_id = str(run.get("id"))
+                job.add("run", {"run_id": job.run_id})
+                if job.stop_asked:
+                    self._signal(job)
+            job.add("progress", {k: v for k, v in message.items() if k != "type"})
+        elif kind in ("approval", "plan_review"):
+            ask = int(message.get("ask", 0))
+            job.pending[ask] = message
+            job.add(kind, {k: v for k, v in message.items() if k != "type"})
+        elif kind == "failed":
+            return str(message.get("reason", "failed"))
+        return ""
+
+    async def _errors(self, job: Job, proc: asyncio.subprocess.Process) -> None:
+        assert proc.stderr is not None
+        async for raw in proc.stderr:
+            line = raw.decode("utf-8", "replace").rstrip()
+            if line:
+                job.errors = [*job.errors[-ERROR_LINES:], line]
+
+    async def _replay(self, job: Job) -> None:
+        """``quartet replay RUN_ID``, as the CLI runs it; its verdict is the job's end."""
+        run_id = str(job.job["run_id"])
+        proc = job.proc = await self._spawn(
+            "-m", "host", "replay", run_id, "--runs-dir", str(self.runs_dir), "--json"
+        )
+        out, err = await proc.communicate(b"")
+        job.code = proc.returncode
+        try:
+            verdict = json.loads(out.decode("utf-8", "replace").strip().splitlines()[-1])
+        except (ValueError, IndexError):
+            verdict = {}
+        job.run_id = str(verdict.get("run") or "") or None
+        lines = [ln for ln in err.decode("utf-8", "replace").splitlines() if ln.strip()]
+        told = "reproduced" if verdict.get("reproduced") else "diverged"
+        job.add("progress", {"kind": "replay", "lines": [*lines[-5:], f"Replay {told}."]})
+        if job.run_id:
+            job.add("run", {"run_id": job.run_id})
+        job.set_state("finished" if job.code in (0, 1) and verdict else "failed")
+
+    def stop(self, job: Job) -> None:
+        """Stop a job as one Ctrl-C stops a run: its report is written from what was
+        found, and it can be resumed. A queued job is taken off the queue."""
+        job.stop_asked += 1
+        if job in self.queue:
+            self.queue.remove(job)
+            job.set_state("cancelled")
+            return
+        if job.done:
+            return
+        for ask in list(job.pending):  # nobody will answer now: the call is refused
+            job.answer(ask, {"action": "reject", "reason": "the run was stopped"})
+        job.add("stopping", {"count": job.stop_asked})
+        if job.run_id is not None or job.kind == "replay":
+            self._signal(job)
+
+    @staticmethod
+    def _signal(job: Job) -> None:
+        if job.proc is not None and job.proc.returncode is None:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(job.proc.pid, signal.SIGINT)
+
+    async def close(self) -> None:
+        """Stop every run (each writes its partial report), waiting a while for them."""
+        self.queue.clear()
+        live = [j for j in self.jobs.values() if j.proc is not None and not j.done]
+        for job in live:
+            self.stop(job)
+        for job in live:
+            assert job.proc is not None
+            try:
+                await asyncio.wait_for(job.proc.wait(), STOP_GRACE)
+            except TimeoutError:
+                with contextlib.suppress(ProcessLookupError):
+                    os.killpg(job.proc.pid, signal.SIGKILL)

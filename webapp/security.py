@@ -1,0 +1,231 @@
+"""What keeps the web app to its user: the access token, the Host and Origin checks, the
+cross-site request check, body limits and the pages' Content-Security-Policy.
+
+- Bound to a loopback address, the app answers requests whose ``Host`` names that
+  address (or ``localhost``) and its port only: a page of another site whose name is made
+  to point at 127.0.0.1 (DNS rebinding) is refused.
+- Bound to any other address, every request needs the token (``?token=`` once, which
+  sets a cookie, or ``Authorization: Bearer``), compared in constant time.
+- Every request that changes something (any method but GET and HEAD) must come from the
+  app's own pages: its ``Origin`` (or ``Referer``) is the app's, and its form carries
+  the page's CSRF token (checked by :func:`check_csrf`).
+"""
+
+from __future__ import annotations
+
+import hmac
+import ipaddress
+import secrets
+from collections.abc import Awaitable, Callable, MutableMapping
+from dataclasses import dataclass, field
+from http.cookies import SimpleCookie
+from typing import Any
+from urllib.parse import parse_qs, urlencode, urlsplit
+
+Scope = MutableMapping[str, Any]
+Message = MutableMapping[str, Any]
+Receive = Callable[[], Awaitable[Message]]
+Send = Callable[[Message], Awaitable[None]]
+ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
+
+#: The environment variable that gives the access token.
+TOKEN_ENV = "QUARTET_SERVE_TOKEN"
+TOKEN_COOKIE = "quartet_token"
+#: The app's own pages: scripts and styles from the app only, no inline script.
+APP_CSP = (
+    "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
+    "connect-src 'self'; frame-src 'self'; object-src 'none'; base-uri 'none'; "
+    "form-action 'self'; frame-ancestors 'none'"
+)
+#: Reports and stored pages: no script runs (a sandbox without scripts), nothing is
+#: loaded from elsewhere, and only the app may frame them.
+DOCUMENT_CSP = (
+    "sandbox allow-popups allow-top-navigation-by-user-activation; default-src 'none'; "
+    "script-src 'none'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; "
+    "font-src 'self' data:; base-uri 'none'; form-action 'none'; frame-ancestors 'self'"
+)
+SAFE_METHODS = frozenset({"GET", "HEAD"})
+
+
+def is_loopback(host: str) -> bool:
+    """Whether ``host`` (an address or ``localhost``) is this machine only."""
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False
+
+
+def new_token() -> str:
+    """A fresh random token (for the access token and the CSRF token)."""
+    return secrets.token_urlsafe(32)
+
+
+def same(given: str | None, expected: str) -> bool:
+    """``given == expected``, in constant time."""
+    return given is not None and hmac.compare_digest(given.encode(), expected.encode())
+
+
+@dataclass
+class Guard:
+    """The app's security settings.
+
+    Attributes:
+        host: the address the app is bound to; port: its port.
+        token: the access token (None: none is needed, on a loopback address only).
+        csrf: the token the app's forms carry.
+        max_body: the largest request body, in bytes.
+    """
+
+    host: str
+    port: int
+    token: str | None = None
+    csrf: str = field(default_factory=new_token)
+    max_body: int = 64 * 1024 * 1024
+
+    def allowed_hosts(self) -> set[str]:
+        """The ``Host`` header values the app answers."""
+        names = {self.host, f"[{self.host}]" if ":" in self.host else self.host}
+        if is_loopback(self.host):
+            names |= {"localhost", "127.0.0.1", "[::1]"}
+        return {f"{name}:{self.port}" for name in names}
+
+    def host_ok(self, host: str) -> bool:
+        if self.host in ("0.0.0.0", "::"):  # any address of the machine: the token guards it
+            return bool(host)
+        return host.lower() in self.allowed_hosts()
+
+
+def _headers(scope: Scope) -> dict[str, str]:
+    return {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope["headers"]}
+
+
+async def _refuse(send: Send, status: int, text: str, headers: list[Any] | None = None) -> None:
+    body = text.encode()
+    await send(
+        {
+            "type": "http.response.start",
+            "status": status,
+            "headers": [
+                (b"content-type", b"text/plain; charset=utf-8"),
+                (b"content-length", str(len(body)).encode()),
+                (b"x-content-type-options", b"nosniff"),
+                *(headers or []),
+            ],
+        }
+    )
+    await send({"type": "http.response.body", "body": body})
+
+
+class TooLarge(Exception):
+    """A request body over the limit."""
+
+
+class GuardMiddleware:
+    """ASGI middleware applying a :class:`Guard` to every HTTP request."""
+
+    def __init__(self, app: ASGIApp, guard: Guard) -> None:
+        self.app, self.guard = app, guard
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        guard, headers = self.guard, _headers(scope)
+        host = headers.get("host", "")
+        if not guard.host_ok(host):
+            await _refuse(send, 421, "This server does not answer for that host name.")
+            return
+        if guard.token is not None:
+            passed = await self._token(scope, send, headers)
+            if not passed:
+                return
+        method = scope["method"]
+        if method not in SAFE_METHODS:
+            origin = headers.get("origin") or _origin_of(headers.get("referer", ""))
+            if origin != f"{scope.get('scheme', 'http')}://{host}":
+                await _refuse(send, 403, "Cross-site requests are refused.")
+                return
+            length = headers.get("content-length")
+            if length is not None and (not length.isdigit() or int(length) > guard.max_body):
+                await _refuse(send, 413, "The request is too large.")
+                return
+            receive = _capped(receive, guard.max_body)
+        try:
+            await self.app(scope, receive, _with_headers(send))
+        except TooLarge:
+            await _refuse(send, 413, "The request is too large.")
+
+    async def _token(self, scope: Scope, send: Send, headers: dict[str, str]) -> bool:
+        """Whether the request carries the token; a redirect that sets the cookie when it
+        came in the address (so that it leaves the address bar and the history)."""
+        guard = self.guard
+        assert guard.token is not None
+        cookie = SimpleCookie()
+        cookie.load(headers.get("cookie", ""))
+        if TOKEN_COOKIE in cookie and same(cookie[TOKEN_COOKIE].value, guard.token):
+            return True
+        auth = headers.get("authorization", "")
+        if auth.startswith("Bearer ") and same(auth[7:], guard.token):
+            return True
+        query = parse_qs(scope.get("query_string", b"").decode("latin-1"))
+        given = (query.pop("token", None) or [None])[0]
+        if scope["method"] in SAFE_METHODS and same(given, guard.token):
+            rest = urlencode(query, doseq=True)
+            where = scope.get("path", "/") + (f"?{rest}" if rest else "")
+            value = f"{TOKEN_COOKIE}={guard.token}; Path=/; HttpOnly; SameSite=Strict"
+            await _refuse(
+                send,
+                303,
+                "Signed in.",
+                [(b"location", where.encode()), (b"set-cookie", value.encode())],
+            )
+            return False
+        await _refuse(send, 401, "This server needs its access token (printed at its start).")
+        return False
+
+
+def _origin_of(url: str) -> str | None:
+    parts = urlsplit(url)
+    return f"{parts.scheme}://{parts.netloc}" if parts.scheme and parts.netloc else None
+
+
+def _capped(receive: Receive, limit: int) -> Receive:
+    """``receive`` that raises :class:`TooLarge` once the body passes ``limit`` bytes."""
+    seen = 0
+
+    async def capped() -> Message:
+        nonlocal seen
+        message = await receive()
+        if message["type"] == "http.request":
+            seen += len(message.get("body", b""))
+            if seen > limit:
+                raise TooLarge
+        return message
+
+    return capped
+
+
+def _with_headers(send: Send) -> Send:
+    """``send`` adding the headers every response has; the app's CSP unless the
+    response set its own."""
+
+    async def sending(message: Message) -> None:
+        if message["type"] == "http.response.start":
+            headers = list(message.get("headers", []))
+            names = {k.lower() for k, _ in headers}
+            headers.append((b"x-content-type-options", b"nosniff"))
+            headers.append((b"referrer-policy", b"same-origin"))
+            if b"content-security-policy" not in names:
+                headers.append((b"content-security-policy", APP_CSP.encode()))
+            message["headers"] = headers
+        await send(message)
+
+    return sending
+
+
+def check_csrf(form: Any, guard: Guard) -> bool:
+    """Whether a submitted form carries the app's CSRF token."""
+    value = form.get("csrf") if form is not None else None
+    return isinstance(value, str) and same(value, guard.csrf)

@@ -1,0 +1,160 @@
+// Follows one run's events (server-sent events) and sends the user's answers.
+// Each event has a number; the browser resumes after the last one it had
+// (Last-Event-ID), and any event already shown is skipped, so none is lost or doubled.
+"use strict";
+
+(function () {
+  const root = document.getElementById("job");
+  if (!root) return;
+  const jobId = root.dataset.job;
+  const csrf = root.dataset.csrf;
+  const feed = document.getElementById("feed");
+  const partsBody = document.querySelector("#parts tbody");
+  const state = document.getElementById("state");
+  const asks = document.getElementById("asks");
+  let last = 0;
+  let source = null;
+
+  function el(tag, attrs, text) {
+    const node = document.createElement(tag);
+    for (const [k, v] of Object.entries(attrs || {})) node.setAttribute(k, v);
+    if (text !== undefined) node.textContent = text;
+    return node;
+  }
+
+  function line(id, text, cls) {
+    const item = el("li", { "data-event": String(id) }, text);
+    if (cls) item.className = cls;
+    feed.appendChild(item);
+  }
+
+  function showParts(parts) {
+    partsBody.replaceChildren();
+    for (const p of parts) {
+      const row = el("tr", { "data-part": p.id || "other" });
+      const name = el("td");
+      if (p.id) {
+        name.appendChild(el("span", { class: "mono" }, p.id + " "));
+        name.appendChild(document.createTextNode(p.text));
+      } else {
+        name.appendChild(el("span", { class: "muted" }, "other work"));
+      }
+      const status = el("td");
+      if (p.status) status.appendChild(el("span", { class: "state state-" + p.status.replace(/ /g, "-"), "data-status": p.status }, p.status));
+      row.append(name, status, el("td", { class: "doing" }, p.doing || ""),
+        el("td", { class: "num" }, p.id ? String(p.pages || 0) : ""),
+        el("td", { class: "num" }, p.id ? String(p.evidence || 0) : ""));
+      partsBody.appendChild(row);
+    }
+  }
+
+  function post(path, fields) {
+    const body = new FormData();
+    body.append("csrf", csrf);
+    for (const [k, v] of Object.entries(fields)) body.append(k, v);
+    return fetch(path, { method: "POST", body, headers: { Accept: "application/json" } })
+      .then((r) => r.json().then((data) => ({ status: r.status, data })));
+  }
+
+  function approvalCard(ask, data) {
+    const card = el("form", { class: "card ask", "data-ask": String(ask), "aria-label": "Approval" });
+    card.appendChild(el("h2", {}, "Approve this call?"));
+    card.appendChild(el("p", {}, data.stage + " wants to call " + data.tool + " with:"));
+    const args = el("textarea", { rows: "4", name: "arguments", "aria-label": "Arguments (JSON)" });
+    args.value = JSON.stringify(data.arguments, null, 2);
+    const reason = el("input", { name: "reason", placeholder: "Reason (for a rejection)", "aria-label": "Reason" });
+    card.append(args, reason);
+    const buttons = el("p", { class: "buttons" });
+    for (const action of ["approve", "reject", "edit"]) {
+      const b = el("button", { type: "button", "data-action": action, class: action === "approve" ? "" : "secondary" },
+        action === "edit" ? "Approve with these arguments" : action[0].toUpperCase() + action.slice(1));
+      b.addEventListener("click", () => {
+        const fields = { ask: String(ask), action, reason: reason.value };
+        if (action === "edit") fields.arguments = args.value;
+        post("/jobs/" + jobId + "/answer", fields).then((r) => {
+          if (r.status !== 200) card.querySelector(".said").textContent = "Already answered.";
+        });
+      });
+      buttons.appendChild(b);
+    }
+    card.append(buttons, el("p", { class: "said muted", role: "status" }));
+    asks.appendChild(card);
+    card.querySelector("button").focus();
+  }
+
+  function planCard(ask, data) {
+    const card = el("form", { class: "card ask", "data-ask": String(ask), "aria-label": "Plan review" });
+    card.appendChild(el("h2", {}, "Review the plan"));
+    card.appendChild(el("p", {}, "One part a line: change, add (at most 6) or delete lines, then start."));
+    const text = el("textarea", { rows: String(data.parts.length + 2), name: "parts", "aria-label": "Parts of the plan" });
+    text.value = data.parts.map((p) => p.text).join("\n");
+    const go = el("button", { type: "button" }, "Start the research");
+    go.addEventListener("click", () => post("/jobs/" + jobId + "/answer", { ask: String(ask), parts: text.value }));
+    card.append(text, el("p", {}, ""), go);
+    asks.appendChild(card);
+    text.focus();
+  }
+
+  function showResult() {
+    fetch("/jobs/" + jobId + "/result").then((r) => (r.ok ? r.text() : "")).then((html) => {
+      if (html) document.getElementById("result").innerHTML = html;
+    });
+  }
+
+  const handlers = {
+    state(id, data) {
+      state.textContent = data.state;
+      state.className = "state state-" + data.state;
+      line(id, "Run " + data.state + (data.reason ? ": " + data.reason : ""), "state-line");
+      if (["finished", "stopped", "failed", "cancelled"].includes(data.state)) {
+        document.getElementById("stop-form").hidden = true;
+        showResult();
+      }
+    },
+    run(id, data) {
+      const link = document.getElementById("run-link");
+      link.replaceChildren(el("a", { href: "/runs/" + data.run_id }, "run " + data.run_id));
+    },
+    progress(id, data) {
+      for (const text of data.lines || []) line(id, text);
+      if (data.parts) showParts(data.parts);
+      if (data.pages !== undefined) {
+        document.getElementById("pages").textContent =
+          data.pages + (data.page_budget ? " of " + data.page_budget : "") + " pages read";
+      }
+      if (data.tokens && data.tokens.input) {
+        let told = data.tokens.input + " tokens in, " + (data.tokens.output || 0) + " out";
+        if (data.tokens.cost !== undefined) told += ", cost " + Number(data.tokens.cost).toFixed(4);
+        document.getElementById("tokens").textContent = told;
+      }
+    },
+    approval(id, data) { line(id, "Asks to call " + data.tool + ": waiting for you"); approvalCard(data.ask, data); },
+    plan_review(id, data) { line(id, "The plan waits for your review"); planCard(data.ask, data); },
+    answered(id, data) {
+      line(id, data.action === "plan" ? "Plan reviewed" : "Answered: " + data.action);
+      const card = asks.querySelector('[data-ask="' + data.ask + '"]');
+      if (card) card.remove();
+    },
+    stopping(id) { line(id, "Stopping: the report is written from what was found"); },
+  };
+
+  function listen() {
+    source = new EventSource("/jobs/" + jobId + "/events");
+    for (const [kind, handle] of Object.entries(handlers)) {
+      source.addEventListener(kind, (ev) => {
+        const id = Number(ev.lastEventId);
+        if (!id || id <= last) return; // shown already
+        last = id;
+        root.dataset.last = String(last);
+        handle(id, JSON.parse(ev.data));
+      });
+    }
+    source.addEventListener("end", () => { source.close(); root.dataset.ended = "true"; });
+  }
+
+  document.getElementById("stop-form").addEventListener("submit", (ev) => {
+    ev.preventDefault();
+    post("/jobs/" + jobId + "/stop", {});
+  });
+  listen();
+})();

@@ -1,0 +1,299 @@
+"""One run of the web app, in its own process: ``python -m webapp.worker``.
+
+The server starts one worker per run and talks to it in JSON lines: the job on the first
+line of standard input, then the user's decisions (approvals, the reviewed plan); the
+run's events on standard output. Anything else the run prints goes to standard error.
+
+The run itself is the CLI's: the same settings (:func:`host.batch.worker.job_settings`,
+which applies the demo world as ``quartet demo`` does), the same :class:`host.hub.Host`,
+and the same :class:`host.progress.Progress` turning its events into the readable lines
+``quartet run`` prints when piped, and the per-part counts of its live view. A stop from
+the page is a SIGINT to this process, which the Host takes as one Ctrl-C.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import io
+import json
+import os
+import signal
+import sys
+import threading
+from collections.abc import Awaitable, Callable
+from dataclasses import replace
+from pathlib import Path
+from typing import IO, Any
+
+#: The events after which the parts' rows are sent again.
+PART_EVENTS = frozenset(
+    {"plan", "delegation_start", "tool_start", "tool", "delegation_end", "coverage", "run_end"}
+)
+
+
+class Channel:
+    """The worker's side of the conversation with the server."""
+
+    def __init__(self, out: IO[str]) -> None:
+        self.out = out
+        self.waiting: dict[int, asyncio.Future[dict[str, Any]]] = {}
+        self.asked = 0
+
+    def send(self, message: dict[str, Any]) -> None:
+        """Write one message (a JSON line) to the server."""
+        self.out.write(json.dumps(message, ensure_ascii=False, default=str) + "\n")
+        self.out.flush()
+
+    async def ask(self, message: dict[str, Any]) -> dict[str, Any]:
+        """Send a question (an approval, a plan to review) and wait for its answer."""
+        self.asked += 1
+        future: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
+        self.waiting[self.asked] = future
+        self.send({**message, "ask": self.asked})
+        return await future
+
+    def listen(self) -> None:
+        """Read the server's answers from standard input in a thread of their own (it
+        ends with the process) and hand each to the question waiting for it."""
+        loop = asyncio.get_running_loop()
+
+        def read() -> None:
+            for line in sys.stdin:
+                try:
+                    answer = json.loads(line)
+                except ValueError:
+                    continue
+                if isinstance(answer, dict):
+                    loop.call_soon_threadsafe(self._answer, answer)
+
+        threading.Thread(target=read, name="answers", daemon=True).start()
+
+    def _answer(self, answer: dict[str, Any]) -> None:
+        future = self.waiting.pop(int(answer.get("ask", 0) or 0), None)
+        if future is not None and not future.done():
+            future.set_result(answer)
+
+
+class Watcher:
+    """An ``on_event`` callback: the CLI's :class:`~host.progress.Progress` (piped, one
+    line an event) whose lines and per-part counts are sent to the server."""
+
+    def __init__(self, channel: Channel) -> None:
+        from rich.console import Console
+
+        from host.progress import Progress
+
+        self.channel = channel
+        self.buffer = io.StringIO()
+        console = Console(
+            file=self.buffer, width=100_000, color_system=None, highlight=False, soft_wrap=True
+        )
+        self.progress = Progress(console=console, live=False)
+        self.host: Any = None
+
+    def __call__(self, kind: str, data: dict[str, Any]) -> None:
+        self.progress(kind, data)
+        message: dict[str, Any] = {"type": "event", "kind": kind}
+        text = self.buffer.getvalue()
+        self.buffer.seek(0)
+        self.buffer.truncate()
+        lines = [line for line in text.splitlines() if line.strip()]
+        if lines:
+            message["lines"] = lines
+        if kind == "run_start":
+            run = data["run"]
+            message["run"] = {"id": run.id, "path": str(run.path)}
+        if kind in PART_EVENTS:
+            message["parts"] = self.parts()
+            message["pages"] = self.progress.pages
+            message["page_budget"] = self.progress.page_budget
+        if kind in ("coverage", "run_end") and self.host is not None:
+            message["tokens"] = tokens(self.host)
+        if kind == "run_end":
+            result = data["result"]
+            recorded = result.record().get("tokens")
+            if isinstance(recorded, dict) and recorded.get("input"):
+                message["tokens"] = {k: v for k, v in recorded.items() if k != "by_stage"}
+            message["result"] = {
+                "status": result.status,
+                "exit_code": result.exit_code,
+                "outputs": list(result.outputs),
+            }
+        if len(message) > 2:
+            self.channel.send(message)
+
+    def parts(self) -> list[dict[str, Any]]:
+        """Each part's row: status, what it is doing now, pages read, evidence found."""
+        rows = []
+        for part in self.progress.parts.values():
+            steps = [s for s in self.progress.steps.values() if s.part == part.id]
+            rows.append(
+                {
+                    "id": part.id,
+                    "text": part.text,
+                    "status": part.status,
+                    "doing": steps[-1].words if steps else "",
+                    "pages": part.pages,
+                    "evidence": part.evidence,
+                    "sources": part.sources,
+                }
+            )
+        elsewhere = [s for s in self.progress.steps.values() if s.part is None]
+        if elsewhere:
+            rows.append({"id": "", "text": "", "status": "", "doing": elsewhere[-1].words})
+        return rows
+
+
+def tokens(host: Any) -> dict[str, Any]:
+    """The model tokens and cost the run has used so far (empty for the offline brain)."""
+    try:
+        total = host.token_ledger.total()
+    except Exception:  # a figure the page can do without
+        return {}
+    used = {k: v for k, v in vars(total).items() if isinstance(v, int | float) and v}
+    return used
+
+
+def approver(channel: Channel) -> Callable[[str, str, dict[str, Any]], Awaitable[Any]]:
+    """The Host's ``ask``: the decision comes from the page."""
+    from host.approval import Decision
+
+    async def ask(stage: str, tool: str, arguments: dict[str, Any]) -> Decision:
+        answer = await channel.ask(
+            {"type": "approval", "stage": stage, "tool": tool, "arguments": arguments}
+        )
+        action = str(answer.get("action", "reject"))
+        edited = answer.get("arguments") if action == "edit" else None
+        if action == "edit" and not isinstance(edited, dict):
+            action, edited = "reject", None
+        return Decision(action, str(answer.get("reason", "")), edited)
+
+    return ask
+
+
+def plan_reviewer(channel: Channel) -> Callable[[Any], Awaitable[Any]]:
+    """The Host's ``review_plan``: the plan is shown in the page, edited there."""
+    from research.plan import Plan, SubQuestion, keyword_queries
+
+    async def review(plan: Plan) -> Plan:
+        parts = [{"text": s.text, "queries": list(s.queries)} for s in plan.subquestions]
+        answer = await channel.ask({"type": "plan_review", "parts": parts})
+        texts = [str(t).strip() for t in answer.get("parts") or [] if str(t).strip()]
+        if not texts or texts == [p["text"] for p in parts]:
+            return plan
+        old = {s.text: list(s.queries) for s in plan.subquestions}
+        subs = [
+            SubQuestion(f"q{i}", text, old.get(text) or keyword_queries(text, plan.question))
+            for i, text in enumerate(texts[:6], 1)
+        ]
+        return Plan(
+            plan.question, plan.language, subs, planner=f"{plan.planner}, edited by the user"
+        )
+
+    return review
+
+
+def _settings(job: dict[str, Any]) -> Any:
+    """The run's settings, as a batch job's: flags, environment, ``quartet.toml``, and
+    the demo world when the job researches it; the approval policy the page chose."""
+    from host.batch.worker import job_settings
+
+    settings = job_settings(job)
+    if job.get("approve"):
+        settings = replace(settings, approve_tools=tuple(job["approve"]))
+    return settings
+
+
+async def _resume_settings(job: dict[str, Any], stack: Any) -> tuple[Any, Path]:
+    """The settings and folder of a stopped run, read as ``quartet resume`` reads them."""
+    from demo.settings import demo_settings
+    from host.cli import _demo_ports, _resumable, _resumed_settings
+    from host.config import load_settings
+    from host.runs import chosen_input
+
+    base = load_settings({"runs_dir": job["runs_dir"], "quiet": True})
+    folder, saved = _resumable(base, job["run_id"])
+    origin = saved.get("origin") if isinstance(saved.get("origin"), dict) else {}
+    uploads = Path(job["uploads_root"]).resolve()
+
+    def server_made(folder: Path) -> bool:  # only an input folder this server made
+        return Path(folder).resolve().parent == uploads
+
+    inputs = None
+    if origin.get("kind") != "demo":
+        inputs = chosen_input(folder.name, saved.get("input_dir"), None, server_made)
+    settings = _resumed_settings(base, saved, None, inputs)
+    if origin.get("kind") == "demo":
+        from types import SimpleNamespace
+
+        from demo.web import demo_world
+
+        ports = _demo_ports(origin)
+        served = job.get("demo")
+        if served and tuple(served["ports"]) == ports:
+            world = SimpleNamespace(
+                endpoints=served["endpoints"],
+                hosts=tuple(served["hosts"]),
+                ports=ports,
+                input_dir=Path(served["input_dir"]),
+                glossary=(),
+            )
+        else:
+            world = stack.enter_context(demo_world(settings.runs_dir, ports=ports))
+        settings = demo_settings(settings, world)
+    return settings, folder
+
+
+async def run(job: dict[str, Any], channel: Channel) -> int:
+    """Run (or resume) the job's research; its exit status, as the CLI's."""
+    import contextlib
+
+    from host.brains import make_brain
+    from host.hub import Host
+    from host.run import RunFolder
+
+    channel.listen()
+    watcher = Watcher(channel)
+    with contextlib.ExitStack() as stack:
+        if job["kind"] == "resume":
+            settings, folder = await _resume_settings(job, stack)
+        else:
+            settings, folder = _settings(job), None
+        human: dict[str, Any] = {"ask": approver(channel)}
+        if job.get("review_plan") and folder is None:
+            human["review_plan"] = plan_reviewer(channel)
+        host = Host(settings, make_brain(settings.model), on_event=watcher, **human)
+        watcher.host = host
+        loop = asyncio.get_running_loop()
+        loop.add_signal_handler(signal.SIGINT, host.interrupt.request)
+        try:
+            if folder is not None:
+                result = await host.resume(RunFolder.open(folder, settings.input_dir))
+            else:
+                result = await host.run(job["question"])
+        except asyncio.CancelledError:  # a second stop: at once, resumable
+            channel.send({"type": "stopped"})
+            return 130
+        finally:
+            loop.remove_signal_handler(signal.SIGINT)
+    return result.exit_code if result.status != "interrupted" else 130
+
+
+def main() -> int:
+    """Read the job, run it, report its end; the exit status is the run's."""
+    protocol = os.fdopen(os.dup(1), "w", encoding="utf-8", buffering=1)
+    os.dup2(2, 1)  # what the run prints goes to standard error, not into the protocol
+    sys.stdout = sys.stderr
+    channel = Channel(protocol)
+    job = json.loads(sys.stdin.readline())
+    try:
+        code = asyncio.run(run(job, channel))
+    except Exception as exc:  # said to the page, then the process ends
+        channel.send({"type": "failed", "reason": f"{type(exc).__name__}: {exc}"[:500]})
+        return 1
+    channel.send({"type": "exit", "code": code})
+    return code
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

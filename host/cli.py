@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any, NoReturn
 from demo.settings import demo_settings
 from research.labels import label
 from subagents.names import PIPELINE_ORDER
-from subagents.secrets import scrubbed_output
+from subagents.secrets import scrubbed_output, secret_scope, secret_values
 
 from .config import (
     FORMATS,
@@ -223,7 +223,7 @@ def _run_async(work: Awaitable[RunResult]) -> RunResult:
 def _brain(settings: Settings) -> Brain:
     from .brains import make_brain
 
-    return make_brain(settings.model)
+    return make_brain(settings.model, access=settings.models)
 
 
 async def _pipeline(
@@ -405,7 +405,7 @@ def _cmd_replay(args: argparse.Namespace) -> int:
     from subagents.tape import Tape
 
     from .brains.providers import replay_brain
-    from .replay import compare, open_recording, placeholder_keys, replay_input, replay_settings
+    from .replay import compare, open_recording, replay_input, replay_settings
     from .run import RunFolder
 
     base = _settings(args)
@@ -428,8 +428,7 @@ def _cmd_replay(args: argparse.Namespace) -> int:
         )
         return result, verdict
 
-    with placeholder_keys(recording.key_names):
-        result, verdict = _run_async(replay())  # type: ignore[arg-type]
+    result, verdict = _run_async(replay())  # type: ignore[arg-type]
     if settings.json_output:
         print(printable_json({**verdict.to_dict(), "run": result.run.id}, indent=None))
     elif not settings.quiet:
@@ -964,7 +963,8 @@ def _command(argv: Sequence[str] | None) -> int:
     args, extra = parser.parse_known_args(argv)
     if extra:  # told by the command's own parser, with its usage, not the top-level one
         _command_parser(parser, args.command).error(f"unrecognized arguments: {' '.join(extra)}")
-    with scrubbed_output():  # no credential value reaches the terminal
+    # no credential value reaches the terminal; the environment is read for them once
+    with secret_scope(secret_values()), scrubbed_output():
         try:
             return int(args.func(args) or 0)
         except ValueError as exc:  # ConfigError, a bad --model, an unknown run id

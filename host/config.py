@@ -18,8 +18,10 @@ from pathlib import Path
 from typing import Any
 
 from subagents.names import PIPELINE_ORDER
+from subagents.secrets import secret_values
 from subagents.settings import SettingsError, ToolSettings, parse_switch
 
+from .brains.access import ModelAccess
 from .brains.ledger import PRICE_FIELDS, ModelPrice
 from .brains.limits import DEFAULT_MODEL_ATTEMPTS, DEFAULT_MODEL_TIMEOUT
 
@@ -154,6 +156,11 @@ class Settings:
     prices: dict[str, ModelPrice] = field(default_factory=dict)
     mcp_servers: list[McpServerConfig] = field(default_factory=list)
     tools: ToolSettings = field(default_factory=ToolSettings)
+    #: the model providers' keys and base URLs (read from the environment once)
+    models: ModelAccess = field(default_factory=ModelAccess)
+    #: every credential value the run must never show, collected once: from the
+    #: environment when the settings were made (see :func:`subagents.secrets.secret_scope`)
+    secrets: tuple[str, ...] = field(default_factory=lambda: tuple(secret_values()), repr=False)
     record: bool = False
     approve_tools: tuple[str, ...] = ()
     approve_default: str = "deny"
@@ -321,6 +328,8 @@ def load_settings(flags: dict[str, Any], toml_path: Path | None = None) -> Setti
             s.tools = replace(s.tools, spreadsheet_formulas=formulas)
     except SettingsError as exc:
         raise ConfigError(str(exc)) from None
+    s.models = ModelAccess.from_env(env)
+    s.secrets = tuple(secret_values(env))
     s.approve_tools, s.approve_default = _approval(flags, toml)
     s.glossary = parse_glossary(toml.get("glossary", []))
     s.record = bool(flags.get("record"))

@@ -39,7 +39,7 @@ from research.relevance import Glossary
 from subagents import PIPELINE_ORDER, SPECS, build
 from subagents.browser import BrowserSession, attach_browser_hooks
 from subagents.evidence import EvidenceLedger, PageRegistry
-from subagents.secrets import scrub
+from subagents.secrets import scrub, secret_scope
 from subagents.spec import SubAgentSpec, check_allowlist, for_tasks
 from subagents.tape import Tape, taping
 from subagents.untrusted import UNTRUSTED_RULE
@@ -546,8 +546,15 @@ class Host:
     async def _go(self, run: RunFolder, question: str, state: dict[str, Any] | None) -> RunResult:
         if self.tape is None and self.settings.record:
             self.tape = Tape(run.host_service)
-        with taping(self.tape):
+        with taping(self.tape), secret_scope(self._secrets()):
             return await self._taped(run, question, state)
+
+    def _secrets(self) -> list[str]:
+        """What the run masks wherever it writes: the settings' secrets, the tools' keys
+        (a replay's placeholders too) and the model's key."""
+        settings = self.settings
+        keys = [*settings.tools.keys.values(), *settings.models.keys.values()]
+        return [*settings.secrets, *keys, *self.brain.secrets]
 
     async def _taped(
         self, run: RunFolder, question: str, state: dict[str, Any] | None

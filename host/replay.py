@@ -4,8 +4,9 @@ A run made with ``--record`` keeps every model answer, HTTP response and name re
 on its tape (:mod:`subagents.tape`, :mod:`host.tape`). A replay starts a new run with the
 recorded question and settings; the model is a :class:`host.tape.ReplayModel` and every
 HTTP client and the resolver answer from the tape, so nothing reaches the network and no
-key is needed (the names of the keys the run had are set to placeholders, so the same
-search sources take part).
+key is needed (the tools get a placeholder for each key the run had, so the same search
+sources take part, and the run masks the placeholders as it masked the keys; no
+environment variable is changed).
 
 A recording may come from anyone (one attached to a bug report, say), so nothing in it
 reaches the process environment, a path or an import: of its key names only the
@@ -23,10 +24,8 @@ new run's ``/internal/replay.json`` lists them all.
 
 from __future__ import annotations
 
-import contextlib
 import json
-import os
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -187,27 +186,6 @@ def _endpoints(raw: object) -> dict[str, str]:
 def placeholder(name: str) -> str:
     """The stand-in value of key ``name`` in a replay (its recorded requests show ``***``)."""
     return f"replay-placeholder-{name.lower()}"
-
-
-@contextlib.contextmanager
-def placeholder_keys(names: list[str]) -> Iterator[None]:
-    """Set each key variable to its placeholder, so the scrubber masks it as it masked the
-    real key when the run was recorded; the environment is restored afterwards.
-
-    Only the project's own credential variables are set (see :func:`known_key_names`),
-    whatever ``names`` holds.
-    """
-    names = known_key_names(list(names))
-    before = {name: os.environ.get(name) for name in names}
-    os.environ.update({name: placeholder(name) for name in names})
-    try:
-        yield
-    finally:
-        for name, value in before.items():
-            if value is None:
-                os.environ.pop(name, None)
-            else:
-                os.environ[name] = value
 
 
 def compare(recording: Recording, result: RunResult, tape: Tape) -> Verdict:

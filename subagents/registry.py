@@ -40,11 +40,14 @@ def build_toolkit(name: str, *, read_only: bool | None = None, **deps: Any) -> T
         read_only: drop every writing tool (defaults to the spec's own flag).
         **deps: objects injected into tools, e.g. ``service=FileDomainService(...)``.
             ``settings`` (a :class:`~subagents.settings.ToolSettings`) defaults to
-            ``ToolSettings.from_env()``, read once here; the Host always passes its own.
+            ``ToolSettings()``: the real services, no keys, the default network policy.
+            Nothing is read from the environment here; pass
+            ``settings=ToolSettings.from_env()`` for its endpoints and keys (the Host
+            always passes the run's own).
     """
     spec = get_spec(name)
     if "settings" in spec.requires and "settings" not in deps:
-        deps["settings"] = ToolSettings.from_env()
+        deps["settings"] = ToolSettings()
     return build(spec, deps, read_only=read_only)
 
 

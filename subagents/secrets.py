@@ -8,6 +8,10 @@ key back ("bad Bearer sk-…") therefore never leaks it. The places text is writ
 the model's replies (``host.brains.wrapping.ScrubbedModel``), tool records, the
 transcript, ``run.json``, checkpoints, log records (:func:`install_log_scrubbing`) and the
 command line's stdout and stderr (:func:`scrubbed_output`).
+
+The values are collected once: a run (and a command) holds its settings' secrets in a
+:func:`secret_scope`, and :func:`scrub` inside it reads no environment. Only a call
+outside any scope (a library user's own, a test's) reads the process's environment.
 """
 
 from __future__ import annotations
@@ -18,6 +22,7 @@ import re
 import sys
 from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager, suppress
+from contextvars import ContextVar
 from typing import Any, TextIO
 from urllib.parse import urlsplit
 
@@ -59,15 +64,43 @@ def secret_values(env: Mapping[str, str] | None = None) -> list[str]:
     return sorted(set(found), key=len, reverse=True)
 
 
-def _values_to_mask(extra: Iterable[str] = ()) -> list[str]:
-    """The values :func:`scrub` replaces: every credential value set now, and each of
-    ``extra`` long enough to be one, longest first (so a key holding another goes whole)."""
-    values = set(secret_values())
-    values.update(v for v in extra if v and len(v) >= MIN_SECRET_CHARS)
-    return sorted(values, key=len, reverse=True)
+#: The secrets of the run or command under way (None: outside any, read the environment).
+_SCOPE: ContextVar[tuple[str, ...] | None] = ContextVar("quartet_secrets", default=None)
 
 
-def _masked(text: str, values: list[str]) -> str:
+def _longest_first(values: Iterable[str]) -> tuple[str, ...]:
+    """Each value long enough to be a secret, once, longest first (so that a key holding
+    another is replaced whole)."""
+    kept = {v.strip() for v in values if v and len(v.strip()) >= MIN_SECRET_CHARS}
+    return tuple(sorted(kept, key=len, reverse=True))
+
+
+@contextmanager
+def secret_scope(values: Iterable[str]) -> Iterator[None]:
+    """While it lasts, in this context and the tasks and threads started from it,
+    :func:`scrub` masks ``values`` (and those of any enclosing scope) and reads no
+    environment.
+
+    Args:
+        values: the secrets collected once for a run or a command, e.g. a settings
+            object's ``secrets`` (see :func:`secret_values`) and its keys.
+    """
+    token = _SCOPE.set(_longest_first([*(_SCOPE.get() or ()), *values]))
+    try:
+        yield
+    finally:
+        _SCOPE.reset(token)
+
+
+def _values_to_mask(extra: Iterable[str] = ()) -> tuple[str, ...]:
+    """The values :func:`scrub` replaces: the scope's secrets (outside any scope, every
+    credential value set in the environment now) and each of ``extra``."""
+    scoped = _SCOPE.get()
+    known = secret_values() if scoped is None else scoped
+    return _longest_first([*known, *extra])
+
+
+def _masked(text: str, values: tuple[str, ...]) -> str:
     for value in values:
         if value in text:
             text = text.replace(value, MASK)
@@ -84,12 +117,12 @@ def scrub(text: str, extra: Iterable[str] = ()) -> str:
 def scrub_data(data: object, extra: Iterable[str] = ()) -> object:
     """``data`` (JSON-like: dicts, lists, strings) with :func:`scrub` applied to every string.
 
-    The environment is read once for the whole of ``data``, not once for each string.
+    The secrets are gathered once for the whole of ``data``, not once for each string.
     """
     return _scrubbed(data, _values_to_mask(extra))
 
 
-def _scrubbed(data: object, values: list[str]) -> object:
+def _scrubbed(data: object, values: tuple[str, ...]) -> object:
     if isinstance(data, str):
         return _masked(data, values)
     if isinstance(data, dict):

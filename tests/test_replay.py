@@ -141,7 +141,7 @@ def tampered(recording: Path, into: Path, **settings: object) -> Path:
     return copy
 
 
-def test_a_recording_sets_no_variable_but_the_projects_own_keys(recorded, tmp_path, monkeypatch):
+def test_a_replay_changes_no_environment_variable(recorded, tmp_path, monkeypatch):
     _, result, _ = recorded
     names = ["PYTHONPATH", "LD_PRELOAD", "PATH", "HOME", "OPENAI_API_KEY", 7, "openai_api_key"]
     copy = tampered(result.run.path, tmp_path / "runs", key_names=names)
@@ -153,16 +153,25 @@ def test_a_recording_sets_no_variable_but_the_projects_own_keys(recorded, tmp_pa
     before = {name: os.environ.get(name) for name in watched}
     seen: dict[str, str | None] = {}
 
-    def spy(work):  # the replay runs here, with the placeholders set
+    real_settings = replay_module.replay_settings
+    keys: list[dict[str, str]] = []
+
+    def settings_spy(*args):
+        settings = real_settings(*args)
+        keys.append(dict(settings.tools.keys))
+        return settings
+
+    def spy(work):  # the replay runs here
         work.close()
         seen.update({name: os.environ.get(name) for name in watched})
         raise Stop
 
     monkeypatch.setattr(cli, "_run_async", spy)
+    monkeypatch.setattr(replay_module, "replay_settings", settings_spy)
     with pytest.raises(Stop):
         main(["replay", copy.name, "--runs-dir", str(tmp_path / "runs")])
-    assert seen == {**before, "OPENAI_API_KEY": placeholder("OPENAI_API_KEY")}
-    assert {name: os.environ.get(name) for name in watched} == before  # and restored
+    assert seen == before and {name: os.environ.get(name) for name in watched} == before
+    assert keys == [{"OPENAI_API_KEY": placeholder("OPENAI_API_KEY")}]  # the own key only
     assert known_key_names(names) == ["OPENAI_API_KEY"]
     assert known_key_names("PYTHONPATH") == [] and known_key_names({"PATH": 1}) == []
 

@@ -116,11 +116,17 @@ async def test_keys_travel_only_to_their_own_service(web, monkeypatch, case):
                     assert (req.route, where) in allowed[name], (name, req.route, where)
 
 
-async def test_a_built_toolkit_reads_keys_and_endpoints_from_the_environment(web, monkeypatch):
-    """Without injected settings, build_toolkit reads them once from the environment."""
-    web.clear()
+def test_a_toolkit_built_without_settings_reads_no_environment(web, monkeypatch):
     point_at(monkeypatch, web, {"GITHUB_TOKEN": CANARY["GITHUB_TOKEN"]})
     toolkit = build_toolkit("search")
+    settings = toolkit.tools["search_github"].preset_kwargs["settings"]
+    assert settings == ToolSettings() and not settings.keys and not settings.endpoints
+
+
+async def test_settings_from_the_environment_are_read_once_when_built(web, monkeypatch):
+    web.clear()
+    point_at(monkeypatch, web, {"GITHUB_TOKEN": CANARY["GITHUB_TOKEN"]})
+    toolkit = build_toolkit("search", settings=ToolSettings.from_env())
     monkeypatch.delenv("GITHUB_TOKEN")  # read when the toolkit was built, not at call time
     response = await call_tool(toolkit, "search_github", query="code: MsgHub")
     assert response.metadata["status"] == "ok", text(response)

@@ -63,9 +63,10 @@ def test_only_the_settings_and_secrets_modules_read_the_environment():
         uses = env_uses(path.read_text(encoding="utf-8"))
         if uses:
             readers[path.relative_to(SUBAGENTS).as_posix()] = uses
-    # Tesseract's thread count is set for the process once, not read as a setting.
+    # Tesseract's own process gets the caller's environment with one OpenMP thread;
+    # nothing is read as a setting and the process's environment is left alone.
     images = [code for _, code in readers.pop("file/images.py")]
-    assert images == ['os.environ.setdefault("OMP_THREAD_LIMIT", "1")']
+    assert images == ['env = {**os.environ, "OMP_THREAD_LIMIT": "1"}']
     assert set(readers) <= READERS, {k: v for k, v in readers.items() if k not in READERS}
     assert "settings.py" in readers
 

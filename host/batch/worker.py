@@ -186,7 +186,7 @@ async def _run(
         if kind == "run_start" or stage.follow(kind, data):
             _write_note(marker, {**note, "stage": stage.text})
 
-    host = Host(settings, make_brain(settings.model), on_event=on_event)
+    host = Host(settings, make_brain(settings.model, access=settings.models), on_event=on_event)
     if folder is not None:
         result = await host.resume(RunFolder.open(folder, settings.input_dir))
     else:

@@ -1,7 +1,8 @@
 """The model factory: ``provider:NAME`` → an agentscope chat model and its formatter.
 
-Keys come only from the environment; a missing key is an error that names the variable,
-never its value. Every client is built with a request timeout, without the SDK's own
+Keys and base URLs come from a :class:`~host.brains.access.ModelAccess` (the settings'
+own, read from the environment once); a missing key is an error that names the
+variable, never its value. Every client is built with a request timeout, without the SDK's own
 retries (:mod:`host.brains.resilience` retries, and counts each attempt once), and, for
 the HTTP SDKs, with the body check of :mod:`host.brains.exchange`.
 """
@@ -9,13 +10,13 @@ the HTTP SDKs, with the body check of :mod:`host.brains.exchange`.
 from __future__ import annotations
 
 import asyncio
-import os
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from agentscope.formatter import FormatterBase
 
+from .access import KEY_VARS, ModelAccess
 from .caching import AnthropicPromptCache
 from .exchange import event_hooks
 from .output import OutputLimits
@@ -39,6 +40,8 @@ class Brain:
     model: Any
     formatter: FormatterBase
     spec: str
+    #: the key the model was built with (the Host masks it everywhere), if any
+    secrets: tuple[str, ...] = field(default=(), repr=False)
 
     @property
     def offline(self) -> bool:
@@ -62,22 +65,29 @@ def parse_spec(spec: str) -> tuple[str, str]:
     return provider, name
 
 
-def _key(var: str) -> str:
-    value = os.environ.get(var, "")
+def _key(access: ModelAccess, provider: str) -> str:
+    value = access.key_of(provider)
     if not value:
+        var = KEY_VARS[provider]
         raise ModelSpecError(f"this model needs the environment variable {var}; it is not set")
     return value
 
 
-def make_brain(spec: str, timeout: float = DEFAULT_MODEL_TIMEOUT) -> Brain:
+def make_brain(
+    spec: str, timeout: float = DEFAULT_MODEL_TIMEOUT, access: ModelAccess | None = None
+) -> Brain:
     """Build the brain named by ``spec`` (see :data:`PROVIDERS`).
 
     Args:
         spec: ``offline`` or ``PROVIDER:NAME``.
         timeout: the clients' request timeout in seconds (the Host also sets the
             configured ``model_timeout`` on every request, see :func:`resilient_model`).
+        access: the providers' keys and base URLs; the command line passes its settings'
+            (``Settings.models``). Without it they are read from the environment now,
+            for library use.
     """
     provider, name = parse_spec(spec)
+    access = ModelAccess.from_env() if access is None else access
     if provider == "offline":
         # The offline policies are built per agent (host/hub.py); they read messages in
         # the single-agent format, which keeps each message's author.
@@ -91,21 +101,21 @@ def make_brain(spec: str, timeout: float = DEFAULT_MODEL_TIMEOUT) -> Brain:
 
         model = OpenAIChatModel(
             name,
-            api_key=_key("OPENAI_API_KEY"),
+            api_key=_key(access, provider),
             stream=False,
             client_kwargs=_sdk_client(
-                "OPENAI_BASE_URL",
+                access.base_url(provider),
                 timeout,
                 openai.DefaultAsyncHttpxClient(event_hooks=event_hooks()),
             ),
         )
-        return Brain(model, OpenAIMultiAgentFormatter(), spec)
+        return Brain(model, OpenAIMultiAgentFormatter(), spec, (_key(access, provider),))
     if provider == "dashscope":
         from agentscope.formatter import DashScopeMultiAgentFormatter
         from agentscope.model import DashScopeChatModel
 
-        model = DashScopeChatModel(name, api_key=_key("DASHSCOPE_API_KEY"), stream=False)
-        return Brain(model, DashScopeMultiAgentFormatter(), spec)
+        model = DashScopeChatModel(name, api_key=_key(access, provider), stream=False)
+        return Brain(model, DashScopeMultiAgentFormatter(), spec, (_key(access, provider),))
     if provider == "anthropic":
         import anthropic
         from agentscope.formatter import AnthropicMultiAgentFormatter
@@ -113,43 +123,42 @@ def make_brain(spec: str, timeout: float = DEFAULT_MODEL_TIMEOUT) -> Brain:
 
         model = AnthropicChatModel(
             name,
-            api_key=_key("ANTHROPIC_API_KEY"),
+            api_key=_key(access, provider),
             stream=False,
             client_kwargs=_sdk_client(
-                "ANTHROPIC_BASE_URL",
+                access.base_url(provider),
                 timeout,
                 anthropic.DefaultAsyncHttpxClient(event_hooks=event_hooks()),
             ),
         )
-        return Brain(model, AnthropicMultiAgentFormatter(), spec)
+        return Brain(model, AnthropicMultiAgentFormatter(), spec, (_key(access, provider),))
     if provider == "gemini":
         from agentscope.formatter import GeminiMultiAgentFormatter
         from agentscope.model import GeminiChatModel
 
         model = GeminiChatModel(
             name,
-            api_key=_key("GEMINI_API_KEY"),
+            api_key=_key(access, provider),
             stream=False,
             client_kwargs={"http_options": {"timeout": int(timeout * 1000)}},  # milliseconds
         )
-        return Brain(model, GeminiMultiAgentFormatter(), spec)
+        return Brain(model, GeminiMultiAgentFormatter(), spec, (_key(access, provider),))
     from agentscope.formatter import OllamaMultiAgentFormatter
     from agentscope.model import OllamaChatModel
 
     model = OllamaChatModel(
         name,
         stream=False,
-        host=os.environ.get("OLLAMA_HOST"),
+        host=access.base_url(provider),
         client_kwargs={"timeout": timeout, "event_hooks": event_hooks()},
     )
     return Brain(model, OllamaMultiAgentFormatter(), spec)
 
 
-def _sdk_client(base_url_var: str, timeout: float, http_client: Any) -> dict[str, Any]:
-    """``client_kwargs`` for the OpenAI and Anthropic SDKs: base URL from the environment
-    (if set), the request timeout, no SDK retries, and an HTTP client with the body check."""
+def _sdk_client(base_url: str | None, timeout: float, http_client: Any) -> dict[str, Any]:
+    """``client_kwargs`` for the OpenAI and Anthropic SDKs: the base URL (if set), the
+    request timeout, no SDK retries, and an HTTP client with the body check."""
     kwargs: dict[str, Any] = {"timeout": timeout, "max_retries": 0, "http_client": http_client}
-    base_url = os.environ.get(base_url_var)
     if base_url:
         kwargs["base_url"] = base_url
     return kwargs

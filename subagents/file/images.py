@@ -4,6 +4,7 @@ import asyncio
 import base64
 import io
 import os
+import subprocess
 import warnings
 from typing import Any
 
@@ -25,9 +26,6 @@ from .limits import (
     VISION_TIMEOUT_S,
     clip,
 )
-
-#: tesseract spends most of its time spinning up OpenMP threads; one is faster here.
-os.environ.setdefault("OMP_THREAD_LIMIT", "1")
 
 OCR_LANGS = "chi_sim+eng"
 DEFAULT_QUESTION = "Describe this image in detail, including any text it contains."
@@ -89,15 +87,35 @@ def _exif(img: Image.Image) -> dict[str, str]:
     return out
 
 
+def _tesseract(args: list[str], data: bytes | None = None) -> str:
+    """What ``tesseract ARGS`` prints, given ``data`` on its standard input.
+
+    Tesseract spends most of its time spinning up OpenMP threads; its own process (and
+    only it) is held to one. RuntimeError when it fails; the timeout kills it.
+    """
+    env = {**os.environ, "OMP_THREAD_LIMIT": "1"}
+    done = subprocess.run(
+        ["tesseract", *args],
+        input=data,
+        capture_output=True,
+        timeout=OCR_TIMEOUT_S,
+        env=env,
+        check=False,
+    )
+    if done.returncode != 0:
+        raise RuntimeError(done.stderr.decode("utf-8", "replace").strip()[-200:])
+    return done.stdout.decode("utf-8", "replace")
+
+
 def _ocr(img: Image.Image) -> tuple[str, str | None]:
     """OCR text and, when OCR could not run, why not."""
     try:
-        import pytesseract
-
-        langs = set(pytesseract.get_languages(config=""))
+        langs = set(_tesseract(["--list-langs"]).splitlines()[1:])
         lang = OCR_LANGS if {"chi_sim", "eng"} <= langs else "eng"
         rgb = img.convert("RGB") if img.mode not in ("RGB", "L") else img
-        text = pytesseract.image_to_string(rgb, lang=lang, timeout=OCR_TIMEOUT_S)
+        png = io.BytesIO()
+        rgb.save(png, format="PNG")
+        text = _tesseract(["stdin", "stdout", "-l", lang], png.getvalue())
     except Exception as exc:  # missing binary, timeout, unsupported mode
         return "", f"OCR did not run ({type(exc).__name__}: {clip(str(exc), 120)})"
     lines = [ln.strip() for ln in text.splitlines()]

@@ -1,0 +1,56 @@
+"""What the model providers need from the environment: their keys and where they are
+served. Read once, by :meth:`ModelAccess.from_env`, when settings are resolved; the
+model factory takes it from there and reads no environment itself."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+from subagents.settings import Keys
+
+#: The key each provider needs, by provider.
+KEY_VARS: dict[str, str] = {
+    "openai": "OPENAI_API_KEY",
+    "dashscope": "DASHSCOPE_API_KEY",
+    "anthropic": "ANTHROPIC_API_KEY",
+    "gemini": "GEMINI_API_KEY",
+}
+#: The variable that moves a provider's API elsewhere (a proxy, a compatible server).
+BASE_URL_VARS: dict[str, str] = {
+    "openai": "OPENAI_BASE_URL",
+    "anthropic": "ANTHROPIC_BASE_URL",
+    "ollama": "OLLAMA_HOST",
+}
+
+
+@dataclass(frozen=True)
+class ModelAccess:
+    """The providers' keys (never shown by ``repr``) and base URLs.
+
+    Attributes:
+        keys: each provider's key, by variable name (see :data:`KEY_VARS`).
+        base_urls: each provider's base URL when one is set, by provider.
+    """
+
+    keys: Keys = field(default_factory=Keys)
+    base_urls: Mapping[str, str] = field(default_factory=dict)
+
+    @classmethod
+    def from_env(cls, env: Mapping[str, str] | None = None) -> ModelAccess:
+        """The keys and base URLs set in ``env`` (default: the process's environment)."""
+        env = os.environ if env is None else env
+        urls = {p: env.get(var, "").strip() for p, var in BASE_URL_VARS.items()}
+        return cls(
+            keys=Keys({var: env.get(var, "") for var in KEY_VARS.values()}),
+            base_urls={p: url for p, url in urls.items() if url},
+        )
+
+    def key_of(self, provider: str) -> str | None:
+        """The key ``provider`` needs, or None when it is not set."""
+        return self.keys.get_key(KEY_VARS[provider])
+
+    def base_url(self, provider: str) -> str | None:
+        """Where ``provider`` is served, or None for its own service."""
+        return self.base_urls.get(provider)

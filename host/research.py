@@ -38,7 +38,7 @@ from research.relevance import (
     score_text,
 )
 from research.selection import Quote, informative
-from research.tables import Found, file_title, table_score, tables_in
+from research.tables import Found, file_table_score, table_score, tables_in
 from research.text import links, plain, terms
 from subagents.evidence import EvidenceItem, EvidenceLedger, PageRecord, sidecar_path, url_key
 from subagents.search.render import result_list
@@ -440,18 +440,21 @@ class Research:
     def _score_tables(self, path: str, text: str, title: str, kind: str) -> None:
         """Each table of a source, cited as its exact block, scored against every part.
 
-        A file's table has no page title to say what it is about: a file read for the
-        question is taken to be about its subject (a name such as ``sections.xlsx`` does
-        not say which river), so the subject's name joins the file's name and sheet as its
-        title; a file's table is cited with its sheet as locator.
+        A file's table has no page title to say what it is about: it is scored by
+        :func:`~research.tables.file_table_score`, as being about the question's subject
+        but answering only the parts whose own words it says; it is cited with its sheet
+        as locator.
         """
-        if kind == "file":
-            title = f"{entity(self.plan.question)} {file_title(self.sources[path].url)}"
+        subject = entity(self.plan.question) if kind == "file" else ""
         for found in tables_in(text):
             if len(found.rows) < 2:
                 continue
             scores = {
-                sid: table_score(focus, found, f"{title} {found.section}")
+                sid: (
+                    file_table_score(focus, found, subject, self.sources[path].url)
+                    if kind == "file"
+                    else table_score(focus, found, f"{title} {found.section}")
+                )
                 for sid, focus in self.focus.items()
             }
             if max(scores.values()) < THRESHOLD:

@@ -9,7 +9,8 @@ before it announces it ("The table below …", "下表…"); a table at the end 
 something else keeps no name rather than a wrong one.
 
 :func:`table_score` says how well a table answers a part, counting only what more than
-one row says.
+one row says; :func:`file_table_score` does so for a file's table, which is taken to be
+about the question's subject but answers a part only through what it says itself.
 
 :func:`choose` picks the table each part of the question shows. A file's table (a
 spreadsheet or CSV file the user gave or a page linked to) is preferred to a page's
@@ -120,6 +121,24 @@ def table_score(focus: Focus, found: Found, title: str) -> float:
         if score < THRESHOLD:
             break
     return score
+
+
+def file_table_score(focus: Focus, found: Found, subject: str, name: str) -> float:
+    """How well a table of a file (a spreadsheet or CSV file, with no page title to say
+    what it is about) answers a part.
+
+    Such a file, read for the question, is taken to be about the question's ``subject``
+    (a name such as ``sections.xlsx`` does not say which river): the subject joins the
+    file's ``name`` and the table's sheet as its title. That lends the table the subject,
+    never an answer. A part that asks for nothing beyond its subject ("What is X?") is
+    answered by the table only when the table's own words and name say so, and a part
+    with no words of its own ("Why?") by no table: the table goes under the part whose
+    own words it says.
+    """
+    own = f"{file_title(name)} {found.section}"
+    if focus.facets:
+        return table_score(focus, found, f"{subject} {own}")
+    return table_score(focus, found, own) if focus.subject else 0.0
 
 
 @dataclass(frozen=True)

@@ -8,12 +8,14 @@ import re
 from pathlib import Path
 
 import pytest
+from file_support import FileTools
 
 from host.research import Research, Source
+from host.sources import file_source
 from research.disagreements import Claim, Disagreement
 from research.facts import leans_on_context, points_back
 from research.notes import _disagreement_line, research_notes, summary_choice, table_caption
-from research.plan import Plan, SubQuestion
+from research.plan import Plan, SubQuestion, offline_plan
 from research.tables import announces_table, file_title, table_after, tables_in
 from subagents.evidence import EvidenceItem, EvidenceLedger
 from subagents.generate.charts import chart_for
@@ -298,3 +300,45 @@ def test_a_sentence_announcing_a_table_is_quoted_only_beside_that_table(memory_s
     notes = research_notes(research)
     assert "The table below lists" in notes
     assert notes.index("The table below lists") < notes.index("| Quay Street | 0 |")
+
+
+LOSSES_CSV = "year,colonies_surveyed,loss_percent\n" + "".join(
+    f"{year},{n},{pct}\n"
+    for year, n, pct in [(2019, 410, 24), (2020, 395, 19), (2021, 402, 31), (2022, 388, 27)]
+)
+LOSSES_NOTES = (
+    "# Colony losses\n\nWinter losses of honey bee colonies ranged between 19 and 31 "
+    "percent from 2019 to 2022, beekeepers reported.\n\nHoney bees are kept by beekeepers, "
+    "who move their hives to orchards in spring.\n"
+)
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "Who keeps honey bees, and how large were winter colony losses?",
+        "What are honey bees, and how large were their winter colony losses?",
+    ],
+)
+async def test_a_table_from_the_users_file_goes_under_the_part_it_answers(
+    disk_service, input_dir, question
+):
+    """The file is taken to be about the question's subject; that lends its table the
+    subject, not an answer: the first part, which asks for nothing the table says, does
+    not get it however well the subject alone would match."""
+    (input_dir / "losses.csv").write_text(LOSSES_CSV, encoding="utf-8")
+    (input_dir / "notes.md").write_text(LOSSES_NOTES, encoding="utf-8")
+    plan = offline_plan(question)
+    first, second = plan.subquestions
+    research = Research(plan, EvidenceLedger(), disk_service, max_rounds=1)
+    tools = FileTools(disk_service)
+    for tool, name in [("csv_read", "losses.csv"), ("read_text_file", "notes.md")]:
+        text = await tools.text(tool, path=f"/userinput/{name}")
+        await research.absorb_file(file_source(tool, f"/userinput/{name}", text))
+    (table_id,) = research.found_tables
+    assert table_id in research.tables[second.id]
+    assert table_id not in research.tables[first.id]
+    notes = research_notes(research)
+    assert research.evidence[first.id], "the first part is answered, by the notes"
+    head, below = notes.split(f"## {second.text}")
+    assert "| 2021 | 402 | 31 |" in below.split("\n## ")[0] and "| 2021 |" not in head

@@ -8,18 +8,24 @@ are forked from a server that imported the extraction libraries once, so a new w
 starts in milliseconds. A pool whose worker died is replaced and the job sent again once;
 where worker processes cannot be started at all, the work runs in a thread instead.
 
-As with any program that uses worker processes, a script run directly must keep its
-top-level work under ``if __name__ == "__main__":``, since each worker imports it.
+Each worker process imports the main script (as the standard library's
+multiprocessing does), so a script run directly must keep its top-level work under
+``if __name__ == "__main__":``. A main script without that guard would run again in
+every worker: for such a script the work runs in threads instead, and one warning says
+what to add.
 """
 
 from __future__ import annotations
 
+import ast
 import asyncio
 import multiprocessing
 import os
 import select
+import sys
 import threading
 import time
+import warnings
 from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
@@ -36,6 +42,55 @@ PRELOAD = ["lxml.html", "trafilatura", "bs4", "markdownify", "rank_bm25"]
 
 _lock = threading.Lock()
 _pool: ProcessPoolExecutor | None = None
+#: Whether the main script lets worker processes import it (None: not looked at yet).
+_main_guarded: bool | None = None
+
+
+def _has_main_guard(source: str) -> bool:
+    """Whether a module's top level holds ``if __name__ == "__main__":``."""
+    for node in ast.parse(source).body:
+        if isinstance(node, ast.If) and isinstance(node.test, ast.Compare):
+            sides = [node.test.left, *node.test.comparators]
+            names = {s.id for s in sides if isinstance(s, ast.Name)}
+            texts = {s.value for s in sides if isinstance(s, ast.Constant)}
+            if names == {"__name__"} and texts == {"__main__"}:
+                return True
+    return False
+
+
+def main_script_unguarded() -> str | None:
+    """The path of the main script when worker processes would run it again: it is a
+    file (``python script.py`` or ``python -m module``, not a package's ``__main__``)
+    whose top level has no ``if __name__ == "__main__":``. None when workers are safe."""
+    main = sys.modules.get("__main__")
+    name = getattr(getattr(main, "__spec__", None), "name", None) or ""
+    path = getattr(main, "__file__", None)
+    if not path or name == "__main__" or name.endswith(".__main__"):
+        return None  # an interactive session, -c, or a package run with -m
+    try:
+        with open(path, encoding="utf-8") as handle:
+            guarded = _has_main_guard(handle.read())
+    except (OSError, SyntaxError, UnicodeDecodeError, ValueError):
+        return None  # not a readable Python source: nothing a worker would run
+    return None if guarded else str(path)
+
+
+def _processes_allowed() -> bool:
+    """Whether page work may run in worker processes; the first time the main script
+    is found unguarded, a warning says why it runs in threads and what to add."""
+    global _main_guarded
+    if _main_guarded is None:
+        script = main_script_unguarded()
+        _main_guarded = script is None
+        if script is not None:
+            warnings.warn(
+                f"{script} has no 'if __name__ == \"__main__\":' guard, so every worker "
+                "process would run it again; page extraction runs in threads instead. "
+                "Put the script's top-level work under that guard to use worker processes.",
+                RuntimeWarning,
+                stacklevel=3,
+            )
+    return _main_guarded
 
 
 def worker_count() -> int:
@@ -103,6 +158,8 @@ def _discard(broken: ProcessPoolExecutor) -> None:
 
 async def run_in_pool(fn: Callable[..., T], *args: object) -> T:
     """``fn(*args)`` in a worker process; ``fn`` and its arguments must pickle."""
+    if not _processes_allowed():
+        return await asyncio.to_thread(fn, *args)
     loop = asyncio.get_running_loop()
     for attempt in range(2):
         try:

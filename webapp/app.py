@@ -36,7 +36,7 @@ from starlette.templating import Jinja2Templates
 from host.config import FORMATS, ConfigError, parse_formats
 from host.runs import RunNotFound, find_run, list_runs, read_run
 
-from .documents import linked_report, quoted, safe_file
+from .documents import inputs_used, linked_report, quoted, safe_file
 from .runner import Job, Runner
 from .security import DOCUMENT_CSP, Guard, GuardMiddleware, check_csrf
 from .uploads import UploadRefused, check_uploads, save_uploads
@@ -173,7 +173,8 @@ class App:
             return HTMLResponse("", status_code=404)
         folder = self.run_folder(job.run_id)
         detail = read_run(folder) if folder is not None else None
-        return self.page(request, "_result.html", detail=detail, run_id=job.run_id)
+        inputs = inputs_used(folder) if folder is not None else {}
+        return self.page(request, "_result.html", detail=detail, run_id=job.run_id, inputs=inputs)
 
     async def job_stop(self, request: Request) -> Response:
         job = self.runner.jobs.get(request.path_params["job"])
@@ -237,6 +238,7 @@ class App:
             run_id=run_id,
             job=self.live_job(run_id),
             resumable=_can_resume(detail),
+            inputs=inputs_used(folder),
             recorded=recorded,
         )
 
@@ -366,6 +368,7 @@ def build_app(
 
     routes = [
         Route("/", app.home),
+        Route("/favicon.ico", lambda _: Response(status_code=204)),
         Route("/jobs", app.start, methods=["POST"]),
         Route("/jobs/{job}", app.job_page),
         Route("/jobs/{job}/events", app.job_events),

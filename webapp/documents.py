@@ -118,3 +118,21 @@ def _title_of(run: Path, page: str) -> str:
         except (ValueError, AttributeError):
             return ""
     return ""
+
+
+def inputs_used(run: Path) -> dict[str, int]:
+    """How many evidence items the run took from each of the user's files, by name."""
+    ledger = run / "internal" / "evidence.jsonl"
+    used: dict[str, int] = {}
+    if not ledger.is_file():
+        return used
+    with ledger.open(encoding="utf-8") as lines:
+        for line in lines:
+            try:
+                url = json.loads(line).get("url")
+            except (ValueError, AttributeError):
+                continue
+            if isinstance(url, str) and url.startswith("/userinput/"):
+                name = url.removeprefix("/userinput/")
+                used[name] = used.get(name, 0) + 1
+    return used

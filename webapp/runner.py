@@ -72,7 +72,8 @@ class Job:
 
     def set_state(self, state: str, **extra: Any) -> None:
         self.state = state
-        self.add("state", {"state": state, "run_id": self.run_id, "code": self.code, **extra})
+        told = {"state": state, "run_id": self.run_id, "code": self.code, "at": time.time()}
+        self.add("state", {**told, **extra})
 
     async def follow(self, after: int) -> AsyncIterator[Event]:
         """The job's events after number ``after``, as they come, until the job ends."""

@@ -13,6 +13,7 @@
   const state = document.getElementById("state");
   const asks = document.getElementById("asks");
   let last = 0;
+  let seen = 0;
   let source = null;
 
   function el(tag, attrs, text) {
@@ -116,7 +117,7 @@
       link.replaceChildren(el("a", { href: "/runs/" + data.run_id }, "run " + data.run_id));
     },
     progress(id, data) {
-      for (const text of data.lines || []) line(id, text);
+      for (const text of data.lines || []) line(id, text, "line");
       if (data.parts) showParts(data.parts);
       if (data.pages !== undefined) {
         document.getElementById("pages").textContent =
@@ -145,8 +146,10 @@
         const id = Number(ev.lastEventId);
         if (!id || id <= last) return; // shown already
         last = id;
-        root.dataset.last = String(last);
+        seen += 1;
         handle(id, JSON.parse(ev.data));
+        root.dataset.last = String(last);
+        root.dataset.seen = String(seen);
       });
     }
     source.addEventListener("end", () => { source.close(); root.dataset.ended = "true"; });

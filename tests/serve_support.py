@@ -1,0 +1,110 @@
+"""A running ``quartet serve`` for the web app's tests, and a few requests to it."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import re
+import signal
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import httpx
+
+ROOT = Path(__file__).resolve().parent.parent
+START_TIMEOUT = 60.0
+
+
+@dataclass
+class Served:
+    """A server: its address, its runs folder, its log and the token it printed."""
+
+    url: str
+    runs_dir: Path
+    log: Path
+    token: str | None
+    proc: subprocess.Popen[bytes]
+
+    def client(self, **kwargs: object) -> httpx.Client:
+        return httpx.Client(base_url=self.url, timeout=60, **kwargs)  # type: ignore[arg-type]
+
+    def csrf(self) -> str:
+        """The CSRF token the app's forms carry (read from its start page)."""
+        with self.client(cookies=self.cookies()) as http:
+            page = http.get("/").text
+        found = re.search(r'name="csrf" value="([^"]+)"', page)
+        assert found, page[:500]
+        return found.group(1)
+
+    def cookies(self) -> dict[str, str]:
+        return {"quartet_token": self.token} if self.token else {}
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+@contextlib.contextmanager
+def serve(
+    runs_dir: Path,
+    host: str = "127.0.0.1",
+    env: dict[str, str] | None = None,
+    runs_at_once: int = 2,
+) -> Iterator[Served]:
+    """Run ``quartet serve`` on a free port until the block ends (then Ctrl-C)."""
+    port = free_port()
+    log = runs_dir.parent / f"serve-{port}.log"
+    environment = {k: v for k, v in os.environ.items() if k != "QUARTET_SERVE_TOKEN"}
+    environment |= env or {}
+    cmd = [
+        sys.executable,
+        "-m",
+        "host",
+        "serve",
+        "--host",
+        host,
+        "--port",
+        str(port),
+        "--runs-dir",
+        str(runs_dir),
+        "--runs-at-once",
+        str(runs_at_once),
+    ]
+    with log.open("wb") as out:
+        proc = subprocess.Popen(cmd, cwd=ROOT, env=environment, stdout=out, stderr=out)
+    try:
+        deadline = time.monotonic() + START_TIMEOUT
+        text = ""
+        while "serving" not in text:
+            assert proc.poll() is None, log.read_text()
+            assert time.monotonic() < deadline, f"the server did not start: {text}"
+            time.sleep(0.1)  # polling the log for the start line
+            text = log.read_text(encoding="utf-8", errors="replace")
+        token = re.search(r"\?token=([A-Za-z0-9_-]+)", text)
+        url = f"http://127.0.0.1:{port}"
+        while True:  # the start line is printed just before the socket listens
+            with contextlib.suppress(httpx.TransportError):
+                httpx.get(url + "/favicon.ico", timeout=5)
+                break
+            assert time.monotonic() < deadline, "the server does not answer"
+            time.sleep(0.1)
+        yield Served(url, runs_dir, log, token.group(1) if token else None, proc)
+    finally:
+        proc.send_signal(signal.SIGINT)
+        try:
+            proc.wait(timeout=150)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+
+
+def tree(folder: Path) -> list[str]:
+    """Every path under ``folder`` (to check that nothing was written there)."""
+    return sorted(str(p.relative_to(folder)) for p in folder.rglob("*"))

@@ -1,0 +1,376 @@
+"""``quartet serve`` driven in Chromium against the demo web, and attacked over HTTP.
+
+One server and one browser serve the whole module. The scenario starts three demo runs
+from the page with two allowed at once: A (the report, watched and reloaded mid-run),
+B (an uploaded file, an approval policy for downloads, answered in the page, from two
+tabs) and C (queued behind them, stopped from the page, then resumed). The tests below
+read what the scenario saw; the attacks run once the runs are done, against their
+folders.
+"""
+
+from __future__ import annotations
+
+import json
+import socket
+import time
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+from playwright.sync_api import Browser, Page, sync_playwright
+from serve_support import Served, serve, tree
+
+from subagents.browser.session import CHROMIUM_FLAGS, chromium_path
+
+FINAL = {"answered", "partly answered", "not found", "not researched"}
+SCENARIO_TIMEOUT = 420.0
+WAIT_MS = 240_000
+NOTES = (
+    "# Field notes on the Grand Canal\n\n"
+    "The summit section at Nanwang was supplied with water by the Wen River, which the "
+    "Daicun Dam turned towards the canal in 1411.\n"
+)
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Any:
+    runs = tmp_path_factory.mktemp("serve") / "runs"
+    runs.mkdir()
+    with serve(runs) as served:
+        yield served
+
+
+@pytest.fixture(scope="module")
+def browser() -> Any:
+    with sync_playwright() as pw:
+        chromium = pw.chromium.launch(executable_path=chromium_path(), args=list(CHROMIUM_FLAGS))
+        try:
+            yield chromium
+        finally:
+            chromium.close()
+
+
+def start(page: Page, url: str, formats: tuple[str, ...], **options: Any) -> str:
+    """Fill the start form for a demo run and submit it; the job's id."""
+    page.goto(url + "/")
+    page.check("#demo")
+    page.click("details summary")
+    for box in page.locator("input[name=formats]").all():
+        if box.get_attribute("value") not in formats:
+            box.uncheck()
+    if options.get("files"):
+        page.set_input_files("#files", options["files"])
+    if options.get("max_pages"):
+        page.fill("#max_pages", str(options["max_pages"]))
+    for tool in options.get("approve", ()):
+        page.check(f"#ask-{tool}")
+    page.click("#start button[type=submit]")
+    page.wait_for_url("**/jobs/*")
+    return page.url.rsplit("/", 1)[1]
+
+
+def ended(page: Page) -> bool:
+    return page.locator("#job[data-ended=true]").count() == 1
+
+
+def events(served: Served, job: str, last: int | None = None) -> list[dict[str, Any]]:
+    """A finished job's events as the server sends them (after ``last``, when given)."""
+    headers = {"Last-Event-ID": str(last)} if last is not None else {}
+    found: list[dict[str, Any]] = []
+    current: dict[str, Any] = {}
+    with served.client() as http, http.stream("GET", f"/jobs/{job}/events", headers=headers) as r:
+        for line in r.iter_lines():
+            if not line:
+                if current.get("event") not in (None, "end"):
+                    found.append(current)
+                current = {}
+            elif ":" in line and not line.startswith(":"):
+                name, _, value = line.partition(":")
+                current[name] = value.removeprefix(" ")
+    for event in found:
+        event["id"] = int(event["id"])
+        event["data"] = json.loads(event["data"])
+    return found
+
+
+def _approve(page: Page, other: Page | None, served: Served, seen: dict[str, Any]) -> Page:
+    """Approve the call the page asks about; the first time, from one of two tabs."""
+    card = page.locator(".ask[data-ask]").first
+    ask = card.get_attribute("data-ask")
+    if other is None:
+        other = page.context.new_page()
+        other.goto(page.url)
+        other.wait_for_selector(f'.ask[data-ask="{ask}"]', timeout=WAIT_MS)
+        card.locator("button[data-action=approve]").click()
+        other.wait_for_selector(f'.ask[data-ask="{ask}"]', state="detached", timeout=WAIT_MS)
+        form = {"csrf": served.csrf(), "ask": ask, "action": "reject"}
+        with served.client() as http:
+            again = http.post(
+                page.url.removeprefix(served.url) + "/answer",
+                data=form,
+                headers={"Origin": served.url, "Accept": "application/json"},
+            )
+        seen["second_answer"] = again.status_code
+    else:
+        card.locator("button[data-action=approve]").click()
+    page.wait_for_selector(f'.ask[data-ask="{ask}"]', state="detached", timeout=WAIT_MS)
+    seen["approvals"] = seen.get("approvals", 0) + 1
+    return other
+
+
+@pytest.fixture(scope="module")
+def scenario(server: Served, browser: Browser, tmp_path_factory: pytest.TempPathFactory) -> Any:
+    notes = tmp_path_factory.mktemp("inputs") / "field-notes.md"
+    notes.write_text(NOTES, encoding="utf-8")
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    a, b, c = context.new_page(), context.new_page(), context.new_page()
+    seen: dict[str, Any] = {}
+    seen["a"] = start(a, server.url, ("md", "html"), max_pages=12)
+    seen["b"] = start(
+        b, server.url, ("md",), files=[str(notes)], approve=("http_download",), max_pages=8
+    )
+    seen["c"] = start(c, server.url, ("md",), max_pages=6)
+    seen["c_first_state"] = c.locator("#state").inner_text()
+    other: Page | None = None
+    stopped = False
+    deadline = time.monotonic() + SCENARIO_TIMEOUT
+    while not (stopped and ended(a) and ended(b) and ended(c)):
+        assert time.monotonic() < deadline, "the runs did not end in time"
+        if "reload" not in seen and not ended(a) and a.locator("#feed li.line").count() >= 8:
+            seen["reload"] = a.locator("#state").inner_text()
+            a.reload()
+        if b.locator(".ask[data-ask]").count():
+            other = _approve(b, other, server, seen)
+        reading = c.locator("#feed li.line", has_text="▶ Reading pages").count()
+        if not stopped and reading and c.locator("#run-link a").count():
+            c.click("#stop")
+            stopped = True
+        a.wait_for_timeout(100)  # the next look at the three pages
+    for page in (a, b, c):
+        page.wait_for_selector("#job[data-ended=true]", timeout=WAIT_MS)
+    seen["a_feed"] = a.locator("#feed li.line").all_inner_texts()
+    seen["a_last"] = a.locator("#job").get_attribute("data-last")
+    seen["a_seen"] = a.locator("#job").get_attribute("data-seen")
+    seen["a_rows"] = a.locator("#parts tbody tr[data-part^=q]").count()
+    seen["a_statuses"] = a.locator("#parts [data-status]").all_inner_texts()
+    a.wait_for_selector("#result #open-report", timeout=WAIT_MS)
+    seen["a_report"] = a.locator("#open-report").get_attribute("href")
+    seen["a_frame_title"] = a.frame_locator("iframe.report").locator("h1").first.inner_text()
+    b.wait_for_selector("#result #inputs", timeout=WAIT_MS)
+    seen["b_inputs"] = b.locator("#inputs").inner_text()
+    seen["c_state"] = c.locator("#state").inner_text()
+    c.click("#run-link a")
+    seen["c_run_url"] = c.url
+    seen["c_status_stopped"] = c.locator("#run-status").inner_text()
+    c.click("#resume")
+    c.wait_for_url("**/jobs/*")
+    c.wait_for_selector("#job[data-ended=true]", timeout=WAIT_MS)
+    seen["c_resumed_state"] = c.locator("#state").inner_text()
+    c.goto(seen["c_run_url"])
+    seen["c_status_resumed"] = c.locator("#run-status").inner_text()
+    seen["context"] = context
+    yield seen
+    context.close()
+
+
+def _state_times(served: Served, job: str) -> dict[str, float]:
+    return {
+        e["data"]["state"]: e["data"]["at"] for e in events(served, job) if e["event"] == "state"
+    }
+
+
+def _run_id(served: Served, job: str) -> str:
+    return next(e["data"]["run_id"] for e in events(served, job) if e["event"] == "run")
+
+
+def test_each_part_of_the_demo_run_reaches_its_final_status(server: Served, scenario: Any):
+    run_id = _run_id(server, scenario["a"])
+    plan = json.loads((server.runs_dir / run_id / "internal/plan.json").read_text())
+    statuses = [s["status"] for s in plan["subquestions"]]
+    assert scenario["a_rows"] == len(statuses) >= 2
+    assert scenario["a_statuses"] == statuses
+    assert set(statuses) <= FINAL
+
+
+def test_a_reload_mid_run_loses_no_event_and_shows_none_twice(server: Served, scenario: Any):
+    assert scenario["reload"] == "running"  # the page was reloaded while the run worked
+    sent = events(server, scenario["a"])
+    assert [e["id"] for e in sent] == list(range(1, len(sent) + 1))
+    assert scenario["a_last"] == scenario["a_seen"] == str(len(sent))
+    lines = [
+        line.strip()
+        for e in sent
+        if e["event"] == "progress"
+        for line in e["data"].get("lines", [])
+    ]
+    assert scenario["a_feed"] == lines
+    # A dropped connection comes back with the id of the last event it had.
+    later = events(server, scenario["a"], last=5)
+    assert [e["id"] for e in later] == list(range(6, len(sent) + 1))
+
+
+def test_the_report_opens_in_the_page_and_a_citation_leads_to_its_highlighted_span(
+    server: Served, scenario: Any, browser: Browser
+):
+    page = scenario["context"].new_page()
+    responses: dict[str, httpx.Headers] = {}
+    page.on("response", lambda r: responses.__setitem__(r.url.split("#")[0], r.headers))
+    page.goto(server.url + scenario["a_report"])
+    assert page.locator("h1").first.inner_text() == scenario["a_frame_title"]
+    citation = page.locator("main a[href*='/cite/']").first
+    href = citation.get_attribute("href") or ""
+    evidence = href.split("/cite/")[1].split("#")[0]
+    quote = page.locator(f"li[data-ev='{evidence}'] .quote").inner_text().strip("“”")
+    citation.click()
+    page.wait_for_url("**/cite/**")
+    mark = page.locator("mark#quote")
+    assert _words(mark.inner_text()) == _words(quote)
+    assert mark.is_visible()
+    box = mark.bounding_box()
+    assert box is not None and 0 <= box["y"] < 900  # scrolled to the span
+    for url in (server.url + scenario["a_report"], page.url.split("#")[0]):
+        policy = responses[url]["content-security-policy"]
+        assert "sandbox" in policy and "script-src 'none'" in policy
+    page.close()
+
+
+def _words(text: str) -> str:
+    """Text without Markdown emphasis, its spaces and line breaks made one space."""
+    return " ".join(text.replace("*", "").split())
+
+
+def test_two_runs_work_at_once_and_the_third_waits_in_the_queue(server: Served, scenario: Any):
+    a, b, c = (_state_times(server, scenario[k]) for k in "abc")
+    assert a["running"] < b["finished"] and b["running"] < a["finished"]
+    assert scenario["c_first_state"].startswith("queued")
+    assert c["queued"] < c["running"]
+    assert c["running"] >= min(a["finished"], b["finished"])
+
+
+def test_uploaded_files_are_the_runs_input_and_are_used(server: Served, scenario: Any):
+    assert "field-notes.md" in scenario["b_inputs"]
+    (kept,) = (server.runs_dir / ".uploads").glob(f"{scenario['b']}/*")
+    assert kept.name == "field-notes.md" and kept.read_text(encoding="utf-8") == NOTES
+    run_id = _run_id(server, scenario["b"])
+    ledger = (server.runs_dir / run_id / "internal/evidence.jsonl").read_text()
+    assert '"/userinput/field-notes.md"' in ledger
+
+
+def test_a_download_is_approved_in_the_page_and_a_second_answer_is_refused(
+    server: Served, scenario: Any
+):
+    assert scenario["approvals"] >= 1
+    assert scenario["second_answer"] == 409
+    run_id = _run_id(server, scenario["b"])
+    record = json.loads((server.runs_dir / run_id / "internal/run.json").read_text())
+    decided = [(d["tool"], d["action"]) for d in record["approvals"]]
+    assert decided == [("http_download", "approve")] * scenario["approvals"]
+
+
+def test_a_run_stopped_from_the_page_keeps_its_report_and_resumes(server: Served, scenario: Any):
+    assert scenario["c_state"] == "stopped"
+    assert scenario["c_status_stopped"].startswith("interrupted")
+    assert scenario["c_resumed_state"] == "finished"
+    assert scenario["c_status_resumed"].startswith("finished")
+    run_id = scenario["c_run_url"].rsplit("/", 1)[1]
+    record = json.loads((server.runs_dir / run_id / "internal/run.json").read_text())
+    assert record["status"] == "finished" and record["resumed"] == 1
+
+
+def test_pages_fit_a_390_px_phone_without_sideways_scrolling(
+    server: Served, scenario: Any, browser: Browser
+):
+    phone = browser.new_context(viewport={"width": 390, "height": 844})
+    page = phone.new_page()
+    run_id = _run_id(server, scenario["a"])
+    for path in ("/", f"/jobs/{scenario['a']}", "/runs", f"/runs/{run_id}"):
+        page.goto(server.url + path)
+        if path.startswith("/jobs/"):
+            page.wait_for_selector("#result iframe.report", timeout=WAIT_MS)
+        wide = page.evaluate("document.documentElement.scrollWidth")
+        assert wide <= 390, path
+    phone.close()
+
+
+# -- attacks: each is refused, and the run folders stay as they were -------------------
+
+
+def _post(served: Served, path: str, **kwargs: Any) -> httpx.Response:
+    with served.client(cookies=served.cookies()) as http:
+        return http.post(path, **kwargs)
+
+
+def test_a_cross_site_post_is_refused(server: Served, scenario: Any):
+    before = tree(server.runs_dir)
+    form = {"csrf": server.csrf(), "question": "x", "demo": "on"}
+    evil = _post(server, "/jobs", data=form, headers={"Origin": "http://evil.example"})
+    bare = _post(server, "/jobs", data=form)  # neither Origin nor Referer
+    no_token = _post(server, "/jobs", data={"question": "x"}, headers={"Origin": server.url})
+    assert (evil.status_code, bare.status_code, no_token.status_code) == (403, 403, 403)
+    run_id = _run_id(server, scenario["a"])
+    resume = _post(server, f"/runs/{run_id}/resume", headers={"Origin": "http://evil.example"})
+    assert resume.status_code == 403
+    assert tree(server.runs_dir) == before
+
+
+def test_a_rebinding_host_name_is_refused(server: Served, scenario: Any):
+    before = tree(server.runs_dir)
+    port = server.url.rsplit(":", 1)[1]
+    host = {"Host": f"attacker.example:{port}"}
+    with server.client() as http:
+        assert http.get("/runs", headers=host).status_code == 421
+        form = {"csrf": server.csrf(), "question": "x"}
+        origin = {**host, "Origin": f"http://attacker.example:{port}"}
+        assert http.post("/jobs", data=form, headers=origin).status_code == 421
+    assert tree(server.runs_dir) == before
+
+
+def _claiming(served: Served, length: int) -> str:
+    """The status line of a POST whose headers claim a body of ``length`` bytes."""
+    host = served.url.removeprefix("http://")
+    head = (
+        f"POST /jobs HTTP/1.1\r\nHost: {host}\r\nOrigin: {served.url}\r\n"
+        f"Content-Type: multipart/form-data; boundary=b\r\nContent-Length: {length}\r\n\r\n"
+    )
+    address, port = host.rsplit(":", 1)
+    with socket.create_connection((address, int(port)), timeout=60) as sock:
+        sock.sendall(head.encode() + b"--b\r\n")
+        return sock.recv(4096).decode("latin-1").split("\r\n", 1)[0]
+
+
+def test_uploads_with_a_path_or_over_the_limits_are_refused(server: Served, scenario: Any):
+    before = tree(server.runs_dir)
+    form = {"csrf": server.csrf(), "question": "x", "demo": "on"}
+    same = {"Origin": server.url}
+    climbing = _post(server, "/jobs", data=form, files={"files": ("../../x", b"hi")}, headers=same)
+    assert climbing.status_code == 400 and "folder" in climbing.text
+    big = b"0" * (20 * 1024 * 1024 + 1)
+    large = _post(server, "/jobs", data=form, files={"files": ("big.txt", big)}, headers=same)
+    assert large.status_code == 400 and "larger than" in large.text
+    assert _claiming(server, 200 * 1024 * 1024).startswith("HTTP/1.1 413")
+    assert tree(server.runs_dir) == before
+    assert not (server.runs_dir.parent / "x").exists()
+
+
+def test_another_address_needs_the_token(tmp_path: Path):
+    runs = tmp_path / "runs"
+    runs.mkdir()
+    with serve(runs, host="0.0.0.0") as exposed:
+        assert exposed.token
+        with exposed.client() as http:
+            assert http.get("/runs").status_code == 401
+            wrong = http.get("/runs", cookies={"quartet_token": "x" * len(exposed.token)})
+            assert wrong.status_code == 401
+            posted = http.post("/jobs", data={"question": "x"}, headers={"Origin": exposed.url})
+            assert posted.status_code == 401
+            signed = http.get(f"/runs?token={exposed.token}")
+            assert signed.status_code == 303 and signed.headers["location"] == "/runs"
+            assert "HttpOnly" in signed.headers["set-cookie"]
+            bearer = {"Authorization": f"Bearer {exposed.token}"}
+            assert http.get("/runs", headers=bearer).status_code == 200
+        assert tree(runs) == [] or all(
+            exposed.token not in p.read_text(errors="replace")
+            for p in runs.rglob("*")
+            if p.is_file()
+        )

@@ -64,6 +64,7 @@ class Job:
 
     def add(self, kind: str, data: dict[str, Any]) -> Event:
         """Keep one event and wake every page watching the job."""
+        data = {**data, "at": time.time()}  # when it happened, for the page and the bench
         event = Event(len(self.events) + 1, kind, json.dumps(data, ensure_ascii=False))
         self.events.append(event)
         changed, self._changed = self._changed, asyncio.Event()
@@ -72,8 +73,7 @@ class Job:
 
     def set_state(self, state: str, **extra: Any) -> None:
         self.state = state
-        told = {"state": state, "run_id": self.run_id, "code": self.code, "at": time.time()}
-        self.add("state", {**told, **extra})
+        self.add("state", {"state": state, "run_id": self.run_id, "code": self.code, **extra})
 
     async def follow(self, after: int) -> AsyncIterator[Event]:
         """The job's events after number ``after``, as they come, until the job ends."""
@@ -156,7 +156,8 @@ class Runner:
             payload = {**job.job, "runs_dir": str(self.runs_dir)}
             payload["uploads_root"] = str(self.uploads)
             if payload.pop("use_demo", False):
-                payload["demo"] = self.demo() if callable(self.demo) else self.demo
+                demo = self.demo  # started (its site built, once) off the event loop
+                payload["demo"] = await asyncio.to_thread(demo) if callable(demo) else demo
             job.set_state("running")
             if job.kind == "replay":
                 await self._replay(job)

@@ -12,9 +12,10 @@ none is about a subject.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 
-from .text import plain
+from .text import plain, terms
 
 #: What a three-digit number counts when it is not a year ("186 to 196 km", "800 men").
 _COUNTED = r"(?:km|kilomet|metres?|meters?|miles?|men\b|people|tons?\b|li\b|%|years)"
@@ -337,6 +338,32 @@ def points_back(text: str) -> bool:
         return True
     said = plain(text).strip()
     return not _chinese(said) and _bare_pronoun(said)
+
+
+#: A pronoun for a thing ("it", "them", 它): read alone, it stands for something named.
+_THING_PRONOUN = re.compile(r"\b(?:it|they|them)\b|它们?", re.I)
+
+
+def names_subject(text: str, core: Sequence[str]) -> bool:
+    """Whether a sentence names the subject whose core terms are ``core`` by its name
+    ("the Eiffel Tower", not only "the tower"), in Chinese by one of its terms."""
+    said = plain(text)
+    if not core:
+        return False
+    if _chinese(said):
+        return any(term in said for term in core)
+    words, n = terms(said), len(core)
+    return any(tuple(words[i : i + n]) == tuple(core) for i in range(len(words) - n + 1))
+
+
+def pronoun_before_subject(text: str, core: Sequence[str]) -> bool:
+    """Whether a pronoun for a thing ("it", "they", 它) stands in a sentence before the
+    subject is named in it. A sentence read on its own, as a summary line is, leaves
+    such a pronoun standing for nothing it says ("… built a dam across it").
+    """
+    said = plain(text)
+    pronoun = _THING_PRONOUN.search(said)
+    return bool(pronoun) and not names_subject(said[: pronoun.start()], core)
 
 
 #: A sentence opening with a pronoun or demonstrative for its subject, after at most a

@@ -263,8 +263,11 @@ def research_notes(
         sid: [i for i in ids if not _wants_table(research, i, tables.get(sid))]
         for sid, ids in research.select(CANDIDATES).items()
     }
-    summary = [summary_choice(research, sub.id, chosen[sub.id]) for sub in answered]
-    lines += [f"- {_sentence(research, best)}" for best in summary if best is not None]
+    summary: list[str | None] = []
+    for sub in answered:  # a line already summing up another part is not given twice
+        fresh = [i for i in chosen[sub.id] if i not in summary]
+        summary.append(summary_choice(research, sub.id, fresh or chosen[sub.id]))
+    lines += [f"- {_sentence(research, best)}" for best in dict.fromkeys(summary) if best]
     lines.append("")
     for sub in plan.subquestions:
         lines += [f"## {sub.text}", ""]

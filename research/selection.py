@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit
 
-from .facts import leans_on_context, states_cause, years
+from .facts import leans_on_context, names_subject, pronoun_before_subject, states_cause, years
 from .relevance import Focus, score_text, weight
 from .text import CJK, language, plain, terms
 
@@ -33,6 +33,8 @@ NEAR_DUPLICATE = 88
 #: Leads taken in as a part's evidence at most; a second one only when it scores at least
 #: this share of the first.
 PROMOTED, LEAD_SHARE = 2, 0.8
+#: What a summary line earns for naming the part's subject itself.
+NAMED_SUBJECT = 0.015
 
 _FACT = re.compile(r"\b\d[\d,.]*\b|(?<=\s)[A-Z][a-z]+(?:[ -][A-Z][a-z]+)*|\d+年")
 
@@ -194,9 +196,11 @@ def summary_choice(
 ) -> str | None:
     """The candidate that best answers a part on its own, for the summary line (its key).
 
-    A sentence in another language than the report's, or one that leans on the sentence
-    before it ("this problem", "these", "此") and so cannot stand alone, is passed over
-    while another candidate can be used. Among the rest, the relevance score counts, plus
+    A sentence in another language than the report's, one that leans on the sentence
+    before it ("this problem", "these", "此"), or one with a pronoun for a thing ("it",
+    它) before it names the part's subject, cannot stand alone: it is passed over while
+    another candidate can be used. Among the rest, the relevance score counts, plus a
+    little for naming the subject (the line is read away from its section), plus
     the score the sentence earns read alone (without its page's title, which can make
     relevant a sentence that does not answer the question by itself: "the road ran beside
     the river" on a page about the town's decline), plus a little for each thing asked
@@ -219,12 +223,17 @@ def summary_choice(
         says = sum(f.term in said or bool(f.equivalents & said) for f in focus.facets) / n
         cause = focus.kind == "why" and states_cause(quote.span)
         alone = score_text(focus, quote.span)
-        return score + 0.3 * alone + cause * (0.2 + 0.15 * own) + 0.05 * says
+        named = NAMED_SUBJECT * names_subject(quote.span, focus.core)
+        return score + 0.3 * alone + cause * (0.2 + 0.15 * own) + 0.05 * says + named
 
     pool = list(candidates)
     mine = [c for c in pool if language(c[0].span) == lang]
     pool = mine or pool
-    alone = [c for c in pool if not leans_on_context(c[0].span)]
+    alone = [
+        c
+        for c in pool
+        if not leans_on_context(c[0].span) and not pronoun_before_subject(c[0].span, focus.core)
+    ]
     pool = alone or pool
     chosen = max(enumerate(pool), key=lambda ic: (value(*ic[1]), -ic[0]))
     return chosen[1][0].key

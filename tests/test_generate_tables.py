@@ -342,3 +342,49 @@ async def test_a_table_from_the_users_file_goes_under_the_part_it_answers(
     assert research.evidence[first.id], "the first part is answered, by the notes"
     head, below = notes.split(f"## {second.text}")
     assert "| 2021 | 402 | 31 |" in below.split("\n## ")[0] and "| 2021 |" not in head
+
+
+LIGHTHOUSE = "How was the Bell Rock Lighthouse built?"
+BUILT = [
+    ("In 1807, on the engineer's advice, the board built a barracks beside it on iron legs.", 1.0),
+    ("Masons dressed the granite blocks ashore at Arbroath during the winters.", 0.8),
+    ("The Bell Rock Lighthouse rose course by course from dovetailed granite blocks.", 0.8),
+]
+BUILT_ZH = [
+    ("1807年，工程师建议在它旁边用铁柱搭起营房。", 1.0),
+    ("贝尔礁灯塔用彼此榫接的花岗岩块逐层砌成。", 0.8),
+]
+
+
+def test_the_summary_line_names_the_subject_rather_than_a_pronoun(memory_service):
+    """Read alone, a line's "it" stands for nothing it says: the line that names the
+    subject is taken, in English and in Chinese."""
+    for question, lang, candidates in [
+        (LIGHTHOUSE, "en", BUILT),
+        ("贝尔礁灯塔是如何建造的？", "zh", BUILT_ZH),
+    ]:
+        plan = Plan(question, lang, [SubQuestion("q1", question, [])])
+        research = Research(plan, EvidenceLedger(), memory_service, max_rounds=1)
+        for n, (span, score) in enumerate(candidates):
+            item = EvidenceItem(url=f"http://127.0.0.1:9/{n}", span=span, start=0, end=len(span))
+            research.evidence["q1"][research.ledger.add(item).id] = score
+        chosen = research.ledger.get(summary_choice(research, "q1", list(research.evidence["q1"])))
+        assert chosen.span == candidates[-1][0]
+
+
+def test_a_line_summing_up_two_parts_is_given_once(memory_service):
+    question = "How was the Bell Rock Lighthouse built, and who built it?"
+    plan = offline_plan(question)
+    first, second = plan.subquestions
+    research = Research(plan, EvidenceLedger(), memory_service, max_rounds=1)
+    shared = "Robert Stevenson's masons built the Bell Rock Lighthouse of granite from 1807."
+    own = "Robert Stevenson, engineer to the Northern Lighthouse Board, led the Bell Rock works."
+    for n, (span, scores) in enumerate([(shared, (1.0, 1.0)), (own, (0.0, 0.8))]):
+        item = research.ledger.add(
+            EvidenceItem(url=f"http://127.0.0.1:9/{n}", span=span, start=0, end=len(span))
+        )
+        for sub, score in zip((first, second), scores, strict=True):
+            if score:
+                research.evidence[sub.id][item.id] = score
+    summary = research_notes(research).split("\n## ")[0]
+    assert summary.count(shared) == 1 and own in summary

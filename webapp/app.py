@@ -7,11 +7,12 @@ package or the runs folder: nothing from a CDN.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
-import io
 import json
 import mimetypes
 import os
+import tempfile
 import zipfile
 from collections.abc import AsyncIterator, Callable
 from pathlib import Path
@@ -19,6 +20,7 @@ from typing import Any
 
 from sse_starlette import EventSourceResponse
 from starlette.applications import Starlette
+from starlette.background import BackgroundTask
 from starlette.datastructures import UploadFile
 from starlette.requests import Request
 from starlette.responses import (
@@ -105,9 +107,8 @@ class App:
             files = [f for f in form.getlist("files") if isinstance(f, UploadFile)]
             uploads = check_uploads(files)
         except (UploadRefused, ConfigError, ValueError) as exc:
+            await form.close()
             return self.error(request, 400, str(exc))
-        finally:
-            pass
         if not question and not use_demo:
             return self.error(request, 400, "Write the question to research.")
         if not question:
@@ -144,6 +145,7 @@ class App:
             job["model"] = model
         job["approve"] = [t for t in form.getlist("approve") if t in ASKABLE]
         job["review_plan"] = form.get("review_plan") == "on"
+        job["record"] = form.get("record") == "on"
         return job
 
     async def job_page(self, request: Request) -> Response:
@@ -230,14 +232,14 @@ class App:
         if folder is None:
             return self.error(request, 404, f"There is no run {run_id}.")
         detail = read_run(folder)
-        recorded = (folder / "internal" / "tape").exists() or _recorded(folder)
+        recorded = (folder / "internal" / "tape").is_dir() and _recorded(folder)
         return self.page(
             request,
             "run.html",
             detail=detail,
             run_id=run_id,
             job=self.live_job(run_id),
-            resumable=_can_resume(detail),
+            resumable=detail.summary.resumable,
             inputs=inputs_used(folder),
             recorded=recorded,
         )
@@ -264,17 +266,14 @@ class App:
         folder = self.run_folder(run_id)
         if folder is None:
             return self.error(request, 404, f"There is no run {run_id}.")
-        data = io.BytesIO()
-        with zipfile.ZipFile(data, "w", zipfile.ZIP_DEFLATED) as archive:
-            for root, dirs, files in os.walk(folder, followlinks=False):
-                dirs[:] = [d for d in dirs if not (Path(root) / d).is_symlink()]
-                for name in files:
-                    path = Path(root) / name
-                    if path.is_file() and not path.is_symlink():
-                        archive.write(path, f"{run_id}/{path.relative_to(folder)}")
-        data.seek(0)
+        data = await asyncio.to_thread(_zipped, folder, run_id)
         headers = {"content-disposition": f'attachment; filename="{run_id}.zip"'}
-        return StreamingResponse(data, media_type="application/zip", headers=headers)
+        return StreamingResponse(
+            data,
+            media_type="application/zip",
+            headers=headers,
+            background=BackgroundTask(data.close),
+        )
 
     async def run_download(self, request: Request) -> Response:
         run_id, fmt = request.path_params["run"], request.path_params["fmt"]
@@ -324,18 +323,27 @@ class App:
         return response
 
 
+def _zipped(folder: Path, run_id: str) -> Any:
+    """The run folder as a zip file (in memory up to 32 MB, then on disk), rewound;
+    symbolic links are left out."""
+    data = tempfile.SpooledTemporaryFile(max_size=32 * 1024 * 1024)  # noqa: SIM115 - sent, then closed
+    with zipfile.ZipFile(data, "w", zipfile.ZIP_DEFLATED) as archive:
+        for root, dirs, files in os.walk(folder, followlinks=False):
+            dirs[:] = [d for d in dirs if not (Path(root) / d).is_symlink()]
+            for name in files:
+                path = Path(root) / name
+                if path.is_file() and not path.is_symlink():
+                    archive.write(path, f"{run_id}/{path.relative_to(folder)}")
+    data.seek(0)
+    return data
+
+
 def _recorded(folder: Path) -> bool:
     try:
         record = json.loads((folder / "internal" / "run.json").read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return False
     return isinstance(record, dict) and bool(record.get("settings", {}).get("record"))
-
-
-def _can_resume(detail: Any) -> bool:
-    run = detail.summary
-    saved = (run.path / "internal" / "checkpoint.json").is_file()
-    return run.status == "stopped" or (run.status == "interrupted" and saved)
 
 
 def build_app(

@@ -56,6 +56,8 @@ class Job:
     errors: list[str] = field(default_factory=list)
     proc: asyncio.subprocess.Process | None = None
     stop_asked: int = 0
+    #: the worker's run has started (it takes a stop as Ctrl-C from then on)
+    live: bool = False
     _changed: asyncio.Event = field(default_factory=asyncio.Event)
 
     @property
@@ -213,8 +215,8 @@ class Runner:
         kind = message.get("type")
         if kind == "event":
             run = message.get("run")
-            if isinstance(run, dict) and job.run_id is None:
-                job.run_id = str(run.get("id"))
+            if isinstance(run, dict) and not job.live:
+                job.live, job.run_id = True, str(run.get("id"))
                 job.add("run", {"run_id": job.run_id})
                 if job.stop_asked:
                     self._signal(job)
@@ -267,7 +269,7 @@ class Runner:
         for ask in list(job.pending):  # nobody will answer now: the call is refused
             job.answer(ask, {"action": "reject", "reason": "the run was stopped"})
         job.add("stopping", {"count": job.stop_asked})
-        if job.run_id is not None or job.kind == "replay":
+        if job.live or job.kind == "replay":
             self._signal(job)
 
     @staticmethod

@@ -201,6 +201,8 @@ def _settings(job: dict[str, Any]) -> Any:
     settings = job_settings(job)
     if job.get("approve"):
         settings = replace(settings, approve_tools=tuple(job["approve"]))
+    if job.get("record"):
+        settings = replace(settings, record=True)
     return settings
 
 

@@ -20,6 +20,7 @@ whichever brain asked and whenever the documents were saved.
 from __future__ import annotations
 
 import asyncio
+import inspect
 import json
 import time
 from collections.abc import Awaitable, Callable
@@ -33,7 +34,6 @@ from agentscope.tool import ToolResponse
 from fs_service import FsError
 from research.notes import research_notes
 from subagents.evidence import url_key
-from subagents.file.spec import READERS
 from subagents.offline import CallResult
 from subagents.results import error, json_block, ok, refused
 from subagents.secrets import scrub
@@ -49,12 +49,6 @@ from .stages import delegation_msg, kept, summarize
 from .tape import stream_scope
 
 FINISH = "generate_response"
-#: The subagents whose calls go to the web (search engines, pages, downloads).
-WEB_STAGES = ("search", "browser")
-#: Pages one browser task reads at most.
-PAGES_PER_TASK = 4
-#: Documents one browser task downloads at most.
-DOWNLOADS_PER_TASK = 3
 NOTES_PATH = "/workspace/notes/research.md"
 DOWNLOADS = "/workspace/downloads/"
 #: The description of the file task a report asked for while downloads were unread runs.
@@ -154,6 +148,8 @@ class Delegator:
         self.last_kind: dict[str, str] = {}
         #: the Host's refused and unknown tool calls (see :mod:`host.audit`)
         self.refusals: list[dict[str, Any]] = []
+        #: where the research notes the report is written from are kept
+        self.notes_path = NOTES_PATH
         self._count = 0
 
     # -- the task tool -----------------------------------------------------------------
@@ -175,12 +171,12 @@ class Delegator:
             )
         ctx = dict(context) if isinstance(context, dict) else {}
         try:
-            notes = await self._read_downloads_first() if spec.name == "generate" else []
-            prepared = self._prepare(spec.name, ctx)
+            notes = await self._read_downloads_first() if spec.writes_report else []
+            prepared = self._prepare(spec, ctx)
             if isinstance(prepared, ToolResponse):
                 return prepared
             sub_id, ctx = prepared
-            if spec.name == "generate":
+            if spec.writes_report:
                 stop = self.interrupt.budget
                 written = research_notes(
                     self.research,
@@ -197,7 +193,7 @@ class Delegator:
         self.results[call_signature(subagent_type, context)] = text
         if self.checkpoint is not None:
             await self.checkpoint()
-        return ok(text, paths=self.outputs if spec.name == "generate" else ())
+        return ok(text, paths=self.outputs if spec.writes_report else ())
 
     async def _delegate(
         self, spec: SubAgentSpec, description: str, ctx: dict[str, Any], sub_id: str | None
@@ -231,14 +227,14 @@ class Delegator:
             A note for the report task's result naming what was read first; none when
             nothing was unread.
         """
-        spec = self.specs.get("file")
+        spec = next((s for s in self.specs.values() if s.reads_downloads), None)
         if spec is None or self.interrupt.requested:
             return []
         await self.idle.wait()
         unread = await self.unread_on_disk()
         if not unread:
             return []
-        prepared = self._prepare(spec.name, {"paths": unread})
+        prepared = self._prepare(spec, {"paths": unread})
         if isinstance(prepared, ToolResponse):  # not so for a file task; kept for the types
             return []
         _, ctx = prepared
@@ -247,8 +243,9 @@ class Delegator:
         if self.checkpoint is not None:
             await self.checkpoint()
         return [
-            f"{len(unread)} downloaded document(s) no file task had read went to task "
-            f"{delegation.id} (file, {delegation.status}) before the report: {', '.join(unread)}"
+            f"{len(unread)} downloaded document(s) no {spec.name} task had read went to task "
+            f"{delegation.id} ({spec.name}, {delegation.status}) before the report: "
+            f"{', '.join(unread)}"
         ]
 
     def unread_downloads(self) -> list[str]:
@@ -304,86 +301,44 @@ class Delegator:
         self.unfinished = list(state.get("running", []))
         self.refusals[:] = list(state.get("refusals") or [])
 
-    def _prepare(self, name: str, ctx: dict[str, Any]) -> tuple[str | None, dict] | ToolResponse:
-        """The completed context of a task, or a refusal saying what to change."""
+    def _prepare(
+        self, spec: SubAgentSpec, ctx: dict[str, Any]
+    ) -> tuple[str | None, dict] | ToolResponse:
+        """The completed context of a task, or a refusal saying what to change: the
+        question's context, completed by the subagent's own ``prepare``."""
         research = self.research
         plan = research.plan
         sub_id = str(ctx.get("subquestion") or ctx.get("subquestion_id") or "") or None
         sub = plan.get(sub_id) if sub_id else None
-        download_only = name == "browser" and sub is None and bool(ctx.get("download"))
-        if name in ("search", "browser") and not download_only:
-            if sub is None:
-                ids = ", ".join(s.id for s in plan.subquestions)
-                return error(
-                    f'context must name the sub-question, e.g. {{"subquestion": "q1"}}; '
-                    f"the plan has {ids}."
-                )
-            new_round = name == "search" or self.last_kind.get(sub.id) == "browser"
-            if new_round and research.rounds[sub.id] >= research.max_rounds:
-                research.finished.add(sub.id)
-                return refused(
-                    f"no research rounds left for {sub.id} ({research.max_rounds} used); what "
-                    "is still missing stays recorded as not found. Move on."
-                )
-        question_ctx: dict[str, Any] = {"question": plan.question}
+        base: dict[str, Any] = {"question": plan.question}
         if sub is not None:
-            question_ctx |= {
+            base |= {
                 "subquestion_id": sub.id,
                 "subquestion": sub.text,
                 "known_evidence_ids": research.best(sub.id, limit=10),
                 "missing": research.missing(sub.id),
             }
-        if name == "search":
-            queries = [str(q) for q in ctx.get("queries") or [] if str(q).strip()]
-            if not queries:
-                tried = research.queries[sub.id]
-                suggested = research.suggestions(sub.id)["queries"] if tried else []
-                queries = suggested or [q for q in sub.queries if q not in tried] or sub.queries
-            return sub.id, {**question_ctx, "queries": queries[:3]}
-        if download_only:
-            docs = research.documents()[:DOWNLOADS_PER_TASK]
-            research.assigned_docs.update(docs)
-            extra = {"urls": [], "documents": docs, "max_downloads": DOWNLOADS_PER_TASK}
-            return None, {**question_ctx, **extra}
-        if name == "browser":
-            left = self.pages_left()
-            if left <= 0:
-                research.finished.add(sub.id)
-                return refused(
-                    f"the page budget ({self.settings.max_pages} pages) is spent; no more pages "
-                    "can be read in this run. Move on to the files and the report."
-                )
-            allowance = min(PAGES_PER_TASK, left)
-            given = [str(u) for u in ctx.get("urls") or []]
-            claimed = {u for urls in research.assigned.values() for u in urls}
-            urls = [
-                u
-                for u in dict.fromkeys(given)
-                if self._known_url(u) and u not in claimed and not research.fetched(u)
-            ][:allowance]
-            urls += research.reading_list(sub.id, max(0, allowance - len(urls)), set(urls))
-            research.assigned[sub.id].extend(urls)
-            docs = research.documents()[:DOWNLOADS_PER_TASK]
-            research.assigned_docs.update(docs)
-            extra = {"urls": urls, "documents": docs, "max_downloads": DOWNLOADS_PER_TASK}
-            skipped = [u for u in given if u not in urls]
-            if skipped:
-                extra["not_read_again"] = skipped[:10]
-            return sub.id, {**question_ctx, **extra}
-        if name == "file":
-            paths = [str(p) for p in ctx.get("paths") or []] or (
-                ["/userinput/"] if not self.files_read else ["/workspace/downloads/"]
+        if spec.prepare is None:
+            return sub_id, {**base, **ctx}
+        return spec.prepare(self, sub, ctx, base)
+
+    def open_round(self, sub: Any, new_round: bool) -> ToolResponse | None:
+        """None when a task for sub-question ``sub`` may start; else what to change: name
+        a sub-question, or move on when ``new_round`` would pass its research rounds."""
+        research = self.research
+        if sub is None:
+            ids = ", ".join(s.id for s in research.plan.subquestions)
+            return error(
+                f'context must name the sub-question, e.g. {{"subquestion": "q1"}}; '
+                f"the plan has {ids}."
             )
-            return None, {**question_ctx, "paths": paths, "skip": list(self.files_read)}
-        if name == "generate":
-            wanted = [f for f in ctx.get("formats") or [] if f in self.settings.formats]
-            return None, {
-                **question_ctx,
-                "formats": wanted or list(self.settings.formats),
-                "requirements": self.requirements(),
-                "from_paths": [NOTES_PATH],
-            }
-        return sub_id, {**question_ctx, **ctx}
+        if new_round and research.rounds[sub.id] >= research.max_rounds:
+            research.finished.add(sub.id)
+            return refused(
+                f"no research rounds left for {sub.id} ({research.max_rounds} used); what "
+                "is still missing stays recorded as not found. Move on."
+            )
+        return None
 
     @property
     def started(self) -> int:
@@ -393,7 +348,7 @@ class Delegator:
     def pages_left(self) -> int:
         return self.settings.max_pages - self.research.ledger.pages.pages
 
-    def _known_url(self, url: str) -> bool:
+    def known_url(self, url: str) -> bool:
         """A URL the Host may hand on: a search result or a link of a page read."""
         if url_key(url) in self.research.candidates:
             return True
@@ -502,21 +457,16 @@ class Delegator:
         research = self.research
         done = [CallResult(r.name, r.input, r.text) for r in d.records if not r.failed]
         carried = spec.carry(done) if spec.carry is not None else {}
-        notes: list[str] = []
-        if spec.name == "search" and sub_id:
-            research.rounds[sub_id] += 1
-        if spec.name == "browser" and sub_id and self._new_round_browse(sub_id):
-            research.rounds[sub_id] += 1
+        found = spec.absorb(self, d, sub_id, carried) if spec.absorb is not None else []
+        notes = list(await found if inspect.isawaitable(found) else found)
         for result in carried.get("results", []):
             target = sub_id or research.plan.subquestions[0].id
             research.add_results(target, result["tool"], result["text"], result["query"])
-        if carried.get("pages") or spec.name == "browser":
+        if "pages" in carried:  # a page reader's task: every page stored is scored
             new = await research.absorb_pages()
             notes.append(f"{len(new)} new page(s) scored against every sub-question")
         saved = [str(p) for p in carried.get("downloads", []) if str(p).startswith(DOWNLOADS)]
         self.downloads.extend(p for p in dict.fromkeys(saved) if p not in self.downloads)
-        if spec.name == "file":
-            self.files_tried.extend(p for p in handed_files(d) if p not in self.files_tried)
         for read in carried.get("reads", []):
             self.files_read.append(read["path"])
             source = file_source(read["tool"], read["path"], read["text"], research.plan.language)
@@ -529,7 +479,7 @@ class Delegator:
         for r in d.records:
             if r.failed and r.name != FINISH:
                 research.failures.append(f"{r.name}: {r.text[:160]}")
-        if spec.name in WEB_STAGES:
+        if spec.web:
             research.note_web_calls([r.status for r in d.records if r.name != FINISH])
         research.update_plan()
         if sub_id:
@@ -537,17 +487,10 @@ class Delegator:
             step = {"round": research.rounds[sub_id], "subquestion": sub_id, "task": d.id}
             step |= {"subagent": spec.name, "status": d.status, "coverage": cov.status}
             step |= {"evidence": cov.items, "sources": cov.sources}
-            if spec.name == "search":
-                step["queries"] = list(d.context.get("queries", []))
-            if spec.name == "browser":
-                step["urls"] = list(d.context.get("urls", []))
+            step |= {key: list(d.context.get(key, [])) for key in spec.step_fields}
             research.plan.rounds.append(step)
         self.emit("coverage", plan=research.plan, research=research)
         return notes
-
-    def _new_round_browse(self, sub_id: str) -> bool:
-        kinds = [d.subagent for d in self.delegations if d.subquestion == sub_id]
-        return len(kinds) >= 2 and kinds[-1] == kinds[-2] == "browser"
 
     def _report(self, d: Delegation, notes: list[str]) -> str:
         """The task result the Host brain reads: outcome, coverage, what to do next."""
@@ -571,20 +514,11 @@ class Delegator:
         facts: dict[str, Any] = {"task": d.id, "subagent": d.subagent, "status": d.status}
         if d.subquestion:
             facts["subquestion"] = d.subquestion
-        if d.subagent == "search" and d.subquestion:
-            read_next = research.reading_list(d.subquestion, PAGES_PER_TASK)
-            facts["read_next"] = read_next
-            lines.append(f"Most relevant unread pages for {d.subquestion}:")
-            lines.extend(
-                f"{i}. {url} — {research.candidates[url_key(url)].title[:100]}"
-                for i, url in enumerate(read_next, 1)
-            )
-        if d.subagent == "generate":
-            facts["outputs"] = self.outputs
-            facts["citations"] = self.citations
-            lines.append(
-                f"Reports: {', '.join(self.outputs) or 'none'}; {self.citations} citations."
-            )
+        spec = self.specs.get(d.subagent)
+        if spec is not None and spec.report is not None:
+            more, found = spec.report(self, d)
+            lines.extend(more)
+            facts |= found
         report = research.report()
         lines.append("Coverage:")
         for row in report["subquestions"]:
@@ -600,9 +534,12 @@ class Delegator:
         unread = self.unread_downloads()
         if unread:
             facts["downloads_unread"] = unread
+            reader = next((n for n, s in self.specs.items() if s.reads_downloads), "")
+            writer = next((n for n, s in self.specs.items() if s.writes_report), "")
             lines.append(
-                f'Downloaded documents not read yet: {", ".join(unread)}. Have a "file" task '
-                f'read {DOWNLOADS} before the report; "generate" reads them first otherwise.'
+                f'Downloaded documents not read yet: {", ".join(unread)}. Have a "{reader}" '
+                f'task read {DOWNLOADS} before the report; "{writer}" reads them first '
+                "otherwise."
             )
         facts["suggestions"] = suggestions
         facts["budget"] = {
@@ -622,18 +559,6 @@ class Delegator:
         lines.append(json_block(facts))
         # Summaries, gaps and titles may quote pages: they cannot forge a block either.
         return neutralise("\n".join(lines))
-
-
-def handed_files(d: Delegation) -> list[str]:
-    """The files a file task tried to read (read or not), and, when it finished, the files
-    it was named (a file no reader takes is then handed over only once)."""
-    named = [str(p) for p in d.context.get("paths") or [] if not str(p).endswith("/")]
-    tried = [
-        str(r.input.get("path") or r.input.get("img_path") or "")
-        for r in d.records
-        if r.name in READERS
-    ]
-    return [p for p in dict.fromkeys([*tried, *(named if d.status == "ok" else [])]) if p]
 
 
 def call_signature(subagent_type: Any, context: Any) -> str:
@@ -681,20 +606,14 @@ async def task(
 ) -> ToolResponse:
     """Delegate one task to a subagent and wait for it; the result reports the new coverage.
 
-    Subagents: "search" finds pages for one sub-question; "browser" reads pages for one
-    sub-question and quotes exact evidence; "file" reads the user's input files and the
-    downloaded documents; "generate" writes the report in the requested formats. Search
-    and browser tasks for different sub-questions may run at the same time. The result
-    lists every sub-question's status, the best unread pages after a search, and new
-    queries and links for the gaps.
+    Tasks for different sub-questions may run at the same time. The result lists every
+    sub-question's status, what to read next, and new queries and links for the gaps.
 
     Args:
         description (str): What the subagent should do, in one or two sentences.
-        subagent_type (str): The subagent: "search", "browser", "file" or "generate".
-        context (dict, optional): A JSON object for the task. Search and browser tasks
-            must name the sub-question, e.g. {"subquestion": "q2"}; search may give
-            "queries" (short keyword queries), browser may give "urls" (search results or
-            links of pages read), file may give "paths", generate may give "formats".
+        subagent_type (str): The subagent that does the task.
+        context (dict, optional): A JSON object for the task: the keys its subagent
+            reads, e.g. {"subquestion": "q2"} for a task about one sub-question.
     """
     if not isinstance(delegator, Delegator):
         return error("task is not available here: only the Host delegates.")

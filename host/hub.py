@@ -69,7 +69,7 @@ from .mcp import attach_mcp_tools, mcp_client
 from .research import Research
 from .run import AREAS, RunFolder
 from .tape import STREAM, RecordingModel
-from .task_schema import task_json_schema
+from .task_schema import subagent_lines, task_json_schema
 from .transcript import Transcript, save_evidence, save_json, save_run_json
 from .workers import WorkerAgent
 
@@ -84,23 +84,28 @@ delegate with your task tool, judge coverage, and have the report written.
 Planning: break the question into 2 to 6 sub-questions that together cover it, each a
 complete question naming its subject, each with 2 to 4 short keyword search queries.
 
-Research, with task(description, subagent_type, context):
-1. "file" first, to read the user's input files.
-2. For every sub-question: "search" with {"subquestion": "q1"}, then "browser" with
-   {"subquestion": "q1", "urls": [...the best unread pages the search result lists...]}.
-   Tasks for different sub-questions can be sent together; they run at the same time.
+Research, with task(description, subagent_type, context), one subagent per task:
+{subagents}
+
+1. Read the user's input files first.
+2. For every sub-question, find sources, then read the best unread pages the result
+   lists. Tasks for different sub-questions can be sent together; they run at the same
+   time.
 3. Each result reports the coverage of every sub-question. For one that is not answered,
    run another round with the suggested queries or links, while rounds and pages last.
    A refused task means its budget is spent: move on.
-4. "file" again with {"paths": ["/workspace/downloads/"]} to read the documents saved,
-   and again whenever a result lists "downloads_unread" (documents saved since).
-5. "generate" to write the report (it reads any document still unread first). Then reply
-   with a short summary.
+4. Have the documents saved read, and again whenever a result lists "downloads_unread".
+5. Have the report written. Then reply with a short summary.
 """
-HOST_PROMPT += UNTRUSTED_RULE
+
+
+def host_prompt(specs: dict[str, SubAgentSpec]) -> str:
+    """The Host's system prompt, naming the subagents ``specs`` registers."""
+    return HOST_PROMPT.replace("{subagents}", subagent_lines(specs)) + UNTRUSTED_RULE
+
 
 RESEARCH_REQUEST = """Research the question with your task tool, following the plan below,
-then have the report written with a "generate" task.
+then have the report written with a "{writer}" task.
 
 <plan>
 {plan}
@@ -112,7 +117,7 @@ Budgets: at most {rounds} research rounds per sub-question, {pages} pages in all
 RESUME_REQUEST = """The run stopped and is now resumed from its last checkpoint. Every task
 whose result is above was finished; a task whose result says "Cancelled" did not finish.
 Continue the research with your task tool from where it stopped, following the same plan
-and budgets, then have the report written with a "generate" task."""
+and budgets, then have the report written with a "{writer}" task."""
 
 
 class HostAgent(WorkerAgent):
@@ -476,7 +481,7 @@ class Host:
             compression_config=self._compression(),
         )
         agent.set_console_output_enabled(False)
-        if spec.name == "browser" and self.browser is not None:
+        if "browser" in spec.requires and self.browser is not None:
             attach_browser_hooks(agent, self.browser)
         check_allowlist(toolkit, spec, extra=tuple(extra))
         return agent, guard, tuple(extra)
@@ -484,8 +489,8 @@ class Host:
     def _make_host_agent(self) -> HostAgent:
         agent = HostAgent(
             name="Host",
-            sys_prompt=HOST_PROMPT,
-            model=HostPolicy()
+            sys_prompt=host_prompt(self.specs),
+            model=HostPolicy(self.specs)
             if self.counted_model is None
             else self.counted_model.for_stage("host"),
             formatter=self.brain.formatter,
@@ -585,7 +590,7 @@ class Host:
                 else:
                     await transcript.load()
                     result.plan = Plan.from_dict(state["plan"])
-                    request = Msg("user", RESUME_REQUEST, "user")
+                    request = Msg("user", RESUME_REQUEST.format(writer=self._writer()), "user")
                 await save_json(run.host_service, PLAN_JSON, result.plan.to_dict())
                 self._emit("plan", plan=result.plan)
                 self._start_research(agent, hub, transcript, result.plan)
@@ -607,8 +612,13 @@ class Host:
             await self._finish(result, started)
         return result
 
+    def _writer(self) -> str:
+        """The name of the subagent that writes the report."""
+        return next((n for n, s in self.specs.items() if s.writes_report), "")
+
     def _research_request(self, plan: Plan) -> Msg:
         text = RESEARCH_REQUEST.format(
+            writer=self._writer(),
             plan=_plan_json(plan),
             rounds=self.settings.max_rounds,
             pages=self.settings.max_pages,
@@ -668,7 +678,7 @@ class Host:
             self.interrupt.reporting = True
             delegator.outputs = []  # a report from before the stop is written again
         if not delegator.outputs:
-            await delegator.task("Write the report from the research notes.", "generate", {})
+            await delegator.task("Write the report from the research notes.", self._writer(), {})
         self.interrupt.stop_now_if_asked()
 
     # -- interrupts --------------------------------------------------------------------------

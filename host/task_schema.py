@@ -11,11 +11,13 @@ a free-form object, which strict providers cannot accept.
 from __future__ import annotations
 
 import copy
-from collections.abc import Iterable
+from collections.abc import Mapping
 from typing import Any
 
 from agentscope.tool import Toolkit
 from pydantic import BaseModel, Field
+
+from subagents.spec import SubAgentSpec
 
 from .delegation import task
 
@@ -48,20 +50,32 @@ class TaskContext(BaseModel):
     )
 
 
-def task_json_schema(subagents: Iterable[str]) -> dict[str, Any]:
-    """The ``task`` tool's schema with ``subagent_type`` limited to ``subagents``.
+def subagent_lines(specs: Mapping[str, SubAgentSpec]) -> str:
+    """One line per subagent, ``- "name": what it does``, as the Host's prompt and the
+    ``task`` tool describe them (each spec's ``host_line``, else its description)."""
+    return "\n".join(
+        f'- "{name}": {spec.host_line or spec.description}' for name, spec in specs.items()
+    )
+
+
+def task_json_schema(specs: Mapping[str, SubAgentSpec]) -> dict[str, Any]:
+    """The ``task`` tool's schema: its description lists the subagents, and
+    ``subagent_type`` is limited to them.
 
     Args:
-        subagents: the names of the subagents the Host may delegate to, in order.
+        specs: the subagents the Host may delegate to, by name, in order.
 
     Returns:
         The schema to register ``task`` with (``json_schema`` of agentscope's
         ``Toolkit.register_tool_function``).
     """
-    names = list(subagents)
+    names = list(specs)
     scratch = Toolkit()
     scratch.register_tool_function(task, preset_kwargs={"delegator": None})
     schema = copy.deepcopy(scratch.get_json_schemas()[0])
+    head, _, rest = schema["function"]["description"].partition("\n")
+    subagents = f"The subagents:\n{subagent_lines(specs)}"
+    schema["function"]["description"] = f"{head}\n\n{subagents}\n\n{rest.strip()}".rstrip()
     props = schema["function"]["parameters"]["properties"]
     props["subagent_type"] = {
         "type": "string",

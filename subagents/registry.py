@@ -6,22 +6,48 @@ lazily so that light commands need not.
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
+from dataclasses import replace
 from typing import Any
 
-from agentscope.tool import Toolkit
+from agentscope.tool import Toolkit, ToolResponse
 
 from .browser.spec import SPEC as BROWSER_SPEC
 from .file.spec import SPEC as FILE_SPEC
 from .generate.spec import SPEC as GENERATE_SPEC
-from .names import PIPELINE_ORDER
+from .natures import TOOLS as TOOL_NATURES
+from .search.sources import SOURCE_NAMES
 from .search.spec import SPEC as SEARCH_SPEC
 from .settings import ToolSettings
 from .spec import SubAgentSpec, all_schemas, build
 
-#: Every subagent by name. Adding one takes its spec here, its tools and its schemas.
+#: Every subagent by name, in the order the Host lists them (see :func:`register`).
 SPECS: dict[str, SubAgentSpec] = {
     spec.name: spec for spec in (SEARCH_SPEC, BROWSER_SPEC, FILE_SPEC, GENERATE_SPEC)
 }
+
+
+def register(spec: SubAgentSpec) -> None:
+    """Add (or replace) a subagent: the Host lists it in its prompt and its ``task``
+    tool, delegates to it, and takes its results in as its spec says (see
+    :class:`~subagents.spec.SubAgentSpec`); ``quartet tools`` lists its tools."""
+    SPECS[spec.name] = spec
+
+
+def register_source(
+    name: str, tool: Callable[..., Awaitable[ToolResponse]], title: str = ""
+) -> None:
+    """Add a search source: ``tool`` (``async def search_<name>(query, settings=None)``,
+    usually :func:`~subagents.search.tools.run_source` around a provider) joins the
+    Search subagent, ``QUARTET_<NAME>_URL`` sets its endpoint (``settings.endpoint(name,
+    default)``), and MCP clients see it titled ``title``, as a search."""
+    if name not in SOURCE_NAMES:
+        SOURCE_NAMES.append(name)
+    TOOL_NATURES[tool.__name__] = (title or tool.__name__, "search")
+    current = SPECS["search"]
+    if tool.__name__ not in current.allowlist():
+        group = current.groups[0]
+        SPECS["search"] = replace(current, groups=(replace(group, tools=(*group.tools, tool)),))
 
 
 def get_spec(name: str) -> SubAgentSpec:
@@ -68,5 +94,5 @@ def schema_toolkit(name: str) -> Toolkit:
 
 
 def all_tool_schemas() -> dict[str, list[dict]]:
-    """``{subagent: [schema, ...]}`` for every built subagent, in pipeline order."""
-    return {name: all_schemas(schema_toolkit(name)) for name in PIPELINE_ORDER}
+    """``{subagent: [schema, ...]}`` for every registered subagent, in order."""
+    return {name: all_schemas(schema_toolkit(name)) for name in SPECS}

@@ -14,13 +14,12 @@ import re
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 
+from .search.sources import SOURCE_NAMES
 from .secrets import SECRET_VARS
 
 IPNetwork = ipaddress.IPv4Network | ipaddress.IPv6Network
 IPAddress = ipaddress.IPv4Address | ipaddress.IPv6Address
 
-#: Search sources whose base URL ``QUARTET_<NAME>_URL`` may override.
-SOURCE_NAMES = ("google", "bing", "sogou", "github", "wiki")
 DEFAULT_SEARCH_TIMEOUT = 10.0
 #: The longest search request allowed, in seconds (an hour).
 MAX_SEARCH_TIMEOUT = 3600.0

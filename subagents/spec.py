@@ -47,6 +47,20 @@ class ToolGroup:
 OfflinePlan = Callable[[dict[str, Any], list[CallResult], set[str]], list[Call]]
 OfflineOutcome = Callable[[dict[str, Any], list[CallResult]], dict[str, Any]]
 Carry = Callable[[list[CallResult]], dict[str, Any]]
+#: ``(desk, sub, context, base) -> (sub_id, context)`` or a refusal (a ToolResponse): the
+#: task's whole context, from the request's ``context`` and the research state. ``desk``
+#: is the Host's delegator (:class:`host.delegation.Delegator`: ``research``,
+#: ``settings``, ``files_read``, ``pages_left()``, ``open_round()``, ...), ``sub`` the
+#: sub-question the request names (or None) and ``base`` the context every task gets
+#: (the question and, for a sub-question, its text, known evidence and what is missing).
+Prepare = Callable[[Any, Any, dict[str, Any], dict[str, Any]], Any]
+#: ``(desk, delegation, sub_id, carried) -> notes``: what a finished task changes in the
+#: research state beyond what every task's carried results change (the search results,
+#: pages, downloads, file reads and reports its ``carry`` names are absorbed for any
+#: subagent); notes for the task's result. It may be a coroutine function.
+Absorb = Callable[[Any, Any, str | None, dict[str, Any]], Any]
+#: ``(desk, delegation) -> (lines, facts)``: what the task's result adds for the Host brain.
+Report = Callable[[Any, Any], tuple[list[str], dict[str, Any]]]
 
 
 @dataclass(frozen=True)
@@ -68,6 +82,20 @@ class SubAgentSpec:
         task_read_only: the Host's tasks for it only read (the File subagent reads the
             input and downloaded files), so each delegated worker gets the read-only
             subset of its allowlist, ``allowlist(read_only=True)`` (see :func:`for_tasks`).
+        host_line: what it does, as the Host's prompt and the ``task`` tool describe it.
+        prepare: how the Host builds a task's context from the research state (see
+            :data:`Prepare`); None passes the request's context on, under the question's.
+        absorb: what a finished task adds to the research state (see :data:`Absorb`).
+        report: what its task's result adds for the Host brain (see :data:`Report`).
+        step_fields: the context keys its round steps record in the plan (``queries``).
+        web: its calls go to the web (they tell whether the web was reached at all).
+        reads_downloads: it reads the documents the run downloaded; before the report,
+            the Host hands it any no task has read.
+        writes_report: it writes the report, from the research notes the Host writes
+            first; its outputs are the run's.
+        offline_host_task: the offline Host sends it one task with this description once
+            the research is done, before the report ("" for none; the built-in
+            subagents' tasks are the offline Host's own research script).
     """
 
     name: str
@@ -84,6 +112,15 @@ class SubAgentSpec:
     offline_outcome: OfflineOutcome | None = None
     task_read_only: bool = False
     call_cap: int | None = None
+    host_line: str = ""
+    prepare: Prepare | None = None
+    absorb: Absorb | None = None
+    report: Report | None = None
+    step_fields: tuple[str, ...] = ()
+    web: bool = False
+    reads_downloads: bool = False
+    writes_report: bool = False
+    offline_host_task: str = ""
 
     def allowlist(self, read_only: bool | None = None) -> list[str]:
         """Tool names this subagent may have, in registration order."""

@@ -197,7 +197,7 @@ def test_subagent_type_is_an_enum_of_the_registered_subagents():
     schema = task_json_schema(SPECS)["function"]["parameters"]
     assert schema["properties"]["subagent_type"]["enum"] == list(SPECS)
     assert schema["required"] == ["description", "subagent_type"]
-    two = task_json_schema(["search", "file"])["function"]["parameters"]
+    two = task_json_schema({n: SPECS[n] for n in ("search", "file")})["function"]["parameters"]
     assert two["properties"]["subagent_type"]["enum"] == ["search", "file"]
     strict = strict_tool(task_json_schema(SPECS))["function"]["parameters"]
     validator = jsonschema.Draft202012Validator(strict)
@@ -238,7 +238,7 @@ async def _call(toolkit: Toolkit, args: dict[str, Any]) -> str:
 def test_an_unknown_subagent_type_is_still_refused_at_run_time():
     delegator = _delegator(["search", "file"])
     toolkit = Toolkit()
-    schema = task_json_schema(["search", "file"])
+    schema = task_json_schema({n: SPECS[n] for n in ("search", "file")})
     toolkit.register_tool_function(task, preset_kwargs={"delegator": delegator}, json_schema=schema)
     text = asyncio.run(_call(toolkit, {"description": "x", "subagent_type": "magic"}))
     assert text.startswith("Error: unknown subagent_type 'magic'")

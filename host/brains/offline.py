@@ -135,6 +135,8 @@ class _Progress:
     last: dict[str, Any] = field(default_factory=dict)
     #: The kind of the last task that ran to the end, failed or not.
     last_kind: str = ""
+    #: The kind of every task that ran to the end, failed or not.
+    ran: set[str] = field(default_factory=set)
     failures: dict[str, int] = field(default_factory=dict)
 
     @property
@@ -169,6 +171,7 @@ def _progress(done: list[CallResult]) -> _Progress:
         sub = str(ctx.get("subquestion", "")) if isinstance(ctx, dict) else ""
         facts = _facts(rec.text)
         state.last_kind = kind
+        state.ran.add(kind)
         if facts:
             state.last = facts
         if rec.text.startswith("Error"):
@@ -193,10 +196,20 @@ def _task(kind: str, description: str, **context: Any) -> tuple[str, dict[str, A
 
 
 class HostPolicy(ChatModelBase):
-    """The Host's deterministic brain: plan, then delegate round by round, then report."""
+    """The Host's deterministic brain: plan, then delegate round by round, then report.
 
-    def __init__(self) -> None:
+    Args:
+        specs: the run's subagents; each with an ``offline_host_task`` gets that task
+            once, after the research and before the report.
+    """
+
+    def __init__(self, specs: dict[str, SubAgentSpec] | None = None) -> None:
         super().__init__(model_name="offline-host", stream=False)
+        self.extra = [
+            (name, spec.offline_host_task)
+            for name, spec in (specs or {}).items()
+            if spec.offline_host_task
+        ]
 
     async def __call__(
         self,
@@ -273,6 +286,9 @@ class HostPolicy(ChatModelBase):
             return [
                 _task("file", "Read the downloaded documents.", paths=["/workspace/downloads/"])
             ]
+        extra = [_task(name, task) for name, task in self.extra if name not in state.ran]
+        if extra and not state.generated:
+            return extra
         if not state.generated:
             return [_task("generate", "Write the report from the research notes.")]
         return []

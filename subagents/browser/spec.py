@@ -9,7 +9,7 @@ from ..offline import CallResult
 from ..outcomes import BrowserOutcome
 from ..spec import SubAgentSpec, ToolGroup
 from ..untrusted import outside
-from . import offline
+from . import offline, stage
 from .automation import (
     browser_click,
     browser_navigate,
@@ -108,4 +108,13 @@ SPEC = SubAgentSpec(
     carry=carry,
     offline_plan=offline.plan,
     offline_outcome=offline.outcome,
+    host_line=(
+        'reads pages for one sub-question and quotes exact evidence: {"subquestion": '
+        '"q1", "urls": [...the best unread pages a search result lists...]}; without a '
+        'sub-question, {"download": true} downloads the documents found.'
+    ),
+    prepare=stage.prepare,
+    absorb=stage.absorb,
+    step_fields=("urls",),
+    web=True,
 )

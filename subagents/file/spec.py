@@ -5,7 +5,7 @@ from typing import Any
 from ..offline import CallResult
 from ..outcomes import FileOutcome
 from ..spec import SubAgentSpec, ToolGroup
-from . import offline
+from . import offline, stage
 from .documents import pdf_read_text, pptx_read_outline, pptx_write
 from .generic import (
     delete_file,
@@ -17,6 +17,7 @@ from .generic import (
     write_file,
 )
 from .images import image_qa
+from .stage import READERS
 from .tables import csv_read, csv_write, xlsx_read_cells, xlsx_write_cells
 
 SYS_PROMPT = """You are File, the file specialist of a research team.
@@ -37,14 +38,6 @@ TASK = (
     "Read the files named in the context (by default every file under /userinput/ and "
     "/workspace/downloads/) with the reader for each type, every page, sheet and slide. "
     "Finish with the files read and any that could not be read."
-)
-READERS = (
-    "read_text_file",
-    "csv_read",
-    "xlsx_read_cells",
-    "pdf_read_text",
-    "pptx_read_outline",
-    "image_qa",
 )
 
 
@@ -108,4 +101,12 @@ SPEC = SubAgentSpec(
     offline_plan=offline.plan,
     offline_outcome=offline.outcome,
     task_read_only=True,
+    host_line=(
+        "reads the user's input files (send it first) and, with "
+        '{"paths": ["/workspace/downloads/"]}, the documents saved; send it again whenever '
+        'a result lists "downloads_unread".'
+    ),
+    prepare=stage.prepare,
+    absorb=stage.absorb,
+    reads_downloads=True,
 )

@@ -8,7 +8,7 @@ from subagents.offline import CallResult
 from subagents.outcomes import GenerateOutcome
 from subagents.spec import SubAgentSpec, ToolGroup
 
-from . import offline
+from . import offline, stage
 from .html import generate_html
 from .markdown import generate_markdown
 from .pdf import generate_pdf
@@ -71,4 +71,11 @@ SPEC = SubAgentSpec(
     carry=carry,
     offline_plan=offline.plan,
     offline_outcome=offline.outcome,
+    host_line=(
+        "writes the report in the run's formats (it reads any document still unread "
+        'first); send it last, with "formats" to choose among them.'
+    ),
+    prepare=stage.prepare,
+    report=stage.report,
+    writes_report=True,
 )

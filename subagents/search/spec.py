@@ -11,7 +11,7 @@ from agentscope.tool import ToolResponse
 from ..offline import CallResult
 from ..outcomes import SearchOutcome
 from ..spec import SubAgentSpec, ToolGroup
-from . import offline
+from . import offline, stage
 from .tools import TOOLS
 
 TASK = (
@@ -80,4 +80,13 @@ SPEC = SubAgentSpec(
     offline_plan=offline.plan,
     offline_outcome=offline.outcome,
     call_cap=CALL_CAP,
+    host_line=(
+        'finds sources for one sub-question: name it, e.g. {"subquestion": "q1"}, and '
+        'give "queries" (short keyword queries) to choose them.'
+    ),
+    prepare=stage.prepare,
+    absorb=stage.absorb,
+    report=stage.report,
+    step_fields=("queries",),
+    web=True,
 )

@@ -1,0 +1,25 @@
+"""What the Host needs to have the report written and to tell the Host brain about it."""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+def prepare(
+    desk: Any, sub: Any, ctx: dict[str, Any], base: dict[str, Any]
+) -> tuple[str | None, dict[str, Any]]:
+    """The formats asked for (of the run's), the brief's requirements and the research
+    notes the Host has just written."""
+    wanted = [f for f in ctx.get("formats") or [] if f in desk.settings.formats]
+    return None, {
+        **base,
+        "formats": wanted or list(desk.settings.formats),
+        "requirements": desk.requirements(),
+        "from_paths": [desk.notes_path],
+    }
+
+
+def report(desk: Any, d: Any) -> tuple[list[str], dict[str, Any]]:
+    """The reports written and the citations they kept."""
+    lines = [f"Reports: {', '.join(desk.outputs) or 'none'}; {desk.citations} citations."]
+    return lines, {"outputs": desk.outputs, "citations": desk.citations}

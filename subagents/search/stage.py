@@ -1,0 +1,52 @@
+"""What the Host needs to delegate a search and take in its results."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from agentscope.tool import ToolResponse
+
+from ..evidence import url_key
+
+#: Queries one search task runs at most.
+QUERIES_PER_TASK = 3
+#: Unread pages a search task's result lists, best first (one browser task's worth).
+READ_NEXT = 4
+
+
+def prepare(
+    desk: Any, sub: Any, ctx: dict[str, Any], base: dict[str, Any]
+) -> tuple[str | None, dict[str, Any]] | ToolResponse:
+    """The sub-question's queries: the request's, else the suggested ones for a gap, else
+    the plan's not yet tried; each search opens a research round."""
+    refusal = desk.open_round(sub, new_round=True)
+    if refusal is not None:
+        return refusal
+    research = desk.research
+    queries = [str(q) for q in ctx.get("queries") or [] if str(q).strip()]
+    if not queries:
+        tried = research.queries[sub.id]
+        suggested = research.suggestions(sub.id)["queries"] if tried else []
+        queries = suggested or [q for q in sub.queries if q not in tried] or sub.queries
+    return sub.id, {**base, "queries": queries[:QUERIES_PER_TASK]}
+
+
+def absorb(desk: Any, d: Any, sub_id: str | None, carried: dict[str, Any]) -> list[str]:
+    """A search task is one research round of its sub-question."""
+    if sub_id:
+        desk.research.rounds[sub_id] += 1
+    return []
+
+
+def report(desk: Any, d: Any) -> tuple[list[str], dict[str, Any]]:
+    """The most relevant unread pages for the sub-question, for the next browser task."""
+    if not d.subquestion:
+        return [], {}
+    research = desk.research
+    read_next = research.reading_list(d.subquestion, READ_NEXT)
+    lines = [f"Most relevant unread pages for {d.subquestion}:"]
+    lines += [
+        f"{i}. {url} — {research.candidates[url_key(url)].title[:100]}"
+        for i, url in enumerate(read_next, 1)
+    ]
+    return lines, {"read_next": read_next}

@@ -1,0 +1,185 @@
+"""One demo run through the command line, with a sixth search source and a fifth
+subagent added by one registration each, and a page budget other than the default.
+
+The registrations are the README's steps: a provider and its ``search_papers`` tool,
+registered with :func:`subagents.registry.register_source`; a spec with its tool, its
+context, its absorption and its offline policy, registered with
+:func:`subagents.registry.register`. The demo has no engine for the new source, so it
+is reported unavailable there; the new subagent's entry becomes a source of the report.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+from agentscope.tool import ToolResponse
+from cli_support import shared_cache
+
+from host.cli import main
+from host.hub import host_prompt
+from host.sources import FileSource, source_path
+from host.task_schema import task_json_schema
+from subagents import natures, registry
+from subagents.results import ok
+from subagents.search.http import SearchUnavailable
+from subagents.search.render import Item
+from subagents.search.sources import SOURCE_NAMES
+from subagents.search.tools import run_source
+from subagents.settings import ToolSettings
+from subagents.spec import SubAgentSpec, ToolGroup
+from subagents.untrusted import unwrap
+
+PAGES = 5  # the default is 24, and the demo reads more than 5 pages when it may
+ENTRY = (
+    "Almanac of canal works: the Grand Canal's summit at Nanwang was kept supplied with "
+    "water by the Daicun Dam, which turned the Wen River towards the canal in 1411."
+)
+
+
+# -- a sixth search source: a provider and its tool ------------------------------------
+
+
+async def papers(client: httpx.AsyncClient, query: str, settings: ToolSettings) -> list[Item]:
+    """The provider: a papers API's JSON hits as search items."""
+    base = settings.endpoint("papers", "https://papers.invalid")
+    response = await client.get(f"{base}/search", params={"q": query})
+    if response.status_code != 200:
+        raise SearchUnavailable(f"HTTP {response.status_code}")
+    return [Item(h["name"], h["link"], h["abstract"]) for h in response.json()["hits"]]
+
+
+async def search_papers(query: str, settings: object = None) -> ToolResponse:
+    """Search a papers index; returns a YAML list of results (title, url, snippet, source).
+
+    Args:
+        query (str): Words to search for, e.g. "canal engineering history".
+    """
+    return await run_source("search_papers", papers, query, settings)
+
+
+# -- a fifth subagent: one tool, its context, its absorption, its offline policy ----------
+
+
+async def almanac_lookup(topic: str) -> ToolResponse:
+    """Look a topic up in the almanac; returns its entry.
+
+    Args:
+        topic (str): The topic, e.g. "Grand Canal".
+    """
+    return ok(ENTRY)
+
+
+def prepare(desk: Any, sub: Any, ctx: dict[str, Any], base: dict[str, Any]):
+    return None, {**base, "topic": "Grand Canal"}
+
+
+async def absorb(desk: Any, d: Any, sub_id: str | None, carried: dict[str, Any]) -> list[str]:
+    """Each entry read becomes a source the research scores, as a file read does."""
+    for i, text in enumerate(carried["entries"]):
+        where = f"/workspace/almanac/entry-{i}.md"
+        entry = unwrap(text).strip() + "\n"
+        await desk.research.absorb_file(
+            FileSource(where, source_path(where), entry, "Almanac of canal works", "file")
+        )
+    return [f"{len(carried['entries'])} almanac entry kept as a source"]
+
+
+ALMANAC = SubAgentSpec(
+    name="almanac",
+    description="Looks a topic up in the almanac of canal works.",
+    sys_prompt="You look topics up in the almanac and report what it says.",
+    groups=(ToolGroup(name="basic", tools=(almanac_lookup,)),),
+    task="Look the question's subject up in the almanac.",
+    title="Consulting the almanac",
+    carry=lambda done: {"entries": [r.text for r in done if r.name == "almanac_lookup" and r.ok]},
+    offline_plan=lambda ctx, done, names: (
+        [] if done else [("almanac_lookup", {"topic": ctx.get("topic", "")})]
+    ),
+    offline_outcome=lambda ctx, done: {"summary": f"{len(done)} almanac entry read."},
+    host_line="looks the question's subject up in the almanac of canal works.",
+    prepare=prepare,
+    absorb=absorb,
+    offline_host_task="Look the canal up in the almanac.",
+)
+
+
+@pytest.fixture(scope="module")
+def registered() -> Iterator[None]:
+    """The sixth source and the fifth subagent, registered for this module only."""
+    specs, tools, names = dict(registry.SPECS), dict(natures.TOOLS), list(SOURCE_NAMES)
+    registry.register_source("papers", search_papers, "Search papers")
+    registry.register(ALMANAC)
+    try:
+        yield
+    finally:
+        registry.SPECS.clear()
+        registry.SPECS.update(specs)
+        natures.TOOLS.clear()
+        natures.TOOLS.update(tools)
+        SOURCE_NAMES[:] = names
+
+
+@pytest.fixture(scope="module")
+def demo_run(registered) -> Path:
+    """One demo run with both registrations and a page budget of :data:`PAGES`; its
+    folder (in the session's shared runs folder, whose demo site is built once)."""
+    runs = shared_cache()
+    before = set(runs.iterdir())
+    code = main(
+        ["demo", "--formats", "md", "--max-pages", str(PAGES), "--runs-dir", str(runs), "--quiet"]
+    )
+    assert code == 0
+    (folder,) = [p for p in set(runs.iterdir()) - before if (p / "internal").is_dir()]
+    return folder
+
+
+def record_of(folder: Path) -> dict[str, Any]:
+    return json.loads((folder / "internal" / "run.json").read_text(encoding="utf-8"))
+
+
+def test_the_page_budget_caps_the_pages_read_and_stored(demo_run):
+    record = record_of(demo_run)
+    assert record["settings"]["max_pages"] == PAGES
+    fetched = [c for c in record["tool_calls"] if c["tool"] == "viewer_fetch"]
+    assert 0 < len([c for c in fetched if c["ok"]]) <= PAGES
+    assert any(c["refused"] or c["status"] != "ok" for c in fetched)  # the budget was met
+    assert 0 < record["pages_read"] <= PAGES
+    stored = list((demo_run / "workspace" / "pages").glob("*.md"))
+    assert 0 < len(stored) <= PAGES
+
+
+def test_a_sixth_source_is_one_registration(registered, demo_run):
+    assert SOURCE_NAMES[-1] == "papers"
+    env = ToolSettings.from_env({"QUARTET_PAPERS_URL": "http://127.0.0.1:9/papers/"})
+    assert env.endpoint("papers", "https://papers.invalid") == "http://127.0.0.1:9/papers"
+    assert natures.annotations("search_papers")["title"] == "Search papers"
+    assert "search_papers" in registry.SPECS["search"].allowlist()
+    papers_calls = [c for c in record_of(demo_run)["tool_calls"] if c["tool"] == "search_papers"]
+    assert papers_calls  # the offline search plan used the new source ...
+    assert all(c["status"] == "unavailable" for c in papers_calls)  # ... which has no demo engine
+    assert "/no-engine/papers" in record_of(demo_run)["settings"]["endpoints"]["papers"]
+
+
+def test_a_fifth_subagent_is_one_registration(registered, demo_run, capsys):
+    assert '- "almanac": looks the question' in host_prompt(registry.SPECS)
+    schema = task_json_schema(registry.SPECS)["function"]
+    assert '- "almanac": looks the question' in schema["description"]
+    assert "almanac" in schema["parameters"]["properties"]["subagent_type"]["enum"]
+    record = record_of(demo_run)
+    tasks = [d for d in record["delegations"] if d["subagent"] == "almanac"]
+    assert [d["status"] for d in tasks] == ["ok"]
+    kinds = [d["subagent"] for d in record["delegations"]]
+    assert kinds.index("almanac") < kinds.index("generate")  # before the report
+    kept = [p for p in (demo_run / "workspace" / "sources").glob("*.md") if ENTRY in p.read_text()]
+    assert len(kept) == 1  # the subagent's absorb stored its entry as a source
+    report = next((demo_run / "workspace" / "reports").glob("*.md")).read_text(encoding="utf-8")
+    assert "Almanac of canal works" in report  # the entry reached the report as a source
+    assert main(["tools", "--json"]) == 0
+    listed = json.loads(capsys.readouterr().out)
+    assert [s["function"]["name"] for s in listed["almanac"]] == ["almanac_lookup"]
+    assert "search_papers" in [s["function"]["name"] for s in listed["search"]]

@@ -165,6 +165,7 @@ def scenario(server: Served, browser: Browser, tmp_path_factory: pytest.TempPath
     seen["c_status_stopped"] = c.locator("#run-status").inner_text()
     c.click("#resume")
     c.wait_for_url("**/jobs/*")
+    seen["c_resume"] = c.url.rsplit("/", 1)[1]
     c.wait_for_selector("#job[data-ended=true]", timeout=WAIT_MS)
     seen["c_resumed_state"] = c.locator("#state").inner_text()
     c.goto(seen["c_run_url"])
@@ -269,10 +270,14 @@ def test_a_download_is_approved_in_the_page_and_a_second_answer_is_refused(
 
 
 def test_a_run_stopped_from_the_page_keeps_its_report_and_resumes(server: Served, scenario: Any):
-    assert scenario["c_state"] == "stopped"
-    assert scenario["c_status_stopped"].startswith("interrupted")
-    assert scenario["c_resumed_state"] == "finished"
-    assert scenario["c_status_resumed"].startswith("finished")
+    told = {  # what the two jobs said, to explain a failure
+        job: [e["data"] for e in events(server, scenario[job]) if e["event"] != "progress"]
+        for job in ("c", "c_resume")
+    }
+    assert scenario["c_state"] == "stopped", told
+    assert scenario["c_status_stopped"].startswith("interrupted"), told
+    assert scenario["c_resumed_state"] == "finished", told
+    assert scenario["c_status_resumed"].startswith("finished"), told
     run_id = scenario["c_run_url"].rsplit("/", 1)[1]
     record = json.loads((server.runs_dir / run_id / "internal/run.json").read_text())
     assert record["status"] == "finished" and record["resumed"] == 1

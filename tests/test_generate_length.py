@@ -207,3 +207,43 @@ def test_a_historical_part_reads_in_the_order_of_its_dates_three_digit_years_inc
     assert [p.text for p in points] == [said[3], said[4], said[1], said[0], said[2]]
     assert first_year("Emperor Yang reigned 604–618.") == 604
     assert first_year("It ran from 186 to 196 km.") is None
+
+
+def test_every_line_the_summary_quotes_from_a_section_stays_in_that_section() -> None:
+    """The summary may quote a section's line for another part and its own best line
+    too: both still answer in the section, the best one is not left to the summary."""
+    from subagents.generate.notes import parse_notes
+    from subagents.generate.writer import shape
+
+    shared = "The harbour's council kept two basins open from 1779 onwards."
+    best = "The harbour has fourteen basins in all."
+    other = "Each basin has a lock keeper and a crane for cargo."
+    notes = "\n".join(
+        [
+            RESEARCH_MARKER,
+            "",
+            "# The harbour",
+            "",
+            f"- {shared} [ev-000000000001]",
+            f"- {best} [ev-000000000002]",
+            "",
+            "## Which basins were open in 1779?",
+            "",
+            f"- {shared} [ev-000000000001]",
+            "",
+            "## How many basins does the harbour have?",
+            "",
+            f"- {shared} [ev-000000000001]",
+            f"- {other} [ev-000000000003]",
+            f"- {best} [ev-000000000002]",
+            "",
+        ]
+    )
+    draft = shape(parse_notes(notes), "", "en")
+    texts = {s.heading: [p.text.strip() for p in s.points] for s in draft.sections}
+    counted = texts["How many basins does the harbour have?"]
+    assert best in " ".join(counted) and shared in " ".join(counted)
+    assert counted.index(next(t for t in counted if best in t)) < counted.index(
+        next(t for t in counted if other in t)
+    )
+    assert sum(bool(p.cites()) for p in draft.lead) == 2

@@ -158,8 +158,10 @@ def shape(
     pools: dict[int, list[Point]] = {}
     # A part's section states its evidence even where the summary quotes one of its
     # lines (the summary is an overview, the sections are the answers): that line leads
-    # its section and costs nothing more, the rest are chosen as before.
-    leads: dict[int, Point] = {}
+    # its section and costs nothing more, the rest are chosen as before. Every line the
+    # summary quotes from a section leads it (the summary may quote one of them for
+    # another part).
+    leads: dict[int, list[Point]] = {}
     for i, section in enumerate(parts):
         pool = []
         for point in section.points:
@@ -167,7 +169,8 @@ def shape(
                 continue
             said = next((p for p in summary if p.cites() and _same_cites(p, point)), None)
             if said is not None:
-                leads.setdefault(i, replace(said))
+                if not any(_same_cites(said, p) for p in leads.get(i, [])):
+                    leads.setdefault(i, []).append(replace(said))
                 continue
             if _near_repeat(point, [*pool, *summary]):
                 continue
@@ -194,7 +197,7 @@ def shape(
             chosen[i].append(pool[rank])
             spent += cost
     for i, section in enumerate(parts):
-        points = [leads[i], *chosen[i]] if i in leads else chosen[i]
+        points = [*leads.get(i, []), *chosen[i]]
         if points and Focus.build(section.heading).historical:
             points = chronological(points)
         section.points = points

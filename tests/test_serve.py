@@ -126,7 +126,7 @@ def scenario(server: Served, browser: Browser, tmp_path_factory: pytest.TempPath
     context = browser.new_context(viewport={"width": 1280, "height": 900})
     a, b, c = context.new_page(), context.new_page(), context.new_page()
     seen: dict[str, Any] = {}
-    seen["a"] = start(a, server.url, ("md", "html"), max_pages=12)
+    seen["a"] = start(a, server.url, ("md", "html"), max_pages=8)
     seen["b"] = start(
         b, server.url, ("md",), files=[str(notes)], approve=("http_download",), max_pages=8
     )

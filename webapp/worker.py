@@ -145,13 +145,15 @@ class Watcher:
 
 
 def tokens(host: Any) -> dict[str, Any]:
-    """The model tokens and cost the run has used so far (empty for the offline brain)."""
+    """The model tokens and cost the run has used so far, as its record will say them
+    (empty for the offline brain)."""
     try:
-        total = host.token_ledger.total()
+        summary = host.token_ledger.summary()
     except Exception:  # a figure the page can do without
         return {}
-    used = {k: v for k, v in vars(total).items() if isinstance(v, int | float) and v}
-    return used
+    if not isinstance(summary, dict) or not summary.get("input"):
+        return {}
+    return {k: v for k, v in summary.items() if isinstance(v, int | float)}
 
 
 def approver(channel: Channel) -> Callable[[str, str, dict[str, Any]], Awaitable[Any]]:

@@ -16,7 +16,6 @@ import re
 import signal
 import sys
 from collections.abc import Awaitable, Callable, Sequence
-from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn
 
@@ -26,14 +25,13 @@ from subagents.names import PIPELINE_ORDER
 from subagents.secrets import scrubbed_output, secret_scope, secret_values
 
 from .config import (
-    FORMATS,
     ConfigError,
     Settings,
     load_settings,
     make_runs_dir,
-    parse_glossary,
     runs_dir_setting,
 )
+from .durability.resume import demo_ports, resumable, resumed_settings
 from .printable import printable, printable_json
 from .runs import (
     RunDetail,
@@ -43,10 +41,11 @@ from .runs import (
     has_checkpoint,
     list_runs,
     read_run,
-    recorded_budgets,
-    recorded_number,
     told_counts,
 )
+
+#: The names the web app (``quartet serve``) imports these by.
+_demo_ports, _resumable, _resumed_settings = demo_ports, resumable, resumed_settings
 
 if TYPE_CHECKING:
     from .brains import Brain
@@ -275,34 +274,6 @@ def _cmd_demo(args: argparse.Namespace) -> int:
     return _report(result, settings)
 
 
-def _resumable(settings: Settings, run_id: str) -> tuple[Path, dict[str, Any]]:
-    """A stopped run's folder (found as every command finds a run: :func:`find_run`) and
-    its recorded settings; ConfigError when it cannot resume."""
-    folder = find_run(settings.runs_dir, run_id)
-    run_id, where = folder.name, printable(str(folder.absolute()))
-    saved = folder / "internal" / "checkpoint.json"
-    if not saved.is_file():
-        raise ConfigError(
-            f"run {run_id} stopped before its first checkpoint: {where} holds none to resume from"
-        )
-    record = folder / "internal" / "run.json"
-    if record.is_file():
-        try:
-            status = json.loads(record.read_text(encoding="utf-8")).get("status", "finished")
-        except (OSError, ValueError, AttributeError):
-            status = "finished"  # an unreadable record: the run ended, whatever it says
-        if status == "finished":
-            raise ConfigError(f"run {run_id} ({where}) has finished; there is nothing to resume")
-    try:
-        state = json.loads(saved.read_text(encoding="utf-8"))
-    except (OSError, ValueError) as exc:
-        raise ConfigError(
-            f"run {run_id}: its checkpoint in {where} cannot be read ({exc})"
-        ) from None
-    saved_settings = state.get("settings") if isinstance(state, dict) else None
-    return folder, dict(saved_settings) if isinstance(saved_settings, dict) else {}
-
-
 def _confirmer() -> Callable[[Path], bool] | None:
     """Asks at the terminal whether to mount a run's recorded input folder again; None
     when there is no terminal to ask at."""
@@ -325,56 +296,18 @@ def _given_input(args: argparse.Namespace, settings: Settings) -> Path | None:
     return settings.input_dir if getattr(args, "input", None) else None
 
 
-def _demo_ports(origin: dict[str, Any]) -> tuple[int, int]:
-    """The ports a demo run's world was served on; ConfigError when they are not ports."""
-    ports = origin.get("ports")
-    if (
-        isinstance(ports, list)
-        and len(ports) == 2
-        and all(isinstance(p, int) and 0 <= p < 65536 for p in ports)
-    ):
-        return ports[0], ports[1]
-    raise ConfigError(f"the demo run's recorded ports {printable(repr(ports))} are not ports")
-
-
-def _resumed_settings(
-    settings: Settings, saved: dict[str, Any], model: str | None, inputs: Path | None
-) -> Settings:
-    """``settings`` with what a stopped run started with (``saved``, from its checkpoint;
-    only values of the right kind are taken), the brain ``model`` when one is given, and
-    the input folder the user chose."""
-    formats = saved.get("formats") if isinstance(saved.get("formats"), list) else []
-
-    def count(name: str) -> int:
-        return int(recorded_number(saved.get(name)) or getattr(settings, name))
-
-    tokens, cost = recorded_budgets(saved, (settings.max_tokens, settings.max_cost))
-    return replace(
-        settings,
-        model=model or str(saved.get("model") or settings.model),
-        formats=tuple(f for f in formats if f in FORMATS) or settings.formats,
-        max_rounds=count("max_rounds"),
-        max_pages=count("max_pages"),
-        concurrency=count("concurrency"),
-        max_tokens=tokens,
-        max_cost=cost,
-        input_dir=inputs,
-        glossary=parse_glossary(saved["glossary"]) if saved.get("glossary") else settings.glossary,
-    )
-
-
 def _cmd_resume(args: argparse.Namespace) -> int:
     from .run import RunFolder
 
     settings = _settings(args)
-    folder, saved = _resumable(settings, args.run_id)
+    folder, saved = resumable(settings, args.run_id)
     origin = saved.get("origin") if isinstance(saved.get("origin"), dict) else {}
     demo = origin.get("kind") == "demo"  # the demo world brings its own inputs
     inputs = None
     if not demo:
         given = _given_input(args, settings)
         inputs = chosen_input(folder.name, saved.get("input_dir"), given, _confirmer())
-    settings = _resumed_settings(settings, saved, args.model, inputs)
+    settings = resumed_settings(settings, saved, args.model, inputs)
     brain = _brain(settings)
 
     async def resume(settings: Settings) -> RunResult:
@@ -394,7 +327,7 @@ def _cmd_resume(args: argparse.Namespace) -> int:
     if demo:
         from demo.web import demo_world
 
-        with demo_world(settings.runs_dir, ports=_demo_ports(origin)) as world:
+        with demo_world(settings.runs_dir, ports=demo_ports(origin)) as world:
             result = _run_async(resume(demo_settings(settings, world)))
     else:
         result = _run_async(resume(settings))
@@ -405,7 +338,7 @@ def _cmd_replay(args: argparse.Namespace) -> int:
     from subagents.tape import Tape
 
     from .brains.providers import replay_brain
-    from .replay import compare, open_recording, replay_input, replay_settings
+    from .durability.replay import compare, open_recording, replay_input, replay_settings
     from .run import RunFolder
 
     base = _settings(args)

@@ -41,12 +41,12 @@ from subagents.spec import SubAgentSpec, check_allowlist
 from subagents.untrusted import neutralise
 
 from .budget import amount
+from .durability.tape import stream_scope
 from .guards import DelegationDepthError, ToolCallRecord, ToolGuard, delegation_scope
 from .interrupt import Interrupt, RunInterrupted
 from .research import Research
 from .sources import file_source
 from .stages import delegation_msg, kept, summarize
-from .tape import stream_scope
 
 FINISH = "generate_response"
 NOTES_PATH = "/workspace/notes/research.md"

@@ -35,7 +35,7 @@ from subagents.results import status_of
 from subagents.secrets import scrub, scrub_data
 
 from .config import DEFAULT_DEPTH_CAP, DEFAULT_TOOL_CALL_CAP
-from .tape import stream_scope
+from .durability.tape import stream_scope
 
 DEFAULT_EVICT_CHARS = 40_000
 PREVIEW_CHARS = 4_000

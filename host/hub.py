@@ -44,7 +44,6 @@ from subagents.spec import SubAgentSpec, check_allowlist, for_tasks
 from subagents.tape import Tape, taping
 from subagents.untrusted import UNTRUSTED_RULE
 
-from . import checkpoint
 from .approval import Approval, Ask, check_tools, default_approver
 from .audit import HostAudit
 from .brains import (
@@ -63,12 +62,13 @@ from .brains.wrapping import ScrubbedModel
 from .budget import check_prices, spent
 from .config import Settings
 from .delegation import Delegation, Delegator, task
+from .durability import checkpoint
+from .durability.tape import STREAM, RecordingModel
 from .guards import ToolCallRecord, ToolGuard, evicted_name
 from .interrupt import Interrupt, Interruptible, RunInterrupted, wait_until
 from .mcp import attach_mcp_tools, mcp_client
 from .research import Research
 from .run import AREAS, RunFolder
-from .tape import STREAM, RecordingModel
 from .task_schema import subagent_lines, task_json_schema
 from .transcript import Transcript, save_evidence, save_json, save_run_json
 from .workers import WorkerAgent
@@ -720,7 +720,7 @@ class Host:
     # -- checkpoints -----------------------------------------------------------------------
 
     async def _checkpoint(self, phase: str = "research", at_stop: bool = False) -> None:
-        """Write everything needed to continue this run (see :mod:`host.checkpoint`).
+        """Write everything needed to continue this run (see :mod:`host.durability.checkpoint`).
 
         The user's first Ctrl-C writes one at once (``at_stop``), with the tasks in flight
         recorded as running, and it stays the last: the tasks cut short afterwards and

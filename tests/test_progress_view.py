@@ -311,8 +311,8 @@ def test_slow_steps_show_their_seconds():
 async def test_the_host_says_which_task_a_tool_call_starts_in(tmp_path):
     from host.brains import make_brain
     from host.config import load_settings
+    from host.durability.tape import stream_scope
     from host.hub import Host
-    from host.tape import stream_scope
 
     events: list[tuple[str, dict[str, Any]]] = []
     settings = load_settings({"runs_dir": str(tmp_path)})

@@ -16,12 +16,12 @@ from openai_server import ScriptedOpenAI
 from demo.settings import demo_settings
 from demo.web import demo_world
 from host import cli
-from host import replay as replay_module
 from host.brains import make_brain
 from host.cli import _settings, build_parser, main
 from host.config import Settings
+from host.durability import replay as replay_module
+from host.durability.replay import known_key_names, placeholder
 from host.hub import Host
-from host.replay import known_key_names, placeholder
 
 CANARY = "sk-replay-canary-7f3e1b"
 

@@ -21,10 +21,10 @@ from runs_support import make_run
 from demo.web import demo_world
 from host import cli
 from host.brains.offline import HostPolicy
-from host.checkpoint import patch_dangling
 from host.cli import main
 from host.config import Settings
 from host.delegation import call_signature
+from host.durability.checkpoint import patch_dangling
 from host.stages import CANCELLED
 
 

@@ -1,8 +1,8 @@
 """``quartet replay RUN_ID``: a recorded run again, from its tape, with no network, no keys.
 
 A run made with ``--record`` keeps every model answer, HTTP response and name resolution
-on its tape (:mod:`subagents.tape`, :mod:`host.tape`). A replay starts a new run with the
-recorded question and settings; the model is a :class:`host.tape.ReplayModel` and every
+on its tape (:mod:`subagents.tape`, :mod:`host.durability.tape`). A replay starts a new run with the
+recorded question and settings; the model is a :class:`host.durability.tape.ReplayModel` and every
 HTTP client and the resolver answer from the tape, so nothing reaches the network and no
 key is needed (the tools get a placeholder for each key the run had, so the same search
 sources take part, and the run masks the placeholders as it masked the keys; no
@@ -33,13 +33,13 @@ from typing import TYPE_CHECKING, Any
 from subagents.secrets import SECRET_VARS
 from subagents.settings import SOURCE_NAMES, Keys, NetworkPolicy
 
-from .config import FORMATS, ConfigError, Settings, parse_glossary
-from .runs import chosen_input, find_run, recorded_budgets, recorded_number
+from ..config import FORMATS, ConfigError, Settings, parse_glossary
+from ..runs import chosen_input, find_run, recorded_budgets, recorded_number
 
 if TYPE_CHECKING:
     from subagents.tape import Tape
 
-    from .hub import RunResult
+    from ..hub import RunResult
 
 
 @dataclass

@@ -211,12 +211,12 @@ def _settings(job: dict[str, Any]) -> Any:
 async def _resume_settings(job: dict[str, Any], stack: Any) -> tuple[Any, Path]:
     """The settings and folder of a stopped run, read as ``quartet resume`` reads them."""
     from demo.settings import demo_settings
-    from host.cli import _demo_ports, _resumable, _resumed_settings
     from host.config import load_settings
+    from host.durability.resume import demo_ports, resumable, resumed_settings
     from host.runs import chosen_input
 
     base = load_settings({"runs_dir": job["runs_dir"], "quiet": True})
-    folder, saved = _resumable(base, job["run_id"])
+    folder, saved = resumable(base, job["run_id"])
     origin = saved.get("origin") if isinstance(saved.get("origin"), dict) else {}
     uploads = Path(job["uploads_root"]).resolve()
 
@@ -226,13 +226,13 @@ async def _resume_settings(job: dict[str, Any], stack: Any) -> tuple[Any, Path]:
     inputs = None
     if origin.get("kind") != "demo":
         inputs = chosen_input(folder.name, saved.get("input_dir"), None, server_made)
-    settings = _resumed_settings(base, saved, None, inputs)
+    settings = resumed_settings(base, saved, None, inputs)
     if origin.get("kind") == "demo":
         from types import SimpleNamespace
 
         from demo.web import demo_world
 
-        ports = _demo_ports(origin)
+        ports = demo_ports(origin)
         served = job.get("demo")
         if served and tuple(served["ports"]) == ports:
             world = SimpleNamespace(

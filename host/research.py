@@ -381,7 +381,10 @@ class Research:
             fresh = [x for x in every if x.score < THRESHOLD and x.lead][:LEADS_PER_SOURCE]
             for scored in fresh:
                 item = self._item(scored, url, path, kind, text)
-                self.leads[sid][f"{path}#{item.start}"] = item.to_dict() | {"score": scored.score}
+                self.leads[sid][f"{path}#{item.start}"] = item.to_dict() | {
+                    "score": scored.score,
+                    "rank": scored.rank,
+                }
             if fresh:
                 self._promote(sid)
         self._score_tables(path, text, title, kind)

@@ -18,6 +18,11 @@ not at all). A missing facet pulls the score down hard, so a page about bicycle 
 not answer "How do heat pumps work?". Rare words weigh more than common ones (word
 frequencies from ``wordfreq``). Sentences at or above :data:`THRESHOLD` are evidence; a
 part's best sentence under it may still answer the part (see :attr:`Scored.lead`).
+
+Within one page, sentences are also ranked by the part's words that are rare *on that
+page* (:func:`local_match`): on the subject's own page its name is in every sentence and
+tells nothing, while the one word of the question few sentences use points at the
+passage that answers it. That ranking picks a part's leads on the subject's page.
 """
 
 from __future__ import annotations
@@ -57,6 +62,13 @@ ELSEWHERE = 0.85
 #: :attr:`Scored.lead`) from this score, when its page names the subject (a subject
 #: score of :data:`ON_SUBJECT`) and it says :data:`SAYS_MOST` of the part's facets.
 LEAD_FLOOR, ON_SUBJECT, SAYS_MOST = 0.2, 0.8, 0.5
+#: How much the page-local match counts in ranking a page's sentences (see
+#: :attr:`Scored.rank`); the sentences of a page ranked this high may stand as a part's
+#: lead without saying most of its facets, when their page-local match is at least
+#: :data:`LOCAL_LEAD` of the page's best.
+LOCAL, LOCAL_TOP, LOCAL_LEAD = 0.3, 2, 0.5
+#: A page naming a subject this many times is about it.
+MENTIONS = 3
 #: A facet counts as said from this match (an equivalent word, a heading about it;
 #: not a page that merely mentions it elsewhere).
 SAID = 0.6
@@ -344,10 +356,6 @@ class Focus:
             rivals=others_facets,
             kinds=frozenset(named_kind_terms(subquestion)),
         )
-
-    def query_terms(self) -> list[str]:
-        """Subject and facet terms, rarest first within each group."""
-        return [*self.subject, *(f.term for f in self.facets)]
 
 
 @lru_cache(maxsize=1024)
@@ -714,6 +722,18 @@ class Scored:
     #: the share of the part's facets (by weight) the sentence says, by its own words, an
     #: equivalent, or the heading of a section about the part
     said: float = 1.0
+    #: how well it says the part's words that are rare on its own page, as a share of
+    #: the page's best sentence (see :func:`local_match`)
+    local: float = 0.0
+    #: whether it is among the :data:`LOCAL_TOP` sentences of its page by :attr:`rank`
+    top_of_page: bool = False
+
+    @property
+    def rank(self) -> float:
+        """The order of a page's sentences for the part: the score, and the page-local
+        match (a word rare on this page tells one passage from another better than a word
+        rare in the language)."""
+        return self.score + LOCAL * self.local
 
     @property
     def lead(self) -> bool:
@@ -722,7 +742,9 @@ class Scored:
         asks, and it is not a faint match (a paraphrase that leaves a word of the
         question unsaid, "required to have a bachelor's degree" for "what must a
         teacher have at a minimum")."""
-        return self.score >= LEAD_FLOOR and self.subject >= ON_SUBJECT and self.said >= SAYS_MOST
+        if self.score < LEAD_FLOOR or self.subject < ON_SUBJECT:
+            return False
+        return self.said >= SAYS_MOST or (self.top_of_page and self.local >= LOCAL_LEAD)
 
 
 @dataclass
@@ -1209,14 +1231,48 @@ def relevant(
 
 def assessed(focus: Focus, doc: Document, complete_only: bool = True) -> list[Scored]:
     """Every sentence of ``doc`` assessed for ``focus`` (complete ones only, with
-    ``complete_only``), best first."""
-    out = [
-        assess(focus, doc, i)
-        for i, sentence in enumerate(doc.sentences)
-        if sentence.complete or not complete_only
-    ]
-    out.sort(key=lambda s: (-s.score, s.sentence.start))
+    ``complete_only``), best first by :attr:`Scored.rank`."""
+    local = local_match(focus, doc)
+    out = []
+    for i, sentence in enumerate(doc.sentences):
+        if sentence.complete or not complete_only:
+            scored = assess(focus, doc, i)
+            scored.local = local[i]
+            out.append(scored)
+    out.sort(key=lambda s: (-s.rank, s.sentence.start))
+    if _names_subject(focus, doc):
+        for scored in out[:LOCAL_TOP]:
+            scored.top_of_page = True
     return out
+
+
+def _names_subject(focus: Focus, doc: Document) -> bool:
+    """Whether the page is about the part's subject: its title (without the site's name)
+    names it, or the page names it again and again (:data:`MENTIONS`), so that its own
+    rare words tell where it answers the part."""
+    if _has_core(focus.core, _normal(_without_site(doc.title))):
+        return True
+    named = " ".join(focus.core) if not CJK.match(focus.core[0] if focus.core else "a") else ""
+    if named:
+        return len(re.findall(rf"\b{re.escape(named)}", _normal(doc.text))) >= MENTIONS
+    return sum(doc.lowered.count(c) for c in focus.core[:1]) >= MENTIONS
+
+
+def local_match(focus: Focus, doc: Document) -> list[float]:
+    """How well each sentence of ``doc`` says the part's words, each weighted by how rare
+    it is among the page's sentences (inverse document frequency over the page, as BM25
+    weighs terms), as a share of the best sentence's: on the subject's own page, the
+    subject's name is everywhere and tells nothing, while the one word of the question
+    that few sentences use points at the passage that answers it."""
+    asked = set(terms(focus.text))
+    if not asked or not doc.sentences:
+        return [0.0] * len(doc.sentences)
+    n = len(doc.sentence_terms)
+    df = Counter(t for said in doc.sentence_terms for t in said & asked)
+    idf = {t: math.log(1 + (n - k + 0.5) / (k + 0.5)) for t, k in df.items()}
+    raw = [sum(idf.get(t, 0.0) for t in said & asked) for said in doc.sentence_terms]
+    best = max(raw, default=0.0)
+    return [r / best if best else 0.0 for r in raw]
 
 
 def score_text(focus: Focus, text: str, title: str = "") -> float:

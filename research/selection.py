@@ -179,16 +179,25 @@ def best(scores: Mapping[str, float], urls: Mapping[str, str], limit: int) -> li
 
 
 def promote(leads: Sequence[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
-    """The leads a part takes in as evidence: the best one among all sources read, and a
-    second from the same source when it scores at least :data:`LEAD_SHARE` of the first
-    (at most :data:`PROMOTED`). Each lead has its ``score``, ``page_path`` and
-    ``start``."""
+    """The leads a part takes in as evidence, all from one source: the source of the best
+    lead by score among all sources read; there, its best lead by ``rank`` (the order of
+    a page's own sentences, see :attr:`~research.relevance.Scored.rank`), and a second
+    when it ranks at least :data:`LEAD_SHARE` of the first (at most :data:`PROMOTED`).
+    Each lead has its ``score``, ``page_path`` and ``start``, and may have its ``rank``
+    (else its score stands for it). Ranks are compared only within a page: each page's
+    best sentence has the whole of its page-local share."""
     if not leads:
         return []
-    ranked = sorted(leads, key=lambda v: (-v["score"], v["page_path"], v["start"]))
-    top = ranked[0]
-    same = [r for r in ranked if r["page_path"] == top["page_path"]][:PROMOTED]
-    return [r for r in same if r["score"] >= LEAD_SHARE * top["score"]]
+
+    def rank(lead: Mapping[str, Any]) -> float:
+        return float(lead.get("rank", lead["score"]))
+
+    best = min(leads, key=lambda v: (-v["score"], v["page_path"], v["start"]))
+    same = sorted(
+        (v for v in leads if v["page_path"] == best["page_path"]),
+        key=lambda v: (-rank(v), v["start"]),
+    )[:PROMOTED]
+    return [r for r in same if rank(r) >= LEAD_SHARE * rank(same[0])]
 
 
 def summary_choice(

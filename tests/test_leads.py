@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from host.research import Research
 from research.plan import Plan, SubQuestion, offline_plan
-from research.relevance import THRESHOLD, Document, Focus, assessed, entity
+from research.relevance import THRESHOLD, Document, Focus, assessed, entity, local_match
+from research.selection import promote
 from subagents.evidence import EvidenceItem, EvidenceLedger
 
 QUESTION = "About Mount Rainier: when did its last eruption happen, and what must climbers carry?"
@@ -174,3 +175,58 @@ def test_the_noun_naming_the_kind_of_answer_is_not_a_facet_in_english():
     assert "river" not in {f.term for f in focus.facets}
     named = Focus.build("Which NFL team won in 2016?")  # a name is never the kind
     assert "nfl" in (*named.subject, *(f.term for f in named.facets))
+
+
+#: The subject's own page: its name is in every sentence, the part's rarer words in few.
+GEYSIR = """# Strokkur
+
+Strokkur is a geyser in the south of Iceland. Strokkur lies beside the Hvita river valley.
+Strokkur erupts every six to ten minutes. Strokkur throws water up to forty metres high.
+Strokkur's basin is lined with silica. Strokkur has been a tourist sight since the 1800s.
+Strokkur was unblocked by local farmers in 1963, after an earthquake had sealed its vent.
+Visitors at Strokkur keep behind a rope.
+"""
+
+
+def test_a_pages_own_rare_words_rank_its_sentences_for_a_part():
+    """On the subject's page the subject's name tells no sentence from another; the word of
+    the part that few sentences use (farmers, vent) points at the one that answers it."""
+    question = "How often does Strokkur erupt, and who unblocked the vent of Strokkur?"
+    texts = ["How often does Strokkur erupt?", "Who unblocked the vent of Strokkur?"]
+    focus = Focus.build(texts[1], texts, question)
+    doc = Document.of(GEYSIR, "Strokkur — Geysers of Iceland")
+    local = local_match(focus, doc)
+    best = max(range(len(local)), key=local.__getitem__)
+    assert doc.sentences[best].text.startswith("Strokkur was unblocked by local farmers")
+    assert local[best] == 1.0 and sorted(local)[-2] < 0.5
+    ranked = assessed(focus, doc)
+    assert ranked[0].sentence.text.startswith("Strokkur was unblocked")
+    assert ranked[0].top_of_page and not ranked[-1].top_of_page
+
+
+def test_a_page_that_names_the_subject_once_ranks_nothing_by_its_own_words():
+    """A page about something else that mentions the subject in passing is not the
+    subject's page: its sentences are not the top of a page about it."""
+    texts = ["How often does Strokkur erupt?", "Who unblocked the vent of Strokkur?"]
+    focus = Focus.build(texts[1], texts, " and ".join(texts))
+    other = Document.of(
+        "# Farming in Iceland\n\nFarmers in the south keep sheep. One farm is near Strokkur. "
+        "A vent in the barn keeps the hay dry. Local farmers unblocked the road in 1963.\n",
+        "Farming in Iceland — Rural Life",
+    )
+    assert not any(s.top_of_page for s in assessed(focus, other))
+
+
+def test_a_part_takes_its_leads_from_the_best_scoring_page_in_that_pages_own_order():
+    """Across pages leads compare by score (every page's best sentence has the whole of its
+    page-local share); within the chosen page, by rank."""
+    leads = [
+        {"page_path": "/a", "start": 0, "score": 0.30, "rank": 0.50},
+        {"page_path": "/a", "start": 50, "score": 0.28, "rank": 0.58},
+        {"page_path": "/b", "start": 0, "score": 0.25, "rank": 0.55},
+    ]
+    taken = promote(leads)
+    assert [(lead["page_path"], lead["start"]) for lead in taken] == [("/a", 50), ("/a", 0)]
+    leads[0]["rank"] = 0.40  # a second lead is taken only when it ranks close to the first
+    assert [(lead["page_path"], lead["start"]) for lead in promote(leads)] == [("/a", 50)]
+    assert promote([{"page_path": "/c", "start": 3, "score": 0.3}])[0]["start"] == 3

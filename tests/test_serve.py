@@ -53,6 +53,7 @@ def browser() -> Any:
 
 def start(page: Page, url: str, formats: tuple[str, ...], **options: Any) -> str:
     """Fill the start form for a demo run and submit it; the job's id."""
+    page.bring_to_front()  # a hidden tab draws no frames: Playwright's checks would wait
     page.goto(url + "/")
     page.check("#demo")
     page.click("details summary")
@@ -61,8 +62,9 @@ def start(page: Page, url: str, formats: tuple[str, ...], **options: Any) -> str
             box.uncheck()
     if options.get("files"):
         page.set_input_files("#files", options["files"])
-    if options.get("max_pages"):
-        page.fill("#max_pages", str(options["max_pages"]))
+    for field in ("max_pages", "max_rounds"):
+        if options.get(field):
+            page.fill(f"#{field}", str(options[field]))
     for tool in options.get("approve", ()):
         page.check(f"#ask-{tool}")
     page.click("#start button[type=submit]")
@@ -102,6 +104,7 @@ def _approve(page: Page, other: Page | None, served: Served, seen: dict[str, Any
         other = page.context.new_page()
         other.goto(page.url)
         other.wait_for_selector(f'.ask[data-ask="{ask}"]', timeout=WAIT_MS)
+        page.bring_to_front()
         card.locator("button[data-action=approve]").click()
         other.wait_for_selector(f'.ask[data-ask="{ask}"]', state="detached", timeout=WAIT_MS)
         form = {"csrf": served.csrf(), "ask": ask, "action": "reject"}
@@ -113,6 +116,7 @@ def _approve(page: Page, other: Page | None, served: Served, seen: dict[str, Any
             )
         seen["second_answer"] = again.status_code
     else:
+        page.bring_to_front()
         card.locator("button[data-action=approve]").click()
     page.wait_for_selector(f'.ask[data-ask="{ask}"]', state="detached", timeout=WAIT_MS)
     seen["approvals"] = seen.get("approvals", 0) + 1
@@ -128,9 +132,15 @@ def scenario(server: Served, browser: Browser, tmp_path_factory: pytest.TempPath
     seen: dict[str, Any] = {}
     seen["a"] = start(a, server.url, ("md", "html"), max_pages=8)
     seen["b"] = start(
-        b, server.url, ("md",), files=[str(notes)], approve=("http_download",), max_pages=8
+        b,
+        server.url,
+        ("md",),
+        files=[str(notes)],
+        approve=("http_download",),
+        max_pages=6,
+        max_rounds=1,
     )
-    seen["c"] = start(c, server.url, ("md",), max_pages=6)
+    seen["c"] = start(c, server.url, ("md",), max_pages=6, max_rounds=1)
     seen["c_first_state"] = c.locator("#state").inner_text()
     other: Page | None = None
     stopped = False
@@ -142,8 +152,9 @@ def scenario(server: Served, browser: Browser, tmp_path_factory: pytest.TempPath
             a.reload()
         if b.locator(".ask[data-ask]").count():
             other = _approve(b, other, server, seen)
-        reading = c.locator("#feed li.line", has_text="▶ Reading pages").count()
+        reading = c.locator("#feed li.line", has_text="▶ Searching").count()
         if not stopped and reading and c.locator("#run-link a").count():
+            c.bring_to_front()
             c.click("#stop")
             stopped = True
         a.wait_for_timeout(100)  # the next look at the three pages
@@ -160,6 +171,7 @@ def scenario(server: Served, browser: Browser, tmp_path_factory: pytest.TempPath
     b.wait_for_selector("#result #inputs", timeout=WAIT_MS)
     seen["b_inputs"] = b.locator("#inputs").inner_text()
     seen["c_state"] = c.locator("#state").inner_text()
+    c.bring_to_front()
     c.click("#run-link a")
     seen["c_run_url"] = c.url
     seen["c_status_stopped"] = c.locator("#run-status").inner_text()

@@ -67,6 +67,8 @@ def start(page: Page, url: str, formats: tuple[str, ...], **options: Any) -> str
             page.fill(f"#{field}", str(options[field]))
     for tool in options.get("approve", ()):
         page.check(f"#ask-{tool}")
+    if options.get("review_plan"):
+        page.check("#review_plan")
     page.click("#start button[type=submit]")
     page.wait_for_url("**/jobs/*")
     return page.url.rsplit("/", 1)[1]
@@ -140,7 +142,7 @@ def scenario(server: Served, browser: Browser, tmp_path_factory: pytest.TempPath
         max_pages=6,
         max_rounds=1,
     )
-    seen["c"] = start(c, server.url, ("md",), max_pages=6, max_rounds=1)
+    seen["c"] = start(c, server.url, ("md",), max_pages=6, max_rounds=1, review_plan=True)
     seen["c_first_state"] = c.locator("#state").inner_text()
     other: Page | None = None
     stopped = False
@@ -152,6 +154,12 @@ def scenario(server: Served, browser: Browser, tmp_path_factory: pytest.TempPath
             a.reload()
         if b.locator(".ask[data-ask]").count():
             other = _approve(b, other, server, seen)
+        if "c_plan" not in seen and c.locator(".ask textarea[name=parts]").count():
+            c.bring_to_front()
+            parts = c.locator(".ask textarea[name=parts]").input_value().splitlines()
+            seen["c_plan"] = [*parts[:-1], "How deep is the canal at Yangzhou?"]
+            c.fill(".ask textarea[name=parts]", "\n".join(seen["c_plan"]))
+            c.click(".ask button")
         reading = c.locator("#feed li.line", has_text="▶ Searching").count()
         if not stopped and reading and c.locator("#run-link a").count():
             c.bring_to_front()
@@ -293,6 +301,13 @@ def test_a_run_stopped_from_the_page_keeps_its_report_and_resumes(server: Served
     run_id = scenario["c_run_url"].rsplit("/", 1)[1]
     record = json.loads((server.runs_dir / run_id / "internal/run.json").read_text())
     assert record["status"] == "finished" and record["resumed"] == 1
+
+
+def test_the_plan_is_reviewed_and_edited_in_the_page_before_research(server: Served, scenario: Any):
+    run_id = scenario["c_run_url"].rsplit("/", 1)[1]
+    plan = json.loads((server.runs_dir / run_id / "internal/plan.json").read_text())
+    assert [s["text"] for s in plan["subquestions"]] == scenario["c_plan"]
+    assert plan["planner"].endswith("edited by the user")
 
 
 def test_pages_fit_a_390_px_phone_without_sideways_scrolling(

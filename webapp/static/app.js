@@ -40,11 +40,12 @@
       } else {
         name.appendChild(el("span", { class: "muted" }, "other work"));
       }
-      const status = el("td");
+      const status = el("td", { "data-label": "Status" });
       if (p.status) status.appendChild(el("span", { class: "state state-" + p.status.replace(/ /g, "-"), "data-status": p.status }, p.status));
+      const figure = (label, value) =>
+        p.id ? el("td", { class: "num", "data-label": label }, String(value || 0)) : el("td", { class: "num" });
       row.append(name, status, el("td", { class: "doing" }, p.doing || ""),
-        el("td", { class: "num" }, p.id ? String(p.pages || 0) : ""),
-        el("td", { class: "num" }, p.id ? String(p.evidence || 0) : ""));
+        figure("Pages", p.pages), figure("Evidence", p.evidence));
       partsBody.appendChild(row);
     }
   }

@@ -255,7 +255,7 @@ class App:
         if busy is not None and not busy.done:
             return RedirectResponse(f"/jobs/{busy.id}", status_code=303)
         detail = read_run(folder)
-        job = {"kind": action, "run_id": run_id, "use_demo": True}
+        job = {"kind": action, "run_id": run_id, "use_demo": _researched_demo(folder)}
         entry = self.runner.submit(action, detail.summary.question, job)
         if action == "resume":
             entry.run_id = run_id
@@ -336,6 +336,18 @@ def _zipped(folder: Path, run_id: str) -> Any:
                     archive.write(path, f"{run_id}/{path.relative_to(folder)}")
     data.seek(0)
     return data
+
+
+def _researched_demo(folder: Path) -> bool:
+    """Whether the run researched the demo web (its world is then served again)."""
+    for name in ("checkpoint.json", "run.json"):
+        try:
+            saved = json.loads((folder / "internal" / name).read_text(encoding="utf-8"))
+            origin = saved["settings"]["origin"]
+        except (OSError, ValueError, KeyError, TypeError):
+            continue
+        return isinstance(origin, dict) and origin.get("kind") == "demo"
+    return False
 
 
 def _recorded(folder: Path) -> bool:

@@ -67,8 +67,6 @@ LEAD_FLOOR, ON_SUBJECT, SAYS_MOST = 0.2, 0.8, 0.5
 #: lead without saying most of its facets, when their page-local match is at least
 #: :data:`LOCAL_LEAD` of the page's best.
 LOCAL, LOCAL_TOP, LOCAL_LEAD = 0.3, 2, 0.5
-#: A page naming a subject this many times is about it.
-MENTIONS = 3
 #: A facet counts as said from this match (an equivalent word, a heading about it;
 #: not a page that merely mentions it elsewhere).
 SAID = 0.6
@@ -1247,15 +1245,9 @@ def assessed(focus: Focus, doc: Document, complete_only: bool = True) -> list[Sc
 
 
 def _names_subject(focus: Focus, doc: Document) -> bool:
-    """Whether the page is about the part's subject: its title (without the site's name)
-    names it, or the page names it again and again (:data:`MENTIONS`), so that its own
-    rare words tell where it answers the part."""
-    if _has_core(focus.core, _normal(_without_site(doc.title))):
-        return True
-    named = " ".join(focus.core) if not CJK.match(focus.core[0] if focus.core else "a") else ""
-    if named:
-        return len(re.findall(rf"\b{re.escape(named)}", _normal(doc.text))) >= MENTIONS
-    return sum(doc.lowered.count(c) for c in focus.core[:1]) >= MENTIONS
+    """Whether the page's title (without the site's name) names the part's subject: the
+    page is about it, so that its own rare words tell where it answers the part."""
+    return _has_core(focus.core, _normal(_without_site(doc.title)))
 
 
 def local_match(focus: Focus, doc: Document) -> list[float]:

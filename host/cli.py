@@ -873,13 +873,9 @@ def build_parser() -> argparse.ArgumentParser:
     show.add_argument("--json", action="store_true", help="print the summary as JSON")
     show.set_defaults(func=_cmd_show)
 
-    try:  # the web app, quartet serve: a top-level package the installed one may not list
-        from webapp.command import add_parser as add_serve_parser
-    except ModuleNotFoundError as exc:
-        if exc.name != "webapp":
-            raise
-    else:
-        add_serve_parser(sub, RUNS_DIR_HELP)
+    from webapp.command import add_parser as add_serve_parser  # the web app: quartet serve
+
+    add_serve_parser(sub, RUNS_DIR_HELP)
     return parser
 
 

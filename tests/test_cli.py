@@ -32,16 +32,21 @@ HEAVY = (
 )
 
 
-def test_tools_json_prints_the_builders_schemas():
-    out = subprocess.run(
+@pytest.fixture(scope="module")
+def tools_json() -> str:
+    """What ``python -m host tools --json`` prints (one process serves both tests)."""
+    return subprocess.run(
         [sys.executable, "-m", "host", "tools", "--json"],
         cwd=ROOT,
         capture_output=True,
         text=True,
         timeout=120,
         check=True,
-    )
-    printed = json.loads(out.stdout)
+    ).stdout
+
+
+def test_tools_json_prints_the_builders_schemas(tools_json):
+    printed = json.loads(tools_json)
     assert printed == all_tool_schemas()
     assert list(printed) == [n for n in PIPELINE_ORDER if n in SPECS]
 
@@ -53,21 +58,13 @@ def test_tools_text_lists_every_subagent(capsys):
         assert f"{name}:" in out
 
 
-def test_console_script_is_the_same_as_python_m_host():
+def test_console_script_is_the_same_as_python_m_host(tools_json):
     script = Path(sys.executable).parent / "quartet"
     assert script.exists()
     a = subprocess.run(
         [str(script), "tools", "--json"], capture_output=True, text=True, timeout=120, check=True
     )
-    b = subprocess.run(
-        [sys.executable, "-m", "host", "tools", "--json"],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=True,
-    )
-    assert a.stdout == b.stdout
+    assert a.stdout == tools_json
 
 
 def test_bad_arguments_exit_2_with_usage():

@@ -33,3 +33,24 @@ def disk_service(tmp_path: Path, input_dir: Path) -> FileDomainService:
 def memory_service() -> FileDomainService:
     """A memory-backed service with the same grants."""
     return FileDomainService(MemoryFileSystem().create_handle(RUN_GRANTS))
+
+
+@pytest.fixture(scope="session")
+def demo_en(tmp_path_factory):
+    """The offline demo run on its English question in every format, once a session: the
+    modules that only read what it made share it."""
+    from research_support import run_demo
+
+    return run_demo(tmp_path_factory.mktemp("demo-en"), stage_timeout=120)
+
+
+@pytest.fixture(scope="session")
+def demo_zh_run(tmp_path_factory):
+    """The same for the demo's Chinese question."""
+    from research_support import run_demo
+
+    from demo.site import DEMO_QUESTION_ZH
+
+    return run_demo(
+        tmp_path_factory.mktemp("demo-zh"), question=DEMO_QUESTION_ZH, stage_timeout=120
+    )

@@ -17,7 +17,6 @@ from pptx import Presentation
 from pypdf import PdfReader
 from research_support import host_with, run_demo
 
-from demo.site import DEMO_QUESTION_ZH
 from host.brains.offline import OfflinePolicy
 from host.hub import Host
 from host.stages import HOST_NAME, find_context
@@ -26,8 +25,10 @@ from subagents import PIPELINE_ORDER
 
 
 @pytest.fixture(scope="module")
-def demo(tmp_path_factory):
-    return run_demo(tmp_path_factory.mktemp("demo"), stage_timeout=120)
+def demo(demo_en):
+    """The demo run on its English question in every format (shared with the other
+    modules reading it)."""
+    return demo_en
 
 
 def test_all_four_formats_are_written(demo):
@@ -337,10 +338,9 @@ def test_the_spreadsheet_table_and_its_chart_are_in_every_format(demo):
 
 
 @pytest.fixture(scope="module")
-def demo_zh(tmp_path_factory):
-    return run_demo(
-        tmp_path_factory.mktemp("demo-zh"), question=DEMO_QUESTION_ZH, stage_timeout=120
-    )
+def demo_zh(demo_zh_run):
+    """The demo run on its Chinese question in every format (shared likewise)."""
+    return demo_zh_run
 
 
 def test_the_chinese_report_shows_the_chinese_sheet_and_its_chart_in_every_format(demo_zh):

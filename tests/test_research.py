@@ -39,16 +39,15 @@ PART_KEYS = ("built", "water", "decline", "today")
 
 
 @pytest.fixture(scope="module")
-def demo(tmp_path_factory):
-    return run_demo(tmp_path_factory.mktemp("research"), formats=("md", "html"))
+def demo(demo_en):
+    """The demo run on its English question (shared with the other modules reading it)."""
+    return demo_en
 
 
 @pytest.fixture(scope="module")
-def demo_zh(tmp_path_factory):
-    runs = tmp_path_factory.mktemp("research-zh")
-    from demo.site import DEMO_QUESTION_ZH
-
-    return run_demo(runs, question=DEMO_QUESTION_ZH, formats=("md", "html"))
+def demo_zh(demo_zh_run):
+    """The demo run on its Chinese question (shared likewise)."""
+    return demo_zh_run
 
 
 def report(result, name="report.md") -> str:

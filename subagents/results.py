@@ -58,10 +58,15 @@ def error(message: str, paths: Iterable[str] = ()) -> ToolResponse:
     return _response(text, envelope("error", paths, reason=text.removeprefix("Error: ")[:300]))
 
 
-def unavailable(reason: str) -> ToolResponse:
-    """An outside dependency (network, provider, browser) failed; the run goes on."""
+def unavailable(reason: str, advice: str = "") -> ToolResponse:
+    """An outside dependency (network, provider, browser) failed; the run goes on.
+
+    ``advice`` (what the model may do instead) follows the reason in the text the model
+    reads; the envelope's ``reason``, which people read in reports, leaves it out.
+    """
     text = reason if reason.startswith("Error:") else f"Error: unavailable: {reason}"
-    return _response(text, envelope("unavailable", reason=reason.removeprefix("Error: ")[:300]))
+    told = f"{text}; {advice}" if advice else text
+    return _response(told, envelope("unavailable", reason=reason.removeprefix("Error: ")[:300]))
 
 
 def refused(reason: str) -> ToolResponse:

@@ -134,3 +134,17 @@ def test_the_search_policy_exempts_exactly_the_configured_endpoints():
     assert policy.address_allowed(v6, 443) and not policy.address_allowed(v6, 80)
     assert search_policy(None) == NetworkPolicy()
     assert exempting(NetworkPolicy(), []) == NetworkPolicy()
+
+
+async def test_an_unreachable_source_tells_the_model_what_to_do_and_people_only_why():
+    """The model reads advice ("try another search tool"); the envelope's reason, which
+    a report's "What failed" shows people, is the cause alone."""
+    dead = ToolSettings(
+        endpoints={"wiki": "http://127.0.0.1:9"},
+        search_timeout=5,
+        network=NetworkPolicy.parse("127.0.0.1:9"),
+    )
+    response = await search_wiki("solar", settings=dead)
+    assert "try another search tool" in text_of(response)
+    assert reason(response).startswith("search_wiki: ")
+    assert "try another" not in reason(response)

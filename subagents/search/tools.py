@@ -26,6 +26,8 @@ logger = logging.getLogger(__name__)
 
 #: Longest query accepted, in characters.
 MAX_QUERY_CHARS = 1000
+#: What the model may do when a source is unavailable (not shown to people).
+ANOTHER = "try another search tool"
 
 Provider = Callable[[httpx.AsyncClient, str, ToolSettings], Awaitable[list[Item]]]
 
@@ -59,10 +61,10 @@ async def run_source(
             items = await asyncio.wait_for(provider(client, query, config), deadline)
     except SearchUnavailable as exc:
         logger.info("%s unavailable: %s", tool, scrub(exc.reason, keys))
-        return unavailable(scrub(f"{tool}: {exc.reason}; try another search tool", keys))
+        return unavailable(scrub(f"{tool}: {exc.reason}", keys), ANOTHER)
     except TimeoutError:
         logger.info("%s gave no answer within %.0f s", tool, deadline)
-        return unavailable(f"{tool}: no answer within {deadline:.0f} s; try another search tool")
+        return unavailable(f"{tool}: no answer within {deadline:.0f} s", ANOTHER)
     except Exception as exc:  # a tool never raises to the agent
         logger.warning("%s failed: %s", tool, type(exc).__name__)
         return unavailable(f"{tool}: failed unexpectedly ({type(exc).__name__})")

@@ -65,7 +65,7 @@ def unavailable(reason: str, advice: str = "") -> ToolResponse:
     reads; the envelope's ``reason``, which people read in reports, leaves it out.
     """
     text = reason if reason.startswith("Error:") else f"Error: unavailable: {reason}"
-    told = f"{text}; {advice}" if advice else text
+    told = f"{text.rstrip('.')}; {advice}" if advice else text
     return _response(told, envelope("unavailable", reason=reason.removeprefix("Error: ")[:300]))
 
 

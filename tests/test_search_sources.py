@@ -50,10 +50,12 @@ def rows_of(response) -> list[dict]:
 
 
 def unavailable_reason(response) -> str:
-    """The reason of an unavailable result, which its text repeats."""
+    """The reason of an unavailable result, which its text repeats (and follows with
+    advice for the model, which the reason leaves out)."""
     assert response.metadata["status"] == "unavailable", text(response)
     reason = response.metadata["reason"]
-    assert text(response) == f"Error: unavailable: {reason}"
+    assert text(response).startswith(f"Error: unavailable: {reason.rstrip('.')}")
+    assert "try another" not in reason
     return reason
 
 

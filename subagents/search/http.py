@@ -287,8 +287,7 @@ async def get(
         wait = RETRY_AFTER_DEFAULT if wait is None else wait
         if wait > RETRY_AFTER_CAP:
             raise SearchUnavailable(
-                f"{source} is rate limiting (HTTP 429) and asks to wait {wait:.0f} s; "
-                "try another source"
+                f"{source} is rate limiting (HTTP 429) and asks to wait {wait:.0f} s"
             )
         logger.debug("%s answered 429; retrying once after %.1f s", source, wait)
         await asyncio.sleep(wait)

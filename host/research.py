@@ -484,8 +484,10 @@ class Research:
         return sorted(self.unresearched)
 
     def coverage(self, sub_id: str) -> Coverage:
-        """How well a part is answered so far (see :func:`research.coverage.coverage`)."""
-        ids = self.evidence[sub_id]
+        """How well a part is answered so far (see :func:`research.coverage.coverage`); a
+        table that answers it counts as its evidence (a part a spreadsheet answers is
+        found, with the table as its answer)."""
+        ids = {**self.tables[sub_id], **self.evidence[sub_id]}
         if sub_id in self.unresearched and not ids:
             return Coverage(0, 0, "not researched")
         closed = sub_id in self.finished or self.rounds[sub_id] >= self.max_rounds

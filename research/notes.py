@@ -255,10 +255,10 @@ def research_notes(
     elif budget is not None:
         lines += [label(lang, f"budget_{budget[0]}").format(limit=budget[1])]
         lines.append("")
-    answered = [s for s in plan.subquestions if research.evidence[s.id]]
+    tables = _tables(research)  # a part a table answers is answered, by its table
+    answered = [s for s in plan.subquestions if research.evidence[s.id] or s.id in tables]
     if not answered:
         return "\n".join([*lines, label(lang, "nothing"), "", *_tried(research, lang)]) + "\n"
-    tables = _tables(research)
     chosen = {
         sid: [i for i in ids if not _wants_table(research, i, tables.get(sid))]
         for sid, ids in research.select(CANDIDATES).items()
@@ -272,11 +272,11 @@ def research_notes(
     for sub in plan.subquestions:
         lines += [f"## {sub.text}", ""]
         ids = chosen[sub.id]
-        if not ids:
-            lines += [label(lang, "missing"), ""]
-        else:
+        if ids:
             lines += [f"- {_sentence(research, i)}" for i in ids]
             lines.append("")
+        elif sub.id not in tables:
+            lines += [label(lang, "missing"), ""]
         if sub.id in tables:
             lines += _table(research, tables[sub.id], lang)
     disagreements = _disagreements(research)
@@ -285,7 +285,7 @@ def research_notes(
         subject = _subject(research, lang)
         lines += [_disagreement_line(d, lang, subject) for d in disagreements[:4]]
         lines.append("")
-    missing = [s for s in plan.subquestions if not research.evidence[s.id]]
+    missing = [s for s in plan.subquestions if s not in answered]
     if missing:
         lines += [f"## {label(lang, 'not_found')}", ""]
         lines += [_tried_line(research, sub, lang) for sub in missing]

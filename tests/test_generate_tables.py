@@ -344,6 +344,24 @@ async def test_a_table_from_the_users_file_goes_under_the_part_it_answers(
     assert "| 2021 | 402 | 31 |" in below.split("\n## ")[0] and "| 2021 |" not in head
 
 
+async def test_a_part_only_a_table_answers_is_found_and_shows_its_table(disk_service, input_dir):
+    """With no sentence for it, a part the user's spreadsheet answers is not "not found":
+    its section holds the table."""
+    (input_dir / "losses.csv").write_text(LOSSES_CSV, encoding="utf-8")
+    plan = offline_plan("Who keeps honey bees, and how large were winter colony losses?")
+    first, second = plan.subquestions
+    research = Research(plan, EvidenceLedger(), disk_service, max_rounds=1)
+    text = await FileTools(disk_service).text("csv_read", path="/userinput/losses.csv")
+    await research.absorb_file(file_source("csv_read", "/userinput/losses.csv", text))
+    assert not research.evidence[second.id] and research.tables[second.id]
+    research.finished.update({first.id, second.id})  # the research is over
+    assert research.coverage(second.id).status in ("answered", "partly answered")
+    assert research.coverage(first.id).status == "not found"
+    notes = research_notes(research)
+    section = notes.split(f"## {second.text}")[1].split("\n## ")[0]
+    assert "| 2021 | 402 | 31 |" in section
+
+
 LIGHTHOUSE = "How was the Bell Rock Lighthouse built?"
 BUILT = [
     ("In 1807, on the engineer's advice, the board built a barracks beside it on iron legs.", 1.0),

@@ -478,7 +478,10 @@ class Delegator:
             self.citation_check = dict(carried.get("citation_check") or {})
         for r in d.records:
             if r.failed and r.name != FINISH:
-                research.failures.append(f"{r.name}: {r.text[:160]}")
+                # the envelope's reason is for people; the text may carry advice for
+                # the model ("try another search tool")
+                why = str(r.metadata.get("reason") or r.text)[:160]
+                research.failures.append(why if why.startswith(r.name) else f"{r.name}: {why}")
         if spec.web:
             research.note_web_calls([r.status for r in d.records if r.name != FINISH])
         research.update_plan()

@@ -135,6 +135,11 @@ def test_a_run_that_reaches_no_web_says_it_answers_from_the_files_only(tmp_path)
     assert told in (reports / "report.md").read_text(encoding="utf-8")
     assert told in (reports / "report.html").read_text(encoding="utf-8")
     assert record["citations"] >= 1
+    # What failed is kept for people in the cause's words, without the model's advice.
+    state = json.loads((run_dir / "internal/checkpoint.json").read_text(encoding="utf-8"))
+    failures = state["research"]["failures"]
+    assert failures and all(f.startswith("search_") for f in failures)
+    assert not any("try another" in f for f in failures)
 
 
 def test_bad_arguments_get_clear_errors(tmp_path):

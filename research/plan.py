@@ -400,49 +400,20 @@ def offline_plan(question: str) -> Plan:
     else:
         texts = _split_en(question)
         lang = "en"
-    texts = _bare_asks_completed([t for t in texts if t])
-    texts = list(dict.fromkeys(texts))[:MAX_SUBQUESTIONS] or [question]
-    subs = [
-        SubQuestion(f"q{i}", text, keyword_queries(text, question, texts))
-        for i, text in enumerate(texts, 1)
-    ]
+    texts = list(dict.fromkeys(t for t in texts if t))[:MAX_SUBQUESTIONS] or [question]
+    subs: list[SubQuestion] = []
+    for i, text in enumerate(texts, 1):
+        queries = keyword_queries(text, question, texts)
+        if subs and _bare(text):  # "…, and why?" asks it of the part before: search that
+            queries = list(subs[-1].queries)
+        subs.append(SubQuestion(f"q{i}", text, queries))
     return Plan(question, lang, subs)
 
 
-#: A Chinese word asking how much or which, with what follows it up to the verb's end.
-_ZH_ASKING = re.compile("(?:" + "|".join(ZH_QUESTION_WORDS) + r"|哪一?[年个位种天里]|几[个年]?)")
-
-
-def _bare_asks_completed(texts: list[str]) -> list[str]:
-    """A part that is only a question word ("…, and why?", "…，为什么？") asks it of the
-    part before: it becomes "Winter colony losses in 2021: why?", "这座桥关闭，为什么？",
-    naming what the part before is about without that part's own question words."""
-    out: list[str] = []
-    for text in texts:
-        word = text.strip(" ?？!！.。,，")
-        bare = word.lower() in _QUESTION_WORDS or word in ZH_QUESTION_WORDS
-        if not bare or not out:
-            out.append(text)
-            continue
-        before = out[-1].rstrip(" ?？")
-        if is_cjk(text):
-            about = _ZH_ASKING.sub("", before).strip("，, ")
-            out.append(f"{about}，{word}？" if about else text)
-            continue
-        about = _FRAME_WORDS.sub("", before).strip(" ,")
-        out.append(f"{about[:1].upper()}{about[1:]}: {word.lower()}?" if about else text)
-    return out
-
-
-#: The question words, auxiliaries and "how large"-style frames opening an English part.
-_FRAME_WORDS = re.compile(
-    r"^(?:how\s+(?:many|much|long|far|big|large|tall|high|deep|old|often)|"
-    + "|".join(_QUESTION_WORDS)
-    + r")\s+(?:(?:"
-    + "|".join(sorted(_AUX))
-    + r")\s+)?",
-    re.I,
-)
+def _bare(text: str) -> bool:
+    """Whether a part is only a question word ("…, and why?", "…，为什么？")."""
+    word = text.strip(" ?？!！.。,，")
+    return word.lower() in _QUESTION_WORDS or word in ZH_QUESTION_WORDS
 
 
 def keyword_queries(text: str, question: str, siblings: list[str] | None = None) -> list[str]:

@@ -25,6 +25,8 @@ def findings(question: str, files: int) -> SimpleNamespace:
     return SimpleNamespace(
         plan=plan,
         evidence={p: {} for p in parts},
+        tables={p: {} for p in parts},
+        found_tables={},
         sources=sources,
         queries={p: [] for p in parts},
         unresearched=set(),

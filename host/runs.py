@@ -72,7 +72,7 @@ class InputNotChosen(ValueError):
 
 def has_checkpoint(folder: Path) -> bool:
     """Whether a run folder holds the checkpoint a resume starts from."""
-    return (Path(folder) / "internal" / "checkpoint.json").is_file()
+    return (Path(folder) / CHECKPOINT_JSON).is_file()
 
 
 @dataclass(frozen=True)
@@ -240,7 +240,7 @@ def _summary(path: Path, record: dict[str, Any] | None) -> tuple[RunSummary, dic
     data = record or {}
     if record is not None:
         status = str(record.get("status") or "finished")
-    elif (path / CHECKPOINT_JSON).is_file():
+    elif has_checkpoint(path):
         status = "stopped"
     else:
         status = "incomplete"

@@ -403,9 +403,10 @@ def offline_plan(question: str) -> Plan:
     texts = list(dict.fromkeys(t for t in texts if t))[:MAX_SUBQUESTIONS] or [question]
     subs: list[SubQuestion] = []
     for i, text in enumerate(texts, 1):
-        queries = keyword_queries(text, question, texts)
         if subs and _bare(text):  # "…, and why?" asks it of the part before: search that
             queries = list(subs[-1].queries)
+        else:
+            queries = keyword_queries(text, question, texts)
         subs.append(SubQuestion(f"q{i}", text, queries))
     return Plan(question, lang, subs)
 

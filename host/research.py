@@ -37,6 +37,7 @@ from research.relevance import (
     page_salience,
     score_text,
 )
+from research.retrieval import PageTerms, bm25
 from research.selection import Quote, informative
 from research.tables import Found, file_table_score, table_score, tables_in
 from research.text import links, plain, terms
@@ -49,7 +50,7 @@ from .sources import FileSource, file_place, file_record
 ITEMS_PER_SOURCE = 8
 #: Leads (sentences under the threshold that may be a part's best answer) kept per source
 #: and sub-question.
-LEADS_PER_SOURCE = 2
+LEADS_PER_SOURCE = 3
 #: A source whose title or headings name the part's facets is about that part; a part is
 #: answered only by sources about it, not by passing mentions elsewhere.
 ABOUT = 0.8
@@ -127,6 +128,9 @@ class Research:
         self.leads: dict[str, dict[str, dict[str, Any]]] = {s.id: {} for s in plan.subquestions}
         #: per part, the evidence ids its best leads were taken in as
         self.promoted: dict[str, list[str]] = {}
+        #: per part, what each source read says of the part's words (to rank the sources
+        #: for it, see :func:`~research.retrieval.bm25`)
+        self.page_terms: dict[str, dict[str, PageTerms]] = {s.id: {} for s in plan.subquestions}
         self.tables: dict[str, dict[str, float]] = {s.id: {} for s in plan.subquestions}
         self.about: dict[str, set[str]] = {s.id: set() for s in plan.subquestions}
         self.found_tables: dict[str, Found] = {}
@@ -159,6 +163,10 @@ class Research:
             "evidence": self.evidence,
             "leads": self.leads,
             "promoted": self.promoted,
+            "page_terms": {
+                sid: {path: t.to_dict() for path, t in pages.items()}
+                for sid, pages in self.page_terms.items()
+            },
             "tables": self.tables,
             "about": {k: sorted(v) for k, v in self.about.items()},
             "found_tables": {k: asdict(v) for k, v in self.found_tables.items()},
@@ -190,6 +198,8 @@ class Research:
         self.evidence = {k: dict(v) for k, v in state["evidence"].items()}
         self.leads = {k: dict(v) for k, v in state.get("leads", {}).items()} or self.leads
         self.promoted = {k: list(v) for k, v in state.get("promoted", {}).items()}
+        for sid, pages in state.get("page_terms", {}).items():
+            self.page_terms[sid] = {p: PageTerms.from_dict(t) for p, t in pages.items()}
         self.tables = {k: dict(v) for k, v in state["tables"].items()}
         self.about = {k: set(v) for k, v in state["about"].items()}
         self.found_tables = {k: Found(**v) for k, v in state["found_tables"].items()}
@@ -370,6 +380,7 @@ class Research:
         for sid, focus in self.focus.items():
             if page_salience(focus, doc) >= ABOUT:
                 self.about[sid].add(url)
+            self.page_terms[sid][path] = PageTerms.of(focus.words, doc.counts)
             every = assessed(focus, doc)
             found = [x for x in every if x.score >= THRESHOLD]
             found.sort(key=lambda x: (-(x.score + informative(x.sentence.text)), x.sentence.start))
@@ -378,14 +389,16 @@ class Research:
                 old = self.evidence[sid].get(item.id, 0.0)
                 self.evidence[sid][item.id] = max(old, scored.score)
                 source.relevant_to.add(sid)
-            fresh = [x for x in every if x.score < THRESHOLD and x.lead][:LEADS_PER_SOURCE]
-            for scored in fresh:
+            fresh = [x for x in every if x.score < THRESHOLD and (x.lead or x.passage)]
+            for scored in fresh[:LEADS_PER_SOURCE]:
                 item = self._item(scored, url, path, kind, text)
                 self.leads[sid][f"{path}#{item.start}"] = item.to_dict() | {
                     "score": scored.score,
                     "rank": scored.rank,
+                    "passage": scored.passage,
                 }
-            if fresh:
+        for sid in self.focus:  # a new page may change which page answers a part best
+            if self.leads[sid]:
                 self._promote(sid)
         self._score_tables(path, text, title, kind)
 
@@ -422,13 +435,22 @@ class Research:
         )
 
     def _promote(self, sid: str) -> None:
-        """Take a part's best leads in as evidence: the :data:`PROMOTED` sentences among all
-        sources read that say most of what the part asks (a second one only from the
-        same source, and when it is nearly as good as the first), whether or not others
-        reach the threshold. Leads taken earlier give way when better ones are read (they
-        stay in the ledger, uncited)."""
+        """Take a part's best leads in as evidence: from the page that answers the part
+        best among those with leads (see :func:`research.retrieval.bm25`), its
+        :data:`~research.selection.PROMOTED` best (see :func:`research.selection.promote`),
+        whether or not others reach the threshold. A passage (see
+        :attr:`~research.relevance.Scored.passage`) counts only on a page that answers the
+        question with evidence of its own. Leads taken earlier give way when better ones
+        are read (they stay in the ledger, uncited)."""
         taken = []
-        for lead in selection.promote(list(self.leads[sid].values())):
+        ranking = bm25(self.focus[sid].words, self.page_terms[sid])
+        anchored = self._anchored()
+        leads = [
+            v
+            for v in self.leads[sid].values()
+            if v["page_path"] in anchored or not v.get("passage")
+        ]
+        for lead in selection.promote(leads, ranking):
             item = self.ledger.add(EvidenceItem.from_dict(dict(lead)))
             taken.append(item.id)
             self.evidence[sid][item.id] = max(self.evidence[sid].get(item.id, 0.0), lead["score"])
@@ -439,6 +461,24 @@ class Research:
             if before not in taken and self.evidence[sid].get(before, 1.0) < THRESHOLD:
                 del self.evidence[sid][before]
         self.promoted[sid] = taken
+
+    def _anchored(self) -> set[str]:
+        """The sources known to be about the question: those that answer a part with
+        evidence of their own (a sentence over the threshold, or a lead on a page whose
+        title names the part's subject)."""
+        passages = {
+            f"{v['page_path']}#{v['start']}"
+            for leads in self.leads.values()
+            for v in leads.values()
+            if v.get("passage")
+        }
+        out = set()
+        for ids in self.evidence.values():
+            for ev_id in ids:
+                item = self.ledger.get(ev_id)
+                if item is not None and f"{item.page_path}#{item.start}" not in passages:
+                    out.add(item.page_path)
+        return out
 
     def _score_tables(self, path: str, text: str, title: str, kind: str) -> None:
         """Each table of a source, cited as its exact block, scored against every part.
@@ -522,7 +562,15 @@ class Research:
     def select(self, limit: int) -> dict[str, list[str]]:
         """The evidence each part's section quotes (see :func:`research.selection.select`)."""
         parts = [s.id for s in self.plan.subquestions]
-        return selection.select(parts, self.evidence, self.quotes(), self.plan.language, limit)
+        pages = {sid: self.page_ranking(sid) for sid in parts}
+        quotes = self.quotes()
+        return selection.select(parts, self.evidence, quotes, self.plan.language, limit, pages)
+
+    def page_ranking(self, sub_id: str) -> dict[str, float]:
+        """How well each source read answers a part, by its address (see
+        :func:`research.retrieval.bm25`)."""
+        ranking = bm25(self.focus[sub_id].words, self.page_terms[sub_id])
+        return {self.sources[p].url: v for p, v in ranking.items() if p in self.sources}
 
     def open_gaps(self) -> list[str]:
         """Sub-questions not answered yet that still have rounds left."""

@@ -22,7 +22,9 @@ part's best sentence under it may still answer the part (see :attr:`Scored.lead`
 Within one page, sentences are also ranked by the part's words that are rare *on that
 page* (:func:`local_match`): on the subject's own page its name is in every sentence and
 tells nothing, while the one word of the question few sentences use points at the
-passage that answers it. That ranking picks a part's leads on the subject's page.
+passage that answers it. That ranking picks a part's leads on the subject's page, and
+its passages (:attr:`Scored.passage`) on a page the question's other parts show to be
+about the question. Which page a part takes them from is for :mod:`research.retrieval`.
 """
 
 from __future__ import annotations
@@ -63,10 +65,11 @@ ELSEWHERE = 0.85
 #: score of :data:`ON_SUBJECT`) and it says :data:`SAYS_MOST` of the part's facets.
 LEAD_FLOOR, ON_SUBJECT, SAYS_MOST = 0.2, 0.8, 0.5
 #: How much the page-local match counts in ranking a page's sentences (see
-#: :attr:`Scored.rank`); the sentences of a page ranked this high may stand as a part's
-#: lead without saying most of its facets, when their page-local match is at least
-#: :data:`LOCAL_LEAD` of the page's best.
-LOCAL, LOCAL_TOP, LOCAL_LEAD = 0.3, 2, 0.5
+#: :attr:`Scored.rank`); the :data:`LOCAL_TOP` sentences of a page by rank may stand as a
+#: part's lead without saying most of its facets, when their page-local match is at least
+#: :data:`LOCAL_LEAD` of the page's best (the passage that answers a question is among
+#: the first three of its page for the question's words nine times in ten).
+LOCAL, LOCAL_TOP, LOCAL_LEAD = 0.3, 3, 0.5
 #: A facet counts as said from this match (an equivalent word, a heading about it;
 #: not a page that merely mentions it elsewhere).
 SAID = 0.6
@@ -263,6 +266,12 @@ class Focus:
     #: the facets of the sibling sub-questions: a section about one of them is about
     #: another part of the question
     rivals: tuple[tuple[Facet, ...], ...] = field(default=(), compare=False, hash=False)
+
+    @property
+    def words(self) -> tuple[str, ...]:
+        """The terms the part asks about in its own words: its subject's and its facets'
+        (not the words that frame the question, "how", "solve the problem of")."""
+        return tuple(dict.fromkeys([*self.subject, *(f.term for f in self.facets)]))
 
     @property
     def historical(self) -> bool:
@@ -725,6 +734,8 @@ class Scored:
     local: float = 0.0
     #: whether it is among the :data:`LOCAL_TOP` sentences of its page by :attr:`rank`
     top_of_page: bool = False
+    #: whether its page's title names the part's subject (the page is about it)
+    page_named: bool = False
 
     @property
     def rank(self) -> float:
@@ -736,13 +747,28 @@ class Scored:
     @property
     def lead(self) -> bool:
         """Whether the sentence may stand as its part's best answer though it scores under
-        :data:`THRESHOLD`: its page is about the subject, it says most of what the part
-        asks, and it is not a faint match (a paraphrase that leaves a word of the
-        question unsaid, "required to have a bachelor's degree" for "what must a
-        teacher have at a minimum")."""
-        if self.score < LEAD_FLOOR or self.subject < ON_SUBJECT:
+        :data:`THRESHOLD`: its page is about the subject, and either it is among the
+        best of a page whose title names the subject by the page's own rare words (see
+        :func:`local_match`), or it says most of what the part asks and is not a faint
+        match (a paraphrase that leaves a word of the question unsaid, "required to have
+        a bachelor's degree" for "what must a teacher have at a minimum")."""
+        if self.subject < ON_SUBJECT:
             return False
-        return self.said >= SAYS_MOST or (self.top_of_page and self.local >= LOCAL_LEAD)
+        if self.top_of_page and self.page_named and self.local >= LOCAL_LEAD:
+            return True
+        return self.score >= LEAD_FLOOR and self.said >= SAYS_MOST
+
+    @property
+    def passage(self) -> bool:
+        """Whether the sentence may stand as its part's answer only where its page is
+        known to be about the question (it answers another part, or this one, with
+        evidence of its own): it names the part's subject itself and is among the best
+        of its page for the part, on a page whose title names something else (a question
+        on "the British settlers" asked about a page on the war they fought; the same
+        sentence on an unrelated page that mentions them once is no answer)."""
+        return (
+            not self.lead and self.subject >= 1.0 and self.top_of_page and self.local >= LOCAL_LEAD
+        )
 
 
 @dataclass
@@ -1238,9 +1264,10 @@ def assessed(focus: Focus, doc: Document, complete_only: bool = True) -> list[Sc
             scored.local = local[i]
             out.append(scored)
     out.sort(key=lambda s: (-s.rank, s.sentence.start))
-    if _names_subject(focus, doc):
-        for scored in out[:LOCAL_TOP]:
-            scored.top_of_page = True
+    named = _names_subject(focus, doc)
+    for scored in out[:LOCAL_TOP]:
+        scored.top_of_page = True
+        scored.page_named = named
     return out
 
 

@@ -30,11 +30,14 @@ PERIOD_YEARS = 50
 NAME_WEIGHT = 3.5
 #: How alike (rapidfuzz token-set ratio) two sentences are when one repeats the other.
 NEAR_DUPLICATE = 88
-#: Leads taken in as a part's evidence at most; a second one only when it scores at least
-#: this share of the first.
-PROMOTED, LEAD_SHARE = 2, 0.8
+#: Leads taken in as a part's evidence at most, from one page; each further one only when
+#: it ranks at least this share of the first.
+PROMOTED, LEAD_SHARE = 3, 0.5
 #: What a summary line earns for naming the part's subject itself.
 NAMED_SUBJECT = 0.015
+#: A part quotes a source only when its page answers the part at least this share as well
+#: as the best page among the part's sources (see :func:`~research.retrieval.bm25`).
+PAGE_SHARE = 0.5
 
 _FACT = re.compile(r"\b\d[\d,.]*\b|(?<=\s)[A-Z][a-z]+(?:[ -][A-Z][a-z]+)*|\d+年")
 
@@ -81,6 +84,7 @@ def select(
     quotes: Mapping[str, Quote],
     lang: str,
     limit: int,
+    pages: Mapping[str, Mapping[str, float]] | None = None,
 ) -> dict[str, list[str]]:
     """The quotes each part's section gives, by part (the summary's line for a part is
     one of them).
@@ -102,11 +106,15 @@ def select(
         quotes: the quotes by key (keys missing here are passed over).
         lang: the report's language.
         limit: quotes per section at most.
+        pages: each part's ranking of the sources (by address): a quote from a source
+            ranked under :data:`PAGE_SHARE` of the best of the part's sources is left
+            out (a page that names the subject in passing, beside the pages about it).
     """
     pairs: dict[tuple[str, str], float] = {}
     for part in parts:
+        kept = _well_ranked(scores.get(part, {}), quotes, (pages or {}).get(part))
         for key, score in scores.get(part, {}).items():
-            if key in quotes:
+            if key in kept:
                 value = score + informative(quotes[key].span)
                 if language(quotes[key].span) != lang:
                     value *= FOREIGN
@@ -162,6 +170,18 @@ def select(
     return chosen
 
 
+def _well_ranked(
+    scores: Mapping[str, float], quotes: Mapping[str, Quote], ranking: Mapping[str, float] | None
+) -> set[str]:
+    """The keys of ``scores`` (with a quote) whose source ranks at least
+    :data:`PAGE_SHARE` of the best one among them (all of them without a ranking)."""
+    keys = {k for k in scores if k in quotes}
+    if not ranking:
+        return keys
+    top = max((ranking.get(quotes[k].url, 0.0) for k in keys), default=0.0)
+    return {k for k in keys if ranking.get(quotes[k].url, 0.0) >= PAGE_SHARE * top}
+
+
 def best(scores: Mapping[str, float], urls: Mapping[str, str], limit: int) -> list[str]:
     """A part's best quote keys, alternating between sources (``urls`` gives each key's
     source; keys without one are passed over)."""
@@ -178,21 +198,29 @@ def best(scores: Mapping[str, float], urls: Mapping[str, str], limit: int) -> li
     return out
 
 
-def promote(leads: Sequence[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
-    """The leads a part takes in as evidence, all from one source: the source of the best
-    lead by score among all sources read; there, its best lead by ``rank`` (the order of
-    a page's own sentences, see :attr:`~research.relevance.Scored.rank`), and a second
-    when it ranks at least :data:`LEAD_SHARE` of the first (at most :data:`PROMOTED`).
-    Each lead has its ``score``, ``page_path`` and ``start``, and may have its ``rank``
-    (else its score stands for it). Ranks are compared only within a page: each page's
-    best sentence has the whole of its page-local share."""
+def promote(
+    leads: Sequence[Mapping[str, Any]], pages: Mapping[str, float] | None = None
+) -> list[Mapping[str, Any]]:
+    """The leads a part takes in as evidence, all from one source: the page that answers
+    the part best among those with leads (by ``pages``, each page's ranking for the part,
+    see :func:`~research.retrieval.bm25`; then by its best lead's score); there, its best
+    lead by ``rank`` (the order of a page's own sentences, see
+    :attr:`~research.relevance.Scored.rank`), and the next ones when they rank at least
+    :data:`LEAD_SHARE` of the first (at most :data:`PROMOTED`). Each lead has its
+    ``score``, ``page_path`` and ``start``, and may have its ``rank`` (else its score
+    stands for it). Ranks are compared only within a page: each page's best sentence has
+    the whole of its page-local share."""
     if not leads:
         return []
 
     def rank(lead: Mapping[str, Any]) -> float:
         return float(lead.get("rank", lead["score"]))
 
-    best = min(leads, key=lambda v: (-v["score"], v["page_path"], v["start"]))
+    ranking = pages or {}
+    best = min(
+        leads,
+        key=lambda v: (-ranking.get(v["page_path"], 0.0), -v["score"], v["page_path"], v["start"]),
+    )
     same = sorted(
         (v for v in leads if v["page_path"] == best["page_path"]),
         key=lambda v: (-rank(v), v["start"]),

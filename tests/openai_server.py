@@ -391,9 +391,9 @@ class ScriptedOpenAI:
         quoted = re.findall(r"^- (.+?) \[(ev-[0-9a-f]{12})\]$", prompt, re.M)
         span, real = quoted[0] if quoted else (VERIFIED_CLAIM, FABRICATED)
         # a faithful writer restates what its source says (here, in its words, without
-        # the Markdown), cites it, and may also slip in a claim the same real source
-        # never makes
-        said = re.sub(r"\[([^\]]*)\]\([^)]*\)", r"\1", span).replace("**", "")
+        # the Markdown's links and emphasis), cites it, and may also slip in a claim the
+        # same real source never makes
+        said = re.sub(r"\[([^\]]*)\]\([^)]*\)", r"\1", span).replace("*", "")
         self.verified_claim = said.rstrip(".") + "."
         return {
             "content": (

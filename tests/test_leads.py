@@ -214,19 +214,58 @@ def test_a_page_that_names_the_subject_once_ranks_nothing_by_its_own_words():
         "A vent in the barn keeps the hay dry. Local farmers unblocked the road in 1963.\n",
         "Farming in Iceland — Rural Life",
     )
-    assert not any(s.top_of_page for s in assessed(focus, other))
+    ranked = assessed(focus, other)
+    assert not any(s.page_named for s in ranked)
+    assert not any(s.passage for s in ranked)  # none of them names Strokkur itself
 
 
-def test_a_part_takes_its_leads_from_the_best_scoring_page_in_that_pages_own_order():
-    """Across pages leads compare by score (every page's best sentence has the whole of its
-    page-local share); within the chosen page, by rank."""
+ACADIANS = "Who ordered the expulsion of the Acadians, and where did the Acadian families settle?"
+#: The page the question was asked about: its title names the war, not the Acadians.
+UPHEAVAL = """# The Expulsion
+
+In 1755 Governor Charles Lawrence ordered the expulsion of the Acadians from Nova Scotia.
+British troops burned the villages along the Bay of Fundy. Many Acadian families later made
+new homes in Louisiana, where their descendants are called Cajuns. The deportation lasted
+until 1764. Farmland was given to settlers from New England.
+"""
+#: A page on something else that names the Acadians once, in the same words.
+COOKING = """# Cajun cooking
+
+Cajun cooking uses rice, peppers and onions. Gumbo is served in Louisiana. Some Acadian
+families made new homes in Louisiana long ago. Jambalaya is a rice dish.
+"""
+
+
+def test_a_passage_answers_a_part_only_on_a_page_that_answers_the_question(memory_service):
+    """ "Made new homes" for "settle" is a paraphrase under the threshold, on a page whose
+    title names the war and not the Acadians. It is the part's answer there, because that
+    page answers the other part with evidence of its own; the same words on a cooking page
+    that names the Acadians once are no answer, even when that page is read first."""
+    plan = offline_plan(ACADIANS)
+    research = Research(plan, EvidenceLedger(), memory_service, max_rounds=2)
+    research._score(
+        "/workspace/pages/c.md", COOKING, "http://127.0.0.1:9/c", "Cajun cooking", "web"
+    )
+    assert research.evidence["q2"] == {}
+    research._score(
+        "/workspace/pages/u.md", UPHEAVAL, "http://127.0.0.1:9/u", "The Great Upheaval", "web"
+    )
+    said = [" ".join(research.ledger.get(i).span.split()) for i in research.select(limit=3)["q2"]]
+    assert said and said[0].startswith("Many Acadian families later made new homes")
+    assert not any("long ago" in s for s in said)
+
+
+def test_a_part_takes_its_leads_from_the_page_that_answers_it_best_in_that_pages_order():
+    """Across pages, by the pages' ranking for the part (else by their best lead's score);
+    within the chosen page, by rank, as long as a lead ranks at least half of the first."""
     leads = [
         {"page_path": "/a", "start": 0, "score": 0.30, "rank": 0.50},
         {"page_path": "/a", "start": 50, "score": 0.28, "rank": 0.58},
+        {"page_path": "/a", "start": 90, "score": 0.21, "rank": 0.20},
         {"page_path": "/b", "start": 0, "score": 0.25, "rank": 0.55},
     ]
     taken = promote(leads)
     assert [(lead["page_path"], lead["start"]) for lead in taken] == [("/a", 50), ("/a", 0)]
-    leads[0]["rank"] = 0.40  # a second lead is taken only when it ranks close to the first
-    assert [(lead["page_path"], lead["start"]) for lead in promote(leads)] == [("/a", 50)]
+    ranked = promote(leads, {"/a": 1.2, "/b": 3.4})  # /b says the part's rare words more
+    assert [(lead["page_path"], lead["start"]) for lead in ranked] == [("/b", 0)]
     assert promote([{"page_path": "/c", "start": 3, "score": 0.3}])[0]["start"] == 3

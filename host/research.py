@@ -35,6 +35,7 @@ from research.relevance import (
     assessed,
     entity,
     page_salience,
+    quote_bounds,
     score_text,
 )
 from research.retrieval import PageTerms, bm25
@@ -124,7 +125,7 @@ class Research:
         self.linkless: set[str] = set()
         self.evidence: dict[str, dict[str, float]] = {s.id: {} for s in plan.subquestions}
         #: per part, sentences under the threshold that could be its best answer
-        #: (:attr:`~research.relevance.Scored.lead`), by source path and offset
+        #: (:attr:`~research.relevance.Scored.lead`), by source path and span
         self.leads: dict[str, dict[str, dict[str, Any]]] = {s.id: {} for s in plan.subquestions}
         #: per part, the evidence ids its best leads were taken in as
         self.promoted: dict[str, list[str]] = {}
@@ -385,14 +386,14 @@ class Research:
             found = [x for x in every if x.score >= THRESHOLD]
             found.sort(key=lambda x: (-(x.score + informative(x.sentence.text)), x.sentence.start))
             for scored in found[:ITEMS_PER_SOURCE]:
-                item = self.ledger.add(self._item(scored, url, path, kind, text))
+                item = self.ledger.add(self._item(scored, doc, url, path, kind))
                 old = self.evidence[sid].get(item.id, 0.0)
                 self.evidence[sid][item.id] = max(old, scored.score)
                 source.relevant_to.add(sid)
             fresh = [x for x in every if x.score < THRESHOLD and (x.lead or x.passage)]
             for scored in fresh[:LEADS_PER_SOURCE]:
-                item = self._item(scored, url, path, kind, text)
-                self.leads[sid][f"{path}#{item.start}"] = item.to_dict() | {
+                item = self._item(scored, doc, url, path, kind)
+                self.leads[sid][f"{path}#{item.start}-{item.end}"] = item.to_dict() | {
                     "score": scored.score,
                     "rank": scored.rank,
                     "passage": scored.passage,
@@ -423,15 +424,19 @@ class Research:
         return self.ledger.add(item)
 
     @staticmethod
-    def _item(scored: Scored, url: str, path: str, kind: str, text: str) -> EvidenceItem:
+    def _item(scored: Scored, doc: Document, url: str, path: str, kind: str) -> EvidenceItem:
+        """The evidence item quoting a scored sentence (with the sentence before it, when
+        it leans on that one: see :func:`~research.relevance.quote_bounds`)."""
         s = scored.sentence
+        start, end = quote_bounds(doc, s)
+        span = s.text if (start, end) == (s.start, s.end) else doc.text[start:end]
         return EvidenceItem(
             url=url,
-            span=s.text,
-            start=s.start,
-            end=s.end,
+            span=span,
+            start=start,
+            end=end,
             page_path=path,
-            locator=(file_place(text, s.start) or s.section) if kind == "file" else "",
+            locator=(file_place(doc.text, start) or s.section) if kind == "file" else "",
         )
 
     def _promote(self, sid: str) -> None:
@@ -467,7 +472,7 @@ class Research:
         evidence of their own (a sentence over the threshold, or a lead on a page whose
         title names the part's subject)."""
         passages = {
-            f"{v['page_path']}#{v['start']}"
+            (v["page_path"], v["start"], v["end"])
             for leads in self.leads.values()
             for v in leads.values()
             if v.get("passage")
@@ -476,7 +481,7 @@ class Research:
         for ids in self.evidence.values():
             for ev_id in ids:
                 item = self.ledger.get(ev_id)
-                if item is not None and f"{item.page_path}#{item.start}" not in passages:
+                if item is not None and (item.page_path, item.start, item.end) not in passages:
                     out.add(item.page_path)
         return out
 

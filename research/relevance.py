@@ -163,9 +163,9 @@ def named_kind_terms(text: str) -> set[str]:
     return answer_kind_terms(text) | {stem(m.group(1)) for m in _CALLED_KIND.finditer(text)}
 
 
-_ZH_KIND = re.compile(
-    r"(?:什么|哪个|哪些|哪一|哪[个种位类家所座条部本项]|何)(?:样的)?([\u4e00-\u9fff]{1,4})"
-)
+#: A Chinese question word that the kind of thing asked for follows (什么, 哪个, 何种).
+_ZH_KIND_WORD = r"(?:什么|哪个|哪些|哪一|哪[个种位类家所座条部本项]|何种?)(?:样的)?"
+_ZH_KIND = re.compile(_ZH_KIND_WORD + r"([\u4e00-\u9fff]{1,4})")
 
 
 def zh_kind_nouns(text: str) -> set[str]:
@@ -614,18 +614,28 @@ def _zh_entity(clause: str) -> str:
     (一个蜂群 → 蜂群)."""
 
     runs: list[list[str]] = []
+    kinds: list[bool] = []  # whether each run names the kind of answer asked for
     out: list[str] = []
     tagged = zh_tagged(clause)
+    asking = False  # inside the words right after 什么, 哪个, 何种 …
     for i, pair in enumerate(tagged):
         word, flag = pair.word, pair.flag
         joins = word in _NAME_JOINS and bool(out) and i + 1 < len(tagged)
         if flag.startswith(_ZH_NOUNISH) or (out and flag == "m" and word.isdigit()) or joins:
+            if not out:
+                kinds.append(asking)
             out.append(word)
-        elif out:
+            continue
+        if out:
             runs.append(out)
             out = []
+        asking = bool(re.fullmatch(_ZH_KIND_WORD, word)) or (asking and flag == "t")
     if out:
         runs.append(out)
+    # 什么后天条件导致…: the noun after the question word is the kind of answer (条件), not
+    # what the question is about
+    if any(not k for k in kinds):
+        runs = [run for run, kind in zip(runs, kinds, strict=True) if not kind]
     found = [run for run in runs if 2 <= len("".join(run)) <= 20]
     named = [run for run in found if any(_rare(w) for w in run if w.strip())]
     chosen = (named or found or [[]])[0]
@@ -1292,6 +1302,26 @@ def local_match(focus: Focus, doc: Document) -> list[float]:
     raw = [sum(idf.get(t, 0.0) for t in said & asked) for said in doc.sentence_terms]
     best = max(raw, default=0.0)
     return [r / best if best else 0.0 for r in raw]
+
+
+def quote_bounds(doc: Document, sentence: Sentence) -> tuple[int, int]:
+    """Where a quote of ``sentence`` starts and ends in its page: the sentence itself, or,
+    when its subject is a pronoun for something the sentence before names ("它们是 17,786,419
+    的大洛杉矶地区…", "It reached Hangzhou in 610."), that sentence and the one before it
+    in the same paragraph, so that the quote says what it is about."""
+    if not opens_leaning(sentence.text):
+        return sentence.start, sentence.end
+    before = [
+        s
+        for s in doc.sentences
+        if s.end <= sentence.start and s.section == sentence.section and s.kind == sentence.kind
+    ]
+    if not before:
+        return sentence.start, sentence.end
+    prior = before[-1]
+    if "\n\n" in doc.text[prior.end : sentence.start] or opens_leaning(prior.text):
+        return sentence.start, sentence.end
+    return prior.start, sentence.end
 
 
 def score_text(focus: Focus, text: str, title: str = "") -> float:

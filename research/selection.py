@@ -153,7 +153,15 @@ def select(
             continue
         quote = quotes[key]
         taken.add(key)
-        if near_duplicate(quote.span, used):
+        # a quote that holds one the section has (with the sentence that leans on it)
+        # takes its place
+        held = next((k for k in chosen[part] if _holds(quote, quotes[k])), None)
+        if held is not None:
+            chosen[part][chosen[part].index(held)] = key
+            used.append(quote.span)
+            stated[part] |= facts[key]
+            continue
+        if near_duplicate(quote.span, used) or any(_holds(quotes[k], quote) for k in chosen[part]):
             continue
         chosen[part].append(key)
         used.append(quote.span)
@@ -164,7 +172,11 @@ def select(
         # a part whose best quote went to a part it answers better still quotes it
         # first: a part's best answer is never withheld from its own section
         own = [p for p in pairs if p[0] == part]
-        if own and (top := min(own, key=lambda p: (-pairs[p], stable(p)))[1]) not in keys:
+        if (
+            own
+            and (top := min(own, key=lambda p: (-pairs[p], stable(p)))[1]) not in keys
+            and not any(_holds(quotes[k], quotes[top]) for k in keys)
+        ):
             keys.insert(0, top)
             del keys[limit:]
     return chosen
@@ -180,6 +192,16 @@ def _well_ranked(
         return keys
     top = max((ranking.get(quotes[k].url, 0.0) for k in keys), default=0.0)
     return {k for k in keys if ranking.get(quotes[k].url, 0.0) >= PAGE_SHARE * top}
+
+
+def _holds(outer: Quote, inner: Quote) -> bool:
+    """Whether ``outer`` quotes all of ``inner`` and more, from the same page."""
+    return (
+        outer.url == inner.url
+        and outer.start <= inner.start
+        and inner.start + len(inner.span) <= outer.start + len(outer.span)
+        and len(outer.span) > len(inner.span)
+    )
 
 
 def best(scores: Mapping[str, float], urls: Mapping[str, str], limit: int) -> list[str]:

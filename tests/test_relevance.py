@@ -9,6 +9,7 @@ from research.relevance import (
     Glossary,
     entity,
     question_kind,
+    quote_bounds,
     relevant,
     score_text,
 )
@@ -199,3 +200,31 @@ def test_a_period_asked_for_in_chinese_wants_a_date():
     assert question_kind("向平是什么时期的人？") == "when"
     assert question_kind("第二届议会在什么时间结束？") == "when"
     assert question_kind("In what period was the abbey founded?") == "when"
+
+
+def test_a_chinese_question_word_and_the_noun_after_it_ask_for_a_kind_not_a_subject():
+    """什么后天条件导致…: 条件 is what kind of answer is wanted; the question is about the
+    people it happens to, not about conditions."""
+    assert entity("什么后天条件导致人类免疫缺陷？") == "人类"
+    assert entity("哪个城市是德国的首都？") == "德国"
+    assert entity("何种疾病导致死亡？") == "疾病"  # nothing else is named: the kind it is
+
+
+def test_a_quote_whose_subject_points_back_carries_the_sentence_it_points_to():
+    text = (
+        "# Population\n\nSouthern California has two extended metropolitan areas. They are "
+        "Greater Los Angeles with 17,786,419 people and San Diego with 5,105,768.\n\n"
+        "It is sunny. Farming grew.\n"
+    )
+    doc = Document.of(text)
+    they = next(s for s in doc.sentences if s.text.startswith("They are"))
+    start, end = quote_bounds(doc, they)
+    assert text[start:end].startswith("Southern California has two")
+    assert text[start:end].endswith("5,105,768.")
+    sunny = next(s for s in doc.sentences if s.text.startswith("It is sunny"))
+    assert quote_bounds(doc, sunny) == (sunny.start, sunny.end)  # a new paragraph
+    farming = next(s for s in doc.sentences if s.text.startswith("Farming"))
+    assert quote_bounds(doc, farming) == (farming.start, farming.end)
+    zh = Document.of("南加州有两个特大都市区。它们是大洛杉矶地区和圣地亚哥地区。\n")
+    they_zh = next(s for s in zh.sentences if s.text.startswith("它们"))
+    assert zh.text[slice(*quote_bounds(zh, they_zh))].startswith("南加州有两个")

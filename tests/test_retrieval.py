@@ -75,3 +75,16 @@ def test_a_section_leaves_out_a_source_ranked_far_below_the_parts_best():
     assert "c" in select(["q2"], scores, quotes, "en", 3)["q2"]
     close = {"q2": {"http://127.0.0.1:9/history": 4.0, "http://127.0.0.1:9/farms": 3.0}}
     assert "c" in select(["q2"], scores, quotes, "en", 3, close)["q2"]
+
+
+def test_a_quote_that_holds_a_quoted_sentence_and_the_one_after_it_takes_its_place():
+    """The sentence that leans on the one before it is quoted with it: that quote holds
+    the first sentence, and stands in the section in its place (not both, not only the
+    first)."""
+    first = "However, a distinct molecule has been found in lampreys and hagfish."
+    both = first + " These animals possess receptors called VLRs."
+    url = "http://127.0.0.1:9/immune"
+    quotes = {"a": Quote("a", url, first, 100), "b": Quote("b", url, both, 100)}
+    assert select(["q1"], {"q1": {"a": 0.5, "b": 0.4}}, quotes, "en", 3)["q1"] == ["b"]
+    apart = {"a": Quote("a", url, first, 100), "b": Quote("b", url, both, 900)}
+    assert select(["q1"], {"q1": {"a": 0.5, "b": 0.4}}, apart, "en", 3)["q1"] == ["a"]

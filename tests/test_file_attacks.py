@@ -26,8 +26,8 @@ from demo.web import demo_world
 from fs_service import DiskFileSystem, FileDomainService
 from host.brains import make_brain
 from host.config import Settings
-from host.hub import Host
-from host.run import RunFolder, subagent_grants
+from host.durability.run_folder import RunFolder, subagent_grants
+from host.orchestration.hub import Host
 from subagents import build_toolkit
 from subagents.browser import BrowserSession
 from subagents.evidence import EvidenceLedger, sidecar_path
@@ -274,7 +274,7 @@ def test_a_non_utf8_input_name_keeps_run_json_and_is_shown_escaped(tmp_path):
 
 
 def test_the_browser_is_told_which_of_its_tools_write_the_read_only_areas(tmp_path):
-    from host.hub import _grants_prompt
+    from host.orchestration.hub import _grants_prompt
     from subagents import get_spec
 
     run = RunFolder.create(tmp_path / "runs")

@@ -21,8 +21,8 @@ from demo.settings import demo_settings
 from demo.web import demo_world
 from host.brains import make_brain
 from host.config import ConfigError, McpServerConfig, Settings, load_settings
-from host.hub import Host
-from host.mcp import attach_mcp_tools
+from host.mcp.client import attach_mcp_tools
+from host.orchestration.hub import Host
 from subagents import SPECS
 from subagents.results import text_of
 

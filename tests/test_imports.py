@@ -117,8 +117,8 @@ def test_the_checker_sees_a_circle_made_inside_a_function():
 
 
 def test_the_graph_counts_imports_inside_functions_and_type_checking(graph):
-    assert "host.batch.command" in graph["host.cli"]  # imported inside _cmd_batch
-    assert "host.config" in graph["host.mcp"]  # imported under TYPE_CHECKING
+    assert "host.batch.command" in graph["host.cli.questions"]  # inside cmd_batch
+    assert "host.config" in graph["host.mcp.client"]  # imported under TYPE_CHECKING
 
 
 def test_imports_point_down(graph):

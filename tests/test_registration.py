@@ -17,7 +17,7 @@ from demo.settings import demo_settings
 from demo.web import demo_world
 from host.brains import make_brain
 from host.config import Settings
-from host.hub import Host
+from host.orchestration.hub import Host
 from subagents import SPECS, build
 from subagents.search.render import Item
 from subagents.search.spec import search_spec

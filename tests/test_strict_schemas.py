@@ -25,9 +25,9 @@ from demo.web import demo_world
 from host.brains import Brain, ModelCallStats, RetryPolicy, make_brain, resilient_model
 from host.brains.strict import OpenAIStrictTools, strict_tool, strict_tools
 from host.config import Settings
-from host.delegation import Delegator, task
-from host.hub import Host
-from host.task_schema import task_json_schema
+from host.orchestration.delegation import Delegator, task
+from host.orchestration.hub import Host
+from host.orchestration.task_schema import task_json_schema
 from subagents import SPECS, all_schemas, schema_toolkit
 from subagents.file.spec import READERS
 from subagents.spec import AllowlistError, build, check_allowlist, for_tasks

@@ -40,12 +40,12 @@ from subagents.secrets import scrub
 from subagents.spec import SubAgentSpec, check_allowlist
 from subagents.untrusted import neutralise
 
+from ..durability.tape import stream_scope
+from ..research import Research
+from ..sources import file_source
 from .budget import amount
-from .durability.tape import stream_scope
 from .guards import DelegationDepthError, ToolCallRecord, ToolGuard, delegation_scope
 from .interrupt import Interrupt, RunInterrupted
-from .research import Research
-from .sources import file_source
 from .stages import delegation_msg, kept, summarize
 
 FINISH = "generate_response"
@@ -146,7 +146,7 @@ class Delegator:
         #: Documents the finished browser tasks saved, in the order they reported them.
         self.downloads: list[str] = []
         self.last_kind: dict[str, str] = {}
-        #: the Host's refused and unknown tool calls (see :mod:`host.audit`)
+        #: the Host's refused and unknown tool calls (see :mod:`host.orchestration.audit`)
         self.refusals: list[dict[str, Any]] = []
         #: where the research notes the report is written from are kept
         self.notes_path = NOTES_PATH

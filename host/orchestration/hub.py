@@ -10,7 +10,7 @@ A run goes:
    context)``: the user's files, rounds of search and reading per sub-question
    (concurrently), more rounds for the gaps within the budgets, the downloaded
    documents, and the report. Each task runs a fresh subagent in the run's MsgHub (see
-   :mod:`host.delegation`); coverage is checked after every task.
+   :mod:`host.orchestration.delegation`); coverage is checked after every task.
 3. **Report.** If the Host agent stopped without a report, the Host has one written; the
    report says plainly which parts were answered and which were not.
 
@@ -44,9 +44,7 @@ from subagents.spec import SubAgentSpec, check_allowlist, for_tasks
 from subagents.tape import Tape, taping
 from subagents.untrusted import UNTRUSTED_RULE
 
-from .approval import Approval, Ask, check_tools, default_approver
-from .audit import HostAudit
-from .brains import (
+from ..brains import (
     Brain,
     ModelCallError,
     ModelCallStats,
@@ -56,21 +54,23 @@ from .brains import (
     resilient_model,
     tool_scope,
 )
-from .brains.arguments import RawArguments, repaired
-from .brains.offline import HostPolicy, OfflinePolicy
-from .brains.wrapping import ScrubbedModel
+from ..brains.arguments import RawArguments, repaired
+from ..brains.offline import HostPolicy, OfflinePolicy
+from ..brains.wrapping import ScrubbedModel
+from ..config import Settings
+from ..durability import checkpoint
+from ..durability.run_folder import AREAS, RunFolder
+from ..durability.tape import STREAM, RecordingModel
+from ..durability.transcript import Transcript, save_evidence, save_json, save_run_json
+from ..mcp.client import attach_mcp_tools, mcp_client
+from ..research import Research
+from .approval import Approval, Ask, check_tools, default_approver
+from .audit import HostAudit
 from .budget import check_prices, spent
-from .config import Settings
 from .delegation import Delegation, Delegator, task
-from .durability import checkpoint
-from .durability.tape import STREAM, RecordingModel
 from .guards import ToolCallRecord, ToolGuard, evicted_name
 from .interrupt import Interrupt, Interruptible, RunInterrupted, wait_until
-from .mcp import attach_mcp_tools, mcp_client
-from .research import Research
-from .run import AREAS, RunFolder
 from .task_schema import subagent_lines, task_json_schema
-from .transcript import Transcript, save_evidence, save_json, save_run_json
 from .workers import WorkerAgent
 
 MAX_ITERS = 12
@@ -178,7 +178,7 @@ class RunResult:
     #: what a resumed or replayed run must keep of the settings (see :func:`run_settings`)
     settings: dict[str, Any] = field(default_factory=dict)
     #: the budget that ended the research, ``{"budget", "limit", "used"}`` (see
-    #: :mod:`host.budget`); None when none was spent
+    #: :mod:`host.orchestration.budget`); None when none was spent
     budget_stop: dict[str, Any] | None = None
     #: why the Host's own model failed and ended the research early (None if it did not)
     host_failure: str | None = None

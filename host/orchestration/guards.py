@@ -34,8 +34,8 @@ from subagents.file.guard import CONTENT_TOOLS, as_untrusted_file
 from subagents.results import status_of
 from subagents.secrets import scrub, scrub_data
 
-from .config import DEFAULT_DEPTH_CAP, DEFAULT_TOOL_CALL_CAP
-from .durability.tape import stream_scope
+from ..config import DEFAULT_DEPTH_CAP, DEFAULT_TOOL_CALL_CAP
+from ..durability.tape import stream_scope
 
 DEFAULT_EVICT_CHARS = 40_000
 PREVIEW_CHARS = 4_000

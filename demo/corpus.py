@@ -36,7 +36,7 @@ from .site import SiteIndex, search_corpus, serve_site
 from .web import DemoWorld
 
 if TYPE_CHECKING:
-    from host.orchestration.hub import RunResult
+    from host.orchestration.result import RunResult
 
 #: The name the served site gives itself, by language.
 SITE_NAMES = {"en": "Open Reference Library", "zh": "开放百科文库"}

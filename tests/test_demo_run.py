@@ -21,7 +21,7 @@ from agentscope.tool import ToolResponse
 from cli_support import shared_cache
 
 from host.cli import main
-from host.orchestration.hub import host_prompt
+from host.orchestration.host_agent import host_prompt
 from host.orchestration.task_schema import task_json_schema
 from host.sources import FileSource, source_path
 from subagents import natures, registry

@@ -317,7 +317,7 @@ async def test_the_host_says_which_task_a_tool_call_starts_in(tmp_path):
     events: list[tuple[str, dict[str, Any]]] = []
     settings = load_settings({"runs_dir": str(tmp_path)})
     host = Host(settings, make_brain("offline"), on_event=lambda k, d: events.append((k, d)))
-    announce = host._announcer("browser")
+    announce = host.workers.announcer("browser")
 
     async def handler(**kwargs: Any) -> Any:
         async def chunks() -> Any:

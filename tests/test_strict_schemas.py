@@ -213,7 +213,7 @@ def test_the_host_offers_task_with_the_enum_of_its_subagents(tmp_path):
         host = Host(demo_settings(settings, world), make_brain("offline"), specs=specs)
         result = asyncio.run(host.run(world.question))
     assert result.exit_code == 0
-    agent = host.host_agent
+    agent = host.state.host_agent
     assert agent is not None
     offered = {s["function"]["name"]: s for s in agent.toolkit.get_json_schemas()}
     enum = offered["task"]["function"]["parameters"]["properties"]["subagent_type"]["enum"]

@@ -17,7 +17,7 @@ from ..printable import printable, printable_json
 from .running import brain_of, confirmer, given_input, interruptible, report, run_async, settings_of
 
 if TYPE_CHECKING:
-    from ..orchestration.hub import RunResult
+    from ..orchestration.result import RunResult
 
 
 def cmd_resume(args: argparse.Namespace) -> int:

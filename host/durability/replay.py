@@ -39,7 +39,7 @@ from .runs import chosen_input, find_run, recorded_budgets, recorded_number
 if TYPE_CHECKING:
     from subagents.tape import Tape
 
-    from ..orchestration.hub import RunResult
+    from ..orchestration.result import RunResult
 
 
 @dataclass

@@ -21,11 +21,13 @@ from __future__ import annotations
 
 import copy
 import os
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from agentscope.tool import Toolkit
+
+    from subagents.spec import SubAgentSpec
 
     from ..config import McpServerConfig
 
@@ -95,3 +97,65 @@ def _keeping_errors(func: Any) -> Callable[..., Awaitable[Any]]:
         )
 
     return call
+
+
+class McpConnections:
+    """The run's MCP clients, each connected once, by the subagent whose toolkit gets
+    their tools.
+
+    Attributes:
+        clients: per subagent, each client with the tool names it is allowed to give.
+        tools: per subagent, the MCP tool names attached to its toolkits so far.
+    """
+
+    def __init__(self) -> None:
+        self.clients: dict[str, list[tuple[Any, tuple[str, ...]]]] = {}
+        self.tools: dict[str, list[str]] = {}
+
+    async def connect(
+        self, servers: Sequence[McpServerConfig], specs: Mapping[str, SubAgentSpec]
+    ) -> None:
+        """Connect every configured server and check its tools: a listed tool the server
+        lacks, or one that would replace a built-in tool, is a configuration error before
+        any research starts.
+
+        Raises:
+            ValueError: a server names no known subagent, lacks a listed tool, or would
+                replace a built-in one.
+        """
+        for server in servers:
+            spec = specs.get(server.subagent)
+            if spec is None:
+                raise ValueError(f"MCP server {server.name!r}: no subagent {server.subagent!r}")
+            clash = sorted(set(server.tools) & set(spec.allowlist()))
+            if clash:
+                raise ValueError(f"MCP tools {', '.join(clash)} would replace built-in tools")
+            client = mcp_client(server)
+            self.clients.setdefault(server.subagent, []).append((client, server.tools))
+            if hasattr(client, "connect"):
+                await client.connect()
+            offered = {tool.name for tool in await client.list_tools()}
+            missing = sorted(set(server.tools) - offered)
+            if missing:
+                raise ValueError(
+                    f"MCP server {server.name!r} does not offer {', '.join(missing)}; it offers "
+                    f"{', '.join(sorted(offered)) or 'nothing'}"
+                )
+
+    async def attach(self, toolkit: Toolkit, subagent: str) -> list[str]:
+        """Register the tools of ``subagent``'s servers into ``toolkit``; their names."""
+        extra: list[str] = []
+        for client, names in self.clients.get(subagent, []):
+            extra += await attach_mcp_tools(toolkit, client, names)
+        if extra:
+            self.tools[subagent] = sorted(set(self.tools.get(subagent, [])) | set(extra))
+        return extra
+
+    def closers(self) -> list[Callable[[], Awaitable[Any]]]:
+        """The ``close`` of every connected client, the last connected first."""
+        return [
+            client.close
+            for clients in self.clients.values()
+            for client, _ in reversed(clients)
+            if getattr(client, "is_connected", False)
+        ]

@@ -336,6 +336,12 @@ def _add_batch(sub: Any) -> None:
         help="a text file (one question a line), or a CSV or XLSX file with a question "
         "column and optional input and formats columns",
     )
+    _batch_options(batch)
+    batch.set_defaults(func=cmd_batch)
+
+
+def _batch_options(batch: argparse.ArgumentParser) -> None:
+    """The options of ``batch``: engine, concurrency, inputs, brain, retries, budgets."""
     batch.add_argument(
         "--engine",
         choices=("local", "ray"),
@@ -384,7 +390,6 @@ def _add_batch(sub: Any) -> None:
     _runs_dir(batch)
     batch.add_argument("--quiet", action="store_true", help="print only the summaries' paths")
     batch.add_argument("--json", action="store_true", help="print the batch's rows as JSON")
-    batch.set_defaults(func=cmd_batch)
 
 
 def _add_mcp(sub: Any) -> None:

@@ -497,23 +497,7 @@ class Delegator:
 
     def _report(self, d: Delegation, notes: list[str]) -> str:
         """The task result the Host brain reads: outcome, coverage, what to do next."""
-        research = self.research
-        failed = sum(r.failed for r in d.records)
-        lines = [
-            f"Task {d.id} ({d.subagent}"
-            + (f", {d.subquestion}" if d.subquestion else "")
-            + f") {d.status}: {len(d.records)} tool calls, {failed} failed, {d.seconds:.1f} s."
-        ]
-        if d.error:
-            lines.append(f"Error: {d.error}")
-        if d.unknown_evidence_ids or d.unknown_paths:
-            unknown = [*d.unknown_evidence_ids, *d.unknown_paths]
-            lines.append(f"Flagged: the outcome names what does not exist: {', '.join(unknown)}")
-        if d.outcome:
-            lines.append(f"Outcome: {d.outcome.get('summary', '')}")
-            for gap in d.outcome.get("gaps") or []:
-                lines.append(f"- gap: {gap}")
-        lines.extend(f"Note: {n}." for n in notes)
+        lines = _outcome_lines(d, notes)
         facts: dict[str, Any] = {"task": d.id, "subagent": d.subagent, "status": d.status}
         if d.subquestion:
             facts["subquestion"] = d.subquestion
@@ -522,8 +506,17 @@ class Delegator:
             more, found = spec.report(self, d)
             lines.extend(more)
             facts |= found
+        lines += self._next_steps(facts)
+        lines.append(json_block(facts))
+        # Summaries, gaps and titles may quote pages: they cannot forge a block either.
+        return neutralise("\n".join(lines))
+
+    def _next_steps(self, facts: dict[str, Any]) -> list[str]:
+        """The coverage of every sub-question and what to do next: downloads to read,
+        queries and links for the gaps, the budget left. The same go into ``facts``."""
+        research = self.research
         report = research.report()
-        lines.append("Coverage:")
+        lines = ["Coverage:"]
         for row in report["subquestions"]:
             lines.append(
                 f"- {row['id']} {row['status']}: {row['evidence']} evidence item(s) from "
@@ -559,9 +552,29 @@ class Delegator:
                     f"- {sid}: queries {json.dumps(found['queries'], ensure_ascii=False)}; "
                     f"links {json.dumps(found['links'])}"
                 )
-        lines.append(json_block(facts))
-        # Summaries, gaps and titles may quote pages: they cannot forge a block either.
-        return neutralise("\n".join(lines))
+        return lines
+
+
+def _outcome_lines(d: Delegation, notes: list[str]) -> list[str]:
+    """A task's own lines in its result: its status and counts, its error, what its
+    outcome names that does not exist, its summary and gaps, and the Host's notes."""
+    failed = sum(r.failed for r in d.records)
+    lines = [
+        f"Task {d.id} ({d.subagent}"
+        + (f", {d.subquestion}" if d.subquestion else "")
+        + f") {d.status}: {len(d.records)} tool calls, {failed} failed, {d.seconds:.1f} s."
+    ]
+    if d.error:
+        lines.append(f"Error: {d.error}")
+    if d.unknown_evidence_ids or d.unknown_paths:
+        unknown = [*d.unknown_evidence_ids, *d.unknown_paths]
+        lines.append(f"Flagged: the outcome names what does not exist: {', '.join(unknown)}")
+    if d.outcome:
+        lines.append(f"Outcome: {d.outcome.get('summary', '')}")
+        for gap in d.outcome.get("gaps") or []:
+            lines.append(f"- gap: {gap}")
+    lines.extend(f"Note: {n}." for n in notes)
+    return lines
 
 
 def call_signature(subagent_type: Any, context: Any) -> str:

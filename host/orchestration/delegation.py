@@ -93,7 +93,7 @@ class Delegation:
         }
 
 
-WorkerFactory = Callable[[SubAgentSpec], Awaitable[tuple[ReActAgent, ToolGuard, tuple[str, ...]]]]
+MakeWorker = Callable[[SubAgentSpec], Awaitable[tuple[ReActAgent, ToolGuard, tuple[str, ...]]]]
 
 
 class Delegator:
@@ -114,7 +114,7 @@ class Delegator:
         self,
         specs: dict[str, SubAgentSpec],
         research: Research,
-        make_worker: WorkerFactory,
+        make_worker: MakeWorker,
         service: Any,
         hub: Any,
         transcript: Any,

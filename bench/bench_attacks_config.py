@@ -137,7 +137,7 @@ def child(calls_file: str, results_file: str) -> None:
     # imported before any call, so that no call's memory counts what importing costs
     for module in (
         "openpyxl",
-        "host.approval",
+        "host.orchestration.approval",
         "host.batch.command",
         "host.batch.engines",
         "host.batch.progress",

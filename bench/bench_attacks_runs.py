@@ -97,11 +97,11 @@ def _kib(name: str) -> int:
 
 def child(out: Path, stop_at_mount: bool, argv: list[str]) -> None:
     """Run ``quartet ARGV`` here, noting what the parent judges, into ``out`` at exit."""
-    from host import cli
-    from host.run import RunFolder
+    from host.cli import entry, rerun
+    from host.durability.run_folder import RunFolder
 
     seen: dict[str, Any] = {"env": None, "mounted": None}
-    real_run, real_open = cli._run_async, RunFolder.open.__func__  # type: ignore[attr-defined]
+    real_run, real_open = rerun.run_async, RunFolder.open.__func__  # type: ignore[attr-defined]
 
     def run_async(work: Any) -> Any:  # the replay's work runs here, placeholders set
         if seen["env"] is None:
@@ -114,7 +114,7 @@ def child(out: Path, stop_at_mount: bool, argv: list[str]) -> None:
             raise SystemExit(MOUNTED)
         return real_open(cls, path, input_dir)
 
-    cli._run_async = run_async  # type: ignore[assignment]
+    rerun.run_async = run_async  # type: ignore[assignment]
     RunFolder.open = classmethod(open_run)  # type: ignore[method-assign,assignment]
     base = _kib("VmRSS")
     Path("/proc/self/clear_refs").write_text("5")  # reset the peak to the current set
@@ -125,7 +125,7 @@ def child(out: Path, stop_at_mount: bool, argv: list[str]) -> None:
         out.write_text(json.dumps({**seen, "peak_mb": peak}))
 
     atexit.register(report)
-    raise SystemExit(cli.main(argv))
+    raise SystemExit(entry.main(argv))
 
 
 # -- the parent ----------------------------------------------------------------------------

@@ -76,8 +76,8 @@ from mcp import ClientSession  # noqa: E402
 from mcp.shared.memory import create_connected_server_and_client_session  # noqa: E402
 
 from fs_service import ALL_OPS, DiskFileSystem, FileDomainService  # noqa: E402
-from host.guards import ToolGuard  # noqa: E402
-from host.mcp import guarded_server  # noqa: E402
+from host.mcp.serving import guarded_server  # noqa: E402
+from host.orchestration.guards import ToolGuard  # noqa: E402
 from subagents import build_toolkit, secrets  # noqa: E402
 from subagents.net import netguard  # noqa: E402
 from subagents.results import text_of  # noqa: E402

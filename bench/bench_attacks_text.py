@@ -28,7 +28,7 @@ from hostile_corpus import QUESTION, TRAP, NaiveOpenAI, hostile_world  # noqa: E
 from demo.settings import demo_settings  # noqa: E402
 from host.brains import make_brain  # noqa: E402
 from host.config import Settings  # noqa: E402
-from host.hub import Host  # noqa: E402
+from host.orchestration.hub import Host  # noqa: E402
 
 #: Attack class → the trap path that obeying it requests.
 CLASSES = {

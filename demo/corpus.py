@@ -36,7 +36,7 @@ from .site import SiteIndex, search_corpus, serve_site
 from .web import DemoWorld
 
 if TYPE_CHECKING:
-    from host.hub import RunResult
+    from host.orchestration.result import RunResult
 
 #: The name the served site gives itself, by language.
 SITE_NAMES = {"en": "Open Reference Library", "zh": "开放百科文库"}
@@ -271,7 +271,7 @@ async def research(
     """
     from host.brains import make_brain
     from host.config import load_settings, make_runs_dir
-    from host.hub import Host
+    from host.orchestration.hub import Host
 
     from .settings import demo_settings
 

@@ -49,7 +49,7 @@ OfflineOutcome = Callable[[dict[str, Any], list[CallResult]], dict[str, Any]]
 Carry = Callable[[list[CallResult]], dict[str, Any]]
 #: ``(desk, sub, context, base) -> (sub_id, context)`` or a refusal (a ToolResponse): the
 #: task's whole context, from the request's ``context`` and the research state. ``desk``
-#: is the Host's delegator (:class:`host.delegation.Delegator`: ``research``,
+#: is the Host's delegator (:class:`host.orchestration.delegation.Delegator`: ``research``,
 #: ``settings``, ``files_read``, ``pages_left()``, ``open_round()``, ...), ``sub`` the
 #: sub-question the request names (or None) and ``base`` the context every task gets
 #: (the question and, for a sub-question, its text, known evidence and what is missing).

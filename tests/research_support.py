@@ -14,7 +14,7 @@ from demo.settings import demo_settings
 from demo.web import DemoWorld, demo_world
 from host.brains import make_brain
 from host.config import Settings
-from host.hub import Host, RunResult
+from host.orchestration.hub import Host, RunResult
 
 #: Facts the bundled site and documents give for each part of the demo question. A part
 #: is answered when its cited sentences carry these facts.

@@ -15,8 +15,8 @@ import pytest
 from cli_support import ROOT, quartet, shared_cache, world_env
 
 from demo.web import demo_world
-from host.approval import Decision, default_approver, plan_from_file
 from host.config import ConfigError, load_settings
+from host.orchestration.approval import Decision, default_approver, plan_from_file
 
 ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
 

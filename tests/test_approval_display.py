@@ -6,7 +6,7 @@ from __future__ import annotations
 import asyncio
 import json
 
-from host.approval import Terminal, terminal_approver, terminal_plan_review
+from host.orchestration.approval import Terminal, terminal_approver, terminal_plan_review
 from research.plan import Plan, SubQuestion
 
 HOSTILE = "https://a.example/\x1b]8;;https://evil.example\x07x\x1b]8;;\x07\u202egnp.exe\x9b2J"

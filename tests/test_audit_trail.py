@@ -18,11 +18,11 @@ from openai_server import ScriptedOpenAI, _call
 
 from demo.settings import demo_settings
 from demo.web import demo_world
-from host.audit import arguments_summary
 from host.brains import make_brain
 from host.cli import main
 from host.config import Settings
-from host.hub import Host
+from host.orchestration.audit import arguments_summary
+from host.orchestration.hub import Host
 
 CANARY = "sk-audit-canary-5b1e7d"
 MADE_UP_ID = "ev-123456789abc"

@@ -13,7 +13,9 @@ from pathlib import Path
 import pytest
 from runs_support import make_run
 
-from host.cli import BROKEN_PIPE_EXIT, build_parser, main
+from host.cli import main
+from host.cli.entry import BROKEN_PIPE_EXIT
+from host.cli.parser import build_parser
 from host.version import quartet_version
 from research.labels import label
 from subagents import PIPELINE_ORDER, SPECS, all_tool_schemas
@@ -181,8 +183,9 @@ def test_light_commands_import_nothing_heavy(tmp_path):
     make_run(tmp_path, "20260101-000000-abcdef", record={"question": "q", "exit_code": 1})
     code = (
         "import sys, json\n"
-        "import host, host.__main__, subagents, host.config, host.runs\n"
-        "from host.cli import build_parser, main\n"
+        "import host, host.__main__, subagents, host.config, host.durability.runs\n"
+        "from host.cli import main\n"
+        "from host.cli.parser import build_parser\n"
         "build_parser().format_help()\n"
         f"main(['runs', '--runs-dir', {str(tmp_path)!r}])\n"
         f"main(['show', '20260101', '--runs-dir', {str(tmp_path)!r}])\n"
@@ -315,7 +318,7 @@ def test_resume_errors_name_the_run_folder(tmp_path, monkeypatch, capsys):
 
 
 def test_approve_without_a_terminal_stops_before_the_run(tmp_path, monkeypatch, capsys):
-    monkeypatch.setattr("host.approval.has_terminal", lambda: False)
+    monkeypatch.setattr("host.orchestration.approval.has_terminal", lambda: False)
     runs = tmp_path / "runs"
     with pytest.raises(SystemExit) as stopped:
         main(["run", "q", "--approve", "http_download", "--runs-dir", str(runs)])

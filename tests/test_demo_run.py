@@ -21,9 +21,9 @@ from agentscope.tool import ToolResponse
 from cli_support import shared_cache
 
 from host.cli import main
-from host.hub import host_prompt
+from host.orchestration.host_agent import host_prompt
+from host.orchestration.task_schema import task_json_schema
 from host.sources import FileSource, source_path
-from host.task_schema import task_json_schema
 from subagents import natures, registry
 from subagents.results import ok
 from subagents.search.http import SearchUnavailable

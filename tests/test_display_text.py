@@ -13,8 +13,8 @@ from rich.console import Console
 
 from host.batch.progress import BatchProgress
 from host.batch.state import BatchState, Job
+from host.cli.progress import Progress, summary_table
 from host.printable import printable, printable_json, shown
-from host.progress import Progress, summary_table
 from research.plan import Plan, SubQuestion
 
 MARKUP = "How was it built [/b]? [bold red]loud[/] [link=https://evil.example]x[/link] \\"

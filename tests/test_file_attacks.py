@@ -26,8 +26,8 @@ from demo.web import demo_world
 from fs_service import DiskFileSystem, FileDomainService
 from host.brains import make_brain
 from host.config import Settings
-from host.hub import Host
-from host.run import RunFolder, subagent_grants
+from host.durability.run_folder import RunFolder, subagent_grants
+from host.orchestration.hub import Host
 from subagents import build_toolkit
 from subagents.browser import BrowserSession
 from subagents.evidence import EvidenceLedger, sidecar_path
@@ -274,12 +274,12 @@ def test_a_non_utf8_input_name_keeps_run_json_and_is_shown_escaped(tmp_path):
 
 
 def test_the_browser_is_told_which_of_its_tools_write_the_read_only_areas(tmp_path):
-    from host.hub import _grants_prompt
+    from host.orchestration.factory import grants_prompt
     from subagents import get_spec
 
     run = RunFolder.create(tmp_path / "runs")
-    browser = _grants_prompt(get_spec("browser"), run)
+    browser = grants_prompt(get_spec("browser"), run)
     assert "- `/workspace/pages/` — read only" in browser
     assert "- `/workspace/pages/` is written by viewer_fetch only." in browser
     assert "- `/workspace/downloads/` is written by http_download only." in browser
-    assert "written by" not in _grants_prompt(get_spec("file"), run)
+    assert "written by" not in grants_prompt(get_spec("file"), run)

@@ -28,8 +28,8 @@ from demo.web import DemoWorld
 from host.brains import make_brain
 from host.brains.offline import HostPolicy
 from host.config import Settings
-from host.delegation import READ_DOWNLOADS, Delegation
-from host.hub import Host, HostAgent, RunResult
+from host.orchestration.delegation import READ_DOWNLOADS, Delegation
+from host.orchestration.hub import Host, HostAgent, RunResult
 from subagents.offline import CallResult
 
 QUESTION = "Who founded the Kestrel Observatory?"

@@ -14,8 +14,13 @@ from agentscope.model import ChatModelBase, ChatResponse
 from agentscope.tool import Toolkit, ToolResponse
 from scripted import ScriptedModel, tool_call
 
-from host.guards import DelegationDepthError, ToolGuard, current_depth, delegation_scope
-from host.stages import message_text
+from host.orchestration.guards import (
+    DelegationDepthError,
+    ToolGuard,
+    current_depth,
+    delegation_scope,
+)
+from host.orchestration.stages import message_text
 from subagents.results import ok
 
 
@@ -161,8 +166,8 @@ async def test_unknown_tools_and_invalid_arguments_are_failed_calls_everywhere()
     from pydantic import BaseModel
     from rich.console import Console
 
-    from host.progress import Progress
-    from host.stages import summarize
+    from host.cli.progress import Progress
+    from host.orchestration.stages import summarize
 
     class Answer(BaseModel):
         count: int
@@ -205,9 +210,9 @@ async def test_unknown_tools_and_invalid_arguments_are_failed_calls_everywhere()
 
 
 async def test_a_timed_out_task_keeps_its_finished_calls_and_counts_the_interrupted_one():
-    from host.delegation import run_with_timeout
-    from host.stages import kept
-    from host.workers import WorkerAgent
+    from host.orchestration.delegation import run_with_timeout
+    from host.orchestration.stages import kept
+    from host.orchestration.workers import WorkerAgent
 
     entered = asyncio.Event()
 
@@ -249,7 +254,7 @@ async def test_a_timed_out_task_keeps_its_finished_calls_and_counts_the_interrup
 
 
 async def test_a_call_cancelled_inside_the_guard_is_still_recorded_as_interrupted():
-    from host.delegation import run_with_timeout
+    from host.orchestration.delegation import run_with_timeout
 
     counter = Counter()
     tk = make_toolkit(counter)
@@ -303,7 +308,7 @@ class Researcher(ChatModelBase):
 async def test_compression_keeps_the_task_and_the_latest_round_of_results():
     from agentscope.token import CharTokenCounter
 
-    from host.workers import WorkerAgent
+    from host.orchestration.workers import WorkerAgent
 
     async def search(query: str) -> ToolResponse:
         """Search.
@@ -356,7 +361,7 @@ async def test_compression_keeps_the_history_under_its_size_in_characters():
     history stays under the threshold in characters, and still pairs calls with results."""
     from agentscope.token import CharTokenCounter
 
-    from host.workers import WorkerAgent
+    from host.orchestration.workers import WorkerAgent
 
     async def search(query: str) -> ToolResponse:
         """Search.
@@ -413,7 +418,7 @@ async def test_hub_news_reaches_a_working_subagent_after_its_tool_results():
     subagent's history only after all their results, at its next turn."""
     from agentscope.pipeline import MsgHub
 
-    from host.workers import WorkerAgent
+    from host.orchestration.workers import WorkerAgent
 
     first_done = asyncio.Event()
     news_sent = asyncio.Event()

@@ -21,8 +21,8 @@ from demo.settings import demo_settings
 from demo.web import demo_world
 from host.brains import make_brain
 from host.config import ConfigError, McpServerConfig, Settings, load_settings
-from host.hub import Host
-from host.mcp import attach_mcp_tools
+from host.mcp.client import attach_mcp_tools
+from host.orchestration.hub import Host
 from subagents import SPECS
 from subagents.results import text_of
 
@@ -127,17 +127,17 @@ def test_a_run_attaches_allowlisted_mcp_tools_and_closes_their_server(tmp_path):
         host = Host(env_settings, make_brain("offline"))
         with pytest.raises(ValueError, match="would replace built-in tools"):
             asyncio.run(host.run(question))
-    assert not host.mcp_clients  # refused before any server was started
+    assert not host.mcp.clients  # refused before any server was started
 
     settings.mcp_servers = [scratch_file_server("generate", tmp_path / "scratch")]
     with demo_world(shared_cache()) as world:
         question, env_settings = world.question, demo_settings(settings, world)
         host = Host(env_settings, make_brain("offline"))
         result = asyncio.run(host.run(question))
-    assert host.mcp_tools == {"generate": ["csv_write"]}
+    assert host.mcp.tools == {"generate": ["csv_write"]}
     assert result.outputs == ["/workspace/reports/report.md"]
     assert all(d.status == "ok" for d in result.delegations)
-    client = host.mcp_clients["generate"][0][0]
+    client = host.mcp.clients["generate"][0][0]
     assert not client.is_connected
     run = json.loads(result.run.real_path("/internal/run.json").read_text())
     assert run["errors"] == []

@@ -18,8 +18,8 @@ from pypdf import PdfReader
 from research_support import host_with, run_demo
 
 from host.brains.offline import OfflinePolicy
-from host.hub import Host
-from host.stages import HOST_NAME, find_context
+from host.orchestration.hub import Host
+from host.orchestration.stages import HOST_NAME, find_context
 from research.facts import leans_on_context
 from subagents import PIPELINE_ORDER
 
@@ -70,10 +70,10 @@ def test_transcript_and_run_json(demo):
 
 def test_the_host_sees_every_outcome_in_the_hub(demo):
     host, result, _ = demo
-    seen = [m.name for m in host.host_agent.seen]
+    seen = [m.name for m in host.state.host_agent.seen]
     assert seen[0] == "user"  # the announcement
     assert seen[1:] == [d.subagent for d in result.delegations]
-    for msg in host.host_agent.seen[1:]:
+    for msg in host.state.host_agent.seen[1:]:
         assert msg.metadata["delegation"]["status"] == "ok"
 
 
@@ -169,7 +169,7 @@ def test_the_browser_is_closed_even_when_a_task_crashes(tmp_path):
     assert navigate and not any(r.failed for r in navigate)
     browser = [d for d in result.delegations if d.subagent == "browser"]
     assert all("crashed after navigating" in (d.error or "") for d in browser)
-    assert host.browser is not None and not host.browser.started
+    assert host.workers.browser is not None and not host.workers.browser.started
     assert result.outputs == ["/workspace/reports/report.md"]
 
 
@@ -222,7 +222,7 @@ def test_a_timed_out_task_keeps_the_pages_it_stored(tmp_path):
     kept = f"timed out after 6 s; {len(pages)} page{'s' if len(pages) > 1 else ''}"
     assert hung.error.startswith(kept) and hung.error.endswith("stored before that were kept")
     # the pages and evidence are in the run and were scored like a finished task's
-    assert pages <= set(host.research.sources)
+    assert pages <= set(host.state.research.sources)
     assert evidence <= {item.id for item in host.ledger.items()}
     # the interrupted download is a failed call everywhere calls are counted
     download = [r for r in hung.records if r.name == "http_download"]
@@ -233,13 +233,12 @@ def test_a_timed_out_task_keeps_the_pages_it_stored(tmp_path):
     calls = [c for c in run["tool_calls"] if c["tool"] == "http_download"]
     assert any(c["status"] == "interrupted" and not c["ok"] for c in calls)
     # the hub and the transcript get the timeout, never the framework's interruption text
-    outcome = next(
-        m for m in host.host_agent.seen if m.metadata.get("delegation", {}).get("id") == hung.id
-    )
+    seen = host.state.host_agent.seen
+    outcome = next(m for m in seen if m.metadata.get("delegation", {}).get("id") == hung.id)
     assert outcome.get_text_content().startswith(f"[browser] {kept}")
     transcript = result.run.real_path("/internal/transcript.jsonl").read_text()
     assert "interrupted me" not in transcript
-    assert not any("interrupted me" in (m.get_text_content() or "") for m in host.host_agent.seen)
+    assert not any("interrupted me" in (m.get_text_content() or "") for m in seen)
     assert result.outputs == ["/workspace/reports/report.md"]
 
 

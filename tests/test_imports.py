@@ -117,8 +117,8 @@ def test_the_checker_sees_a_circle_made_inside_a_function():
 
 
 def test_the_graph_counts_imports_inside_functions_and_type_checking(graph):
-    assert "host.batch.command" in graph["host.cli"]  # imported inside _cmd_batch
-    assert "host.config" in graph["host.mcp"]  # imported under TYPE_CHECKING
+    assert "host.batch.command" in graph["host.cli.questions"]  # inside cmd_batch
+    assert "host.config" in graph["host.mcp.client"]  # imported under TYPE_CHECKING
 
 
 def test_imports_point_down(graph):
@@ -129,3 +129,43 @@ def test_imports_point_down(graph):
         if target.split(".")[0] in FORBIDDEN.get(module.split(".")[0], set())
     ]
     assert upward == []
+
+
+#: The faces of ``host/`` (the command line, batches, MCP serving) sit on top of its
+#: parts (orchestration, durability, brains, MCP client): only these may import each face
+#: besides the face itself.
+FACE_USERS = {
+    "host.cli": {"host.__main__"},
+    "host.batch": {"host.cli"},
+    "host.mcp.serving": {"host.cli"},
+}
+
+
+def _within(module: str, package: str) -> bool:
+    return module == package or module.startswith(package + ".")
+
+
+def face_imports(graph: dict[str, set[str]]) -> list[str]:
+    """The imports of a face of ``host/`` by a module that may not import it."""
+    return [
+        f"{module} imports {target}"
+        for module, targets in sorted(graph.items())
+        for target in sorted(targets)
+        for face, users in FACE_USERS.items()
+        if _within(target, face)
+        and not _within(module, face)
+        and not any(_within(module, user) for user in users)
+    ]
+
+
+def test_the_parts_of_host_never_import_its_faces(graph):
+    assert face_imports(graph) == []
+
+
+def test_the_face_rule_sees_orchestration_importing_the_command_line():
+    graph = {
+        "host.orchestration.hub": {"host.cli.running"},
+        "host.cli.entry": {"host.batch.command", "host.mcp.serving"},
+        "host.batch.worker": {"host.orchestration.hub"},
+    }
+    assert face_imports(graph) == ["host.orchestration.hub imports host.cli.running"]

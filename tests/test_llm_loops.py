@@ -17,7 +17,7 @@ from demo.settings import demo_settings
 from demo.web import demo_world
 from host.brains import make_brain
 from host.config import Settings
-from host.hub import Host, RunResult
+from host.orchestration.hub import Host, RunResult
 
 
 class LoopingSearch(ScriptedOpenAI):

@@ -29,9 +29,9 @@ from demo.settings import demo_settings
 from demo.web import demo_world
 from host.brains import ModelCallError, ModelCallStats, RetryPolicy, make_brain, resilient_model
 from host.brains.faults import MAX_EXPLANATION_CHARS, classify
+from host.cli.progress import summary_table
 from host.config import Settings
-from host.hub import Host
-from host.progress import summary_table
+from host.orchestration.hub import Host
 
 CANARY = "sk-requests-canary-93b1e7"
 KEYS = {"openai": "OPENAI_API_KEY", "anthropic": "ANTHROPIC_API_KEY"}

@@ -22,8 +22,8 @@ from agentscope.tool import Toolkit
 from mcp import ClientSession, StdioServerParameters, types
 from mcp.client.stdio import stdio_client
 
-from host.guards import ToolGuard
-from host.mcp import attach_mcp_tools
+from host.mcp.client import attach_mcp_tools
+from host.orchestration.guards import ToolGuard
 from subagents import SPECS
 from subagents.natures import NATURES, TOOLS, nature_of
 

@@ -16,8 +16,8 @@ from agentscope.message import ToolUseBlock
 from agentscope.tool import Toolkit, ToolResponse
 from mcp.shared.memory import create_connected_server_and_client_session
 
-from host.guards import RECORD_HEAD_CHARS, ToolGuard, bounded_input
-from host.mcp import guarded_server
+from host.mcp.serving import guarded_server
+from host.orchestration.guards import RECORD_HEAD_CHARS, ToolGuard, bounded_input
 from subagents import build_toolkit, secrets
 from subagents.secrets import scrub_data
 from subagents.settings import ToolSettings

@@ -35,7 +35,7 @@ from host.brains import (
 )
 from host.brains.output import LIMIT_FIELDS, OutputLimits, parse_limits, role_of
 from host.config import Settings
-from host.hub import Host
+from host.orchestration.hub import Host
 from research.plan import offline_plan
 from subagents.models import ask_text
 

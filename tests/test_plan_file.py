@@ -10,7 +10,7 @@ import tracemalloc
 import pytest
 from cli_support import ROOT, quartet
 
-from host.approval import MAX_PLAN_BYTES, plan_from_file
+from host.orchestration.approval import MAX_PLAN_BYTES, plan_from_file
 
 
 def alias_bomb(levels: int = 9, width: int = 9) -> str:

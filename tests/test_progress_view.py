@@ -21,10 +21,10 @@ from host.batch.state import BatchState, Job
 from host.batch.summary import write_summaries
 from host.batch.worker import Stage
 from host.cli import main
-from host.guards import ToolCallRecord
+from host.cli.progress import Progress, summary_table
+from host.durability.runs import read_run
+from host.orchestration.guards import ToolCallRecord
 from host.printable import printable
-from host.progress import Progress, summary_table
-from host.runs import read_run
 from research.plan import Plan, SubQuestion
 
 LONG_PART = (
@@ -312,12 +312,12 @@ async def test_the_host_says_which_task_a_tool_call_starts_in(tmp_path):
     from host.brains import make_brain
     from host.config import load_settings
     from host.durability.tape import stream_scope
-    from host.hub import Host
+    from host.orchestration.hub import Host
 
     events: list[tuple[str, dict[str, Any]]] = []
     settings = load_settings({"runs_dir": str(tmp_path)})
     host = Host(settings, make_brain("offline"), on_event=lambda k, d: events.append((k, d)))
-    announce = host._announcer("browser")
+    announce = host.workers.announcer("browser")
 
     async def handler(**kwargs: Any) -> Any:
         async def chunks() -> Any:

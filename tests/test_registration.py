@@ -17,7 +17,7 @@ from demo.settings import demo_settings
 from demo.web import demo_world
 from host.brains import make_brain
 from host.config import Settings
-from host.hub import Host
+from host.orchestration.hub import Host
 from subagents import SPECS, build
 from subagents.search.render import Item
 from subagents.search.spec import search_spec
@@ -103,6 +103,6 @@ def test_a_sixth_search_source_is_one_registration(tmp_path, papers_server):
     searched = [c for c in result.calls if c.name == "search_papers"]
     assert searched and not any(c.failed for c in searched)
     assert papers_server.queries  # the offline search plan used the new source
-    pooled = [c for c in host.research.candidates.values() if "search_papers" in c.tools]
+    pooled = [c for c in host.state.research.candidates.values() if "search_papers" in c.tools]
     assert pooled and pooled[0].url.endswith("/en/yuan-realignment.html")
     assert result.exit_code == 0

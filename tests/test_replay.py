@@ -15,13 +15,14 @@ from openai_server import ScriptedOpenAI
 
 from demo.settings import demo_settings
 from demo.web import demo_world
-from host import cli
 from host.brains import make_brain
-from host.cli import _settings, build_parser, main
+from host.cli import main, rerun
+from host.cli.parser import build_parser
+from host.cli.running import settings_of
 from host.config import Settings
 from host.durability import replay as replay_module
 from host.durability.replay import known_key_names, placeholder
-from host.hub import Host
+from host.orchestration.hub import Host
 
 CANARY = "sk-replay-canary-7f3e1b"
 
@@ -122,8 +123,8 @@ def test_record_is_a_flag_of_run_and_demo(tmp_path):
     parser = build_parser()
     for argv in (["demo", "--record"], ["run", "a question", "--record"]):
         args = parser.parse_args([*argv, "--runs-dir", str(tmp_path)])
-        assert _settings(args).record is True
-    assert _settings(parser.parse_args(["demo", "--runs-dir", str(tmp_path)])).record is False
+        assert settings_of(args).record is True
+    assert settings_of(parser.parse_args(["demo", "--runs-dir", str(tmp_path)])).record is False
 
 
 class Stop(Exception):
@@ -166,7 +167,7 @@ def test_a_replay_changes_no_environment_variable(recorded, tmp_path, monkeypatc
         seen.update({name: os.environ.get(name) for name in watched})
         raise Stop
 
-    monkeypatch.setattr(cli, "_run_async", spy)
+    monkeypatch.setattr(rerun, "run_async", spy)
     monkeypatch.setattr(replay_module, "replay_settings", settings_spy)
     with pytest.raises(Stop):
         main(["replay", copy.name, "--runs-dir", str(tmp_path / "runs")])
@@ -210,12 +211,12 @@ def test_a_replay_mounts_no_input_folder_the_recording_names(
     assert "--input DIR" in err and "Traceback" not in err
     # At a terminal the user is asked; "no" mounts nothing.
     asked: list[Path] = []
-    monkeypatch.setattr(cli, "_confirmer", lambda: lambda folder: asked.append(folder) or False)
+    monkeypatch.setattr(rerun, "confirmer", lambda: lambda folder: asked.append(folder) or False)
     with pytest.raises(SystemExit) as stop:
         main(["replay", copy.name, "--runs-dir", str(runs)])
     assert stop.value.code == 2 and asked == [victim] and mounted == []
     # "yes", or the user's own --input, is what gets mounted.
-    monkeypatch.setattr(cli, "_confirmer", lambda: lambda folder: True)
+    monkeypatch.setattr(rerun, "confirmer", lambda: lambda folder: True)
     with pytest.raises(Stop):
         main(["replay", copy.name, "--runs-dir", str(runs)])
     own = tmp_path / "own"

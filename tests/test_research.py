@@ -29,8 +29,8 @@ from research_support import (
 )
 
 from host.brains.offline import OfflinePolicy
-from host.guards import delegation_scope
-from host.stages import find_context
+from host.orchestration.guards import delegation_scope
+from host.orchestration.stages import find_context
 from research.text import is_complete
 from subagents.evidence import EvidenceItem, span_matches
 
@@ -118,14 +118,14 @@ def test_no_url_is_fetched_twice_and_pages_serve_every_part(demo):
     docs = [p for p in world.site_requests if p.startswith("/docs/")]
     assert len(docs) == len(set(docs))
     assert result.pages_read <= host.settings.max_pages
-    research = host.research
+    research = host.state.research
     shared = [s for s in research.sources.values() if len(s.relevant_to) >= 2]
     assert shared  # a page read for one part answers another too
 
 
 def test_input_files_are_sources_and_the_brief_is_requirements(demo):
     host, result, _ = demo
-    research = host.research
+    research = host.state.research
     files = {s.url for s in research.sources.values() if s.kind == "file"}
     assert "/userinput/reading-notes.md" in files
     assert "/userinput/research-brief.pdf" in research.briefs
@@ -181,7 +181,7 @@ def test_a_failing_browser_task_leaves_the_other_parts_evidence_intact(tmp_path)
     failed = [d for d in browser if d.status == "failed"]
     assert failed and {d.subquestion for d in failed} == {"q2"}
     assert "crashed on q2" in failed[0].error
-    research = host.research
+    research = host.state.research
     for sub in ("q1", "q3", "q4"):
         assert research.coverage(sub).items >= 2, sub
         assert any(d.subquestion == sub and d.status == "ok" for d in browser)
@@ -191,16 +191,16 @@ def test_a_failing_browser_task_leaves_the_other_parts_evidence_intact(tmp_path)
 def test_the_depth_cap_refuses_a_delegation_nested_too_deep(demo):
     host, _, _ = demo
     cap = host.settings.depth_cap
-    before = len(host.delegator.delegations)
+    before = len(host.state.delegator.delegations)
 
     async def nested():
         with delegation_scope(cap), delegation_scope(cap), delegation_scope(cap):
-            return await host.delegator.task("nested", "search", {"subquestion": "q1"})
+            return await host.state.delegator.task("nested", "search", {"subquestion": "q1"})
 
     response = asyncio.run(nested())
     assert response.metadata["status"] == "refused"
     assert "over the cap" in response.content[0]["text"]
-    assert len(host.delegator.delegations) == before
+    assert len(host.state.delegator.delegations) == before
 
 
 def test_only_the_host_can_delegate(demo):
@@ -208,7 +208,7 @@ def test_only_the_host_can_delegate(demo):
     from subagents import SPECS
 
     assert all("task" not in spec.allowlist() for spec in SPECS.values())
-    assert set(host.host_agent.toolkit.tools) <= {"task", "generate_response"}
+    assert set(host.state.host_agent.toolkit.tools) <= {"task", "generate_response"}
 
 
 @pytest.mark.parametrize("which", ["demo", "demo_zh"])

@@ -16,7 +16,7 @@ from demo.settings import demo_settings
 from demo.web import demo_world
 from host.brains import make_brain
 from host.config import Settings
-from host.hub import Host
+from host.orchestration.hub import Host
 
 CANARY = "sk-llm-canary-4d2a9c"
 

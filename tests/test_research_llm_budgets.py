@@ -15,9 +15,9 @@ from demo.settings import demo_settings
 from demo.web import demo_world
 from host.brains import make_brain
 from host.brains.ledger import ModelPrice
-from host.cli import _report
+from host.cli.running import report
 from host.config import ConfigError, Settings, load_settings
-from host.hub import Host
+from host.orchestration.hub import Host
 
 MODEL = "openai:loopback-model"
 
@@ -64,7 +64,7 @@ def test_a_spent_token_budget_stops_research_and_the_report_says_so(tmp_path, mo
     assert all("token budget is spent" in e for e in record["errors"]), record["errors"]
     ended = {d["status"] for d in record["delegations"] if d["error"]}
     assert ended <= {"stopped"} and len(ended) == bool(record["errors"]), ended
-    code = _report(result, settings)
+    code = report(result, settings)
     assert code == result.exit_code
     assert "token budget (100 tokens) was spent" in capsys.readouterr().err
 

@@ -19,13 +19,12 @@ from cli_support import ROOT, quartet, read_page, resume_run, shared_cache, star
 from runs_support import make_run
 
 from demo.web import demo_world
-from host import cli
 from host.brains.offline import HostPolicy
-from host.cli import main
+from host.cli import main, rerun
 from host.config import Settings
-from host.delegation import call_signature
 from host.durability.checkpoint import patch_dangling
-from host.stages import CANCELLED
+from host.orchestration.delegation import call_signature
+from host.orchestration.stages import CANCELLED
 
 
 def kill_after_first_page(cmd: list[str], env: dict[str, str]) -> None:
@@ -107,7 +106,7 @@ def _resumed_with(monkeypatch) -> list[Settings]:
         seen.append(settings)
         raise Stop
 
-    monkeypatch.setattr(cli, "_brain", spy)
+    monkeypatch.setattr(rerun, "brain_of", spy)
     return seen
 
 
@@ -143,12 +142,12 @@ def test_resume_mounts_no_input_folder_the_checkpoint_names(tmp_path, monkeypatc
     assert stop.value.code == 2 and seen == []
     assert f"run {STOPPED} read its input files from {victim}" in err and "--input DIR" in err
     # At a terminal the user is asked; "no" starts nothing.
-    monkeypatch.setattr(cli, "_confirmer", lambda: lambda folder: False)
+    monkeypatch.setattr(rerun, "confirmer", lambda: lambda folder: False)
     with pytest.raises(SystemExit) as stop:
         main(["resume", STOPPED, "--runs-dir", str(runs)])
     assert stop.value.code == 2 and seen == []
     # "yes", or the user's own --input, is what gets mounted.
-    monkeypatch.setattr(cli, "_confirmer", lambda: lambda folder: folder == victim)
+    monkeypatch.setattr(rerun, "confirmer", lambda: lambda folder: folder == victim)
     own = tmp_path / "own"
     own.mkdir()
     for given in ([], ["--input", str(own)]):

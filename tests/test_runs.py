@@ -9,7 +9,7 @@ import pytest
 from runs_support import make_run, plan_of
 
 from host.cli import main
-from host.runs import RunNotFound, find_run, list_runs, read_run
+from host.durability.runs import RunNotFound, find_run, list_runs, read_run
 
 FINISHED = "20260301-090000-aaaaaa"
 INTERRUPTED = "20260302-090000-bbbbbb"

@@ -25,9 +25,9 @@ from demo.web import demo_world
 from host.brains import Brain, ModelCallStats, RetryPolicy, make_brain, resilient_model
 from host.brains.strict import OpenAIStrictTools, strict_tool, strict_tools
 from host.config import Settings
-from host.delegation import Delegator, task
-from host.hub import Host
-from host.task_schema import task_json_schema
+from host.orchestration.delegation import Delegator, task
+from host.orchestration.hub import Host
+from host.orchestration.task_schema import task_json_schema
 from subagents import SPECS, all_schemas, schema_toolkit
 from subagents.file.spec import READERS
 from subagents.spec import AllowlistError, build, check_allowlist, for_tasks
@@ -213,7 +213,7 @@ def test_the_host_offers_task_with_the_enum_of_its_subagents(tmp_path):
         host = Host(demo_settings(settings, world), make_brain("offline"), specs=specs)
         result = asyncio.run(host.run(world.question))
     assert result.exit_code == 0
-    agent = host.host_agent
+    agent = host.state.host_agent
     assert agent is not None
     offered = {s["function"]["name"]: s for s in agent.toolkit.get_json_schemas()}
     enum = offered["task"]["function"]["parameters"]["properties"]["subagent_type"]["enum"]

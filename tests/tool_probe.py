@@ -52,7 +52,7 @@ async def _call(spec: dict[str, Any]) -> dict[str, Any]:
     deps: dict[str, Any] = {"evidence": EvidenceLedger(), "model": None, "browser": None}
     if spec.get("areas"):
         # the grants of a run: pages, downloads and screenshots written by their tools only
-        from host.run import area_services, subagent_grants
+        from host.durability.run_folder import area_services, subagent_grants
 
         grants = subagent_grants(None, userinput=bool(mounts))
         deps["areas"] = area_services(fs, userinput=bool(mounts))

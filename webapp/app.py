@@ -36,7 +36,7 @@ from starlette.staticfiles import StaticFiles
 from starlette.templating import Jinja2Templates
 
 from host.config import FORMATS, ConfigError, parse_formats
-from host.runs import RunNotFound, find_run, list_runs, read_run
+from host.durability.runs import RunNotFound, find_run, list_runs, read_run
 
 from .documents import inputs_used, linked_report, quoted, safe_file
 from .runner import Job, Runner

@@ -5,10 +5,11 @@ line of standard input, then the user's decisions (approvals, the reviewed plan)
 run's events on standard output. Anything else the run prints goes to standard error.
 
 The run itself is the CLI's: the same settings (:func:`host.batch.worker.job_settings`,
-which applies the demo world as ``quartet demo`` does), the same :class:`host.hub.Host`,
-and the same :class:`host.progress.Progress` turning its events into the readable lines
-``quartet run`` prints when piped, and the per-part counts of its live view. A stop from
-the page is a SIGINT to this process, which the Host takes as one Ctrl-C.
+which applies the demo world as ``quartet demo`` does), the same
+:class:`host.orchestration.hub.Host`, and the same :class:`host.cli.progress.Progress`
+turning its events into the readable lines ``quartet run`` prints when piped, and the
+per-part counts of its live view. A stop from the page is a SIGINT to this process, which
+the Host takes as one Ctrl-C.
 """
 
 from __future__ import annotations
@@ -75,13 +76,13 @@ class Channel:
 
 
 class Watcher:
-    """An ``on_event`` callback: the CLI's :class:`~host.progress.Progress` (piped, one
+    """An ``on_event`` callback: the CLI's :class:`~host.cli.progress.Progress` (piped, one
     line an event) whose lines and per-part counts are sent to the server."""
 
     def __init__(self, channel: Channel) -> None:
         from rich.console import Console
 
-        from host.progress import Progress
+        from host.cli.progress import Progress
 
         self.channel = channel
         self.buffer = io.StringIO()
@@ -158,7 +159,7 @@ def tokens(host: Any) -> dict[str, Any]:
 
 def approver(channel: Channel) -> Callable[[str, str, dict[str, Any]], Awaitable[Any]]:
     """The Host's ``ask``: the decision comes from the page."""
-    from host.approval import Decision
+    from host.orchestration.approval import Decision
 
     async def ask(stage: str, tool: str, arguments: dict[str, Any]) -> Decision:
         answer = await channel.ask(
@@ -213,7 +214,7 @@ async def _resume_settings(job: dict[str, Any], stack: Any) -> tuple[Any, Path]:
     from demo.settings import demo_settings
     from host.config import load_settings
     from host.durability.resume import demo_ports, resumable, resumed_settings
-    from host.runs import chosen_input
+    from host.durability.runs import chosen_input
 
     base = load_settings({"runs_dir": job["runs_dir"], "quiet": True})
     folder, saved = resumable(base, job["run_id"])
@@ -253,8 +254,8 @@ async def run(job: dict[str, Any], channel: Channel) -> int:
     import contextlib
 
     from host.brains import make_brain
-    from host.hub import Host
-    from host.run import RunFolder
+    from host.durability.run_folder import RunFolder
+    from host.orchestration.hub import Host
 
     channel.listen()
     watcher = Watcher(channel)

@@ -125,6 +125,42 @@ async def _go(
 def run_command(args: argparse.Namespace) -> int:
     """Run the batch ``args`` describes; 0 when every question ended with a report, 1 when
     one failed or wrote none, 130 when interrupted (run it again to continue)."""
+    state, runs_dir, ray_engine = _prepare(args)
+    from .progress import BatchProgress
+    from .summary import write_summaries
+
+    started = time.perf_counter()
+    before = state.counts()[DONE]
+    interrupted = False
+    timing: dict[str, float] = {}
+    progress = BatchProgress(state, quiet=args.quiet or args.json)
+    try:
+        with progress:
+            if before < len(state.jobs):  # something to run: serve the demo, start the engine
+                _execute(args, state, runs_dir, ray_engine, progress, timing)
+    except KeyboardInterrupt:
+        interrupted = True
+    finally:
+        state.save()
+        paths = write_summaries(state)
+    ran = state.counts()[DONE] - before
+    _tell(args, state, progress, paths, ran, time.perf_counter() - started, timing)
+    codes = [(j.result or {}).get("exit_code") for j in state.jobs if j.status == DONE]
+    if interrupted:
+        print(
+            "quartet: interrupted; run the same command again to continue the batch "
+            "(finished questions are skipped, stopped ones resume)",
+            file=sys.stderr,
+        )
+        return 130
+    if state.counts()[DONE] < len(state.jobs) or any(c not in (0, 3) for c in codes):
+        return 1
+    return 0
+
+
+def _prepare(args: argparse.Namespace) -> tuple[BatchState, Path, Any]:
+    """The batch's state (new, or the one of the same questions to continue), the runs
+    folder, and the Ray engine when one is asked for (checked before anything runs)."""
     questions = read_questions(Path(args.questions))
     _check(args)
     ray_engine = _ray_engine(args) if args.engine == "ray" else None
@@ -152,33 +188,42 @@ def run_command(args: argparse.Namespace) -> int:
         demo=bool(args.demo),
         options={"max_pages": args.max_pages, "max_rounds": args.max_rounds},
     )
-    from .engines import LocalEngine
-    from .progress import BatchProgress, per_minute
-    from .summary import write_summaries
+    return state, runs_dir, ray_engine
 
-    started = time.perf_counter()
-    before = state.counts()[DONE]
-    interrupted = False
-    timing: dict[str, float] = {}
-    progress = BatchProgress(state, quiet=args.quiet or args.json)
-    try:
-        with progress:
-            if before < len(state.jobs):  # something to run: serve the demo, start the engine
-                # Ray prints its workers' failures on stdout: keep stdout for the result
-                with _demo(args, state, runs_dir) as world, contextlib.redirect_stdout(sys.stderr):
-                    state.save()
-                    engine = ray_engine or LocalEngine(state.folder / "logs")
-                    asyncio.run(_go(args, state, engine, world, progress, timing))
-    except KeyboardInterrupt:
-        interrupted = True
-    finally:
+
+def _execute(
+    args: argparse.Namespace,
+    state: BatchState,
+    runs_dir: Path,
+    ray_engine: Any,
+    progress: Any,
+    timing: dict[str, float],
+) -> None:
+    """Serve the demo web if asked, start the engine and run the questions still to run."""
+    from .engines import LocalEngine
+
+    # Ray prints its workers' failures on stdout: keep stdout for the result
+    with _demo(args, state, runs_dir) as world, contextlib.redirect_stdout(sys.stderr):
         state.save()
-        paths = write_summaries(state)
-    seconds = time.perf_counter() - started
+        engine = ray_engine or LocalEngine(state.folder / "logs")
+        asyncio.run(_go(args, state, engine, world, progress, timing))
+
+
+def _tell(
+    args: argparse.Namespace,
+    state: BatchState,
+    progress: Any,
+    paths: list[Path],
+    ran: int,
+    seconds: float,
+    timing: dict[str, float],
+) -> None:
+    """Print the batch's outcome: its record as JSON, the summaries' paths, or a line of
+    counts and the paths."""
+    from .progress import per_minute
+
     counts = state.counts()
-    ran = counts[DONE] - before
     rate = per_minute(ran, seconds)
-    codes = [(j.result or {}).get("exit_code") for j in state.jobs if j.status == DONE]
     if args.json:
         from .summary import row
 
@@ -194,10 +239,9 @@ def run_command(args: argparse.Namespace) -> int:
             "rows": [row(j) for j in state.jobs],
         }
         print(json.dumps(record, ensure_ascii=False, indent=2))
-    elif args.quiet:
-        for path in paths:
-            print(path)
-    else:
+        return
+    if not args.quiet:
+        codes = [(j.result or {}).get("exit_code") for j in state.jobs if j.status == DONE]
         answered = sum(1 for c in codes if c == 0)
         progress.console.print(
             f"[bold]Batch {state.id}[/bold]: {counts[DONE]} of {len(state.jobs)} questions "
@@ -205,15 +249,5 @@ def run_command(args: argparse.Namespace) -> int:
             f"{counts['failed']} failed; {ran} ran in {seconds:.1f} s ({rate:.2f} per minute).",
             soft_wrap=True,
         )
-        for path in paths:
-            print(path)
-    if interrupted:
-        print(
-            "quartet: interrupted; run the same command again to continue the batch "
-            "(finished questions are skipped, stopped ones resume)",
-            file=sys.stderr,
-        )
-        return 130
-    if counts[DONE] < len(state.jobs) or any(c not in (0, 3) for c in codes):
-        return 1
-    return 0
+    for path in paths:
+        print(path)

@@ -53,34 +53,53 @@ async def run_batch(
     async def one(job: Job) -> None:
         async with slots:
             for tries in range(1, retries + 2):
-                job.status, job.attempts = RUNNING, job.attempts + 1
-                state.save()
-                emit("start", {"job": job, "try": tries, "tries": retries + 1})
-                started = time.perf_counter()
-                try:
-                    result = await engine.attempt(state.payload(job, demo_world), timeout)
-                except AttemptFailed as exc:
-                    job.seconds += time.perf_counter() - started
-                    job.error = str(exc)
-                    job.run_id = _noted_run(state, job) or job.run_id
-                    last = tries > retries
-                    job.status = FAILED if last else RUNNING
-                    state.save()
-                    emit("failed" if last else "retry", {"job": job, "error": exc})
-                    continue
-                except BaseException:
-                    job.status = PENDING
-                    job.seconds += time.perf_counter() - started
-                    state.save()
-                    raise
-                job.seconds += time.perf_counter() - started
-                job.status, job.result, job.error = DONE, result, None
-                job.run_id = result.get("run_id")
-                state.save()
-                emit("done", {"job": job})
-                return
+                if await _attempt(state, engine, job, tries, retries, timeout, demo_world, emit):
+                    return
 
     await asyncio.gather(*(one(job) for job in state.jobs if job.status != DONE))
+
+
+async def _attempt(
+    state: BatchState,
+    engine: Engine,
+    job: Job,
+    tries: int,
+    retries: int,
+    timeout: float,
+    demo_world: dict[str, Any] | None,
+    emit: Event,
+) -> bool:
+    """One attempt at ``job`` (its ``tries``-th); whether it ended the job with a result.
+
+    A failed attempt leaves the job running when it may be retried, failed when not; an
+    attempt stopped by anything else (a Ctrl-C) leaves it pending and is raised again.
+    """
+    job.status, job.attempts = RUNNING, job.attempts + 1
+    state.save()
+    emit("start", {"job": job, "try": tries, "tries": retries + 1})
+    started = time.perf_counter()
+    try:
+        result = await engine.attempt(state.payload(job, demo_world), timeout)
+    except AttemptFailed as exc:
+        job.seconds += time.perf_counter() - started
+        job.error = str(exc)
+        job.run_id = _noted_run(state, job) or job.run_id
+        last = tries > retries
+        job.status = FAILED if last else RUNNING
+        state.save()
+        emit("failed" if last else "retry", {"job": job, "error": exc})
+        return False
+    except BaseException:
+        job.status = PENDING
+        job.seconds += time.perf_counter() - started
+        state.save()
+        raise
+    job.seconds += time.perf_counter() - started
+    job.status, job.result, job.error = DONE, result, None
+    job.run_id = result.get("run_id")
+    state.save()
+    emit("done", {"job": job})
+    return True
 
 
 def _noted_run(state: BatchState, job: Job) -> str | None:

@@ -28,8 +28,8 @@ from rich.progress import (
 )
 from rich.text import Text
 
+from ..durability.runs import told_counts
 from ..printable import printable, shown
-from ..runs import told_counts
 from .state import BatchState, Job
 from .worker import read_note
 

@@ -30,7 +30,7 @@ from typing import Any
 from demo.settings import demo_settings
 
 from ..config import Settings, load_settings, parse_glossary
-from ..runs import CHECKPOINT_JSON, RUN_JSON, read_run
+from ..durability.runs import CHECKPOINT_JSON, RUN_JSON, read_run
 
 
 def read_note(marker: Path) -> dict[str, Any]:
@@ -174,8 +174,8 @@ async def _run(
     job: dict[str, Any], folder: Path | None, marker: Path, note: dict[str, Any]
 ) -> Path:
     from ..brains import make_brain
-    from ..hub import Host
-    from ..run import RunFolder
+    from ..durability.run_folder import RunFolder
+    from ..orchestration.hub import Host
 
     settings = job_settings(job)
     stage = Stage()

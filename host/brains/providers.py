@@ -89,67 +89,95 @@ def make_brain(
     provider, name = parse_spec(spec)
     access = ModelAccess.from_env() if access is None else access
     if provider == "offline":
-        # The offline policies are built per agent (host/hub.py); they read messages in
-        # the single-agent format, which keeps each message's author.
+        # The offline policies are built per agent (host/orchestration/factory.py); they
+        # read messages in the single-agent format, which keeps each message's author.
         from agentscope.formatter import OpenAIChatFormatter
 
         return Brain(None, OpenAIChatFormatter(), "offline")
-    if provider == "openai":
-        import openai
-        from agentscope.formatter import OpenAIMultiAgentFormatter
-        from agentscope.model import OpenAIChatModel
+    build = {
+        "openai": _openai,
+        "dashscope": _dashscope,
+        "anthropic": _anthropic,
+        "gemini": _gemini,
+        "ollama": _ollama,
+    }[provider]
+    return build(spec, name, access, timeout)
 
-        model = OpenAIChatModel(
-            name,
-            api_key=_key(access, provider),
-            stream=False,
-            client_kwargs=_sdk_client(
-                access.base_url(provider),
-                timeout,
-                openai.DefaultAsyncHttpxClient(event_hooks=event_hooks()),
-            ),
-        )
-        return Brain(model, OpenAIMultiAgentFormatter(), spec, (_key(access, provider),))
-    if provider == "dashscope":
-        from agentscope.formatter import DashScopeMultiAgentFormatter
-        from agentscope.model import DashScopeChatModel
 
-        model = DashScopeChatModel(name, api_key=_key(access, provider), stream=False)
-        return Brain(model, DashScopeMultiAgentFormatter(), spec, (_key(access, provider),))
-    if provider == "anthropic":
-        import anthropic
-        from agentscope.formatter import AnthropicMultiAgentFormatter
-        from agentscope.model import AnthropicChatModel
+def _openai(spec: str, name: str, access: ModelAccess, timeout: float) -> Brain:
+    """The brain of OpenAI (or a server that speaks its API) model ``name``."""
+    import openai
+    from agentscope.formatter import OpenAIMultiAgentFormatter
+    from agentscope.model import OpenAIChatModel
 
-        model = AnthropicChatModel(
-            name,
-            api_key=_key(access, provider),
-            stream=False,
-            client_kwargs=_sdk_client(
-                access.base_url(provider),
-                timeout,
-                anthropic.DefaultAsyncHttpxClient(event_hooks=event_hooks()),
-            ),
-        )
-        return Brain(model, AnthropicMultiAgentFormatter(), spec, (_key(access, provider),))
-    if provider == "gemini":
-        from agentscope.formatter import GeminiMultiAgentFormatter
-        from agentscope.model import GeminiChatModel
+    key = _key(access, "openai")
+    model = OpenAIChatModel(
+        name,
+        api_key=key,
+        stream=False,
+        client_kwargs=_sdk_client(
+            access.base_url("openai"),
+            timeout,
+            openai.DefaultAsyncHttpxClient(event_hooks=event_hooks()),
+        ),
+    )
+    return Brain(model, OpenAIMultiAgentFormatter(), spec, (key,))
 
-        model = GeminiChatModel(
-            name,
-            api_key=_key(access, provider),
-            stream=False,
-            client_kwargs={"http_options": {"timeout": int(timeout * 1000)}},  # milliseconds
-        )
-        return Brain(model, GeminiMultiAgentFormatter(), spec, (_key(access, provider),))
+
+def _dashscope(spec: str, name: str, access: ModelAccess, timeout: float) -> Brain:
+    """The brain of DashScope model ``name``."""
+    from agentscope.formatter import DashScopeMultiAgentFormatter
+    from agentscope.model import DashScopeChatModel
+
+    key = _key(access, "dashscope")
+    model = DashScopeChatModel(name, api_key=key, stream=False)
+    return Brain(model, DashScopeMultiAgentFormatter(), spec, (key,))
+
+
+def _anthropic(spec: str, name: str, access: ModelAccess, timeout: float) -> Brain:
+    """The brain of Anthropic model ``name``."""
+    import anthropic
+    from agentscope.formatter import AnthropicMultiAgentFormatter
+    from agentscope.model import AnthropicChatModel
+
+    key = _key(access, "anthropic")
+    model = AnthropicChatModel(
+        name,
+        api_key=key,
+        stream=False,
+        client_kwargs=_sdk_client(
+            access.base_url("anthropic"),
+            timeout,
+            anthropic.DefaultAsyncHttpxClient(event_hooks=event_hooks()),
+        ),
+    )
+    return Brain(model, AnthropicMultiAgentFormatter(), spec, (key,))
+
+
+def _gemini(spec: str, name: str, access: ModelAccess, timeout: float) -> Brain:
+    """The brain of Gemini model ``name``."""
+    from agentscope.formatter import GeminiMultiAgentFormatter
+    from agentscope.model import GeminiChatModel
+
+    key = _key(access, "gemini")
+    model = GeminiChatModel(
+        name,
+        api_key=key,
+        stream=False,
+        client_kwargs={"http_options": {"timeout": int(timeout * 1000)}},  # milliseconds
+    )
+    return Brain(model, GeminiMultiAgentFormatter(), spec, (key,))
+
+
+def _ollama(spec: str, name: str, access: ModelAccess, timeout: float) -> Brain:
+    """The brain of Ollama model ``name``."""
     from agentscope.formatter import OllamaMultiAgentFormatter
     from agentscope.model import OllamaChatModel
 
     model = OllamaChatModel(
         name,
         stream=False,
-        host=access.base_url(provider),
+        host=access.base_url("ollama"),
         client_kwargs={"timeout": timeout, "event_hooks": event_hooks()},
     )
     return Brain(model, OllamaMultiAgentFormatter(), spec)

@@ -14,7 +14,7 @@ project's own credential variables (:data:`subagents.secrets.SECRET_VARS`) get a
 placeholder; its endpoints are URLs of the known search sources only; and the input
 folder is never taken from it: it is the user's ``--input``, the bundled demo inputs
 for a demo recording, or the recorded folder once the user confirms it
-(:func:`host.runs.chosen_input`).
+(:func:`host.durability.runs.chosen_input`).
 
 The replay then compares itself with the recording: the model requests (each must end
 the way the recorded one did), the plan and each sub-question's status, the tasks, the
@@ -34,12 +34,12 @@ from subagents.secrets import SECRET_VARS
 from subagents.settings import SOURCE_NAMES, Keys, NetworkPolicy
 
 from ..config import FORMATS, ConfigError, Settings, parse_glossary
-from ..runs import chosen_input, find_run, recorded_budgets, recorded_number
+from .runs import chosen_input, find_run, recorded_budgets, recorded_number
 
 if TYPE_CHECKING:
     from subagents.tape import Tape
 
-    from ..hub import RunResult
+    from ..orchestration.result import RunResult
 
 
 @dataclass
@@ -119,7 +119,7 @@ def replay_input(
 ) -> Path | None:
     """The input folder of a replay: the user's ``given`` one (``--input``); else, for a
     demo recording, the bundled demo inputs; else the recorded folder once the user
-    confirms it (see :func:`host.runs.chosen_input`)."""
+    confirms it (see :func:`host.durability.runs.chosen_input`)."""
     if given is None and recording.is_demo:
         from demo.web import cached_inputs
 

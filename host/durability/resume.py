@@ -10,7 +10,7 @@ from typing import Any
 
 from ..config import FORMATS, ConfigError, Settings, parse_glossary
 from ..printable import printable
-from ..runs import find_run, recorded_budgets, recorded_number
+from .runs import find_run, recorded_budgets, recorded_number
 
 
 def resumable(settings: Settings, run_id: str) -> tuple[Path, dict[str, Any]]:

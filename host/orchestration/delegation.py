@@ -40,12 +40,12 @@ from subagents.secrets import scrub
 from subagents.spec import SubAgentSpec, check_allowlist
 from subagents.untrusted import neutralise
 
+from ..durability.tape import stream_scope
+from ..research import Research
+from ..sources import file_source
 from .budget import amount
-from .durability.tape import stream_scope
 from .guards import DelegationDepthError, ToolCallRecord, ToolGuard, delegation_scope
 from .interrupt import Interrupt, RunInterrupted
-from .research import Research
-from .sources import file_source
 from .stages import delegation_msg, kept, summarize
 
 FINISH = "generate_response"
@@ -93,7 +93,7 @@ class Delegation:
         }
 
 
-WorkerFactory = Callable[[SubAgentSpec], Awaitable[tuple[ReActAgent, ToolGuard, tuple[str, ...]]]]
+MakeWorker = Callable[[SubAgentSpec], Awaitable[tuple[ReActAgent, ToolGuard, tuple[str, ...]]]]
 
 
 class Delegator:
@@ -114,7 +114,7 @@ class Delegator:
         self,
         specs: dict[str, SubAgentSpec],
         research: Research,
-        make_worker: WorkerFactory,
+        make_worker: MakeWorker,
         service: Any,
         hub: Any,
         transcript: Any,
@@ -146,7 +146,7 @@ class Delegator:
         #: Documents the finished browser tasks saved, in the order they reported them.
         self.downloads: list[str] = []
         self.last_kind: dict[str, str] = {}
-        #: the Host's refused and unknown tool calls (see :mod:`host.audit`)
+        #: the Host's refused and unknown tool calls (see :mod:`host.orchestration.audit`)
         self.refusals: list[dict[str, Any]] = []
         #: where the research notes the report is written from are kept
         self.notes_path = NOTES_PATH
@@ -497,23 +497,7 @@ class Delegator:
 
     def _report(self, d: Delegation, notes: list[str]) -> str:
         """The task result the Host brain reads: outcome, coverage, what to do next."""
-        research = self.research
-        failed = sum(r.failed for r in d.records)
-        lines = [
-            f"Task {d.id} ({d.subagent}"
-            + (f", {d.subquestion}" if d.subquestion else "")
-            + f") {d.status}: {len(d.records)} tool calls, {failed} failed, {d.seconds:.1f} s."
-        ]
-        if d.error:
-            lines.append(f"Error: {d.error}")
-        if d.unknown_evidence_ids or d.unknown_paths:
-            unknown = [*d.unknown_evidence_ids, *d.unknown_paths]
-            lines.append(f"Flagged: the outcome names what does not exist: {', '.join(unknown)}")
-        if d.outcome:
-            lines.append(f"Outcome: {d.outcome.get('summary', '')}")
-            for gap in d.outcome.get("gaps") or []:
-                lines.append(f"- gap: {gap}")
-        lines.extend(f"Note: {n}." for n in notes)
+        lines = _outcome_lines(d, notes)
         facts: dict[str, Any] = {"task": d.id, "subagent": d.subagent, "status": d.status}
         if d.subquestion:
             facts["subquestion"] = d.subquestion
@@ -522,8 +506,17 @@ class Delegator:
             more, found = spec.report(self, d)
             lines.extend(more)
             facts |= found
+        lines += self._next_steps(facts)
+        lines.append(json_block(facts))
+        # Summaries, gaps and titles may quote pages: they cannot forge a block either.
+        return neutralise("\n".join(lines))
+
+    def _next_steps(self, facts: dict[str, Any]) -> list[str]:
+        """The coverage of every sub-question and what to do next: downloads to read,
+        queries and links for the gaps, the budget left. The same go into ``facts``."""
+        research = self.research
         report = research.report()
-        lines.append("Coverage:")
+        lines = ["Coverage:"]
         for row in report["subquestions"]:
             lines.append(
                 f"- {row['id']} {row['status']}: {row['evidence']} evidence item(s) from "
@@ -559,9 +552,29 @@ class Delegator:
                     f"- {sid}: queries {json.dumps(found['queries'], ensure_ascii=False)}; "
                     f"links {json.dumps(found['links'])}"
                 )
-        lines.append(json_block(facts))
-        # Summaries, gaps and titles may quote pages: they cannot forge a block either.
-        return neutralise("\n".join(lines))
+        return lines
+
+
+def _outcome_lines(d: Delegation, notes: list[str]) -> list[str]:
+    """A task's own lines in its result: its status and counts, its error, what its
+    outcome names that does not exist, its summary and gaps, and the Host's notes."""
+    failed = sum(r.failed for r in d.records)
+    lines = [
+        f"Task {d.id} ({d.subagent}"
+        + (f", {d.subquestion}" if d.subquestion else "")
+        + f") {d.status}: {len(d.records)} tool calls, {failed} failed, {d.seconds:.1f} s."
+    ]
+    if d.error:
+        lines.append(f"Error: {d.error}")
+    if d.unknown_evidence_ids or d.unknown_paths:
+        unknown = [*d.unknown_evidence_ids, *d.unknown_paths]
+        lines.append(f"Flagged: the outcome names what does not exist: {', '.join(unknown)}")
+    if d.outcome:
+        lines.append(f"Outcome: {d.outcome.get('summary', '')}")
+        for gap in d.outcome.get("gaps") or []:
+            lines.append(f"- gap: {gap}")
+    lines.extend(f"Note: {n}." for n in notes)
+    return lines
 
 
 def call_signature(subagent_type: Any, context: Any) -> str:

@@ -33,7 +33,7 @@ from research.plan import (
     validated,
 )
 
-from .printable import printable, printable_json
+from ..printable import printable, printable_json
 
 T = TypeVar("T")
 DEFAULTS = ("deny", "approve")

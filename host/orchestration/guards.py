@@ -34,8 +34,8 @@ from subagents.file.guard import CONTENT_TOOLS, as_untrusted_file
 from subagents.results import status_of
 from subagents.secrets import scrub, scrub_data
 
-from .config import DEFAULT_DEPTH_CAP, DEFAULT_TOOL_CALL_CAP
-from .durability.tape import stream_scope
+from ..config import DEFAULT_DEPTH_CAP, DEFAULT_TOOL_CALL_CAP
+from ..durability.tape import stream_scope
 
 DEFAULT_EVICT_CHARS = 40_000
 PREVIEW_CHARS = 4_000
@@ -286,45 +286,11 @@ class ToolGuard:
         )
         record = ToolCallRecord(self.stage, call["name"], clean, call_id=str(call.get("id", "")))
         self.calls_this_delegation += 1
-        if self.stopped is not None and self.stopped() and call["name"] != FINISH:
-            record.status = "interrupted"
-            record.text = (
-                "Not run: the user interrupted the run, so no new tool call starts. Give "
-                "your final answer now from what you already have."
-            )
+        refused, clean = await self._before(call["name"], record, declared, clean)
+        if refused:
             self._finish(record)
             yield ToolResponse(content=[TextBlock(type="text", text=record.text)])
             return
-        if self.calls_this_delegation > self.cap:
-            self.capped = True  # the worker ends its task at its next turn
-            record.status = "refused"
-            record.text = (
-                f"Error: tool-call limit reached ({self.cap} calls in this task). This call "
-                "was not run. Stop calling tools and give your final answer now from what "
-                "you already have."
-            )
-            self._finish(record)
-            yield ToolResponse(content=[TextBlock(type="text", text=record.text)])
-            return
-        if self.approval is not None and self.approval.needs(call["name"]):
-            decision = await self.approval.decide(self.stage, call["name"], clean)
-            if decision.action == "reject":
-                record.status = "rejected"
-                record.text = (
-                    f"Rejected by the user: {decision.reason}. This call was not run; do "
-                    "without it or try something else."
-                )
-                self._finish(record)
-                yield ToolResponse(content=[TextBlock(type="text", text=record.text)])
-                return
-            if decision.action == "edit" and decision.arguments is not None:
-                edited = decision.arguments
-                clean = (
-                    edited
-                    if declared is None
-                    else {k: v for k, v in edited.items() if k in declared}
-                )
-                record.input = clean
         offered = self._offered(call["name"])
         kwargs = {**kwargs, "tool_call": ToolUseBlock(**{**call, "input": clean})}
         started = time.perf_counter()
@@ -347,6 +313,47 @@ class ToolGuard:
             record.seconds = time.perf_counter() - started
             self._finish(record)
         yield last
+
+    async def _before(
+        self, name: str, record: ToolCallRecord, declared: set[str] | None, clean: dict
+    ) -> tuple[bool, dict]:
+        """Whether the call is refused before it runs (the user stopped the run, the call
+        cap is reached, the user rejected it), its status and text then set on
+        ``record``; and its arguments, as the user may have edited them."""
+        if self.stopped is not None and self.stopped() and name != FINISH:
+            record.status = "interrupted"
+            record.text = (
+                "Not run: the user interrupted the run, so no new tool call starts. Give "
+                "your final answer now from what you already have."
+            )
+            return True, clean
+        if self.calls_this_delegation > self.cap:
+            self.capped = True  # the worker ends its task at its next turn
+            record.status = "refused"
+            record.text = (
+                f"Error: tool-call limit reached ({self.cap} calls in this task). This call "
+                "was not run. Stop calling tools and give your final answer now from what "
+                "you already have."
+            )
+            return True, clean
+        if self.approval is not None and self.approval.needs(name):
+            decision = await self.approval.decide(self.stage, name, clean)
+            if decision.action == "reject":
+                record.status = "rejected"
+                record.text = (
+                    f"Rejected by the user: {decision.reason}. This call was not run; do "
+                    "without it or try something else."
+                )
+                return True, clean
+            if decision.action == "edit" and decision.arguments is not None:
+                edited = decision.arguments
+                clean = (
+                    edited
+                    if declared is None
+                    else {k: v for k, v in edited.items() if k in declared}
+                )
+                record.input = clean
+        return False, clean
 
     async def _settle(
         self, record: ToolCallRecord, last: ToolResponse | None, offered: bool

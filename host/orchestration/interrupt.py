@@ -15,7 +15,7 @@ import asyncio
 from collections.abc import Callable
 from typing import Any
 
-from .brains.wrapping import ModelWrapper
+from ..brains.wrapping import ModelWrapper
 from .budget import NAMES
 
 #: Seconds the tasks in flight get after the first request.
@@ -47,7 +47,7 @@ class Interrupt:
         return self.count > 0 or self.budget is not None
 
     def spend(self, budget: dict[str, Any]) -> None:
-        """Stop the research because ``budget`` is spent (see :mod:`host.budget`)."""
+        """Stop the research because ``budget`` is spent (see :mod:`host.orchestration.budget`)."""
         self.budget = budget
 
     @property

@@ -11,7 +11,7 @@ log or ``grep`` reads them. ``--verbose`` adds every task and tool call (their i
 and times), as the transcript records them.
 
 The statuses and their counts come from the plan, as ``quartet show`` reads them (see
-:func:`host.runs.told_counts`): the numbers printed always match the statuses shown.
+:func:`host.durability.runs.told_counts`): the numbers printed always match the statuses shown.
 
 Text that comes from the user, a plan file, the model or a page (the question, the
 sub-questions, titles, addresses, error messages) goes through
@@ -34,12 +34,12 @@ from rich.spinner import Spinner
 from rich.table import Table
 from rich.text import Text
 
-from .brains.ledger import describe as describe_tokens
-from .brains.resilience import describe as describe_calls
-from .budget import budget_sentence
-from .guards import ToolCallRecord
-from .printable import printable, shown
-from .runs import told_counts
+from ..brains.ledger import describe as describe_tokens
+from ..brains.resilience import describe as describe_calls
+from ..durability.runs import told_counts
+from ..orchestration.budget import budget_sentence
+from ..orchestration.guards import ToolCallRecord
+from ..printable import printable, shown
 
 MARKS = {
     "pending": "[dim]○[/dim]",
@@ -145,7 +145,8 @@ class PartView:
 
 
 class Progress:
-    """An ``on_event`` callback for :class:`host.hub.Host` that shows the run with rich.
+    """An ``on_event`` callback for :class:`host.orchestration.hub.Host` that shows the run
+    with rich.
 
     Args:
         quiet: show nothing.

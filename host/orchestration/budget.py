@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from .brains.ledger import TokenLedger
+from ..brains.ledger import TokenLedger
 
 #: what each budget is called in messages
 NAMES = {"tokens": "token", "cost": "cost"}

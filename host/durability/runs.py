@@ -23,12 +23,13 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from .printable import printable
+from ..printable import printable
 
 RUN_JSON = "internal/run.json"
 CHECKPOINT_JSON = "internal/checkpoint.json"
 PLAN_JSON = "internal/plan.json"
-#: What a run's folder name starts with: its UTC start time (see ``host.run.new_run_id``).
+#: What a run's folder name starts with: its UTC start time (see
+#: :func:`host.durability.run_folder.new_run_id`).
 ID_TIME = "%Y%m%d-%H%M%S"
 
 

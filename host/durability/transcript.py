@@ -14,6 +14,7 @@ from subagents.secrets import scrub, scrub_data
 TRANSCRIPT = "/internal/transcript.jsonl"
 EVIDENCE = "/internal/evidence.jsonl"
 RUN_JSON = "/internal/run.json"
+PLAN_JSON = "/internal/plan.json"
 
 
 def msg_to_dict(msg: Msg) -> dict[str, Any]:
@@ -68,3 +69,22 @@ async def save_json(service: FileDomainService, path: str, data: Any) -> None:
 
 async def save_run_json(service: FileDomainService, record: dict[str, Any]) -> None:
     await save_json(service, RUN_JSON, record)
+
+
+async def save_plan(service: FileDomainService, plan: dict[str, Any]) -> None:
+    """Write the plan, the run's todo list, to ``/internal/plan.json``."""
+    await save_json(service, PLAN_JSON, plan)
+
+
+async def save_records(
+    service: FileDomainService,
+    ledger: EvidenceLedger,
+    plan: dict[str, Any] | None,
+    record: dict[str, Any],
+) -> None:
+    """Write what a run leaves at its end: the evidence ledger, the plan (if there is
+    one) and ``run.json``."""
+    await save_evidence(service, ledger)
+    if plan is not None:
+        await save_plan(service, plan)
+    await save_run_json(service, record)

@@ -3,7 +3,7 @@
 - **Interruption.** When its task times out or is cancelled, agentscope's reply would be
   "I noticed that you have interrupted me. What can I do for you?" — words meant for a
   user at a console. A worker ends with a plain note instead; the Host reports the
-  timeout and what was kept (see :mod:`host.delegation`).
+  timeout and what was kept (see :mod:`host.orchestration.delegation`).
 - **Compression keeps the task.** agentscope summarises every message it does not keep
   as recent once the history passes the threshold, and when a task has fewer recent
   messages than ``keep_recent`` it summarises all of them: the task message and the
@@ -12,7 +12,7 @@
   results: they are hidden from agentscope's compression while it runs, so they are
   neither counted nor summarised. A latest round larger than half the threshold is
   shrunk by size instead: its largest results are evicted to ``/internal/`` with a
-  preview (:meth:`host.guards.ToolGuard.fit_round`).
+  preview (:meth:`host.orchestration.guards.ToolGuard.fit_round`).
 - **Compression counts characters of messages.** agentscope's own trigger counts only
   the messages it would summarise and keeps ``keep_recent`` rounds (not messages) out of
   the count, so a history of large rounds grew far past the threshold before it fired.

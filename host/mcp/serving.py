@@ -1,116 +1,32 @@
-"""MCP both ways: allowlisted tools of external MCP servers for a subagent, and a
-subagent's own toolkit served as an MCP server.
+"""A subagent's own toolkit served as an MCP server (``quartet mcp NAME``).
 
-An external server is declared in ``quartet.toml``::
+A served subagent runs its toolkit behind the same ToolGuard as in a run: arguments the
+schema does not declare are dropped (a client cannot replace an injected dependency),
+the call cap holds for the session, and every call the guard counts as failed (an
+unknown tool too) comes back with ``isError: true``. Its ``/workspace/`` is the folder
+given, or a fresh one under the runs folder, never the current folder by default. Its
+tools carry MCP annotations from :mod:`subagents.natures`.
 
-    [[quartet.mcp]]
-    subagent = "search"                 # whose toolkit gets the tools
-    name = "papers"                     # a label for progress and errors
-    command = "python"                  # a stdio server ...
-    args = ["-m", "papers_mcp"]
-    # url = "http://127.0.0.1:8000/mcp" # ... or a streamable-HTTP one
-    tools = ["search_papers"]           # exactly these tools are enabled
-
-Only the listed tool names are registered; a name the server does not offer is an error.
-The Host's guards (call cap, argument hygiene, eviction) apply to these tools too, and a
-result the server marks ``isError`` counts as a failed call.
-
-A served subagent (``quartet mcp NAME``) runs its toolkit behind the same ToolGuard as
-in a run: arguments the schema does not declare are dropped (a client cannot replace an
-injected dependency), the call cap holds for the session, and every call the guard counts
-as failed (an unknown tool too) comes back with ``isError: true``. Its ``/workspace/`` is
-the folder given, or a fresh one under the runs folder, never the current folder by
-default. Its tools carry MCP annotations from :mod:`subagents.natures`.
-
-This module is imported when settings are read, so agentscope and the tools are imported
-only inside the functions that need them. A served subagent answers ``initialize`` before
-its toolkit is built: the toolkit (and its imports) comes with the first tool request.
+agentscope and the tools are imported only inside the functions that need them: a served
+subagent answers ``initialize`` before its toolkit is built, and the toolkit (and its
+imports) comes with the first tool request.
 """
 
 from __future__ import annotations
 
-import copy
-import os
 import secrets
 import sys
 import tempfile
 import time
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from agentscope.tool import Toolkit
 
-    from .config import McpServerConfig, Settings
-    from .guards import ToolGuard
-
-MCP_GROUP = "mcp"
-
-
-def mcp_client(server: McpServerConfig) -> Any:
-    """A not yet connected agentscope MCP client for ``server``."""
-    from agentscope.mcp import HttpStatelessClient, StdIOStatefulClient
-
-    if server.url:
-        return HttpStatelessClient(name=server.name, transport="streamable_http", url=server.url)
-    return StdIOStatefulClient(
-        name=server.name,
-        command=server.command or "",
-        args=list(server.args),
-        env={**os.environ, **server.env},
-    )
-
-
-async def attach_mcp_tools(toolkit: Toolkit, client: Any, allow: Sequence[str]) -> list[str]:
-    """Register exactly ``allow`` from a connected MCP client into ``toolkit``.
-
-    A result the server marks ``isError`` keeps that mark (as ``isError`` in its
-    metadata), so the Host counts it as a failed call whatever its wording.
-
-    Returns the names registered. Raises ValueError when the server lacks a listed tool
-    or a listed name would shadow a tool the toolkit already has.
-    """
-    offered = {tool.name for tool in await client.list_tools()}
-    missing = sorted(set(allow) - offered)
-    if missing:
-        raise ValueError(
-            f"MCP server {client.name!r} does not offer {', '.join(missing)}; "
-            f"it offers {', '.join(sorted(offered)) or 'nothing'}"
-        )
-    clash = sorted(set(allow) & set(toolkit.tools))
-    if clash:
-        raise ValueError(f"MCP tools {', '.join(clash)} would replace built-in tools")
-    if MCP_GROUP not in toolkit.groups:
-        toolkit.create_tool_group(
-            MCP_GROUP, description="Tools of attached MCP servers.", active=True
-        )
-    for name in allow:
-        func = await client.get_callable_function(name, wrap_tool_result=False)
-        toolkit.register_tool_function(
-            _keeping_errors(func),
-            group_name=MCP_GROUP,
-            func_name=name,
-            json_schema=copy.deepcopy(func.json_schema),
-        )
-    return list(allow)
-
-
-def _keeping_errors(func: Any) -> Callable[..., Awaitable[Any]]:
-    """``func`` (an MCP tool) answering with a ToolResponse that keeps ``isError``."""
-
-    async def call(**kwargs: Any) -> Any:
-        from agentscope.mcp import MCPClientBase
-        from agentscope.tool import ToolResponse
-
-        result = await func(**kwargs)
-        metadata = {**(result.meta or {}), **({"isError": True} if result.isError else {})}
-        return ToolResponse(
-            content=MCPClientBase._convert_mcp_content_to_as_blocks(result.content),
-            metadata=metadata,
-        )
-
-    return call
+    from ..config import Settings
+    from ..orchestration.guards import ToolGuard
 
 
 def guarded_server(get_guard: Callable[[], Awaitable[ToolGuard]], name: str) -> Any:
@@ -189,7 +105,7 @@ class _ServedToolkit:
     async def get(self) -> ToolGuard:
         # Built without awaiting, so two requests cannot both start building it.
         if self.guard is None:
-            from .guards import ToolGuard
+            from ..orchestration.guards import ToolGuard
 
             self.guard = ToolGuard(self.name, self._build(), cap=self.settings.tool_call_cap)
         return self.guard
@@ -199,7 +115,7 @@ class _ServedToolkit:
         from subagents import build_toolkit, get_spec
         from subagents.evidence import EvidenceLedger
 
-        from .run import area_services, subagent_grants
+        from ..durability.run_folder import area_services, subagent_grants
 
         spec = get_spec(self.name)
         mounts = {"/workspace/": str(self.workspace)}

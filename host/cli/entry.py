@@ -1,0 +1,73 @@
+"""The entry point: parse the command line, run the command, and turn the errors a user
+can act on into one line and an exit status."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from collections.abc import Sequence
+
+from subagents.secrets import scrubbed_output, secret_scope, secret_values
+
+from ..printable import printable
+from .parser import build_parser
+from .running import RunStopped
+
+#: The exit status of a command whose output pipe was closed early (``quartet runs |
+#: head -1``): 128 + SIGPIPE, as a Unix tool killed by that signal reports it.
+BROKEN_PIPE_EXIT = 128 + 13
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of ``python -m host`` and the ``quartet`` script."""
+    try:
+        try:
+            return _command(argv)
+        finally:
+            sys.stdout.flush()  # a closed pipe shows here, not at the interpreter's exit
+    except BrokenPipeError:
+        return _pipe_closed()
+
+
+def _command(argv: Sequence[str] | None) -> int:
+    """Parse ``argv`` and run its command; its exit status."""
+    parser = build_parser()
+    args, extra = parser.parse_known_args(argv)
+    if extra:  # told by the command's own parser, with its usage, not the top-level one
+        _command_parser(parser, args.command).error(f"unrecognized arguments: {' '.join(extra)}")
+    # no credential value reaches the terminal; the environment is read for them once
+    with secret_scope(secret_values()), scrubbed_output():
+        try:
+            return int(args.func(args) or 0)
+        except ValueError as exc:  # ConfigError, a bad --model, an unknown run id
+            parser.exit(2, f"quartet: error: {printable(str(exc))}\n")
+        except RunStopped as exc:
+            parser.exit(130, f"quartet: {exc}\n")
+        except KeyboardInterrupt:
+            parser.exit(130, "quartet: interrupted; the run folder keeps what was done\n")
+
+
+def _command_parser(parser: argparse.ArgumentParser, command: str) -> argparse.ArgumentParser:
+    """The parser of sub-command ``command`` (``parser`` itself when there is none)."""
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction) and command in action.choices:
+            return action.choices[command]
+    return parser
+
+
+def _pipe_closed() -> int:
+    """The reader of stdout went away (``quartet runs | head -1``): end quietly.
+
+    As the Python documentation recommends (signal module, "Note on SIGPIPE"), stdout is
+    pointed at the null device, so that the interpreter's own flush at exit finds no
+    broken pipe; the status is the one a Unix tool killed by SIGPIPE has.
+    """
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    try:
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):  # stdout is not a file (a test's capture): nothing to flush
+        pass
+    finally:
+        os.close(devnull)
+    return BROKEN_PIPE_EXIT

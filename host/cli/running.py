@@ -1,0 +1,216 @@
+"""What the research commands share: their settings, the brain, who is asked (approvals,
+the plan), the run with Ctrl-C going to the Host, and the summary printed at the end."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import signal
+import sys
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from research.labels import label
+
+from ..config import ConfigError, Settings, load_settings
+from ..durability.runs import has_checkpoint
+from ..printable import printable
+
+if TYPE_CHECKING:
+    from ..brains import Brain
+    from ..orchestration.hub import Host, RunResult
+
+
+def settings_of(args: argparse.Namespace) -> Settings:
+    flags = {
+        "model": getattr(args, "model", None),
+        "formats": getattr(args, "formats", None),
+        "input": getattr(args, "input", None),
+        "runs_dir": getattr(args, "runs_dir", None),
+        "max_rounds": getattr(args, "max_rounds", None),
+        "max_pages": getattr(args, "max_pages", None),
+        "concurrency": getattr(args, "concurrency", None),
+        "max_tokens": getattr(args, "max_tokens", None),
+        "max_cost": getattr(args, "max_cost", None),
+        "approve": getattr(args, "approve", None),
+        "record": getattr(args, "record", False),
+        "quiet": getattr(args, "quiet", False),
+        "verbose": getattr(args, "verbose", False),
+        "json": getattr(args, "json", False),
+    }
+    return load_settings(flags)
+
+
+def report(result: RunResult, settings: Settings) -> int:
+    """Print what the run produced; its exit status (0 answered, 3 nothing, 1 no report)."""
+    from rich.console import Console
+
+    from ..orchestration.budget import budget_sentence
+    from .progress import output_lines, summary_table
+
+    if settings.json_output:
+        print(json.dumps(result.record(), ensure_ascii=False, indent=2, default=str))
+    elif settings.quiet:
+        for path in result.outputs:
+            print(result.run.real_path(path))
+    else:
+        console = Console()
+        console.print(summary_table(result))
+        lines = output_lines(result)
+        console.print("[bold]Reports:[/bold]" if lines else "[red]No report was written.[/red]")
+        for line in lines:
+            console.print(line, highlight=False, soft_wrap=True, markup=False)
+    code = result.exit_code
+    if result.no_web:
+        print(f"quartet: {label('en', result.no_web)}", file=sys.stderr)
+    if result.status == "interrupted":
+        print(f"quartet: {interrupted_message(result.run.id, result.run.path)}", file=sys.stderr)
+    if result.budget_stop:
+        print(f"quartet: {budget_sentence(result.budget_stop)}", file=sys.stderr)
+    if code == 3:
+        parts = len(result.plan.subquestions) if result.plan else 0
+        print(
+            f"quartet: the report answers none of the question's {parts} parts: no relevant "
+            "evidence was found (see the report for what was searched)",
+            file=sys.stderr,
+        )
+    return code
+
+
+def interrupted_message(run_id: str, folder: Path) -> str:
+    """What an interrupted run's last line says: the report was written, and how to go on
+    with the research when the run left a checkpoint."""
+    told = "interrupted; the report was written from what had been found by then"
+    if has_checkpoint(folder):
+        told += f"; continue the research with: quartet resume {printable(run_id)}"
+    return told
+
+
+class RunStopped(Exception):
+    """The user stopped a run at once (a second Ctrl-C); it can be resumed."""
+
+
+async def interruptible(host: Host, work: Awaitable[RunResult]) -> RunResult:
+    """Run ``work`` with Ctrl-C going to the Host: once winds the run down, twice stops it."""
+    import asyncio
+
+    loop = asyncio.get_running_loop()
+    try:
+        loop.add_signal_handler(signal.SIGINT, host.interrupt.request)
+    except (NotImplementedError, RuntimeError):  # not the main thread: Ctrl-C stays default
+        return await work
+    try:
+        return await work
+    except asyncio.CancelledError:
+        if host.interrupt.count < 2:
+            raise
+        run_id = host.run_folder.id if host.run_folder else "?"
+        raise RunStopped(
+            f"stopped; the run can be continued with: quartet resume {run_id}"
+        ) from None
+    finally:
+        loop.remove_signal_handler(signal.SIGINT)
+
+
+def human_of(args: argparse.Namespace, settings: Settings, question: str) -> dict[str, Any]:
+    """Who decides on approvals and the plan: the terminal, a plan file, or the defaults."""
+    from ..orchestration.approval import (
+        Terminal,
+        has_terminal,
+        plan_from_file,
+        terminal_approver,
+        terminal_plan_review,
+    )
+
+    terminal = Terminal() if has_terminal() else None
+    found: dict[str, Any] = {"terminal": terminal}
+    if settings.approve_tools and terminal is not None:
+        found["ask"] = terminal_approver(terminal)
+    if getattr(args, "plan", None):
+        found["plan"] = plan_from_file(Path(args.plan), question)
+    if getattr(args, "review_plan", False):
+        if terminal is None:
+            raise ConfigError(
+                "--review-plan needs a terminal; without one, give the plan with --plan FILE"
+            )
+        found["review_plan"] = terminal_plan_review(terminal)
+    return found
+
+
+def check_approval_terminal(args: argparse.Namespace, settings: Settings) -> None:
+    """ConfigError when ``--approve`` names tools and there is nobody to ask.
+
+    ``--approve`` asks the person at the terminal before each call; without a terminal a
+    run would go on with every such call refused in their name, so the command stops
+    before the run starts. An unattended run takes its decision from ``quartet.toml``
+    (``[quartet.approve]`` with ``tools`` and ``default``), where it is written down.
+    """
+    from ..orchestration.approval import has_terminal
+
+    if getattr(args, "approve", None) and settings.approve_tools and not has_terminal():
+        raise ConfigError(
+            "--approve asks you before each call of "
+            f"{', '.join(settings.approve_tools)}, and there is no interactive terminal to "
+            "ask at; run the command in a terminal, or decide for unattended runs in "
+            'quartet.toml: [quartet.approve] tools = [...] with default = "approve" or '
+            '"deny"'
+        )
+
+
+def run_async(work: Awaitable[RunResult]) -> RunResult:
+    import asyncio
+
+    return asyncio.run(work)  # type: ignore[arg-type]
+
+
+def brain_of(settings: Settings) -> Brain:
+    from ..brains import make_brain
+
+    return make_brain(settings.model, access=settings.models)
+
+
+async def pipeline(
+    question: str, settings: Settings, brain: Brain, human: dict[str, Any]
+) -> RunResult:
+    from ..orchestration.hub import Host
+    from .progress import Progress
+
+    quiet = settings.quiet or settings.json_output
+    terminal = human.pop("terminal", None)
+    progress = Progress(
+        quiet=quiet,
+        hold=lambda: terminal is not None and terminal.asking,
+        verbose=settings.verbose,
+    )
+    if terminal is not None:  # the live view leaves the terminal while a question is asked
+        terminal.after = progress.flush
+        terminal.read = progress.quietly(terminal.read)
+        terminal.write = progress.quietly(terminal.write)
+    host = Host(settings, brain, on_event=progress, **human)
+    try:
+        return await interruptible(host, host.run(question))
+    finally:
+        progress.close()
+
+
+def confirmer() -> Callable[[Path], bool] | None:
+    """Asks at the terminal whether to mount a run's recorded input folder again; None
+    when there is no terminal to ask at."""
+    if not (sys.stdin.isatty() and sys.stderr.isatty()):
+        return None
+
+    def confirm(folder: Path) -> bool:
+        sys.stderr.write(
+            f"The run read its input files from {printable(str(folder))} (the run folder "
+            "names it, not you). Mount that folder again, read-only, as /userinput/? [y/N] "
+        )
+        sys.stderr.flush()
+        return sys.stdin.readline().strip().lower() in ("y", "yes")
+
+    return confirm
+
+
+def given_input(args: argparse.Namespace, settings: Settings) -> Path | None:
+    """The input folder the user gave on the command line (``--input``), checked."""
+    return settings.input_dir if getattr(args, "input", None) else None

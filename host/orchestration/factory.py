@@ -1,0 +1,256 @@
+"""The agents of a run: a fresh subagent for each delegation, and the Host's own agent.
+
+A subagent gets the toolkit its spec registers (and the tools of its MCP servers), the
+run's guard around it, and a model: the brain's, counted and behind a timeout and
+retries, or the offline policy (always after an interrupt, when the report is written
+without a model).
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncGenerator, Callable
+from typing import Any
+
+from agentscope.agent import ReActAgent
+from agentscope.formatter import OpenAIChatFormatter
+from agentscope.memory import InMemoryMemory
+from agentscope.token import CharTokenCounter
+from agentscope.tool import Toolkit
+
+from subagents import build
+from subagents.browser import BrowserSession, attach_browser_hooks
+from subagents.evidence import EvidenceLedger
+from subagents.secrets import scrub
+from subagents.spec import SubAgentSpec, check_allowlist
+from subagents.tape import Tape
+from subagents.untrusted import UNTRUSTED_RULE
+
+from ..brains import (
+    Brain,
+    ModelCallStats,
+    RetryPolicy,
+    TokenCounter,
+    TokenLedger,
+    resilient_model,
+    tool_scope,
+)
+from ..brains.arguments import RawArguments
+from ..brains.offline import HostPolicy, OfflinePolicy
+from ..brains.wrapping import ScrubbedModel
+from ..config import Settings
+from ..durability.run_folder import AREAS, RunFolder
+from ..durability.tape import STREAM, RecordingModel
+from ..mcp.client import McpConnections
+from .approval import Approval
+from .guards import ToolCallRecord, ToolGuard, evicted_name
+from .host_agent import HOST_ITERS, HostAgent, host_prompt
+from .interrupt import Interrupt, Interruptible
+from .workers import WorkerAgent
+
+MAX_ITERS = 12
+
+#: A subagent's agent, its guard and the names of the MCP tools it was given.
+Worker = tuple[ReActAgent, ToolGuard, tuple[str, ...]]
+
+
+class WorkerFactory:
+    """Builds the agents of one run.
+
+    Args:
+        settings: the run's settings.
+        brain: the model and formatter of every agent.
+        ledger: the run's evidence ledger, which the tools write.
+        interrupt: the user's stop requests; after one, agents think offline.
+        approval: who decides on the calls that need approval (None: no such calls).
+        mcp: the run's MCP clients, whose tools are added to their subagents' toolkits.
+        exact: one tool call at a time (a recording, or its replay).
+        emit: the Host's ``(kind, **data)`` event callback.
+        on_call: called with the record of each tool call as it ends.
+
+    Attributes:
+        run: the run's folder (set when the run starts).
+        browser: the run's browser (set when the run starts).
+        counted_model: the brain's model as the agents call it; None offline.
+    """
+
+    def __init__(
+        self,
+        settings: Settings,
+        brain: Brain,
+        ledger: EvidenceLedger,
+        interrupt: Interrupt,
+        approval: Approval | None,
+        mcp: McpConnections,
+        exact: bool,
+        emit: Callable[..., None],
+        on_call: Callable[[ToolCallRecord], None],
+    ) -> None:
+        self.settings, self.brain, self.ledger = settings, brain, ledger
+        self.interrupt, self.approval, self.mcp = interrupt, approval, mcp
+        self.exact, self.emit, self.on_call = exact, emit, on_call
+        self.run: RunFolder | None = None
+        self.browser: BrowserSession | None = None
+        self.counted_model: TokenCounter | None = None
+
+    def start(
+        self, run: RunFolder, tape: Tape | None, calls: ModelCallStats, tokens: TokenLedger
+    ) -> None:
+        """Get ready for ``run``: the brain's model behind a request timeout and retries,
+        recorded onto ``tape`` when one is being recorded, counting ``calls`` and
+        ``tokens`` (no model offline)."""
+        self.run = run
+        if self.brain.offline:
+            self.counted_model = None
+            return
+        settings = self.settings
+        policy = RetryPolicy(timeout=settings.model_timeout, attempts=settings.model_attempts)
+        model = ScrubbedModel(RawArguments(resilient_model(self.brain, policy, calls)))
+        if tape is not None and not tape.replaying:
+            model = RecordingModel(model, tape)
+        model = Interruptible(model, self.interrupt)
+        self.counted_model = TokenCounter(model, tokens, self.brain.spec)
+
+    def open_browser(self) -> BrowserSession:
+        """The run's browser (started on its first use)."""
+        tools = self.settings.tools
+        self.browser = BrowserSession(executable=tools.browser_path, allow=tools.network)
+        return self.browser
+
+    def compression(self) -> ReActAgent.CompressionConfig | None:
+        """Long histories are summarised by an LLM once they pass the threshold."""
+        if self.brain.offline:
+            return None
+        return ReActAgent.CompressionConfig(
+            enable=True,
+            agent_token_counter=CharTokenCounter(),
+            trigger_threshold=self.settings.history_chars,
+            keep_recent=4,
+        )
+
+    def announcer(self, stage: str) -> Callable[..., AsyncGenerator[Any, None]]:
+        """Toolkit middleware: a ``tool_start`` event as each call starts, so that the
+        progress display can say what a task is doing while a slow call runs."""
+
+        async def announce(
+            kwargs: dict[str, Any], next_handler: Callable[..., Any]
+        ) -> AsyncGenerator[Any, None]:
+            call = kwargs["tool_call"]
+            arguments = call.get("input")
+            self.emit(
+                "tool_start",
+                stage=stage,
+                name=str(call.get("name") or ""),
+                input=arguments if isinstance(arguments, dict) else {},
+                task=current_task(),
+            )
+            async for chunk in await next_handler(**kwargs):
+                yield chunk
+
+        return announce
+
+    async def worker(self, spec: SubAgentSpec) -> Worker:
+        """A fresh subagent for one delegation: its agent, guard and MCP tools."""
+        run = self.run
+        assert run is not None
+        toolkit = self._toolkit(spec, run)
+        extra = await self.mcp.attach(toolkit, spec.name)
+        guard = self._guard(spec, toolkit, run)
+        # After an interrupt the report is written without a model.
+        offline = self.brain.offline or self.interrupt.requested
+        agent = WorkerAgent(
+            guard=guard,
+            name=spec.name,
+            sys_prompt=f"{spec.sys_prompt}\n\n{UNTRUSTED_RULE}\n\n{grants_prompt(spec, run)}",
+            model=(
+                OfflinePolicy(spec)
+                if offline or self.counted_model is None
+                else self.counted_model.for_stage(spec.name)
+            ),
+            formatter=OpenAIChatFormatter() if offline else self.brain.formatter,
+            toolkit=toolkit,
+            memory=InMemoryMemory(),
+            max_iters=MAX_ITERS,
+            parallel_tool_calls=not self.exact,
+            compression_config=self.compression(),
+        )
+        agent.set_console_output_enabled(False)
+        if "browser" in spec.requires and self.browser is not None:
+            attach_browser_hooks(agent, self.browser)
+        check_allowlist(toolkit, spec, extra=tuple(extra))
+        return agent, guard, tuple(extra)
+
+    def _toolkit(self, spec: SubAgentSpec, run: RunFolder) -> Toolkit:
+        """The toolkit ``spec`` registers, with the dependencies it requires."""
+        deps: dict[str, Any] = {
+            "service": run.subagent_service,
+            "evidence": self.ledger,
+            "model": (
+                self.counted_model.for_tools(spec.name)
+                if self.counted_model and not self.interrupt.requested
+                else None
+            ),
+            "settings": self.settings.tools,
+            "browser": self.browser,
+        }
+        wanted = {k: v for k, v in deps.items() if k in spec.requires}
+        if "service" in wanted:
+            wanted["areas"] = run.area_services
+        toolkit = build(spec, wanted)
+        toolkit.register_middleware(tool_scope)
+        toolkit.register_middleware(self.announcer(spec.name))
+        return toolkit
+
+    def _guard(self, spec: SubAgentSpec, toolkit: Toolkit, run: RunFolder) -> ToolGuard:
+        """The guard around ``toolkit``: its call cap, eviction to ``/internal/evicted/``,
+        the stop after an interrupt, and approvals."""
+
+        async def evict(tool: str, text: str) -> str:
+            path = f"/internal/evicted/{evicted_name(tool, text)}"
+            await run.host_service.write_text(path, scrub(text))
+            return path
+
+        cap = self.settings.tool_call_cap
+        return ToolGuard(
+            spec.name,
+            toolkit,
+            cap=min(cap, spec.call_cap or cap),
+            evict=evict,
+            on_call=self.on_call,
+            stopped=lambda: self.interrupt.blocks,
+            approval=self.approval,
+        )
+
+    def host_agent(self, specs: dict[str, SubAgentSpec]) -> HostAgent:
+        """The Host's own agent, naming the subagents ``specs`` registers."""
+        agent = HostAgent(
+            name="Host",
+            sys_prompt=host_prompt(specs),
+            model=HostPolicy(specs)
+            if self.counted_model is None
+            else self.counted_model.for_stage("host"),
+            formatter=self.brain.formatter,
+            toolkit=Toolkit(),
+            memory=InMemoryMemory(),
+            max_iters=HOST_ITERS,
+            parallel_tool_calls=not self.exact,
+            compression_config=self.compression(),
+        )
+        agent.set_console_output_enabled(False)
+        return agent
+
+
+def current_task() -> str:
+    """The id of the task whose worker is running (``d3``), as its model stream names it."""
+    return STREAM.get().split("/", 1)[0]
+
+
+def grants_prompt(spec: SubAgentSpec, run: RunFolder) -> str:
+    """What a subagent may read and write, and which of its tools write the read-only areas."""
+    lines = [run.subagent_service.describe_grants_markdown()]
+    lines += [
+        f"- `{AREAS[area]}` is written by {tool} only."
+        for group in spec.groups
+        for tool, area in group.areas.items()
+        if area in AREAS
+    ]
+    return "\n".join(lines)

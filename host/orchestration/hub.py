@@ -1,0 +1,283 @@
+"""The Host: an agent that plans the question and researches it through its ``task`` tool.
+
+A run goes:
+
+1. **Plan.** The Host agent breaks the question into sub-questions with search queries,
+   as structured output (``structured_model=PlanModel``). An LLM's plan is validated; one
+   that does not validate is replaced by the offline decomposition, and the fallback is
+   recorded. The plan is the run's todo list (``/internal/plan.json``).
+2. **Research.** The Host agent drives the run with ``task(description, subagent_type,
+   context)``: the user's files, rounds of search and reading per sub-question
+   (concurrently), more rounds for the gaps within the budgets, the downloaded
+   documents, and the report. Each task runs a fresh subagent in the run's MsgHub (see
+   :mod:`host.orchestration.delegation`); coverage is checked after every task.
+3. **Report.** If the Host agent stopped without a report, the Host has one written; the
+   report says plainly which parts were answered and which were not.
+
+Everything is recorded in ``/internal/``: the transcript, the evidence ledger, the plan
+and ``run.json``.
+
+:class:`Host` composes the parts of a run: the agents (:mod:`.factory`), the MCP clients
+(:mod:`host.mcp.client`), the checkpoints (:mod:`.checkpointing`), the answer to a stop
+(:mod:`.stopping`), the research of the plan (:mod:`.drive`) and the result
+(:mod:`.result`); the run under way is one :class:`.state.RunState` they share.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Awaitable, Callable
+from dataclasses import replace
+from typing import Any
+
+from agentscope.message import Msg
+from agentscope.pipeline import MsgHub
+
+from research.plan import Plan
+from subagents import SPECS
+from subagents.evidence import EvidenceLedger, PageRegistry
+from subagents.secrets import scrub, secret_scope
+from subagents.spec import SubAgentSpec
+from subagents.tape import Tape, taping
+
+from ..brains import Brain, ModelCallStats, TokenLedger
+from ..config import Settings
+from ..durability import checkpoint
+from ..durability.run_folder import RunFolder
+from ..durability.transcript import Transcript, save_plan, save_records
+from ..mcp.client import McpConnections
+from .approval import Approval, Ask, check_tools, default_approver
+from .budget import check_prices
+from .checkpointing import Checkpointer
+from .drive import ResearchDrive
+from .factory import Worker, WorkerFactory, current_task
+from .guards import ToolCallRecord
+from .host_agent import HostAgent, plan_question, research_request, resume_request
+from .interrupt import Interrupt
+from .result import RunResult, count, gather, run_settings
+from .state import RunState
+from .stopping import Stopper
+
+
+class Host:
+    """Plans a question and researches it with the registered subagents.
+
+    Args:
+        settings: resolved settings (caps, budgets, timeouts, formats, runs folder, tools).
+        brain: the model and formatter of the Host and every subagent.
+        on_event: optional ``(kind, data)`` callback for progress display.
+        specs: the subagents by name (default: the registered ones).
+        ask: ``async (stage, tool, arguments) -> Decision``, who decides on the calls of
+            ``settings.approve_tools`` (default: the configured default decision, as when
+            there is no terminal).
+        plan: a plan to research instead of planning (``--plan FILE``).
+        review_plan: ``async (plan) -> plan``, the user's review before research starts.
+        tape: a recorded run's tape, to replay it (``settings.record`` records a new one).
+    """
+
+    def __init__(
+        self,
+        settings: Settings,
+        brain: Brain,
+        on_event: Callable[[str, dict[str, Any]], None] | None = None,
+        specs: dict[str, SubAgentSpec] | None = None,
+        ask: Ask | None = None,
+        plan: Plan | None = None,
+        review_plan: Callable[[Plan], Awaitable[Plan]] | None = None,
+        tape: Tape | None = None,
+    ) -> None:
+        self.brain, self.specs, self.tape = brain, dict(specs or SPECS), tape
+        self.on_event = on_event or (lambda kind, data: None)
+        self.given_plan, self.review_plan = plan, review_plan
+        #: one task and one tool call at a time, so that a recording's replay asks the
+        #: same things in the same order
+        self.exact = settings.record or tape is not None
+        self.settings = settings = replace(settings, concurrency=1) if self.exact else settings
+        self.approval = approval_of(settings, self.specs, ask)
+        self.ledger = EvidenceLedger(pages=PageRegistry(budget=settings.max_pages))
+        check_prices(settings.max_cost, brain.spec, settings.prices)
+        self.token_ledger = TokenLedger(settings.prices)
+        self.model_calls = ModelCallStats()
+        self.mcp, self.state, self.interrupt = McpConnections(), RunState(), Interrupt()
+        self.cleanup_errors: list[str] = []
+        self.workers = WorkerFactory(
+            settings, brain, self.ledger, self.interrupt, self.approval, self.mcp,
+            self.exact, self._emit, self._record_call,
+        )  # fmt: skip
+        self.checkpoints = Checkpointer(
+            self.state, settings, brain.spec, self.ledger, self.token_ledger,
+            self.model_calls, self._emit,
+        )  # fmt: skip
+        self.stopper = Stopper(
+            self.state, self.interrupt, settings, self.token_ledger, self.checkpoints, self._emit
+        )
+        self.drive = ResearchDrive(
+            self.state, self.specs, settings, self.ledger, self.interrupt, self.make_worker,
+            self.checkpoints.save, self._emit,
+        )  # fmt: skip
+        self.token_ledger.on_add = self.stopper.check_budget
+        self.interrupt.on_request(self.stopper.on_interrupt)
+
+    @property
+    def run_folder(self) -> RunFolder | None:
+        """The folder of the run under way (None before it starts)."""
+        return self.state.run
+
+    def _emit(self, kind: str, **data: Any) -> None:
+        self.on_event(kind, data)
+
+    async def make_worker(self, spec: SubAgentSpec) -> Worker:
+        """A fresh subagent for one delegation: its agent, guard and MCP tools."""
+        return await self.workers.worker(spec)
+
+    def _make_host_agent(self) -> HostAgent:
+        return self.workers.host_agent(self.specs)
+
+    def _record_call(self, record: ToolCallRecord) -> None:
+        self.state.calls.append(record)
+        self._emit("tool", record=record, task=current_task())
+        if record.stage == "browser" and not record.failed and self.state.run is not None:
+            self.checkpoints.note_stored_soon()
+
+    async def run(self, question: str) -> RunResult:
+        """Plan and research ``question`` in a new run folder; return what the run produced."""
+        if not question.strip():
+            raise ValueError("the question is empty")
+        run = RunFolder.create(self.settings.runs_dir, self.settings.input_dir)
+        return await self._go(run, question, None)
+
+    async def resume(self, run: RunFolder) -> RunResult:
+        """Continue a stopped run from its last checkpoint, in its own folder.
+
+        Pages and downloads stored before the stop are served from their stored copies;
+        tasks that had not finished are run again.
+        """
+        state = await checkpoint.load(run.host_service)
+        return await self._go(run, str(state["question"]), state)
+
+    async def _go(self, run: RunFolder, question: str, saved: dict[str, Any] | None) -> RunResult:
+        if self.tape is None and self.settings.record:
+            self.tape = Tape(run.host_service)
+        with taping(self.tape), secret_scope(secrets_of(self.settings, self.brain)):
+            return await self._taped(run, question, saved)
+
+    async def _taped(
+        self, run: RunFolder, question: str, saved: dict[str, Any] | None
+    ) -> RunResult:
+        self.state.run = run
+        result = self.state.result = RunResult(run, question, settings=run_settings(self.settings))
+        self._emit("run_start", run=run)
+        self.state.started = time.perf_counter()
+        self.stopper.main = asyncio.current_task()
+        self.workers.start(run, self.tape, self.model_calls, self.token_ledger)
+        try:
+            await self.mcp.connect(self.settings.mcp_servers, self.specs)
+            self.workers.open_browser()
+            agent = self.state.host_agent = self._make_host_agent()
+            announcement = Msg("user", f"Research request: {question}", "user")
+            async with MsgHub(
+                participants=[agent], announcement=announcement, enable_auto_broadcast=False
+            ) as hub:
+                transcript = Transcript(run.host_service)
+                request = await self._begin(agent, hub, transcript, announcement, saved)
+                await self.drive.drive(agent, request, result)
+        except asyncio.CancelledError:  # stopped at once: the checkpoint allows resume
+            result.status = "stopped"
+            raise
+        except Exception as exc:
+            result.errors.append(scrub(f"{type(exc).__name__}: {exc}"))
+            raise
+        finally:
+            await self._finish(result)
+        return result
+
+    async def _begin(
+        self,
+        agent: HostAgent,
+        hub: MsgHub,
+        transcript: Transcript,
+        announcement: Msg,
+        saved: dict[str, Any] | None,
+    ) -> Msg:
+        """Plan (or take the saved plan back), start the research, and write the first
+        checkpoint (or restore the saved one); the Host agent's first request."""
+        run, result = self.state.run, self.state.result
+        assert run is not None and result is not None
+        if saved is None:
+            await transcript.append(announcement)
+            result.plan = self.given_plan or await plan_question(
+                agent, result.question, self.brain.offline
+            )
+            if self.review_plan is not None:
+                result.plan = await self.review_plan(result.plan)
+        else:
+            await transcript.load()
+            result.plan = Plan.from_dict(saved["plan"])
+        await save_plan(run.host_service, result.plan.to_dict())
+        self._emit("plan", plan=result.plan)
+        self.drive.start(agent, hub, transcript, result.plan)
+        if saved is None:
+            await self.checkpoints.save(phase="planned")
+            return research_request(result.plan, self.settings, self.drive.writer)
+        await self.checkpoints.restore(saved, agent)
+        if saved.get("phase") == "planned":
+            return research_request(result.plan, self.settings, self.drive.writer)
+        return resume_request(self.drive.writer)
+
+    async def _finish(self, result: RunResult) -> None:
+        """Close the run's resources and record what it produced (``run.json``)."""
+        self.stopper.cancel()
+        await self.checkpoints.settle()  # written before the run is recorded as ended
+        await self.close()
+        run = self.state.run
+        assert run is not None
+        result.calls = list(self.state.calls)
+        gather(result, self.state.research, self.state.delegator, self.settings.formats)
+        count(result, self.ledger, self.token_ledger, self.model_calls)
+        result.errors += self.cleanup_errors
+        result.brain = self.brain.spec
+        result.approvals = list(self.approval.decisions) if self.approval else []
+        result.seconds, result.resumed = self.state.seconds(), self.state.resumed
+        await save_records(
+            run.host_service,
+            self.ledger,
+            None if result.plan is None else result.plan.to_dict(),
+            result.record(),
+        )
+        self._emit("run_end", result=result)
+
+    async def close(self) -> None:
+        """Close the browser and every MCP client; one failure does not stop the rest."""
+        browser = self.workers.browser
+        for close in ([browser.aclose] if browser is not None else []) + self.mcp.closers():
+            try:
+                await close()
+            except Exception as exc:  # cleanup must reach every resource
+                self.cleanup_errors.append(scrub(f"{type(exc).__name__}: {exc}"))
+
+
+def approval_of(
+    settings: Settings, specs: dict[str, SubAgentSpec], ask: Ask | None
+) -> Approval | None:
+    """Who decides on the calls of ``settings.approve_tools`` (None when there are none).
+
+    Raises:
+        ValueError: a tool to approve is none of the subagents' tools.
+    """
+    if not settings.approve_tools:
+        return None
+    check_tools(settings.approve_tools, {n for spec in specs.values() for n in spec.allowlist()})
+    return Approval(
+        frozenset(settings.approve_tools), ask or default_approver(settings.approve_default)
+    )
+
+
+def secrets_of(settings: Settings, brain: Brain) -> list[str]:
+    """What the run masks wherever it writes: the settings' secrets, the tools' keys (a
+    replay's placeholders too) and the model's key."""
+    keys = [*settings.tools.keys.values(), *settings.models.keys.values()]
+    return [*settings.secrets, *keys, *brain.secrets]
+
+
+__all__ = ["Host", "HostAgent", "RunResult"]

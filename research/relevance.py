@@ -772,13 +772,11 @@ class Scored:
     def passage(self) -> bool:
         """Whether the sentence may stand as its part's answer only where its page is
         known to be about the question (it answers another part, or this one, with
-        evidence of its own): it names the part's subject itself and is among the best
-        of its page for the part, on a page whose title names something else (a question
-        on "the British settlers" asked about a page on the war they fought; the same
-        sentence on an unrelated page that mentions them once is no answer)."""
-        return (
-            not self.lead and self.subject >= 1.0 and self.top_of_page and self.local >= LOCAL_LEAD
-        )
+        evidence of its own): it is among the best of its page for the part by the page's
+        own rare words, on a page whose title does not name the part's subject (a
+        question on "the British settlers" asked about a page on the war they fought; the
+        same sentence on an unrelated page that mentions them once is no answer)."""
+        return not self.lead and self.top_of_page and self.local >= LOCAL_LEAD
 
 
 @dataclass

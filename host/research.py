@@ -455,7 +455,12 @@ class Research:
             for v in self.leads[sid].values()
             if v["page_path"] in anchored or not v.get("passage")
         ]
-        for lead in selection.promote(leads, ranking):
+        rivals = {
+            item.page_path
+            for ev_id, score in self.evidence[sid].items()
+            if score >= THRESHOLD and (item := self.ledger.get(ev_id)) is not None
+        }
+        for lead in selection.promote(leads, ranking, rivals):
             item = self.ledger.add(EvidenceItem.from_dict(dict(lead)))
             taken.append(item.id)
             self.evidence[sid][item.id] = max(self.evidence[sid].get(item.id, 0.0), lead["score"])

@@ -10,7 +10,7 @@ asks this module what to quote.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit
@@ -221,7 +221,9 @@ def best(scores: Mapping[str, float], urls: Mapping[str, str], limit: int) -> li
 
 
 def promote(
-    leads: Sequence[Mapping[str, Any]], pages: Mapping[str, float] | None = None
+    leads: Sequence[Mapping[str, Any]],
+    pages: Mapping[str, float] | None = None,
+    rivals: Collection[str] = (),
 ) -> list[Mapping[str, Any]]:
     """The leads a part takes in as evidence, all from one source: the page that answers
     the part best among those with leads (by ``pages``, each page's ranking for the part,
@@ -231,7 +233,9 @@ def promote(
     :data:`LEAD_SHARE` of the first (at most :data:`PROMOTED`). Each lead has its
     ``score``, ``page_path`` and ``start``, and may have its ``rank`` (else its score
     stands for it). Ranks are compared only within a page: each page's best sentence has
-    the whole of its page-local share."""
+    the whole of its page-local share. ``rivals`` are the pages that answer the part with
+    evidence over the threshold: when one of them ranks above every page with leads, the
+    part needs no lead and takes none."""
     if not leads:
         return []
 
@@ -243,6 +247,8 @@ def promote(
         leads,
         key=lambda v: (-ranking.get(v["page_path"], 0.0), -v["score"], v["page_path"], v["start"]),
     )
+    if any(ranking.get(p, 0.0) > ranking.get(best["page_path"], 0.0) for p in rivals):
+        return []
     same = sorted(
         (v for v in leads if v["page_path"] == best["page_path"]),
         key=lambda v: (-rank(v), v["start"]),

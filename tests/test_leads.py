@@ -268,3 +268,6 @@ def test_a_part_takes_its_leads_from_the_page_that_answers_it_best_in_that_pages
     ranked = promote(leads, {"/a": 1.2, "/b": 3.4})  # /b says the part's rare words more
     assert [(lead["page_path"], lead["start"]) for lead in ranked] == [("/b", 0)]
     assert promote([{"page_path": "/c", "start": 3, "score": 0.3}])[0]["start"] == 3
+    # a page that answers the part with evidence of its own, ranked above them all: no lead
+    assert promote(leads, {"/a": 1.2, "/b": 3.4, "/d": 5.0}, rivals={"/d"}) == []
+    assert promote(leads, {"/a": 1.2, "/b": 3.4, "/d": 2.0}, rivals={"/d"})[0]["page_path"] == "/b"

@@ -550,7 +550,11 @@ def entity(question: str) -> str:
     if lead:
         return lead
     if is_cjk(question):
-        return _zh_shared(question) or _zh_entity(re.split(r"[，,。？?！!；;、]", question)[0])
+        clauses = [c for c in re.split(r"[，,。？?！!；;、]", question) if c.strip()]
+        # the first clause that names something; one that only says when ("20世纪70年代，
+        # …", "在1996年，…") names nothing
+        asked = [c for c in clauses if not _zh_time(c)]
+        return _zh_shared(question) or (_zh_entity(asked[0]) if asked else "")
     found = list(re.finditer(r"[A-Za-z0-9][\w'’-]*", question))
     tokens = [m.group(0) for m in found]
     runs: list[list[str]] = []
@@ -606,6 +610,15 @@ def zh_tagged(text: str) -> list[Any]:
     return list(_posseg().cut(text))
 
 
+def _zh_time(clause: str) -> bool:
+    """Whether a Chinese clause only says when (20世纪70年代, 在1996年): numbers, time
+    words and a preposition, nothing else."""
+    tagged = [p for p in zh_tagged(clause) if p.word.strip()]
+    return bool(tagged) and all(
+        p.flag in ("m", "t", "q", "p") or p.word in ("世纪", "年代") for p in tagged
+    )
+
+
 def _zh_entity(clause: str) -> str:
     """The first telling run of nouns of a Chinese clause, as written: one holding a word
     rarer than :data:`COMMON_ZIPF` (世界 is too common to name what 谁是当时世界第二大
@@ -626,16 +639,17 @@ def _zh_entity(clause: str) -> str:
                 kinds.append(asking)
             out.append(word)
             continue
-        if out:
+        if out and not (flag == "t" and out[-1].isdigit()):  # 世纪70年代 is a time
             runs.append(out)
-            out = []
+        elif out:
+            kinds.pop()
+        out = []
         asking = bool(re.fullmatch(_ZH_KIND_WORD, word)) or (asking and flag == "t")
     if out:
         runs.append(out)
     # 什么后天条件导致…: the noun after the question word is the kind of answer (条件), not
-    # what the question is about
-    if any(not k for k in kinds):
-        runs = [run for run, kind in zip(runs, kinds, strict=True) if not kind]
+    # what the question is about; a clause that names nothing else names no subject
+    runs = [run for run, kind in zip(runs, kinds, strict=True) if not kind]
     found = [run for run in runs if 2 <= len("".join(run)) <= 20]
     named = [run for run in found if any(_rare(w) for w in run if w.strip())]
     chosen = (named or found or [[]])[0]

@@ -207,7 +207,7 @@ def test_a_chinese_question_word_and_the_noun_after_it_ask_for_a_kind_not_a_subj
     people it happens to, not about conditions."""
     assert entity("什么后天条件导致人类免疫缺陷？") == "人类"
     assert entity("哪个城市是德国的首都？") == "德国"
-    assert entity("何种疾病导致死亡？") == "疾病"  # nothing else is named: the kind it is
+    assert entity("许申有什么著作？") == ""  # 许申 is cut apart: the kind is no subject
 
 
 def test_a_quote_whose_subject_points_back_carries_the_sentence_it_points_to():

@@ -38,7 +38,7 @@ from research.relevance import (
     quote_bounds,
     score_text,
 )
-from research.retrieval import PageTerms, bm25
+from research.retrieval import PageTerms, agreed, bm25
 from research.selection import Quote, informative
 from research.tables import Found, file_table_score, table_score, tables_in
 from research.text import links, plain, terms
@@ -475,7 +475,8 @@ class Research:
     def _anchored(self) -> set[str]:
         """The sources known to be about the question: those that answer a part with
         evidence of their own (a sentence over the threshold, or a lead on a page whose
-        title names the part's subject)."""
+        title names the part's subject), and the page most of the question's parts (two
+        at least) rank first (see :func:`research.retrieval.agreed`)."""
         passages = {
             (v["page_path"], v["start"], v["end"])
             for leads in self.leads.values()
@@ -488,7 +489,8 @@ class Research:
                 item = self.ledger.get(ev_id)
                 if item is not None and (item.page_path, item.start, item.end) not in passages:
                     out.add(item.page_path)
-        return out
+        rankings = [bm25(self.focus[sid].words, pages) for sid, pages in self.page_terms.items()]
+        return out | agreed(rankings)
 
     def _score_tables(self, path: str, text: str, title: str, kind: str) -> None:
         """Each table of a source, cited as its exact block, scored against every part.

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 #: BM25's saturation of repeated words and its length normalisation (the usual values).
@@ -64,3 +64,18 @@ def bm25(words: Iterable[str], pages: Mapping[str, PageTerms]) -> dict[str, floa
             idf[w] * tf * (K1 + 1) / (tf + norm) for w in wanted if (tf := page.counts.get(w, 0))
         )
     return out
+
+
+def agreed(rankings: Sequence[Mapping[str, float]]) -> set[str]:
+    """The page that more than half of a question's parts (two at least) rank first: the
+    page the question as a whole is about, though its title may name none of the parts'
+    subjects (questions asked of one article, each about a different thing in it).
+
+    Args:
+        rankings: each part's ranking of the pages (see :func:`bm25`).
+    """
+    firsts = Counter(
+        max(ranking, key=lambda p: (ranking[p], p)) for ranking in rankings if any(ranking.values())
+    )
+    need = max(2, len(rankings) // 2 + 1)
+    return {page for page, n in firsts.items() if n >= need}

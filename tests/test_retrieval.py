@@ -4,7 +4,7 @@ part's section quotes from."""
 from __future__ import annotations
 
 from research.relevance import Document, Focus
-from research.retrieval import PageTerms, bm25
+from research.retrieval import PageTerms, agreed, bm25
 from research.selection import Quote, select
 
 QUESTION = "When did Strokkur last erupt, and who unblocked the vent of Strokkur?"
@@ -88,3 +88,14 @@ def test_a_quote_that_holds_a_quoted_sentence_and_the_one_after_it_takes_its_pla
     assert select(["q1"], {"q1": {"a": 0.5, "b": 0.4}}, quotes, "en", 3)["q1"] == ["b"]
     apart = {"a": Quote("a", url, first, 100), "b": Quote("b", url, both, 900)}
     assert select(["q1"], {"q1": {"a": 0.5, "b": 0.4}}, apart, "en", 3)["q1"] == ["a"]
+
+
+def test_the_page_most_parts_rank_first_is_the_page_the_question_is_about():
+    """Three parts asked of one article: two of them rank it first, so it is about the
+    question. One part alone, or two parts that each rank another page first, agree on
+    nothing (a one-part question gets no answer from agreement with itself)."""
+    rankings = [{"/war": 3.0, "/farms": 1.0}, {"/war": 2.5, "/farms": 0.2}, {"/farms": 2.0}]
+    assert agreed(rankings) == {"/war"}
+    assert agreed(rankings[:1]) == set()
+    assert agreed([{"/war": 3.0, "/farms": 1.0}, {"/farms": 2.0, "/war": 1.0}]) == set()
+    assert agreed([{"/war": 0.0}, {"/war": 0.0}]) == set()  # no part's words on any page

@@ -67,15 +67,19 @@ def bm25(words: Iterable[str], pages: Mapping[str, PageTerms]) -> dict[str, floa
 
 
 def agreed(rankings: Sequence[Mapping[str, float]]) -> set[str]:
-    """The page that more than half of a question's parts (two at least) rank first: the
-    page the question as a whole is about, though its title may name none of the parts'
-    subjects (questions asked of one article, each about a different thing in it).
+    """The page that more than half of a question's parts (two at least) rank first among
+    several pages that say their words: the page the question as a whole is about, though
+    its title may name none of the parts' subjects (questions asked of one article, each
+    about a different thing in it). A page read alone is first for every part, and so
+    agreed on by none.
 
     Args:
         rankings: each part's ranking of the pages (see :func:`bm25`).
     """
     firsts = Counter(
-        max(ranking, key=lambda p: (ranking[p], p)) for ranking in rankings if any(ranking.values())
+        max(ranking, key=lambda p: (ranking[p], p))
+        for ranking in rankings
+        if sum(v > 0 for v in ranking.values()) >= 2  # first among several, not alone
     )
     need = max(2, len(rankings) // 2 + 1)
     return {page for page, n in firsts.items() if n >= need}

@@ -99,3 +99,4 @@ def test_the_page_most_parts_rank_first_is_the_page_the_question_is_about():
     assert agreed(rankings[:1]) == set()
     assert agreed([{"/war": 3.0, "/farms": 1.0}, {"/farms": 2.0, "/war": 1.0}]) == set()
     assert agreed([{"/war": 0.0}, {"/war": 0.0}]) == set()  # no part's words on any page
+    assert agreed([{"/war": 3.0}, {"/war": 2.0}]) == set()  # the only page read

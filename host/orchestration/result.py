@@ -12,6 +12,7 @@ from subagents.evidence import EvidenceLedger
 from ..brains import ModelCallError, ModelCallStats, TokenLedger
 from ..config import Settings
 from ..durability.run_folder import RunFolder
+from ..version import quartet_version
 from .delegation import Delegation, Delegator
 from .guards import ToolCallRecord
 
@@ -130,16 +131,6 @@ class RunResult:
             "host_refusals": self.host_refusals,
             "errors": self.errors,
         }
-
-
-def quartet_version() -> str:
-    """The installed package's version."""
-    from importlib.metadata import PackageNotFoundError, version
-
-    try:
-        return version("quartet")
-    except PackageNotFoundError:
-        return "0+unknown"
 
 
 def run_settings(settings: Settings) -> dict[str, Any]:

@@ -429,10 +429,9 @@ class Research:
         it leans on that one: see :func:`~research.relevance.quote_bounds`)."""
         s = scored.sentence
         start, end = quote_bounds(doc, s)
-        span = s.text if (start, end) == (s.start, s.end) else doc.text[start:end]
         return EvidenceItem(
             url=url,
-            span=span,
+            span=doc.text[start:end],
             start=start,
             end=end,
             page_path=path,
@@ -448,7 +447,7 @@ class Research:
         question with evidence of its own. Leads taken earlier give way when better ones
         are read (they stay in the ledger, uncited)."""
         taken = []
-        ranking = bm25(self.focus[sid].words, self.page_terms[sid])
+        ranking = self._ranking(sid)
         anchored = self._anchored()
         leads = [
             v
@@ -489,8 +488,12 @@ class Research:
                 item = self.ledger.get(ev_id)
                 if item is not None and (item.page_path, item.start, item.end) not in passages:
                     out.add(item.page_path)
-        rankings = [bm25(self.focus[sid].words, pages) for sid, pages in self.page_terms.items()]
-        return out | agreed(rankings)
+        return out | agreed([self._ranking(sid) for sid in self.page_terms])
+
+    def _ranking(self, sub_id: str) -> dict[str, float]:
+        """How well each source read answers a part, by its path (see
+        :func:`research.retrieval.bm25`)."""
+        return bm25(self.focus[sub_id].words, self.page_terms[sub_id])
 
     def _score_tables(self, path: str, text: str, title: str, kind: str) -> None:
         """Each table of a source, cited as its exact block, scored against every part.
@@ -581,7 +584,7 @@ class Research:
     def page_ranking(self, sub_id: str) -> dict[str, float]:
         """How well each source read answers a part, by its address (see
         :func:`research.retrieval.bm25`)."""
-        ranking = bm25(self.focus[sub_id].words, self.page_terms[sub_id])
+        ranking = self._ranking(sub_id)
         return {self.sources[p].url: v for p, v in ranking.items() if p in self.sources}
 
     def open_gaps(self) -> list[str]:

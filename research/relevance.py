@@ -164,7 +164,9 @@ def named_kind_terms(text: str) -> set[str]:
 
 
 #: A Chinese question word that the kind of thing asked for follows (什么, 哪个, 何种).
-_ZH_KIND_WORD = r"(?:什么|哪个|哪些|哪一|哪[个种位类家所座条部本项]|何种?)(?:样的)?"
+_ZH_KIND_WORD = (
+    r"(?:什么|哪(?![里儿])[一几些]?[个种位类家所座条部本项路名只支届次门间场首]?|何种?)(?:样的)?"
+)
 _ZH_KIND = re.compile(_ZH_KIND_WORD + r"([\u4e00-\u9fff]{1,4})")
 
 
@@ -307,7 +309,8 @@ class Focus:
         surface = {**_surface_forms(lead), **surface}
         named = entity(question or subquestion)
         entity_terms = set(terms(named))
-        if question and not lead and not entity_terms & set(own):
+        written = is_cjk(named) and named in asked  # cut otherwise in the part (潘 淑是)
+        if question and not lead and not entity_terms & set(own) and not written:
             mine = entity(asked)
             if is_cjk(asked) or mine[:1].isupper() or not named[:1].isupper():
                 named = mine  # the part asks about a subject of its own
@@ -317,6 +320,11 @@ class Focus:
         if _unsegmented(named) and named in subquestion:
             # a name the word list does not know (道同 cut into 道 and 同) is one term
             own = [named, *(t for t in own if t not in terms(named))]
+            entity_terms = {named}
+        elif (across := _cut_across(named, asked)) is not None:
+            # the part's own cut glues the name to the word after it (潘 淑是): the name
+            # is one term, and the pieces that overlap it are none
+            own = [named, *(t for t in own if t not in across)]
             entity_terms = {named}
         others = [set(terms(s)) for s in siblings if s != subquestion]
         need = max(1, math.ceil(len(others) / 2))
@@ -356,7 +364,7 @@ class Focus:
         return cls(
             text=subquestion,
             subject=tuple(subject),
-            core=_core(named or subquestion, tuple(subject)),
+            core=_core(named, tuple(subject)) if named else _core(subquestion, tuple(subject)),
             facets=facets,
             kind=question_kind(subquestion),
             subject_weights={t: weight(surface.get(t, t)) for t in subject},
@@ -372,6 +380,25 @@ def _unsegmented(name: str) -> bool:
     if not is_cjk(name) or len(name) < 2 or not all(CJK.match(ch) for ch in name):
         return False
     return all(len(t) == 1 for t in terms(name))
+
+
+def _cut_across(name: str, text: str) -> frozenset[str] | None:
+    """The terms of a Chinese ``text`` that overlap ``name`` where its cut runs across
+    the name's edge (潘淑是谁的皇后 cut 潘 淑是: 潘 and 淑是); ``None`` when no term
+    crosses an edge of the name, or the text does not hold it."""
+    start = text.find(name) if name and all(CJK.match(ch) for ch in name) else -1
+    if start < 0:
+        return None
+    end = start + len(name)
+    over, crossing, at = set(), False, 0
+    for word in words(text):
+        left, right = at, at + len(word)
+        at = right
+        if right <= start or left >= end or not word.strip():
+            continue
+        over.add(word)
+        crossing = crossing or left < start or right > end
+    return frozenset(t for w in over for t in terms(w)) if crossing else None
 
 
 def _phrases(text: str, facet_terms: list[str]) -> dict[str, int]:
@@ -469,11 +496,18 @@ def _comparable(words_: Sequence[Any]) -> frozenset[str]:
     return frozenset(w if CJK.match(w) else stem(w.lower()) for w in found if w)
 
 
+#: A Chinese name written as one run: characters and digits, at most 12.
+_ZH_NAME = re.compile(r"[\u3400-\u9fff0-9]{2,12}")
+
+
 def _core(phrase: str, subject: tuple[str, ...]) -> tuple[str, ...]:
-    """The subject's head: the last two terms of its phrase (en) or its main word (zh)."""
+    """The subject's head: the last two terms of its phrase (en); for Chinese, the whole
+    name when it is written as one run of several words, else its main word."""
     if not subject:
         return ()
     if is_cjk(phrase):
+        if _ZH_NAME.fullmatch(phrase) and len([w for w in words(phrase) if w.strip()]) > 1:
+            return (phrase,)  # 九龙巴士86线 is one name, not 九龙
         if "·" in phrase:  # a transliterated name: its last part is the family name
             family = [t for t in terms(phrase.rsplit("·", 1)[1]) if t in subject]
             if family:
@@ -554,7 +588,12 @@ def entity(question: str) -> str:
         # the first clause that names something; one that only says when ("20世纪70年代，
         # …", "在1996年，…") names nothing
         asked = [c for c in clauses if not _zh_time(c)]
-        return _zh_shared(question) or (_zh_entity(asked[0]) if asked else "")
+        titled = _ZH_TITLE.search(question)  # 《武则天》 names a work
+        return (
+            _zh_shared(question)
+            or (titled.group(1).strip() if titled else "")
+            or (_zh_entity(asked[0]) if asked else "")
+        )
     found = list(re.finditer(r"[A-Za-z0-9][\w'’-]*", question))
     tokens = [m.group(0) for m in found]
     runs: list[list[str]] = []
@@ -596,6 +635,20 @@ def entity(question: str) -> str:
     return ""
 
 
+#: A title in Chinese title marks: a book, film, law or other work, named.
+_ZH_TITLE = re.compile(r"《([^《》]{1,40})》")
+
+
+@lru_cache(maxsize=4096)
+def _unknown_word(word: str) -> bool:
+    """Whether jieba found a Chinese word that its word list does not hold (贴扎): a term
+    or a name, whatever part of speech its guess gives it. One ending in a particle or
+    copula is a name with the word after it glued on (申有 in 许申有什么著作), no term."""
+    if len(word) < 2 or not all(CJK.match(c) for c in word) or word[-1] in _ZH_FUNCTION:
+        return False
+    return word not in jieba_loaded().dt.FREQ
+
+
 @lru_cache(maxsize=1)
 def _posseg() -> Any:
     import jieba.posseg
@@ -634,7 +687,12 @@ def _zh_entity(clause: str) -> str:
     for i, pair in enumerate(tagged):
         word, flag = pair.word, pair.flag
         joins = word in _NAME_JOINS and bool(out) and i + 1 < len(tagged)
-        if flag.startswith(_ZH_NOUNISH) or (out and flag == "m" and word.isdigit()) or joins:
+        if (
+            flag.startswith(_ZH_NOUNISH)
+            or (out and flag == "m" and word.isdigit())
+            or joins
+            or _unknown_word(word)
+        ):
             if not out:
                 kinds.append(asking)
             out.append(word)
@@ -644,7 +702,11 @@ def _zh_entity(clause: str) -> str:
         elif out:
             kinds.pop()
         out = []
-        asking = bool(re.fullmatch(_ZH_KIND_WORD, word)) or (asking and flag == "t")
+        asking = (
+            bool(re.fullmatch(_ZH_KIND_WORD, word))
+            or (asking and (flag == "t" or word[:1] == "几"))  # 哪 几路 公交车
+            or (word == "的" and i > 0 and tagged[i - 1].word == "谁")  # 谁的 指导
+        )
     if out:
         runs.append(out)
     # 什么后天条件导致…: the noun after the question word is the kind of answer (条件), not
@@ -661,7 +723,7 @@ COMMON_ZIPF = 5.0
 _NAME_JOINS = ("·", "-", "‧", "•")
 #: Characters that end no name: a preposition, copula or particle following the subject
 #: (赵鹏*在*哪年入选, 道同*是*什么时期的人物).
-_ZH_FUNCTION = frozenset("在是的了和与及被把将从对向为于也都就还又曾所")
+_ZH_FUNCTION = frozenset("在是的了和与及被把将从对向为于也都就还又曾所有")
 
 
 def _common_opening(texts: list[str]) -> str:
@@ -884,7 +946,7 @@ def _has_core(core: tuple[str, ...], text_terms: Sequence[str] | str) -> bool:
     if not core:
         return False
     if isinstance(text_terms, str):
-        if len(core) == 1 and _unsegmented(core[0]):  # the text has it cut: 道 同
+        if len(core) == 1 and CJK.match(core[0]):  # the text has it cut: 道 同, 九龙 巴士
             return core[0] in text_terms.replace(" ", "")
         return (" ".join(core)) in text_terms or (
             len(core) == 1 and CJK.match(core[0]) is not None and core[0] in text_terms
@@ -1177,13 +1239,31 @@ def assess(focus: Focus, doc: Document, index: int) -> Scored:
     if opens_leaning(text):
         score *= 0.85  # leans on the sentence before it: less use on its own
     score += answer_type_bonus(focus, text)
-    total = sum(f.weight for f in focus.facets)
-    share = (
-        sum(f.weight for f, m in zip(focus.facets, matches, strict=True) if m >= SAID) / total
-        if total
-        else 1.0
+    return Scored(sentence, min(1.0, score), subject, said_share(focus.facets, matches))
+
+
+def said_share(facets: tuple[Facet, ...], matches: Sequence[float]) -> float:
+    """The share of the facets (by weight) a sentence says (a match of :data:`SAID` at
+    least). A Chinese word and the pieces the segmenter finds inside it (行政区划: 行政,
+    政区, 区划, 行政区) are one facet, weighing as its heaviest piece and said as far as
+    its pieces are: a sentence that says 行政区 has not said most of a question on 堂区
+    and 行政区划 by saying three pieces of one word."""
+    groups: dict[str, list[tuple[float, bool]]] = {}
+    for facet, match in zip(facets, matches, strict=True):
+        whole = max(
+            (f.term for f in facets if facet.term in f.term and CJK.match(f.term)),
+            key=len,
+            default=facet.term,
+        )
+        groups.setdefault(whole, []).append((facet.weight, match >= SAID))
+    total = sum(max(w for w, _ in g) for g in groups.values())
+    if not total:
+        return 1.0
+    said = sum(
+        max(w for w, _ in g) * sum(w for w, met in g if met) / sum(w for w, _ in g)
+        for g in groups.values()
     )
-    return Scored(sentence, min(1.0, score), subject, share)
+    return said / total
 
 
 def answer_type_bonus(focus: Focus, text: str) -> float:

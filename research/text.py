@@ -252,13 +252,20 @@ class Sentence:
         return is_complete(self.text) and not is_instruction(self.text)
 
 
+#: A bracketed aside inside a sentence: （琉球语：）, (born 1950).
+_ASIDE = re.compile(r"\s*[（(][^（）()]{0,40}[）)]")
+
+
 def is_complete(sentence: str) -> bool:
     """Whether ``sentence`` reads as a full sentence on its own.
 
     It must end with a sentence mark (not a colon), not end on a conjunction or article,
-    start like a sentence, and be long enough (6 words, or 8 Chinese characters).
+    start like a sentence, and be long enough (6 words, or 8 Chinese characters, digits
+    and letters: 体长可达76公分). A bracketed aside decides nothing (…焚字炉（琉球语：）。
+    ends as a sentence), nor does a comma left at its start where a name was cut out of
+    the text (，是马来西亚唯一的大洋岛，…).
     """
-    clean = plain(sentence)
+    clean = _ASIDE.sub("", plain(sentence)).lstrip("，,、；; ")
     if not clean or not _END.search(clean):
         return False
     anchors = sum(len(a) for a in _MD_LINK.findall(sentence))
@@ -274,7 +281,7 @@ def is_complete(sentence: str) -> bool:
     if not (first.isupper() or first.isdigit() or first in "\"'“‘(（「『" or CJK.match(first)):
         return False
     if is_cjk(clean):
-        return len(CJK.findall(clean)) >= 8
+        return len(re.findall(r"[\u3400-\u9fffA-Za-z0-9]", clean)) >= 8
     return len(re.findall(r"[A-Za-z0-9]+", clean)) >= 6
 
 

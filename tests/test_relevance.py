@@ -65,6 +65,17 @@ def test_headings_tables_and_fragments_are_not_sentences():
     assert not is_complete("the route described on this site; and")
 
 
+def test_a_short_chinese_sentence_with_a_number_and_one_with_an_aside_are_sentences():
+    """Digits count towards the length of a Chinese sentence; a bracketed aside, even an
+    empty one closing on a colon, and a comma left where a name was cut out decide
+    nothing."""
+    assert is_complete("全长可达35公里。")
+    assert is_complete("青桥亦称为石桥、旧桥，本地称老桥（方言：）。")
+    assert is_complete("，是当地唯一的石拱桥，桥长约40米。")
+    assert not is_complete("它很长。")
+    assert not is_complete("青桥本地称老桥（方言：")
+
+
 def test_terms_are_stemmed_and_chinese_is_cut_into_words():
     assert terms("Canals were BUILT; the canal's building") == ["canal", "build", "canal", "build"]
     assert terms("They began; it begins") == ["begin", "begin"]  # irregular forms meet
@@ -208,6 +219,48 @@ def test_a_chinese_question_word_and_the_noun_after_it_ask_for_a_kind_not_a_subj
     assert entity("什么后天条件导致人类免疫缺陷？") == "人类"
     assert entity("哪个城市是德国的首都？") == "德国"
     assert entity("许申有什么著作？") == ""  # 许申 is cut apart: the kind is no subject
+    assert entity("哪几路公交车在青桥站停靠？") != "公交车"  # 哪 几路: a kind, counted
+    assert entity("那次修缮接受了谁的资助？") != "资助"  # 谁的 资助: whose, so a kind
+
+
+def test_a_chinese_title_in_title_marks_and_a_word_the_word_list_lacks_name_the_subject():
+    """《…》 names a work: 香港的哪位演员主演了《青城旧事》 asks about the series, not Hong
+    Kong. A word jieba finds but its word list lacks (贴扎) is a term, whatever part of
+    speech its guess gives it."""
+    assert entity("香港的哪位演员主演了《青城旧事》？") == "青城旧事"
+    assert entity("贴扎的作用是什么？") == "贴扎"
+
+
+def test_a_name_the_part_cuts_across_is_one_term():
+    """jieba cuts 潘淑是谁的皇后 as 潘 淑是: the name the whole question gives is the
+    subject, and the piece glued to it is no facet."""
+    question = "潘淑是谁的皇后，潘淑是怎么死的？"
+    parts = ["潘淑是谁的皇后？", "潘淑是怎么死的？"]
+    focus = Focus.build(parts[0], parts, question)
+    assert focus.subject == ("潘淑",)
+    assert {f.term for f in focus.facets} == {"皇后"}
+
+
+def test_a_chinese_name_of_several_words_is_met_only_whole():
+    """九龙巴士86线 is one name: a page that says 九龙 (or 巴士) is not about it, while its
+    own page, which says the whole name, is."""
+    asked = "九龙巴士86线通往哪里？"
+    focus = Focus.build(asked, [asked], asked)
+    assert focus.core == ("九龙巴士86线",)
+    own = Document.of("九龙巴士86线是一条巴士路线，通往美孚。", "九龙巴士86线")
+    other = Document.of("九龙观塘区的油塘是车辆通往该坟场唯一的出入口。", "某坟场")
+    assert relevant(focus, own)
+    assert not relevant(focus, other)
+
+
+def test_the_pieces_a_chinese_word_is_cut_into_are_said_as_one_facet():
+    """行政区划 gives the facets 行政, 政区, 区划, 行政区 and 行政区划: a sentence saying
+    行政区 has said one piece of one of the question's two things, not most of them."""
+    asked = "东洲为什么以堂区作为行政区划单位？"
+    focus = Focus.build(asked, [asked], asked)
+    doc = Document.of("东洲特别行政区的居民于去年举行了纪念活动。", "纪念活动")
+    said = relevant(focus, doc, threshold=0)[0].said
+    assert said < 0.5
 
 
 def test_a_quote_whose_subject_points_back_carries_the_sentence_it_points_to():

@@ -584,16 +584,20 @@ _ZH_SPLIT = re.compile(r"[？?！!；;。]")
 
 #: Conjunctions that join two verb phrases of one question ("如何建造*并*保持开放").
 _ZH_AND = frozenset(["并", "并且", "而且", "以及", "同时"])
+#: The characters a Chinese negation opens with (不是, 没有, 非, 未曾, 无法).
+_ZH_NEGATIONS = frozenset("不没非未无")
 
 
 def _zh_verb_phrases(clause: str) -> list[str]:
     """A clause cut where a conjunction joins two verb phrases (jieba's words, so that
-    合并 is not cut at 并)."""
+    合并 is not cut at 并). 并 before a negation stresses it and joins nothing (石桥*并*不是
+    最常走的路线)."""
     out, current = [], ""
     tagged = zh_tagged(clause)
     for i, pair in enumerate(tagged):
         after = "".join(p.word for p in tagged[i + 1 :])
-        if pair.word in _ZH_AND and current and len(CJK.findall(after)) >= 2:
+        stress = pair.word == "并" and after[:1] in _ZH_NEGATIONS
+        if pair.word in _ZH_AND and current and len(CJK.findall(after)) >= 2 and not stress:
             out.append(current)
             current = ""
         else:

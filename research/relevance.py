@@ -589,10 +589,10 @@ def entity(question: str) -> str:
         # …", "在1996年，…") names nothing
         asked = [c for c in clauses if not _zh_time(c)]
         titled = _ZH_TITLE.search(question)  # 《武则天》 names a work
+        nouns = _zh_entity(asked[0]) if asked else ""
+        opening = _zh_opening(asked[0], nouns) if asked else ""
         return (
-            _zh_shared(question)
-            or (titled.group(1).strip() if titled else "")
-            or (_zh_entity(asked[0]) if asked else "")
+            _zh_shared(question) or (titled.group(1).strip() if titled else "") or opening or nouns
         )
     found = list(re.finditer(r"[A-Za-z0-9][\w'’-]*", question))
     tokens = [m.group(0) for m in found]
@@ -667,9 +667,37 @@ def _zh_time(clause: str) -> bool:
     """Whether a Chinese clause only says when (20世纪70年代, 在1996年): numbers, time
     words and a preposition, nothing else."""
     tagged = [p for p in zh_tagged(clause) if p.word.strip()]
-    return bool(tagged) and all(
+    return any(p.flag in ("m", "t") for p in tagged) and all(
         p.flag in ("m", "t", "q", "p") or p.word in ("世纪", "年代") for p in tagged
     )
+
+
+def _zh_opening(clause: str, nouns: str) -> str:
+    """The name a Chinese clause opens with, read past the tagger's cut: the characters
+    before its first 是 or 的 (疣斑鲷鱼的鳞片…, 硕宁是如何…, 道同是什么…), when they
+    are a short name (:data:`ZH_OPENING` characters at most: a longer opening holds a
+    verb, 青桥机场迁建后是…) with no question word, preposition or particle. Before 的
+    the opening modifies what follows (文中提起的爆炸案), so it is the name only when it
+    holds the clause's first run of nouns (石溪站 for 石溪); before 是 it is what the
+    clause is about, and the nouns after the copula say what it is (硕宁是…郡王)."""
+    match = _ZH_OPENING.match(clause.strip())
+    if not match:
+        return ""
+    opening = match.group(1)
+    if ZH_ASKS.search(opening) or any(c in _ZH_FUNCTION for c in opening):
+        return ""
+    if _zh_time(opening) or not (telling(opening) or _unsegmented(opening)):
+        return ""
+    if nouns and nouns not in opening:
+        after = clause.find(nouns) >= match.end()
+        if match.group(2) != "是" or not after:
+            return ""
+    return opening
+
+
+#: The longest name a Chinese clause opens with before 是 or 的 (see :func:`_zh_opening`).
+ZH_OPENING = 6
+_ZH_OPENING = re.compile(rf"([^的是，,？?：:]{{2,{ZH_OPENING}}})([的是])")
 
 
 def _zh_entity(clause: str) -> str:

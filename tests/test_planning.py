@@ -57,6 +57,14 @@ def test_a_chinese_question_is_cut_with_jieba_and_keeps_its_subject():
         assert all(" " in q and "？" not in q for q in sub.queries)  # words, not the sentence
 
 
+def test_bing_before_a_negation_stresses_it_and_joins_no_two_questions():
+    """并 joins two verb phrases (…如何修建的并如何保持畅通); 并不是 stresses a negation."""
+    one = "为什么石桥并不是当地人最常走的路线？"
+    assert [s.text for s in offline_plan(one).subquestions] == [one]
+    two = [s.text for s in offline_plan("青桥是如何修建的并如何保持畅通？").subquestions]
+    assert len(two) == 2
+
+
 @pytest.mark.parametrize(
     ("question", "parts", "first"),
     [

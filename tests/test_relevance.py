@@ -231,6 +231,21 @@ def test_a_chinese_title_in_title_marks_and_a_word_the_word_list_lacks_name_the_
     assert entity("贴扎的作用是什么？") == "贴扎"
 
 
+def test_a_chinese_question_opening_with_a_short_name_before_de_or_shi_is_about_it():
+    """The tagger cuts names it does not know (疣 斑 鲷鱼, 硕 宁, 石溪 站): the characters
+    before the clause's first 是 or 的 are the name, when short and free of particles. Before
+    的 they must hold the nouns the tagger found; before 是 the nouns after it say what the
+    name is. A clause that opens with a time, or a longer opening holding a verb, keeps
+    the nouns."""
+    assert entity("疣斑鲷鱼的鳞片有什么特点？") == "疣斑鲷鱼"
+    assert entity("石溪站的站房有什么特点？") == "石溪站"
+    assert entity("硕宁是如何被封为郡王的？") == "硕宁"
+    assert entity("道同是什么时期的人物？") == "道同"  # 道 同 is no time
+    assert entity("文中提起的两起爆炸案为什么能确定是同一人所为？") == "爆炸案"
+    assert entity("且末机场迁建后是什么性质的机场？") == "机场"
+    assert entity("1614年的改建接受了谁的指导？") == ""
+
+
 def test_a_name_the_part_cuts_across_is_one_term():
     """jieba cuts 潘淑是谁的皇后 as 潘 淑是: the name the whole question gives is the
     subject, and the piece glued to it is no facet."""

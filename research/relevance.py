@@ -364,7 +364,7 @@ class Focus:
         return cls(
             text=subquestion,
             subject=tuple(subject),
-            core=_core(named, tuple(subject)) if named else _core(subquestion, tuple(subject)),
+            core=_core(named or subquestion, tuple(subject)),
             facets=facets,
             kind=question_kind(subquestion),
             subject_weights={t: weight(surface.get(t, t)) for t in subject},
@@ -500,14 +500,30 @@ def _comparable(words_: Sequence[Any]) -> frozenset[str]:
 _ZH_NAME = re.compile(r"[\u3400-\u9fff0-9]{2,12}")
 
 
+def _name_words(phrase: str) -> list[str]:
+    """The words of a Chinese run of nouns that name something: without the words at its
+    end that the word list gives as a verb, adverb, adjective or distinguishing word,
+    which the tagger took for nouns in the question (认可 in 南非法律认可哪两种学校,
+    主要 in …鹦嘴鱼主要分布在…)."""
+    from jieba import posseg
+
+    jieba_loaded()
+    cut = [w for w in words(phrase) if w.strip()]
+    while len(cut) > 1 and posseg.dt.word_tag_tab.get(cut[-1], "n")[:1] in ("v", "d", "a", "b"):
+        cut.pop()
+    return cut
+
+
 def _core(phrase: str, subject: tuple[str, ...]) -> tuple[str, ...]:
     """The subject's head: the last two terms of its phrase (en); for Chinese, the whole
-    name when it is written as one run of several words, else its main word."""
+    name when it is written as one run of several words (see :func:`_name_words`), else
+    its main word."""
     if not subject:
         return ()
     if is_cjk(phrase):
-        if _ZH_NAME.fullmatch(phrase) and len([w for w in words(phrase) if w.strip()]) > 1:
-            return (phrase,)  # 九龙巴士86线 is one name, not 九龙
+        named = _name_words(phrase) if _ZH_NAME.fullmatch(phrase) else []
+        if len(named) > 1:
+            return ("".join(named),)  # 九龙巴士86线 is one name, not 九龙
         if "·" in phrase:  # a transliterated name: its last part is the family name
             family = [t for t in terms(phrase.rsplit("·", 1)[1]) if t in subject]
             if family:
@@ -975,12 +991,21 @@ def _has_core(core: tuple[str, ...], text_terms: Sequence[str] | str) -> bool:
         return False
     if isinstance(text_terms, str):
         if len(core) == 1 and CJK.match(core[0]):  # the text has it cut: 道 同, 九龙 巴士
-            return core[0] in text_terms.replace(" ", "")
+            return _names_whole(core[0], text_terms.replace(" ", ""))
         return (" ".join(core)) in text_terms or (
             len(core) == 1 and CJK.match(core[0]) is not None and core[0] in text_terms
         )
     joined = " ".join(text_terms)
     return " ".join(core) in joined
+
+
+def _names_whole(name: str, text: str) -> bool:
+    """Whether a Chinese text names ``name``: as written, or, for a name with a number
+    in it, by each of its pieces (a text writes 超级碗50 as 第50届超级碗)."""
+    if name in text:
+        return True
+    pieces = re.findall(r"\d+|\D+", name)
+    return len(pieces) > 1 and all(p in text for p in pieces)
 
 
 def _facet_match(

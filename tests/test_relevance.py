@@ -258,10 +258,16 @@ def test_a_name_the_part_cuts_across_is_one_term():
 
 def test_a_chinese_name_of_several_words_is_met_only_whole():
     """九龙巴士86线 is one name: a page that says 九龙 (or 巴士) is not about it, while its
-    own page, which says the whole name, is."""
-    asked = "九龙巴士86线通往哪里？"
+    own page, which says the whole name (its number apart or not), is. A word the
+    tagger took for a noun at the end of the run (主要, which the word list gives as a
+    distinguishing word) is no part of the name."""
+    asked = "九龙巴士86线是通往哪里的？"
     focus = Focus.build(asked, [asked], asked)
     assert focus.core == ("九龙巴士86线",)
+    apart = Document.of("第86线是九龙巴士的一条路线，通往美孚。", "路线")
+    assert relevant(focus, apart)
+    mainly = "青溪鲷鱼主要分布在什么地方？"
+    assert Focus.build(mainly, [mainly], mainly).core == ("青溪鲷鱼",)
     own = Document.of("九龙巴士86线是一条巴士路线，通往美孚。", "九龙巴士86线")
     other = Document.of("九龙观塘区的油塘是车辆通往该坟场唯一的出入口。", "某坟场")
     assert relevant(focus, own)

@@ -505,11 +505,9 @@ def _name_words(phrase: str) -> list[str]:
     end that the word list gives as a verb, adverb, adjective or distinguishing word,
     which the tagger took for nouns in the question (认可 in 南非法律认可哪两种学校,
     主要 in …鹦嘴鱼主要分布在…)."""
-    from jieba import posseg
-
-    jieba_loaded()
+    tags = _posseg().dt.word_tag_tab
     cut = [w for w in words(phrase) if w.strip()]
-    while len(cut) > 1 and posseg.dt.word_tag_tab.get(cut[-1], "n")[:1] in ("v", "d", "a", "b"):
+    while len(cut) > 1 and tags.get(cut[-1], "n")[:1] in ("v", "d", "a", "b"):
         cut.pop()
     return cut
 
@@ -605,11 +603,12 @@ def entity(question: str) -> str:
         # …", "在1996年，…") names nothing
         asked = [c for c in clauses if not _zh_time(c)]
         titled = _ZH_TITLE.search(question)  # 《武则天》 names a work
-        nouns = _zh_entity(asked[0]) if asked else ""
-        opening = _zh_opening(asked[0], nouns) if asked else ""
-        return (
-            _zh_shared(question) or (titled.group(1).strip() if titled else "") or opening or nouns
-        )
+        if shared := _zh_shared(question) or (titled.group(1).strip() if titled else ""):
+            return shared
+        if not asked:
+            return ""
+        nouns = _zh_entity(asked[0])
+        return _zh_opening(asked[0], nouns) or nouns
     found = list(re.finditer(r"[A-Za-z0-9][\w'’-]*", question))
     tokens = [m.group(0) for m in found]
     runs: list[list[str]] = []
@@ -688,6 +687,11 @@ def _zh_time(clause: str) -> bool:
     )
 
 
+#: The longest name a Chinese clause opens with before 是 or 的 (see :func:`_zh_opening`).
+ZH_OPENING = 6
+_ZH_OPENING = re.compile(rf"([^的是，,？?：:]{{2,{ZH_OPENING}}})([的是])")
+
+
 def _zh_opening(clause: str, nouns: str) -> str:
     """The name a Chinese clause opens with, read past the tagger's cut: the characters
     before its first 是 or 的 (疣斑鲷鱼的鳞片…, 硕宁是如何…, 道同是什么…), when they
@@ -696,7 +700,8 @@ def _zh_opening(clause: str, nouns: str) -> str:
     the opening modifies what follows (文中提起的爆炸案), so it is the name only when it
     holds the clause's first run of nouns (石溪站 for 石溪); before 是 it is what the
     clause is about, and the nouns after the copula say what it is (硕宁是…郡王)."""
-    match = _ZH_OPENING.match(clause.strip())
+    clause = clause.strip()
+    match = _ZH_OPENING.match(clause)
     if not match:
         return ""
     opening = match.group(1)
@@ -709,11 +714,6 @@ def _zh_opening(clause: str, nouns: str) -> str:
         if match.group(2) != "是" or not after:
             return ""
     return opening
-
-
-#: The longest name a Chinese clause opens with before 是 or 的 (see :func:`_zh_opening`).
-ZH_OPENING = 6
-_ZH_OPENING = re.compile(rf"([^的是，,？?：:]{{2,{ZH_OPENING}}})([的是])")
 
 
 def _zh_entity(clause: str) -> str:
@@ -992,9 +992,7 @@ def _has_core(core: tuple[str, ...], text_terms: Sequence[str] | str) -> bool:
     if isinstance(text_terms, str):
         if len(core) == 1 and CJK.match(core[0]):  # the text has it cut: 道 同, 九龙 巴士
             return _names_whole(core[0], text_terms.replace(" ", ""))
-        return (" ".join(core)) in text_terms or (
-            len(core) == 1 and CJK.match(core[0]) is not None and core[0] in text_terms
-        )
+        return " ".join(core) in text_terms
     joined = " ".join(text_terms)
     return " ".join(core) in joined
 
@@ -1302,12 +1300,7 @@ def said_share(facets: tuple[Facet, ...], matches: Sequence[float]) -> float:
     its pieces are: a sentence that says 行政区 has not said most of a question on 堂区
     and 行政区划 by saying three pieces of one word."""
     groups: dict[str, list[tuple[float, bool]]] = {}
-    for facet, match in zip(facets, matches, strict=True):
-        whole = max(
-            (f.term for f in facets if facet.term in f.term and CJK.match(f.term)),
-            key=len,
-            default=facet.term,
-        )
+    for facet, whole, match in zip(facets, _wholes(facets), matches, strict=True):
         groups.setdefault(whole, []).append((facet.weight, match >= SAID))
     total = sum(max(w for w, _ in g) for g in groups.values())
     if not total:
@@ -1317,6 +1310,20 @@ def said_share(facets: tuple[Facet, ...], matches: Sequence[float]) -> float:
         for g in groups.values()
     )
     return said / total
+
+
+@lru_cache(maxsize=256)
+def _wholes(facets: tuple[Facet, ...]) -> tuple[str, ...]:
+    """Each facet's word: the longest Chinese facet term holding its term (行政区划 for 行政,
+    政区 and 行政区), else its own term (see :func:`said_share`)."""
+    return tuple(
+        max(
+            (f.term for f in facets if facet.term in f.term and CJK.match(f.term)),
+            key=len,
+            default=facet.term,
+        )
+        for facet in facets
+    )
 
 
 def answer_type_bonus(focus: Focus, text: str) -> float:

@@ -504,12 +504,16 @@ def _name_words(phrase: str) -> list[str]:
     """The words of a Chinese run of nouns that name something: without the words at its
     end that the word list gives as a verb, adverb, adjective or distinguishing word,
     which the tagger took for nouns in the question (认可 in 南非法律认可哪两种学校,
-    主要 in …鹦嘴鱼主要分布在…)."""
+    主要 in …青溪鲷鱼主要分布在…)."""
     tags = _posseg().dt.word_tag_tab
     cut = [w for w in words(phrase) if w.strip()]
     while len(cut) > 1 and tags.get(cut[-1], "n")[:1] in ("v", "d", "a", "b"):
         cut.pop()
     return cut
+
+
+def _has_digit(text: str) -> bool:
+    return any(ch.isdigit() for ch in text)
 
 
 def _core(phrase: str, subject: tuple[str, ...]) -> tuple[str, ...]:
@@ -528,7 +532,11 @@ def _core(phrase: str, subject: tuple[str, ...]) -> tuple[str, ...]:
                 return (max(family, key=len),)
         longest = max((w for w in words(phrase) if CJK.match(w)), key=len, default="")
         subs = [s for s in subject if len(s) >= 3 and s in longest]
-        return (min(subs, key=len),) if subs else (max(subject, key=len),)
+        if subs:
+            return (min(subs, key=len),)
+        # its main word is a code with a number in it (32b in 巴士32B线), else a Chinese
+        # word (珍兽 in 《ONE PIECE 珍兽岛》, not "piece")
+        return (max(subject, key=lambda t: (_has_digit(t), bool(CJK.match(t)), len(t))),)
     order = [t for t in terms(phrase) if t in subject] or list(subject)
     return tuple(order[-2:])
 
@@ -591,7 +599,7 @@ def entity(question: str) -> str:
     50"); otherwise the noun phrase of its first clause: after "of" ("the health effects
     of *microplastics*"), or between the auxiliary and the verb ("how do *heat pumps*
     work"), or after the verb ("what caused *the 2008 financial crisis*"). For Chinese,
-    the first run of nouns of the first clause (jieba's parts of speech).
+    the first run of nouns of the first clause that has one (jieba's parts of speech).
     """
     question = " ".join(question.split())
     lead, _ = lead_subject(question)
@@ -602,13 +610,18 @@ def entity(question: str) -> str:
         # the first clause that names something; one that only says when ("20世纪70年代，
         # …", "在1996年，…") names nothing
         asked = [c for c in clauses if not _zh_time(c)]
-        titled = _ZH_TITLE.search(question)  # 《武则天》 names a work
-        if shared := _zh_shared(question) or (titled.group(1).strip() if titled else ""):
+        titled = _zh_titled(question)  # 《武则天》 names a work
+        if shared := _zh_shared(question) or titled:
             return shared
-        if not asked:
-            return ""
-        nouns = _zh_entity(asked[0])
-        return _zh_opening(asked[0], nouns) or nouns
+        # …and one that names nothing either (即使在今天，…) leaves the name to the next,
+        # unless it asks something itself (免疫缺陷会导致什么，…: a question of its own)
+        for clause in asked:
+            nouns = _zh_entity(clause)
+            if named := _zh_opening(clause, nouns) or nouns:
+                return named
+            if ZH_ASKS.search(clause):
+                break
+        return ""
     found = list(re.finditer(r"[A-Za-z0-9][\w'’-]*", question))
     tokens = [m.group(0) for m in found]
     runs: list[list[str]] = []
@@ -652,6 +665,19 @@ def entity(question: str) -> str:
 
 #: A title in Chinese title marks: a book, film, law or other work, named.
 _ZH_TITLE = re.compile(r"《([^《》]{1,40})》")
+#: Prepositions that make a work in title marks the setting of a question, not its
+#: subject (石姓在《千家谱》里排第几位).
+_ZH_SETTING = frozenset("在于从据")
+
+
+def _zh_titled(question: str) -> str:
+    """The work a Chinese question asks about, named in title marks: the first title not
+    right after a preposition (a question on a name's place *in* a book is about the
+    name)."""
+    for match in _ZH_TITLE.finditer(question):
+        if question[: match.start()].rstrip()[-1:] not in _ZH_SETTING:
+            return match.group(1).strip()
+    return ""
 
 
 @lru_cache(maxsize=4096)
@@ -917,6 +943,9 @@ class Document:
     lowered: str = ""
     #: the title without the site's name
     name: str = ""
+    #: for a subject's core the page names once, the sentences that may speak of it
+    #: (see :func:`_speaks_of`); None where the page names it often
+    mentions: dict[tuple[str, ...], frozenset[int] | None] = field(default_factory=dict)
 
     @classmethod
     def of(cls, text: str, title: str = "") -> Document:
@@ -984,6 +1013,54 @@ def _other_names_masked(text: str, core: tuple[str, ...]) -> str:
         return match.group(0)
 
     return _CAP_RUN.sub(mask, text)
+
+
+#: How far a sentence that does not name the subject is about it, on a page that names
+#: the subject only once and not in its title, unless it follows the sentence naming it:
+#: the page is about something else, and its other sentences are about that (石X's
+#: biography, which names 陈Y once, tells where 石X took a degree, not 陈Y).
+PASSING = 0.5
+#: A page naming the subject this many times (or in its title) is about it in part.
+MENTIONS = 2
+
+
+def _speaks_of(core: tuple[str, ...], doc: Document, index: int) -> bool:
+    """Whether sentence ``index`` of a page may speak of the subject without naming it:
+    the page names the subject's core in its title or at least :data:`MENTIONS` times (a
+    name with a number in it, met only by its pieces, counts as often), or the sentence
+    follows one naming it in the same paragraph ("…在某页岩中发现了三种。这三种都没有…")."""
+    if core not in doc.mentions:
+        cjk = len(core) == 1 and bool(CJK.match(core[0]))
+        if cjk:
+            said = doc.lowered.replace(" ", "").count(core[0])
+            named = core[0] in doc.name.replace(" ", "")
+        else:
+            said = f" {doc.lowered} ".count(f" {' '.join(core)} ")
+            named = _has_core(core, _normal(doc.name))
+        near: frozenset[int] | None = None
+        if core and said and not named and said < MENTIONS:
+            naming = [
+                i
+                for i, s in enumerate(doc.sentences)
+                if _has_core(core, plain(s.text).replace(" ", "") if cjk else _normal(s.text))
+            ]
+            near = frozenset(j for i in naming for j in _paragraph_after(doc, i))
+        doc.mentions[core] = near
+    near = doc.mentions[core]
+    return near is None or index in near
+
+
+def _paragraph_after(doc: Document, index: int) -> list[int]:
+    """The sentences after sentence ``index`` in its paragraph (no blank line between)."""
+    out: list[int] = []
+    before = doc.sentences[index]
+    for j in range(index + 1, len(doc.sentences)):
+        after = doc.sentences[j]
+        if after.section != before.section or "\n\n" in doc.text[before.end : after.start]:
+            break
+        out.append(j)
+        before = after
+    return out
 
 
 def _has_core(core: tuple[str, ...], text_terms: Sequence[str] | str) -> bool:
@@ -1120,6 +1197,49 @@ def _own_article(focus: Focus, doc: Document) -> bool:
     )
 
 
+#: What a sentence on a page about another thing of the subject's kind weighs as being
+#: about the subject, unless it names the subject as the question writes it.
+SIBLING = 0.5
+
+
+def _is_subsequence(short: str, long: str) -> bool:
+    """Whether the characters of ``short`` occur in ``long`` in order (石溪 in 石溪东湖)."""
+    rest = iter(long)
+    return all(ch in rest for ch in short)
+
+
+@lru_cache(maxsize=4096)
+def sibling_name(question: str, page_name: str, core: tuple[str, ...]) -> str:
+    """The name a Chinese question gives its subject when a page is about another thing
+    of the same kind: the page's name ends in words the question ends its subject's name
+    with, but the question writes another modifier before them (a page on 黑X鱼 for a
+    question on 疣X鱼, on 甲机场 for one on 乙机场). A Chinese name puts its head last, so
+    a shared head with a different modifier is a sibling, not a short form (石溪机场 for
+    石溪东湖机场 keeps the page's characters in order and is the same thing). Empty when
+    the page's name is in the question, or the question's name around the shared head is
+    not its subject's (``core``)."""
+    name = re.split(r"\s*[,，(（]", page_name)[0].replace(" ", "")
+    written = question.replace(" ", "")
+    if len(name) < 2 or not is_cjk(name) or name in written:
+        return ""
+    for size in range(len(name) - 1, 0, -1):
+        head = name[-size:]
+        if not all(CJK.match(ch) for ch in head) or head not in written:
+            continue
+        at = written.index(head)
+        before = re.search(r"[\u3400-\u9fff]*$", written[:at]).group(0)
+        cut = max((i + 1 for i, ch in enumerate(before) if ch in _ZH_FUNCTION), default=0)
+        asks = [m.end() for m in ZH_ASKS.finditer(before)]
+        modifier = before[max([cut, *asks]) :]
+        whole = modifier + head
+        if not modifier or _is_subsequence(modifier, name[:-size]):
+            return ""
+        if not any(c in whole or whole in c for c in core if c):
+            return ""
+        return whole
+    return ""
+
+
 def _without_site(title: str) -> str:
     """A page title without the site name closing it ("… — City Guide")."""
     parts = re.split(r"\s+[—|–-]\s+", title)
@@ -1213,7 +1333,7 @@ def _subject_score(focus: Focus, doc: Document, index: int, context: set[str]) -
         if on_page and focus.core and focus.core[-1] in own_terms:
             return 0.95  # "the tower" on a page about the Eiffel Tower
         if on_page:
-            return 0.8
+            return 0.8 if _speaks_of(focus.core, doc, index) else PASSING
         total = sum(focus.subject_weights.values()) or 1.0
         present = sum(w for t, w in focus.subject_weights.items() if doc.counts[t])
         return 0.5 * present / total
@@ -1255,6 +1375,10 @@ def assess(focus: Focus, doc: Document, index: int) -> Scored:
     subject = _subject_score(focus, doc, index, title | heading | anchors)
     if lent and subject < 0.95 and _has_core(focus.core, doc.lowered):
         subject = 0.95  # the section is about the part of the page's subject
+    if subject > SIBLING and focus.core and is_cjk(focus.text):
+        sibling = sibling_name(focus.text, doc.name, focus.core)
+        if sibling and sibling not in plain(sentence.text).replace(" ", ""):
+            subject = SIBLING  # the page is about another thing of the subject's kind
     said = doc.sentence_terms[index]
     if focus.facets and is_cjk(focus.text):  # a Chinese word the sentence's cut splits
         written = plain(sentence.text)

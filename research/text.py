@@ -256,6 +256,10 @@ class Sentence:
 _ASIDE = re.compile(r"\s*[（(][^（）()]{0,40}[）)]")
 
 
+#: Marks a sentence may open with besides a letter or digit: quotes, brackets, titles.
+_OPENERS = "\"'“‘(（「『《〈【"
+
+
 def is_complete(sentence: str) -> bool:
     """Whether ``sentence`` reads as a full sentence on its own.
 
@@ -263,7 +267,8 @@ def is_complete(sentence: str) -> bool:
     start like a sentence, and be long enough (6 words, or 8 Chinese characters, digits
     and letters: 体长可达76公分). A bracketed aside decides nothing (…焚字炉（琉球语：）。
     ends as a sentence), nor does a comma left at its start where a name was cut out of
-    the text (，是马来西亚唯一的大洋岛，…).
+    the text (，是该国唯一的大洋岛，…). A Chinese sentence may open with a title
+    (《…》是…).
     """
     clean = _ASIDE.sub("", plain(sentence)).lstrip("，,、；; ")
     if not clean or not _END.search(clean):
@@ -278,7 +283,7 @@ def is_complete(sentence: str) -> bool:
     if last[0] in TRAILING_CONJUNCTIONS:
         return False
     first = clean[0]
-    if not (first.isupper() or first.isdigit() or first in "\"'“‘(（「『" or CJK.match(first)):
+    if not (first.isupper() or first.isdigit() or first in _OPENERS or CJK.match(first)):
         return False
     if is_cjk(clean):
         return len(re.findall(r"[\u3400-\u9fffA-Za-z0-9]", clean)) >= 8

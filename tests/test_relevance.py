@@ -7,6 +7,7 @@ from research.relevance import (
     Document,
     Focus,
     Glossary,
+    assessed,
     entity,
     question_kind,
     quote_bounds,
@@ -68,12 +69,13 @@ def test_headings_tables_and_fragments_are_not_sentences():
 def test_a_short_chinese_sentence_with_a_number_and_one_with_an_aside_are_sentences():
     """Digits count towards the length of a Chinese sentence; a bracketed aside, even an
     empty one closing on a colon, and a comma left where a name was cut out decide
-    nothing."""
+    nothing. A sentence may open with a title in 《》."""
     assert is_complete("全长可达35公里。")
     assert is_complete("青桥亦称为石桥、旧桥，本地称老桥（方言：）。")
     assert is_complete("，是当地唯一的石拱桥，桥长约40米。")
     assert not is_complete("它很长。")
     assert not is_complete("青桥本地称老桥（方言：")
+    assert is_complete("《青城旧事》是一部以青城为背景的小说。")  # it opens with a title
 
 
 def test_terms_are_stemmed_and_chinese_is_cut_into_words():
@@ -225,9 +227,15 @@ def test_a_chinese_question_word_and_the_noun_after_it_ask_for_a_kind_not_a_subj
 
 def test_a_chinese_title_in_title_marks_and_a_word_the_word_list_lacks_name_the_subject():
     """《…》 names a work: 香港的哪位演员主演了《青城旧事》 asks about the series, not Hong
-    Kong. A word jieba finds but its word list lacks (贴扎) is a term, whatever part of
-    speech its guess gives it."""
+    Kong; after a preposition it is where the subject is (石姓 in 《千家谱》). A word jieba
+    finds but its word list lacks (贴扎) is a term, whatever part of speech its guess
+    gives it."""
     assert entity("香港的哪位演员主演了《青城旧事》？") == "青城旧事"
+    assert entity("石姓在《千家谱》里排第几位？") == "石姓"  # the book is where, not what
+    mixed = "《STAR 青城旧事》在哪一年上映？"  # its main word is Chinese, not "star"
+    assert Focus.build(mixed, [mixed], mixed).core == ("青城",)
+    route = "青城巴士7B线来往于哪些地方？"  # a code with a number in it tells most
+    assert Focus.build(route, [route], route).core == ("7b",)
     assert entity("贴扎的作用是什么？") == "贴扎"
 
 
@@ -242,8 +250,64 @@ def test_a_chinese_question_opening_with_a_short_name_before_de_or_shi_is_about_
     assert entity("硕宁是如何被封为郡王的？") == "硕宁"
     assert entity("道同是什么时期的人物？") == "道同"  # 道 同 is no time
     assert entity("文中提起的两起爆炸案为什么能确定是同一人所为？") == "爆炸案"
-    assert entity("且末机场迁建后是什么性质的机场？") == "机场"
+    assert entity("青桥机场迁建后是什么性质的机场？") == "青桥机场"
     assert entity("1614年的改建接受了谁的指导？") == ""
+
+
+def test_a_chinese_clause_that_names_nothing_leaves_the_subject_to_the_next():
+    """即使在今天 is neither a time alone nor a name: the subject is in the next clause. A
+    clause that asks something is a question of its own: naming nothing, it gives no
+    subject to the questions after it."""
+    assert entity("即使在今天，青桥机场周边还有什么古迹？") == "青桥机场"
+    assert entity("哪个季节最冷，青桥机场有几个出口？") == ""
+
+
+def test_a_page_on_another_thing_of_the_subjects_kind_is_not_about_it():
+    """A Chinese name puts its head last: a page on 长吻鲷鱼 is about another fish than
+    疣吻鲷鱼 (which the tagger cuts so that only 鲷鱼 is its noun), though both end in
+    吻鲷鱼, unless a sentence of it names 疣吻鲷鱼. A short form that keeps the page's
+    characters in order (石溪机场 for 石溪东湖机场) is the same thing."""
+    asked = "疣吻鲷鱼喜欢生活在什么地方？"
+    focus = Focus.build(asked, [asked], asked)
+
+    def answers(doc: Document) -> list[str]:
+        return [s.sentence.text for s in assessed(focus, doc) if s.lead or s.score >= THRESHOLD]
+
+    said = "{}喜欢生活在近岸的珊瑚礁区，以小虾为食。"
+    assert answers(Document.of(said.format("疣吻鲷鱼"), "疣吻鲷鱼"))
+    assert not answers(Document.of(said.format("长吻鲷鱼"), "长吻鲷鱼"))
+    both = said.format("长吻鲷鱼") + "疣吻鲷鱼则喜欢生活在河口的沙地。"
+    assert answers(Document.of(both, "长吻鲷鱼")) == ["疣吻鲷鱼则喜欢生活在河口的沙地。"]
+    short = "石溪机场的跑道有多长？"
+    airport = Focus.build(short, [short], short)
+    page = Document.of("石溪机场的跑道长2800米，可起降中型客机。", "石溪东湖机场")
+    assert relevant(airport, page)
+    assert not relevant(airport, Document.of(page.text.replace("石溪", "南屿"), "南屿机场"))
+
+
+def test_a_page_naming_the_subject_once_speaks_of_something_else_in_its_other_sentences():
+    """A biography of 石青山 that names 陈锦航 once tells where 石青山 took a degree, not
+    陈锦航; a sentence naming 陈锦航, or one after it in its paragraph, still speaks of
+    him, and his own page answers."""
+    asked = "陈锦航在哪里取得的学位？"
+    focus = Focus.build(asked, [asked], asked)
+
+    def answers(doc: Document) -> list[str]:
+        return [s.sentence.text for s in assessed(focus, doc) if s.lead or s.score >= THRESHOLD]
+
+    once = (
+        "石青山是一位台湾学者，著有多部地图史著作。石青山在台湾大学考古系取得学位。"
+        "他曾与陈锦航合编一部书目。"
+    )
+    assert answers(Document.of(once, "石青山")) == []
+    own = "陈锦航是一位台湾作家。陈锦航在中兴大学社会学系取得学位。"
+    assert "陈锦航在中兴大学社会学系取得学位。" in answers(Document.of(own, "陈锦航"))
+    named = "石青山在台湾大学考古系取得学位，陈锦航后来也到那里求学。"
+    assert answers(Document.of(f"石青山是一位台湾学者。{named}", "石青山")) == [named]
+    after = "石青山是一位台湾学者。陈锦航是他的学生。陈锦航后来在中兴大学取得学位。"
+    assert "陈锦航后来在中兴大学取得学位。" in answers(Document.of(after, "石青山"))
+    then = "石青山是一位台湾学者。他的学生陈锦航出身农家。后来在中兴大学取得学位。"
+    assert "后来在中兴大学取得学位。" in answers(Document.of(then, "石青山"))
 
 
 def test_a_name_the_part_cuts_across_is_one_term():

@@ -97,9 +97,11 @@ UNITS = {
     "千米": "km",
     "mile": "mi",
     "mi": "mi",
+    "英里": "mi",
     "square kilometre": "km²",
     "square kilometer": "km²",
     "square mile": "mi²",
+    "平方英里": "mi²",
     "km2": "km²",
     "km²": "km²",
     "平方公里": "km²",
@@ -108,9 +110,16 @@ UNITS = {
     "meter": "m",
     "m": "m",
     "米": "m",
+    "平方米": "m²",
+    "cm": "cm",
+    "厘米": "cm",
+    "公分": "cm",
+    "mm": "mm",
+    "毫米": "mm",
     "feet": "ft",
     "foot": "ft",
     "ft": "ft",
+    "英尺": "ft",
     "kg": "kg",
     "kilogram": "kg",
     "公斤": "kg",
@@ -131,7 +140,7 @@ UNITS = {
     "人": "people",
     "元": "yuan",
     # Chinese measure words count what they measure ("3座", "12艘")
-    **dict.fromkeys("个座名所种位条次倍家艘架辆部本项件块", ""),
+    **dict.fromkeys("个座名所种位条次倍家艘架辆部本项件块首只间层张篇届支集场", ""),
     "美元": "$",
 }
 _SCALES = {
@@ -252,12 +261,12 @@ def _is_year(raw: str) -> bool:
 
 
 #: A number that is a quantity even with nothing named after it: grouped or decimal
-#: ("12,000", "3.5"), two digits or more that are not a year, a Chinese count ("三座",
-#: "50多年").
+#: ("12,000", "3.5"), two digits or more that are not a year, a Chinese count or span
+#: ("三座", "50多年", "六年").
 _BARE_COUNT = re.compile(
     r"\d{1,3}(?:,\d{3})+|\d+\.\d+|\b(?!1[0-9]{3}\b|20[0-9]{2}\b)\d{2,}\b"
     r"|\d+\s?(?:万|亿|千|百|多|余)?\s?(?:年|平方)"
-    r"|[一二三四五六七八九十百千万两]+(?:个|名|座|所|种|位|条|次|倍|万|亿)"
+    r"|(?<![同这那每当])[一二三四五六七八九十百千万两]+(?:个|名|座|所|种|位|条|次|倍|万|亿|年|天|周|小时)"
 )
 
 

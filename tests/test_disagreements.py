@@ -139,6 +139,9 @@ def test_dates_causes_and_quantities_are_read_one_way_everywhere():
     assert states_cause("The harbour silted up because the river changed course.")
     assert states_cause("由于战乱，城市衰落。") and not states_cause("使用新的方法。")
     assert has_quantity("三座桥") and has_quantity("12,000") and not has_quantity("in 1990")
+    assert has_quantity("战事在六年内结束") and not has_quantity("同一年，战事结束")
+    said = [(q.text, q.unit) for q in quantities("体长可达76公分，收诗98首，面积12平方英里。")]
+    assert said == [("76公分", "cm"), ("98首", "首"), ("12平方英里", "mi²")]
 
 
 def test_a_value_is_cited_in_the_reports_language_when_a_source_gives_it_so():

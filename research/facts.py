@@ -261,12 +261,12 @@ def _is_year(raw: str) -> bool:
 
 
 #: A number that is a quantity even with nothing named after it: grouped or decimal
-#: ("12,000", "3.5"), two digits or more that are not a year, a Chinese count or span
-#: ("三座", "50多年", "六年").
+#: ("12,000", "3.5"), two digits or more that are not a year, a Chinese count ("三座",
+#: "50多年").
 _BARE_COUNT = re.compile(
     r"\d{1,3}(?:,\d{3})+|\d+\.\d+|\b(?!1[0-9]{3}\b|20[0-9]{2}\b)\d{2,}\b"
     r"|\d+\s?(?:万|亿|千|百|多|余)?\s?(?:年|平方)"
-    r"|(?<![同这那每当])[一二三四五六七八九十百千万两]+(?:个|名|座|所|种|位|条|次|倍|万|亿|年|天|周|小时)"
+    r"|[一二三四五六七八九十百千万两]+(?:个|名|座|所|种|位|条|次|倍|万|亿)"
 )
 
 

@@ -162,13 +162,17 @@ def _disagreement_line(found: Disagreement, lang: str, subject: str = "") -> str
     return f"- Sources give {name} as {_listed(values, lang)}."
 
 
-def _disagreements(research: Findings) -> list[Disagreement]:
-    """The quantities and dates the sources relevant to the question give differently,
-    each value cited by the sentence that gives it."""
+def _disagreements(research: Findings, cited: set[str]) -> list[Disagreement]:
+    """The quantities and dates the sources the report cites for its parts (by address;
+    and the files relevant to the question) give differently, each value cited by the
+    sentence that gives it: a page the report passed over for a part, as one that names
+    the subject in passing, gives values of other things (another station's floor area)."""
     read = [
         Stored(path, source.url, research.texts[path])
         for path, source in research.sources.items()
-        if source.relevant_to and path in research.texts
+        if source.relevant_to
+        and path in research.texts
+        and (source.url in cited or source.kind == "file")
     ]
     found = find_disagreements(read, research.plan.language, entity(research.plan.question))
     for claim in (c for d in found for c in d.claims):
@@ -279,7 +283,9 @@ def research_notes(
             lines += [label(lang, "missing"), ""]
         if sub.id in tables:
             lines += _table(research, tables[sub.id], lang)
-    disagreements = _disagreements(research)
+    used = [*(i for ids in chosen.values() for i in ids), *tables.values()]
+    cited = {item.url for i in used if (item := research.item(i)) is not None}
+    disagreements = _disagreements(research, cited)
     if disagreements:
         lines += [f"## {label(lang, 'disagreements')}", ""]
         subject = _subject(research, lang)

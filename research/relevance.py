@@ -268,6 +268,9 @@ class Focus:
     #: the facets of the sibling sub-questions: a section about one of them is about
     #: another part of the question
     rivals: tuple[tuple[Facet, ...], ...] = field(default=(), compare=False, hash=False)
+    #: a subject named by a title in 《》 that is a common word (《回家》): a page is about
+    #: the work only where it writes the title in 《》 or is named by it
+    titled: str = field(default="", compare=False, hash=False)
 
     @property
     def words(self) -> tuple[str, ...]:
@@ -361,6 +364,9 @@ class Focus:
             if s != subquestion
             and (found := cls.build(s, siblings, question, False, glossary).facets)
         )
+        titled = _zh_titled(question or subquestion)
+        if titled != named or telling(titled):
+            titled = ""  # a rare title names the work wherever it is written
         return cls(
             text=subquestion,
             subject=tuple(subject),
@@ -370,6 +376,7 @@ class Focus:
             subject_weights={t: weight(surface.get(t, t)) for t in subject},
             rivals=others_facets,
             kinds=frozenset(named_kind_terms(subquestion)),
+            titled=titled,
         )
 
 
@@ -1185,11 +1192,17 @@ def _topic_terms(focus: Focus, doc: Document) -> set[str]:
     return {t for t in doc.title_terms if t not in taken and t not in site}
 
 
+def _bare_name(name: str) -> str:
+    """A page's name without a qualifier after a comma or in brackets ("Jacksonville,
+    Florida", "回家 (杂志)")."""
+    return re.split(r"\s*[,，(（]", name)[0].strip()
+
+
 def _own_article(focus: Focus, doc: Document) -> bool:
     """Whether the page is the subject's own article: its title (without the site's name
     and a qualifier after a comma or in brackets) is the subject's name ("Jacksonville,
     Florida", "许申"), not one aspect of it ("Jacksonville in the Civil War")."""
-    name = re.split(r"\s*[,，(（]", doc.name)[0]
+    name = _bare_name(doc.name)
     return (
         bool(name)
         and _has_core(focus.core, _normal(name))
@@ -1209,7 +1222,7 @@ def _is_subsequence(short: str, long: str) -> bool:
 
 
 @lru_cache(maxsize=4096)
-def sibling_name(question: str, page_name: str, core: tuple[str, ...]) -> str:
+def _sibling_name(question: str, page_name: str, core: tuple[str, ...]) -> str:
     """The name a Chinese question gives its subject when a page is about another thing
     of the same kind: the page's name ends in words the question ends its subject's name
     with, but the question writes another modifier before them (a page on 黑X鱼 for a
@@ -1218,7 +1231,7 @@ def sibling_name(question: str, page_name: str, core: tuple[str, ...]) -> str:
     石溪东湖机场 keeps the page's characters in order and is the same thing). Empty when
     the page's name is in the question, or the question's name around the shared head is
     not its subject's (``core``)."""
-    name = re.split(r"\s*[,，(（]", page_name)[0].replace(" ", "")
+    name = _bare_name(page_name).replace(" ", "")
     written = question.replace(" ", "")
     if len(name) < 2 or not is_cjk(name) or name in written:
         return ""
@@ -1238,6 +1251,11 @@ def sibling_name(question: str, page_name: str, core: tuple[str, ...]) -> str:
             return ""
         return whole
     return ""
+
+
+def _writes_title(title: str, doc: Document) -> bool:
+    """Whether a page names a work: it writes its title in 《》, or its own name is it."""
+    return f"《{title}》" in doc.text or _bare_name(doc.name) == title
 
 
 def _without_site(title: str) -> str:
@@ -1376,9 +1394,11 @@ def assess(focus: Focus, doc: Document, index: int) -> Scored:
     if lent and subject < 0.95 and _has_core(focus.core, doc.lowered):
         subject = 0.95  # the section is about the part of the page's subject
     if subject > SIBLING and focus.core and is_cjk(focus.text):
-        sibling = sibling_name(focus.text, doc.name, focus.core)
+        sibling = _sibling_name(focus.text, doc.name, focus.core)
         if sibling and sibling not in plain(sentence.text).replace(" ", ""):
             subject = SIBLING  # the page is about another thing of the subject's kind
+        elif focus.titled and not _writes_title(focus.titled, doc):
+            subject = SIBLING  # 回家 as a verb does not name 《回家》
     said = doc.sentence_terms[index]
     if focus.facets and is_cjk(focus.text):  # a Chinese word the sentence's cut splits
         written = plain(sentence.text)

@@ -310,6 +310,23 @@ def test_a_page_naming_the_subject_once_speaks_of_something_else_in_its_other_se
     assert "后来在中兴大学取得学位。" in answers(Document.of(then, "石青山"))
 
 
+def test_a_title_that_is_a_common_word_is_named_only_as_a_title():
+    """《回家》 is a magazine; a page that says 回家 as a verb does not name it. A page that
+    writes the title in 《》, or is named by it, does."""
+    asked = "《回家》杂志以什么为主题？"
+    focus = Focus.build(asked, [asked], asked)
+
+    def answers(doc: Document) -> list[str]:
+        return [s.sentence.text for s in assessed(focus, doc) if s.lead or s.score >= THRESHOLD]
+
+    verb = "他每年都回家过年，这本杂志的主题是人生。后来他不再回家。"
+    assert answers(Document.of(verb, "石青山")) == []
+    own = "《回家》是一本以旅行为主题的杂志，每月出版。"
+    assert answers(Document.of(own, "回家 (杂志)")) == [own]
+    wrote = "他曾为《回家》杂志撰稿，这本杂志以旅行为主题。"
+    assert answers(Document.of(wrote, "石青山")) == [wrote]
+
+
 def test_a_name_the_part_cuts_across_is_one_term():
     """jieba cuts 潘淑是谁的皇后 as 潘 淑是: the name the whole question gives is the
     subject, and the piece glued to it is no facet."""

@@ -1049,7 +1049,7 @@ def _speaks_of(core: tuple[str, ...], doc: Document, index: int) -> bool:
             naming = [
                 i
                 for i, s in enumerate(doc.sentences)
-                if _has_core(core, plain(s.text).replace(" ", "") if cjk else _normal(s.text))
+                if _has_core(core, plain(s.text) if cjk else _normal(s.text))
             ]
             near = frozenset(j for i in naming for j in _paragraph_after(doc, i))
         doc.mentions[core] = near
@@ -1386,6 +1386,7 @@ def assess(focus: Focus, doc: Document, index: int) -> Scored:
     as saying the facet itself.
     """
     sentence = doc.sentences[index]
+    written = plain(sentence.text)
     title = doc.title_terms
     heading = doc.section_terms.get(sentence.section, set())
     anchors = doc.anchor_terms[index]
@@ -1395,13 +1396,12 @@ def assess(focus: Focus, doc: Document, index: int) -> Scored:
         subject = 0.95  # the section is about the part of the page's subject
     if subject > SIBLING and focus.core and is_cjk(focus.text):
         sibling = _sibling_name(focus.text, doc.name, focus.core)
-        if sibling and sibling not in plain(sentence.text).replace(" ", ""):
+        if sibling and sibling not in written.replace(" ", ""):
             subject = SIBLING  # the page is about another thing of the subject's kind
         elif focus.titled and not _writes_title(focus.titled, doc):
             subject = SIBLING  # 回家 as a verb does not name 《回家》
     said = doc.sentence_terms[index]
     if focus.facets and is_cjk(focus.text):  # a Chinese word the sentence's cut splits
-        written = plain(sentence.text)
         said = said | {
             t
             for f in focus.facets
@@ -1416,9 +1416,8 @@ def assess(focus: Focus, doc: Document, index: int) -> Scored:
         _facet_match(f, said, title, heading, anchors, sal, _near(f, focus, seq, clauses), lent)
         for f, sal in zip(focus.facets, salience, strict=True)
     ]
-    text = plain(sentence.text)
     matches = [
-        max(m, KIND_NAMED) if f.kind_of and f.term not in said and names_kind(f, text) else m
+        max(m, KIND_NAMED) if f.kind_of and f.term not in said and names_kind(f, written) else m
         for f, m in zip(focus.facets, matches, strict=True)
     ]
     facets = _geometric(_phrase_scores(focus.facets, matches))

@@ -254,6 +254,12 @@ def test_a_chinese_question_opening_with_a_short_name_before_de_or_shi_is_about_
     assert entity("1614年的改建接受了谁的指导？") == ""
 
 
+def answers(focus: Focus, doc: Document) -> list[str]:
+    """The sentences of ``doc`` that may stand as the part's answer: over the threshold,
+    or a lead."""
+    return [s.sentence.text for s in assessed(focus, doc) if s.lead or s.score >= THRESHOLD]
+
+
 def test_a_chinese_clause_that_names_nothing_leaves_the_subject_to_the_next():
     """即使在今天 is neither a time alone nor a name: the subject is in the next clause. A
     clause that asks something is a question of its own: naming nothing, it gives no
@@ -270,14 +276,11 @@ def test_a_page_on_another_thing_of_the_subjects_kind_is_not_about_it():
     asked = "疣吻鲷鱼喜欢生活在什么地方？"
     focus = Focus.build(asked, [asked], asked)
 
-    def answers(doc: Document) -> list[str]:
-        return [s.sentence.text for s in assessed(focus, doc) if s.lead or s.score >= THRESHOLD]
-
     said = "{}喜欢生活在近岸的珊瑚礁区，以小虾为食。"
-    assert answers(Document.of(said.format("疣吻鲷鱼"), "疣吻鲷鱼"))
-    assert not answers(Document.of(said.format("长吻鲷鱼"), "长吻鲷鱼"))
+    assert answers(focus, Document.of(said.format("疣吻鲷鱼"), "疣吻鲷鱼"))
+    assert not answers(focus, Document.of(said.format("长吻鲷鱼"), "长吻鲷鱼"))
     both = said.format("长吻鲷鱼") + "疣吻鲷鱼则喜欢生活在河口的沙地。"
-    assert answers(Document.of(both, "长吻鲷鱼")) == ["疣吻鲷鱼则喜欢生活在河口的沙地。"]
+    assert answers(focus, Document.of(both, "长吻鲷鱼")) == ["疣吻鲷鱼则喜欢生活在河口的沙地。"]
     short = "石溪机场的跑道有多长？"
     airport = Focus.build(short, [short], short)
     page = Document.of("石溪机场的跑道长2800米，可起降中型客机。", "石溪东湖机场")
@@ -292,22 +295,19 @@ def test_a_page_naming_the_subject_once_speaks_of_something_else_in_its_other_se
     asked = "陈锦航在哪里取得的学位？"
     focus = Focus.build(asked, [asked], asked)
 
-    def answers(doc: Document) -> list[str]:
-        return [s.sentence.text for s in assessed(focus, doc) if s.lead or s.score >= THRESHOLD]
-
     once = (
         "石青山是一位台湾学者，著有多部地图史著作。石青山在台湾大学考古系取得学位。"
         "他曾与陈锦航合编一部书目。"
     )
-    assert answers(Document.of(once, "石青山")) == []
+    assert answers(focus, Document.of(once, "石青山")) == []
     own = "陈锦航是一位台湾作家。陈锦航在中兴大学社会学系取得学位。"
-    assert "陈锦航在中兴大学社会学系取得学位。" in answers(Document.of(own, "陈锦航"))
+    assert "陈锦航在中兴大学社会学系取得学位。" in answers(focus, Document.of(own, "陈锦航"))
     named = "石青山在台湾大学考古系取得学位，陈锦航后来也到那里求学。"
-    assert answers(Document.of(f"石青山是一位台湾学者。{named}", "石青山")) == [named]
+    assert answers(focus, Document.of(f"石青山是一位台湾学者。{named}", "石青山")) == [named]
     after = "石青山是一位台湾学者。陈锦航是他的学生。陈锦航后来在中兴大学取得学位。"
-    assert "陈锦航后来在中兴大学取得学位。" in answers(Document.of(after, "石青山"))
+    assert "陈锦航后来在中兴大学取得学位。" in answers(focus, Document.of(after, "石青山"))
     then = "石青山是一位台湾学者。他的学生陈锦航出身农家。后来在中兴大学取得学位。"
-    assert "后来在中兴大学取得学位。" in answers(Document.of(then, "石青山"))
+    assert "后来在中兴大学取得学位。" in answers(focus, Document.of(then, "石青山"))
 
 
 def test_a_title_that_is_a_common_word_is_named_only_as_a_title():
@@ -316,15 +316,12 @@ def test_a_title_that_is_a_common_word_is_named_only_as_a_title():
     asked = "《回家》杂志以什么为主题？"
     focus = Focus.build(asked, [asked], asked)
 
-    def answers(doc: Document) -> list[str]:
-        return [s.sentence.text for s in assessed(focus, doc) if s.lead or s.score >= THRESHOLD]
-
     verb = "他每年都回家过年，这本杂志的主题是人生。后来他不再回家。"
-    assert answers(Document.of(verb, "石青山")) == []
+    assert answers(focus, Document.of(verb, "石青山")) == []
     own = "《回家》是一本以旅行为主题的杂志，每月出版。"
-    assert answers(Document.of(own, "回家 (杂志)")) == [own]
+    assert answers(focus, Document.of(own, "回家 (杂志)")) == [own]
     wrote = "他曾为《回家》杂志撰稿，这本杂志以旅行为主题。"
-    assert answers(Document.of(wrote, "石青山")) == [wrote]
+    assert answers(focus, Document.of(wrote, "石青山")) == [wrote]
 
 
 def test_a_name_the_part_cuts_across_is_one_term():

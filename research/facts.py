@@ -88,6 +88,8 @@ def states_cause(text: str) -> bool:
 # -- quantities ------------------------------------------------------------------------
 
 _NUMBER = r"\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?"
+#: Chinese measure words: after a number they say that it counts things ("3座", "两所").
+ZH_MEASURE_WORDS = "个座名所种位条次倍家艘架辆部本项件块首只间层张篇届支集场"
 #: Units of measure, as written → the unit they are compared in.
 UNITS = {
     "km": "km",
@@ -130,6 +132,7 @@ UNITS = {
     "hectare": "ha",
     "公顷": "ha",
     "acre": "acre",
+    "英亩": "acre",
     "%": "%",
     "％": "%",
     "percent": "%",
@@ -140,7 +143,7 @@ UNITS = {
     "人": "people",
     "元": "yuan",
     # Chinese measure words count what they measure ("3座", "12艘")
-    **dict.fromkeys("个座名所种位条次倍家艘架辆部本项件块首只间层张篇届支集场", ""),
+    **dict.fromkeys(ZH_MEASURE_WORDS, ""),
     "美元": "$",
 }
 _SCALES = {
@@ -260,21 +263,71 @@ def _is_year(raw: str) -> bool:
     return bool(re.fullmatch(r"1\d{3}|20\d{2}", raw))
 
 
+_ZH_NUMERAL = "一二三四五六七八九十百千万两"
 #: A number that is a quantity even with nothing named after it: grouped or decimal
 #: ("12,000", "3.5"), two digits or more that are not a year, a Chinese count ("三座",
-#: "50多年").
+#: "两所") or span of years ("50多年", "六年"). A year is no span of years: "2000年",
+#: "于605年"; nor is "同一年", "第二年" or "五年级".
 _BARE_COUNT = re.compile(
     r"\d{1,3}(?:,\d{3})+|\d+\.\d+|\b(?!1[0-9]{3}\b|20[0-9]{2}\b)\d{2,}\b"
-    r"|\d+\s?(?:万|亿|千|百|多|余)?\s?(?:年|平方)"
-    r"|[一二三四五六七八九十百千万两]+(?:个|名|座|所|种|位|条|次|倍|万|亿)"
+    r"|(?<![\d于在从自])(?<![于在从自]\s)(?!(?:1\d{3}|20\d{2})\s?年)"
+    r"\d+\s?(?:万|亿|千|百|多|余)?\s?(?:年|平方)"
+    rf"|[{_ZH_NUMERAL}]+(?:[{ZH_MEASURE_WORDS}]|万|亿)"
+    rf"|(?<![{_ZH_NUMERAL}〇零同这那第每当前后去明今])[{_ZH_NUMERAL}]{{1,3}}(?:多|余)?年(?![级代月底初])"
 )
+
+
+#: English numbers written as words ("two universities", "dozens of"); "one" is left out,
+#: as it is a pronoun as often as a number.
+_NUMBER_WORD = re.compile(
+    r"\b(?:two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen"
+    r"|fifteen|sixteen|seventeen|eighteen|nineteen|twenty|thirty|forty|fifty|sixty|seventy"
+    r"|eighty|ninety|hundreds?|thousands?|millions?|billions?|dozens?|half|twice|thrice"
+    r"|double|triple)\b",
+    re.I,
+)
+#: What a Chinese number may be counted in: a measure word, a unit of time, age, people.
+_COUNTS_IN = f"{ZH_MEASURE_WORDS}年月天日周岁人"
+#: Units a number is measured in, not counted (公里, 英亩, %).
+_MEASURED = tuple(u for u in UNITS if u not in ZH_MEASURE_WORDS and u != "人")
+#: What a Chinese "how many" counts in when it says so: 多少所 (a measure word), 几年, 多少人.
+_ZH_COUNTED_IN = re.compile(rf"(?:多少|几)\s?([{_COUNTS_IN}])")
+_ZH_COUNT = re.compile(
+    rf"(?P<number>\d[\d,.]*|[{_ZH_NUMERAL}几数]+)\s?[十百千万亿]*\s?(?:多|余)?\s?"
+    rf"(?P<measure>[{_COUNTS_IN}])?"
+)
+
+
+def counted_in(question: str) -> str:
+    """The measure word or unit a Chinese "how many" asks in (所 in 有多少所大学, 年 in
+    持续了几年), or "" when it names none (多久, 多少)."""
+    match = _ZH_COUNTED_IN.search(question)
+    return match.group(1) if match else ""
+
+
+def has_count(text: str, measure: str) -> bool:
+    """Whether ``text`` gives a number counted in ``measure`` ("两所", "5万至6万只",
+    "数百只", "5000万人", "12 个"), or a number in digits counted in nothing, which may
+    be one ("最常被引用的数字是5000万"); not one counted in something else ("一年" for
+    多少只, "1918年" for 多少人)."""
+    said = plain(text)
+    for match in _ZH_COUNT.finditer(said):
+        counted = match.group("measure")
+        if counted == measure:
+            return True
+        after = said[match.end() :].lstrip()
+        measured = any(after.startswith(unit) for unit in _MEASURED)  # 21英亩, 5.3%
+        if not counted and not measured and match.group("number")[0].isdigit():
+            return True
+    return False
 
 
 def has_quantity(text: str) -> bool:
     """Whether ``text`` gives a quantity: one with a unit or a counted noun (see
-    :func:`quantities`), or a number that can only be one (see :data:`_BARE_COUNT`)."""
+    :func:`quantities`), a number that can only be one (see :data:`_BARE_COUNT`), or a
+    number written as a word."""
     said = plain(text)
-    return bool(_BARE_COUNT.search(said) or quantities(said))
+    return bool(_BARE_COUNT.search(said) or _NUMBER_WORD.search(said) or quantities(said))
 
 
 # -- pointing back ---------------------------------------------------------------------

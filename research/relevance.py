@@ -38,7 +38,7 @@ from datetime import UTC, datetime
 from functools import lru_cache
 from typing import Any
 
-from .facts import has_date, has_quantity, opens_leaning, states_cause
+from .facts import counted_in, has_count, has_date, has_quantity, opens_leaning, states_cause
 from .facts import years as facts_years
 from .text import (
     CJK,
@@ -60,6 +60,8 @@ from .text import (
 THRESHOLD = 0.45
 #: A sentence in a section about another part of the question counts this share.
 ELSEWHERE = 0.85
+#: A sentence that gives no number counts this share for a part asking how many.
+UNTYPED = 0.85
 #: A part's best sentence under :data:`THRESHOLD` still answers it (see
 #: :attr:`Scored.lead`) from this score, when its page names the subject (a subject
 #: score of :data:`ON_SUBJECT`) and it says :data:`SAYS_MOST` of the part's facets.
@@ -165,21 +167,24 @@ def named_kind_terms(text: str) -> set[str]:
 
 #: A Chinese question word that the kind of thing asked for follows (什么, 哪个, 何种).
 _ZH_KIND_WORD = (
-    r"(?:什么|哪(?![里儿])[一几些]?[个种位类家所座条部本项路名只支届次门间场首]?|何种?)(?:样的)?"
+    r"(?:(?<!为)什么|哪(?![里儿])[一几些]?[个种位类家所座条部本项路名只支届次门间场首]?|何(?![时处地])种?)(?:样的)?"
 )
 _ZH_KIND = re.compile(_ZH_KIND_WORD + r"([\u4e00-\u9fff]{1,4})")
 
 
 def zh_kind_nouns(text: str) -> set[str]:
     """The noun that names the kind of thing a Chinese question asks for, right after its
-    question word (城市 in 隶属于哪个城市, 颜色 in 是什么颜色的). It stays a facet: a
-    Chinese answer often ends as its kind does (重庆市, 蒙古族, 暗黄色)."""
+    question word (城市 in 隶属于哪个城市, 颜色 in 是什么颜色的, 河 in 是哪条河？). It
+    stays a facet: a Chinese answer often ends as its kind does (重庆市, 蒙古族, 暗黄色,
+    圣约翰斯河). A single character is a kind only where it ends the question word's
+    phrase (什么人？, not the 是 of 什么是…), and not in a question for a date (哪一年)."""
     if not is_cjk(text):
         return set()
     found = set()
+    single = question_kind(text) != "when"  # 哪一年 asks a date, not a thing called …年
     for match in _ZH_KIND.finditer(text):
         cut = [w for w in words(match.group(1)) if w.strip()]
-        if cut and len(cut[0]) >= 2:
+        if cut and (len(cut[0]) >= 2 or (single and len(match.group(1)) == 1)):
             found.add(cut[0])
     return found
 
@@ -652,8 +657,8 @@ def entity(question: str) -> str:
         return " ".join(max(runs, key=lambda r: sum(not t.isdigit() for t in r)))
     first = re.split(r"[?;,:]|\s+and\s+(?=(?:how|why|what|when|where|which|who)\b)", question)[0]
     words_ = first.split()
-    if " of " in f" {first.lower()} ":
-        after = first.lower().rsplit(" of ", 1)[1].split()
+    if " of " in f" {first.lower()} ":  # "made of" at the end leaves nothing after it
+        after = f" {first.lower()} ".rsplit(" of ", 1)[1].split()
         phrase = _noun_run(after)
         if phrase:
             return phrase
@@ -790,7 +795,7 @@ def _zh_entity(clause: str) -> str:
     # what the question is about; a clause that names nothing else names no subject
     runs = [run for run, kind in zip(runs, kinds, strict=True) if not kind]
     found = [run for run in runs if 2 <= len("".join(run)) <= 20]
-    named = [run for run in found if any(_rare(w) for w in run if w.strip())]
+    named = [run for run in found if any(rare(w) for w in run if w.strip())]
     chosen = (named or found or [[]])[0]
     return "".join(chosen).strip("".join(_NAME_JOINS))
 
@@ -815,10 +820,10 @@ def _common_opening(texts: list[str]) -> str:
 def telling(text: str) -> bool:
     """Whether a Chinese subject names something: one of its words is rarer than
     :data:`COMMON_ZIPF` (赫顿, 石油生产国; not 条件 or 世界)."""
-    return any(_rare(w) for w in words(text) if CJK.match(w))
+    return any(rare(w) for w in words(text) if CJK.match(w))
 
 
-def _rare(text: str) -> bool:
+def rare(text: str) -> bool:
     """Whether a Chinese word or text is rarer than :data:`COMMON_ZIPF`."""
     from wordfreq import zipf_frequency
 
@@ -846,7 +851,7 @@ def _zh_shared(question: str) -> str:
             len(opening) >= 2
             and re.fullmatch(r"[\u3400-\u9fffA-Za-z0-9·]+", opening)
             and not ZH_ASKS.search(opening)
-            and _rare(opening)
+            and rare(opening)
             and len(opening) > len(best)
         ):
             best = opening
@@ -1432,6 +1437,8 @@ def assess(focus: Focus, doc: Document, index: int) -> Scored:
     score *= _time_agreement(focus, text)
     if opens_leaning(text):
         score *= 0.85  # leans on the sentence before it: less use on its own
+    if focus.kind == "number" and not _gives_number(focus, text):
+        score *= UNTYPED  # how many … is not answered by a sentence that gives no number
     score += answer_type_bonus(focus, text)
     return Scored(sentence, min(1.0, score), subject, said_share(focus.facets, matches))
 
@@ -1477,7 +1484,7 @@ def answer_type_bonus(focus: Focus, text: str) -> float:
     new = _new_to(focus.text, plain(text))
     if (focus.kind == "when" or focus.historical) and has_date(new):
         return 0.08
-    if focus.kind == "number" and has_quantity(new):
+    if focus.kind == "number" and _gives_number(focus, text):
         return 0.1
     if focus.kind == "why" and states_cause(text):
         return 0.05
@@ -1488,6 +1495,16 @@ def answer_type_bonus(focus: Focus, text: str) -> float:
     if focus.kinds and _names_a_kind(focus, plain(text)):
         return 0.08
     return 0.0
+
+
+def _gives_number(focus: Focus, text: str) -> bool:
+    """Whether a sentence gives the number a "how many" part asks for: one counted as the
+    question counts (两所 for 多少所大学, not 一年) when a Chinese question says how,
+    else any quantity the question does not give itself."""
+    measure = counted_in(focus.text)
+    if measure:
+        return has_count(text, measure)
+    return has_quantity(_new_to(focus.text, plain(text)))
 
 
 def _names_a_kind(focus: Focus, text: str) -> bool:

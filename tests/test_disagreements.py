@@ -7,7 +7,16 @@ from __future__ import annotations
 import pytest
 
 from research.disagreements import Stored, find_disagreements, measure_name, value_text
-from research.facts import first_year, has_date, has_quantity, quantities, states_cause, years
+from research.facts import (
+    counted_in,
+    first_year,
+    has_count,
+    has_date,
+    has_quantity,
+    quantities,
+    states_cause,
+    years,
+)
 
 
 def _found(*pages: str, lang: str = "en") -> list[tuple[str, list[str]]]:
@@ -139,6 +148,16 @@ def test_dates_causes_and_quantities_are_read_one_way_everywhere():
     assert states_cause("The harbour silted up because the river changed course.")
     assert states_cause("由于战乱，城市衰落。") and not states_cause("使用新的方法。")
     assert has_quantity("三座桥") and has_quantity("12,000") and not has_quantity("in 1990")
+    # a span of years is a quantity, a year is not
+    assert has_quantity("战争持续了六年") and has_quantity("持续了6年") and has_quantity("50多年")
+    assert not has_quantity("它在2000年荣登榜首") and not has_quantity("成立于1834年")
+    assert not any(has_quantity(t) for t in ("同一年", "一九九八年", "五年级"))
+    # a count in words, and a Chinese count with any measure word
+    assert has_quantity("The city has two universities.") and has_quantity("该城市有两所大学")
+    assert not has_quantity("One of the universities is old.")
+    assert counted_in("有多少所大学？") == "所" and counted_in("持续了多久？") == ""
+    assert has_count("约有5万至6万只蜜蜂", "只") and has_count("数字是5000万。", "人")
+    assert not has_count("只存在一年", "只") and not has_count("1918年的病毒", "人")
     said = [(q.text, q.unit) for q in quantities("体长可达76公分，收诗98首，面积12平方英里。")]
     assert said == [("76公分", "cm"), ("98首", "首"), ("12平方英里", "mi²")]
 

@@ -247,3 +247,26 @@ def test_every_line_the_summary_quotes_from_a_section_stays_in_that_section() ->
         next(t for t in counted if other in t)
     )
     assert sum(bool(p.cites()) for p in draft.lead) == 2
+
+
+def test_a_parts_best_line_stays_in_its_section_even_when_it_points_back() -> None:
+    """A sentence opening with "This university …" is left out for the others, unless it
+    is the part's best answer, which nothing else stands in for."""
+    from subagents.generate.notes import parse_notes
+    from subagents.generate.writer import shape
+
+    best = "This university is made up of eleven separate academic units."
+    also = "That changed when the second college opened."
+    others = [
+        "The college library holds four million volumes.",
+        "The main campus covers 209 acres along the river.",
+        "The medical school stands in a district of its own.",
+    ]
+    lines = [f"- {best} [ev-000000000001]", f"- {also} [ev-000000000002]"]
+    lines += [f"- {text} [ev-00000000001{i}]" for i, text in enumerate(others)]
+    head = [RESEARCH_MARKER, "", "# The university", "", "## How many units is it made of?"]
+    notes = "\n".join([*head, "", *lines, ""])
+    draft = shape(parse_notes(notes), "", "en")
+    (section,) = [s for s in draft.sections if s.kind == "part"]
+    said = " ".join(p.text for p in section.points)
+    assert best in said and also not in said

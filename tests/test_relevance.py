@@ -13,6 +13,7 @@ from research.relevance import (
     quote_bounds,
     relevant,
     score_text,
+    zh_kind_nouns,
 )
 from research.text import is_complete, passages, terms
 
@@ -88,6 +89,7 @@ def test_entities():
     assert entity(QUESTION) == "Grand Canal"
     assert entity("How do heat pumps work?") == "heat pumps"
     assert entity("京杭大运河是如何修建的？") == "京杭大运河"
+    assert entity("How many units is it made of?") == "units"  # nothing after "of"
 
 
 def test_a_sentence_must_meet_every_part_of_the_sub_question():
@@ -207,6 +209,42 @@ def test_a_name_of_the_kind_asked_for_answers_which_and_what_called():
         relevant(focus, Document.of(t, title), threshold=0)[0].score for t in (named, plain)
     )
     assert named_score > plain_score
+
+
+def test_a_one_character_kind_closes_the_question_word_and_no_question_word_hides_one():
+    """哪条河 asks for a river (a name ending in 河 answers it); 为什么 holds no 什么 and
+    何时 no 何, so neither asks for a kind; 哪一年 asks a date."""
+    assert zh_kind_nouns("青石镇旁边是哪条河？") == {"河"}
+    assert zh_kind_nouns("这里以前住着什么人？") == {"人"}
+    assert zh_kind_nouns("为什么需要第二套历法？") == set()
+    assert zh_kind_nouns("何时开通哪些线路？") == {"线路"}
+    assert zh_kind_nouns("他出生在哪一年？") == set()
+    assert zh_kind_nouns("什么是合数？") == set()
+    river = "青石镇旁边是哪条河？"
+    parts = [river, "青石镇在什么时候开始衰落？"]
+    focus = Focus.build(river, parts, "".join(parts))
+    page = "# 青石镇\n\n青石镇在山区东部，位于 白沙江河 沿岸。\n\n青石镇在山区东部，以茶闻名。\n"
+    found = relevant(focus, Document.of(page, "青石镇"), threshold=0)
+    assert "白沙江河" in found[0].sentence.text and found[0].score > found[1].score
+
+
+def test_how_many_is_answered_by_a_number_counted_as_the_question_counts():
+    """有多少所大学 wants 两所, not the year a university was ranked; 多少只 is not
+    answered by 一年; a sentence with no number counts less for how many."""
+    many = "石溪有多少所大学？"
+    parts = [many, "石溪大学在1990年获得什么荣誉？"]
+    focus = Focus.build(many, parts, "，".join(parts))
+    page = (
+        "# 石溪\n\n石溪有 两所 大学，石溪大学和石溪师范学院。\n\n"
+        "石溪大学现在是全国知名大学之一，它在1990年荣登年度大学。\n"
+    )
+    found = {s.sentence.text[:4]: s.score for s in relevant(focus, Document.of(page, "石溪"), 0)}
+    assert found["石溪有 "] > found["石溪大学"] > 0
+    bees = "一个蜂巢有多少只石蜂？"
+    focus = Focus.build(bees, [bees], bees)
+    page = "# 石蜂\n\n与石蜂不同，土蜂的蜂巢只存在一年。\n\n一个石蜂巢约有 3万只 石蜂。\n"
+    found = relevant(focus, Document.of(page, "石蜂"), threshold=0)
+    assert "3万只" in found[0].sentence.text
 
 
 def test_a_period_asked_for_in_chinese_wants_a_date():

@@ -181,8 +181,13 @@ def shape(
         candidates = own if len(own) >= MIN_PER_PART else pool
         # A sentence that points back to the one before it in its source ("因此…",
         # "These …", "After the closure it grew …") would follow a sentence from elsewhere
-        # here: it is left out while the part has enough others.
-        alone = [p for p in candidates if not p.cites() or not points_back(p.text)]
+        # here: it is left out while the part has enough others, unless it is the part's
+        # best answer (the first candidate), which no other stands in for.
+        alone = [
+            p
+            for rank, p in enumerate(candidates)
+            if rank == 0 or not p.cites() or not points_back(p.text)
+        ]
         candidates = alone if len(alone) >= MIN_PER_PART else candidates
         pools[i] = diversified(candidates, source_of)
     spent = sum(_cost(p) for p in summary) + _fit_tables(draft, int(budget * TABLE_SHARE))

@@ -605,9 +605,14 @@ def _zh_verb_phrases(clause: str) -> list[str]:
     return [p for p in [*out, current] if p]
 
 
+#: A Chinese clause that stops where its answer would be (…的首都是？, …意为，) asks it.
+_ZH_BLANK = re.compile(r"(?:是|为|叫|叫做|称为|指)\s*[？?]?\s*$")
+
+
 def _zh_asks(text: str) -> bool:
-    """Whether a Chinese clause asks something (a question word or 吗)."""
-    return ZH_ASKS.search(text) is not None
+    """Whether a Chinese clause asks something: a question word, 吗, or a blank where the
+    answer goes (石溪镇的旧称是)."""
+    return ZH_ASKS.search(text) is not None or _ZH_BLANK.search(text) is not None
 
 
 def _zh_mentions(text: str, subject: str) -> bool:

@@ -176,7 +176,7 @@ def zh_kind_nouns(text: str) -> set[str]:
     """The noun that names the kind of thing a Chinese question asks for, right after its
     question word (城市 in 隶属于哪个城市, 颜色 in 是什么颜色的, 河 in 是哪条河？). It
     stays a facet: a Chinese answer often ends as its kind does (重庆市, 蒙古族, 暗黄色,
-    圣约翰斯河). A single character is a kind only where it ends the question word's
+    青龙河). A single character is a kind only where it ends the question word's
     phrase (什么人？, not the 是 of 什么是…), and not in a question for a date (哪一年)."""
     if not is_cjk(text):
         return set()
@@ -794,6 +794,8 @@ def _zh_entity(clause: str) -> str:
     # 什么后天条件导致…: the noun after the question word is the kind of answer (条件), not
     # what the question is about; a clause that names nothing else names no subject
     runs = [run for run, kind in zip(runs, kinds, strict=True) if not kind]
+    # 最新时代的名称: the name asked for (名称, 名字) frames the question, it is no subject
+    runs = [run for run in runs if not _FRAMES.fullmatch("".join(run))]
     found = [run for run in runs if 2 <= len("".join(run)) <= 20]
     named = [run for run in found if any(rare(w) for w in run if w.strip())]
     chosen = (named or found or [[]])[0]

@@ -65,6 +65,14 @@ def test_bing_before_a_negation_stresses_it_and_joins_no_two_questions():
     assert len(two) == 2
 
 
+def test_a_chinese_clause_that_stops_where_its_answer_goes_asks_it():
+    """石溪镇的旧称是，… is two questions: the first leaves a blank for its answer."""
+    texts = [s.text for s in offline_plan("石溪镇的旧称是，石溪镇有多少人？").subquestions]
+    assert texts == ["石溪镇的旧称是？", "石溪镇有多少人？"]
+    one = "2012年，石溪镇的排名是第几？"  # a lead-in asks nothing
+    assert [s.text for s in offline_plan(one).subquestions] == [one]
+
+
 @pytest.mark.parametrize(
     ("question", "parts", "first"),
     [

@@ -90,6 +90,7 @@ def test_entities():
     assert entity("How do heat pumps work?") == "heat pumps"
     assert entity("京杭大运河是如何修建的？") == "京杭大运河"
     assert entity("How many units is it made of?") == "units"  # nothing after "of"
+    assert entity("最早时期的名称是什么？") == "最早时期"  # the name asked for is no subject
 
 
 def test_a_sentence_must_meet_every_part_of_the_sub_question():

@@ -587,7 +587,7 @@ _ZH_NOUNISH = ("n", "eng", "j", "l", "b")
 
 def lead_subject(question: str) -> tuple[str, str]:
     """``(subject, rest)`` when the question opens with a subject and a colon
-    ("About Super Bowl 50: …", "锂离子电池：…") and the lead asks nothing itself;
+    ("About Lake Marrow: …", "锂离子电池：…") and the lead asks nothing itself;
     else ``("", question)``."""
     match = _LEAD.match(" ".join(question.split()))
     if not match:
@@ -607,8 +607,8 @@ def entity(question: str) -> str:
     """The entity a question is about, as written ("Italy's Mount Vesuvius").
 
     The subject a lead names before a colon ("Lithium-ion batteries: who …"); else its
-    longest run of capitalised words (numbers that follow a name belong to it: "Super Bowl
-    50"); otherwise the noun phrase of its first clause: after "of" ("the health effects
+    longest run of capitalised words (numbers that follow a name belong to it: "Route
+    66"); otherwise the noun phrase of its first clause: after "of" ("the health effects
     of *microplastics*"), or between the auxiliary and the verb ("how do *heat pumps*
     work"), or after the verb ("what caused *the 2008 financial crisis*"). For Chinese,
     the first run of nouns of the first clause that has one (jieba's parts of speech).
@@ -1200,15 +1200,15 @@ def _topic_terms(focus: Focus, doc: Document) -> set[str]:
 
 
 def _bare_name(name: str) -> str:
-    """A page's name without a qualifier after a comma or in brackets ("Jacksonville,
-    Florida", "回家 (杂志)")."""
+    """A page's name without a qualifier after a comma or in brackets ("Springfield,
+    Ohio", "回家 (杂志)")."""
     return re.split(r"\s*[,，(（]", name)[0].strip()
 
 
 def _own_article(focus: Focus, doc: Document) -> bool:
     """Whether the page is the subject's own article: its title (without the site's name
-    and a qualifier after a comma or in brackets) is the subject's name ("Jacksonville,
-    Florida", "许申"), not one aspect of it ("Jacksonville in the Civil War")."""
+    and a qualifier after a comma or in brackets) is the subject's name ("Springfield,
+    Ohio", "许申"), not one aspect of it ("Springfield in the Civil War")."""
     name = _bare_name(doc.name)
     return (
         bool(name)
@@ -1620,9 +1620,9 @@ def local_match(focus: Focus, doc: Document) -> list[float]:
 
 def quote_bounds(doc: Document, sentence: Sentence) -> tuple[int, int]:
     """Where a quote of ``sentence`` starts and ends in its page: the sentence itself, or,
-    when its subject is a pronoun for something the sentence before names ("它们是 17,786,419
-    的大洛杉矶地区…", "It reached Hangzhou in 610."), that sentence and the one before it
-    in the same paragraph, so that the quote says what it is about."""
+    when its subject is a pronoun for something the sentence before names ("它们的人口是
+    120万…", "It reached the coast in 610."), that sentence and the one before it in the
+    same paragraph, so that the quote says what it is about."""
     if not opens_leaning(sentence.text):
         return sentence.start, sentence.end
     before = [

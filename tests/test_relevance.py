@@ -403,19 +403,19 @@ def test_the_pieces_a_chinese_word_is_cut_into_are_said_as_one_facet():
 
 def test_a_quote_whose_subject_points_back_carries_the_sentence_it_points_to():
     text = (
-        "# Population\n\nSouthern California has two extended metropolitan areas. They are "
-        "Greater Los Angeles with 17,786,419 people and San Diego with 5,105,768.\n\n"
+        "# Population\n\nThe northern province has two large metropolitan areas. They are "
+        "Greater Marrow with 6,214,300 people and Port Selby with 2,105,900.\n\n"
         "It is sunny. Farming grew.\n"
     )
     doc = Document.of(text)
     they = next(s for s in doc.sentences if s.text.startswith("They are"))
     start, end = quote_bounds(doc, they)
-    assert text[start:end].startswith("Southern California has two")
-    assert text[start:end].endswith("5,105,768.")
+    assert text[start:end].startswith("The northern province has two")
+    assert text[start:end].endswith("2,105,900.")
     sunny = next(s for s in doc.sentences if s.text.startswith("It is sunny"))
     assert quote_bounds(doc, sunny) == (sunny.start, sunny.end)  # a new paragraph
     farming = next(s for s in doc.sentences if s.text.startswith("Farming"))
     assert quote_bounds(doc, farming) == (farming.start, farming.end)
-    zh = Document.of("南加州有两个特大都市区。它们是大洛杉矶地区和圣地亚哥地区。\n")
+    zh = Document.of("北省有两个特大都市区。它们是石湾都市区和青港都市区。\n")
     they_zh = next(s for s in zh.sentences if s.text.startswith("它们"))
-    assert zh.text[slice(*quote_bounds(zh, they_zh))].startswith("南加州有两个")
+    assert zh.text[slice(*quote_bounds(zh, they_zh))].startswith("北省有两个")

@@ -223,11 +223,14 @@ def question_kind(text: str) -> str:
         return "when"
     if re.search(
         r"\bhow (many|much|long|far|big|large|tall|high|deep|old|often)\b"
+        # a measure asked for by its name: "what is the population of", "the length of"
+        r"|\b(?:what|which) (?:is|was|are|were) the (?:population|number|size|length|height"
+        r"|width|depth|area|distance|amount|total|percentage|cost|price)\b"
         r"|多少|多长|多大|多远|多高|多久|几",
         low,
     ):
         return "number"
-    if re.search(r"\bwhy\b|为什么|为何|原因", low):
+    if re.search(r"\bwhy\b|\bwhat (?:caused|causes)\b|为什么|为何|原因|起因|缘由|缘故|理由", low):
         return "why"
     if re.search(r"\bwho\b|\bwhom\b|谁", low):
         return "who"

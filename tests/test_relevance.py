@@ -248,6 +248,14 @@ def test_how_many_is_answered_by_a_number_counted_as_the_question_counts():
     assert "3万只" in found[0].sentence.text
 
 
+def test_a_measure_asked_by_its_name_wants_a_number_and_a_cause_asked_for_wants_why():
+    assert question_kind("What is the population of Port Selby?") == "number"
+    assert question_kind("What was the length of the old wall?") == "number"
+    assert question_kind("What is the name of the river?") == "what"
+    assert question_kind("何为石溪大火的最初起因？") == "why"
+    assert question_kind("What caused the fire at the mill?") == "why"
+
+
 def test_a_period_asked_for_in_chinese_wants_a_date():
     assert question_kind("向平是什么时期的人？") == "when"
     assert question_kind("第二届议会在什么时间结束？") == "when"

@@ -288,8 +288,16 @@ _NUMBER_WORD = re.compile(
 )
 #: What a Chinese number may be counted in: a measure word, a unit of time, age, people.
 _COUNTS_IN = f"{ZH_MEASURE_WORDS}年月天日周岁人"
-#: Units a number is measured in, not counted (公里, 英亩, %).
-_MEASURED = tuple(u for u in UNITS if u not in ZH_MEASURE_WORDS and u != "人")
+#: A unit a number is measured in, not counted (公里, 英亩, %), after the number.
+_MEASURED = re.compile(
+    r"\s*(?:"
+    + "|".join(
+        re.escape(u)
+        for u in sorted(UNITS, key=len, reverse=True)
+        if u not in ZH_MEASURE_WORDS and u != "人"
+    )
+    + ")"
+)
 #: What a Chinese "how many" counts in when it says so: 多少所 (a measure word), 几年, 多少人.
 _ZH_COUNTED_IN = re.compile(rf"(?:多少|几)\s?([{_COUNTS_IN}])")
 _ZH_COUNT = re.compile(
@@ -315,8 +323,7 @@ def has_count(text: str, measure: str) -> bool:
         counted = match.group("measure")
         if counted == measure:
             return True
-        after = said[match.end() :].lstrip()
-        measured = any(after.startswith(unit) for unit in _MEASURED)  # 21英亩, 5.3%
+        measured = _MEASURED.match(said, match.end()) is not None  # 21英亩, 5.3%
         if not counted and not measured and match.group("number")[0].isdigit():
             return True
     return False

@@ -1506,10 +1506,17 @@ def _gives_number(focus: Focus, text: str) -> bool:
     """Whether a sentence gives the number a "how many" part asks for: one counted as the
     question counts (两所 for 多少所大学, not 一年) when a Chinese question says how,
     else any quantity the question does not give itself."""
-    measure = counted_in(focus.text)
+    return _gives_number_to(focus.text, text)
+
+
+@lru_cache(maxsize=8192)
+def _gives_number_to(question: str, text: str) -> bool:
+    """:func:`_gives_number` by the part's text: :func:`assess` asks it for its penalty
+    and :func:`answer_type_bonus` for its bonus, for the same sentence."""
+    measure = counted_in(question)
     if measure:
         return has_count(text, measure)
-    return has_quantity(_new_to(focus.text, plain(text)))
+    return has_quantity(_new_to(question, plain(text)))
 
 
 def _names_a_kind(focus: Focus, text: str) -> bool:

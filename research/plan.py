@@ -90,6 +90,10 @@ class SubQuestion:
     queries: list[str]
     status: str = "pending"
     evidence_ids: list[str] = field(default_factory=list)
+    #: the part as the question words it, when the planner lent it the subject another
+    #: clause names (荷兰三角洲 for 什么流经宾根和波恩之间？): the part may be about a
+    #: subject of its own ("" when nothing was lent)
+    own: str = ""
 
 
 @dataclass
@@ -131,7 +135,7 @@ class Plan:
     def focus(self, sub: SubQuestion, glossary: Glossary | None = None) -> Focus:
         """The relevance focus of one sub-question among its siblings."""
         siblings = [s.text for s in self.subquestions]
-        return Focus.build(sub.text, siblings, self.question, glossary=glossary)
+        return Focus.build(sub.text, siblings, self.question, glossary=glossary, as_asked=sub.own)
 
 
 class PlannedSubQuestion(BaseModel):
@@ -395,19 +399,23 @@ def offline_plan(question: str) -> Plan:
     """Break ``question`` into sub-questions with keyword queries, deterministically."""
     question = " ".join(question.split())
     if is_cjk(question):
-        texts = _split_zh(question)
+        split = _split_zh(question)
         lang = "zh"
     else:
-        texts = _split_en(question)
+        split = [(text, "") for text in _split_en(question)]
         lang = "en"
-    texts = list(dict.fromkeys(t for t in texts if t))[:MAX_SUBQUESTIONS] or [question]
+    owns: dict[str, str] = {}  # each part once, with what it says in its own words
+    for text, own in split:
+        if text:
+            owns.setdefault(text, own)
+    texts = list(owns)[:MAX_SUBQUESTIONS] or [question]
     subs: list[SubQuestion] = []
     for i, text in enumerate(texts, 1):
         if subs and _bare(text):  # "…, and why?" asks it of the part before: search that
             queries = list(subs[-1].queries)
         else:
             queries = keyword_queries(text, question, texts)
-        subs.append(SubQuestion(f"q{i}", text, queries))
+        subs.append(SubQuestion(f"q{i}", text, queries, own=owns.get(text, "")))
     return Plan(question, lang, subs)
 
 
@@ -588,10 +596,14 @@ _ZH_AND = frozenset(["并", "并且", "而且", "以及", "同时"])
 _ZH_NEGATIONS = frozenset("不没非未无")
 
 
-def _zh_verb_phrases(clause: str) -> list[str]:
+def _zh_verb_phrases(clause: str) -> list[tuple[str, bool]]:
     """A clause cut where a conjunction joins two verb phrases (jieba's words, so that
     合并 is not cut at 并). 并 before a negation stresses it and joins nothing (石桥*并*不是
-    最常走的路线)."""
+    最常走的路线).
+
+    A later phrase that asks nothing shares what the first says before its verb: its
+    setting, subject and question word (欧洲何时恢复*并*全部被森林覆盖 gives 欧洲何时全部被
+    森林覆盖). Each phrase comes with whether it was given that head."""
     out, current = [], ""
     tagged = zh_tagged(clause)
     for i, pair in enumerate(tagged):
@@ -602,7 +614,13 @@ def _zh_verb_phrases(clause: str) -> list[str]:
             current = ""
         else:
             current += pair.word
-    return [p for p in [*out, current] if p]
+    phrases = [p for p in [*out, current] if p]
+    asked = ZH_ASKS.search(phrases[0]) if phrases else None
+    head = phrases[0][: asked.end()] if asked and asked.end() < len(phrases[0]) else ""
+    return [
+        (f"{head}{p}", True) if j and head and not _zh_asks(p) else (p, False)
+        for j, p in enumerate(phrases)
+    ]
 
 
 #: A Chinese clause that stops where its answer would be (…的首都是？, …意为，) asks it.
@@ -636,10 +654,14 @@ def _zh_named(clause: str) -> bool:
 _ZH_LIST = re.compile(r"([、，,：:])")
 
 
-def _split_zh(question: str) -> list[str]:
+def _split_zh(question: str) -> list[tuple[str, str]]:
     """One clause per thing asked: questions in a row (…？…？), a list of questions after a
     colon or joined by 、 or ，, each piece that asks something ("谁发明的、何时开始商用、
-    为什么会衰减"), and verb phrases joined by 并/而且/以及/同时."""
+    为什么会衰减"), and verb phrases joined by 并/而且/以及/同时.
+
+    A clause that names no subject before it asks (为什么衰落) is given the question's;
+    each clause comes with its own words when it was so given but not listed after
+    another of its sentence (see :attr:`SubQuestion.own`)."""
     lead, rest = lead_subject(question)
     pieces: list[tuple[str, bool]] = []
     for sentence in (p.strip() for p in _ZH_SPLIT.split(rest) if p.strip()):
@@ -672,7 +694,8 @@ def _split_zh(question: str) -> list[str]:
     # that sentence's subject; a sentence of its own may name another.
     clauses: list[tuple[str, bool]] = []
     for part, listed in pieces:
-        clauses.extend((c, listed or j > 0) for j, c in enumerate(_zh_verb_phrases(part)))
+        phrases = _zh_verb_phrases(part)
+        clauses.extend((c, listed or (j > 0 and not head)) for j, (c, head) in enumerate(phrases))
     subject = lead or entity(question)
     if not lead and not telling(subject):
         subject = ""  # a common word (条件, 情况) is nothing to give the other pieces
@@ -688,9 +711,13 @@ def _split_zh(question: str) -> list[str]:
             if subject and text.startswith(pronoun):
                 text = subject + text[len(pronoun) :]
                 break
+        own = ""
         if subject and not _zh_mentions(text, subject) and (listed or not _zh_named(text)):
+            # a clause listed after another of its sentence (…位于哪里、海拔多少米) is
+            # about that one's subject; one asked on its own may be about another
+            own = "" if listed else text + "？"
             text = subject + ("" if _zh_asks(text) else first) + text
         if first.startswith("是") and text.startswith(subject + "是") and not text.endswith("的"):
             text += "的"
-        out.append(text + "？")
+        out.append((text + "？", own))
     return out

@@ -279,6 +279,10 @@ class Focus:
     #: a subject named by a title in 《》 that is a common word (《回家》): a page is about
     #: the work only where it writes the title in 《》 or is named by it
     titled: str = field(default="", compare=False, hash=False)
+    #: the part in its own words when the planner lent it another clause's subject and
+    #: it names a telling subject of its own (波恩 in 什么流经宾根和波恩之间): a sentence
+    #: may answer it as either
+    alternative: Focus | None = field(default=None, compare=False, hash=False)
 
     @property
     def words(self) -> tuple[str, ...]:
@@ -301,6 +305,7 @@ class Focus:
         question: str = "",
         rivals: bool = True,
         glossary: Glossary | None = None,
+        as_asked: str = "",
     ) -> Focus:
         """The focus of ``subquestion`` among the sub-questions of its plan.
 
@@ -310,7 +315,8 @@ class Focus:
         an entity, all terms are subject, and all must be met.
         With ``rivals``, the siblings' facets are kept too (see :func:`context_about`).
         A ``glossary`` (the user's words for their field) gives each facet the words
-        that meet it besides its own.
+        that meet it besides its own. ``as_asked`` is the part as the question words it
+        before the planner lent it a subject (see :attr:`alternative`).
         """
         glossary = glossary or Glossary()
         asked = _FRAMES.sub(" ", subquestion)
@@ -375,6 +381,10 @@ class Focus:
         titled = _zh_titled(question or subquestion)
         if titled != named or telling(titled):
             titled = ""  # a rare title names the work wherever it is written
+        alternative = None
+        if as_asked and as_asked != subquestion and telling(entity(as_asked)):
+            mine = [as_asked if s == subquestion else s for s in siblings]
+            alternative = cls.build(as_asked, mine, question, rivals, glossary)
         return cls(
             text=subquestion,
             subject=tuple(subject),
@@ -385,6 +395,7 @@ class Focus:
             rivals=others_facets,
             kinds=frozenset(named_kind_terms(subquestion)),
             titled=titled,
+            alternative=alternative,
         )
 
 
@@ -1394,7 +1405,19 @@ def assess(focus: Focus, doc: Document, index: int) -> Scored:
     subject of the page ("smelting them recovers the cobalt" on the lithium-ion batteries'
     recycling page). Naming one of the topics the title announces for the part counts
     as saying the facet itself.
+
+    A part the planner lent a subject is answered as well as the sentence answers it
+    either way: with that subject or as its own words ask (:attr:`Focus.alternative`).
     """
+    scored = _assess(focus, doc, index)
+    if focus.alternative is not None:
+        other = _assess(focus.alternative, doc, index)
+        if other.score > scored.score:
+            return other
+    return scored
+
+
+def _assess(focus: Focus, doc: Document, index: int) -> Scored:
     sentence = doc.sentences[index]
     written = plain(sentence.text)
     title = doc.title_terms

@@ -65,6 +65,23 @@ def test_bing_before_a_negation_stresses_it_and_joins_no_two_questions():
     assert len(two) == 2
 
 
+def test_a_chinese_verb_phrase_after_bing_shares_the_setting_subject_and_question_word():
+    """…青石镇何时停电并全部被大雪覆盖: the second verb phrase asks 何时 of 青石镇 too."""
+    plan = offline_plan("入冬以来，青石镇何时停电并全部被大雪覆盖？")
+    texts = [s.text for s in plan.subquestions]
+    assert texts == ["入冬以来，青石镇何时停电？", "入冬以来，青石镇何时全部被大雪覆盖？"]
+
+
+def test_a_chinese_part_lent_another_clauses_subject_keeps_its_own_words():
+    plan = offline_plan("白沙镇始建于哪一年？用来测量冰川厚度的仪器叫什么？")
+    first, second = plan.subquestions
+    assert second.text == "白沙镇用来测量冰川厚度的仪器叫什么？"
+    assert second.own == "用来测量冰川厚度的仪器叫什么？" and first.own == ""
+    assert Plan.from_dict(plan.to_dict()).subquestions[1].own == second.own
+    assert plan.focus(second).alternative.core == ("冰川厚度",)  # its own subject
+    assert plan.focus(first).alternative is None
+
+
 def test_a_chinese_clause_that_stops_where_its_answer_goes_asks_it():
     """石溪镇的旧称是，… is two questions: the first leaves a blank for its answer."""
     texts = [s.text for s in offline_plan("石溪镇的旧称是，石溪镇有多少人？").subquestions]
@@ -143,6 +160,7 @@ def test_a_plan_round_trips_through_json():
         "queries",
         "status",
         "evidence_ids",
+        "own",
     }
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from research.plan import offline_plan
 from research.relevance import (
     THRESHOLD,
     Document,
@@ -427,3 +428,16 @@ def test_a_quote_whose_subject_points_back_carries_the_sentence_it_points_to():
     zh = Document.of("北省有两个特大都市区。它们是石湾都市区和青港都市区。\n")
     they_zh = next(s for s in zh.sentences if s.text.startswith("它们"))
     assert zh.text[slice(*quote_bounds(zh, they_zh))].startswith("北省有两个")
+
+
+def test_a_part_lent_a_subject_is_answered_by_a_sentence_about_its_own():
+    """白沙镇 was lent to a part that asks about 冰川厚度: a page on glaciers answers it,
+    though it never names the town."""
+    plan = offline_plan("白沙镇始建于哪一年？用来测量冰川厚度的仪器叫什么？")
+    part = plan.subquestions[1]
+    page = "# 冰川\n\n冰川研究常用多种仪器。用来测量冰川厚度的仪器叫探冰雷达，它能穿透冰层。\n"
+    doc = Document.prepare(page, "冰川")
+    lent_only = Focus.build(part.text, [s.text for s in plan.subquestions], plan.question)
+    assert not relevant(lent_only, doc)
+    found = [s.sentence.text for s in relevant(plan.focus(part), doc)]
+    assert found[:1] == ["用来测量冰川厚度的仪器叫探冰雷达，它能穿透冰层。"]

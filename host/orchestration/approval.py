@@ -358,7 +358,7 @@ def _show(terminal: Terminal, plan: Plan) -> None:
 
 
 def _review(terminal: Terminal, plan: Plan) -> Plan:
-    subs = [SubQuestion(s.id, s.text, list(s.queries)) for s in plan.subquestions]
+    subs = [SubQuestion(s.id, s.text, list(s.queries), own=s.own) for s in plan.subquestions]
     changed = False
     while True:
         _show(terminal, Plan(plan.question, plan.language, subs, planner=plan.planner))

@@ -599,7 +599,8 @@ _ZH_NEGATIONS = frozenset("不没非未无")
 def _zh_verb_phrases(clause: str) -> list[tuple[str, bool]]:
     """A clause cut where a conjunction joins two verb phrases (jieba's words, so that
     合并 is not cut at 并). 并 before a negation stresses it and joins nothing (石桥*并*不是
-    最常走的路线).
+    最常走的路线), and so does one after words that ask nothing yet (如果两个整数相乘*并*
+    输出一个值，…) or inside a preposition's phrase (与哪些药物*同时*使用).
 
     A later phrase that asks nothing shares what the first says before its verb: its
     setting, subject and question word (欧洲何时恢复*并*全部被森林覆盖 gives 欧洲何时全部被
@@ -609,7 +610,17 @@ def _zh_verb_phrases(clause: str) -> list[tuple[str, bool]]:
     for i, pair in enumerate(tagged):
         after = "".join(p.word for p in tagged[i + 1 :])
         stress = pair.word == "并" and after[:1] in _ZH_NEGATIONS
-        if pair.word in _ZH_AND and current and len(CJK.findall(after)) >= 2 and not stress:
+        # a phrase that asks nothing before it joins verbs of a setting (如果两个整数相乘
+        # *并*输出一个值，…称为什么), not two questions
+        asking = _zh_asks("".join(out) + current)
+        if (
+            pair.word in _ZH_AND
+            and current
+            and asking
+            and not _open_frame(tagged[:i])
+            and len(CJK.findall(after)) >= 2
+            and not stress
+        ):
             out.append(current)
             current = ""
         else:
@@ -621,6 +632,14 @@ def _zh_verb_phrases(clause: str) -> list[tuple[str, bool]]:
         (f"{head}{p}", True) if j and head and not _zh_asks(p) else (p, False)
         for j, p in enumerate(phrases)
     ]
+
+
+def _open_frame(tagged: list[Any]) -> bool:
+    """Whether the words end inside a preposition's phrase: a preposition with no verb
+    after it (…与哪些药物), which the next word closes (同时使用)."""
+    flags = [p.flag for p in tagged]
+    opened = max((i for i, f in enumerate(flags) if f == "p"), default=-1)
+    return opened >= 0 and not any(f.startswith("v") for f in flags[opened + 1 :])
 
 
 #: A Chinese clause that stops where its answer would be (…的首都是？, …意为，) asks it.

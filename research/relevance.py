@@ -589,8 +589,25 @@ ZH_QUESTION_WORDS = (
 )
 
 
-#: What makes a Chinese text ask something: a question word, 谁, 哪, 几 or 吗.
-ZH_ASKS = re.compile("|".join([*ZH_QUESTION_WORDS, "谁", "哪", "几", "吗"]))
+#: What makes a Chinese text ask something: a question word, 谁, 哪, 几 or 吗; 何 before
+#: what it asks of (何处, 何人, 何为; not 任何 or 几何); 多 before an adjective of measure
+#: (多远, 多高; not 很多 or 许多); 能否 and 可否; a verb asked as yes or no (是不是, 有没有).
+ZH_ASKS = re.compile(
+    "|".join(
+        [
+            *ZH_QUESTION_WORDS,
+            "谁",
+            "哪",
+            "几",
+            "吗",
+            r"(?<![任几])何[处地人种为以故在]",
+            r"(?<![很许最更较诸众好])多[远久长大高深重宽厚快老]",
+            "能否",
+            "可否",
+            r"([\u4e00-\u9fff])[不没]\1",
+        ]
+    )
+)
 
 #: A lead that names the subject before the questions ("Lithium-ion batteries: who …").
 _LEAD = re.compile(r"^(?P<lead>[^:：?？]{2,80})[:：]\s*(?P<rest>\S.*)$")

@@ -72,6 +72,23 @@ def test_a_chinese_verb_phrase_after_bing_shares_the_setting_subject_and_questio
     assert texts == ["入冬以来，青石镇何时停电？", "入冬以来，青石镇何时全部被大雪覆盖？"]
 
 
+@pytest.mark.parametrize(
+    ("question", "count"),
+    [
+        ("石溪镇是以谁的名字命名的，石溪镇离白沙镇有多远？", 2),  # 多 before a measure
+        ("石溪电台的呼号还在何处使用，石溪电台哪一年开播？", 2),  # 何 before what it asks
+        ("何为石溪病的起因，石溪镇有多少人？", 2),
+        ("石溪镇有没有图书馆，石溪镇有多少人？", 2),  # a verb asked as yes or no
+        ("很多学校有图书馆，石溪大学建于哪一年？", 1),  # 很多 asks nothing: a lead-in
+        ("任何人都能进入，石溪大学建于哪一年？", 1),
+        ("如果两个整数相乘并输出一个值，这个集合称为什么？", 1),  # 并 inside a setting
+        ("石溪药有时与哪些药物同时使用？", 1),  # 同时 closes 与's phrase
+    ],
+)
+def test_every_chinese_way_of_asking_starts_a_part_of_its_own(question, count):
+    assert len(offline_plan(question).subquestions) == count
+
+
 def test_a_chinese_part_lent_another_clauses_subject_keeps_its_own_words():
     plan = offline_plan("白沙镇始建于哪一年？用来测量冰川厚度的仪器叫什么？")
     first, second = plan.subquestions

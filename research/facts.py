@@ -329,6 +329,21 @@ def has_count(text: str, measure: str) -> bool:
     return False
 
 
+#: A span of time in Chinese: a number of years, months, days, weeks, hours or centuries
+#: (六年, 50多年, 三个月, 10天); not a year (2000年, 于605年), a date (2月28日) or 第二年.
+_SPAN_UNIT = r"\s?(?:多|余)?\s?(?:年(?![级代月底初])|个月|个?世纪|个?星期|个?小时|天|周|分钟)"
+_ZH_SPAN = re.compile(
+    rf"(?<![\d于在从自第])(?!(?:1\d{{3}}|20\d{{2}})\s?年)\d+{_SPAN_UNIT}"
+    rf"|(?<![{_ZH_NUMERAL}〇零同这那第每当前后去明今])[{_ZH_NUMERAL}几数]+{_SPAN_UNIT}"
+)
+
+
+def has_span(text: str) -> bool:
+    """Whether a Chinese text gives a span of time (六年, 三个月, 50多年): the answer to
+    多久 or 多长时间."""
+    return _ZH_SPAN.search(plain(text)) is not None
+
+
 def has_quantity(text: str) -> bool:
     """Whether ``text`` gives a quantity: one with a unit or a counted noun (see
     :func:`quantities`), a number that can only be one (see :data:`_BARE_COUNT`), or a

@@ -91,7 +91,7 @@ class SubQuestion:
     status: str = "pending"
     evidence_ids: list[str] = field(default_factory=list)
     #: the part as the question words it, when the planner lent it the subject another
-    #: clause names (荷兰三角洲 for 什么流经宾根和波恩之间？): the part may be about a
+    #: clause names (白沙镇 for 什么流经青石山和黑水岭之间？): the part may be about a
     #: subject of its own ("" when nothing was lent)
     own: str = ""
 
@@ -599,19 +599,19 @@ _ZH_NEGATIONS = frozenset("不没非未无")
 def _zh_verb_phrases(clause: str) -> list[tuple[str, bool]]:
     """A clause cut where a conjunction joins two verb phrases (jieba's words, so that
     合并 is not cut at 并). 并 before a negation stresses it and joins nothing (石桥*并*不是
-    最常走的路线), and so does one after words that ask nothing yet (如果两个整数相乘*并*
-    输出一个值，…) or inside a preposition's phrase (与哪些药物*同时*使用).
+    最常走的路线), and so does one after words that ask nothing yet (如果两块石板相叠*并*
+    压紧，…) or inside a preposition's phrase (与哪些茶*同时*饮用).
 
     A later phrase that asks nothing shares what the first says before its verb: its
-    setting, subject and question word (欧洲何时恢复*并*全部被森林覆盖 gives 欧洲何时全部被
-    森林覆盖). Each phrase comes with whether it was given that head."""
+    setting, subject and question word (青石镇何时停电*并*全部被大雪覆盖 gives 青石镇何时全部
+    被大雪覆盖). Each phrase comes with whether it was given that head."""
     out, current = [], ""
     tagged = zh_tagged(clause)
     for i, pair in enumerate(tagged):
         after = "".join(p.word for p in tagged[i + 1 :])
         stress = pair.word == "并" and after[:1] in _ZH_NEGATIONS
-        # a phrase that asks nothing before it joins verbs of a setting (如果两个整数相乘
-        # *并*输出一个值，…称为什么), not two questions
+        # a phrase that asks nothing before it joins verbs of a setting (如果两块石板相叠
+        # *并*压紧，…称为什么), not two questions
         asking = _zh_asks("".join(out) + current)
         if (
             pair.word in _ZH_AND
@@ -636,7 +636,7 @@ def _zh_verb_phrases(clause: str) -> list[tuple[str, bool]]:
 
 def _open_frame(tagged: list[Any]) -> bool:
     """Whether the words end inside a preposition's phrase: a preposition with no verb
-    after it (…与哪些药物), which the next word closes (同时使用)."""
+    after it (…与哪些茶), which the next word closes (同时饮用)."""
     flags = [p.flag for p in tagged]
     opened = max((i for i, f in enumerate(flags) if f == "p"), default=-1)
     return opened >= 0 and not any(f.startswith("v") for f in flags[opened + 1 :])

@@ -36,9 +36,18 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from functools import lru_cache
+from itertools import pairwise
 from typing import Any
 
-from .facts import counted_in, has_count, has_date, has_quantity, opens_leaning, states_cause
+from .facts import (
+    counted_in,
+    has_count,
+    has_date,
+    has_quantity,
+    has_span,
+    opens_leaning,
+    states_cause,
+)
 from .facts import years as facts_years
 from .text import (
     CJK,
@@ -258,6 +267,12 @@ class Facet:
     #: for a Chinese noun naming the kind of answer asked for (城市 in 哪个城市), the
     #: question's words: a new word ending as the kind does (重庆市) names one
     kind_of: frozenset[str] = frozenset()
+    #: a Chinese localizer (方位词: 旁边, 附近, 之间): it places the answer rather than
+    #: says what it is about, and another localizer places it nearly as well (沿岸)
+    relation: bool = False
+    #: the Chinese verb a "how long" asks with (持续 in 持续了多久): a sentence giving a
+    #: span of time says what it does in other words (…在六年内结束)
+    measures: bool = False
 
 
 @dataclass(frozen=True)
@@ -280,7 +295,7 @@ class Focus:
     #: the work only where it writes the title in 《》 or is named by it
     titled: str = field(default="", compare=False, hash=False)
     #: the part in its own words when the planner lent it another clause's subject and
-    #: it names a telling subject of its own (波恩 in 什么流经宾根和波恩之间): a sentence
+    #: it names a telling subject of its own (黑水岭 in 什么流经青石山和黑水岭之间): a sentence
     #: may answer it as either
     alternative: Focus | None = field(default=None, compare=False, hash=False)
 
@@ -358,6 +373,7 @@ class Focus:
         own = [t for t in own if t in subject or t not in kinds]
         phrases = _phrases(subquestion, [t for t in own if t not in subject])
         zh_kinds = zh_kind_nouns(subquestion)
+        measured = zh_measuring_verbs(subquestion)
         asked_terms = frozenset(terms(subquestion))
         facets = tuple(
             Facet(
@@ -368,6 +384,8 @@ class Focus:
                 morphemes(t),
                 glossary.same(t),
                 asked_terms if t in zh_kinds else frozenset(),
+                localizer(t),
+                t in measured,
             )
             for t in own
             if t not in subject
@@ -474,6 +492,26 @@ def morphemes(term: str) -> frozenset[str]:
 
 def _shares_morpheme(facet: Facet, said: set[str]) -> bool:
     return any(ch in word for word in said for ch in facet.morphemes)
+
+
+def zh_measuring_verbs(text: str) -> set[str]:
+    """The verbs a Chinese question asks how long with: the verb right before 多久 or
+    多长时间 (持续 in 持续了多久, 存在 in 存在了多长时间)."""
+    tagged = [p for p in zh_tagged(text) if p.word.strip() and p.word not in ("了", "过")]
+    return {
+        before.word
+        for before, word in pairwise(tagged)
+        if before.flag.startswith(("v", "a")) and re.match("多久|多长", word.word)
+    }
+
+
+@lru_cache(maxsize=4096)
+def localizer(term: str) -> bool:
+    """Whether a Chinese word is a localizer (方位词) in jieba's word list: it says where
+    or when relative to something (旁边, 沿岸, 之间, 之后)."""
+    if len(term) < 2 or not all(CJK.match(ch) for ch in term):
+        return False
+    return _posseg().dt.word_tag_tab.get(term, "") == "f"
 
 
 @dataclass(frozen=True)
@@ -1388,6 +1426,9 @@ def _subject_score(focus: Focus, doc: Document, index: int, context: set[str]) -
         on_page = _has_core(focus.core, doc.lowered)
         if on_page and focus.core and focus.core[-1] in own_terms:
             return 0.95  # "the tower" on a page about the Eiffel Tower
+        prior = _leaned_on(doc, doc.sentences[index]) if on_page else None
+        if prior is not None and _has_core(focus.core, _normal(prior.text)):
+            return 0.95  # "It …" after the sentence naming the subject
         if on_page:
             return 0.8 if _speaks_of(focus.core, doc, index) else PASSING
         total = sum(focus.subject_weights.values()) or 1.0
@@ -1470,6 +1511,15 @@ def _assess(focus: Focus, doc: Document, index: int) -> Scored:
         max(m, KIND_NAMED) if f.kind_of and f.term not in said and names_kind(f, written) else m
         for f, m in zip(focus.facets, matches, strict=True)
     ]
+    if any(f.measures for f in focus.facets) and has_span(sentence.text):  # …在六年内结束
+        matches = [
+            max(m, SAID) if f.measures else m for f, m in zip(focus.facets, matches, strict=True)
+        ]
+    if any(f.relation for f in focus.facets) and any(localizer(t) for t in said):
+        matches = [
+            max(m, MORPHEME) if f.relation else m
+            for f, m in zip(focus.facets, matches, strict=True)
+        ]
     facets = _geometric(_phrase_scores(focus.facets, matches))
     score = subject * facets
     if about_other_part(focus, doc, sentence.section):
@@ -1673,19 +1723,26 @@ def quote_bounds(doc: Document, sentence: Sentence) -> tuple[int, int]:
     when its subject is a pronoun for something the sentence before names ("它们的人口是
     120万…", "It reached the coast in 610."), that sentence and the one before it in the
     same paragraph, so that the quote says what it is about."""
+    prior = _leaned_on(doc, sentence)
+    return (prior.start if prior else sentence.start), sentence.end
+
+
+def _leaned_on(doc: Document, sentence: Sentence) -> Sentence | None:
+    """The sentence a sentence opening with a pronoun leans on: the one before it in its
+    paragraph, when that one does not lean on another itself."""
     if not opens_leaning(sentence.text):
-        return sentence.start, sentence.end
+        return None
     before = [
         s
         for s in doc.sentences
         if s.end <= sentence.start and s.section == sentence.section and s.kind == sentence.kind
     ]
     if not before:
-        return sentence.start, sentence.end
+        return None
     prior = before[-1]
     if "\n\n" in doc.text[prior.end : sentence.start] or opens_leaning(prior.text):
-        return sentence.start, sentence.end
-    return prior.start, sentence.end
+        return None
+    return prior
 
 
 def score_text(focus: Focus, text: str, title: str = "") -> float:

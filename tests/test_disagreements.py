@@ -13,6 +13,7 @@ from research.facts import (
     has_count,
     has_date,
     has_quantity,
+    has_span,
     quantities,
     states_cause,
     years,
@@ -219,3 +220,11 @@ def test_only_the_sources_a_report_cites_give_its_disagreements():
     (found,) = _disagreements(research, {"http://a.test/", "http://b.test/"})
     assert found.measure == "area"
     assert _disagreements(research, {"http://a.test/"}) == []
+
+
+def test_a_span_of_time_is_neither_a_year_nor_a_date():
+    """多久 is answered by 六年, 三个月, 50多年 or 10天; not by 2008年2月28日 or 于605年."""
+    for span in ["在六年内结束", "三个月后", "50多年", "10天", "两个世纪", "持续了 12 年"]:
+        assert has_span(span), span
+    for other in ["2008 年 2 月 28 日", "于605年建成", "第二年", "同一年", "三月", "1990年代"]:
+        assert not has_span(other), other

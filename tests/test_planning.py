@@ -81,8 +81,8 @@ def test_a_chinese_verb_phrase_after_bing_shares_the_setting_subject_and_questio
         ("石溪镇有没有图书馆，石溪镇有多少人？", 2),  # a verb asked as yes or no
         ("很多学校有图书馆，石溪大学建于哪一年？", 1),  # 很多 asks nothing: a lead-in
         ("任何人都能进入，石溪大学建于哪一年？", 1),
-        ("如果两个整数相乘并输出一个值，这个集合称为什么？", 1),  # 并 inside a setting
-        ("石溪药有时与哪些药物同时使用？", 1),  # 同时 closes 与's phrase
+        ("如果两块石板相叠并压紧，这种石墙称为什么？", 1),  # 并 inside a setting
+        ("石溪茶有时与哪些茶同时饮用？", 1),  # 同时 closes 与's phrase
     ],
 )
 def test_every_chinese_way_of_asking_starts_a_part_of_its_own(question, count):

@@ -441,3 +441,40 @@ def test_a_part_lent_a_subject_is_answered_by_a_sentence_about_its_own():
     assert not relevant(lent_only, doc)
     found = [s.sentence.text for s in relevant(plan.focus(part), doc)]
     assert found[:1] == ["用来测量冰川厚度的仪器叫探冰雷达，它能穿透冰层。"]
+
+
+def test_a_chinese_localizer_is_met_by_another_that_places_the_answer():
+    """旁边 asks where the river is relative to the town; 沿岸 places it as well."""
+    parts = ["白沙镇建于哪一年？", "白沙镇旁边是哪条河？"]
+    focus = Focus.build(parts[1], parts, "白沙镇建于哪一年，白沙镇旁边是哪条河？")
+    page = "# 白沙镇\n\n白沙镇建于1820年，是白沙县的县城。白沙镇位于青龙河沿岸，距省城约40公里。\n"
+    found = [s.sentence.text for s in relevant(focus, Document.prepare(page, "白沙镇"))]
+    assert found == ["白沙镇位于青龙河沿岸，距省城约40公里。"]
+
+
+def test_a_chinese_how_long_is_answered_by_the_span_whatever_its_verb():
+    """持续了多久 asks for a span of time: a sentence giving one answers it without 持续."""
+    parts = ["白沙之战持续了多久？", "白沙之战的起因是什么？"]
+    focus = Focus.build(parts[0], parts, "白沙之战持续了多久？白沙之战的起因是什么？")
+    page = "# 白沙之战\n\n白沙之战始于1801年的青石渡口之役，双方的战斗在五年内基本结束。\n"
+    found = [s.sentence.text for s in relevant(focus, Document.prepare(page, "白沙之战"))]
+    assert found == ["白沙之战始于1801年的青石渡口之役，双方的战斗在五年内基本结束。"]
+    other = Focus.build(parts[1], parts, "白沙之战持续了多久？白沙之战的起因是什么？")
+    assert not relevant(other, Document.prepare(page, "白沙之战"))  # gives no cause
+
+
+def test_a_sentence_opening_with_a_pronoun_is_about_what_the_one_before_names():
+    """它 after a sentence naming 白沙大学 is about it; after one naming nothing, it may
+    be about anything the page speaks of."""
+    parts = ["白沙大学建于哪一年？", "白沙大学在2000年获得什么称号？"]
+    focus = Focus.build(parts[1], parts, "白沙大学建于哪一年，白沙大学在2000年获得什么称号？")
+    page = (
+        "# 白沙大学\n\n白沙大学建于1901年，校园在江边。学校有十个学院。它在2000年获得年度"
+        "大学称号。\n\n白沙大学的图书馆很大。它在2000年获得年度大学称号。\n"
+    )
+    doc = Document.prepare(page, "白沙大学")
+    scored = assessed(focus, doc)
+    after_name = next(s for s in scored if s.sentence.start > page.index("图书馆"))
+    after_other = next(s for s in scored if "它" in s.sentence.text and s is not after_name)
+    assert after_name.subject > after_other.subject
+    assert after_name.score > after_other.score

@@ -443,24 +443,27 @@ def test_a_part_lent_a_subject_is_answered_by_a_sentence_about_its_own():
     assert found[:1] == ["用来测量冰川厚度的仪器叫探冰雷达，它能穿透冰层。"]
 
 
+def _relevant_lines(parts: list[str], part: int, page: str, title: str) -> list[str]:
+    """The sentences of ``page`` relevant to ``parts[part]``, asked as parts in a row."""
+    focus = Focus.build(parts[part], parts, "".join(parts))
+    return [s.sentence.text for s in relevant(focus, Document.prepare(page, title))]
+
+
 def test_a_chinese_localizer_is_met_by_another_that_places_the_answer():
     """旁边 asks where the river is relative to the town; 沿岸 places it as well."""
     parts = ["白沙镇建于哪一年？", "白沙镇旁边是哪条河？"]
-    focus = Focus.build(parts[1], parts, "白沙镇建于哪一年，白沙镇旁边是哪条河？")
     page = "# 白沙镇\n\n白沙镇建于1820年，是白沙县的县城。白沙镇位于青龙河沿岸，距省城约40公里。\n"
-    found = [s.sentence.text for s in relevant(focus, Document.prepare(page, "白沙镇"))]
+    found = _relevant_lines(parts, 1, page, "白沙镇")
     assert found == ["白沙镇位于青龙河沿岸，距省城约40公里。"]
 
 
 def test_a_chinese_how_long_is_answered_by_the_span_whatever_its_verb():
     """持续了多久 asks for a span of time: a sentence giving one answers it without 持续."""
     parts = ["白沙之战持续了多久？", "白沙之战的起因是什么？"]
-    focus = Focus.build(parts[0], parts, "白沙之战持续了多久？白沙之战的起因是什么？")
     page = "# 白沙之战\n\n白沙之战始于1801年的青石渡口之役，双方的战斗在五年内基本结束。\n"
-    found = [s.sentence.text for s in relevant(focus, Document.prepare(page, "白沙之战"))]
+    found = _relevant_lines(parts, 0, page, "白沙之战")
     assert found == ["白沙之战始于1801年的青石渡口之役，双方的战斗在五年内基本结束。"]
-    other = Focus.build(parts[1], parts, "白沙之战持续了多久？白沙之战的起因是什么？")
-    assert not relevant(other, Document.prepare(page, "白沙之战"))  # gives no cause
+    assert not _relevant_lines(parts, 1, page, "白沙之战")  # it gives no cause
 
 
 def test_a_sentence_opening_with_a_pronoun_is_about_what_the_one_before_names():

@@ -654,7 +654,7 @@ def _zh_asks(text: str) -> bool:
 
 def _zh_mentions(text: str, subject: str) -> bool:
     """Whether a Chinese clause names the subject, whole or by one of its nouns
-    (肯尼亚 for 肯尼亚妓女)."""
+    (石溪 for 石溪茶农)."""
     nouns = [p.word for p in zh_tagged(subject) if len(p.word) >= 2]
     return subject in text or any(n in text for n in nouns)
 
@@ -693,7 +693,7 @@ def _split_zh(question: str) -> list[tuple[str, str]]:
                 marks.append(sep)
         joined: list[str] = []
         listing: list[bool] = []  # listed after 、 or a colon: shares the subject
-        lead_in = ""  # "2012年，肯尼亚……排名第几": a piece that asks nothing leads in
+        lead_in = ""  # "2012年，石溪……排名第几": a piece that asks nothing leads in
         for i, part in enumerate(parts):
             if _zh_asks(part):
                 listing.append(not lead_in and marks[i] in ("、", "：", ":"))

@@ -363,7 +363,7 @@ class Focus:
         shared = {t for t in own if others and sum(t in o for o in others) >= need}
         subject = [t for t in own if t in entity_terms or t in shared]
         if lead:  # the subject named before the parts, or by the question for a part
-            # that names none ("…in Kenya, and where do most working children work?")
+            # that names none ("…in Freedonia, and where do most of its farmers work?")
             subject = list(
                 dict.fromkeys([*(t for t in terms(lead) if t not in SCAFFOLD), *subject])
             )
@@ -826,8 +826,8 @@ def _zh_opening(clause: str, nouns: str) -> str:
 def _zh_entity(clause: str) -> str:
     """The first telling run of nouns of a Chinese clause, as written: one holding a word
     rarer than :data:`COMMON_ZIPF` (世界 is too common to name what 谁是当时世界第二大
-    石油生产国 asks about; in a clause of common nouns only, its first run). Names joined
-    by · or - are one (詹姆斯·赫顿); a number and measure word before a noun are skipped
+    茶叶生产国 asks about; in a clause of common nouns only, its first run). Names joined
+    by · or - are one (彼得·布兰森); a number and measure word before a noun are skipped
     (一个蜂群 → 蜂群)."""
 
     runs: list[list[str]] = []
@@ -890,7 +890,7 @@ def _common_opening(texts: list[str]) -> str:
 
 def telling(text: str) -> bool:
     """Whether a Chinese subject names something: one of its words is rarer than
-    :data:`COMMON_ZIPF` (赫顿, 石油生产国; not 条件 or 世界)."""
+    :data:`COMMON_ZIPF` (布兰森, 茶叶生产国; not 条件 or 世界)."""
     return any(rare(w) for w in words(text) if CJK.match(w))
 
 

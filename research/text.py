@@ -213,7 +213,7 @@ def terms(text: str) -> list[str]:
 
 def named_terms(text: str) -> set[str]:
     """The terms of ``text`` written as names: capitalised inside a sentence ("the *Golden
-    Gate*", "in *Kenya*"), and never in lower case there."""
+    Gate*", "in *Freedonia*"), and never in lower case there."""
     clean = "\n".join(plain(part) for part in text.split("\n\n"))
     capital, lower = set(), set()
     for match in re.finditer(r"[A-Za-z][\w'’-]*", clean):

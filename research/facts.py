@@ -264,16 +264,22 @@ def _is_year(raw: str) -> bool:
 
 
 _ZH_NUMERAL = "一二三四五六七八九十百千万两"
+#: Not a span of years: a year in digits (2000年), 年 of a grade, decade or date (五年级,
+#: 1990年代, 年底), and a numeral after one of these (同一年, 第二年, 去年), shared by
+#: :data:`_BARE_COUNT` and :data:`_ZH_SPAN`.
+_NOT_A_YEAR = r"(?!(?:1\d{3}|20\d{2})\s?年)"
+_SPAN_YEAR = "年(?![级代月底初])"
+_NOT_SPAN_BEFORE = f"{_ZH_NUMERAL}〇零同这那第每当前后去明今"
 #: A number that is a quantity even with nothing named after it: grouped or decimal
 #: ("12,000", "3.5"), two digits or more that are not a year, a Chinese count ("三座",
 #: "两所") or span of years ("50多年", "六年"). A year is no span of years: "2000年",
 #: "于605年"; nor is "同一年", "第二年" or "五年级".
 _BARE_COUNT = re.compile(
     r"\d{1,3}(?:,\d{3})+|\d+\.\d+|\b(?!1[0-9]{3}\b|20[0-9]{2}\b)\d{2,}\b"
-    r"|(?<![\d于在从自])(?<![于在从自]\s)(?!(?:1\d{3}|20\d{2})\s?年)"
+    rf"|(?<![\d于在从自])(?<![于在从自]\s){_NOT_A_YEAR}"
     r"\d+\s?(?:万|亿|千|百|多|余)?\s?(?:年|平方)"
     rf"|[{_ZH_NUMERAL}]+(?:[{ZH_MEASURE_WORDS}]|万|亿)"
-    rf"|(?<![{_ZH_NUMERAL}〇零同这那第每当前后去明今])[{_ZH_NUMERAL}]{{1,3}}(?:多|余)?年(?![级代月底初])"
+    rf"|(?<![{_NOT_SPAN_BEFORE}])[{_ZH_NUMERAL}]{{1,3}}(?:多|余)?{_SPAN_YEAR}"
 )
 
 
@@ -331,10 +337,10 @@ def has_count(text: str, measure: str) -> bool:
 
 #: A span of time in Chinese: a number of years, months, days, weeks, hours or centuries
 #: (六年, 50多年, 三个月, 10天); not a year (2000年, 于605年), a date (2月28日) or 第二年.
-_SPAN_UNIT = r"\s?(?:多|余)?\s?(?:年(?![级代月底初])|个月|个?世纪|个?星期|个?小时|天|周|分钟)"
+_SPAN_UNIT = rf"\s?(?:多|余)?\s?(?:{_SPAN_YEAR}|个月|个?世纪|个?星期|个?小时|天|周|分钟)"
 _ZH_SPAN = re.compile(
-    rf"(?<![\d于在从自第])(?!(?:1\d{{3}}|20\d{{2}})\s?年)\d+{_SPAN_UNIT}"
-    rf"|(?<![{_ZH_NUMERAL}〇零同这那第每当前后去明今])[{_ZH_NUMERAL}几数]+{_SPAN_UNIT}"
+    rf"(?<![\d于在从自第]){_NOT_A_YEAR}\d+{_SPAN_UNIT}"
+    rf"|(?<![{_NOT_SPAN_BEFORE}])[{_ZH_NUMERAL}几数]+{_SPAN_UNIT}"
 )
 
 

@@ -610,13 +610,12 @@ def _zh_verb_phrases(clause: str) -> list[tuple[str, bool]]:
     for i, pair in enumerate(tagged):
         after = "".join(p.word for p in tagged[i + 1 :])
         stress = pair.word == "并" and after[:1] in _ZH_NEGATIONS
-        # a phrase that asks nothing before it joins verbs of a setting (如果两块石板相叠
-        # *并*压紧，…称为什么), not two questions
-        asking = _zh_asks("".join(out) + current)
         if (
             pair.word in _ZH_AND
             and current
-            and asking
+            # a phrase that asks nothing before it joins verbs of a setting (如果两块石板
+            # 相叠*并*压紧，…称为什么), not two questions
+            and _zh_asks("".join(out) + current)
             and not _open_frame(tagged[:i])
             and len(CJK.findall(after)) >= 2
             and not stress

@@ -497,6 +497,8 @@ def _shares_morpheme(facet: Facet, said: set[str]) -> bool:
 def zh_measuring_verbs(text: str) -> set[str]:
     """The verbs a Chinese question asks how long with: the verb right before 多久 or
     多长时间 (持续 in 持续了多久, 存在 in 存在了多长时间)."""
+    if not re.search("多久|多长", text):  # Focus.build asks this of every part and rival
+        return set()
     tagged = [p for p in zh_tagged(text) if p.word.strip() and p.word not in ("了", "过")]
     return {
         before.word

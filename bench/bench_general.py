@@ -113,6 +113,7 @@ class QA:
 
     question: str
     answers: list[str]
+    paragraph: int = -1  # the index of the paragraph of its article that answers it
 
 
 @dataclass
@@ -173,17 +174,35 @@ def _zh_title(paragraph: str, shortest: int = 6, limit: int = 18) -> str:
     return (title or paragraph)[:limit].strip()
 
 
+def _title_of(paragraph: str, lang: str, words: int = 8, limit: int = 60) -> str:
+    """A page title from its own text in any language: the first clause, as
+    :func:`_zh_title` makes it for Chinese; elsewhere at most ``words`` words and
+    ``limit`` characters (cut at a space when there is one)."""
+    if lang == "zh":
+        return _zh_title(paragraph)
+    clause = re.split(r"[,;:.!?()\u060c\u061b\u0964\u3001]", paragraph.strip())[0].strip()
+    title = " ".join((clause or paragraph).split()[:words])
+    if len(title) > limit:
+        cut = title.rfind(" ", 0, limit)
+        title = title[: cut if cut > limit // 2 else limit]
+    return title.strip()
+
+
 def _qas(paragraphs: Sequence[dict[str, Any]]) -> list[QA]:
     out = []
-    for p in paragraphs:
+    for i, p in enumerate(paragraphs):
         for qa in p["qas"]:
             answers = list(dict.fromkeys(_clean(a["text"]) for a in qa["answers"]))
-            out.append(QA(_clean(qa["question"]), [a for a in answers if a]))
+            out.append(QA(_clean(qa["question"]), [a for a in answers if a], i))
     return out
 
 
 def load_xquad(gitdir: Path, lang: str) -> list[Article]:
-    """The 48 XQuAD articles of one language, keyed by their English title."""
+    """The 48 XQuAD articles of one language, keyed by their English title.
+
+    The English pages are titled by their article's title; the others by their own first
+    clause (:func:`_title_of`).
+    """
     need_repo(gitdir, "google-deepmind/xquad", "--xquad")
     english = git_json(gitdir, "xquad.en.json")["data"]
     data = english if lang == "en" else git_json(gitdir, f"xquad.{lang}.json")["data"]
@@ -191,7 +210,7 @@ def load_xquad(gitdir: Path, lang: str) -> list[Article]:
     for en, art in zip(english, data, strict=True):
         key = en["title"]
         paragraphs = [_clean(p["context"]) for p in art["paragraphs"]]
-        title = key.replace("_", " ") if lang == "en" else _zh_title(paragraphs[0])
+        title = key.replace("_", " ") if lang == "en" else _title_of(paragraphs[0], lang)
         page = CorpusPage(title, f"{lang}/{_slug(key)}", paragraphs, lang=lang)
         articles.append(Article(key, page, _qas(art["paragraphs"])))
     return articles
@@ -241,11 +260,13 @@ def is_zh(text: str) -> bool:
 
 
 def tokens(text: str) -> set[str]:
-    """Lower-cased content words (English) or character bigrams (Chinese)."""
-    if is_zh(text):
-        chars = re.findall(r"[\u4e00-\u9fff]|[A-Za-z0-9]+", text.lower())
+    """Lower-cased content words (English), words (other languages written with spaces)
+    or character bigrams (Chinese, Thai)."""
+    if is_zh(text) or re.search(r"[\u0e00-\u0e7f]", text):
+        chars = re.findall(r"[\u4e00-\u9fff\u0e00-\u0e7f]|[A-Za-z0-9]+", text.lower())
         return {a + b for a, b in itertools.pairwise(chars)} or set(chars)
-    words = re.findall(r"[a-z0-9]+", text.lower())
+    pattern = r"[a-z0-9]+" if text.isascii() else r"\w+"
+    words = re.findall(pattern, text.lower())
     return {w for w in words if w not in _STOP} or set(words)
 
 
@@ -257,6 +278,19 @@ def overlap(gold: str, part: str) -> float:
 
 def _bare(question: str) -> str:
     return question.strip().rstrip("?？ .。").strip()
+
+
+#: The question marks of XQuAD's languages: Latin and full-width, Greek, Arabic.
+_QUESTION_MARKS = ("?", "？", ";", "\u037e", "\u061f")
+
+
+def asked(question: str, lang: str) -> str:
+    """One question as it is asked alone: with its own question mark (English and Chinese
+    with ``?`` and ``？``; another language keeps its own mark, or is given ``?``)."""
+    if lang in ("en", "zh"):
+        return _bare(question) + ("？" if is_zh(question) else "?")
+    text = question.strip().rstrip(" .。")
+    return text if text.endswith(_QUESTION_MARKS) else text + "?"
 
 
 def _lower_first(question: str, context: str) -> str:
@@ -278,7 +312,10 @@ _ASKS = (
 
 
 def phrase(qas: Sequence[QA], page: CorpusPage, rng: random.Random) -> str:
-    """One natural question made of several, in the article's language."""
+    """One natural question made of several, in the article's language (a language other
+    than English and Chinese: the questions one after another, each with its own mark)."""
+    if page.lang not in ("en", "zh"):
+        return " ".join(asked(q.question, page.lang) for q in qas)
     qs = [_bare(q.question) for q in qas]
     if page.lang == "zh":
         if rng.random() < 0.5:
@@ -370,8 +407,7 @@ def make_cases(
         pool = pools[article.key]
         if pool:
             qa = pool.pop()
-            cases.append(Case("off", _bare(qa.question) + ("？" if is_zh(qa.question) else "?"),
-                              article, [qa]))  # fmt: skip
+            cases.append(Case("off", asked(qa.question, article.page.lang), article, [qa]))
     return cases, {a.key for a in off_articles}
 
 
@@ -404,6 +440,11 @@ class Outcome:
         return self.run_answered == 0 and not self.cited
 
 
+#: Languages whose answers are compared without spaces (written without spaces between
+#: words, so a page and a gold answer may space the same words differently).
+UNSPACED = ("zh", "th")
+
+
 def _norm_answer(text: str, zh: bool) -> str:
     return re.sub(r"\s+", "", text) if zh else re.sub(r"\s+", " ", text).lower()
 
@@ -423,7 +464,7 @@ def score(
     A part's answer lines are its section's cited lines and the summary line the report
     gives it (a part whose only evidence is its summary line has no section).
     """
-    zh = case.article.page.lang == "zh"
+    zh = case.article.page.lang in UNSPACED
     cited = cited_sources(report_md)
     all_lines = [ln.text for lines in report_parts(report_md).values() for ln in lines]
     gold_rows: list[dict[str, Any]] = []
@@ -559,11 +600,19 @@ def _pct(n: int, d: int) -> str:
     return f"{100 * n / d:.0f}%" if d else "-"
 
 
+def p90(values: Sequence[float]) -> float:
+    """The 90th percentile of ``values`` (the one value when there is one)."""
+    if len(values) < 2:
+        return values[0] if values else 0.0
+    return statistics.quantiles(values, n=10, method="inclusive")[-1]
+
+
 def table(set_name: str, outcomes: list[Outcome]) -> str:
     """One set's figures: a row per kind of question, then the targets."""
     head = (
         f"{set_name:<6} {'kind':<10} {'questions':>9} {'parts':>5} {'answered':>9} "
-        f"{'+summary':>8} {'precision':>9} {'nothing':>8} {'median s':>8} {'mean s':>7}"
+        f"{'+summary':>8} {'precision':>9} {'nothing':>8} {'median s':>8} {'mean s':>7} "
+        f"{'p90 s':>6}"
     )
     rows = [head, "-" * len(head)]
     for kind, label in (("multi", "multi-part"), ("off", "off-topic")):
@@ -585,7 +634,8 @@ def table(set_name: str, outcomes: list[Outcome]) -> str:
             nothing = _pct(sum(o.honest_nothing for o in got), len(got))
         rows.append(
             f"{'':<6} {label:<10} {len(got):>9} {n_parts:>5} {ans:>9} {sect:>8} {prec:>9} "
-            f"{nothing:>8} {statistics.median(secs):>8.1f} {statistics.mean(secs):>7.1f}"
+            f"{nothing:>8} {statistics.median(secs):>8.1f} {statistics.mean(secs):>7.1f} "
+            f"{p90(secs):>6.1f}"
         )
     targets = (
         f">={TARGETS['answered']:.0f}%",
@@ -669,7 +719,8 @@ def main() -> None:
         print(LEGEND)
         print(
             f"{len(secs)} questions in {time.perf_counter() - started:.0f} s; per question "
-            f"median {statistics.median(secs):.1f} s, mean {statistics.mean(secs):.1f} s"
+            f"median {statistics.median(secs):.1f} s, mean {statistics.mean(secs):.1f} s, "
+            f"90th percentile {p90(secs):.1f} s"
         )
     if args.json:
         args.json.write_text(

@@ -7,9 +7,9 @@ static server and the demo's search engines over them, and yields a
 it does for the bundled demo. :func:`research` runs the offline Host against such a world,
 quietly. Benchmarks on public reading-comprehension data build their worlds this way::
 
-    pages = [CorpusPage("Super Bowl 50", "en/super-bowl-50", ["Super Bowl 50 was ..."])]
+    pages = [CorpusPage("Branson-on-Lake", "en/branson-on-lake", ["Branson-on-Lake is ..."])]
     with corpus_world(pages, Path("/tmp/site")) as world:
-        result = asyncio.run(research("Who won Super Bowl 50?", world, Path("/tmp/runs")))
+        result = asyncio.run(research("Who founded Branson-on-Lake?", world, Path("/tmp/runs")))
         report = read_report(result)
 
 The second half reads the Markdown report a run writes
@@ -42,6 +42,7 @@ if TYPE_CHECKING:
 SITE_NAMES = {"en": "Open Reference Library", "zh": "开放百科文库"}
 
 _HOME = {"en": "Home", "zh": "首页"}
+_RELATED = {"en": "Related articles", "zh": "相关条目"}
 _INDEX_TITLE = {"en": "All articles", "zh": "全部条目"}
 _FOOTER = {
     "en": (
@@ -63,22 +64,33 @@ class CorpusPage:
 
     Attributes:
         title: The page's title (its ``<title>`` and ``<h1>``).
-        slug: Its path under the site without the extension, e.g. ``en/super-bowl-50``
-            (served as ``/en/super-bowl-50.html``).
+        slug: Its path under the site without the extension, e.g. ``en/branson-on-lake``
+            (served as ``/en/branson-on-lake.html``).
         paragraphs: The body text; each becomes a ``<p>``, one written as ``## Heading``
             becomes an ``<h2>``, and paragraphs written as ``- item`` in a row become
             the items of one ``<ul>``.
-        lang: The page's language, ``en`` or ``zh`` (its ``lang`` attribute).
+        lang: The page's language, e.g. ``en``, ``zh`` or ``de`` (its ``lang`` attribute);
+            the site's own words (navigation, footer) are Chinese for ``zh`` and English
+            for every other language.
+        site: The name of the site the page is on, in its header, ``<title>`` and footer
+            (empty: the name :data:`SITE_NAMES` gives its language).
+        nav: The link texts of a navigation list under the site's header.
+        aside: The link texts of a "related articles" list beside the article.
+        footer: Lines the footer shows before the site's own.
     """
 
     title: str
     slug: str
     paragraphs: list[str]
     lang: str = "en"
+    site: str = ""
+    nav: tuple[str, ...] = ()
+    aside: tuple[str, ...] = ()
+    footer: tuple[str, ...] = ()
 
     @property
     def path(self) -> str:
-        """The page's path on the site, e.g. ``en/super-bowl-50.html``."""
+        """The page's path on the site, e.g. ``en/branson-on-lake.html``."""
         return self.slug.strip("/") + ".html"
 
     @property
@@ -101,10 +113,23 @@ def _lang_attr(lang: str) -> str:
     return "zh-CN" if lang == "zh" else lang
 
 
-def _shell(lang: str, title: str, main_html: str) -> str:
-    """A whole HTML page: head, site header with navigation, main content, footer."""
+def _links(items: Sequence[str]) -> str:
+    """A ``<ul>`` of links to the site map, one per text."""
+    return (
+        "<ul>\n"
+        + "\n".join(f'<li><a href="/index.html">{html.escape(item)}</a></li>' for item in items)
+        + "\n</ul>"
+    )
+
+
+def _shell(lang: str, title: str, main_html: str, page: CorpusPage | None = None) -> str:
+    """A whole HTML page: head, site header with navigation, main content, footer (with
+    ``page``'s own site name, navigation list and footer lines when it has them)."""
     key = "zh" if lang == "zh" else "en"
-    site = SITE_NAMES[key]
+    site = html.escape(page.site) if page is not None and page.site else SITE_NAMES[key]
+    nav = f'\n<nav class="links">{_links(page.nav)}</nav>' if page is not None and page.nav else ""
+    lines = page.footer if page is not None else ()
+    footer = "".join(f"<p>{html.escape(line)}</p>" for line in lines) + _FOOTER[key]
     search = "搜索" if key == "zh" else "Search"
     return f"""<!DOCTYPE html>
 <html lang="{_lang_attr(lang)}">
@@ -120,9 +145,9 @@ def _shell(lang: str, title: str, main_html: str) -> str:
     }</a></nav>
 <form class="search" role="search"><input name="q" placeholder="{search}"><button>{
         search
-    }</button></form></header>
+    }</button></form></header>{nav}
 {main_html}
-<footer class="site">{_FOOTER[key]}</footer>
+<footer class="site">{footer}</footer>
 </body>
 </html>
 """
@@ -144,8 +169,13 @@ def page_html(page: CorpusPage) -> str:
         elif paragraph.strip():
             blocks.append(f"<p>{html.escape(paragraph.strip())}</p>")
     article = "\n".join(blocks)
-    main = f"<main><article>\n<h1>{html.escape(page.title)}</h1>\n{article}\n</article></main>"
-    return _shell(page.lang, page.title, main)
+    aside = ""
+    if page.aside:
+        heading = _RELATED["zh" if page.lang == "zh" else "en"]
+        aside = f'\n<aside class="related"><h2>{heading}</h2>\n{_links(page.aside)}</aside>'
+    title = html.escape(page.title)
+    main = f"<main><article>\n<h1>{title}</h1>\n{article}\n</article>{aside}</main>"
+    return _shell(page.lang, page.title, main, page)
 
 
 def _index_html(pages: Sequence[CorpusPage]) -> str:

@@ -1,0 +1,927 @@
+"""Benchmarks shaped like research: parts on different pages, several pages per subject, long
+pages, other languages and the user's own files, beside today's single-page sets.
+
+Usage:
+    .venv/bin/python bench/bench_shapes.py --quick      # a few minutes: a small fixed sample
+                                                        # of the tune half of every set
+    .venv/bin/python bench/bench_shapes.py --set pairs,long --split tune --limit 6
+    .venv/bin/python bench/bench_shapes.py [--set single,pairs,several,long,langs,files]
+        [--split tune|held-out|all] [--limit N] [--seed S] [--max-pages N] [--json OUT]
+        [--runs-dir DIR] [--xquad GITDIR] [--cmrc GITDIR]
+
+The data is what ``bench/bench_general.py`` reads (XQuAD and CMRC 2018 from git
+repositories, read at run time and never copied here), with its loaders, its split of
+articles into a tune and a held-out half (:func:`bench_general.split_of`, by article key),
+its phrasing of several questions as one, its scoring of a report and its running of one
+question through the offline Host. Each set is made of sub-sets (a language, or CMRC), and
+each sub-set has multi-part questions and off-topic questions (one question about an
+article the world leaves out, for the honest-nothing rate), ``--limit`` of each:
+
+- ``single``: XQuAD en and zh and CMRC 2018 dev, exactly as ``bench_general`` makes them:
+  each article one page, every part of a question from one article.
+- ``pairs`` (en, zh): questions of two or three parts, each part from a different article
+  of the language. A question is joined only when it names its own article (a content word
+  of the English title; a two-character run of the Chinese title), so a reader can tell
+  which thing each part asks about. The world serves every article as one page.
+- ``several`` (en, zh): beside each article's page the world serves a near-duplicate of it
+  on another site (other furniture, one or two paragraphs dropped), a second page on the
+  same subject holding other paragraphs of the article only (no question is asked of
+  those), and two or three pages of other articles into which a sentence naming the
+  subject in passing is inserted (for the off-topic subjects too).
+- ``long`` (en, zh): each article is one section (its own ``## heading``) of a long page
+  on a broad topic, among the sections of the other articles of its half, with a site's
+  furniture (navigation, a table of contents, "see also" and cross-reference lines, a
+  related-articles list, references and footer lines): 300-600 sentences a page. No
+  public question set over long documents could be fetched whole (their documents are
+  among the large files a fetched repository lists but lacks), so the pages are made.
+- ``langs``: XQuAD de, es, ru, el, tr, ar, hi, th, vi, ro, each a single-page set as
+  ``single`` makes en (a page titled by its own first clause; parts asked one after
+  another, each with its own question mark).
+- ``files`` (en, zh): no web at all (every search source points at a closed port of
+  127.0.0.1); the run's input folder (``/userinput/``) holds the gold article as a PDF
+  or a Markdown file, in turn. An off-topic question is given another article's file.
+  DOCX is left out while the pipeline reads no .docx (the script says so).
+
+Scores per sub-set (see ``bench_general``): a gold part is answered when one of its
+answers is in a cited line of its own part's section ("+summary": or in the summary line
+the report gives that part); "all parts": the questions whose every part is answered so.
+Citation precision is the share of cited sources (unique per question, pooled) that are
+right: in ``single``, ``langs`` and ``long`` the page holding the gold article; in
+``pairs`` the page of one of the question's articles; in ``several`` a page that carries
+the gold article's own text (its page, near-duplicate or second page — the pages that
+name it in passing count as wrong); in ``files`` the gold file. Honest nothing is the
+share of off-topic runs that answer and cite nothing. Seconds are one question's whole
+run: median, mean and 90th percentile. The targets of issue 36 close the table.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import hashlib
+import importlib.util
+import json
+import random
+import re
+import statistics
+import sys
+import tempfile
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "bench"))
+
+from bench_general import (  # noqa: E402
+    _ASKS,
+    _STOP,
+    CMRC_GIT,
+    SHORT_ANSWER,
+    UNSPACED,
+    XQUAD_GIT,
+    Article,
+    Case,
+    _bare,
+    _lower_first,
+    _near_duplicate,
+    _slug,
+    load_cmrc,
+    load_xquad,
+    make_cases,
+    p90,
+    phrase,
+    quiet_logs,
+    run_case,
+    states,
+)
+
+from demo.corpus import CorpusPage, corpus_world  # noqa: E402
+from demo.web import DemoWorld  # noqa: E402
+
+OTHER_LANGS = ("de", "es", "ru", "el", "tr", "ar", "hi", "th", "vi", "ro")
+SUBSETS: dict[str, tuple[str, ...]] = {
+    "single": ("en", "zh", "cmrc"),
+    "pairs": ("en", "zh"),
+    "several": ("en", "zh"),
+    "long": ("en", "zh"),
+    "langs": OTHER_LANGS,
+    "files": ("en", "zh"),
+}
+SETS = tuple(SUBSETS)
+NAMES = {
+    "single": "single page (today's sets)",
+    "pairs": "parts on different pages",
+    "several": "several pages per subject",
+    "long": "long pages",
+    "langs": "other languages",
+    "files": "your own files, no web",
+}
+#: Issue 36's targets: parts answered (%) per set; all parts of a question in ``pairs``;
+#: the lowest language in ``langs``; precision and honest nothing on every set.
+TARGETS = {"single": 92.0, "pairs": 85.0, "several": 85.0, "long": 75.0, "langs": 70.0}
+TARGETS["files"] = 90.0
+ALL_PARTS_TARGET = 75.0
+LANG_FLOOR = 50.0
+PRECISION_TARGET = 0.9
+NOTHING_TARGET = 95.0
+#: Questions per sub-set with --quick (multi-part, off-topic); ``langs`` has ten sub-sets.
+QUICK = {"multi": 2, "off": 1}
+QUICK_LANGS = {"multi": 1, "off": 1}
+LONG_SENTENCES = (300, 600)
+#: A closed port: every search source of a ``files`` run points here and is unreachable.
+NO_WEB = "http://127.0.0.1:9"
+
+
+# ------------------------------------------------------------------------- the sets
+
+
+@dataclass
+class Shaped:
+    """One question of a set with what citing it rightly means.
+
+    Attributes:
+        case: The question, its (first) article and its gold parts.
+        right: The page paths (``en/x.html``) or file paths (``/userinput/x.pdf``) whose
+            citing counts as right.
+        articles: The article of each gold part, in order.
+        input_file: For ``files``: the input file's name and bytes.
+    """
+
+    case: Case
+    right: set[str]
+    articles: list[Article]
+    input_file: tuple[str, bytes] | None = None
+
+
+@dataclass
+class Built:
+    """One sub-set, ready to run: the pages its world serves and its questions."""
+
+    pages: list[CorpusPage]
+    questions: list[Shaped]
+    notes: list[str] = field(default_factory=list)
+
+
+def _rng(*parts: object) -> random.Random:
+    return random.Random(":".join(map(str, parts)))
+
+
+def _digest(text: str, n: int = 8) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:n]
+
+
+def _in_split(article: Article, split: str) -> bool:
+    return split == "all" or article.split == split
+
+
+def _plain(cases: list[Case]) -> list[Shaped]:
+    """Questions whose right page is their article's one page."""
+    return [
+        Shaped(c, {c.article.page.path} if c.kind == "multi" else set(), [c.article] * len(c.gold))
+        for c in cases
+    ]
+
+
+def build_single(articles: list[Article], split: str, n: tuple[int, int], seed: int) -> Built:
+    """Today's sets, as ``bench_general`` makes them."""
+    cases, left_out = make_cases(articles, split, n[0], n[1], seed)
+    return Built([a.page for a in articles if a.key not in left_out], _plain(cases))
+
+
+# -- pairs
+
+#: Characters that make a two-character run of a Chinese title tell nothing of its subject.
+_ZH_FUNCTION = frozenset("的是在以于为和与位对被把从将只也都已曾由及其这那了一个之而或")
+
+
+def _title_runs(title: str) -> set[str]:
+    """The two-character runs of a Chinese title that tell its subject."""
+    return {
+        title[i : i + 2]
+        for i in range(len(title) - 1)
+        if all("\u4e00" <= c <= "\u9fff" and c not in _ZH_FUNCTION for c in title[i : i + 2])
+    }
+
+
+def _title_words(title: str) -> set[str]:
+    """The content words of an English title (lower-cased, without a plural ``s``)."""
+    words = re.findall(r"[a-z0-9]+", title.lower())
+    return {w.rstrip("s") for w in words if w not in _STOP and len(w) >= 3 and not w.isdigit()}
+
+
+def names_its_article(question: str, article: Article) -> bool:
+    """Whether a question holds a telling word of its own article's title."""
+    if article.page.lang == "zh":
+        return any(run in question for run in _title_runs(article.page.title))
+    asked_words = {w.rstrip("s") for w in re.findall(r"[a-z0-9]+", question.lower())}
+    return bool(_title_words(article.page.title) & asked_words)
+
+
+def phrase_across(parts: Sequence[Any], articles: Sequence[Article], rng: random.Random) -> str:
+    """One question made of questions about different articles, in their language."""
+    lang = articles[0].page.lang
+    if lang == "zh":
+        return phrase(parts, articles[0].page, rng)  # the Chinese styles name no title
+    qs = [_bare(q.question) for q in parts]
+    rest = [
+        _lower_first(q, " ".join(a.page.paragraphs)) for q, a in zip(qs, articles, strict=True)
+    ][1:]
+    asks = all(re.match(_ASKS, q, re.I) for q in qs[1:])
+    if rng.random() < 0.5 or not asks:
+        return " ".join(q + "?" for q in qs)
+    if len(qs) == 2:
+        return f"{qs[0]}, and {rest[0]}?"
+    return ", ".join([qs[0], *rest[:-1]]) + f", and {rest[-1]}?"
+
+
+def build_pairs(articles: list[Article], split: str, n: tuple[int, int], seed: int) -> Built:
+    """Questions of two or three parts, each part from a different article."""
+    off_cases, left_out = make_cases(articles, split, 0, n[1], seed)
+    rng = _rng("pairs", seed)
+    on = [a for a in articles if _in_split(a, split) and a.key not in left_out]
+    on.sort(key=lambda a: _digest(f"{seed}:{a.key}", 64))
+    pools = {
+        a.key: [
+            q
+            for q in a.qas
+            if q.answers
+            and min(map(len, q.answers)) < SHORT_ANSWER
+            and names_its_article(q.question, a)
+        ]
+        for a in on
+    }
+    for pool in pools.values():
+        rng.shuffle(pool)
+    questions: list[Shaped] = []
+    for _ in range(n[0] * 20):
+        if len(questions) >= n[0]:
+            break
+        live = [a for a in on if pools[a.key]]
+        if len(live) < 2:
+            break
+        want = min(len(live), rng.choices((2, 3), weights=(3, 1))[0])
+        parts, arts = [], []
+        for article in rng.sample(live, want):
+            pool = pools[article.key]
+            pick = next((q for q in pool if not any(_near_duplicate(q, p) for p in parts)), None)
+            if pick is not None:
+                pool.remove(pick)
+                parts.append(pick)
+                arts.append(article)
+        if len(parts) >= 2:
+            case = Case("multi", phrase_across(parts, arts, rng), arts[0], parts)
+            questions.append(Shaped(case, {a.page.path for a in arts}, arts))
+    usable = sum(bool(p) for p in pools.values())
+    note = f"{usable} of {len(on)} articles have questions that name their article"
+    pages = [a.page for a in articles if a.key not in left_out]
+    return Built(pages, questions + _plain(off_cases), [note])
+
+
+# -- several
+
+MIRROR_SITE = {"en": "Encyclopedia Mirror", "zh": "百科镜像站"}
+NOTES_SITE = {"en": "Reader's Notes", "zh": "读者笔记"}
+_NAV = {
+    "en": ("Home", "Browse", "Categories", "Random page", "Help", "Donate", "Log in"),
+    "zh": ("首页", "浏览", "分类", "随机页面", "帮助", "捐助", "登录"),
+}
+_MIRROR_FOOTER = {
+    "en": ("This page is a copy of an encyclopedia article and may be out of date.",),
+    "zh": ("本页为百科条目的镜像，内容可能已过时。",),
+}
+_SECOND_TITLE = {
+    "en": ("{t}: an overview", "More about {t}", "{t} in brief"),
+    "zh": ("{t}概况", "关于{t}", "{t}简介"),
+}
+#: Sentences that name a subject in passing, written for any subject.
+_PASSING = {
+    "en": (
+        "Some readers come to this topic by way of {n}, which is a separate matter.",
+        "A short note on {n} is kept elsewhere on this site.",
+        "{n} is sometimes named in the same breath, although the two are not connected.",
+    ),
+    "zh": (
+        "有些读者是经由{n}的相关条目来到这里的，不过两者并无关联。",
+        "关于{n}，本站另有一则简短的说明。",
+        "人们有时会把此事与{n}相提并论，但二者并不相干。",
+    ),
+}
+
+
+def subject_name(article: Article) -> str:
+    """What a passing mention calls an article's subject: its English title, or the lead
+    run of its Chinese title (up to a function character, a digit or punctuation)."""
+    title = article.page.title
+    if article.page.lang != "zh":
+        return title
+    text = title.lstrip("".join(_ZH_FUNCTION))
+    name = re.match(r"[\u4e00-\u9fff]+", text)
+    run = name.group() if name else ""
+    for i, char in enumerate(run):
+        if char in _ZH_FUNCTION and i >= 2:
+            run = run[:i]
+            break
+    return run[:6] if len(run) >= 2 else title[:4]
+
+
+def _sentences(paragraph: str) -> list[str]:
+    return [s for s in re.split(r"(?<=[.!?。！？])\s*", paragraph) if s.strip()]
+
+
+def _second_paragraphs(article: Article, seed: int) -> set[int]:
+    """The paragraphs of an article its second page holds (about two in five)."""
+    count = len(article.page.paragraphs)
+    if count < 3:
+        return set()
+    rng = _rng("second", seed, article.key)
+    return set(rng.sample(range(count), max(1, 2 * count // 5)))
+
+
+def _near_duplicate_page(article: Article, rng: random.Random) -> CorpusPage:
+    page, lang = article.page, article.page.lang
+    key = "zh" if lang == "zh" else "en"
+    paragraphs = list(page.paragraphs)
+    drop = 0 if len(paragraphs) < 2 else (1 if len(paragraphs) < 4 else rng.choice((1, 2)))
+    for i in sorted(rng.sample(range(len(paragraphs)), drop), reverse=True):
+        del paragraphs[i]
+    return CorpusPage(
+        page.title,
+        f"mirror/{page.slug}",
+        paragraphs,
+        lang,
+        site=MIRROR_SITE[key],
+        nav=_NAV[key],
+        footer=_MIRROR_FOOTER[key],
+    )
+
+
+def _second_page(article: Article, held: set[int], rng: random.Random) -> CorpusPage:
+    page = article.page
+    key = "zh" if page.lang == "zh" else "en"
+    title = rng.choice(_SECOND_TITLE[key]).format(t=subject_name(article))
+    paragraphs = [p for i, p in enumerate(page.paragraphs) if i in held]
+    return CorpusPage(title, f"{page.lang}/topics/{page.slug.rsplit('/', 1)[-1]}", paragraphs,
+                      page.lang)  # fmt: skip
+
+
+def _mention_page(host: Article, subject: Article, rng: random.Random) -> CorpusPage | None:
+    """``host``'s article with one sentence naming ``subject`` in passing; None when that
+    sentence would give away an answer about ``subject``."""
+    key = "zh" if host.page.lang == "zh" else "en"
+    sentence = rng.choice(_PASSING[key]).format(n=subject_name(subject))
+    answers = [a for q in subject.qas for a in q.answers if len(a) >= 2]
+    if states([sentence], answers, host.page.lang in UNSPACED):
+        return None
+    paragraphs = list(host.page.paragraphs)
+    at = rng.randrange(len(paragraphs))
+    said = _sentences(paragraphs[at])
+    cut = rng.randint(1, len(said)) if said else 0
+    glue = "" if key == "zh" else " "
+    paragraphs[at] = glue.join([*said[:cut], sentence, *said[cut:]])
+    slug = f"{host.page.lang}/notes/{host.page.slug.rsplit('/', 1)[-1]}-{_digest(subject.key)}"
+    return CorpusPage(host.page.title, slug, paragraphs, host.page.lang, site=NOTES_SITE[key])
+
+
+def build_several(articles: list[Article], split: str, n: tuple[int, int], seed: int) -> Built:
+    """Each article beside its near-duplicate, its second page and pages naming it in
+    passing; questions only on paragraphs the second page leaves out."""
+    held = {a.key: _second_paragraphs(a, seed) for a in articles}
+    asked_of = [
+        Article(a.key, a.page, [q for q in a.qas if q.paragraph not in held[a.key]])
+        for a in articles
+    ]
+    cases, left_out = make_cases(asked_of, split, n[0], n[1], seed)
+    rng = _rng("several", seed)
+    served = [a for a in articles if a.key not in left_out]
+    owner: dict[str, str] = {}
+    pages: list[CorpusPage] = []
+    for article in served:
+        made = [article.page, _near_duplicate_page(article, rng)]
+        if held[article.key]:
+            made.append(_second_page(article, held[article.key], rng))
+        pages += made
+        owner |= {p.path: article.key for p in made}
+    mentions = 0
+    for subject in articles:
+        hosts = [a for a in served if a.key != subject.key]
+        for host in rng.sample(hosts, min(len(hosts), rng.choice((2, 3)))):
+            page = _mention_page(host, subject, rng)
+            if page is not None:
+                pages.append(page)
+                owner[page.path] = host.key
+                mentions += 1
+    questions = [
+        Shaped(c, {p for p, k in owner.items() if k == c.article.key}, [c.article] * len(c.gold))
+        for c in cases
+    ]
+    note = f"{len(pages)} pages: {mentions} name another subject in passing"
+    return Built(pages, questions, [note])
+
+
+# -- long
+
+_LONG_TITLE = {
+    "en": (
+        "Reference digest: history, science and society, volume {n}",
+        "Collected encyclopedia articles, part {n}",
+        "Compendium {n}: people, places and ideas",
+    ),
+    "zh": (
+        "百科知识汇编（第{n}卷）",
+        "综合条目选集之{n}：历史、科学与社会",
+        "人物、地理与思想汇编（{n}）",
+    ),
+}
+_LONG_WORDS = {
+    "en": {
+        "intro": "This compendium gathers {k} articles on history, science, places and people.",
+        "contents": "Contents",
+        "main": "Main article: {t}",
+        "see": "See also: {a}; {b}.",
+        "section": "For more on this, see section {j} ({t}) below.",
+        "back": "Back to contents",
+        "see_all": "See also",
+        "refs": "References",
+        "ref": "Editorial board ({y}). Annual review of reference works, vol. {v}, pp. {p}.",
+        "edited": "This page was last edited on {d} March {y}, at 14:{d}.",
+        "licence": "Content is available under a Creative Commons licence unless noted.",
+    },
+    "zh": {
+        "intro": "本汇编收录有关历史、科学、地理与人物的条目共{k}篇。",
+        "contents": "目录",
+        "main": "主条目：{t}",
+        "see": "参见：{a}、{b}。",
+        "section": "详见下文第{j}节（{t}）。",
+        "back": "返回目录",
+        "see_all": "参见",
+        "refs": "参考资料",
+        "ref": "编辑委员会（{y}）。参考书年度评论，第{v}卷，第{p}页。",
+        "edited": "本页面最后修订于{y}年3月{d}日 14:{d}。",
+        "licence": "除另有声明外，本站内容依知识共享协议提供。",
+    },
+}
+_LONG_NAV = {
+    "en": ("Home", "Contents", "Featured content", "Current events", "Random article",
+           "About", "Contact us", "Help", "Community portal", "Recent changes"),
+    "zh": ("首页", "分类索引", "特色内容", "新闻动态", "随机条目", "关于本站", "联系我们",
+           "帮助", "社区入口", "最近更改"),
+}  # fmt: skip
+
+
+def count_sentences(page: CorpusPage) -> int:
+    """A page's sentences as a reader meets them: each sentence of its paragraphs, and
+    each heading, list item and line of its navigation, related list and footer."""
+    body = sum(max(1, len(_sentences(p))) for p in page.paragraphs if p.strip())
+    return body + len(page.nav) + len(page.aside) + len(page.footer)
+
+
+def long_page(
+    group: Sequence[Article], number: int, others: Sequence[Article], rng: random.Random
+) -> CorpusPage:
+    """One long page: every article of ``group`` as a section, with a site's furniture."""
+    lang = group[0].page.lang
+    key = "zh" if lang == "zh" else "en"
+    w = _LONG_WORDS[key]
+    titles = [a.page.title for a in group]
+    paragraphs = [w["intro"].format(k=len(group)), f"## {w['contents']}"]
+    paragraphs += [f"- {i} {t}" for i, t in enumerate(titles, 1)]
+    for i, article in enumerate(group):
+        paragraphs += [f"## {titles[i]}", w["main"].format(t=titles[i]), *article.page.paragraphs]
+        a, b = _two(titles, i, rng)
+        paragraphs.append(w["see"].format(a=a, b=b))
+        if i + 1 < len(group) and rng.random() < 0.5:
+            j = rng.randrange(i + 1, len(group))
+            paragraphs.append(w["section"].format(j=j + 1, t=titles[j]))
+        paragraphs.append(w["back"])
+    outside = [a.page.title for a in others if a not in group]
+    paragraphs += [f"## {w['see_all']}", *(f"- {t}" for t in outside[:8])]
+    paragraphs.append(f"## {w['refs']}")
+    for k in range(6):
+        ref = w["ref"].format(y=2005 + k, v=rng.randint(3, 40), p=f"{rng.randint(10, 300)}")
+        paragraphs.append(f"- {ref}")
+    day = rng.randint(10, 28)
+    footer = (w["edited"].format(d=day, y=2019), w["licence"])
+    title = _LONG_TITLE[key][number % len(_LONG_TITLE[key])].format(n=number + 1)
+    slug = f"{lang}/digest/volume-{number + 1}"
+    aside = tuple(outside[8:16])
+    return CorpusPage(title, slug, paragraphs, lang, nav=_LONG_NAV[key], aside=aside,
+                      footer=footer)  # fmt: skip
+
+
+def _two(titles: Sequence[str], i: int, rng: random.Random) -> tuple[str, str]:
+    """Two titles other than the ``i``-th (the same one twice when there is only one)."""
+    rest = [t for j, t in enumerate(titles) if j != i] or list(titles)
+    a, b = (rng.sample(rest, 2) if len(rest) >= 2 else rest * 2)[:2]
+    return a, b
+
+
+def pack_long(
+    group: list[Article], first: int, others: Sequence[Article], rng: random.Random
+) -> list[tuple[CorpusPage, list[Article]]]:
+    """``group``'s articles packed into long pages of 300-600 sentences, in order; a last
+    page too short joins the one before it."""
+    low, high = LONG_SENTENCES
+    out: list[tuple[CorpusPage, list[Article]]] = []
+    current: list[Article] = []
+    target = rng.randint(low, high)
+    for article in group:
+        grown = [*current, article]
+        if current and count_sentences(long_page(grown, first, others, rng)) > target:
+            out.append((long_page(current, first + len(out), others, rng), current))
+            current, target = [article], rng.randint(low, high)
+        else:
+            current = grown
+    if current:
+        if out and count_sentences(long_page(current, 0, others, rng)) < low:
+            current = [*out.pop()[1], *current]
+        out.append((long_page(current, first + len(out), others, rng), current))
+    return out
+
+
+def build_long(articles: list[Article], split: str, n: tuple[int, int], seed: int) -> Built:
+    """Each article a section of a long page of articles of its own half."""
+    cases, left_out = make_cases(articles, split, n[0], n[1], seed)
+    rng = _rng("long", seed)
+    pages: list[CorpusPage] = []
+    holder: dict[str, str] = {}
+    for half in ("tune", "held-out"):
+        group = [a for a in articles if a.split == half and a.key not in left_out]
+        rng.shuffle(group)
+        for page, members in pack_long(group, len(pages), articles, rng):
+            pages.append(page)
+            holder |= {a.key: page.path for a in members}
+    questions = [
+        Shaped(
+            c, {holder[c.article.key]} if c.kind == "multi" else set(), [c.article] * len(c.gold)
+        )
+        for c in cases
+    ]
+    sizes = ", ".join(str(count_sentences(p)) for p in pages)
+    return Built(pages, questions, [f"{len(pages)} long pages of {sizes} sentences"])
+
+
+# -- files
+
+_PDF_CSS = (
+    "body { font-family: 'Noto Serif', 'Noto Sans CJK SC', 'WenQuanYi Zen Hei', serif; "
+    "font-size: 11pt; line-height: 1.4 } h1 { font-size: 18pt }"
+)
+
+
+def markdown_file(article: Article) -> bytes:
+    """The article as a Markdown file: its title, then its paragraphs."""
+    page = article.page
+    return ("\n\n".join([f"# {page.title}", *page.paragraphs]) + "\n").encode("utf-8")
+
+
+def pdf_file(article: Article) -> bytes:
+    """The article as a PDF written by weasyprint (CJK text in a CJK font)."""
+    import html
+
+    import weasyprint
+
+    page = article.page
+    body = "".join(f"<p>{html.escape(p)}</p>" for p in page.paragraphs)
+    doc = (
+        f'<!DOCTYPE html><html lang="{page.lang}"><head><meta charset="utf-8">'
+        f"<title>{html.escape(page.title)}</title><style>{_PDF_CSS}</style></head>"
+        f"<body><h1>{html.escape(page.title)}</h1>{body}</body></html>"
+    )
+    return weasyprint.HTML(string=doc).write_pdf()
+
+
+def docx_reason() -> str | None:
+    """Why DOCX files are left out (None when python-docx is there and the pipeline
+    reads .docx files)."""
+    from subagents.file import generic
+
+    reads = ".docx" in getattr(generic, "_READERS", {})
+    have = importlib.util.find_spec("docx") is not None
+    if have and reads:
+        return None
+    why = [w for w, bad in (("python-docx is not installed", not have),
+                            ("the pipeline reads no .docx file", not reads)) if bad]  # fmt: skip
+    return " and ".join(why)
+
+
+FILE_KINDS: dict[str, Callable[[Article], bytes]] = {"pdf": pdf_file, "md": markdown_file}
+
+
+def build_files(articles: list[Article], split: str, n: tuple[int, int], seed: int) -> Built:
+    """The gold article as the run's one input file (PDF or Markdown in turn), no web;
+    an off-topic question is given another article's file."""
+    cases, left_out = make_cases(articles, split, n[0], n[1], seed)
+    rng = _rng("files", seed)
+    kinds = list(FILE_KINDS)
+    others = [a for a in articles if _in_split(a, split) and a.key not in left_out]
+    questions = []
+    for i, case in enumerate(cases):
+        kind = kinds[i % len(kinds)]
+        article = case.article if case.kind == "multi" else rng.choice(others)
+        name = f"{_slug(article.key)}.{kind}"
+        right = {f"/userinput/{name}"} if case.kind == "multi" else set()
+        questions.append(
+            Shaped(case, right, [case.article] * len(case.gold), (name, FILE_KINDS[kind](article)))
+        )
+    why = docx_reason()
+    notes = [f"DOCX left out: {why}"] if why else []
+    return Built([], questions, notes)
+
+
+BUILDERS: dict[str, Callable[[list[Article], str, tuple[int, int], int], Built]] = {
+    "single": build_single,
+    "langs": build_single,
+    "pairs": build_pairs,
+    "several": build_several,
+    "long": build_long,
+    "files": build_files,
+}
+
+
+# --------------------------------------------------------------------------- running
+
+
+def _where(cited: str) -> str:
+    """A cited source as the sets name them: a page's path on the site, or a file path."""
+    if cited.startswith(("http://", "https://")):
+        return urlsplit(cited).path.lstrip("/")
+    return cited
+
+
+def no_web_world(input_dir: Path) -> DemoWorld:
+    """A world with no web: every search source at a closed port, and the input folder."""
+    return DemoWorld("", "", input_dir, NO_WEB, {}, (NO_WEB.split("://")[1],), [])
+
+
+def record(shape: str, sub: str, q: Shaped, outcome: Any) -> dict[str, Any]:
+    """One question's outcome with what its set adds: the right sources, how many cited
+    sources are right, and whether every part is answered in its own section."""
+    row = asdict(outcome)
+    right_cited = sum(_where(c) in q.right for c in outcome.cited)
+    notes = [n for n in row["notes"] if n != "cites pages other than the article"]
+    if q.case.kind == "multi" and right_cited < len(outcome.cited):
+        notes.append("cites sources other than the right ones")
+    return row | {
+        "shape": shape,
+        "subset": sub,
+        "right": sorted(q.right),
+        "articles": [a.key for a in q.articles],
+        "right_cited": right_cited,
+        "all_parts": all(bool(g.get("in_section")) for g in outcome.gold),
+        "notes": notes,
+    }
+
+
+async def run_built(
+    shape: str, sub: str, built: Built, tmp: Path, runs: Path, max_pages: int | None
+) -> list[dict[str, Any]]:
+    """Every question of one sub-set through the offline Host."""
+    rows: list[dict[str, Any]] = []
+
+    async def one(i: int, q: Shaped, world: DemoWorld) -> None:
+        outcome = await run_case(q.case, f"{shape}/{sub}", world, runs, max_pages)
+        rows.append(record(shape, sub, q, outcome))
+        kind = q.case.kind
+        mark = f"{outcome.answered_parts}/{len(q.case.gold)}" if kind == "multi" else (
+            "nothing" if outcome.honest_nothing else f"cites {len(outcome.cited)}"
+        )  # fmt: skip
+        print(
+            f"  [{shape}/{sub} {i}/{len(built.questions)}] {kind:<5} {outcome.seconds:5.1f}s "
+            f"{mark:<9} {q.case.question[:90]}",
+            file=sys.stderr,
+            flush=True,
+        )
+
+    if shape == "files":
+        for i, q in enumerate(built.questions, 1):
+            folder = tmp / f"input-{sub}-{i}"
+            folder.mkdir(parents=True, exist_ok=True)
+            assert q.input_file is not None
+            (folder / q.input_file[0]).write_bytes(q.input_file[1])
+            await one(i, q, no_web_world(folder))
+        return rows
+    with corpus_world(built.pages, tmp / f"site-{shape}-{sub}") as world:
+        for i, q in enumerate(built.questions, 1):
+            await one(i, q, world)
+    return rows
+
+
+# --------------------------------------------------------------------------- the table
+
+
+@dataclass
+class Figures:
+    """One row of the table: a sub-set's (or a set's pooled) figures."""
+
+    multi: int
+    off: int
+    parts: int
+    in_section: float  # % of parts
+    answered: float  # % of parts, with the summary line
+    all_parts: float  # % of multi-part questions
+    precision: float | None
+    nothing: float | None  # % of off-topic questions
+    seconds: list[float]
+
+
+def figures(rows: Sequence[dict[str, Any]]) -> Figures:
+    multi = [r for r in rows if r["kind"] == "multi"]
+    off = [r for r in rows if r["kind"] == "off"]
+    parts = sum(len(r["gold"]) for r in multi)
+    cited = sum(len(r["cited"]) for r in multi)
+
+    def share(n: int, d: int) -> float:
+        return 100 * n / d if d else 0.0
+
+    return Figures(
+        multi=len(multi),
+        off=len(off),
+        parts=parts,
+        in_section=share(sum(bool(g.get("in_section")) for r in multi for g in r["gold"]), parts),
+        answered=share(sum(r["answered_parts"] for r in multi), parts),
+        all_parts=share(sum(r["all_parts"] for r in multi), len(multi)),
+        precision=sum(r["right_cited"] for r in multi) / cited if cited else None,
+        nothing=share(sum(r["run_answered"] == 0 and not r["cited"] for r in off), len(off))
+        if off
+        else None,
+        seconds=[r["seconds"] for r in rows],
+    )
+
+
+def averaged(rows: Sequence[Figures]) -> Figures:
+    """The mean of several rows' shares (each language weighs the same)."""
+
+    def mean(values: list[float | None]) -> float | None:
+        got = [v for v in values if v is not None]
+        return statistics.mean(got) if got else None
+
+    return Figures(
+        multi=sum(f.multi for f in rows),
+        off=sum(f.off for f in rows),
+        parts=sum(f.parts for f in rows),
+        in_section=statistics.mean(f.in_section for f in rows),
+        answered=statistics.mean(f.answered for f in rows),
+        all_parts=statistics.mean(f.all_parts for f in rows),
+        precision=mean([f.precision for f in rows]),
+        nothing=mean([f.nothing for f in rows]),
+        seconds=[s for f in rows for s in f.seconds],
+    )
+
+
+HEAD = (
+    f"{'':<8} {'multi':>5} {'off':>4} {'parts':>5} {'answered':>9} {'+summary':>8} "
+    f"{'all parts':>9} {'precision':>9} {'nothing':>8} {'median s':>8} {'mean s':>7} "
+    f"{'p90 s':>6}"
+)
+
+
+def line(label: str, f: Figures) -> str:
+    secs = f.seconds or [0.0]
+    prec = f"{f.precision:.2f}" if f.precision is not None else "-"
+    nothing = f"{f.nothing:.0f}%" if f.nothing is not None else "-"
+    return (
+        f"{label:<8} {f.multi:>5} {f.off:>4} {f.parts:>5} {f.in_section:>8.0f}% "
+        f"{f.answered:>7.0f}% {f.all_parts:>8.0f}% {prec:>9} {nothing:>8} "
+        f"{statistics.median(secs):>8.1f} {statistics.mean(secs):>7.1f} {p90(secs):>6.1f}"
+    )
+
+
+def set_table(shape: str, by_sub: dict[str, list[dict[str, Any]]]) -> tuple[str, Figures]:
+    """One set's rows (one per sub-set) and its overall row (pooled; for ``langs`` the
+    average of the languages)."""
+    rows = {sub: figures(got) for sub, got in by_sub.items() if got}
+    if shape == "langs":
+        total, label = averaged(list(rows.values())), "average"
+    else:
+        total, label = figures([r for got in by_sub.values() for r in got]), "all"
+    lines = [HEAD, "-" * len(HEAD), *(line(sub, f) for sub, f in rows.items())]
+    if len(rows) > 1:
+        lines.append(line(label, total))
+    return "\n".join(lines), total
+
+
+def _check(value: float | None, target: float, pct: bool = True) -> str:
+    shown = "-" if value is None else (f"{value:.0f}%" if pct else f"{value:.2f}")
+    want = f">={target:.0f}%" if pct else f">={target}"
+    met = "-" if value is None else ("met" if value >= target else "MISSED")
+    return f"{shown:>7} {want:>7}  {met}"
+
+
+def targets(totals: dict[str, Figures], langs: dict[str, Figures]) -> str:
+    """Issue 36's targets against the figures measured."""
+    out = [f"{'set':<8} {'measure':<26} {'value':>7} {'target':>7}  met"]
+    for shape, f in totals.items():
+        measure = "parts answered (average)" if shape == "langs" else "parts answered"
+        out.append(f"{shape:<8} {measure:<26} {_check(f.in_section, TARGETS[shape])}")
+        if shape == "pairs":
+            out.append(
+                f"{'':<8} {'questions, all parts':<26} {_check(f.all_parts, ALL_PARTS_TARGET)}"
+            )
+        if shape == "langs" and langs:
+            low = min(langs, key=lambda k: langs[k].in_section)
+            out.append(f"{'':<8} {f'lowest language ({low})':<26} "
+                       f"{_check(langs[low].in_section, LANG_FLOOR)}")  # fmt: skip
+        out.append(f"{'':<8} {'citation precision':<26} "
+                   f"{_check(f.precision, PRECISION_TARGET, pct=False)}")  # fmt: skip
+        out.append(f"{'':<8} {'honest nothing':<26} {_check(f.nothing, NOTHING_TARGET)}")
+    return "\n".join(out)
+
+
+LEGEND = (
+    "answered: gold parts whose answer is in a cited line of their own part's section; "
+    "+summary: or in the summary line the report gives that part; all parts: multi-part "
+    "questions whose every part is answered in its section; precision: cited sources that "
+    "are right (see the script's docstring); nothing: off-topic runs that answer and cite "
+    "nothing; seconds: one question's whole run"
+)
+
+
+# --------------------------------------------------------------------------- main
+
+
+def load(sub: str, args: argparse.Namespace, cache: dict[str, list[Article]]) -> list[Article]:
+    if sub not in cache:
+        cache[sub] = load_cmrc(args.cmrc) if sub == "cmrc" else load_xquad(args.xquad, sub)
+    return cache[sub]
+
+
+def parse() -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
+    parser.add_argument("--quick", action="store_true", help="a small fixed sample of every set")
+    parser.add_argument("--set", default=",".join(SETS), help=f"sets: {', '.join(SETS)}")
+    parser.add_argument(
+        "--split",
+        choices=("tune", "held-out", "all"),
+        default=None,
+        help="which half the questions come from (default: held-out; tune with --quick)",
+    )
+    parser.add_argument("--limit", type=int, default=20, help="questions per sub-set and kind")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--max-pages", type=int, default=None)
+    parser.add_argument("--json", type=Path, default=None, help="write every outcome here")
+    parser.add_argument("--runs-dir", type=Path, default=None, help="keep the runs here")
+    parser.add_argument("--xquad", type=Path, default=XQUAD_GIT, help="XQuAD git directory")
+    parser.add_argument("--cmrc", type=Path, default=CMRC_GIT, help="CMRC 2018 git directory")
+    args = parser.parse_args()
+    args.split = args.split or ("tune" if args.quick else "held-out")
+    args.sets = [s.strip() for s in args.set.split(",") if s.strip()]
+    unknown = [s for s in args.sets if s not in SETS]
+    if unknown:
+        parser.error(f"--set: unknown {', '.join(unknown)}; choose from {', '.join(SETS)}")
+    return args
+
+
+def main() -> None:
+    args = parse()
+    cache: dict[str, list[Article]] = {}
+    every: list[dict[str, Any]] = []
+    totals: dict[str, Figures] = {}
+    lang_rows: dict[str, Figures] = {}
+    started = time.perf_counter()
+    with tempfile.TemporaryDirectory(prefix="bench-shapes-") as tmp:
+        runs = args.runs_dir or Path(tmp) / "runs"
+        for shape in args.sets:
+            quick = QUICK_LANGS if shape == "langs" else QUICK
+            n = (quick["multi"], quick["off"]) if args.quick else (args.limit, args.limit)
+            by_sub: dict[str, list[dict[str, Any]]] = {}
+            for sub in SUBSETS[shape]:
+                built = BUILDERS[shape](load(sub, args, cache), args.split, n, args.seed)
+                print(f"{shape}/{sub}: {len(built.pages)} pages served, {len(built.questions)} "
+                      f"questions ({args.split} split)", file=sys.stderr, flush=True)  # fmt: skip
+                for note in built.notes:
+                    print(f"{shape}/{sub}: {note}", file=sys.stderr, flush=True)
+                with quiet_logs():
+                    by_sub[sub] = asyncio.run(
+                        run_built(shape, sub, built, Path(tmp), runs, args.max_pages)
+                    )
+                every += by_sub[sub]
+            text, totals[shape] = set_table(shape, by_sub)
+            if shape == "langs":
+                lang_rows = {s: figures(r) for s, r in by_sub.items() if r}
+            print(f"{shape}: {NAMES[shape]}, {args.split} split")
+            if shape == "files" and (why := docx_reason()):
+                print(f"DOCX left out: {why}")
+            print(text)
+            print(flush=True)
+    secs = [r["seconds"] for r in every]
+    if secs:
+        print(LEGEND)
+        print(
+            f"{len(secs)} questions in {time.perf_counter() - started:.0f} s; per question "
+            f"median {statistics.median(secs):.1f} s, mean {statistics.mean(secs):.1f} s, "
+            f"90th percentile {p90(secs):.1f} s"
+        )
+        print()
+        print(f"targets of issue 36 ({args.split} split)")
+        print(targets(totals, lang_rows))
+    if args.json:
+        args.json.write_text(json.dumps(every, ensure_ascii=False, indent=1), encoding="utf-8")
+
+
+if __name__ == "__main__":
+    main()

@@ -255,11 +255,11 @@ def test_a_parts_best_line_stays_in_its_section_even_when_it_points_back() -> No
     from subagents.generate.notes import parse_notes
     from subagents.generate.writer import shape
 
-    best = "This university is made up of eleven separate academic units."
+    best = "This university is made up of nine separate colleges."
     also = "That changed when the second college opened."
     others = [
         "The college library holds four million volumes.",
-        "The main campus covers 209 acres along the river.",
+        "The main campus covers 140 acres along the river.",
         "The medical school stands in a district of its own.",
     ]
     lines = [f"- {best} [ev-000000000001]", f"- {also} [ev-000000000002]"]

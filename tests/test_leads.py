@@ -9,26 +9,26 @@ from research.relevance import THRESHOLD, Document, Focus, assessed, entity, loc
 from research.selection import promote
 from subagents.evidence import EvidenceItem, EvidenceLedger
 
-QUESTION = "About Mount Rainier: when did its last eruption happen, and what must climbers carry?"
+QUESTION = "About Mount Orvald: when did its last eruption happen, and what must climbers carry?"
 
-RAINIER = """# Mount Rainier
+ORVALD = """# Mount Orvald
 
-Mount Rainier is the highest peak of the Cascade Range. Its glaciers feed five rivers, and
-its lahars reached the Puget Sound lowlands. Its last eruption was around 1894. The park was
+Mount Orvald is the highest peak of the Marrow Range. Its glaciers feed five rivers, and
+its lahars reached the Dunmore lowlands. Its last eruption was around 1887. The park was
 founded in 1899. Every climber needs a pass from the park rangers. Wildflower meadows
-surround the volcano at Paradise.
+surround the volcano at Larkfield.
 """
-RAINIER_TITLE = "Volcanoes of the Cascade Range — Parks"
+ORVALD_TITLE = "Volcanoes of the Marrow Range — Parks"
 #: The same words about another mountain.
-HOOD = """# Mount Hood
+EDDA = """# Mount Edda
 
-Mount Hood is a peak of the Cascade Range. Every climber on Mount Hood needs a pass from
+Mount Edda is a peak of the Marrow Range. Every climber on Mount Edda needs a pass from
 the forest service.
 """
 #: A page that says the part's words outright, read later.
-PERMITS = """# Permits on Mount Rainier
+PERMITS = """# Permits on Mount Orvald
 
-On Mount Rainier every climber must carry a climbing pass and a park entrance pass above
+On Mount Orvald every climber must carry a climbing pass and a park entrance pass above
 10,000 feet.
 """
 
@@ -42,36 +42,36 @@ def _focus() -> tuple[Plan, Focus]:
 def test_a_subject_named_before_a_colon_is_every_parts_subject():
     plan, focus = _focus()
     assert plan.subquestions[1].text == "What must climbers carry?"
-    assert focus.core == ("mount", "rainier")
+    assert focus.core == ("mount", "orvald")
     assert {f.term for f in focus.facets} == {"climber", "carri"}
 
 
 def test_a_paraphrase_on_the_subjects_page_is_a_lead_and_the_same_words_elsewhere_are_not():
     """ "Needs a pass" for "must carry": under the threshold, yet the page is about Mount
-    Rainier and the sentence says most of the part, so it may stand as the part's answer.
-    The same sentence about Mount Hood may not."""
+    Orvald and the sentence says most of the part, so it may stand as the part's answer.
+    The same sentence about Mount Edda may not."""
     _, focus = _focus()
-    best = assessed(focus, Document.of(RAINIER, RAINIER_TITLE))[0]
+    best = assessed(focus, Document.of(ORVALD, ORVALD_TITLE))[0]
     assert best.sentence.text.startswith("Every climber needs a pass")
     assert best.score < THRESHOLD and best.lead
-    hood = [s for s in assessed(focus, Document.of(HOOD, "Mount Hood — Parks")) if s.lead]
-    assert hood == []
+    edda = [s for s in assessed(focus, Document.of(EDDA, "Mount Edda — Parks")) if s.lead]
+    assert edda == []
 
 
 def test_the_best_lead_is_taken_in_and_gives_way_to_evidence_read_later(memory_service):
     plan, _ = _focus()
     research = Research(plan, EvidenceLedger(), memory_service, max_rounds=2)
     research._score(
-        "/workspace/pages/hood.md", HOOD, "http://127.0.0.1:9/hood", "Mount Hood", "web"
+        "/workspace/pages/edda.md", EDDA, "http://127.0.0.1:9/edda", "Mount Edda", "web"
     )
     assert research.evidence["q2"] == {}  # another mountain answers nothing
-    research._score("/workspace/pages/r.md", RAINIER, "http://127.0.0.1:9/r", RAINIER_TITLE, "web")
+    research._score("/workspace/pages/r.md", ORVALD, "http://127.0.0.1:9/r", ORVALD_TITLE, "web")
     [lead] = research.evidence["q2"]
     assert research.ledger.get(lead).span.startswith("Every climber needs a pass")
     assert research.select(limit=3)["q2"] == [lead]
     research._score("/workspace/pages/p.md", PERMITS, "http://127.0.0.1:9/p", "Permits", "web")
     ids = research.select(limit=3)["q2"]
-    assert research.ledger.get(ids[0]).span.startswith("On Mount Rainier every climber must carry")
+    assert research.ledger.get(ids[0]).span.startswith("On Mount Orvald every climber must carry")
     # The lead stays a candidate only while it is the best the part has under the bar.
     assert set(research.state()["promoted"]["q2"]) <= set(research.evidence["q2"])
 

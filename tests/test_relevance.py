@@ -194,19 +194,19 @@ def test_a_glossary_gives_a_part_the_words_of_its_field():
 def test_a_name_of_the_kind_asked_for_answers_which_and_what_called():
     """ "Which city" is answered by a city's name, not the word "city": a Chinese name that
     ends as its kind does (重庆市, 蒙古族), an English name ending in the kind's word
-    ("the Saffir-Simpson Scale")."""
+    ("the Marrow-Lindqvist Scale")."""
     town = "潮音镇位于哪个城市？"
     focus = Focus.build(town, [town, "潮音镇有多少人？"], "潮音镇位于哪个城市？潮音镇有多少人？")
     page = "# 潮音镇\n\n潮音镇位于海边，街道很窄。\n\n潮音镇位于宁州市东部，以渔业闻名。\n"
     found = relevant(focus, Document.of(page, "潮音镇"), threshold=0)
     assert found[0].sentence.text.startswith("潮音镇位于宁州市")
     assert found[0].score > found[1].score
-    scale = "What is the scale used to rate the strength of hurricanes called?"
-    parts = [scale, "When did the 1921 hurricane strike Tampa?"]
-    focus = Focus.build(scale, parts, "About Tampa Bay: " + " ".join(parts))
-    title = "Tampa Bay hurricanes"
-    named = "The 1921 hurricane was rated Category 3 on the Beaufort-Lindqvist Scale."
-    plain = "The 1921 hurricane was rated as a strong one by the observers."
+    scale = "What is the scale used to rate the danger of avalanches called?"
+    parts = [scale, "When did the 1921 avalanche strike Dunmore?"]
+    focus = Focus.build(scale, parts, "About Dunmore Pass: " + " ".join(parts))
+    title = "Dunmore Pass avalanches"
+    named = "The 1921 avalanche was rated Level 4 on the Marrow-Lindqvist Scale."
+    plain = "The 1921 avalanche was rated as a large one by the observers."
     named_score, plain_score = (
         relevant(focus, Document.of(t, title), threshold=0)[0].score for t in (named, plain)
     )
@@ -234,11 +234,11 @@ def test_how_many_is_answered_by_a_number_counted_as_the_question_counts():
     """有多少所大学 wants 两所, not the year a university was ranked; 多少只 is not
     answered by 一年; a sentence with no number counts less for how many."""
     many = "石溪有多少所大学？"
-    parts = [many, "石溪大学在1990年获得什么荣誉？"]
+    parts = [many, "石溪大学哪一年被评为重点大学？"]
     focus = Focus.build(many, parts, "，".join(parts))
     page = (
-        "# 石溪\n\n石溪有 两所 大学，石溪大学和石溪师范学院。\n\n"
-        "石溪大学现在是全国知名大学之一，它在1990年荣登年度大学。\n"
+        "# 石溪\n\n石溪有 两所 大学：石溪大学和石溪农学院。\n\n"
+        "石溪大学以茶学见长，1990年被评为省级重点大学。\n"
     )
     found = {s.sentence.text[:4]: s.score for s in relevant(focus, Document.of(page, "石溪"), 0)}
     assert found["石溪有 "] > found["石溪大学"] > 0
@@ -264,42 +264,42 @@ def test_a_period_asked_for_in_chinese_wants_a_date():
 
 
 def test_a_chinese_question_word_and_the_noun_after_it_ask_for_a_kind_not_a_subject():
-    """什么后天条件导致…: 条件 is what kind of answer is wanted; the question is about the
-    people it happens to, not about conditions."""
-    assert entity("什么后天条件导致人类免疫缺陷？") == "人类"
+    """什么后天因素导致…: 因素 is what kind of answer is wanted; the question is about the
+    thing it happens to, not about factors."""
+    assert entity("什么后天因素导致茶树枯萎？") == "茶树"
     assert entity("哪个城市是德国的首都？") == "德国"
-    assert entity("许申有什么著作？") == ""  # 许申 is cut apart: the kind is no subject
+    assert entity("方申有哪些学生？") == ""  # 方申 is cut apart: the kind is no subject
     assert entity("哪几路公交车在青桥站停靠？") != "公交车"  # 哪 几路: a kind, counted
     assert entity("那次修缮接受了谁的资助？") != "资助"  # 谁的 资助: whose, so a kind
 
 
 def test_a_chinese_title_in_title_marks_and_a_word_the_word_list_lacks_name_the_subject():
-    """《…》 names a work: 香港的哪位演员主演了《青城旧事》 asks about the series, not Hong
-    Kong; after a preposition it is where the subject is (石姓 in 《千家谱》). A word jieba
-    finds but its word list lacks (贴扎) is a term, whatever part of speech its guess
+    """《…》 names a work: 青州的哪位画家为《青城旧事》画了插图 asks about the book, not
+    青州; after a preposition it is where the subject is (石姓 in 《千家谱》). A word jieba
+    finds but its word list lacks (缠扎) is a term, whatever part of speech its guess
     gives it."""
-    assert entity("香港的哪位演员主演了《青城旧事》？") == "青城旧事"
-    assert entity("石姓在《千家谱》里排第几位？") == "石姓"  # the book is where, not what
+    assert entity("青州的哪位画家为《青城旧事》画了插图？") == "青城旧事"
+    assert entity("石姓在《千家谱》里出现过几次？") == "石姓"  # the book is where, not what
     mixed = "《STAR 青城旧事》在哪一年上映？"  # its main word is Chinese, not "star"
     assert Focus.build(mixed, [mixed], mixed).core == ("青城",)
-    route = "青城巴士7B线来往于哪些地方？"  # a code with a number in it tells most
+    route = "青城巴士7B线途经哪些地方？"  # a code with a number in it tells most
     assert Focus.build(route, [route], route).core == ("7b",)
-    assert entity("贴扎的作用是什么？") == "贴扎"
+    assert entity("缠扎的作用是什么？") == "缠扎"
 
 
 def test_a_chinese_question_opening_with_a_short_name_before_de_or_shi_is_about_it():
-    """The tagger cuts names it does not know (疣 斑 鲷鱼, 硕 宁, 石溪 站): the characters
+    """The tagger cuts names it does not know (疣 斑 鲷鱼, 章 同, 石溪 站): the characters
     before the clause's first 是 or 的 are the name, when short and free of particles. Before
     的 they must hold the nouns the tagger found; before 是 the nouns after it say what the
     name is. A clause that opens with a time, or a longer opening holding a verb, keeps
     the nouns."""
-    assert entity("疣斑鲷鱼的鳞片有什么特点？") == "疣斑鲷鱼"
+    assert entity("疣斑鲷鱼的尾鳍有什么特点？") == "疣斑鲷鱼"
     assert entity("石溪站的站房有什么特点？") == "石溪站"
     assert entity("硕宁是如何被封为郡王的？") == "硕宁"
-    assert entity("道同是什么时期的人物？") == "道同"  # 道 同 is no time
-    assert entity("文中提起的两起爆炸案为什么能确定是同一人所为？") == "爆炸案"
-    assert entity("青桥机场迁建后是什么性质的机场？") == "青桥机场"
-    assert entity("1614年的改建接受了谁的指导？") == ""
+    assert entity("章同是哪个朝代的官员？") == "章同"  # 章 同 is no time
+    assert entity("文中提到的两场山火为什么被认为起因相同？") == "山火"
+    assert entity("青桥机场扩建后是什么等级的机场？") == "青桥机场"
+    assert entity("1702年的重修听取了谁的意见？") == ""
 
 
 def answers(focus: Focus, doc: Document) -> list[str]:
@@ -321,17 +321,17 @@ def test_a_page_on_another_thing_of_the_subjects_kind_is_not_about_it():
     疣吻鲷鱼 (which the tagger cuts so that only 鲷鱼 is its noun), though both end in
     吻鲷鱼, unless a sentence of it names 疣吻鲷鱼. A short form that keeps the page's
     characters in order (石溪机场 for 石溪东湖机场) is the same thing."""
-    asked = "疣吻鲷鱼喜欢生活在什么地方？"
+    asked = "疣吻鲷鱼通常栖息在什么地方？"
     focus = Focus.build(asked, [asked], asked)
 
-    said = "{}喜欢生活在近岸的珊瑚礁区，以小虾为食。"
+    said = "{}通常栖息在近岸的礁石间，以小虾为食。"
     assert answers(focus, Document.of(said.format("疣吻鲷鱼"), "疣吻鲷鱼"))
     assert not answers(focus, Document.of(said.format("长吻鲷鱼"), "长吻鲷鱼"))
-    both = said.format("长吻鲷鱼") + "疣吻鲷鱼则喜欢生活在河口的沙地。"
-    assert answers(focus, Document.of(both, "长吻鲷鱼")) == ["疣吻鲷鱼则喜欢生活在河口的沙地。"]
+    both = said.format("长吻鲷鱼") + "疣吻鲷鱼则栖息在河口的沙地。"
+    assert answers(focus, Document.of(both, "长吻鲷鱼")) == ["疣吻鲷鱼则栖息在河口的沙地。"]
     short = "石溪机场的跑道有多长？"
     airport = Focus.build(short, [short], short)
-    page = Document.of("石溪机场的跑道长2800米，可起降中型客机。", "石溪东湖机场")
+    page = Document.of("石溪机场的跑道长2450米，可起降中型客机。", "石溪东湖机场")
     assert relevant(airport, page)
     assert not relevant(airport, Document.of(page.text.replace("石溪", "南屿"), "南屿机场"))
 
@@ -344,24 +344,24 @@ def test_a_page_naming_the_subject_once_speaks_of_something_else_in_its_other_se
     focus = Focus.build(asked, [asked], asked)
 
     once = (
-        "石青山是一位台湾学者，著有多部地图史著作。石青山在台湾大学考古系取得学位。"
+        "石青山是一位青州学者，著有多部地图史著作。石青山在青州大学地理系取得学位。"
         "他曾与陈锦航合编一部书目。"
     )
     assert answers(focus, Document.of(once, "石青山")) == []
-    own = "陈锦航是一位台湾作家。陈锦航在中兴大学社会学系取得学位。"
-    assert "陈锦航在中兴大学社会学系取得学位。" in answers(focus, Document.of(own, "陈锦航"))
-    named = "石青山在台湾大学考古系取得学位，陈锦航后来也到那里求学。"
-    assert answers(focus, Document.of(f"石青山是一位台湾学者。{named}", "石青山")) == [named]
-    after = "石青山是一位台湾学者。陈锦航是他的学生。陈锦航后来在中兴大学取得学位。"
-    assert "陈锦航后来在中兴大学取得学位。" in answers(focus, Document.of(after, "石青山"))
-    then = "石青山是一位台湾学者。他的学生陈锦航出身农家。后来在中兴大学取得学位。"
-    assert "后来在中兴大学取得学位。" in answers(focus, Document.of(then, "石青山"))
+    own = "陈锦航是一位青州诗人。陈锦航在白沙师范学院中文系取得学位。"
+    assert "陈锦航在白沙师范学院中文系取得学位。" in answers(focus, Document.of(own, "陈锦航"))
+    named = "石青山在青州大学地理系取得学位，陈锦航后来也到那里求学。"
+    assert answers(focus, Document.of(f"石青山是一位青州学者。{named}", "石青山")) == [named]
+    after = "石青山是一位青州学者。陈锦航是他的学生。陈锦航后来在白沙师范学院取得学位。"
+    assert "陈锦航后来在白沙师范学院取得学位。" in answers(focus, Document.of(after, "石青山"))
+    then = "石青山是一位青州学者。他的学生陈锦航出身农家。后来在白沙师范学院取得学位。"
+    assert "后来在白沙师范学院取得学位。" in answers(focus, Document.of(then, "石青山"))
 
 
 def test_a_title_that_is_a_common_word_is_named_only_as_a_title():
     """《回家》 is a magazine; a page that says 回家 as a verb does not name it. A page that
     writes the title in 《》, or is named by it, does."""
-    asked = "《回家》杂志以什么为主题？"
+    asked = "《回家》杂志的主题是什么？"
     focus = Focus.build(asked, [asked], asked)
 
     verb = "他每年都回家过年，这本杂志的主题是人生。后来他不再回家。"
@@ -373,29 +373,29 @@ def test_a_title_that_is_a_common_word_is_named_only_as_a_title():
 
 
 def test_a_name_the_part_cuts_across_is_one_term():
-    """jieba cuts 潘淑是谁的皇后 as 潘 淑是: the name the whole question gives is the
+    """jieba cuts 韩光是谁的老师 as 韩 光是: the name the whole question gives is the
     subject, and the piece glued to it is no facet."""
-    question = "潘淑是谁的皇后，潘淑是怎么死的？"
-    parts = ["潘淑是谁的皇后？", "潘淑是怎么死的？"]
+    question = "韩光是谁的老师，韩光是在哪里去世的？"
+    parts = ["韩光是谁的老师？", "韩光是在哪里去世的？"]
     focus = Focus.build(parts[0], parts, question)
-    assert focus.subject == ("潘淑",)
-    assert {f.term for f in focus.facets} == {"皇后"}
+    assert focus.subject == ("韩光",)
+    assert {f.term for f in focus.facets} == {"老师"}
 
 
 def test_a_chinese_name_of_several_words_is_met_only_whole():
-    """九龙巴士86线 is one name: a page that says 九龙 (or 巴士) is not about it, while its
+    """石湾巴士52线 is one name: a page that says 石湾 (or 巴士) is not about it, while its
     own page, which says the whole name (its number apart or not), is. A word the
     tagger took for a noun at the end of the run (主要, which the word list gives as a
     distinguishing word) is no part of the name."""
-    asked = "九龙巴士86线是通往哪里的？"
+    asked = "石湾巴士52线是通往哪里的？"
     focus = Focus.build(asked, [asked], asked)
-    assert focus.core == ("九龙巴士86线",)
-    apart = Document.of("第86线是九龙巴士的一条路线，通往美孚。", "路线")
+    assert focus.core == ("石湾巴士52线",)
+    apart = Document.of("第52线是石湾巴士的一条路线，通往青港。", "路线")
     assert relevant(focus, apart)
     mainly = "青溪鲷鱼主要分布在什么地方？"
     assert Focus.build(mainly, [mainly], mainly).core == ("青溪鲷鱼",)
-    own = Document.of("九龙巴士86线是一条巴士路线，通往美孚。", "九龙巴士86线")
-    other = Document.of("九龙观塘区的油塘是车辆通往该坟场唯一的出入口。", "某坟场")
+    own = Document.of("石湾巴士52线是一条巴士路线，通往青港。", "石湾巴士52线")
+    other = Document.of("石湾南区的渔村有一条小路通往山上的墓园。", "某墓园")
     assert relevant(focus, own)
     assert not relevant(focus, other)
 
@@ -403,7 +403,7 @@ def test_a_chinese_name_of_several_words_is_met_only_whole():
 def test_the_pieces_a_chinese_word_is_cut_into_are_said_as_one_facet():
     """行政区划 gives the facets 行政, 政区, 区划, 行政区 and 行政区划: a sentence saying
     行政区 has said one piece of one of the question's two things, not most of them."""
-    asked = "东洲为什么以堂区作为行政区划单位？"
+    asked = "东洲为什么以村社作为行政区划单位？"
     focus = Focus.build(asked, [asked], asked)
     doc = Document.of("东洲特别行政区的居民于去年举行了纪念活动。", "纪念活动")
     said = relevant(focus, doc, threshold=0)[0].said
@@ -460,20 +460,20 @@ def test_a_chinese_localizer_is_met_by_another_that_places_the_answer():
 def test_a_chinese_how_long_is_answered_by_the_span_whatever_its_verb():
     """持续了多久 asks for a span of time: a sentence giving one answers it without 持续."""
     parts = ["白沙之战持续了多久？", "白沙之战的起因是什么？"]
-    page = "# 白沙之战\n\n白沙之战始于1801年的青石渡口之役，双方的战斗在五年内基本结束。\n"
+    page = "# 白沙之战\n\n白沙之战从1801年的青石渡口之役打起，五年后双方议和。\n"
     found = _relevant_lines(parts, 0, page, "白沙之战")
-    assert found == ["白沙之战始于1801年的青石渡口之役，双方的战斗在五年内基本结束。"]
+    assert found == ["白沙之战从1801年的青石渡口之役打起，五年后双方议和。"]
     assert not _relevant_lines(parts, 1, page, "白沙之战")  # it gives no cause
 
 
 def test_a_sentence_opening_with_a_pronoun_is_about_what_the_one_before_names():
     """它 after a sentence naming 白沙大学 is about it; after one naming nothing, it may
     be about anything the page speaks of."""
-    parts = ["白沙大学建于哪一年？", "白沙大学在2000年获得什么称号？"]
-    focus = Focus.build(parts[1], parts, "白沙大学建于哪一年，白沙大学在2000年获得什么称号？")
+    parts = ["白沙大学建于哪一年？", "白沙大学在1987年获得什么称号？"]
+    focus = Focus.build(parts[1], parts, "白沙大学建于哪一年，白沙大学在1987年获得什么称号？")
     page = (
-        "# 白沙大学\n\n白沙大学建于1901年，校园在江边。学校有十个学院。它在2000年获得年度"
-        "大学称号。\n\n白沙大学的图书馆很大。它在2000年获得年度大学称号。\n"
+        "# 白沙大学\n\n白沙大学建于1901年，校园在江边。学校有十个学院。它在1987年获得省级"
+        "园林单位称号。\n\n白沙大学的图书馆很大。它在1987年获得省级园林单位称号。\n"
     )
     doc = Document.prepare(page, "白沙大学")
     scored = assessed(focus, doc)

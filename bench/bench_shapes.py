@@ -480,10 +480,10 @@ def count_sentences(page: CorpusPage) -> int:
     return body + len(page.nav) + len(page.aside) + len(page.footer)
 
 
-def long_page(
-    group: Sequence[Article], number: int, others: Sequence[Article], rng: random.Random
-) -> CorpusPage:
-    """One long page: every article of ``group`` as a section, with a site's furniture."""
+def long_page(group: Sequence[Article], number: int, others: Sequence[Article]) -> CorpusPage:
+    """One long page: every article of ``group`` as a section, with a site's furniture
+    (the same for the same articles; ``number`` names the page)."""
+    rng = _rng("long page", *(a.key for a in group))
     lang = group[0].page.lang
     key = "zh" if lang == "zh" else "en"
     w = _LONG_WORDS[key]
@@ -523,24 +523,33 @@ def _two(titles: Sequence[str], i: int, rng: random.Random) -> tuple[str, str]:
 def pack_long(
     group: list[Article], first: int, others: Sequence[Article], rng: random.Random
 ) -> list[tuple[CorpusPage, list[Article]]]:
-    """``group``'s articles packed into long pages of 300-600 sentences, in order; a last
-    page too short joins the one before it."""
+    """``group``'s articles packed into long pages of 300-600 sentences, in order (each
+    page's size drawn in that range); a last page too short shares the articles of the
+    one before it."""
     low, high = LONG_SENTENCES
-    out: list[tuple[CorpusPage, list[Article]]] = []
+
+    def size(members: Sequence[Article]) -> int:
+        return count_sentences(long_page(members, 0, others))
+
+    pages: list[list[Article]] = []
     current: list[Article] = []
     target = rng.randint(low, high)
     for article in group:
-        grown = [*current, article]
-        if current and count_sentences(long_page(grown, first, others, rng)) > target:
-            out.append((long_page(current, first + len(out), others, rng), current))
+        if current and size(current) >= low and size([*current, article]) > target:
+            pages.append(current)
             current, target = [article], rng.randint(low, high)
         else:
-            current = grown
+            current = [*current, article]
+    if current and pages and size(current) < low:
+        both = [*pages.pop(), *current]
+        cut = next((i for i in range(1, len(both)) if size(both[:i]) >= size(both) / 2), 0)
+        current = both
+        if size(both) > high and cut:
+            pages.append(both[:cut])
+            current = both[cut:]
     if current:
-        if out and count_sentences(long_page(current, 0, others, rng)) < low:
-            current = [*out.pop()[1], *current]
-        out.append((long_page(current, first + len(out), others, rng), current))
-    return out
+        pages.append(current)
+    return [(long_page(m, first + i, others), m) for i, m in enumerate(pages)]
 
 
 def build_long(articles: list[Article], split: str, n: tuple[int, int], seed: int) -> Built:

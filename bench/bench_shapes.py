@@ -214,12 +214,39 @@ def _title_words(title: str) -> set[str]:
     return {w.rstrip("s") for w in words if w not in _STOP and len(w) >= 3 and not w.isdigit()}
 
 
-def names_its_article(question: str, article: Article) -> bool:
-    """Whether a question holds a telling word of its own article's title."""
-    if article.page.lang == "zh":
-        return any(run in question for run in _title_runs(article.page.title))
-    asked_words = {w.rstrip("s") for w in re.findall(r"[a-z0-9]+", question.lower())}
-    return bool(_title_words(article.page.title) & asked_words)
+def _words(text: str) -> set[str]:
+    return {w.rstrip("s") for w in re.findall(r"[a-z0-9]+", text.lower())}
+
+
+def telling(article: Article, articles: Sequence[Article]) -> set[str]:
+    """The telling words of an article's title: its content words (English) or its
+    two-character runs (Chinese) that at most one article in eight of the set holds
+    (at most two when the set is small), so that a word many articles use tells nothing."""
+    zh = article.page.lang == "zh"
+    title = article.page.title
+    candidates = _title_runs(title) if zh else _title_words(title)
+    texts = [" ".join(a.page.paragraphs) for a in articles]
+    held: list[Any] = texts if zh else [_words(t) for t in texts]
+    most = max(2, len(articles) // 8)
+    return {c for c in candidates if sum(c in h for h in held) <= most}
+
+
+#: A question that points at its subject ("this university", 该委员会) does not say, among
+#: questions about other things, which thing it asks about.
+_POINTING = {
+    "en": re.compile(r"\b(?:this|these)\b", re.I),
+    "zh": re.compile(r"这|该[\u4e00-\u9fff]|[此那][所个座位项种些次本场名家条部份支]"),
+}
+
+
+def names_its_article(question: str, words: set[str], zh: bool) -> bool:
+    """Whether a question holds one of its article's telling words (:func:`telling`) and
+    does not point at its subject with "this" or "these" (这, 该, 此, 那)."""
+    if _POINTING["zh" if zh else "en"].search(question):
+        return False
+    if zh:
+        return any(run in question for run in words)
+    return bool(words & _words(question))
 
 
 def phrase_across(parts: Sequence[Any], articles: Sequence[Article], rng: random.Random) -> str:
@@ -245,13 +272,14 @@ def build_pairs(articles: list[Article], split: str, n: tuple[int, int], seed: i
     rng = _rng("pairs", seed)
     on = [a for a in articles if _in_split(a, split) and a.key not in left_out]
     on.sort(key=lambda a: _digest(f"{seed}:{a.key}", 64))
+    tells = {a.key: telling(a, articles) for a in on}
     pools = {
         a.key: [
             q
             for q in a.qas
             if q.answers
             and min(map(len, q.answers)) < SHORT_ANSWER
-            and names_its_article(q.question, a)
+            and names_its_article(q.question, tells[a.key], a.page.lang == "zh")
         ]
         for a in on
     }

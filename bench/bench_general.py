@@ -34,10 +34,11 @@ part's own section; "+summary" also counts the summary line the report gives tha
 Citation precision is the share of the sources the
 reports cite (unique per question, pooled over the set) that are the gold article's page.
 Honest nothing is the share of off-topic questions whose run answers nothing and cites
-nothing. Wall time is the time of one question's whole run. ``--json`` writes every
-question's outcome: the plan's parts with their cited lines, which gold question mapped
-to which part, the gold answers, whether each was answered, the cited sources, notes on
-what went wrong and the run's id (keep the runs with ``--runs-dir``).
+nothing. Wall time is the time of one question's whole run (median, mean and 90th
+percentile). ``--json`` writes every question's outcome: the plan's parts with their
+cited lines, which gold question mapped to which part, the gold answers, whether each was
+answered, the cited sources, notes on what went wrong and the run's id (keep the runs
+with ``--runs-dir``).
 """
 
 from __future__ import annotations

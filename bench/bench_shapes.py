@@ -695,9 +695,10 @@ def no_web_world(input_dir: Path) -> DemoWorld:
     return DemoWorld("", "", input_dir, NO_WEB, {}, (NO_WEB.split("://")[1],), [])
 
 
-def record(shape: str, sub: str, q: Shaped, outcome: Any) -> dict[str, Any]:
+def record(shape: str, sub: str, q: Shaped, outcome: Any, fetched: Sequence[str]) -> dict[str, Any]:
     """One question's outcome with what its set adds: the right sources, how many cited
-    sources are right, and whether every part is answered in its own section."""
+    sources are right, whether a right page was fetched (of the site paths ``fetched``
+    during the run) and whether every part is answered in its own section."""
     row = asdict(outcome)
     right_cited = sum(_where(c) in q.right for c in outcome.cited)
     notes = [n for n in row["notes"] if n != "cites pages other than the article"]
@@ -709,6 +710,7 @@ def record(shape: str, sub: str, q: Shaped, outcome: Any) -> dict[str, Any]:
         "right": sorted(q.right),
         "articles": [a.key for a in q.articles],
         "right_cited": right_cited,
+        "gold_page_fetched": any("/" + path in fetched for path in q.right),
         "all_parts": all(bool(g.get("in_section")) for g in outcome.gold),
         "notes": notes,
     }
@@ -721,8 +723,9 @@ async def run_built(
     rows: list[dict[str, Any]] = []
 
     async def one(i: int, q: Shaped, world: DemoWorld) -> None:
+        before = len(world.site_requests)
         outcome = await run_case(q.case, f"{shape}/{sub}", world, runs, max_pages)
-        rows.append(record(shape, sub, q, outcome))
+        rows.append(record(shape, sub, q, outcome, world.site_requests[before:]))
         kind = q.case.kind
         mark = f"{outcome.answered_parts}/{len(q.case.gold)}" if kind == "multi" else (
             "nothing" if outcome.honest_nothing else f"cites {len(outcome.cited)}"

@@ -327,7 +327,7 @@ def phrase(qas: Sequence[QA], page: CorpusPage, rng: random.Random) -> str:
     rest = [_lower_first(q, context) for q in qs[1:]]
     style = rng.random()
     asks = all(re.match(_ASKS, q, re.I) for q in qs[1:])
-    if style < 0.5 or not asks:  # "…, and in 2000, ABC started …" is no way to ask
+    if style < 0.5 or not asks:  # ", and in 1990, the town built …" is no way to ask
         lead = f"About {page.title}: " if style < 0.5 else ""
         return lead + " ".join(q + "?" for q in qs)
     if len(qs) == 2:

@@ -41,7 +41,7 @@ from research.relevance import (
 from research.retrieval import PageTerms, agreed, bm25
 from research.selection import Quote, informative
 from research.tables import Found, file_table_score, table_score, tables_in
-from research.text import links, plain, terms
+from research.text import CJK, links, plain, terms
 from subagents.evidence import EvidenceItem, EvidenceLedger, PageRecord, sidecar_path, url_key
 from subagents.search.render import result_list
 
@@ -681,7 +681,7 @@ def _core_surface(focus: Focus) -> str:
 
 
 def _cjk(text: str) -> bool:
-    return bool(re.match(r"[\u3400-\u9fff]", text))
+    return bool(CJK.match(text))
 
 
 __all__ = ["Candidate", "Coverage", "Research", "Source", "SubQuestion", "is_document"]

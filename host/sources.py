@@ -18,6 +18,7 @@ import unicodedata
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
+from research.text import CJK, CJK_CLASS
 from subagents.evidence import PageRecord
 from subagents.untrusted import unwrap
 
@@ -40,7 +41,7 @@ _SHEET = re.compile(r"sheet '([^']*)'")
 _OCR = re.compile(r"Text found by OCR[^\n]*:\n", re.M)
 #: Chinese, Japanese and Korean characters and full-width punctuation: a line break
 #: beside one is no word space.
-_CJK = re.compile(r"[\u2e80-\u303f\u3400-\u9fff\uf900-\ufaff\ufe30-\ufe4f\uff00-\uffef]")
+_CJK = re.compile(rf"[\u2e80-\u303f{CJK_CLASS}\ufe30-\ufe4f\uff00-\uffef]")
 _BRIEF_HEADINGS = re.compile(
     r"\b(brief|instructions?|requirements?|guidelines?|for the writer|notes for|should cover|"
     r"what the report|length|deliverables?|question)\b|要求|说明|写作|篇幅|提纲|任务",
@@ -140,7 +141,7 @@ def _heading_like(line: str) -> bool:
     if re.search(r"\d\s*$", line) or len(re.findall(r"\d+", line)) >= 2:
         return False
     first = line[0]
-    return (first.isupper() or bool(re.match(r"[\u4e00-\u9fff]", first))) and (
+    return (first.isupper() or bool(CJK.match(first))) and (
         len(line.split()) <= 8 if " " in line else len(line) <= 20
     )
 

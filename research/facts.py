@@ -14,8 +14,9 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 
-from .text import plain, terms
+from .text import CJK_CLASS, plain, terms
 
 #: What a three-digit number counts when it is not a year ("186 to 196 km", "800 men").
 _COUNTED = r"(?:km|kilomet|metres?|meters?|miles?|men\b|people|tons?\b|li\b|%|years)"
@@ -52,6 +53,7 @@ def year_of(match: re.Match[str]) -> int | None:
     return None
 
 
+@lru_cache(maxsize=65536)
 def has_date(text: str) -> bool:
     """Whether ``text`` gives a date."""
     return bool(DATE.search(text))
@@ -59,8 +61,13 @@ def has_date(text: str) -> bool:
 
 def years(text: str) -> list[int]:
     """The years ``text`` gives, in order (BCE as negative)."""
+    return list(_years(text))
+
+
+@lru_cache(maxsize=65536)
+def _years(text: str) -> tuple[int, ...]:
     found = (year_of(m) for m in DATE.finditer(plain(text)))
-    return [y for y in found if y is not None]
+    return tuple(y for y in found if y is not None)
 
 
 def first_year(text: str) -> float | None:
@@ -80,6 +87,7 @@ CAUSE = re.compile(
 )
 
 
+@lru_cache(maxsize=65536)
 def states_cause(text: str) -> bool:
     """Whether a sentence states a cause or a consequence in its own words."""
     return bool(CAUSE.search(plain(text)))
@@ -350,6 +358,7 @@ def has_span(text: str) -> bool:
     return _ZH_SPAN.search(plain(text)) is not None
 
 
+@lru_cache(maxsize=65536)
 def has_quantity(text: str) -> bool:
     """Whether ``text`` gives a quantity: one with a unit or a counted noun (see
     :func:`quantities`), a number that can only be one (see :data:`_BARE_COUNT`), or a
@@ -383,7 +392,8 @@ _ZH_LEANING = re.compile(
     r"^(?:此|这|那|该|其|它|他|她|因此|所以|于是|与此同时|同时|但|然而|而|此外|另外|不过|并且|也|"
     r"[^，。；]{0,6}(?:此|这些|这一|该|其))"
 )
-_CJK = re.compile(r"[\u3000-\u303f\u3400-\u9fff\uf900-\ufaff\uff00-\uffef]")
+#: A Chinese character, or CJK punctuation or a full-width form.
+_CJK = re.compile(rf"[\u3000-\u303f{CJK_CLASS}\uff00-\uffef]")
 
 
 def _chinese(said: str) -> bool:
@@ -465,6 +475,7 @@ _PRONOUN_START = re.compile(
 )
 
 
+@lru_cache(maxsize=65536)
 def opens_leaning(text: str) -> bool:
     """Whether a sentence's subject is a pronoun or a share of something named before it
     ("It …", "Several of them …", "该…"): it says less on its own. A connective alone

@@ -36,7 +36,18 @@ from research.relevance import (
     weight,
     zh_tagged,
 )
-from research.text import CJK, STOP_WORDS, is_cjk, is_verb_form, stem, terms, words
+from research.text import (
+    CJK,
+    STOP_WORDS,
+    is_cjk,
+    is_verb_form,
+    learn_words,
+    marked,
+    simplified,
+    stem,
+    terms,
+    words,
+)
 
 STATUSES = (
     "pending",
@@ -396,8 +407,16 @@ def _uncovered(offline: Plan, parts: list[SubQuestion]) -> list[SubQuestion]:
 
 
 def offline_plan(question: str) -> Plan:
-    """Break ``question`` into sub-questions with keyword queries, deterministically."""
+    """Break ``question`` into sub-questions with keyword queries, deterministically.
+
+    The names the question marks (titles in 《》, quoted spans) are taught to jieba first
+    (:func:`research.text.learn_words`), so that the question and the pages read for it
+    cut a rare name alike, as one word."""
     question = " ".join(question.split())
+    learn_words(marked(question))
+    simple = simplified(question)
+    if simple != question:  # Traditional Chinese: planned as Simplified, written back
+        return _written_as(offline_plan(simple), question)
     if is_cjk(question):
         split = _split_zh(question)
         lang = "zh"
@@ -417,6 +436,26 @@ def offline_plan(question: str) -> Plan:
             queries = keyword_queries(text, question, texts)
         subs.append(SubQuestion(f"q{i}", text, queries, own=owns.get(text, "")))
     return Plan(question, lang, subs)
+
+
+def _written_as(plan: Plan, question: str) -> Plan:
+    """``plan``, made for the Simplified form of ``question`` (the Chinese rules read
+    Simplified characters), with its parts and queries written back in the characters of
+    ``question`` as the user wrote it."""
+    simple = plan.question
+    if len(simple) == len(question):  # character for character, as OpenCC's t2s writes
+        table = {s: o for s, o in zip(simple, question, strict=True) if s != o}
+    else:
+        table = {}
+
+    def back(text: str) -> str:
+        return "".join(table.get(ch, ch) for ch in text)
+
+    subs = [
+        SubQuestion(s.id, back(s.text), [back(q) for q in s.queries], own=back(s.own))
+        for s in plan.subquestions
+    ]
+    return Plan(question, plan.language, subs)
 
 
 def _bare(text: str) -> bool:
@@ -494,19 +533,25 @@ def _split_en(question: str) -> list[str]:
     ("Lithium-ion batteries: who invented them, when …, and why …?"), clauses joined by
     a comma or "and" before a question word, and verb phrases joined by "and"."""
     lead, rest = lead_subject(question)
-    body = rest.strip().rstrip("?.! ")
+    body = rest.strip().rstrip("?.! ؟;")
     parts = re.split(
-        rf"\?\s*|;\s*|:\s*(?={_OPENER})|,\s*(?:and\s+|but\s+|or\s+)?(?={_OPENER})"
+        rf"[?؟;]\s*|;\s*|:\s*(?={_OPENER})|,\s*(?:and\s+|but\s+|or\s+)?(?={_OPENER})"
         rf"|\s+(?:and|but)\s+(?={_OPENER})|(?:\.|,\s*and)\s+(?={_IMPERATIVE})",
         body,
         flags=re.I,
     )
     clauses: list[str] = []
-    pending = ""  # a lead-in that asks nothing ("According to a 1955 review, what …")
-    for part in (p.strip(" ,:") for p in parts):
+    pending = ""  # a lead-in that asks nothing ("According to a 1962 audit, what …")
+    # a question of its own in a row of questions asks, in any language ("Wer …? Wo …?")
+    whole = {q.strip(" ,:¿") for q in re.split(r"[?؟;;]\s*", body) if len(q.split()) >= 3}
+    for part in (p.strip(" ,:¿") for p in parts):
         if not part:
             continue
-        asks = re.search(_OPENER, part, re.I) or re.match(_IMPERATIVE, part, re.I)
+        asks = (
+            re.search(_OPENER, part, re.I)
+            or re.match(_IMPERATIVE, part, re.I)
+            or (part in whole and bool(re.search("[?؟;]", question)))
+        )
         if not asks and not part.rstrip().endswith("what"):
             if clauses and not pending:
                 clauses[-1] = f"{clauses[-1]}, {part}"
@@ -660,7 +705,7 @@ def _zh_mentions(text: str, subject: str) -> bool:
 
 def _zh_named(clause: str) -> bool:
     """Whether a Chinese clause opens with a subject of its own (a noun before its verb
-    or question word: "1754年的第一场战役是什么" does, "何时开始商用" does not)."""
+    or question word: "1821年的第一次洪水淹没了哪些村庄" does, "何时开始商用" does not)."""
     for pair in zh_tagged(clause):
         if pair.flag.startswith(("v", "r")) or pair.word in ZH_QUESTION_WORDS:
             return False

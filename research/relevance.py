@@ -30,6 +30,7 @@ about the question. Which page a part takes them from is for :mod:`research.retr
 from __future__ import annotations
 
 import math
+import os
 import re
 from collections import Counter
 from collections.abc import Mapping, Sequence
@@ -49,24 +50,39 @@ from .facts import (
     states_cause,
 )
 from .facts import years as facts_years
+from .ranking import Features, model
+from .retrieval import BM25
 from .text import (
     CJK,
+    CJK_CLASS,
     STOP_WORDS,
     Sentence,
+    grams,
     headings,
     is_cjk,
     is_word,
     jieba_loaded,
+    known_word,
     lemma,
     passages,
     plain,
+    simplified,
+    spaceless,
     stem,
     terms,
+    word_tag,
     words,
 )
 
-#: A sentence scoring at least this is relevant evidence for its sub-question.
-THRESHOLD = 0.45
+#: Whether sentences are scored by the learned model (:mod:`research.ranking`) rather
+#: than by the hand-set rules (:func:`_rules_score`). The rules stay the default until the
+#: model, trained by ``scripts/train_ranker.py``, beats them on the benchmarks' tune halves
+#: (``QUARTET_RANKER=learned`` measures it: ``bench/bench_general.py``,
+#: ``bench/bench_shapes.py``).
+LEARNED = os.environ.get("QUARTET_RANKER", "rules") == "learned"
+#: A sentence scoring at least this is relevant evidence for its sub-question (with the
+#: learned model, its calibrated threshold).
+THRESHOLD = model().threshold if LEARNED else 0.45
 #: A sentence in a section about another part of the question counts this share.
 ELSEWHERE = 0.85
 #: A sentence that gives no number counts this share for a part asking how many.
@@ -74,13 +90,14 @@ UNTYPED = 0.85
 #: A part's best sentence under :data:`THRESHOLD` still answers it (see
 #: :attr:`Scored.lead`) from this score, when its page names the subject (a subject
 #: score of :data:`ON_SUBJECT`) and it says :data:`SAYS_MOST` of the part's facets.
-LEAD_FLOOR, ON_SUBJECT, SAYS_MOST = 0.2, 0.8, 0.5
-#: How much the page-local match counts in ranking a page's sentences (see
-#: :attr:`Scored.rank`); the :data:`LOCAL_TOP` sentences of a page by rank may stand as a
-#: part's lead without saying most of its facets, when their page-local match is at least
-#: :data:`LOCAL_LEAD` of the page's best (the passage that answers a question is among
-#: the first three of its page for the question's words nine times in ten).
-LOCAL, LOCAL_TOP, LOCAL_LEAD = 0.3, 3, 0.5
+LEAD_FLOOR, ON_SUBJECT, SAYS_MOST = (model().lead_floor if LEARNED else 0.2), 0.8, 0.5
+#: How much the page-local match counts in ranking a page's sentences under the rules
+#: (see :attr:`Scored.rank`; the learned model weighs it itself); the :data:`LOCAL_TOP`
+#: sentences of a page by rank may stand as a part's lead without saying most of its
+#: facets, when their page-local match is at least :data:`LOCAL_LEAD` of the page's best
+#: (the passage that answers a question is among the first three of its page for the
+#: question's words nine times in ten).
+LOCAL, LOCAL_TOP, LOCAL_LEAD = (0.0 if LEARNED else 0.3), 3, 0.5
 #: A facet counts as said from this match (an equivalent word, a heading about it;
 #: not a page that merely mentions it elsewhere).
 SAID = 0.6
@@ -135,7 +152,7 @@ _FRAMES = re.compile(
     r"|\b(?:called|named|known as|referred to as)(?=\s*(?:what\b|\?|$))"
     r"|被称为|被称作|称为|称作|叫做"
     # a question word with its measure word (哪次, 哪位), a count asked for (两种, 一系列)
-    r"|哪?[一二两三四五六七八九十每几][个种支位次条名项部本座家类]|一系列|哪[\u4e00-\u9fff]",
+    rf"|哪?[一二两三四五六七八九十每几][个种支位次条名项部本座家类]|一系列|哪[{CJK_CLASS}]",
     re.I,
 )
 
@@ -178,7 +195,7 @@ def named_kind_terms(text: str) -> set[str]:
 _ZH_KIND_WORD = (
     r"(?:(?<!为)什么|哪(?![里儿])[一几些]?[个种位类家所座条部本项路名只支届次门间场首]?|何(?![时处地])种?)(?:样的)?"
 )
-_ZH_KIND = re.compile(_ZH_KIND_WORD + r"([\u4e00-\u9fff]{1,4})")
+_ZH_KIND = re.compile(_ZH_KIND_WORD + rf"([{CJK_CLASS}]{{1,4}})")
 
 
 def zh_kind_nouns(text: str) -> set[str]:
@@ -286,7 +303,7 @@ class Focus:
     kind: str = "what"
     subject_weights: dict[str, float] = field(default_factory=dict, compare=False, hash=False)
     #: the English noun naming the kind of answer asked for ("scale" in "what is the scale
-    #: … called"), which is no facet: a name ending in it names one ("Saffir-Simpson Scale")
+    #: … called"), which is no facet: a name ending in it names one ("Marrow-Lindqvist Scale")
     kinds: frozenset[str] = field(default=frozenset(), compare=False, hash=False)
     #: the facets of the sibling sub-questions: a section about one of them is about
     #: another part of the question
@@ -350,7 +367,7 @@ class Focus:
             else:  # it names nothing, so it asks about the question's named subject
                 lead = named
         if _unsegmented(named) and named in subquestion:
-            # a name the word list does not know (道同 cut into 道 and 同) is one term
+            # a name the word list does not know (章同 cut into 章 and 同) is one term
             own = [named, *(t for t in own if t not in terms(named))]
             entity_terms = {named}
         elif (across := _cut_across(named, asked)) is not None:
@@ -419,7 +436,7 @@ class Focus:
 
 @lru_cache(maxsize=1024)
 def _unsegmented(name: str) -> bool:
-    """Whether a Chinese name is cut into single characters by the word list (道同 into
+    """Whether a Chinese name is cut into single characters by the word list (章同 into
     道 and 同), so that its characters alone would stand for it."""
     if not is_cjk(name) or len(name) < 2 or not all(CJK.match(ch) for ch in name):
         return False
@@ -428,7 +445,7 @@ def _unsegmented(name: str) -> bool:
 
 def _cut_across(name: str, text: str) -> frozenset[str] | None:
     """The terms of a Chinese ``text`` that overlap ``name`` where its cut runs across
-    the name's edge (潘淑是谁的皇后 cut 潘 淑是: 潘 and 淑是); ``None`` when no term
+    the name's edge (韩光是谁的老师 cut 韩 光是: 韩 and 光是); ``None`` when no term
     crosses an edge of the name, or the text does not hold it."""
     start = text.find(name) if name and all(CJK.match(ch) for ch in name) else -1
     if start < 0:
@@ -513,7 +530,7 @@ def localizer(term: str) -> bool:
     or when relative to something (旁边, 沿岸, 之间, 之后)."""
     if len(term) < 2 or not all(CJK.match(ch) for ch in term):
         return False
-    return _posseg().dt.word_tag_tab.get(term, "") == "f"
+    return word_tag(term) == "f"
 
 
 @dataclass(frozen=True)
@@ -563,17 +580,16 @@ def _comparable(words_: Sequence[Any]) -> frozenset[str]:
 
 
 #: A Chinese name written as one run: characters and digits, at most 12.
-_ZH_NAME = re.compile(r"[\u3400-\u9fff0-9]{2,12}")
+_ZH_NAME = re.compile(rf"[{CJK_CLASS}0-9]{{2,12}}")
 
 
 def _name_words(phrase: str) -> list[str]:
     """The words of a Chinese run of nouns that name something: without the words at its
     end that the word list gives as a verb, adverb, adjective or distinguishing word,
-    which the tagger took for nouns in the question (认可 in 南非法律认可哪两种学校,
+    which the tagger took for nouns in the question (认可 in 青州法律认可哪几种执照,
     主要 in …青溪鲷鱼主要分布在…)."""
-    tags = _posseg().dt.word_tag_tab
     cut = [w for w in words(phrase) if w.strip()]
-    while len(cut) > 1 and tags.get(cut[-1], "n")[:1] in ("v", "d", "a", "b"):
+    while len(cut) > 1 and (word_tag(cut[-1]) or "n")[:1] in ("v", "d", "a", "b"):
         cut.pop()
     return cut
 
@@ -591,7 +607,7 @@ def _core(phrase: str, subject: tuple[str, ...]) -> tuple[str, ...]:
     if is_cjk(phrase):
         named = _name_words(phrase) if _ZH_NAME.fullmatch(phrase) else []
         if len(named) > 1:
-            return ("".join(named),)  # 九龙巴士86线 is one name, not 九龙
+            return ("".join(named),)  # 石湾巴士52线 is one name, not 石湾
         if "·" in phrase:  # a transliterated name: its last part is the family name
             family = [t for t in terms(phrase.rsplit("·", 1)[1]) if t in subject]
             if family:
@@ -600,8 +616,8 @@ def _core(phrase: str, subject: tuple[str, ...]) -> tuple[str, ...]:
         subs = [s for s in subject if len(s) >= 3 and s in longest]
         if subs:
             return (min(subs, key=len),)
-        # its main word is a code with a number in it (32b in 巴士32B线), else a Chinese
-        # word (珍兽 in 《ONE PIECE 珍兽岛》, not "piece")
+        # its main word is a code with a number in it (7b in 青城巴士7B线), else a Chinese
+        # word (青城 in 《STAR 青城旧事》, not "star")
         return (max(subject, key=lambda t: (_has_digit(t), bool(CJK.match(t)), len(t))),)
     order = [t for t in terms(phrase) if t in subject] or list(subject)
     return tuple(order[-2:])
@@ -644,7 +660,7 @@ ZH_ASKS = re.compile(
             r"(?<![很许最更较诸众好])多[远久长大高深重宽厚快老]",
             "能否",
             "可否",
-            r"([\u4e00-\u9fff])[不没]\1",
+            rf"([{CJK_CLASS}])[不没]\1",
         ]
     )
 )
@@ -697,7 +713,7 @@ def entity(question: str) -> str:
         if shared := _zh_shared(question) or titled:
             return shared
         # …and one that names nothing either (即使在今天，…) leaves the name to the next,
-        # unless it asks something itself (免疫缺陷会导致什么，…: a question of its own)
+        # unless it asks something itself (茶树枯萎会导致什么，…: a question of its own)
         for clause in asked:
             nouns = _zh_entity(clause)
             if named := _zh_opening(clause, nouns) or nouns:
@@ -711,8 +727,8 @@ def entity(question: str) -> str:
     run: list[str] = []
     for i, tok in enumerate(tokens):
         low = tok.lower()
-        before = question[: found[i].start()].rstrip(" \"'“‘(")
-        opening = not before or before[-1] in ".?!:;"
+        before = question[: found[i].start()].rstrip(" \"'“‘(¿¡")
+        opening = not before or before[-1] in ".?!:;؟"
         # A capital that only opens a sentence names nothing ("Primitive jawless …").
         capital = tok[0].isupper() and not (opening and (low in _QUESTION_WORDS or _common(low)))
         number = tok.isdigit() and bool(run)
@@ -749,7 +765,7 @@ def entity(question: str) -> str:
 #: A title in Chinese title marks: a book, film, law or other work, named.
 _ZH_TITLE = re.compile(r"《([^《》]{1,40})》")
 #: Prepositions that make a work in title marks the setting of a question, not its
-#: subject (石姓在《千家谱》里排第几位).
+#: subject (石姓在《千家谱》里出现过几次).
 _ZH_SETTING = frozenset("在于从据")
 
 
@@ -765,12 +781,12 @@ def _zh_titled(question: str) -> str:
 
 @lru_cache(maxsize=4096)
 def _unknown_word(word: str) -> bool:
-    """Whether jieba found a Chinese word that its word list does not hold (贴扎): a term
+    """Whether jieba found a Chinese word that its word list does not hold (缠扎): a term
     or a name, whatever part of speech its guess gives it. One ending in a particle or
-    copula is a name with the word after it glued on (申有 in 许申有什么著作), no term."""
+    copula is a name with the word after it glued on (申有 in 方申有哪些学生), no term."""
     if len(word) < 2 or not all(CJK.match(c) for c in word) or word[-1] in _ZH_FUNCTION:
         return False
-    return word not in jieba_loaded().dt.FREQ
+    return not known_word(word)
 
 
 @lru_cache(maxsize=1)
@@ -783,8 +799,20 @@ def _posseg() -> Any:
 
 def zh_tagged(text: str) -> list[Any]:
     """The words of a Chinese text with their parts of speech (jieba's ``pair.word``,
-    ``pair.flag``: n… nouns, v… verbs, r pronouns and question words, m numbers)."""
-    return list(_posseg().cut(text))
+    ``pair.flag``: n… nouns, v… verbs, r pronouns and question words, m numbers).
+
+    Traditional characters are tagged as their Simplified form (jieba's word list is
+    Simplified, and its guesses at words it does not hold are slow and poor), each word
+    given back as written in ``text``."""
+    simple = simplified(text)
+    tagged = list(_posseg().cut(simple))
+    if simple == text or len(simple) != len(text):
+        return tagged
+    out, at = [], 0
+    for pair in tagged:
+        out.append(type(pair)(text[at : at + len(pair.word)], pair.flag))
+        at += len(pair.word)
+    return out
 
 
 def _zh_time(clause: str) -> bool:
@@ -803,10 +831,10 @@ _ZH_OPENING = re.compile(rf"([^的是，,？?：:]{{2,{ZH_OPENING}}})([的是])"
 
 def _zh_opening(clause: str, nouns: str) -> str:
     """The name a Chinese clause opens with, read past the tagger's cut: the characters
-    before its first 是 or 的 (疣斑鲷鱼的鳞片…, 硕宁是如何…, 道同是什么…), when they
+    before its first 是 or 的 (疣斑鲷鱼的尾鳍…, 硕宁是如何…, 章同是什么…), when they
     are a short name (:data:`ZH_OPENING` characters at most: a longer opening holds a
-    verb, 青桥机场迁建后是…) with no question word, preposition or particle. Before 的
-    the opening modifies what follows (文中提起的爆炸案), so it is the name only when it
+    verb, 青桥机场扩建后是…) with no question word, preposition or particle. Before 的
+    the opening modifies what follows (文中提到的山火), so it is the name only when it
     holds the clause's first run of nouns (石溪站 for 石溪); before 是 it is what the
     clause is about, and the nouns after the copula say what it is (硕宁是…郡王)."""
     clause = clause.strip()
@@ -827,7 +855,7 @@ def _zh_opening(clause: str, nouns: str) -> str:
 
 def _zh_entity(clause: str) -> str:
     """The first telling run of nouns of a Chinese clause, as written: one holding a word
-    rarer than :data:`COMMON_ZIPF` (世界 is too common to name what 谁是当时世界第二大
+    rarer than :data:`COMMON_ZIPF` (世界 is too common to name what 哪国是当年世界第三大
     茶叶生产国 asks about; in a clause of common nouns only, its first run). Names joined
     by · or - are one (彼得·布兰森); a number and measure word before a noun are skipped
     (一个蜂群 → 蜂群)."""
@@ -862,10 +890,10 @@ def _zh_entity(clause: str) -> str:
         )
     if out:
         runs.append(out)
-    # 什么后天条件导致…: the noun after the question word is the kind of answer (条件), not
+    # 什么后天因素导致…: the noun after the question word is the kind of answer (因素), not
     # what the question is about; a clause that names nothing else names no subject
     runs = [run for run, kind in zip(runs, kinds, strict=True) if not kind]
-    # 最新时代的名称: the name asked for (名称, 名字) frames the question, it is no subject
+    # 最早那座桥的名称: the name asked for (名称, 名字) frames the question, it is no subject
     runs = [run for run in runs if not _FRAMES.fullmatch("".join(run))]
     found = [run for run in runs if 2 <= len("".join(run)) <= 20]
     named = [run for run in found if any(rare(w) for w in run if w.strip())]
@@ -877,7 +905,7 @@ def _zh_entity(clause: str) -> str:
 COMMON_ZIPF = 5.0
 _NAME_JOINS = ("·", "-", "‧", "•")
 #: Characters that end no name: a preposition, copula or particle following the subject
-#: (赵鹏*在*哪年入选, 道同*是*什么时期的人物).
+#: (石青山*在*哪年出生, 章同*是*哪里人).
 _ZH_FUNCTION = frozenset("在是的了和与及被把将从对向为于也都就还又曾所有")
 
 
@@ -904,8 +932,8 @@ def rare(text: str) -> bool:
 
 
 def _zh_shared(question: str) -> str:
-    """The subject a Chinese question in a row opens most of its pieces with (道同 in
-    道同是什么时期的人物，道同属于哪个民族，道同为什么……): the longest opening that at
+    """The subject a Chinese question in a row opens most of its pieces with (章同 in
+    章同是哪里人，章同做过什么官，章同为什么……): the longest opening that at
     least half of the pieces (and two or more) share, without a closing particle."""
 
     pieces = [p.strip() for p in re.split(r"[，,。？?！!；;、]", question) if p.strip()]
@@ -922,7 +950,7 @@ def _zh_shared(question: str) -> str:
             opening = opening[:-1]
         if (
             len(opening) >= 2
-            and re.fullmatch(r"[\u3400-\u9fffA-Za-z0-9·]+", opening)
+            and re.fullmatch(rf"[{CJK_CLASS}A-Za-z0-9·]+", opening)
             and not ZH_ASKS.search(opening)
             and rare(opening)
             and len(opening) > len(best)
@@ -977,12 +1005,14 @@ class Scored:
     top_of_page: bool = False
     #: whether its page's title names the part's subject (the page is about it)
     page_named: bool = False
+    #: what the score was computed from (see :func:`features_of`)
+    features: Features = field(default_factory=dict)
 
     @property
     def rank(self) -> float:
         """The order of a page's sentences for the part: the score, and the page-local
         match (a word rare on this page tells one passage from another better than a word
-        rare in the language)."""
+        rare in the language; the learned model weighs it in the score)."""
         return self.score + LOCAL * self.local
 
     @property
@@ -991,10 +1021,16 @@ class Scored:
         :data:`THRESHOLD`: its page is about the subject, and either it is among the
         best of a page whose title names the subject by the page's own rare words (see
         :func:`local_match`), or it says most of what the part asks and is not a faint
-        match (a paraphrase that leaves a word of the question unsaid, "required to have
-        a bachelor's degree" for "what must a teacher have at a minimum")."""
+        match (a paraphrase that leaves a word of the question unsaid, "required to hold
+        a pilot's licence" for "what must a ferry captain have at a minimum").
+
+        Under the learned model, which weighs the page-local match itself, a lead is one
+        of the best sentences of a page whose title names the subject, or a sentence on
+        a page about the subject scoring at least :data:`LEAD_FLOOR`."""
         if self.subject < ON_SUBJECT:
             return False
+        if LEARNED:
+            return (self.top_of_page and self.page_named) or self.score >= LEAD_FLOOR
         if self.top_of_page and self.page_named and self.local >= LOCAL_LEAD:
             return True
         return self.score >= LEAD_FLOOR and self.said >= SAYS_MOST
@@ -1031,6 +1067,14 @@ class Document:
     #: for a subject's core the page names once, the sentences that may speak of it
     #: (see :func:`_speaks_of`); None where the page names it often
     mentions: dict[tuple[str, ...], frozenset[int] | None] = field(default_factory=dict)
+    #: what is computed once per page and part (page-local matches), by a key naming it
+    memo: dict[Any, Any] = field(default_factory=dict)
+
+    def grams(self) -> list[frozenset[str]]:
+        """Each sentence's grams (see :func:`research.text.grams`), computed once."""
+        if "grams" not in self.memo:
+            self.memo["grams"] = [grams(_LINK.sub(r"\1", s.text)) for s in self.sentences]
+        return self.memo["grams"]
 
     @classmethod
     def of(cls, text: str, title: str = "") -> Document:
@@ -1078,6 +1122,7 @@ def _prepared(text: str, title: str) -> Document:
     return Document.prepare(text, title)
 
 
+@lru_cache(maxsize=65536)
 def _normal(text: str) -> str:
     return " ".join(stem(w) for w in words(text) if w not in ("'",))
 
@@ -1113,7 +1158,7 @@ def _speaks_of(core: tuple[str, ...], doc: Document, index: int) -> bool:
     """Whether sentence ``index`` of a page may speak of the subject without naming it:
     the page names the subject's core in its title or at least :data:`MENTIONS` times (a
     name with a number in it, met only by its pieces, counts as often), or the sentence
-    follows one naming it in the same paragraph ("…在某页岩中发现了三种。这三种都没有…")."""
+    follows one naming it in the same paragraph ("…在青石湖中发现了三种。这三种都没有…")."""
     if core not in doc.mentions:
         cjk = len(core) == 1 and bool(CJK.match(core[0]))
         if cjk:
@@ -1152,7 +1197,7 @@ def _has_core(core: tuple[str, ...], text_terms: Sequence[str] | str) -> bool:
     if not core:
         return False
     if isinstance(text_terms, str):
-        if len(core) == 1 and CJK.match(core[0]):  # the text has it cut: 道 同, 九龙 巴士
+        if len(core) == 1 and CJK.match(core[0]):  # the text has it cut: 章 同, 石湾 巴士
             return _names_whole(core[0], text_terms.replace(" ", ""))
         return " ".join(core) in text_terms
     joined = " ".join(text_terms)
@@ -1161,7 +1206,7 @@ def _has_core(core: tuple[str, ...], text_terms: Sequence[str] | str) -> bool:
 
 def _names_whole(name: str, text: str) -> bool:
     """Whether a Chinese text names ``name``: as written, or, for a name with a number
-    in it, by each of its pieces (a text writes 超级碗50 as 第50届超级碗)."""
+    in it, by each of its pieces (a text writes 石溪杯12 as 第12届石溪杯)."""
     if name in text:
         return True
     pieces = re.findall(r"\d+|\D+", name)
@@ -1279,7 +1324,7 @@ def _bare_name(name: str) -> str:
 def _own_article(focus: Focus, doc: Document) -> bool:
     """Whether the page is the subject's own article: its title (without the site's name
     and a qualifier after a comma or in brackets) is the subject's name ("Springfield,
-    Ohio", "许申"), not one aspect of it ("Springfield in the Civil War")."""
+    Ohio", "方申"), not one aspect of it ("Springfield in the Civil War")."""
     name = _bare_name(doc.name)
     return (
         bool(name)
@@ -1318,7 +1363,7 @@ def _sibling_name(question: str, page_name: str, core: tuple[str, ...]) -> str:
         if not all(CJK.match(ch) for ch in head) or head not in written:
             continue
         at = written.index(head)
-        before = re.search(r"[\u3400-\u9fff]*$", written[:at]).group(0)
+        before = re.search(rf"[{CJK_CLASS}]*$", written[:at]).group(0)
         cut = max((i + 1 for i, ch in enumerate(before) if ch in _ZH_FUNCTION), default=0)
         asks = [m.end() for m in ZH_ASKS.finditer(before)]
         modifier = before[max([cut, *asks]) :]
@@ -1425,7 +1470,7 @@ def _subject_score(focus: Focus, doc: Document, index: int, context: set[str]) -
             focus.core and set(focus.core) <= own_terms and len(focus.core) == 1
         ):
             return 1.0
-        on_page = _has_core(focus.core, doc.lowered)
+        on_page = _core_on_page(focus, doc)
         if on_page and focus.core and focus.core[-1] in own_terms:
             return 0.95  # "the tower" on a page about the Eiffel Tower
         prior = _leaned_on(doc, doc.sentences[index]) if on_page else None
@@ -1478,21 +1523,137 @@ def assess(focus: Focus, doc: Document, index: int) -> Scored:
 
 
 def _assess(focus: Focus, doc: Document, index: int) -> Scored:
+    features, subject, said, rules = _signals(focus, doc, index)
+    score = model().score(features) if LEARNED else rules
+    return Scored(doc.sentences[index], score, subject, said, features=features)
+
+
+def features_of(focus: Focus, doc: Document, index: int) -> Features:
+    """The features of sentence ``index`` of ``doc`` for ``focus`` that the learned model
+    (:mod:`research.ranking`) weighs:
+
+    - ``subject``: the log of how far the sentence, or at least its page, is about the
+      part's subject (:func:`_aboutness`);
+    - ``facets``: the log of the weighted geometric mean of how each facet of the part is
+      met (in the sentence, by an equivalent, by its section's heading or the title);
+      ``said``: the share of the facets (by weight) it says; ``no_facets``: the part
+      asks nothing beyond its subject;
+    - ``elsewhere``: the sentence stands in a section about another part of the question;
+      ``salience``: the log of how much the page is about the part's facets (0 on the
+      subject's own article);
+    - ``time_mismatch``: it speaks of the present where the part asks about the past, or
+      the reverse; ``leaning``: it opens leaning on the sentence before;
+      ``untyped``: the part asks how many and it gives no number; ``kind_answer``: it
+      carries the kind of answer asked for beyond the question's own words;
+    - ``local``, ``local_top``: how it says the part's words that are rare on its own page,
+      as a share of the page's best, and whether it is among the page's best
+      :data:`LOCAL_TOP`; ``page_named``: the page's title names the subject;
+    - ``grams``, ``grams_best``: the share of the part's words (any language: character
+      pairs where words are not spaced) it says, weighed by their rarity on the page, and
+      as a share of the page's best: the one signal that needs no word list;
+      ``spaceless``, ``grams_spaceless``: the part is written without spaces between
+      words (Chinese, Thai), and ``grams`` again for such a part only (a pair of
+      characters says less than a word);
+    - ``length``: the log of its length.
+    """
+    return _signals(focus, doc, index)[0]
+
+
+def _signals(
+    focus: Focus, doc: Document, index: int
+) -> tuple[Features, float, float, float]:
+    """:func:`features_of`, with the raw subject score and said share :class:`Scored`
+    keeps, and the score the hand-set rules give (see :func:`_rules_score`)."""
     sentence = doc.sentences[index]
-    written = plain(sentence.text)
-    title = doc.title_terms
-    heading = doc.section_terms.get(sentence.section, set())
-    anchors = doc.anchor_terms[index]
-    lent = context_about(focus, doc, sentence.section)
-    subject = _subject_score(focus, doc, index, title | heading | anchors)
-    if lent and subject < 0.95 and _has_core(focus.core, doc.lowered):
+    view = _page_view(focus, doc)
+    lent, elsewhere = _section_view(focus, doc, sentence.section)
+    subject = _aboutness(focus, doc, index, lent)
+    matches = _facet_matches(focus, doc, index, lent, view)
+    facets = _geometric(_phrase_scores(focus.facets, matches))
+    said = said_share(focus.facets, matches)
+    page = view.page
+    text = sentence.text
+    local, top = _local(focus, doc)
+    grams, best = _grams(focus, doc)
+    time = _time_agreement(focus, text)
+    untyped = focus.kind == "number" and not _gives_number(focus, text)
+    bonus = answer_type_bonus(focus, text)
+    rules = _rules_score(
+        subject * facets, elsewhere, 0.5 + 0.5 * page, time, opens_leaning(text), untyped, bonus
+    )
+    features = {
+        "subject": math.log(max(subject, 0.01)),
+        "facets": math.log(max(facets, 0.01)),
+        "said": said,
+        "no_facets": float(not focus.facets),
+        "elsewhere": float(elsewhere),
+        "salience": math.log(max(page, 0.01)),
+        "time_mismatch": float(time < 1.0),
+        "leaning": float(opens_leaning(text)),
+        "untyped": float(untyped),
+        "kind_answer": float(bonus > 0),
+        "local": local[index],
+        "local_top": float(index in top),
+        "page_named": float(view.named),
+        "grams": grams[index],
+        "grams_best": grams[index] / best if best else 0.0,
+        "spaceless": float(spaceless(focus.text)),
+        "grams_spaceless": grams[index] * spaceless(focus.text),
+        "length": math.log(1 + len(plain(text))) / 5,
+    }
+    return features, subject, said, rules
+
+
+def _rules_score(
+    base: float,
+    elsewhere: bool,
+    page: float,
+    time: float,
+    leaning: bool,
+    untyped: bool,
+    bonus: float,
+) -> float:
+    """The hand-set combination the learned model is measured against (see
+    :data:`LEARNED`): the subject and facet scores' product, a share off for a sentence
+    in another part's section (:data:`ELSEWHERE`), on a page about other things, about
+    another time, leaning on the sentence before, or giving no number where one is asked
+    for (:data:`UNTYPED`), plus a little for the kind of answer asked for."""
+    score = base * (ELSEWHERE if elsewhere else 1.0) * page * time
+    score *= (0.85 if leaning else 1.0) * (UNTYPED if untyped else 1.0)
+    return min(1.0, score + bonus)
+
+
+def _aboutness(focus: Focus, doc: Document, index: int, lent: bool) -> float:
+    """How far sentence ``index`` (or at least its page) is about the part's subject:
+    1 when it names it; less on a page about another thing of the subject's kind."""
+    sentence = doc.sentences[index]
+    context = (
+        doc.title_terms
+        | doc.section_terms.get(sentence.section, set())
+        | doc.anchor_terms[index]
+    )
+    subject = _subject_score(focus, doc, index, context)
+    if lent and subject < 0.95 and _core_on_page(focus, doc):
         subject = 0.95  # the section is about the part of the page's subject
     if subject > SIBLING and focus.core and is_cjk(focus.text):
+        written = plain(sentence.text)
         sibling = _sibling_name(focus.text, doc.name, focus.core)
         if sibling and sibling not in written.replace(" ", ""):
             subject = SIBLING  # the page is about another thing of the subject's kind
         elif focus.titled and not _writes_title(focus.titled, doc):
             subject = SIBLING  # 回家 as a verb does not name 《回家》
+    return subject
+
+
+def _facet_matches(
+    focus: Focus, doc: Document, index: int, lent: bool, view: _PageView
+) -> list[float]:
+    """How sentence ``index`` meets each facet of the part (see :func:`_facet_match`)."""
+    sentence = doc.sentences[index]
+    written = plain(sentence.text)
+    title = doc.title_terms
+    heading = doc.section_terms.get(sentence.section, set())
+    anchors = doc.anchor_terms[index]
     said = doc.sentence_terms[index]
     if focus.facets and is_cjk(focus.text):  # a Chinese word the sentence's cut splits
         said = said | {
@@ -1501,50 +1662,114 @@ def _assess(focus: Focus, doc: Document, index: int) -> Scored:
             for t in (f.term, *f.equivalents)
             if len(t) >= 2 and CJK.match(t) and t in written
         }
-    salience = [_salience(f, doc) for f in focus.facets]
     seq, clauses = doc.sentence_seq[index], doc.sentence_clauses[index]
-    if lent and said & _topic_terms(focus, doc):
+    if lent and said & view.topic:
         said = said | {f.term for f in focus.facets}  # names what the title says of the part
     matches = [
         _facet_match(f, said, title, heading, anchors, sal, _near(f, focus, seq, clauses), lent)
-        for f, sal in zip(focus.facets, salience, strict=True)
+        for f, sal in zip(focus.facets, view.salience, strict=True)
     ]
-    matches = [
-        max(m, KIND_NAMED) if f.kind_of and f.term not in said and names_kind(f, written) else m
+    return [
+        _widened(f, m, said, sentence.text, written)
         for f, m in zip(focus.facets, matches, strict=True)
     ]
-    if any(f.measures for f in focus.facets) and has_span(sentence.text):  # …在六年内结束
-        matches = [
-            max(m, SAID) if f.measures else m for f, m in zip(focus.facets, matches, strict=True)
-        ]
-    if any(f.relation for f in focus.facets) and any(localizer(t) for t in said):
-        matches = [
-            max(m, MORPHEME) if f.relation else m
-            for f, m in zip(focus.facets, matches, strict=True)
-        ]
-    facets = _geometric(_phrase_scores(focus.facets, matches))
-    score = subject * facets
-    if about_other_part(focus, doc, sentence.section):
-        score *= ELSEWHERE  # it says this in passing, on another part's page or section
-    if salience and not _own_article(focus, doc):
-        # an incidental mention on a page about something else counts less; the subject's
-        # own article (its biography, its entry) answers many things once each
-        score *= 0.5 + 0.5 * sum(salience) / len(salience)
-    text = sentence.text
-    score *= _time_agreement(focus, text)
-    if opens_leaning(text):
-        score *= 0.85  # leans on the sentence before it: less use on its own
-    if focus.kind == "number" and not _gives_number(focus, text):
-        score *= UNTYPED  # how many … is not answered by a sentence that gives no number
-    score += answer_type_bonus(focus, text)
-    return Scored(sentence, min(1.0, score), subject, said_share(focus.facets, matches))
+
+
+def _widened(facet: Facet, match: float, said: set[str], text: str, written: str) -> float:
+    """A facet's match, widened for a Chinese kind noun a new name of its kind meets
+    (重庆市 for 哪个城市), a "how long" verb a span of time meets, and a localizer
+    another localizer meets."""
+    if facet.kind_of and facet.term not in said and names_kind(facet, written):
+        match = max(match, KIND_NAMED)
+    if facet.measures and has_span(text):  # …在六年内结束
+        match = max(match, SAID)
+    if facet.relation and any(localizer(t) for t in said):
+        match = max(match, MORPHEME)
+    return match
+
+
+@dataclass(frozen=True)
+class _PageView:
+    """What a page is for a part, the same for each of its sentences."""
+
+    #: how much the page is about each facet (see :func:`_salience`)
+    salience: tuple[float, ...]
+    #: their mean; 1 on the subject's own article or for a part without facets
+    page: float
+    #: the page's title names the subject
+    named: bool
+    #: the title's words for what the page says about the part (see :func:`_topic_terms`)
+    topic: frozenset[str]
+
+
+def _page_view(focus: Focus, doc: Document) -> _PageView:
+    """The page's :class:`_PageView` for the part (computed once per page and part)."""
+    key = ("page", focus)
+    if key not in doc.memo:
+        salience = tuple(_salience(f, doc) for f in focus.facets)
+        own = not salience or _own_article(focus, doc)
+        doc.memo[key] = _PageView(
+            salience,
+            1.0 if own else sum(salience) / len(salience),
+            _names_subject(focus, doc),
+            frozenset(_topic_terms(focus, doc)),
+        )
+    return doc.memo[key]
+
+
+def _section_view(focus: Focus, doc: Document, section: str) -> tuple[bool, bool]:
+    """Whether a section is about the part (:func:`context_about`) and whether it is
+    about another part instead (:func:`about_other_part`), once per section and part."""
+    key = ("section", focus, section)
+    if key not in doc.memo:
+        doc.memo[key] = (
+            context_about(focus, doc, section),
+            about_other_part(focus, doc, section),
+        )
+    return doc.memo[key]
+
+
+def _core_on_page(focus: Focus, doc: Document) -> bool:
+    """Whether the page names the subject's core anywhere (once per page and part)."""
+    key = ("core", focus.core)
+    if key not in doc.memo:
+        doc.memo[key] = _has_core(focus.core, doc.lowered)
+    return doc.memo[key]
+
+
+def _local(focus: Focus, doc: Document) -> tuple[list[float], frozenset[int]]:
+    """:func:`local_match` for every sentence of the page, and the :data:`LOCAL_TOP`
+    sentences it ranks first (computed once per page and part)."""
+    key = ("local", focus)
+    if key not in doc.memo:
+        local = local_match(focus, doc)
+        order = sorted(range(len(local)), key=lambda i: (-local[i], i))
+        doc.memo[key] = (local, frozenset(i for i in order[:LOCAL_TOP] if local[i] > 0))
+    return doc.memo[key]
+
+
+def _grams(focus: Focus, doc: Document) -> tuple[list[float], float]:
+    """For every sentence of the page, the share of the part's grams (see
+    :func:`research.text.grams`) it says, each weighed by how rare it is among the page's
+    sentences; and the page's best share."""
+    key = ("grams", focus.text)
+    if key not in doc.memo:
+        said = doc.grams()
+        asked = grams(focus.text)
+        n = len(said)
+        df = Counter(g for s in said for g in s & asked)
+        idf = {g: math.log(1 + (n - df[g] + 0.5) / (df[g] + 0.5)) for g in asked}
+        total = sum(idf.values())
+        shares = [sum(idf[g] for g in s & asked) / total if total else 0.0 for s in said]
+        doc.memo[key] = (shares, max(shares, default=0.0))
+    return doc.memo[key]
 
 
 def said_share(facets: tuple[Facet, ...], matches: Sequence[float]) -> float:
     """The share of the facets (by weight) a sentence says (a match of :data:`SAID` at
     least). A Chinese word and the pieces the segmenter finds inside it (行政区划: 行政,
     政区, 区划, 行政区) are one facet, weighing as its heaviest piece and said as far as
-    its pieces are: a sentence that says 行政区 has not said most of a question on 堂区
+    its pieces are: a sentence that says 行政区 has not said most of a question on 村社
     and 行政区划 by saying three pieces of one word."""
     groups: dict[str, list[tuple[float, bool]]] = {}
     for facet, whole, match in zip(facets, _wholes(facets), matches, strict=True):
@@ -1614,7 +1839,7 @@ def _gives_number_to(question: str, text: str) -> bool:
 def _names_a_kind(focus: Focus, text: str) -> bool:
     """Whether an English sentence names a thing of the kind the part asks for: a
     capitalised name the question does not use, ending in the kind's word ("the
-    Saffir-Simpson Scale" for "what is the scale … called")."""
+    Marrow-Lindqvist Scale" for "what is the scale … called")."""
     asked = focus.text.lower()
     for match in _NAME_RUN.finditer(text):
         name = match.group(0)
@@ -1705,17 +1930,19 @@ def _names_subject(focus: Focus, doc: Document) -> bool:
 
 def local_match(focus: Focus, doc: Document) -> list[float]:
     """How well each sentence of ``doc`` says the part's words, each weighted by how rare
-    it is among the page's sentences (inverse document frequency over the page, as BM25
-    weighs terms), as a share of the best sentence's: on the subject's own page, the
-    subject's name is everywhere and tells nothing, while the one word of the question
-    that few sentences use points at the passage that answers it."""
+    it is among the page's sentences, as a share of the best sentence's: on the subject's
+    own page, the subject's name is everywhere and tells nothing, while the one word of
+    the question that few sentences use points at the passage that answers it.
+
+    The page's sentences are ranked by :class:`~research.retrieval.BM25`, each sentence
+    as the set of its terms and with no length normalisation (``b`` = 0): a sentence
+    answers by saying a word, not by repeating it, and a long sentence saying it says it
+    no less. Its score is then the sum of the rarity (inverse document frequency over the
+    page) of the part's words it says."""
     asked = set(terms(focus.text))
     if not asked or not doc.sentences:
         return [0.0] * len(doc.sentences)
-    n = len(doc.sentence_terms)
-    df = Counter(t for said in doc.sentence_terms for t in said & asked)
-    idf = {t: math.log(1 + (n - k + 0.5) / (k + 0.5)) for t, k in df.items()}
-    raw = [sum(idf.get(t, 0.0) for t in said & asked) for said in doc.sentence_terms]
+    raw = BM25(doc.sentence_terms, b=0.0).scores(asked)
     best = max(raw, default=0.0)
     return [r / best if best else 0.0 for r in raw]
 

@@ -1,22 +1,78 @@
-"""Which of the pages read answers a part best: classic document ranking (Okapi BM25) over
-the run's own pages.
+"""Ranking texts for a part's words with Okapi BM25: the one ranking the research core and
+the Browser share (:class:`BM25`), and which of the pages read answers a part best.
 
 A part's words are weighed by how few of the pages read use them (the subject's name is
 on every page about it and tells the pages apart no better than "the"; the one word of
 the part that only two pages use points at them), and a page by how often it says them
 for its length. The statistics come from the pages of the run itself, so the ranking
-needs no word list and works alike for any subject and in any language.
+needs no word list and works alike for any subject and in any language. The same ranking
+over a page's sentences tells which of them says the part's words that are rare on that
+page (:func:`research.relevance.local_match`, and the Browser's answer without a model).
 """
 
 from __future__ import annotations
 
-import math
 from collections import Counter
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
+from itertools import repeat
 
-#: BM25's saturation of repeated words and its length normalisation (the usual values).
+from rank_bm25 import BM25Plus
+
+#: BM25's saturation of repeated words and its length normalisation (the usual values,
+#: Lucene's and Elasticsearch's defaults).
 K1, B = 1.2, 0.75
+
+
+class BM25:
+    """Okapi BM25 over one collection of documents (each a collection of terms), scored
+    by ``rank_bm25``.
+
+    It is ``rank_bm25``'s BM25+ with its ``delta`` at 0, which is the classic Okapi
+    formula with the inverse document frequency ``log((N + 1) / n)``: positive for any
+    word the collection holds, so that a word on one of two pages, or on every page of a
+    few, still counts a little (``BM25Okapi``'s ``log((N - n + 0.5) / (n + 0.5))`` is zero
+    or negative there, and a run often reads two or three pages). ``delta`` is left at 0
+    because ``rank_bm25`` adds it for a word a document lacks too, which would lift every
+    document alike. A query's words count once each.
+
+    Args:
+        documents: the terms of each document; anything with a length (the document's
+            length in terms) that iterates over its terms, such as a list, a set (each
+            term once) or a :class:`Bag`.
+        b: the length normalisation, :data:`B` by default; 0 where documents are of like
+            length and a word says as much in a long one as in a short one (sentences).
+    """
+
+    def __init__(self, documents: Sequence[Collection[str]], b: float = B) -> None:
+        self.size = len(documents)
+        filled = any(len(d) for d in documents)
+        self._ranker = BM25Plus(documents, k1=K1, b=b, delta=0) if filled else None
+
+    def scores(self, query: Iterable[str]) -> list[float]:
+        """Each document's score for the words of ``query``, in the documents' order."""
+        if self._ranker is None:
+            return [0.0] * self.size
+        return [float(s) for s in self._ranker.get_scores(list(dict.fromkeys(query)))]
+
+
+@dataclass(frozen=True)
+class Bag(Collection[str]):
+    """A document known by its counts of some words and its whole length in terms, for
+    :class:`BM25`: it iterates over the words it counts, each as often as it is said."""
+
+    counts: Mapping[str, int]
+    length: int
+
+    def __len__(self) -> int:
+        return self.length
+
+    def __iter__(self) -> Iterator[str]:
+        for word, count in self.counts.items():
+            yield from repeat(word, count)
+
+    def __contains__(self, word: object) -> bool:
+        return bool(self.counts.get(word, 0)) if isinstance(word, str) else False
 
 
 @dataclass(frozen=True)
@@ -44,26 +100,16 @@ class PageTerms:
 
 
 def bm25(words: Iterable[str], pages: Mapping[str, PageTerms]) -> dict[str, float]:
-    """Each page's BM25 score for ``words``, with the words' rarity taken over ``pages``.
+    """Each page's BM25 score for ``words``, with the words' rarity taken over ``pages``
+    (see :class:`BM25`).
 
     Args:
         words: the part's terms.
         pages: what each page (by its path) says of them.
     """
-    if not pages:
-        return {}
-    wanted = set(words)
-    n = len(pages)
-    df = Counter(w for page in pages.values() for w in wanted if page.counts.get(w))
-    idf = {w: math.log(1 + (n - k + 0.5) / (k + 0.5)) for w, k in df.items()}
-    average = sum(p.length for p in pages.values()) / n or 1.0
-    out = {}
-    for path, page in pages.items():
-        norm = K1 * (1 - B + B * page.length / average)
-        out[path] = sum(
-            idf[w] * tf * (K1 + 1) / (tf + norm) for w in wanted if (tf := page.counts.get(w, 0))
-        )
-    return out
+    paths = list(pages)
+    bags = [Bag(pages[p].counts, pages[p].length) for p in paths]
+    return dict(zip(paths, BM25(bags).scores(words), strict=True))
 
 
 def agreed(rankings: Sequence[Mapping[str, float]]) -> set[str]:

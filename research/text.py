@@ -8,27 +8,39 @@ sentence. Every sentence keeps its exact character offsets in the original text,
 is what makes it citable.
 
 :func:`terms` gives the comparable words of a text: lower-cased, English words stemmed
-(Snowball), Chinese cut into words by jieba, stop words dropped.
+(Snowball), Chinese cut into words by jieba (Traditional characters read as Simplified),
+stop words dropped.
 """
 
 from __future__ import annotations
 
 import logging
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import lru_cache
+from itertools import pairwise
 from typing import Any
 
-CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
+#: The CJK ideographs, as the body of a regex character class to compose patterns with
+#: (``rf"[{CJK_CLASS}0-9]"``): Extension A (U+3400–U+4DBF), the unified ideographs
+#: (U+4E00–U+9FFF) and the compatibility ideographs (U+F900–U+FAFF). Every pattern of the
+#: research core and the subagents that means "a Chinese character" is built from it.
+CJK_CLASS = r"\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
+#: One CJK ideograph (see :data:`CJK_CLASS`).
+CJK = re.compile(rf"[{CJK_CLASS}]")
+_CJK_RUN = re.compile(rf"([{CJK_CLASS}]+)")
 _LATIN = re.compile(r"[A-Za-z]")
-_WORD = re.compile(r"[\w\u3400-\u9fff]+", re.UNICODE)
 _HEADING = re.compile(r"^(#{1,6})[ \t]+(.*?)[ \t#]*$")
 _TABLE_ROW = re.compile(r"^[ \t]*\|")
 _ITEM = re.compile(r"[ \t]*(?:[-*+]|\d{1,3}[.)])[ \t]+")
 _QUOTE = re.compile(r"[ \t]*>[ \t]?")
 _RULE = re.compile(r"^[ \t]*(?:[-*_][ \t]*){3,}$")
 _FENCE = re.compile(r"^[ \t]*(```|~~~)")
-_END = re.compile(r"[.!?。！？…][\"'”’)\]）」』]*$")
+_END = re.compile(r"[.!?。！？…।॥؟۔։።][\"'”’)\]）」』»]*$")
+#: Scripts that end a sentence with no mark (Thai, Lao, Khmer): a paragraph's last
+#: words end one.
+_UNMARKED = re.compile(r"[\u0e00-\u0eff\u1780-\u17ff]")
 _MD_LINK = re.compile(r"!?\[([^\]]*)\]\([^)\s]*(?:\s+\"[^\"]*\")?\)")
 _MD_EMPHASIS = re.compile(r"(?<![\w*_`])(\*\*|__|\*|_|`)(?=\S)(.+?)(?<=\S)\1(?![\w*_`])")
 #: Strong emphasis against a word: Chinese has no spaces around it ("**长江**发源于").
@@ -79,6 +91,7 @@ _INSTRUCTION_OBJECTS = frozenset(_OBJECTS.split())
 _EN_SUBJECT_FOLLOWS = re.compile(r"^\w+(?:'t)?\s+(?:is|are|was|were|has|had|of|'s)\b", re.I)
 
 
+@lru_cache(maxsize=65536)
 def is_instruction(sentence: str) -> bool:
     """Whether ``sentence`` tells someone what to do (a speaker note, a brief's note to the
     writer) rather than stating a fact: it opens with a bare instruction verb ("Show how
@@ -108,6 +121,74 @@ def jieba_loaded() -> Any:
     return jieba
 
 
+def known_word(word: str) -> bool:
+    """Whether jieba's word list holds ``word`` (or begins a word with it)."""
+    return jieba_loaded().get_FREQ(word) is not None
+
+
+@lru_cache(maxsize=65536)
+def word_tag(word: str) -> str:
+    """jieba's part of speech for a Chinese word its word list holds and cuts as one word
+    (``n`` nouns, ``v`` verbs, ``f`` localizers, …), else ``""``: the word tagged on its own,
+    without guessing new words."""
+    jieba_loaded()
+    import jieba.posseg
+
+    cut = jieba.posseg.lcut(word, HMM=False)
+    return cut[0].flag if len(cut) == 1 and cut[0].word == word else ""
+
+
+#: A span a text marks as one name or phrase: a title in 《》, or words in quotes.
+_MARKED = re.compile(r"《([^《》]+)》|“([^“”]+)”|「([^「」]+)」|『([^『』]+)』|\"([^\"]+)\"")
+#: The longest Chinese name taught to jieba (see :func:`learn_words`).
+LONGEST_NAME = 20
+
+
+def marked(text: str) -> list[str]:
+    """The spans ``text`` marks as names: in 《》 or in quotes, as written."""
+    return [next(g for g in m.groups() if g).strip() for m in _MARKED.finditer(text)]
+
+
+def learn_words(names: Iterable[str]) -> list[str]:
+    """Teach jieba the Chinese names a run knows (a question's titles and quoted spans,
+    the titles of its pages), so that a rare name is cut as one word rather than into the
+    common words it is written with. Only names of 2 to :data:`LONGEST_NAME` Chinese
+    characters that jieba does not hold are added (``jieba.add_word``, as a proper noun,
+    ``nz``, with the frequency jieba suggests for it to stay whole); the ones added are
+    returned.
+
+    jieba's word list is the process's: a name taught stays for the runs after it.
+    """
+    jieba = jieba_loaded()
+    taught: list[str] = []
+    for name in names:
+        word = simplified(name.strip())
+        if not 2 <= len(word) <= LONGEST_NAME or not all(CJK.match(ch) for ch in word):
+            continue
+        if jieba.get_FREQ(word) or word in taught:
+            continue
+        jieba.add_word(word, tag="nz")
+        taught.append(word)
+    if taught:  # the cuts made before are cut anew
+        word_tag.cache_clear()
+        _cut.cache_clear()
+    return taught
+
+
+@lru_cache(maxsize=1)
+def _to_simplified() -> Any:
+    import opencc
+
+    return opencc.OpenCC("t2s")
+
+
+def simplified(text: str) -> str:
+    """``text`` with Traditional Chinese written in Simplified characters (OpenCC's
+    ``t2s``), for matching only: the terms of a Traditional sentence are those of its
+    Simplified form, while quotes and offsets are always taken from the text as written."""
+    return _to_simplified().convert(text) if CJK.search(text) else text
+
+
 @lru_cache(maxsize=1)
 def _stemmer() -> Any:
     import snowballstemmer
@@ -135,16 +216,24 @@ def words(text: str, search: bool = False) -> list[str]:
     """
     lowered = text.lower().replace("’", "'")
     out: list[str] = []
-    for run in re.split(r"([\u3400-\u9fff\uf900-\ufaff]+)", lowered):
+    for run in _CJK_RUN.split(lowered):
         if not run:
             continue
         if CJK.match(run):
-            cut = jieba_loaded().lcut_for_search if search else jieba_loaded().lcut
-            out.extend(w for w in cut(run) if w.strip())
+            out.extend(_cut(run, search))
         else:
             found = re.findall(r"[^\W_][\w'-]*", run)  # letters of any script: tromsø
             out.extend(w.removesuffix("'s") for w in found)
     return out
+
+
+@lru_cache(maxsize=200_000)
+def _cut(run: str, search: bool) -> tuple[str, ...]:
+    """jieba's words of one run of Chinese characters (simplified first), cut once: a
+    page's sentences, clauses and whole text share their runs."""
+    jieba = jieba_loaded()
+    cut = jieba.lcut_for_search if search else jieba.lcut
+    return tuple(w for w in cut(simplified(run)) if w.strip())
 
 
 @lru_cache(maxsize=1)
@@ -225,6 +314,7 @@ def named_terms(text: str) -> set[str]:
     return capital - lower
 
 
+@lru_cache(maxsize=65536)
 def plain(text: str) -> str:
     """``text`` as a reader sees it: Markdown link and emphasis syntax removed."""
     text = _MD_LINK.sub(r"\1", text)
@@ -260,34 +350,38 @@ _ASIDE = re.compile(r"\s*[（(][^（）()]{0,40}[）)]")
 _OPENERS = "\"'“‘(（「『《〈【"
 
 
+@lru_cache(maxsize=65536)
 def is_complete(sentence: str) -> bool:
     """Whether ``sentence`` reads as a full sentence on its own.
 
     It must end with a sentence mark (not a colon), not end on a conjunction or article,
     start like a sentence, and be long enough (6 words, or 8 Chinese characters, digits
-    and letters: 体长可达76公分). A bracketed aside decides nothing (…焚字炉（琉球语：）。
+    and letters: 体长可达58公分). A bracketed aside decides nothing (…石灶（青州话：）。
     ends as a sentence), nor does a comma left at its start where a name was cut out of
-    the text (，是该国唯一的大洋岛，…). A Chinese sentence may open with a title
+    the text (，是该省唯一的火山岛，…). A Chinese sentence may open with a title
     (《…》是…).
     """
     clean = _ASIDE.sub("", plain(sentence)).lstrip("，,、；; ")
-    if not clean or not _END.search(clean):
+    if not clean or not (_END.search(clean) or _UNMARKED.search(clean[-1])):
         return False
     anchors = sum(len(a) for a in _MD_LINK.findall(sentence))
     if anchors * 2 > len(clean):  # a line of links ("See also: …") is navigation
         return False
-    body = re.sub(r"[.!?。！？…\"'”’)\]）」』]+$", "", clean).rstrip()
+    body = re.sub(r"[.!?。！？…।॥؟۔։።\"'”’)\]）」』»]+$", "", clean).rstrip()
     if not body or body.endswith((":", "：", ";", "；", ",", "，", "—", "-")):
         return False
     last = words(body[-24:])[-1:] or [""]
     if last[0] in TRAILING_CONJUNCTIONS:
         return False
     first = clean[0]
-    if not (first.isupper() or first.isdigit() or first in _OPENERS or CJK.match(first)):
+    caseless = first.isalpha() and first.lower() == first.upper()  # Arabic, Hindi, Thai…
+    if not (first.isupper() or first.isdigit() or first in _OPENERS or caseless):
         return False
     if is_cjk(clean):
-        return len(re.findall(r"[\u3400-\u9fffA-Za-z0-9]", clean)) >= 8
-    return len(re.findall(r"[A-Za-z0-9]+", clean)) >= 6
+        return len(re.findall(rf"[{CJK_CLASS}A-Za-z0-9]", clean)) >= 8
+    if _UNMARKED.search(clean):  # written without spaces between words
+        return len(clean) >= 16
+    return len(re.findall(r"\w+", clean)) >= 6
 
 
 @dataclass(frozen=True)
@@ -418,3 +512,33 @@ def links(text: str) -> list[tuple[str, str]]:
     if "`" in text:
         text = _CODE.sub(" ", text)
     return [(plain(a), t) for a, t in _LINK.findall(text)]
+
+
+#: Scripts written without spaces between words (kana, CJK ideographs, Thai, Lao,
+#: Khmer, Myanmar): their grams are pairs of characters.
+_SPACELESS = re.compile(rf"[\u3040-\u30ff{CJK_CLASS}\u0e00-\u0eff\u1000-\u109f\u1780-\u17ff]")
+#: A word's gram is its first letters: enough to meet its inflected forms in most
+#: languages written with spaces (Verteidigung, Verteidigungen).
+GRAM_PREFIX = 5
+
+
+def spaceless(text: str) -> bool:
+    """Whether ``text`` is written mostly in a script with no spaces between words."""
+    letters = re.findall(r"\w", text)
+    return bool(letters) and 2 * len(_SPACELESS.findall(text)) > len(letters)
+
+
+@lru_cache(maxsize=16384)
+def grams(text: str) -> frozenset[str]:
+    """The matching units of ``text`` in any language, with no word list: each word of
+    three letters or more (or a number) by its first :data:`GRAM_PREFIX` letters,
+    lower-cased; in scripts written without spaces, each pair of characters in a row."""
+    out: set[str] = set()
+    for run in re.findall(r"\w+", simplified(plain(text)).lower()):
+        if _SPACELESS.search(run):
+            out.update(a + b for a, b in pairwise(run))
+            if len(run) == 1:
+                out.add(run)
+        elif len(run) > 2 or run.isdigit():
+            out.add(run[:GRAM_PREFIX])
+    return frozenset(out)

@@ -8,7 +8,8 @@ import re
 import pytest
 from browser_sites import ARTICLE_PARAGRAPHS
 
-from subagents.browser.evidence import answer_bm25, sentences, tokenize
+from research.text import terms
+from subagents.browser.evidence import answer_bm25, sentences
 from subagents.browser.extract import html_to_markdown
 from subagents.browser.hooks import normalise_text
 from subagents.browser.tiers import decode, media_kind, quality_gate
@@ -42,9 +43,12 @@ def test_markdownify_fallback_strips_boilerplate():
         assert gone not in page.markdown
 
 
-def test_tokenize_and_sentences():
-    assert "采摘" in tokenize("龙井茶的采摘时间")
-    assert tokenize("When was the Company founded?") == ["company", "founded"]
+def test_terms_and_sentences():
+    """The Browser reads a page with the research core's terms and sentences: Chinese cut
+    into words, stop words dropped, a heading and a table row no sentence."""
+    assert "采摘" in terms("龙井茶的采摘时间")
+    assert terms("When was the Company founded?") == terms("company founded")
+    assert len(terms("company founded")) == 2
     text = (
         "# Title line here\n\nFirst sentence is here. Second one follows! 第三句在这里。第四句。"
         "\n\nA paragraph wrapped\nover two lines ends here.\n- A list item of its own\n"
@@ -58,7 +62,6 @@ def test_tokenize_and_sentences():
         "第四句。",
         "A paragraph wrapped\nover two lines ends here.",
         "A list item of its own",
-        "a table | row |",
     ]
 
 

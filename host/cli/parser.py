@@ -12,6 +12,7 @@ from typing import Any, NoReturn
 
 from subagents.names import PIPELINE_ORDER
 
+from .explain import cmd_explain
 from .questions import cmd_batch, cmd_demo, cmd_run
 from .rerun import cmd_replay, cmd_resume
 from .runs import cmd_runs, cmd_show
@@ -61,6 +62,9 @@ COMMAND_EXAMPLES = {
     "show": """examples:
   quartet show 20260101-120000
   quartet show 20260101 --json""",
+    "explain": """examples:
+  quartet explain 20260101-120000
+  quartet explain 20260101-120000 --part q2 --top 3""",
     "tools": """examples:
   quartet tools
   quartet tools --json""",
@@ -169,6 +173,7 @@ def build_parser() -> argparse.ArgumentParser:
         _add_mcp,
         _add_runs,
         _add_show,
+        _add_explain,
     ):
         add(sub)
     from webapp.command import add_parser as add_serve_parser  # the web app: quartet serve
@@ -428,3 +433,19 @@ def _add_show(sub: Any) -> None:
     _runs_dir(show)
     show.add_argument("--json", action="store_true", help="print the summary as JSON")
     show.set_defaults(func=cmd_show)
+
+
+def _add_explain(sub: Any) -> None:
+    """``quartet explain RUN_ID``."""
+    explain = sub.add_parser(
+        "explain",
+        help="show why each part's best sentences scored as they did",
+        **_examples("explain"),
+    )
+    explain.add_argument("run_id", metavar="RUN_ID", help="a run id, or a prefix only it has")
+    explain.add_argument("--part", metavar="ID", help="only this part of the plan (e.g. q2)")
+    explain.add_argument(
+        "--top", type=int, default=5, metavar="N", help="sentences shown per part (default 5)"
+    )
+    _runs_dir(explain)
+    explain.set_defaults(func=cmd_explain)

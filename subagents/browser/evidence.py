@@ -1,9 +1,11 @@
 """Answering a question from a stored page, with quotes verified against its exact text.
 
 With a model, the model answers and quotes the page verbatim (JSON); each quote is
-located in the stored text to get its offsets. Without one, BM25 (jieba tokens for
-Chinese) ranks the page's sentences and the best ones are the answer. Either way every
-item returned satisfies ``stored_text[start:end] == span``; anything else is dropped.
+located in the stored text to get its offsets. Without one, the research core's BM25
+(:class:`research.retrieval.BM25`) ranks the page's sentences (cut by
+:func:`research.text.passages`) for the question's terms (:func:`research.text.terms`),
+and the best ones are the answer. Either way every item returned satisfies
+``stored_text[start:end] == span``; anything else is dropped.
 """
 
 from __future__ import annotations
@@ -13,34 +15,18 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from rank_bm25 import BM25Okapi
-
-from research.text import jieba_loaded
+from research.retrieval import BM25
+from research.text import CJK, passages, plain, terms
 from subagents.evidence import EvidenceItem, span_matches
 from subagents.models import ask_text
 from subagents.untrusted import SAFE_LT, neutralise, restore
 
 MAX_QUOTES = 5
 BM25_TOP = 3
+#: A sentence under this share of the best one's BM25 score is not part of the answer.
+BM25_SHARE = 0.4
 MODEL_CONTEXT_CHARS = 24_000
 MIN_SENTENCE_CHARS = 12
-
-_CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
-_WORD = re.compile(r"[\w\u3400-\u9fff]+", re.UNICODE)
-# A sentence ends at . ! ? followed by white space, at CJK end marks, at a blank line,
-# or at a line break that starts a new Markdown block (heading, list item, table row,
-# quote). A single line break inside a paragraph is only wrapping and does not end one.
-_SENTENCE_END = re.compile(
-    r"(?<=[.!?])\s+|(?<=[。！？])|\n[ \t]*\n\s*"
-    r"|\n(?=[ \t]*(?:#|[-*+][ \t]|\d+[.)][ \t]|\||>))"
-)
-_MD_NOISE = re.compile(r"^[#>*\-|\s]+")
-_STOP_WORDS = (
-    "a an the of to in on for and or is are was were be by with as at from that this it its "
-    "what which who how when where why do does did "
-    "的 了 是 在 和 与 及 也 就 都 而 吗 呢 什么 哪些 如何 怎么 为什么"
-)
-_STOP = frozenset(_STOP_WORDS.split(" "))
 
 
 @dataclass(frozen=True)
@@ -53,33 +39,15 @@ class Answer:
     dropped: int = 0
 
 
-def tokenize(text: str) -> list[str]:
-    """Lower-case word tokens; Chinese runs are cut into words by jieba."""
-    lowered = text.lower()
-    cjk = _CJK.search(lowered) is not None
-    words = jieba_loaded().lcut_for_search(lowered) if cjk else _WORD.findall(lowered)
-    return [w for w in (w.strip() for w in words) if w and _WORD.fullmatch(w) and w not in _STOP]
-
-
 def sentences(text: str) -> list[tuple[int, int]]:
-    """``(start, end)`` offsets of the sentences of ``text``, Markdown markers trimmed."""
-    spans: list[tuple[int, int]] = []
-    start = 0
-    for match in [*_SENTENCE_END.finditer(text), None]:
-        end = match.start() if match else len(text)
-        piece = text[start:end]
-        if piece.lstrip().startswith("#"):  # a heading names a passage; it is no evidence
-            if match:
-                start = match.end()
-            continue
-        lead = _MD_NOISE.match(piece)
-        offset = lead.end() if lead else 0
-        s, e = start + offset, start + len(piece.rstrip())
-        if e - s >= MIN_SENTENCE_CHARS or (e > s and _CJK.search(text[s:e]) and e - s >= 4):
-            spans.append((s, e))
-        if match:
-            start = match.end()
-    return spans
+    """``(start, end)`` offsets of the sentences of ``text`` that may answer a question:
+    those of its readable blocks (:func:`research.text.passages`: headings and tables left
+    out, list and quote markers trimmed), less the fragments too short to say anything."""
+    return [
+        (s.start, s.end)
+        for s in passages(text)
+        if s.end - s.start >= MIN_SENTENCE_CHARS or (CJK.search(s.text) and s.end - s.start >= 4)
+    ]
 
 
 def verify(text: str, url: str, page_path: str, spans: list[tuple[int, int, str]]) -> list:
@@ -93,22 +61,16 @@ def verify(text: str, url: str, page_path: str, spans: list[tuple[int, int, str]
 
 
 def answer_bm25(text: str, query: str, url: str, page_path: str) -> Answer:
-    """The sentences of ``text`` that BM25 ranks best for ``query``."""
+    """The sentences of ``text`` that BM25 ranks best for ``query``: at most
+    :data:`BM25_TOP`, each scoring at least :data:`BM25_SHARE` of the best."""
     spans = sentences(text)
-    query_tokens = tokenize(query)
-    if not spans or not query_tokens:
+    query_terms = terms(query)
+    if not spans or not query_terms:
         return Answer("No passage of the page matches the question.", [], "bm25")
-    corpus = [tokenize(text[s:e]) or ["\u0000"] for s, e in spans]
-    scores = BM25Okapi(corpus).get_scores(query_tokens)
-    ranked = sorted(range(len(spans)), key=lambda i: scores[i], reverse=True)
+    scores = BM25([terms(plain(text[s:e])) for s, e in spans]).scores(query_terms)
+    ranked = sorted(range(len(spans)), key=lambda i: (-scores[i], i))
     top = scores[ranked[0]]
-    best = [i for i in ranked[:BM25_TOP] if scores[i] > 0 and scores[i] >= 0.4 * top]
-    if not best:
-        # BM25's idf is zero or negative for words in most sentences of a short page;
-        # fall back to plain token overlap.
-        wanted = set(query_tokens)
-        overlap = [len(wanted & set(corpus[i])) for i in range(len(spans))]
-        best = sorted((i for i in ranked if overlap[i]), key=lambda i: -overlap[i])[:BM25_TOP]
+    best = [i for i in ranked[:BM25_TOP] if scores[i] > 0 and scores[i] >= BM25_SHARE * top]
     if not best:
         return Answer("No passage of the page matches the question.", [], "bm25")
     chosen = [(spans[i][0], spans[i][1], text[spans[i][0] : spans[i][1]]) for i in best]

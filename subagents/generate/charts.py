@@ -36,6 +36,8 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
+from research.text import CJK_CLASS
+
 from .notes import Chart, Section, Table
 
 #: Bar colours, in series order; the first is the report's accent colour.
@@ -79,7 +81,7 @@ _PERCENT_HEADER = re.compile(
 _SAMPLE_HEADER = re.compile(
     r"(?:\b|_)(?:surveyed|sampled|sample|respondents|observations|n)(?:\b|_)|样本|调查", re.I
 )
-_WORD = re.compile(r"[a-z]+|[\u3400-\u9fff]", re.I)
+_WORD = re.compile(rf"[a-z]+|[{CJK_CLASS}]", re.I)
 
 
 def _number(raw: str) -> float | None:

@@ -16,7 +16,7 @@ import re
 from dataclasses import dataclass, field, replace
 
 from research.labels import LABELS, SOURCES_HEADINGS
-from research.text import language
+from research.text import CJK_CLASS, language
 from subagents.evidence import EvidenceItem
 from subagents.secrets import scrub
 from subagents.untrusted import neutralise, wrap
@@ -28,7 +28,7 @@ from .sources import Material
 from .visible import visible
 from .writer import close_cjk_gaps, shape
 
-_CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff\u3040-\u30ff\uac00-\ud7af]")
+_CJK = re.compile(rf"[{CJK_CLASS}\u3040-\u30ff\uac00-\ud7af]")
 _LATIN = re.compile(r"[A-Za-z]")
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=\S)|(?<=[。！？])")
 

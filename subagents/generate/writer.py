@@ -19,7 +19,7 @@ from dataclasses import replace
 from research.facts import first_year, points_back
 from research.relevance import Focus
 from research.selection import near_duplicate
-from research.text import is_complete, is_instruction, language
+from research.text import CJK_CLASS, is_complete, is_instruction, language
 
 from .charts import chart_of
 from .notes import Cite, Draft, Point, Section, Table
@@ -45,7 +45,7 @@ MIN_PER_PART = 2
 _PAGES = re.compile(
     r"(\d+)\s*(?:[-–—~到至]|to)\s*(\d+)\s*(?:pages?|页)|(\d+)\s*(?:pages?|页)", re.I
 )
-_CJK_RANGE = "\u3000-\u303f\u3400-\u9fff\uf900-\ufaff\uff00-\uffef"
+_CJK_RANGE = rf"\u3000-\u303f{CJK_CLASS}\uff00-\uffef"
 _CJK = re.compile(f"[{_CJK_RANGE}]")
 _CJK_GAP = re.compile(rf"(?<=[{_CJK_RANGE}])\s+(?=[{_CJK_RANGE}])")
 

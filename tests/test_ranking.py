@@ -1,0 +1,163 @@
+"""The learned sentence model and the behaviour a reader relies on, whichever scorer runs.
+
+- the committed model file is whole: its features are the core's, its cut-offs make sense,
+  and it says what data trained it;
+- ``explain`` shows, for a part, its best sentences with every feature and what the model
+  made of them, and ``quartet explain RUN_ID`` prints that for a run;
+- metamorphic checks on invented pages: renaming the subject consistently leaves a page's
+  ranking alone, an unrelated page read beside a part's page leaves its answer alone, and a
+  question whose two parts are answered on two pages cites each part from its own page.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import math
+from pathlib import Path
+
+import pytest
+
+from demo.corpus import CorpusPage, corpus_world, parts_by_subquestion, research, url_of
+from host.cli import main as cli_main
+from research.explain import explain, explained_text
+from research.plan import offline_plan
+from research.ranking import FEATURES, MODEL_PATH, from_dict, model
+from research.relevance import LEAD_FLOOR, THRESHOLD, Document, assessed
+
+PAGE = """# The Corvale ferry
+
+The Corvale ferry crosses Lake Ambry between Halden and Tessmoor.
+
+## History
+
+The Corvale ferry was launched in 1891 by a company of Halden merchants.
+Its first boat was a paddle steamer named the Marigold, built at the Tessmoor yard.
+In 1934 the ferry was taken over by the county and its fares were halved.
+
+## Today
+
+The Corvale ferry now carries about 420,000 passengers a year on six electric boats.
+A crossing takes twenty-five minutes in summer and a little longer in winter storms.
+"""
+
+UNRELATED = """# Alpine gardening
+
+Alpine plants grow in thin, stony soils and need sharp drainage.
+Gardeners raise them in troughs filled with grit and a little loam.
+Most alpines flower in late spring, soon after the snow has melted.
+"""
+
+
+def _best(question: str, pages: list[tuple[str, str]]) -> list[str]:
+    plan = offline_plan(question)
+    out = []
+    for sub in plan.subquestions:
+        focus = plan.focus(sub)
+        scored = [s for title, text in pages for s in assessed(focus, Document.of(text, title))]
+        scored.sort(key=lambda s: -s.rank)
+        out.append(scored[0].sentence.text if scored else "")
+    return out
+
+
+def test_the_committed_model_is_whole_and_says_what_trained_it():
+    raw = json.loads(MODEL_PATH.read_text(encoding="utf-8"))
+    assert tuple(raw["features"]) == FEATURES
+    assert len(raw["weights"]) == len(FEATURES)
+    assert 0.0 < raw["lead_floor"] <= raw["threshold"] < 1.0
+    training = raw["training"]
+    assert set(training["data"]) == {"google-deepmind/xquad", "ymcui/cmrc2018"}
+    assert all(len(commit) == 40 for commit in training["data"].values())
+    assert "tune" in training["split"]
+    assert 0.0 < raw["calibration"]["training"]["honest_nothing"] <= 1.0
+    assert 0.0 <= LEAD_FLOOR <= THRESHOLD < 1.0
+
+
+def test_a_model_with_other_features_is_refused():
+    raw = json.loads(MODEL_PATH.read_text(encoding="utf-8"))
+    raw["features"] = [*raw["features"][:-1], "something_else"]
+    with pytest.raises(ValueError, match="retrain"):
+        from_dict(raw)
+
+
+def test_explain_shows_every_feature_and_what_the_model_made_of_it():
+    plan = offline_plan("When was the Corvale ferry launched?")
+    focus = plan.focus(plan.subquestions[0])
+    found = explain(focus, [("ferry", Document.of(PAGE, "The Corvale ferry"))], limit=3)
+    assert found and "1891" in found[0].text
+    assert [e.score for e in found] == sorted((e.score for e in found), reverse=True)
+    for e in found:
+        assert set(e.features) == set(FEATURES)
+        log_odds = model().bias + sum(e.contributions.values())
+        assert math.isclose(1 / (1 + math.exp(-log_odds)), e.learned, rel_tol=1e-9)
+    text = explained_text("q1  When was the Corvale ferry launched?", found)
+    assert "1891" in text and all(name in text for name in FEATURES)
+
+
+def test_renaming_the_subject_consistently_leaves_the_ranking_alone():
+    question = "When was the Corvale ferry launched, and how many passengers does it carry?"
+    renamed = question.replace("Corvale", "Brindle")
+    before = _best(question, [("The Corvale ferry", PAGE)])
+    after = _best(renamed, [("The Brindle ferry", PAGE.replace("Corvale", "Brindle"))])
+    assert [s.replace("Corvale", "Brindle") for s in before] == after
+    assert "1891" in before[0] and "420,000" in before[1]
+
+
+def test_an_unrelated_page_read_beside_it_leaves_a_parts_answer_alone():
+    question = "When was the Corvale ferry launched, and how many passengers does it carry?"
+    alone = _best(question, [("The Corvale ferry", PAGE)])
+    beside = _best(question, [("The Corvale ferry", PAGE), ("Alpine gardening", UNRELATED)])
+    assert alone == beside
+
+
+MILL = CorpusPage(
+    "Harrowgate windmill",
+    "en/harrowgate-windmill",
+    [
+        "Harrowgate windmill is a tower mill on the hill above the village of Harrowgate.",
+        "The windmill was built in 1802 by the millwright Josiah Penrose for the parish.",
+        "It ground corn until 1911, when a storm tore off two of its sails.",
+    ],
+)
+LIGHTHOUSE = CorpusPage(
+    "Skerrow Point lighthouse",
+    "en/skerrow-point-lighthouse",
+    [
+        "Skerrow Point lighthouse stands on a granite ledge at the mouth of the Skerrow estuary.",
+        "Its lantern is 38 metres above the sea and can be seen from 22 nautical miles away.",
+        "The lighthouse keepers left in 1989, when the light was made automatic.",
+    ],
+)
+
+
+@pytest.mark.timeout(600)
+def test_a_part_answered_on_another_page_is_cited_from_that_page(tmp_path: Path):
+    question = (
+        "When was Harrowgate windmill built? "
+        "How far away can the Skerrow Point lighthouse be seen?"
+    )
+    with corpus_world([MILL, LIGHTHOUSE], tmp_path / "site") as world:
+        result = asyncio.run(research(question, world, tmp_path / "runs", max_pages=6))
+        mill, light = url_of(world, MILL), url_of(world, LIGHTHOUSE)
+    parts = parts_by_subquestion(Path(result.run.path))
+    assert len(parts) == 2
+    windmill, lighthouse = parts
+    assert any("1802" in line.text for line in windmill.answer_lines)
+    assert any("22 nautical miles" in line.text for line in lighthouse.answer_lines)
+    assert {u for line in windmill.answer_lines for u in line.sources} == {mill}
+    assert {u for line in lighthouse.answer_lines for u in line.sources} == {light}
+
+    printed = _explained(result.run.id, tmp_path / "runs")
+    assert "1802" in printed and "22 nautical miles" in printed
+    assert all(name in printed for name in FEATURES)
+
+
+def _explained(run_id: str, runs: Path) -> str:
+    import contextlib
+    import io
+
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        code = cli_main(["explain", run_id, "--runs-dir", str(runs), "--top", "2"])
+    assert code == 0
+    return out.getvalue()

@@ -73,10 +73,24 @@ class Recorded:
     headers: dict[str, str] = field(default_factory=dict)
 
 
+#: Scripts written without spaces between words that no word list here cuts (Thai, Lao,
+#: Khmer): the engine matches them by runs of :data:`RUN` characters, as an engine's
+#: segmenter would find their words.
+_UNSPACED = re.compile(r"[\u0e00-\u0eff\u1780-\u17ff]{5,}")
+RUN = 4
+
+
 def _terms(query: str) -> list[str]:
-    """Lowercased search words, without operators (``x:y``), quotes and prefixes."""
-    words = re.sub(r'["“”]', " ", query).split()
-    return [w.lower() for w in words if ":" not in w and not w.startswith("-")]
+    """Lowercased search words, without operators (``x:y``), quotes and prefixes; a long
+    run of an unspaced script is cut into overlapping pieces of :data:`RUN` characters."""
+    words = re.sub(r'["“”?？]', " ", query).split()
+    out: list[str] = []
+    for w in (w.lower() for w in words if ":" not in w and not w.startswith("-")):
+        if _UNSPACED.fullmatch(w):
+            out.extend(dict.fromkeys(w[i : i + RUN] for i in range(0, len(w) - RUN + 1, 2)))
+        else:
+            out.append(w)
+    return out
 
 
 def _excerpt(text: str, terms: Sequence[str], width: int = 160) -> str:

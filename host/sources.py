@@ -140,10 +140,12 @@ def _heading_like(line: str) -> bool:
         return False
     if re.search(r"\d\s*$", line) or len(re.findall(r"\d+", line)) >= 2:
         return False
+    if "，" in line or "、" in line:  # a clause of a wrapped sentence, not a title
+        return False
     first = line[0]
-    return (first.isupper() or bool(CJK.match(first))) and (
-        len(line.split()) <= 8 if " " in line else len(line) <= 20
-    )
+    if CJK.search(line):  # pypdf may put spaces between the words of a Chinese line
+        return len(line.replace(" ", "")) <= 20 and not first.islower()
+    return first.isupper() and len(line.split()) <= 8
 
 
 def _slides(text: str) -> str:

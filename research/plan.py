@@ -44,6 +44,7 @@ from research.text import (
     learn_words,
     marked,
     simplified,
+    spaceless,
     stem,
     terms,
     words,
@@ -466,6 +467,8 @@ def _bare(text: str) -> bool:
 
 def keyword_queries(text: str, question: str, siblings: list[str] | None = None) -> list[str]:
     """2–3 short queries of key terms for one sub-question (never the whole question)."""
+    if spaceless(text) and not is_cjk(text):  # Thai, Lao, Khmer: no word list cuts it
+        return [text.strip(" ?？")]  # the search engine's own segmenter will
     focus = Focus.build(text, siblings or [text], question)
     surface = _surface_words(text)
     if is_cjk(text):
@@ -543,7 +546,11 @@ def _split_en(question: str) -> list[str]:
     clauses: list[str] = []
     pending = ""  # a lead-in that asks nothing ("According to a 1962 audit, what …")
     # a question of its own in a row of questions asks, in any language ("Wer …? Wo …?")
-    whole = {q.strip(" ,:¿") for q in re.split(r"[?؟;;]\s*", body) if len(q.split()) >= 3}
+    whole = {
+        q.strip(" ,:¿")
+        for q in re.split(r"[?؟;;]\s*", body)
+        if len(q.split()) >= 3 or (spaceless(q) and len(q) >= 8)
+    }
     for part in (p.strip(" ,:¿") for p in parts):
         if not part:
             continue

@@ -133,6 +133,12 @@ def weight(term: str) -> float:
     return max(1.0, min(5.0, 7.5 - zipf)) if zipf else 5.0
 
 
+#: Words by which a part points back to a thing named elsewhere in the question.
+_POINTS_BACK = re.compile(
+    r"\b(?:it|its|they|them|their|theirs|he|him|his|she|her|hers|this|these|those|there)\b",
+    re.I,
+)
+
 #: Verbs that open a request asked as a question ("Name one cause of …").
 IMPERATIVES = frozenset(["name", "list", "give", "identify", "describe", "explain", "define"])
 
@@ -361,11 +367,12 @@ class Focus:
         written = is_cjk(named) and named in asked  # cut otherwise in the part (潘 淑是)
         if question and not lead and not entity_terms & set(own) and not written:
             mine = entity(asked)
-            if is_cjk(asked) or mine[:1].isupper() or not named[:1].isupper():
+            own_subject = is_cjk(asked) or mine[:1].isupper() or not named[:1].isupper()
+            if own_subject or (mine and not _POINTS_BACK.search(asked)):
                 named = mine  # the part asks about a subject of its own
                 entity_terms = set(terms(named))
-            else:  # it names nothing, so it asks about the question's named subject
-                lead = named
+            else:  # it names nothing or points back, so it asks about the question's
+                lead = named  # named subject ("…, and where do most of its farmers work?")
         if _unsegmented(named) and named in subquestion:
             # a name the word list does not know (章同 cut into 章 and 同) is one term
             own = [named, *(t for t in own if t not in terms(named))]

@@ -485,6 +485,12 @@ def train(limit: int = PARTS_PER_SET, cache: Path | None = None) -> dict[str, An
 
 
 def main() -> None:
+    if os.environ.get("PYTHONHASHSEED") != "0":
+        # the order of a set of words decides ties in the core (which facet, which
+        # subject): the same order in every run makes the model the same byte for byte
+        os.execve(
+            sys.executable, [sys.executable, *sys.argv], {**os.environ, "PYTHONHASHSEED": "0"}
+        )
     parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
     parser.add_argument("--check", action="store_true", help="compare with the committed model")
     parser.add_argument("--out", type=Path, default=MODEL_PATH)

@@ -110,13 +110,14 @@ def _pdf_blocks(page: str) -> str:
     lines = [ln for ln in lines if ln and not re.fullmatch(r"(?:\d{1,3}[.)]?|[•·▪◦*-])", ln)]
     blocks: list[str] = []
     para: list[str] = []
+    full = _full_width(lines)
     for i, line in enumerate(lines):
         following = lines[i + 1] if i + 1 < len(lines) else ""
-        if _heading_like(line) and following and not para:
+        if _heading_like(line, full) and following and not para:
             blocks.append(f"### {line}")
             continue
         para.append(line)
-        if re.search(r"[.!?。！？:：]$", line) or _heading_like(following):
+        if re.search(r"[.!?。！？:：]$", line) or _heading_like(following, full):
             blocks.append(join_lines(para))
             para = []
     if para:
@@ -132,20 +133,40 @@ def _paragraphs(text: str) -> str:
     )
 
 
-def _heading_like(line: str) -> bool:
+#: A line at least this share of a page's full line width (see :func:`_full_width`) is
+#: a wrapped line of a paragraph, whatever spaces it holds (pypdf puts some between the
+#: words of a Chinese line).
+FULL_LINE = 0.8
+
+
+def _width(line: str) -> int:
+    """How wide a line is set: a wide (CJK) character counts as two."""
+    return sum(2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in line)
+
+
+def _full_width(lines: list[str]) -> int:
+    """The width of a page's full lines: the widest quarter's narrowest (0 for a page of
+    too few lines to tell)."""
+    if len(lines) < 4:
+        return 0
+    widths = sorted(_width(ln) for ln in lines)
+    return widths[(3 * len(widths)) // 4]
+
+
+def _heading_like(line: str, full: int = 0) -> bool:
     """A short line that names what follows: capitalised (or numbered "2. …"), few words,
-    no sentence mark, not a row of figures."""
+    no sentence mark, not a row of figures, not as long as the page's ``full`` lines."""
     line = re.sub(r"^\d{1,2}[.)]\s+", "", line)
     if not line or re.search(r"[.!?。！？,，;；]$", line) or len(line) > 80:
         return False
     if re.search(r"\d\s*$", line) or len(re.findall(r"\d+", line)) >= 2:
         return False
-    if "，" in line or "、" in line:  # a clause of a wrapped sentence, not a title
-        return False
+    if full and _width(line) >= FULL_LINE * full:
+        return False  # as long as the page's full lines: a wrapped line of a paragraph
     first = line[0]
-    if CJK.search(line):  # pypdf may put spaces between the words of a Chinese line
-        return len(line.replace(" ", "")) <= 20 and not first.islower()
-    return first.isupper() and len(line.split()) <= 8
+    return (first.isupper() or bool(CJK.match(first))) and (
+        len(line.split()) <= 8 if " " in line else len(line) <= 20
+    )
 
 
 def _slides(text: str) -> str:

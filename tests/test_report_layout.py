@@ -147,15 +147,18 @@ def test_joined_pdf_lines_leave_no_space_between_chinese_runs():
     assert join_lines(["A canal was", "dug in 1283."]) == "A canal was dug in 1283."
     pdf = "/userinput/r.pdf — 1 page\n--- page 1 ---\n山东：1283年开济州河，\n1289年开会通河。"
     assert "1283年开济州河，1289年开会通河。" in extract_markdown("pdf_read_text", pdf)
-    # pypdf may put spaces between the words of a wrapped Chinese line: still no title
+    # pypdf may put spaces between the words of a wrapped Chinese line: a line as wide as
+    # the page's full lines is still no title, while the short title above them is one
     spaced = (
-        "/userinput/s.pdf — 1 page\n--- page 1 ---\n"
-        "石溪镇的 渡口 建于1890年前后 由镇上的 几户人家\n"
-        "船户 集资修建，后来 又 两次扩建\n成为 全县最大的 渡口。"
+        "/userinput/s.pdf — 1 page\n--- page 1 ---\n石溪镇渡口\n"
+        "石溪镇的 渡口 建于1890年前后 由镇上的 几户人家 和过往的\n"
+        "船户 集资修建，后来 又 两次扩建 码头和 候船的 凉亭 都是\n"
+        "那时 留下的，如今 每天 仍有 六班 渡船 往返 于两岸 之间\n"
+        "成为 全县最大的 渡口。"
     )
     body = extract_markdown("pdf_read_text", spaced)
-    assert "#" not in body.split("## Page 1", 1)[1]
-    assert "几户人家船户 集资修建，后来 又 两次扩建成为 全县最大的 渡口。" in body
+    assert body.count("### ") == 1 and "### 石溪镇渡口" in body
+    assert "和过往的船户 集资修建，后来 又 两次扩建 码头和 候船的 凉亭 都是那时" in body
     # The demo's own PDF is written without them: a wrapped line before a number joins.
     wrapped = "开会通河，\n1293年由\n12. 列表\n完成"
     assert _join_cjk_lines(wrapped) == "开会通河，1293年由\n12. 列表完成"

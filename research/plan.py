@@ -531,14 +531,19 @@ _OPENER = (
 _IMPERATIVE = r"(?:" + "|".join(sorted(IMPERATIVES)) + r")\s"
 
 
+#: The marks a question (or a clause of one) ends with: the question mark, the Arabic one,
+#: the Greek one (U+037E) and the semicolon it is canonically the same as.
+_QUESTION_MARKS = "?؟\u037e;"
+
+
 def _split_en(question: str) -> list[str]:
     """One clause per thing asked: questions in a row, a list of questions after a colon
     ("Lithium-ion batteries: who invented them, when …, and why …?"), clauses joined by
     a comma or "and" before a question word, and verb phrases joined by "and"."""
     lead, rest = lead_subject(question)
-    body = rest.strip().rstrip("?.! ؟;")
+    body = rest.strip().rstrip(f".! {_QUESTION_MARKS}")
     parts = re.split(
-        rf"[?؟;]\s*|;\s*|:\s*(?={_OPENER})|,\s*(?:and\s+|but\s+|or\s+)?(?={_OPENER})"
+        rf"[{_QUESTION_MARKS}]\s*|:\s*(?={_OPENER})|,\s*(?:and\s+|but\s+|or\s+)?(?={_OPENER})"
         rf"|\s+(?:and|but)\s+(?={_OPENER})|(?:\.|,\s*and)\s+(?={_IMPERATIVE})",
         body,
         flags=re.I,
@@ -548,7 +553,7 @@ def _split_en(question: str) -> list[str]:
     # a question of its own in a row of questions asks, in any language ("Wer …? Wo …?")
     whole = {
         q.strip(" ,:¿")
-        for q in re.split(r"[?؟;;]\s*", body)
+        for q in re.split(rf"[{_QUESTION_MARKS}]\s*", body)
         if len(q.split()) >= 3 or (spaceless(q) and len(q) >= 8)
     }
     for part in (p.strip(" ,:¿") for p in parts):
@@ -557,7 +562,7 @@ def _split_en(question: str) -> list[str]:
         asks = (
             re.search(_OPENER, part, re.I)
             or re.match(_IMPERATIVE, part, re.I)
-            or (part in whole and bool(re.search("[?؟;]", question)))
+            or (part in whole and bool(re.search(f"[{_QUESTION_MARKS}]", question)))
         )
         if not asks and not part.rstrip().endswith("what"):
             if clauses and not pending:

@@ -1583,10 +1583,12 @@ def _signals(
     local, top = _local(focus, doc)
     grams, best = _grams(focus, doc)
     time = _time_agreement(focus, text)
+    leaning = opens_leaning(text)
     untyped = focus.kind == "number" and not _gives_number(focus, text)
     bonus = answer_type_bonus(focus, text)
+    unspaced = float(view.spaceless)
     rules = _rules_score(
-        subject * facets, elsewhere, 0.5 + 0.5 * page, time, opens_leaning(text), untyped, bonus
+        subject * facets, elsewhere, 0.5 + 0.5 * page, time, leaning, untyped, bonus
     )
     features = {
         "subject": math.log(max(subject, 0.01)),
@@ -1596,7 +1598,7 @@ def _signals(
         "elsewhere": float(elsewhere),
         "salience": math.log(max(page, 0.01)),
         "time_mismatch": float(time < 1.0),
-        "leaning": float(opens_leaning(text)),
+        "leaning": float(leaning),
         "untyped": float(untyped),
         "kind_answer": float(bonus > 0),
         "local": local[index],
@@ -1604,8 +1606,8 @@ def _signals(
         "page_named": float(view.named),
         "grams": grams[index],
         "grams_best": grams[index] / best if best else 0.0,
-        "spaceless": float(spaceless(focus.text)),
-        "grams_spaceless": grams[index] * spaceless(focus.text),
+        "spaceless": unspaced,
+        "grams_spaceless": grams[index] * unspaced,
         "length": math.log(1 + len(plain(text))) / 5,
     }
     return features, subject, said, rules
@@ -1707,6 +1709,8 @@ class _PageView:
     named: bool
     #: the title's words for what the page says about the part (see :func:`_topic_terms`)
     topic: frozenset[str]
+    #: the part is written in a script without spaces between words (Chinese, Thai)
+    spaceless: bool
 
 
 def _page_view(focus: Focus, doc: Document) -> _PageView:
@@ -1720,6 +1724,7 @@ def _page_view(focus: Focus, doc: Document) -> _PageView:
             1.0 if own else sum(salience) / len(salience),
             _names_subject(focus, doc),
             frozenset(_topic_terms(focus, doc)),
+            spaceless(focus.text),
         )
     return doc.memo[key]
 
@@ -1914,7 +1919,7 @@ def relevant(
 def assessed(focus: Focus, doc: Document, complete_only: bool = True) -> list[Scored]:
     """Every sentence of ``doc`` assessed for ``focus`` (complete ones only, with
     ``complete_only``), best first by :attr:`Scored.rank`."""
-    local = local_match(focus, doc)
+    local = _local(focus, doc)[0]
     out = []
     for i, sentence in enumerate(doc.sentences):
         if sentence.complete or not complete_only:
@@ -1922,7 +1927,7 @@ def assessed(focus: Focus, doc: Document, complete_only: bool = True) -> list[Sc
             scored.local = local[i]
             out.append(scored)
     out.sort(key=lambda s: (-s.rank, s.sentence.start))
-    named = _names_subject(focus, doc)
+    named = _page_view(focus, doc).named
     for scored in out[:LOCAL_TOP]:
         scored.top_of_page = True
         scored.page_named = named

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import argparse
-import json
 from pathlib import Path
 
+from subagents.evidence import PageRecord, sidecar_path
+
 from ..config import runs_dir_setting
-from ..durability.runs import PLAN_JSON, RUN_JSON, find_run
+from ..durability.runs import find_run, plan_of
 from ..printable import printable
 
 
@@ -16,11 +17,12 @@ def _pages(run: Path) -> list[tuple[str, str, str]]:
     out = []
     for page in sorted((run / "workspace" / "pages").glob("*.md")):
         try:
-            record = json.loads(page.with_suffix(".json").read_text(encoding="utf-8"))
-        except (OSError, ValueError):
-            record = {}
-        address = str(record.get("final_url") or record.get("url") or page.name)
-        out.append((address, str(record.get("title") or ""), page.read_text(encoding="utf-8")))
+            record = PageRecord.from_json(Path(sidecar_path(str(page))).read_text("utf-8"))
+        except (OSError, ValueError, TypeError, KeyError):
+            out.append((page.name, "", page.read_text(encoding="utf-8")))
+            continue
+        address = record.final_url or record.url
+        out.append((address, record.title, page.read_text(encoding="utf-8")))
     return out
 
 
@@ -33,7 +35,7 @@ def cmd_explain(args: argparse.Namespace) -> int:
     from research.relevance import Document
 
     run = find_run(runs_dir_setting(args.runs_dir), args.run_id)
-    plan_dict = _plan_json(run)
+    plan_dict = plan_of(run)
     if not plan_dict:
         print(f"quartet explain: run {run.name} has no plan recorded")
         return 1
@@ -50,15 +52,3 @@ def cmd_explain(args: argparse.Namespace) -> int:
         print()
     return 0
 
-
-def _plan_json(run: Path) -> dict:
-    """The run's plan, from its run record or its plan file."""
-    for name in (RUN_JSON, PLAN_JSON):
-        try:
-            raw = json.loads((run / name).read_text(encoding="utf-8"))
-        except (OSError, ValueError):
-            continue
-        plan = raw.get("plan", raw) if isinstance(raw, dict) else None
-        if isinstance(plan, dict) and isinstance(plan.get("subquestions"), list):
-            return plan
-    return {}

@@ -201,6 +201,12 @@ def _started(run_id: str, path: Path, record: dict[str, Any]) -> datetime | None
         return None
 
 
+def plan_of(path: Path) -> dict[str, Any]:
+    """The plan of the run in folder ``path`` as recorded (see :func:`_plan_of`); ``{}``
+    when none was."""
+    return _plan_of(path, _read_json(path / RUN_JSON) or {})
+
+
 def _plan_of(path: Path, record: dict[str, Any]) -> dict[str, Any]:
     """The run's plan: from run.json, else plan.json, else the checkpoint."""
     for source in (

@@ -660,23 +660,30 @@ LEGEND = (
 # --------------------------------------------------------------------------- main
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
-    parser.add_argument("--quick", action="store_true", help="a fixed small sample (~1 min)")
+def add_run_options(parser: argparse.ArgumentParser, limit_help: str) -> None:
+    """The options this benchmark and its siblings share: the half of the articles, how
+    many questions, the seed, the page budget, where outcomes and runs go, and where the
+    data repositories are."""
     parser.add_argument(
         "--split",
         choices=("tune", "held-out", "all"),
         default=None,
         help="which half the questions come from (default: held-out; tune with --quick)",
     )
-    parser.add_argument("--lang", default="en,zh,cmrc", help="sets: en, zh (XQuAD), cmrc")
-    parser.add_argument("--limit", type=int, default=20, help="questions per set and kind")
+    parser.add_argument("--limit", type=int, default=20, help=limit_help)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--max-pages", type=int, default=None)
     parser.add_argument("--json", type=Path, default=None, help="write every outcome here")
     parser.add_argument("--runs-dir", type=Path, default=None, help="keep the runs here")
     parser.add_argument("--xquad", type=Path, default=XQUAD_GIT, help="XQuAD git directory")
     parser.add_argument("--cmrc", type=Path, default=CMRC_GIT, help="CMRC 2018 git directory")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
+    parser.add_argument("--quick", action="store_true", help="a fixed small sample (~1 min)")
+    parser.add_argument("--lang", default="en,zh,cmrc", help="sets: en, zh (XQuAD), cmrc")
+    add_run_options(parser, "questions per set and kind")
     args = parser.parse_args()
     args.split = args.split or ("tune" if args.quick else "held-out")
 

@@ -80,16 +80,15 @@ sys.path.insert(0, str(ROOT / "bench"))
 from bench_general import (  # noqa: E402
     _ASKS,
     _STOP,
-    CMRC_GIT,
     SHORT_ANSWER,
     UNSPACED,
-    XQUAD_GIT,
     Article,
     Case,
     _bare,
     _lower_first,
     _near_duplicate,
     _slug,
+    add_run_options,
     load_cmrc,
     load_xquad,
     make_cases,
@@ -894,19 +893,7 @@ def parse() -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
     parser.add_argument("--quick", action="store_true", help="a small fixed sample of every set")
     parser.add_argument("--set", default=",".join(SETS), help=f"sets: {', '.join(SETS)}")
-    parser.add_argument(
-        "--split",
-        choices=("tune", "held-out", "all"),
-        default=None,
-        help="which half the questions come from (default: held-out; tune with --quick)",
-    )
-    parser.add_argument("--limit", type=int, default=20, help="questions per sub-set and kind")
-    parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--max-pages", type=int, default=None)
-    parser.add_argument("--json", type=Path, default=None, help="write every outcome here")
-    parser.add_argument("--runs-dir", type=Path, default=None, help="keep the runs here")
-    parser.add_argument("--xquad", type=Path, default=XQUAD_GIT, help="XQuAD git directory")
-    parser.add_argument("--cmrc", type=Path, default=CMRC_GIT, help="CMRC 2018 git directory")
+    add_run_options(parser, "questions per sub-set and kind")
     args = parser.parse_args()
     args.split = args.split or ("tune" if args.quick else "held-out")
     args.sets = [s.strip() for s in args.set.split(",") if s.strip()]

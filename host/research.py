@@ -26,7 +26,9 @@ from research.coverage import coverage as part_coverage
 from research.coverage import missing as still_missing
 from research.notes import no_web_label
 from research.plan import Plan, SubQuestion
+from research.ranking import model
 from research.relevance import (
+    LEARNED,
     THRESHOLD,
     Document,
     Focus,
@@ -34,11 +36,12 @@ from research.relevance import (
     Scored,
     assessed,
     entity,
+    evidence_threshold,
     page_salience,
     quote_bounds,
     score_text,
 )
-from research.retrieval import PageTerms, agreed, bm25
+from research.retrieval import PageTerms, agreed, bm25, standing
 from research.selection import Quote, informative
 from research.tables import Found, file_table_score, table_score, tables_in
 from research.text import CJK, links, plain, terms
@@ -129,6 +132,12 @@ class Research:
         self.leads: dict[str, dict[str, dict[str, Any]]] = {s.id: {} for s in plan.subquestions}
         #: per part, the evidence ids its best leads were taken in as
         self.promoted: dict[str, list[str]] = {}
+        #: under the learned model, per part, the best sentences of each source read (by
+        #: source path and span): an evidence item's fields and the log-odds its own
+        #: features give (see :attr:`~research.relevance.Scored.log_odds`); each is
+        #: evidence while its score, with its page's standing among the pages read,
+        #: reaches the part's threshold (see :meth:`_rescore`)
+        self.sentences: dict[str, dict[str, dict[str, Any]]] = {s.id: {} for s in plan.subquestions}
         #: per part, what each source read says of the part's words (to rank the sources
         #: for it, see :func:`~research.retrieval.bm25`)
         self.page_terms: dict[str, dict[str, PageTerms]] = {s.id: {} for s in plan.subquestions}
@@ -164,6 +173,7 @@ class Research:
             "evidence": self.evidence,
             "leads": self.leads,
             "promoted": self.promoted,
+            "sentences": self.sentences,
             "page_terms": {
                 sid: {path: t.to_dict() for path, t in pages.items()}
                 for sid, pages in self.page_terms.items()
@@ -199,6 +209,9 @@ class Research:
         self.evidence = {k: dict(v) for k, v in state["evidence"].items()}
         self.leads = {k: dict(v) for k, v in state.get("leads", {}).items()} or self.leads
         self.promoted = {k: list(v) for k, v in state.get("promoted", {}).items()}
+        self.sentences = {k: dict(v) for k, v in state.get("sentences", {}).items()} or (
+            self.sentences
+        )
         for sid, pages in state.get("page_terms", {}).items():
             self.page_terms[sid] = {p: PageTerms.from_dict(t) for p, t in pages.items()}
         self.tables = {k: dict(v) for k, v in state["tables"].items()}
@@ -382,6 +395,9 @@ class Research:
             if page_salience(focus, doc) >= ABOUT:
                 self.about[sid].add(url)
             self.page_terms[sid][path] = PageTerms.of(focus.words, doc.counts)
+            if LEARNED:
+                self._weigh(sid, focus, doc, url, path, kind)
+                continue
             every = assessed(focus, doc)
             found = [x for x in every if x.score >= THRESHOLD]
             found.sort(key=lambda x: (-(x.score + informative(x.sentence.text)), x.sentence.start))
@@ -399,7 +415,9 @@ class Research:
                     "passage": scored.passage,
                 }
         for sid in self.focus:  # a new page may change which page answers a part best
-            if self.leads[sid]:
+            if LEARNED:
+                self._rescore(sid)
+            elif self.leads[sid]:
                 self._promote(sid)
         self._score_tables(path, text, title, kind)
 
@@ -437,6 +455,38 @@ class Research:
             page_path=path,
             locator=(file_place(doc.text, start) or s.section) if kind == "file" else "",
         )
+
+    def _weigh(self, sid: str, focus: Focus, doc: Document, url: str, path: str, kind: str) -> None:
+        """Keep a page's best sentences for a part, with the log-odds their own features
+        give (the learned model: see :meth:`_rescore`)."""
+        for scored in assessed(focus, doc)[:ITEMS_PER_SOURCE]:
+            item = self._item(scored, doc, url, path, kind)
+            self.sentences[sid][f"{path}#{item.start}-{item.end}"] = item.to_dict() | {
+                "log_odds": scored.log_odds
+            }
+
+    def _rescore(self, sid: str) -> None:
+        """Under the learned model, a part's evidence: the best sentences of the sources
+        read whose score, with their page's standing among the pages read for the
+        question's parts (see :func:`research.retrieval.standing`), reaches the part's
+        threshold. A sentence that falls under it as better pages are read stays in the
+        ledger, uncited."""
+        rankings = {part: self._ranking(part) for part in self.page_terms}
+        pages = {p: model().log_odds(f) for p, f in standing(rankings, sid).items()}
+        bar = evidence_threshold(self.focus[sid])
+        evidence: dict[str, float] = {}
+        for raw in self.sentences[sid].values():
+            score = model().probability(raw["log_odds"], pages.get(raw["page_path"], 0.0))
+            if score >= bar:
+                item = self.ledger.add(EvidenceItem.from_dict(dict(raw)))
+                evidence[item.id] = max(evidence.get(item.id, 0.0), score)
+        self.evidence[sid] = evidence
+        cited = {item.page_path for i in evidence if (item := self.ledger.get(i)) is not None}
+        for source in self.sources.values():
+            if source.path in cited:
+                source.relevant_to.add(sid)
+            else:
+                source.relevant_to.discard(sid)
 
     def _promote(self, sid: str) -> None:
         """Take a part's best leads in as evidence: from the page that answers the part
@@ -515,13 +565,13 @@ class Research:
                 )
                 for sid, focus in self.focus.items()
             }
-            if max(scores.values()) < THRESHOLD:
+            if all(v < evidence_threshold(self.focus[k]) for k, v in scores.items()):
                 continue
             locator = found.section if kind == "file" else ""
             item = self.cite(path, found.start, found.end, locator)
             self.found_tables[item.id] = found
             for sid, score in scores.items():
-                if score >= THRESHOLD:
+                if score >= evidence_threshold(self.focus[sid]):
                     self.tables[sid][item.id] = score
 
     # -- coverage and gaps -------------------------------------------------------------

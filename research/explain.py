@@ -7,11 +7,12 @@ feature the learned model weighed and what each added to the score's log-odds.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from .ranking import FEATURES, Features, model
-from .relevance import LEARNED, THRESHOLD, Document, Focus, assessed
+from .relevance import ALONE, LEARNED, Document, Focus, assessed
+from .retrieval import rankings_of, standing
 
 
 @dataclass(frozen=True)
@@ -20,42 +21,54 @@ class Explained:
 
     source: str
     text: str
+    #: its score as the run weighs it: the learned model's (``learned``) under
+    #: ``QUARTET_RANKER=learned``, else the hand-set rules'
     score: float
-    #: what the learned model gives it (the same as ``score`` when the model scores)
+    #: what the learned model gives it, its page standing among the pages read
     learned: float
+    #: its own features and its page's standing among the pages read
     features: Features
     contributions: dict[str, float]
 
 
-def explain(focus: Focus, pages: Sequence[tuple[str, Document]], limit: int = 5) -> list[Explained]:
-    """The ``limit`` best sentences for ``focus`` over ``pages`` (``(name, document)``
-    pairs), best first."""
-    found = [
-        Explained(
-            name,
-            scored.sentence.text,
-            scored.score,
-            model().score(scored.features),
-            scored.features,
-            model().contributions(scored.features),
-        )
-        for name, doc in pages
-        for scored in assessed(focus, doc)[:limit]
-    ]
+def explain(
+    parts: Mapping[str, Focus], part: str, pages: Sequence[tuple[str, Document]], limit: int = 5
+) -> list[Explained]:
+    """The ``limit`` best sentences for the part ``part`` of ``parts`` over ``pages``
+    (``(name, document)`` pairs), best first, each page standing among ``pages`` as a
+    run ranks them for every part (see :func:`research.retrieval.standing`)."""
+    rankings = rankings_of({k: f.words for k, f in parts.items()}, {n: d.counts for n, d in pages})
+    stand = standing(rankings, part)
+    found = []
+    for name, doc in pages:
+        for scored in assessed(parts[part], doc)[:limit]:
+            features = scored.features | stand.get(name, ALONE)
+            learned = model().score(features)
+            found.append(
+                Explained(
+                    name,
+                    scored.sentence.text,
+                    learned if LEARNED else scored.score,
+                    learned,
+                    features,
+                    model().contributions(features),
+                )
+            )
     found.sort(key=lambda e: -e.score)
     return found[:limit]
 
 
-def explained_text(part: str, found: Sequence[Explained]) -> str:
+def explained_text(part: str, found: Sequence[Explained], threshold: float) -> str:
     """A part's explained sentences as lines of text: each sentence, its score (and
-    whether it reaches the evidence threshold) and the learned model's, then every
-    feature's value and the log-odds the model gives it."""
+    whether it reaches ``threshold``, the part's evidence threshold: see
+    :func:`~research.relevance.evidence_threshold`), then every feature's value and the
+    log-odds the model gives it."""
     scorer = "the learned model" if LEARNED else "the hand-set rules"
-    lines = [f"{part}  (scored by {scorer}; evidence from {THRESHOLD:.3f})"]
+    lines = [f"{part}  (scored by {scorer}; evidence from {threshold:.3f})"]
     if not found:
         lines.append("  no sentence scored")
     for rank, e in enumerate(found, 1):
-        mark = "evidence" if e.score >= THRESHOLD else "under the threshold"
+        mark = "evidence" if e.score >= threshold else "under the threshold"
         lines.append(f"  {rank}. {e.score:.3f} {mark} · model {e.learned:.3f} · {e.source}")
         lines.append(f"     {' '.join(e.text.split())[:200]}")
         cells = [

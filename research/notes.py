@@ -251,14 +251,7 @@ def research_notes(
     """
     plan = research.plan
     lang = plan.language
-    lines = [RESEARCH_MARKER, "", f"# {plan.question}", ""]
-    if no_web:
-        lines += [label(lang, no_web_label(research)), ""]
-    if interrupted:
-        lines += [label(lang, "interrupted"), ""]
-    elif budget is not None:
-        lines += [label(lang, f"budget_{budget[0]}").format(limit=budget[1])]
-        lines.append("")
+    lines = _opening(research, interrupted, budget, no_web)
     tables = _tables(research)  # a part a table answers is answered, by its table
     answered = [s for s in plan.subquestions if research.evidence[s.id] or s.id in tables]
     if not answered:
@@ -267,13 +260,83 @@ def research_notes(
         sid: [i for i in ids if not _wants_table(research, i, tables.get(sid))]
         for sid, ids in research.select(CANDIDATES).items()
     }
+    lines += _summary(research, answered, chosen)
+    lines += _part_sections(research, chosen, tables)
+    lines += _disagreement_section(research, chosen, tables)
+    lines += _not_found_section(research, answered)
+    return "\n".join(lines)
+
+
+def _opening(
+    research: Findings, interrupted: bool, budget: tuple[str, str] | None, no_web: bool
+) -> list[str]:
+    """The notes' first lines: the marker, the question as the title and what cut the
+    research short.
+
+    Args:
+        research: the run's findings.
+        interrupted: the user stopped the research before it finished.
+        budget: the budget that stopped it and its limit as text, or None.
+        no_web: the web could not be reached.
+
+    Returns:
+        The lines, each followed by a blank line.
+    """
+    plan = research.plan
+    lang = plan.language
+    lines = [RESEARCH_MARKER, "", f"# {plan.question}", ""]
+    if no_web:
+        lines += [label(lang, no_web_label(research)), ""]
+    if interrupted:
+        lines += [label(lang, "interrupted"), ""]
+    elif budget is not None:
+        lines += [label(lang, f"budget_{budget[0]}").format(limit=budget[1])]
+        lines.append("")
+    return lines
+
+
+def _summary(
+    research: Findings, answered: list[SubQuestion], chosen: dict[str, list[str]]
+) -> list[str]:
+    """The lead: for each answered part, the cited sentence that best answers it.
+
+    A sentence already summing up an earlier part is not chosen for a later one when the
+    later part has another; a sentence chosen twice is listed once.
+
+    Args:
+        research: the run's findings.
+        answered: the parts with evidence or a table, in plan order.
+        chosen: per part, the evidence ids its section quotes.
+
+    Returns:
+        One line per sentence, then a blank line.
+    """
     summary: list[str | None] = []
     for sub in answered:  # a line already summing up another part is not given twice
         fresh = [i for i in chosen[sub.id] if i not in summary]
         summary.append(summary_choice(research, sub.id, fresh or chosen[sub.id]))
-    lines += [f"- {_sentence(research, best)}" for best in dict.fromkeys(summary) if best]
+    lines = [f"- {_sentence(research, best)}" for best in dict.fromkeys(summary) if best]
     lines.append("")
-    for sub in plan.subquestions:
+    return lines
+
+
+def _part_sections(
+    research: Findings, chosen: dict[str, list[str]], tables: dict[str, str]
+) -> list[str]:
+    """One section per part: its heading, its quoted evidence (or that nothing was found
+    when it has no table either) and its table.
+
+    Args:
+        research: the run's findings.
+        chosen: per part, the evidence ids its section quotes.
+        tables: per part, the evidence id of the table it shows.
+
+    Returns:
+        The sections' lines, in plan order.
+    """
+    lang = research.plan.language
+    lines: list[str] = []
+    for sub in research.plan.subquestions:
         lines += [f"## {sub.text}", ""]
         ids = chosen[sub.id]
         if ids:
@@ -283,20 +346,55 @@ def research_notes(
             lines += [label(lang, "missing"), ""]
         if sub.id in tables:
             lines += _table(research, tables[sub.id], lang)
+    return lines
+
+
+def _disagreement_section(
+    research: Findings, chosen: dict[str, list[str]], tables: dict[str, str]
+) -> list[str]:
+    """The section "Where the sources disagree", read from the sources the notes cite (at
+    most four quantities); nothing when they agree.
+
+    Args:
+        research: the run's findings.
+        chosen: per part, the evidence ids its section quotes.
+        tables: per part, the evidence id of the table it shows.
+
+    Returns:
+        The section's lines, or an empty list.
+    """
+    lang = research.plan.language
     used = [*(i for ids in chosen.values() for i in ids), *tables.values()]
     cited = {item.url for i in used if (item := research.item(i)) is not None}
     disagreements = _disagreements(research, cited)
-    if disagreements:
-        lines += [f"## {label(lang, 'disagreements')}", ""]
-        subject = _subject(research, lang)
-        lines += [_disagreement_line(d, lang, subject) for d in disagreements[:4]]
-        lines.append("")
-    missing = [s for s in plan.subquestions if s not in answered]
-    if missing:
-        lines += [f"## {label(lang, 'not_found')}", ""]
-        lines += [_tried_line(research, sub, lang) for sub in missing]
-        lines.append("")
-    return "\n".join(lines)
+    if not disagreements:
+        return []
+    lines = [f"## {label(lang, 'disagreements')}", ""]
+    subject = _subject(research, lang)
+    lines += [_disagreement_line(d, lang, subject) for d in disagreements[:4]]
+    lines.append("")
+    return lines
+
+
+def _not_found_section(research: Findings, answered: list[SubQuestion]) -> list[str]:
+    """The section "What could not be found": each part left unanswered with what was
+    searched for it; nothing when every part was answered.
+
+    Args:
+        research: the run's findings.
+        answered: the parts with evidence or a table.
+
+    Returns:
+        The section's lines, or an empty list.
+    """
+    lang = research.plan.language
+    missing = [s for s in research.plan.subquestions if s not in answered]
+    if not missing:
+        return []
+    lines = [f"## {label(lang, 'not_found')}", ""]
+    lines += [_tried_line(research, sub, lang) for sub in missing]
+    lines.append("")
+    return lines
 
 
 def _tried_line(research: Findings, sub: SubQuestion, lang: str) -> str:

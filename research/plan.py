@@ -472,33 +472,64 @@ def keyword_queries(text: str, question: str, siblings: list[str] | None = None)
     focus = Focus.build(text, siblings or [text], question)
     surface = _surface_words(text)
     if is_cjk(text):
-        subject = entity(question)
-        core = focus.core[0] if focus.core else ""
-        aspects = [w for w in surface if w not in subject and w != core and stem(w) not in SCAFFOLD]
-        if len(aspects) > QUERY_ASPECTS:  # the rarest words say most
-            rarest = sorted(aspects, key=weight, reverse=True)[:QUERY_ASPECTS]
-            aspects = [w for w in aspects if w in rarest]
-        queries = [" ".join([subject or core, *aspects]).strip()]
-        if core and subject and core != subject:
-            queries.append(" ".join([core, *aspects]).strip())
-        if aspects and subject:
-            queries.append(" ".join([subject, aspects[0]]).strip())
+        queries = _zh_queries(question, focus, surface)
     else:
-        facet_stems = {f.term for f in focus.facets}
-        subject_stems = set(focus.subject)
-        aspects = [w for w in surface if stem(w.lower()) in facet_stems]
-        subject_words = [w for w in surface if stem(w.lower()) in subject_stems]
-        core_words = [w for w in subject_words if stem(w.lower()) in set(focus.core)]
-        queries = [" ".join([*(core_words or subject_words), *aspects])]
-        queries.append(" ".join([*subject_words, *aspects]))
-        if not focus.facets:  # the question's own wording: "heat pumps work"
-            verbs = [
-                w for w in re.findall(r"[A-Za-z][\w'’-]*", text) if stem(w.lower()) in SCAFFOLD
-            ]
-            if verbs:
-                queries.append(" ".join([*subject_words, *verbs[:1]]))
+        queries = _en_queries(text, focus, surface)
     out = list(dict.fromkeys(q.strip() for q in queries if q.strip()))
     return out[:MAX_QUERIES] or [text]
+
+
+def _zh_queries(question: str, focus: Focus, surface: list[str]) -> list[str]:
+    """The queries of a Chinese part: the question's subject (or the part's core) with the
+    part's rarest other words, the core with them, and the subject with the first of them.
+
+    Args:
+        question: the whole question, whose subject the queries name.
+        focus: the part's focus.
+        surface: the part's content words as written.
+
+    Returns:
+        The queries, possibly blank or repeated (the caller drops those).
+    """
+    subject = entity(question)
+    core = focus.core[0] if focus.core else ""
+    aspects = [w for w in surface if w not in subject and w != core and stem(w) not in SCAFFOLD]
+    if len(aspects) > QUERY_ASPECTS:  # the rarest words say most
+        rarest = sorted(aspects, key=weight, reverse=True)[:QUERY_ASPECTS]
+        aspects = [w for w in aspects if w in rarest]
+    queries = [" ".join([subject or core, *aspects]).strip()]
+    if core and subject and core != subject:
+        queries.append(" ".join([core, *aspects]).strip())
+    if aspects and subject:
+        queries.append(" ".join([subject, aspects[0]]).strip())
+    return queries
+
+
+def _en_queries(text: str, focus: Focus, surface: list[str]) -> list[str]:
+    """The queries of a part in a spaced language: its core (or whole subject) words with
+    its facet words, and its whole subject with them; a part with no facets also gets its
+    subject with the first scaffold verb it uses.
+
+    Args:
+        text: the part as written.
+        focus: the part's focus.
+        surface: the part's content words as written.
+
+    Returns:
+        The queries, possibly blank or repeated (the caller drops those).
+    """
+    facet_stems = {f.term for f in focus.facets}
+    subject_stems = set(focus.subject)
+    aspects = [w for w in surface if stem(w.lower()) in facet_stems]
+    subject_words = [w for w in surface if stem(w.lower()) in subject_stems]
+    core_words = [w for w in subject_words if stem(w.lower()) in set(focus.core)]
+    queries = [" ".join([*(core_words or subject_words), *aspects])]
+    queries.append(" ".join([*subject_words, *aspects]))
+    if not focus.facets:  # the question's own wording: "heat pumps work"
+        verbs = [w for w in re.findall(r"[A-Za-z][\w'’-]*", text) if stem(w.lower()) in SCAFFOLD]
+        if verbs:
+            queries.append(" ".join([*subject_words, *verbs[:1]]))
+    return queries
 
 
 def _surface_words(text: str) -> list[str]:
@@ -548,32 +579,7 @@ def _split_en(question: str) -> list[str]:
         body,
         flags=re.I,
     )
-    clauses: list[str] = []
-    pending = ""  # a lead-in that asks nothing ("According to a 1962 audit, what …")
-    # a question of its own in a row of questions asks, in any language ("Wer …? Wo …?")
-    whole = {
-        q.strip(" ,:¿")
-        for q in re.split(rf"[{_QUESTION_MARKS}]\s*", body)
-        if len(q.split()) >= 3 or (spaceless(q) and len(q) >= 8)
-    }
-    for part in (p.strip(" ,:¿") for p in parts):
-        if not part:
-            continue
-        asks = (
-            re.search(_OPENER, part, re.I)
-            or re.match(_IMPERATIVE, part, re.I)
-            or (part in whole and bool(re.search(f"[{_QUESTION_MARKS}]", question)))
-        )
-        if not asks and not part.rstrip().endswith("what"):
-            if clauses and not pending:
-                clauses[-1] = f"{clauses[-1]}, {part}"
-            else:
-                pending = f"{pending}, {part}" if pending else part
-            continue
-        clauses.extend(_split_and(f"{pending}, {part}" if pending else part))
-        pending = ""
-    if pending:
-        clauses.append(pending)
+    clauses = _en_clauses(question, body, parts)
     if not clauses:
         return [question]
     subject = lead or entity(question)
@@ -583,6 +589,77 @@ def _split_en(question: str) -> list[str]:
         text = _with_subject(clause, subject, first)
         out.append(text[0].upper() + text[1:] + "?")
     return out
+
+
+def _en_clauses(question: str, body: str, parts: list[str]) -> list[str]:
+    """The clauses that ask, from the pieces the question was cut into.
+
+    A piece that asks nothing is a lead-in to the next clause that asks when no clause
+    came before it (or another lead-in is pending), and says more of the clause before
+    otherwise; each clause that asks is further cut into its verb phrases
+    (:func:`_split_and`).
+
+    Args:
+        question: the whole question.
+        body: the question without its lead subject and closing marks.
+        parts: the pieces ``body`` was cut into.
+
+    Returns:
+        The clauses, in order; a lead-in left over at the end is a clause of its own.
+    """
+    clauses: list[str] = []
+    pending = ""  # a lead-in that asks nothing ("According to a 1962 audit, what …")
+    whole = _whole_questions(body)
+    for part in (p.strip(" ,:¿") for p in parts):
+        if not part:
+            continue
+        if not _en_asks(part, whole, question) and not part.rstrip().endswith("what"):
+            if clauses and not pending:
+                clauses[-1] = f"{clauses[-1]}, {part}"
+            else:
+                pending = f"{pending}, {part}" if pending else part
+            continue
+        clauses.extend(_split_and(f"{pending}, {part}" if pending else part))
+        pending = ""
+    if pending:
+        clauses.append(pending)
+    return clauses
+
+
+def _whole_questions(body: str) -> set[str]:
+    """The questions of their own in a row of questions, in any language ("Wer …? Wo …?").
+
+    Args:
+        body: the question without its lead subject and closing marks.
+
+    Returns:
+        Each piece between question marks of at least three words (or, unspaced, eight
+        characters), stripped of the marks around it.
+    """
+    return {
+        q.strip(" ,:¿")
+        for q in re.split(rf"[{_QUESTION_MARKS}]\s*", body)
+        if len(q.split()) >= 3 or (spaceless(q) and len(q) >= 8)
+    }
+
+
+def _en_asks(part: str, whole: set[str], question: str) -> bool:
+    """Whether a piece of a question asks something.
+
+    Args:
+        part: the piece.
+        whole: the questions of their own in the question (:func:`_whole_questions`).
+        question: the whole question.
+
+    Returns:
+        True when the piece holds a question word, opens with a request, or is one of
+        the questions of their own of a question written with a question mark.
+    """
+    return bool(
+        re.search(_OPENER, part, re.I)
+        or re.match(_IMPERATIVE, part, re.I)
+        or (part in whole and bool(re.search(f"[{_QUESTION_MARKS}]", question)))
+    )
 
 
 def _content_count(text: str) -> int:
@@ -740,31 +817,7 @@ def _split_zh(question: str) -> list[tuple[str, str]]:
     lead, rest = lead_subject(question)
     pieces: list[tuple[str, bool]] = []
     for sentence in (p.strip() for p in _ZH_SPLIT.split(rest) if p.strip()):
-        cut = _ZH_LIST.split(sentence)
-        seps = ["", *cut[1::2]]
-        parts, marks = [], []
-        for part, sep in zip(cut[::2], seps, strict=True):
-            if part.strip():
-                parts.append(part.strip())
-                marks.append(sep)
-        joined: list[str] = []
-        listing: list[bool] = []  # listed after 、 or a colon: shares the subject
-        lead_in = ""  # "2012年，石溪……排名第几": a piece that asks nothing leads in
-        for i, part in enumerate(parts):
-            if _zh_asks(part):
-                listing.append(not lead_in and marks[i] in ("、", "：", ":"))
-                joined.append(f"{lead_in}，{part}" if lead_in else part)
-                lead_in = ""
-            elif i + 1 < len(parts) and _zh_asks(parts[i + 1]):
-                lead_in = f"{lead_in}，{part}" if lead_in else part
-            elif joined:
-                joined[-1] = joined[-1] + "，" + part  # says more of the question before
-            else:
-                lead_in = f"{lead_in}，{part}" if lead_in else part
-        if lead_in:
-            joined.append(lead_in)
-            listing.append(False)
-        pieces.extend(zip(joined, listing, strict=True))
+        pieces.extend(_zh_sentence_pieces(sentence))
     # A piece listed after the first of its sentence ("富士山位于哪里、海拔多少米") shares
     # that sentence's subject; a sentence of its own may name another.
     clauses: list[tuple[str, bool]] = []
@@ -774,25 +827,113 @@ def _split_zh(question: str) -> list[tuple[str, str]]:
     subject = lead or entity(question)
     if not lead and not telling(subject):
         subject = ""  # a common word (条件, 情况) is nothing to give the other pieces
-    first = ""
+    first = _zh_first(clauses, subject)
+    return [_zh_with_subject(clause, listed, subject, first) for clause, listed in clauses]
+
+
+def _zh_list_parts(sentence: str) -> tuple[list[str], list[str]]:
+    """A Chinese sentence cut at the marks that list (、，,：:).
+
+    Args:
+        sentence: one sentence of the question.
+
+    Returns:
+        The non-blank parts, stripped, and for each the mark before it ("" for the
+        first piece of the sentence).
+    """
+    cut = _ZH_LIST.split(sentence)
+    seps = ["", *cut[1::2]]
+    parts, marks = [], []
+    for part, sep in zip(cut[::2], seps, strict=True):
+        if part.strip():
+            parts.append(part.strip())
+            marks.append(sep)
+    return parts, marks
+
+
+def _zh_sentence_pieces(sentence: str) -> list[tuple[str, bool]]:
+    """The pieces of one Chinese sentence that ask, each with whether it is listed.
+
+    A part that asks nothing leads in to the next when that one asks (or when nothing
+    has asked yet), and says more of the piece before otherwise; a lead-in left at the
+    end is a piece of its own.
+
+    Args:
+        sentence: one sentence of the question.
+
+    Returns:
+        The pieces, each with whether it was listed after 、 or a colon with no lead-in
+        (and so shares the subject of the piece before).
+    """
+    parts, marks = _zh_list_parts(sentence)
+    joined: list[str] = []
+    listing: list[bool] = []  # listed after 、 or a colon: shares the subject
+    lead_in = ""  # "2012年，石溪……排名第几": a piece that asks nothing leads in
+    for i, part in enumerate(parts):
+        if _zh_asks(part):
+            listing.append(not lead_in and marks[i] in ("、", "：", ":"))
+            joined.append(f"{lead_in}，{part}" if lead_in else part)
+            lead_in = ""
+        elif i + 1 < len(parts) and _zh_asks(parts[i + 1]):
+            lead_in = f"{lead_in}，{part}" if lead_in else part
+        elif joined:
+            joined[-1] = joined[-1] + "，" + part  # says more of the question before
+        else:
+            lead_in = f"{lead_in}，{part}" if lead_in else part
+    if lead_in:
+        joined.append(lead_in)
+        listing.append(False)
+    return list(zip(joined, listing, strict=True))
+
+
+def _zh_first(clauses: list[tuple[str, bool]], subject: str) -> str:
+    """The question word (with the 是 before it) the first clause asks right after the
+    subject, which a clause given the subject borrows when it asks nothing itself.
+
+    Args:
+        clauses: the question's clauses, each with whether it is listed.
+        subject: the subject given to clauses that name none ("" for none).
+
+    Returns:
+        The words, or "" when the first clause does not open with the subject followed
+        by a question word.
+    """
     if clauses and subject and clauses[0][0].startswith(subject):
         rest_ = clauses[0][0][len(subject) :]
         match = re.match("(是)?(" + "|".join(ZH_QUESTION_WORDS) + ")", rest_)
-        first = match.group(0) if match else ""
-    out = []
-    for clause, listed in clauses:
-        text = clause
-        for pronoun in _ZH_PRONOUNS:
-            if subject and text.startswith(pronoun):
-                text = subject + text[len(pronoun) :]
-                break
-        own = ""
-        if subject and not _zh_mentions(text, subject) and (listed or not _zh_named(text)):
-            # a clause listed after another of its sentence (…位于哪里、海拔多少米) is
-            # about that one's subject; one asked on its own may be about another
-            own = "" if listed else text + "？"
-            text = subject + ("" if _zh_asks(text) else first) + text
-        if first.startswith("是") and text.startswith(subject + "是") and not text.endswith("的"):
-            text += "的"
-        out.append((text + "？", own))
-    return out
+        return match.group(0) if match else ""
+    return ""
+
+
+def _zh_with_subject(clause: str, listed: bool, subject: str, first: str) -> tuple[str, str]:
+    """A Chinese clause naming its subject, as a part of the plan.
+
+    A pronoun opening the clause is replaced by the subject; a clause that names neither
+    the subject nor (unless listed) one of its own is given it in front, with ``first``
+    when it asks nothing itself.
+
+    Args:
+        clause: the clause.
+        listed: whether it was listed after another of its sentence.
+        subject: the question's subject ("" for none).
+        first: the question word the first clause asks after the subject
+            (:func:`_zh_first`).
+
+    Returns:
+        The clause with its question mark, and its own words when it was given the
+        subject without being listed ("" otherwise).
+    """
+    text = clause
+    for pronoun in _ZH_PRONOUNS:
+        if subject and text.startswith(pronoun):
+            text = subject + text[len(pronoun) :]
+            break
+    own = ""
+    if subject and not _zh_mentions(text, subject) and (listed or not _zh_named(text)):
+        # a clause listed after another of its sentence (…位于哪里、海拔多少米) is
+        # about that one's subject; one asked on its own may be about another
+        own = "" if listed else text + "？"
+        text = subject + ("" if _zh_asks(text) else first) + text
+    if first.startswith("是") and text.startswith(subject + "是") and not text.endswith("的"):
+        text += "的"
+    return text + "？", own

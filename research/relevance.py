@@ -11,20 +11,20 @@ A sub-question is turned into a :class:`Focus`:
 - its **kind** (when / how many / why / …), for which a date, a number or a cause is a
   sign of an answer.
 
-A sentence scores the product of a subject score (is the page, better the sentence, about
-the subject?) and a facet score (the weighted geometric mean of how each facet is met: in
-the sentence, by an equivalent word, only in its section heading or the page title, or
-not at all). A missing facet pulls the score down hard, so a page about bicycle pumps does
-not answer "How do heat pumps work?". Rare words weigh more than common ones (word
-frequencies from ``wordfreq``). Sentences at or above :data:`THRESHOLD` are evidence; a
-part's best sentence under it may still answer the part (see :attr:`Scored.lead`).
-
-Within one page, sentences are also ranked by the part's words that are rare *on that
-page* (:func:`local_match`): on the subject's own page its name is in every sentence and
-tells nothing, while the one word of the question few sentences use points at the
-passage that answers it. That ranking picks a part's leads on the subject's page, and
-its passages (:attr:`Scored.passage`) on a page the question's other parts show to be
-about the question. Which page a part takes them from is for :mod:`research.retrieval`.
+A sentence is described by named features (:func:`features_of`): how far it, or its
+page, is about the subject; how each facet is met (in the sentence, by an equivalent word,
+only in its section heading or the page title, or not at all), rare words weighing more
+than common ones (word frequencies from ``wordfreq``); the kind of answer it carries; and
+how it stands among its page's sentences by the part's words that are rare *on that page*
+(:func:`local_match`: on the subject's own page its name is in every sentence and tells
+nothing, while the one word of the question few sentences use points at the passage that
+answers it). With ``QUARTET_RANKER=learned``, the learned model (:mod:`research.ranking`)
+weighs them, with the standing of the sentence's page among the pages read
+(:func:`research.retrieval.standing`), into the probability that the sentence answers
+the part; from :func:`evidence_threshold` it is evidence. By default the hand-set rules
+combine them (:func:`_rules_score`), and a part's best sentence under the threshold may
+still answer it as a lead (:attr:`Scored.lead`) or, on a page the question's other parts
+show to be about the question, as a passage (:attr:`Scored.passage`).
 """
 
 from __future__ import annotations
@@ -66,6 +66,7 @@ from .text import (
     lemma,
     passages,
     plain,
+    script,
     simplified,
     spaceless,
     stem,
@@ -80,17 +81,27 @@ from .text import (
 #: (``QUARTET_RANKER=learned`` measures it: ``bench/bench_general.py``,
 #: ``bench/bench_shapes.py``).
 LEARNED = os.environ.get("QUARTET_RANKER", "rules") == "learned"
-#: A sentence scoring at least this is relevant evidence for its sub-question (with the
-#: learned model, its calibrated threshold).
+#: A sentence scoring at least this is relevant evidence for its sub-question under the
+#: rules; the learned model has a threshold for each script (see
+#: :func:`evidence_threshold`).
 THRESHOLD = model().threshold if LEARNED else 0.45
+
+
+def evidence_threshold(focus: Focus) -> float:
+    """The score from which a sentence is evidence for ``focus``: under the learned
+    model, its threshold for the script the part is written in, calibrated on its
+    training data for the honest-nothing rate (see :mod:`research.ranking`)."""
+    return model().threshold_for(script(focus.text)) if LEARNED else THRESHOLD
+
+
 #: A sentence in a section about another part of the question counts this share.
 ELSEWHERE = 0.85
 #: A sentence that gives no number counts this share for a part asking how many.
 UNTYPED = 0.85
-#: A part's best sentence under :data:`THRESHOLD` still answers it (see
+#: Under the rules, a part's best sentence under :data:`THRESHOLD` still answers it (see
 #: :attr:`Scored.lead`) from this score, when its page names the subject (a subject
 #: score of :data:`ON_SUBJECT`) and it says :data:`SAYS_MOST` of the part's facets.
-LEAD_FLOOR, ON_SUBJECT, SAYS_MOST = (model().lead_floor if LEARNED else 0.2), 0.8, 0.5
+LEAD_FLOOR, ON_SUBJECT, SAYS_MOST = 0.2, 0.8, 0.5
 #: How much the page-local match counts in ranking a page's sentences under the rules
 #: (see :attr:`Scored.rank`; the learned model weighs it itself); the :data:`LOCAL_TOP`
 #: sentences of a page by rank may stand as a part's lead without saying most of its
@@ -362,71 +373,17 @@ class Focus:
         surface = _surface_forms(subquestion)
         lead = lead_subject(question)[0] if question else ""
         surface = {**_surface_forms(lead), **surface}
-        named = entity(question or subquestion)
-        entity_terms = set(terms(named))
-        written = is_cjk(named) and named in asked  # cut otherwise in the part (潘 淑是)
-        if question and not lead and not entity_terms & set(own) and not written:
-            mine = entity(asked)
-            own_subject = is_cjk(asked) or mine[:1].isupper() or not named[:1].isupper()
-            if own_subject or (mine and not _POINTS_BACK.search(asked)):
-                named = mine  # the part asks about a subject of its own
-                entity_terms = set(terms(named))
-            else:  # it names nothing or points back, so it asks about the question's
-                lead = named  # named subject ("…, and where do most of its farmers work?")
-        if _unsegmented(named) and named in subquestion:
-            # a name the word list does not know (章同 cut into 章 and 同) is one term
-            own = [named, *(t for t in own if t not in terms(named))]
-            entity_terms = {named}
-        elif (across := _cut_across(named, asked)) is not None:
-            # the part's own cut glues the name to the word after it (潘 淑是): the name
-            # is one term, and the pieces that overlap it are none
-            own = [named, *(t for t in own if t not in across)]
-            entity_terms = {named}
-        others = [set(terms(s)) for s in siblings if s != subquestion]
-        need = max(1, math.ceil(len(others) / 2))
-        shared = {t for t in own if others and sum(t in o for o in others) >= need}
-        subject = [t for t in own if t in entity_terms or t in shared]
-        if lead:  # the subject named before the parts, or by the question for a part
-            # that names none ("…in Freedonia, and where do most of its farmers work?")
-            subject = list(
-                dict.fromkeys([*(t for t in terms(lead) if t not in SCAFFOLD), *subject])
-            )
-        if not subject:
-            subject = own
+        named, entity_terms, lead = _part_named(subquestion, question, asked, own, lead)
+        own, entity_terms = _name_as_term(named, subquestion, asked, own, entity_terms)
+        subject = _subject_terms(subquestion, siblings, own, entity_terms, lead)
         kinds = answer_kind_terms(subquestion)
         own = [t for t in own if t in subject or t not in kinds]
-        phrases = _phrases(subquestion, [t for t in own if t not in subject])
-        zh_kinds = zh_kind_nouns(subquestion)
-        measured = zh_measuring_verbs(subquestion)
-        asked_terms = frozenset(terms(subquestion))
-        facets = tuple(
-            Facet(
-                t,
-                weight(surface.get(t, t)),
-                glossary.related(t),
-                phrases[t],
-                morphemes(t),
-                glossary.same(t),
-                asked_terms if t in zh_kinds else frozenset(),
-                localizer(t),
-                t in measured,
-            )
-            for t in own
-            if t not in subject
+        facets = _facets_of(subquestion, own, subject, surface, glossary)
+        others_facets = (
+            cls._rival_facets(subquestion, siblings, question, glossary) if rivals else ()
         )
-        others_facets = tuple(
-            found
-            for s in (siblings if rivals else ())
-            if s != subquestion
-            and (found := cls.build(s, siblings, question, False, glossary).facets)
-        )
-        titled = _zh_titled(question or subquestion)
-        if titled != named or telling(titled):
-            titled = ""  # a rare title names the work wherever it is written
-        alternative = None
-        if as_asked and as_asked != subquestion and telling(entity(as_asked)):
-            mine = [as_asked if s == subquestion else s for s in siblings]
-            alternative = cls.build(as_asked, mine, question, rivals, glossary)
+        titled = _work_titled(named, question or subquestion)
+        alternative = cls._as_asked(as_asked, subquestion, siblings, question, rivals, glossary)
         return cls(
             text=subquestion,
             subject=tuple(subject),
@@ -439,6 +396,212 @@ class Focus:
             titled=titled,
             alternative=alternative,
         )
+
+    @classmethod
+    def _rival_facets(
+        cls, subquestion: str, siblings: Sequence[str], question: str, glossary: Glossary
+    ) -> tuple[tuple[Facet, ...], ...]:
+        """The facets of each sibling of a part that has any (see :attr:`rivals`).
+
+        Args:
+            subquestion: the part.
+            siblings: the sub-questions of its plan.
+            question: the whole question.
+            glossary: the user's words for their field.
+
+        Returns:
+            One tuple of facets per sibling other than the part, in plan order, those
+            without facets left out.
+        """
+        return tuple(
+            found
+            for s in siblings
+            if s != subquestion
+            and (found := cls.build(s, siblings, question, False, glossary).facets)
+        )
+
+    @classmethod
+    def _as_asked(
+        cls,
+        as_asked: str,
+        subquestion: str,
+        siblings: Sequence[str],
+        question: str,
+        rivals: bool,
+        glossary: Glossary,
+    ) -> Focus | None:
+        """The focus of a part in its own words (see :attr:`alternative`).
+
+        Args:
+            as_asked: the part as the question words it ("" when nothing was lent).
+            subquestion: the part as planned.
+            siblings: the sub-questions of its plan.
+            question: the whole question.
+            rivals: whether the siblings' facets are kept.
+            glossary: the user's words for their field.
+
+        Returns:
+            The focus of ``as_asked`` among the siblings (it standing for the part), or
+            None when it is the part itself or names no telling subject.
+        """
+        if as_asked and as_asked != subquestion and telling(entity(as_asked)):
+            mine = [as_asked if s == subquestion else s for s in siblings]
+            return cls.build(as_asked, mine, question, rivals, glossary)
+        return None
+
+
+def _part_named(
+    subquestion: str, question: str, asked: str, own: list[str], lead: str
+) -> tuple[str, set[str], str]:
+    """The entity a part is about, and the subject it takes from the question.
+
+    The entity the whole question names, unless the part neither mentions it nor has a
+    lead: then the part's own entity when it names one (or writes no capitalised name
+    where the question does not), and otherwise the question's, taken as the lead
+    subject of a part that names nothing or points back.
+
+    Args:
+        subquestion: the part.
+        question: the whole question ("" for none).
+        asked: the part without the words that frame it.
+        own: the part's terms.
+        lead: the subject the question names before its parts ("" for none).
+
+    Returns:
+        The entity, its terms, and the lead subject.
+    """
+    named = entity(question or subquestion)
+    entity_terms = set(terms(named))
+    written = is_cjk(named) and named in asked  # cut otherwise in the part (潘 淑是)
+    if question and not lead and not entity_terms & set(own) and not written:
+        mine = entity(asked)
+        own_subject = is_cjk(asked) or mine[:1].isupper() or not named[:1].isupper()
+        if own_subject or (mine and not _POINTS_BACK.search(asked)):
+            named = mine  # the part asks about a subject of its own
+            entity_terms = set(terms(named))
+        else:  # it names nothing or points back, so it asks about the question's
+            lead = named  # named subject ("…, and where do most of its farmers work?")
+    return named, entity_terms, lead
+
+
+def _name_as_term(
+    named: str, subquestion: str, asked: str, own: list[str], entity_terms: set[str]
+) -> tuple[list[str], set[str]]:
+    """A part's terms, with a Chinese name the cut splits or glues to the next word made
+    one term.
+
+    Args:
+        named: the entity the part is about.
+        subquestion: the part.
+        asked: the part without the words that frame it.
+        own: the part's terms.
+        entity_terms: the entity's terms.
+
+    Returns:
+        The part's terms and the entity's: the name first and alone as the entity's,
+        when it is one term, the pieces it was cut into dropped.
+    """
+    if _unsegmented(named) and named in subquestion:
+        # a name the word list does not know (章同 cut into 章 and 同) is one term
+        return [named, *(t for t in own if t not in terms(named))], {named}
+    if (across := _cut_across(named, asked)) is not None:
+        # the part's own cut glues the name to the word after it (潘 淑是): the name
+        # is one term, and the pieces that overlap it are none
+        return [named, *(t for t in own if t not in across)], {named}
+    return own, entity_terms
+
+
+def _subject_terms(
+    subquestion: str,
+    siblings: Sequence[str],
+    own: list[str],
+    entity_terms: set[str],
+    lead: str,
+) -> list[str]:
+    """The terms of a part that make up its subject.
+
+    The entity's terms and those shared with at least half of the other sub-questions,
+    after the lead subject's terms; all the part's terms when that leaves none.
+
+    Args:
+        subquestion: the part.
+        siblings: the sub-questions of its plan.
+        own: the part's terms.
+        entity_terms: the terms of the entity it is about.
+        lead: the subject named before the parts, or lent by the question ("" for none).
+
+    Returns:
+        The subject's terms, in order, each once.
+    """
+    others = [set(terms(s)) for s in siblings if s != subquestion]
+    need = max(1, math.ceil(len(others) / 2))
+    shared = {t for t in own if others and sum(t in o for o in others) >= need}
+    subject = [t for t in own if t in entity_terms or t in shared]
+    if lead:  # the subject named before the parts, or by the question for a part
+        # that names none ("…in Freedonia, and where do most of its farmers work?")
+        subject = list(dict.fromkeys([*(t for t in terms(lead) if t not in SCAFFOLD), *subject]))
+    if not subject:
+        subject = own
+    return subject
+
+
+def _facets_of(
+    subquestion: str,
+    own: list[str],
+    subject: list[str],
+    surface: dict[str, str],
+    glossary: Glossary,
+) -> tuple[Facet, ...]:
+    """The facets of a part: its terms outside its subject, each with its weight, the
+    words that meet it and what it is.
+
+    Args:
+        subquestion: the part.
+        own: the part's terms.
+        subject: the subject's terms.
+        surface: each term's form as written.
+        glossary: the user's words for their field.
+
+    Returns:
+        The facets, in the order of the part's terms.
+    """
+    phrases = _phrases(subquestion, [t for t in own if t not in subject])
+    zh_kinds = zh_kind_nouns(subquestion)
+    measured = zh_measuring_verbs(subquestion)
+    asked_terms = frozenset(terms(subquestion))
+    return tuple(
+        Facet(
+            t,
+            weight(surface.get(t, t)),
+            glossary.related(t),
+            phrases[t],
+            morphemes(t),
+            glossary.same(t),
+            asked_terms if t in zh_kinds else frozenset(),
+            localizer(t),
+            t in measured,
+        )
+        for t in own
+        if t not in subject
+    )
+
+
+def _work_titled(named: str, text: str) -> str:
+    """The work a question names in title marks, when it is its subject and a common word
+    (see :attr:`Focus.titled`).
+
+    Args:
+        named: the entity the part is about.
+        text: the question (or the part when there is none).
+
+    Returns:
+        The title, or "" when it is not the entity or is telling (a rare title names the
+        work wherever it is written).
+    """
+    titled = _zh_titled(text)
+    if titled != named or telling(titled):
+        titled = ""  # a rare title names the work wherever it is written
+    return titled
 
 
 @lru_cache(maxsize=1024)
@@ -712,22 +875,58 @@ def entity(question: str) -> str:
     if lead:
         return lead
     if is_cjk(question):
-        clauses = [c for c in re.split(r"[，,。？?！!；;、]", question) if c.strip()]
-        # the first clause that names something; one that only says when ("20世纪70年代，
-        # …", "在1996年，…") names nothing
-        asked = [c for c in clauses if not _zh_time(c)]
-        titled = _zh_titled(question)  # 《武则天》 names a work
-        if shared := _zh_shared(question) or titled:
-            return shared
-        # …and one that names nothing either (即使在今天，…) leaves the name to the next,
-        # unless it asks something itself (茶树枯萎会导致什么，…: a question of its own)
-        for clause in asked:
-            nouns = _zh_entity(clause)
-            if named := _zh_opening(clause, nouns) or nouns:
-                return named
-            if ZH_ASKS.search(clause):
-                break
-        return ""
+        return _zh_question_entity(question)
+    runs = _capital_runs(question)
+    if runs:
+        return " ".join(max(runs, key=lambda r: sum(not t.isdigit() for t in r)))
+    return _noun_phrase_entity(question)
+
+
+def _zh_question_entity(question: str) -> str:
+    """The entity a Chinese question is about.
+
+    The subject most of its pieces open with, else the work it names in title marks,
+    else the name or first telling run of nouns of its first clause that names one; a
+    clause that only says when is passed over, and the search stops at a clause that
+    asks something.
+
+    Args:
+        question: the question, its whitespace collapsed.
+
+    Returns:
+        The entity as written, or "" when no clause before the first that asks names one.
+    """
+    clauses = [c for c in re.split(r"[，,。？?！!；;、]", question) if c.strip()]
+    # the first clause that names something; one that only says when ("20世纪70年代，
+    # …", "在1996年，…") names nothing
+    asked = [c for c in clauses if not _zh_time(c)]
+    titled = _zh_titled(question)  # 《武则天》 names a work
+    if shared := _zh_shared(question) or titled:
+        return shared
+    # …and one that names nothing either (即使在今天，…) leaves the name to the next,
+    # unless it asks something itself (茶树枯萎会导致什么，…: a question of its own)
+    for clause in asked:
+        nouns = _zh_entity(clause)
+        if named := _zh_opening(clause, nouns) or nouns:
+            return named
+        if ZH_ASKS.search(clause):
+            break
+    return ""
+
+
+def _capital_runs(question: str) -> list[list[str]]:
+    """The runs of capitalised words of a question, as written.
+
+    A number right after a capitalised word belongs to its run; a capital that only opens
+    a sentence on a question word or a dictionary word opens none, and auxiliaries,
+    question words and "I" end a run.
+
+    Args:
+        question: the question, its whitespace collapsed.
+
+    Returns:
+        The runs, each a list of its words, in order.
+    """
     found = list(re.finditer(r"[A-Za-z0-9][\w'’-]*", question))
     tokens = [m.group(0) for m in found]
     runs: list[list[str]] = []
@@ -747,8 +946,24 @@ def entity(question: str) -> str:
             run = []
     if run:
         runs.append(run)
-    if runs:
-        return " ".join(max(runs, key=lambda r: sum(not t.isdigit() for t in r)))
+    return runs
+
+
+def _noun_phrase_entity(question: str) -> str:
+    """The noun phrase of a question's first clause, for a question that capitalises no
+    name.
+
+    The phrase after the last "of", else the one after a request's verb, else (for a
+    clause opening with a question word) the one from its third word on, its last word
+    dropped when the second is a form of "do" and the phrase runs to the clause's end
+    (that word is then the clause's verb).
+
+    Args:
+        question: the question, its whitespace collapsed.
+
+    Returns:
+        The phrase in lower case, or "" when the clause has none of these shapes.
+    """
     first = re.split(r"[?;,:]|\s+and\s+(?=(?:how|why|what|when|where|which|who)\b)", question)[0]
     words_ = first.split()
     if " of " in f" {first.lower()} ":  # "made of" at the end leaves nothing after it
@@ -867,36 +1082,7 @@ def _zh_entity(clause: str) -> str:
     by · or - are one (彼得·布兰森); a number and measure word before a noun are skipped
     (一个蜂群 → 蜂群)."""
 
-    runs: list[list[str]] = []
-    kinds: list[bool] = []  # whether each run names the kind of answer asked for
-    out: list[str] = []
-    tagged = zh_tagged(clause)
-    asking = False  # inside the words right after 什么, 哪个, 何种 …
-    for i, pair in enumerate(tagged):
-        word, flag = pair.word, pair.flag
-        joins = word in _NAME_JOINS and bool(out) and i + 1 < len(tagged)
-        if (
-            flag.startswith(_ZH_NOUNISH)
-            or (out and flag == "m" and word.isdigit())
-            or joins
-            or _unknown_word(word)
-        ):
-            if not out:
-                kinds.append(asking)
-            out.append(word)
-            continue
-        if out and not (flag == "t" and out[-1].isdigit()):  # 世纪70年代 is a time
-            runs.append(out)
-        elif out:
-            kinds.pop()
-        out = []
-        asking = (
-            bool(re.fullmatch(_ZH_KIND_WORD, word))
-            or (asking and (flag == "t" or word[:1] == "几"))  # 哪 几路 公交车
-            or (word == "的" and i > 0 and tagged[i - 1].word == "谁")  # 谁的 指导
-        )
-    if out:
-        runs.append(out)
+    runs, kinds = _zh_noun_runs(zh_tagged(clause))
     # 什么后天因素导致…: the noun after the question word is the kind of answer (因素), not
     # what the question is about; a clause that names nothing else names no subject
     runs = [run for run, kind in zip(runs, kinds, strict=True) if not kind]
@@ -906,6 +1092,86 @@ def _zh_entity(clause: str) -> str:
     named = [run for run in found if any(rare(w) for w in run if w.strip())]
     chosen = (named or found or [[]])[0]
     return "".join(chosen).strip("".join(_NAME_JOINS))
+
+
+def _zh_noun_runs(tagged: list[Any]) -> tuple[list[list[str]], list[bool]]:
+    """The runs of nouns of a tagged Chinese clause, each with whether it names the kind
+    of answer asked for (it follows a question word that asks for a kind).
+
+    A run is nouns, the numbers inside one, the marks that join names and the words the
+    word list does not hold; a run that a time word closes right after a number is a
+    time, no run.
+
+    Args:
+        tagged: the clause's words with their parts of speech (:func:`zh_tagged`).
+
+    Returns:
+        The runs (each a list of its words, as written) and, for each, whether it
+        names the kind of answer.
+    """
+    runs: list[list[str]] = []
+    kinds: list[bool] = []  # whether each run names the kind of answer asked for
+    out: list[str] = []
+    asking = False  # inside the words right after 什么, 哪个, 何种 …
+    for i, pair in enumerate(tagged):
+        word, flag = pair.word, pair.flag
+        if _zh_in_run(tagged, i, out):
+            if not out:
+                kinds.append(asking)
+            out.append(word)
+            continue
+        if out and not (flag == "t" and out[-1].isdigit()):  # 世纪70年代 is a time
+            runs.append(out)
+        elif out:
+            kinds.pop()
+        out = []
+        asking = _zh_asking(tagged, i, asking)
+    if out:
+        runs.append(out)
+    return runs, kinds
+
+
+def _zh_in_run(tagged: list[Any], i: int, out: list[str]) -> bool:
+    """Whether word ``i`` of a tagged Chinese clause belongs to a run of nouns.
+
+    Args:
+        tagged: the clause's words with their parts of speech.
+        i: the word's index.
+        out: the run so far (empty when none is open).
+
+    Returns:
+        True for a noun-like word, a number inside an open run, a mark joining names
+        inside one (not the clause's last word) and a word the word list does not hold.
+    """
+    word, flag = tagged[i].word, tagged[i].flag
+    joins = word in _NAME_JOINS and bool(out) and i + 1 < len(tagged)
+    return bool(
+        flag.startswith(_ZH_NOUNISH)
+        or (out and flag == "m" and word.isdigit())
+        or joins
+        or _unknown_word(word)
+    )
+
+
+def _zh_asking(tagged: list[Any], i: int, asking: bool) -> bool:
+    """Whether the words after word ``i`` of a tagged Chinese clause are those right after
+    a question word asking for a kind of answer.
+
+    Args:
+        tagged: the clause's words with their parts of speech.
+        i: the index of a word outside any run of nouns.
+        asking: whether the words before it were.
+
+    Returns:
+        True after a word asking for a kind, after a time or count word following one,
+        and after 的 following the question word for a person.
+    """
+    word, flag = tagged[i].word, tagged[i].flag
+    return (
+        bool(re.fullmatch(_ZH_KIND_WORD, word))
+        or (asking and (flag == "t" or word[:1] == "几"))  # 哪 几路 公交车
+        or (word == "的" and i > 0 and tagged[i - 1].word == "谁")  # 谁的 指导
+    )
 
 
 #: A word this common (wordfreq's Zipf scale) says nothing of what a question is about.
@@ -1016,6 +1282,14 @@ class Scored:
     features: Features = field(default_factory=dict)
 
     @property
+    def log_odds(self) -> float:
+        """What the sentence's own features add to the learned model's log-odds: its
+        score, once its page's standing among the pages read is known, is the model's
+        probability of this plus the page's (see
+        :meth:`research.ranking.Model.probability`)."""
+        return model().log_odds(self.features)
+
+    @property
     def rank(self) -> float:
         """The order of a page's sentences for the part: the score, and the page-local
         match (a word rare on this page tells one passage from another better than a word
@@ -1029,15 +1303,11 @@ class Scored:
         best of a page whose title names the subject by the page's own rare words (see
         :func:`local_match`), or it says most of what the part asks and is not a faint
         match (a paraphrase that leaves a word of the question unsaid, "required to hold
-        a pilot's licence" for "what must a ferry captain have at a minimum").
-
-        Under the learned model, which weighs the page-local match itself, a lead is one
-        of the best sentences of a page whose title names the subject, or a sentence on
-        a page about the subject scoring at least :data:`LEAD_FLOOR`."""
+        a pilot's licence" for "what must a ferry captain have at a minimum"). The
+        learned model uses no leads: a page's standing among the pages read is one of its
+        features (see :func:`research.retrieval.standing`)."""
         if self.subject < ON_SUBJECT:
             return False
-        if LEARNED:
-            return (self.top_of_page and self.page_named) or self.score >= LEAD_FLOOR
         if self.top_of_page and self.page_named and self.local >= LOCAL_LEAD:
             return True
         return self.score >= LEAD_FLOOR and self.said >= SAYS_MOST
@@ -1468,27 +1738,78 @@ def _geometric(pairs: list[tuple[float, float]]) -> float:
 
 def _subject_score(focus: Focus, doc: Document, index: int, context: set[str]) -> float:
     """Is the sentence (or at least its page) about the subject?"""
-    sentence_terms = doc.sentence_terms[index]
     if focus.facets:  # the subject is the backdrop: the page must be about it
-        own = _other_names_masked(plain(doc.sentences[index].text), focus.core)
-        said = _normal(own)
-        own_terms = set(terms(own)) if own != plain(doc.sentences[index].text) else sentence_terms
-        if _has_core(focus.core, said) or (
-            focus.core and set(focus.core) <= own_terms and len(focus.core) == 1
-        ):
-            return 1.0
-        on_page = _core_on_page(focus, doc)
-        if on_page and focus.core and focus.core[-1] in own_terms:
-            return 0.95  # "the tower" on a page about the Eiffel Tower
-        prior = _leaned_on(doc, doc.sentences[index]) if on_page else None
-        if prior is not None and _has_core(focus.core, _normal(prior.text)):
-            return 0.95  # "It …" after the sentence naming the subject
-        if on_page:
-            return 0.8 if _speaks_of(focus.core, doc, index) else PASSING
-        total = sum(focus.subject_weights.values()) or 1.0
-        present = sum(w for t, w in focus.subject_weights.items() if doc.counts[t])
-        return 0.5 * present / total
-    # the subject is the question: every term of it must be met, in the sentence at best
+        return _backdrop_score(focus, doc, index)
+    return _question_subject_score(focus, doc, index, context)
+
+
+def _backdrop_score(focus: Focus, doc: Document, index: int) -> float:
+    """How far a sentence is about the subject of a part that has facets, the subject
+    being the backdrop its page must be about.
+
+    Args:
+        focus: the part, with facets.
+        doc: the page.
+        index: the sentence's index in ``doc``.
+
+    Returns:
+        1 when the sentence names the core (other names masked), 0.95 when it names the
+        core's last word or leans on a sentence naming the core on a page that names it,
+        0.8 or :data:`PASSING` for another sentence of such a page (as the page speaks
+        of the core near it or not), and otherwise half the share of the subject's
+        weight the page mentions.
+    """
+    sentence_terms = doc.sentence_terms[index]
+    own = _other_names_masked(plain(doc.sentences[index].text), focus.core)
+    said = _normal(own)
+    own_terms = set(terms(own)) if own != plain(doc.sentences[index].text) else sentence_terms
+    if _has_core(focus.core, said) or (
+        focus.core and set(focus.core) <= own_terms and len(focus.core) == 1
+    ):
+        return 1.0
+    on_page = _core_on_page(focus, doc)
+    if on_page and focus.core and focus.core[-1] in own_terms:
+        return 0.95  # "the tower" on a page about the Eiffel Tower
+    prior = _leaned_on(doc, doc.sentences[index]) if on_page else None
+    if prior is not None and _has_core(focus.core, _normal(prior.text)):
+        return 0.95  # "It …" after the sentence naming the subject
+    if on_page:
+        return 0.8 if _speaks_of(focus.core, doc, index) else PASSING
+    return _subject_share(focus, doc)
+
+
+def _subject_share(focus: Focus, doc: Document) -> float:
+    """Half the share of the subject's weight whose terms a page mentions.
+
+    Args:
+        focus: the part.
+        doc: the page.
+
+    Returns:
+        A score in [0, 0.5].
+    """
+    total = sum(focus.subject_weights.values()) or 1.0
+    present = sum(w for t, w in focus.subject_weights.items() if doc.counts[t])
+    return 0.5 * present / total
+
+
+def _question_subject_score(focus: Focus, doc: Document, index: int, context: set[str]) -> float:
+    """How far a sentence is about the subject of a part without facets, the subject
+    being the question: every term of it must be met, in the sentence at best.
+
+    Args:
+        focus: the part, without facets.
+        doc: the page.
+        index: the sentence's index in ``doc``.
+        context: the terms of the sentence's context (its page's title, its section's
+            heading and the texts of its links).
+
+    Returns:
+        The weighted geometric mean of each subject term's match (1 in the sentence, 0.6
+        in its context, 0.1 otherwise); 0.9 instead of 1 when the core's words are all
+        there but not as the phrase.
+    """
+    sentence_terms = doc.sentence_terms[index]
     pairs = []
     said_text = plain(doc.sentences[index].text)
     for term, w in focus.subject_weights.items():
@@ -1531,8 +1852,14 @@ def assess(focus: Focus, doc: Document, index: int) -> Scored:
 
 def _assess(focus: Focus, doc: Document, index: int) -> Scored:
     features, subject, said, rules = _signals(focus, doc, index)
-    score = model().score(features) if LEARNED else rules
+    score = model().score(features | ALONE) if LEARNED else rules
     return Scored(doc.sentences[index], score, subject, said, features=features)
+
+
+#: The standing of a page read alone (the page features of :mod:`research.ranking`): it
+#: is the best of the pages read for every part, and agreed on by none (see
+#: :func:`research.retrieval.standing`).
+ALONE: Features = {"page_share": 1.0, "page_first": 1.0, "page_agreed": 0.0}
 
 
 def features_of(focus: Focus, doc: Document, index: int) -> Features:
@@ -1910,10 +2237,12 @@ def _time_agreement(focus: Focus, text: str) -> float:
 
 
 def relevant(
-    focus: Focus, doc: Document, threshold: float = THRESHOLD, complete_only: bool = True
+    focus: Focus, doc: Document, threshold: float | None = None, complete_only: bool = True
 ) -> list[Scored]:
-    """The sentences of ``doc`` scoring at least ``threshold`` for ``focus``, best first."""
-    return [s for s in assessed(focus, doc, complete_only) if s.score >= threshold]
+    """The sentences of ``doc`` scoring at least ``threshold`` (the part's
+    :func:`evidence_threshold` by default) for ``focus``, best first."""
+    least = evidence_threshold(focus) if threshold is None else threshold
+    return [s for s in assessed(focus, doc, complete_only) if s.score >= least]
 
 
 def assessed(focus: Focus, doc: Document, complete_only: bool = True) -> list[Scored]:

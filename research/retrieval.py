@@ -129,3 +129,45 @@ def agreed(rankings: Sequence[Mapping[str, float]]) -> set[str]:
     )
     need = max(2, len(rankings) // 2 + 1)
     return {page for page, n in firsts.items() if n >= need}
+
+
+def standing(rankings: Mapping[str, Mapping[str, float]], part: str) -> dict[str, dict[str, float]]:
+    """How each page read stands for ``part`` among the pages read, as the model's page
+    features (:data:`research.ranking.PAGE_FEATURES`):
+
+    - ``page_share``: its score for the part as a share of the best page's (see
+      :func:`bm25`);
+    - ``page_first``: it is the best page for the part;
+    - ``page_agreed``: it is the page the question's parts agree on (see :func:`agreed`).
+
+    Args:
+        rankings: each part's ranking of the pages, by part id.
+        part: the part whose pages are wanted.
+    """
+    ranking = rankings.get(part, {})
+    top = max(ranking.values(), default=0.0)
+    first = max(ranking, key=lambda p: (ranking[p], p)) if top > 0 else None
+    shared = agreed(list(rankings.values()))
+    return {
+        page: {
+            "page_share": score / top if top > 0 else 0.0,
+            "page_first": float(page == first),
+            "page_agreed": float(page in shared),
+        }
+        for page, score in ranking.items()
+    }
+
+
+def rankings_of(
+    words: Mapping[str, Collection[str]], pages: Mapping[str, Mapping[str, int]]
+) -> dict[str, dict[str, float]]:
+    """Each part's ranking of the pages (see :func:`bm25`), from every page's term counts.
+
+    Args:
+        words: each part's terms, by part id.
+        pages: each page's counts of its terms, by the page's name.
+    """
+    return {
+        part: bm25(said, {name: PageTerms.of(said, counts) for name, counts in pages.items()})
+        for part, said in words.items()
+    }

@@ -110,76 +110,235 @@ def select(
             ranked under :data:`PAGE_SHARE` of the best of the part's sources is left
             out (a page that names the subject in passing, beside the pages about it).
     """
+    pairs = _pair_values(parts, scores, quotes, lang, pages)
+    state = _Greedy(parts, quotes, pairs, limit)
+    order = sorted(pairs, key=lambda pair: _stable(pair, quotes))
+    while order and not state.done():
+        pair = max(order, key=state.value)
+        order.remove(pair)
+        state.take(pair)
+    for part, keys in state.chosen.items():
+        _open_with_best(part, keys, pairs, quotes, limit)
+    return state.chosen
+
+
+def _pair_values(
+    parts: Sequence[str],
+    scores: Mapping[str, Mapping[str, float]],
+    quotes: Mapping[str, Quote],
+    lang: str,
+    pages: Mapping[str, Mapping[str, float]] | None,
+) -> dict[tuple[str, str], float]:
+    """Each (part, quote key) pair's starting value, in the order of ``parts`` and then of
+    each part's scores.
+
+    Only the keys :func:`_well_ranked` keeps for a part make pairs; the value is the
+    part's score for the key (see :func:`_pair_value`).
+
+    Args:
+        parts: the parts' ids, in the plan's order.
+        scores: each part's relevance score for each quote key.
+        quotes: the quotes by key.
+        lang: the report's language.
+        pages: each part's ranking of the sources (by address), or None.
+
+    Returns:
+        The value of each pair, keyed by ``(part, key)``.
+    """
     pairs: dict[tuple[str, str], float] = {}
     for part in parts:
         kept = _well_ranked(scores.get(part, {}), quotes, (pages or {}).get(part))
         for key, score in scores.get(part, {}).items():
             if key in kept:
-                value = score + informative(quotes[key].span)
-                if language(quotes[key].span) != lang:
-                    value *= FOREIGN
-                pairs[(part, key)] = value
+                pairs[(part, key)] = _pair_value(score, quotes[key].span, lang)
+    return pairs
 
-    def stable(pair: tuple[str, str]) -> tuple[str, str, int]:
-        quote = quotes[pair[1]]
-        return (pair[0], urlsplit(quote.url).path + quote.url, quote.start)
 
-    chosen: dict[str, list[str]] = {p: [] for p in parts}
-    per_source: dict[tuple[str, str], int] = {}
-    stated: dict[str, set[str]] = {p: set() for p in parts}
-    periods: dict[str, list[int]] = {p: [] for p in parts}
-    facts = {k: facts_of(q.span) for k, q in quotes.items()}
-    dates = {k: years(q.span) for k, q in quotes.items()}
-    used: list[str] = []
-    taken: set[str] = set()
-    order = sorted(pairs, key=stable)
+def _pair_value(score: float, span: str, lang: str) -> float:
+    """A quote's starting value for one part.
 
-    def value(pair: tuple[str, str]) -> float:
+    Args:
+        score: the part's relevance score for the quote.
+        span: the quote's text.
+        lang: the report's language.
+
+    Returns:
+        ``score`` plus :func:`informative`'s bonus, times :data:`FOREIGN` when the text's
+        language is not ``lang``.
+    """
+    value = score + informative(span)
+    if language(span) != lang:
+        value *= FOREIGN
+    return value
+
+
+def _stable(pair: tuple[str, str], quotes: Mapping[str, Quote]) -> tuple[str, str, int]:
+    """The sort key that fixes the order pairs are considered in before any is taken.
+
+    Args:
+        pair: a ``(part, key)`` pair whose key is in ``quotes``.
+        quotes: the quotes by key.
+
+    Returns:
+        The part, then the quote's address path followed by the full address, then the
+        quote's offset in its page.
+    """
+    quote = quotes[pair[1]]
+    return (pair[0], urlsplit(quote.url).path + quote.url, quote.start)
+
+
+class _Greedy:
+    """The state of :func:`select`'s greedy pass, and the steps that change it.
+
+    Attributes:
+        quotes: the quotes by key.
+        pairs: each (part, key) pair's starting value (see :func:`_pair_values`).
+        limit: quotes per section at most.
+        chosen: each part's quote keys so far, in the order they are shown.
+        per_source: how many quotes each (part, address) pair has so far.
+        stated: the names (see :func:`facts_of`) each part's quotes give so far.
+        periods: the years each part's quotes give so far.
+        facts: the names each quote gives, by key.
+        dates: the years each quote gives, by key.
+        used: the text of every quote taken so far, by any part.
+        taken: the keys considered for a section so far (taken or passed over).
+    """
+
+    def __init__(
+        self,
+        parts: Sequence[str],
+        quotes: Mapping[str, Quote],
+        pairs: Mapping[tuple[str, str], float],
+        limit: int,
+    ) -> None:
+        """Empty sections for ``parts``, and the names and years of every quote."""
+        self.quotes = quotes
+        self.pairs = pairs
+        self.limit = limit
+        self.chosen: dict[str, list[str]] = {p: [] for p in parts}
+        self.per_source: dict[tuple[str, str], int] = {}
+        self.stated: dict[str, set[str]] = {p: set() for p in parts}
+        self.periods: dict[str, list[int]] = {p: [] for p in parts}
+        self.facts = {k: facts_of(q.span) for k, q in quotes.items()}
+        self.dates = {k: years(q.span) for k, q in quotes.items()}
+        self.used: list[str] = []
+        self.taken: set[str] = set()
+
+    def value(self, pair: tuple[str, str]) -> float:
+        """A pair's value given what its part's section holds now.
+
+        The starting value, less 0.05 times the square of the quotes the section already
+        has from the same address, less :data:`REPEATED_FACTS` times the share of the
+        quote's names and years the section already gives (a year counts as given when
+        one within :data:`PERIOD_YEARS` of it is).
+
+        Args:
+            pair: a ``(part, key)`` pair of :attr:`pairs`.
+
+        Returns:
+            The pair's current value.
+        """
         part, key = pair
-        repeats = per_source.get((part, quotes[key].url), 0)
-        said, dated = facts[key], dates[key]
-        known = len(said & stated[part]) + sum(1 for y in dated if _same_period(y, periods[part]))
+        repeats = self.per_source.get((part, self.quotes[key].url), 0)
+        said, dated = self.facts[key], self.dates[key]
+        known = len(said & self.stated[part]) + sum(
+            1 for y in dated if _same_period(y, self.periods[part])
+        )
         share = known / (len(said) + len(dated)) if said or dated else 0.0
-        return pairs[pair] - 0.05 * repeats**2 - REPEATED_FACTS * share
+        return self.pairs[pair] - 0.05 * repeats**2 - REPEATED_FACTS * share
 
-    def full(part: str) -> bool:
-        return len(chosen[part]) >= limit
+    def full(self, part: str) -> bool:
+        """Whether ``part``'s section holds :attr:`limit` quotes."""
+        return len(self.chosen[part]) >= self.limit
 
-    while order and not all(full(p) for p in chosen):
-        best = max(order, key=value)
-        order.remove(best)
-        part, key = best
-        if key in taken or full(part):
-            continue
-        quote = quotes[key]
-        taken.add(key)
-        # a quote that holds one the section has (with the sentence that leans on it)
-        # takes its place
-        held = next((k for k in chosen[part] if _holds(quote, quotes[k])), None)
+    def done(self) -> bool:
+        """Whether every section is full."""
+        return all(self.full(p) for p in self.chosen)
+
+    def take(self, pair: tuple[str, str]) -> None:
+        """Consider a pair: its quote replaces one it holds in the section, or joins it.
+
+        A key already considered, or a full section, leaves the state as it is. Otherwise
+        the key is marked considered; a quote that holds one of the section's quotes
+        (with the sentence that leans on it) takes that one's place; else a quote that
+        repeats a taken one (:func:`near_duplicate`) or that one of the section's quotes
+        holds is passed over, and any other is added at the section's end.
+
+        Args:
+            pair: a ``(part, key)`` pair of :attr:`pairs`.
+        """
+        part, key = pair
+        if key in self.taken or self.full(part):
+            return
+        quote = self.quotes[key]
+        self.taken.add(key)
+        section = self.chosen[part]
+        held = next((k for k in section if _holds(quote, self.quotes[k])), None)
         if held is not None:
-            chosen[part][chosen[part].index(held)] = key
-            used.append(quote.span)
-            stated[part] |= facts[key]
-            continue
-        if near_duplicate(quote.span, used) or any(_holds(quotes[k], quote) for k in chosen[part]):
-            continue
-        chosen[part].append(key)
-        used.append(quote.span)
-        stated[part] |= facts[key]
-        periods[part].extend(dates[key])
-        per_source[(part, quote.url)] = per_source.get((part, quote.url), 0) + 1
-    for part, keys in chosen.items():
-        # a part whose best quote went to a part it answers better still quotes it
-        # first: a part's best answer is never withheld from its own section
-        own = [p for p in pairs if p[0] == part]
-        if (
-            own
-            and (top := min(own, key=lambda p: (-pairs[p], stable(p)))[1]) not in keys
-            and not any(_holds(quotes[k], quotes[top]) for k in keys)
+            self._replace(part, held, key)
+            return
+        if near_duplicate(quote.span, self.used) or any(
+            _holds(self.quotes[k], quote) for k in section
         ):
-            keys.insert(0, top)
-            del keys[limit:]
-    return chosen
+            return
+        self._add(part, key)
+
+    def _replace(self, part: str, held: str, key: str) -> None:
+        """Put ``key`` in the place of ``held`` in ``part``'s section.
+
+        The quote's text counts as used and its names as stated; the section's years and
+        per-address counts are left as they are.
+        """
+        section = self.chosen[part]
+        section[section.index(held)] = key
+        self.used.append(self.quotes[key].span)
+        self.stated[part] |= self.facts[key]
+
+    def _add(self, part: str, key: str) -> None:
+        """Append ``key`` to ``part``'s section.
+
+        The quote's text counts as used, its names as stated and its years as given, and
+        its address's count for the part goes up by one.
+        """
+        quote = self.quotes[key]
+        self.chosen[part].append(key)
+        self.used.append(quote.span)
+        self.stated[part] |= self.facts[key]
+        self.periods[part].extend(self.dates[key])
+        source = (part, quote.url)
+        self.per_source[source] = self.per_source.get(source, 0) + 1
+
+
+def _open_with_best(
+    part: str,
+    keys: list[str],
+    pairs: Mapping[tuple[str, str], float],
+    quotes: Mapping[str, Quote],
+    limit: int,
+) -> None:
+    """Put a part's best quote first in its section when the greedy pass gave it away.
+
+    The best quote is the part's pair with the highest starting value (ties broken by
+    :func:`_stable`, then by the order of ``pairs``). Unless ``keys`` has it, or has a
+    quote that holds it, it is inserted first and ``keys`` is cut to ``limit``.
+
+    Args:
+        part: the part.
+        keys: the part's section, changed in place.
+        pairs: each (part, key) pair's starting value.
+        quotes: the quotes by key.
+        limit: quotes per section at most.
+    """
+    # a part whose best quote went to a part it answers better still quotes it first:
+    # a part's best answer is never withheld from its own section
+    own = [p for p in pairs if p[0] == part]
+    if not own:
+        return
+    top = min(own, key=lambda p: (-pairs[p], _stable(p, quotes)))[1]
+    if top in keys or any(_holds(quotes[k], quotes[top]) for k in keys):
+        return
+    keys.insert(0, top)
+    del keys[limit:]
 
 
 def _well_ranked(

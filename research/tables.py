@@ -31,7 +31,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
 
-from .relevance import THRESHOLD, Focus, score_text
+from .relevance import Focus, evidence_threshold, score_text
 from .text import blocks, plain
 
 #: Words by which a paragraph announces the table that follows it.
@@ -111,14 +111,15 @@ def table_score(focus: Focus, found: Found, title: str) -> float:
     A table whose match rests on a single cell (a trip plan with one "museum" stop)
     is not about the part: the score is the lowest left after taking out any one row.
     """
+    bar = evidence_threshold(focus)
     score = score_text(focus, found.text()[:4000] + ".", title)
-    if score < THRESHOLD or len(found.rows) < 3:
+    if score < bar or len(found.rows) < 3:
         return score
     for j in range(len(found.rows)):
         rows = [row for k, row in enumerate(found.rows) if k != j]
         without = replace(found, rows=rows)
         score = min(score, score_text(focus, without.text()[:4000] + ".", title))
-        if score < THRESHOLD:
+        if score < bar:
             break
     return score
 

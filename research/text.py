@@ -16,6 +16,8 @@ from __future__ import annotations
 
 import logging
 import re
+import unicodedata
+from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import lru_cache
@@ -200,6 +202,24 @@ def is_cjk(text: str) -> bool:
     """Whether CJK characters make up a fair share of the letters of ``text``."""
     cjk = len(CJK.findall(text))
     return bool(cjk) and cjk * 3 >= len(_LATIN.findall(text))
+
+
+@lru_cache(maxsize=4096)
+def script(text: str) -> str:
+    """The writing system most of the letters of ``text`` are in, by the first word of
+    their Unicode names (``latin``, ``cjk``, ``cyrillic``, ``greek``, ``arabic``,
+    ``devanagari``, ``thai``…; kana and hangul are ``cjk`` too); ``latin`` when it has
+    no letters."""
+    found: Counter[str] = Counter()
+    for ch in text:
+        if ch.isalpha():
+            name = unicodedata.name(ch, "LATIN").split()[0].lower()
+            found[_SCRIPT_OF.get(name, name)] += 1
+    return found.most_common(1)[0][0] if found else "latin"
+
+
+#: Scripts written alongside Chinese characters, counted as one with them.
+_SCRIPT_OF = {"hiragana": "cjk", "katakana": "cjk", "hangul": "cjk"}
 
 
 def language(text: str) -> str:

@@ -14,24 +14,27 @@ article's key), so that no article any evaluation reports on is seen: XQuAD in i
 languages (the same 48 articles, keyed by the English title) and CMRC 2018's development set
 (keyed by title). CMRC 2018's trial set is kept for a fresh held-out check and is not read.
 
-For each tune article, its questions are joined two or three at a time into one question,
-as a user asks several things at once, and planned by the offline planner
+Questions are joined two or three at a time into one question, as a user asks several
+things at once: from one tune article, or (a share :data:`ACROSS`) from two, each part
+answered on its own page; and planned by the offline planner
 (:func:`research.plan.offline_plan`); each gold question goes to the part whose words it
-shares most. Every sentence of the gold article and of three other articles of the same
-language (the two a search engine ranks first for the part's words, as a run would read
-them, and one at random) gives one example per part: its features
-(:func:`research.relevance.features_of`) and whether it holds that part's gold answer (the
-occurrence at the data's answer offset). The weights are fitted as a ranking of each part's
-sentences (a logistic regression on pairs, scikit-learn's lbfgs: deterministic), then
-scaled to a probability (see :func:`fit`).
+shares most. A run reads, for each part, its gold article and three other articles of
+the same language (the two a search engine ranks first for the part's words, and one at
+random). Every sentence of every page read gives one example per part: its own features
+(:func:`research.relevance.features_of`), its page's standing among the pages read for
+the question's parts (:func:`research.retrieval.standing`), and whether it holds that
+part's gold answer (the occurrence at the data's answer offset). The weights are fitted
+as a ranking of each part's sentences (a logistic regression on pairs, scikit-learn's
+lbfgs: deterministic), then scaled to a probability (see :func:`fit`).
 
-Two cut-offs are then calibrated on the same training examples, never on an evaluation
-set: ``threshold`` is the score that the best sentence of the *other* articles stays under
-for :data:`HONEST` of the parts (a part asked of pages that do not answer it should find
-nothing), and ``lead_floor`` the score it stays under for :data:`HONEST_LEAD` of them (a
-lead stands only on a page about the part's subject). The file records the data's commits,
-the counts, and the figures on the training data: the model's in the sample and
-cross-validated over two halves of the articles, and the hand-set rules' beside them.
+The evidence thresholds are then calibrated on the same training examples, never on an
+evaluation set: the score that the best sentence stays under for :data:`HONEST` of the
+parts when the part's gold article is taken out of the pages read (the pages are ranked
+again without it: a part asked of pages none of which answers it should find nothing),
+one for each script the parts are written in (the features read some scripts better than
+others), and one over all of them for any other script.
+The file records the data's commits, the counts, and the figures on the training data,
+in the sample and cross-validated over two halves of the articles.
 """
 
 from __future__ import annotations
@@ -58,10 +61,10 @@ sys.path.insert(0, str(ROOT))
 from rank_bm25 import BM25Okapi  # noqa: E402
 
 from research.plan import offline_plan  # noqa: E402
-from research.ranking import FEATURES, MODEL_PATH  # noqa: E402
-from research.relevance import Document, Focus  # noqa: E402
-from research.relevance import _signals as signals  # noqa: E402
-from research.text import grams  # noqa: E402
+from research.ranking import FEATURES, MODEL_PATH, PAGE_FEATURES, SENTENCE_FEATURES  # noqa: E402
+from research.relevance import Document, Focus, features_of  # noqa: E402
+from research.retrieval import rankings_of, standing  # noqa: E402
+from research.text import grams, script  # noqa: E402
 
 XQUAD_GIT = Path(os.environ.get("QUARTET_XQUAD", "/tmp/xquad.git"))
 CMRC_GIT = Path(os.environ.get("QUARTET_CMRC", "/tmp/cmrc2018.git"))
@@ -70,18 +73,17 @@ CMRC_FILE = "squad-style-data/cmrc2018_dev.json"
 #: The share of parts whose best sentence on pages that do not answer them stays under
 #: the threshold.
 HONEST = 0.975
-#: The same share for the lead floor: a lead stands only on a page about the part's
-#: subject (see :attr:`research.relevance.Scored.lead`), so it may be fainter.
-HONEST_LEAD = 0.9
+#: Parts a script needs in the training data to have a threshold of its own.
+PER_SCRIPT = 200
 #: Articles of other subjects scored beside the gold one for each part, of which
 #: :data:`HARD` are those a search engine would rank first for the part's words.
 DISTRACTORS, HARD = 3, 2
 #: Parts taken per XQuAD language and from CMRC 2018 (the tune halves are larger).
 PARTS_PER_SET = 360
 SEED = 0
-#: The evidence threshold of the hand-set rules (:data:`research.relevance.THRESHOLD`
-#: under ``QUARTET_RANKER=rules``), for the comparison the file records.
-RULES_THRESHOLD = 0.45
+#: The share of questions joined from two articles' questions (each part answered on its
+#: own page), the rest from one article's.
+ACROSS = 1 / 3
 #: Sentences without the answer each sentence with it is paired with, at most.
 PAIRS = 40
 #: The L2 strength of the regression (scikit-learn's ``C``).
@@ -226,34 +228,86 @@ def _gold_sentences(doc: Document, answers: Sequence[tuple[str, int]]) -> set[in
 
 @dataclass
 class Example:
-    features: list[float]
+    features: list[float]  # in FEATURES' order, the page's standing among every page read
     label: int
     group: str  # the part it belongs to
     article: str  # the gold article's key (folds never split an article)
     gold_page: bool
-    rules: float  # the hand-set rules' score, to compare with
+    #: off the gold page: its page's standing among the pages read without the gold page
+    #: (the part asked of pages none of which answers it)
+    unanswered: list[float] | None = None
+    script: str = "latin"  # the part's (see research.text.script)
 
 
-def part_examples(
-    focus: Focus, gold: Article, answers: list[tuple[str, int]], others: Sequence[Article], gid: str
+def _standings(
+    focus: dict[str, Focus], docs: dict[str, Document], without: set[str] = frozenset()
+) -> dict[str, dict[str, dict[str, float]]]:
+    """Each part's page features for each page read (but ``without``), as a run ranks
+    them (see :func:`research.retrieval.standing`)."""
+    words = {sid: f.words for sid, f in focus.items()}
+    rankings = rankings_of(words, {k: d.counts for k, d in docs.items() if k not in without})
+    return {sid: standing(rankings, sid) for sid in focus}
+
+
+def question_examples(
+    focus: dict[str, Focus],
+    golds: dict[str, tuple[Article, list[tuple[str, int]]]],
+    pages: dict[str, Article],
+    gid: str,
 ) -> Iterator[Example]:
-    """The examples of one part: every complete sentence of its article and of the
-    others."""
-    for article in [gold, *others]:
-        doc = Document.of(article.text, article.title)
-        positive = _gold_sentences(doc, answers) if article is gold else set()
-        for i, sentence in enumerate(doc.sentences):
-            if not sentence.complete:
-                continue
-            feats, _, _, rules = signals(focus, doc, i)
-            yield Example(
-                [feats[n] for n in FEATURES],
-                int(i in positive),
-                gid,
-                gold.key,
-                article is gold,
-                rules,
-            )
+    """The examples of one question: every complete sentence of every page read, for
+    each part (``golds`` gives each part's article and answers). A sentence's page
+    features are its page's standing among all the pages read; off the part's gold page,
+    also among the pages read without it."""
+    docs = {k: Document.of(a.text, a.title) for k, a in pages.items()}
+    full = _standings(focus, docs)
+    for sid, (gold, answers) in golds.items():
+        gold_key = next(k for k, a in pages.items() if a is gold)
+        alone = _standings(focus, docs, {gold_key})[sid]
+        for key, article in pages.items():
+            doc = docs[key]
+            positive = _gold_sentences(doc, answers) if article is gold else set()
+            page = [full[sid][key][n] for n in PAGE_FEATURES]
+            other = None if article is gold else [alone[key][n] for n in PAGE_FEATURES]
+            for i, sentence in enumerate(doc.sentences):
+                if not sentence.complete:
+                    continue
+                feats = features_of(focus[sid], doc, i)
+                own = [feats[n] for n in SENTENCE_FEATURES]
+                yield Example(
+                    own + page,
+                    int(i in positive),
+                    f"{gid}:{sid}",
+                    gold.key,
+                    article is gold,
+                    None if other is None else own + other,
+                    script(focus[sid].text),
+                )
+
+
+def _questions(tune: list[Article], rng: random.Random) -> list[list[tuple[Article, QA]]]:
+    """The tune questions joined two or three at a time: from one article, or (a share
+    :data:`ACROSS`) two from two different articles."""
+    order = tune[:]
+    rng.shuffle(order)
+    singles: list[list[tuple[Article, QA]]] = []
+    for article in order:
+        qas = article.qas[:]
+        rng.shuffle(qas)
+        i = 0
+        while i + 1 < len(qas):
+            n = rng.choice((2, 2, 3))
+            singles.append([(article, qa) for qa in qas[i : i + n]])
+            i += n
+    rng.shuffle(singles)
+    out: list[list[tuple[Article, QA]]] = []
+    while singles:
+        group = singles.pop()
+        if singles and rng.random() < ACROSS and singles[-1][0][0] is not group[0][0]:
+            out.append([group[0], singles.pop()[0]])
+        else:
+            out.append(group)
+    return out
 
 
 def examples(
@@ -262,35 +316,29 @@ def examples(
     """The examples of one set's tune articles, at most ``limit`` parts."""
     tune = [a for a in articles if split_of(a.key) == "tune" and a.qas]
     index = BM25Okapi([sorted(grams(a.text)) for a in tune])
+    place = {id(a): f"{i:05d}" for i, a in enumerate(tune)}  # keys may repeat (CMRC titles)
     out: list[Example] = []
     parts_done = 0
-    order = tune[:]
-    rng.shuffle(order)
-    queue = []
-    for article in order:
-        qas = article.qas[:]
-        rng.shuffle(qas)
-        i = 0
-        while i + 1 < len(qas):
-            n = rng.choice((2, 2, 3))
-            queue.append((article, qas[i : i + n]))
-            i += n
-    rng.shuffle(queue)
-    for article, group in queue:
+    for n, group in enumerate(_questions(tune, rng)):
         if parts_done >= limit:
             break
-        plan = offline_plan(joined([q.question for q in group], article.lang, rng))
-        by_part: dict[str, list[tuple[str, int]]] = {}
-        for qa in group:
-            by_part.setdefault(_part_of(qa.question, plan.subquestions).id, []).extend(qa.answers)
+        lang = group[0][0].lang
+        plan = offline_plan(joined([qa.question for _, qa in group], lang, rng))
+        golds: dict[str, tuple[Article, list[tuple[str, int]]]] = {}
+        for article, qa in group:
+            sid = _part_of(qa.question, plan.subquestions).id
+            if sid in golds and golds[sid][0] is not article:
+                continue  # two articles' questions read as one part: its gold is unclear
+            golds[sid] = (article, [*golds.get(sid, (article, []))[1], *qa.answers])
+        pages: dict[str, Article] = {}
         for sub in plan.subquestions:
-            if sub.id not in by_part:
-                continue
-            others = distractors(sub.text, article, tune, index, rng)
-            focus = plan.focus(sub)
-            gid = f"{name}:{article.key}:{len(out)}:{sub.id}"
-            out.extend(part_examples(focus, article, by_part[sub.id], others, gid))
-            parts_done += 1
+            if sub.id in golds:
+                gold = golds[sub.id][0]
+                for a in [gold, *distractors(sub.text, gold, tune, index, rng)]:
+                    pages.setdefault(place[id(a)], a)
+        focus = {s.id: plan.focus(s) for s in plan.subquestions if s.id in golds}
+        out.extend(question_examples(focus, golds, pages, f"{name}:{n}"))
+        parts_done += len(golds)
     return out
 
 
@@ -301,8 +349,9 @@ def distractors(
     first for its words (:data:`HARD` of them), and one drawn at random."""
     scores = index.get_scores(sorted(grams(part)))
     ranked = sorted(range(len(tune)), key=lambda i: (-scores[i], tune[i].key))
-    hard = [tune[i] for i in ranked if tune[i] is not gold][:HARD]
-    rest = [a for a in tune if a is not gold and a not in hard]
+    # another paragraph of the gold article (CMRC 2018 keeps them apart) is no distractor
+    hard = [tune[i] for i in ranked if tune[i].key != gold.key][:HARD]
+    rest = [a for a in tune if a.key != gold.key and a not in hard]
     return hard + rng.sample(rest, min(len(rest), DISTRACTORS - HARD))
 
 
@@ -363,35 +412,57 @@ def _quantile(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
 
 
-def _groups(data: list[Example], scores: Sequence[float]) -> list[list[tuple[float, Example]]]:
-    groups: dict[str, list[tuple[float, Example]]] = {}
-    for e, score in zip(data, scores, strict=True):
-        groups.setdefault(e.group, []).append((score, e))
+Scored = list[tuple[float, float, "Example"]]
+
+
+def scored(data: list[Example], weights: Sequence[float], bias: float) -> list[Scored]:
+    """Each part's examples with their scores: among every page read, and (off the gold
+    page) among the pages read without the gold page (-1 on the gold page)."""
+    groups: dict[str, Scored] = {}
+    for e in data:
+        off = -1.0 if e.unanswered is None else _score(weights, bias, e.unanswered)
+        groups.setdefault(e.group, []).append((_score(weights, bias, e.features), off, e))
     return list(groups.values())
 
 
-def cut_offs(data: list[Example], scores: Sequence[float]) -> tuple[float, float]:
-    """The evidence threshold and the lead floor: the scores the best sentence of the
-    other articles stays under for :data:`HONEST` and :data:`HONEST_LEAD` of the parts."""
-    groups = _groups(data, scores)
-    off = [max((s for s, e in g if not e.gold_page), default=0.0) for g in groups]
-    threshold = _quantile(off, HONEST) + 1e-6
-    return threshold, min(threshold, _quantile(off, HONEST_LEAD) + 1e-6)
+def cut_off(groups: list[Scored]) -> float:
+    """The evidence threshold: the score the best sentence of the pages read stays under
+    for :data:`HONEST` of the parts, when none of them is the part's gold page."""
+    off = [max((o for _, o, e in g if not e.gold_page), default=0.0) for g in groups]
+    return _quantile(off, HONEST) + 1e-6
 
 
-def figures(data: list[Example], scores: Sequence[float], threshold: float) -> dict[str, float]:
-    """How a scorer does on examples: the share of parts whose best sentence on the gold
+def cut_offs(groups: list[Scored]) -> dict[str, float]:
+    """:func:`cut_off` for the parts written in each script that has at least
+    :data:`PER_SCRIPT` of them."""
+    by_script: dict[str, list[Scored]] = {}
+    for g in groups:
+        by_script.setdefault(g[0][2].script, []).append(g)
+    return {k: cut_off(v) for k, v in sorted(by_script.items()) if len(v) >= PER_SCRIPT}
+
+
+def _bar(group: Scored, thresholds: dict[str, float], default: float) -> float:
+    return thresholds.get(group[0][2].script, default)
+
+
+def figures(
+    groups: list[Scored], threshold: float, thresholds: dict[str, float]
+) -> dict[str, float]:
+    """How the model does on examples: the share of parts whose best sentence on the gold
     page, and over every page read, holds the answer; whose answer reaches the
-    threshold; and (honest) whose best sentence elsewhere stays under it."""
-    groups = _groups(data, scores)
-    answerable = [g for g in groups if any(e.label for _, e in g)]
+    threshold; and (honest) whose best sentence stays under it when the gold page is
+    not among the pages read."""
+    answerable = [g for g in groups if any(e.label for _, _, e in g)]
     first_on_page = first = over = 0
     for g in answerable:
-        on_page = max((se for se in g if se[1].gold_page), key=lambda se: se[0])
-        first_on_page += on_page[1].label
-        first += max(g, key=lambda se: se[0])[1].label
-        over += any(e.label and s >= threshold for s, e in g)
-    honest = sum(max((s for s, e in g if not e.gold_page), default=0.0) < threshold for g in groups)
+        on_page = max((x for x in g if x[2].gold_page), key=lambda x: x[0])
+        first_on_page += on_page[2].label
+        first += max(g, key=lambda x: x[0])[2].label
+        over += any(e.label and s >= _bar(g, thresholds, threshold) for s, _, e in g)
+    honest = sum(
+        max((o for _, o, e in g if not e.gold_page), default=0.0) < _bar(g, thresholds, threshold)
+        for g in groups
+    )
     n = max(1, len(answerable))
     return {
         "answer_first_on_its_page": round(first_on_page / n, 4),
@@ -410,8 +481,8 @@ def cross_validated(data: list[Example]) -> dict[str, float]:
     for k in (0, 1):
         train_on, test_on = folds[1 - k], folds[k]
         weights, bias = fit(train_on)
-        threshold, _ = cut_offs(train_on, [_score(weights, bias, e.features) for e in train_on])
-        got = figures(test_on, [_score(weights, bias, e.features) for e in test_on], threshold)
+        fitted = scored(train_on, weights, bias)
+        got = figures(scored(test_on, weights, bias), cut_off(fitted), cut_offs(fitted))
         for key, value in got.items():
             out[key] = round(out.get(key, 0.0) + value / 2, 4)
     return out
@@ -454,19 +525,19 @@ def train(limit: int = PARTS_PER_SET, cache: Path | None = None) -> dict[str, An
             cache.write_bytes(pickle.dumps((data, counts)))
     weights, bias = fit(data)
     weights, bias = [round(w, 6) for w in weights], round(bias, 6)
-    scores = [_score(weights, bias, e.features) for e in data]
-    threshold, lead_floor = cut_offs(data, scores)
+    groups = scored(data, weights, bias)
+    threshold = cut_off(groups)
+    thresholds = {k: round(v, 6) for k, v in cut_offs(groups).items()}
     model = {
         "features": list(FEATURES),
         "weights": weights,
         "bias": bias,
         "threshold": round(threshold, 6),
-        "lead_floor": round(lead_floor, 6),
+        "thresholds": thresholds,
         "calibration": {
             "honest_target": HONEST,
-            "training": figures(data, scores, threshold),
+            "training": figures(groups, threshold, thresholds),
             "cross_validated": cross_validated(data),
-            "rules": figures(data, [e.rules for e in data], RULES_THRESHOLD),
         },
     }
     model["training"] = {
@@ -504,7 +575,7 @@ def main() -> None:
     for name, w in zip(FEATURES, model["weights"], strict=True):
         print(f"  {name:<14} {w:+.3f}")
     print(f"  {'bias':<14} {model['bias']:+.3f}")
-    cut = {"threshold": model["threshold"], "lead_floor": model["lead_floor"]}
+    cut = {"threshold": model["threshold"], "thresholds": model["thresholds"]}
     print(json.dumps(model["calibration"] | cut, indent=1))
     if args.check:
         same = args.out.read_text(encoding="utf-8") == text

@@ -32,7 +32,7 @@ def cmd_explain(args: argparse.Namespace) -> int:
     weighed and what each added."""
     from research.explain import explain, explained_text
     from research.plan import Plan
-    from research.relevance import Document
+    from research.relevance import Document, evidence_threshold
 
     run = find_run(runs_dir_setting(args.runs_dir), args.run_id)
     plan_dict = plan_of(run)
@@ -46,9 +46,10 @@ def cmd_explain(args: argparse.Namespace) -> int:
         known = ", ".join(s.id for s in plan.subquestions)
         print(f"quartet explain: no part {args.part!r} in run {run.name} (parts: {known})")
         return 2
+    focus = {s.id: plan.focus(s) for s in plan.subquestions}
     for sub in parts:
-        found = explain(plan.focus(sub), docs, args.top)
-        print(printable(explained_text(f"{sub.id}  {sub.text}", found), keep_lines=True))
+        found = explain(focus, sub.id, docs, args.top)
+        bar = evidence_threshold(focus[sub.id])
+        print(printable(explained_text(f"{sub.id}  {sub.text}", found, bar), keep_lines=True))
         print()
     return 0
-

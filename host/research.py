@@ -26,14 +26,16 @@ from research.coverage import coverage as part_coverage
 from research.coverage import missing as still_missing
 from research.notes import no_web_label
 from research.plan import Plan, SubQuestion
-from research.ranking import model
+from research.ranking import evidence as ranked_evidence
 from research.relevance import (
+    ALONE,
     LEARNED,
     THRESHOLD,
     Document,
     Focus,
     Glossary,
     Scored,
+    answer_threshold,
     assessed,
     entity,
     evidence_threshold,
@@ -133,10 +135,9 @@ class Research:
         #: per part, the evidence ids its best leads were taken in as
         self.promoted: dict[str, list[str]] = {}
         #: under the learned model, per part, the best sentences of each source read (by
-        #: source path and span): an evidence item's fields and the log-odds its own
-        #: features give (see :attr:`~research.relevance.Scored.log_odds`); each is
-        #: evidence while its score, with its page's standing among the pages read,
-        #: reaches the part's threshold (see :meth:`_rescore`)
+        #: source path and span): an evidence item's fields and the sentence's own
+        #: features, weighed again with its page's standing each time a page is read
+        #: (see :meth:`_rescore`)
         self.sentences: dict[str, dict[str, dict[str, Any]]] = {s.id: {} for s in plan.subquestions}
         #: per part, what each source read says of the part's words (to rank the sources
         #: for it, see :func:`~research.retrieval.bm25`)
@@ -457,29 +458,31 @@ class Research:
         )
 
     def _weigh(self, sid: str, focus: Focus, doc: Document, url: str, path: str, kind: str) -> None:
-        """Keep a page's best sentences for a part, with the log-odds their own features
-        give (the learned model: see :meth:`_rescore`)."""
+        """Keep a page's best sentences for a part with their own features (the learned
+        model: see :meth:`_rescore`)."""
         for scored in assessed(focus, doc)[:ITEMS_PER_SOURCE]:
             item = self._item(scored, doc, url, path, kind)
             self.sentences[sid][f"{path}#{item.start}-{item.end}"] = item.to_dict() | {
-                "log_odds": scored.log_odds
+                "features": scored.features
             }
 
     def _rescore(self, sid: str) -> None:
-        """Under the learned model, a part's evidence: the best sentences of the sources
-        read whose score, with their page's standing among the pages read for the
-        question's parts (see :func:`research.retrieval.standing`), reaches the part's
-        threshold. A sentence that falls under it as better pages are read stays in the
-        ledger, uncited."""
+        """Under the learned model, a part's evidence: its
+        :data:`~research.ranking.CANDIDATES` best sentences over the sources read, by the
+        sentence model with each page's standing among the pages read for the question's
+        parts (see :func:`research.retrieval.standing`). When the answer model says one of
+        them answers the part (see :func:`research.relevance.answer_threshold`), the part
+        quotes it, and those of them on its page and any other it says answers. A sentence
+        that falls out as better pages are read stays in the ledger, uncited."""
         rankings = {part: self._ranking(part) for part in self.page_terms}
-        pages = {p: model().log_odds(f) for p, f in standing(rankings, sid).items()}
-        bar = evidence_threshold(self.focus[sid])
+        standings = standing(rankings, sid)
+        weighed = list(self.sentences[sid].values())
+        rows = [raw["features"] | standings.get(raw["page_path"], ALONE) for raw in weighed]
+        pages = [raw["page_path"] for raw in weighed]
         evidence: dict[str, float] = {}
-        for raw in self.sentences[sid].values():
-            score = model().probability(raw["log_odds"], pages.get(raw["page_path"], 0.0))
-            if score >= bar:
-                item = self.ledger.add(EvidenceItem.from_dict(dict(raw)))
-                evidence[item.id] = max(evidence.get(item.id, 0.0), score)
+        for i, score in ranked_evidence(rows, pages, answer_threshold(self.focus[sid])).items():
+            item = self.ledger.add(EvidenceItem.from_dict(dict(weighed[i])))
+            evidence[item.id] = max(evidence.get(item.id, 0.0), score)
         self.evidence[sid] = evidence
         cited = {item.page_path for i in evidence if (item := self.ledger.get(i)) is not None}
         for source in self.sources.values():

@@ -10,8 +10,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from .ranking import FEATURES, Features, model
-from .relevance import ALONE, LEARNED, Document, Focus, assessed
+from .ranking import CANDIDATES, FEATURES, Features, answers, evidence, model
+from .relevance import ALONE, LEARNED, Document, Focus, answer_threshold, assessed
 from .retrieval import rankings_of, standing
 
 
@@ -21,13 +21,18 @@ class Explained:
 
     source: str
     text: str
-    #: its score as the run weighs it: the learned model's (``learned``) under
-    #: ``QUARTET_RANKER=learned``, else the hand-set rules'
+    #: its score as the run weighs it: under ``QUARTET_RANKER=learned`` the answer
+    #: model's (0 for a sentence it does not weigh), else the hand-set rules'
     score: float
-    #: what the learned model gives it, its page standing among the pages read
+    #: what the sentence model gives it, its page standing among the pages read
     learned: float
+    #: what the answer model gives it, for one of the part's best sentences (else None)
+    answer: float | None
+    #: whether it is the part's evidence under the learned model
+    evidence: bool
     #: its own features and its page's standing among the pages read
     features: Features
+    #: what each feature adds to the sentence model's log-odds
     contributions: dict[str, float]
 
 
@@ -35,41 +40,51 @@ def explain(
     parts: Mapping[str, Focus], part: str, pages: Sequence[tuple[str, Document]], limit: int = 5
 ) -> list[Explained]:
     """The ``limit`` best sentences for the part ``part`` of ``parts`` over ``pages``
-    (``(name, document)`` pairs), best first, each page standing among ``pages`` as a
-    run ranks them for every part (see :func:`research.retrieval.standing`)."""
+    (``(name, document)`` pairs), best first by the sentence model, each page standing
+    among ``pages`` as a run ranks them for every part (see
+    :func:`research.retrieval.standing`), with what the answer model makes of the
+    part's best (see :func:`research.ranking.evidence`)."""
     rankings = rankings_of({k: f.words for k, f in parts.items()}, {n: d.counts for n, d in pages})
     stand = standing(rankings, part)
-    found = []
-    for name, doc in pages:
-        for scored in assessed(parts[part], doc)[:limit]:
-            features = scored.features | stand.get(name, ALONE)
-            learned = model().score(features)
-            found.append(
-                Explained(
-                    name,
-                    scored.sentence.text,
-                    learned if LEARNED else scored.score,
-                    learned,
-                    features,
-                    model().contributions(features),
-                )
-            )
-    found.sort(key=lambda e: -e.score)
-    return found[:limit]
+    found = [
+        (name, scored, scored.features | stand.get(name, ALONE))
+        for name, doc in pages
+        for scored in assessed(parts[part], doc)[: max(limit, CANDIDATES)]
+    ]
+    rows = [features for _, _, features in found]
+    weighed = dict(answers(rows))
+    chosen = evidence(rows, [name for name, _, _ in found], answer_threshold(parts[part]))
+    out = [
+        Explained(
+            name,
+            scored.sentence.text,
+            weighed.get(i, 0.0) if LEARNED else scored.score,
+            model().score(features),
+            weighed.get(i),
+            i in chosen,
+            features,
+            model().contributions(features),
+        )
+        for i, (name, scored, features) in enumerate(found)
+    ]
+    out.sort(key=lambda e: -e.learned)
+    return out[:limit]
 
 
 def explained_text(part: str, found: Sequence[Explained], threshold: float) -> str:
     """A part's explained sentences as lines of text: each sentence, its score (and
-    whether it reaches ``threshold``, the part's evidence threshold: see
-    :func:`~research.relevance.evidence_threshold`), then every feature's value and the
-    log-odds the model gives it."""
+    whether it is evidence: under the rules, whether it reaches ``threshold``), what the
+    sentence and answer models give it, then every feature's value and the log-odds the
+    sentence model gives it."""
     scorer = "the learned model" if LEARNED else "the hand-set rules"
     lines = [f"{part}  (scored by {scorer}; evidence from {threshold:.3f})"]
     if not found:
         lines.append("  no sentence scored")
     for rank, e in enumerate(found, 1):
-        mark = "evidence" if e.score >= threshold else "under the threshold"
-        lines.append(f"  {rank}. {e.score:.3f} {mark} · model {e.learned:.3f} · {e.source}")
+        chosen = e.evidence if LEARNED else e.score >= threshold
+        mark = "evidence" if chosen else "not evidence"
+        answer = "" if e.answer is None else f" · answer {e.answer:.3f}"
+        lines.append(f"  {rank}. {e.score:.3f} {mark} · model {e.learned:.3f}{answer} · {e.source}")
         lines.append(f"     {' '.join(e.text.split())[:200]}")
         cells = [
             f"{name}={e.features.get(name, 0.0):.2f}({e.contributions[name]:+.2f})"

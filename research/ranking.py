@@ -134,6 +134,42 @@ def standing_in_part(log_odds: Sequence[float]) -> list[Features]:
     ]
 
 
+def answers(rows: Sequence[Features]) -> list[tuple[int, float]]:
+    """The :data:`CANDIDATES` best of a part's sentences by the sentence model, with the
+    answer model's probability that each answers the part, best first.
+
+    Args:
+        rows: each sentence's features, its page's standing among the pages read
+            included (:data:`FEATURES`).
+
+    Returns:
+        ``(index in rows, probability)`` pairs.
+    """
+    ranker, answer = model(), answer_model()
+    log_odds = [ranker.bias + ranker.log_odds(f) for f in rows]
+    order = sorted(range(len(rows)), key=lambda i: -log_odds[i])[:CANDIDATES]
+    places = standing_in_part([log_odds[i] for i in order])
+    return [(i, answer.score(rows[i] | p)) for i, p in zip(order, places, strict=True)]
+
+
+def evidence(rows: Sequence[Features], pages: Sequence[str], bar: float) -> dict[int, float]:
+    """A part's evidence among its sentences: when the answer model says one of its
+    :data:`CANDIDATES` best answers it (scoring at least ``bar``), that one, the others of
+    them on its page, and any other of them scoring ``bar``; by index in ``rows``, with
+    the answer model's probability. Nothing when none reaches ``bar``.
+
+    Args:
+        rows: each sentence's features, its page's standing included.
+        pages: each sentence's page.
+        bar: the part's answer threshold (see :meth:`Model.threshold_for`).
+    """
+    found = answers(rows)
+    if not found or max(p for _, p in found) < bar:
+        return {}
+    best = max(found, key=lambda ip: ip[1])[0]
+    return {i: p for i, p in found if p >= bar or pages[i] == pages[best]}
+
+
 def from_dict(raw: Mapping[str, object], names: tuple[str, ...] = FEATURES) -> Model:
     """A model from the JSON the training script writes; its features must be ours."""
     found = tuple(raw["features"])  # type: ignore[arg-type]
@@ -156,6 +192,14 @@ def model() -> Model:
     return from_dict(json.loads(MODEL_PATH.read_text(encoding="utf-8")))
 
 
+def answer_model() -> Model:
+    """The committed model's answer model (see :attr:`Model.answer`)."""
+    answer = model().answer
+    if answer is None:
+        raise ValueError(f"{MODEL_PATH} has no answer model: retrain the model")
+    return answer
+
+
 __all__ = [
     "ANSWER_FEATURES",
     "CANDIDATES",
@@ -166,6 +210,9 @@ __all__ = [
     "SENTENCE_FEATURES",
     "Features",
     "Model",
+    "answer_model",
+    "answers",
+    "evidence",
     "from_dict",
     "model",
     "standing_in_part",

@@ -50,7 +50,7 @@ from .facts import (
     states_cause,
 )
 from .facts import years as facts_years
-from .ranking import Features, model
+from .ranking import Features, answer_model, model
 from .retrieval import BM25
 from .text import (
     CJK,
@@ -92,6 +92,14 @@ def evidence_threshold(focus: Focus) -> float:
     model, its threshold for the script the part is written in, calibrated on its
     training data for the honest-nothing rate (see :mod:`research.ranking`)."""
     return model().threshold_for(script(focus.text)) if LEARNED else THRESHOLD
+
+
+def answer_threshold(focus: Focus) -> float:
+    """Under the learned model, the score from which one of a part's best sentences is
+    its evidence: the answer model's threshold for the script the part is written in,
+    calibrated on its training data for the honest-nothing rate (see
+    :mod:`research.ranking`)."""
+    return answer_model().threshold_for(script(focus.text))
 
 
 #: A sentence in a section about another part of the question counts this share.
@@ -210,7 +218,8 @@ def named_kind_terms(text: str) -> set[str]:
 
 #: A Chinese question word that the kind of thing asked for follows (什么, 哪个, 何种).
 _ZH_KIND_WORD = (
-    r"(?:(?<!为)什么|哪(?![里儿])[一几些]?[个种位类家所座条部本项路名只支届次门间场首]?|何(?![时处地])种?)(?:样的)?"
+    r"(?:(?<!为)什么|哪(?![里儿])[一几些]?[个种位类家所座条部本项路名只支届次门间场首]?"
+    r"|何(?![时处地])种?)(?:样的)?"
 )
 _ZH_KIND = re.compile(_ZH_KIND_WORD + rf"([{CJK_CLASS}]{{1,4}})")
 
@@ -1282,14 +1291,6 @@ class Scored:
     features: Features = field(default_factory=dict)
 
     @property
-    def log_odds(self) -> float:
-        """What the sentence's own features add to the learned model's log-odds: its
-        score, once its page's standing among the pages read is known, is the model's
-        probability of this plus the page's (see
-        :meth:`research.ranking.Model.probability`)."""
-        return model().log_odds(self.features)
-
-    @property
     def rank(self) -> float:
         """The order of a page's sentences for the part: the score, and the page-local
         match (a word rare on this page tells one passage from another better than a word
@@ -1893,9 +1894,7 @@ def features_of(focus: Focus, doc: Document, index: int) -> Features:
     return _signals(focus, doc, index)[0]
 
 
-def _signals(
-    focus: Focus, doc: Document, index: int
-) -> tuple[Features, float, float, float]:
+def _signals(focus: Focus, doc: Document, index: int) -> tuple[Features, float, float, float]:
     """:func:`features_of`, with the raw subject score and said share :class:`Scored`
     keeps, and the score the hand-set rules give (see :func:`_rules_score`)."""
     sentence = doc.sentences[index]
@@ -1964,9 +1963,7 @@ def _aboutness(focus: Focus, doc: Document, index: int, lent: bool) -> float:
     1 when it names it; less on a page about another thing of the subject's kind."""
     sentence = doc.sentences[index]
     context = (
-        doc.title_terms
-        | doc.section_terms.get(sentence.section, set())
-        | doc.anchor_terms[index]
+        doc.title_terms | doc.section_terms.get(sentence.section, set()) | doc.anchor_terms[index]
     )
     subject = _subject_score(focus, doc, index, context)
     if lent and subject < 0.95 and _core_on_page(focus, doc):

@@ -22,7 +22,7 @@ from demo.corpus import CorpusPage, corpus_world, parts_by_subquestion, research
 from host.cli import main as cli_main
 from research.explain import explain, explained_text
 from research.plan import offline_plan
-from research.ranking import FEATURES, MODEL_PATH, from_dict, model
+from research.ranking import FEATURES, MODEL_PATH, SENTENCE_FEATURES, from_dict, model
 from research.relevance import THRESHOLD, Document, assessed
 
 PAGE = """# The Corvale ferry
@@ -200,4 +200,23 @@ def test_under_the_learned_model_each_part_is_answered_from_the_page_that_answer
     assert {i.url for i in windmill} == {"http://127.0.0.1:9/mill"}
     assert {i.url for i in lighthouse} == {"http://127.0.0.1:9/light"}
     weighed = run.state()["sentences"]["q1"]
-    assert weighed and all(isinstance(v["log_odds"], float) for v in weighed.values())
+    assert weighed and all(set(v["features"]) == set(SENTENCE_FEATURES) for v in weighed.values())
+
+
+def test_explain_under_the_learned_model_shows_what_the_answer_model_made_of_the_best(
+    monkeypatch,
+):
+    import research.explain
+    import research.relevance
+
+    monkeypatch.setattr(research.relevance, "LEARNED", True)
+    monkeypatch.setattr(research.explain, "LEARNED", True)
+    plan = offline_plan("When was Harrowgate windmill built?")
+    parts = {s.id: plan.focus(s) for s in plan.subquestions}
+    mill = Document.of(f"# {MILL.title}\n\n" + " ".join(MILL.paragraphs), MILL.title)
+    found = explain(parts, "q1", [("mill", mill), ("garden", Document.of(UNRELATED, "Alps"))])
+    assert "1802" in found[0].text and found[0].evidence
+    assert found[0].answer is not None and found[0].score == found[0].answer
+    assert all(e.answer is None and not e.evidence for e in found if e.source == "garden")
+    text = explained_text("q1  When was Harrowgate windmill built?", found, 0.5)
+    assert "answer" in text and "evidence" in text

@@ -32,7 +32,7 @@ def cmd_explain(args: argparse.Namespace) -> int:
     weighed and what each added."""
     from research.explain import explain, explained_text
     from research.plan import Plan
-    from research.relevance import Document, evidence_threshold
+    from research.relevance import LEARNED, Document, answer_threshold, evidence_threshold
 
     run = find_run(runs_dir_setting(args.runs_dir), args.run_id)
     plan_dict = plan_of(run)
@@ -49,7 +49,7 @@ def cmd_explain(args: argparse.Namespace) -> int:
     focus = {s.id: plan.focus(s) for s in plan.subquestions}
     for sub in parts:
         found = explain(focus, sub.id, docs, args.top)
-        bar = evidence_threshold(focus[sub.id])
+        bar = (answer_threshold if LEARNED else evidence_threshold)(focus[sub.id])
         print(printable(explained_text(f"{sub.id}  {sub.text}", found, bar), keep_lines=True))
         print()
     return 0

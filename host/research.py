@@ -478,9 +478,11 @@ class Research:
         standings = standing(rankings, sid)
         weighed = list(self.sentences[sid].values())
         rows = [raw["features"] | standings.get(raw["page_path"], ALONE) for raw in weighed]
+        texts = [raw["span"] for raw in weighed]
         pages = [raw["page_path"] for raw in weighed]
+        bar = answer_threshold(self.focus[sid])
         evidence: dict[str, float] = {}
-        for i, score in ranked_evidence(rows, pages, answer_threshold(self.focus[sid])).items():
+        for i, score in ranked_evidence(rows, texts, pages, bar).items():
             item = self.ledger.add(EvidenceItem.from_dict(dict(weighed[i])))
             evidence[item.id] = max(evidence.get(item.id, 0.0), score)
         self.evidence[sid] = evidence

@@ -52,8 +52,10 @@ def explain(
         for scored in assessed(parts[part], doc)[: max(limit, CANDIDATES)]
     ]
     rows = [features for _, _, features in found]
-    weighed = dict(answers(rows))
-    chosen = evidence(rows, [name for name, _, _ in found], answer_threshold(parts[part]))
+    texts = [scored.sentence.text for _, scored, _ in found]
+    weighed = dict(answers(rows, texts))
+    pages = [name for name, _, _ in found]
+    chosen = evidence(rows, texts, pages, answer_threshold(parts[part]))
     out = [
         Explained(
             name,

@@ -134,25 +134,38 @@ def standing_in_part(log_odds: Sequence[float]) -> list[Features]:
     ]
 
 
-def answers(rows: Sequence[Features]) -> list[tuple[int, float]]:
+def answers(rows: Sequence[Features], texts: Sequence[str]) -> list[tuple[int, float]]:
     """The :data:`CANDIDATES` best of a part's sentences by the sentence model, with the
-    answer model's probability that each answers the part, best first.
+    answer model's probability that each answers the part, best first. A sentence said
+    alike on several pages (a copy of an article on another site) is one candidate: its
+    best-scoring copy, standing as well as the best-standing of the pages that say it.
 
     Args:
         rows: each sentence's features, its page's standing among the pages read
             included (:data:`FEATURES`).
+        texts: each sentence's text.
 
     Returns:
         ``(index in rows, probability)`` pairs.
     """
     ranker, answer = model(), answer_model()
-    log_odds = [ranker.bias + ranker.log_odds(f) for f in rows]
-    order = sorted(range(len(rows)), key=lambda i: -log_odds[i])[:CANDIDATES]
+    copies: dict[str, list[int]] = {}
+    for i, text in enumerate(texts):
+        copies.setdefault(" ".join(text.casefold().split()), []).append(i)
+    merged: dict[int, Features] = {}
+    for same in copies.values():
+        # a sentence said alike on several pages stands where the best of them stands
+        first = max(same, key=lambda i: ranker.log_odds(rows[i]))
+        merged[first] = rows[first] | {n: max(rows[i][n] for i in same) for n in PAGE_FEATURES}
+    log_odds = {i: ranker.bias + ranker.log_odds(f) for i, f in merged.items()}
+    order = sorted(merged, key=lambda i: (-log_odds[i], i))[:CANDIDATES]
     places = standing_in_part([log_odds[i] for i in order])
-    return [(i, answer.score(rows[i] | p)) for i, p in zip(order, places, strict=True)]
+    return [(i, answer.score(merged[i] | p)) for i, p in zip(order, places, strict=True)]
 
 
-def evidence(rows: Sequence[Features], pages: Sequence[str], bar: float) -> dict[int, float]:
+def evidence(
+    rows: Sequence[Features], texts: Sequence[str], pages: Sequence[str], bar: float
+) -> dict[int, float]:
     """A part's evidence among its sentences: when the answer model says one of its
     :data:`CANDIDATES` best answers it (scoring at least ``bar``), that one, the others of
     them on its page, and any other of them scoring ``bar``; by index in ``rows``, with
@@ -160,10 +173,11 @@ def evidence(rows: Sequence[Features], pages: Sequence[str], bar: float) -> dict
 
     Args:
         rows: each sentence's features, its page's standing included.
+        texts: each sentence's text.
         pages: each sentence's page.
         bar: the part's answer threshold (see :meth:`Model.threshold_for`).
     """
-    found = answers(rows)
+    found = answers(rows, texts)
     if not found or max(p for _, p in found) < bar:
         return {}
     best = max(found, key=lambda ip: ip[1])[0]

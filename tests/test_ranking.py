@@ -220,3 +220,24 @@ def test_explain_under_the_learned_model_shows_what_the_answer_model_made_of_the
     assert all(e.answer is None and not e.evidence for e in found if e.source == "garden")
     text = explained_text("q1  When was Harrowgate windmill built?", found, 0.5)
     assert "answer" in text and "evidence" in text
+
+
+def test_a_sentence_said_alike_on_several_pages_is_one_candidate_where_its_best_page_stands():
+    """A copy of an article on another site gives the same sentences again: they must not
+    crowd out the part's other candidates, and the copy that stands lower among the pages
+    read must not pull the sentence down."""
+    from research.ranking import CANDIDATES, answers
+
+    plan = offline_plan("When was Harrowgate windmill built?")
+    focus = plan.focus(plan.subquestions[0])
+    mill = Document.of(f"# {MILL.title}\n\n" + " ".join(MILL.paragraphs), MILL.title)
+    own = [s.features for s in assessed(focus, mill)]
+    texts = [s.sentence.text for s in assessed(focus, mill)]
+    high = {"page_share": 1.0, "page_first": 1.0, "page_agreed": 0.0}
+    low = {"page_share": 0.4, "page_first": 0.0, "page_agreed": 0.0}
+    alone = answers([f | high for f in own], texts)
+    copied = answers([f | low for f in own] + [f | high for f in own], texts + texts)
+    assert len(alone) == min(CANDIDATES, len(set(texts)))
+    said = [(texts + texts)[i] for i, _ in copied]
+    assert len(said) == len(set(said)) == len(alone)
+    assert [round(p, 9) for _, p in copied] == [round(p, 9) for _, p in alone]

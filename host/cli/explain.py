@@ -15,7 +15,11 @@ from ..printable import printable
 def _pages(run: Path) -> list[tuple[str, str, str]]:
     """Every stored page and file extract of a run: ``(address, title, text)``."""
     out = []
-    for page in sorted((run / "workspace" / "pages").glob("*.md")):
+    stored = [
+        *(run / "workspace" / "pages").glob("*.md"),
+        *(run / "workspace" / "sources").glob("*.md"),
+    ]
+    for page in sorted(stored):
         try:
             record = PageRecord.from_json(Path(sidecar_path(str(page))).read_text("utf-8"))
         except (OSError, ValueError, TypeError, KeyError):

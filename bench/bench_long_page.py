@@ -5,7 +5,7 @@ The pages are made from the demo's bundled articles (English and Chinese), each 
 different order of them, with the core's caches of words and sentences emptied first, so
 that every repeat prepares a page as a new one (word lists and models stay loaded, as in a
 run). For each
-page it times :meth:`research.relevance.Document.prepare` and :func:`assessed` for every
+page it times :meth:`research.document.Document.prepare` and :func:`assessed` for every
 part of the demo question, and, as the naive baseline measured in the same run,
 ``rank_bm25`` over the page's sentences cut by the same tokenizer. It prints the mean,
 median and 90th percentile of each and the ratio of the core's total to the baseline's.
@@ -28,8 +28,9 @@ sys.path.insert(0, str(ROOT))
 from rank_bm25 import BM25Okapi  # noqa: E402
 
 from demo.site import DEMO_QUESTION, DEMO_QUESTION_ZH  # noqa: E402
+from research.document import Document  # noqa: E402
 from research.plan import offline_plan  # noqa: E402
-from research.relevance import Document, assessed  # noqa: E402
+from research.relevance import assessed  # noqa: E402
 from research.text import passages, terms  # noqa: E402
 
 CONTENT = ROOT / "demo" / "content"

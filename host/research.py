@@ -21,25 +21,23 @@ from urllib.parse import urlsplit
 
 from fs_service import FsError
 from research import selection
+from research.aboutness import page_salience
 from research.coverage import Coverage
 from research.coverage import coverage as part_coverage
 from research.coverage import missing as still_missing
+from research.document import Document
 from research.notes import no_web_label
 from research.plan import Plan, SubQuestion
+from research.question import Focus, Glossary, entity
 from research.ranking import evidence as ranked_evidence
 from research.relevance import (
     ALONE,
     LEARNED,
     THRESHOLD,
-    Document,
-    Focus,
-    Glossary,
     Scored,
     answer_threshold,
     assessed,
-    entity,
     evidence_threshold,
-    page_salience,
     quote_bounds,
     score_text,
 )
@@ -109,7 +107,7 @@ class Research:
         service: a FileDomainService that can read ``/workspace/`` and write sources.
         max_rounds: research rounds allowed per sub-question.
         glossary: the user's words for their field (see
-            :class:`~research.relevance.Glossary`).
+            :class:`~research.question.Glossary`).
     """
 
     def __init__(

@@ -8,6 +8,12 @@ Pure functions and small classes over typed data, with no agentscope and no file
   causes, and whether it leans on the sentence before it;
 - :mod:`research.plan` breaks a question into the parts a report must answer, each with
   short keyword queries (the offline decomposition), and checks a model's plan;
+- :mod:`research.question` reads what a part asks: its subject, its facets and the kind
+  of answer it wants (a :class:`~research.question.Focus`);
+- :mod:`research.document` prepares a page for scoring (a
+  :class:`~research.document.Document`);
+- :mod:`research.aboutness` says whether a page, a section or a sentence is about a part;
+- :mod:`research.features` describes a sentence for a part by named features;
 - :mod:`research.relevance` scores how well a sentence answers a part;
 - :mod:`research.coverage` says how well a part is answered so far;
 - :mod:`research.selection` picks what each part's section quotes, its summary line and

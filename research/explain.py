@@ -10,8 +10,10 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
+from .document import Document
+from .question import Focus
 from .ranking import CANDIDATES, FEATURES, Features, answers, evidence, model
-from .relevance import ALONE, LEARNED, Document, Focus, answer_threshold, assessed
+from .relevance import ALONE, LEARNED, answer_threshold, assessed
 from .retrieval import rankings_of, standing
 
 

@@ -26,7 +26,7 @@ from typing import Any, Protocol
 from .disagreements import Disagreement, Stored, find_disagreements, measure_name, value_text
 from .labels import RESEARCH_MARKER, label
 from .plan import Plan, SubQuestion
-from .relevance import Focus, _zh_entity, entity
+from .question import Focus, _zh_entity, entity
 from .selection import Quote
 from .selection import summary_choice as choose_summary
 from .tables import Found, TableOption, announces_table, choose, table_after

@@ -23,7 +23,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field, ValidationError
 
-from research.relevance import (
+from research.question import (
     IMPERATIVES,
     SCAFFOLD,
     ZH_ASKS,

@@ -33,7 +33,7 @@ from pathlib import Path
 MODEL_PATH = Path(__file__).with_name("model") / "ranker.json"
 
 #: A sentence's own features, the same wherever its page stands among the pages read.
-#: Each is documented in :func:`research.relevance.features_of`.
+#: Each is documented in :func:`research.features.features_of`.
 SENTENCE_FEATURES = (
     "subject",
     "facets",

@@ -7,7 +7,7 @@ the part that only two pages use points at them), and a page by how often it say
 for its length. The statistics come from the pages of the run itself, so the ranking
 needs no word list and works alike for any subject and in any language. The same ranking
 over a page's sentences tells which of them says the part's words that are rare on that
-page (:func:`research.relevance.local_match`, and the Browser's answer without a model).
+page (:func:`research.features.local_match`, and the Browser's answer without a model).
 """
 
 from __future__ import annotations

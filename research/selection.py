@@ -16,7 +16,8 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from .facts import leans_on_context, names_subject, pronoun_before_subject, states_cause, years
-from .relevance import Focus, score_text, weight
+from .question import Focus, weight
+from .relevance import score_text
 from .text import CJK, language, plain, terms
 
 #: A quote in another language than the question's competes at this share of its score.
@@ -25,7 +26,7 @@ FOREIGN = 0.8
 REPEATED_FACTS = 0.15
 #: Years this close are one period (1887 and 1889; 1914 and 1918).
 PERIOD_YEARS = 50
-#: A Chinese word at least this rare (see :func:`~research.relevance.weight`) names a
+#: A Chinese word at least this rare (see :func:`~research.question.weight`) names a
 #: thing: a place, a person, a work.
 NAME_WEIGHT = 3.5
 #: How alike (rapidfuzz token-set ratio) two sentences are when one repeats the other.

@@ -19,7 +19,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from .relevance import weight, zh_tagged
+from .question import weight, zh_tagged
 from .text import is_cjk, plain, terms
 
 #: The weighted share of a claim's content words its span (or the sentences around it)

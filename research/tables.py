@@ -31,7 +31,8 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
 
-from .relevance import Focus, evidence_threshold, score_text
+from .question import Focus
+from .relevance import evidence_threshold, score_text
 from .text import blocks, plain
 
 #: Words by which a paragraph announces the table that follows it.

@@ -21,7 +21,7 @@ answered on its own page; and planned by the offline planner
 shares most. A run reads, for each part, its gold article and three other articles of
 the same language (the two a search engine ranks first for the part's words, and one at
 random). Every sentence of every page read gives one example per part: its own features
-(:func:`research.relevance.features_of`), its page's standing among the pages read for
+(:func:`research.features.features_of`), its page's standing among the pages read for
 the question's parts (:func:`research.retrieval.standing`), and whether it holds that
 part's gold answer (the occurrence at the data's answer offset). The weights are fitted
 as a ranking of each part's sentences (a logistic regression on pairs, scikit-learn's
@@ -66,7 +66,10 @@ sys.path.insert(0, str(ROOT))
 
 from rank_bm25 import BM25Okapi  # noqa: E402
 
+from research.document import Document  # noqa: E402
+from research.features import features_of  # noqa: E402
 from research.plan import offline_plan  # noqa: E402
+from research.question import Focus  # noqa: E402
 from research.ranking import (  # noqa: E402
     ANSWER_FEATURES,
     CANDIDATES,
@@ -77,7 +80,6 @@ from research.ranking import (  # noqa: E402
     SENTENCE_FEATURES,
     standing_in_part,
 )
-from research.relevance import Document, Focus, features_of  # noqa: E402
 from research.retrieval import rankings_of, standing  # noqa: E402
 from research.text import grams, script  # noqa: E402
 

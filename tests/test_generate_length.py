@@ -13,7 +13,8 @@ from scripted import call_tool as call
 
 from research.facts import first_year
 from research.labels import RESEARCH_MARKER
-from research.relevance import THRESHOLD, Focus
+from research.question import Focus
+from research.relevance import THRESHOLD
 from research.tables import Found, table_score
 from research.text import is_instruction
 from subagents import build_toolkit

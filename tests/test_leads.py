@@ -4,8 +4,11 @@ keeps when a sentence answers two parts."""
 from __future__ import annotations
 
 from host.research import Research
+from research.document import Document
+from research.features import local_match
 from research.plan import Plan, SubQuestion, offline_plan
-from research.relevance import THRESHOLD, Document, Focus, assessed, entity, local_match
+from research.question import Focus, entity
+from research.relevance import THRESHOLD, assessed
 from research.selection import promote
 from subagents.evidence import EvidenceItem, EvidenceLedger
 
@@ -140,7 +143,7 @@ def test_a_part_that_names_nothing_asks_about_the_questions_named_subject():
 
 
 def test_a_sentence_carrying_the_answer_type_outranks_one_that_only_shares_words():
-    from research.relevance import answer_type_bonus
+    from research.features import answer_type_bonus
 
     focus = Focus.build("Who designed the Tromsø bridge?")
     assert answer_type_bonus(focus, "The Tromsø bridge was designed by Eva Lunde.") > 0

@@ -20,10 +20,11 @@ import pytest
 
 from demo.corpus import CorpusPage, corpus_world, parts_by_subquestion, research, url_of
 from host.cli import main as cli_main
+from research.document import Document
 from research.explain import explain, explained_text
 from research.plan import offline_plan
 from research.ranking import FEATURES, MODEL_PATH, SENTENCE_FEATURES, from_dict, model
-from research.relevance import THRESHOLD, Document, assessed
+from research.relevance import THRESHOLD, assessed
 
 PAGE = """# The Corvale ferry
 

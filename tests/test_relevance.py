@@ -2,20 +2,10 @@
 
 from __future__ import annotations
 
+from research.document import Document
 from research.plan import offline_plan
-from research.relevance import (
-    THRESHOLD,
-    Document,
-    Focus,
-    Glossary,
-    assessed,
-    entity,
-    question_kind,
-    quote_bounds,
-    relevant,
-    score_text,
-    zh_kind_nouns,
-)
+from research.question import Focus, Glossary, entity, question_kind, zh_kind_nouns
+from research.relevance import THRESHOLD, assessed, quote_bounds, relevant, score_text
 from research.text import is_complete, passages, terms
 
 CANAL_PAGE = """# Water supply: the Daicun Dam and the springs

@@ -3,7 +3,8 @@ part's section quotes from."""
 
 from __future__ import annotations
 
-from research.relevance import Document, Focus
+from research.document import Document
+from research.question import Focus
 from research.retrieval import PageTerms, agreed, bm25
 from research.selection import Quote, select
 

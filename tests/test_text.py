@@ -8,8 +8,11 @@ import re
 
 import pytest
 
+from research.document import Document
+from research.features import local_match
 from research.plan import offline_plan
-from research.relevance import Document, Focus, assessed, local_match
+from research.question import Focus
+from research.relevance import assessed
 from research.retrieval import BM25, Bag
 from research.text import (
     CJK,

@@ -34,9 +34,10 @@ def cmd_explain(args: argparse.Namespace) -> int:
     """``quartet explain RUN_ID [--part ID] [--top N]``: for each part of a run's plan,
     its best sentences over the pages the run stored, with every feature the model
     weighed and what each added."""
+    from research.document import Document
     from research.explain import explain, explained_text
     from research.plan import Plan
-    from research.relevance import LEARNED, Document, answer_threshold, evidence_threshold
+    from research.relevance import LEARNED, answer_threshold, evidence_threshold
 
     run = find_run(runs_dir_setting(args.runs_dir), args.run_id)
     plan_dict = plan_of(run)

@@ -11,7 +11,7 @@ from agentscope.message import Msg
 from agentscope.pipeline import MsgHub
 
 from research.plan import Plan
-from research.relevance import Glossary
+from research.question import Glossary
 from subagents.evidence import EvidenceLedger
 from subagents.secrets import scrub
 from subagents.spec import SubAgentSpec, for_tasks

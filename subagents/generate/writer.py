@@ -17,7 +17,7 @@ from collections.abc import Callable
 from dataclasses import replace
 
 from research.facts import first_year, points_back
-from research.relevance import Focus
+from research.question import Focus
 from research.selection import near_duplicate
 from research.text import CJK_CLASS, is_complete, is_instruction, language
 

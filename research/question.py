@@ -1,0 +1,1171 @@
+"""Reading a question: what a sub-question asks about, ready to score sentences against.
+
+A part is read into a :class:`Focus`: its subject (the entity the whole question is
+about, with the core phrase a page about that entity uses), its facets (the terms that
+set it apart from its sibling parts, each with its weight and the words that meet it:
+equivalents from the user's :class:`Glossary`, the telling characters of a Chinese word,
+another localizer), and the kind of answer it asks for (:func:`question_kind`, and the
+noun that names the kind of thing asked for). Here too are the readings of a question's
+words these rest on: how much a word says (:func:`weight`, :func:`telling`,
+:func:`rare`), the entity a question names (:func:`entity`, :func:`lead_subject`, the
+Chinese subject helpers), Chinese parts of speech (:func:`zh_tagged`), and the word
+lists they use. Nothing here reads a page.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from functools import lru_cache
+from itertools import pairwise
+from typing import Any
+
+from .text import (
+    CJK,
+    CJK_CLASS,
+    STOP_WORDS,
+    is_cjk,
+    is_word,
+    jieba_loaded,
+    known_word,
+    lemma,
+    simplified,
+    stem,
+    terms,
+    word_tag,
+    words,
+)
+
+#: Verbs and nouns that frame a question without saying what it is about.
+_SCAFFOLD_TEXT0 = (
+    "work works worked working play plays played keep kept happen happened "
+    "make made get got take took go went come came give gave put look seem "
+    "become became exist mean thing things way ways kind type sort know "
+    "known tell explain describe role roles importance significance"
+)
+_SCAFFOLD_TEXT1 = "解决 问题 发挥 起到 进行 情况 方面 怎么样 样 又 还 作用 意义"
+SCAFFOLD = frozenset(stem(w) for w in (_SCAFFOLD_TEXT0.split())) | frozenset(
+    _SCAFFOLD_TEXT1.split()
+)
+
+
+@lru_cache(maxsize=4096)
+def weight(term: str) -> float:
+    """How much a term says: rare words weigh more (1 to 5)."""
+    from wordfreq import zipf_frequency
+
+    lang = "zh" if CJK.match(term) else "en"
+    zipf = zipf_frequency(term, lang)
+    if zipf == 0.0 and lang == "en":
+        zipf = max(zipf_frequency(term + "s", lang), zipf_frequency(term + "e", lang))
+    return max(1.0, min(5.0, 7.5 - zipf)) if zipf else 5.0
+
+
+#: Words by which a part points back to a thing named elsewhere in the question.
+_POINTS_BACK = re.compile(
+    r"\b(?:it|its|they|them|their|theirs|he|him|his|she|her|hers|this|these|those|there)\b",
+    re.I,
+)
+
+#: Verbs that open a request asked as a question ("Name one cause of …").
+IMPERATIVES = frozenset(["name", "list", "give", "identify", "describe", "explain", "define"])
+
+#: The words of a question that say what kind of answer it wants, not what it is about:
+#: "in what year", "what is the name of", "how far", "哪一年", "什么地方". They are not
+#: facets: a sentence answers "in what year …" with a year, not with the word "year".
+_FRAMES = re.compile(
+    r"\b(?:in |during |by )?(?:what|which) (?:year|date|month|day|time|century|decade|period)s?\b"
+    r"|\b(?:what|which) (?:is|was|are|were) the names? of\b|\bthe names? of\b"
+    r"|\bhow (?:many|much|long|far|big|large|tall|high|deep|old|often)\b"
+    r"|\b(?:what|which) (?:kind|type|sort)s? of\b"
+    rf"|^\s*(?:{'|'.join(sorted(IMPERATIVES))})\b"
+    r"|哪一年|哪年|什么时候|何时|什么地方|哪个地方|哪里|何处|哪儿|多少|多长|多大|多远|多高|多久"
+    r"|叫什么|名字|名称"
+    # what the answer is called: "what is it called", "referred to as what", 被称为什么
+    r"|\b(?:is|are|was|were|be) (?:called|named|known as|referred to as)\b"
+    r"|\b(?:called|named|known as|referred to as)(?=\s*(?:what\b|\?|$))"
+    r"|被称为|被称作|称为|称作|叫做"
+    # a question word with its measure word (哪次, 哪位), a count asked for (两种, 一系列)
+    rf"|哪?[一二两三四五六七八九十每几][个种支位次条名项部本座家类]|一系列|哪[{CJK_CLASS}]",
+    re.I,
+)
+
+
+#: "What is the *scale* used to … called?", "What is the glowing *ring* around … called?":
+#: the head noun of the thing whose name is asked for (the last word before a
+#: preposition or a participle).
+_CALLED_KIND = re.compile(
+    r"\b(?:[Ww]hat|[Ww]hich)\s+(?:is|was|are|were)\s+the\s+(?:[a-z][a-z'-]*\s+){0,3}?"
+    r"([a-z][a-z'-]*)(?=\s+(?:of|in|on|at|around|for|from|to|with|by|that|which|who|used|"
+    r"given|known|called|named|between|near)\b)"
+    r"(?=[^?]*\b(?:called|named|known as|referred to as)\s*\??\s*$)"
+)
+_KIND_NOUN = re.compile(
+    r"\b(?:[Ww]hat|[Ww]hich)\s+(?!(?:the|a|an|is|are|was|were|do|does|did|has|have|had|can|"
+    r"could|will|would|should|may|might|must)\b)([a-z][a-z'-]*)(?=\s+[a-z])"
+)
+
+
+def answer_kind_terms(text: str) -> set[str]:
+    """The noun that names the kind of thing an English question asks for, right after its
+    question word ("which *river* flows through Paris"): the sentence that answers names
+    the thing itself (the Seine), not its kind, so this word is no facet. (A Chinese
+    answer often says its kind, 蒙古族 for 哪个民族, so 什么/哪个 keep their noun.)"""
+    if is_cjk(text):
+        return set()
+    return {stem(m.group(1)) for m in _KIND_NOUN.finditer(text)}
+
+
+def named_kind_terms(text: str) -> set[str]:
+    """The nouns whose instances, named, answer an English question: its kind noun
+    ("which *river*") and the head of the thing whose name it asks for ("what is the
+    *scale* used to … called", which stays a facet: the answer often defines it)."""
+    if is_cjk(text):
+        return set()
+    return answer_kind_terms(text) | {stem(m.group(1)) for m in _CALLED_KIND.finditer(text)}
+
+
+#: A Chinese question word that the kind of thing asked for follows (什么, 哪个, 何种).
+_ZH_KIND_WORD = (
+    r"(?:(?<!为)什么|哪(?![里儿])[一几些]?[个种位类家所座条部本项路名只支届次门间场首]?"
+    r"|何(?![时处地])种?)(?:样的)?"
+)
+_ZH_KIND = re.compile(_ZH_KIND_WORD + rf"([{CJK_CLASS}]{{1,4}})")
+
+
+def zh_kind_nouns(text: str) -> set[str]:
+    """The noun that names the kind of thing a Chinese question asks for, right after its
+    question word (城市 in 隶属于哪个城市, 颜色 in 是什么颜色的, 河 in 是哪条河？). It
+    stays a facet: a Chinese answer often ends as its kind does (重庆市, 蒙古族, 暗黄色,
+    青龙河). A single character is a kind only where it ends the question word's
+    phrase (什么人？, not the 是 of 什么是…), and not in a question for a date (哪一年)."""
+    if not is_cjk(text):
+        return set()
+    found = set()
+    single = question_kind(text) != "when"  # 哪一年 asks a date, not a thing called …年
+    for match in _ZH_KIND.finditer(text):
+        cut = [w for w in words(match.group(1)) if w.strip()]
+        if cut and (len(cut[0]) >= 2 or (single and len(match.group(1)) == 1)):
+            found.add(cut[0])
+    return found
+
+
+#: How far a name of the kind asked for (重庆市 for 哪个城市) meets the kind's facet.
+KIND_NAMED = 0.85
+
+
+def names_kind(facet: Facet, text: str) -> bool:
+    """Whether a Chinese sentence names a thing of the kind a facet asks for: a word the
+    question does not use that ends as the kind does (重庆市 for 城市, 蒙古族 for 民族),
+    or the kind's last character standing after a name the word list does not know
+    (宁州 市, which it cuts in two)."""
+    if not facet.kind_of:
+        return False
+    end = facet.term[-1]
+    cut = [w for w in words(text) if w.strip()]
+    for i, word in enumerate(cut):
+        if word == facet.term or not word.endswith(end):
+            continue
+        name = word if len(word) > 1 else (cut[i - 1] + word if i else "")
+        new = not any(name in t for t in facet.kind_of)
+        if len(name) > 1 and all(CJK.match(c) for c in name) and new:
+            return True
+    return False
+
+
+def question_kind(text: str) -> str:
+    """``when``, ``number``, ``why``, ``who``, ``where``, ``how`` or ``what``."""
+    low = text.lower()
+    if re.search(
+        r"\bwhen\b|(?:what|which) (?:year|date|month|century|decade|period|era)|何时|什么时候"
+        r"|哪一年|哪年|什么时[间期代]|哪个时[期代]|哪个朝代|什么年代",
+        low,
+    ):
+        return "when"
+    if re.search(
+        r"\bhow (many|much|long|far|big|large|tall|high|deep|old|often)\b"
+        # a measure asked for by its name: "what is the population of", "the length of"
+        r"|\b(?:what|which) (?:is|was|are|were) the (?:population|number|size|length|height"
+        r"|width|depth|area|distance|amount|total|percentage|cost|price)\b"
+        r"|多少|多长|多大|多远|多高|多久|几",
+        low,
+    ):
+        return "number"
+    if re.search(r"\bwhy\b|\bwhat (?:caused|causes)\b|为什么|为何|原因|起因|缘由|缘故|理由", low):
+        return "why"
+    if re.search(r"\bwho\b|\bwhom\b|谁", low):
+        return "who"
+    if re.search(r"\bwhere\b|哪里|何处|在哪|什么地方|哪个地方|哪儿", low):
+        return "where"
+    if re.search(r"\bhow\b|如何|怎样|怎么", low):
+        return "how"
+    return "what"
+
+
+@dataclass(frozen=True)
+class Facet:
+    """One thing a sub-question asks about, and the words that meet it."""
+
+    term: str
+    weight: float
+    equivalents: frozenset[str] = frozenset()
+    phrase: int = 0  # facets written side by side ("powered by steam") share a phrase
+    #: the telling characters of a Chinese word: another word built on one of them says
+    #: something close (著作 "writings" and 著有 "wrote")
+    morphemes: frozenset[str] = frozenset()
+    #: the words the glossary says name the same thing, itself included (a heading names
+    #: the facet only by these; ``equivalents`` adds the related words)
+    synonyms: frozenset[str] = frozenset()
+    #: for a Chinese noun naming the kind of answer asked for (城市 in 哪个城市), the
+    #: question's words: a new word ending as the kind does (重庆市) names one
+    kind_of: frozenset[str] = frozenset()
+    #: a Chinese localizer (方位词: 旁边, 附近, 之间): it places the answer rather than
+    #: says what it is about, and another localizer places it nearly as well (沿岸)
+    relation: bool = False
+    #: the Chinese verb a "how long" asks with (持续 in 持续了多久): a sentence giving a
+    #: span of time says what it does in other words (…在六年内结束)
+    measures: bool = False
+
+
+@dataclass(frozen=True)
+class Focus:
+    """What a sub-question is about, ready to score sentences against."""
+
+    text: str
+    subject: tuple[str, ...]
+    core: tuple[str, ...]
+    facets: tuple[Facet, ...]
+    kind: str = "what"
+    subject_weights: dict[str, float] = field(default_factory=dict, compare=False, hash=False)
+    #: the English noun naming the kind of answer asked for ("scale" in "what is the scale
+    #: … called"), which is no facet: a name ending in it names one ("Marrow-Lindqvist Scale")
+    kinds: frozenset[str] = field(default=frozenset(), compare=False, hash=False)
+    #: the facets of the sibling sub-questions: a section about one of them is about
+    #: another part of the question
+    rivals: tuple[tuple[Facet, ...], ...] = field(default=(), compare=False, hash=False)
+    #: a subject named by a title in 《》 that is a common word (《回家》): a page is about
+    #: the work only where it writes the title in 《》 or is named by it
+    titled: str = field(default="", compare=False, hash=False)
+    #: the part in its own words when the planner lent it another clause's subject and
+    #: it names a telling subject of its own (黑水岭 in 什么流经青石山和黑水岭之间): a sentence
+    #: may answer it as either
+    alternative: Focus | None = field(default=None, compare=False, hash=False)
+
+    @property
+    def words(self) -> tuple[str, ...]:
+        """The terms the part asks about in its own words: its subject's and its facets'
+        (not the words that frame the question, "how", "solve the problem of")."""
+        return tuple(dict.fromkeys([*self.subject, *(f.term for f in self.facets)]))
+
+    @property
+    def historical(self) -> bool:
+        """Whether the sub-question asks about the past, in the past tense ("How *was* it
+        built?", "Why *did* it erupt?", 曾…, …是如何建造的), so that dates help answer it."""
+        past = r"\b(was|were|did|had)\b|曾|过去|历史上|古代|当年|是[^？?，,]*的[？?]?$"
+        return bool(re.search(past, self.text, re.I))
+
+    @classmethod
+    def build(
+        cls,
+        subquestion: str,
+        siblings: Sequence[str] = (),
+        question: str = "",
+        rivals: bool = True,
+        glossary: Glossary | None = None,
+        as_asked: str = "",
+    ) -> Focus:
+        """The focus of ``subquestion`` among the sub-questions of its plan.
+
+        The subject is the entity the whole ``question`` names (see :func:`entity`), or
+        the part's own when it does not mention that one, plus the terms shared with at
+        least half of the other sub-questions; the rest are facets. Without siblings or
+        an entity, all terms are subject, and all must be met.
+        With ``rivals``, the siblings' facets are kept too (see
+        :func:`~research.aboutness.context_about`).
+        A ``glossary`` (the user's words for their field) gives each facet the words
+        that meet it besides its own. ``as_asked`` is the part as the question words it
+        before the planner lent it a subject (see :attr:`alternative`).
+        """
+        glossary = glossary or Glossary()
+        asked = _FRAMES.sub(" ", subquestion)
+        own = [t for t in dict.fromkeys(terms(asked)) if t not in SCAFFOLD]
+        surface = _surface_forms(subquestion)
+        lead = lead_subject(question)[0] if question else ""
+        surface = {**_surface_forms(lead), **surface}
+        named, entity_terms, lead = _part_named(subquestion, question, asked, own, lead)
+        own, entity_terms = _name_as_term(named, subquestion, asked, own, entity_terms)
+        subject = _subject_terms(subquestion, siblings, own, entity_terms, lead)
+        kinds = answer_kind_terms(subquestion)
+        own = [t for t in own if t in subject or t not in kinds]
+        facets = _facets_of(subquestion, own, subject, surface, glossary)
+        others_facets = (
+            cls._rival_facets(subquestion, siblings, question, glossary) if rivals else ()
+        )
+        titled = _work_titled(named, question or subquestion)
+        alternative = cls._as_asked(as_asked, subquestion, siblings, question, rivals, glossary)
+        return cls(
+            text=subquestion,
+            subject=tuple(subject),
+            core=_core(named or subquestion, tuple(subject)),
+            facets=facets,
+            kind=question_kind(subquestion),
+            subject_weights={t: weight(surface.get(t, t)) for t in subject},
+            rivals=others_facets,
+            kinds=frozenset(named_kind_terms(subquestion)),
+            titled=titled,
+            alternative=alternative,
+        )
+
+    @classmethod
+    def _rival_facets(
+        cls, subquestion: str, siblings: Sequence[str], question: str, glossary: Glossary
+    ) -> tuple[tuple[Facet, ...], ...]:
+        """The facets of each sibling of a part that has any (see :attr:`rivals`).
+
+        Args:
+            subquestion: the part.
+            siblings: the sub-questions of its plan.
+            question: the whole question.
+            glossary: the user's words for their field.
+
+        Returns:
+            One tuple of facets per sibling other than the part, in plan order, those
+            without facets left out.
+        """
+        return tuple(
+            found
+            for s in siblings
+            if s != subquestion
+            and (found := cls.build(s, siblings, question, False, glossary).facets)
+        )
+
+    @classmethod
+    def _as_asked(
+        cls,
+        as_asked: str,
+        subquestion: str,
+        siblings: Sequence[str],
+        question: str,
+        rivals: bool,
+        glossary: Glossary,
+    ) -> Focus | None:
+        """The focus of a part in its own words (see :attr:`alternative`).
+
+        Args:
+            as_asked: the part as the question words it ("" when nothing was lent).
+            subquestion: the part as planned.
+            siblings: the sub-questions of its plan.
+            question: the whole question.
+            rivals: whether the siblings' facets are kept.
+            glossary: the user's words for their field.
+
+        Returns:
+            The focus of ``as_asked`` among the siblings (it standing for the part), or
+            None when it is the part itself or names no telling subject.
+        """
+        if as_asked and as_asked != subquestion and telling(entity(as_asked)):
+            mine = [as_asked if s == subquestion else s for s in siblings]
+            return cls.build(as_asked, mine, question, rivals, glossary)
+        return None
+
+
+def _part_named(
+    subquestion: str, question: str, asked: str, own: list[str], lead: str
+) -> tuple[str, set[str], str]:
+    """The entity a part is about, and the subject it takes from the question.
+
+    The entity the whole question names, unless the part neither mentions it nor has a
+    lead: then the part's own entity when it names one (or writes no capitalised name
+    where the question does not), and otherwise the question's, taken as the lead
+    subject of a part that names nothing or points back.
+
+    Args:
+        subquestion: the part.
+        question: the whole question ("" for none).
+        asked: the part without the words that frame it.
+        own: the part's terms.
+        lead: the subject the question names before its parts ("" for none).
+
+    Returns:
+        The entity, its terms, and the lead subject.
+    """
+    named = entity(question or subquestion)
+    entity_terms = set(terms(named))
+    written = is_cjk(named) and named in asked  # cut otherwise in the part (潘 淑是)
+    if question and not lead and not entity_terms & set(own) and not written:
+        mine = entity(asked)
+        own_subject = is_cjk(asked) or mine[:1].isupper() or not named[:1].isupper()
+        if own_subject or (mine and not _POINTS_BACK.search(asked)):
+            named = mine  # the part asks about a subject of its own
+            entity_terms = set(terms(named))
+        else:  # it names nothing or points back, so it asks about the question's
+            lead = named  # named subject ("…, and where do most of its farmers work?")
+    return named, entity_terms, lead
+
+
+def _name_as_term(
+    named: str, subquestion: str, asked: str, own: list[str], entity_terms: set[str]
+) -> tuple[list[str], set[str]]:
+    """A part's terms, with a Chinese name the cut splits or glues to the next word made
+    one term.
+
+    Args:
+        named: the entity the part is about.
+        subquestion: the part.
+        asked: the part without the words that frame it.
+        own: the part's terms.
+        entity_terms: the entity's terms.
+
+    Returns:
+        The part's terms and the entity's: the name first and alone as the entity's,
+        when it is one term, the pieces it was cut into dropped.
+    """
+    if _unsegmented(named) and named in subquestion:
+        # a name the word list does not know (章同 cut into 章 and 同) is one term
+        return [named, *(t for t in own if t not in terms(named))], {named}
+    if (across := _cut_across(named, asked)) is not None:
+        # the part's own cut glues the name to the word after it (潘 淑是): the name
+        # is one term, and the pieces that overlap it are none
+        return [named, *(t for t in own if t not in across)], {named}
+    return own, entity_terms
+
+
+def _subject_terms(
+    subquestion: str,
+    siblings: Sequence[str],
+    own: list[str],
+    entity_terms: set[str],
+    lead: str,
+) -> list[str]:
+    """The terms of a part that make up its subject.
+
+    The entity's terms and those shared with at least half of the other sub-questions,
+    after the lead subject's terms; all the part's terms when that leaves none.
+
+    Args:
+        subquestion: the part.
+        siblings: the sub-questions of its plan.
+        own: the part's terms.
+        entity_terms: the terms of the entity it is about.
+        lead: the subject named before the parts, or lent by the question ("" for none).
+
+    Returns:
+        The subject's terms, in order, each once.
+    """
+    others = [set(terms(s)) for s in siblings if s != subquestion]
+    need = max(1, math.ceil(len(others) / 2))
+    shared = {t for t in own if others and sum(t in o for o in others) >= need}
+    subject = [t for t in own if t in entity_terms or t in shared]
+    if lead:  # the subject named before the parts, or by the question for a part
+        # that names none ("…in Freedonia, and where do most of its farmers work?")
+        subject = list(dict.fromkeys([*(t for t in terms(lead) if t not in SCAFFOLD), *subject]))
+    if not subject:
+        subject = own
+    return subject
+
+
+def _facets_of(
+    subquestion: str,
+    own: list[str],
+    subject: list[str],
+    surface: dict[str, str],
+    glossary: Glossary,
+) -> tuple[Facet, ...]:
+    """The facets of a part: its terms outside its subject, each with its weight, the
+    words that meet it and what it is.
+
+    Args:
+        subquestion: the part.
+        own: the part's terms.
+        subject: the subject's terms.
+        surface: each term's form as written.
+        glossary: the user's words for their field.
+
+    Returns:
+        The facets, in the order of the part's terms.
+    """
+    phrases = _phrases(subquestion, [t for t in own if t not in subject])
+    zh_kinds = zh_kind_nouns(subquestion)
+    measured = zh_measuring_verbs(subquestion)
+    asked_terms = frozenset(terms(subquestion))
+    return tuple(
+        Facet(
+            t,
+            weight(surface.get(t, t)),
+            glossary.related(t),
+            phrases[t],
+            morphemes(t),
+            glossary.same(t),
+            asked_terms if t in zh_kinds else frozenset(),
+            localizer(t),
+            t in measured,
+        )
+        for t in own
+        if t not in subject
+    )
+
+
+def _work_titled(named: str, text: str) -> str:
+    """The work a question names in title marks, when it is its subject and a common word
+    (see :attr:`Focus.titled`).
+
+    Args:
+        named: the entity the part is about.
+        text: the question (or the part when there is none).
+
+    Returns:
+        The title, or "" when it is not the entity or is telling (a rare title names the
+        work wherever it is written).
+    """
+    titled = _zh_titled(text)
+    if titled != named or telling(titled):
+        titled = ""  # a rare title names the work wherever it is written
+    return titled
+
+
+@lru_cache(maxsize=1024)
+def _unsegmented(name: str) -> bool:
+    """Whether a Chinese name is cut into single characters by the word list (章同 into
+    道 and 同), so that its characters alone would stand for it."""
+    if not is_cjk(name) or len(name) < 2 or not all(CJK.match(ch) for ch in name):
+        return False
+    return all(len(t) == 1 for t in terms(name))
+
+
+def _cut_across(name: str, text: str) -> frozenset[str] | None:
+    """The terms of a Chinese ``text`` that overlap ``name`` where its cut runs across
+    the name's edge (韩光是谁的老师 cut 韩 光是: 韩 and 光是); ``None`` when no term
+    crosses an edge of the name, or the text does not hold it."""
+    start = text.find(name) if name and all(CJK.match(ch) for ch in name) else -1
+    if start < 0:
+        return None
+    end = start + len(name)
+    over, crossing, at = set(), False, 0
+    for word in words(text):
+        left, right = at, at + len(word)
+        at = right
+        if right <= start or left >= end or not word.strip():
+            continue
+        over.add(word)
+        crossing = crossing or left < start or right > end
+    return frozenset(t for w in over for t in terms(w)) if crossing else None
+
+
+def _phrases(text: str, facet_terms: list[str]) -> dict[str, int]:
+    """Each facet term's phrase: terms separated only by small words share one."""
+    wanted = set(facet_terms)
+    phrase, gap, out = 0, 99, {}
+    for word in words(text):
+        term = stem(word.strip("'"))
+        if term in wanted and term not in out:
+            if gap > 2:
+                phrase += 1
+            out[term] = phrase
+            gap = 0
+        elif word in STOP_WORDS or len(word) < 2:
+            gap += 1
+        else:
+            gap = 99
+    return {t: out.get(t, i + 1000) for i, t in enumerate(facet_terms)}
+
+
+def _surface_forms(text: str) -> dict[str, str]:
+    """Each term of ``text`` mapped to a word it was written as (word frequencies need
+    words, not stems)."""
+    out: dict[str, str] = {}
+    for word in words(text, search=True):
+        for part in word.split("-"):
+            out.setdefault(stem(part.strip("'")), part.strip("'"))
+    return out
+
+
+#: A character at least this rare (wordfreq's Zipf scale) tells what its word is about.
+TELLING_ZIPF = 5.1
+
+
+@lru_cache(maxsize=4096)
+def morphemes(term: str) -> frozenset[str]:
+    """The telling characters of a Chinese word of two or more characters: those rarer
+    than :data:`TELLING_ZIPF` (熊, 猫 in 熊猫; not 有 or 人, which many words share)."""
+    if len(term) < 2 or not all(CJK.match(ch) for ch in term):
+        return frozenset()
+    from wordfreq import zipf_frequency
+
+    return frozenset(ch for ch in term if zipf_frequency(ch, "zh") < TELLING_ZIPF)
+
+
+def zh_measuring_verbs(text: str) -> set[str]:
+    """The verbs a Chinese question asks how long with: the verb right before 多久 or
+    多长时间 (持续 in 持续了多久, 存在 in 存在了多长时间)."""
+    if not re.search("多久|多长", text):  # Focus.build asks this of every part and rival
+        return set()
+    tagged = [p for p in zh_tagged(text) if p.word.strip() and p.word not in ("了", "过")]
+    return {
+        before.word
+        for before, word in pairwise(tagged)
+        if before.flag.startswith(("v", "a")) and re.match("多久|多长", word.word)
+    }
+
+
+@lru_cache(maxsize=4096)
+def localizer(term: str) -> bool:
+    """Whether a Chinese word is a localizer (方位词) in jieba's word list: it says where
+    or when relative to something (旁边, 沿岸, 之间, 之后)."""
+    if len(term) < 2 or not all(CJK.match(ch) for ch in term):
+        return False
+    return word_tag(term) == "f"
+
+
+@dataclass(frozen=True)
+class Glossary:
+    """Words a user says mean the same in their field (``[[quartet.glossary]]`` in
+    quartet.toml): data handed in by the user, never a list kept here.
+
+    Each group has the words that name the same thing (``same``: "build", "construct")
+    and the words for closely related things (``related``: "design", "assemble"). A facet
+    is met by any word of a group holding it, a little less than by its own word; a
+    heading names it only by a word of ``same``.
+    """
+
+    groups: tuple[tuple[frozenset[str], frozenset[str]], ...] = ()
+
+    @classmethod
+    def of(cls, raw: Sequence[Mapping[str, Sequence[str]]]) -> Glossary:
+        """A glossary from ``[{"same": [...], "related": [...]}, ...]``, each word in its
+        comparable form."""
+        groups = [
+            (_comparable(entry.get("same") or ()), _comparable(entry.get("related") or ()))
+            for entry in raw
+        ]
+        return cls(tuple(g for g in groups if len(g[0] | g[1]) > 1))
+
+    def same(self, term: str) -> frozenset[str]:
+        """``term`` and the words naming the same thing."""
+        found = {term}
+        for same, _ in self.groups:
+            if term in same:
+                found |= same
+        return frozenset(found)
+
+    def related(self, term: str) -> frozenset[str]:
+        """Every word of a group holding ``term``, but ``term`` itself."""
+        found: set[str] = set()
+        for same, related in self.groups:
+            if term in same or term in related:
+                found |= same | related
+        return frozenset(found - {term})
+
+
+def _comparable(words_: Sequence[Any]) -> frozenset[str]:
+    """Words as terms: English stemmed, Chinese as written."""
+    found = (str(w).strip() for w in words_)
+    return frozenset(w if CJK.match(w) else stem(w.lower()) for w in found if w)
+
+
+#: A Chinese name written as one run: characters and digits, at most 12.
+_ZH_NAME = re.compile(rf"[{CJK_CLASS}0-9]{{2,12}}")
+
+
+def _name_words(phrase: str) -> list[str]:
+    """The words of a Chinese run of nouns that name something: without the words at its
+    end that the word list gives as a verb, adverb, adjective or distinguishing word,
+    which the tagger took for nouns in the question (认可 in 青州法律认可哪几种执照,
+    主要 in …青溪鲷鱼主要分布在…)."""
+    cut = [w for w in words(phrase) if w.strip()]
+    while len(cut) > 1 and (word_tag(cut[-1]) or "n")[:1] in ("v", "d", "a", "b"):
+        cut.pop()
+    return cut
+
+
+def _has_digit(text: str) -> bool:
+    return any(ch.isdigit() for ch in text)
+
+
+def _core(phrase: str, subject: tuple[str, ...]) -> tuple[str, ...]:
+    """The subject's head: the last two terms of its phrase (en); for Chinese, the whole
+    name when it is written as one run of several words (see :func:`_name_words`), else
+    its main word."""
+    if not subject:
+        return ()
+    if is_cjk(phrase):
+        named = _name_words(phrase) if _ZH_NAME.fullmatch(phrase) else []
+        if len(named) > 1:
+            return ("".join(named),)  # 石湾巴士52线 is one name, not 石湾
+        if "·" in phrase:  # a transliterated name: its last part is the family name
+            family = [t for t in terms(phrase.rsplit("·", 1)[1]) if t in subject]
+            if family:
+                return (max(family, key=len),)
+        longest = max((w for w in words(phrase) if CJK.match(w)), key=len, default="")
+        subs = [s for s in subject if len(s) >= 3 and s in longest]
+        if subs:
+            return (min(subs, key=len),)
+        # its main word is a code with a number in it (7b in 青城巴士7B线), else a Chinese
+        # word (青城 in 《STAR 青城旧事》, not "star")
+        return (max(subject, key=lambda t: (_has_digit(t), bool(CJK.match(t)), len(t))),)
+    order = [t for t in terms(phrase) if t in subject] or list(subject)
+    return tuple(order[-2:])
+
+
+_QUESTION_TEXT = "how why what when where which who whom whose"
+_QUESTION_WORDS = frozenset(_QUESTION_TEXT.split())
+_AUX_TEXT = "is are was were do does did can could will would should has have had may might must"
+_AUX = frozenset(_AUX_TEXT.split())
+_ARTICLES_TEXT = "the a an its their this these those"
+_ARTICLES = frozenset(_ARTICLES_TEXT.split())
+#: Chinese question words.
+ZH_QUESTION_WORDS = (
+    "如何",
+    "为什么",
+    "为何",
+    "哪些",
+    "何时",
+    "什么",
+    "怎样",
+    "怎么",
+    "是否",
+    "多少",
+    "哪里",
+)
+
+
+#: What makes a Chinese text ask something: a question word, 谁, 哪, 几 or 吗; 何 before
+#: what it asks of (何处, 何人, 何为; not 任何 or 几何); 多 before an adjective of measure
+#: (多远, 多高; not 很多 or 许多); 能否 and 可否; a verb asked as yes or no (是不是, 有没有).
+ZH_ASKS = re.compile(
+    "|".join(
+        [
+            *ZH_QUESTION_WORDS,
+            "谁",
+            "哪",
+            "几",
+            "吗",
+            r"(?<![任几])何[处地人种为以故在]",
+            r"(?<![很许最更较诸众好])多[远久长大高深重宽厚快老]",
+            "能否",
+            "可否",
+            rf"([{CJK_CLASS}])[不没]\1",
+        ]
+    )
+)
+
+#: A lead that names the subject before the questions ("Lithium-ion batteries: who …").
+_LEAD = re.compile(r"^(?P<lead>[^:：?？]{2,80})[:：]\s*(?P<rest>\S.*)$")
+_LEAD_PREPOSITIONS = frozenset(["about", "on", "regarding", "concerning", "re", "as", "for"])
+#: Parts of speech (jieba's tags) that make up a Chinese noun phrase.
+_ZH_NOUNISH = ("n", "eng", "j", "l", "b")
+
+
+def lead_subject(question: str) -> tuple[str, str]:
+    """``(subject, rest)`` when the question opens with a subject and a colon
+    ("About Lake Marrow: …", "锂离子电池：…") and the lead asks nothing itself;
+    else ``("", question)``."""
+    match = _LEAD.match(" ".join(question.split()))
+    if not match:
+        return "", question
+    lead = match.group("lead").strip()
+    words_ = lead.split()
+    if words_ and words_[0].lower() in _QUESTION_WORDS | _AUX:
+        return "", question
+    if is_cjk(lead) and any(q in lead for q in ZH_QUESTION_WORDS):
+        return "", question
+    while len(words_) > 1 and words_[0].lower() in _LEAD_PREPOSITIONS:
+        words_ = words_[1:]
+    return " ".join(words_), match.group("rest").strip()
+
+
+def entity(question: str) -> str:
+    """The entity a question is about, as written ("Italy's Mount Vesuvius").
+
+    The subject a lead names before a colon ("Lithium-ion batteries: who …"); else its
+    longest run of capitalised words (numbers that follow a name belong to it: "Route
+    66"); otherwise the noun phrase of its first clause: after "of" ("the health effects
+    of *microplastics*"), or between the auxiliary and the verb ("how do *heat pumps*
+    work"), or after the verb ("what caused *the 2008 financial crisis*"). For Chinese,
+    the first run of nouns of the first clause that has one (jieba's parts of speech).
+    """
+    question = " ".join(question.split())
+    lead, _ = lead_subject(question)
+    if lead:
+        return lead
+    if is_cjk(question):
+        return _zh_question_entity(question)
+    runs = _capital_runs(question)
+    if runs:
+        return " ".join(max(runs, key=lambda r: sum(not t.isdigit() for t in r)))
+    return _noun_phrase_entity(question)
+
+
+def _zh_question_entity(question: str) -> str:
+    """The entity a Chinese question is about.
+
+    The subject most of its pieces open with, else the work it names in title marks,
+    else the name or first telling run of nouns of its first clause that names one; a
+    clause that only says when is passed over, and the search stops at a clause that
+    asks something.
+
+    Args:
+        question: the question, its whitespace collapsed.
+
+    Returns:
+        The entity as written, or "" when no clause before the first that asks names one.
+    """
+    clauses = [c for c in re.split(r"[，,。？?！!；;、]", question) if c.strip()]
+    # the first clause that names something; one that only says when ("20世纪70年代，
+    # …", "在1996年，…") names nothing
+    asked = [c for c in clauses if not _zh_time(c)]
+    titled = _zh_titled(question)  # 《武则天》 names a work
+    if shared := _zh_shared(question) or titled:
+        return shared
+    # …and one that names nothing either (即使在今天，…) leaves the name to the next,
+    # unless it asks something itself (茶树枯萎会导致什么，…: a question of its own)
+    for clause in asked:
+        nouns = _zh_entity(clause)
+        if named := _zh_opening(clause, nouns) or nouns:
+            return named
+        if ZH_ASKS.search(clause):
+            break
+    return ""
+
+
+def _capital_runs(question: str) -> list[list[str]]:
+    """The runs of capitalised words of a question, as written.
+
+    A number right after a capitalised word belongs to its run; a capital that only opens
+    a sentence on a question word or a dictionary word opens none, and auxiliaries,
+    question words and "I" end a run.
+
+    Args:
+        question: the question, its whitespace collapsed.
+
+    Returns:
+        The runs, each a list of its words, in order.
+    """
+    found = list(re.finditer(r"[A-Za-z0-9][\w'’-]*", question))
+    tokens = [m.group(0) for m in found]
+    runs: list[list[str]] = []
+    run: list[str] = []
+    for i, tok in enumerate(tokens):
+        low = tok.lower()
+        before = question[: found[i].start()].rstrip(" \"'“‘(¿¡")
+        opening = not before or before[-1] in ".?!:;؟"
+        # A capital that only opens a sentence names nothing ("Primitive jawless …").
+        capital = tok[0].isupper() and not (opening and (low in _QUESTION_WORDS or _common(low)))
+        number = tok.isdigit() and bool(run)
+        if (capital or number) and low not in _AUX and low not in _QUESTION_WORDS and low != "i":
+            run.append(tok)
+        else:
+            if run:
+                runs.append(run)
+            run = []
+    if run:
+        runs.append(run)
+    return runs
+
+
+def _noun_phrase_entity(question: str) -> str:
+    """The noun phrase of a question's first clause, for a question that capitalises no
+    name.
+
+    The phrase after the last "of", else the one after a request's verb, else (for a
+    clause opening with a question word) the one from its third word on, its last word
+    dropped when the second is a form of "do" and the phrase runs to the clause's end
+    (that word is then the clause's verb).
+
+    Args:
+        question: the question, its whitespace collapsed.
+
+    Returns:
+        The phrase in lower case, or "" when the clause has none of these shapes.
+    """
+    first = re.split(r"[?;,:]|\s+and\s+(?=(?:how|why|what|when|where|which|who)\b)", question)[0]
+    words_ = first.split()
+    if " of " in f" {first.lower()} ":  # "made of" at the end leaves nothing after it
+        after = f" {first.lower()} ".rsplit(" of ", 1)[1].split()
+        phrase = _noun_run(after)
+        if phrase:
+            return phrase
+    if len(words_) >= 2 and words_[0].lower() in IMPERATIVES:
+        return _noun_run([w.lower() for w in words_[1:]])
+    if len(words_) >= 3 and words_[0].lower() in _QUESTION_WORDS:
+        rest = [w.lower() for w in words_[2:]]
+        phrase = _noun_run(rest)
+        said = [w.strip(".,?!") for w in rest if w not in _ARTICLES]
+        if words_[1].lower() in ("do", "does", "did") and len(said) >= 2 and phrase.split() == said:
+            # "what does the index measure": after do, the clause's last word is its verb
+            phrase = _noun_run(rest[:-1])
+        return phrase
+    return ""
+
+
+#: A title in Chinese title marks: a book, film, law or other work, named.
+_ZH_TITLE = re.compile(r"《([^《》]{1,40})》")
+#: Prepositions that make a work in title marks the setting of a question, not its
+#: subject (石姓在《千家谱》里出现过几次).
+_ZH_SETTING = frozenset("在于从据")
+
+
+def _zh_titled(question: str) -> str:
+    """The work a Chinese question asks about, named in title marks: the first title not
+    right after a preposition (a question on a name's place *in* a book is about the
+    name)."""
+    for match in _ZH_TITLE.finditer(question):
+        if question[: match.start()].rstrip()[-1:] not in _ZH_SETTING:
+            return match.group(1).strip()
+    return ""
+
+
+@lru_cache(maxsize=4096)
+def _unknown_word(word: str) -> bool:
+    """Whether jieba found a Chinese word that its word list does not hold (缠扎): a term
+    or a name, whatever part of speech its guess gives it. One ending in a particle or
+    copula is a name with the word after it glued on (申有 in 方申有哪些学生), no term."""
+    if len(word) < 2 or not all(CJK.match(c) for c in word) or word[-1] in _ZH_FUNCTION:
+        return False
+    return not known_word(word)
+
+
+@lru_cache(maxsize=1)
+def _posseg() -> Any:
+    import jieba.posseg
+
+    jieba_loaded()  # the dictionary loaded once, quietly
+    return jieba.posseg
+
+
+def zh_tagged(text: str) -> list[Any]:
+    """The words of a Chinese text with their parts of speech (jieba's ``pair.word``,
+    ``pair.flag``: n… nouns, v… verbs, r pronouns and question words, m numbers).
+
+    Traditional characters are tagged as their Simplified form (jieba's word list is
+    Simplified, and its guesses at words it does not hold are slow and poor), each word
+    given back as written in ``text``."""
+    simple = simplified(text)
+    tagged = list(_posseg().cut(simple))
+    if simple == text or len(simple) != len(text):
+        return tagged
+    out, at = [], 0
+    for pair in tagged:
+        out.append(type(pair)(text[at : at + len(pair.word)], pair.flag))
+        at += len(pair.word)
+    return out
+
+
+def _zh_time(clause: str) -> bool:
+    """Whether a Chinese clause only says when (20世纪70年代, 在1996年): numbers, time
+    words and a preposition, nothing else."""
+    tagged = [p for p in zh_tagged(clause) if p.word.strip()]
+    return any(p.flag in ("m", "t") for p in tagged) and all(
+        p.flag in ("m", "t", "q", "p") or p.word in ("世纪", "年代") for p in tagged
+    )
+
+
+#: The longest name a Chinese clause opens with before 是 or 的 (see :func:`_zh_opening`).
+ZH_OPENING = 6
+_ZH_OPENING = re.compile(rf"([^的是，,？?：:]{{2,{ZH_OPENING}}})([的是])")
+
+
+def _zh_opening(clause: str, nouns: str) -> str:
+    """The name a Chinese clause opens with, read past the tagger's cut: the characters
+    before its first 是 or 的 (疣斑鲷鱼的尾鳍…, 硕宁是如何…, 章同是什么…), when they
+    are a short name (:data:`ZH_OPENING` characters at most: a longer opening holds a
+    verb, 青桥机场扩建后是…) with no question word, preposition or particle. Before 的
+    the opening modifies what follows (文中提到的山火), so it is the name only when it
+    holds the clause's first run of nouns (石溪站 for 石溪); before 是 it is what the
+    clause is about, and the nouns after the copula say what it is (硕宁是…郡王)."""
+    clause = clause.strip()
+    match = _ZH_OPENING.match(clause)
+    if not match:
+        return ""
+    opening = match.group(1)
+    if ZH_ASKS.search(opening) or any(c in _ZH_FUNCTION for c in opening):
+        return ""
+    if _zh_time(opening) or not (telling(opening) or _unsegmented(opening)):
+        return ""
+    if nouns and nouns not in opening:
+        after = clause.find(nouns) >= match.end()
+        if match.group(2) != "是" or not after:
+            return ""
+    return opening
+
+
+def _zh_entity(clause: str) -> str:
+    """The first telling run of nouns of a Chinese clause, as written: one holding a word
+    rarer than :data:`COMMON_ZIPF` (世界 is too common to name what 哪国是当年世界第三大
+    茶叶生产国 asks about; in a clause of common nouns only, its first run). Names joined
+    by · or - are one (彼得·布兰森); a number and measure word before a noun are skipped
+    (一个蜂群 → 蜂群)."""
+
+    runs, kinds = _zh_noun_runs(zh_tagged(clause))
+    # 什么后天因素导致…: the noun after the question word is the kind of answer (因素), not
+    # what the question is about; a clause that names nothing else names no subject
+    runs = [run for run, kind in zip(runs, kinds, strict=True) if not kind]
+    # 最早那座桥的名称: the name asked for (名称, 名字) frames the question, it is no subject
+    runs = [run for run in runs if not _FRAMES.fullmatch("".join(run))]
+    found = [run for run in runs if 2 <= len("".join(run)) <= 20]
+    named = [run for run in found if any(rare(w) for w in run if w.strip())]
+    chosen = (named or found or [[]])[0]
+    return "".join(chosen).strip("".join(_NAME_JOINS))
+
+
+def _zh_noun_runs(tagged: list[Any]) -> tuple[list[list[str]], list[bool]]:
+    """The runs of nouns of a tagged Chinese clause, each with whether it names the kind
+    of answer asked for (it follows a question word that asks for a kind).
+
+    A run is nouns, the numbers inside one, the marks that join names and the words the
+    word list does not hold; a run that a time word closes right after a number is a
+    time, no run.
+
+    Args:
+        tagged: the clause's words with their parts of speech (:func:`zh_tagged`).
+
+    Returns:
+        The runs (each a list of its words, as written) and, for each, whether it
+        names the kind of answer.
+    """
+    runs: list[list[str]] = []
+    kinds: list[bool] = []  # whether each run names the kind of answer asked for
+    out: list[str] = []
+    asking = False  # inside the words right after 什么, 哪个, 何种 …
+    for i, pair in enumerate(tagged):
+        word, flag = pair.word, pair.flag
+        if _zh_in_run(tagged, i, out):
+            if not out:
+                kinds.append(asking)
+            out.append(word)
+            continue
+        if out and not (flag == "t" and out[-1].isdigit()):  # 世纪70年代 is a time
+            runs.append(out)
+        elif out:
+            kinds.pop()
+        out = []
+        asking = _zh_asking(tagged, i, asking)
+    if out:
+        runs.append(out)
+    return runs, kinds
+
+
+def _zh_in_run(tagged: list[Any], i: int, out: list[str]) -> bool:
+    """Whether word ``i`` of a tagged Chinese clause belongs to a run of nouns.
+
+    Args:
+        tagged: the clause's words with their parts of speech.
+        i: the word's index.
+        out: the run so far (empty when none is open).
+
+    Returns:
+        True for a noun-like word, a number inside an open run, a mark joining names
+        inside one (not the clause's last word) and a word the word list does not hold.
+    """
+    word, flag = tagged[i].word, tagged[i].flag
+    joins = word in _NAME_JOINS and bool(out) and i + 1 < len(tagged)
+    return bool(
+        flag.startswith(_ZH_NOUNISH)
+        or (out and flag == "m" and word.isdigit())
+        or joins
+        or _unknown_word(word)
+    )
+
+
+def _zh_asking(tagged: list[Any], i: int, asking: bool) -> bool:
+    """Whether the words after word ``i`` of a tagged Chinese clause are those right after
+    a question word asking for a kind of answer.
+
+    Args:
+        tagged: the clause's words with their parts of speech.
+        i: the index of a word outside any run of nouns.
+        asking: whether the words before it were.
+
+    Returns:
+        True after a word asking for a kind, after a time or count word following one,
+        and after 的 following the question word for a person.
+    """
+    word, flag = tagged[i].word, tagged[i].flag
+    return (
+        bool(re.fullmatch(_ZH_KIND_WORD, word))
+        or (asking and (flag == "t" or word[:1] == "几"))  # 哪 几路 公交车
+        or (word == "的" and i > 0 and tagged[i - 1].word == "谁")  # 谁的 指导
+    )
+
+
+#: A word this common (wordfreq's Zipf scale) says nothing of what a question is about.
+COMMON_ZIPF = 5.0
+_NAME_JOINS = ("·", "-", "‧", "•")
+#: Characters that end no name: a preposition, copula or particle following the subject
+#: (石青山*在*哪年出生, 章同*是*哪里人).
+_ZH_FUNCTION = frozenset("在是的了和与及被把将从对向为于也都就还又曾所有")
+
+
+def _common_opening(texts: list[str]) -> str:
+    """The longest text every one of ``texts`` opens with."""
+    first, last = min(texts), max(texts)
+    size = 0
+    while size < len(first) and first[size] == last[size]:
+        size += 1
+    return first[:size]
+
+
+def telling(text: str) -> bool:
+    """Whether a Chinese subject names something: one of its words is rarer than
+    :data:`COMMON_ZIPF` (布兰森, 茶叶生产国; not 条件 or 世界)."""
+    return any(rare(w) for w in words(text) if CJK.match(w))
+
+
+def rare(text: str) -> bool:
+    """Whether a Chinese word or text is rarer than :data:`COMMON_ZIPF`."""
+    from wordfreq import zipf_frequency
+
+    return zipf_frequency(text, "zh") < COMMON_ZIPF
+
+
+def _zh_shared(question: str) -> str:
+    """The subject a Chinese question in a row opens most of its pieces with (章同 in
+    章同是哪里人，章同做过什么官，章同为什么……): the longest opening that at
+    least half of the pieces (and two or more) share, without a closing particle."""
+
+    pieces = [p.strip() for p in re.split(r"[，,。？?！!；;、]", question) if p.strip()]
+    need = max(2, math.ceil(len(pieces) / 2))
+    groups: dict[str, list[str]] = {}
+    for piece in pieces:
+        groups.setdefault(piece[:2], []).append(piece)
+    best = ""
+    for group in groups.values():
+        if len(group) < need:
+            continue
+        opening = _common_opening(group)
+        while opening and opening[-1] in _ZH_FUNCTION:
+            opening = opening[:-1]
+        if (
+            len(opening) >= 2
+            and re.fullmatch(rf"[{CJK_CLASS}A-Za-z0-9·]+", opening)
+            and not ZH_ASKS.search(opening)
+            and rare(opening)
+            and len(opening) > len(best)
+        ):
+            best = opening
+    return best
+
+
+def _common(word: str) -> bool:
+    """Whether a lower-case English word is a dictionary word (a noun, verb, adjective or
+    adverb lemminflect knows), not a name."""
+    return lemma(word) != word or is_word(word)
+
+
+def _noun_run(tokens: list[str]) -> str:
+    """Leading words of ``tokens`` up to the first verb-like word or preposition."""
+    out: list[str] = []
+    for tok in tokens:
+        tok = tok.strip(".,?!")
+        if tok in _ARTICLES and not out:
+            continue
+        if (
+            tok in _AUX
+            or tok in STOP_WORDS
+            or stem(tok) in SCAFFOLD
+            or (out and (tok.endswith("ed") or tok.endswith("ing")))
+        ):
+            break
+        out.append(tok)
+    return " ".join(out)

@@ -29,13 +29,13 @@ from research.document import Document
 from research.notes import no_web_label
 from research.plan import Plan, SubQuestion
 from research.question import Focus, Glossary, entity
+from research.ranking import Part
 from research.ranking import evidence as ranked_evidence
 from research.relevance import (
     ALONE,
     LEARNED,
     THRESHOLD,
     Scored,
-    answer_threshold,
     assessed,
     evidence_threshold,
     quote_bounds,
@@ -44,7 +44,7 @@ from research.relevance import (
 from research.retrieval import PageTerms, agreed, bm25, standing
 from research.selection import Quote, informative
 from research.tables import Found, file_table_score, table_score, tables_in
-from research.text import CJK, links, plain, terms
+from research.text import CJK, links, plain, script, terms
 from subagents.evidence import EvidenceItem, EvidenceLedger, PageRecord, sidecar_path, url_key
 from subagents.search.render import result_list
 
@@ -413,10 +413,10 @@ class Research:
                     "rank": scored.rank,
                     "passage": scored.passage,
                 }
+        if LEARNED:  # a new page changes where every page stands
+            self._rescore()
         for sid in self.focus:  # a new page may change which page answers a part best
-            if LEARNED:
-                self._rescore(sid)
-            elif self.leads[sid]:
+            if not LEARNED and self.leads[sid]:
                 self._promote(sid)
         self._score_tables(path, text, title, kind)
 
@@ -464,32 +464,37 @@ class Research:
                 "features": scored.features
             }
 
-    def _rescore(self, sid: str) -> None:
-        """Under the learned model, a part's evidence: its
+    def _rescore(self) -> None:
+        """Under the learned model, every part's evidence: of its
         :data:`~research.ranking.CANDIDATES` best sentences over the sources read, by the
         sentence model with each page's standing among the pages read for the question's
-        parts (see :func:`research.retrieval.standing`). When the answer model says one of
-        them answers the part (see :func:`research.relevance.answer_threshold`), the part
-        quotes it, and those of them on its page and any other it says answers. A sentence
-        that falls out as better pages are read stays in the ledger, uncited."""
+        parts (see :func:`research.retrieval.standing`), what the answer model has it
+        quote, weighing what the question's other parts quote too (see
+        :func:`research.ranking.evidence`). A sentence that falls out as better pages are
+        read stays in the ledger, uncited."""
         rankings = {part: self._ranking(part) for part in self.page_terms}
-        standings = standing(rankings, sid)
-        weighed = list(self.sentences[sid].values())
-        rows = [raw["features"] | standings.get(raw["page_path"], ALONE) for raw in weighed]
-        texts = [raw["span"] for raw in weighed]
-        pages = [raw["page_path"] for raw in weighed]
-        bar = answer_threshold(self.focus[sid])
-        evidence: dict[str, float] = {}
-        for i, score in ranked_evidence(rows, texts, pages, bar).items():
-            item = self.ledger.add(EvidenceItem.from_dict(dict(weighed[i])))
-            evidence[item.id] = max(evidence.get(item.id, 0.0), score)
-        self.evidence[sid] = evidence
-        cited = {item.page_path for i in evidence if (item := self.ledger.get(i)) is not None}
-        for source in self.sources.values():
-            if source.path in cited:
-                source.relevant_to.add(sid)
-            else:
-                source.relevant_to.discard(sid)
+        weighed = {sid: list(self.sentences[sid].values()) for sid in self.focus}
+        parts = {}
+        for sid, raws in weighed.items():
+            standings = standing(rankings, sid)
+            parts[sid] = Part(
+                rows=[raw["features"] | standings.get(raw["page_path"], ALONE) for raw in raws],
+                texts=[raw["span"] for raw in raws],
+                pages=[raw["page_path"] for raw in raws],
+                script=script(self.focus[sid].text),
+            )
+        for sid, chosen in ranked_evidence(parts).items():
+            evidence: dict[str, float] = {}
+            for i, score in chosen.items():
+                item = self.ledger.add(EvidenceItem.from_dict(dict(weighed[sid][i])))
+                evidence[item.id] = max(evidence.get(item.id, 0.0), score)
+            self.evidence[sid] = evidence
+            cited = {it.page_path for i in evidence if (it := self.ledger.get(i)) is not None}
+            for source in self.sources.values():
+                if source.path in cited:
+                    source.relevant_to.add(sid)
+                else:
+                    source.relevant_to.discard(sid)
 
     def _promote(self, sid: str) -> None:
         """Take a part's best leads in as evidence: from the page that answers the part

@@ -12,9 +12,20 @@ from dataclasses import dataclass
 
 from .document import Document
 from .question import Focus
-from .ranking import CANDIDATES, FEATURES, Features, answers, evidence, model
-from .relevance import ALONE, LEARNED, answer_threshold, assessed
+from .ranking import (
+    CANDIDATES,
+    FEATURES,
+    Features,
+    Part,
+    answer_model,
+    answers,
+    evidence,
+    model,
+    question_rows,
+)
+from .relevance import ALONE, LEARNED, Scored, assessed
 from .retrieval import rankings_of, standing
+from .text import script
 
 
 @dataclass(frozen=True)
@@ -45,19 +56,29 @@ def explain(
     (``(name, document)`` pairs), best first by the sentence model, each page standing
     among ``pages`` as a run ranks them for every part (see
     :func:`research.retrieval.standing`), with what the answer model makes of the
-    part's best (see :func:`research.ranking.evidence`)."""
+    part's best, weighing what the question's other parts quote (see
+    :func:`research.ranking.evidence`)."""
     rankings = rankings_of({k: f.words for k, f in parts.items()}, {n: d.counts for n, d in pages})
-    stand = standing(rankings, part)
-    found = [
-        (name, scored, scored.features | stand.get(name, ALONE))
-        for name, doc in pages
-        for scored in assessed(parts[part], doc)[: max(limit, CANDIDATES)]
-    ]
-    rows = [features for _, _, features in found]
-    texts = [scored.sentence.text for _, scored, _ in found]
-    weighed = dict(answers(rows, texts))
-    pages = [name for name, _, _ in found]
-    chosen = evidence(rows, texts, pages, answer_threshold(parts[part]))
+    read: dict[str, Part] = {}
+    found: list[tuple[str, Scored]] = []
+    for sid, focus in parts.items():
+        stand = standing(rankings, sid)
+        mine = [
+            (name, scored)
+            for name, doc in pages
+            for scored in assessed(focus, doc)[: max(limit, CANDIDATES)]
+        ]
+        read[sid] = Part(
+            rows=[s.features | stand.get(name, ALONE) for name, s in mine],
+            texts=[s.sentence.text for _, s in mine],
+            pages=[name for name, _ in mine],
+            script=script(focus.text),
+        )
+        if sid == part:
+            found = mine
+    rows = question_rows(read)[part]
+    weighed = dict(answers(rows, read[part].texts, answer_model()))
+    chosen = evidence(read)[part]
     out = [
         Explained(
             name,
@@ -69,7 +90,7 @@ def explain(
             features,
             model().contributions(features),
         )
-        for i, (name, scored, features) in enumerate(found)
+        for i, ((name, scored), features) in enumerate(zip(found, rows, strict=True))
     ]
     out.sort(key=lambda e: -e.learned)
     return out[:limit]

@@ -67,8 +67,16 @@ FEATURES = SENTENCE_FEATURES + PAGE_FEATURES
 #: the best it is (see :func:`standing_in_part`).
 PART_FEATURES = ("log_odds", "first_of_part", "margin")
 
-#: The answer model's features: a sentence's, its page's and its standing in its part.
-ANSWER_FEATURES = FEATURES + PART_FEATURES
+#: The features of the answer model that weighs a part alone: a sentence's, its page's
+#: and its standing in its part.
+ALONE_FEATURES = FEATURES + PART_FEATURES
+
+#: Whether another part of the question quotes the sentence's page, by the answer model
+#: that weighs a part alone (see :func:`evidence`).
+QUESTION_FEATURES = ("page_quoted",)
+
+#: The answer model's features.
+ANSWER_FEATURES = ALONE_FEATURES + QUESTION_FEATURES
 
 #: A part's best sentences over every page read that the answer model weighs.
 CANDIDATES = 3
@@ -94,6 +102,9 @@ class Model:
     #: answer the part depends on how well the features read that script
     thresholds: Mapping[str, float] = field(default_factory=dict)
     answer: Model | None = None
+    #: the answer model's first pass: the one that weighs a part alone, whose choices
+    #: tell which pages the question's other parts quote
+    alone: Model | None = None
 
     def threshold_for(self, script: str) -> float:
         """The threshold for a part written in ``script``."""
@@ -134,54 +145,105 @@ def standing_in_part(log_odds: Sequence[float]) -> list[Features]:
     ]
 
 
-def answers(rows: Sequence[Features], texts: Sequence[str]) -> list[tuple[int, float]]:
+@dataclass(frozen=True)
+class Part:
+    """What a part has read, for the answer models: its best sentences on each page."""
+
+    #: each sentence's features, its page's standing among the pages read included
+    rows: Sequence[Features]
+    #: each sentence's text
+    texts: Sequence[str]
+    #: each sentence's page
+    pages: Sequence[str]
+    #: the script the part is written in (see :func:`research.text.script`)
+    script: str
+
+
+def answers(
+    rows: Sequence[Features], texts: Sequence[str], judge: Model
+) -> list[tuple[int, float]]:
     """The :data:`CANDIDATES` best of a part's sentences by the sentence model, with the
-    answer model's probability that each answers the part, best first. A sentence said
-    alike on several pages (a copy of an article on another site) is one candidate: its
-    best-scoring copy, standing as well as the best-standing of the pages that say it.
+    probability ``judge`` (an answer model) gives that each answers the part, best
+    first. A sentence said alike on several pages (a copy of an article on another site)
+    is one candidate: its best-scoring copy, standing as well as the best-standing of
+    the pages that say it.
 
     Args:
         rows: each sentence's features, its page's standing among the pages read
-            included (:data:`FEATURES`).
+            included (:data:`FEATURES`, and :data:`QUESTION_FEATURES` for the answer
+            model that weighs them).
         texts: each sentence's text.
+        judge: the answer model.
 
     Returns:
         ``(index in rows, probability)`` pairs.
     """
-    ranker, answer = model(), answer_model()
+    ranker = model()
     copies: dict[str, list[int]] = {}
     for i, text in enumerate(texts):
         copies.setdefault(" ".join(text.casefold().split()), []).append(i)
+    page_level = [n for n in (*PAGE_FEATURES, *QUESTION_FEATURES) if rows and n in rows[0]]
     merged: dict[int, Features] = {}
     for same in copies.values():
         # a sentence said alike on several pages stands where the best of them stands
         first = max(same, key=lambda i: ranker.log_odds(rows[i]))
-        merged[first] = rows[first] | {n: max(rows[i][n] for i in same) for n in PAGE_FEATURES}
+        merged[first] = rows[first] | {n: max(rows[i][n] for i in same) for n in page_level}
     log_odds = {i: ranker.bias + ranker.log_odds(f) for i, f in merged.items()}
     order = sorted(merged, key=lambda i: (-log_odds[i], i))[:CANDIDATES]
     places = standing_in_part([log_odds[i] for i in order])
-    return [(i, answer.score(merged[i] | p)) for i, p in zip(order, places, strict=True)]
+    return [(i, judge.score(merged[i] | p)) for i, p in zip(order, places, strict=True)]
 
 
-def evidence(
-    rows: Sequence[Features], texts: Sequence[str], pages: Sequence[str], bar: float
-) -> dict[int, float]:
-    """A part's evidence among its sentences: when the answer model says one of its
-    :data:`CANDIDATES` best answers it (scoring at least ``bar``), that one, the others of
-    them on its page, and any other of them scoring ``bar``; by index in ``rows``, with
-    the answer model's probability. Nothing when none reaches ``bar``.
-
-    Args:
-        rows: each sentence's features, its page's standing included.
-        texts: each sentence's text.
-        pages: each sentence's page.
-        bar: the part's answer threshold (see :meth:`Model.threshold_for`).
-    """
-    found = answers(rows, texts)
+def _chosen(part: Part, rows: Sequence[Features], judge: Model) -> dict[int, float]:
+    """What ``judge`` has a part quote: when one of its candidates (see :func:`answers`)
+    reaches the judge's threshold for the part's script, that one, the others on its
+    page, and any other reaching it; by index, with the judge's probability."""
+    found = answers(rows, part.texts, judge)
+    bar = judge.threshold_for(part.script)
     if not found or max(p for _, p in found) < bar:
         return {}
     best = max(found, key=lambda ip: ip[1])[0]
-    return {i: p for i, p in found if p >= bar or pages[i] == pages[best]}
+    return {i: p for i, p in found if p >= bar or part.pages[i] == part.pages[best]}
+
+
+def question_rows(parts: Mapping[str, Part]) -> dict[str, list[Features]]:
+    """Each part's rows with its :data:`QUESTION_FEATURES`: whether another part of the
+    question quotes the row's page, as the answer model that weighs a part alone has
+    them quote (a part answered on a page makes that page likelier to answer another
+    part of the same question, and the answer model weighs by how much).
+
+    Args:
+        parts: what each part has read, by part id.
+    """
+    alone = answer_model().alone
+    if alone is None:
+        raise ValueError(f"{MODEL_PATH} has no answer model for parts alone: retrain it")
+    quoted = {
+        sid: {part.pages[i] for i in _chosen(part, part.rows, alone)} for sid, part in parts.items()
+    }
+    out = {}
+    for sid, part in parts.items():
+        others = set().union(*(pages for k, pages in quoted.items() if k != sid))
+        out[sid] = [
+            row | {"page_quoted": float(page in others)}
+            for row, page in zip(part.rows, part.pages, strict=True)
+        ]
+    return out
+
+
+def evidence(parts: Mapping[str, Part]) -> dict[str, dict[int, float]]:
+    """Each part's evidence among its sentences, by index in its rows, with the answer
+    model's probability: when the answer model says one of the part's
+    :data:`CANDIDATES` best answers it (reaching its threshold for the part's script),
+    that one, the others of them on its page, and any other of them reaching it; nothing
+    when none does. The answer model weighs what the question's other parts quote (see
+    :func:`question_rows`).
+
+    Args:
+        parts: what each part has read, by part id.
+    """
+    rows = question_rows(parts)
+    return {sid: _chosen(part, rows[sid], answer_model()) for sid, part in parts.items()}
 
 
 def from_dict(raw: Mapping[str, object], names: tuple[str, ...] = FEATURES) -> Model:
@@ -189,7 +251,7 @@ def from_dict(raw: Mapping[str, object], names: tuple[str, ...] = FEATURES) -> M
     found = tuple(raw["features"])  # type: ignore[arg-type]
     if found != names:
         raise ValueError(f"model features {found} are not {names}: retrain the model")
-    answer = raw.get("answer")
+    answer, alone = raw.get("answer"), raw.get("alone")
     return Model(
         names=names,
         weights=tuple(float(w) for w in raw["weights"]),  # type: ignore[union-attr]
@@ -197,6 +259,7 @@ def from_dict(raw: Mapping[str, object], names: tuple[str, ...] = FEATURES) -> M
         threshold=float(raw["threshold"]),  # type: ignore[arg-type]
         thresholds={k: float(v) for k, v in dict(raw.get("thresholds") or {}).items()},  # type: ignore[call-overload]
         answer=from_dict(answer, ANSWER_FEATURES) if isinstance(answer, Mapping) else None,
+        alone=from_dict(alone, ALONE_FEATURES) if isinstance(alone, Mapping) else None,
     )
 
 
@@ -215,19 +278,23 @@ def answer_model() -> Model:
 
 
 __all__ = [
+    "ALONE_FEATURES",
     "ANSWER_FEATURES",
     "CANDIDATES",
     "FEATURES",
     "MODEL_PATH",
     "PAGE_FEATURES",
     "PART_FEATURES",
+    "QUESTION_FEATURES",
     "SENTENCE_FEATURES",
     "Features",
     "Model",
+    "Part",
     "answer_model",
     "answers",
     "evidence",
     "from_dict",
     "model",
+    "question_rows",
     "standing_in_part",
 ]

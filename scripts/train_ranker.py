@@ -33,14 +33,15 @@ parts when the part's gold article is taken out of the pages read (the pages are
 again without it: a part asked of pages none of which answers it should find nothing),
 one for each script the parts are written in (the features read some scripts better than
 others), and one over all of them for any other script.
-Then the answer model: for each part, its :data:`~research.ranking.CANDIDATES` best
+Then the answer models: for each part, its :data:`~research.ranking.CANDIDATES` best
 sentences by the sentence model, with their standing among them
 (:func:`research.ranking.standing_in_part`), asked with and without the gold page among
 the pages read; a logistic regression of whether each holds the answer
-(:func:`fit_answer`), and its thresholds calibrated alike, per script
-(:func:`answer_cut_offs`). The file records the data's commits, the counts, and the
-figures on the training data, in the sample and cross-validated over two halves of the
-articles.
+(:func:`fit_answer`), first for a part alone, then again with whether another part of
+the question quotes the candidate's page by the first model's choices (:func:`fit_answers`);
+the thresholds of both calibrated alike, per script (:func:`answer_cut_offs`). The file
+records the data's commits, the counts, and the figures on the training data, in the
+sample and cross-validated over two halves of the articles.
 """
 
 from __future__ import annotations
@@ -57,7 +58,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -71,6 +72,7 @@ from research.features import features_of  # noqa: E402
 from research.plan import offline_plan  # noqa: E402
 from research.question import Focus  # noqa: E402
 from research.ranking import (  # noqa: E402
+    ALONE_FEATURES,
     ANSWER_FEATURES,
     CANDIDATES,
     FEATURES,
@@ -254,6 +256,8 @@ class Example:
     #: (the part asked of pages none of which answers it)
     unanswered: list[float] | None = None
     script: str = "latin"  # the part's (see research.text.script)
+    page: str = ""  # the page it is on, within its question
+    gold_key: str = ""  # the part's gold page, within its question
 
 
 def _standings(
@@ -299,6 +303,8 @@ def question_examples(
                     article is gold,
                     None if other is None else own + other,
                     script(focus[sid].text),
+                    key,
+                    gold_key,
                 )
 
 
@@ -494,12 +500,18 @@ def figures(
 class Candidate:
     """One of a part's best sentences over the pages read, for the answer model."""
 
-    features: list[float]  # in ANSWER_FEATURES' order
+    features: list[float]  # in ALONE_FEATURES' order, then QUESTION_FEATURES' once known
     label: int
     group: str
     answered: bool  # whether the part's gold page is among the pages read
     script: str
     article: str
+    page: str
+    gold_key: str
+
+    @property
+    def question(self) -> str:
+        return self.group.rsplit(":", 1)[0]
 
 
 def _log_odds(weights: Sequence[float], bias: float, feats: Sequence[float]) -> float:
@@ -531,6 +543,8 @@ def candidates(groups: list[Scored], weights: Sequence[float], bias: float) -> l
                         answered,
                         e.script,
                         e.article,
+                        e.page,
+                        e.gold_key,
                     )
                 )
     return out
@@ -545,6 +559,66 @@ def fit_answer(cands: list[Candidate]) -> tuple[list[float], float]:
     clf = LogisticRegression(C=REGULARISATION, solver="lbfgs", max_iter=10000)
     clf.fit([c.features for c in cands], [c.label for c in cands])
     return [round(float(w), 6) for w in clf.coef_[0]], round(float(clf.intercept_[0]), 6)
+
+
+def _chosen_pages(
+    cands: list[Candidate], weights: Sequence[float], bias: float, bar: float, bars: dict
+) -> dict[str, set[str]]:
+    """The pages each part quotes (read with its gold page) by an answer model: when its
+    best candidate reaches the part's threshold, that one's page and the page of any
+    other that does (see :func:`research.ranking.evidence`), by part."""
+    by_part: dict[str, list[tuple[float, Candidate]]] = {}
+    for c in cands:
+        if c.answered:
+            by_part.setdefault(c.group, []).append((_score(weights, bias, c.features), c))
+    out: dict[str, set[str]] = {}
+    for group, scored_ in by_part.items():
+        least = bars.get(scored_[0][1].script, bar)
+        best = max(scored_, key=lambda pc: pc[0])
+        if best[0] >= least:
+            out[group] = {best[1].page} | {c.page for p, c in scored_ if p >= least}
+    return out
+
+
+def with_question(cands: list[Candidate], quoted: dict[str, set[str]]) -> list[Candidate]:
+    """The candidates with their :data:`~research.ranking.QUESTION_FEATURES`: whether
+    another part of the question quotes the candidate's page (``quoted``: each part's
+    pages, by :func:`_chosen_pages` of the answer model without them); a part asked
+    without its gold page does not see that page quoted by the others either."""
+    by_question: dict[str, dict[str, set[str]]] = {}
+    for group, pages in quoted.items():
+        by_question.setdefault(group.rsplit(":", 1)[0], {})[group] = pages
+    out = []
+    for c in cands:
+        others = set().union(
+            *(p for g, p in by_question.get(c.question, {}).items() if g != c.group)
+        )
+        if not c.answered:
+            others.discard(c.gold_key)
+        out.append(replace(c, features=[*c.features, float(c.page in others)]))
+    return out
+
+
+def fit_answers(
+    cands: list[Candidate],
+) -> tuple[tuple[list[float], float, float, dict], tuple[list[float], float, float, dict]]:
+    """Both answer models, each with its weights, bias and thresholds: the one that
+    weighs a part alone (:func:`fit_answer` on ``cands``), and the one that also weighs
+    what the question's other parts quote, by the first one's choices."""
+    alone_w, alone_b = fit_answer(cands)
+    alone_bar, alone_bars = answer_cut_offs(cands, alone_w, alone_b)
+    full = with_question(cands, _chosen_pages(cands, alone_w, alone_b, alone_bar, alone_bars))
+    w, b = fit_answer(full)
+    bar, bars = answer_cut_offs(full, w, b)
+    return (alone_w, alone_b, alone_bar, alone_bars), (w, b, bar, bars)
+
+
+def _in_question(
+    cands: list[Candidate], alone: tuple[list[float], float, float, dict]
+) -> list[Candidate]:
+    """``cands`` with their question features, by the answer model that weighs a part
+    alone (``alone``: weights, bias, threshold, thresholds)."""
+    return with_question(cands, _chosen_pages(cands, *alone))
 
 
 def _unanswered_best(cands: list[Candidate], weights: Sequence[float], bias: float) -> dict:
@@ -618,10 +692,8 @@ def cross_validated(data: list[Example]) -> tuple[dict[str, float], dict[str, fl
         got = figures(tested, cut_off(fitted), cut_offs(fitted))
         for key, value in got.items():
             out[key] = round(out.get(key, 0.0) + value / 2, 4)
-        cands = candidates(fitted, weights, bias)
-        a_weights, a_bias = fit_answer(cands)
-        bar, bars = answer_cut_offs(cands, a_weights, a_bias)
-        held = candidates(tested, weights, bias)
+        alone, (a_weights, a_bias, bar, bars) = fit_answers(candidates(fitted, weights, bias))
+        held = _in_question(candidates(tested, weights, bias), alone)
         for key, value in answer_figures(held, a_weights, a_bias, bar, bars).items():
             answers[key] = round(answers.get(key, 0.0) + value / 2, 4)
     return out, answers
@@ -667,9 +739,10 @@ def train(limit: int = PARTS_PER_SET, cache: Path | None = None) -> dict[str, An
     groups = scored(data, weights, bias)
     threshold = cut_off(groups)
     thresholds = {k: round(v, 6) for k, v in cut_offs(groups).items()}
-    cands = candidates(groups, weights, bias)
-    a_weights, a_bias = fit_answer(cands)
-    a_threshold, a_thresholds = answer_cut_offs(cands, a_weights, a_bias)
+    alone, (a_weights, a_bias, a_threshold, a_thresholds) = fit_answers(
+        candidates(groups, weights, bias)
+    )
+    cands = _in_question(candidates(groups, weights, bias), alone)
     ranked, answered = cross_validated(data)
     model = {
         "features": list(FEATURES),
@@ -683,6 +756,13 @@ def train(limit: int = PARTS_PER_SET, cache: Path | None = None) -> dict[str, An
             "bias": a_bias,
             "threshold": a_threshold,
             "thresholds": a_thresholds,
+            "alone": {
+                "features": list(ALONE_FEATURES),
+                "weights": alone[0],
+                "bias": alone[1],
+                "threshold": alone[2],
+                "thresholds": alone[3],
+            },
         },
         "calibration": {
             "honest_target": HONEST,

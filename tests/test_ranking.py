@@ -23,7 +23,14 @@ from host.cli import main as cli_main
 from research.document import Document
 from research.explain import explain, explained_text
 from research.plan import offline_plan
-from research.ranking import FEATURES, MODEL_PATH, SENTENCE_FEATURES, from_dict, model
+from research.ranking import (
+    FEATURES,
+    MODEL_PATH,
+    QUESTION_FEATURES,
+    SENTENCE_FEATURES,
+    from_dict,
+    model,
+)
 from research.relevance import THRESHOLD, assessed
 
 PAGE = """# The Corvale ferry
@@ -95,7 +102,7 @@ def test_explain_shows_every_feature_and_what_the_model_made_of_it():
     assert found and "1891" in found[0].text
     assert [e.score for e in found] == sorted((e.score for e in found), reverse=True)
     for e in found:
-        assert set(e.features) == set(FEATURES)
+        assert set(e.features) == set(FEATURES) | set(QUESTION_FEATURES)
         log_odds = model().bias + sum(e.contributions.values())
         assert math.isclose(1 / (1 + math.exp(-log_odds)), e.learned, rel_tol=1e-9)
     # the ferry's page is the best of the two read for the part, and says so
@@ -227,7 +234,7 @@ def test_a_sentence_said_alike_on_several_pages_is_one_candidate_where_its_best_
     """A copy of an article on another site gives the same sentences again: they must not
     crowd out the part's other candidates, and the copy that stands lower among the pages
     read must not pull the sentence down."""
-    from research.ranking import CANDIDATES, answers
+    from research.ranking import CANDIDATES, answer_model, answers
 
     plan = offline_plan("When was Harrowgate windmill built?")
     focus = plan.focus(plan.subquestions[0])
@@ -236,9 +243,49 @@ def test_a_sentence_said_alike_on_several_pages_is_one_candidate_where_its_best_
     texts = [s.sentence.text for s in assessed(focus, mill)]
     high = {"page_share": 1.0, "page_first": 1.0, "page_agreed": 0.0}
     low = {"page_share": 0.4, "page_first": 0.0, "page_agreed": 0.0}
-    alone = answers([f | high for f in own], texts)
-    copied = answers([f | low for f in own] + [f | high for f in own], texts + texts)
+    judge = answer_model()
+    alone = answers([f | high for f in own], texts, judge)
+    copied = answers([f | low for f in own] + [f | high for f in own], texts + texts, judge)
     assert len(alone) == min(CANDIDATES, len(set(texts)))
     said = [(texts + texts)[i] for i, _ in copied]
     assert len(said) == len(set(said)) == len(alone)
     assert [round(p, 9) for _, p in copied] == [round(p, 9) for _, p in alone]
+
+
+def test_the_answer_model_sees_which_pages_the_questions_other_parts_quote():
+    """A part answered on a page makes that page likelier to answer the question's other
+    parts: each part's rows carry whether another part quotes their page (by the answer
+    model that weighs a part alone), never counting the part's own quotes."""
+    from research.ranking import Part, question_rows
+    from research.retrieval import rankings_of, standing
+    from research.text import script
+
+    plan = offline_plan(
+        "When was Harrowgate windmill built? How far away can the Skerrow Point lighthouse be seen?"
+    )
+    focus = {s.id: plan.focus(s) for s in plan.subquestions}
+    docs = {
+        "mill": Document.of(f"# {MILL.title}\n\n" + " ".join(MILL.paragraphs), MILL.title),
+        "light": Document.of(
+            f"# {LIGHTHOUSE.title}\n\n" + " ".join(LIGHTHOUSE.paragraphs), LIGHTHOUSE.title
+        ),
+    }
+    rankings = rankings_of(
+        {k: f.words for k, f in focus.items()}, {n: d.counts for n, d in docs.items()}
+    )
+    parts = {}
+    for sid, f in focus.items():
+        stand = standing(rankings, sid)
+        mine = [(n, s) for n, d in docs.items() for s in assessed(f, d)]
+        parts[sid] = Part(
+            rows=[s.features | stand[n] for n, s in mine],
+            texts=[s.sentence.text for _, s in mine],
+            pages=[n for n, _ in mine],
+            script=script(f.text),
+        )
+    rows = question_rows(parts)
+    for sid, other in (("q1", "light"), ("q2", "mill")):
+        quoted = {
+            p for row, p in zip(rows[sid], parts[sid].pages, strict=True) if row["page_quoted"]
+        }
+        assert quoted == {other}  # the other part's page, never its own

@@ -32,7 +32,6 @@ from research.question import Focus, Glossary, entity
 from research.ranking import Part
 from research.ranking import evidence as ranked_evidence
 from research.relevance import (
-    ALONE,
     LEARNED,
     THRESHOLD,
     Scored,
@@ -476,13 +475,8 @@ class Research:
         weighed = {sid: list(self.sentences[sid].values()) for sid in self.focus}
         parts = {}
         for sid, raws in weighed.items():
-            standings = standing(rankings, sid)
-            parts[sid] = Part(
-                rows=[raw["features"] | standings.get(raw["page_path"], ALONE) for raw in raws],
-                texts=[raw["span"] for raw in raws],
-                pages=[raw["page_path"] for raw in raws],
-                script=script(self.focus[sid].text),
-            )
+            read = [(raw["page_path"], raw["span"], raw["features"]) for raw in raws]
+            parts[sid] = Part.of(read, standing(rankings, sid), script(self.focus[sid].text))
         for sid, chosen in ranked_evidence(parts).items():
             evidence: dict[str, float] = {}
             for i, score in chosen.items():

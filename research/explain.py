@@ -19,11 +19,11 @@ from .ranking import (
     Part,
     answer_model,
     answers,
-    evidence,
+    chosen,
     model,
     question_rows,
 )
-from .relevance import ALONE, LEARNED, Scored, assessed
+from .relevance import LEARNED, Scored, assessed
 from .retrieval import rankings_of, standing
 from .text import script
 
@@ -62,23 +62,18 @@ def explain(
     read: dict[str, Part] = {}
     found: list[tuple[str, Scored]] = []
     for sid, focus in parts.items():
-        stand = standing(rankings, sid)
         mine = [
             (name, scored)
             for name, doc in pages
             for scored in assessed(focus, doc)[: max(limit, CANDIDATES)]
         ]
-        read[sid] = Part(
-            rows=[s.features | stand.get(name, ALONE) for name, s in mine],
-            texts=[s.sentence.text for _, s in mine],
-            pages=[name for name, _ in mine],
-            script=script(focus.text),
-        )
+        sentences = [(name, s.sentence.text, s.features) for name, s in mine]
+        read[sid] = Part.of(sentences, standing(rankings, sid), script(focus.text))
         if sid == part:
             found = mine
     rows = question_rows(read)[part]
     weighed = dict(answers(rows, read[part].texts, answer_model()))
-    chosen = evidence(read)[part]
+    picked = chosen(read[part], rows, answer_model())
     out = [
         Explained(
             name,
@@ -86,7 +81,7 @@ def explain(
             weighed.get(i, 0.0) if LEARNED else scored.score,
             model().score(features),
             weighed.get(i),
-            i in chosen,
+            i in picked,
             features,
             model().contributions(features),
         )
@@ -106,8 +101,8 @@ def explained_text(part: str, found: Sequence[Explained], threshold: float) -> s
     if not found:
         lines.append("  no sentence scored")
     for rank, e in enumerate(found, 1):
-        chosen = e.evidence if LEARNED else e.score >= threshold
-        mark = "evidence" if chosen else "not evidence"
+        taken = e.evidence if LEARNED else e.score >= threshold
+        mark = "evidence" if taken else "not evidence"
         answer = "" if e.answer is None else f" · answer {e.answer:.3f}"
         lines.append(f"  {rank}. {e.score:.3f} {mark} · model {e.learned:.3f}{answer} · {e.source}")
         lines.append(f"     {' '.join(e.text.split())[:200]}")

@@ -83,6 +83,11 @@ CANDIDATES = 3
 
 Features = dict[str, float]
 
+#: The standing of a page read alone (its :data:`PAGE_FEATURES`): it is the best of the
+#: pages read for every part, and agreed on by none (see
+#: :func:`research.retrieval.standing`).
+ALONE: Features = {"page_share": 1.0, "page_first": 1.0, "page_agreed": 0.0}
+
 
 @dataclass(frozen=True)
 class Model:
@@ -158,6 +163,23 @@ class Part:
     #: the script the part is written in (see :func:`research.text.script`)
     script: str
 
+    @classmethod
+    def of(
+        cls,
+        read: Sequence[tuple[str, str, Features]],
+        standing: Mapping[str, Features],
+        script: str,
+    ) -> Part:
+        """What a part has read, from its sentences as ``(page, text, own features)``
+        and each page's standing among the pages read (a page without one stands as
+        :data:`ALONE`)."""
+        return cls(
+            rows=[features | standing.get(page, ALONE) for page, _, features in read],
+            texts=[text for _, text, _ in read],
+            pages=[page for page, _, _ in read],
+            script=script,
+        )
+
 
 def answers(
     rows: Sequence[Features], texts: Sequence[str], judge: Model
@@ -194,15 +216,17 @@ def answers(
     return [(i, judge.score(merged[i] | p)) for i, p in zip(order, places, strict=True)]
 
 
-def _chosen(part: Part, rows: Sequence[Features], judge: Model) -> dict[int, float]:
+def chosen(part: Part, rows: Sequence[Features], judge: Model) -> dict[int, float]:
     """What ``judge`` has a part quote: when one of its candidates (see :func:`answers`)
     reaches the judge's threshold for the part's script, that one, the others on its
     page, and any other reaching it; by index, with the judge's probability."""
     found = answers(rows, part.texts, judge)
-    bar = judge.threshold_for(part.script)
-    if not found or max(p for _, p in found) < bar:
+    if not found:
         return {}
-    best = max(found, key=lambda ip: ip[1])[0]
+    bar = judge.threshold_for(part.script)
+    best, top = max(found, key=lambda ip: ip[1])
+    if top < bar:
+        return {}
     return {i: p for i, p in found if p >= bar or part.pages[i] == part.pages[best]}
 
 
@@ -219,7 +243,7 @@ def question_rows(parts: Mapping[str, Part]) -> dict[str, list[Features]]:
     if alone is None:
         raise ValueError(f"{MODEL_PATH} has no answer model for parts alone: retrain it")
     quoted = {
-        sid: {part.pages[i] for i in _chosen(part, part.rows, alone)} for sid, part in parts.items()
+        sid: {part.pages[i] for i in chosen(part, part.rows, alone)} for sid, part in parts.items()
     }
     out = {}
     for sid, part in parts.items():
@@ -243,7 +267,7 @@ def evidence(parts: Mapping[str, Part]) -> dict[str, dict[int, float]]:
         parts: what each part has read, by part id.
     """
     rows = question_rows(parts)
-    return {sid: _chosen(part, rows[sid], answer_model()) for sid, part in parts.items()}
+    return {sid: chosen(part, rows[sid], answer_model()) for sid, part in parts.items()}
 
 
 def from_dict(raw: Mapping[str, object], names: tuple[str, ...] = FEATURES) -> Model:
@@ -278,6 +302,7 @@ def answer_model() -> Model:
 
 
 __all__ = [
+    "ALONE",
     "ALONE_FEATURES",
     "ANSWER_FEATURES",
     "CANDIDATES",
@@ -292,6 +317,7 @@ __all__ = [
     "Part",
     "answer_model",
     "answers",
+    "chosen",
     "evidence",
     "from_dict",
     "model",

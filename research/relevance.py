@@ -24,7 +24,7 @@ from .aboutness import _leaned_on, _page_view
 from .document import Document
 from .features import LOCAL_TOP, _local, _signals
 from .question import Focus
-from .ranking import Features, answer_model, model
+from .ranking import ALONE, Features, answer_model, model
 from .text import Sentence, script
 
 #: Whether sentences are scored by the learned model (:mod:`research.ranking`) rather
@@ -160,12 +160,6 @@ def _assess(focus: Focus, doc: Document, index: int) -> Scored:
     features, subject, said, rules = _signals(focus, doc, index)
     score = model().score(features | ALONE) if LEARNED else _rules_score(*rules)
     return Scored(doc.sentences[index], score, subject, said, features=features)
-
-
-#: The standing of a page read alone (the page features of :mod:`research.ranking`): it
-#: is the best of the pages read for every part, and agreed on by none (see
-#: :func:`research.retrieval.standing`).
-ALONE: Features = {"page_share": 1.0, "page_first": 1.0, "page_agreed": 0.0}
 
 
 def _rules_score(

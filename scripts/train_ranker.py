@@ -57,7 +57,7 @@ import re
 import subprocess
 import sys
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -448,20 +448,31 @@ def scored(data: list[Example], weights: Sequence[float], bias: float) -> list[S
     return list(groups.values())
 
 
-def cut_off(groups: list[Scored]) -> float:
-    """The evidence threshold: the score the best sentence of the pages read stays under
-    for :data:`HONEST` of the parts, when none of them is the part's gold page."""
-    off = [max((o for _, o, e in g if not e.gold_page), default=0.0) for g in groups]
-    return _quantile(off, HONEST) + 1e-6
+def honest_bars(best: Iterable[tuple[float, str]]) -> tuple[float, dict[str, float]]:
+    """The score a part's best sentence on pages that do not answer it stays under for
+    :data:`HONEST` of the parts: over all of them, and for each script that has at
+    least :data:`PER_SCRIPT` of them.
+
+    Args:
+        best: each part's best score on pages none of which answers it, with the
+            script the part is written in.
+    """
+    found = list(best)
+    by_script: dict[str, list[float]] = {}
+    for score, script_ in found:
+        by_script.setdefault(script_, []).append(score)
+    per = {
+        k: _quantile(v, HONEST) + 1e-6 for k, v in sorted(by_script.items()) if len(v) >= PER_SCRIPT
+    }
+    return _quantile([score for score, _ in found], HONEST) + 1e-6, per
 
 
-def cut_offs(groups: list[Scored]) -> dict[str, float]:
-    """:func:`cut_off` for the parts written in each script that has at least
-    :data:`PER_SCRIPT` of them."""
-    by_script: dict[str, list[Scored]] = {}
-    for g in groups:
-        by_script.setdefault(g[0][2].script, []).append(g)
-    return {k: cut_off(v) for k, v in sorted(by_script.items()) if len(v) >= PER_SCRIPT}
+def cut_offs(groups: list[Scored]) -> tuple[float, dict[str, float]]:
+    """The sentence model's evidence thresholds (see :func:`honest_bars`), from the best
+    sentence of the pages read when none of them is the part's gold page."""
+    return honest_bars(
+        (max((o for _, o, e in g if not e.gold_page), default=0.0), g[0][2].script) for g in groups
+    )
 
 
 def _bar(group: Scored, thresholds: dict[str, float], default: float) -> float:
@@ -599,23 +610,22 @@ def with_question(cands: list[Candidate], quoted: dict[str, set[str]]) -> list[C
     return out
 
 
-def fit_answers(
-    cands: list[Candidate],
-) -> tuple[tuple[list[float], float, float, dict], tuple[list[float], float, float, dict]]:
+Fitted = tuple[list[float], float, float, dict]  # weights, bias, threshold, thresholds
+
+
+def fit_answers(cands: list[Candidate]) -> tuple[Fitted, Fitted, list[Candidate]]:
     """Both answer models, each with its weights, bias and thresholds: the one that
     weighs a part alone (:func:`fit_answer` on ``cands``), and the one that also weighs
-    what the question's other parts quote, by the first one's choices."""
+    what the question's other parts quote, by the first one's choices; and the
+    candidates with their question features that the second was fitted on."""
     alone_w, alone_b = fit_answer(cands)
-    alone_bar, alone_bars = answer_cut_offs(cands, alone_w, alone_b)
-    full = with_question(cands, _chosen_pages(cands, alone_w, alone_b, alone_bar, alone_bars))
+    alone = (alone_w, alone_b, *answer_cut_offs(cands, alone_w, alone_b))
+    full = _in_question(cands, alone)
     w, b = fit_answer(full)
-    bar, bars = answer_cut_offs(full, w, b)
-    return (alone_w, alone_b, alone_bar, alone_bars), (w, b, bar, bars)
+    return alone, (w, b, *answer_cut_offs(full, w, b)), full
 
 
-def _in_question(
-    cands: list[Candidate], alone: tuple[list[float], float, float, dict]
-) -> list[Candidate]:
+def _in_question(cands: list[Candidate], alone: Fitted) -> list[Candidate]:
     """``cands`` with their question features, by the answer model that weighs a part
     alone (``alone``: weights, bias, threshold, thresholds)."""
     return with_question(cands, _chosen_pages(cands, *alone))
@@ -639,16 +649,8 @@ def answer_cut_offs(
     """The answer model's thresholds: the score a part's best candidate stays under, for
     :data:`HONEST` of the parts asked without their gold page, over all of them and for
     each script with at least :data:`PER_SCRIPT` of them."""
-    best = _unanswered_best(cands, weights, bias)
-    by_script: dict[str, list[float]] = {}
-    for p, script_ in best.values():
-        by_script.setdefault(script_, []).append(p)
-    per = {
-        k: round(_quantile(v, HONEST) + 1e-6, 6)
-        for k, v in sorted(by_script.items())
-        if len(v) >= PER_SCRIPT
-    }
-    return round(_quantile([p for p, _ in best.values()], HONEST) + 1e-6, 6), per
+    bar, per = honest_bars(_unanswered_best(cands, weights, bias).values())
+    return round(bar, 6), {k: round(v, 6) for k, v in per.items()}
 
 
 def answer_figures(
@@ -689,10 +691,10 @@ def cross_validated(data: list[Example]) -> tuple[dict[str, float], dict[str, fl
         weights, bias = fit(train_on)
         fitted = scored(train_on, weights, bias)
         tested = scored(test_on, weights, bias)
-        got = figures(tested, cut_off(fitted), cut_offs(fitted))
+        got = figures(tested, *cut_offs(fitted))
         for key, value in got.items():
             out[key] = round(out.get(key, 0.0) + value / 2, 4)
-        alone, (a_weights, a_bias, bar, bars) = fit_answers(candidates(fitted, weights, bias))
+        alone, (a_weights, a_bias, bar, bars), _ = fit_answers(candidates(fitted, weights, bias))
         held = _in_question(candidates(tested, weights, bias), alone)
         for key, value in answer_figures(held, a_weights, a_bias, bar, bars).items():
             answers[key] = round(answers.get(key, 0.0) + value / 2, 4)
@@ -737,12 +739,11 @@ def train(limit: int = PARTS_PER_SET, cache: Path | None = None) -> dict[str, An
     weights, bias = fit(data)
     weights, bias = [round(w, 6) for w in weights], round(bias, 6)
     groups = scored(data, weights, bias)
-    threshold = cut_off(groups)
-    thresholds = {k: round(v, 6) for k, v in cut_offs(groups).items()}
-    alone, (a_weights, a_bias, a_threshold, a_thresholds) = fit_answers(
+    threshold, thresholds = cut_offs(groups)
+    thresholds = {k: round(v, 6) for k, v in thresholds.items()}
+    alone, (a_weights, a_bias, a_threshold, a_thresholds), cands = fit_answers(
         candidates(groups, weights, bias)
     )
-    cands = _in_question(candidates(groups, weights, bias), alone)
     ranked, answered = cross_validated(data)
     model = {
         "features": list(FEATURES),

@@ -15,6 +15,7 @@ from .question import Focus
 from .ranking import (
     CANDIDATES,
     FEATURES,
+    PAGE_QUOTES,
     Features,
     Part,
     answer_model,
@@ -39,7 +40,8 @@ class Explained:
     score: float
     #: what the sentence model gives it, its page standing among the pages read
     learned: float
-    #: what the answer model gives it, for one of the part's best sentences (else None)
+    #: what the answer model gives it (that its page answers the part), for one of the
+    #: part's best sentences (else None)
     answer: float | None
     #: whether it is the part's evidence under the learned model
     evidence: bool
@@ -65,7 +67,7 @@ def explain(
         mine = [
             (name, scored)
             for name, doc in pages
-            for scored in assessed(focus, doc)[: max(limit, CANDIDATES)]
+            for scored in assessed(focus, doc)[: max(limit, CANDIDATES, PAGE_QUOTES)]
         ]
         sentences = [(name, s.sentence.text, s.features) for name, s in mine]
         read[sid] = Part.of(sentences, standing(rankings, sid), script(focus.text))

@@ -39,6 +39,7 @@ from .facts import (
     states_cause,
 )
 from .facts import years as facts_years
+from .paraphrase import similarities
 from .question import KIND_NAMED, Facet, Focus, localizer, names_kind, zh_tagged
 from .ranking import Features
 from .retrieval import BM25
@@ -104,7 +105,10 @@ def features_of(focus: Focus, doc: Document, index: int) -> Features:
       ``spaceless``, ``grams_spaceless``: the part is written without spaces between
       words (Chinese, Thai), and ``grams`` again for such a part only (a pair of
       characters says less than a word);
-    - ``length``: the log of its length.
+    - ``length``: the log of its length;
+    - ``paraphrase``, ``paraphrase_gap``: how close it comes, by word embeddings, to what
+      the part asks beyond its subject (in other words than the question's), and how
+      far under the page's closest (see :mod:`research.paraphrase`).
     """
     return _signals(focus, doc, index)[0]
 
@@ -124,6 +128,7 @@ def _signals(focus: Focus, doc: Document, index: int) -> tuple[Features, float, 
     text = sentence.text
     local, top = _local(focus, doc)
     grams, best = _grams(focus, doc)
+    close, closest = similarities(focus, doc)
     time = _time_agreement(focus, text)
     leaning = opens_leaning(text)
     untyped = focus.kind == "number" and not _gives_number(focus, text)
@@ -149,6 +154,8 @@ def _signals(focus: Focus, doc: Document, index: int) -> tuple[Features, float, 
         "spaceless": unspaced,
         "grams_spaceless": grams[index] * unspaced,
         "length": math.log(1 + len(plain(text))) / 5,
+        "paraphrase": close[index],
+        "paraphrase_gap": close[index] - closest,
     }
     return features, subject, said, rules
 

@@ -17,7 +17,12 @@ honest-nothing rate, see the file's ``calibration``).
 The page features change as more pages are read, a sentence's own features do not: a
 score is the model's :meth:`Model.probability` of the two :meth:`Model.log_odds` added.
 
-Loading reads the JSON once; scoring is a dot product.
+Whether a part is answered at all, and by which page, is a second model's call (the
+answer model, :class:`Trees`): gradient-boosted trees over a part's best sentences,
+which weigh how the features combine (a sentence that says the part's words on a page
+that stands first is worth more than either alone), fitted on the same data.
+
+Loading reads the JSON once; scoring is a dot product and a walk down each tree.
 """
 
 from __future__ import annotations
@@ -25,7 +30,7 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
@@ -53,6 +58,8 @@ SENTENCE_FEATURES = (
     "spaceless",
     "grams_spaceless",
     "length",
+    "paraphrase",
+    "paraphrase_gap",
 )
 
 #: How a sentence's page stands among the pages read for the part (the same for every
@@ -81,6 +88,11 @@ ANSWER_FEATURES = ALONE_FEATURES + QUESTION_FEATURES
 #: A part's best sentences over every page read that the answer model weighs.
 CANDIDATES = 3
 
+#: The best sentences (by the sentence model) a part quotes from a page the answer
+#: model says answers it: a page that answers a part often does so in a sentence just
+#: under its best (see the model file's ``calibration``).
+PAGE_QUOTES = 4
+
 Features = dict[str, float]
 
 #: The standing of a page read alone (its :data:`PAGE_FEATURES`): it is the best of the
@@ -90,30 +102,71 @@ ALONE: Features = {"page_share": 1.0, "page_first": 1.0, "page_agreed": 0.0}
 
 
 @dataclass(frozen=True)
-class Model:
-    """A logistic model over named features with its calibrated thresholds: the sentence
-    model over :data:`FEATURES`, which orders a part's sentences, holds the answer model
-    over :data:`ANSWER_FEATURES` (:attr:`answer`), which says whether one of a part's
-    :data:`CANDIDATES` best sentences answers it."""
+class Calibrated:
+    """A model's calibrated thresholds: one per script, and one for the rest."""
 
-    names: tuple[str, ...]
-    weights: tuple[float, ...]
-    bias: float
     #: the threshold for a part written in a script the training data had too few parts
     #: in (see :attr:`thresholds`)
     threshold: float
     #: the threshold for a part by the script it is written in (see
     #: :func:`research.text.script`): how faint a sentence may be on pages that do not
     #: answer the part depends on how well the features read that script
-    thresholds: Mapping[str, float] = field(default_factory=dict)
-    answer: Model | None = None
-    #: the answer model's first pass: the one that weighs a part alone, whose choices
-    #: tell which pages the question's other parts quote
-    alone: Model | None = None
+    thresholds: Mapping[str, float]
 
     def threshold_for(self, script: str) -> float:
         """The threshold for a part written in ``script``."""
         return self.thresholds.get(script, self.threshold)
+
+
+def _sigmoid(z: float) -> float:
+    return 1.0 / (1.0 + math.exp(-max(-30.0, min(30.0, z))))
+
+
+#: One regression tree: its nodes, the root first; a split is ``(feature index,
+#: threshold, left, right)`` (a value at most the threshold goes left), a leaf is
+#: ``(log-odds,)``.
+Tree = tuple[tuple[float, ...], ...]
+
+
+@dataclass(frozen=True)
+class Trees(Calibrated):
+    """The answer model: gradient-boosted regression trees whose leaves add up to the
+    log-odds that a candidate's page answers its part."""
+
+    names: tuple[str, ...] = ()
+    trees: tuple[Tree, ...] = ()
+    #: the answer model's first pass: the one that weighs a part alone, whose choices
+    #: tell which pages the question's other parts quote
+    alone: Trees | None = None
+
+    def log_odds(self, features: Mapping[str, float]) -> float:
+        """The sum of the leaves the features reach (a missing feature is 0)."""
+        x = [float(features.get(n, 0.0)) for n in self.names]
+        total = 0.0
+        for tree in self.trees:
+            node = tree[0]
+            while len(node) == 4:
+                node = tree[int(node[2] if x[int(node[0])] <= node[1] else node[3])]
+            total += node[0]
+        return total
+
+    def score(self, features: Mapping[str, float]) -> float:
+        """The probability that the features' candidate is on a page that answers its
+        part."""
+        return _sigmoid(self.log_odds(features))
+
+
+@dataclass(frozen=True)
+class Model(Calibrated):
+    """A logistic model over named features with its calibrated thresholds: the sentence
+    model over :data:`FEATURES`, which orders a part's sentences; it holds the answer
+    model over :data:`ANSWER_FEATURES` (:attr:`answer`), which says whether one of a
+    part's :data:`CANDIDATES` best sentences is on a page that answers it."""
+
+    names: tuple[str, ...] = ()
+    weights: tuple[float, ...] = ()
+    bias: float = 0.0
+    answer: Trees | None = None
 
     def score(self, features: Mapping[str, float]) -> float:
         """The probability the model gives for these features."""
@@ -131,8 +184,7 @@ class Model:
 
     def probability(self, *log_odds: float) -> float:
         """The probability the model gives for a sum of :meth:`log_odds`, with its bias."""
-        z = self.bias + sum(log_odds)
-        return 1.0 / (1.0 + math.exp(-max(-30.0, min(30.0, z))))
+        return _sigmoid(self.bias + sum(log_odds))
 
 
 def standing_in_part(log_odds: Sequence[float]) -> list[Features]:
@@ -182,13 +234,13 @@ class Part:
 
 
 def answers(
-    rows: Sequence[Features], texts: Sequence[str], judge: Model
+    rows: Sequence[Features], texts: Sequence[str], judge: Trees
 ) -> list[tuple[int, float]]:
     """The :data:`CANDIDATES` best of a part's sentences by the sentence model, with the
-    probability ``judge`` (an answer model) gives that each answers the part, best
-    first. A sentence said alike on several pages (a copy of an article on another site)
-    is one candidate: its best-scoring copy, standing as well as the best-standing of
-    the pages that say it.
+    probability ``judge`` (an answer model) gives that each is on a page that answers
+    the part, best first. A sentence said alike on several pages (a copy of an article
+    on another site) is one candidate: its best-scoring copy, standing as well as the
+    best-standing of the pages that say it.
 
     Args:
         rows: each sentence's features, its page's standing among the pages read
@@ -216,18 +268,33 @@ def answers(
     return [(i, judge.score(merged[i] | p)) for i, p in zip(order, places, strict=True)]
 
 
-def chosen(part: Part, rows: Sequence[Features], judge: Model) -> dict[int, float]:
-    """What ``judge`` has a part quote: when one of its candidates (see :func:`answers`)
-    reaches the judge's threshold for the part's script, that one, the others on its
-    page, and any other reaching it; by index, with the judge's probability."""
-    found = answers(rows, part.texts, judge)
-    if not found:
-        return {}
+def on_page(rows: Sequence[Features], pages: Sequence[str], page: str) -> list[int]:
+    """The :data:`PAGE_QUOTES` best of a part's sentences on ``page`` by the sentence
+    model, best first (by index in ``rows``)."""
+    ranker = model()
+    mine = [i for i, p in enumerate(pages) if p == page]
+    return sorted(mine, key=lambda i: (-ranker.log_odds(rows[i]), i))[:PAGE_QUOTES]
+
+
+def chosen(part: Part, rows: Sequence[Features], judge: Trees) -> dict[int, float]:
+    """What ``judge`` has a part quote: from each page one of the part's candidates (see
+    :func:`answers`) is on with a probability reaching the judge's threshold for the
+    part's script, the page's :data:`PAGE_QUOTES` best sentences; by index, each with
+    that probability scaled by its sentence-model probability over that of the page's
+    best (the page's best carries the page's probability, the rest follow in order)."""
     bar = judge.threshold_for(part.script)
-    best, top = max(found, key=lambda ip: ip[1])
-    if top < bar:
-        return {}
-    return {i: p for i, p in found if p >= bar or part.pages[i] == part.pages[best]}
+    answering: dict[str, float] = {}
+    for i, p in answers(rows, part.texts, judge):
+        if p >= bar:
+            answering[part.pages[i]] = max(p, answering.get(part.pages[i], 0.0))
+    ranker = model()
+    out: dict[int, float] = {}
+    for page, p in answering.items():
+        best = on_page(rows, part.pages, page)
+        top = ranker.score(rows[best[0]])
+        for i in best:
+            out[i] = p * ranker.score(rows[i]) / top
+    return out
 
 
 def question_rows(parts: Mapping[str, Part]) -> dict[str, list[Features]]:
@@ -258,8 +325,8 @@ def question_rows(parts: Mapping[str, Part]) -> dict[str, list[Features]]:
 def evidence(parts: Mapping[str, Part]) -> dict[str, dict[int, float]]:
     """Each part's evidence among its sentences, by index in its rows, with the answer
     model's probability: when the answer model says one of the part's
-    :data:`CANDIDATES` best answers it (reaching its threshold for the part's script),
-    that one, the others of them on its page, and any other of them reaching it; nothing
+    :data:`CANDIDATES` best is on a page that answers it (reaching its threshold for the
+    part's script), that page's :data:`PAGE_QUOTES` best (see :func:`chosen`); nothing
     when none does. The answer model weighs what the question's other parts quote (see
     :func:`question_rows`).
 
@@ -270,20 +337,41 @@ def evidence(parts: Mapping[str, Part]) -> dict[str, dict[int, float]]:
     return {sid: chosen(part, rows[sid], answer_model()) for sid, part in parts.items()}
 
 
-def from_dict(raw: Mapping[str, object], names: tuple[str, ...] = FEATURES) -> Model:
-    """A model from the JSON the training script writes; its features must be ours."""
+def _thresholds(raw: Mapping[str, object]) -> dict[str, object]:
+    thresholds = dict(raw.get("thresholds") or {})  # type: ignore[call-overload]
+    return {
+        "threshold": float(raw["threshold"]),  # type: ignore[arg-type]
+        "thresholds": {k: float(v) for k, v in thresholds.items()},
+    }
+
+
+def _names(raw: Mapping[str, object], names: tuple[str, ...]) -> tuple[str, ...]:
     found = tuple(raw["features"])  # type: ignore[arg-type]
     if found != names:
         raise ValueError(f"model features {found} are not {names}: retrain the model")
-    answer, alone = raw.get("answer"), raw.get("alone")
+    return names
+
+
+def trees_from_dict(raw: Mapping[str, object], names: tuple[str, ...] = ANSWER_FEATURES) -> Trees:
+    """An answer model from the JSON the training script writes."""
+    alone = raw.get("alone")
+    return Trees(
+        names=_names(raw, names),
+        trees=tuple(tuple(tuple(node) for node in tree) for tree in raw["trees"]),  # type: ignore[attr-defined]
+        alone=trees_from_dict(alone, ALONE_FEATURES) if isinstance(alone, Mapping) else None,
+        **_thresholds(raw),  # type: ignore[arg-type]
+    )
+
+
+def from_dict(raw: Mapping[str, object]) -> Model:
+    """A model from the JSON the training script writes; its features must be ours."""
+    answer = raw.get("answer")
     return Model(
-        names=names,
-        weights=tuple(float(w) for w in raw["weights"]),  # type: ignore[union-attr]
+        names=_names(raw, FEATURES),
+        weights=tuple(float(w) for w in raw["weights"]),  # type: ignore[attr-defined]
         bias=float(raw["bias"]),  # type: ignore[arg-type]
-        threshold=float(raw["threshold"]),  # type: ignore[arg-type]
-        thresholds={k: float(v) for k, v in dict(raw.get("thresholds") or {}).items()},  # type: ignore[call-overload]
-        answer=from_dict(answer, ANSWER_FEATURES) if isinstance(answer, Mapping) else None,
-        alone=from_dict(alone, ALONE_FEATURES) if isinstance(alone, Mapping) else None,
+        answer=trees_from_dict(answer) if isinstance(answer, Mapping) else None,
+        **_thresholds(raw),  # type: ignore[arg-type]
     )
 
 
@@ -293,7 +381,7 @@ def model() -> Model:
     return from_dict(json.loads(MODEL_PATH.read_text(encoding="utf-8")))
 
 
-def answer_model() -> Model:
+def answer_model() -> Trees:
     """The committed model's answer model (see :attr:`Model.answer`)."""
     answer = model().answer
     if answer is None:
@@ -309,18 +397,24 @@ __all__ = [
     "FEATURES",
     "MODEL_PATH",
     "PAGE_FEATURES",
+    "PAGE_QUOTES",
     "PART_FEATURES",
     "QUESTION_FEATURES",
     "SENTENCE_FEATURES",
+    "Calibrated",
     "Features",
     "Model",
     "Part",
+    "Tree",
+    "Trees",
     "answer_model",
     "answers",
     "chosen",
     "evidence",
     "from_dict",
     "model",
+    "on_page",
     "question_rows",
     "standing_in_part",
+    "trees_from_dict",
 ]

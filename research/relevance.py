@@ -98,8 +98,8 @@ class Scored:
     def rank(self) -> float:
         """The order of a page's sentences for the part: the score, and the page-local
         match (a word rare on this page tells one passage from another better than a word
-        rare in the language; the learned model weighs it in the score)."""
-        return self.score + LOCAL * self.local
+        rare in the language; the learned model weighs it in the score itself)."""
+        return self.score if LEARNED else self.score + LOCAL * self.local
 
     @property
     def lead(self) -> bool:

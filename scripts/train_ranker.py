@@ -36,10 +36,14 @@ others), and one over all of them for any other script.
 Then the answer models: for each part, its :data:`~research.ranking.CANDIDATES` best
 sentences by the sentence model, with their standing among them
 (:func:`research.ranking.standing_in_part`), asked with and without the gold page among
-the pages read; a logistic regression of whether each holds the answer
-(:func:`fit_answer`), first for a part alone, then again with whether another part of
-the question quotes the candidate's page by the first model's choices (:func:`fit_answers`);
-the thresholds of both calibrated alike, per script (:func:`answer_cut_offs`). The file
+the pages read; gradient-boosted trees of whether each is on the part's gold page
+(:func:`fit_answer`: a page that answers a part is quoted by its
+:data:`~research.ranking.PAGE_QUOTES` best sentences), first for a part alone, then
+again with whether another part of the question quotes the candidate's page by the
+first model's choices (:func:`fit_answers`). Trees are surer of the parts they were
+fitted on than of new ones, so both models' thresholds (per script, alike) and the first
+model's choices come from scores by models fitted on the other half of the articles
+(:func:`out_of_fold`). The file
 records the data's commits, the counts, and the figures on the training data, in the
 sample and cross-validated over two halves of the articles.
 """
@@ -78,8 +82,10 @@ from research.ranking import (  # noqa: E402
     FEATURES,
     MODEL_PATH,
     PAGE_FEATURES,
+    PAGE_QUOTES,
     PART_FEATURES,
     SENTENCE_FEATURES,
+    Trees,
     standing_in_part,
 )
 from research.retrieval import rankings_of, standing  # noqa: E402
@@ -107,6 +113,9 @@ ACROSS = 1 / 3
 PAIRS = 40
 #: The L2 strength of the regression (scikit-learn's ``C``).
 REGULARISATION = 1.0
+#: The answer model's gradient boosting (scikit-learn's ``GradientBoostingClassifier``):
+#: trees, their depth, the learning rate, and the fewest candidates a leaf holds.
+BOOSTING = {"n_estimators": 200, "max_depth": 3, "learning_rate": 0.05, "min_samples_leaf": 40}
 
 
 @dataclass
@@ -512,13 +521,15 @@ class Candidate:
     """One of a part's best sentences over the pages read, for the answer model."""
 
     features: list[float]  # in ALONE_FEATURES' order, then QUESTION_FEATURES' once known
-    label: int
+    label: int  # whether its page is the part's gold page (read with it)
     group: str
     answered: bool  # whether the part's gold page is among the pages read
     script: str
     article: str
     page: str
     gold_key: str
+    #: whether its page's PAGE_QUOTES best sentences by the sentence model hold the answer
+    quotes_answer: bool = False
 
     @property
     def question(self) -> str:
@@ -529,12 +540,22 @@ def _log_odds(weights: Sequence[float], bias: float, feats: Sequence[float]) -> 
     return bias + sum(w * f for w, f in zip(weights, feats, strict=True))
 
 
+def _page_quotes_answer(g: Scored) -> set[str]:
+    """The pages read for a part whose :data:`~research.ranking.PAGE_QUOTES` best
+    sentences by the sentence model (scores ``g``) hold its answer."""
+    pages: dict[str, list[tuple[float, int]]] = {}
+    for s, _, e in g:
+        pages.setdefault(e.page, []).append((-s, e.label))
+    return {p for p, v in pages.items() if any(lb for _, lb in sorted(v)[:PAGE_QUOTES])}
+
+
 def candidates(groups: list[Scored], weights: Sequence[float], bias: float) -> list[Candidate]:
     """Each part's :data:`CANDIDATES` best sentences by the sentence model, with their
     standing among them (:func:`research.ranking.standing_in_part`): over every page
     read, and over the pages read without the gold page."""
     out = []
     for g in groups:
+        quoting = _page_quotes_answer(g)
         for answered in (True, False):
             pool = [
                 (e.features if answered else e.unanswered, e)
@@ -549,45 +570,71 @@ def candidates(groups: list[Scored], weights: Sequence[float], bias: float) -> l
                 out.append(
                     Candidate(
                         [*feats, *(extra[n] for n in PART_FEATURES)],
-                        e.label if answered else 0,
+                        int(answered and e.gold_page),
                         e.group,
                         answered,
                         e.script,
                         e.article,
                         e.page,
                         e.gold_key,
+                        answered and e.page in quoting,
                     )
                 )
     return out
 
 
-def fit_answer(cands: list[Candidate]) -> tuple[list[float], float]:
-    """The answer model's weights and bias: a logistic regression (scikit-learn's lbfgs)
-    of whether a candidate holds its part's answer, over the candidates of parts asked
-    with and without their gold page among the pages read."""
-    from sklearn.linear_model import LogisticRegression
+def fit_answer(cands: list[Candidate], names: Sequence[str]) -> Trees:
+    """An answer model, without thresholds: gradient-boosted trees (scikit-learn's, with
+    :data:`BOOSTING`, deterministic by :data:`SEED`) of whether a candidate is on its
+    part's gold page, over the candidates of parts asked with and without their gold
+    page among the pages read; the trees as :class:`research.ranking.Trees` reads them."""
+    from sklearn.ensemble import GradientBoostingClassifier
 
-    clf = LogisticRegression(C=REGULARISATION, solver="lbfgs", max_iter=10000)
+    clf = GradientBoostingClassifier(**BOOSTING, init="zero", random_state=SEED)
     clf.fit([c.features for c in cands], [c.label for c in cands])
-    return [round(float(w), 6) for w in clf.coef_[0]], round(float(clf.intercept_[0]), 6)
+    rate = BOOSTING["learning_rate"]
+    trees = []
+    for (estimator,) in clf.estimators_:
+        t = estimator.tree_
+        nodes: list[tuple[float, ...]] = []
+        for i in range(t.node_count):
+            if t.children_left[i] == -1:  # a leaf: its share of the log-odds
+                nodes.append((round(rate * float(t.value[i][0][0]), 6),))
+            else:
+                left, right = int(t.children_left[i]), int(t.children_right[i])
+                nodes.append((int(t.feature[i]), round(float(t.threshold[i]), 6), left, right))
+        trees.append(tuple(nodes))
+    return Trees(threshold=0.0, thresholds={}, names=tuple(names), trees=tuple(trees))
+
+
+def _inner_fold(key: str) -> int:
+    return hashlib.sha256(f"inner:{key}".encode()).digest()[0] % 2
+
+
+def out_of_fold(cands: list[Candidate], names: Sequence[str]) -> list[float]:
+    """Each candidate's score by an answer model fitted on the other half of the
+    articles (:func:`_inner_fold`): how the model scores parts it has not seen, which is
+    what its thresholds and the question features must be set from (on the parts it was
+    fitted on, trees are surer than they will be)."""
+    scores = [0.0] * len(cands)
+    for k in (0, 1):
+        mine = [i for i, c in enumerate(cands) if _inner_fold(c.article) == k]
+        model = fit_answer([c for c in cands if _inner_fold(c.article) != k], names)
+        for i in mine:
+            scores[i] = model.score(dict(zip(names, cands[i].features, strict=True)))
+    return scores
 
 
 def _chosen_pages(
-    cands: list[Candidate], weights: Sequence[float], bias: float, bar: float, bars: dict
+    cands: list[Candidate], scores: Sequence[float], bar: float, bars: dict
 ) -> dict[str, set[str]]:
-    """The pages each part quotes (read with its gold page) by an answer model: when its
-    best candidate reaches the part's threshold, that one's page and the page of any
-    other that does (see :func:`research.ranking.evidence`), by part."""
-    by_part: dict[str, list[tuple[float, Candidate]]] = {}
-    for c in cands:
-        if c.answered:
-            by_part.setdefault(c.group, []).append((_score(weights, bias, c.features), c))
+    """The pages each part quotes (read with its gold page) by an answer model's
+    ``scores``: the page of each candidate reaching the part's threshold (see
+    :func:`research.ranking.chosen`), by part."""
     out: dict[str, set[str]] = {}
-    for group, scored_ in by_part.items():
-        least = bars.get(scored_[0][1].script, bar)
-        best = max(scored_, key=lambda pc: pc[0])
-        if best[0] >= least:
-            out[group] = {best[1].page} | {c.page for p, c in scored_ if p >= least}
+    for c, p in zip(cands, scores, strict=True):
+        if c.answered and p >= bars.get(c.script, bar):
+            out.setdefault(c.group, set()).add(c.page)
     return out
 
 
@@ -610,73 +657,84 @@ def with_question(cands: list[Candidate], quoted: dict[str, set[str]]) -> list[C
     return out
 
 
-Fitted = tuple[list[float], float, float, dict]  # weights, bias, threshold, thresholds
+def calibrated(cands: list[Candidate], names: Sequence[str]) -> tuple[Trees, list[float]]:
+    """An answer model fitted on ``cands`` with its thresholds (:func:`answer_cut_offs`
+    of the :func:`out_of_fold` scores), and those scores."""
+    scores = out_of_fold(cands, names)
+    bar, bars = answer_cut_offs(cands, scores)
+    return replace(fit_answer(cands, names), threshold=bar, thresholds=bars), scores
 
 
-def fit_answers(cands: list[Candidate]) -> tuple[Fitted, Fitted, list[Candidate]]:
-    """Both answer models, each with its weights, bias and thresholds: the one that
-    weighs a part alone (:func:`fit_answer` on ``cands``), and the one that also weighs
-    what the question's other parts quote, by the first one's choices; and the
-    candidates with their question features that the second was fitted on."""
-    alone_w, alone_b = fit_answer(cands)
-    alone = (alone_w, alone_b, *answer_cut_offs(cands, alone_w, alone_b))
-    full = _in_question(cands, alone)
-    w, b = fit_answer(full)
-    return alone, (w, b, *answer_cut_offs(full, w, b)), full
+def fit_answers(cands: list[Candidate]) -> tuple[Trees, list[Candidate]]:
+    """The answer model, its first pass (the one that weighs a part alone) as its
+    ``alone``; and the candidates with their question features that it was fitted on:
+    whether another part of the question quotes the candidate's page, by the first
+    pass's out-of-fold choices."""
+    alone, scores = calibrated(cands, ALONE_FEATURES)
+    full = with_question(cands, _chosen_pages(cands, scores, alone.threshold, alone.thresholds))
+    answer, _ = calibrated(full, ANSWER_FEATURES)
+    return replace(answer, alone=alone), full
 
 
-def _in_question(cands: list[Candidate], alone: Fitted) -> list[Candidate]:
-    """``cands`` with their question features, by the answer model that weighs a part
-    alone (``alone``: weights, bias, threshold, thresholds)."""
-    return with_question(cands, _chosen_pages(cands, *alone))
+def in_question(cands: list[Candidate], alone: Trees) -> list[Candidate]:
+    """``cands`` with their question features, by the answer model's first pass."""
+    scores = [alone.score(dict(zip(alone.names, c.features, strict=True))) for c in cands]
+    return with_question(cands, _chosen_pages(cands, scores, alone.threshold, alone.thresholds))
 
 
-def _unanswered_best(cands: list[Candidate], weights: Sequence[float], bias: float) -> dict:
+def _unanswered_best(cands: list[Candidate], scores: Sequence[float]) -> dict:
     """Each part's best answer-model score when its gold page is not read, and its
     script, by part."""
     best: dict[str, tuple[float, str]] = {}
-    for c in cands:
-        if not c.answered:
-            p = _score(weights, bias, c.features)
-            if c.group not in best or p > best[c.group][0]:
-                best[c.group] = (p, c.script)
+    for c, p in zip(cands, scores, strict=True):
+        if not c.answered and (c.group not in best or p > best[c.group][0]):
+            best[c.group] = (p, c.script)
     return best
 
 
 def answer_cut_offs(
-    cands: list[Candidate], weights: Sequence[float], bias: float
+    cands: list[Candidate], scores: Sequence[float]
 ) -> tuple[float, dict[str, float]]:
     """The answer model's thresholds: the score a part's best candidate stays under, for
     :data:`HONEST` of the parts asked without their gold page, over all of them and for
     each script with at least :data:`PER_SCRIPT` of them."""
-    bar, per = honest_bars(_unanswered_best(cands, weights, bias).values())
+    bar, per = honest_bars(_unanswered_best(cands, scores).values())
     return round(bar, 6), {k: round(v, 6) for k, v in per.items()}
 
 
-def answer_figures(
-    cands: list[Candidate],
-    weights: Sequence[float],
-    bias: float,
-    threshold: float,
-    thresholds: dict[str, float],
-) -> dict[str, float]:
+def answer_figures(cands: list[Candidate], judge: Trees) -> dict[str, float]:
     """How the answer model does: the share of parts (whose answer is in a sentence read)
-    with a candidate over their script's threshold that holds the answer, and (honest)
+    that quote a page whose :data:`~research.ranking.PAGE_QUOTES` best sentences hold
+    the answer, with that page's candidate over their script's threshold; and (honest)
     the share of parts asked without their gold page with no candidate over it."""
+    scores = [judge.score(dict(zip(judge.names, c.features, strict=True))) for c in cands]
     found: dict[str, bool] = {}
     answerable = {c.group for c in cands if c.answered and c.label}
-    for c in cands:
+    for c, p in zip(cands, scores, strict=True):
         if c.answered and c.group in answerable:
-            bar = thresholds.get(c.script, threshold)
-            hit = bool(c.label) and _score(weights, bias, c.features) >= bar
+            hit = c.quotes_answer and p >= judge.threshold_for(c.script)
             found[c.group] = found.get(c.group, False) or hit
-    best = _unanswered_best(cands, weights, bias)
-    honest = sum(p < thresholds.get(k, threshold) for p, k in best.values())
+    best = _unanswered_best(cands, scores)
+    honest = sum(p < judge.threshold_for(k) for p, k in best.values())
     return {
         "answered": round(sum(found.values()) / max(1, len(found)), 4),
         "honest_nothing": round(honest / max(1, len(best)), 4),
         "parts": len(best),
     }
+
+
+def trees_dict(judge: Trees) -> dict[str, Any]:
+    """An answer model as the model file holds it (:func:`research.ranking.trees_from_dict`
+    reads it back)."""
+    out: dict[str, Any] = {
+        "features": list(judge.names),
+        "threshold": judge.threshold,
+        "thresholds": dict(judge.thresholds),
+        "trees": [[list(node) for node in tree] for tree in judge.trees],
+    }
+    if judge.alone is not None:
+        out["alone"] = trees_dict(judge.alone)
+    return out
 
 
 def cross_validated(data: list[Example]) -> tuple[dict[str, float], dict[str, float]]:
@@ -694,9 +752,10 @@ def cross_validated(data: list[Example]) -> tuple[dict[str, float], dict[str, fl
         got = figures(tested, *cut_offs(fitted))
         for key, value in got.items():
             out[key] = round(out.get(key, 0.0) + value / 2, 4)
-        alone, (a_weights, a_bias, bar, bars), _ = fit_answers(candidates(fitted, weights, bias))
-        held = _in_question(candidates(tested, weights, bias), alone)
-        for key, value in answer_figures(held, a_weights, a_bias, bar, bars).items():
+        judge, _ = fit_answers(candidates(fitted, weights, bias))
+        assert judge.alone is not None
+        held = in_question(candidates(tested, weights, bias), judge.alone)
+        for key, value in answer_figures(held, judge).items():
             answers[key] = round(answers.get(key, 0.0) + value / 2, 4)
     return out, answers
 
@@ -741,9 +800,7 @@ def train(limit: int = PARTS_PER_SET, cache: Path | None = None) -> dict[str, An
     groups = scored(data, weights, bias)
     threshold, thresholds = cut_offs(groups)
     thresholds = {k: round(v, 6) for k, v in thresholds.items()}
-    alone, (a_weights, a_bias, a_threshold, a_thresholds), cands = fit_answers(
-        candidates(groups, weights, bias)
-    )
+    answer, cands = fit_answers(candidates(groups, weights, bias))
     ranked, answered = cross_validated(data)
     model = {
         "features": list(FEATURES),
@@ -751,26 +808,13 @@ def train(limit: int = PARTS_PER_SET, cache: Path | None = None) -> dict[str, An
         "bias": bias,
         "threshold": round(threshold, 6),
         "thresholds": thresholds,
-        "answer": {
-            "features": list(ANSWER_FEATURES),
-            "weights": a_weights,
-            "bias": a_bias,
-            "threshold": a_threshold,
-            "thresholds": a_thresholds,
-            "alone": {
-                "features": list(ALONE_FEATURES),
-                "weights": alone[0],
-                "bias": alone[1],
-                "threshold": alone[2],
-                "thresholds": alone[3],
-            },
-        },
+        "answer": trees_dict(answer),
         "calibration": {
             "honest_target": HONEST,
             "training": figures(groups, threshold, thresholds),
             "cross_validated": ranked,
             "answer": {
-                "training": answer_figures(cands, a_weights, a_bias, a_threshold, a_thresholds),
+                "training": answer_figures(cands, answer),
                 "cross_validated": answered,
             },
         },
@@ -786,8 +830,27 @@ def train(limit: int = PARTS_PER_SET, cache: Path | None = None) -> dict[str, An
         "parts_per_set": limit,
         "seed": SEED,
         "regularisation": REGULARISATION,
+        "boosting": BOOSTING,
     }
     return model
+
+
+def model_text(model: dict[str, Any]) -> str:
+    """The model file's text: indented JSON, each of the answer models' trees on one
+    line (thousands of small nodes would otherwise take a line each)."""
+    trees: list[str] = []
+
+    def folded(value: Any) -> Any:
+        if not isinstance(value, dict):
+            return value
+        return {k: [mark(t) for t in v] if k == "trees" else folded(v) for k, v in value.items()}
+
+    def mark(tree: list[list[float]]) -> str:
+        trees.append(json.dumps(tree, separators=(",", ":")))
+        return f"@tree{len(trees) - 1}@"
+
+    text = json.dumps(folded(model), ensure_ascii=False, indent=1) + "\n"
+    return re.sub(r'"@tree(\d+)@"', lambda m: trees[int(m.group(1))], text)
 
 
 def main() -> None:
@@ -806,11 +869,11 @@ def main() -> None:
     parser.add_argument("--cache", type=Path, help="keep the examples here between tries")
     args = parser.parse_args()
     model = train(args.parts, args.cache)
-    text = json.dumps(model, ensure_ascii=False, indent=1) + "\n"
+    text = model_text(model)
     for name, w in zip(FEATURES, model["weights"], strict=True):
         print(f"  {name:<14} {w:+.3f}")
     print(f"  {'bias':<14} {model['bias']:+.3f}")
-    cut = {"thresholds": model["thresholds"], "answer": model["answer"]["thresholds"]}
+    cut = {"thresholds": model["thresholds"], "answer_thresholds": model["answer"]["thresholds"]}
     print(json.dumps(model["calibration"] | cut, indent=1))
     if args.check:
         same = args.out.read_text(encoding="utf-8") == text

@@ -289,3 +289,61 @@ def test_the_answer_model_sees_which_pages_the_questions_other_parts_quote():
             p for row, p in zip(rows[sid], parts[sid].pages, strict=True) if row["page_quoted"]
         }
         assert quoted == {other}  # the other part's page, never its own
+
+
+def test_the_answer_model_adds_the_leaves_its_features_reach():
+    """A split sends a value at most its threshold left; a missing feature counts as 0;
+    the leaves reached add up to the log-odds."""
+    from research.ranking import Trees
+
+    stump = ((0, 0.5, 1, 2), (-1.0,), (2.0,))
+    pair = ((1, 0.0, 1, 2), (0.5,), (-0.5,))
+    judge = Trees(threshold=0.5, thresholds={}, names=("a", "b"), trees=(stump, pair))
+    assert math.isclose(judge.log_odds({"a": 0.5, "b": 1.0}), -1.5)
+    assert math.isclose(judge.log_odds({"a": 0.9}), 2.5)
+    assert math.isclose(judge.score({"a": 0.9, "b": 0.0}), 1 / (1 + math.exp(-2.5)))
+
+
+def test_the_committed_answer_models_are_trees_over_the_core_features():
+    from research.ranking import ALONE_FEATURES, ANSWER_FEATURES, answer_model
+
+    judge = answer_model()
+    assert judge.names == ANSWER_FEATURES and judge.trees
+    assert judge.alone is not None and judge.alone.names == ALONE_FEATURES
+    for trees in (judge, judge.alone):
+        assert trees.thresholds and all(0.0 < t < 1.0 for t in trees.thresholds.values())
+        for tree in trees.trees:  # every split names a feature and points inside its tree
+            for node in tree:
+                assert len(node) in (1, 4)
+                if len(node) == 4:
+                    assert 0 <= node[0] < len(trees.names)
+                    assert 0 < node[2] < len(tree) and 0 < node[3] < len(tree)
+
+
+def test_a_page_that_answers_a_part_is_quoted_by_its_best_sentences_in_order():
+    """When the answer model says a page answers the part, the part quotes that page's
+    ``PAGE_QUOTES`` best sentences by the sentence model, the best carrying the answer
+    model's probability and the rest under it in order; nothing from a page it does not
+    accept, and nothing at all when it accepts none."""
+    from research.ranking import PAGE_QUOTES, Part, Trees, chosen
+
+    plan = offline_plan("When was Harrowgate windmill built?")
+    focus = plan.focus(plan.subquestions[0])
+    mill = Document.of(f"# {MILL.title}\n\n" + " ".join(MILL.paragraphs), MILL.title)
+    garden = Document.of(UNRELATED, "Alpine gardening")
+    high = {"page_share": 1.0, "page_first": 1.0, "page_agreed": 0.0}
+    low = {"page_share": 0.1, "page_first": 0.0, "page_agreed": 0.0}
+    read = [(s.features | high, s.sentence.text, "mill") for s in assessed(focus, mill)]
+    read += [(s.features | low, s.sentence.text, "garden") for s in assessed(focus, garden)]
+    part = Part([r for r, _, _ in read], [t for _, t, _ in read], [p for _, _, p in read], "latin")
+    # a judge that accepts a candidate only on the page that stands first
+    first = Trees(0.5, {}, ("page_first",), (((0, 0.5, 1, 2), (-4.0,), (4.0,)),))
+    got = chosen(part, part.rows, first)
+    assert {part.pages[i] for i in got} == {"mill"}
+    assert len(got) == min(PAGE_QUOTES, sum(p == "mill" for p in part.pages))
+    order = sorted(got, key=lambda i: -model().log_odds(part.rows[i]))
+    assert [got[i] for i in order] == sorted(got.values(), reverse=True)
+    assert math.isclose(got[order[0]], 1 / (1 + math.exp(-4.0)))
+    assert "1802" in " ".join(part.texts[i] for i in got)
+    never = Trees(0.5, {}, ("page_first",), (((-4.0,),),))  # one leaf: never sure
+    assert chosen(part, part.rows, never) == {}

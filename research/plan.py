@@ -34,6 +34,7 @@ from research.question import (
     lead_subject,
     telling,
     weight,
+    zh_content,
     zh_tagged,
 )
 from research.text import (
@@ -483,6 +484,9 @@ def _zh_queries(question: str, focus: Focus, surface: list[str]) -> list[str]:
     """The queries of a Chinese part: the question's subject (or the part's core) with the
     part's rarest other words, the core with them, and the subject with the first of them.
 
+    A part that does not name the question's subject (nor was lent it) asks about a
+    subject of its own: its queries name its core only.
+
     Args:
         question: the whole question, whose subject the queries name.
         focus: the part's focus.
@@ -492,8 +496,11 @@ def _zh_queries(question: str, focus: Focus, surface: list[str]) -> list[str]:
         The queries, possibly blank or repeated (the caller drops those).
     """
     subject = entity(question)
+    if subject and not _zh_mentions(focus.text, subject):
+        subject = ""  # a question of its own (…？生活在北宋的那位词人写过哪些诗集？)
     core = focus.core[0] if focus.core else ""
-    aspects = [w for w in surface if w not in subject and w != core and stem(w) not in SCAFFOLD]
+    head = subject or core
+    aspects = [w for w in surface if w not in head and w != core and stem(w) not in SCAFFOLD]
     if len(aspects) > QUERY_ASPECTS:  # the rarest words say most
         rarest = sorted(aspects, key=weight, reverse=True)[:QUERY_ASPECTS]
         aspects = [w for w in aspects if w in rarest]
@@ -803,6 +810,23 @@ def _zh_named(clause: str) -> bool:
     return False
 
 
+#: Content words of its own (see :func:`research.question.zh_content`) that make a
+#: Chinese clause asked on its own a whole question, not a follow-up on the subject
+#: another names (为什么修建 says one).
+ZH_OWN_CONTENT = 2
+
+
+def _zh_own(clause: str) -> bool:
+    """Whether a Chinese clause asked on its own (not listed after another of its
+    sentence) is a question of its own: it opens with a subject (:func:`_zh_named`), or
+    says at least :data:`ZH_OWN_CONTENT` content words of its own, a noun among them
+    (生活在北宋的那位词人写过哪些诗集 is, 为什么修建 and 每年有多少游客 are not)."""
+    if _zh_named(clause):
+        return True
+    nouns, others = zh_content(clause)
+    return bool(nouns) and len({*nouns, *others}) >= ZH_OWN_CONTENT
+
+
 _ZH_LIST = re.compile(r"([、，,：:])")
 
 
@@ -811,9 +835,10 @@ def _split_zh(question: str) -> list[tuple[str, str]]:
     colon or joined by 、 or ，, each piece that asks something ("谁发明的、何时开始商用、
     为什么会衰减"), and verb phrases joined by 并/而且/以及/同时.
 
-    A clause that names no subject before it asks (为什么衰落) is given the question's;
-    each clause comes with its own words when it was so given but not listed after
-    another of its sentence (see :attr:`SubQuestion.own`)."""
+    A clause that names no subject before it asks and says too little to be a question
+    of its own (为什么衰落; see :func:`_zh_own`) is given the question's, and so is one
+    listed after another of its sentence (…位于哪里、海拔多少米); each clause comes with its
+    own words when it was so given but not listed (see :attr:`SubQuestion.own`)."""
     lead, rest = lead_subject(question)
     pieces: list[tuple[str, bool]] = []
     for sentence in (p.strip() for p in _ZH_SPLIT.split(rest) if p.strip()):
@@ -908,9 +933,9 @@ def _zh_first(clauses: list[tuple[str, bool]], subject: str) -> str:
 def _zh_with_subject(clause: str, listed: bool, subject: str, first: str) -> tuple[str, str]:
     """A Chinese clause naming its subject, as a part of the plan.
 
-    A pronoun opening the clause is replaced by the subject; a clause that names neither
-    the subject nor (unless listed) one of its own is given it in front, with ``first``
-    when it asks nothing itself.
+    A pronoun opening the clause is replaced by the subject; a clause that does not name
+    the subject and is listed, or is no question of its own (:func:`_zh_own`), is given
+    it in front, with ``first`` when it asks nothing itself.
 
     Args:
         clause: the clause.
@@ -929,7 +954,7 @@ def _zh_with_subject(clause: str, listed: bool, subject: str, first: str) -> tup
             text = subject + text[len(pronoun) :]
             break
     own = ""
-    if subject and not _zh_mentions(text, subject) and (listed or not _zh_named(text)):
+    if subject and not _zh_mentions(text, subject) and (listed or not _zh_own(text)):
         # a clause listed after another of its sentence (…位于哪里、海拔多少米) is
         # about that one's subject; one asked on its own may be about another
         own = "" if listed else text + "？"

@@ -1119,6 +1119,43 @@ def rare(text: str) -> bool:
     return zipf_frequency(text, "zh") < COMMON_ZIPF
 
 
+def zh_content(clause: str) -> tuple[list[str], list[str]]:
+    """What a Chinese clause says in content words of its own: the words of its runs of
+    nouns, and its verbs and time words, each rarer than :data:`COMMON_ZIPF` (a rare time
+    word names a period: 北宋; 今天 is too common).
+
+    Left out are the words that frame a question (名字, 称为), those that frame a clause
+    without saying what it is about (作用, 问题) and the noun right after a question word
+    that names the kind of answer asked for (皇帝 in 哪位皇帝): the answer's type, not
+    something the clause is about. "为什么修建" says one content word (修建), "生活在北宋
+    的那位词人叫什么名字" two (北宋, 词人).
+
+    Args:
+        clause: one clause of a Chinese question.
+
+    Returns:
+        The nouns, and the verbs and time words, each list in order, as written.
+    """
+
+    def says(word: str) -> bool:
+        return (
+            rare(word)
+            and re.search(rf"[{CJK_CLASS}A-Za-z]", word) is not None
+            and word not in SCAFFOLD
+            and not _FRAMES.fullmatch(word)
+        )
+
+    tagged = zh_tagged(clause)
+    runs, kinds = _zh_noun_runs(tagged)
+    nouns = [w for run, kind in zip(runs, kinds, strict=True) for w in run[kind:]]
+    others = [
+        p.word
+        for p in tagged
+        if (p.flag.startswith("v") and not _unknown_word(p.word)) or p.flag == "t"
+    ]
+    return [n for n in nouns if says(n)], [w for w in others if says(w)]
+
+
 def _zh_shared(question: str) -> str:
     """The subject a Chinese question in a row opens most of its pieces with (章同 in
     章同是哪里人，章同做过什么官，章同为什么……): the longest opening that at

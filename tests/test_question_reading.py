@@ -1,0 +1,101 @@
+"""Reading a question of several unrelated questions: which part is about what.
+
+A Chinese sentence of its own that says enough is a question of its own and is lent no
+other sentence's subject, while a short follow-up is.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from research.plan import offline_plan
+from research.question import zh_content
+
+
+def _parts(question: str) -> list[str]:
+    return [s.text for s in offline_plan(question).subquestions]
+
+
+# --- Chinese: questions in a row -------------------------------------------------------
+
+ROW = (
+    "谁设计了青石港的灯塔？生活在北宋的那位女词人写过哪些诗集？谁的到来使山谷里的牧民改信了新宗教？"
+)
+
+
+def test_chinese_questions_in_a_row_that_say_enough_are_each_their_own():
+    plan = offline_plan(ROW)
+    assert [s.text for s in plan.subquestions] == [
+        "谁设计了青石港的灯塔？",
+        "生活在北宋的那位女词人写过哪些诗集？",
+        "谁的到来使山谷里的牧民改信了新宗教？",
+    ]
+    assert all(s.own == "" for s in plan.subquestions)  # nothing was lent
+    first, poet, herders = (plan.focus(s) for s in plan.subquestions)
+    assert first.core == ("青石港",)
+    assert poet.core == ("女词人",)
+    assert "青石" not in poet.subject and "青石" not in herders.subject
+    for sub in plan.subquestions[1:]:  # searched for by their own words
+        assert not any("青石港" in q for q in sub.queries)
+
+
+@pytest.mark.parametrize(
+    ("question", "parts"),
+    [
+        (
+            "青石湖有多深，哪个乐团在湖边首演了第一部歌剧？",
+            ["青石湖有多深？", "哪个乐团在湖边首演了第一部歌剧？"],
+        ),
+        (
+            "红松林有多大？哪种候鸟每年秋天在湖心岛停留？",
+            ["红松林有多大？", "哪种候鸟每年秋天在湖心岛停留？"],
+        ),
+        (
+            "白沙镇始建于哪一年？到2015年底，湖区的候鸟种群减少了多少？",
+            ["白沙镇始建于哪一年？", "到2015年底，湖区的候鸟种群减少了多少？"],
+        ),
+    ],
+)
+def test_a_chinese_clause_that_says_enough_keeps_its_own_subject(question, parts):
+    """After ？ or ，, and after a lead-in, a clause with content words of its own."""
+    plan = offline_plan(question)
+    assert [s.text for s in plan.subquestions] == parts
+    subject = plan.focus(plan.subquestions[0]).core[0]
+    assert not any(subject in q for q in plan.subquestions[1].queries)
+
+
+def test_a_short_chinese_follow_up_is_lent_the_subject():
+    """为什么修建, 哪位皇帝下令修建 (皇帝 is the kind of answer) and 每年有多少游客 say too
+    little to be about anything else; a pronoun stands for the subject."""
+    question = "白鹭桥是哪一年建成的？为什么修建？哪位皇帝下令修建？每年有多少游客？"
+    plan = offline_plan(question)
+    assert [s.text for s in plan.subquestions] == [
+        "白鹭桥是哪一年建成的？",
+        "白鹭桥为什么修建？",
+        "白鹭桥哪位皇帝下令修建？",
+        "白鹭桥每年有多少游客？",
+    ]
+    assert plan.subquestions[1].own == "为什么修建？"
+    assert all(plan.focus(s).core == ("白鹭桥",) for s in plan.subquestions)
+    assert _parts("白鹭桥是哪一年建成的？它为什么被拆除？")[1] == "白鹭桥为什么被拆除？"
+
+
+def test_a_chinese_piece_listed_after_a_pause_mark_shares_the_subject_whatever_it_says():
+    assert _parts("红松林位于哪里、林中生活着哪些珍稀鸟类？") == [
+        "红松林位于哪里？",
+        "红松林林中生活着哪些珍稀鸟类？",
+    ]
+
+
+@pytest.mark.parametrize(
+    ("clause", "nouns", "others"),
+    [
+        ("为什么修建", [], ["修建"]),
+        ("每年有多少游客", ["游客"], []),
+        ("哪位皇帝下令修建", [], ["下令", "修建"]),  # 皇帝: the kind of answer asked for
+        ("生活在北宋的那位女词人写过哪些诗集", ["词人"], ["北宋"]),
+        ("今天又发挥着什么作用", [], []),  # 今天 too common, 作用 frames
+    ],
+)
+def test_the_content_words_a_chinese_clause_says_of_its_own(clause, nouns, others):
+    assert zh_content(clause) == (nouns, others)

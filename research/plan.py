@@ -577,59 +577,74 @@ _QUESTION_MARKS = "?؟\u037e;"
 def _split_en(question: str) -> list[str]:
     """One clause per thing asked: questions in a row, a list of questions after a colon
     ("Lithium-ion batteries: who invented them, when …, and why …?"), clauses joined by
-    a comma or "and" before a question word, and verb phrases joined by "and"."""
+    a comma or "and" before a question word, and verb phrases joined by "and".
+
+    A clause whose sentence opens with what it says of a subject it names ("Coastal
+    towns are known to be small, and what else are they known for?") is about that
+    subject: its pronouns are its own, not the question's subject."""
     lead, rest = lead_subject(question)
     body = rest.strip().rstrip(f".! {_QUESTION_MARKS}")
-    parts = re.split(
-        rf"[{_QUESTION_MARKS}]\s*|:\s*(?={_OPENER})|,\s*(?:and\s+|but\s+|or\s+)?(?={_OPENER})"
-        rf"|\s+(?:and|but)\s+(?={_OPENER})|(?:\.|,\s*and)\s+(?={_IMPERATIVE})",
-        body,
-        flags=re.I,
-    )
-    clauses = _en_clauses(question, body, parts)
+    pieces: list[tuple[str, bool]] = []  # each with whether it opens its sentence
+    for sentence in re.split(rf"[{_QUESTION_MARKS}]\s*", body):
+        cut = re.split(
+            rf":\s*(?={_OPENER})|,\s*(?:and\s+|but\s+|or\s+)?(?={_OPENER})"
+            rf"|\s+(?:and|but)\s+(?={_OPENER})|(?:\.|,\s*and)\s+(?={_IMPERATIVE})",
+            sentence,
+            flags=re.I,
+        )
+        pieces.extend((piece, i == 0) for i, piece in enumerate(cut))
+    clauses = _en_clauses(question, body, pieces)
     if not clauses:
         return [question]
     subject = lead or entity(question)
-    first = _lead(clauses[0])
+    first = _lead(clauses[0][0])
     out = []
-    for clause in clauses:
-        text = _with_subject(clause, subject, first)
+    for clause, led in clauses:
+        named = led and entity(clause)  # "Coastal towns are …, what else are they …"
+        text = _with_subject(clause, "" if named else subject, first)
         out.append(text[0].upper() + text[1:] + "?")
     return out
 
 
-def _en_clauses(question: str, body: str, parts: list[str]) -> list[str]:
+def _en_clauses(question: str, body: str, pieces: list[tuple[str, bool]]) -> list[tuple[str, bool]]:
     """The clauses that ask, from the pieces the question was cut into.
 
-    A piece that asks nothing is a lead-in to the next clause that asks when no clause
-    came before it (or another lead-in is pending), and says more of the clause before
-    otherwise; each clause that asks is further cut into its verb phrases
-    (:func:`_split_and`).
+    A piece that asks nothing is a lead-in to the next clause that asks when it opens a
+    sentence (a sentence after a question mark belongs to the next part), when no clause
+    came before it or when another lead-in is pending; otherwise it says more of the
+    clause before ("…, in 1990, …"). Each clause that asks is further cut into its verb
+    phrases (:func:`_split_and`).
 
     Args:
         question: the whole question.
         body: the question without its lead subject and closing marks.
-        parts: the pieces ``body`` was cut into.
+        pieces: the pieces ``body`` was cut into, each with whether it opens its
+            sentence.
 
     Returns:
-        The clauses, in order; a lead-in left over at the end is a clause of its own.
+        The clauses, in order, each with whether it opens with a lead-in of content words
+        ("Coastal towns in the region are known to be small, what else …"); a lead-in
+        left over at the end is a clause of its own.
     """
-    clauses: list[str] = []
+    clauses: list[tuple[str, bool]] = []
     pending = ""  # a lead-in that asks nothing ("According to a 1962 audit, what …")
     whole = _whole_questions(body)
-    for part in (p.strip(" ,:¿") for p in parts):
+    for raw, opens in pieces:
+        part = raw.strip(" ,:¿")
         if not part:
             continue
         if not _en_asks(part, whole, question) and not part.rstrip().endswith("what"):
-            if clauses and not pending:
-                clauses[-1] = f"{clauses[-1]}, {part}"
+            if clauses and not pending and not opens:
+                clauses[-1] = (f"{clauses[-1][0]}, {part}", clauses[-1][1])
             else:
                 pending = f"{pending}, {part}" if pending else part
             continue
-        clauses.extend(_split_and(f"{pending}, {part}" if pending else part))
+        said = _split_and(f"{pending}, {part}" if pending else part)
+        led = _content_count(pending) > 0
+        clauses.extend((c, led and not j) for j, c in enumerate(said))
         pending = ""
     if pending:
-        clauses.append(pending)
+        clauses.append((pending, False))
     return clauses
 
 
@@ -720,7 +735,7 @@ def _with_subject(clause: str, subject: str, lead: str) -> str:
         else:
             out.append(word)
     text = " ".join(out)
-    asks = re.match(_OPENER, clause, re.I) is not None
+    asks = re.search(rf"\b{_OPENER}", clause, re.I) is not None  # "In 1990, what …"
     if not replaced and not asks and lead and subject.lower() not in text.lower():
         head = re.match(r"[A-Za-z]+", clause)
         if head and (is_verb_form(head.group(0)) or head.group(0).lower() in _AUX):

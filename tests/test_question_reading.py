@@ -1,7 +1,9 @@
 """Reading a question of several unrelated questions: which part is about what.
 
 A Chinese sentence of its own that says enough is a question of its own and is lent no
-other sentence's subject, while a short follow-up is.
+other sentence's subject, while a short follow-up is; the noun after an English question
+word names the kind of answer, not the subject; a statement that opens a sentence after
+a question mark leads into the question it ends with.
 """
 
 from __future__ import annotations
@@ -9,7 +11,8 @@ from __future__ import annotations
 import pytest
 
 from research.plan import offline_plan
-from research.question import zh_content
+from research.question import entity, zh_content
+from research.text import stem
 
 
 def _parts(question: str) -> list[str]:
@@ -99,3 +102,102 @@ def test_a_chinese_piece_listed_after_a_pause_mark_shares_the_subject_whatever_i
 )
 def test_the_content_words_a_chinese_clause_says_of_its_own(clause, nouns, others):
     assert zh_content(clause) == (nouns, others)
+
+
+# --- English: the kind of answer is no subject ----------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("question", "phrase", "kind"),
+    [
+        ("What engineer managed to build a working steam carriage?", "steam carriage", "engineer"),
+        ("Which botanist first described the tea plant?", "tea plant", "botanist"),
+        ("What potter later glazed the harbor tiles?", "harbor tiles", "potter"),
+        ("Which merchant ships carried salt to the islands?", "salt", "merchant"),
+        ("What year did the ferry line close?", "ferry line", "year"),
+        ("What animals eat wild grass?", "wild grass", "animals"),
+    ],
+)
+def test_the_noun_after_an_english_question_word_names_the_answers_kind(question, phrase, kind):
+    assert entity(question) == phrase
+    focus = offline_plan(question).focus(offline_plan(question).subquestions[0])
+    assert focus.subject == tuple(stem(w) for w in phrase.split())
+    assert stem(kind) not in focus.subject
+
+
+@pytest.mark.parametrize(
+    ("question", "phrase"),
+    [
+        ("What causes tides?", "tides"),  # a verb after the question word: no kind
+        ("What does the index measure?", "index"),
+        ("How do heat pumps work?", "heat pumps"),
+        ("What did the council approve in 2019?", "council"),  # approve is only a verb
+        ("What was the old mill originally built for?", "old mill"),
+        ("What happened when the old bridge collapsed?", "old bridge"),
+    ],
+)
+def test_an_english_questions_noun_phrase_stops_at_its_verb(question, phrase):
+    assert entity(question) == phrase
+
+
+# --- English: a statement that leads into a question ----------------------------------
+
+
+def test_a_statement_after_a_question_mark_leads_into_the_next_part():
+    question = (
+        "What did the council approve in 2019? Coastal towns in the region are known to be "
+        "small and old, and what else are they known for?"
+    )
+    plan = offline_plan(question)
+    assert [s.text for s in plan.subquestions] == [
+        "What did the council approve in 2019?",
+        "Coastal towns in the region are known to be small and old, what else are they known for?",
+    ]
+    council, towns = (plan.focus(s) for s in plan.subquestions)
+    assert council.subject == ("council",)
+    assert towns.subject == ("coastal", "town")
+
+
+@pytest.mark.parametrize(
+    ("question", "second", "subject"),
+    [
+        (
+            "Who painted the chapel ceiling? The old mill by the river is said to be haunted, "
+            "and why do people believe that?",
+            "The old mill by the river is said to be haunted, why do people believe that?",
+            ("old", "mill"),
+        ),
+        (
+            "Which ferry sank in 1921? Outside of its use for trains, what else is the Harbor "
+            "Line famous for?",
+            "Outside of its use for trains, what else is the Harbor Line famous for?",
+            ("harbor", "line"),
+        ),
+    ],
+)
+def test_a_sentence_that_opens_with_a_statement_is_about_what_it_names(question, second, subject):
+    """Its pronouns point at what the sentence names, not at the first part's subject."""
+    plan = offline_plan(question)
+    assert len(plan.subquestions) == 2 and plan.subquestions[1].text == second
+    assert plan.focus(plan.subquestions[1]).subject == subject
+
+
+def test_a_follow_up_that_names_nothing_still_takes_the_questions_subject():
+    assert _parts("Who founded the ferry company? When did it go bankrupt?") == [
+        "Who founded the ferry company?",
+        "When did ferry company go bankrupt?",
+    ]
+    assert _parts("Who founded the ferry company? In 1950, when did it go bankrupt?")[1] == (
+        "In 1950, when did ferry company go bankrupt?"
+    )
+
+
+def test_a_lead_in_sentence_is_kept_with_its_question_and_given_no_question_word():
+    """A sentence opening with a lead-in asks by the question word inside it."""
+    question = (
+        "About Marrow Lake: How deep is it? In a 1978 survey, what were the nets found to harm?"
+    )
+    assert _parts(question) == [
+        "How deep is Marrow Lake?",
+        "In a 1978 survey, what were the nets found to harm?",
+    ]

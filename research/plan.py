@@ -34,6 +34,7 @@ from research.question import (
     lead_subject,
     telling,
     weight,
+    zh_content,
     zh_tagged,
 )
 from research.text import (
@@ -483,6 +484,9 @@ def _zh_queries(question: str, focus: Focus, surface: list[str]) -> list[str]:
     """The queries of a Chinese part: the question's subject (or the part's core) with the
     part's rarest other words, the core with them, and the subject with the first of them.
 
+    A part that does not name the question's subject (nor was lent it) asks about a
+    subject of its own: its queries name its core only.
+
     Args:
         question: the whole question, whose subject the queries name.
         focus: the part's focus.
@@ -492,8 +496,11 @@ def _zh_queries(question: str, focus: Focus, surface: list[str]) -> list[str]:
         The queries, possibly blank or repeated (the caller drops those).
     """
     subject = entity(question)
+    if subject and not _zh_mentions(focus.text, subject):
+        subject = ""  # a question of its own (…？生活在北宋的那位词人写过哪些诗集？)
     core = focus.core[0] if focus.core else ""
-    aspects = [w for w in surface if w not in subject and w != core and stem(w) not in SCAFFOLD]
+    head = subject or core
+    aspects = [w for w in surface if w not in head and w != core and stem(w) not in SCAFFOLD]
     if len(aspects) > QUERY_ASPECTS:  # the rarest words say most
         rarest = sorted(aspects, key=weight, reverse=True)[:QUERY_ASPECTS]
         aspects = [w for w in aspects if w in rarest]
@@ -570,59 +577,74 @@ _QUESTION_MARKS = "?؟\u037e;"
 def _split_en(question: str) -> list[str]:
     """One clause per thing asked: questions in a row, a list of questions after a colon
     ("Lithium-ion batteries: who invented them, when …, and why …?"), clauses joined by
-    a comma or "and" before a question word, and verb phrases joined by "and"."""
+    a comma or "and" before a question word, and verb phrases joined by "and".
+
+    A clause whose sentence opens with what it says of a subject it names ("Coastal
+    towns are known to be small, and what else are they known for?") is about that
+    subject: its pronouns are its own, not the question's subject."""
     lead, rest = lead_subject(question)
     body = rest.strip().rstrip(f".! {_QUESTION_MARKS}")
-    parts = re.split(
-        rf"[{_QUESTION_MARKS}]\s*|:\s*(?={_OPENER})|,\s*(?:and\s+|but\s+|or\s+)?(?={_OPENER})"
-        rf"|\s+(?:and|but)\s+(?={_OPENER})|(?:\.|,\s*and)\s+(?={_IMPERATIVE})",
-        body,
-        flags=re.I,
-    )
-    clauses = _en_clauses(question, body, parts)
+    pieces: list[tuple[str, bool]] = []  # each with whether it opens its sentence
+    for sentence in re.split(rf"[{_QUESTION_MARKS}]\s*", body):
+        cut = re.split(
+            rf":\s*(?={_OPENER})|,\s*(?:and\s+|but\s+|or\s+)?(?={_OPENER})"
+            rf"|\s+(?:and|but)\s+(?={_OPENER})|(?:\.|,\s*and)\s+(?={_IMPERATIVE})",
+            sentence,
+            flags=re.I,
+        )
+        pieces.extend((piece, i == 0) for i, piece in enumerate(cut))
+    clauses = _en_clauses(question, body, pieces)
     if not clauses:
         return [question]
     subject = lead or entity(question)
-    first = _lead(clauses[0])
+    first = _lead(clauses[0][0])
     out = []
-    for clause in clauses:
-        text = _with_subject(clause, subject, first)
+    for clause, led in clauses:
+        named = led and entity(clause)  # "Coastal towns are …, what else are they …"
+        text = _with_subject(clause, "" if named else subject, first)
         out.append(text[0].upper() + text[1:] + "?")
     return out
 
 
-def _en_clauses(question: str, body: str, parts: list[str]) -> list[str]:
+def _en_clauses(question: str, body: str, pieces: list[tuple[str, bool]]) -> list[tuple[str, bool]]:
     """The clauses that ask, from the pieces the question was cut into.
 
-    A piece that asks nothing is a lead-in to the next clause that asks when no clause
-    came before it (or another lead-in is pending), and says more of the clause before
-    otherwise; each clause that asks is further cut into its verb phrases
-    (:func:`_split_and`).
+    A piece that asks nothing is a lead-in to the next clause that asks when it opens a
+    sentence (a sentence after a question mark belongs to the next part), when no clause
+    came before it or when another lead-in is pending; otherwise it says more of the
+    clause before ("…, in 1990, …"). Each clause that asks is further cut into its verb
+    phrases (:func:`_split_and`).
 
     Args:
         question: the whole question.
         body: the question without its lead subject and closing marks.
-        parts: the pieces ``body`` was cut into.
+        pieces: the pieces ``body`` was cut into, each with whether it opens its
+            sentence.
 
     Returns:
-        The clauses, in order; a lead-in left over at the end is a clause of its own.
+        The clauses, in order, each with whether it opens with a lead-in of content words
+        ("Coastal towns in the region are known to be small, what else …"); a lead-in
+        left over at the end is a clause of its own.
     """
-    clauses: list[str] = []
+    clauses: list[tuple[str, bool]] = []
     pending = ""  # a lead-in that asks nothing ("According to a 1962 audit, what …")
     whole = _whole_questions(body)
-    for part in (p.strip(" ,:¿") for p in parts):
+    for raw, opens in pieces:
+        part = raw.strip(" ,:¿")
         if not part:
             continue
         if not _en_asks(part, whole, question) and not part.rstrip().endswith("what"):
-            if clauses and not pending:
-                clauses[-1] = f"{clauses[-1]}, {part}"
+            if clauses and not pending and not opens:
+                clauses[-1] = (f"{clauses[-1][0]}, {part}", clauses[-1][1])
             else:
                 pending = f"{pending}, {part}" if pending else part
             continue
-        clauses.extend(_split_and(f"{pending}, {part}" if pending else part))
+        said = _split_and(f"{pending}, {part}" if pending else part)
+        led = _content_count(pending) > 0
+        clauses.extend((c, led and not j) for j, c in enumerate(said))
         pending = ""
     if pending:
-        clauses.append(pending)
+        clauses.append((pending, False))
     return clauses
 
 
@@ -713,7 +735,7 @@ def _with_subject(clause: str, subject: str, lead: str) -> str:
         else:
             out.append(word)
     text = " ".join(out)
-    asks = re.match(_OPENER, clause, re.I) is not None
+    asks = re.search(rf"\b{_OPENER}", clause, re.I) is not None  # "In 1990, what …"
     if not replaced and not asks and lead and subject.lower() not in text.lower():
         head = re.match(r"[A-Za-z]+", clause)
         if head and (is_verb_form(head.group(0)) or head.group(0).lower() in _AUX):
@@ -803,6 +825,23 @@ def _zh_named(clause: str) -> bool:
     return False
 
 
+#: Content words of its own (see :func:`research.question.zh_content`) that make a
+#: Chinese clause asked on its own a whole question, not a follow-up on the subject
+#: another names (为什么修建 says one).
+ZH_OWN_CONTENT = 2
+
+
+def _zh_own(clause: str) -> bool:
+    """Whether a Chinese clause asked on its own (not listed after another of its
+    sentence) is a question of its own: it opens with a subject (:func:`_zh_named`), or
+    says at least :data:`ZH_OWN_CONTENT` content words of its own, a noun among them
+    (生活在北宋的那位词人写过哪些诗集 is, 为什么修建 and 每年有多少游客 are not)."""
+    if _zh_named(clause):
+        return True
+    nouns, others = zh_content(clause)
+    return bool(nouns) and len({*nouns, *others}) >= ZH_OWN_CONTENT
+
+
 _ZH_LIST = re.compile(r"([、，,：:])")
 
 
@@ -811,9 +850,10 @@ def _split_zh(question: str) -> list[tuple[str, str]]:
     colon or joined by 、 or ，, each piece that asks something ("谁发明的、何时开始商用、
     为什么会衰减"), and verb phrases joined by 并/而且/以及/同时.
 
-    A clause that names no subject before it asks (为什么衰落) is given the question's;
-    each clause comes with its own words when it was so given but not listed after
-    another of its sentence (see :attr:`SubQuestion.own`)."""
+    A clause that names no subject before it asks and says too little to be a question
+    of its own (为什么衰落; see :func:`_zh_own`) is given the question's, and so is one
+    listed after another of its sentence (…位于哪里、海拔多少米); each clause comes with its
+    own words when it was so given but not listed (see :attr:`SubQuestion.own`)."""
     lead, rest = lead_subject(question)
     pieces: list[tuple[str, bool]] = []
     for sentence in (p.strip() for p in _ZH_SPLIT.split(rest) if p.strip()):
@@ -908,9 +948,9 @@ def _zh_first(clauses: list[tuple[str, bool]], subject: str) -> str:
 def _zh_with_subject(clause: str, listed: bool, subject: str, first: str) -> tuple[str, str]:
     """A Chinese clause naming its subject, as a part of the plan.
 
-    A pronoun opening the clause is replaced by the subject; a clause that names neither
-    the subject nor (unless listed) one of its own is given it in front, with ``first``
-    when it asks nothing itself.
+    A pronoun opening the clause is replaced by the subject; a clause that does not name
+    the subject and is listed, or is no question of its own (:func:`_zh_own`), is given
+    it in front, with ``first`` when it asks nothing itself.
 
     Args:
         clause: the clause.
@@ -929,7 +969,7 @@ def _zh_with_subject(clause: str, listed: bool, subject: str, first: str) -> tup
             text = subject + text[len(pronoun) :]
             break
     own = ""
-    if subject and not _zh_mentions(text, subject) and (listed or not _zh_named(text)):
+    if subject and not _zh_mentions(text, subject) and (listed or not _zh_own(text)):
         # a clause listed after another of its sentence (…位于哪里、海拔多少米) is
         # about that one's subject; one asked on its own may be about another
         own = "" if listed else text + "？"

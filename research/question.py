@@ -27,10 +27,12 @@ from .text import (
     CJK_CLASS,
     STOP_WORDS,
     is_cjk,
+    is_verb_form,
     is_word,
     jieba_loaded,
     known_word,
     lemma,
+    readings,
     simplified,
     stem,
     terms,
@@ -833,8 +835,8 @@ def _capital_runs(question: str) -> list[list[str]]:
     """The runs of capitalised words of a question, as written.
 
     A number right after a capitalised word belongs to its run; a capital that only opens
-    a sentence on a question word or a dictionary word opens none, and auxiliaries,
-    question words and "I" end a run.
+    a sentence on a question word, a stop word or a dictionary word opens none, and
+    auxiliaries, question words and "I" end a run.
 
     Args:
         question: the question, its whitespace collapsed.
@@ -850,8 +852,10 @@ def _capital_runs(question: str) -> list[list[str]]:
         low = tok.lower()
         before = question[: found[i].start()].rstrip(" \"'“‘(¿¡")
         opening = not before or before[-1] in ".?!:;؟"
-        # A capital that only opens a sentence names nothing ("Primitive jawless …").
-        capital = tok[0].isupper() and not (opening and (low in _QUESTION_WORDS or _common(low)))
+        # A capital that only opens a sentence names nothing ("Primitive jawless …",
+        # "The old mill …").
+        plain = low in _QUESTION_WORDS or low in STOP_WORDS or _common(low)
+        capital = tok[0].isupper() and not (opening and plain)
         number = tok.isdigit() and bool(run)
         if (capital or number) and low not in _AUX and low not in _QUESTION_WORDS and low != "i":
             run.append(tok)
@@ -868,10 +872,9 @@ def _noun_phrase_entity(question: str) -> str:
     """The noun phrase of a question's first clause, for a question that capitalises no
     name.
 
-    The phrase after the last "of", else the one after a request's verb, else (for a
-    clause opening with a question word) the one from its third word on, its last word
-    dropped when the second is a form of "do" and the phrase runs to the clause's end
-    (that word is then the clause's verb).
+    The phrase after the last "of", else the one after a request's verb, else for a
+    clause opening with a question word the one it asks about (:func:`_asked_phrase`),
+    else the one a statement opens with ("coastal towns in the region are …").
 
     Args:
         question: the question, its whitespace collapsed.
@@ -888,15 +891,47 @@ def _noun_phrase_entity(question: str) -> str:
             return phrase
     if len(words_) >= 2 and words_[0].lower() in IMPERATIVES:
         return _noun_run([w.lower() for w in words_[1:]])
-    if len(words_) >= 3 and words_[0].lower() in _QUESTION_WORDS:
-        rest = [w.lower() for w in words_[2:]]
-        phrase = _noun_run(rest)
-        said = [w.strip(".,?!") for w in rest if w not in _ARTICLES]
-        if words_[1].lower() in ("do", "does", "did") and len(said) >= 2 and phrase.split() == said:
-            # "what does the index measure": after do, the clause's last word is its verb
-            phrase = _noun_run(rest[:-1])
-        return phrase
+    if words_ and words_[0].lower() in _QUESTION_WORDS:
+        return _asked_phrase([w.lower() for w in words_])
+    opening = [w.lower() for w in words_]
+    head = opening[0].strip(".,?!") if opening else ""
+    if head in _ARTICLES or (readings(head) & {"NOUN", "ADJ"} and not _verbal(head)):
+        return _noun_run(opening)  # a statement opens with its subject
     return ""
+
+
+def _asked_phrase(tokens: list[str]) -> str:
+    """The noun phrase a clause opening with a question word asks about.
+
+    The noun after the question word names the kind of answer, not the subject
+    (:func:`_asked_kind`): "what engineer managed to build a steam carriage" asks about
+    the *steam carriage*, the object after its verb, and "what year did the war end"
+    asks as "what did the war end". After an inflected verb the phrase is its object,
+    past the words that lead to it ("what happened when the old bridge …"); otherwise it
+    is the one from the clause's third word on, its last word dropped when the second is
+    a form of "do" and the phrase runs to the clause's end (that word is then the
+    clause's verb: "what does the index measure").
+
+    Args:
+        tokens: the clause's words, lower case, the question word first.
+
+    Returns:
+        The phrase, or "" when there is none.
+    """
+    kind = _asked_kind([t.strip(".,?!") for t in tokens])
+    if kind and tokens[kind + 1] not in _AUX:
+        return _noun_run(_after_verb(tokens[kind + 2 :]))
+    tokens = [tokens[0], *tokens[kind + 1 :]]
+    if len(tokens) < 3:
+        return ""
+    rest = tokens[2:]
+    if tokens[1] not in _AUX and is_verb_form(tokens[1]):  # "what happens *when the* …"
+        return _noun_run(_after_verb(rest))
+    phrase = _noun_run(rest)
+    said = [w.strip(".,?!") for w in rest if w not in _ARTICLES]
+    if tokens[1] in ("do", "does", "did") and len(said) >= 2 and phrase.split() == said:
+        phrase = _noun_run(rest[:-1])
+    return phrase
 
 
 #: A title in Chinese title marks: a book, film, law or other work, named.
@@ -1119,6 +1154,43 @@ def rare(text: str) -> bool:
     return zipf_frequency(text, "zh") < COMMON_ZIPF
 
 
+def zh_content(clause: str) -> tuple[list[str], list[str]]:
+    """What a Chinese clause says in content words of its own: the words of its runs of
+    nouns, and its verbs and time words, each rarer than :data:`COMMON_ZIPF` (a rare time
+    word names a period: 北宋; 今天 is too common).
+
+    Left out are the words that frame a question (名字, 称为), those that frame a clause
+    without saying what it is about (作用, 问题) and the noun right after a question word
+    that names the kind of answer asked for (皇帝 in 哪位皇帝): the answer's type, not
+    something the clause is about. "为什么修建" says one content word (修建), "生活在北宋
+    的那位词人叫什么名字" two (北宋, 词人).
+
+    Args:
+        clause: one clause of a Chinese question.
+
+    Returns:
+        The nouns, and the verbs and time words, each list in order, as written.
+    """
+
+    def says(word: str) -> bool:
+        return (
+            rare(word)
+            and re.search(rf"[{CJK_CLASS}A-Za-z]", word) is not None
+            and word not in SCAFFOLD
+            and not _FRAMES.fullmatch(word)
+        )
+
+    tagged = zh_tagged(clause)
+    runs, kinds = _zh_noun_runs(tagged)
+    nouns = [w for run, kind in zip(runs, kinds, strict=True) for w in run[kind:]]
+    others = [
+        p.word
+        for p in tagged
+        if (p.flag.startswith("v") and not _unknown_word(p.word)) or p.flag == "t"
+    ]
+    return [n for n in nouns if says(n)], [w for w in others if says(w)]
+
+
 def _zh_shared(question: str) -> str:
     """The subject a Chinese question in a row opens most of its pieces with (章同 in
     章同是哪里人，章同做过什么官，章同为什么……): the longest opening that at
@@ -1153,19 +1225,84 @@ def _common(word: str) -> bool:
     return lemma(word) != word or is_word(word)
 
 
+#: The most words after a question word that name the kind of answer asked for
+#: ("which *early jazz singer* recorded …").
+KIND_WORDS = 3
+
+
+def _asked_kind(tokens: list[str]) -> int:
+    """How many words after an English question word name the kind of answer asked for:
+    the nouns and adjectives right after it when a verb follows them ("what *engineer*
+    managed to …", "which *merchant ships* carried …", "what *year* did …"); 0 when none
+    do ("what causes tides", "what is …").
+
+    A word is a verb that is an auxiliary, an inflected verb (:func:`is_verb_form`) or one
+    lemminflect knows only as a verb ("eat"); a kind word is one it knows as a noun or
+    adjective, the first of them no inflected verb ("causes"). The longest run of them
+    that a verb follows is taken.
+
+    Args:
+        tokens: the clause's words, lower case, the question word first.
+
+    Returns:
+        The number of words naming the kind.
+    """
+    run = 0
+    for tok in tokens[1 : 1 + KIND_WORDS]:
+        if tok in _AUX or tok in STOP_WORDS or not readings(tok) & {"NOUN", "ADJ"}:
+            break
+        if not run and is_verb_form(tok):
+            break
+        run += 1
+    for count in range(min(run, len(tokens) - 2), 0, -1):
+        verb = tokens[count + 1]
+        if verb in _AUX or is_verb_form(verb) or readings(verb) == {"VERB"}:
+            return count
+    return 0
+
+
+def _after_verb(tokens: list[str]) -> list[str]:
+    """The words after a clause's verb, from its object on: without the words leading to
+    it, an infinitive's "to" and verb ("managed *to build* a steam carriage"), stop words
+    and words that can be adverbs but no noun ("enough", "originally")."""
+    i = 0
+    while i < len(tokens):
+        tok = tokens[i].strip(".,?!")
+        known = readings(tok)
+        if tok == "to" and i + 1 < len(tokens):
+            i += 2
+        elif tok in STOP_WORDS or ("ADV" in known and "NOUN" not in known):
+            i += 1
+        else:
+            break
+    return tokens[i:]
+
+
 def _noun_run(tokens: list[str]) -> str:
-    """Leading words of ``tokens`` up to the first verb-like word or preposition."""
+    """Leading words of ``tokens`` up to the first adverb, verb-like word (:func:`_verbal`)
+    or preposition; articles and framing words ("a *working* steam carriage") before it
+    are passed over."""
     out: list[str] = []
     for tok in tokens:
         tok = tok.strip(".,?!")
-        if tok in _ARTICLES and not out:
+        if not out and (tok in _ARTICLES or stem(tok) in SCAFFOLD):
             continue
-        if (
-            tok in _AUX
-            or tok in STOP_WORDS
-            or stem(tok) in SCAFFOLD
-            or (out and (tok.endswith("ed") or tok.endswith("ing")))
-        ):
+        adverb = readings(tok) == {"ADV"}  # "the old mill *originally* built for"
+        if tok in _AUX or tok in STOP_WORDS or stem(tok) in SCAFFOLD or adverb:
+            break
+        if out and _verbal(tok):
             break
         out.append(tok)
     return " ".join(out)
+
+
+def _verbal(word: str) -> bool:
+    """Whether a lower-case English word after a noun reads as a verb, ending the noun's
+    phrase: one lemminflect knows as no noun that is only a verb ("approve"), an
+    inflected verb ("built", "grew", "glowing") or an -ed or -ing form it does not know
+    (not "ring", "pumps" in "heat pumps" nor "crossing")."""
+    known = readings(word)
+    if "NOUN" in known:
+        return False
+    unknown_form = not known and word.endswith(("ed", "ing"))
+    return known == {"VERB"} or is_verb_form(word) or unknown_form

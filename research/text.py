@@ -276,6 +276,16 @@ def lemma(word: str) -> str:
     return word
 
 
+@lru_cache(maxsize=20_000)
+def readings(word: str) -> frozenset[str]:
+    """The parts of speech lemminflect knows a lower-case English word as (``NOUN``,
+    ``VERB``, ``ADJ``, ``ADV``, ``AUX``, …): "engineer" only as a noun, "managed" as a
+    verb or an adjective; none for a word it does not hold."""
+    if not (word.isascii() and word.isalpha()):
+        return frozenset()
+    return frozenset(_lemmas()(word))
+
+
 def is_word(word: str) -> bool:
     """Whether lemminflect knows ``word`` (lower case) as an English dictionary word."""
     return word.isascii() and word.isalpha() and bool(_lemmas()(word))

@@ -90,13 +90,19 @@ def test_every_chinese_way_of_asking_starts_a_part_of_its_own(question, count):
 
 
 def test_a_chinese_part_lent_another_clauses_subject_keeps_its_own_words():
-    plan = offline_plan("白沙镇始建于哪一年？用来测量冰川厚度的仪器叫什么？")
+    """A short follow-up (每年有多少游客) is lent the subject and keeps its own words; a
+    sentence that says enough of its own is a question of its own, lent nothing."""
+    plan = offline_plan("白沙镇始建于哪一年？每年有多少游客？")
     first, second = plan.subquestions
-    assert second.text == "白沙镇用来测量冰川厚度的仪器叫什么？"
-    assert second.own == "用来测量冰川厚度的仪器叫什么？" and first.own == ""
+    assert second.text == "白沙镇每年有多少游客？"
+    assert second.own == "每年有多少游客？" and first.own == ""
     assert Plan.from_dict(plan.to_dict()).subquestions[1].own == second.own
-    assert plan.focus(second).alternative.core == ("冰川厚度",)  # its own subject
+    assert plan.focus(second).alternative.core == ("游客",)  # its own subject
     assert plan.focus(first).alternative is None
+    plan = offline_plan("白沙镇始建于哪一年？用来测量冰川厚度的仪器叫什么？")
+    second = plan.subquestions[1]
+    assert (second.text, second.own) == ("用来测量冰川厚度的仪器叫什么？", "")
+    assert plan.focus(second).core == ("冰川厚度",)
 
 
 def test_a_chinese_clause_that_stops_where_its_answer_goes_asks_it():

@@ -1,0 +1,203 @@
+"""Reading a question of several unrelated questions: which part is about what.
+
+A Chinese sentence of its own that says enough is a question of its own and is lent no
+other sentence's subject, while a short follow-up is; the noun after an English question
+word names the kind of answer, not the subject; a statement that opens a sentence after
+a question mark leads into the question it ends with.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from research.plan import offline_plan
+from research.question import entity, zh_content
+from research.text import stem
+
+
+def _parts(question: str) -> list[str]:
+    return [s.text for s in offline_plan(question).subquestions]
+
+
+# --- Chinese: questions in a row -------------------------------------------------------
+
+ROW = (
+    "谁设计了青石港的灯塔？生活在北宋的那位女词人写过哪些诗集？谁的到来使山谷里的牧民改信了新宗教？"
+)
+
+
+def test_chinese_questions_in_a_row_that_say_enough_are_each_their_own():
+    plan = offline_plan(ROW)
+    assert [s.text for s in plan.subquestions] == [
+        "谁设计了青石港的灯塔？",
+        "生活在北宋的那位女词人写过哪些诗集？",
+        "谁的到来使山谷里的牧民改信了新宗教？",
+    ]
+    assert all(s.own == "" for s in plan.subquestions)  # nothing was lent
+    first, poet, herders = (plan.focus(s) for s in plan.subquestions)
+    assert first.core == ("青石港",)
+    assert poet.core == ("女词人",)
+    assert "青石" not in poet.subject and "青石" not in herders.subject
+    for sub in plan.subquestions[1:]:  # searched for by their own words
+        assert not any("青石港" in q for q in sub.queries)
+
+
+@pytest.mark.parametrize(
+    ("question", "parts"),
+    [
+        (
+            "青石湖有多深，哪个乐团在湖边首演了第一部歌剧？",
+            ["青石湖有多深？", "哪个乐团在湖边首演了第一部歌剧？"],
+        ),
+        (
+            "红松林有多大？哪种候鸟每年秋天在湖心岛停留？",
+            ["红松林有多大？", "哪种候鸟每年秋天在湖心岛停留？"],
+        ),
+        (
+            "白沙镇始建于哪一年？到2015年底，湖区的候鸟种群减少了多少？",
+            ["白沙镇始建于哪一年？", "到2015年底，湖区的候鸟种群减少了多少？"],
+        ),
+    ],
+)
+def test_a_chinese_clause_that_says_enough_keeps_its_own_subject(question, parts):
+    """After ？ or ，, and after a lead-in, a clause with content words of its own."""
+    plan = offline_plan(question)
+    assert [s.text for s in plan.subquestions] == parts
+    subject = plan.focus(plan.subquestions[0]).core[0]
+    assert not any(subject in q for q in plan.subquestions[1].queries)
+
+
+def test_a_short_chinese_follow_up_is_lent_the_subject():
+    """为什么修建, 哪位皇帝下令修建 (皇帝 is the kind of answer) and 每年有多少游客 say too
+    little to be about anything else; a pronoun stands for the subject."""
+    question = "白鹭桥是哪一年建成的？为什么修建？哪位皇帝下令修建？每年有多少游客？"
+    plan = offline_plan(question)
+    assert [s.text for s in plan.subquestions] == [
+        "白鹭桥是哪一年建成的？",
+        "白鹭桥为什么修建？",
+        "白鹭桥哪位皇帝下令修建？",
+        "白鹭桥每年有多少游客？",
+    ]
+    assert plan.subquestions[1].own == "为什么修建？"
+    assert all(plan.focus(s).core == ("白鹭桥",) for s in plan.subquestions)
+    assert _parts("白鹭桥是哪一年建成的？它为什么被拆除？")[1] == "白鹭桥为什么被拆除？"
+
+
+def test_a_chinese_piece_listed_after_a_pause_mark_shares_the_subject_whatever_it_says():
+    assert _parts("红松林位于哪里、林中生活着哪些珍稀鸟类？") == [
+        "红松林位于哪里？",
+        "红松林林中生活着哪些珍稀鸟类？",
+    ]
+
+
+@pytest.mark.parametrize(
+    ("clause", "nouns", "others"),
+    [
+        ("为什么修建", [], ["修建"]),
+        ("每年有多少游客", ["游客"], []),
+        ("哪位皇帝下令修建", [], ["下令", "修建"]),  # 皇帝: the kind of answer asked for
+        ("生活在北宋的那位女词人写过哪些诗集", ["词人"], ["北宋"]),
+        ("今天又发挥着什么作用", [], []),  # 今天 too common, 作用 frames
+    ],
+)
+def test_the_content_words_a_chinese_clause_says_of_its_own(clause, nouns, others):
+    assert zh_content(clause) == (nouns, others)
+
+
+# --- English: the kind of answer is no subject ----------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("question", "phrase", "kind"),
+    [
+        ("What engineer managed to build a working steam carriage?", "steam carriage", "engineer"),
+        ("Which botanist first described the tea plant?", "tea plant", "botanist"),
+        ("What potter later glazed the harbor tiles?", "harbor tiles", "potter"),
+        ("Which merchant ships carried salt to the islands?", "salt", "merchant"),
+        ("What year did the ferry line close?", "ferry line", "year"),
+        ("What animals eat wild grass?", "wild grass", "animals"),
+    ],
+)
+def test_the_noun_after_an_english_question_word_names_the_answers_kind(question, phrase, kind):
+    assert entity(question) == phrase
+    focus = offline_plan(question).focus(offline_plan(question).subquestions[0])
+    assert focus.subject == tuple(stem(w) for w in phrase.split())
+    assert stem(kind) not in focus.subject
+
+
+@pytest.mark.parametrize(
+    ("question", "phrase"),
+    [
+        ("What causes tides?", "tides"),  # a verb after the question word: no kind
+        ("What does the index measure?", "index"),
+        ("How do heat pumps work?", "heat pumps"),
+        ("What did the council approve in 2019?", "council"),  # approve is only a verb
+        ("What was the old mill originally built for?", "old mill"),
+        ("What happened when the old bridge collapsed?", "old bridge"),
+    ],
+)
+def test_an_english_questions_noun_phrase_stops_at_its_verb(question, phrase):
+    assert entity(question) == phrase
+
+
+# --- English: a statement that leads into a question ----------------------------------
+
+
+def test_a_statement_after_a_question_mark_leads_into_the_next_part():
+    question = (
+        "What did the council approve in 2019? Coastal towns in the region are known to be "
+        "small and old, and what else are they known for?"
+    )
+    plan = offline_plan(question)
+    assert [s.text for s in plan.subquestions] == [
+        "What did the council approve in 2019?",
+        "Coastal towns in the region are known to be small and old, what else are they known for?",
+    ]
+    council, towns = (plan.focus(s) for s in plan.subquestions)
+    assert council.subject == ("council",)
+    assert towns.subject == ("coastal", "town")
+
+
+@pytest.mark.parametrize(
+    ("question", "second", "subject"),
+    [
+        (
+            "Who painted the chapel ceiling? The old mill by the river is said to be haunted, "
+            "and why do people believe that?",
+            "The old mill by the river is said to be haunted, why do people believe that?",
+            ("old", "mill"),
+        ),
+        (
+            "Which ferry sank in 1921? Outside of its use for trains, what else is the Harbor "
+            "Line famous for?",
+            "Outside of its use for trains, what else is the Harbor Line famous for?",
+            ("harbor", "line"),
+        ),
+    ],
+)
+def test_a_sentence_that_opens_with_a_statement_is_about_what_it_names(question, second, subject):
+    """Its pronouns point at what the sentence names, not at the first part's subject."""
+    plan = offline_plan(question)
+    assert len(plan.subquestions) == 2 and plan.subquestions[1].text == second
+    assert plan.focus(plan.subquestions[1]).subject == subject
+
+
+def test_a_follow_up_that_names_nothing_still_takes_the_questions_subject():
+    assert _parts("Who founded the ferry company? When did it go bankrupt?") == [
+        "Who founded the ferry company?",
+        "When did ferry company go bankrupt?",
+    ]
+    assert _parts("Who founded the ferry company? In 1950, when did it go bankrupt?")[1] == (
+        "In 1950, when did ferry company go bankrupt?"
+    )
+
+
+def test_a_lead_in_sentence_is_kept_with_its_question_and_given_no_question_word():
+    """A sentence opening with a lead-in asks by the question word inside it."""
+    question = (
+        "About Marrow Lake: How deep is it? In a 1978 survey, what were the nets found to harm?"
+    )
+    assert _parts(question) == [
+        "How deep is Marrow Lake?",
+        "In a 1978 survey, what were the nets found to harm?",
+    ]

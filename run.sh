@@ -11,7 +11,9 @@ case "${1:-demo}" in
   test)
     shift
     "$PY" -m ruff check .
-    exec "$PY" -m pytest "$@"
+    # Two worker processes (QUARTET_TEST_WORKERS=0: one process); each test file runs
+    # whole in one worker, so a module's shared fixtures are made once.
+    exec "$PY" -m pytest -n "${QUARTET_TEST_WORKERS:-2}" --dist loadfile "$@"
     ;;
   *)
     exec "$PY" -m host "$@"

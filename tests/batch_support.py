@@ -7,18 +7,16 @@ import csv
 import html.parser
 import json
 import os
-import shutil
 import signal
 import subprocess
 import time
 from pathlib import Path
 
 import pytest
-from cli_support import ROOT, quartet, shared_cache
+from cli_support import ROOT, demo_runs_dir, quartet
 from openpyxl import load_workbook
 
 from demo.site import DEMO_QUESTION, DEMO_QUESTION_ZH
-from demo.web import demo_world
 
 #: English, Chinese, and off-topic (the demo web has nothing on it: exit 3).
 QUESTIONS = (DEMO_QUESTION, DEMO_QUESTION_ZH, "How do heat pumps work?")
@@ -36,15 +34,6 @@ def write_questions(folder: Path) -> Path:
     path = folder / "questions.txt"
     path.write_text("# demo questions\n" + "\n\n".join(QUESTIONS) + "\n", encoding="utf-8")
     return path
-
-
-def demo_runs_dir(runs: Path) -> Path:
-    """``runs`` with the demo site already built (once per test session), as a user's runs
-    folder has it after the first demo."""
-    with demo_world(shared_cache()):
-        pass
-    shutil.copytree(shared_cache() / ".demo-cache", runs / ".demo-cache", symlinks=True)
-    return runs
 
 
 def batch_cmd(questions: Path, runs: Path, *args: str) -> list[str]:

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from demo.web import DemoWorld
+from demo.web import DemoWorld, demo_world
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -27,6 +27,15 @@ def shared_cache() -> Path:
     folder = Path(tempfile.mkdtemp(prefix="quartet-demo-"))
     atexit.register(shutil.rmtree, folder, True)
     return folder
+
+
+def demo_runs_dir(runs: Path) -> Path:
+    """``runs`` with the demo site already built (once per test session), as a user's runs
+    folder has it after the first demo: a demo run there does not build the site again."""
+    with demo_world(shared_cache()):
+        pass
+    shutil.copytree(shared_cache() / ".demo-cache", runs / ".demo-cache", symlinks=True)
+    return runs
 
 
 def quartet(*args: str) -> list[str]:

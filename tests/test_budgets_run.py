@@ -27,6 +27,7 @@ def budget_run() -> Path:
     """One demo run with :data:`ROUNDS` rounds per sub-question and :data:`CONCURRENCY`
     tasks at once; its folder."""
     runs = shared_cache()
+    before = set(runs.iterdir())
     code = main(
         [
             *("demo", "--formats", "md", "--max-rounds", str(ROUNDS)),
@@ -34,7 +35,7 @@ def budget_run() -> Path:
         ]
     )
     assert code == 0
-    (folder,) = [p for p in runs.iterdir() if (p / "internal").is_dir()]
+    (folder,) = [p for p in set(runs.iterdir()) - before if (p / "internal").is_dir()]
     return folder
 
 

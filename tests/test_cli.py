@@ -11,6 +11,7 @@ import tomllib
 from pathlib import Path
 
 import pytest
+from cli_support import demo_runs_dir
 from runs_support import make_run
 
 from host.cli import main
@@ -96,7 +97,8 @@ def _run_cli(
 
 
 def test_demo_command_runs_the_pipeline_and_prints_a_json_record(tmp_path):
-    proc = _run_cli(["demo", "--json", "--formats", "md,html", "--runs-dir", str(tmp_path)])
+    runs = demo_runs_dir(tmp_path)
+    proc = _run_cli(["demo", "--json", "--formats", "md,html", "--runs-dir", str(runs)])
     assert proc.returncode == 0, proc.stderr[-2000:]
     record = json.loads(proc.stdout)
     assert record["outputs"] == ["/workspace/reports/report.md", "/workspace/reports/report.html"]

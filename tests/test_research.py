@@ -13,6 +13,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from cli_support import demo_runs_dir
 from lxml import html as lxml_html
 from research_support import (
     DEMO_FACTS,
@@ -152,7 +153,7 @@ def test_an_off_topic_question_gets_the_honest_nothing_report_and_exit_3(tmp_pat
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     proc = subprocess.run(
         [sys.executable, "-m", "host", "demo", "--question", "How do heat pumps work?",
-         "--runs-dir", str(tmp_path), "--formats", "md", "--json"],
+         "--runs-dir", str(demo_runs_dir(tmp_path)), "--formats", "md", "--json"],
         capture_output=True, text=True, env=env, timeout=240, cwd=ROOT,
     )  # fmt: skip
     assert proc.returncode == 3, proc.stderr[-2000:]

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 
+from cli_support import demo_runs_dir
 from openai_server import ScriptedOpenAI
 
 from host.cli import main
@@ -42,6 +43,7 @@ class EchoingOpenAI(ScriptedOpenAI):
 def test_an_echoed_key_leaks_nowhere(tmp_path, monkeypatch, capfd):
     monkeypatch.chdir(tmp_path)
     monkeypatch.setenv("OPENAI_API_KEY", CANARY)
+    demo_runs_dir(tmp_path / "runs")
     with EchoingOpenAI() as server:
         monkeypatch.setenv("OPENAI_BASE_URL", server.base_url)
         code = main(

@@ -18,6 +18,7 @@ from typing import Any
 
 import httpx
 import pytest
+from cli_support import demo_runs_dir
 from playwright.sync_api import Browser, Page, sync_playwright
 from serve_support import Served, serve, tree
 
@@ -37,7 +38,7 @@ NOTES = (
 def server(tmp_path_factory: pytest.TempPathFactory) -> Any:
     runs = tmp_path_factory.mktemp("serve") / "runs"
     runs.mkdir()
-    with serve(runs) as served:
+    with serve(demo_runs_dir(runs)) as served:
         yield served
 
 

@@ -18,8 +18,10 @@ SNIPPET_CHARS = 300
 #: Longest title kept, in characters.
 TITLE_CHARS = 200
 
-#: libyaml's emitter when PyYAML was built with it (several times faster), else the pure one.
+#: libyaml's emitter and safe parser when PyYAML was built with it (several times faster),
+#: else the pure ones.
 _DUMPER = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
+_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 _SPACE = re.compile(r"\s+")
 _TRACKING = re.compile(r"^(utm_[a-z]+|fbclid|gclid|msclkid|yclid|spm)$", re.IGNORECASE)
 
@@ -119,7 +121,7 @@ def result_list(text: str) -> list[dict[str, Any]]:
     """The result items of a search tool's text (see :func:`render`); none when it holds
     no list."""
     try:
-        parsed = yaml.safe_load(unwrap(text))
+        parsed = yaml.load(unwrap(text), Loader=_LOADER)  # safe: a SafeLoader
     except yaml.YAMLError:
         return []
     return [i for i in parsed if isinstance(i, dict)] if isinstance(parsed, list) else []

@@ -13,6 +13,7 @@ once per part.
 
 from __future__ import annotations
 
+import logging
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -24,8 +25,19 @@ from .text import CJK, STOP_WORDS, stem, words
 
 @lru_cache(maxsize=1)
 def _model() -> Any:
-    """WordLlama's default model, from the weights inside its package (never fetched)."""
-    import wordllama
+    """WordLlama's default model, from the weights inside its package (never fetched).
+
+    Importing wordllama configures the root logger (``logging.basicConfig`` at INFO),
+    which would print every HTTP request a run makes: the logger is put back as it was.
+    """
+    root = logging.getLogger()
+    handlers, level = list(root.handlers), root.level
+    try:
+        import wordllama
+    finally:
+        for handler in [h for h in root.handlers if h not in handlers]:
+            root.removeHandler(handler)
+        root.setLevel(level)
 
     return wordllama.WordLlama.load(
         cache_dir=Path(wordllama.__file__).parent, disable_download=True

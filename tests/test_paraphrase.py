@@ -61,3 +61,20 @@ def test_the_features_carry_the_closeness_and_its_gap_to_the_pages_closest():
         feats = features_of(focus, doc, i)
         assert feats["paraphrase"] == sims[i]
         assert feats["paraphrase_gap"] == sims[i] - best <= 0.0
+
+
+def test_loading_the_embeddings_leaves_the_root_logger_as_it_was():
+    """wordllama configures logging when imported; a run must not start printing every
+    HTTP request at INFO because of it."""
+    import logging
+    import subprocess
+    import sys
+
+    code = (
+        "import logging; from research.paraphrase import _model; _model(); "
+        "root = logging.getLogger(); print(len(root.handlers), root.level)"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=300, check=True
+    ).stdout.split()
+    assert out == ["0", str(logging.WARNING)]

@@ -100,7 +100,7 @@ def test_explain_shows_every_feature_and_what_the_model_made_of_it():
     ]
     found = explain(parts, "q1", pages, limit=3)
     assert found and "1891" in found[0].text
-    assert [e.score for e in found] == sorted((e.score for e in found), reverse=True)
+    assert [e.learned for e in found] == sorted((e.learned for e in found), reverse=True)
     for e in found:
         assert set(e.features) == set(FEATURES) | set(QUESTION_FEATURES)
         log_odds = model().bias + sum(e.contributions.values())

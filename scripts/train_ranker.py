@@ -611,6 +611,11 @@ def _inner_fold(key: str) -> int:
     return hashlib.sha256(f"inner:{key}".encode()).digest()[0] % 2
 
 
+def judged(judge: Trees, cands: Sequence[Candidate]) -> list[float]:
+    """Each candidate's score by an answer model."""
+    return [judge.score(dict(zip(judge.names, c.features, strict=True))) for c in cands]
+
+
 def out_of_fold(cands: list[Candidate], names: Sequence[str]) -> list[float]:
     """Each candidate's score by an answer model fitted on the other half of the
     articles (:func:`_inner_fold`): how the model scores parts it has not seen, which is
@@ -620,8 +625,8 @@ def out_of_fold(cands: list[Candidate], names: Sequence[str]) -> list[float]:
     for k in (0, 1):
         mine = [i for i, c in enumerate(cands) if _inner_fold(c.article) == k]
         model = fit_answer([c for c in cands if _inner_fold(c.article) != k], names)
-        for i in mine:
-            scores[i] = model.score(dict(zip(names, cands[i].features, strict=True)))
+        for i, score in zip(mine, judged(model, [cands[i] for i in mine]), strict=True):
+            scores[i] = score
     return scores
 
 
@@ -678,7 +683,7 @@ def fit_answers(cands: list[Candidate]) -> tuple[Trees, list[Candidate]]:
 
 def in_question(cands: list[Candidate], alone: Trees) -> list[Candidate]:
     """``cands`` with their question features, by the answer model's first pass."""
-    scores = [alone.score(dict(zip(alone.names, c.features, strict=True))) for c in cands]
+    scores = judged(alone, cands)
     return with_question(cands, _chosen_pages(cands, scores, alone.threshold, alone.thresholds))
 
 
@@ -707,7 +712,7 @@ def answer_figures(cands: list[Candidate], judge: Trees) -> dict[str, float]:
     that quote a page whose :data:`~research.ranking.PAGE_QUOTES` best sentences hold
     the answer, with that page's candidate over their script's threshold; and (honest)
     the share of parts asked without their gold page with no candidate over it."""
-    scores = [judge.score(dict(zip(judge.names, c.features, strict=True))) for c in cands]
+    scores = judged(judge, cands)
     found: dict[str, bool] = {}
     answerable = {c.group for c in cands if c.answered and c.label}
     for c, p in zip(cands, scores, strict=True):

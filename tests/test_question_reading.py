@@ -120,7 +120,8 @@ def test_the_content_words_a_chinese_clause_says_of_its_own(clause, nouns, other
 )
 def test_the_noun_after_an_english_question_word_names_the_answers_kind(question, phrase, kind):
     assert entity(question) == phrase
-    focus = offline_plan(question).focus(offline_plan(question).subquestions[0])
+    plan = offline_plan(question)
+    focus = plan.focus(plan.subquestions[0])
     assert focus.subject == tuple(stem(w) for w in phrase.split())
     assert stem(kind) not in focus.subject
 

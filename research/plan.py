@@ -18,11 +18,14 @@ fallback is recorded on the plan with its reason (:attr:`Plan.fallbacks`).
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
+from functools import lru_cache
 from typing import Any
 
 from pydantic import BaseModel, Field, ValidationError
 
+from research.lang import LATIN_LANGUAGES, question_language, text_language
 from research.question import (
     IMPERATIVES,
     SCAFFOLD,
@@ -31,6 +34,7 @@ from research.question import (
     Focus,
     Glossary,
     entity,
+    idle_terms,
     lead_subject,
     telling,
     weight,
@@ -215,24 +219,8 @@ def _parts(raw: dict[str, Any] | None) -> tuple[list[SubQuestion] | None, str]:
 MIN_QUERY_TERMS, MAX_QUERY_TERMS = 2, 5
 #: Share of an offline part's weighted terms a model part must name to cover it.
 COVERED = 0.5
-#: How far (mean Zipf frequency) another language may score above the question's own
-#: before a part counts as written in it.
-LANGUAGE_MARGIN = 0.5
-#: Languages written in Latin letters that a part of an English plan is compared with.
-LATIN_LANGUAGES = {
-    "en": "English",
-    "de": "German",
-    "fr": "French",
-    "es": "Spanish",
-    "it": "Italian",
-    "nl": "Dutch",
-    "pt": "Portuguese",
-    "sv": "Swedish",
-    "pl": "Polish",
-}
 LANGUAGE_NAMES = {**LATIN_LANGUAGES, "zh": "Chinese", "other": "another script"}
 REPAIRED = "the plan JSON was cut off or malformed and had to be repaired"
-_LETTERS = re.compile(r"[^\W\d_]", re.UNICODE)
 
 
 def key_terms(query: str) -> list[str]:
@@ -254,35 +242,6 @@ def query_problem(query: str) -> str:
     if not MIN_QUERY_TERMS <= len(found) <= MAX_QUERY_TERMS:
         return f"it has {len(found)} key terms ({MIN_QUERY_TERMS} to {MAX_QUERY_TERMS} are usable)"
     return ""
-
-
-def text_language(text: str) -> str:
-    """The language ``text`` is written in: ``zh``, one of :data:`LATIN_LANGUAGES`, or
-    ``other`` for mostly other letters (Cyrillic, kana, …).
-
-    Latin-script text is scored by the mean word frequency (wordfreq's Zipf scale) of its
-    words in each language; English wins unless another language scores clearly higher.
-    """
-    if is_cjk(text):
-        return "zh"
-    letters = _LETTERS.findall(text)
-    latin = sum(1 for ch in letters if ord(ch) < 0x250)
-    if not letters:
-        return "en"
-    if latin * 2 < len(letters):
-        return "other"
-    found = [w for w in words(text) if not any(ch.isdigit() for ch in w)]
-    if not found:
-        return "en"
-    scores = {lang: _mean_zipf(tuple(found), lang) for lang in LATIN_LANGUAGES}
-    best = max(scores, key=lambda lang: scores[lang])
-    return "en" if scores[best] - scores["en"] <= LANGUAGE_MARGIN else best
-
-
-def _mean_zipf(found: tuple[str, ...], lang: str) -> float:
-    from wordfreq import zipf_frequency
-
-    return sum(zipf_frequency(w, lang) for w in found) / len(found)
 
 
 def covers(part: Focus, said: set[str]) -> bool:
@@ -432,12 +391,40 @@ def offline_plan(question: str) -> Plan:
     texts = list(owns)[:MAX_SUBQUESTIONS] or [question]
     subs: list[SubQuestion] = []
     for i, text in enumerate(texts, 1):
-        if subs and _bare(text):  # "…, and why?" asks it of the part before: search that
+        if subs and _bare(text, question):  # "…, and why?" asks it of the part before
             queries = list(subs[-1].queries)
         else:
             queries = keyword_queries(text, question, texts)
+            if subs and lang == "en":
+                queries = _carried(queries, text, question)
         subs.append(SubQuestion(f"q{i}", text, queries, own=owns.get(text, "")))
     return Plan(question, lang, subs)
+
+
+def _names(text: str) -> bool:
+    """Whether a clause names a thing: a capitalised word after its first, or a number."""
+    words = re.findall(r"[^\W_][\w'’-]*", text)
+    return any(w[0].isupper() or w[0].isdigit() for w in words[1:])
+
+
+#: A later part with at most this many content words of its own that does not name the
+#: question's subject follows on from it ("…, and how did regulators respond?").
+FOLLOW_UP_WORDS = 2
+
+
+def _carried(queries: list[str], text: str, question: str) -> list[str]:
+    """A follow-up part's queries with one that names the question's subject: a short
+    later part that does not name it asks about it ("What caused the crisis, and how did
+    regulators respond?" searches "crisis regulators respond" too), though its own words
+    keep their own query first (a part that names its own thing is searched as it is)."""
+    subject = entity(question)
+    if not subject or subject.lower() in text.lower() or not queries:
+        return queries
+    said = [t for t in terms(text) if t not in SCAFFOLD and t not in idle_terms(question)]
+    if len(said) > FOLLOW_UP_WORDS or _names(text):
+        return queries
+    carried = f"{subject} {queries[0]}"
+    return list(dict.fromkeys([queries[0], carried, *queries[1:]]))[:MAX_QUERIES]
 
 
 def _written_as(plan: Plan, question: str) -> Plan:
@@ -460,10 +447,13 @@ def _written_as(plan: Plan, question: str) -> Plan:
     return Plan(question, plan.language, subs)
 
 
-def _bare(text: str) -> bool:
-    """Whether a part is only a question word ("…, and why?", "…，为什么？")."""
-    word = text.strip(" ?？!！.。,，")
-    return word.lower() in _QUESTION_WORDS or word in ZH_QUESTION_WORDS
+def _bare(text: str, question: str = "") -> bool:
+    """Whether a part is only a question word ("…, and why?", "…，为什么？", "…et
+    pourquoi ?") of the language ``question`` is written in."""
+    word = text.strip(" ?？!！.。,，¿")
+    known = question_language(question) if question else None
+    asks = known is not None and known.asks_with(word)
+    return word.lower() in _QUESTION_WORDS or word in ZH_QUESTION_WORDS or asks
 
 
 def keyword_queries(text: str, question: str, siblings: list[str] | None = None) -> list[str]:
@@ -539,12 +529,23 @@ def _en_queries(text: str, focus: Focus, surface: list[str]) -> list[str]:
     return queries
 
 
+#: What follows a number in a Chinese date ("2024年", "3月", "20世纪").
+_ZH_DATE_UNITS = frozenset(["年", "月", "日", "世纪", "年代"])
+
+
 def _surface_words(text: str) -> list[str]:
     """The content words of ``text`` as written (hyphenated names kept whole)."""
     if is_cjk(text):
         from research.text import words
 
-        return [w for w in words(text) if CJK.match(w) and w not in STOP_WORDS]
+        cut = words(text)
+        out = []
+        for i, w in enumerate(cut):
+            if w.isdigit() and i + 1 < len(cut) and cut[i + 1] in _ZH_DATE_UNITS:
+                out.append(w + cut[i + 1])  # a date keeps its number: "2024年"
+            elif CJK.match(w) and w not in STOP_WORDS and not (i and cut[i - 1].isdigit()):
+                out.append(w)
+        return out
     out = []
     for raw in re.findall(r"[A-Za-z0-9][\w'’-]*", text):
         word = re.sub(r"['’]s$", "", raw)
@@ -584,25 +585,54 @@ def _split_en(question: str) -> list[str]:
     subject: its pronouns are its own, not the question's subject."""
     lead, rest = lead_subject(question)
     body = rest.strip().rstrip(f".! {_QUESTION_MARKS}")
+    opener, joiner = _opener_of(question)
     pieces: list[tuple[str, bool]] = []  # each with whether it opens its sentence
     for sentence in re.split(rf"[{_QUESTION_MARKS}]\s*", body):
         cut = re.split(
-            rf":\s*(?={_OPENER})|,\s*(?:and\s+|but\s+|or\s+)?(?={_OPENER})"
-            rf"|\s+(?:and|but)\s+(?={_OPENER})|(?:\.|,\s*and)\s+(?={_IMPERATIVE})",
+            rf":\s*(?={opener})|,\s*(?:(?:{joiner}|or)\s+)?(?={opener})"
+            rf"|\s+{joiner}\s+(?={opener})|(?:\.|,\s*and)\s+(?={_IMPERATIVE})",
             sentence,
             flags=re.I,
         )
-        pieces.extend((piece, i == 0) for i, piece in enumerate(cut))
+        pieces.extend((piece, i == 0) for i, piece in enumerate(_shared_asks(cut, opener)))
     clauses = _en_clauses(question, body, pieces)
     if not clauses:
         return [question]
     subject = lead or entity(question)
     first = _lead(clauses[0][0])
+    known = question_language(question)
+    pronouns = _PRONOUNS | ({p: "" for p in known.pronouns} if known else {})
     out = []
     for clause, led in clauses:
         named = led and entity(clause)  # "Coastal towns are …, what else are they …"
-        text = _with_subject(clause, "" if named else subject, first)
+        text = _with_subject(clause, "" if named else subject, first, pronouns)
         out.append(text[0].upper() + text[1:] + "?")
+    return out
+
+
+@lru_cache(maxsize=256)
+def _opener_of(question: str) -> tuple[str, str]:
+    """The regular expressions for what opens an ask and what joins two asks in
+    ``question``: English's (:data:`_OPENER`; "and", "but"), or, for a question in a
+    language with data (:mod:`research.lang`), its question words and joiners too."""
+    known = question_language(question)
+    if known is None:
+        return _OPENER, "(?:and|but)"
+    joiners = "|".join(sorted(re.escape(w) for w in known.joiners | {"and", "but"}))
+    return rf"(?:{_OPENER}|{known.opener})", rf"(?:{joiners})"
+
+
+def _shared_asks(pieces: list[str], opener: str = _OPENER) -> list[str]:
+    """Pieces that are only a question word asking what the next piece asks ("When" and
+    "by whom was the canal built" from "When and by whom was the canal built"), each
+    completed with the rest of that piece: "When was the canal built"."""
+    out = list(pieces)
+    for i in range(len(out) - 2, -1, -1):
+        if not re.fullmatch(rf"\s*{opener}\s*,?\s*", out[i], re.I):
+            continue
+        rest = re.match(rf"\s*(?:and\s+|or\s+)?{opener}\s+(?P<rest>\S.*)", out[i + 1], re.I)
+        if rest:
+            out[i] = f"{out[i].strip(' ,')} {rest.group('rest')}"
     return out
 
 
@@ -678,7 +708,7 @@ def _en_asks(part: str, whole: set[str], question: str) -> bool:
         the questions of their own of a question written with a question mark.
     """
     return bool(
-        re.search(_OPENER, part, re.I)
+        re.search(_opener_of(question)[0], part, re.I)
         or re.match(_IMPERATIVE, part, re.I)
         or (part in whole and bool(re.search(f"[{_QUESTION_MARKS}]", question)))
     )
@@ -716,11 +746,14 @@ def _lead(first: str) -> str:
     return ""
 
 
-def _with_subject(clause: str, subject: str, lead: str) -> str:
+def _with_subject(
+    clause: str, subject: str, lead: str, pronouns: Mapping[str, str] = _PRONOUNS
+) -> str:
     """``clause`` naming its subject: a pronoun standing for it replaced ("when did *it*
-    go public" → "when did Tesla go public"), a bare verb phrase completed ("kept
-    powered by steam" → "How was X kept powered by steam"). A clause that names a
-    subject of its own is left as it is."""
+    go public" → "when did Tesla go public"; ``pronouns`` gives each with what a
+    possessive adds), a bare verb phrase completed ("kept powered by steam" → "How was X
+    kept powered by steam"). A clause that names a subject of its own is left as it
+    is."""
     if not subject:
         return clause
     words = clause.split()
@@ -728,8 +761,8 @@ def _with_subject(clause: str, subject: str, lead: str) -> str:
     replaced = False
     for word in words:
         low = word.lower().strip(",")
-        if low in _PRONOUNS and not replaced and subject.lower() not in clause.lower():
-            mark = _PRONOUNS[low]
+        if low in pronouns and not replaced and subject.lower() not in clause.lower():
+            mark = pronouns[low]
             out.append(subject + ("'" if mark and subject.endswith("s") else mark))
             replaced = True
         else:

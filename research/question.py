@@ -22,6 +22,7 @@ from functools import lru_cache
 from itertools import pairwise
 from typing import Any
 
+from .lang import question_language
 from .text import (
     CJK,
     CJK_CLASS,
@@ -51,6 +52,17 @@ _SCAFFOLD_TEXT1 = "解决 问题 发挥 起到 进行 情况 方面 怎么样 �
 SCAFFOLD = frozenset(stem(w) for w in (_SCAFFOLD_TEXT0.split())) | frozenset(
     _SCAFFOLD_TEXT1.split()
 )
+
+
+@lru_cache(maxsize=1024)
+def idle_terms(question: str) -> frozenset[str]:
+    """The terms (as :func:`~research.text.terms` gives them) of the function words of the
+    language ``question`` is written in, when it has data (:mod:`research.lang`): "ist",
+    "die" and "wie" ask nothing of a German page."""
+    known = question_language(question)
+    if known is None:
+        return frozenset()
+    return frozenset(t for w in known.function_words for t in terms(w))
 
 
 @lru_cache(maxsize=4096)
@@ -292,7 +304,8 @@ class Focus:
         """
         glossary = glossary or Glossary()
         asked = _FRAMES.sub(" ", subquestion)
-        own = [t for t in dict.fromkeys(terms(asked)) if t not in SCAFFOLD]
+        idle = idle_terms(question)
+        own = [t for t in dict.fromkeys(terms(asked)) if t not in SCAFFOLD and t not in idle]
         surface = _surface_forms(subquestion)
         lead = lead_subject(question)[0] if question else ""
         surface = {**_surface_forms(lead), **surface}
@@ -844,8 +857,10 @@ def _capital_runs(question: str) -> list[list[str]]:
     Returns:
         The runs, each a list of its words, in order.
     """
-    found = list(re.finditer(r"[A-Za-z0-9][\w'’-]*", question))
+    found = list(re.finditer(r"[^\W_][\w'’-]*", question))
     tokens = [m.group(0) for m in found]
+    known = question_language(question)
+    asks = known.asks_with if known else (lambda _: False)
     runs: list[list[str]] = []
     run: list[str] = []
     for i, tok in enumerate(tokens):
@@ -854,7 +869,7 @@ def _capital_runs(question: str) -> list[list[str]]:
         opening = not before or before[-1] in ".?!:;؟"
         # A capital that only opens a sentence names nothing ("Primitive jawless …",
         # "The old mill …").
-        plain = low in _QUESTION_WORDS or low in STOP_WORDS or _common(low)
+        plain = low in _QUESTION_WORDS or low in STOP_WORDS or _common(low) or asks(low)
         capital = tok[0].isupper() and not (opening and plain)
         number = tok.isdigit() and bool(run)
         if (capital or number) and low not in _AUX and low not in _QUESTION_WORDS and low != "i":

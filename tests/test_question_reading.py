@@ -8,6 +8,8 @@ a question mark leads into the question it ends with.
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from research.plan import offline_plan
@@ -202,3 +204,107 @@ def test_a_lead_in_sentence_is_kept_with_its_question_and_given_no_question_word
         "How deep is Marrow Lake?",
         "In a 1978 survey, what were the nets found to harm?",
     ]
+
+
+# --- English: asks that share a clause, follow-ups -------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("question", "parts"),
+    [
+        (
+            "When and by whom was the Harlow viaduct first built?",
+            ["When was the Harlow viaduct first built?",
+             "By whom was the Harlow viaduct first built?"],
+        ),
+        (
+            "How and why did the Tessel dam fail?",
+            ["How did the Tessel dam fail?", "Why did the Tessel dam fail?"],
+        ),
+        (
+            "Where, when and why did the Arden ferry sink?",
+            ["Where did the Arden ferry sink?", "When did the Arden ferry sink?",
+             "Why did the Arden ferry sink?"],
+        ),
+    ],
+)  # fmt: skip
+def test_question_words_joined_by_and_each_ask_the_clause_they_share(question, parts):
+    """Each question word of "When and by whom was X built?" is a part of its own that
+    asks the whole clause, not a bare "When?"."""
+    plan = offline_plan(question)
+    assert [s.text for s in plan.subquestions] == parts
+    subject = plan.focus(plan.subquestions[0]).subject
+    assert all(plan.focus(s).subject == subject for s in plan.subquestions)
+    assert all(any(len(q.split()) >= 2 for q in s.queries) for s in plan.subquestions)
+
+
+@pytest.mark.parametrize(
+    ("question", "subject"),
+    [
+        ("What caused the 1907 copper panic, and how did regulators respond?", "copper panic"),
+        ("Why did the Hallam Bridge collapse, and who paid for the repairs?", "Hallam Bridge"),
+    ],
+)
+def test_a_short_follow_up_part_searches_with_the_questions_subject(question, subject):
+    """A later part that names nothing of its own asks about the question's subject: one
+    of its queries names it, after the part's own words."""
+    follow = offline_plan(question).subquestions[1]
+    assert subject.lower() not in follow.text.lower()
+    assert any(subject in q for q in follow.queries[1:])
+    assert subject not in follow.queries[0]
+
+
+def test_a_later_part_that_names_its_own_thing_is_searched_as_it_is():
+    plan = offline_plan("What is the population of Lyon? What is the capital of Peru?")
+    assert all("Lyon" not in q for q in plan.subquestions[1].queries)
+
+
+@pytest.mark.parametrize(
+    ("question", "date"),
+    [("2021年青石港的货物吞吐量是多少？", "2021年"), ("19世纪青石港有多少人口？", "19世纪")],
+)
+def test_a_chinese_date_stays_in_the_parts_queries(question, date):
+    """A year or century is what the question asks about: every query of the part
+    keeps it whole (not a bare 年)."""
+    queries = offline_plan(question).subquestions[0].queries
+    assert queries and all(date in q for q in queries[:1])
+    assert all(not q.endswith(" 年") for q in queries)
+
+
+# --- the README's own examples ----------------------------------------------------------
+
+README_PARTS = {
+    "京杭大运河是如何修建并解决水源问题的？它为何衰落，今天又发挥着什么作用？": [
+        "京杭大运河是如何修建的？",
+        "京杭大运河是如何解决水源问题的？",
+        "京杭大运河为何衰落？",
+        "京杭大运河今天又发挥着什么作用？",
+    ],
+    "京杭大运河今天发挥着什么作用？": ["京杭大运河今天发挥着什么作用？"],
+    "When and by whom was the Grand Canal first built?": [
+        "When was the Grand Canal first built?",
+        "By whom was the Grand Canal first built?",
+    ],
+    "How was the Grand Canal kept supplied with water?": [
+        "How was the Grand Canal kept supplied with water?"
+    ],
+    "Why did the Beijing-Hangzhou Grand Canal decline?": [
+        "Why did the Beijing-Hangzhou Grand Canal decline?"
+    ],
+    "How do locks on the Grand Canal work?": ["How do locks on the Grand Canal work?"],
+    "What is the eastern route of the South-North Water Transfer Project?": [
+        "What is the eastern route of the South-North Water Transfer Project?"
+    ],
+    "How do heat pumps work?": ["How do heat pumps work?"],
+}
+
+
+def test_the_readmes_example_questions_are_cut_as_a_person_would_cut_them():
+    """Every ``--question "…"`` the README shows gives the parts listed here."""
+    from pathlib import Path
+
+    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text(encoding="utf-8")
+    shown = [" ".join(q.split()) for q in re.findall(r'--question "([^"]+)"', readme)]
+    assert shown and set(shown) <= set(README_PARTS), set(shown) - set(README_PARTS)
+    for question in shown:
+        assert _parts(question) == README_PARTS[question], question

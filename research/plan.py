@@ -34,8 +34,8 @@ from research.question import (
     Focus,
     Glossary,
     entity,
-    idle_terms,
     lead_subject,
+    own_terms,
     telling,
     weight,
     zh_content,
@@ -420,8 +420,7 @@ def _carried(queries: list[str], text: str, question: str) -> list[str]:
     subject = entity(question)
     if not subject or subject.lower() in text.lower() or not queries:
         return queries
-    said = [t for t in terms(text) if t not in SCAFFOLD and t not in idle_terms(question)]
-    if len(said) > FOLLOW_UP_WORDS or _names(text):
+    if len(own_terms(text, question)) > FOLLOW_UP_WORDS or _names(text):
         return queries
     carried = f"{subject} {queries[0]}"
     return list(dict.fromkeys([queries[0], carried, *queries[1:]]))[:MAX_QUERIES]
@@ -447,11 +446,11 @@ def _written_as(plan: Plan, question: str) -> Plan:
     return Plan(question, plan.language, subs)
 
 
-def _bare(text: str, question: str = "") -> bool:
+def _bare(text: str, question: str) -> bool:
     """Whether a part is only a question word ("…, and why?", "…，为什么？", "…et
     pourquoi ?") of the language ``question`` is written in."""
     word = text.strip(" ?？!！.。,，¿")
-    known = question_language(question) if question else None
+    known = question_language(question)
     asks = known is not None and known.asks_with(word)
     return word.lower() in _QUESTION_WORDS or word in ZH_QUESTION_WORDS or asks
 
@@ -533,6 +532,11 @@ def _en_queries(text: str, focus: Focus, surface: list[str]) -> list[str]:
 _ZH_DATE_UNITS = frozenset(["年", "月", "日", "世纪", "年代"])
 
 
+def _dated(cut: list[str], i: int) -> bool:
+    """Whether word ``i`` of ``cut`` is the unit of the date before it (年 in 2024年)."""
+    return i > 0 and cut[i - 1].isdigit() and cut[i] in _ZH_DATE_UNITS
+
+
 def _surface_words(text: str) -> list[str]:
     """The content words of ``text`` as written (hyphenated names kept whole)."""
     if is_cjk(text):
@@ -543,7 +547,7 @@ def _surface_words(text: str) -> list[str]:
         for i, w in enumerate(cut):
             if w.isdigit() and i + 1 < len(cut) and cut[i + 1] in _ZH_DATE_UNITS:
                 out.append(w + cut[i + 1])  # a date keeps its number: "2024年"
-            elif CJK.match(w) and w not in STOP_WORDS and not (i and cut[i - 1].isdigit()):
+            elif CJK.match(w) and w not in STOP_WORDS and not _dated(cut, i):
                 out.append(w)
         return out
     out = []
@@ -624,8 +628,8 @@ def _opener_of(question: str) -> tuple[str, str]:
 
 def _shared_asks(pieces: list[str], opener: str = _OPENER) -> list[str]:
     """Pieces that are only a question word asking what the next piece asks ("When" and
-    "by whom was the canal built" from "When and by whom was the canal built"), each
-    completed with the rest of that piece: "When was the canal built"."""
+    "by whom was the mill rebuilt" from "When and by whom was the mill rebuilt"), each
+    completed with the rest of that piece: "When was the mill rebuilt"."""
     out = list(pieces)
     for i in range(len(out) - 2, -1, -1):
         if not re.fullmatch(rf"\s*{opener}\s*,?\s*", out[i], re.I):

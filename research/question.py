@@ -65,6 +65,14 @@ def idle_terms(question: str) -> frozenset[str]:
     return frozenset(t for w in known.function_words for t in terms(w))
 
 
+def own_terms(text: str, question: str) -> list[str]:
+    """The terms a part asks with, each once: its terms but those that frame a question
+    (:data:`SCAFFOLD`) and the function words of the language ``question`` is written in
+    (:func:`idle_terms`)."""
+    idle = idle_terms(question)
+    return [t for t in dict.fromkeys(terms(text)) if t not in SCAFFOLD and t not in idle]
+
+
 @lru_cache(maxsize=4096)
 def weight(term: str) -> float:
     """How much a term says: rare words weigh more (1 to 5)."""
@@ -304,8 +312,7 @@ class Focus:
         """
         glossary = glossary or Glossary()
         asked = _FRAMES.sub(" ", subquestion)
-        idle = idle_terms(question)
-        own = [t for t in dict.fromkeys(terms(asked)) if t not in SCAFFOLD and t not in idle]
+        own = own_terms(asked, question)
         surface = _surface_forms(subquestion)
         lead = lead_subject(question)[0] if question else ""
         surface = {**_surface_forms(lead), **surface}

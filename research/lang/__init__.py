@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, lru_cache
 from pathlib import Path
 
 import yaml
@@ -103,6 +103,7 @@ def language(code: str) -> Language | None:
     )
 
 
+@lru_cache(maxsize=1024)
 def text_language(text: str) -> str:
     """The language ``text`` is written in: ``zh``, one of :data:`LATIN_LANGUAGES`, or
     ``other`` for mostly other letters (Cyrillic, kana, …).
@@ -122,13 +123,12 @@ def text_language(text: str) -> str:
     found = [w for w in words(text) if not any(ch.isdigit() for ch in w)]
     if not found:
         return "en"
-    scores = {lang: _mean_zipf(tuple(found), lang) for lang in LATIN_LANGUAGES}
+    scores = {lang: _mean_zipf(found, lang) for lang in LATIN_LANGUAGES}
     best = max(scores, key=lambda lang: scores[lang])
     return "en" if scores[best] - scores["en"] <= LANGUAGE_MARGIN else best
 
 
-@cache
-def _mean_zipf(found: tuple[str, ...], lang: str) -> float:
+def _mean_zipf(found: list[str], lang: str) -> float:
     from wordfreq import zipf_frequency
 
     return sum(zipf_frequency(w, lang) for w in found) / len(found)

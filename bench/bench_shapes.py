@@ -1,11 +1,13 @@
-"""Benchmarks shaped like research: parts on different pages, several pages per subject, long
-pages, other languages and the user's own files, beside today's single-page sets.
+"""Benchmarks shaped like research: parts on different pages, several pages per subject, a
+site with a page per section, long pages, other languages and the user's own files, beside
+today's single-page sets.
 
 Usage:
     .venv/bin/python bench/bench_shapes.py --quick      # a few minutes: a small fixed sample
                                                         # of the tune half of every set
     .venv/bin/python bench/bench_shapes.py --set pairs,long --split tune --limit 6
-    .venv/bin/python bench/bench_shapes.py [--set single,pairs,several,long,langs,files]
+    .venv/bin/python bench/bench_shapes.py
+        [--set single,pairs,several,sections,long,langs,files]
         [--split tune|held-out|all] [--limit N] [--seed S] [--max-pages N] [--json OUT]
         [--runs-dir DIR] [--xquad GITDIR] [--cmrc GITDIR]
 
@@ -28,6 +30,11 @@ article the world leaves out, for the honest-nothing rate), ``--limit`` of each:
   same subject holding other paragraphs of the article only (no question is asked of
   those), and two or three pages of other articles into which a sentence naming the
   subject in passing is inserted (for the off-topic subjects too).
+- ``sections`` (en, zh): each article is one site about its subject, as a main article
+  with sub-articles: a page per paragraph (titled by the subject and the paragraph's own
+  first words) and an overview page titled like the article, holding the first sentence
+  of every paragraph and a line saying each topic has its own page. An article of fewer
+  than three paragraphs is served whole as one page. Questions may be on any paragraph.
 - ``long`` (en, zh): each article is one section (its own ``## heading``) of a long page
   on a broad topic, among the sections of the other articles of its half, with a site's
   furniture (navigation, a table of contents, "see also" and cross-reference lines, a
@@ -49,7 +56,8 @@ Citation precision is the share of cited sources (unique per question, pooled) t
 right: in ``single``, ``langs`` and ``long`` the page holding the gold article; in
 ``pairs`` the page of one of the question's articles; in ``several`` a page that carries
 the gold article's own text (its page, near-duplicate or second page — the pages that
-name it in passing count as wrong); in ``files`` the gold file. Honest nothing is the
+name it in passing count as wrong); in ``sections`` the overview page and the page of the
+paragraph each part's answer is in; in ``files`` the gold file. Honest nothing is the
 share of off-topic runs that answer and cite nothing. Seconds are one question's whole
 run: median, mean and 90th percentile. The targets of issue 36 close the table.
 """
@@ -88,6 +96,7 @@ from bench_general import (  # noqa: E402
     _lower_first,
     _near_duplicate,
     _slug,
+    _zh_title,
     add_run_options,
     load_cmrc,
     load_xquad,
@@ -107,6 +116,7 @@ SUBSETS: dict[str, tuple[str, ...]] = {
     "single": ("en", "zh", "cmrc"),
     "pairs": ("en", "zh"),
     "several": ("en", "zh"),
+    "sections": ("en", "zh"),
     "long": ("en", "zh"),
     "langs": OTHER_LANGS,
     "files": ("en", "zh"),
@@ -116,6 +126,7 @@ NAMES = {
     "single": "single page (today's sets)",
     "pairs": "parts on different pages",
     "several": "several pages per subject",
+    "sections": "one site, a page per section",
     "long": "long pages",
     "langs": "other languages",
     "files": "your own files, no web",
@@ -123,6 +134,7 @@ NAMES = {
 #: Issue 36's targets: parts answered (%) per set; all parts of a question in ``pairs``;
 #: the lowest language in ``langs``; precision and honest nothing on every set.
 TARGETS = {"single": 92.0, "pairs": 85.0, "several": 85.0, "long": 75.0, "langs": 70.0}
+TARGETS["sections"] = 85.0
 TARGETS["files"] = 90.0
 ALL_PARTS_TARGET = 75.0
 LANG_FLOOR = 50.0
@@ -450,6 +462,99 @@ def build_several(articles: list[Article], split: str, n: tuple[int, int], seed:
     return Built(pages, questions, [note])
 
 
+# -- sections
+
+#: The overview page's last line, which links nowhere.
+_MORE = {"en": "More on each topic is on its own page.", "zh": "各部分详见分页。"}
+
+
+def topic_label(paragraph: str, lang: str) -> str:
+    """A short label of what a paragraph is about, from its own first words, for any
+    subject.
+
+    Args:
+        paragraph: The paragraph's text.
+        lang: Its language.
+
+    Returns:
+        For Chinese its first clause (at least four and at most ten characters, as
+        ``bench_general._zh_title`` makes a title); elsewhere the first four to six words
+        of its first sentence (bracketed asides left out), cut after the fourth or fifth
+        word when a clause ends there.
+    """
+    first = (_sentences(paragraph) or [paragraph])[0].strip()
+    if lang == "zh":
+        return _zh_title(first, shortest=4, limit=10)
+    words = re.sub(r"\s*\([^)]*(?:\)|$)", "", first).split()[:6]  # no bracketed aside
+    for i in (4, 5):
+        if len(words) > i and re.search(r"[,;:]$", words[i - 1]):
+            words = words[:i]
+            break
+    label = " ".join(words).strip(",;:.!?\"'()")
+    return label or " ".join(first.split()[:6])
+
+
+def section_pages(article: Article) -> tuple[CorpusPage, list[CorpusPage]]:
+    """One site of an article: its overview page and a page per paragraph.
+
+    Args:
+        article: The article.
+
+    Returns:
+        The overview page (titled like the article: the first sentence of every paragraph,
+        one a line, then a line linking nowhere) and the section pages, in paragraph order
+        (``{lang}/sections/{article-slug}-{i}``, i from 1).
+    """
+    page = article.page
+    key = "zh" if page.lang == "zh" else "en"
+    base = f"{page.lang}/sections/{page.slug.rsplit('/', 1)[-1]}"
+    subject = subject_name(article)
+    sections = [
+        CorpusPage(f"{subject}: {topic_label(p, page.lang)}", f"{base}-{i}", [p], page.lang)
+        for i, p in enumerate(page.paragraphs, 1)
+    ]
+    firsts = [(_sentences(p) or [p])[0].strip() for p in page.paragraphs]
+    return CorpusPage(page.title, base, [*firsts, _MORE[key]], page.lang), sections
+
+
+def _section_right(case: Case, paths: list[str]) -> set[str]:
+    """The right pages of a question: ``paths`` is its article's pages, the overview (or
+    the one whole page) first, then a page per paragraph."""
+    if case.kind != "multi":
+        return set()
+    sections = paths[1:]
+    right = {paths[0]}
+    for qa in case.gold:
+        if 0 <= qa.paragraph < len(sections):
+            right.add(sections[qa.paragraph])
+    return right
+
+
+def build_sections(articles: list[Article], split: str, n: tuple[int, int], seed: int) -> Built:
+    """Each article as one site: an overview page and a page per paragraph (an article of
+    fewer than three paragraphs as its one page); questions on any paragraph, right on the
+    overview and the pages of the parts' paragraphs."""
+    cases, left_out = make_cases(articles, split, n[0], n[1], seed)
+    pages: list[CorpusPage] = []
+    paths: dict[str, list[str]] = {}
+    whole = 0
+    for article in (a for a in articles if a.key not in left_out):
+        if len(article.page.paragraphs) < 3:
+            made = [article.page]
+            whole += 1
+        else:
+            overview, sections = section_pages(article)
+            made = [overview, *sections]
+        pages += made
+        paths[article.key] = [p.path for p in made]
+    questions = [
+        Shaped(c, _section_right(c, paths.get(c.article.key, [])), [c.article] * len(c.gold))
+        for c in cases
+    ]
+    note = f"{len(pages)} pages: {len(paths) - whole} articles in sections, {whole} whole"
+    return Built(pages, questions, [note])
+
+
 # -- long
 
 _LONG_TITLE = {
@@ -674,6 +779,7 @@ BUILDERS: dict[str, Callable[[list[Article], str, tuple[int, int], int], Built]]
     "langs": build_single,
     "pairs": build_pairs,
     "several": build_several,
+    "sections": build_sections,
     "long": build_long,
     "files": build_files,
 }

@@ -28,6 +28,8 @@ class Document:
     title: str = ""
     sentences: list[Sentence] = field(default_factory=list)
     sentence_terms: list[set[str]] = field(default_factory=list)
+    #: each sentence's terms as a reader reads it, the text of its links included
+    said_terms: list[set[str]] = field(default_factory=list)
     sentence_seq: list[list[str]] = field(default_factory=list)
     sentence_clauses: list[list[int]] = field(default_factory=list)
     anchor_terms: list[set[str]] = field(default_factory=list)
@@ -65,6 +67,10 @@ class Document:
             doc.sentence_seq.append(seq)
             doc.sentence_clauses.append(clauses)
         doc.sentence_terms = [set(terms(_LINK.sub(" ", s.text))) for s in sentences]
+        doc.said_terms = [
+            set(terms(_LINK.sub(r"\1", s.text))) if "](" in s.text else said
+            for s, said in zip(sentences, doc.sentence_terms, strict=True)
+        ]
         doc.anchor_terms = [set(terms(" ".join(_LINK.findall(s.text)))) for s in sentences]
         doc.title_terms = set(terms(title))
         for heading in headings(text):

@@ -96,7 +96,8 @@ def features_of(focus: Focus, doc: Document, index: int) -> Features:
       the reverse; ``leaning``: it opens leaning on the sentence before;
       ``untyped``: the part asks how many and it gives no number; ``kind_answer``: it
       carries the kind of answer asked for beyond the question's own words;
-    - ``local``, ``local_top``: how it says the part's words that are rare on its own page,
+    - ``local``, ``local_top``: how it says the part's words that are rare on its own page
+      (the text of its links included, as a reader reads it),
       as a share of the page's best, and whether it is among the page's best
       :data:`LOCAL_TOP`; ``page_named``: the page's title names the subject;
     - ``grams``, ``grams_best``: the share of the part's words (any language: character
@@ -282,11 +283,13 @@ def local_match(focus: Focus, doc: Document) -> list[float]:
     as the set of its terms and with no length normalisation (``b`` = 0): a sentence
     answers by saying a word, not by repeating it, and a long sentence saying it says it
     no less. Its score is then the sum of the rarity (inverse document frequency over the
-    page) of the part's words it says."""
+    page) of the part's words it says. A link's text is words the sentence says (a page
+    converted from HTML links its key words: "its [water supply](…) came from…"), as
+    the pages the model was trained on, which have no links, say them."""
     asked = set(terms(focus.text))
     if not asked or not doc.sentences:
         return [0.0] * len(doc.sentences)
-    raw = BM25(doc.sentence_terms, b=0.0).scores(asked)
+    raw = BM25(doc.said_terms, b=0.0).scores(asked)
     best = max(raw, default=0.0)
     return [r / best if best else 0.0 for r in raw]
 

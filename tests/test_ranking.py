@@ -120,6 +120,26 @@ def test_renaming_the_subject_consistently_leaves_the_ranking_alone():
     assert "1891" in before[0] and "420,000" in before[1]
 
 
+def test_words_written_as_links_count_as_the_words_themselves():
+    """A page converted from HTML links its key words; the page-local match and every
+    feature the models see read a link's text as the sentence's own words (the pages
+    the models were trained on have no links)."""
+    from research.features import features_of
+
+    linked = PAGE.replace("launched in 1891", "[launched](https://example.org/l) in 1891")
+    linked = linked.replace("420,000 passengers", "420,000 [passengers](/p.html)")
+    question = "When was the Corvale ferry launched, and how many passengers does it carry?"
+    plan = offline_plan(question)
+    plain_doc, linked_doc = Document.of(PAGE), Document.of(linked)
+    for sub in plan.subquestions:
+        focus = plan.focus(sub)
+        for i, sentence in enumerate(plain_doc.sentences):
+            if "1891" in sentence.text or "420,000" in sentence.text:
+                got = features_of(focus, linked_doc, i)
+                assert got["local"] == features_of(focus, plain_doc, i)["local"]
+                assert got["grams"] == features_of(focus, plain_doc, i)["grams"]
+
+
 def test_an_unrelated_page_read_beside_it_leaves_a_parts_answer_alone():
     question = "When was the Corvale ferry launched, and how many passengers does it carry?"
     alone = _best(question, [("The Corvale ferry", PAGE)])

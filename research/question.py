@@ -27,6 +27,7 @@ from .text import (
     CJK,
     CJK_CLASS,
     STOP_WORDS,
+    is_bare_verb,
     is_cjk,
     is_verb_form,
     is_word,
@@ -930,9 +931,10 @@ def _asked_phrase(tokens: list[str]) -> str:
     the *steam carriage*, the object after its verb, and "what year did the war end"
     asks as "what did the war end". After an inflected verb the phrase is its object,
     past the words that lead to it ("what happened when the old bridge …"); otherwise it
-    is the one from the clause's third word on, its last word dropped when the second is
-    a form of "do" and the phrase runs to the clause's end (that word is then the
-    clause's verb: "what does the index measure").
+    is the one from the clause's third word on. When the second is a form of "do", the
+    phrase ends before the clause's verb (:func:`_before_bare_verb`: "what does the
+    index *measure*"), or before its last word when it runs to the clause's end and no
+    word of it is known as a verb.
 
     Args:
         tokens: the clause's words, lower case, the question word first.
@@ -950,10 +952,30 @@ def _asked_phrase(tokens: list[str]) -> str:
     if tokens[1] not in _AUX and is_verb_form(tokens[1]):  # "what happens *when the* …"
         return _noun_run(_after_verb(rest))
     phrase = _noun_run(rest)
+    if tokens[1] not in ("do", "does", "did"):
+        return phrase
     said = [w.strip(".,?!") for w in rest if w not in _ARTICLES]
-    if tokens[1] in ("do", "does", "did") and len(said) >= 2 and phrase.split() == said:
-        phrase = _noun_run(rest[:-1])
-    return phrase
+    cut = _before_bare_verb(phrase, said)
+    if cut == phrase and len(said) >= 2 and phrase.split() == said:
+        return _noun_run(rest[:-1])  # its last word is the verb, one no dictionary knows
+    return cut
+
+
+def _before_bare_verb(phrase: str, said: list[str]) -> str:
+    """A phrase after a form of "do" without its verb: the words before the first one
+    that can be a bare verb after a plural ("why do honey bee colonies *die* over
+    winter", "why do leaves *change* colour"), else before the last one that can be a
+    bare verb ("what does the farmer *feed* cows"), at least one word kept; the phrase
+    whole when the word after it in the clause (``said``) can be that verb ("how do heat
+    pump systems *work* in winter")."""
+    words_ = phrase.split()
+    at = next((i for i in range(len(said)) if said[i : i + len(words_)] == words_), -1)
+    after = said[at + len(words_)] if 0 <= at < len(said) - len(words_) else ""
+    if after and after not in STOP_WORDS and is_bare_verb(after):
+        return phrase
+    verbs = [i for i in range(1, len(words_)) if is_bare_verb(words_[i])]
+    after_plural = [i for i in verbs if words_[i - 1].endswith("s")]
+    return " ".join(words_[: (after_plural or verbs or [len(words_)])[0 if after_plural else -1]])
 
 
 #: A title in Chinese title marks: a book, film, law or other work, named.

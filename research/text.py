@@ -301,6 +301,15 @@ def is_verb_form(word: str) -> bool:
     return any(v != low for v in verbs)
 
 
+def is_bare_verb(word: str) -> bool:
+    """Whether an English word can be a verb in its bare form ("die", "work", "feed"),
+    whatever else it can be."""
+    low = word.lower()
+    if not (low.isascii() and low.isalpha()):
+        return False
+    return low in (_lemmas()(low).get("VERB") or ())
+
+
 @lru_cache(maxsize=200_000)
 def stem(word: str) -> str:
     """The comparable form of one lower-case word: for Latin, the Snowball stem of its

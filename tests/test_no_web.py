@@ -56,3 +56,27 @@ def test_the_chinese_words_say_the_same():
     assert label("en", "no_web") == (
         "No web source could be reached; this report answers from your files only."
     )
+
+
+async def test_notes_that_answer_a_do_question_in_other_words_answer_it_with_no_web(tmp_path):
+    """A user's notes that answer the question in their own words ("colony losses" for
+    "colonies die") answer it from the files alone: the question's subject is the noun
+    phrase before its verb, not the verb with it."""
+    from demo.corpus import cited_sources, read_report, research
+    from demo.web import DemoWorld
+
+    notes = tmp_path / "input" / "notes.md"
+    notes.parent.mkdir()
+    notes.write_text(
+        "# Reading notes: honey bees\n\n"
+        "Varroa mites are the main cause of colony losses over winter.\n"
+        "The region's winter losses of honey bee colonies reached 38 percent in one survey.\n",
+        encoding="utf-8",
+    )
+    closed = "http://127.0.0.1:9"  # every search source at a closed loopback port
+    world = DemoWorld("", "", notes.parent, closed, {}, ("127.0.0.1:9",), [])
+    result = await research("Why do honey bee colonies die over winter?", world, tmp_path / "runs")
+    report = read_report(result)
+    assert result.exit_code == 0, report
+    assert cited_sources(report) == ["/userinput/notes.md"]
+    assert "Varroa mites" in report

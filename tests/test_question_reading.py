@@ -137,6 +137,14 @@ def test_the_noun_after_an_english_question_word_names_the_answers_kind(question
         ("What did the council approve in 2019?", "council"),  # approve is only a verb
         ("What was the old mill originally built for?", "old mill"),
         ("What happened when the old bridge collapsed?", "old bridge"),
+        # after a form of "do", the subject ends before the bare verb
+        ("Why do honey bee colonies die over winter?", "honey bee colonies"),
+        ("Why do leaves change colour in autumn?", "leaves"),
+        ("What do beekeepers feed bees in winter?", "beekeepers"),
+        ("What does the farmer feed cows?", "farmer"),
+        ("How do water supply networks fail?", "water supply networks"),
+        ("How do heat pump systems work in winter?", "heat pump systems"),
+        ("Where do salmon spawn?", "salmon"),
     ],
 )
 def test_an_english_questions_noun_phrase_stops_at_its_verb(question, phrase):

@@ -45,9 +45,10 @@ article the world leaves out, for the honest-nothing rate), ``--limit`` of each:
   ``single`` makes en (a page titled by its own first clause; parts asked one after
   another, each with its own question mark).
 - ``files`` (en, zh): no web at all (every search source points at a closed port of
-  127.0.0.1); the run's input folder (``/userinput/``) holds the gold article as a PDF
-  or a Markdown file, in turn. An off-topic question is given another article's file.
-  DOCX is left out while the pipeline reads no .docx (the script says so).
+  127.0.0.1); the run's input folder (``/userinput/``) holds the gold article as a PDF,
+  a Markdown file or a Word .docx (written by python-docx), in turn. An off-topic
+  question is given another article's file. DOCX is left out when python-docx is not
+  installed or the pipeline reads no .docx (the script says so).
 
 Scores per sub-set (see ``bench_general``): a gold part is answered when one of its
 answers is in a cited line of its own part's section ("+summary": or in the summary line
@@ -736,12 +737,32 @@ def pdf_file(article: Article) -> bytes:
     return weasyprint.HTML(string=doc).write_pdf()
 
 
+def docx_file(article: Article) -> bytes:
+    """The article as a Word document written by python-docx: its title as the Title
+    heading, then each paragraph a paragraph."""
+    import io
+
+    import docx
+
+    page = article.page
+    doc = docx.Document()
+    doc.add_heading(page.title, level=0)
+    for paragraph in page.paragraphs:
+        doc.add_paragraph(paragraph)
+    buf = io.BytesIO()
+    doc.save(buf)
+    return buf.getvalue()
+
+
 def docx_reason() -> str | None:
     """Why DOCX files are left out (None when python-docx is there and the pipeline
-    reads .docx files)."""
-    from subagents.file import generic
+    reads .docx files: the File subagent's plan reads one with read_text_file, which
+    converts it)."""
+    from subagents.file.offline import reader_call
 
-    reads = ".docx" in getattr(generic, "_READERS", {})
+    call = reader_call("/userinput/article.docx")
+    reads = call is not None and call[0] == "read_text_file"
+    reads = reads and importlib.util.find_spec("subagents.file.word") is not None
     have = importlib.util.find_spec("docx") is not None
     if have and reads:
         return None
@@ -750,15 +771,20 @@ def docx_reason() -> str | None:
     return " and ".join(why)
 
 
-FILE_KINDS: dict[str, Callable[[Article], bytes]] = {"pdf": pdf_file, "md": markdown_file}
+FILE_KINDS: dict[str, Callable[[Article], bytes]] = {
+    "pdf": pdf_file,
+    "md": markdown_file,
+    "docx": docx_file,
+}
 
 
 def build_files(articles: list[Article], split: str, n: tuple[int, int], seed: int) -> Built:
-    """The gold article as the run's one input file (PDF or Markdown in turn), no web;
-    an off-topic question is given another article's file."""
+    """The gold article as the run's one input file (PDF, Markdown or DOCX in turn), no
+    web; an off-topic question is given another article's file."""
     cases, left_out = make_cases(articles, split, n[0], n[1], seed)
     rng = _rng("files", seed)
-    kinds = list(FILE_KINDS)
+    why = docx_reason()
+    kinds = [k for k in FILE_KINDS if k != "docx" or why is None]
     others = [a for a in articles if _in_split(a, split) and a.key not in left_out]
     questions = []
     for i, case in enumerate(cases):
@@ -769,7 +795,6 @@ def build_files(articles: list[Article], split: str, n: tuple[int, int], seed: i
         questions.append(
             Shaped(case, right, [case.article] * len(case.gold), (name, FILE_KINDS[kind](article)))
         )
-    why = docx_reason()
     notes = [f"DOCX left out: {why}"] if why else []
     return Built([], questions, notes)
 

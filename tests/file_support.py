@@ -51,8 +51,13 @@ def paged_html(pages: int, font: str = "WenQuanYi Zen Hei", words: int = 40) -> 
 
 
 def zip_bomb(kind: str, inflated: int = 64 * 1024 * 1024) -> bytes:
-    """A small zip that poses as .xlsx/.pptx and declares one huge, highly compressed part."""
-    main = {"xlsx": "xl/workbook.xml", "pptx": "ppt/presentation.xml"}[kind]
+    """A small zip that poses as .xlsx/.pptx/.docx and declares one huge, highly
+    compressed part."""
+    main = {
+        "xlsx": "xl/workbook.xml",
+        "pptx": "ppt/presentation.xml",
+        "docx": "word/document.xml",
+    }[kind]
     buf = io.BytesIO()
     with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED, compresslevel=9) as zf:
         zf.writestr("[Content_Types].xml", "<Types/>")

@@ -3,9 +3,16 @@
 from __future__ import annotations
 
 import io
+import json
+import os
+import random
 import re
+import subprocess
+import zipfile
 
+import docx
 import pytest
+from cli_support import ROOT, quartet
 from file_support import (
     FileTools,
     paged_html,
@@ -212,3 +219,220 @@ async def test_parsing_and_building_run_off_the_event_loop(tools, input_dir, cjk
     assert written.startswith("Created"), written
     assert "概览" in await tools.text("pptx_read_outline", path="/workspace/d.pptx")
     assert pdf_calls == [False] and pptx_calls == [False, False]
+
+
+# ---------------------------------------------------------------- DOCX (read_text_file)
+
+WORD = "text converted from a Word document"
+
+
+def word_document() -> bytes:
+    """A real .docx: a title, headings, paragraphs (one with a line break), a bulleted
+    list with a nested item, and a table, in English and Chinese."""
+    doc = docx.Document()
+    doc.add_heading("大运河 Grand Canal notes", level=0)
+    doc.add_paragraph("The Sui dynasty opened the Tongji Canal in 605.")
+    doc.add_heading("修建 Construction", level=1)
+    doc.add_paragraph("隋炀帝下令开凿通济渠，\n连接黄河与淮河。")
+    doc.add_paragraph("Workers dug channels", style="List Bullet")
+    doc.add_paragraph("and built locks", style="List Bullet 2")
+    doc.add_paragraph("元代截弯取直", style="List Bullet")
+    doc.add_heading("Dates 年代", level=2)
+    table = doc.add_table(rows=3, cols=2)
+    for row, cells in zip(table.rows, [("Year", "Event"), ("605", "通济渠 | Tongji"),
+                                       ("1289", "Huitong Canal")], strict=True):  # fmt: skip
+        for cell, text in zip(row.cells, cells, strict=True):
+            cell.text = text
+    doc.add_paragraph("")  # an empty paragraph adds no line
+    doc.add_paragraph("The canal was listed as World Heritage in 2014.")
+    buf = io.BytesIO()
+    doc.save(buf)
+    return buf.getvalue()
+
+
+WORD_MARKDOWN = [
+    "# 大运河 Grand Canal notes",
+    "",
+    "The Sui dynasty opened the Tongji Canal in 605.",
+    "",
+    "# 修建 Construction",
+    "",
+    "隋炀帝下令开凿通济渠，连接黄河与淮河。",
+    "",
+    "- Workers dug channels",
+    "  - and built locks",
+    "- 元代截弯取直",
+    "",
+    "## Dates 年代",
+    "",
+    "| Year | Event |",
+    "| --- | --- |",
+    "| 605 | 通济渠 \\| Tongji |",
+    "| 1289 | Huitong Canal |",
+    "",
+    "The canal was listed as World Heritage in 2014.",
+]
+
+
+async def test_docx_reads_back_as_markdown_in_document_order(tools, input_dir):
+    (input_dir / "notes.docx").write_bytes(word_document())
+    resp = await tools.call("read_text_file", path="/userinput/notes.docx")
+    n = len(WORD_MARKDOWN)
+    assert resp.content[0]["text"] == "\n".join(
+        [f"/userinput/notes.docx — lines 1–{n} of {n} ({WORD})", *WORD_MARKDOWN]
+    )
+    assert resp.metadata["paths"] == ["/userinput/notes.docx"]
+    # a Word document with another name is recognised by its content
+    (input_dir / "notes.bin").write_bytes(word_document())
+    info = await tools.text("get_file_info", path="/userinput/notes.bin")
+    assert "type: Word document (.docx)" in info and "read with: read_text_file" in info
+    same = await tools.text("read_text_file", path="/userinput/notes.bin")
+    assert same.split("\n", 1)[1] == "\n".join(WORD_MARKDOWN)
+
+
+async def test_docx_line_ranges_work_on_the_converted_text(tools, input_dir):
+    (input_dir / "notes.docx").write_bytes(word_document())
+    n = len(WORD_MARKDOWN)
+    part = await tools.text("read_text_file", path="/userinput/notes.docx", range=[13, 16])
+    assert part.split("\n") == [
+        f"/userinput/notes.docx — lines 13–16 of {n} ({WORD})",
+        *WORD_MARKDOWN[12:16],
+    ]
+    last = await tools.text("read_text_file", path="/userinput/notes.docx", range=[-1, -1])
+    assert last.endswith(f"lines {n}–{n} of {n} ({WORD})\n{WORD_MARKDOWN[-1]}")
+    bad = await tools.text("read_text_file", path="/userinput/notes.docx", range=[99, 100])
+    assert bad == f"Error: the file has {n} lines; start must be at most {n}."
+
+
+def _zip(parts: dict[str, bytes]) -> bytes:
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as zf:
+        for name, data in parts.items():
+            zf.writestr(name, data)
+    return buf.getvalue()
+
+
+def _with_part(data: bytes, name: str, body: bytes) -> bytes:
+    """The .docx ``data`` with the part ``name`` replaced by ``body``."""
+    with zipfile.ZipFile(io.BytesIO(data)) as zf:
+        parts = {i.filename: zf.read(i) for i in zf.infolist()}
+    return _zip(parts | {name: body})
+
+
+def _macro_enabled(data: bytes) -> bytes:
+    """The .docx ``data`` declared a macro-enabled document (.docm), which python-docx
+    does not open."""
+    with zipfile.ZipFile(io.BytesIO(data)) as zf:
+        types = zf.read("[Content_Types].xml")
+    main = b"application/vnd.openxmlformats-officedocument.wordprocessingml.document.main+xml"
+    assert main in types
+    macro = b"application/vnd.ms-word.document.macroEnabled.main+xml"
+    return _with_part(data, "[Content_Types].xml", types.replace(main, macro))
+
+
+async def test_a_damaged_docx_gets_a_clear_error_naming_the_file(tools, input_dir):
+    cases = {
+        "random.docx": (
+            random.Random(7).randbytes(4096),
+            "is not a valid .docx file (it is not a zip",
+        ),
+        "nodoc.docx": (_zip({"word/other.xml": b"<x/>"}), "no word/document.xml"),
+        "badxml.docx": (
+            _with_part(word_document(), "word/document.xml", b"<w:document><oops"),
+            "is a damaged Word document that cannot be read (",
+        ),
+        "notypes.docx": (_zip({"word/document.xml": b"<x/>"}), "damaged Word document"),
+        "macros.docx": (_macro_enabled(word_document()), "is not a Word file, content type"),
+    }
+    for name, (data, words) in cases.items():
+        (input_dir / name).write_bytes(data)
+        text = await tools.text("read_text_file", path=f"/userinput/{name}")
+        assert text.startswith(f"Error: /userinput/{name} "), (name, text)
+        assert words in text, (name, text)
+        assert "Traceback" not in text and "Error:" not in text[6:], (name, text)
+        assert not re.search(r"\b\w+(Error|Exception)\b|object at 0x", text[6:]), (name, text)
+        assert (input_dir / name).read_bytes() == data
+    # a workbook named .docx is named as what it is, with the tool that reads it
+    (input_dir / "sheet.docx").write_bytes(zip_bomb("xlsx", inflated=1024 * 1024))
+    sheet = await tools.text("read_text_file", path="/userinput/sheet.docx")
+    assert sheet.startswith("Error:") and "Use xlsx_read_cells" in sheet
+
+
+async def test_a_docx_is_never_edited_as_text(tools):
+    data = word_document()
+    await tools.service.write_bytes("/workspace/w.docx", data)
+    edits = [{"old_text": "Grand Canal", "new_text": "canal"}]
+    text = await tools.text("edit_file", path="/workspace/w.docx", edits=edits)
+    assert text.startswith("Error: /workspace/w.docx is a Word document (.docx)")
+    assert await tools.service.read_bytes("/workspace/w.docx") == data
+
+
+async def test_a_zip_bomb_posing_as_docx_is_refused_before_python_docx_opens_it(
+    tools, input_dir, monkeypatch
+):
+    from subagents.file import word
+
+    opened = thread_spy(monkeypatch, word, "Document")
+    (input_dir / "bomb.docx").write_bytes(zip_bomb("docx"))
+    bomb = await tools.text("read_text_file", path="/userinput/bomb.docx")
+    assert bomb.startswith("Error: /userinput/bomb.docx ") and "zip bomb" in bomb
+    assert opened == []
+    # a real document goes through the same guard, then is parsed off the event loop
+    (input_dir / "ok.docx").write_bytes(word_document())
+    assert "Grand Canal" in await tools.text("read_text_file", path="/userinput/ok.docx")
+    assert opened == [False]
+
+
+def test_the_offline_plan_reads_a_docx_with_read_text_file():
+    from subagents.file.offline import reader_call
+
+    assert reader_call("/userinput/Notes.DOCX") == (
+        "read_text_file",
+        {"path": "/userinput/Notes.DOCX"},
+    )
+    assert reader_call("/userinput/old.doc") is None
+
+
+def test_an_offline_run_cites_the_docx_that_answers_the_question(tmp_path):
+    """The whole pipeline with no web: the .docx in the input folder is read, stored as a
+    source with its heading as locator and cited; a damaged one is recorded with why."""
+    files = tmp_path / "myfiles"
+    files.mkdir()
+    doc = docx.Document()
+    doc.add_heading("Reading notes: Grand Canal", level=0)
+    doc.add_heading("Length and course", level=1)
+    doc.add_paragraph(
+        "The Grand Canal is a waterway of about 1,794 kilometres that links Beijing in the "
+        "north with Hangzhou in the south of China."
+    )
+    doc.save(files / "canal-notes.docx")
+    (files / "broken.docx").write_bytes(b"PK\x03\x04" + b"\x00" * 300)
+    closed = "http://127.0.0.1:9"
+    env = {k: v for k, v in os.environ.items() if not k.endswith(("_KEY", "_TOKEN"))}
+    env |= {"PYTHONPATH": str(ROOT), "QUARTET_SEARCH_TIMEOUT": "2"}
+    env |= {"QUARTET_NETWORK": "allowlist", "QUARTET_ALLOW_HOSTS": "127.0.0.1,localhost"}
+    env |= {f"QUARTET_{s}_URL": closed for s in ("GOOGLE", "BING", "SOGOU", "GITHUB", "WIKI")}
+    runs = tmp_path / "runs"
+    args = ["run", "What is the Grand Canal?", "--input", str(files), "--formats", "md"]
+    proc = subprocess.run(
+        quartet(*args, "--runs-dir", str(runs)),
+        capture_output=True, text=True, env=env, timeout=240, cwd=ROOT,
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    (run_dir,) = runs.iterdir()
+    report = (run_dir / "workspace/reports/report.md").read_text(encoding="utf-8")
+    stored = re.search(
+        r"\*\*canal-notes\.docx\*\* — \[stored copy\]\(<\.\./sources/([^>]+)>\)", report
+    )
+    assert stored, report
+    source = (run_dir / "workspace/sources" / stored.group(1)).read_text(encoding="utf-8")
+    assert source.startswith("# Reading notes: Grand Canal\n\n# Length and course\n\n")
+    assert "1,794 kilometres" in source
+    cited = re.search(r"- \[1\] “([^”]+)” \(Length and course\)", report)
+    assert cited and "1,794 kilometres" in cited.group(1), report
+    assert re.search(r"1,794 kilometres[^\n]*\[1\]", report.split("## Sources")[0])
+    record = json.loads((run_dir / "internal/run.json").read_text(encoding="utf-8"))
+    (broken,) = [
+        c for c in record["tool_calls"] if c["input"].get("path") == "/userinput/broken.docx"
+    ]
+    assert not broken["ok"] and "/userinput/broken.docx is not a valid .docx file" in broken["note"]

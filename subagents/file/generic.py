@@ -20,6 +20,7 @@ from .limits import (
 )
 from .lines import count_lines, iter_lines, line_of, line_start
 from .sniff import binary_kind, decode_text, encode_like
+from .word import WORD_ENCODING, is_word_name, word_markdown
 
 
 class TextEdit(BaseModel):
@@ -42,6 +43,7 @@ _READERS = {
     ".xlsx": "xlsx_read_cells",
     ".xlsm": "xlsx_read_cells",
     ".pptx": "pptx_read_outline",
+    ".docx": "read_text_file",
     ".png": "image_qa",
     ".jpg": "image_qa",
     ".jpeg": "image_qa",
@@ -67,14 +69,32 @@ def _when(ts: float) -> str:
     return dt.datetime.fromtimestamp(ts, tz=dt.UTC).strftime("%Y-%m-%d %H:%M:%S UTC")
 
 
-async def load_text(path: str, svc: object) -> tuple[str, str]:
+def _is_word(path: str, kind: tuple[str, str] | None) -> bool:
+    """Whether a file is read as a Word document: its bytes say so, or its name does and
+    its bytes are no other type a tool reads (a damaged .docx is reported as one)."""
+    if kind is not None and kind[0].startswith("Word document"):
+        return True
+    return is_word_name(path) and (kind is None or not kind[1])
+
+
+async def load_text(path: str, svc: object, documents: bool = True) -> tuple[str, str]:
     """Read ``path`` as text through the service; return ``(text, encoding)``.
 
-    Raises ToolInputError naming the right tool when the file is binary.
+    A Word document (.docx) is converted to Markdown when ``documents`` is true; its
+    "encoding" then says so. Raises ToolInputError naming the right tool when the file is
+    binary, and saying why when a Word document cannot be read.
     """
     svc.check(path, "read_file")
     data = await svc.read_bytes(path)
     kind = binary_kind(data)
+    if _is_word(path, kind):
+        if not documents:
+            raise ToolInputError(
+                f"Error: {path} is a Word document (.docx), not a plain-text file; it cannot "
+                "be edited here. Read it with read_text_file and write a new file instead."
+            )
+        # Checking the archive and parsing the XML is CPU work: keep it off the event loop.
+        return await asyncio.to_thread(word_markdown, data, path), WORD_ENCODING
     if kind is not None:
         name, tool = kind
         use = f"Use {tool} for it." if tool else "No tool here reads it as text."
@@ -199,14 +219,17 @@ def _parse_range(rng: object, total: int) -> tuple[int, int]:
 async def read_text_file(
     path: str, service: object, range: list[int] | None = None
 ) -> ToolResponse:
-    """Read a plain-text file (txt, md, json, html, csv, code…), whole or by line range.
+    """Read a text file (txt, md, json, html, csv, code…) or a Word .docx, whole or by lines.
 
-    UTF-8, UTF-8 with BOM and GBK/GB18030 are recognised. Long files are shown in parts:
-    the result ends with the exact range to ask for next. For PDF, Excel, PowerPoint and
-    images use pdf_read_text, xlsx_read_cells, pptx_read_outline and image_qa.
+    UTF-8, UTF-8 with BOM and GBK/GB18030 are recognised. A Word document (.docx) is read
+    as text converted to Markdown: headings as # lines, lists as - items, tables as pipe
+    tables. Long files are shown in parts: the result ends with the exact range to ask
+    for next. For PDF, Excel, PowerPoint and images use pdf_read_text, xlsx_read_cells,
+    pptx_read_outline and image_qa.
 
     Args:
-        path (str): Logical absolute path of the text file, e.g. /userinput/notes.txt.
+        path (str): Logical absolute path of the file, e.g. /userinput/notes.txt or
+            /userinput/report.docx.
         range (list[int] | None): Lines to read as [start, end], 1-based and inclusive,
             e.g. [1, 200]; negative numbers count from the end ([-50, -1] = last 50 lines).
             Omit it to read from the start.
@@ -346,7 +369,7 @@ async def edit_file(path: str, edits: list[TextEdit], service: object) -> ToolRe
     if not parsed:
         raise ToolInputError("Error: edits is empty; give at least one replacement.")
     service.check(path, "write")
-    text, encoding = await load_text(path, service)
+    text, encoding = await load_text(path, service, documents=False)
     new_text, hunks = await asyncio.to_thread(_apply_edits, text, parsed)
     try:
         data = encode_like(new_text, encoding)

@@ -29,7 +29,7 @@ MAX_WRITE_CELLS = 100_000
 MAX_SLIDES = 300
 MAX_BULLETS = 60
 
-#: Office files (.xlsx/.pptx are zip archives): caps checked on the zip's central directory.
+#: Office files (.xlsx/.pptx/.docx are zip archives): caps checked on the zip's central directory.
 MAX_ZIP_ENTRIES = 10_000
 MAX_ZIP_TOTAL_BYTES = 256 * 1024 * 1024
 MAX_ZIP_MEMBER_RATIO = 200

@@ -10,7 +10,10 @@ from ..offline import Call, CallResult, called, succeeded
 from .generic import reader_for
 
 ROOTS = ("/userinput/", "/workspace/downloads/")
-TEXT_EXTENSIONS = (".md", ".txt", ".json", ".yaml", ".yml", ".html", ".htm", ".xml", ".csv")
+#: Files read_text_file reads in the offline plan (a Word document as converted text).
+TEXT_EXTENSIONS = (
+    ".md", ".txt", ".json", ".yaml", ".yml", ".html", ".htm", ".xml", ".csv", ".docx",
+)  # fmt: skip
 _ENTRY = re.compile(r"^\[(FILE|DIR)\]\s+(.+?)(?:/| \([\d,]+ bytes\))$", re.M)
 _SHEETS = re.compile(r"\(sheets: ([^;]*); used range")
 

@@ -1,6 +1,6 @@
 """Check an Office file's zip container before any parser decompresses it.
 
-.xlsx and .pptx files are zip archives. A crafted archive can expand to gigabytes
+.xlsx, .pptx and .docx files are zip archives. A crafted archive can expand to gigabytes
 (a "zip bomb"). Python's zipfile never yields more than the size an entry declares in
 the central directory, so checking the declared sizes bounds what a parser can inflate.
 """
@@ -16,7 +16,11 @@ from .limits import (
 )
 
 #: The part every well-formed file of each kind has.
-REQUIRED_PART = {"xlsx": "xl/workbook.xml", "pptx": "ppt/presentation.xml"}
+REQUIRED_PART = {
+    "xlsx": "xl/workbook.xml",
+    "pptx": "ppt/presentation.xml",
+    "docx": "word/document.xml",
+}
 
 
 class UnsafeArchive(ValueError):
@@ -24,7 +28,7 @@ class UnsafeArchive(ValueError):
 
 
 def check_office_zip(data: bytes, kind: str, path: str) -> None:
-    """Raise UnsafeArchive unless ``data`` is a sane ``kind`` ("xlsx"/"pptx") container."""
+    """Raise UnsafeArchive unless ``data`` is a sane ``kind`` ("xlsx"/"pptx"/"docx") container."""
     if not zipfile.is_zipfile(io.BytesIO(data)):
         raise UnsafeArchive(
             f"Error: {path} is not a valid .{kind} file (it is not a zip archive; it may be "

@@ -59,7 +59,7 @@ def _zip_kind(data: bytes) -> tuple[str, str]:
     if "ppt/presentation.xml" in names:
         return "PowerPoint presentation (.pptx)", "pptx_read_outline"
     if "word/document.xml" in names:
-        return "Word document (.docx)", ""
+        return "Word document (.docx)", "read_text_file"
     return "zip archive", ""
 
 

@@ -54,6 +54,13 @@ LABELS: dict[str, dict[str, str]] = {
         "swipe": "Swipe the table sideways to see all its columns.",
         "in_en": "in English",
         "in_zh": "in Chinese",
+        "colophon": "Made by Quartet {version} on {date} with {brain}; {pages} and {files} read.",
+        "colophon_offline": "the offline extractive brain",
+        "colophon_model": "the model {model}",
+        "colophon_page": "{n} web page",
+        "colophon_pages": "{n} web pages",
+        "colophon_file": "{n} file",
+        "colophon_files": "{n} files",
     },
     "zh": {
         "report": "报告",
@@ -94,6 +101,14 @@ LABELS: dict[str, dict[str, str]] = {
         "swipe": "左右滑动表格可查看所有列。",
         "in_en": "英文",
         "in_zh": "中文",
+        "colophon": "本报告由 Quartet {version} 于 {date} 生成，使用{brain}；"
+        "读取了 {pages}和 {files}。",
+        "colophon_offline": "离线抽取式引擎",
+        "colophon_model": "模型 {model}",
+        "colophon_page": "{n} 个网页",
+        "colophon_pages": "{n} 个网页",
+        "colophon_file": "{n} 个文件",
+        "colophon_files": "{n} 个文件",
     },
 }
 

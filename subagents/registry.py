@@ -69,11 +69,14 @@ def build_toolkit(name: str, *, read_only: bool | None = None, **deps: Any) -> T
             ``ToolSettings()``: the real services, no keys, the default network policy.
             Nothing is read from the environment here; pass
             ``settings=ToolSettings.from_env()`` for its endpoints and keys (the Host
-            always passes the run's own).
+            always passes the run's own). ``colophon`` (what a report's last line says
+            of the run) defaults to None: no such line.
     """
     spec = get_spec(name)
     if "settings" in spec.requires and "settings" not in deps:
         deps["settings"] = ToolSettings()
+    if "colophon" in spec.requires:
+        deps.setdefault("colophon", None)  # made outside a run: no colophon line
     return build(spec, deps, read_only=read_only)
 
 

@@ -19,7 +19,7 @@ from .offline import Call, CallResult
 from .outcomes import Outcome
 
 #: Parameter names a tool may receive from the Host instead of the model.
-INJECTABLE = ("service", "settings", "browser", "evidence", "model")
+INJECTABLE = ("service", "settings", "browser", "evidence", "model", "colophon")
 
 
 @dataclass(frozen=True)

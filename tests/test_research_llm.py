@@ -17,6 +17,7 @@ from demo.web import demo_world
 from host.brains import make_brain
 from host.config import Settings
 from host.orchestration.hub import Host
+from subagents.generate.report import Colophon, colophon_text
 
 CANARY = "sk-llm-canary-4d2a9c"
 
@@ -114,6 +115,22 @@ def test_prose_is_requested_once_and_a_fabricated_claim_leaves_every_format(scri
     check = result.citation_check  # the unsupported claim is counted, with the accuracy
     assert check["unsupported"] >= 1 and 0 < check["citation_accuracy"] < 1
     assert UNSUPPORTED_CLAIM not in json.dumps(check)
+
+
+def test_every_format_ends_with_the_colophon_naming_the_model(scripted):
+    """The model's run gets the offline run's colophon, with the model named: the run's
+    date, the version, and the counts run.json records (no key, no base URL)."""
+    server, _, result = scripted
+    record = json.loads(result.run.real_path("/internal/run.json").read_text(encoding="utf-8"))
+    date = f"{result.run.id[:4]}-{result.run.id[4:6]}-{result.run.id[6:8]}"
+    pages, files = record["pages_read"], record["files_read"]
+    line = colophon_text(Colophon(date, record["version"], record["brain"], pages, files))
+    assert line.startswith(f"Made by Quartet {record['version']} on {date} with the model ")
+    assert "openai:loopback-model;" in line and pages > 0 and files > 0
+    for ext, text in _texts(result).items():
+        flat = " ".join(text.split())
+        assert line in flat, ext
+        assert CANARY not in flat and server.base_url not in flat, ext
 
 
 def test_the_key_travels_only_in_the_authorization_header(scripted):

@@ -30,6 +30,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from subagents.generate.notes import without_colophon
 from subagents.secrets import SECRET_VARS
 from subagents.settings import SOURCE_NAMES, Keys, NetworkPolicy
 
@@ -234,10 +235,12 @@ def _tasks(record: dict[str, Any]) -> list[tuple[str, str]]:
 
 
 def _report(folder: Path, record: dict[str, Any]) -> str | None:
+    """The run's Markdown report without its colophon: the replay's own date (and
+    version) differs from the recording's, its content must not."""
     for path in record.get("outputs") or []:
         if str(path).endswith(".md"):
             disk = folder / str(path).lstrip("/")
-            return disk.read_text(encoding="utf-8") if disk.is_file() else None
+            return without_colophon(disk.read_text(encoding="utf-8")) if disk.is_file() else None
     return None
 
 

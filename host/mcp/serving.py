@@ -127,6 +127,7 @@ class _ServedToolkit:
             "evidence": EvidenceLedger(),
             "model": None,
             "settings": self.settings.tools,
+            "colophon": None,  # a report served alone is no run's: no colophon line
         }
         extra: dict[str, Any] = {}
         if "service" in spec.requires:

@@ -20,6 +20,7 @@ from agentscope.tool import Toolkit
 from subagents import build
 from subagents.browser import BrowserSession, attach_browser_hooks
 from subagents.evidence import EvidenceLedger
+from subagents.generate.report import Colophon
 from subagents.secrets import scrub
 from subagents.spec import SubAgentSpec, check_allowlist
 from subagents.tape import Tape
@@ -148,11 +149,16 @@ class WorkerFactory:
 
         return announce
 
-    async def worker(self, spec: SubAgentSpec) -> Worker:
-        """A fresh subagent for one delegation: its agent, guard and MCP tools."""
+    async def worker(self, spec: SubAgentSpec, colophon: Colophon | None = None) -> Worker:
+        """A fresh subagent for one delegation: its agent, guard and MCP tools.
+
+        Args:
+            spec: the subagent to delegate to.
+            colophon: what the run's report ends with, for a subagent that writes it.
+        """
         run = self.run
         assert run is not None
-        toolkit = self._toolkit(spec, run)
+        toolkit = self._toolkit(spec, run, colophon)
         extra = await self.mcp.attach(toolkit, spec.name)
         guard = self._guard(spec, toolkit, run)
         # After an interrupt the report is written without a model.
@@ -179,7 +185,7 @@ class WorkerFactory:
         check_allowlist(toolkit, spec, extra=tuple(extra))
         return agent, guard, tuple(extra)
 
-    def _toolkit(self, spec: SubAgentSpec, run: RunFolder) -> Toolkit:
+    def _toolkit(self, spec: SubAgentSpec, run: RunFolder, colophon: Colophon | None) -> Toolkit:
         """The toolkit ``spec`` registers, with the dependencies it requires."""
         deps: dict[str, Any] = {
             "service": run.subagent_service,
@@ -191,6 +197,7 @@ class WorkerFactory:
             ),
             "settings": self.settings.tools,
             "browser": self.browser,
+            "colophon": colophon,
         }
         wanted = {k: v for k, v in deps.items() if k in spec.requires}
         if "service" in wanted:

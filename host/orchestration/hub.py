@@ -37,6 +37,7 @@ from agentscope.pipeline import MsgHub
 from research.plan import Plan
 from subagents import SPECS
 from subagents.evidence import EvidenceLedger, PageRegistry
+from subagents.generate.report import Colophon
 from subagents.secrets import scrub, secret_scope
 from subagents.spec import SubAgentSpec
 from subagents.tape import Tape, taping
@@ -50,6 +51,7 @@ from ..mcp.client import McpConnections
 from .approval import Approval, Ask, check_tools, default_approver
 from .budget import check_prices
 from .checkpointing import Checkpointer
+from .colophon import run_colophon
 from .drive import ResearchDrive
 from .factory import Worker, WorkerFactory, current_task
 from .guards import ToolCallRecord
@@ -128,8 +130,19 @@ class Host:
         self.on_event(kind, data)
 
     async def make_worker(self, spec: SubAgentSpec) -> Worker:
-        """A fresh subagent for one delegation: its agent, guard and MCP tools."""
-        return await self.workers.worker(spec)
+        """A fresh subagent for one delegation: its agent, guard and MCP tools (and, for
+        the one that writes the report, the run's colophon as it stands then)."""
+        colophon = self.colophon() if "colophon" in spec.requires else None
+        return await self.workers.worker(spec, colophon)
+
+    def colophon(self) -> Colophon | None:
+        """What the report's last line says of the run so far: its date, Quartet's
+        version, the brain, and the web pages and files read (None before it starts)."""
+        run, delegator = self.state.run, self.state.delegator
+        if run is None:
+            return None
+        files = delegator.files_read if delegator is not None else []
+        return run_colophon(run.id, self.brain.spec, self.ledger.pages.pages, files)
 
     def _make_host_agent(self) -> HostAgent:
         return self.workers.host_agent(self.specs)

@@ -38,6 +38,8 @@ class RunResult:
     calls: list[ToolCallRecord] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
     pages_read: int = 0
+    #: the files (input and downloaded) the file tasks read, each once
+    files_read: int = 0
     evidence: int = 0
     requirements: list[str] = field(default_factory=list)
     resumed: int = 0
@@ -115,6 +117,7 @@ class RunResult:
             "tokens": self.tokens,
             "model_calls": self.model_calls,
             "pages_read": self.pages_read,
+            "files_read": self.files_read,
             "evidence_items": self.evidence,
             "requirements": self.requirements,
             "resumed": self.resumed,
@@ -179,6 +182,7 @@ def gather(
         result.outputs = _ordered(delegator.outputs, formats)
         result.citations = delegator.citations
         result.citation_check = dict(delegator.citation_check)
+        result.files_read = len(dict.fromkeys(delegator.files_read))
         result.host_refusals = list(delegator.refusals)
         result.errors += [
             f"{d.subagent} ({d.id}): {d.error}" for d in delegator.delegations if d.error

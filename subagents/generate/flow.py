@@ -16,7 +16,7 @@ from fs_service import FsError
 from subagents.results import error, json_block, ok
 
 from .charts import attach_charts
-from .report import SOURCES_HEADINGS, Report, build_report, for_readers
+from .report import SOURCES_HEADINGS, Colophon, Report, build_report, for_readers
 from .sources import MaterialError, read_material
 
 
@@ -83,8 +83,13 @@ async def generate(
     svc: object,
     ledger: object | None,
     model: object | None,
+    colophon: object | None = None,
 ) -> ToolResponse:
-    """Run one generation end to end; every failure comes back as an ``Error:`` result."""
+    """Run one generation end to end; every failure comes back as an ``Error:`` result.
+
+    ``colophon`` (a :class:`.report.Colophon`, which the Host injects in a run) is the
+    line every format ends with; anything else leaves it out.
+    """
     try:
         clean = svc.check(out_path, "write")
     except FsError as exc:
@@ -107,6 +112,7 @@ async def generate(
         requirements or "", material, svc, ledger, model, whole_ledger=not paths
     )
     report = for_readers(report)  # checked against the exact spans; shown without Cf
+    report.colophon = colophon if isinstance(colophon, Colophon) else None
     attach_charts(report.sections)  # each chart drawn for the part it stands in
     report.notes.extend(f"passed over {skipped}" for skipped in material.skipped[:10])
     try:

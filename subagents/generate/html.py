@@ -7,7 +7,8 @@ sideways on a narrow screen; a table's chart is inline SVG (glyphs drawn as path
 needs no font). All CSS is inline; the page loads nothing from anywhere. It reads on a
 phone (viewport, fluid width), on a desk and in print (``@media print``, ``@page``); the
 font stack names the installed CJK fonts (Noto Sans CJK SC, WenQuanYi Zen Hei) so the
-same file renders Chinese in Chromium and in weasyprint.
+same file renders Chinese in Chromium and in weasyprint. The page ends with a footer
+saying when and how the report was made (its colophon).
 """
 
 from __future__ import annotations
@@ -88,6 +89,8 @@ figure.chart svg{display:block;width:100%;height:auto;max-width:38rem}
 .sources .qn{font-weight:600;color:#0b62c4;margin-right:.25rem}
 .sources .loc{color:#555f6a}
 .sources li:target{background:#fff8c5}
+.colophon{margin-top:2rem;padding-top:.6rem;border-top:1px solid #d0d7de;font-size:.85rem;
+ color:#555f6a}
 a{color:#0b62c4}
 @media (max-width:480px){body{font-size:16px}
  .swipe{display:block;margin:0 0 .3rem;font-size:.85rem;color:#555f6a}
@@ -109,7 +112,8 @@ a{color:#0b62c4}
  .sources .sep{display:inline}
  .sources .src-url,.sources .src-path{font-size:7.5pt}.sources .src-stored{display:none}
  .sources .quotes{padding-left:.5rem;border-left-width:1.5pt}
- .sources .quotes li{font-size:7.5pt;margin:.1rem 0;color:#222}}
+ .sources .quotes li{font-size:7.5pt;margin:.1rem 0;color:#222}
+ .colophon{margin-top:1rem;font-size:8pt;color:#333;break-inside:avoid}}
 """
 
 
@@ -280,6 +284,8 @@ def render_html(report: Report) -> str:
     )
     if report.citations:
         parts.append(sources_html(report))
+    if report.colophon_line():
+        parts.append(f'<footer class="colophon"><p>{_e(report.colophon_line())}</p></footer>')
     lang = "zh" if report.lang == "zh" else "en"
     return (
         f'<!DOCTYPE html>\n<html lang="{lang}">\n<head>\n<meta charset="utf-8">\n'
@@ -299,6 +305,7 @@ async def generate_html(
     service: object = None,
     evidence: object = None,
     model: object = None,
+    colophon: object = None,
 ) -> ToolResponse:
     """Write the report as one self-contained HTML page (readable on a phone and in print).
 
@@ -319,4 +326,6 @@ async def generate_html(
             with their .json sidecars), a report.md written by generate_markdown, or
             folders of them. Omit to report on all evidence collected in this run.
     """
-    return await generate(HTML, requirements, out_path, from_paths, service, evidence, model)
+    return await generate(
+        HTML, requirements, out_path, from_paths, service, evidence, model, colophon
+    )

@@ -9,7 +9,9 @@ Layout: the title, the summary, the sections (parts of the question first, then 
 sources disagree, then what could not be found), each with its points and its tables
 (caption with its ``[n]`` under the table, then the chart image when the table has one),
 and the Sources: one entry per source (title, live URL or file name, link to the stored
-copy) with the quotes cited from it under it, each as ``[n] “quote” (locator)``.
+copy) with the quotes cited from it under it, each as ``[n] “quote” (locator)``; last, a
+paragraph saying when and how the report was made (the colophon, after a marker comment
+so that a report read back leaves it out).
 """
 
 from __future__ import annotations
@@ -22,7 +24,16 @@ from agentscope.tool import ToolResponse
 from .charts import chart_of, chart_png
 from .citations import Citation
 from .flow import Format, Rendered, generate
-from .notes import REPORT_MARKER, Chart, Cite, Point, Section, Table, locator_comment
+from .notes import (
+    COLOPHON_MARKER,
+    REPORT_MARKER,
+    Chart,
+    Cite,
+    Point,
+    Section,
+    Table,
+    locator_comment,
+)
 from .report import (
     Report,
     SourceEntry,
@@ -215,6 +226,8 @@ def render_markdown(report: Report, marker: bool = True, stem: str = "report") -
     if report.citations:
         blocks.append(f"## {report.label('sources')}")
         blocks.append(sources_markdown(report))
+    if report.colophon_line():
+        blocks += [COLOPHON_MARKER, escape(report.colophon_line())]
     return "\n\n".join(blocks) + "\n"
 
 
@@ -237,6 +250,7 @@ async def generate_markdown(
     service: object = None,
     evidence: object = None,
     model: object = None,
+    colophon: object = None,
 ) -> ToolResponse:
     """Write a Markdown report with numbered, span-checked citations and a Sources list.
 
@@ -258,4 +272,6 @@ async def generate_markdown(
             with their .json sidecars) or folders of them, e.g. ["/workspace/notes/",
             "/workspace/pages/"]. Omit to report on all evidence collected in this run.
     """
-    return await generate(MARKDOWN, requirements, out_path, from_paths, service, evidence, model)
+    return await generate(
+        MARKDOWN, requirements, out_path, from_paths, service, evidence, model, colophon
+    )

@@ -38,6 +38,10 @@ from research.labels import RESEARCH_MARKER, section_kind
 
 #: First line of every Markdown report this package writes.
 REPORT_MARKER = "<!-- quartet-report: [n] markers cite the numbered Sources below -->"
+#: The line before a Markdown report's colophon (its last paragraph: when and how the
+#: report was made); what follows it is no part of the report's content.
+COLOPHON_MARKER = "<!-- quartet-colophon: when and how this report was made -->"
+_COLOPHON_LINE = re.compile(rf"^{re.escape(COLOPHON_MARKER)}[ \t]*$", re.M)
 
 EV_ID = r"ev-[0-9a-fA-F]{12}"
 _KEY = rf"(?:{EV_ID}|\d{{1,4}})"
@@ -280,6 +284,12 @@ def is_report(text: str) -> bool:
     return text.lstrip("\ufeff").startswith(REPORT_MARKER)
 
 
+def without_colophon(text: str) -> str:
+    """A Markdown report without its colophon (the marker line and what follows it)."""
+    found = _COLOPHON_LINE.search(text)
+    return text[: found.start()].rstrip() + "\n" if found else text
+
+
 def locator_comment(
     url: str, page_path: str, start: int, end: int, title: str, ev_id: str = "", locator: str = ""
 ) -> str:
@@ -321,6 +331,7 @@ def parse_report(text: str, sources_headings: set[str]) -> tuple[Draft, dict[str
     """
     numbers: dict[str, str] = {}
     locators: dict[str, dict] = {}
+    text = without_colophon(text)  # the new report gets its own
     for line in text.splitlines():
         found = _source_line(line)
         if found is not None:

@@ -63,6 +63,7 @@ async def generate_pdf(
     service: object = None,
     evidence: object = None,
     model: object = None,
+    colophon: object = None,
 ) -> ToolResponse:
     """Write the report as a printable A4 PDF (Chinese text supported).
 
@@ -81,4 +82,6 @@ async def generate_pdf(
             with their .json sidecars), a report.md written by generate_markdown, or
             folders of them. Omit to report on all evidence collected in this run.
     """
-    return await generate(PDF, requirements, out_path, from_paths, service, evidence, model)
+    return await generate(
+        PDF, requirements, out_path, from_paths, service, evidence, model, colophon
+    )

@@ -5,9 +5,10 @@ with Noto Sans CJK SC as the East Asian font of every run), dark text on white. 
 the title slide with the summary; for each section (in reading order) its points as at
 most six bullets a slide, continuing on further slides, then a native table slide for
 each table (long tables go on over several slides) and a native bar chart slide for each
-chart; then the sources, one entry per source. Font sizes are picked from an estimate of
-the wrapped text so that it stays inside its box. Every slide's speaker notes carry the
-exact quotes cited on it, with their numbers and sources.
+chart; then the sources, one entry per source; the last slide's footer says when and how
+the report was made (its colophon) where the others name the report. Font sizes are
+picked from an estimate of the wrapped text so that it stays inside its box. Every
+slide's speaker notes carry the exact quotes cited on it, with their numbers and sources.
 """
 
 from __future__ import annotations
@@ -259,14 +260,17 @@ def _title(slide, text: str, lang: str, top: int = 0, height: int = BAND_H) -> N
     _run(para, text, Style(size, bold=True, color=WHITE), lang)
 
 
-def _footer(slide, report: Report, number: int) -> None:
-    """The report's title and the slide number, small, along the bottom edge."""
+def _footer(slide, report: Report, number: int, text: str = "") -> None:
+    """``text`` (the report's title when empty) and the slide number (none on the title
+    slide), small, along the bottom edge."""
     box = slide.shapes.add_textbox(MARGIN, FOOTER_TOP, BODY_W, Inches(0.35))
     frame = box.text_frame
     frame.word_wrap = True
     left = frame.paragraphs[0]
-    _run(left, _shorten(report.title, 90), Style(10, color=MUTED), report.lang)
-    _run(left, f"   {number}", Style(10, bold=True, color=ACCENT), report.lang)
+    shown = _shorten(text, 200) if text else _shorten(report.title, 90)
+    _run(left, shown, Style(10, color=MUTED), report.lang)
+    if number > 1:
+        _run(left, f"   {number}", Style(10, bold=True, color=ACCENT), report.lang)
 
 
 def _notes(slide, report: Report, numbers: list[int]) -> None:
@@ -667,8 +671,12 @@ def render_pptx(report: Report) -> bytes:
     _section_slides(prs, report)
     if report.citations:
         _sources_slides(prs, report)
-    for number, slide in enumerate(prs.slides, 1):
-        if number > 1:
+    slides = list(prs.slides)
+    for number, slide in enumerate(slides, 1):
+        if number == len(slides) and report.colophon_line():
+            # The last slide says when and how the report was made, where a reader looks.
+            _footer(slide, report, number, report.colophon_line())
+        elif number > 1:
             _footer(slide, report, number)
     buf = io.BytesIO()
     prs.save(buf)
@@ -685,6 +693,7 @@ async def generate_pptx(
     service: object = None,
     evidence: object = None,
     model: object = None,
+    colophon: object = None,
 ) -> ToolResponse:
     """Write the report as a slide deck: title slide, one slide per section, sources slide.
 
@@ -704,4 +713,6 @@ async def generate_pptx(
             with their .json sidecars), a report.md written by generate_markdown, or
             folders of them. Omit to report on all evidence collected in this run.
     """
-    return await generate(PPTX, requirements, out_path, from_paths, service, evidence, model)
+    return await generate(
+        PPTX, requirements, out_path, from_paths, service, evidence, model, colophon
+    )

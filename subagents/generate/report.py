@@ -84,9 +84,57 @@ def shown_place(url: str) -> str:
     return url.rstrip("/").rsplit("/", 1)[-1]
 
 
+@dataclass(frozen=True)
+class Colophon:
+    """How a report was made, for the line that ends every format.
+
+    Attributes:
+        date: the run's date, ISO (``2026-12-02``, UTC).
+        version: Quartet's version (``0.1.0``).
+        model: the brain as the run records it: ``offline``, or ``PROVIDER:NAME``
+            (``openai:gpt-4o-mini``).
+        pages: the web pages the run stored.
+        files: the files (input and downloaded) the run read.
+    """
+
+    date: str
+    version: str
+    model: str
+    pages: int
+    files: int
+
+
+def colophon_text(colophon: Colophon, lang: str = "en") -> str:
+    """The colophon as one sentence in ``lang`` (English when the language is unknown):
+    "Made by Quartet 0.1.0 on 2026-12-02 with the offline extractive brain; 24 web pages
+    and 5 files read."
+
+    The model is named as the run records it, without anything secret (a key that the
+    run masks would be masked here too).
+    """
+    labels = LABELS.get(lang, LABELS["en"])
+    if colophon.model == "offline":
+        brain = labels["colophon_offline"]
+    else:
+        brain = labels["colophon_model"].format(model=scrub(visible(colophon.model)))
+    pages = labels["colophon_page" if colophon.pages == 1 else "colophon_pages"]
+    files = labels["colophon_file" if colophon.files == 1 else "colophon_files"]
+    return labels["colophon"].format(
+        version=colophon.version,
+        date=colophon.date,
+        brain=brain,
+        pages=pages.format(n=colophon.pages),
+        files=files.format(n=colophon.files),
+    )
+
+
 @dataclass
 class Report:
-    """A finished report: every ``Cite`` in it is ``#n`` and ``citations[n-1]`` verifies."""
+    """A finished report: every ``Cite`` in it is ``#n`` and ``citations[n-1]`` verifies.
+
+    ``colophon``, when the run gives one, says when and how the report was made; every
+    format ends with it (:meth:`colophon_line`).
+    """
 
     title: str
     summary: list[Point]
@@ -101,6 +149,12 @@ class Report:
     #: many held
     claims: int = 0
     supported: int = 0
+    colophon: Colophon | None = None
+
+    def colophon_line(self) -> str:
+        """The line that ends every format, in the report's language; empty without a
+        colophon (a report made outside a run)."""
+        return colophon_text(self.colophon, self.lang) if self.colophon else ""
 
     @property
     def unsupported(self) -> int:

@@ -64,7 +64,7 @@ SPEC = SubAgentSpec(
             ),
         ),
     ),
-    requires=("service", "evidence", "model"),
+    requires=("service", "evidence", "model", "colophon"),
     task=TASK,
     title="Writing the report",
     outcome=GenerateOutcome,

@@ -975,7 +975,8 @@ def _before_bare_verb(phrase: str, said: list[str]) -> str:
         return phrase
     verbs = [i for i in range(1, len(words_)) if is_bare_verb(words_[i])]
     after_plural = [i for i in verbs if words_[i - 1].endswith("s")]
-    return " ".join(words_[: (after_plural or verbs or [len(words_)])[0 if after_plural else -1]])
+    ends = after_plural[:1] or verbs[-1:] or [len(words_)]
+    return " ".join(words_[: ends[0]])
 
 
 #: A title in Chinese title marks: a book, film, law or other work, named.

@@ -284,8 +284,8 @@ def render_html(report: Report) -> str:
     )
     if report.citations:
         parts.append(sources_html(report))
-    if report.colophon_line():
-        parts.append(f'<footer class="colophon"><p>{_e(report.colophon_line())}</p></footer>')
+    if colophon := report.colophon_line():
+        parts.append(f'<footer class="colophon"><p>{_e(colophon)}</p></footer>')
     lang = "zh" if report.lang == "zh" else "en"
     return (
         f'<!DOCTYPE html>\n<html lang="{lang}">\n<head>\n<meta charset="utf-8">\n'

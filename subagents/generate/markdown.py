@@ -226,8 +226,8 @@ def render_markdown(report: Report, marker: bool = True, stem: str = "report") -
     if report.citations:
         blocks.append(f"## {report.label('sources')}")
         blocks.append(sources_markdown(report))
-    if report.colophon_line():
-        blocks += [COLOPHON_MARKER, escape(report.colophon_line())]
+    if colophon := report.colophon_line():
+        blocks += [COLOPHON_MARKER, escape(colophon)]
     return "\n\n".join(blocks) + "\n"
 
 

@@ -672,10 +672,11 @@ def render_pptx(report: Report) -> bytes:
     if report.citations:
         _sources_slides(prs, report)
     slides = list(prs.slides)
+    colophon = report.colophon_line()
     for number, slide in enumerate(slides, 1):
-        if number == len(slides) and report.colophon_line():
+        if number == len(slides) and colophon:
             # The last slide says when and how the report was made, where a reader looks.
-            _footer(slide, report, number, report.colophon_line())
+            _footer(slide, report, number, colophon)
         elif number > 1:
             _footer(slide, report, number)
     buf = io.BytesIO()

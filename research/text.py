@@ -291,23 +291,25 @@ def is_word(word: str) -> bool:
     return word.isascii() and word.isalpha() and bool(_lemmas()(word))
 
 
+def _verb_lemmas(low: str) -> tuple[str, ...]:
+    """The verbs a lower-case English word is a form of (none for another script)."""
+    if not (low.isascii() and low.isalpha()):
+        return ()
+    return tuple(_lemmas()(low).get("VERB") or ())
+
+
 def is_verb_form(word: str) -> bool:
     """Whether an English word reads as an inflected verb ("kept", "grew", "threatens",
     "powered"), not as a bare word that may also be a noun ("steam", "work")."""
     low = word.lower()
-    if not (low.isascii() and low.isalpha()):
-        return False
-    verbs = _lemmas()(low).get("VERB") or ()
-    return any(v != low for v in verbs)
+    return any(v != low for v in _verb_lemmas(low))
 
 
 def is_bare_verb(word: str) -> bool:
     """Whether an English word can be a verb in its bare form ("die", "work", "feed"),
     whatever else it can be."""
     low = word.lower()
-    if not (low.isascii() and low.isalpha()):
-        return False
-    return low in (_lemmas()(low).get("VERB") or ())
+    return low in _verb_lemmas(low)
 
 
 @lru_cache(maxsize=200_000)

@@ -20,7 +20,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from fs_service import FsError
-from research import selection
+from research import answer, selection
 from research.aboutness import page_salience
 from research.coverage import Coverage
 from research.coverage import coverage as part_coverage
@@ -599,7 +599,19 @@ class Research:
             return Coverage(0, 0, "not researched")
         closed = sub_id in self.finished or self.rounds[sub_id] >= self.max_rounds
         urls = self._urls(ids)
-        return part_coverage(ids, urls, self.about[sub_id], self.rounds[sub_id], closed)
+        kind = answer.wanted(self.focus[sub_id])
+        answering = self._answering(sub_id, ids) if kind else None
+        rounds = self.rounds[sub_id]
+        return part_coverage(ids, urls, self.about[sub_id], rounds, closed, answering, kind)
+
+    def _answering(self, sub_id: str, ids: Iterable[str]) -> set[str]:
+        """The evidence ids whose text gives the kind of answer a part asks for (a date,
+        a figure: see :func:`research.answer.gives_answer`)."""
+        focus = self.focus[sub_id]
+        items = ((i, self.ledger.get(i)) for i in ids)
+        return {
+            i for i, item in items if item is not None and answer.gives_answer(focus, item.span)
+        }
 
     def update_plan(self) -> None:
         """Write each sub-question's status and best evidence ids into the plan."""

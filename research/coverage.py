@@ -3,8 +3,10 @@
 A part is *answered* with :data:`ANSWERED_ITEMS` strongly relevant quotes (scoring at
 least :data:`STRONG`) from :data:`ANSWERED_SOURCES` sources about it (whose title or
 headings name what the part asks: a passing mention on a page about something else does
-not answer it); *partly answered* with any evidence; *not found* with none once its
-rounds are spent or it was given up; otherwise *in progress* or *pending*.
+not answer it), one of which gives the kind of answer the part asks for (a date for
+*when*, a figure for *how many*: see :mod:`research.answer`); *partly answered* with any
+evidence; *not found* with none once its rounds are spent or it was given up; otherwise
+*in progress* or *pending*.
 """
 
 from __future__ import annotations
@@ -26,6 +28,12 @@ class Coverage:
     items: int
     sources: int
     status: str  # answered | partly answered | in progress | not found | pending
+    #: the kind of answer the part asks for that no strongly relevant item gives ("date",
+    #: "figure")
+    lacking: str = ""
+    #: the strongly relevant items, and the sources about the part they come from
+    strong: int = 0
+    strong_sources: int = 0
 
 
 def coverage(
@@ -34,6 +42,8 @@ def coverage(
     about: Collection[str],
     rounds: int,
     closed: bool,
+    answering: Collection[str] | None = None,
+    kind: str = "",
 ) -> Coverage:
     """A part's coverage.
 
@@ -43,11 +53,17 @@ def coverage(
         about: the sources about the part.
         rounds: research rounds the part has had.
         closed: no more research will be done for it (rounds spent, or given up).
+        answering: the keys whose text gives the kind of answer the part asks for (None:
+            every key does).
+        kind: that kind of answer, in words ("date", "figure"; see
+            :func:`research.answer.wanted`).
     """
     sources = {urls[k] for k in scores if k in urls}
     strong = [k for k, score in scores.items() if score >= STRONG]
     strong_sources = {urls[k] for k in strong if k in urls and urls[k] in about}
-    if len(strong) >= ANSWERED_ITEMS and len(strong_sources) >= ANSWERED_SOURCES:
+    gives = answering is None or any(k in answering for k in strong)
+    lacking = "" if gives or not scores else kind
+    if len(strong) >= ANSWERED_ITEMS and len(strong_sources) >= ANSWERED_SOURCES and gives:
         status = "answered"
     elif scores:
         status = "partly answered"
@@ -57,13 +73,15 @@ def coverage(
         status = "in progress"
     else:
         status = "pending"
-    return Coverage(len(scores), len(sources), status)
+    return Coverage(len(scores), len(sources), status, lacking, len(strong), len(strong_sources))
 
 
 def missing(cov: Coverage) -> str:
     """What is still missing for a part, in words."""
     if cov.status == "answered":
         return "nothing: answered by at least two sources"
+    if cov.lacking:
+        return f"a {cov.lacking}: no strongly relevant item gives one"
     if cov.items:
         return (
             f"more evidence from other sources ({cov.items} item(s) from {cov.sources} "

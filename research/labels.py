@@ -22,6 +22,9 @@ LABELS: dict[str, dict[str, str]] = {
         "empty": "No notes or verified evidence were available for this report.",
         "disagreements": "Where the sources disagree",
         "not_found": "What could not be found",
+        "limits": "Limits of this report",
+        "failed_requests": "{n} request(s) failed",
+        "and_more": " and {n} more",
         "searched": "What was searched",
         "off_topic": "What was read but off-topic",
         "failed": "What failed",
@@ -37,6 +40,17 @@ LABELS: dict[str, dict[str, str]] = {
         "budget_cost": "This run's cost budget ({limit}) was spent before its research "
         "finished: research stopped, and this report gives what had been found by then.",
         "missing": "No relevant evidence was found for this part.",
+        "partly": "Partly answered: {why}.",
+        "lacking_date": "no closely relevant quote gives a date for it",
+        "lacking_figure": "no closely relevant quote gives a figure for it",
+        "near": "no source found answers it closely; these are the nearest quotes",
+        "few_quotes": "it is answered closely by only {quotes}",
+        "few_sources": "it is answered closely by only {sources} about it",
+        "off_pages": "the quotes that answer it closely come from pages about other things",
+        "quote_one": "{n} quote",
+        "quote_many": "{n} quotes",
+        "source_one": "{n} source",
+        "source_many": "{n} sources",
         "not_researched": "Not researched: the research ended before this part was searched",
         "tried": "Searched for",
         "read": "pages and files examined",
@@ -72,6 +86,9 @@ LABELS: dict[str, dict[str, str]] = {
         "empty": "本报告没有可用的笔记或经过核实的证据。",
         "disagreements": "来源之间的分歧",
         "not_found": "未能找到的内容",
+        "limits": "本报告的局限",
+        "failed_requests": "{n} 个请求失败",
+        "and_more": "，另有 {n} 个",
         "searched": "检索了什么",
         "off_topic": "已阅读但与问题无关的页面",
         "failed": "失败的来源",
@@ -84,6 +101,17 @@ LABELS: dict[str, dict[str, str]] = {
         "budget_cost": "本次运行的费用预算（{limit}）在研究完成之前已用完：研究已停止，"
         "本报告给出截至那时已找到的内容。",
         "missing": "这一部分没有找到相关证据。",
+        "partly": "部分回答：{why}。",
+        "lacking_date": "没有密切相关的引文给出相应的时间",
+        "lacking_figure": "没有密切相关的引文给出相应的数字",
+        "near": "没有来源直接回答这一部分；以下是最接近的引文",
+        "few_quotes": "只有 {quotes}直接回答了这一部分",
+        "few_sources": "只有 {sources}直接回答了这一部分",
+        "off_pages": "直接回答这一部分的引文都来自讲其他内容的页面",
+        "quote_one": "{n} 条引文",
+        "quote_many": "{n} 条引文",
+        "source_one": "{n} 个相关来源",
+        "source_many": "{n} 个相关来源",
         "not_researched": "未研究：研究在检索这一部分之前已结束",
         "tried": "检索词",
         "read": "个页面和文件已检查",
@@ -135,6 +163,8 @@ def section_kind(heading: str) -> str:
     for labels in LABELS.values():
         if heading == labels["disagreements"]:
             return "disagreements"
-        if heading in (labels[k] for k in ("not_found", "searched", "off_topic", "failed")):
+        if heading in (
+            labels[k] for k in ("not_found", "limits", "searched", "off_topic", "failed")
+        ):
             return "not_found"
     return "part"

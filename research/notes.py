@@ -9,7 +9,8 @@ The notes are Markdown in the notes format the Generate subagent reads:
   that best answers it, captioned with its source;
 - "Where the sources disagree": each quantity the sources give differently, every value
   cited;
-- "What could not be found": the parts left unanswered and what was searched for them.
+- "Limits of this report": the parts left unanswered and what was searched for them,
+  the parts only partly answered and why, and the requests that failed.
 
 When nothing relevant was found at all, the notes say only that, with what was searched,
 what failed and what was read but off-topic — and cite nothing.
@@ -23,6 +24,8 @@ from __future__ import annotations
 
 from typing import Any, Protocol
 
+from .answer import answer_span
+from .coverage import ANSWERED_ITEMS, Coverage
 from .disagreements import Disagreement, Stored, find_disagreements, measure_name, value_text
 from .labels import RESEARCH_MARKER, label
 from .plan import Plan, SubQuestion
@@ -79,9 +82,14 @@ class Findings(Protocol):
     def off_topic(self) -> list[SourceRead]:
         """Pages read that answer no part."""
 
+    def coverage(self, sub_id: str) -> Coverage:
+        """How well a part is answered (see :func:`research.coverage.coverage`)."""
+
 
 #: Candidate sentences per sub-question handed to the writer (it keeps what fits).
 CANDIDATES = 8
+#: Failed requests the limits of a report name (the rest are counted).
+FAILURES_SHOWN = 4
 
 
 def _sentence(research: Findings, ev_id: str) -> str:
@@ -311,13 +319,27 @@ def _summary(
     Returns:
         One line per sentence, then a blank line.
     """
-    summary: list[str | None] = []
+    summary: dict[str, str] = {}
     for sub in answered:  # a line already summing up another part is not given twice
         fresh = [i for i in chosen[sub.id] if i not in summary]
-        summary.append(summary_choice(research, sub.id, fresh or chosen[sub.id]))
-    lines = [f"- {_sentence(research, best)}" for best in dict.fromkeys(summary) if best]
+        best = summary_choice(research, sub.id, fresh or chosen[sub.id])
+        if best and best not in summary:
+            summary[best] = sub.id
+    lines = [f"- {_answer_line(research, sub_id, best)}" for best, sub_id in summary.items()]
     lines.append("")
     return lines
+
+
+def _answer_line(research: Findings, sub_id: str, ev_id: str) -> str:
+    """A part's answer line: for a part that asks when or how many, the date or quantity
+    that answers it (see :func:`research.answer.answer_span`), then the cited sentence it
+    comes from; for any other part the sentence alone."""
+    line = _sentence(research, ev_id)
+    item = research.item(ev_id)
+    span = answer_span(research.focus[sub_id], item.span) if item is not None else ""
+    if not span:
+        return line
+    return f"**{span}**：{line}" if research.plan.language == "zh" else f"**{span}** — {line}"
 
 
 def _part_sections(
@@ -338,6 +360,9 @@ def _part_sections(
     lines: list[str] = []
     for sub in research.plan.subquestions:
         lines += [f"## {sub.text}", ""]
+        status = _status_line(research.coverage(sub.id), lang)
+        if status and (chosen[sub.id] or sub.id in tables):
+            lines += [f"> {status}", ""]
         ids = chosen[sub.id]
         if ids:
             lines += [f"- {_sentence(research, i)}" for i in ids]
@@ -347,6 +372,40 @@ def _part_sections(
         if sub.id in tables:
             lines += _table(research, tables[sub.id], lang)
     return lines
+
+
+def _status_line(cov: Coverage, lang: str) -> str:
+    """What a part's section says of its status when the part is only partly answered:
+    the kind of answer no source gave ("no source found gives a date for it"), or how
+    little evidence there is; nothing for an answered part (a part with no evidence says
+    so in its section already).
+
+    Args:
+        cov: the part's coverage.
+        lang: the report's language.
+
+    Returns:
+        The line, or ``""``.
+    """
+    if cov.status != "partly answered":
+        return ""
+    if cov.lacking:
+        why = label(lang, f"lacking_{cov.lacking}")
+    elif not cov.strong:
+        why = label(lang, "near")
+    elif cov.strong < ANSWERED_ITEMS:
+        why = label(lang, "few_quotes").format(quotes=_counted(cov.strong, "quote", lang))
+    elif cov.strong_sources:
+        sources = _counted(cov.strong_sources, "source", lang)
+        why = label(lang, "few_sources").format(sources=sources)
+    else:
+        why = label(lang, "off_pages")
+    return label(lang, "partly").format(why=why)
+
+
+def _counted(n: int, noun: str, lang: str) -> str:
+    """``n`` of a labelled noun, singular or plural ("1 quote", "3 sources", "3 条引文")."""
+    return label(lang, f"{noun}_one" if n == 1 else f"{noun}_many").format(n=n)
 
 
 def _disagreement_section(
@@ -377,8 +436,9 @@ def _disagreement_section(
 
 
 def _not_found_section(research: Findings, answered: list[SubQuestion]) -> list[str]:
-    """The section "What could not be found": each part left unanswered with what was
-    searched for it; nothing when every part was answered.
+    """The section "Limits of this report": each part left unanswered with what was
+    searched for it, each part only partly answered with why, and the requests that
+    failed; nothing when every part was answered and nothing failed.
 
     Args:
         research: the run's findings.
@@ -388,13 +448,22 @@ def _not_found_section(research: Findings, answered: list[SubQuestion]) -> list[
         The section's lines, or an empty list.
     """
     lang = research.plan.language
-    missing = [s for s in research.plan.subquestions if s not in answered]
-    if not missing:
+    lines = [
+        _tried_line(research, s, lang) for s in research.plan.subquestions if s not in answered
+    ]
+    for sub in answered:
+        status = _status_line(research.coverage(sub.id), lang)
+        if status:
+            lines.append(f"- {sub.text} {status}")
+    failed = list(dict.fromkeys(research.failures))
+    if failed:
+        shown = "; ".join(failed[:FAILURES_SHOWN])
+        more = len(failed) - FAILURES_SHOWN
+        extra = label(lang, "and_more").format(n=more) if more > 0 else ""
+        lines.append(f"- {label(lang, 'failed_requests').format(n=len(failed))}: {shown}{extra}.")
+    if not lines:
         return []
-    lines = [f"## {label(lang, 'not_found')}", ""]
-    lines += [_tried_line(research, sub, lang) for sub in missing]
-    lines.append("")
-    return lines
+    return [f"## {label(lang, 'limits')}", "", *lines, ""]
 
 
 def _tried_line(research: Findings, sub: SubQuestion, lang: str) -> str:

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit
 
+from .answer import gives_answer, in_order_asked
 from .facts import leans_on_context, names_subject, pronoun_before_subject, states_cause, years
 from .question import Focus, weight
 from .relevance import score_text
@@ -424,8 +425,12 @@ def summary_choice(
     A sentence in another language than the report's, one that leans on the sentence
     before it ("this problem", "these", "此"), or one with a pronoun for a thing ("it",
     它) before it names the part's subject, cannot stand alone: it is passed over while
-    another candidate can be used. Among the rest, the relevance score counts, plus a
-    little for naming the subject (the line is read away from its section), plus
+    another candidate can be used; so is one without the kind of answer a *when* or *how
+    many* part asks for (see :func:`research.answer.gives_answer`), and a part asking
+    for the first or the latest date takes the well-scored candidate with that date (see
+    :func:`research.answer.in_order_asked`). Among the rest, the
+    relevance score counts, plus a little for naming the subject (the line is read away
+    from its section), plus
     the score the sentence earns read alone (without its page's title, which can make
     relevant a sentence that does not answer the question by itself: "the road ran beside
     the river" on a page about the town's decline), plus a little for each thing asked
@@ -460,5 +465,9 @@ def summary_choice(
         if not leans_on_context(c[0].span) and not pronoun_before_subject(c[0].span, focus.core)
     ]
     pool = alone or pool
+    pool = [c for c in pool if gives_answer(focus, c[0].span)] or pool
+    ordered = in_order_asked(focus, pool, lambda q: q.span)
+    if ordered is not None:
+        return ordered.key
     chosen = max(enumerate(pool), key=lambda ic: (value(*ic[1]), -ic[0]))
     return chosen[1][0].key

@@ -8,7 +8,8 @@ are served with the project's local search engines (:mod:`demo.corpus`) and the 
 pipeline runs offline on the question (Host, offline brain, Markdown report):
 
 - over the five subjects of a language, the share of every part's fact groups stated in
-  a cited line of its own sub-question's section (each part matched to one sub-question by
+  a cited line of its own sub-question's answer — its summary line and its section
+  (see :attr:`demo.corpus.PartOfRun.answer_lines`) — (each part matched to one sub-question by
   the overlap of its words, or characters in Chinese), and the share of cited sources that
   are on-subject pages (never a distractor), stay at or above :data:`FLOORS`, the level
   the offline core reaches now; the message lists every fact missed and where it went;
@@ -267,7 +268,7 @@ def _elsewhere(group: tuple[str, ...], part: PartOfRun | None, run: Answered) ->
     where = [
         f"{other.id} '{other.text}'"
         for other in run.parts
-        if other is not part and not _missing(other.lines, (group,))
+        if other is not part and not _missing(other.answer_lines, (group,))
     ]
     summary = report_parts(run.report).get("", [])
     if not _missing(summary, (group,)):
@@ -304,7 +305,7 @@ def _fact_problems(answered: Answered) -> tuple[int, int, list[str]]:
                 + "; ".join(f"{list(g)}{_elsewhere(g, None, answered)}" for g in part.facts)
             )
             continue
-        missing = _missing(sub.lines, part.facts)
+        missing = _missing(sub.answer_lines, part.facts)
         stated += len(part.facts) - len(missing)
         if missing:
             problems.append(
@@ -312,8 +313,8 @@ def _fact_problems(answered: Answered) -> tuple[int, int, list[str]]:
                 f" missing "
                 + "; ".join(f"{list(g)}{_elsewhere(g, sub, answered)}" for g in missing)
                 + (
-                    f"\n    its section cites:\n{_show(sub.lines, served)}"
-                    if sub.lines or _plain(sub.text) in headings
+                    f"\n    its answer cites:\n{_show(sub.answer_lines, served)}"
+                    if sub.answer_lines or _plain(sub.text) in headings
                     else "\n    the report has no section for it"
                 )
             )

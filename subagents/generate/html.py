@@ -57,6 +57,7 @@ li{margin:.3rem 0}
 .summary h2{font-size:.85rem;letter-spacing:.06em;text-transform:uppercase;color:#0b62c4;
  border:0;margin:.3rem 0 .2rem;padding:0}
 .disagreements h2,.not_found h2{color:#6e4a00;border-bottom-color:#e5c07b}
+p.status{font-style:italic;color:#6e4a00;margin:.2rem 0 .6rem}
 sup.cite{font-size:.72em;line-height:0;white-space:nowrap}
 sup.cite a{text-decoration:none;color:#0b62c4}
 figure{margin:1.2rem 0 1.6rem}
@@ -211,7 +212,8 @@ def _section_html(
     charts: Iterator[int],
 ) -> str:
     """One section: heading, points, then each table (numbered) with its chart."""
-    parts = [f"<h2>{_e(section.heading)}</h2>", _points_html(md, section.points)]
+    status = f'<p class="status">{_e(section.status)}</p>' if section.status else ""
+    parts = [f"<h2>{_e(section.heading)}</h2>", status, _points_html(md, section.points)]
     for table in section.tables:
         parts.append(table_html(md, report, table, next(tables)))
         chart = chart_of(table)

@@ -6,7 +6,8 @@ pipe tables, chart images, ``[n]`` markers, the Sources list). The first line ma
 file as a report so that it can be read back as a from_path for another format.
 
 Layout: the title, the summary, the sections (parts of the question first, then where the
-sources disagree, then what could not be found), each with its points and its tables
+sources disagree, then what could not be found), each with its status when it has one (a
+block quote: "Partly answered: …"), its points and its tables
 (caption with its ``[n]`` under the table, then the chart image when the table has one),
 and the Sources: one entry per source (title, live URL or file name, link to the stored
 copy) with the quotes cited from it under it, each as ``[n] “quote” (locator)``; last, a
@@ -20,6 +21,8 @@ import posixpath
 import re
 
 from agentscope.tool import ToolResponse
+
+from research.text import is_cjk
 
 from .charts import chart_of, chart_png
 from .citations import Citation
@@ -87,7 +90,7 @@ def inline(point: Point, spaced: bool = True) -> str:
     punctuation or Chinese directly ("grain.[1]", "公里[2]"), after a Latin word with a
     space when ``spaced`` ("1,747 km [3], about …"), so that a marker inside a sentence
     reads apart in plain text (a superscript marker needs no space)."""
-    out = []
+    out = [answer_prefix(point, markdown=True)] if point.answer else []
     for part in tight(point):
         if isinstance(part, Cite):
             gap = " " if spaced and out and _WORD_END.search(out[-1]) else ""
@@ -95,6 +98,13 @@ def inline(point: Point, spaced: bool = True) -> str:
         else:
             out.append(escape(part))
     return "".join(out)
+
+
+def answer_prefix(point: Point, markdown: bool = False) -> str:
+    """An answer line's opening: its answer (in bold, escaped, when ``markdown``) and a
+    dash, or the Chinese colon when the line is Chinese."""
+    answer = f"**{escape(point.answer)}**" if markdown else point.answer
+    return f"{answer}：" if is_cjk(point.text[:8]) else f"{answer} — "
 
 
 def points_markdown(points: list[Point], spaced: bool = True) -> str:
@@ -217,6 +227,8 @@ def render_markdown(report: Report, marker: bool = True, stem: str = "report") -
     charts = 0
     for section in reading_order(report.sections):
         blocks.append(f"## {escape(section.heading)}")
+        if section.status:
+            blocks.append(f"> {escape(section.status)}")
         if section.points:
             blocks.append(points_markdown(section.points))
         for table in section.tables:

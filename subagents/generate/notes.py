@@ -9,8 +9,12 @@ Notes are Markdown files the Host and the agents write under ``/workspace/notes/
 
     ## A section heading                       (every level-2..6 heading starts a section)
 
+    > Partly answered: no source gives a date.  (optional: a quoted line is the section's
+                                                 status, shown under its heading)
+
     A claim taken from a page. [ev-1a2b3c4d5e6f]
     - A bullet point, cited twice. [ev-1a2b3c4d5e6f][ev-0f9e8d7c6b5a]
+    - **1,800 km** — An answer line: the answer in bold, a dash, the sentence. [ev-…]
 
 A citation marker is an evidence id in square brackets, ``[ev-` + 12 hex digits + `]``,
 placed after the words it supports; several ids may share one pair of brackets,
@@ -67,10 +71,13 @@ Part = str | Cite
 
 @dataclass
 class Point:
-    """One paragraph or bullet: text pieces and citation markers, in reading order."""
+    """One paragraph or bullet: text pieces and citation markers, in reading order, and,
+    for a part's answer line, the answer it opens with (a date or a quantity the cited
+    sentence gives, written in bold before it in the notes: ``**486 BCE** — The …``)."""
 
     parts: list[Part]
     bullet: bool = False
+    answer: str = ""
 
     @property
     def text(self) -> str:
@@ -112,10 +119,14 @@ SECTION_KINDS = ("part", "disagreements", "not_found", "other")
 
 @dataclass
 class Section:
+    """A section: its heading, points and tables, what kind of section it is, and, for a
+    part of the question not fully answered, its status in words ("Partly answered: …")."""
+
     heading: str
     points: list[Point] = field(default_factory=list)
     tables: list[Table] = field(default_factory=list)
     kind: str = "part"
+    status: str = ""
 
 
 @dataclass
@@ -203,19 +214,40 @@ def _merge(parts: list[Part]) -> list[Part]:
 
 
 _CAPTION = re.compile(r"^(?:Table|表)\s*[:：]\s*")
+#: What follows the bold answer of an answer line.
+ANSWER_SEPARATOR = re.compile(r"^\s*(?:—|：)\s*")
+
+
+def _answer_of(children: list[Token] | None, parts: list[Part]) -> tuple[str, list[Part]]:
+    """A line opening with a bold answer and a dash (``**486 BCE** — The oldest …``):
+    the answer, and the line's parts without it; otherwise ``""`` and the parts."""
+    tokens = [t for t in children or [] if t.type != "text" or t.content]
+    kinds = [t.type for t in tokens[:4]]
+    if kinds[:3] != ["strong_open", "text", "strong_close"] or len(tokens) < 4:
+        return "", parts
+    answer, rest = tokens[1].content.strip(), tokens[3]
+    if rest.type != "text" or not ANSWER_SEPARATOR.match(rest.content) or not answer:
+        return "", parts
+    first = parts[0] if parts and isinstance(parts[0], str) else ""
+    if not first.startswith(answer):
+        return "", parts
+    remainder = ANSWER_SEPARATOR.sub("", first[len(answer) :], count=1)
+    return answer, [remainder, *parts[1:]] if remainder else parts[1:]
 
 
 def parse_notes(text: str) -> Draft:
     """Parse notes (or an earlier report's body) into a :class:`Draft`.
 
     A Markdown table becomes a :class:`Table` of its section; a paragraph right after it
-    that starts with "Table:" (or "表：") is its caption, with the markers citing it.
+    that starts with "Table:" (or "表：") is its caption, with the markers citing it. A
+    block quote without markers in a section is the section's status.
     """
     tokens = parser().parse(text)
     draft = Draft()
     current: Section | None = None
     heading_level = 0
     list_depth = 0
+    quote_depth = 0
     table: Table | None = None
     row: list[str] | None = None
     in_head = False
@@ -229,6 +261,8 @@ def parse_notes(text: str) -> Draft:
             list_depth += 1
         elif tok.type in ("bullet_list_close", "ordered_list_close"):
             list_depth -= 1
+        elif tok.type in ("blockquote_open", "blockquote_close"):
+            quote_depth += 1 if tok.type == "blockquote_open" else -1
         elif tok.type == "table_open":
             table, last_table = Table([], []), None
         elif tok.type == "thead_open":
@@ -269,7 +303,15 @@ def parse_notes(text: str) -> Draft:
                     last_table = None
                     continue
                 last_table = None
-                point = Point(parts, bullet=list_depth > 0)
+                if (
+                    quote_depth
+                    and current is not None
+                    and not any(isinstance(p, Cite) for p in parts)
+                ):
+                    current.status = " ".join(filter(None, [current.status, words]))
+                    continue
+                answer, parts = _answer_of(tok.children, parts)
+                point = Point(parts, bullet=list_depth > 0, answer=answer)
                 (current.points if current else draft.lead).append(point)
     return draft
 

@@ -31,7 +31,7 @@ from pptx.util import Emu, Inches, Pt
 
 from .charts import PALETTE, chart_heading, chart_of, is_total, numeric_columns
 from .flow import Format, generate
-from .markdown import labelled, reading_order, tight
+from .markdown import answer_prefix, labelled, reading_order, tight
 from .notes import Chart, Cite, Point, Table
 from .report import (
     Report,
@@ -189,6 +189,8 @@ def glued(words: str) -> str:
 def _bullet_parts(point: Point) -> tuple[str, str]:
     """A point as (words, markers); a long point keeps its start and all its markers."""
     words = "".join(p for p in tight(point) if isinstance(p, str))
+    if point.answer:
+        words = answer_prefix(point) + words
     words = _shorten(re.sub(r"\s+", " ", words).strip(), BULLET_CHARS)
     return words, "".join(f"[{c.key[1:]}]" for c in point.cites())
 
@@ -649,7 +651,8 @@ def _sources_slides(prs, report: Report) -> None:
 def _section_slides(prs, report: Report) -> None:
     tables, charts = 0, 0
     for section in reading_order(report.sections):
-        for i, chunk in enumerate(_chunks(section.points, BODY_W, BODY_H)):
+        status = [Point([section.status])] if section.status else []
+        for i, chunk in enumerate(_chunks([*status, *section.points], BODY_W, BODY_H)):
             _bullet_slide(prs, report, _continued(report, _shorten(section.heading, 90), i), chunk)
         for table in section.tables:
             tables += 1

@@ -240,8 +240,9 @@ def merge_notes(drafts: list[Draft]) -> Draft:
             if s.heading in by_heading:
                 by_heading[s.heading].points.extend(s.points)
                 by_heading[s.heading].tables.extend(s.tables)
+                by_heading[s.heading].status = by_heading[s.heading].status or s.status
             else:
-                by_heading[s.heading] = Section(s.heading, list(s.points), list(s.tables), s.kind)
+                by_heading[s.heading] = replace(s, points=list(s.points), tables=list(s.tables))
                 merged.sections.append(by_heading[s.heading])
     return merged
 
@@ -530,8 +531,9 @@ def model_prompt(
 
 
 def keep_from_notes(draft: Draft, material: Material) -> Draft:
-    """What the model cannot rewrite comes from the notes: each part's tables, and the
-    sections on disagreements and on what could not be found when the model left them out."""
+    """What the model cannot rewrite comes from the notes: each part's tables and status,
+    and the sections on disagreements and on what could not be found when the model left
+    them out."""
     notes = merge_notes([d for _, _, d in material.notes])
     by_heading = {s.heading: s for s in draft.sections}
     for section in notes.sections:
@@ -539,11 +541,10 @@ def keep_from_notes(draft: Draft, material: Material) -> Draft:
         if mine is not None:
             mine.kind = section.kind
             mine.tables = mine.tables or section.tables
+            mine.status = mine.status or section.status
         elif section.kind != "part" or section.tables:
-            draft.sections.append(
-                Section(section.heading, [] if section.kind == "part" else section.points,
-                        section.tables, section.kind)
-            )  # fmt: skip
+            points = [] if section.kind == "part" else section.points
+            draft.sections.append(replace(section, points=points))
     return draft
 
 

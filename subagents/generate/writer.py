@@ -3,8 +3,8 @@
 Given a draft whose sections hold candidate sentences (best first), :func:`shape` keeps
 only full sentences that do not open by pointing back (see
 :func:`research.facts.leans_on_context`), merges
-near-duplicates, takes the lead as the summary (and leaves those sentences out of the
-sections), fits the whole to the length asked for — the brief's "Length wanted: 2–3
+near-duplicates, takes the lead as the summary (each part's answer line; the sections
+leave those sentences out), fits the whole to the length asked for — the brief's "Length wanted: 2–3
 pages", or 2–4 pages by default — giving every part at least two sentences where it has
 them, and puts the sentences of a historical part in the order of the dates they mention.
 """
@@ -14,7 +14,6 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Callable
-from dataclasses import replace
 
 from research.facts import first_year, points_back
 from research.question import Focus
@@ -156,11 +155,8 @@ def shape(
     summary = [_tidy(p) for p in draft.lead if _full(p)][:6]
     parts = [s for s in draft.sections if s.kind == "part"]
     pools: dict[int, list[Point]] = {}
-    # A part's section states its evidence even where the summary quotes one of its
-    # lines (the summary is an overview, the sections are the answers): that line leads
-    # its section and costs nothing more, the rest are chosen as before. Every line the
-    # summary quotes from a section leads it (the summary may quote one of them for
-    # another part).
+    # The summary gives each part's answer line; a part's section does not repeat it,
+    # unless it is all the section has (a part is never left without its section).
     leads: dict[int, list[Point]] = {}
     for i, section in enumerate(parts):
         pool = []
@@ -168,11 +164,10 @@ def shape(
             if not _full(point):
                 continue
             said = next((p for p in summary if p.cites() and _same_cites(p, point)), None)
-            if said is not None:
-                if not any(_same_cites(said, p) for p in leads.get(i, [])):
-                    leads.setdefault(i, []).append(replace(said))
+            if said is not None or _near_repeat(point, summary):
+                leads.setdefault(i, []).append(_tidy(point))
                 continue
-            if _near_repeat(point, [*pool, *summary]):
+            if _near_repeat(point, pool):
                 continue
             pool.append(_tidy(point))
         # A sentence in another language than the report's is kept only when the part
@@ -202,7 +197,7 @@ def shape(
             chosen[i].append(pool[rank])
             spent += cost
     for i, section in enumerate(parts):
-        points = [*leads.get(i, []), *chosen[i]]
+        points = chosen[i] or ([] if section.tables else leads.get(i, [])[:1])
         if points and Focus.build(section.heading).historical:
             points = chronological(points)
         section.points = points

@@ -1,0 +1,177 @@
+"""A part's answer line and its status in the report.
+
+The summary gives each part's answer line once: for a part that asks when or how many,
+the date or quantity that answers it, then the sentence it comes from; for any other part
+the sentence. A part that is only partly answered says so, and why, under its heading in
+every format; a part asking when or how many whose evidence gives no date or figure is
+only partly answered. Every example is invented.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from research.answer import answer_span, gives_answer, in_order_asked, order_asked
+from research.coverage import coverage
+from research.labels import RESEARCH_MARKER
+from research.question import Focus
+from research.selection import Quote, summary_choice
+from subagents.generate.markdown import render_markdown
+from subagents.generate.notes import parse_notes, parse_report
+from subagents.generate.report import Report
+from subagents.generate.writer import shape
+
+
+@pytest.mark.parametrize(
+    ("question", "sentence", "span"),
+    [
+        (
+            "When was the Orvel lighthouse built?",
+            "It was lit in 1872 by the harbour board.",
+            "1872",
+        ),
+        ("When was the Tarn ferry first used?", "A ferry crossed here by 312 BCE.", "312 BCE"),
+        (
+            "How tall is the Kessel tower?",
+            "The tower rises about 214 metres above the square.",
+            "about 214 metres",
+        ),
+        (
+            "How many people live in Veldra?",
+            "Veldra has 48,000 inhabitants and two ports.",
+            "48,000 inhabitants",
+        ),
+        ("白鹭桥是哪一年建成的？", "白鹭桥于1936年建成通车。", "1936年"),
+        ("青溪湖区有多少人口？", "湖区人口约120万人。", "约120万人"),
+    ],
+)
+def test_the_answer_span_of_a_when_or_how_many_part(
+    question: str, sentence: str, span: str
+) -> None:
+    focus = Focus.build(question)
+    assert answer_span(focus, sentence) == span
+    assert gives_answer(focus, sentence)
+
+
+@pytest.mark.parametrize(
+    ("question", "sentence"),
+    [
+        (
+            "How many visitors come to the Orvel lighthouse each year?",
+            "The lighthouse draws large crowds of visitors.",
+        ),
+        ("When was the Kessel tower built?", "The tower was built of local granite by the guild."),
+        ("How tall was the tower in 1872?", "In 1872 the tower was the tallest building in town."),
+        ("青溪湖区有多少人口？", "湖区人口很多，以渔业为生。"),
+    ],
+)
+def test_a_sentence_without_the_kind_of_answer_gives_none(question: str, sentence: str) -> None:
+    focus = Focus.build(question)
+    assert answer_span(focus, sentence) == ""
+    assert not gives_answer(focus, sentence)
+
+
+def test_other_kinds_of_part_are_answered_by_the_sentence() -> None:
+    for question in ("Why did the Tarn ferry stop running?", "How does the Kessel lock work?"):
+        focus = Focus.build(question)
+        assert answer_span(focus, "It stopped in 1931 after the bridge opened.") == ""
+        assert gives_answer(focus, "The bridge took its traffic.")
+
+
+def test_a_part_asking_for_the_first_or_latest_date_takes_that_one() -> None:
+    candidates = [
+        ("In 1904 the quay was rebuilt in stone.", 0.9),
+        ("The first quay was laid in 1620 by the town.", 0.8),
+        ("In 1980 a marina replaced the fish market.", 0.85),
+        ("Fishermen landed here as early as 900.", 0.2),  # too weak to weigh
+    ]
+    first = Focus.build("When was the Sellen quay first built?")
+    latest = Focus.build("When was the Sellen quay most recently rebuilt?")
+    plain = Focus.build("When was the Sellen quay rebuilt?")
+    assert order_asked(first) == "earliest" and order_asked(latest) == "latest"
+    assert in_order_asked(first, candidates, str) == candidates[1][0]
+    assert in_order_asked(latest, candidates, str) == candidates[2][0]
+    assert in_order_asked(plain, candidates, str) is None
+    quotes = [(Quote(f"k{i}", "http://a.test", t), s) for i, (t, s) in enumerate(candidates)]
+    assert summary_choice(first, quotes, "en") == "k1"
+
+
+def test_the_summary_line_of_a_how_many_part_gives_a_figure_when_a_candidate_does() -> None:
+    focus = Focus.build("How many locks does the Mirren canal have?")
+    quotes = [
+        (Quote("a", "http://a.test", "The Mirren canal is a busy waterway with many locks."), 0.9),
+        (
+            Quote("b", "http://b.test", "The Mirren canal climbs 37 locks."),
+            0.7,
+        ),
+    ]
+    assert summary_choice(focus, quotes, "en") == "b"
+
+
+def test_a_part_whose_strong_evidence_lacks_the_kind_of_answer_is_partly_answered() -> None:
+    scores = {"a": 0.9, "b": 0.8, "c": 0.75, "d": 0.3}
+    urls = {"a": "http://a.test", "b": "http://b.test", "c": "http://c.test", "d": "http://d.test"}
+    about = set(urls.values())
+    full = coverage(scores, urls, about, rounds=1, closed=True)
+    assert full.status == "answered"
+    lacking = coverage(scores, urls, about, 1, True, answering={"d"}, kind="figure")
+    assert (lacking.status, lacking.lacking) == ("partly answered", "figure")
+    given = coverage(scores, urls, about, 1, True, answering={"b"}, kind="figure")
+    assert (given.status, given.lacking) == ("answered", "")
+
+
+_NOTES = "\n".join(
+    [
+        RESEARCH_MARKER,
+        "",
+        "# The Mirren canal",
+        "",
+        "- **37 locks** — The Mirren canal climbs 37 locks. [ev-000000000001]",
+        "- Trade on the canal fell when the railway reached the valley in 1871. [ev-000000000002]",
+        "",
+        "## How many locks does the Mirren canal have?",
+        "",
+        "- The Mirren canal climbs 37 locks. [ev-000000000001]",
+        "- Each lock of the Mirren canal is worked by hand. [ev-000000000003]",
+        "",
+        "## Why did trade on the Mirren canal decline?",
+        "",
+        "> Partly answered: it is answered closely by only 1 quote.",
+        "",
+        "- Trade on the canal fell when the railway reached the valley in 1871. [ev-000000000002]",
+        "- Boats on the Mirren canal carried coal and lime to the towns. [ev-000000000004]",
+        "",
+    ]
+)
+
+
+def test_the_writer_keeps_answers_and_statuses_and_does_not_repeat_summary_lines() -> None:
+    draft = shape(parse_notes(_NOTES), "", "en")
+    lead = [p for p in draft.lead if p.cites()]
+    assert [p.answer for p in lead] == ["37 locks", ""]
+    assert lead[0].text.strip() == "The Mirren canal climbs 37 locks."
+    sections = {s.heading: s for s in draft.sections}
+    locks = sections["How many locks does the Mirren canal have?"]
+    decline = sections["Why did trade on the Mirren canal decline?"]
+    assert [p.text.strip() for p in locks.points] == [
+        "Each lock of the Mirren canal is worked by hand."
+    ]
+    assert (locks.status, decline.status) == (
+        "",
+        "Partly answered: it is answered closely by only 1 quote.",
+    )
+    assert "railway" not in " ".join(p.text for p in decline.points)
+
+
+def test_markdown_shows_the_answer_in_bold_and_the_status_and_reads_both_back() -> None:
+    draft = shape(parse_notes(_NOTES), "", "en")
+    lead = [p for p in draft.lead if p.cites()]
+    report = Report(title="The Mirren canal", summary=lead, sections=draft.sections, citations=[])
+    text = render_markdown(report)
+    assert "- **37 locks** — The Mirren canal climbs 37 locks." in text
+    assert "> Partly answered: it is answered closely by only 1 quote." in text
+    back, _ = parse_report(text, {"Sources"})
+    assert back.lead[0].answer == "37 locks"
+    assert [s.status for s in back.sections if s.status] == [
+        "Partly answered: it is answered closely by only 1 quote."
+    ]

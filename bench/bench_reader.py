@@ -519,14 +519,21 @@ def unshown_statuses(reading: Reading, parts: Iterable[dict[str, Any]]) -> list[
 def unlisted_requirements(reading: Reading, requirements: Sequence[str]) -> list[str] | None:
     """The brief's requirements the report's body does not list, or None when the run
     had none. A requirement is listed when its words, or its words after its section's
-    name ("What the report should cover: …"), are in the title, summary or sections."""
+    name ("What the report should cover: …"), are in the title, summary or sections; one
+    that holds another requirement whole (a brief's header line bundling its length) is
+    listed when that one is."""
     if not requirements:
         return None
     shown = _norm(" ".join([reading.title, *reading.lead, *_section_text(reading)]))
+
+    def listed(wanted: str) -> bool:
+        tail = wanted.split(": ", 1)[-1]
+        return _norm(wanted) in shown or _norm(tail) in shown
+
     missing = []
     for wanted in requirements:
-        tail = wanted.split(": ", 1)[-1]
-        if _norm(wanted) not in shown and _norm(tail) not in shown:
+        bundled = [o for o in requirements if o != wanted and o in wanted]
+        if not listed(wanted) and not (bundled and all(map(listed, bundled))):
             missing.append(wanted)
     return missing
 

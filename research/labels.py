@@ -23,6 +23,11 @@ LABELS: dict[str, dict[str, str]] = {
         "disagreements": "Where the sources disagree",
         "not_found": "What could not be found",
         "limits": "Limits of this report",
+        "brief": "What the brief asked",
+        "req_length": "{requirement} — the writer aimed at this length.",
+        "req_covered": "{requirement} — covered.",
+        "req_partly": "{requirement} — partly covered; the report does not say: {missing}.",
+        "req_not": "{requirement} — not covered; the report does not say: {missing}.",
         "failed_requests": "{n} request(s) failed",
         "and_more": " and {n} more",
         "searched": "What was searched",
@@ -40,7 +45,8 @@ LABELS: dict[str, dict[str, str]] = {
         "budget_cost": "This run's cost budget ({limit}) was spent before its research "
         "finished: research stopped, and this report gives what had been found by then.",
         "missing": "No relevant evidence was found for this part.",
-        "partly": "Partly answered: {why}.",
+        "partly_answered": "Partly answered",
+        "partly": "{status}: {why}.",
         "lacking_date": "no closely relevant quote gives a date for it",
         "lacking_figure": "no closely relevant quote gives a figure for it",
         "near": "no source found answers it closely; these are the nearest quotes",
@@ -87,6 +93,11 @@ LABELS: dict[str, dict[str, str]] = {
         "disagreements": "来源之间的分歧",
         "not_found": "未能找到的内容",
         "limits": "本报告的局限",
+        "brief": "简报的要求",
+        "req_length": "{requirement}——撰写时以此篇幅为目标。",
+        "req_covered": "{requirement}——已涵盖。",
+        "req_partly": "{requirement}——部分涵盖；报告没有提到：{missing}。",
+        "req_not": "{requirement}——未涵盖；报告没有提到：{missing}。",
         "failed_requests": "{n} 个请求失败",
         "and_more": "，另有 {n} 个",
         "searched": "检索了什么",
@@ -101,7 +112,8 @@ LABELS: dict[str, dict[str, str]] = {
         "budget_cost": "本次运行的费用预算（{limit}）在研究完成之前已用完：研究已停止，"
         "本报告给出截至那时已找到的内容。",
         "missing": "这一部分没有找到相关证据。",
-        "partly": "部分回答：{why}。",
+        "partly_answered": "部分回答",
+        "partly": "{status}：{why}。",
         "lacking_date": "没有密切相关的引文给出相应的时间",
         "lacking_figure": "没有密切相关的引文给出相应的数字",
         "near": "没有来源直接回答这一部分；以下是最接近的引文",
@@ -164,7 +176,7 @@ def section_kind(heading: str) -> str:
         if heading == labels["disagreements"]:
             return "disagreements"
         if heading in (
-            labels[k] for k in ("not_found", "limits", "searched", "off_topic", "failed")
+            labels[k] for k in ("not_found", "limits", "brief", "searched", "off_topic", "failed")
         ):
             return "not_found"
     return "part"

@@ -400,7 +400,7 @@ def _status_line(cov: Coverage, lang: str) -> str:
         why = label(lang, "few_sources").format(sources=sources)
     else:
         why = label(lang, "off_pages")
-    return label(lang, "partly").format(why=why)
+    return label(lang, "partly").format(status=label(lang, "partly_answered"), why=why)
 
 
 def _counted(n: int, noun: str, lang: str) -> str:

@@ -33,6 +33,7 @@ from agentscope.tool import ToolResponse
 
 from fs_service import FsError
 from research.notes import research_notes
+from research.requirements import BRIEF_HEADER
 from subagents.evidence import url_key
 from subagents.offline import CallResult
 from subagents.results import error, json_block, ok, refused
@@ -363,7 +364,7 @@ class Delegator:
         """What the writer is asked for: the question, then any brief's requirements."""
         lines = [self.research.plan.question]
         if self.research.requirements:
-            lines += ["", "Requirements from the brief:"]
+            lines += ["", BRIEF_HEADER]
             lines += [f"- {r}" for r in self.research.requirements]
         return "\n".join(lines)
 

@@ -17,6 +17,7 @@ from collections.abc import Callable
 
 from research.facts import first_year, points_back
 from research.question import Focus
+from research.requirements import DEFAULT_PAGES, brief_requirements, pages_wanted, without_label
 from research.selection import near_duplicate
 from research.text import CJK_CLASS, is_complete, is_instruction, language
 
@@ -37,31 +38,11 @@ TABLE_OVERHEAD = 250
 CHART_COST = 1_400
 #: The share of the length budget tables (with their charts) may take.
 TABLE_SHARE = 0.35
-#: Pages a report aims at when nothing is asked for (it must fit 2–4).
-DEFAULT_PAGES = (2, 4)
 #: Sentences a part keeps however short the report must be (when it has them).
 MIN_PER_PART = 2
-_PAGES = re.compile(
-    r"(\d+)\s*(?:[-–—~到至]|to)\s*(\d+)\s*(?:pages?|页)|(\d+)\s*(?:pages?|页)", re.I
-)
 _CJK_RANGE = rf"\u3000-\u303f{CJK_CLASS}\uff00-\uffef"
 _CJK = re.compile(f"[{_CJK_RANGE}]")
 _CJK_GAP = re.compile(rf"(?<=[{_CJK_RANGE}])\s+(?=[{_CJK_RANGE}])")
-
-
-def pages_wanted(requirements: str) -> tuple[int, int]:
-    """The page range the requirements ask for ("2–3 pages", "3 页"), else the default."""
-    for line in requirements.splitlines():
-        if not re.search(r"length|pages?|篇幅|页", line, re.I):
-            continue
-        match = _PAGES.search(line)
-        if match and match.group(1):
-            low, high = int(match.group(1)), int(match.group(2))
-            return (min(low, high), max(low, high))
-        if match and match.group(3):
-            n = int(match.group(3))
-            return (n, n)
-    return DEFAULT_PAGES
 
 
 def close_cjk_gaps(text: str) -> str:
@@ -132,14 +113,26 @@ def _fit_tables(draft: Draft, allowance: int) -> int:
     return spent
 
 
-def diversified(points: list[Point], source_of: Callable[[str], str]) -> list[Point]:
-    """The points with the first ``MIN_PER_PART`` from different sources where the
-    candidates allow it, the rest in their order: a short part still cites two sources."""
+def _cost_of_lists(draft: Draft, requirements: str) -> int:
+    """What the report's own lists cost on the page: the sections on disagreements and
+    limits, and the brief's requirements with their verdicts (see
+    :func:`subagents.generate.report.brief_section`)."""
+    listed = [p.text for s in draft.sections if s.kind != "part" for p in s.points]
+    listed += [f"{without_label(r)} — partly covered" for r in brief_requirements(requirements)]
+    return sum(_width(text) for text in listed)
+
+
+def diversified(
+    points: list[Point], source_of: Callable[[str], str], given: list[Point] = ()
+) -> list[Point]:
+    """The points with the first ones (up to ``MIN_PER_PART`` with the part's lines
+    ``given`` elsewhere, its summary line) from different sources where the candidates
+    allow it, the rest in their order: a short part still cites two sources."""
     first: list[Point] = []
-    seen: set[str] = set()
+    seen = {source_of(c.key) for p in given for c in p.cites()}
     for point in points:
         where = {source_of(c.key) for c in point.cites()}
-        if len(first) < MIN_PER_PART and not where & seen:
+        if len(first) + len(given) < MIN_PER_PART and not where & seen:
             first.append(point)
             seen |= where
     return first + [p for p in points if p not in first]
@@ -184,15 +177,18 @@ def shape(
             if rank == 0 or not p.cites() or not points_back(p.text)
         ]
         candidates = alone if len(alone) >= MIN_PER_PART else candidates
-        pools[i] = diversified(candidates, source_of)
+        pools[i] = diversified(candidates, source_of, leads.get(i, [])[:1])
     spent = sum(_cost(p) for p in summary) + _fit_tables(draft, int(budget * TABLE_SHARE))
+    spent += _cost_of_lists(draft, requirements)
     chosen: dict[int, list[Point]] = {i: [] for i in pools}
     for rank in range(max((len(p) for p in pools.values()), default=0)):
         for i, pool in pools.items():
             if rank >= len(pool):
                 continue
             cost = _cost(pool[rank])
-            if rank >= MIN_PER_PART and spent + cost > budget:
+            # the part's line in the summary is one of the lines it keeps
+            least = MIN_PER_PART - (1 if leads.get(i) else 0)
+            if rank >= least and spent + cost > budget:
                 continue
             chosen[i].append(pool[rank])
             spent += cost

@@ -22,6 +22,7 @@ disagreements' values.
 
 from __future__ import annotations
 
+import re
 from typing import Any, Protocol
 
 from .answer import answer_span
@@ -455,15 +456,31 @@ def _not_found_section(research: Findings, answered: list[SubQuestion]) -> list[
         status = _status_line(research.coverage(sub.id), lang)
         if status:
             lines.append(f"- {sub.text} {status}")
-    failed = list(dict.fromkeys(research.failures))
+    failed = list(dict.fromkeys(_failure_shown(f) for f in research.failures))
     if failed:
         shown = "; ".join(failed[:FAILURES_SHOWN])
         more = len(failed) - FAILURES_SHOWN
         extra = label(lang, "and_more").format(n=more) if more > 0 else ""
-        lines.append(f"- {label(lang, 'failed_requests').format(n=len(failed))}: {shown}{extra}.")
+        requests = _counted(len(failed), "request", lang)
+        lines.append(
+            f"- {label(lang, 'failed_requests').format(requests=requests)}: {shown}{extra}."
+        )
     if not lines:
         return []
     return [f"## {label(lang, 'limits')}", "", *lines, ""]
+
+
+#: A tool's name before its failure ("pdf_read_text: …"), and a path inside the run.
+_TOOL_PREFIX = re.compile(r"^[a-z_]+:\s*")
+_RUN_PATH = re.compile(r"/workspace/(?:[\w.-]+/)*([\w.-]+)")
+
+
+def _failure_shown(failure: str) -> str:
+    """A failed request as a reader reads it: without the tool's name, a file in the run
+    named by its name, only the first sentence (the rest is advice for the agent)."""
+    said = _RUN_PATH.sub(r"\1", _TOOL_PREFIX.sub("", failure.strip(), count=1))
+    first = re.split(r"(?<=[.!?])\s+", said, maxsplit=1)[0]
+    return first.rstrip(".。 ")
 
 
 def _tried_line(research: Findings, sub: SubQuestion, lang: str) -> str:

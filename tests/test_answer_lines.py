@@ -175,3 +175,12 @@ def test_markdown_shows_the_answer_in_bold_and_the_status_and_reads_both_back() 
     assert [s.status for s in back.sections if s.status] == [
         "Partly answered: it is answered closely by only 1 quote."
     ]
+
+
+def test_a_failed_request_is_worded_for_a_reader_in_the_limits() -> None:
+    from research.notes import _failure_shown
+
+    shown = _failure_shown(
+        "pdf_read_text: /workspace/downloads/ferry-log.pdf is a damaged PDF. Ask for a copy."
+    )
+    assert shown == "ferry-log.pdf is a damaged PDF"

@@ -229,13 +229,14 @@ class Reading:
     quotes: dict[int, Quote]
 
 
-_QUOTE_LINE = re.compile(r"^\s*-\s*\[(\d{1,4})\]\s*“(.*)”")
+_QUOTE_LINE = re.compile(r"^\s*-\s*\[(\d{1,4})\]\s*\[?“(.*)”(?:\]\(<[^>]*>\))?")
 _COMMENT = re.compile(r"<!--\s*(\{.*\})\s*-->")
 _ESCAPE = re.compile(r"\\(.)")
 
 
 def quote_of(line: str) -> Quote | None:
-    """The numbered quote of a Sources line (``- [n] “…” (locator) <!-- {…} -->``)."""
+    """The numbered quote of a Sources line (``- [n] “…” (locator) <!-- {…} -->``, the
+    quote a link to its page when it is from the web: ``[“…”](<url#:~:text=…>)``)."""
     comment = _COMMENT.search(line)
     shown = _QUOTE_LINE.match(_COMMENT.sub("", line))
     if shown is None:

@@ -347,3 +347,12 @@ def test_the_table_has_a_row_per_report_and_totals() -> None:
     lines = br.table([check, check], ["md"]).splitlines()
     assert len(lines) == 6  # header, rule, two rows, rule, totals
     assert "n/a" in lines[2] and lines[-1].split()[-1] == "2"
+
+
+def test_a_quote_linked_to_its_page_is_read_as_a_quote() -> None:
+    line = (
+        "  - [4] [“The weir \\[old\\] held.”](<https://example.org/w#:~:text=The%20weir>)"
+        ' (in Chinese) <!-- {"url": "https://example.org/w"} -->'
+    )
+    quote = br.quote_of(line)
+    assert quote is not None and (quote.number, quote.text) == (4, "The weir [old] held.")

@@ -422,10 +422,12 @@ def test_an_offline_run_cites_the_docx_that_answers_the_question(tmp_path):
     (run_dir,) = runs.iterdir()
     report = (run_dir / "workspace/reports/report.md").read_text(encoding="utf-8")
     stored = re.search(
-        r"\*\*canal-notes\.docx\*\* — \[stored copy\]\(<\.\./sources/([^>]+)>\)", report
+        r"\*\*canal-notes\.docx\*\* — \[stored copy\]\(<copies/([^>]+)>\)", report
     )
     assert stored, report
     source = (run_dir / "workspace/sources" / stored.group(1)).read_text(encoding="utf-8")
+    beside = run_dir / "workspace/reports/copies" / stored.group(1)
+    assert beside.read_text(encoding="utf-8") == source
     assert source.startswith("# Reading notes: Grand Canal\n\n# Length and course\n\n")
     assert "1,794 kilometres" in source
     cited = re.search(r"- \[1\] “([^”]+)” \(Length and course\)", report)

@@ -2,11 +2,17 @@
 
 The file is built in memory and written with one atomic ``write_bytes`` through the
 FileDomainService, so a generation that fails at any step leaves nothing at ``out_path``.
+Beside it go the files it refers to: its chart images, and a copy of each cited source's
+stored text under ``copies/`` (see :data:`.report.COPIES`), so that the report's links
+work wherever its folder is copied; last, :data:`ZIP_NAME` is rewritten to hold the whole
+folder, every format written so far and the copies, for reading elsewhere.
 """
 
 from __future__ import annotations
 
 import asyncio
+import io
+import zipfile
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -16,7 +22,14 @@ from fs_service import FsError
 from subagents.results import error, json_block, ok
 
 from .charts import attach_charts
-from .report import SOURCES_HEADINGS, Colophon, Report, build_report, for_readers
+from .report import (
+    SOURCES_HEADINGS,
+    Colophon,
+    Report,
+    build_report,
+    for_readers,
+    stored_link,
+)
 from .sources import MaterialError, read_material
 
 
@@ -75,6 +88,50 @@ def _summary_text(report: Report, fmt: Format, path: str, size: int) -> str:
     return "\n".join(lines)
 
 
+#: The archive of a report folder: every format and what they link to.
+ZIP_NAME = "report.zip"
+
+
+async def _copies(report: Report, svc: object) -> dict[str, bytes]:
+    """Each cited source's stored text, by its name under ``copies/`` (a stored copy the
+    run can no longer read is left out)."""
+    out: dict[str, bytes] = {}
+    for entry in report.source_entries():
+        if not entry.stored:
+            continue
+        try:
+            text = await svc.read_text(entry.stored)
+        except FsError:
+            continue
+        out[stored_link(entry.stored)] = text.encode("utf-8")
+    return out
+
+
+async def _zip_folder(svc: object, folder: str) -> str:
+    """Write :data:`ZIP_NAME` in ``folder`` holding every file under it (the archive
+    itself aside), at their paths relative to the folder; returns its path."""
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
+        for path in await _files_under(svc, folder):
+            name = path[len(folder) :]
+            if name != ZIP_NAME:
+                archive.writestr(name, await svc.read_bytes(path))
+    await svc.write_bytes(folder + ZIP_NAME, buffer.getvalue())
+    return folder + ZIP_NAME
+
+
+async def _files_under(svc: object, folder: str) -> list[str]:
+    """Every file under ``folder``, depth first, sorted."""
+    out: list[str] = []
+    for entry in sorted(await svc.list_dir(folder), key=lambda e: e.name):
+        path = folder + entry.name
+        if entry.is_dir:
+            out += await _files_under(svc, path + "/")
+        elif not entry.special:
+            out.append(path)
+    return out
+
+
 async def generate(
     fmt: Format,
     requirements: str | None,
@@ -127,10 +184,12 @@ async def generate(
     folder = clean.rsplit("/", 1)[0] + "/"
     written: list[str] = []
     try:
-        for name, data in rendered.attachments.items():
+        attachments = {**rendered.attachments, **await _copies(report, svc)}
+        for name, data in attachments.items():
             await svc.write_bytes(folder + name, data)
             written.append(folder + name)
         entry = await svc.write_bytes(clean, rendered.data)
+        written.append(await _zip_folder(svc, folder))
     except FsError as exc:
         return error(f"{exc} Nothing was written.")
     return ok(

@@ -24,7 +24,7 @@ from markdown_it import MarkdownIt
 from .charts import chart_heading, chart_of, chart_svg, display_width, numeric_columns
 from .citations import Citation
 from .flow import Format, generate
-from .markdown import QUOTE_LIMIT, colon, inline, points_markdown, reading_order, stored_link
+from .markdown import QUOTE_LIMIT, colon, inline, points_markdown, reading_order
 from .notes import Chart, Point, Section, Table, parser
 from .report import (
     Report,
@@ -33,6 +33,8 @@ from .report import (
     language_mark,
     locator_text,
     quote_text,
+    stored_link,
+    text_fragment,
 )
 
 CSS = """
@@ -231,10 +233,13 @@ def _quote_html(report: Report, c: Citation) -> str:
         else ""
     )
     where = f'<span class="loc">{_e(place)}</span>' if place else ""
+    quoted = f"“{_e(span)}”"
+    if link := text_fragment(c.item.url, c.item.span):  # opens the live page at the quote
+        quoted = f'<a class="at-quote" href="{_e(link)}">{quoted}</a>'
     # The evidence id is machine provenance: kept as data for tools, never shown.
     return (
         f'<li id="src-{c.number}" data-ev="{_e(c.item.id)}"><span class="qn">[{c.number}]</span>'
-        f'<span class="quote">“{_e(span)}”</span>{where}</li>'
+        f'<span class="quote">{quoted}</span>{where}</li>'
     )
 
 

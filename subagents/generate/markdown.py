@@ -17,7 +17,6 @@ so that a report read back leaves it out).
 
 from __future__ import annotations
 
-import posixpath
 import re
 
 from agentscope.tool import ToolResponse
@@ -44,6 +43,8 @@ from .report import (
     language_mark,
     locator_text,
     quote_text,
+    stored_link,
+    text_fragment,
 )
 
 #: Markup characters escaped in literal text; ``_`` inside a word (``colonies_surveyed``)
@@ -53,8 +54,6 @@ _LEADING_NUMBER = re.compile(r"^(\d+)([.)])")
 _LEADING_BLOCK = re.compile(r"^([+\-=#])")
 _WEB = re.compile(r"https?://[^\s<>]+")
 
-#: Where the report files live; stored copies are linked relative to this folder.
-REPORTS_FOLDER = "/workspace/reports"
 #: The order of section kinds in every format.
 KIND_ORDER = ("part", "other", "disagreements", "not_found")
 QUOTE_LIMIT = 300
@@ -136,13 +135,6 @@ def chart_name(n: int, stem: str = "report") -> str:
     return f"{stem}-chart-{n}.png"
 
 
-def stored_link(path: str) -> str:
-    """A stored copy's path relative to the reports folder (``../pages/x.md``)."""
-    if path.startswith("/workspace/"):
-        return posixpath.relpath(path, REPORTS_FOLDER)
-    return path
-
-
 def colon(report: Report) -> str:
     """The colon after a label in the report's language (``: `` or ``：``)."""
     return "：" if report.lang == "zh" else ": "
@@ -196,11 +188,14 @@ def quote_line(report: Report, c: Citation) -> str:
     comment = locator_comment(
         item.url, item.page_path, item.start, item.end, c.title, item.id, item.locator
     )
-    return f"  - [{c.number}] “{escape(span)}”{where} {comment}"
+    quoted = f"“{escape(span)}”"
+    if link := text_fragment(item.url, item.span):
+        quoted = f"[{quoted}](<{link}>)"
+    return f"  - [{c.number}] {quoted}{where} {comment}"
 
 
 def source_head(report: Report, entry: SourceEntry) -> str:
-    """``- **Title** — <url> — [stored copy](../pages/x.md)`` for one source."""
+    """``- **Title** — <url> — [stored copy](copies/x.md)`` for one source."""
     web = entry.kind == "web" and _WEB.fullmatch(entry.url)
     where = f"<{entry.url}>" if web else escape(entry.where)
     parts = [f"**{escape(entry.title)}**" if entry.title else "", where]

@@ -12,8 +12,10 @@ cut-off reply never reaches any format.
 
 from __future__ import annotations
 
+import posixpath
 import re
 from dataclasses import dataclass, field, replace
+from urllib.parse import quote
 
 from research.labels import LABELS, SOURCES_HEADINGS
 from research.requirements import brief_requirements, judge, without_label
@@ -75,6 +77,43 @@ class SourceEntry:
         file has inside the run means nothing to a reader); empty when the title says it."""
         shown = shown_place(self.url)
         return "" if shown == self.title else shown
+
+
+#: The folder beside the report that holds a copy of each cited source's stored text, so
+#: that the report's links work wherever its folder is copied.
+COPIES = "copies"
+
+
+def stored_link(path: str) -> str:
+    """Where the report links a source's stored copy: its copy beside the report
+    (``copies/x.md``, see :data:`COPIES`)."""
+    return f"{COPIES}/{posixpath.basename(path)}"
+
+
+#: Words of a quote a text fragment names at each end (a long quote is found by its
+#: first and last words, see https://wicg.github.io/scroll-to-text-fragment/).
+FRAGMENT_WORDS = 6
+
+
+def text_fragment(url: str, span: str) -> str:
+    """``url`` with a text fragment (``#:~:text=start,end``) that opens the page at a
+    quote and marks it in browsers that support it: the quote's words, or its first and
+    last :data:`FRAGMENT_WORDS` words when it is longer; ``""`` for a URL that is not a
+    web address."""
+    if not re.fullmatch(r"https?://\S+", url):
+        return ""
+    said = readable_span(span).split()
+    if not said:
+        return ""
+
+    def encoded(words: list[str]) -> str:
+        return quote(" ".join(words), safe="").replace("-", "%2D")
+
+    if len(said) <= 2 * FRAGMENT_WORDS:
+        directive = encoded(said)
+    else:
+        directive = f"{encoded(said[:FRAGMENT_WORDS])},{encoded(said[-FRAGMENT_WORDS:])}"
+    return f"{url.split('#', 1)[0]}#:~:text={directive}"
 
 
 def shown_place(url: str) -> str:

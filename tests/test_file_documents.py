@@ -421,9 +421,7 @@ def test_an_offline_run_cites_the_docx_that_answers_the_question(tmp_path):
     assert proc.returncode == 0, proc.stderr[-2000:]
     (run_dir,) = runs.iterdir()
     report = (run_dir / "workspace/reports/report.md").read_text(encoding="utf-8")
-    stored = re.search(
-        r"\*\*canal-notes\.docx\*\* — \[stored copy\]\(<copies/([^>]+)>\)", report
-    )
+    stored = re.search(r"\*\*canal-notes\.docx\*\* — \[stored copy\]\(<copies/([^>]+)>\)", report)
     assert stored, report
     source = (run_dir / "workspace/sources" / stored.group(1)).read_text(encoding="utf-8")
     beside = run_dir / "workspace/reports/copies" / stored.group(1)

@@ -34,7 +34,7 @@ from .question import Focus, _zh_entity, entity
 from .selection import Quote
 from .selection import summary_choice as choose_summary
 from .tables import Found, TableOption, announces_table, choose, table_after
-from .text import language
+from .text import is_cross_reference, language
 
 
 class Cited(Protocol):
@@ -220,6 +220,16 @@ def _wants_table(research: Findings, ev_id: str, shown: str | None) -> bool:
     )
 
 
+def _quotable(research: Findings, ev_id: str, shown: str | None) -> bool:
+    """Whether a part's section may quote an evidence item: not a sentence that only
+    points to where something is told (see :func:`research.text.is_cross_reference`),
+    nor one that belongs beside a table the part does not show."""
+    item = research.item(ev_id)
+    if item is not None and is_cross_reference(item.span):
+        return False
+    return not _wants_table(research, ev_id, shown)
+
+
 def _tables(research: Findings) -> dict[str, str]:
     """The table each part shows, by evidence id (see :func:`research.tables.choose`)."""
     lang = research.plan.language
@@ -266,7 +276,7 @@ def research_notes(
     if not answered:
         return "\n".join([*lines, label(lang, "nothing"), "", *_tried(research, lang)]) + "\n"
     chosen = {
-        sid: [i for i in ids if not _wants_table(research, i, tables.get(sid))]
+        sid: [i for i in ids if _quotable(research, i, tables.get(sid))]
         for sid, ids in research.select(CANDIDATES).items()
     }
     lines += _summary(research, answered, chosen)

@@ -110,6 +110,25 @@ def is_instruction(sentence: str) -> bool:
     return head[1] in _INSTRUCTION_OBJECTS
 
 
+#: A sentence that says where something is told instead of telling it: "How the locks
+#: worked is explained under [locks](…)", "See [the dam](…) for …", "详见[水源](…)".
+_CROSS_REFERENCE = re.compile(
+    r"\b(?:is|are|was|were)\s+(?:explained|described|covered|discussed|treated|shown|"
+    r"set\s+out|dealt\s+with)\s+(?:more\s+fully\s+|in\s+detail\s+)?(?:under|in|on|at)\s+"
+    r"(?:the\s+)?(?:page\s+|section\s+|chapter\s+)?\[[^\]]+\]\([^)]+\)\s*[.。]?\s*$"
+    r"|^\s*(?:see|for\s+more(?:\s+(?:on|about))?)\b[^.]*\[[^\]]+\]\([^)]+\)"
+    r"|^\s*(?:参见|详见|见下文|见上文|另见)",
+    re.I,
+)
+
+
+def is_cross_reference(sentence: str) -> bool:
+    """Whether ``sentence`` (as a page writes it, links in Markdown) only points to where
+    something is told ("… is explained under [locks and gates](…)"), which answers
+    nothing on its own; a fact with a pointer beside it ("… (see [decline](…))") is not."""
+    return bool(_CROSS_REFERENCE.search(sentence.strip()))
+
+
 STOP_WORDS = frozenset(_STOP_EN.split()) | frozenset(_STOP_ZH.split())
 
 

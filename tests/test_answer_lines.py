@@ -184,3 +184,21 @@ def test_a_failed_request_is_worded_for_a_reader_in_the_limits() -> None:
         "pdf_read_text: /workspace/downloads/ferry-log.pdf is a damaged PDF. Ask for a copy."
     )
     assert shown == "ferry-log.pdf is a damaged PDF"
+
+
+def test_the_demo_answers_when_the_canal_was_first_built_with_its_earliest_date(tmp_path) -> None:
+    """The README's "when and by whom" question: the *when* part's answer line opens with
+    the date of the oldest section (the demo's pages give several later dates too), and
+    every part's status shows in the report."""
+    from research_support import run_demo
+
+    _, result, _ = run_demo(
+        tmp_path, "When and by whom was the Grand Canal first built?", formats=("md",)
+    )
+    report = result.run.real_path("/workspace/reports/report.md").read_text(encoding="utf-8")
+    summary = report.split("\n## ")[0]
+    assert "- **486 BCE** — " in summary, summary
+    for sub in result.plan.subquestions:
+        assert f"## {sub.text}" in report
+        if sub.status == "partly answered":
+            assert f"{sub.text} Partly answered: " in report

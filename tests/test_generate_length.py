@@ -210,10 +210,10 @@ def test_a_historical_part_reads_in_the_order_of_its_dates_three_digit_years_inc
     assert first_year("It ran from 186 to 196 km.") is None
 
 
-def test_a_line_the_summary_gives_is_not_repeated_in_a_section_unless_it_is_all_it_has() -> None:
+def test_a_line_the_summary_gives_is_not_repeated_in_a_section() -> None:
     """The summary gives each part's answer line; the sections give the rest of their
-    evidence and do not repeat it, except a section that has nothing else (a part is
-    never left without its section)."""
+    evidence and do not repeat it. A section that has nothing else gives the line itself
+    (a part is never left without its section), and the summary leaves it out."""
     from subagents.generate.notes import parse_notes
     from subagents.generate.writer import shape
 
@@ -245,7 +245,7 @@ def test_a_line_the_summary_gives_is_not_repeated_in_a_section_unless_it_is_all_
     texts = {s.heading: [p.text.strip() for p in s.points] for s in draft.sections}
     assert texts["How many basins does the harbour have?"] == [other]
     assert texts["Which basins were open in 1779?"] == [shared]  # all it has
-    assert [p.text.strip() for p in draft.lead if p.cites()] == [shared, best]
+    assert [p.text.strip() for p in draft.lead if p.cites()] == [best]
 
 
 def test_a_parts_best_line_stays_in_its_section_even_when_it_points_back() -> None:

@@ -234,7 +234,8 @@ def _quote_html(report: Report, c: Citation) -> str:
     )
     where = f'<span class="loc">{_e(place)}</span>' if place else ""
     quoted = f"“{_e(span)}”"
-    if link := text_fragment(c.item.url, c.item.span):  # opens the live page at the quote
+    # a quote from a web page links the live page, opened at the quote
+    if link := text_fragment(c.item.url, c.item.span, c.item.locator):
         quoted = f'<a class="at-quote" href="{_e(link)}">{quoted}</a>'
     # The evidence id is machine provenance: kept as data for tools, never shown.
     return (

@@ -189,7 +189,7 @@ def quote_line(report: Report, c: Citation) -> str:
         item.url, item.page_path, item.start, item.end, c.title, item.id, item.locator
     )
     quoted = f"“{escape(span)}”"
-    if link := text_fragment(item.url, item.span):
+    if link := text_fragment(item.url, item.span, item.locator):
         quoted = f"[{quoted}](<{link}>)"
     return f"  - [{c.number}] {quoted}{where} {comment}"
 

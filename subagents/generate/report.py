@@ -95,12 +95,13 @@ def stored_link(path: str) -> str:
 FRAGMENT_WORDS = 6
 
 
-def text_fragment(url: str, span: str) -> str:
+def text_fragment(url: str, span: str, locator: str = "") -> str:
     """``url`` with a text fragment (``#:~:text=start,end``) that opens the page at a
     quote and marks it in browsers that support it: the quote's words, or its first and
     last :data:`FRAGMENT_WORDS` words when it is longer; ``""`` for a URL that is not a
-    web address."""
-    if not re.fullmatch(r"https?://\S+", url):
+    web address, or a quote placed by page, sheet or slide (``locator``: a document's,
+    which a text fragment does not open)."""
+    if locator or not re.fullmatch(r"https?://\S+", url):
         return ""
     said = readable_span(span).split()
     if not said:

@@ -148,8 +148,9 @@ def shape(
     summary = [_tidy(p) for p in draft.lead if _full(p)][:6]
     parts = [s for s in draft.sections if s.kind == "part"]
     pools: dict[int, list[Point]] = {}
-    # The summary gives each part's answer line; a part's section does not repeat it,
-    # unless it is all the section has (a part is never left without its section).
+    # The summary gives each part's answer line; a part's section does not repeat it.
+    # When that line is all the section has, the section gives it instead (a part is
+    # never left without its section, and no line is shown twice).
     leads: dict[int, list[Point]] = {}
     for i, section in enumerate(parts):
         pool = []
@@ -157,8 +158,9 @@ def shape(
             if not _full(point):
                 continue
             said = next((p for p in summary if p.cites() and _same_cites(p, point)), None)
-            if said is not None or _near_repeat(point, summary):
-                leads.setdefault(i, []).append(_tidy(point))
+            said = said or next((p for p in summary if _near_repeat(point, [p])), None)
+            if said is not None:
+                leads.setdefault(i, []).append(said)
                 continue
             if _near_repeat(point, pool):
                 continue
@@ -193,7 +195,11 @@ def shape(
             chosen[i].append(pool[rank])
             spent += cost
     for i, section in enumerate(parts):
-        points = chosen[i] or ([] if section.tables else leads.get(i, [])[:1])
+        points = chosen[i]
+        if not points and not section.tables and leads.get(i):
+            # all the section has is its summary line: it is given here, not twice
+            points = leads[i][:1]
+            summary = [p for p in summary if p is not points[0]]
         if points and Focus.build(section.heading).historical:
             points = chronological(points)
         section.points = points

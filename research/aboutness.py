@@ -364,15 +364,8 @@ def _leaned_on(doc: Document, sentence: Sentence) -> Sentence | None:
     paragraph, when that one does not lean on another itself."""
     if not opens_leaning(sentence.text):
         return None
-    before = [
-        s
-        for s in doc.sentences
-        if s.end <= sentence.start and s.section == sentence.section and s.kind == sentence.kind
-    ]
-    if not before:
-        return None
-    prior = before[-1]
-    if "\n\n" in doc.text[prior.end : sentence.start] or opens_leaning(prior.text):
+    prior = doc.before(sentence)
+    if prior is None or opens_leaning(prior.text):
         return None
     return prior
 

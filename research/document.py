@@ -52,6 +52,18 @@ class Document:
             self.memo["grams"] = [grams(_LINK.sub(r"\1", s.text)) for s in self.sentences]
         return self.memo["grams"]
 
+    def before(self, sentence: Sentence) -> Sentence | None:
+        """The sentence before ``sentence`` in its paragraph: the last one ending before it
+        in its section and of its kind, with no blank line between them."""
+        before = [
+            s
+            for s in self.sentences
+            if s.end <= sentence.start and s.section == sentence.section and s.kind == sentence.kind
+        ]
+        if not before or "\n\n" in self.text[before[-1].end : sentence.start]:
+            return None
+        return before[-1]
+
     @classmethod
     def of(cls, text: str, title: str = "") -> Document:
         """The prepared document of ``text``; the same text is prepared once (it is scored

@@ -1,12 +1,13 @@
 """What a sentence states, read the same way everywhere: dates, quantities with their
-units, stated causes, and whether it leans on the sentence before it.
+units, stated causes, whether it leans on the sentence before it, and whether a pronoun
+or pointing word in it stands for something it does not name.
 
 Every judgement that needs one of these asks this module: relevance (a *when* part wants
-a date, a *how many* part a quantity, a *why* part a cause), the choice of a part's
-summary line, the order of a historical part's sentences, the quantities the sources
-give differently, and the writer's test of a sentence that cannot stand alone. The
-patterns are about how English and Chinese write dates, numbers, units and connectives;
-none is about a subject.
+a date, a *how many* part a quantity, a *why* part a cause), where a quote starts, the
+choice of a part's summary line, the order of a historical part's sentences, the
+quantities the sources give differently, and the writer's test of a sentence that cannot
+stand alone. The patterns are about how English and Chinese write dates, numbers, units,
+connectives and pronouns; none is about a subject.
 """
 
 from __future__ import annotations
@@ -15,8 +16,18 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
+from itertools import pairwise
 
-from .text import CJK_CLASS, plain, terms
+from .text import (
+    CJK,
+    CJK_CLASS,
+    STOP_WORDS,
+    is_bare_verb,
+    is_verb_form,
+    plain,
+    readings,
+    terms,
+)
 
 #: What a three-digit number counts when it is not a year ("186 to 196 km", "800 men").
 _COUNTED = r"(?:km|kilomet|metres?|meters?|miles?|men\b|people|tons?\b|li\b|%|years)"
@@ -430,18 +441,14 @@ def leans_on_context(text: str, opening_only: bool = False) -> bool:
 
 
 def points_back(text: str) -> bool:
-    """Whether a sentence cannot stand in a part's body: it opens by pointing back (see
-    :func:`leans_on_context`), or a pronoun in it has nothing named before it to stand for.
-    A demonstrative further on that names its noun ("On the bridge this problem was …")
-    still reads on its own there."""
-    if leans_on_context(text, opening_only=True):
-        return True
-    said = plain(text).strip()
-    return not _chinese(said) and _bare_pronoun(said)
-
-
-#: A pronoun for a thing ("it", "them", 它): read alone, it stands for something named.
-_THING_PRONOUN = re.compile(r"\b(?:it|they|them)\b|它们?", re.I)
+    """Whether a quote cannot stand in a part's body: it opens by pointing back (see
+    :func:`leans_on_context`), or a pronoun or pointing word anywhere in it stands for
+    something it does not name (see :func:`refers_outside`: "… the Ming built a dam across
+    it", "From there the water …", "1411年，明朝在它上面…"). A demonstrative further on that
+    names its noun ("On the bridge this problem was …") still reads on its own there, and
+    so does a quote that carries the sentence its pronoun stands for (see
+    :func:`research.relevance.quote_bounds`)."""
+    return leans_on_context(text, opening_only=True) or refers_outside(text)
 
 
 def names_subject(text: str, core: Sequence[str]) -> bool:
@@ -454,16 +461,6 @@ def names_subject(text: str, core: Sequence[str]) -> bool:
         return any(term in said for term in core)
     words, n = terms(said), len(core)
     return any(tuple(words[i : i + n]) == tuple(core) for i in range(len(words) - n + 1))
-
-
-def pronoun_before_subject(text: str, core: Sequence[str]) -> bool:
-    """Whether a pronoun for a thing ("it", "they", 它) stands in a sentence before the
-    subject is named in it. A sentence read on its own, as a summary line is, leaves
-    such a pronoun standing for nothing it says ("… built a dam across it").
-    """
-    said = plain(text)
-    pronoun = _THING_PRONOUN.search(said)
-    return bool(pronoun) and not names_subject(said[: pronoun.start()], core)
 
 
 #: A sentence opening with a pronoun or demonstrative for its subject, after at most a
@@ -482,3 +479,398 @@ def opens_leaning(text: str) -> bool:
     ("However", "因此") leaves the sentence its own subject."""
     said = plain(text).strip()
     return bool(_PRONOUN_START.match(said) or _SHARE_OF_THEM.search(said))
+
+
+# -- what a pronoun or a pointing word stands for --------------------------------------
+#
+# A third-person pronoun ("it", "them", 它) cannot stand for the subject or the object of
+# its own clause ("the Ming built the dam across it": "it" is neither the Ming nor the
+# dam), so it stands for something an earlier clause of the text names, or for what the
+# sentence before says. A pointing word ("there", "at that time", "this" standing alone,
+# 此, 那里) does the same. A possessive ("its", 其) may stand for a noun before it in its own
+# clause ("the canal lost its water"). These patterns are about how English and Chinese
+# refer; none is about a subject.
+
+#: An English word that stands for something named elsewhere: a personal pronoun, a
+#: demonstrative ("this", "these", a pronoun only when no noun follows it: see
+#: :func:`_demonstrative_alone`), a pointing adverb ("there", "here") or a phrase pointing to
+#: a time said before ("at that time", "since then", "the following year").
+_EN_REFERRING = re.compile(
+    r"\b(?P<personal>it|they|them|he|she|him)\b"
+    r"|\b(?P<demonstrative>this|these)\b"
+    r"|\b(?P<place>there|here)\b"
+    r"|\b(?:(?:at|by|until|till|since|from|before|after|around) (?:that|this) "
+    r"(?:time|point|date|moment|stage|period)"
+    r"|(?:by|until|till|since) then|from then on"
+    r"|(?:in|during|by) (?:that|the same|the following|the next|the previous) year)\b",
+    re.I,
+)
+#: An English possessive: it may stand for a noun before it in its own clause.
+_EN_POSSESSIVE = re.compile(r"\b(?:its|their|his|her)\b", re.I)
+#: "it" standing for nothing, the subject a clause needs when what it says comes later:
+#: "it was decided to …", "it was not until 1411 that …", "it took ten years to …",
+#: "made it possible to …".
+_DUMMY_IT = re.compile(
+    r"it\s+(?:(?:is|was|has been|had been|will be|would be|could be|may be|might be|"
+    r"seems|seemed|appears|appeared|became|becomes|remains|remained)\s+(?:\S+\s+){0,3}?"
+    r"(?:that|to|whether|how|why|not until|until)\b"
+    r"|(?:takes|took|take|taking)\s+(?:\S+\s+){0,3}?to\b|(?:means|meant)\s+to\b"
+    r"|(?:\S+\s+)?(?:possible|impossible|difficult|easier|easy|harder|hard|necessary|clear)"
+    r"\s+(?:to|for|that)\b)",
+    re.I,
+)
+#: What follows an existential "there": a form of "to be" or a verb of being, after at most
+#: a few auxiliaries or adverbs ("there is", "there have long been", "there once stood").
+_EXISTENTIAL = re.compile(
+    r"\s+(?:(?:may|might|must|can|could|will|would|should|shall|has|have|had|also|still|"
+    r"once|now|then|never|always|often|usually|long|already|soon|not|no longer|"
+    r"(?:seems?|seemed|appears?|appeared|used|(?:is|are|was|were) said) to)\s+){0,3}"
+    r"(?:is|are|was|were|be|been|being|exists?|existed|remains?|remained|lived|stands?|"
+    r"stood|lies|lay|arose|arises|came|comes|followed|follows|seems|seemed|appears|"
+    r"appeared)\b"
+    r"|['’]s\b",
+    re.I,
+)
+#: "was there any …", "is there a …": an existential "there" after its verb.
+_BE_BEFORE = re.compile(r"\b(?:is|are|was|were)\s+$", re.I)
+_QUANTIFIER_AFTER = re.compile(
+    r"\s+(?:any|a|an|no|some|much|many|little|few|enough|more|several)\b", re.I
+)
+#: What follows "this" or "these" standing for something rather than before its noun: a
+#: stop, an auxiliary, a preposition or a conjunction, an article.
+_DEMONSTRATIVE_ENDS = re.compile(
+    r"\s*(?:[,.;:!?)—–]|$)|\s+(?:is|was|are|were|has|had|have|would|could|will|can|may|"
+    r"might|must|should|did|does|do|in|of|to|for|with|by|at|on|from|into|as|and|but|or|"
+    r"the|a|an)\b",
+    re.I,
+)
+_NEXT_WORD = re.compile(r"\s+([a-z]+)\b")
+#: Where an English clause may begin: after a stop or a mark that sets clauses apart, or
+#: at a word that opens one (a relative, a subordinator, a conjunction).
+_EN_CLAUSE_BREAK = re.compile(
+    r"[,;:!?—–]|\.(?=\s|$)|\s-\s|\b(?:that|which|who|whom|whose|where|when|while|whereas|"
+    r"because|although|though|since|until|unless|if|after|before|once|and|but|or|so|as|"
+    r"yet)\b",
+    re.I,
+)
+_EN_WORD = re.compile(r"[A-Za-z]+(?:['’][a-z]+)?")
+#: "to" and the word after it: an infinitive when that word is a verb, and not after a
+#: verb it completes ("had to enter", "used to carry", "seems to be").
+_INFINITIVE = re.compile(
+    r"(?<!\bhave )(?<!\bhas )(?<!\bhad )(?<!\bused )(?<!\bought )(?<!\bgoing )"
+    r"(?<!\bable )(?<!\bneed )(?<!\bneeds )(?<!\bseem )(?<!\bseems )(?<!\bseemed )"
+    r"\bto\s+([a-z]+)\b"
+)
+#: The end of what comes before a sentence's first word: nothing, a stop, a bullet, a
+#: dash, an opening quote or bracket.
+_SENTENCE_START = re.compile(r"(?:^|[.!?;:]|[-*•–—\"“‘'(])[\s*_]*$")
+#: Auxiliaries and modals: a clause's verb, whatever else it has.
+_AUXILIARY_WORDS = (
+    "is are was were be been being am has have had do does did can could will would "
+    "shall should may might must"
+)
+_AUXILIARIES = frozenset(_AUXILIARY_WORDS.split())
+#: Words after which a verb's bare form is a verb ("who farm", "they carry").
+_SUBJECT_WORDS = "who which they we you i also often still never usually"
+_BEFORE_BARE_VERB = frozenset(_SUBJECT_WORDS.split())
+#: A subject pronoun: before a verb, it may open a clause of its own ("… wrote she had …",
+#: "… the toll it had charged").
+_SUBJECT_PRONOUN = re.compile(r"\b(?:it|he|she|they|we)\b")
+#: A word that may be a participle opening a clause ("… in 1902 granting it a charter").
+_PARTICIPLE = re.compile(r"\b[a-z]+ing\b")
+#: Someone whose thing is named: "Mara's", "the Hendersons'".
+_POSSESSOR = re.compile(r"\b([^\W\d_]+)['’]s?(?!\w)")
+#: Words after which an inflected form is a noun, not a verb ("the floods", "of locks").
+_NOUN_FOLLOWS = (
+    "the a an its their his her our my your these those some many several all both "
+    "each every no any few more most other such of in on at by for from with into onto to "
+    "over under about between among across through against via per upon near without "
+    "along toward towards beyond above below during within throughout despite"
+)
+_BEFORE_NOUN = frozenset(_NOUN_FOLLOWS.split())
+
+
+@dataclass(frozen=True)
+class _Clause:
+    """A stretch of an English text between two clause breaks, and whether a verb stands
+    in it (a stretch without one belongs to a clause beside it: "In 1411, on his advice,
+    …")."""
+
+    start: int
+    end: int
+    verb: bool
+
+
+def _verb_at(stretch: str, first: bool) -> int | None:
+    """Where the first verb of a stretch of English stands, if one does: an auxiliary
+    ("don't" too), an inflected form or a word that is only a verb ("feel"), not after an
+    article, a preposition or a possessor ("the board's orders"; nor a capitalised name,
+    unless it opens the text: "Built in 1411, …"), or a bare form after a subject ("who
+    farm")."""
+    before = ""
+    for i, match in enumerate(_EN_WORD.finditer(stretch)):
+        word = match.group()
+        low = word.lower().replace("’", "'")
+        if low in _AUXILIARIES or low.endswith("n't"):
+            return match.start()
+        noun_place = before in _BEFORE_NOUN or before.endswith("'s")
+        if not (word[0].isupper() and not (first and i == 0)) and (
+            (not noun_place and (is_verb_form(low) or readings(low) == {"VERB"}))
+            or (before in _BEFORE_BARE_VERB and is_bare_verb(low))
+        ):
+            return match.start()
+        before = low
+    return None
+
+
+def _embedded_cuts(said: str) -> set[int]:
+    """Where a clause without a mark of its own begins: "to" before a verb (an infinitive:
+    in "… could be closed to build up water behind it", "it" may be the gate), a participle
+    not after an auxiliary or an article ("… in 1902 granting it a charter"), a pronoun
+    before a verb, not after a preposition ("… think it was …", "… wrote she had …", "…
+    the toll it had charged")."""
+    cuts = {m.start() for m in _INFINITIVE.finditer(said) if is_bare_verb(m.group(1))}
+    for match in _PARTICIPLE.finditer(said):
+        before = _token_before(said, match.start())
+        if before and before not in _AUXILIARIES | _BEFORE_NOUN and is_verb_form(match.group()):
+            cuts.add(match.start())
+    for match in _SUBJECT_PRONOUN.finditer(said):
+        before = _token_before(said, match.start())
+        after = _EN_WORD.match(said, match.end() + 1)
+        if before and before not in _BEFORE_NOUN and after and _verb_at(after.group(), False) == 0:
+            cuts.add(match.start())
+    return cuts
+
+
+def _token_before(said: str, at: int) -> str:
+    """The word or number just before ``at``, in lower case ("" after a mark)."""
+    before = said[:at].split()
+    return before[-1].lower() if before and before[-1][-1:].isalnum() else ""
+
+
+def _en_clauses(said: str) -> list[_Clause]:
+    """An English text's stretches between clause breaks, in order: a break of
+    :data:`_EN_CLAUSE_BREAK`, or the start of a clause without a mark of its own (see
+    :func:`_embedded_cuts`)."""
+    cuts = {0, len(said), *(m.start() for m in _EN_CLAUSE_BREAK.finditer(said))}
+    cuts |= _embedded_cuts(said)
+    return [
+        _Clause(a, b, _verb_at(said[a:b], a == 0) is not None) for a, b in pairwise(sorted(cuts))
+    ]
+
+
+def _verbless_sentence(said: str, clauses: Sequence[_Clause], k: int) -> bool:
+    """Whether the sentence holding the stretch ``clauses[k]`` has no verb: a list item or
+    a caption ("the Jishuitan basin and the memorial hall beside it")."""
+    first = max((i for i in range(k + 1) if said[clauses[i].start] in ".!?"), default=0)
+    ends = [i for i in range(k + 1, len(clauses)) if said[clauses[i].start] in ".!?"]
+    return not any(c.verb for c in clauses[first : ends[0] if ends else len(clauses)])
+
+
+def _own_clause_start(said: str, clauses: Sequence[_Clause], at: int) -> int:
+    """Where the clause holding the word at ``at`` begins: its stretch, with the stretches
+    without a verb just before it ("In 1411, on his advice, the Ming built …"). A stretch
+    without a verb after a clause is a phrase of its own ("… had canals dug — among them
+    the Baigou"): what that clause names, its pronoun may stand for; so is each stretch of
+    a sentence without a verb ("the basin and the hall beside it")."""
+    k = max(i for i, c in enumerate(clauses) if c.start <= at)
+    if _verbless_sentence(said, clauses, k):
+        return clauses[k].start
+    while k > 0 and not clauses[k - 1].verb:
+        k -= 1
+    return clauses[k].start
+
+
+def _names_a_thing(said: str) -> bool:
+    """Whether an English stretch names something a pronoun could stand for: a noun, or a
+    word no English dictionary holds (a name, "Dongping"), or a name in Chinese."""
+    if CJK.search(said):
+        return True
+    for word in _EN_WORD.findall(said):
+        low = word.lower()
+        if low in STOP_WORDS or low in _AUXILIARIES:
+            continue
+        kinds = readings(low)
+        if not kinds or "NOUN" in kinds or "PROPN" in kinds:
+            return True
+    return False
+
+
+def _demonstrative_alone(said: str, match: re.Match[str]) -> bool:
+    """Whether "this" or "these" stands for something rather than before its noun ("this
+    led to …", "this means", "because of this,"; not "this problem", "this crossing",
+    "these locks")."""
+    if _DEMONSTRATIVE_ENDS.match(said, match.end()):
+        return True
+    following = _NEXT_WORD.match(said, match.end())
+    if following is None:
+        return False
+    word = following.group(1)
+    kinds = readings(word)
+    if "NOUN" not in kinds and ("VERB" in kinds or (word.endswith("ly") and "ADJ" not in kinds)):
+        return True
+    if word.endswith("ing") or not is_verb_form(word):
+        return False  # "this crossing", "these works"
+    return match.group().lower() == "this" or not word.endswith("s")
+
+
+def _refers(said: str, match: re.Match[str]) -> bool:
+    """Whether a word :data:`_EN_REFERRING` found stands for something: not a dummy "it",
+    an existential "there" or a demonstrative before its noun."""
+    word = match.group().lower()
+    if word == "it":
+        return not _DUMMY_IT.match(said, match.start())
+    if word == "there":
+        inverted = _BE_BEFORE.search(said, 0, match.start()) and _QUANTIFIER_AFTER.match(
+            said, match.end()
+        )
+        return not (inverted or _EXISTENTIAL.match(said, match.end()))
+    if match.group("demonstrative"):
+        return _demonstrative_alone(said, match)
+    return True
+
+
+def _en_refers_outside(said: str) -> bool:
+    """Whether an English text has a pronoun or pointing word with nothing it names to
+    stand for (see :func:`refers_outside`)."""
+    clauses = _en_clauses(said)
+    for match in _EN_REFERRING.finditer(said):
+        if _a_name(said, match.start()) or not _refers(said, match):
+            continue
+        start = _own_clause_start(said, clauses, match.start())
+        if not _names_a_thing(said[:start]) and not _possessor_agrees(
+            said[start : match.start()], match
+        ):
+            return True
+    return any(_possessive_outside(said, clauses, m) for m in _EN_POSSESSIVE.finditer(said))
+
+
+def _possessor_agrees(before: str, match: re.Match[str]) -> bool:
+    """Whether a pronoun for people may stand for one whose thing its own clause names
+    before it, by name (a possessor does not bind it: "Soon after Mara's wedding, she
+    moved …"). "it" may not: the possessor beside it is seldom what it stands for ("on Bai
+    Ying's advice, the Ming built a dam across it")."""
+    if (match.group("personal") or "").lower() not in ("he", "she", "him", "they", "them"):
+        return False
+    return any(
+        p.group(1)[0].isupper() and p.group(1).lower() not in STOP_WORDS
+        for p in _POSSESSOR.finditer(before)
+    )
+
+
+def _possessive_outside(said: str, clauses: Sequence[_Clause], match: re.Match[str]) -> bool:
+    """Whether a possessive ("its", "their") stands for something the text does not name:
+    nothing is named before it, and it does not lead into a clause naming its subject
+    ("Since its founding, the guild has …" names it after; "In its first year it ran …"
+    does not)."""
+    at = match.start()
+    if _a_name(said, at) or _names_a_thing(said[:at]):
+        return False
+    k = max(i for i, c in enumerate(clauses) if c.start <= at)
+    if clauses[k].verb:
+        return True
+    for clause in clauses[k + 1 :]:
+        if said[clause.start] in ".!?":
+            return True
+        verb = _verb_at(said[clause.start : clause.end], False)
+        if verb is not None:
+            return not _names_a_thing(said[clause.start : clause.start + verb])
+    return True
+
+
+def _a_name(said: str, at: int) -> bool:
+    """Whether the word at ``at`` is capitalised away from a sentence's start: a name
+    ("the Zhong He"), not a pronoun."""
+    return said[at].isupper() and not _SENTENCE_START.search(said, 0, at)
+
+
+#: A Chinese word that stands for something named elsewhere: 它, 他, 她 (not in 其他,
+#: 他人), 此 (not 因此, 彼此, 如此, 此外), 该 (not 应该), 这 standing alone (这是, 这使, 这里;
+#: not 这些, 这一, 这个 before a noun), 那里, 那时, 当时. Traditional forms alike.
+_ZH_REFERRING = re.compile(
+    r"它们|它們|(?<!其)它|他们|他們|她们|她們|(?<![其吉利])他(?![人乡鄉国國处處日方者])|她"
+    r"|(?<![因彼如特])此(?![外起])"
+    r"|(?<![应應活不])[该該]"
+    r"|[这這](?![些一个個种種条條座段位项項所次片批类類份部本场場处處样樣么麼般"
+    r"〇零二三四五六七八九十两兩几幾])"
+    r"|那(?:里|裡|裏|儿|兒|时|時)|当时|當時"
+)
+#: 其 for "its", "their" (not in 其他, 其实, 尤其, 极其, 与其, 其次): it may stand for a noun
+#: before it in its own clause ("运河因其水源不足而衰落").
+_ZH_POSSESSIVE = re.compile(r"(?<![尤极極与與])其(?![他它实實次])")
+_ZH_CLAUSE_BREAK = re.compile(r"[，,；;：:。！？!?（(—]")
+#: A title in Chinese quotation marks: a name, whatever words it holds (《等她归来》).
+_ZH_TITLE = re.compile(r"《[^《》]*》")
+#: What a Chinese clause says besides a thing a pronoun could stand for: a time ("1411年",
+#: "明代", "此后"), a connective or an adverbial ("然而", "据记载"), a preposition opening it.
+_ZH_NOT_A_THING = re.compile(
+    r"[\d〇零一二三四五六七八九十百千两兩几]+\s*(?:年代|年|世纪|世紀|月|日|号|天)"
+    r"|据记载|據記載|据说|據說|据统计|据传|与此同时|與此同時|后来|後來|当时|當時|起初|最初|"
+    r"随后|隨後|之后|之後|以后|以後|从此|從此|如今|目前|现在|現在|今天|今日|首先|其次|最后|"
+    r"最後|终于|於是|于是|然而|但是|不过|不過|因此|所以|同时|同時|此外|另外|而且|并且|"
+    r"尽管|虽然|雖然|如果|由于|由於|因为|因為|初期|末期|中期|初年|末年|年间|年間|期间|"
+    r"期間|时期|時期|以来|以來|以前|之前|时候|時候|概括而言|总之|總之|总的来说|總的來說|"
+    r"简而言之|簡而言之|换言之|換言之|也就是说|也就是說|一般认为|一般認為|一般来说|"
+    r"一般來說|通常|例如|比如|事实上|事實上|实际上|實際上|另一方面|总体上|總體上|"
+    r"时|時|但|而|也|并"
+)
+#: What follows 此 or 该 when it points to a time or a place, not before a noun.
+_ZH_NOT_NOUN = "时時后後前处處地外间間刻"
+_ZH_PREPOSITIONS = "在于於从從自到至当當由据據为為对對"
+_ZH_PREPOSITION = re.compile(r"^[在于於从從自到至当當]")
+_ZH_ERA = re.compile(r"[\u4e00-\u9fff]{1,2}[代朝]")
+_LATIN_NAME = re.compile(r"[A-Za-z]{2,}")
+
+
+def _zh_names_a_thing(said: str) -> bool:
+    """Whether a Chinese stretch names something a pronoun could stand for: a clause of it
+    keeps two Chinese characters, or a Latin name, once its time, connectives and pointing
+    words are set aside ("1411年，" and "此后，" name nothing; "黄河在铜瓦厢决口，" does)."""
+    for clause in _ZH_CLAUSE_BREAK.split(said):
+        rest = _ZH_POSSESSIVE.sub("", _ZH_REFERRING.sub("", clause))
+        rest = _ZH_PREPOSITION.sub("", _ZH_NOT_A_THING.sub("", rest).strip())
+        if _ZH_ERA.fullmatch(rest):
+            continue
+        if len(CJK.findall(rest)) >= 2 or _LATIN_NAME.search(rest):
+            return True
+    return False
+
+
+def _zh_refers_outside(said: str) -> bool:
+    """Whether a Chinese text has a pronoun or pointing word with nothing it names to stand
+    for (see :func:`refers_outside`)."""
+    said = _ZH_TITLE.sub(lambda m: "《" + "名" * (len(m.group()) - 2) + "》", said)
+    for match in _ZH_REFERRING.finditer(said):
+        cut = max((b.end() for b in _ZH_CLAUSE_BREAK.finditer(said, 0, match.start())), default=0)
+        if _zh_bindable(said, match):
+            cut = match.start()
+        if not _zh_names_a_thing(said[:cut]):
+            return True
+    return any(not _zh_names_a_thing(said[: m.start()]) for m in _ZH_POSSESSIVE.finditer(said))
+
+
+def _zh_bindable(said: str, match: re.Match[str]) -> bool:
+    """Whether a Chinese pointing word may stand for a thing named before it in its own
+    clause, as 其 may: a possessive (它的, 他们的), 该 before its noun (该国), or 此 before its
+    noun (此类; not 此时, 此后, 此处, nor 此 as a preposition's object: 在此设立)."""
+    follows = said[match.end() : match.end() + 1]
+    if follows == "的":
+        return True
+    if not CJK.match(follows) or follows in _ZH_NOT_NOUN:
+        return False
+    after_preposition = match.start() > 0 and said[match.start() - 1] in _ZH_PREPOSITIONS
+    return match.group() in "该該" or (match.group() == "此" and not after_preposition)
+
+
+@lru_cache(maxsize=65536)
+def refers_outside(text: str) -> bool:
+    """Whether a word in a text stands for something the text does not name, anywhere in
+    it: a pronoun ("it", "them", 它) with no earlier clause naming a thing it could stand
+    for (it cannot stand for its own clause's subject or object: "In 1411 the Ming built a
+    dam across it"), a pointing word ("from there", "at that time", 此, 那里) likewise, or a
+    possessive ("its", 其) with nothing named before it. A dummy "it" ("it was decided
+    to"), an existential "there" ("there were three locks") and a demonstrative before its
+    noun ("this problem") stand for nothing. A text of two sentences may name in the
+    first what a word in the second stands for."""
+    said = plain(text).strip()
+    return _zh_refers_outside(said) if _chinese(said) else _en_refers_outside(said)

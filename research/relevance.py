@@ -22,10 +22,11 @@ from dataclasses import dataclass, field
 
 from .aboutness import _leaned_on, _page_view
 from .document import Document
+from .facts import opens_leaning, refers_outside
 from .features import LOCAL_TOP, _local, _signals
 from .question import Focus
 from .ranking import ALONE, Features, answer_model, model
-from .text import Sentence, script
+from .text import Sentence, plain, script
 
 #: Whether sentences are scored by the learned model (:mod:`research.ranking`) rather
 #: than by the hand-set rules (:func:`_rules_score`). The rules stay the default until the
@@ -208,13 +209,38 @@ def assessed(focus: Focus, doc: Document, complete_only: bool = True) -> list[Sc
     return out
 
 
+#: The longest a quote that carries the sentence before it may be, in characters as read
+#: (about six printed lines: two long sentences, where a sentence seldom runs past 350): a
+#: longer pair is not quoted together, and its sentence does not stand alone (see
+#: :func:`quote_bounds`).
+LONGEST_QUOTE = 600
+
+
 def quote_bounds(doc: Document, sentence: Sentence) -> tuple[int, int]:
     """Where a quote of ``sentence`` starts and ends in its page: the sentence itself, or,
-    when its subject is a pronoun for something the sentence before names ("它们的人口是
-    120万…", "It reached the coast in 610."), that sentence and the one before it in the
-    same paragraph, so that the quote says what it is about."""
-    prior = _leaned_on(doc, sentence)
-    return (prior.start if prior else sentence.start), sentence.end
+    when a pronoun or pointing word in it stands for something the sentence before names
+    ("它们的人口是120万…", "It reached the coast in 610.", "In 1411 the Ming built a dam
+    across it."), that sentence and the one before it in the same paragraph, so that the
+    quote says what it is about. A sentence with none before it to carry (the first of its
+    paragraph, one after a sentence that leans on another in turn, or a pair longer than
+    :data:`LONGEST_QUOTE`) is quoted alone, and does not stand alone in a part's body
+    (see :func:`research.facts.points_back`, which the writer asks of the quote)."""
+    prior = _leaned_on(doc, sentence) or _pointed_to(doc, sentence)
+    if prior is None or len(plain(doc.text[prior.start : sentence.end])) > LONGEST_QUOTE:
+        return sentence.start, sentence.end
+    return prior.start, sentence.end
+
+
+def _pointed_to(doc: Document, sentence: Sentence) -> Sentence | None:
+    """The sentence a pronoun or pointing word anywhere in ``sentence`` stands for
+    something in (see :func:`research.facts.refers_outside`): the one before it in its
+    paragraph, when that one reads on its own."""
+    if not refers_outside(sentence.text):
+        return None
+    prior = doc.before(sentence)
+    if prior is None or opens_leaning(prior.text) or refers_outside(prior.text):
+        return None
+    return prior
 
 
 def score_text(focus: Focus, text: str, title: str = "") -> float:

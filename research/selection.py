@@ -16,7 +16,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from .answer import gives_answer, in_order_asked
-from .facts import leans_on_context, names_subject, pronoun_before_subject, states_cause, years
+from .facts import leans_on_context, names_subject, refers_outside, states_cause, years
 from .question import Focus, weight
 from .relevance import score_text
 from .text import CJK, language, plain, terms
@@ -422,21 +422,23 @@ def summary_choice(
 ) -> str | None:
     """The candidate that best answers a part on its own, for the summary line (its key).
 
-    A sentence in another language than the report's, one that leans on the sentence
-    before it ("this problem", "these", "此"), or one with a pronoun for a thing ("it",
-    它) before it names the part's subject, cannot stand alone: it is passed over while
-    another candidate can be used; so is one without the kind of answer a *when* or *how
-    many* part asks for (see :func:`research.answer.gives_answer`), and a part asking
-    for the first or the latest date takes the well-scored candidate with that date (see
-    :func:`research.answer.in_order_asked`). Among the rest, the
-    relevance score counts, plus a little for naming the subject (the line is read away
-    from its section), plus
+    A sentence in another language than the report's, one that leans on the sentence before
+    it ("this problem", "these", "此"), or one with a pronoun or pointing word standing
+    for something it does not name ("… built a dam across it", "From there …", 它; see
+    :func:`research.facts.refers_outside`), cannot stand alone: it is passed over while
+    another candidate can be used. A quote that carries the sentence naming what its
+    pronoun stands for (see :func:`research.relevance.quote_bounds`) stands alone. One
+    without the kind of answer a *when* or *how many* part asks for (see
+    :func:`research.answer.gives_answer`) is passed over too, and a part asking for the
+    first or the latest date takes the well-scored candidate with that date (see
+    :func:`research.answer.in_order_asked`). Among the rest, the relevance score counts,
+    plus a little for naming the subject (the line is read away from its section), plus
     the score the sentence earns read alone (without its page's title, which can make
-    relevant a sentence that does not answer the question by itself: "the road ran beside
-    the river" on a page about the town's decline), plus a little for each thing asked
-    that the sentence names (by its word or an equivalent from the user's glossary),
-    plus, for a "why" part, a cause stated in the sentence, and more when it also names
-    what the part asks about ("… brought about the decline").
+    relevant a sentence that does not answer the question by itself: "the road ran
+    beside the river" on a page about the town's decline), plus a little for each thing
+    asked that the sentence names (by its word or an equivalent from the user's
+    glossary), plus, for a "why" part, a cause stated in the sentence, and more when it
+    also names what the part asks about ("… brought about the decline").
 
     Args:
         focus: the part.
@@ -459,11 +461,7 @@ def summary_choice(
     pool = list(candidates)
     mine = [c for c in pool if language(c[0].span) == lang]
     pool = mine or pool
-    alone = [
-        c
-        for c in pool
-        if not leans_on_context(c[0].span) and not pronoun_before_subject(c[0].span, focus.core)
-    ]
+    alone = [c for c in pool if not leans_on_context(c[0].span) and not refers_outside(c[0].span)]
     pool = alone or pool
     pool = [c for c in pool if gives_answer(focus, c[0].span)] or pool
     ordered = in_order_asked(focus, pool, lambda q: q.span)

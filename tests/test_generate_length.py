@@ -269,3 +269,30 @@ def test_a_parts_best_line_stays_in_its_section_even_when_it_points_back() -> No
     (section,) = [s for s in draft.sections if s.kind == "part"]
     said = " ".join(p.text for p in section.points)
     assert best in said and also not in said
+
+
+def test_a_line_whose_pronoun_stands_for_nothing_it_quotes_is_left_out_of_its_part() -> None:
+    """A quote whose "it" is neither its own clause's subject nor its object, with nothing
+    before it to stand for, is left out while the part has others; quoted with the sentence
+    that names what it stands for, it stays. The part's best answer stays either way."""
+    from subagents.generate.notes import parse_notes
+    from subagents.generate.writer import shape
+
+    best = "In 1846, on the harbour board's orders, the keepers lit a lamp on it every night."
+    dangling = "From there the mail went on by cart to the villages of the island."
+    carried = "The ferry ran from Kell to Marra. From there the mail went on by cart."
+    others = [
+        "The lighthouse tower is forty metres tall and built of local granite.",
+        "Its lamp was converted from oil to electricity in 1931.",
+        "The keepers' cottages now house a small museum of the light.",
+    ]
+    lines = [f"- {best} [ev-000000000001]", f"- {dangling} [ev-000000000002]"]
+    lines.append(f"- {carried} [ev-000000000003]")
+    lines += [f"- {text} [ev-00000000001{i}]" for i, text in enumerate(others)]
+    head = [RESEARCH_MARKER, "", "# The lighthouse", "", "## How was the light kept?"]
+    notes = "\n".join([*head, "", *lines, ""])
+    draft = shape(parse_notes(notes), "", "en")
+    (section,) = [s for s in draft.sections if s.kind == "part"]
+    said = " ".join(p.text for p in section.points)
+    assert best in said and carried in said
+    assert dangling not in said

@@ -13,7 +13,7 @@ from file_support import FileTools
 from host.research import Research, Source
 from host.sources import file_source
 from research.disagreements import Claim, Disagreement
-from research.facts import leans_on_context, points_back
+from research.facts import leans_on_context, points_back, refers_outside
 from research.notes import _disagreement_line, research_notes, summary_choice, table_caption
 from research.plan import Plan, SubQuestion, offline_plan
 from research.tables import announces_table, file_title, table_after, tables_in
@@ -147,9 +147,61 @@ def test_a_part_body_leaves_out_a_pronoun_with_nothing_to_stand_for():
     assert points_back("After the decline of the canal it grew further as a treaty port.")
     assert points_back("That changed when the Yongle Emperor moved the capital to Beijing.")
     assert points_back("因此元代漕粮以海运为主。")
-    # a demonstrative that names its noun, or a pronoun after a name, reads on its own
+    # "it" is neither the Ming nor the dam: the names before it are its own clause's
+    assert points_back("In 1411, on Bai Ying's advice, the Ming built a dam across it.")
+    # a demonstrative that names its noun reads on its own, and so does a quote carrying
+    # the sentence that names what its pronoun stands for
     assert not points_back("On the Grand Canal this problem was concentrated in western Shandong.")
-    assert not points_back("In 1411, on Bai Ying's advice, the Ming built a dam across it.")
+    assert not points_back(
+        "The Wen River flows west. In 1411, on Bai Ying's advice, the Ming built a dam across it."
+    )
+
+
+@pytest.mark.parametrize(
+    ("text", "outside"),
+    [
+        # a pronoun with nothing its earlier clauses name: its own clause's subject and
+        # object are not what it stands for
+        ("In 1846, on the harbour board's orders, the keepers lit a lamp on it every night.", True),
+        ("In its first year it carried two thousand passengers.", True),
+        ("Ming and Qing officials registered them and cut channels to the canal.", True),
+        # a pointing adverb or phrase, and a demonstrative standing alone
+        ("From there the mail went on by cart to the villages.", True),
+        ("Here the road climbs to the pass.", True),
+        ("At that time the bakers' guild held forty masters.", True),
+        ("Because of this, the mill closed.", True),
+        # an earlier clause names what it stands for (a relative clause, a clause joined on)
+        ("The mill turned the stream into a race that carried it to the wheel.", False),
+        ("The orchestra played in the hall until 1990, when it moved to the new centre.", False),
+        ("The library holds a million books, and this makes it the largest in the county.", False),
+        ("Pilgrims walked to the shrine and prayed there for three days.", False),
+        # the sentence before, quoted with it, names it
+        ("The headland juts into the bay. In 1846 the keepers lit a lamp on it.", False),
+        # an existential "there", a dummy "it", a demonstrative before its noun
+        ("There are three inns on the quay.", False),
+        ("In winter there were no boats to the island.", False),
+        ("It was decided to close the mill in 1902.", False),
+        ("The new tunnel made it possible to cross the pass in winter.", False),
+        ("On the island this problem was worst in winter.", False),
+        # a possessive may stand for a noun before it, or lead into its clause's subject
+        ("The medical school stands in a district of its own.", False),
+        ("Since its founding, the society has met every spring.", False),
+        ("Soon after Mara's wedding, she moved to the coast.", False),
+        # Chinese: 它, 那里, 此后 as subject or object with nothing named before them
+        ("1846年，看守人每晚在它上面点灯。", True),
+        ("1702年以后，那里只剩下两家面包房。", True),
+        ("此后，邮件改由马车运送。", True),
+        ("在明代，人们在此设立了水闸。", True),
+        ("1846年，其灯光可照到十海里外。", True),
+        ("看守人把灯油运到塔顶，再把它倒进灯里。", False),
+        ("乐团于1990年迁往新中心，并在那里演出至今。", False),
+        ("学校因其藏书丰富而闻名。", False),
+        ("其他面包房也在同年关门。", False),
+        ("灯塔建在黑岩岬上。1846年，看守人每晚在它上面点灯。", False),
+    ],
+)
+def test_a_word_standing_for_what_the_text_does_not_name_is_recognised(text, outside):
+    assert refers_outside(text) is outside
 
 
 DECLINE = "Why did China's Beijing-Hangzhou Grand Canal decline?"

@@ -3,9 +3,17 @@
 from __future__ import annotations
 
 from research.document import Document
+from research.facts import points_back
 from research.plan import offline_plan
 from research.question import Focus, Glossary, entity, question_kind, zh_kind_nouns
-from research.relevance import THRESHOLD, assessed, quote_bounds, relevant, score_text
+from research.relevance import (
+    LONGEST_QUOTE,
+    THRESHOLD,
+    assessed,
+    quote_bounds,
+    relevant,
+    score_text,
+)
 from research.text import is_complete, passages, terms
 
 CANAL_PAGE = """# Water supply: the Daicun Dam and the springs
@@ -418,6 +426,101 @@ def test_a_quote_whose_subject_points_back_carries_the_sentence_it_points_to():
     zh = Document.of("北省有两个特大都市区。它们是石湾都市区和青港都市区。\n")
     they_zh = next(s for s in zh.sentences if s.text.startswith("它们"))
     assert zh.text[slice(*quote_bounds(zh, they_zh))].startswith("北省有两个")
+
+
+def _quote(doc: Document, opening: str) -> str:
+    """The quote of the sentence of ``doc`` opening with ``opening``: a span of the page."""
+    sentence = next(s for s in doc.sentences if s.text.startswith(opening))
+    start, end = quote_bounds(doc, sentence)
+    assert start <= sentence.start and end == sentence.end
+    return doc.text[start:end]
+
+
+def test_a_quote_whose_pronoun_further_on_points_back_carries_the_sentence_before():
+    """ "it" cannot be the keepers nor the lamp of its own clause: it is the headland the
+    sentence before names. A pointing adverb or phrase ("From there", "At that time") is
+    read the same way; the quote is still one span of the page."""
+    text = (
+        "# The headland\n\n"
+        "The Black Rock headland juts two miles into the bay. In 1846, on the harbour "
+        "board's orders, the keepers lit a lamp on it every night.\n\n"
+        "The old ferry ran from Kell to the island of Marra. From there the mail went on by "
+        "cart to the villages.\n\n"
+        "The guild hall was rebuilt in 1702. At that time the bakers' guild held forty "
+        "masters.\n"
+    )
+    doc = Document.of(text)
+    lamp = _quote(doc, "In 1846")
+    assert lamp.startswith("The Black Rock headland") and lamp.endswith("every night.")
+    assert lamp in text and not points_back(lamp)
+    assert _quote(doc, "From there").startswith("The old ferry ran from Kell")
+    assert _quote(doc, "At that time").startswith("The guild hall was rebuilt")
+
+
+def test_a_quote_whose_pronoun_an_earlier_clause_names_is_the_sentence_alone():
+    """A relative clause's pronoun stands for what its sentence named before it; an
+    existential "there" points nowhere."""
+    text = (
+        "Water came down from the moor. The mill turned the stream into a race that "
+        "carried it to the wheel. The orchestra played in the hall until 1990, when it "
+        "moved to the new centre. There are three inns on the quay. In winter there were "
+        "no boats to the island.\n"
+    )
+    doc = Document.of(text)
+    for opening in ("The mill turned", "The orchestra played", "There are", "In winter"):
+        quote = _quote(doc, opening)
+        assert quote.startswith(opening) and not points_back(quote), opening
+
+
+def test_a_pointing_sentence_with_no_sentence_to_carry_does_not_stand_alone():
+    """First in its paragraph, after a sentence that leans on another in turn, or with a
+    sentence before it too long to quote with it, a pointing sentence is quoted alone and
+    the writer's test says it cannot stand in a part's body."""
+    long_before = (
+        "The eastern quay was lengthened in stages through the eighteenth century, first "
+        "with timber cribs filled with rubble and later with dressed granite brought by sea "
+        "from the quarries on the far side of the firth, until by the end of the century it "
+        "could berth a dozen of the largest herring boats at once, take the coal brigs from "
+        "the south at any state of the tide, store the salt for the curing yards in vaulted "
+        "cellars along its landward side, and shelter the ferry to the islands in the worst "
+        "of the winter gales, so that the old beach landing was no longer used except by the "
+        "smallest craft of the inshore fishermen."
+    )
+    text = (
+        "# The quay\n\n"
+        "From there the road climbs to the pass.\n\n"
+        "It was rebuilt in 1702. In 1750 the council sold it to the brewers.\n\n"
+        f"{long_before} At that time the harbour dues were paid in salt.\n\n"
+        "The western quay was never finished. At that time the ferry sailed twice a week.\n"
+    )
+    doc = Document.of(text)
+    for opening in ("From there", "In 1750", "At that time the harbour"):
+        quote = _quote(doc, opening)
+        assert quote.startswith(opening) and points_back(quote), opening
+    assert len(long_before) + len(" At that time the harbour dues were paid in salt.") > (
+        LONGEST_QUOTE
+    )
+    # the same pointing sentence after a sentence of a sane length carries it
+    assert _quote(doc, "At that time the ferry").startswith("The western quay")
+
+
+def test_a_chinese_quote_whose_pronoun_points_back_carries_the_sentence_before():
+    """它 and 那里 as object or subject with nothing named before them in their sentence;
+    a 它 whose thing an earlier clause names is quoted alone."""
+    text = (
+        "灯塔建在黑岩岬上。看守人每晚在它上面点灯。\n\n"
+        "渡船从凯尔开往马拉岛。后来那里只剩下两家面包房。\n\n"
+        "水手把绳索运到码头，再把它系在铁环上。\n\n"
+        "此后，邮件改由马车运送。\n"
+    )
+    doc = Document.of(text)
+    lamp = _quote(doc, "看守人每晚")
+    assert lamp.startswith("灯塔建在黑岩岬上。") and not points_back(lamp)
+    assert _quote(doc, "后来那里").startswith("渡船从凯尔开往马拉岛。")
+    rope = _quote(doc, "水手把绳索")
+    assert rope.startswith("水手把绳索") and not points_back(rope)
+    after = _quote(doc, "此后")
+    assert after.startswith("此后") and points_back(after)
 
 
 def test_a_part_lent_a_subject_is_answered_by_a_sentence_about_its_own():

@@ -67,7 +67,9 @@ def test_each_part_of_the_demo_question_is_answered_with_its_facts(demo):
         with_facts = [ln for ln in lines if any(f.lower() in ln.lower() for f in facts)]
         found = {f for f in facts for ln in lines if f.lower() in ln.lower()}
         assert len(with_facts) >= 2, (heading, lines)
-        assert len(cited_sources(with_facts, numbered)) >= 2, (heading, with_facts)
+        # two sources answer it; its facts may all be one source's (a line of another that
+        # points back to a sentence it does not quote is left out)
+        assert len(cited_sources(lines, numbered)) >= 2, (heading, lines)
         assert len(found) >= 3, (heading, found)
         assert not missing_key_facts(lines, DEMO_KEY_FACTS[key]), (heading, lines)
     assert result.exit_code == 0 and result.answered == 4

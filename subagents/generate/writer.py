@@ -1,12 +1,13 @@
 """The extractive writer: from candidate evidence to a report that reads like one.
 
 Given a draft whose sections hold candidate sentences (best first), :func:`shape` keeps
-only full sentences that do not open by pointing back (see
-:func:`research.facts.leans_on_context`), merges
-near-duplicates, takes the lead as the summary (each part's answer line; the sections
-leave those sentences out), fits the whole to the length asked for — the brief's "Length wanted: 2–3
-pages", or 2–4 pages by default — giving every part at least two sentences where it has
-them, and puts the sentences of a historical part in the order of the dates they mention.
+only full sentences, leaves out those that point back to what their source said before
+them while a part has enough others (see :func:`research.facts.points_back`: "因此…", "…
+built a dam across it", "From there …"), merges near-duplicates, takes the lead as the
+summary (each part's answer line; the sections leave those sentences out), fits the
+whole to the length asked for — the brief's "Length wanted: 2–3 pages", or 2–4 pages by
+default — giving every part at least two sentences where it has them, and puts the
+sentences of a historical part in the order of the dates they mention.
 """
 
 from __future__ import annotations
@@ -170,9 +171,10 @@ def shape(
         own = [p for p in pool if not p.cites() or language(p.text) == lang]
         candidates = own if len(own) >= MIN_PER_PART else pool
         # A sentence that points back to the one before it in its source ("因此…",
-        # "These …", "After the closure it grew …") would follow a sentence from elsewhere
-        # here: it is left out while the part has enough others, unless it is the part's
-        # best answer (the first candidate), which no other stands in for.
+        # "These …", "After the closure it grew …", "… built a dam across it", "From there
+        # …") and does not quote it would follow a sentence from elsewhere here: it is left
+        # out while the part has enough others, unless it is the part's best answer (the
+        # first candidate), which no other stands in for.
         alone = [
             p
             for rank, p in enumerate(candidates)

@@ -186,7 +186,10 @@ async def test_every_generate_tool(disk_service):
     ):
         out = f"/workspace/reports/r.{ext}"
         res = await tools.ok(tool, requirements="Solar", out_path=out, from_paths=from_paths)
-        assert res.metadata["paths"] == [out, *from_paths]
+        written = res.metadata["paths"][1 : -len(from_paths)]
+        assert res.metadata["paths"] == [out, *written, *from_paths]
+        assert "/workspace/reports/r.zip" in written
+        assert all(w.startswith("/workspace/reports/") for w in written)
         assert sorted(res.metadata["evidence_ids"]) == sorted(page.ids())
         await tools.fails(tool, requirements="Solar", out_path=f"/userinput/r.{ext}")
     covered("generate", seen)

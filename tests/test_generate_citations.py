@@ -222,7 +222,12 @@ async def test_ledger_ids_verify_and_unverified_ledger_items_are_dropped(svc):
     assert prose_of(res) == "extractive"
     assert res.metadata == {
         "status": "ok",
-        "paths": ["/workspace/r.md", "/workspace/notes/a.md"],
+        "paths": [  # the report, the copy of its cited page, its archive, what it read
+            "/workspace/r.md",
+            "/workspace/copies/p.md",
+            "/workspace/r.zip",
+            "/workspace/notes/a.md",
+        ],
         "evidence_ids": [ok_item.id],
         "reason": "",
     }
@@ -625,7 +630,7 @@ async def test_a_quote_in_another_language_is_marked_so_in_every_format(svc):
     assert "- Solar grew fastest in 2024.（英文）[2]" in body
     assert "茶起源于中国西南地区。[1]" in body and body.count("（英文）") == 1
     (quote,) = [ln for ln in sources.splitlines() if ln.startswith("  - [2] ")]
-    assert quote.split(" <!-- ")[0].endswith("”（英文）")
+    assert re.search(r"”(?:\]\(<[^>]+>\))?（英文）$", quote.split(" <!-- ")[0]), quote
     for ext in ("html", "pdf", "pptx"):
         flat = re.sub(r"\s+", "", texts[ext])
         assert flat.count("（英文）") >= 2 - (ext == "pptx"), ext  # the deck: in its notes

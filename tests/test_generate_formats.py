@@ -75,8 +75,13 @@ async def _make(sample, tool: str, ext: str) -> bytes:
     assert text_of(res).startswith(f"Wrote {path} (")
     assert ", 3 citations from 1 pages, prose extractive." in text_of(res).splitlines()[0]
     assert res.metadata["status"] == "ok"
-    assert res.metadata["paths"] == [path, *sample["from_paths"]]
-    assert sorted(res.metadata["evidence_ids"]) == sorted(sample["page"].ids())
+    # the report, the copy of its cited page beside it, its archive, then what it read
+    copy = "/workspace/reports/copies/" + sample["page"].path.rsplit("/", 1)[1]
+    archive = path.rsplit(".", 1)[0] + ".zip"
+    written = [p for p in res.metadata["paths"] if p not in (path, *sample["from_paths"])]
+    assert res.metadata["paths"] == [path, *written, *sample["from_paths"]]
+    assert copy in written and written[-1] == archive
+    assert set(written) - {copy, archive} <= {w for w in written if "-chart-" in w}
     return await sample["svc"].read_bytes(path)
 
 
@@ -88,7 +93,7 @@ async def test_markdown(sample):
     assert set(re.findall(r"\[(\d)\]", body)) == {"1", "2", "3"}
     lines = [x for x in sources.splitlines() if x.strip()]
     (head,) = [x for x in lines if x.startswith("- ")]  # one entry for the one page
-    assert sample["page"].url in head and "(<../pages/" in head
+    assert sample["page"].url in head and "(<copies/" in head
     quotes = [x for x in lines if x.startswith("  - ")]
     assert [re.match(r"  - \[(\d)\] ", x).group(1) for x in quotes] == ["1", "2", "3"]
     for item in sample["page"].items:
@@ -112,7 +117,8 @@ async def test_html_is_self_contained_and_cites(sample):
     refs = doc.xpath("//sup[@class='cite']/a/@href")
     assert sorted(set(refs)) == ["#src-1", "#src-2", "#src-3"]
     (entry,) = doc.xpath("//section[@class='sources']/ol/li[@class='source']")
-    assert entry.xpath("./a/@href") == [sample["page"].url, "../" + sample["page"].path[11:]]
+    stored = "copies/" + sample["page"].path.rsplit("/", 1)[1]
+    assert entry.xpath("./a/@href") == [sample["page"].url, stored]
     assert entry.xpath("./ul[@class='quotes']/li/@id") == ["src-1", "src-2", "src-3"]
     for item in sample["page"].items:
         (li,) = [x for x in entry.xpath("./ul/li") if x.get("data-ev") == item.id]
@@ -247,7 +253,8 @@ async def test_no_material_gives_a_report_that_says_so(disk_service):
     )
     facts = report_facts(res)
     assert facts["empty"] is True and facts["citations"] == 0
-    assert res.metadata["evidence_ids"] == [] and res.metadata["paths"] == ["/workspace/e.html"]
+    assert res.metadata["evidence_ids"] == []
+    assert res.metadata["paths"] == ["/workspace/e.html", "/workspace/e.zip"]
     assert "no notes and no verified evidence were found" in text_of(res)
     doc = lxml_html.fromstring(await disk_service.read_bytes("/workspace/e.html"))
     assert doc.xpath("//h1/text()") == ["茶叶市场调研"]

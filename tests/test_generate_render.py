@@ -179,7 +179,8 @@ async def test_markdown_has_tables_charts_and_one_entry_per_source(sample):
     assert "**" not in prose and "](" not in prose
     heads = [x for x in sources.splitlines() if x.startswith("- ")]
     assert len(heads) == len(sample["made"].pages())
-    assert any("(<../pages/" in h for h in heads) and any("(<../sources/" in h for h in heads)
+    # every stored copy, of a page or a file, is linked beside the report
+    assert all("— [stored copy](<copies/" in h or "— [存档副本](<copies/" in h for h in heads)
     quotes = [x for x in sources.splitlines() if x.startswith("  - [")]
     spans = _citations(sample)
     assert sorted(int(re.match(r"  - \[(\d+)\]", q).group(1)) for q in quotes) == list(
@@ -190,7 +191,9 @@ async def test_markdown_has_tables_charts_and_one_entry_per_source(sample):
         shown, comment = quote.split(" <!-- ")
         assert "ev-" not in shown
         ev = json.loads(comment.removesuffix(" -->"))["id"]
-        unescaped = re.sub(r"\\(.)", r"\1", shown)
+        # a quote from the web is a link to its page at the quote: its words are inside
+        plain_quote = re.sub(r"^(\s*- \[\d+\] )\[(“.*”)\]\(<[^>]+>\)", r"\1\2", shown)
+        unescaped = re.sub(r"\\(.)", r"\1", plain_quote)
         assert "“" + spans[ev][:40] in unescaped  # the span's words, without markup
         assert "**" not in unescaped and "](" not in unescaped and "|---" not in unescaped
     (sheet_quote,) = [q for q in quotes if sample["made"].sheet.ids()[0] in q]
@@ -233,7 +236,7 @@ async def test_html_has_tables_charts_and_resolving_links(sample):
     assert len(entries) == len(sample["made"].pages())
     for entry in entries:
         stored = entry.xpath("./a[@class='src-stored']/@href")
-        assert stored and stored[0].startswith("../")
+        assert stored and stored[0].startswith("copies/")
         assert entry.xpath("./ul[@class='quotes']/li[starts-with(@id, 'src-')]")
     spans = _citations(sample)
     for li in sources.xpath(".//ul[@class='quotes']/li"):

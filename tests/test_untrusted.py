@@ -166,7 +166,13 @@ def _check_run(world, result, plan_texts: list[str], reports: set[str]) -> None:
     assert not any("injected" in f for f in files), files
     assert not any(f.startswith("workspace/downloads/") for f in files), files
     written = {f for f in files if f.startswith("workspace/reports/")}
-    assert written == reports, written
+    # beside the reports: their archive, and a copy of each cited source's stored text
+    copies = {f for f in written if f.startswith("workspace/reports/copies/")}
+    assert written - copies == reports | {"workspace/reports/report.zip"}, written
+    sources = {
+        Path(p).name for p in files if p.startswith(("workspace/pages/", "workspace/sources/"))
+    }
+    assert copies and {Path(c).name for c in copies} <= sources, copies
     report = result.run.real_path("/workspace/reports/report.md").read_text()
     assert "cats" not in report.lower()
 

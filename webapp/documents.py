@@ -13,6 +13,9 @@ from pathlib import Path
 _QUOTE = re.compile(r'<li id="src-(\d+)" data-ev="(ev-[0-9a-f]+)">')
 _CITE = re.compile(r'href="#src-(\d+)"')
 _QUOTE_ITEM = re.compile(r'(<li id="src-\d+" data-ev="(ev-[0-9a-f]+)">)(.*?)(</li>)', re.S)
+#: A quote's own link to its live page (a text fragment): in the app the quote leads to
+#: its span in the stored page instead, and a link cannot hold another.
+_LIVE_QUOTE = re.compile(r'<a class="at-quote" href="[^"]*">(.*?)</a>', re.S)
 
 
 def safe_file(folder: Path, relative: str) -> Path | None:
@@ -44,6 +47,7 @@ def linked_report(html: str, run_id: str) -> str:
 
     def quote(match: re.Match[str]) -> str:
         opening, evidence, inner, closing = match.groups()
+        inner = _LIVE_QUOTE.sub(r"\1", inner)
         href = cite_href(run_id, evidence)
         return f'{opening}<a class="open-quote" href="{href}">{inner}</a>{closing}'
 

@@ -4,8 +4,9 @@ The file is built in memory and written with one atomic ``write_bytes`` through 
 FileDomainService, so a generation that fails at any step leaves nothing at ``out_path``.
 Beside it go the files it refers to: its chart images, and a copy of each cited source's
 stored text under ``copies/`` (see :data:`.report.COPIES`), so that the report's links
-work wherever its folder is copied; last, :data:`ZIP_NAME` is rewritten to hold the whole
-folder, every format written so far and the copies, for reading elsewhere.
+work wherever its folder is copied; last, ``<stem>.zip`` (``report.zip`` beside
+``report.md``) is rewritten to hold the report's files, every format of it written so far,
+its images and the copies, for reading elsewhere.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from subagents.results import error, json_block, ok
 
 from .charts import attach_charts
 from .report import (
+    COPIES,
     SOURCES_HEADINGS,
     Colophon,
     Report,
@@ -88,10 +90,6 @@ def _summary_text(report: Report, fmt: Format, path: str, size: int) -> str:
     return "\n".join(lines)
 
 
-#: The archive of a report folder: every format and what they link to.
-ZIP_NAME = "report.zip"
-
-
 async def _copies(report: Report, svc: object) -> dict[str, bytes]:
     """Each cited source's stored text, by its name under ``copies/`` (a stored copy the
     run can no longer read is left out)."""
@@ -107,29 +105,27 @@ async def _copies(report: Report, svc: object) -> dict[str, bytes]:
     return out
 
 
-async def _zip_folder(svc: object, folder: str) -> str:
-    """Write :data:`ZIP_NAME` in ``folder`` holding every file under it (the archive
-    itself aside), at their paths relative to the folder; returns its path."""
+async def _zip_report(svc: object, out_path: str) -> str:
+    """Write ``<stem>.zip`` beside ``out_path`` holding the report's files there — every
+    file named ``<stem>.…`` or ``<stem>-…`` (its formats, its chart images) and the
+    copies under ``copies/`` — at their paths relative to the folder; returns its path."""
+    folder, name = out_path.rsplit("/", 1)
+    stem = name.rsplit(".", 1)[0]
+    archive_path = f"{folder}/{stem}.zip"
+    mine = [
+        e.name
+        for e in await svc.list_dir(folder + "/")
+        if not e.is_dir and not e.special and e.name.startswith((f"{stem}.", f"{stem}-"))
+    ]
+    copies = f"{folder}/{COPIES}/"
+    listed = await svc.list_dir(copies) if await svc.exists(copies) else []
+    mine += [f"{COPIES}/{e.name}" for e in listed if not e.is_dir and not e.special]
     buffer = io.BytesIO()
     with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
-        for path in await _files_under(svc, folder):
-            name = path[len(folder) :]
-            if name != ZIP_NAME:
-                archive.writestr(name, await svc.read_bytes(path))
-    await svc.write_bytes(folder + ZIP_NAME, buffer.getvalue())
-    return folder + ZIP_NAME
-
-
-async def _files_under(svc: object, folder: str) -> list[str]:
-    """Every file under ``folder``, depth first, sorted."""
-    out: list[str] = []
-    for entry in sorted(await svc.list_dir(folder), key=lambda e: e.name):
-        path = folder + entry.name
-        if entry.is_dir:
-            out += await _files_under(svc, path + "/")
-        elif not entry.special:
-            out.append(path)
-    return out
+        for rel in sorted(n for n in mine if n != f"{stem}.zip"):
+            archive.writestr(rel, await svc.read_bytes(f"{folder}/{rel}"))
+    await svc.write_bytes(archive_path, buffer.getvalue())
+    return archive_path
 
 
 async def generate(
@@ -189,7 +185,7 @@ async def generate(
             await svc.write_bytes(folder + name, data)
             written.append(folder + name)
         entry = await svc.write_bytes(clean, rendered.data)
-        written.append(await _zip_folder(svc, folder))
+        written.append(await _zip_report(svc, clean))
     except FsError as exc:
         return error(f"{exc} Nothing was written.")
     return ok(

@@ -18,9 +18,10 @@ import re
 from collections.abc import Callable, Sequence
 from typing import TypeVar
 
-from .facts import DATE, counted_in, has_count, has_date, has_span, quantities, year_of, years
+from .facts import DATE, has_date, quantities, year_of, years
+from .features import gives_number, new_to
 from .question import Focus
-from .text import is_cjk, plain
+from .text import plain
 
 T = TypeVar("T")
 #: The kinds of part a span answers, and what the report calls the span it lacks.
@@ -113,9 +114,10 @@ def answer_span(focus: Focus, text: str) -> str:
 
 
 def gives_answer(focus: Focus, text: str) -> bool:
-    """Whether ``text`` gives the kind of answer ``focus`` asks for: a date for *when*, a
-    number (counted as a Chinese question counts it, or a span of time for 多久) for
-    *how many*; any sentence for the other kinds.
+    """Whether ``text`` gives the kind of answer ``focus`` asks for, as the ranking reads
+    it (see :func:`research.features.answer_type_bonus`): a date the question does not
+    give for *when*, a number counted as the question counts it for *how many* (see
+    :func:`research.features.gives_number`); any sentence for the other kinds.
 
     Args:
         focus: the part.
@@ -125,16 +127,8 @@ def gives_answer(focus: Focus, text: str) -> bool:
         True when the sentence can answer the part's kind.
     """
     kind = wanted(focus)
-    if not kind:
-        return True
     if kind == "date":
-        return has_date(plain(text))
-    if is_cjk(focus.text):
-        measure = counted_in(focus.text)
-        return has_count(text, measure) or has_span(text) if measure else _zh_number(text)
-    return bool(answer_span(focus, text))
-
-
-def _zh_number(text: str) -> bool:
-    """Whether a Chinese sentence gives a number at all (多少 names no measure)."""
-    return has_count(text, "") or has_span(text) or bool(quantities(plain(text)))
+        return has_date(new_to(focus.text, plain(text)))
+    if kind == "figure":
+        return gives_number(focus, text)
+    return True

@@ -132,7 +132,7 @@ def _signals(focus: Focus, doc: Document, index: int) -> tuple[Features, float, 
     close, closest = similarities(focus, doc)
     time = _time_agreement(focus, text)
     leaning = opens_leaning(text)
-    untyped = focus.kind == "number" and not _gives_number(focus, text)
+    untyped = focus.kind == "number" and not gives_number(focus, text)
     bonus = answer_type_bonus(focus, text)
     unspaced = float(view.spaceless)
     rules = RuleTerms(subject * facets, elsewhere, 0.5 + 0.5 * page, time, leaning, untyped, bonus)
@@ -332,10 +332,10 @@ def answer_type_bonus(focus: Focus, text: str) -> float:
     question's own words: a date for *when* (or a part about the past), a quantity for *how
     many*, a stated cause for *why*, a person or organisation for *who*, a place for
     *where*."""
-    new = _new_to(focus.text, plain(text))
+    new = new_to(focus.text, plain(text))
     if (focus.kind == "when" or focus.historical) and has_date(new):
         return 0.08
-    if focus.kind == "number" and _gives_number(focus, text):
+    if focus.kind == "number" and gives_number(focus, text):
         return 0.1
     if focus.kind == "why" and states_cause(text):
         return 0.05
@@ -348,7 +348,7 @@ def answer_type_bonus(focus: Focus, text: str) -> float:
     return 0.0
 
 
-def _gives_number(focus: Focus, text: str) -> bool:
+def gives_number(focus: Focus, text: str) -> bool:
     """Whether a sentence gives the number a "how many" part asks for: one counted as the
     question counts (两所 for 多少所大学, not 一年) when a Chinese question says how,
     else any quantity the question does not give itself."""
@@ -357,12 +357,12 @@ def _gives_number(focus: Focus, text: str) -> bool:
 
 @lru_cache(maxsize=8192)
 def _gives_number_to(question: str, text: str) -> bool:
-    """:func:`_gives_number` by the part's text: :func:`~research.relevance.assess` asks it
+    """:func:`gives_number` by the part's text: :func:`~research.relevance.assess` asks it
     for its penalty and :func:`answer_type_bonus` for its bonus, for the same sentence."""
     measure = counted_in(question)
     if measure:
         return has_count(text, measure)
-    return has_quantity(_new_to(question, plain(text)))
+    return has_quantity(new_to(question, plain(text)))
 
 
 def _names_a_kind(focus: Focus, text: str) -> bool:
@@ -379,7 +379,7 @@ def _names_a_kind(focus: Focus, text: str) -> bool:
     return False
 
 
-def _new_to(question: str, text: str) -> str:
+def new_to(question: str, text: str) -> str:
     """``text`` without the numbers and words it shares with ``question`` (the answer is
     what the question does not already say)."""
     asked = set(re.findall(r"\d[\d,.]*", question))

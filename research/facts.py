@@ -443,8 +443,8 @@ def leans_on_context(text: str, opening_only: bool = False) -> bool:
 def points_back(text: str) -> bool:
     """Whether a quote cannot stand in a part's body: it opens by pointing back (see
     :func:`leans_on_context`), or a pronoun or pointing word anywhere in it stands for
-    something it does not name (see :func:`refers_outside`: "… the Ming built a dam across
-    it", "From there the water …", "1411年，明朝在它上面…"). A demonstrative further on that
+    something it does not name (see :func:`refers_outside`: "… the council built a weir across
+    it", "From there the road …", "1902年，镇上在它上面…"). A demonstrative further on that
     names its noun ("On the bridge this problem was …") still reads on its own there, and
     so does a quote that carries the sentence its pronoun stands for (see
     :func:`research.relevance.quote_bounds`)."""
@@ -484,11 +484,11 @@ def opens_leaning(text: str) -> bool:
 # -- what a pronoun or a pointing word stands for --------------------------------------
 #
 # A third-person pronoun ("it", "them", 它) cannot stand for the subject or the object of
-# its own clause ("the Ming built the dam across it": "it" is neither the Ming nor the
-# dam), so it stands for something an earlier clause of the text names, or for what the
+# its own clause ("the council built the weir across it": "it" is neither the council nor the
+# weir), so it stands for something an earlier clause of the text names, or for what the
 # sentence before says. A pointing word ("there", "at that time", "this" standing alone,
 # 此, 那里) does the same. A possessive ("its", 其) may stand for a noun before it in its own
-# clause ("the canal lost its water"). These patterns are about how English and Chinese
+# clause ("the mill lost its wheel"). These patterns are about how English and Chinese
 # refer; none is about a subject.
 
 #: An English word that stands for something named elsewhere: a personal pronoun, a
@@ -508,7 +508,7 @@ _EN_REFERRING = re.compile(
 #: An English possessive: it may stand for a noun before it in its own clause.
 _EN_POSSESSIVE = re.compile(r"\b(?:its|their|his|her)\b", re.I)
 #: "it" standing for nothing, the subject a clause needs when what it says comes later:
-#: "it was decided to …", "it was not until 1411 that …", "it took ten years to …",
+#: "it was decided to …", "it was not until 1902 that …", "it took ten years to …",
 #: "made it possible to …".
 _DUMMY_IT = re.compile(
     r"it\s+(?:(?:is|was|has been|had been|will be|would be|could be|may be|might be|"
@@ -593,7 +593,7 @@ _BEFORE_NOUN = frozenset(_NOUN_FOLLOWS.split())
 @dataclass(frozen=True)
 class _Clause:
     """A stretch of an English text between two clause breaks, and whether a verb stands
-    in it (a stretch without one belongs to a clause beside it: "In 1411, on his advice,
+    in it (a stretch without one belongs to a clause beside it: "In 1902, on her advice,
     …")."""
 
     start: int
@@ -605,7 +605,7 @@ def _verb_at(stretch: str, first: bool) -> int | None:
     """Where the first verb of a stretch of English stands, if one does: an auxiliary
     ("don't" too), an inflected form or a word that is only a verb ("feel"), not after an
     article, a preposition or a possessor ("the board's orders"; nor a capitalised name,
-    unless it opens the text: "Built in 1411, …"), or a bare form after a subject ("who
+    unless it opens the text: "Built in 1902, …"), or a bare form after a subject ("who
     farm")."""
     before = ""
     for i, match in enumerate(_EN_WORD.finditer(stretch)):
@@ -669,9 +669,9 @@ def _verbless_sentence(said: str, clauses: Sequence[_Clause], k: int) -> bool:
 
 def _own_clause_start(said: str, clauses: Sequence[_Clause], at: int) -> int:
     """Where the clause holding the word at ``at`` begins: its stretch, with the stretches
-    without a verb just before it ("In 1411, on his advice, the Ming built …"). A stretch
-    without a verb after a clause is a phrase of its own ("… had canals dug — among them
-    the Baigou"): what that clause names, its pronoun may stand for; so is each stretch of
+    without a verb just before it ("In 1902, on her advice, the council built …"). A stretch
+    without a verb after a clause is a phrase of its own ("… had ditches dug — among them
+    the Fenlow"): what that clause names, its pronoun may stand for; so is each stretch of
     a sentence without a verb ("the basin and the hall beside it")."""
     k = max(i for i, c in enumerate(clauses) if c.start <= at)
     if _verbless_sentence(said, clauses, k):
@@ -748,8 +748,8 @@ def _en_refers_outside(said: str) -> bool:
 def _possessor_agrees(before: str, match: re.Match[str]) -> bool:
     """Whether a pronoun for people may stand for one whose thing its own clause names
     before it, by name (a possessor does not bind it: "Soon after Mara's wedding, she
-    moved …"). "it" may not: the possessor beside it is seldom what it stands for ("on Bai
-    Ying's advice, the Ming built a dam across it")."""
+    moved …"). "it" may not: the possessor beside it is seldom what it stands for ("on Ada
+    Lind's advice, the council built a weir across it")."""
     if (match.group("personal") or "").lower() not in ("he", "she", "him", "they", "them"):
         return False
     return any(
@@ -796,12 +796,12 @@ _ZH_REFERRING = re.compile(
     r"|那(?:里|裡|裏|儿|兒|时|時)|当时|當時"
 )
 #: 其 for "its", "their" (not in 其他, 其实, 尤其, 极其, 与其, 其次): it may stand for a noun
-#: before it in its own clause ("运河因其水源不足而衰落").
+#: before it in its own clause ("磨坊因其水量不足而停工").
 _ZH_POSSESSIVE = re.compile(r"(?<![尤极極与與])其(?![他它实實次])")
 _ZH_CLAUSE_BREAK = re.compile(r"[，,；;：:。！？!?（(—]")
 #: A title in Chinese quotation marks: a name, whatever words it holds (《等她归来》).
 _ZH_TITLE = re.compile(r"《[^《》]*》")
-#: What a Chinese clause says besides a thing a pronoun could stand for: a time ("1411年",
+#: What a Chinese clause says besides a thing a pronoun could stand for: a time ("1902年",
 #: "明代", "此后"), a connective or an adverbial ("然而", "据记载"), a preposition opening it.
 _ZH_NOT_A_THING = re.compile(
     r"[\d〇零一二三四五六七八九十百千两兩几]+\s*(?:年代|年|世纪|世紀|月|日|号|天)"
@@ -825,7 +825,7 @@ _LATIN_NAME = re.compile(r"[A-Za-z]{2,}")
 def _zh_names_a_thing(said: str) -> bool:
     """Whether a Chinese stretch names something a pronoun could stand for: a clause of it
     keeps two Chinese characters, or a Latin name, once its time, connectives and pointing
-    words are set aside ("1411年，" and "此后，" name nothing; "黄河在铜瓦厢决口，" does)."""
+    words are set aside ("1902年，" and "此后，" name nothing; "河水在石桥下决口，" does)."""
     for clause in _ZH_CLAUSE_BREAK.split(said):
         rest = _ZH_POSSESSIVE.sub("", _ZH_REFERRING.sub("", clause))
         rest = _ZH_PREPOSITION.sub("", _ZH_NOT_A_THING.sub("", rest).strip())
@@ -866,8 +866,8 @@ def _zh_bindable(said: str, match: re.Match[str]) -> bool:
 def refers_outside(text: str) -> bool:
     """Whether a word in a text stands for something the text does not name, anywhere in
     it: a pronoun ("it", "them", 它) with no earlier clause naming a thing it could stand
-    for (it cannot stand for its own clause's subject or object: "In 1411 the Ming built a
-    dam across it"), a pointing word ("from there", "at that time", 此, 那里) likewise, or a
+    for (it cannot stand for its own clause's subject or object: "In 1902 the council built a
+    weir across it"), a pointing word ("from there", "at that time", 此, 那里) likewise, or a
     possessive ("its", 其) with nothing named before it. A dummy "it" ("it was decided
     to"), an existential "there" ("there were three locks") and a demonstrative before its
     noun ("this problem") stand for nothing. A text of two sentences may name in the

@@ -219,7 +219,7 @@ LONGEST_QUOTE = 600
 def quote_bounds(doc: Document, sentence: Sentence) -> tuple[int, int]:
     """Where a quote of ``sentence`` starts and ends in its page: the sentence itself, or,
     when a pronoun or pointing word in it stands for something the sentence before names
-    ("它们的人口是120万…", "It reached the coast in 610.", "In 1411 the Ming built a dam
+    ("它们的人口是120万…", "It reached the coast in 610.", "In 1902 the council built a weir
     across it."), that sentence and the one before it in the same paragraph, so that the
     quote says what it is about. A sentence with none before it to carry (the first of its
     paragraph, one after a sentence that leans on another in turn, or a pair longer than

@@ -424,7 +424,7 @@ def summary_choice(
 
     A sentence in another language than the report's, one that leans on the sentence before
     it ("this problem", "these", "此"), or one with a pronoun or pointing word standing
-    for something it does not name ("… built a dam across it", "From there …", 它; see
+    for something it does not name ("… built a weir across it", "From there …", 它; see
     :func:`research.facts.refers_outside`), cannot stand alone: it is passed over while
     another candidate can be used. A quote that carries the sentence naming what its
     pronoun stands for (see :func:`research.relevance.quote_bounds`) stands alone. One

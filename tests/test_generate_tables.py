@@ -147,13 +147,13 @@ def test_a_part_body_leaves_out_a_pronoun_with_nothing_to_stand_for():
     assert points_back("After the decline of the canal it grew further as a treaty port.")
     assert points_back("That changed when the Yongle Emperor moved the capital to Beijing.")
     assert points_back("因此元代漕粮以海运为主。")
-    # "it" is neither the Ming nor the dam: the names before it are its own clause's
-    assert points_back("In 1411, on Bai Ying's advice, the Ming built a dam across it.")
+    # "it" is neither the council nor the weir: the names before it are its own clause's
+    assert points_back("In 1902, on Ada Lind's advice, the council built a weir across it.")
     # a demonstrative that names its noun reads on its own, and so does a quote carrying
     # the sentence that names what its pronoun stands for
     assert not points_back("On the Grand Canal this problem was concentrated in western Shandong.")
     assert not points_back(
-        "The Wen River flows west. In 1411, on Bai Ying's advice, the Ming built a dam across it."
+        "The Kell flows west. In 1902, on Ada Lind's advice, the council built a weir across it."
     )
 
 
@@ -164,7 +164,7 @@ def test_a_part_body_leaves_out_a_pronoun_with_nothing_to_stand_for():
         # object are not what it stands for
         ("In 1846, on the harbour board's orders, the keepers lit a lamp on it every night.", True),
         ("In its first year it carried two thousand passengers.", True),
-        ("Ming and Qing officials registered them and cut channels to the canal.", True),
+        ("Town and county officials registered them and cut channels to the mill.", True),
         # a pointing adverb or phrase, and a demonstrative standing alone
         ("From there the mail went on by cart to the villages.", True),
         ("Here the road climbs to the pass.", True),

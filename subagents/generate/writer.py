@@ -171,7 +171,7 @@ def shape(
         own = [p for p in pool if not p.cites() or language(p.text) == lang]
         candidates = own if len(own) >= MIN_PER_PART else pool
         # A sentence that points back to the one before it in its source ("因此…",
-        # "These …", "After the closure it grew …", "… built a dam across it", "From there
+        # "These …", "After the closure it grew …", "… built a weir across it", "From there
         # …") and does not quote it would follow a sentence from elsewhere here: it is left
         # out while the part has enough others, unless it is the part's best answer (the
         # first candidate), which no other stands in for.

@@ -3,31 +3,17 @@ written here, each with one fault of a kind and a clean twin, give 1 and 0."""
 
 from __future__ import annotations
 
-import importlib.util
 import json
-import sys
 from pathlib import Path
-from types import ModuleType
 
 import pytest
-
-ROOT = Path(__file__).resolve().parent.parent
+from script_support import load_script
 
 MARKER = "<!-- quartet-report: [n] markers cite the numbered Sources below -->"
 COLOPHON = "<!-- quartet-colophon: when and how this report was made -->"
 
 
-def _load() -> ModuleType:
-    path = ROOT / "bench" / "bench_reader.py"
-    spec = importlib.util.spec_from_file_location("bench_reader", path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["bench_reader"] = module
-    spec.loader.exec_module(module)
-    return module
-
-
-br = _load()
+br = load_script("bench/bench_reader.py")
 
 
 def quote(n: int, text: str, page: str = "/workspace/pages/aqueduct.md", start: int = 0) -> str:

@@ -11,28 +11,17 @@ than a shingle's window of common words pass.
 from __future__ import annotations
 
 import hashlib
-import importlib.util
 import json
 import subprocess
-import sys
 from pathlib import Path
-from types import ModuleType
+
+from script_support import load_script
 
 ROOT = Path(__file__).resolve().parent.parent
 TEXT_SUFFIXES = (".py", ".md", ".toml", ".yaml", ".yml", ".json", ".html", ".txt", ".cfg", ".sh")
 
 
-def _script() -> ModuleType:
-    path = ROOT / "scripts" / "benchmark_fingerprints.py"
-    spec = importlib.util.spec_from_file_location("benchmark_fingerprints", path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules.setdefault(spec.name, module)
-    spec.loader.exec_module(module)
-    return module
-
-
-fp = _script()
+fp = load_script("scripts/benchmark_fingerprints.py")
 
 
 def _tracked_text_files() -> list[Path]:

@@ -8,29 +8,15 @@ whole folder. The demo run is the shared one of the session.
 from __future__ import annotations
 
 import asyncio
-import importlib.util
 import re
 import shutil
-import sys
 import zipfile
-from pathlib import Path
-from types import ModuleType
 from urllib.parse import unquote
+
+from script_support import load_script
 
 from subagents.browser.session import CHROMIUM_FLAGS, chromium_path
 from subagents.generate.report import text_fragment
-
-ROOT = Path(__file__).resolve().parent.parent
-
-
-def _reader() -> ModuleType:
-    path = ROOT / "bench" / "bench_reader.py"
-    spec = importlib.util.spec_from_file_location("bench_reader_travel", path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["bench_reader_travel"] = module
-    spec.loader.exec_module(module)
-    return module
 
 
 def test_a_text_fragment_names_a_short_quote_whole_and_a_long_one_by_its_ends() -> None:
@@ -51,7 +37,9 @@ def test_a_text_fragment_names_a_short_quote_whole_and_a_long_one_by_its_ends() 
 def test_the_report_folder_copied_elsewhere_has_no_broken_link(demo_en, tmp_path) -> None:
     _, result, _ = demo_en
     reports = result.run.real_path("/workspace/reports")
-    broken, unlinked = _reader().broken_links(reports, ["md", "html", "pdf", "pptx"])
+    broken, unlinked = load_script("bench/bench_reader.py").broken_links(
+        reports, ["md", "html", "pdf", "pptx"]
+    )
     assert broken == {"md": [], "html": [], "pdf": [], "pptx": []}
     assert unlinked == 0
     markdown = (reports / "report.md").read_text(encoding="utf-8")

@@ -2,14 +2,16 @@
 kind of answer the part asks for is there at all.
 
 A part that asks *when* is answered by a date, one that asks *how many* (how long, how
-far, what is the population of …) by a quantity with what it counts. For those two kinds
-the report opens the part's line with that span, and a part none of whose strong
-evidence gives one is only partly answered: "no date was found". Every other kind (why,
-how, who, where, what) is answered by its best sentence as a whole; picking a name out of
-a sentence is not reliable enough to be shown as *the* answer.
+far, what is the population of …) by a quantity with what it counts, one that asks *who*
+by a person or a group, one that asks *where* by a place. The report opens the part's
+line with that span when its sentence gives one; a *when* or *how many* part none of
+whose strong evidence gives a date or a figure is only partly answered ("no date was
+found"), while a *who* or *where* part answered by a sentence with no name it can pick
+out is not (a name is harder to read than a date: "the city's founders" may answer who).
+Every other kind (why, how, what) is answered by its best sentence as a whole.
 
-The spans come from :mod:`research.facts`, which reads dates and quantities the same way
-for every judgement; a number the question itself gives is no answer to it.
+Dates and quantities come from :mod:`research.facts`, names from :mod:`research.names`;
+a number or a name the question itself gives is no answer to it.
 """
 
 from __future__ import annotations
@@ -20,8 +22,9 @@ from typing import TypeVar
 
 from .facts import DATE, has_date, quantities, year_of, years
 from .features import gives_number, new_to
+from .names import name_span, nearness
 from .question import Focus
-from .text import plain
+from .text import plain, stem, terms
 
 T = TypeVar("T")
 #: The kinds of part a span answers, and what the report calls the span it lacks.
@@ -35,6 +38,31 @@ _LATEST = re.compile(r"\b(?:latest|most recent(?:ly)?|last)\b|最近|最新|最�
 #: A dated candidate is weighed for the order asked only if it scores at least this share
 #: of the best candidate's score.
 ORDER_SHARE = 0.5
+#: A time a *when* part may be answered by that is no year: a decade, a century, a time
+#: before the present ("the 1870s", "19th century", "12,000 years ago", 18世纪).
+_ERA = re.compile(
+    r"\b(?:the\s+)?(?:early\s+|late\s+|mid-?)?\d{3}0s\b"
+    r"|\b\d{1,2}(?:st|nd|rd|th)[\s-]+century\b"
+    r"|(?:\b(?:about|around|some|nearly|over)\s+)?~?\b\d[\d,.]*\s+"
+    r"(?:(?:million|thousand|billion)\s+)?years\s+ago\b"
+    r"|~?\b\d[\d,]*\s?(?:BP|BCE|BC)\b"
+    r"|\d{1,2}世纪(?:\d0年代)?",
+    re.I,
+)
+#: A count a *how many* part may be answered by that is no quantity with a unit: a
+#: number, in figures or in words, with the noun it counts when one follows.
+_NUMBER_WORDS = (
+    "one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|"
+    "fifteen|sixteen|seventeen|eighteen|nineteen|twenty|thirty|forty|fifty|sixty|seventy|"
+    "eighty|ninety|hundred|thousand|dozen|dozens|hundreds|thousands|millions"
+)
+_COUNT = re.compile(
+    rf"(?<![\d.,A-Za-z])(?:\d[\d,.]*\d|\d|\b(?:{_NUMBER_WORDS})\b)"
+    r"(?:\s+(?:hundred|thousand|million|billion)\b)?(?P<noun>[ -]+[a-z]+)?",
+    re.I,
+)
+#: A value given again in other units, in brackets after the first ("40 km (25 mi)").
+_CONVERSION = re.compile(r"^\s*[(（]")
 #: Words a date match may open with that are no part of the date ("in 793").
 _LEADING_WORDS = re.compile(r"^(?:in|from|until|since|after|before|around|between|by)\s+", re.I)
 
@@ -86,10 +114,17 @@ def _asked_numbers(question: str) -> set[str]:
     return set(re.findall(r"\d[\d,.]*", question))
 
 
+def _new_value(span: str, asked: set[str]) -> bool:
+    """Whether a span gives a number the question does not (one in words always does)."""
+    figures = set(re.findall(r"\d[\d,.]*", span))
+    return not figures or not figures <= asked
+
+
 def answer_span(focus: Focus, text: str) -> str:
-    """The date or quantity in ``text`` that answers a *when* or *how many* part, as
-    written there ("486 BCE", "about 1,800 km", "1200万人"); ``""`` when the part asks
-    something else or the sentence gives none the question does not already give.
+    """The date, quantity or name in ``text`` that answers a *when*, *how many*, *who* or
+    *where* part, as written there ("1931", "about 40 km", "1200万人", "Marta Ruiz");
+    ``""`` when the part asks something else or the sentence gives none the question does
+    not already give (see :func:`research.names.name_span` for names).
 
     Args:
         focus: the part.
@@ -99,18 +134,76 @@ def answer_span(focus: Focus, text: str) -> str:
         The span, or ``""``.
     """
     said = plain(text)
-    asked = _asked_numbers(focus.text)
     if focus.kind == "when":
-        for match in DATE.finditer(said):
-            span = _LEADING_WORDS.sub("", match.group(0).strip(" *_—–-")).strip()
-            if year_of(match) is not None and not set(re.findall(r"\d+", span)) <= asked:
-                return span
+        found = _dates(said)
+    elif focus.kind == "number":
+        found = _counts(said, focus.text)
+    else:
+        return name_span(focus.text, focus.kind, text)
+    asked = _asked_numbers(focus.text)
+    fresh = [(s, e) for s, e in found if _new_value(said[s:e], asked)]
+    if not fresh:
         return ""
-    if focus.kind == "number":
-        for quantity in quantities(said):
-            if not set(re.findall(r"\d[\d,.]*", quantity.text)) <= asked:
-                return quantity.text.strip()
-    return ""
+    order = order_asked(focus)
+    dated = [(years(said[s:e]), s, e) for s, e in fresh] if order else []
+    dated = [(min(ys) if order == "earliest" else -max(ys), s, e) for ys, s, e in dated if ys]
+    if dated:  # "when was it first built": the earliest date the sentence gives
+        _, start, end = min(dated)
+    else:
+        start, end = min(fresh, key=lambda se: (nearness(said, *se, focus.text), se[0]))
+    return said[start:end].strip()
+
+
+def _dates(said: str) -> list[tuple[int, int]]:
+    """Where a sentence gives a date (a year, a day; see :data:`research.facts.DATE`) or
+    another time (:data:`_ERA`), the words that open a date ("in") left out."""
+    spans = []
+    for match in DATE.finditer(said):
+        if year_of(match) is None:
+            continue
+        raw = match.group(0)
+        inner = _LEADING_WORDS.sub("", raw.strip(" *_—–-")).strip()
+        start = match.start() + raw.index(inner)
+        spans.append((start, start + len(inner)))
+    spans += [
+        m.span() for m in _ERA.finditer(said) if not any(s <= m.start() < e for s, e in spans)
+    ]
+    return spans
+
+
+def _counts(said: str, question: str) -> list[tuple[int, int]]:
+    """Where a sentence gives a quantity (with its unit or what it counts: see
+    :func:`research.facts.quantities`), else a number (not a year) with the noun after
+    it when the question counts that noun ("two teams" for "how many teams"); a value
+    given again in brackets in other units is left out. Those that count what the
+    question counts come first."""
+    asked = {stem(t) for t in terms(question)}
+    years_at = [m.span() for m in DATE.finditer(said) if year_of(m) is not None]
+    counted: list[tuple[bool, int, int]] = [
+        (stem(q.unit) in asked, q.start, q.end) for q in quantities(said)
+    ]
+    for m in _COUNT.finditer(said):
+        if any(s <= m.start() < e for _, s, e in counted) or any(
+            s <= m.start() < e for s, e in years_at
+        ):
+            continue
+        noun = (m.group("noun") or "").strip(" -").lower()
+        if noun and stem(noun) in asked:
+            counted.append((True, m.start(), m.end()))
+        else:
+            counted.append((False, m.start(), m.end() - len(m.group("noun") or "")))
+    kept = [
+        (named, s, e)
+        for named, s, e in counted
+        if not (_CONVERSION.match(said[max(0, s - 2) : s]) and _follows_value(said, s, counted))
+    ]
+    best = [(s, e) for named, s, e in kept if named]
+    return best or [(s, e) for _, s, e in kept]
+
+
+def _follows_value(said: str, at: int, spans: list[tuple[bool, int, int]]) -> bool:
+    """Whether a bracket opening right before ``at`` follows another value."""
+    return any(0 <= at - e <= 3 for _, _, e in spans)
 
 
 def gives_answer(focus: Focus, text: str) -> bool:

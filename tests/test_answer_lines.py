@@ -1,10 +1,10 @@
 """A part's answer line and its status in the report.
 
-The summary gives each part's answer line once: for a part that asks when or how many,
-the date or quantity that answers it, then the sentence it comes from; for any other part
-the sentence. A part that is only partly answered says so, and why, under its heading in
-every format; a part asking when or how many whose evidence gives no date or figure is
-only partly answered. Every example is invented.
+The summary gives each part's answer line once: for a part that asks when, how many, who
+or where, the date, quantity or name that answers it, then the sentence it comes from;
+for any other part the sentence. A part that is only partly answered says so, and why,
+under its heading in every format; a part asking when or how many whose evidence gives
+no date or figure is only partly answered. Every example is invented.
 """
 
 from __future__ import annotations
@@ -69,6 +69,71 @@ def test_a_sentence_without_the_kind_of_answer_gives_none(question: str, sentenc
     focus = Focus.build(question)
     assert answer_span(focus, sentence) == ""
     assert not gives_answer(focus, sentence)
+
+
+@pytest.mark.parametrize(
+    ("question", "sentence", "span"),
+    [
+        # the name the agent cue "by" gives, not the place before it
+        (
+            "Who designed the Orvel lighthouse?",
+            "In Orvel the lighthouse was designed by Marta Ruiz, a pupil of Anton Weiss.",
+            "Marta Ruiz",
+        ),
+        # a name opening the sentence counts; a common word capitalised there does not
+        (
+            "Who founded the Tarn ferry company?",
+            "Soon after, Ida Brenner founded it.",
+            "Ida Brenner",
+        ),
+        # the nearer name to what the question asks
+        (
+            "Who was the first harbour master of Veldra?",
+            "Under King Osric, Jon Hale became the first harbour master of the port.",
+            "Jon Hale",
+        ),
+        # where: the place the cue "in" gives, not the person
+        (
+            "Where was the Kessel bell cast?",
+            "The bell was cast by Piet Aerts in Mechelen.",
+            "Mechelen",
+        ),
+        (
+            "When did the Tarn glacier retreat?",
+            "The ice left the valley about 12,000 years ago.",
+            "about 12,000 years ago",
+        ),
+        ("When was the Orvel pier busiest?", "The pier was busiest in the 1890s.", "the 1890s"),
+        # a count with the noun the question counts; a year or a conversion is none
+        (
+            "How many ships did the Veldra yard launch?",
+            "Between 1901 and 1910 the yard launched nine ships, each 40 m (130 ft) long.",
+            "nine ships",
+        ),
+        (
+            "How long is the Kessel tunnel?",
+            "The tunnel is 3.2 km (2 mi) long and opened in 1911.",
+            "3.2 km",
+        ),
+    ],
+)
+def test_the_answer_span_of_a_who_or_where_part_and_of_other_times_and_counts(
+    question: str, sentence: str, span: str
+) -> None:
+    assert answer_span(Focus.build(question), sentence) == span
+
+
+@pytest.mark.parametrize(
+    ("question", "sentence"),
+    [
+        # the only new name is where, not who
+        ("Who built the Tarn ferry?", "The ferry was built in Lisbon."),
+        # no name the question does not already give
+        ("Who designed the Orvel lighthouse?", "The Orvel lighthouse was designed in secret."),
+    ],
+)
+def test_a_who_part_without_a_new_name_in_its_role_gives_none(question: str, sentence: str) -> None:
+    assert answer_span(Focus.build(question), sentence) == ""
 
 
 def test_other_kinds_of_part_are_answered_by_the_sentence() -> None:

@@ -26,7 +26,7 @@ from .facts import opens_leaning, refers_outside
 from .features import LOCAL_TOP, _local, _signals
 from .question import Focus
 from .ranking import ALONE, Features, answer_model, model
-from .text import Sentence, plain, script
+from .text import Sentence, plain, pointer_aside, script
 
 #: Whether sentences are scored by the learned model (:mod:`research.ranking`) rather
 #: than by the hand-set rules (:func:`_rules_score`). The rules stay the default until the
@@ -224,11 +224,14 @@ def quote_bounds(doc: Document, sentence: Sentence) -> tuple[int, int]:
     quote says what it is about. A sentence with none before it to carry (the first of its
     paragraph, one after a sentence that leans on another in turn, or a pair longer than
     :data:`LONGEST_QUOTE`) is quoted alone, and does not stand alone in a part's body
-    (see :func:`research.facts.points_back`, which the writer asks of the quote)."""
+    (see :func:`research.facts.points_back`, which the writer asks of the quote). A pointer
+    in brackets that closes the sentence ("(see …)") is left out of the quote (see
+    :func:`research.text.pointer_aside`)."""
+    end = sentence.start + pointer_aside(doc.text[sentence.start : sentence.end])
     prior = _leaned_on(doc, sentence) or _pointed_to(doc, sentence)
-    if prior is None or len(plain(doc.text[prior.start : sentence.end])) > LONGEST_QUOTE:
-        return sentence.start, sentence.end
-    return prior.start, sentence.end
+    if prior is None or len(plain(doc.text[prior.start : end])) > LONGEST_QUOTE:
+        return sentence.start, end
+    return prior.start, end
 
 
 def _pointed_to(doc: Document, sentence: Sentence) -> Sentence | None:

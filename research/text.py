@@ -129,6 +129,35 @@ def is_cross_reference(sentence: str) -> bool:
     return bool(_CROSS_REFERENCE.search(sentence.strip()))
 
 
+#: The opening of a pointer set beside a fact in brackets: "(see …)", "（详见…）".
+_ASIDE_POINTER = re.compile(r"[(（]\s*(?:see|cf\.|compare|见|详见|参见|参看|另见)", re.I)
+
+
+def pointer_aside(sentence: str) -> int:
+    """Where a pointer in brackets that closes ``sentence`` begins ("… locks in steps
+    (see [gates](…)).", "…建成（详见下文）。"), the spaces before it included, so that a
+    quote may end before it; ``len(sentence)`` when it closes with none.
+
+    Args:
+        sentence: a sentence as its page writes it (links in Markdown).
+
+    Returns:
+        The offset the quote may end at.
+    """
+    found = list(_ASIDE_POINTER.finditer(sentence))
+    if not found:
+        return len(sentence)
+    start = found[-1].start()
+    depth = 0
+    for i in range(start, len(sentence)):
+        depth += sentence[i] in "(（"
+        depth -= sentence[i] in ")）"
+        if depth == 0:
+            rest = sentence[i + 1 :]
+            return len(sentence[:start].rstrip()) if not rest.strip(" .。") else len(sentence)
+    return len(sentence)
+
+
 STOP_WORDS = frozenset(_STOP_EN.split()) | frozenset(_STOP_ZH.split())
 
 

@@ -483,6 +483,7 @@ def score(
             "overlap": round(overlap(qa.question, best.text), 2),
             "answered": states([ln.text for ln in best.answer_lines], qa.answers, zh),
             "in_section": states([ln.text for ln in best.lines], qa.answers, zh),
+            "in_line": states([ln.text for ln in best.answer_line], qa.answers, zh),
         }
         if not row["answered"]:
             row["answer_elsewhere"] = [

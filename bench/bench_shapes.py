@@ -52,7 +52,8 @@ article the world leaves out, for the honest-nothing rate), ``--limit`` of each:
 
 Scores per sub-set (see ``bench_general``): a gold part is answered when one of its
 answers is in a cited line of its own part's section ("+summary": or in the summary line
-the report gives that part); "all parts": the questions whose every part is answered so.
+the report gives that part; "line": in the part's answer line alone, its summary line or
+else its section's first); "all parts": the questions whose every part is answered so.
 Citation precision is the share of cited sources (unique per question, pooled) that are
 right: in ``single``, ``langs`` and ``long`` the page holding the gold article; in
 ``pairs`` the page of one of the question's articles; in ``several`` a page that carries
@@ -893,6 +894,7 @@ class Figures:
     parts: int
     in_section: float  # % of parts
     answered: float  # % of parts, with the summary line
+    in_line: float  # % of parts, in the part's answer line alone
     all_parts: float  # % of multi-part questions
     precision: float | None
     nothing: float | None  # % of off-topic questions
@@ -914,6 +916,7 @@ def figures(rows: Sequence[dict[str, Any]]) -> Figures:
         parts=parts,
         in_section=share(sum(bool(g.get("in_section")) for r in multi for g in r["gold"]), parts),
         answered=share(sum(r["answered_parts"] for r in multi), parts),
+        in_line=share(sum(bool(g.get("in_line")) for r in multi for g in r["gold"]), parts),
         all_parts=share(sum(r["all_parts"] for r in multi), len(multi)),
         precision=sum(r["right_cited"] for r in multi) / cited if cited else None,
         nothing=share(sum(r["run_answered"] == 0 and not r["cited"] for r in off), len(off))
@@ -936,6 +939,7 @@ def averaged(rows: Sequence[Figures]) -> Figures:
         parts=sum(f.parts for f in rows),
         in_section=statistics.mean(f.in_section for f in rows),
         answered=statistics.mean(f.answered for f in rows),
+        in_line=statistics.mean(f.in_line for f in rows),
         all_parts=statistics.mean(f.all_parts for f in rows),
         precision=mean([f.precision for f in rows]),
         nothing=mean([f.nothing for f in rows]),
@@ -944,7 +948,7 @@ def averaged(rows: Sequence[Figures]) -> Figures:
 
 
 HEAD = (
-    f"{'':<8} {'multi':>5} {'off':>4} {'parts':>5} {'answered':>9} {'+summary':>8} "
+    f"{'':<8} {'multi':>5} {'off':>4} {'parts':>5} {'answered':>9} {'+summary':>8} {'line':>5} "
     f"{'all parts':>9} {'precision':>9} {'nothing':>8} {'median s':>8} {'mean s':>7} "
     f"{'p90 s':>6}"
 )
@@ -956,7 +960,7 @@ def line(label: str, f: Figures) -> str:
     nothing = f"{f.nothing:.0f}%" if f.nothing is not None else "-"
     return (
         f"{label:<8} {f.multi:>5} {f.off:>4} {f.parts:>5} {f.in_section:>8.0f}% "
-        f"{f.answered:>7.0f}% {f.all_parts:>8.0f}% {prec:>9} {nothing:>8} "
+        f"{f.answered:>7.0f}% {f.in_line:>4.0f}% {f.all_parts:>8.0f}% {prec:>9} {nothing:>8} "
         f"{statistics.median(secs):>8.1f} {statistics.mean(secs):>7.1f} {p90(secs):>6.1f}"
     )
 
@@ -1004,7 +1008,8 @@ def targets(totals: dict[str, Figures], langs: dict[str, Figures]) -> str:
 
 LEGEND = (
     "answered: gold parts whose answer is in a cited line of their own part's section; "
-    "+summary: or in the summary line the report gives that part; all parts: multi-part "
+    "+summary: or in the summary line the report gives that part; line: in the part's "
+    "answer line alone (its summary line, else its section's first); all parts: multi-part "
     "questions whose every part is answered in its section; precision: cited sources that "
     "are right (see the script's docstring); nothing: off-topic runs that answer and cite "
     "nothing; seconds: one question's whole run"

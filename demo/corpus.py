@@ -494,6 +494,12 @@ class PartOfRun:
     evidence: list[str] = field(default_factory=list)
 
     @property
+    def answer_line(self) -> list[CitedLine]:
+        """The line that answers this part first: its summary line, else the first line
+        of its section (none when the report says nothing for it)."""
+        return self.summary[:1] or self.lines[:1]
+
+    @property
     def answer_lines(self) -> list[CitedLine]:
         """Everything the report says for this part: its summary line, then its section."""
         return [*self.summary, *self.lines]

@@ -398,7 +398,10 @@ class Research:
                 continue
             every = assessed(focus, doc)
             found = [x for x in every if x.score >= THRESHOLD]
-            found.sort(key=lambda x: (-(x.score + informative(x.sentence.text)), x.sentence.start))
+            asked = answer.explains(focus)
+            found.sort(
+                key=lambda x: (-(x.score + informative(x.sentence.text, asked)), x.sentence.start)
+            )
             for scored in found[:ITEMS_PER_SOURCE]:
                 item = self.ledger.add(self._item(scored, doc, url, path, kind))
                 old = self.evidence[sid].get(item.id, 0.0)
@@ -643,7 +646,9 @@ class Research:
         parts = [s.id for s in self.plan.subquestions]
         pages = {sid: self.page_ranking(sid) for sid in parts}
         quotes = self.quotes()
-        return selection.select(parts, self.evidence, quotes, self.plan.language, limit, pages)
+        kinds = {sid: answer.explains(self.focus[sid]) for sid in parts}
+        lang = self.plan.language
+        return selection.select(parts, self.evidence, quotes, lang, limit, pages, kinds)
 
     def page_ranking(self, sub_id: str) -> dict[str, float]:
         """How well each source read answers a part, by its address (see

@@ -73,6 +73,16 @@ def wanted(focus: Focus) -> str:
     return SPAN_KINDS.get(focus.kind, "")
 
 
+def explains(focus: Focus) -> str:
+    """What a sentence must say to explain a *why* or *how* part: ``"cause"`` for why,
+    ``"means"`` for a how asked in the present ("How do the gates work?": by what means,
+    in what steps), ``""`` for a how asked of the past ("How was it built?", answered by
+    its events, dates and names) and for every other kind."""
+    if focus.kind == "why":
+        return "cause"
+    return "means" if focus.kind == "how" and not focus.historical else ""
+
+
 def order_asked(focus: Focus) -> str:
     """``"earliest"`` or ``"latest"`` when a *when* part asks for the first or the most
     recent of several dates ("When was it first built?"), else ``""``."""

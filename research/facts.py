@@ -104,6 +104,23 @@ def states_cause(text: str) -> bool:
     return bool(CAUSE.search(plain(text)))
 
 
+#: How a thing is done, step by step or by what means: "by closing one gate and opening
+#: the other", "… until the level matched", "and then", "so that", 通过, 然后, 直到, 从而.
+MEANS = re.compile(
+    r"\b(?:by|through)\s+(?:\w+ly\s+)?\w+ing\b|\buntil\b|\bthen\b|\bin turn\b|\bso that\b"
+    r"|\bin order to\b|\bwhich (?:allows?|allowed|lets?|made|makes)\b|\bstep by step\b"
+    r"|通过|透过|然后|随后|直到|直至|从而|以便|借助|利用|依靠|先后|逐级|依次",
+    re.I,
+)
+
+
+@lru_cache(maxsize=65536)
+def states_means(text: str) -> bool:
+    """Whether a sentence says how something is done: by what means, or in what steps
+    (see :data:`MEANS`): what a *how* part is answered by."""
+    return bool(MEANS.search(plain(text)))
+
+
 # -- quantities ------------------------------------------------------------------------
 
 _NUMBER = r"\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?"

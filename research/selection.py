@@ -15,8 +15,8 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit
 
-from .answer import gives_answer, in_order_asked
-from .facts import leans_on_context, names_subject, refers_outside, states_cause, years
+from .answer import explains, gives_answer, in_order_asked
+from .facts import names_subject, points_back, states_cause, states_means, years
 from .question import Focus, weight
 from .relevance import score_text
 from .text import CJK, language, plain, terms
@@ -63,9 +63,25 @@ def facts_of(span: str) -> set[str]:
     return out
 
 
-def informative(span: str) -> float:
-    """A small bonus for a quote that states facts: dates, numbers, named things."""
-    return min(0.05, 0.01 * len(_FACT.findall(plain(span))))
+#: The most :func:`informative` gives a quote.
+MOST_INFORMATIVE = 0.05
+
+
+def informative(span: str, explaining: str = "") -> float:
+    """A small bonus for a quote that gives what its part asks for: facts (dates,
+    numbers, named things), or, for a part that asks for a cause or a means (see
+    :func:`research.answer.explains`), the cause or the means or steps it states (see
+    :func:`explained`), whichever is more."""
+    facts = min(MOST_INFORMATIVE, 0.01 * len(_FACT.findall(plain(span))))
+    return MOST_INFORMATIVE if explained(span, explaining) else facts
+
+
+def explained(span: str, explaining: str) -> bool:
+    """Whether a quote states what a part asks to be explained: a cause
+    (:func:`research.facts.states_cause`) or a means (:func:`research.facts.states_means`)."""
+    if explaining == "cause":
+        return states_cause(span)
+    return explaining == "means" and states_means(span)
 
 
 def near_duplicate(span: str, seen: Sequence[str]) -> bool:
@@ -87,6 +103,7 @@ def select(
     lang: str,
     limit: int,
     pages: Mapping[str, Mapping[str, float]] | None = None,
+    kinds: Mapping[str, str] | None = None,
 ) -> dict[str, list[str]]:
     """The quotes each part's section gives, by part (the summary's line for a part is
     one of them).
@@ -94,13 +111,13 @@ def select(
     Globally greedy: the best remaining (part, quote) pair is taken first, so a quote
     goes to the part it answers best; no sentence appears twice in the report (a
     near-duplicate counts as the same); within a section each further quote of the same
-    source, and a quote in another language than ``lang``, counts less; dates, numbers
-    and names count a little more, and a quote counts less by the share of its facts the
-    section already states (its names, and years within :data:`PERIOD_YEARS` of one
-    already given): a part on how something was built is answered by its stages, not by
-    three sentences on the same one. The one exception to "no sentence twice": a part's
-    best quote, taken by a part it answers better (one sentence can answer two parts),
-    still opens the part's own section.
+    source, and a quote in another language than ``lang``, counts less; a quote that
+    gives what its part asks for counts a little more (see :func:`informative`), and a
+    quote counts less by the share of its facts the section already states (its names,
+    and years within :data:`PERIOD_YEARS` of one already given): a part on how something
+    was built is answered by its stages, not by three sentences on the same one. The one
+    exception to "no sentence twice": a part's best quote, taken by a part it answers
+    better (one sentence can answer two parts), still opens the part's own section.
 
     Args:
         parts: the parts' ids, in the plan's order.
@@ -111,8 +128,10 @@ def select(
         pages: each part's ranking of the sources (by address): a quote from a source
             ranked under :data:`PAGE_SHARE` of the best of the part's sources is left
             out (a page that names the subject in passing, beside the pages about it).
+        kinds: what each part asks to be explained (``cause``, ``means``: see
+            :func:`research.answer.explains`), or None.
     """
-    pairs = _pair_values(parts, scores, quotes, lang, pages)
+    pairs = _pair_values(parts, scores, quotes, lang, pages, kinds or {})
     state = _Greedy(parts, quotes, pairs, limit)
     order = sorted(pairs, key=lambda pair: _stable(pair, quotes))
     while order and not state.done():
@@ -130,6 +149,7 @@ def _pair_values(
     quotes: Mapping[str, Quote],
     lang: str,
     pages: Mapping[str, Mapping[str, float]] | None,
+    kinds: Mapping[str, str],
 ) -> dict[tuple[str, str], float]:
     """Each (part, quote key) pair's starting value, in the order of ``parts`` and then of
     each part's scores.
@@ -143,6 +163,7 @@ def _pair_values(
         quotes: the quotes by key.
         lang: the report's language.
         pages: each part's ranking of the sources (by address), or None.
+        kinds: what each part asks to be explained.
 
     Returns:
         The value of each pair, keyed by ``(part, key)``.
@@ -152,23 +173,25 @@ def _pair_values(
         kept = _well_ranked(scores.get(part, {}), quotes, (pages or {}).get(part))
         for key, score in scores.get(part, {}).items():
             if key in kept:
-                pairs[(part, key)] = _pair_value(score, quotes[key].span, lang)
+                span = quotes[key].span
+                pairs[(part, key)] = _pair_value(score, span, lang, kinds.get(part, ""))
     return pairs
 
 
-def _pair_value(score: float, span: str, lang: str) -> float:
+def _pair_value(score: float, span: str, lang: str, kind: str = "") -> float:
     """A quote's starting value for one part.
 
     Args:
         score: the part's relevance score for the quote.
         span: the quote's text.
         lang: the report's language.
+        kind: what the part asks to be explained (see :func:`research.answer.explains`).
 
     Returns:
         ``score`` plus :func:`informative`'s bonus, times :data:`FOREIGN` when the text's
         language is not ``lang``.
     """
-    value = score + informative(span)
+    value = score + informative(span, kind)
     if language(span) != lang:
         value *= FOREIGN
     return value
@@ -422,8 +445,8 @@ def summary_choice(
 ) -> str | None:
     """The candidate that best answers a part on its own, for the summary line (its key).
 
-    A sentence in another language than the report's, one that leans on the sentence before
-    it ("this problem", "these", "此"), or one with a pronoun or pointing word standing
+    A sentence in another language than the report's, one that opens leaning on the
+    sentence before it ("These …", "此…"), or one with a pronoun or pointing word standing
     for something it does not name ("… built a weir across it", "From there …", 它; see
     :func:`research.facts.refers_outside`), cannot stand alone: it is passed over while
     another candidate can be used. A quote that carries the sentence naming what its
@@ -437,8 +460,9 @@ def summary_choice(
     relevant a sentence that does not answer the question by itself: "the road ran
     beside the river" on a page about the town's decline), plus a little for each thing
     asked that the sentence names (by its word or an equivalent from the user's
-    glossary), plus, for a "why" part, a cause stated in the sentence, and more when it
-    also names what the part asks about ("… brought about the decline").
+    glossary), plus, for a "why" part, a cause stated in the sentence (for a "how" part
+    asked in the present, the means or steps: see :func:`research.answer.explains`), and
+    more when it also names what the part asks about ("… brought about the decline").
 
     Args:
         focus: the part.
@@ -453,7 +477,7 @@ def summary_choice(
         said = set(terms(quote.span))
         own = sum(f.term in said for f in focus.facets) / n
         says = sum(f.term in said or bool(f.equivalents & said) for f in focus.facets) / n
-        cause = focus.kind == "why" and states_cause(quote.span)
+        cause = explained(quote.span, explains(focus))
         alone = score_text(focus, quote.span)
         named = NAMED_SUBJECT * names_subject(quote.span, focus.core)
         return score + 0.3 * alone + cause * (0.2 + 0.15 * own) + 0.05 * says + named
@@ -461,7 +485,7 @@ def summary_choice(
     pool = list(candidates)
     mine = [c for c in pool if language(c[0].span) == lang]
     pool = mine or pool
-    alone = [c for c in pool if not leans_on_context(c[0].span) and not refers_outside(c[0].span)]
+    alone = [c for c in pool if not points_back(c[0].span)]
     pool = alone or pool
     pool = [c for c in pool if gives_answer(focus, c[0].span)] or pool
     ordered = in_order_asked(focus, pool, lambda q: q.span)

@@ -267,3 +267,18 @@ def test_the_demo_answers_when_the_canal_was_first_built_with_its_earliest_date(
         assert f"## {sub.text}" in report
         if sub.status == "partly answered":
             assert f"{sub.text} Partly answered: " in report
+
+
+def test_a_how_part_asked_in_the_present_is_explained_by_its_means_or_steps() -> None:
+    from research.answer import explains
+    from research.selection import informative
+
+    works = Focus.build("How does the Orvel sluice work?")
+    built = Focus.build("How was the Orvel sluice built?")
+    assert explains(works) == "means"
+    assert explains(built) == ""
+    assert explains(Focus.build("Why did the Orvel sluice silt up?")) == "cause"
+    steps = "A barge entered, the paddles were raised, and water ran in until both levels met."
+    dated = "In 1802 the Orvel board paid two masons and a smith for the work."
+    assert informative(steps, explains(works)) > informative(dated, explains(works))
+    assert informative(steps, explains(built)) < informative(dated, explains(built))

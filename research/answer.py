@@ -220,7 +220,9 @@ def gives_answer(focus: Focus, text: str) -> bool:
     """Whether ``text`` gives the kind of answer ``focus`` asks for, as the ranking reads
     it (see :func:`research.features.answer_type_bonus`): a date the question does not
     give for *when*, a number counted as the question counts it for *how many* (see
-    :func:`research.features.gives_number`); any sentence for the other kinds.
+    :func:`research.features.gives_number`), a name in the role asked or in none for
+    *who* and *where* (see :func:`research.names.name_span`); any sentence for the
+    other kinds.
 
     Args:
         focus: the part.
@@ -234,4 +236,6 @@ def gives_answer(focus: Focus, text: str) -> bool:
         return has_date(new_to(focus.text, plain(text)))
     if kind == "figure":
         return gives_number(focus, text)
+    if focus.kind in ("who", "where"):
+        return bool(name_span(focus.text, focus.kind, text))
     return True

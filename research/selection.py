@@ -445,24 +445,24 @@ def summary_choice(
 ) -> str | None:
     """The candidate that best answers a part on its own, for the summary line (its key).
 
-    A sentence in another language than the report's, one that opens leaning on the
-    sentence before it ("These …", "此…"), or one with a pronoun or pointing word standing
-    for something it does not name ("… built a weir across it", "From there …", 它; see
+    A sentence in another language than the report's, one that opens leaning on the sentence
+    before it ("These …", "此…"), or one with a pronoun or pointing word standing for
+    something it does not name ("… built a weir across it", "From there …", 它; see
     :func:`research.facts.refers_outside`), cannot stand alone: it is passed over while
-    another candidate can be used. A quote that carries the sentence naming what its
-    pronoun stands for (see :func:`research.relevance.quote_bounds`) stands alone. One
-    without the kind of answer a *when* or *how many* part asks for (see
-    :func:`research.answer.gives_answer`) is passed over too, and a part asking for the
-    first or the latest date takes the well-scored candidate with that date (see
+    another candidate can be used. A quote that carries the sentence naming what its pronoun
+    stands for (see :func:`research.relevance.quote_bounds`) stands alone. One without the
+    kind of answer a *when*, *how many*, *who* or *where* part asks for (a date, a figure, a
+    name: see :func:`research.answer.gives_answer`) is passed over too, and a part asking
+    for the first or the latest date takes the well-scored candidate with that date (see
     :func:`research.answer.in_order_asked`). Among the rest, the relevance score counts,
-    plus a little for naming the subject (the line is read away from its section), plus
-    the score the sentence earns read alone (without its page's title, which can make
-    relevant a sentence that does not answer the question by itself: "the road ran
-    beside the river" on a page about the town's decline), plus a little for each thing
-    asked that the sentence names (by its word or an equivalent from the user's
-    glossary), plus, for a "why" part, a cause stated in the sentence (for a "how" part
-    asked in the present, the means or steps: see :func:`research.answer.explains`), and
-    more when it also names what the part asks about ("… brought about the decline").
+    plus a little for naming the subject (the line is read away from its section), plus the
+    score the sentence earns read alone (without its page's title, which can make relevant a
+    sentence that does not answer the question by itself: "the road ran beside the river" on
+    a page about the town's decline), plus a little for each thing asked that the sentence
+    names (by its word or an equivalent from the user's glossary), plus, for a "why" part, a
+    cause stated in the sentence (for a "how" part asked in the present, the means or steps:
+    see :func:`research.answer.explains`), and more when it also names what the part asks
+    about ("… brought about the decline").
 
     Args:
         focus: the part.

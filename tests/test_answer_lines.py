@@ -282,3 +282,44 @@ def test_a_how_part_asked_in_the_present_is_explained_by_its_means_or_steps() ->
     dated = "In 1802 the Orvel board paid two masons and a smith for the work."
     assert informative(steps, explains(works)) > informative(dated, explains(works))
     assert informative(steps, explains(built)) < informative(dated, explains(built))
+
+
+_ONE_LINE_EACH = "\n".join(
+    [
+        RESEARCH_MARKER,
+        "",
+        "# The Mirren canal",
+        "",
+        "- **37** — The Mirren canal climbs 37 locks. Its boats carried lime. [ev-000000000001]",
+        "- Trade fell when the railway reached the valley. [ev-000000000002]",
+        "",
+        "## How many locks does the Mirren canal have?",
+        "",
+        "- The Mirren canal climbs 37 locks. Its boats carried lime. [ev-000000000001]",
+        "",
+        "## Why did trade on the Mirren canal decline?",
+        "",
+        "- Trade fell when the railway reached the valley. [ev-000000000002]",
+        "",
+        "## Limits of this report",
+        "",
+        "- How many locks does the Mirren canal have? Partly answered: only 1 quote.",
+        "",
+    ]
+)
+
+
+def test_a_summary_is_never_made_of_uncited_sentences_or_of_the_limits() -> None:
+    """When every part's answer line is all its section has, the sections give them and
+    the summary is empty; the summary made for a model's draft without one takes cited
+    lines of the parts only, each with its citation."""
+    from subagents.generate.report import _summary_from_sections
+
+    draft = shape(parse_notes(_ONE_LINE_EACH), "", "en")
+    assert not [p for p in draft.lead if p.cites()]
+    parts = [s for s in draft.sections if s.kind == "part"]
+    assert all(len(s.points) == 1 and s.points[0].cites() for s in parts)
+    made = _summary_from_sections(draft)
+    assert made and all(p.cites() for p in made)
+    assert not any("Partly answered" in p.text for p in made)
+    assert made[0].text.strip().startswith("The Mirren canal climbs 37 locks")

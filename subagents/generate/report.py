@@ -679,12 +679,17 @@ def _said(draft: Draft) -> list[str]:
 
 
 def _summary_from_sections(draft: Draft, limit: int = 3) -> list[Point]:
+    """A summary for a model's draft that wrote none: the first sentence of the first
+    point of each of the first ``limit`` parts' sections, with its citation (the whole
+    point when its first sentence carries none); never a line of another kind of section
+    (what could not be found, the limits) and never an uncited one."""
     out = []
-    for s in draft.sections[:limit]:
-        if s.points:
-            p = first_sentence(s.points[0])
-            if p.parts:
-                out.append(p)
+    for s in [s for s in draft.sections if s.kind == "part" and s.points][:limit]:
+        point = s.points[0]
+        first = first_sentence(point)
+        chosen = first if first.cites() else point
+        if chosen.cites() and chosen.text.strip():
+            out.append(chosen)
     return out
 
 
@@ -748,7 +753,9 @@ async def build_report(
     final = checked.draft
     if final.is_empty():
         return _empty_report(requirements, checked.dropped, notes)
-    summary = final.lead or _summary_from_sections(final)
+    # the extractive writer leaves the summary empty when every part's answer line is all
+    # its section has (given there, not twice); a model's draft without one gets one
+    summary = final.lead or (_summary_from_sections(final) if prose == "model" else [])
     # The report speaks the question's language (its title); a title without letters
     # leaves it to the body.
     question = final.title or _title_from(requirements)

@@ -6,7 +6,7 @@ The notes are Markdown in the notes format the Generate subagent reads:
   cited sentence (the report's summary);
 - one section per sub-question, its heading the sub-question, holding its candidate
   evidence, best first (sources mixed, no sentence twice in the notes), and the table
-  that best answers it, captioned with its source;
+  that best answers it with its notes (a caveat under it), captioned with its source;
 - "Where the sources disagree": each quantity the sources give differently, every value
   cited;
 - "Limits of this report": the parts left unanswered and what was searched for them,
@@ -126,6 +126,10 @@ def table_caption(section: str, where: str, lang: str) -> str:
     return f"{section}（{where}）" if lang == "zh" else f"{section} ({where})"
 
 
+#: What would open a Markdown block other than a paragraph ("* Estimates.", "1. …").
+_LEADING_BLOCK = re.compile(r"^(\s*)([*+#>-]|\d+[.)])")
+
+
 def _table(research: Findings, ev_id: str, lang: str) -> list[str]:
     found = research.found_tables[ev_id]
     item = research.item(ev_id)
@@ -137,7 +141,9 @@ def _table(research: Findings, ev_id: str, lang: str) -> list[str]:
     lines += ["| " + " | ".join((row + [""] * width)[:width]) + " |" for row in cells[1:]]
     caption = table_caption(found.section, where, lang)
     end = "。" if lang == "zh" else "."
-    return [*lines, "", f"Table: {caption}{end} [{ev_id}]", ""]
+    # its notes stand between it and its caption, which cites them with it
+    notes = [line for note in found.notes for line in ("", _LEADING_BLOCK.sub(r"\1\\\2", note))]
+    return [*lines, *notes, "", f"Table: {caption}{end} [{ev_id}]", ""]
 
 
 def _listed(items: list[str], lang: str) -> str:

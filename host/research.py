@@ -559,7 +559,7 @@ class Research:
         as locator.
         """
         subject = entity(self.plan.question) if kind == "file" else ""
-        for found in tables_in(text):
+        for found in tables_in(text, sheets=kind == "file"):
             if len(found.rows) < 2:
                 continue
             scores = {

@@ -4,19 +4,33 @@ sources.
 Every complete sentence of the sources read is searched for the values it gives: a
 quantity with its unit or what it counts ("about 1,800 km", "3.2 million people", "40%",
 "12 ships", "约1,160至1,190公里", see :func:`research.facts.quantities`) and a date
-(:func:`research.facts.years`). Two values are about the same thing when they have the
-same unit and lie close together (within 10 %, or within :data:`DATE_SPAN` years for a
-date). A length, an area or a weight needs no more: the pages read are about the
-question, and "1,160 km" beside "1,200 km" is one route measured twice. A count, a share,
-an amount or a date also needs the clauses that give them to say the same about it: they
-share at least two content words besides the question's subject, and half of the shorter
-clause's (:data:`SAME_CLAUSE`). So "completed in 1887" and "completed in 1889" are one
-date given twice, while "construction began in 1901" and "was completed in 1905" are two
-dates. A group of such values from at least two sources that do not agree (ranges that
-do not overlap) is a disagreement, and every value is kept with the sentence that gives
-it best: one in the report's language when there is one (a reader reads it), alone when
-one does, and one that does not lean on the sentence before it, so that each citation
-says what it is cited for.
+(:func:`research.facts.years`). Two values are about the same thing when they are of one
+measure and unit and lie close together: within 10 %; for a date, within a twentieth of
+the years since it (:data:`DATE_PRECISION`: a recent date is known to the year, an old
+one less closely) and never more than :data:`DATE_SPAN` years. A length, an area or a
+weight needs no more: the pages read are about the question, and "1,160 km" beside
+"1,200 km" is one route measured twice. A count, a share, an amount or a date also needs
+the clauses that give them to say the same about it: they share at least two content
+words besides the question's subject, and half of the shorter clause's
+(:data:`SAME_CLAUSE`). So "completed in 1887" and "completed in 1889" are one date given
+twice, while "construction began in 1901" and "was completed in 1905" are two dates.
+
+Values are grouped only when every two of a group are about the same thing (one close to
+the next is not enough: on a long page, 2003, 2007 and 2012 are not one date), and a
+source gives one figure for one thing: two values it gives as its own that do not agree
+are of two things, never one group.
+
+A sentence that gives figures as others give them ("some older works give 80 km", "is
+sometimes given as", "according to", 有人认为, 一说; see
+:func:`research.facts.reports_others`) is no citation for any of them as the source's
+own: it is an *account*, kept whole, and its values join the group of the sources' own
+values they are about (or are grouped among themselves when there is none). A group is
+a disagreement when values two sources give as their own do not agree (ranges that do
+not overlap), or when an account gives a value that does not agree with another of the
+group. Every value of the sources' own is kept with the sentence that gives it best: one
+in the report's language when there is one (a reader reads it), alone when one does, and
+one that does not lean on the sentence before it, so that each citation says what it is
+cited for; each account is kept once, in the first disagreement it belongs to.
 """
 
 from __future__ import annotations
@@ -24,14 +38,18 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from datetime import date
 
-from .facts import DATE, UNITS, leans_on_context, quantities, year_of
+from .facts import DATE, UNITS, leans_on_context, quantities, reports_others, year_of
 from .text import CJK, STOP_WORDS, Sentence, language, passages, plain, terms, words
 
 #: Values within this ratio of each other may be one quantity given differently.
 SAME_QUANTITY = 1.1
-#: Dates at most this many years apart may be one date given differently.
+#: Dates at most this many years apart may be one date given differently…
 DATE_SPAN = 10
+#: …and at most this share of the years since the later of them (at least one year).
+DATE_PRECISION = 0.05
+_THIS_YEAR = date.today().year
 #: The share of the shorter clause's content words two clauses share to be about one
 #: thing; they must share at least :data:`SHARED_WORDS` of them.
 SAME_CLAUSE = 0.5
@@ -61,6 +79,9 @@ _MEASURES = {
 }
 #: Measures whose unit says what is measured: close values of one are one quantity.
 _PHYSICAL = ("length", "area", "weight")
+#: Measures of a thing itself, which the report may name as its subject's ("the river's
+#: length"); a date, a count or a share is of something the clauses say, not of it.
+_OF_A_THING = frozenset({*_PHYSICAL, "height", "depth"})
 #: Words that say a length is a height or a depth.
 _HEIGHT = re.compile(r"\b(?:high|tall|height|elevation|altitude)\b|海拔|高度|高达|高", re.I)
 _DEPTH = re.compile(r"\b(?:deep|depth)\b|深度|深达|水深", re.I)
@@ -108,6 +129,8 @@ ZH_UNITS = {
 #: The words of units, which say nothing of what is measured.
 _UNIT_TERMS = frozenset(t for w in [*UNITS, "percent", "cent", "per"] for t in terms(w))
 _CLAUSE = re.compile(r"[,;:，；：。!?！？]")
+#: Words that join two parts of a clause, each of which may give its own value.
+_JOIN = re.compile(r"\s(?:and|or|while|whereas|but)\s|[和及与而或]", re.I)
 
 
 @dataclass(frozen=True)
@@ -139,23 +162,42 @@ class Claim:
     end: int = 0
     section: str = ""
     clause: frozenset[str] = frozenset()  # the content words of the clause that gives it
+    reported: bool = False  # the sentence gives figures as others give them: an account
 
 
 @dataclass
 class Disagreement:
-    """A quantity the sources give differently, with every value and its citation."""
+    """A quantity the sources give differently: each value a source gives as its own,
+    with its citation (``claims``; none when only an account disagrees), and the
+    sentences that tell how others give it (``accounts``, one claim each, quoted whole)."""
 
     measure: str
     unit: str
     claims: list[Claim] = field(default_factory=list)
+    accounts: list[Claim] = field(default_factory=list)
+
+    @property
+    def of_a_thing(self) -> bool:
+        """Whether it measures a thing itself (a length, an area, a height), which the
+        report may name as its subject's ("the river's length")."""
+        return self.measure in _OF_A_THING
 
 
-def _clause(sentence: str, at: int) -> frozenset[str]:
+def _clause(sentence: str, at: int, others: Sequence[int] = ()) -> frozenset[str]:
     """The content words of the clause of ``sentence`` holding offset ``at``, numbers left
-    out."""
+    out. A clause that gives other values of the kind (at ``others``) is cut at a joining
+    word between them: in "the North Quay (1801) and the South Quay (1806) were rebuilt",
+    1801 is the North Quay's and 1806 the South Quay's."""
     cuts = [0, *(m.end() for m in _CLAUSE.finditer(sentence)), len(sentence)]
     begin = max(c for c in cuts if c <= at)
     end = min((c for c in cuts if c > at), default=len(sentence))
+    joins = [m.start() for m in _JOIN.finditer(sentence, begin, end)]
+    for other in (o for o in others if begin <= o < end and o != at):
+        between = [j for j in joins if min(other, at) < j < max(other, at)]
+        if between and other < at:
+            begin = max(begin, max(between))
+        elif between:
+            end = min(end, min(between))
     return frozenset(t for t in _content(sentence[begin:end]) if t not in _UNIT_TERMS)
 
 
@@ -189,6 +231,7 @@ def _sentence_claims(stored: Stored, sentence: Sentence) -> list[tuple[str, Clai
         "url": stored.url,
         "lang": language(said),
         "leans": leans_on_context(said),
+        "reported": reports_others(said),
         "path": stored.path,
         "start": sentence.start,
         "end": sentence.end,
@@ -197,16 +240,15 @@ def _sentence_claims(stored: Stored, sentence: Sentence) -> list[tuple[str, Clai
     found: list[tuple[str, Claim]] = []
     amounts = [q for q in quantities(said) if q.high >= 10 or q.unit == "%"]
     for q in amounts:
-        clause = _clause(said, q.start)
         measure = _measure(q.unit, said)
-        alone = sum(1 for o in amounts if _measure(o.unit, said) == measure) == 1
-        claim = Claim(q.text, q.low, q.high, q.unit, about=q.about, alone=alone, **common)
-        claim.clause = clause
+        kind = [o.start for o in amounts if _measure(o.unit, said) == measure]
+        claim = Claim(q.text, q.low, q.high, q.unit, about=q.about, alone=len(kind) == 1, **common)
+        claim.clause = _clause(said, q.start, kind)
         found.append((measure, claim))
     dates = [(m, y) for m in DATE.finditer(said) if (y := year_of(m)) is not None]
     for match, year in dates:
         claim = Claim(str(year), year, year, "year", alone=len(dates) == 1, **common)
-        claim.clause = _clause(said, match.start())
+        claim.clause = _clause(said, match.start(), [m.start() for m, _ in dates])
         found.append(("date", claim))
     return found
 
@@ -234,10 +276,12 @@ def _agree(a: Claim, b: Claim) -> bool:
 
 
 def _close(a: Claim, b: Claim) -> bool:
-    """Whether two values are near enough to be one thing given differently."""
-    if a.unit == "year":
-        return abs(a.low - b.low) <= DATE_SPAN
+    """Whether two values are near enough to be one thing given differently (for dates,
+    see :data:`DATE_PRECISION`)."""
     low, high = sorted((a.low, b.low))
+    if a.unit == "year":
+        span = min(DATE_SPAN, max(1.0, (_THIS_YEAR - high) * DATE_PRECISION))
+        return high - low <= span
     return low > 0 and high <= low * SAME_QUANTITY
 
 
@@ -256,8 +300,8 @@ def find_disagreements(
     sources: Sequence[Stored], lang: str = "en", subject: str = ""
 ) -> list[Disagreement]:
     """Every quantity or date ``sources`` give differently, largest groups first; each
-    value kept with the sentence that gives it best (alone, in ``lang``). ``subject`` is
-    what the question is about (see :func:`claims_in`)."""
+    value kept with the sentence that gives it best (alone, in ``lang``), each account
+    once. ``subject`` is what the question is about (see :func:`claims_in`)."""
     groups: dict[tuple[str, str], list[Claim]] = {}
     for measure, claim in claims_in(sources, subject):
         groups.setdefault((measure, claim.unit), []).append(claim)
@@ -267,52 +311,121 @@ def find_disagreements(
             disagreement = _disagreement(measure, unit, cluster, lang)
             if disagreement is not None:
                 found.append(disagreement)
-    found.sort(key=lambda d: (-len(d.claims), d.measure, d.claims[0].low))
-    return found
+    found.sort(key=lambda d: (-len(d.claims) - len(d.accounts), d.measure, _first(d).low))
+    return _accounts_once(found)
+
+
+def _first(found: Disagreement) -> Claim:
+    """The claim a disagreement is ordered by: its first value, else its first account."""
+    return (found.claims or found.accounts)[0]
+
+
+def _accounts_once(found: list[Disagreement]) -> list[Disagreement]:
+    """``found`` with each account sentence kept in the first disagreement only (one
+    sentence may tell of two measures); a disagreement left with nothing is dropped."""
+    shown: set[tuple[str, int]] = set()
+    kept = []
+    for disagreement in found:
+        disagreement.accounts = [a for a in disagreement.accounts if _where(a) not in shown]
+        shown |= {_where(a) for a in disagreement.accounts}
+        if disagreement.claims or disagreement.accounts:
+            kept.append(disagreement)
+    return kept
+
+
+def _where(claim: Claim) -> tuple[str, int]:
+    """The sentence that gives a claim: its source and offset."""
+    return claim.path, claim.start
+
+
+def _own_pair(a: Claim, b: Claim) -> bool:
+    """Whether one source gives both values as its own and they do not agree: a source
+    gives one figure for one thing, so these are two things."""
+    return a.url == b.url and not a.reported and not b.reported and not _agree(a, b)
+
+
+def _fits(claim: Claim, group: list[Claim]) -> bool:
+    """Whether ``claim`` is about the same thing as every claim of ``group``."""
+    return all(
+        _close(m, claim) and _same_thing(m, claim) and not _own_pair(m, claim) for m in group
+    )
 
 
 def _clusters(claims: list[Claim]) -> list[list[Claim]]:
-    """The claims linked by :func:`_same_thing`, each group in value order."""
-    claims = sorted(claims, key=lambda c: (c.low, c.high, c.url, c.start))
-    owner = list(range(len(claims)))
+    """The groups of claims about one thing, each in value order: the values sources give
+    as their own, grouped so that every two of a group are about the same thing (see
+    :func:`_grouped`); then each value an account gives joins the first group whose own
+    values it fits, and those that fit none are grouped among themselves."""
+    groups = _grouped([c for c in claims if not c.reported])
+    left = []
+    for claim in sorted((c for c in claims if c.reported), key=_order):
+        home = next((g for g in groups if _fits(claim, [m for m in g if not m.reported])), None)
+        if home is None:
+            left.append(claim)
+        else:
+            home.append(claim)
+    return [sorted(g, key=_order) for g in [*groups, *_grouped(left)] if len(g) > 1]
 
-    def root(i: int) -> int:
-        while owner[i] != i:
-            owner[i] = owner[owner[i]]
-            i = owner[i]
-        return i
 
-    for i, a in enumerate(claims):
-        for j in range(i + 1, len(claims)):
-            if not _close(a, claims[j]):
-                break  # sorted by value: no later claim is closer
-            if _same_thing(a, claims[j]):
-                owner[root(j)] = root(i)
-    groups: dict[int, list[Claim]] = {}
-    for i, claim in enumerate(claims):
-        groups.setdefault(root(i), []).append(claim)
-    return [g for g in groups.values() if len(g) > 1]
+def _order(claim: Claim) -> tuple[float, float, str, int]:
+    return claim.low, claim.high, claim.url, claim.start
+
+
+def _grouped(claims: list[Claim]) -> list[list[Claim]]:
+    """``claims`` in groups every two of which are about the same thing (see
+    :func:`_fits`): in value order, each joins the first group it fits, or starts one. A
+    group whose smallest value is no longer close takes no later claim."""
+    done: list[list[Claim]] = []
+    open_groups: list[list[Claim]] = []
+    for claim in sorted(claims, key=_order):
+        done += [g for g in open_groups if not _close(g[0], claim)]
+        open_groups = [g for g in open_groups if _close(g[0], claim)]
+        home = next((g for g in open_groups if _fits(claim, g)), None)
+        if home is None:
+            open_groups.append([claim])
+        else:
+            home.append(claim)
+    return [*done, *open_groups]
+
+
+def _ranked(claims: list[Claim], lang: str) -> list[Claim]:
+    """Claims, the best citation first: a sentence in ``lang`` (before one in another
+    language), then one that gives its value alone, then one that does not lean on the
+    sentence before it ("They do not add up to …")."""
+    return sorted(claims, key=lambda c: (c.lang != lang, not c.alone, c.leans))
 
 
 def _disagreement(
     measure: str, unit: str, cluster: list[Claim], lang: str = "en"
 ) -> Disagreement | None:
-    """The distinct values of one quantity (one claim each), if two sources disagree.
+    """The distinct values of one quantity the sources give as their own (one claim
+    each) and the accounts that tell of it, if they disagree (see the module's text).
 
-    A value is cited by a sentence in ``lang`` when there is one (before one in another
-    language), then by one that gives it alone, then by one that does not lean on the
-    sentence before it ("They do not add up to …"); otherwise by the first found.
+    Args:
+        measure: what the values measure ("length", "date", "count").
+        unit: their unit.
+        cluster: the claims about one thing (see :func:`_clusters`).
+        lang: the report's language, whose sentences are cited first.
+
+    Returns:
+        The disagreement, or None when the values agree.
     """
+    own = [c for c in cluster if not c.reported]
+    disputed = any(
+        a.url != b.url and not _agree(a, b) for i, a in enumerate(own) for b in own[i + 1 :]
+    )
+    telling = [
+        a for a in cluster if a.reported and any(b is not a and not _agree(a, b) for b in cluster)
+    ]
+    if not disputed and not telling:
+        return None  # no two sources give values that do not agree, and no account does
     values: dict[tuple[float, float], Claim] = {}
-    ranked = sorted(cluster, key=lambda c: (c.lang != lang, not c.alone, c.leans))
-    for claim in ranked:
+    for claim in _ranked(own, lang) if disputed else []:
         values.setdefault((claim.low, claim.high), claim)
-    distinct = [values[k] for k in sorted(values)]
-    if not any(
-        a.url != b.url and not _agree(a, b) for i, a in enumerate(cluster) for b in cluster[i + 1 :]
-    ):
-        return None  # no two sources give values that do not agree
-    return Disagreement(measure, unit, distinct)
+    accounts: dict[tuple[str, int], Claim] = {}
+    for claim in _ranked(telling, lang):
+        accounts.setdefault(_where(claim), claim)
+    return Disagreement(measure, unit, [values[k] for k in sorted(values)], list(accounts.values()))
 
 
 def _number(value: float) -> str:

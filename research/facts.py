@@ -121,6 +121,58 @@ def states_means(text: str) -> bool:
     return bool(MEANS.search(plain(text)))
 
 
+# -- figures given as others give them ---------------------------------------------------
+
+#: Who may be said to give a figure, in English: "some older reference *works* give".
+_EN_TELLERS = (
+    r"works?|sources?|authors?|accounts?|writers?|scholars?|historians?|estimates?|"
+    r"references?|books?|studies|reports?|texts?|records?|surveys?|maps?|guides?|"
+    r"authorities|people|experts?"
+)
+#: What they do with it: "give", "put", "say", "estimate", …
+_EN_TELLING = (
+    r"give|gives|gave|say|says|said|put|puts|state|states|claim|claims|list|lists|record|"
+    r"records|suggest|suggests|cite|cites|quote|quotes|report|reports|estimate|estimates|have"
+)
+#: Per language, the ways a sentence gives a figure as others give it rather than as its
+#: own: "some older works give …", "is sometimes given as …", "according to …", "others
+#: say …", 有人认为, 也有说法, 一说, 据…记载. Language as data, about no subject.
+REPORTING = {
+    "en": re.compile(
+        r"\baccording to\b"
+        rf"|\b(?:some|other|older|earlier|several|many|various|a few)\s+(?:[a-z-]+\s+){{0,2}}"
+        rf"(?:{_EN_TELLERS})\s+(?:[a-z]+ly\s+|still\s+|also\s+)?(?:{_EN_TELLING})\b"
+        r"|\bothers\s+(?:say|said|give|gave|put|claim|state|suggest|report|estimate)\b"
+        r"|\bsome\s+(?:say|said|claim|give|put|suggest|argue|believe)\b"
+        r"|\b(?:is|are|was|were|been)\s+(?:[a-z]+ly\s+|also\s+)?"
+        r"(?:said|claimed|alleged|rumou?red|reputed)\s+to\b"
+        r"|\b(?:sometimes|also|occasionally|elsewhere|variously|alternatively|formerly|"
+        r"previously|once)\s+(?:been\s+)?(?:given|quoted|cited|stated|put|reported|estimated|"
+        r"listed|recorded|reckoned)\s+(?:as|at)\b",
+        re.I,
+    ),
+    "zh": re.compile(
+        r"有人(?:认为|说|称|指出|估计|主张)"
+        r"|(?:也|亦|另|还)有(?:人|说法|记载|资料|文献|学者|一说)"
+        r"|有(?:的|些)(?:人|资料|文献|学者|著作|书|史料|记载|研究|说法)"
+        r"|(?:一些|部分|其他|其它|早期|旧|较早的?|另一些)(?:资料|文献|学者|著作|书籍|史料|记载|研究|说法)"
+        r"|(?:^|[，,；;。（(、：:])\s*(?:一说|又说|或说|另说)"
+        r"|据(?:说|称|传)|相传|传说"
+        r"|据[^，,。；;]{1,12}(?:记载|所载|所记|所述|称|说)"
+    ),
+}
+
+
+@lru_cache(maxsize=65536)
+def reports_others(text: str) -> bool:
+    """Whether a sentence gives figures as others give them ("some older works give 80
+    km", "is sometimes given as", "according to", 有人认为, 一说…) rather than only as
+    its own: such a sentence tells how a figure is given, and is no citation for one of
+    its figures as the source's own (see :data:`REPORTING`)."""
+    said = plain(text)
+    return any(pattern.search(said) for pattern in REPORTING.values())
+
+
 # -- quantities ------------------------------------------------------------------------
 
 _NUMBER = r"\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?"

@@ -6,9 +6,10 @@ The notes are Markdown in the notes format the Generate subagent reads:
   cited sentence (the report's summary);
 - one section per sub-question, its heading the sub-question, holding its candidate
   evidence, best first (sources mixed, no sentence twice in the notes), and the table
-  that best answers it, captioned with its source;
+  that best answers it with its notes (a caveat under it), captioned with its source;
 - "Where the sources disagree": each quantity the sources give differently, every value
-  cited;
+  a source gives as its own cited, and a sentence that tells how others give it quoted
+  whole;
 - "Limits of this report": the parts left unanswered and what was searched for them,
   the parts only partly answered and why, and the requests that failed.
 
@@ -34,7 +35,7 @@ from .question import Focus, _zh_entity, entity
 from .selection import Quote
 from .selection import summary_choice as choose_summary
 from .tables import Found, TableOption, announces_table, choose, table_after
-from .text import is_cross_reference, language
+from .text import STOP_WORDS, is_cross_reference, is_verb_form, language, readings
 
 
 class Cited(Protocol):
@@ -126,6 +127,10 @@ def table_caption(section: str, where: str, lang: str) -> str:
     return f"{section}（{where}）" if lang == "zh" else f"{section} ({where})"
 
 
+#: What would open a Markdown block other than a paragraph ("* Estimates.", "1. …").
+_LEADING_BLOCK = re.compile(r"^(\s*)([*+#>-]|\d+[.)])")
+
+
 def _table(research: Findings, ev_id: str, lang: str) -> list[str]:
     found = research.found_tables[ev_id]
     item = research.item(ev_id)
@@ -137,7 +142,9 @@ def _table(research: Findings, ev_id: str, lang: str) -> list[str]:
     lines += ["| " + " | ".join((row + [""] * width)[:width]) + " |" for row in cells[1:]]
     caption = table_caption(found.section, where, lang)
     end = "。" if lang == "zh" else "."
-    return [*lines, "", f"Table: {caption}{end} [{ev_id}]", ""]
+    # its notes stand between it and its caption, which cites them with it
+    notes = [line for note in found.notes for line in ("", _LEADING_BLOCK.sub(r"\1\\\2", note))]
+    return [*lines, *notes, "", f"Table: {caption}{end} [{ev_id}]", ""]
 
 
 def _listed(items: list[str], lang: str) -> str:
@@ -149,11 +156,23 @@ def _listed(items: list[str], lang: str) -> str:
     return ", ".join(items[:-1]) + " and " + items[-1]
 
 
+def _about(found: Disagreement, lang: str, subject: str = "") -> str:
+    """What a disagreement is about, as its sentence names it: a measure of the thing
+    itself as the subject's ("the river's length", 长江的全长), any other measure by its
+    name alone ("the date", "the number of ships": a date or a count is of something the
+    clauses say, not of the subject)."""
+    name = measure_name(found, lang)
+    if not subject or not found.of_a_thing:
+        return name
+    if lang == "zh":
+        return f"{subject}的{name}"
+    return f"the {subject}'s {name[4:]}" if name.startswith("the ") else name
+
+
 def _disagreement_line(found: Disagreement, lang: str, subject: str = "") -> str:
     """One sentence giving every value of a quantity, each followed by its citation (values
     a source gives together share its one citation): "Sources give the river's length as
     6,650 km [ev-…], about 6,695–6,700 km [ev-…] and about 6,800 km [ev-…]"."""
-    name = measure_name(found, lang)
     by_source: dict[str, list[str]] = {}
     for claim in found.claims:
         by_source.setdefault(claim.ev_id, []).append(value_text(claim, lang))
@@ -163,19 +182,63 @@ def _disagreement_line(found: Disagreement, lang: str, subject: str = "") -> str
         "或".join(texts) if lang == "zh" else _listed(texts, lang) for texts in by_source.values()
     ]
     values = [f"{text} [{ev}]" for text, ev in zip(together, by_source, strict=True)]
+    about = _about(found, lang, subject)
     if lang == "zh":
-        about = f"{subject}的{name}" if subject else name
         return f"- 关于{about}，来源说法不一：{_listed(values, lang)}。"
-    if subject and name.startswith("the "):
-        name = f"the {subject}'s {name[4:]}"
-    return f"- Sources give {name} as {_listed(values, lang)}."
+    return f"- Sources give {about} as {_listed(values, lang)}."
+
+
+#: How a disagreement's account (a sentence telling how others give a figure) is shown:
+#: whole, as the source says it, never split into values; or, when a part's section
+#: quotes it already, cited without its words (a sentence is shown once).
+ACCOUNT_LINE = {
+    "en": "- On {about}, one source says: “{said}” [{ev}]",
+    "zh": "- 关于{about}，有来源写道：“{said}” [{ev}]",
+}
+ACCOUNT_QUOTED = {
+    "en": "- On {about}, one source reports how others give it [{ev}].",
+    "zh": "- 关于{about}，有来源提到了其他说法 [{ev}]。",
+}
+
+
+def _account_line(found: Disagreement, said: str, ev_id: str, lang: str, subject: str = "") -> str:
+    """The line of an account with its citation, quoting it whole ("On the river's length,
+    one source says: “… some older atlases give 6,650 km.” [ev-…]"), or without its words
+    when ``said`` is empty (a part's section quotes it)."""
+    lines = ACCOUNT_LINE if said else ACCOUNT_QUOTED
+    line = lines.get(lang, lines["en"])
+    return line.format(about=_about(found, lang, subject), said=said, ev=ev_id)
+
+
+def _disagreement_lines(
+    research: Findings, found: Disagreement, quoted: list[Cited], subject: str = ""
+) -> list[str]:
+    """The lines of one disagreement: the values the sources give as their own (when they
+    disagree), then its best account (the first), quoted whole unless a part's section
+    quotes it already (``quoted``: the evidence the parts show)."""
+    lang = research.plan.language
+    lines = [_disagreement_line(found, lang, subject)] if found.claims else []
+    account = found.accounts[0] if found.accounts else None
+    item = research.item(account.ev_id) if account else None
+    if account and item is not None:
+        shown = any(_overlaps(item, q) for q in quoted)
+        said = "" if shown else " ".join(item.span.split())
+        lines.append(_account_line(found, said, account.ev_id, lang, subject))
+    return lines
+
+
+def _overlaps(a: Cited, b: Cited) -> bool:
+    """Whether two evidence items quote overlapping text of one stored source."""
+    return a.page_path == b.page_path and a.start < b.end and b.start < a.end
 
 
 def _disagreements(research: Findings, cited: set[str]) -> list[Disagreement]:
     """The quantities and dates the sources the report cites for its parts (by address;
     and the files relevant to the question) give differently, each value cited by the
-    sentence that gives it: a page the report passed over for a part, as one that names
-    the subject in passing, gives values of other things (another station's floor area)."""
+    sentence that gives it and the best account by its own (see
+    :class:`research.disagreements.Disagreement`): a page the report passed over for a
+    part, as one that names the subject in passing, gives values of other things (another
+    station's floor area)."""
     read = [
         Stored(path, source.url, research.texts[path])
         for path, source in research.sources.items()
@@ -184,7 +247,7 @@ def _disagreements(research: Findings, cited: set[str]) -> list[Disagreement]:
         and (source.url in cited or source.kind == "file")
     ]
     found = find_disagreements(read, research.plan.language, entity(research.plan.question))
-    for claim in (c for d in found for c in d.claims):
+    for claim in (c for d in found for c in [*d.claims, *d.accounts[:1]]):  # its best account
         locator = claim.section if research.sources[claim.path].kind == "file" else ""
         claim.ev_id = research.cite(claim.path, claim.start, claim.end, locator).id
     return found
@@ -199,7 +262,18 @@ def _subject(research: Findings, lang: str) -> str:
         # from questions that open alike gives 长江).
         return _zh_entity(named) if named else ""
     last = named.split()[-1].lower() if named else ""
-    return last if last.isalpha() else ""
+    return last if last.isalpha() and _names_a_thing(last) else ""
+
+
+def _names_a_thing(word: str) -> bool:
+    """Whether an English word (lower case) can name what a length or an area is of: a
+    noun, a name the dictionary does not hold, or a bare word that is also a verb
+    ("dam"); not a stop word, an inflected verb ("assumed") or an adjective or adverb
+    alone ("first"), which a question's last words can be."""
+    if word in STOP_WORDS:
+        return False
+    kinds = readings(word)
+    return not kinds or "NOUN" in kinds or ("VERB" in kinds and not is_verb_form(word))
 
 
 def _wants_table(research: Findings, ev_id: str, shown: str | None) -> bool:
@@ -435,15 +509,15 @@ def _disagreement_section(
     """
     lang = research.plan.language
     used = [*(i for ids in chosen.values() for i in ids), *tables.values()]
-    cited = {item.url for i in used if (item := research.item(i)) is not None}
-    disagreements = _disagreements(research, cited)
-    if not disagreements:
-        return []
-    lines = [f"## {label(lang, 'disagreements')}", ""]
+    quoted = [item for i in used if (item := research.item(i)) is not None]
+    disagreements = _disagreements(research, {item.url for item in quoted})
     subject = _subject(research, lang)
-    lines += [_disagreement_line(d, lang, subject) for d in disagreements[:4]]
-    lines.append("")
-    return lines
+    said = [
+        ln for d in disagreements[:4] for ln in _disagreement_lines(research, d, quoted, subject)
+    ]
+    if not said:
+        return []
+    return [f"## {label(lang, 'disagreements')}", "", *said, ""]
 
 
 def _not_found_section(research: Findings, answered: list[SubQuestion]) -> list[str]:

@@ -6,7 +6,12 @@ sentences only make sense beside their table.
 that a table can be cited like a sentence: its span is the table's text. A table is named
 by the heading above it only when it opens that heading's section or the sentence just
 before it announces it ("The table below …", "下表…"); a table at the end of a section on
-something else keeps no name rather than a wrong one.
+something else keeps no name rather than a wrong one. A table keeps its notes, the
+paragraphs right under it that qualify it: on a page, those that open as a note ("Note:",
+"Source:", "*", 注：); in a spreadsheet's sheet, every paragraph after it (the sheet's note
+rows, which the File source writes there: a caveat such as "the rows do not add up to the
+total"). Its citable span runs to the end of its notes, so that they are shown and cited
+with it.
 
 :func:`table_score` says how well a table answers a part, counting only what more than
 one row says; :func:`file_table_score` does so for a file's table, which is taken to be
@@ -29,11 +34,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 
 from .question import Focus
 from .relevance import evidence_threshold, score_text
-from .text import blocks, plain
+from .text import Block, blocks, plain
 
 #: Words by which a paragraph announces the table that follows it.
 _ANNOUNCES = re.compile(
@@ -46,19 +51,30 @@ _POINTS_TO_TABLE = re.compile(
     r"|\bas follows\b|下表|如下表|见表|(?<!代)表中|下列表格|如下[：:]",
     re.I,
 )
+#: A paragraph that opens as a note on the table above it: a note mark, "Note:",
+#: "Sources:", "N.B.", 注：, 说明：, 资料来源：.
+_NOTE = re.compile(
+    r"^\s*(?:[*†‡]|\(?(?:notes?|sources?|n\.\s?b\.?)\s*[:.)]"
+    r"|(?:注|附注|说明|备注|资料来源|数据来源|来源)\s*[:：])",
+    re.I,
+)
+#: How the File source names the section of a spreadsheet's sheet ("## Sheet Cities").
+_SHEET = re.compile(r"^Sheet\s")
 #: How much a file's table is preferred to a page's (added to its score when choosing).
 FILE_PREFERENCE = 0.1
 
 
 @dataclass(frozen=True)
 class Found:
-    """A Markdown table in a stored text: its offsets, header and rows."""
+    """A Markdown table in a stored text: its offsets (through its notes), header, rows,
+    the heading that names it and its notes (the paragraphs under it that qualify it)."""
 
     start: int
     end: int
     header: list[str]
     rows: list[list[str]]
     section: str
+    notes: list[str] = field(default_factory=list)
 
     def text(self) -> str:
         """The table's words, for scoring it against a sub-question."""
@@ -76,12 +92,15 @@ def row_cells(line: str) -> list[str]:
     return [c.strip() for c in body.split("|")]
 
 
-def tables_in(text: str) -> list[Found]:
-    """Every Markdown table of ``text`` with its exact offsets (its span is citable), each
-    named by the heading above it when the heading is about it (see the module notes)."""
+def tables_in(text: str, sheets: bool = False) -> list[Found]:
+    """Every Markdown table of ``text`` with its exact offsets (its span, through its
+    notes, is citable), each named by the heading above it when the heading is about it
+    and kept with its notes (see the module notes). ``sheets``: ``text`` is a file's
+    extract, whose ``Sheet …`` sections are a spreadsheet's sheets."""
     found = []
     before = ""  # the block just before, since the last heading ("" right after one)
-    for block in blocks(text):
+    listed = blocks(text)
+    for i, block in enumerate(listed):
         if block.kind == "heading":
             before = ""
             continue
@@ -96,8 +115,23 @@ def tables_in(text: str) -> list[Found]:
         header = [plain(c) for c in row_cells(lines[0])]
         rows = [[plain(c) for c in row_cells(line)] for line in lines[2:]]
         section = block.section if named else ""
-        found.append(Found(block.start, block.end, header, rows, section))
+        sheet = sheets and bool(_SHEET.match(block.section))
+        notes = _notes_under(text, listed[i + 1 :], sheet)
+        end = notes[-1].end if notes else block.end
+        said = [" ".join(plain(text[n.start : n.end]).split()) for n in notes]
+        found.append(Found(block.start, end, header, rows, section, said))
     return found
+
+
+def _notes_under(text: str, after: list[Block], sheet: bool) -> list[Block]:
+    """The paragraphs right under a table that are its notes: in a sheet, every one up to
+    the next heading or table; elsewhere, those that open as a note (:data:`_NOTE`)."""
+    notes = []
+    for block in after:
+        if block.kind != "para" or not (sheet or _NOTE.match(text[block.start : block.end])):
+            break
+        notes.append(block)
+    return notes
 
 
 def file_title(name: str) -> str:

@@ -42,7 +42,7 @@ def _found(*pages: str, lang: str = "en") -> list[tuple[str, list[str]]]:
         (
             (
                 "The town of Marrow Bay has about 12,000 inhabitants.",
-                "Marrow Bay has 13,100 inhabitants according to the census.",
+                "Marrow Bay had 13,100 inhabitants at the last census.",
             ),
             "en",
             [("count", ["about 12,000 people", "13,100 people"])],
@@ -170,7 +170,7 @@ def test_a_value_is_cited_in_the_reports_language_when_a_source_gives_it_so():
         Stored(
             "/p/zh.md",
             "http://zh.test/",
-            "**青海湖**湖面面积约4,400平方公里，另有资料记为4,200平方公里。",
+            "**青海湖**湖面面积约4,400平方公里，流域面积约29,660平方公里。",
         ),
         Stored(
             "/p/en.md", "http://en.test/", "The lake covers an area of 4,200 square kilometres."
@@ -181,7 +181,7 @@ def test_a_value_is_cited_in_the_reports_language_when_a_source_gives_it_so():
     ]
     (found,) = find_disagreements(stored, "zh")
     assert [(value_text(c, "zh"), c.lang, c.path) for c in found.claims] == [
-        ("4,200平方公里", "zh", "/p/zh.md"),
+        ("4,200平方公里", "en", "/p/en.md"),
         ("约4,400平方公里", "zh", "/p/zh.md"),
     ]
     (found,) = find_disagreements(stored, "en")

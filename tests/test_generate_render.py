@@ -29,7 +29,7 @@ from subagents import build_toolkit
 from subagents.generate.charts import cell_number, chart_for, chart_png, chart_svg
 from subagents.generate.html import SWIPE_COLUMNS
 from subagents.generate.notes import Point, Table
-from subagents.generate.report import in_brackets, quote_text
+from subagents.generate.report import Shown, in_brackets, quote_shown
 from subagents.results import text_of
 
 EXT = {"md": "generate_markdown", "html": "generate_html", "pdf": "generate_pdf"}
@@ -88,11 +88,12 @@ async def _render(sample: dict, ext: str) -> bytes:
     return await sample["svc"].read_bytes(out)
 
 
-def _citations(sample: dict) -> dict[str, str]:
-    """By evidence id, the quote a reader sees for every item of the sample: the span's
-    own words with its Markdown syntax removed, a table named by its header and rows."""
+def _citations(sample: dict) -> dict[str, Shown]:
+    """By evidence id, what a reader sees for every item of the sample: the span's own
+    words with its Markdown syntax removed, quoted; a table described by its header and
+    rows, never quoted."""
     return {
-        item.id: quote_text(item.span, sample["lang"], limit=2000)
+        item.id: quote_shown(item.span, sample["lang"], limit=2000)
         for item in sample["made"].items()
     }
 
@@ -194,7 +195,10 @@ async def test_markdown_has_tables_charts_and_one_entry_per_source(sample):
         # a quote from the web is a link to its page at the quote: its words are inside
         plain_quote = re.sub(r"^(\s*- \[\d+\] )\[(“.*”)\]\(<[^>]+>\)", r"\1\2", shown)
         unescaped = re.sub(r"\\(.)", r"\1", plain_quote)
-        assert "“" + spans[ev][:40] in unescaped  # the span's words, without markup
+        if spans[ev].quoted:
+            assert "“" + spans[ev].text[:40] in unescaped  # the span's words, without markup
+        else:  # a table is described in italics, the report's words: never in quotes
+            assert f"] *{spans[ev].text[:40]}" in unescaped and "“" not in unescaped
         assert "**" not in unescaped and "](" not in unescaped and "|---" not in unescaped
     (sheet_quote,) = [q for q in quotes if sample["made"].sheet.ids()[0] in q]
     # The sheet is named in the report's language: "(Sheet Capacity)", "（工作表 产量）".
@@ -240,7 +244,10 @@ async def test_html_has_tables_charts_and_resolving_links(sample):
         assert entry.xpath("./ul[@class='quotes']/li[starts-with(@id, 'src-')]")
     spans = _citations(sample)
     for li in sources.xpath(".//ul[@class='quotes']/li"):
-        assert spans[li.get("data-ev")][:60] in li.text_content()
+        shown = spans[li.get("data-ev")]
+        assert shown.marked()[:60] in li.text_content()
+        assert bool(li.xpath(".//em[@class='described']")) is not shown.quoted
+    assert any(not shown.quoted for shown in spans.values())  # the sheet's table
     assert "ev-" not in doc.text_content()
     for section in sources.getparent().xpath("./section[not(@class='sources')]"):
         text = section.text_content()
@@ -321,9 +328,9 @@ async def test_pptx_is_16_9_with_tables_charts_notes_and_cjk_fonts(sample):
         notes = slide.notes_slide.notes_text_frame.text if slide.has_notes_slide else ""
         assert "ev-" not in notes + _slide_text(slide)
         for n in set(re.findall(r"\[(\d+)\]", _slide_text(slide))):
-            m = re.search(rf"^\[{n}\] .*\n“(.*)”$", notes, re.M)
+            m = re.search(rf"^\[{n}\] .*\n(.*)$", notes, re.M)
             assert m, (n, notes)
-            (ev,) = [k for k, quote in spans.items() if quote == m.group(1)]
+            (ev,) = [k for k, shown in spans.items() if shown.marked() == m.group(1)]
             by_number[n] = ev
     assert tables == 1 and charts == 1
     assert sorted(by_number.values()) == sorted(spans)  # every quote is in some notes

@@ -255,7 +255,8 @@ class Sheet:
     total: list[str]  # the SUM row, its formulas computed
     sections: list[str]  # the chart's categories
     caption_line: str  # the Markdown caption line, ``{}`` for the caption and its number
-    quote: str  # the source entry's quote: the table named by its rows and columns
+    quote: str  # the source entry: the table described (never quoted) by rows and columns
+    note: str  # how the sheet's caveat row under the SUM row begins
 
 
 SHEETS = {
@@ -271,7 +272,9 @@ SHEETS = {
             "Middle (Zhong) Canal", "Li Canal (Huaiyang)", "Jiangnan Canal",
         ],
         caption_line=r"Table: {}\.\[(\d+)\]",
-        quote=r"“a table of 8 rows with the columns Section, .*” \(Sheet Sections\)",
+        quote=r"\*Table of 8 rows with the columns Section, .*, and a note under it\* "
+        r"\(Sheet Sections\)",
+        note="The section ranges do not add up exactly",
     ),
     "zh": Sheet(
         lang="zh",
@@ -282,7 +285,8 @@ SHEETS = {
         total=["合计", "", "", "1,752", "1,958", ""],
         sections=["通惠河", "北运河", "南运河", "鲁运河", "中运河", "里运河", "江南运河"],
         caption_line=r"表：{}。\[(\d+)\]",
-        quote=r"“表格（8 行），列为河段、起点、.*”（工作表 各段）",
+        quote=r"\*表格（8 行），列为河段、起点、.*，表下附注一条\*（工作表 各段）",
+        note="表中各段长度为常见参考资料给出的区间",
     ),
 }  # fmt: skip
 
@@ -296,6 +300,9 @@ def assert_sheet_in_every_format(result, sheet: Sheet) -> None:
     assert built.startswith(sheet.heading)
     assert "| " + " | ".join(sheet.header) + " |" in built
     assert "| " + " | ".join(sheet.total) + " |" in built.splitlines()
+    # the caveat row under the SUM row stays with the table, before its caption
+    (note,) = [ln for ln in built.splitlines() if ln.startswith(sheet.note)]
+    assert built.index("| " + " | ".join(sheet.total)) < built.index(note)
     assert sheet.other_caption not in markdown
     caption = sheet.caption_line.format(re.escape(sheet.caption))
     (number,) = re.findall(rf"^{caption}$", built, re.M)
@@ -308,6 +315,7 @@ def assert_sheet_in_every_format(result, sheet: Sheet) -> None:
     tables = doc.xpath("//figure[@class='table'][contains(figcaption, $c)]", c=sheet.caption)
     assert len(tables) == 1
     assert [th.text_content() for th in tables[0].xpath(".//thead//th")] == sheet.header
+    assert tables[0].xpath("./p[@class='table-note']")[0].text_content() == note
     charts = doc.xpath("//figure[@class='chart']/*[local-name()='svg']")
     assert any(sheet.header[-3] in svg.get("aria-label", "") for svg in charts)
 

@@ -32,7 +32,7 @@ from .report import (
     in_brackets,
     language_mark,
     locator_text,
-    quote_text,
+    quote_shown,
     stored_link,
     text_fragment,
 )
@@ -67,6 +67,7 @@ figure.chart{break-inside:avoid}
 figcaption.chart-title{margin:0 0 .4rem;color:#1f2328;font-weight:600}
 figcaption{font-size:.9rem;color:#555f6a;margin-top:.45rem}
 figcaption .label{font-weight:600;color:#1f2328}
+p.table-note{font-size:.9rem;color:#3d444d;margin:.45rem 0 0}
 .swipe{display:none}
 .scroll{overflow-x:auto;-webkit-overflow-scrolling:touch;border:1px solid #d0d7de;
  border-radius:4px}
@@ -174,10 +175,11 @@ def table_html(md: MarkdownIt, report: Report, table: Table, n: int) -> str:
     caption = md.renderInline(inline(table.caption, spaced=False))
     swipe = len(classes) >= SWIPE_COLUMNS
     hint = f'<p class="swipe" aria-hidden="true">{_e(report.label("swipe"))}</p>' if swipe else ""
+    notes = "".join(f'<p class="table-note">{_e(note)}</p>' for note in table.notes)
     return (
         f'<figure class="table" id="table-{n}">{hint}'
         f'<div class="scroll" role="region" aria-label="{_e(label)}" tabindex="0">'
-        f"<table><thead>{head}</thead><tbody>{body}</tbody></table></div>"
+        f"<table><thead>{head}</thead><tbody>{body}</tbody></table></div>{notes}"
         f'<figcaption><span class="label">{_e(label)}</span> {caption}</figcaption></figure>'
     )
 
@@ -225,15 +227,19 @@ def _section_html(
 
 
 def _quote_html(report: Report, c: Citation) -> str:
-    span = quote_text(c.item.span, report.lang, QUOTE_LIMIT)
-    place = language_mark(span, report.lang)
+    """One quote under its source; a table is described instead, in italics and without
+    quotation marks (see :func:`.report.quote_shown`)."""
+    shown = quote_shown(c.item.span, report.lang, QUOTE_LIMIT)
+    place = language_mark(shown.text, report.lang) if shown.quoted else ""
     place += (
         in_brackets(locator_text(c.item.locator, report.lang), report.lang)
         if c.item.locator
         else ""
     )
     where = f'<span class="loc">{_e(place)}</span>' if place else ""
-    quoted = f"“{_e(span)}”"
+    quoted = (
+        f"“{_e(shown.text)}”" if shown.quoted else f'<em class="described">{_e(shown.text)}</em>'
+    )
     # a quote from a web page links the live page, opened at the quote
     if link := text_fragment(c.item.url, c.item.span, c.item.locator):
         quoted = f'<a class="at-quote" href="{_e(link)}">{quoted}</a>'

@@ -42,7 +42,7 @@ from .report import (
     in_brackets,
     language_mark,
     locator_text,
-    quote_text,
+    quote_shown,
     stored_link,
     text_fragment,
 )
@@ -165,8 +165,9 @@ def table_markdown(table: Table) -> str:
 
 
 def _table_block(report: Report, table: Table, chart: Chart | None, image: str) -> str:
-    """The table, its caption line and, when it has a chart, the chart image."""
-    blocks = [table_markdown(table), caption_prefix(report) + inline(table.caption)]
+    """The table, its notes, its caption line and, when it has a chart, the chart image."""
+    notes = [escape(note) for note in table.notes]
+    blocks = [table_markdown(table), *notes, caption_prefix(report) + inline(table.caption)]
     if chart is not None:
         alt = escape(labelled(report, "chart") + chart.title)
         blocks.append(f"![{alt}]({image})")
@@ -176,19 +177,21 @@ def _table_block(report: Report, table: Table, chart: Chart | None, image: str) 
 def quote_line(report: Report, c: Citation) -> str:
     """``- [n] “quote” (locator) <!-- provenance -->``: one quote under its source.
 
-    The quote is the span's words (see :func:`.report.quote_text`, cut at 300 characters); the
-    trailing comment, which no reader sees, records its evidence id and where it lives so
-    that the report can be read back.
+    The quote is the span's words (see :func:`.report.quote_shown`, cut at 300
+    characters); a table is described instead, in italics and without quotation marks
+    (the description is the report's text, not the source's). The trailing comment, which
+    no reader sees, records its evidence id and where it lives so that the report can be
+    read back.
     """
-    span = quote_text(c.item.span, report.lang, QUOTE_LIMIT)
+    shown = quote_shown(c.item.span, report.lang, QUOTE_LIMIT)
     place = escape_cell(locator_text(c.item.locator, report.lang))
-    where = language_mark(span, report.lang)
+    where = language_mark(shown.text, report.lang) if shown.quoted else ""
     where += in_brackets(place, report.lang) if c.item.locator else ""
     item = c.item
     comment = locator_comment(
         item.url, item.page_path, item.start, item.end, c.title, item.id, item.locator
     )
-    quoted = f"“{escape(span)}”"
+    quoted = f"“{escape(shown.text)}”" if shown.quoted else f"*{escape(shown.text)}*"
     if link := text_fragment(item.url, item.span, item.locator):
         quoted = f"[{quoted}](<{link}>)"
     return f"  - [{c.number}] {quoted}{where} {comment}"

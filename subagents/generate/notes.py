@@ -16,6 +16,15 @@ Notes are Markdown files the Host and the agents write under ``/workspace/notes/
     - A bullet point, cited twice. [ev-1a2b3c4d5e6f][ev-0f9e8d7c6b5a]
     - **1,800 km** — An answer line: the answer in bold, a dash, the sentence. [ev-…]
 
+    | A table | quoted from a source |
+    |---|---|
+    | its rows | … |
+
+    A note under the table, as its source has it.   (optional: uncited paragraphs between
+                                                     a table and its caption are its notes)
+
+    Table: the caption that cites it. [ev-…]
+
 A citation marker is an evidence id in square brackets, ``[ev-` + 12 hex digits + `]``,
 placed after the words it supports; several ids may share one pair of brackets,
 separated by commas (``[ev-…, ev-…]``). Evidence ids come from the run's evidence ledger
@@ -104,12 +113,15 @@ class Table:
 
     ``caption`` is a point (text and markers) so that its citation is checked like any
     other; a table whose caption keeps no verified citation is left out of the report.
+    ``notes`` are its source's notes under it (a caveat row of a sheet, "Note: …"), shown
+    between it and its caption and cited by the caption with it.
     """
 
     header: list[str]
     rows: list[list[str]]
     caption: Point = field(default_factory=lambda: Point([]))
     chart: Chart | None = None
+    notes: list[str] = field(default_factory=list)
 
 
 #: What a section holds: a part of the question, the disagreements between sources,
@@ -239,8 +251,9 @@ def parse_notes(text: str) -> Draft:
     """Parse notes (or an earlier report's body) into a :class:`Draft`.
 
     A Markdown table becomes a :class:`Table` of its section; a paragraph right after it
-    that starts with "Table:" (or "表：") is its caption, with the markers citing it. A
-    block quote without markers in a section is the section's status.
+    that starts with "Table:" (or "表：") is its caption, with the markers citing it, and
+    the paragraphs without markers between the two are its notes. A block quote without
+    markers in a section is the section's status.
     """
     tokens = parser().parse(text)
     draft = Draft()
@@ -252,6 +265,7 @@ def parse_notes(text: str) -> Draft:
     row: list[str] | None = None
     in_head = False
     last_table: Table | None = None
+    pending: list[Point] = []  # uncited paragraphs after last_table: its notes if captioned
     for i, tok in enumerate(tokens):
         if tok.type == "heading_open":
             heading_level = int(tok.tag[1])
@@ -264,7 +278,7 @@ def parse_notes(text: str) -> Draft:
         elif tok.type in ("blockquote_open", "blockquote_close"):
             quote_depth += 1 if tok.type == "blockquote_open" else -1
         elif tok.type == "table_open":
-            table, last_table = Table([], []), None
+            table, last_table, pending = Table([], []), None, []
         elif tok.type == "thead_open":
             in_head = True
         elif tok.type == "thead_close":
@@ -294,26 +308,39 @@ def parse_notes(text: str) -> Draft:
                 elif words:
                     current = Section(words, kind=section_kind(words))
                     draft.sections.append(current)
-                last_table = None
+                last_table, pending = None, []
             elif parts and i > 0 and tokens[i - 1].type == "paragraph_open":
                 caption = _CAPTION.match(words) if last_table is not None else None
                 if caption and isinstance(parts[0], str):
                     parts[0] = _CAPTION.sub("", parts[0].lstrip(), count=1)
                     last_table.caption = Point(parts)
-                    last_table = None
+                    last_table.notes = _as_notes(current, pending)
+                    last_table, pending = None, []
                     continue
-                last_table = None
                 if (
                     quote_depth
                     and current is not None
                     and not any(isinstance(p, Cite) for p in parts)
                 ):
                     current.status = " ".join(filter(None, [current.status, words]))
+                    last_table, pending = None, []
                     continue
                 answer, parts = _answer_of(tok.children, parts)
                 point = Point(parts, bullet=list_depth > 0, answer=answer)
                 (current.points if current else draft.lead).append(point)
+                if last_table is not None and not point.bullet and not point.cites():
+                    pending.append(point)  # a note of the table, if its caption follows
+                else:
+                    last_table, pending = None, []
     return draft
+
+
+def _as_notes(section: Section | None, pending: list[Point]) -> list[str]:
+    """The uncited paragraphs between a table and its caption, taken out of the section's
+    points: the table's notes."""
+    if section is not None:
+        section.points = [p for p in section.points if all(p is not q for q in pending)]
+    return [p.text for p in pending]
 
 
 def is_research(text: str) -> bool:

@@ -6,7 +6,7 @@ SC and WenQuanYi Zen Hei so Chinese text gets real glyphs. The URL fetcher refus
 fetch: the document references nothing outside itself, and a report never reaches out.
 
 :data:`PRINT_CSS` adds what only paper needs: page numbers ("2 / 5") at the foot of each
-page, a table's caption kept on the page of its table's last rows, and short cells
+page, a table's notes and caption kept on the page of its table's last rows, and short cells
 (``td.short``, a name such as 通惠河) that do not wrap, so a wide column of notes beside
 them cannot squeeze them to one character a line.
 """
@@ -25,7 +25,7 @@ from .report import Report
 PRINT_CSS = """
 @page{@bottom-center{content:counter(page) " / " counter(pages);
  font-family:"DejaVu Sans","Noto Sans CJK SC",sans-serif;font-size:8pt;color:#555f6a}}
-figure.table figcaption{break-before:avoid;page-break-before:avoid}
+figure.table figcaption,figure.table p.table-note{break-before:avoid;page-break-before:avoid}
 td.short{white-space:nowrap}
 """
 

@@ -39,7 +39,7 @@ from .report import (
     in_brackets,
     language_mark,
     locator_text,
-    quote_text,
+    quote_shown,
     shown_place,
 )
 
@@ -287,8 +287,9 @@ def _notes(slide, report: Report, numbers: list[int]) -> None:
         head = f"[{n}] " + " — ".join(named)
         if c.item.locator:
             head += in_brackets(locator_text(c.item.locator, report.lang), report.lang)
-        span = quote_text(c.item.span, report.lang, limit=2000)
-        lines.append(f"{head}\n“{span}”{language_mark(span, report.lang)}")
+        shown = quote_shown(c.item.span, report.lang, limit=2000)
+        mark = language_mark(shown.text, report.lang) if shown.quoted else ""
+        lines.append(f"{head}\n{shown.marked()}{mark}")
     frame = slide.notes_slide.notes_text_frame
     frame.text = "\n".join(lines)
     for para in frame.paragraphs:
@@ -363,8 +364,11 @@ def _continued(report: Report, title: str, i: int) -> str:
     )
 
 
-def _caption_line(slide, report: Report, label: str, caption: Point, top: int) -> None:
-    """``Table 1 · caption [n]`` under a table or chart."""
+def _caption_line(
+    slide, report: Report, label: str, caption: Point, top: int, note: str = ""
+) -> None:
+    """``Table 1 · caption [n]`` under a table or chart, and the table's ``note`` (its
+    source's caveat) on a line below it."""
     box = slide.shapes.add_textbox(MARGIN, top, BODY_W, Inches(0.45))
     frame = box.text_frame
     frame.word_wrap = True
@@ -375,6 +379,8 @@ def _caption_line(slide, report: Report, label: str, caption: Point, top: int) -
     _run(para, glued(words) if markers else words, Style(13, color=MUTED), report.lang)
     if markers:
         _run(para, markers, Style(11, color=ACCENT), report.lang)
+    if note:
+        _run(frame.add_paragraph(), _shorten(note, NOTE_CHARS), Style(11, color=INK), report.lang)
 
 
 def _cell(cell, text: str, style: Style, right: bool, fill: RGBColor | None, lang: str) -> None:
@@ -421,6 +427,9 @@ def _word_em(text: str) -> float:
 #: The height a table's rows may take on a slide: the body down to the footer, less its
 #: caption line (0.45 in) and the gap above it.
 TABLE_ROOM = FOOTER_TOP - BODY_TOP - Inches(0.6)
+#: How much of a table's notes its last slide shows under the caption: one line at 11 pt,
+#: which the caption line's room holds.
+NOTE_CHARS = 150
 #: Rows of a table are laid out to wrap to at most this many lines before its columns
 #: are only as wide as their longest words.
 MAX_CELL_LINES = 6
@@ -538,7 +547,9 @@ def _table_slide(
             _cell(grid.cell(k, j), text, style, j in numeric, fill, report.lang)
         grid.rows[k].height = layout.row_heights[i]
     top = BODY_TOP + height + Inches(0.1)
-    _caption_line(slide, report, f"{report.label('table')} {n}", table.caption, top)
+    last = page.stop == len(layout.rows)
+    note = " ".join(table.notes) if last else ""  # its source's notes, under its last rows
+    _caption_line(slide, report, f"{report.label('table')} {n}", table.caption, top, note)
     _notes(slide, report, _cited([table.caption]))
 
 

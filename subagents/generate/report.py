@@ -17,7 +17,7 @@ import re
 from dataclasses import dataclass, field, replace
 from urllib.parse import quote
 
-from research.labels import LABELS, SOURCES_HEADINGS
+from research.labels import LABELS, SOURCES_HEADINGS, label
 from research.requirements import brief_requirements, judge, without_label
 from research.text import CJK_CLASS, language
 from subagents.evidence import EvidenceItem
@@ -346,26 +346,56 @@ _TABLE_ROW = re.compile(r"^\s*\|(.*)\|\s*$")
 _RULE_ROW = re.compile(r"^[\s|:\-]+$")
 
 
-def quote_text(span: str, lang: str = "en", limit: int = 300) -> str:
+@dataclass(frozen=True)
+class Shown:
+    """What a Sources entry and slide notes show of a cited span: its own words, quoted
+    (``quoted``), or, for a table, the report's description of it ("Table of 8 rows with
+    the columns …"), which is the report's text and never stands in quotation marks."""
+
+    text: str
+    quoted: bool = True
+
+    def marked(self) -> str:
+        """The words as a reader sees them: a quote in quotation marks, a description
+        as it is."""
+        return f"“{self.text}”" if self.quoted else self.text
+
+
+def quote_shown(span: str, lang: str = "en", limit: int = 300) -> Shown:
     """A cited span as its Sources entry and slide notes show it.
 
     The words are the span's own, with Markdown link and emphasis syntax removed and
     whitespace collapsed, cut at ``limit`` characters; a quoted table (the report shows
-    it in full) is named by its columns and number of rows instead of its raw pipes.
-    Invisible format characters (:func:`.visible.visible`) are left out: the evidence
-    item keeps the exact span, which is what its citation is checked against.
+    it in full) is described instead of its raw pipes: by its columns, its number of rows
+    and the notes under it. Invisible format characters (:func:`.visible.visible`) are
+    left out: the evidence item keeps the exact span, which is what its citation is
+    checked against.
     """
     span = visible(span)
     lines = [ln for ln in span.strip().splitlines() if ln.strip()]
-    rows = [m.group(1) for ln in lines if (m := _TABLE_ROW.match(ln))]
-    if len(lines) >= 3 and len(rows) == len(lines) and _RULE_ROW.match(lines[1]):
-        names = [readable_span(c) for c in rows[0].split("|") if c.strip()]
-        header = ("、" if lang == "zh" else ", ").join(names)
-        count = len(rows) - 2
-        text = LABELS[lang]["table_quote"].format(header=header, rows=count)
+    table = next((i for i, ln in enumerate(lines) if not _TABLE_ROW.match(ln)), len(lines))
+    if table >= 3 and _RULE_ROW.match(lines[1]):
+        shown = Shown(_table_description(lines[:table], len(lines) - table, lang), quoted=False)
     else:
-        text = readable_span(span)
-    return text if len(text) <= limit else text[:limit].rstrip() + "…"
+        shown = Shown(readable_span(span))
+    text = shown.text
+    return replace(shown, text=text if len(text) <= limit else text[:limit].rstrip() + "…")
+
+
+def _table_description(rows: list[str], notes: int, lang: str) -> str:
+    """A table as the report describes it: its columns, its rows and its notes."""
+    cells = [m.group(1) for row in rows if (m := _TABLE_ROW.match(row))]
+    names = [readable_span(c) for c in cells[0].split("|") if c.strip()]
+    header = ("、" if lang == "zh" else ", ").join(names)
+    text = label(lang, "table_quote").format(header=header, rows=len(cells) - 2)
+    if notes:
+        text += label(lang, "table_note_one" if notes == 1 else "table_note_many").format(n=notes)
+    return text
+
+
+def quote_text(span: str, lang: str = "en", limit: int = 300) -> str:
+    """A cited span's words as :func:`quote_shown` shows them, without quotation marks."""
+    return quote_shown(span, lang, limit).text
 
 
 def _visible_point(point: Point) -> None:
@@ -408,6 +438,7 @@ def for_readers(report: Report) -> Report:
         for table in section.tables:
             table.header = [visible(c) for c in table.header]
             table.rows = [[visible(c) for c in row] for row in table.rows]
+            table.notes = [visible(note) for note in table.notes]
             _visible_point(table.caption)
             chart = table.chart
             if chart is not None:
@@ -674,7 +705,8 @@ def _said(draft: Draft) -> list[str]:
             continue
         out += [section.heading, *(p.text for p in section.points)]
         for table in section.tables:
-            out += [" ".join(table.header), *(" ".join(r) for r in table.rows), table.caption.text]
+            out += [" ".join(table.header), *(" ".join(r) for r in table.rows), *table.notes]
+            out.append(table.caption.text)
     return out
 
 

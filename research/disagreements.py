@@ -40,7 +40,17 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import date
 
-from .facts import DATE, UNITS, leans_on_context, quantities, reports_others, year_of
+from .document import Document
+from .facts import (
+    DATE,
+    UNITS,
+    leans_on_context,
+    points_back,
+    quantities,
+    reports_others,
+    year_of,
+)
+from .relevance import quote_bounds
 from .text import CJK, STOP_WORDS, Sentence, language, passages, plain, terms, words
 
 #: Values within this ratio of each other may be one quantity given differently.
@@ -260,12 +270,28 @@ def claims_in(sources: Sequence[Stored], subject: str = "") -> list[tuple[str, C
     named = frozenset(_content(subject))
     out = []
     for stored in sources:
+        doc: Document | None = None
         for sentence in passages(stored.text):
-            if sentence.complete:
-                for measure, claim in _sentence_claims(stored, sentence):
-                    claim.clause -= named
-                    out.append((measure, claim))
+            if not sentence.complete:
+                continue
+            found = _sentence_claims(stored, sentence)
+            if found and points_back(sentence.text):
+                doc = doc or Document.of(stored.text, "")
+                bounds = _carried(doc, sentence)
+                for _, claim in found:
+                    claim.start, claim.end = bounds
+            for measure, claim in found:
+                claim.clause -= named
+                out.append((measure, claim))
     return out
+
+
+def _carried(doc: Document, sentence: Sentence) -> tuple[int, int]:
+    """Where a quote of a sentence whose pronoun points back starts and ends: with the
+    sentence it stands for when there is one (see :func:`research.relevance.quote_bounds`),
+    so that the value is cited by words that say what it is of."""
+    own = next((s for s in doc.sentences if s.start == sentence.start), None)
+    return quote_bounds(doc, own) if own is not None else (sentence.start, sentence.end)
 
 
 def _agree(a: Claim, b: Claim) -> bool:

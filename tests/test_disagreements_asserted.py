@@ -169,3 +169,12 @@ def test_a_disagreement_never_names_a_subject_that_is_no_thing():
     assert line.startswith("- Sources give the date as 1874 [")
     research.plan.question = "How long is the causeway?"
     assert _subject(research, "en") == "causeway"
+
+
+def test_a_value_whose_sentence_points_back_is_cited_with_the_sentence_it_points_to() -> None:
+    """ "It runs 37 km" is quoted with the sentence naming what "it" is."""
+    first = "The Mirren causeway is the oldest road across the marsh. It runs 37 km to Osk."
+    other = "The Mirren causeway is 39 km long from end to end."
+    [found] = find_disagreements(_stored(first, other))
+    claim = next(c for c in found.claims if c.low == 37)
+    assert first[claim.start : claim.end] == first

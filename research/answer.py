@@ -22,7 +22,7 @@ from typing import TypeVar
 
 from .facts import DATE, has_date, quantities, year_of, years
 from .features import gives_number, new_to
-from .names import name_span, nearness
+from .names import name_in_role, name_span, nearness
 from .question import Focus
 from .text import plain, stem, terms
 
@@ -122,6 +122,25 @@ def in_order_asked(
 
 def _asked_numbers(question: str) -> set[str]:
     return set(re.findall(r"\d[\d,.]*", question))
+
+
+def sure_span(focus: Focus, text: str) -> str:
+    """The span of ``text`` that answers ``focus`` surely enough for a line chosen for
+    another part to answer this one too: its date or figure for *when* or *how many*,
+    a name in the role asked ("by …", "in …") for *who* or *where*; ``""`` otherwise.
+
+    Args:
+        focus: the part.
+        text: a sentence.
+
+    Returns:
+        The span, or ``""``.
+    """
+    if focus.kind in ("who", "where"):
+        return name_in_role(focus.text, focus.kind, text)
+    if focus.kind in ("when", "number") and gives_answer(focus, text):
+        return answer_span(focus, text)
+    return ""
 
 
 def _new_value(span: str, asked: set[str]) -> bool:

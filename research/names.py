@@ -6,9 +6,10 @@ sentence gives one the question does not ("**Marta Ruiz** — The bridge was des
 Marta Ruiz in 1931."). A name is found the way each script writes it:
 
 - in words spaced and capitalised (English and the Latin-script languages): a run of
-  capitalised words, joined by the small words names carry ("of", "de", "van"), none of
-  them a word the question already says, and not a month or a weekday; a sentence's first
-  word counts only when it is not a common word capitalised by its place ("The", "In");
+  capitalised words, joined by the small words names carry ("of", "de", "van") or a dash,
+  with a word the question does not say and fewer than :data:`SUBJECT_WORDS` it does
+  (such a name is the question's subject), and not a month or a weekday; a sentence's
+  first word counts only when it is not a common word capitalised by its place ("The");
 - in Chinese: the word list's people and groups (``nr``, ``nt``) for *who*, its places
   (``ns``) for *where*, neighbouring words of one kind taken together.
 
@@ -51,6 +52,8 @@ CUES = {
         "到",
     ),
 }
+#: How many words in lower case may stand between a cue and its name.
+CUE_REACH = 4
 #: The role a kind of part asks a name in.
 ROLE = {"who": "agent", "where": "place"}
 #: The small words inside a name ("Bank of England", "Vasco da Gama").
@@ -58,7 +61,10 @@ _JOINERS = (
     r"(?:of|the|de|del|della|da|das|do|dos|du|des|di|van|von|der|den|la|le|al|el|bin|ibn|y|and|&)"
 )
 _CAPITAL = r"[A-Z\u00c0-\u00de][\w'’.-]*"
-_NAME = re.compile(rf"\b{_CAPITAL}(?:\s+(?:{_JOINERS}\s+)*{_CAPITAL})*")
+_NAME = re.compile(rf"\b{_CAPITAL}(?:(?:\s+(?:{_JOINERS}\s+)*|[–—/]){_CAPITAL})*")
+#: A name that says this many of the question's own words is the question's subject
+#: ("the Osk–Mirren Canal" for a question on the Mirren Canal), not an answer to it.
+SUBJECT_WORDS = 2
 #: Capitalised words that are not names: the calendar.
 _CALENDAR = frozenset(
     (
@@ -67,6 +73,8 @@ _CALENDAR = frozenset(
         *("wednesday", "thursday", "friday", "saturday", "sunday"),
     )
 )
+#: What stands between a name and another name of the same thing in brackets after it.
+_ALIAS = re.compile(r"\s*[(（][^)）]*")
 #: Chinese word classes, per kind of part: people and groups, places.
 ZH_FLAGS = {"who": ("nr", "nt"), "where": ("ns",)}
 
@@ -82,15 +90,22 @@ class Name:
 
 
 def _role(before: str) -> str:
-    """The role the words right before a name give it (see :data:`CUES`)."""
-    low = before.lower().rstrip()
+    """The role the words right before a name give it (see :data:`CUES`): its cue, then
+    at most :data:`CUE_REACH` words in lower case saying what the name is ("by the
+    harbour board of …"), the cue nearest the name first."""
+    before = before.rstrip()
+    found: list[tuple[int, str]] = []
     for role, cues in CUES.items():
-        for cue in sorted(cues, key=len, reverse=True):
-            if is_cjk(cue) and low.endswith(cue):
-                return role
-            if not is_cjk(cue) and re.search(rf"(?:^|\W){re.escape(cue)}(?:\s+the)?$", low):
-                return role
-    return ""
+        for cue in cues:
+            if is_cjk(cue):
+                if before.endswith(cue):
+                    found.append((0, role))
+                continue
+            words_after = rf"((?:\s+[a-z'-]+){{0,{CUE_REACH}}})"
+            match = re.search(rf"(?:^|\W)(?i:{re.escape(cue)}){words_after}$", before)
+            if match:
+                found.append((len(match.group(1).split()), role))
+    return min(found)[1] if found else ""
 
 
 def _opens(text: str, start: int) -> bool:
@@ -101,6 +116,7 @@ def _opens(text: str, start: int) -> bool:
 def _spaced_names(text: str, asked: frozenset[str]) -> list[Name]:
     """The names of a sentence written in capitalised words (see the module's text)."""
     found = []
+    subject_end = -1  # where the last name of the question's subject ends
     for match in _NAME.finditer(text):
         words = match.group(0).split()
         start = match.start()
@@ -115,8 +131,14 @@ def _spaced_names(text: str, asked: frozenset[str]) -> list[Name]:
         while words and re.fullmatch(_JOINERS, words[-1].lower()):
             words = words[:-1]
         name = " ".join(words).rstrip(".'’")
-        own = [w for w in terms(name) if w not in asked]
-        if not own or all(w.lower() in _CALENDAR for w in name.split()):
+        said = terms(name)
+        own = [w for w in said if w not in asked]
+        if not own or len(said) - len(own) >= SUBJECT_WORDS:
+            subject_end = match.end()
+            continue
+        if subject_end >= 0 and _ALIAS.fullmatch(text[subject_end:start]):
+            continue  # the subject's other name, in brackets after it
+        if all(w.lower() in _CALENDAR for w in name.split()):
             continue
         found.append(Name(name, start, _role(text[:start])))
     return found
@@ -224,3 +246,23 @@ def name_span(question: str, kind: str, text: str) -> str:
         fit,
         key=lambda n: (n.role != wanted, nearness(said, n.start, n.start + len(n.text), question)),
     ).text
+
+
+def name_in_role(question: str, kind: str, text: str) -> str:
+    """The name ``text`` gives in the role a *who* or *where* part asks for ("by Marta
+    Ruiz", "in Mechelen"), or ``""``: the surer kind of :func:`name_span`.
+
+    Args:
+        question: the part's text.
+        kind: the part's kind.
+        text: a sentence.
+
+    Returns:
+        The name, or ``""``.
+    """
+    wanted = ROLE.get(kind, "")
+    said = plain(text)
+    fit = [n for n in names_in(text, kind, question) if wanted and n.role == wanted]
+    if not fit:
+        return ""
+    return min(fit, key=lambda n: nearness(said, n.start, n.start + len(n.text), question)).text

@@ -26,7 +26,7 @@ from __future__ import annotations
 import re
 from typing import Any, Protocol
 
-from .answer import answer_span
+from .answer import answer_span, sure_span
 from .coverage import ANSWERED_ITEMS, Coverage
 from .disagreements import Disagreement, Stored, find_disagreements, measure_name, value_text
 from .labels import RESEARCH_MARKER, label
@@ -394,7 +394,11 @@ def _summary(
     """The lead: for each answered part, the cited sentence that best answers it.
 
     A sentence already summing up an earlier part is not chosen for a later one when the
-    later part has another; a sentence chosen twice is listed once.
+    later part has another; a sentence chosen twice is listed once. A line summing up an
+    earlier part that is among a later part's evidence and surely gives its answer too
+    (a date, a figure, a name in the role asked: see :func:`research.answer.sure_span`)
+    answers both: "When and by whom …" is answered by one line giving the date and the
+    name.
 
     Args:
         research: the run's findings.
@@ -404,24 +408,38 @@ def _summary(
     Returns:
         One line per sentence, then a blank line.
     """
-    summary: dict[str, str] = {}
+    summary: dict[str, list[str]] = {}
     for sub in answered:  # a line already summing up another part is not given twice
+        shared = next((e for e in summary if _answers_too(research, sub.id, e)), None)
+        if shared is not None:
+            summary[shared].append(sub.id)
+            continue
         fresh = [i for i in chosen[sub.id] if i not in summary]
         best = summary_choice(research, sub.id, fresh or chosen[sub.id])
         if best and best not in summary:
-            summary[best] = sub.id
-    lines = [f"- {_answer_line(research, sub_id, best)}" for best, sub_id in summary.items()]
+            summary[best] = [sub.id]
+    lines = [f"- {_answer_line(research, ids, best)}" for best, ids in summary.items()]
     lines.append("")
     return lines
 
 
-def _answer_line(research: Findings, sub_id: str, ev_id: str) -> str:
-    """A part's answer line: for a part that asks when or how many, the date or quantity
-    that answers it (see :func:`research.answer.answer_span`), then the cited sentence it
-    comes from; for any other part the sentence alone."""
+def _answers_too(research: Findings, sub_id: str, ev_id: str) -> bool:
+    """Whether a line chosen for another part surely answers part ``sub_id`` too."""
+    item = research.item(ev_id)
+    if item is None or ev_id not in research.evidence.get(sub_id, {}):
+        return False
+    return bool(sure_span(research.focus[sub_id], item.span))
+
+
+def _answer_line(research: Findings, sub_ids: list[str], ev_id: str) -> str:
+    """A line answering one or more parts: for a part that asks when, how many, who or
+    where, the date, quantity or name that answers it (see
+    :func:`research.answer.answer_span`; several parts' spans joined by "; "), then the
+    cited sentence it comes from; for any other part the sentence alone."""
     line = _sentence(research, ev_id)
     item = research.item(ev_id)
-    span = answer_span(research.focus[sub_id], item.span) if item is not None else ""
+    spans = [answer_span(research.focus[s], item.span) for s in sub_ids] if item else []
+    span = "; ".join(dict.fromkeys(s for s in spans if s))
     if not span:
         return line
     return f"**{span}**：{line}" if research.plan.language == "zh" else f"**{span}** — {line}"

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 from agentscope.message import ToolUseBlock
 from agentscope.model import ChatResponse
+from cli_support import named_reports, written_report
 from lxml import html as lxml_html
 from pptx import Presentation
 from pypdf import PdfReader
@@ -37,8 +38,8 @@ def test_all_four_formats_are_written(demo):
     for logical in result.outputs:
         assert result.run.real_path(logical).stat().st_size > 500
     # the brief in the demo's input folder asks for "2–3 pages with sources"
-    assert 2 <= len(PdfReader(result.run.real_path("/workspace/reports/report.pdf")).pages) <= 3
-    assert len(Presentation(result.run.real_path("/workspace/reports/report.pptx")).slides) >= 3
+    assert 2 <= len(PdfReader(report(result, "pdf")).pages) <= 3
+    assert len(Presentation(report(result, "pptx")).slides) >= 3
 
 
 def test_subagents_cannot_reach_the_host_records(demo):
@@ -99,7 +100,7 @@ def test_a_failed_source_does_not_sink_the_run(tmp_path, monkeypatch):
     failed = [c for c in result.calls if c.failed]
     assert failed and {c.name for c in failed} == {"search_google", "search_bing"}
     assert all(d.status == "ok" for d in result.delegations)
-    assert result.outputs == ["/workspace/reports/report.md"] and result.exit_code == 0
+    assert result.outputs == named_reports(result.question, "md") and result.exit_code == 0
 
 
 class BrokenBrowserPolicy(OfflinePolicy):
@@ -145,7 +146,7 @@ def test_failed_or_hung_tasks_do_not_sink_the_run(tmp_path, policy, status, expe
     assert browser and all(d.status == status and expected in d.error for d in browser)
     others = [d for d in result.delegations if d.subagent != "browser"]
     assert others and all(d.status == "ok" for d in others)
-    assert result.outputs == ["/workspace/reports/report.md"]
+    assert result.outputs == named_reports(result.question, "md")
     run = json.loads(result.run.real_path("/internal/run.json").read_text())
     assert any(expected in e for e in run["errors"])
 
@@ -170,7 +171,7 @@ def test_the_browser_is_closed_even_when_a_task_crashes(tmp_path):
     browser = [d for d in result.delegations if d.subagent == "browser"]
     assert all("crashed after navigating" in (d.error or "") for d in browser)
     assert host.workers.browser is not None and not host.workers.browser.started
-    assert result.outputs == ["/workspace/reports/report.md"]
+    assert result.outputs == named_reports(result.question, "md")
 
 
 class FetchThenHang(OfflinePolicy):
@@ -239,7 +240,12 @@ def test_a_timed_out_task_keeps_the_pages_it_stored(tmp_path):
     transcript = result.run.real_path("/internal/transcript.jsonl").read_text()
     assert "interrupted me" not in transcript
     assert not any("interrupted me" in (m.get_text_content() or "") for m in seen)
-    assert result.outputs == ["/workspace/reports/report.md"]
+    assert result.outputs == named_reports(result.question, "md")
+
+
+def report(result, fmt: str = "md") -> Path:
+    """Where the run wrote its report in ``fmt`` (named after the question)."""
+    return written_report(result.run.path, result.outputs, fmt)
 
 
 @dataclass(frozen=True)
@@ -290,20 +296,20 @@ SHEETS = {
 def assert_sheet_in_every_format(result, sheet: Sheet) -> None:
     """The workbook's sheet in the report's language is shown under the part on building,
     as a table with its chart, cited by file and sheet, in all four formats."""
-    path = result.run.real_path
-    markdown = path("/workspace/reports/report.md").read_text(encoding="utf-8")
-    built = markdown.split("\n## ")[1]
-    assert built.startswith(sheet.heading)
-    assert "| " + " | ".join(sheet.header) + " |" in built
-    assert "| " + " | ".join(sheet.total) + " |" in built.splitlines()
+    markdown = report(result).read_text(encoding="utf-8")
+    data = markdown.split("\n## ")[1]
+    assert data.startswith(sheet.heading)
+    assert "| " + " | ".join(sheet.header) + " |" in data
+    assert "| " + " | ".join(sheet.total) + " |" in data.splitlines()
     assert sheet.other_caption not in markdown
     caption = sheet.caption_line.format(re.escape(sheet.caption))
-    (number,) = re.findall(rf"^{caption}$", built, re.M)
-    (image,) = re.findall(r"^!\[[^\n]*\]\((report-chart-\d+\.png)\)$", built, re.M)
-    assert path(f"/workspace/reports/{image}").read_bytes().startswith(b"\x89PNG")
+    (number,) = re.findall(rf"^{caption}$", data, re.M)
+    stem = re.escape(report(result).stem)
+    (image,) = re.findall(rf"^!\[[^\n]*\]\(({stem}-chart-\d+\.png)\)$", data, re.M)
+    assert (report(result).parent / image).read_bytes().startswith(b"\x89PNG")
     assert re.search(rf"^  - \[{number}\] {sheet.quote}", markdown, re.M)  # with its sheet
 
-    doc = lxml_html.fromstring(path("/workspace/reports/report.html").read_bytes())
+    doc = lxml_html.fromstring(report(result, "html").read_bytes())
     assert doc.get("lang") == sheet.lang
     tables = doc.xpath("//figure[@class='table'][contains(figcaption, $c)]", c=sheet.caption)
     assert len(tables) == 1
@@ -311,12 +317,12 @@ def assert_sheet_in_every_format(result, sheet: Sheet) -> None:
     charts = doc.xpath("//figure[@class='chart']/*[local-name()='svg']")
     assert any(sheet.header[-3] in svg.get("aria-label", "") for svg in charts)
 
-    reader = PdfReader(path("/workspace/reports/report.pdf"))
+    reader = PdfReader(report(result, "pdf"))
     flat = re.sub(r"\s+", "", "".join(p.extract_text() for p in reader.pages))
     for words in [sheet.caption, *sheet.header[-3:-1], sheet.sections[0], "1,958"]:
         assert re.sub(r"\s+", "", words) in flat, words
 
-    deck = Presentation(path("/workspace/reports/report.pptx"))
+    deck = Presentation(report(result, "pptx"))
     headers, charted = [], []
     for slide in deck.slides:
         for shape in slide.shapes:
@@ -354,7 +360,7 @@ def test_each_summary_line_stands_alone_and_answers_its_part(demo):
     """One summary line per part, none leaning on a sentence the reader has not seen, and
     the decline's line says what caused it."""
     _, result, _ = demo
-    markdown = result.run.real_path("/workspace/reports/report.md").read_text(encoding="utf-8")
+    markdown = report(result).read_text(encoding="utf-8")
     head = markdown.split("\n## ", 1)[0]
     lines = [re.sub(r"\[\d+\]", "", ln[2:]) for ln in head.splitlines() if ln.startswith("- ")]
     assert len(lines) == len(result.plan.subquestions)
@@ -367,7 +373,7 @@ def test_each_summary_line_stands_alone_and_answers_its_part(demo):
 
 def test_the_chinese_pdf_keeps_to_the_briefs_length(demo_zh):
     _, result, _ = demo_zh
-    assert 2 <= len(PdfReader(result.run.real_path("/workspace/reports/report.pdf")).pages) <= 3
+    assert 2 <= len(PdfReader(report(result, "pdf")).pages) <= 3
 
 
 class LoopingReader(OfflinePolicy):
@@ -403,4 +409,4 @@ def test_a_subagent_at_its_call_cap_ends_its_task_at_once(tmp_path):
     # and never again: no request resends the growing history after the cap
     assert LoopingReader.turns == 2 * len(browser)
     assert all(len(d.records) == 20 for d in browser)
-    assert result.outputs == ["/workspace/reports/report.md"]
+    assert result.outputs == named_reports(result.question, "md")

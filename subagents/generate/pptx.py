@@ -687,7 +687,7 @@ def render_pptx(report: Report) -> bytes:
     return buf.getvalue()
 
 
-PPTX = Format("PPTX", (".pptx",), render_pptx)
+PPTX = Format("PPTX", (".pptx",), lambda r, _stem: render_pptx(r))
 
 
 async def generate_pptx(

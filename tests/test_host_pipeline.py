@@ -22,6 +22,7 @@ from host.brains.offline import OfflinePolicy
 from host.orchestration.hub import Host
 from host.orchestration.stages import HOST_NAME, find_context
 from research.facts import leans_on_context
+from research.labels import label
 from subagents import PIPELINE_ORDER
 
 
@@ -251,10 +252,13 @@ def report(result, fmt: str = "md") -> Path:
 @dataclass(frozen=True)
 class Sheet:
     """What the report of one language shows of the canal-sections workbook: the sheet in
-    its language under the part on building, and never the other language's sheet."""
+    its language, and never the other language's sheet, in the appendix of data from the
+    sources (the part it was found for, on building, asks for no lengths), its chart
+    titled by what it shows."""
 
     lang: str
-    heading: str  # the part the table answers
+    heading: str  # the part the table was found for
+    chart: str  # the chart's title, with its unit
     caption: str
     other_caption: str  # the other language's sheet, which this report must not show
     header: list[str]
@@ -268,6 +272,7 @@ SHEETS = {
     "en": Sheet(
         lang="en",
         heading="How was China's Beijing-Hangzhou Grand Canal built?",
+        chart="Low and high by section (km)",
         caption="canal-sections.xlsx, sheet Sections",
         other_caption="canal-sections.xlsx, sheet 各段",
         header=["Section", "Chinese name", "From", "To", "Low (km)", "High (km)", "Notes"],
@@ -282,6 +287,7 @@ SHEETS = {
     "zh": Sheet(
         lang="zh",
         heading="京杭大运河是如何修建的？",
+        chart="各河段的长度下限和长度上限（公里）",
         caption="canal-sections.xlsx，工作表 各段",
         other_caption="canal-sections.xlsx，工作表 Sections",
         header=["河段", "起点", "终点", "长度下限（公里）", "长度上限（公里）", "说明"],
@@ -294,11 +300,13 @@ SHEETS = {
 
 
 def assert_sheet_in_every_format(result, sheet: Sheet) -> None:
-    """The workbook's sheet in the report's language is shown under the part on building,
-    as a table with its chart, cited by file and sheet, in all four formats."""
+    """The workbook's sheet in the report's language is shown in the appendix, as a table
+    with its chart, cited by file and sheet, in all four formats."""
     markdown = report(result).read_text(encoding="utf-8")
-    data = markdown.split("\n## ")[1]
-    assert data.startswith(sheet.heading)
+    sections = markdown.split("\n## ")
+    built = next(s for s in sections if s.startswith(sheet.heading))
+    assert "| " not in built  # the part on building asks for no lengths
+    (data,) = [s for s in sections if s.startswith(label(sheet.lang, "appendix") + "\n")]
     assert "| " + " | ".join(sheet.header) + " |" in data
     assert "| " + " | ".join(sheet.total) + " |" in data.splitlines()
     assert sheet.other_caption not in markdown
@@ -314,12 +322,12 @@ def assert_sheet_in_every_format(result, sheet: Sheet) -> None:
     tables = doc.xpath("//figure[@class='table'][contains(figcaption, $c)]", c=sheet.caption)
     assert len(tables) == 1
     assert [th.text_content() for th in tables[0].xpath(".//thead//th")] == sheet.header
-    charts = doc.xpath("//figure[@class='chart']/*[local-name()='svg']")
-    assert any(sheet.header[-3] in svg.get("aria-label", "") for svg in charts)
+    charts = doc.xpath("//section[@class='appendix']//figure[@class='chart']/*[local-name()='svg']")
+    assert any(svg.get("aria-label", "").endswith(sheet.chart) for svg in charts)
 
     reader = PdfReader(report(result, "pdf"))
     flat = re.sub(r"\s+", "", "".join(p.extract_text() for p in reader.pages))
-    for words in [sheet.caption, *sheet.header[-3:-1], sheet.sections[0], "1,958"]:
+    for words in [sheet.caption, *sheet.header[-3:-1], sheet.sections[0], "1,958", sheet.chart]:
         assert re.sub(r"\s+", "", words) in flat, words
 
     deck = Presentation(report(result, "pptx"))
@@ -336,8 +344,8 @@ def assert_sheet_in_every_format(result, sheet: Sheet) -> None:
 
 
 def test_the_spreadsheet_table_and_its_chart_are_in_every_format(demo):
-    """The English report shows the workbook's English sheet (not its Chinese one) under
-    the part on building, with its chart, in all four formats."""
+    """The English report shows the workbook's English sheet (not its Chinese one) in its
+    appendix, with its chart, in all four formats."""
     _, result, _ = demo
     assert_sheet_in_every_format(result, SHEETS["en"])
 
@@ -350,7 +358,7 @@ def demo_zh(demo_zh_run):
 
 def test_the_chinese_report_shows_the_chinese_sheet_and_its_chart_in_every_format(demo_zh):
     """The Chinese report (``lang="zh"``) shows the workbook's Chinese sheet, captioned in
-    Chinese, under its part on building, with its chart, in all four formats."""
+    Chinese, in its appendix, with its chart, in all four formats."""
     _, result, _ = demo_zh
     assert [Path(p).suffix for p in result.outputs] == [".md", ".html", ".pdf", ".pptx"]
     assert_sheet_in_every_format(result, SHEETS["zh"])

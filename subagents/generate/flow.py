@@ -173,7 +173,8 @@ async def generate(
     )
     report = for_readers(report)  # checked against the exact spans; shown without Cf
     report.colophon = colophon if isinstance(colophon, Colophon) else None
-    attach_charts(report.sections)  # each chart drawn for the part it stands in
+    # each chart drawn for the part it stands in, or moved to an appendix
+    report.sections = attach_charts(report.sections, report.lang, report.title)
     report.notes.extend(f"passed over {skipped}" for skipped in material.skipped[:10])
     try:
         rendered = await asyncio.to_thread(fmt.render, report, stem_of(clean))

@@ -73,6 +73,7 @@ from demo.corpus import (  # noqa: E402
     cited_sources,
     corpus_world,
     parts_by_subquestion,
+    read_report,
     report_parts,
     research,
     url_of,
@@ -535,8 +536,7 @@ async def run_case(
     seconds = time.perf_counter() - started
     fetched = world.site_requests[fetched_before:]
     parts = parts_by_subquestion(Path(result.run.path))
-    report = Path(result.run.path) / "workspace" / "reports" / "report.md"
-    report_md = report.read_text(encoding="utf-8") if report.is_file() else ""
+    report_md = read_report(result)
     gold, cited, notes = score(case, parts, report_md, gold_url)
     plan = [
         {

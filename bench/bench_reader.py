@@ -694,12 +694,16 @@ def pptx_broken(path: Path) -> list[str]:
     return broken
 
 
-def broken_links(reports: Path, formats: Sequence[str]) -> tuple[dict[str, list[str]], int]:
+def broken_links(
+    reports: Path, formats: Sequence[str], name: str = "report"
+) -> tuple[dict[str, list[str]], int]:
     """Copy the reports folder alone to a fresh folder and check each format's links.
 
     Args:
         reports: the run's reports folder.
         formats: the formats to check (a missing file counts as one broken link).
+        name: the reports' file name without its suffix (the run names them after the
+            question).
 
     Returns:
         The broken targets per format, and the PDF's ``[n]`` markers with no link.
@@ -710,9 +714,9 @@ def broken_links(reports: Path, formats: Sequence[str]) -> tuple[dict[str, list[
         copy = Path(tmp) / "reports"
         shutil.copytree(reports, copy)
         for fmt in formats:
-            path = copy / f"report.{fmt}"
+            path = copy / f"{name}.{fmt}"
             if not path.is_file():
-                broken[fmt] = [f"report.{fmt} missing"]
+                broken[fmt] = [f"{name}.{fmt} missing"]
             elif fmt == "md":
                 broken[fmt] = markdown_broken(path.read_text(encoding="utf-8"), copy)
             elif fmt == "html":
@@ -752,6 +756,7 @@ def check_report(
     reports: Path,
     formats: Sequence[str],
     run_dir: Path | None = None,
+    name: str = "report",
 ) -> Check:
     """Every count of one report.
 
@@ -761,12 +766,13 @@ def check_report(
         reports: the run's reports folder.
         formats: the formats to check the links of.
         run_dir: the run's folder, to read cited spans as their pages store them.
+        name: the reports' file name without its suffix.
 
     Returns:
         The report's findings.
     """
     parts = (record.get("plan") or {}).get("subquestions") or []
-    links_, unlinked = broken_links(reports, formats)
+    links_, unlinked = broken_links(reports, formats, name)
     return Check(
         question=str(record.get("question") or reading.title),
         lang=reading.lang,
@@ -783,17 +789,25 @@ def check_report(
     )
 
 
+def _markdown_report(run_dir: Path, record: dict[str, Any]) -> Path:
+    """The run's Markdown report as its record lists it (named after the question), or
+    ``report.md`` for a record that lists none."""
+    listed = [str(p) for p in record.get("outputs") or [] if str(p).endswith(".md")]
+    logical = listed[0] if listed else "/workspace/reports/report.md"
+    return run_dir / logical.lstrip("/")
+
+
 def check_run(run: Run, formats: Sequence[str]) -> Check:
     """Check one finished run's reports (a run with no report is one failed row)."""
     record_path = run.path / "internal" / "run.json"
-    report = run.path / "workspace" / "reports" / "report.md"
-    if run.note or not record_path.is_file() or not report.is_file():
+    record = json.loads(record_path.read_text(encoding="utf-8")) if record_path.is_file() else {}
+    report = _markdown_report(run.path, record)
+    if run.note or not record or not report.is_file():
         note = run.note or "no report written"
         return Check(run.path.name, "", run.kind, run.exit_code, note=note)
-    record = json.loads(record_path.read_text(encoding="utf-8"))
     reading = read_markdown(report.read_text(encoding="utf-8"))
     reading.lang = str((record.get("plan") or {}).get("language") or reading.lang)
-    found = check_report(reading, record, report.parent, formats, run.path)
+    found = check_report(reading, record, report.parent, formats, run.path, report.stem)
     found.kind, found.exit_code = run.kind, run.exit_code
     return found
 

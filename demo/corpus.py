@@ -13,7 +13,7 @@ quietly. Benchmarks on public reading-comprehension data build their worlds this
         report = read_report(result)
 
 The second half reads the Markdown report a run writes
-(``<run folder>/workspace/reports/report.md``) back into its parts:
+(``<run folder>/workspace/reports/<name>.md``) back into its parts:
 :func:`report_parts` gives each section's cited lines with the sources they cite, and
 :func:`parts_by_subquestion` pairs the sections with the plan's sub-questions of the run's
 ``internal/run.json``.
@@ -442,7 +442,7 @@ def report_parts(report_md: str) -> dict[str, list[CitedLine]]:
     """Each section of a Markdown report with its cited lines.
 
     Args:
-        report_md: The text of ``report.md``.
+        report_md: The text of a Markdown report.
 
     Returns:
         Section heading (as written, escapes removed; for a part of the question, the
@@ -509,7 +509,22 @@ def _norm(text: str) -> str:
     return re.sub(r"\s+", " ", unescape(text)).strip().casefold()
 
 
-def parts_by_subquestion(run_folder: Path, report: str = "report.md") -> list[PartOfRun]:
+def markdown_report(run_folder: Path) -> Path | None:
+    """The Markdown report a run wrote, as its record lists it (named after the
+    question), or None.
+
+    Args:
+        run_folder: The run's folder.
+
+    Returns:
+        The report's path on disk, or None when the run wrote no Markdown report.
+    """
+    from host.durability.runs import read_run
+
+    return read_run(run_folder).report("md")
+
+
+def parts_by_subquestion(run_folder: Path, report: str = "") -> list[PartOfRun]:
     """The plan's sub-questions of a finished run, each with its section's cited lines.
 
     A section belongs to the sub-question whose text is its heading (compared without
@@ -526,7 +541,8 @@ def parts_by_subquestion(run_folder: Path, report: str = "report.md") -> list[Pa
     Args:
         run_folder: The run's folder (holding ``internal/run.json`` and
             ``workspace/reports/``).
-        report: The Markdown report's file name in ``workspace/reports/``.
+        report: The Markdown report's file name in ``workspace/reports/``; by default
+            the one the run's record lists (see :func:`markdown_report`).
 
     Returns:
         One :class:`PartOfRun` per sub-question, in the plan's order; empty when the run
@@ -534,8 +550,8 @@ def parts_by_subquestion(run_folder: Path, report: str = "report.md") -> list[Pa
     """
     record = json.loads((run_folder / "internal" / "run.json").read_text(encoding="utf-8"))
     subs = (record.get("plan") or {}).get("subquestions") or []
-    path = run_folder / "workspace" / "reports" / report
-    found = report_parts(path.read_text(encoding="utf-8")) if path.is_file() else {}
+    path = run_folder / "workspace" / "reports" / report if report else markdown_report(run_folder)
+    found = report_parts(path.read_text(encoding="utf-8")) if path and path.is_file() else {}
     parts = [
         PartOfRun(s["id"], s["text"], s.get("status", ""), [], [], list(s.get("evidence_ids", [])))
         for s in subs
@@ -568,7 +584,7 @@ def parts_by_subquestion(run_folder: Path, report: str = "report.md") -> list[Pa
     return parts
 
 
-def read_report(result: RunResult, report: str = "report.md") -> str:
+def read_report(result: RunResult) -> str:
     """The Markdown report a run wrote (empty when it wrote none)."""
-    path = Path(result.run.path) / "workspace" / "reports" / report
-    return path.read_text(encoding="utf-8") if path.is_file() else ""
+    path = next((result.run.real_path(p) for p in result.outputs if p.endswith(".md")), None)
+    return path.read_text(encoding="utf-8") if path is not None and path.is_file() else ""

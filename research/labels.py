@@ -64,6 +64,9 @@ LABELS: dict[str, dict[str, str]] = {
         "read": "pages and files examined",
         "table": "Table",
         "chart": "Chart",
+        "chart_by": "{series} by {label}",
+        "chart_and": " and ",
+        "appendix": "Data from the sources",
         "source": "Source",
         "stored": "stored copy",
         "page": "page",
@@ -135,6 +138,9 @@ LABELS: dict[str, dict[str, str]] = {
         "read": "个页面和文件已检查",
         "table": "表",
         "chart": "图",
+        "chart_by": "各{label}的{series}",
+        "chart_and": "和",
+        "appendix": "附：资料中的数据",
         "source": "来源",
         "stored": "存档副本",
         "page": "页",
@@ -179,10 +185,13 @@ def label(lang: str, key: str) -> str:
 
 
 def section_kind(heading: str) -> str:
-    """``disagreements``, ``not_found`` or ``part`` for a section heading, in any language."""
+    """``disagreements``, ``not_found``, ``appendix`` or ``part`` for a section heading, in
+    any language."""
     for labels in LABELS.values():
         if heading == labels["disagreements"]:
             return "disagreements"
+        if heading == labels["appendix"]:
+            return "appendix"
         if heading in (
             labels[k] for k in ("not_found", "limits", "brief", "searched", "off_topic", "failed")
         ):

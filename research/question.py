@@ -131,6 +131,12 @@ _KIND_NOUN = re.compile(
 )
 
 
+def frames_blanked(text: str) -> str:
+    """``text`` with the words that frame a question ("how long", "in what year", 多少)
+    replaced by spaces, so that every other character keeps its offset."""
+    return _FRAMES.sub(lambda m: " " * len(m.group(0)), text)
+
+
 def answer_kind_terms(text: str) -> set[str]:
     """The noun that names the kind of thing an English question asks for, right after its
     question word ("which *river* flows through Paris"): the sentence that answers names

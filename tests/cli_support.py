@@ -87,3 +87,17 @@ def resume_run(runs: Path, run_id: str, env: dict[str, str], inputs: Path | None
     )
     assert proc.returncode == 0, proc.stderr[-3000:]
     return json.loads(proc.stdout)
+
+
+def named_reports(question: str, *formats: str) -> list[str]:
+    """The report files a run of ``question`` lists, one per format: named after the
+    question (see :func:`research.naming.report_name`)."""
+    from research.naming import report_name
+
+    return [f"/workspace/reports/{report_name(question)}.{fmt}" for fmt in formats]
+
+
+def written_report(run_dir: Path, outputs: list[str], fmt: str = "md") -> Path:
+    """Where on disk a run wrote the report in ``fmt`` that its ``outputs`` list."""
+    (logical,) = [p for p in outputs if p.endswith(f".{fmt}")]
+    return run_dir / logical.lstrip("/")

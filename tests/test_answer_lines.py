@@ -260,7 +260,8 @@ def test_the_demo_answers_when_the_canal_was_first_built_with_its_earliest_date(
     _, result, _ = run_demo(
         tmp_path, "When and by whom was the Grand Canal first built?", formats=("md",)
     )
-    report = result.run.real_path("/workspace/reports/report.md").read_text(encoding="utf-8")
+    (markdown,) = result.outputs
+    report = result.run.real_path(markdown).read_text(encoding="utf-8")
     summary = report.split("\n## ")[0]
     assert "- **486 BCE" in summary, summary
     for sub in result.plan.subquestions:

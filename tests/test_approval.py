@@ -12,7 +12,7 @@ import subprocess
 import time
 
 import pytest
-from cli_support import ROOT, quartet, shared_cache, world_env
+from cli_support import ROOT, quartet, shared_cache, world_env, written_report
 
 from demo.web import demo_world
 from host.config import ConfigError, load_settings
@@ -118,7 +118,7 @@ def test_in_a_terminal_the_user_edits_the_plan_and_approves_rejects_and_edits_ca
     rejected = [c for c in downloads if not c["ok"]]
     assert len(rejected) == 1 and "two documents are enough" in rejected[0]["note"]
     assert list((run_dir / "workspace/downloads").glob("edited.*"))
-    report = (run_dir / "workspace/reports/report.md").read_text(encoding="utf-8")
+    report = written_report(run_dir, record["outputs"]).read_text(encoding="utf-8")
     assert f"## {EDITED_PART}" in report
 
 

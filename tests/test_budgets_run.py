@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from cli_support import shared_cache
+from cli_support import named_reports, shared_cache
 
 from host.cli import main
 from host.config import Settings
@@ -57,7 +57,7 @@ def test_the_round_budget_caps_the_rounds_of_every_sub_question(budget_run):
     steps = record["plan"]["rounds"]
     assert steps and all(step["round"] <= ROUNDS for step in steps)
     assert max(step["round"] for step in steps) == ROUNDS  # one part wanted more rounds
-    assert record["outputs"] == ["/workspace/reports/report.md"]
+    assert record["outputs"] == named_reports(record["question"], "md")
 
 
 def test_no_more_tasks_run_at_once_than_the_concurrency(budget_run):

@@ -11,7 +11,7 @@ import tomllib
 from pathlib import Path
 
 import pytest
-from cli_support import demo_runs_dir
+from cli_support import demo_runs_dir, named_reports, written_report
 from runs_support import make_run
 
 from host.cli import main
@@ -101,10 +101,10 @@ def test_demo_command_runs_the_pipeline_and_prints_a_json_record(tmp_path):
     proc = _run_cli(["demo", "--json", "--formats", "md,html", "--runs-dir", str(runs)])
     assert proc.returncode == 0, proc.stderr[-2000:]
     record = json.loads(proc.stdout)
-    assert record["outputs"] == ["/workspace/reports/report.md", "/workspace/reports/report.html"]
+    assert record["outputs"] == named_reports(record["question"], "md", "html")
     assert record["errors"] == [] and record["citations"] >= 1
     run_dir = tmp_path / record["id"]
-    assert (run_dir / "workspace/reports/report.html").stat().st_size > 1000
+    assert written_report(run_dir, record["outputs"], "html").stat().st_size > 1000
     assert (run_dir / "internal/run.json").exists()
 
 
@@ -135,9 +135,8 @@ def test_a_run_that_reaches_no_web_says_it_answers_from_the_files_only(tmp_path)
     told = label("en", "no_web")
     assert record["no_web"] == "no_web" and proc.stderr.count(told) == 1
     assert "try another" not in proc.stderr + proc.stdout  # advice meant for the model
-    reports = run_dir / "workspace/reports"
-    assert told in (reports / "report.md").read_text(encoding="utf-8")
-    assert told in (reports / "report.html").read_text(encoding="utf-8")
+    for fmt in ("md", "html"):
+        assert told in written_report(run_dir, record["outputs"], fmt).read_text(encoding="utf-8")
     assert record["citations"] >= 1
     # What failed is kept for people in the cause's words, without the model's advice.
     state = json.loads((run_dir / "internal/checkpoint.json").read_text(encoding="utf-8"))

@@ -12,7 +12,7 @@ import zipfile
 
 import docx
 import pytest
-from cli_support import ROOT, quartet
+from cli_support import ROOT, named_reports, quartet
 from file_support import (
     FileTools,
     paged_html,
@@ -420,7 +420,8 @@ def test_an_offline_run_cites_the_docx_that_answers_the_question(tmp_path):
     )  # fmt: skip
     assert proc.returncode == 0, proc.stderr[-2000:]
     (run_dir,) = runs.iterdir()
-    report = (run_dir / "workspace/reports/report.md").read_text(encoding="utf-8")
+    (md,) = named_reports("What is the Grand Canal?", "md")
+    report = (run_dir / md.lstrip("/")).read_text(encoding="utf-8")
     stored = re.search(r"\*\*canal-notes\.docx\*\* — \[stored copy\]\(<copies/([^>]+)>\)", report)
     assert stored, report
     source = (run_dir / "workspace/sources" / stored.group(1)).read_text(encoding="utf-8")

@@ -66,13 +66,13 @@ def test_captions_follow_the_report_language_and_name_the_source_once():
 
 def test_a_chart_of_a_file_table_is_titled_by_what_it_draws():
     table = Table(
-        ["Section", "Low (km)", "High (km)"],
-        [["Tonghui River", "20", "42"], ["North Canal", "146", "186"], ["Li Canal", "170", "180"]],
-        caption=Point(["canal-sections.xlsx, sheet Sections."]),
+        ["Reach", "Low (km)", "High (km)"],
+        [["Upper reach", "20", "42"], ["Middle reach", "146", "186"], ["Delta", "170", "180"]],
+        caption=Point(["river-reaches.xlsx, sheet Reaches."]),
     )
-    assert chart_for(table).title == "Low (km) / High (km) — Section"
-    table.caption = Point(["Section lengths along the canal."])
-    assert chart_for(table).title == "Section lengths along the canal"
+    assert chart_for(table).title == "Low and high by reach"
+    table.caption = Point(["Reach lengths along the river."])
+    assert chart_for(table).title == "Reach lengths along the river"
 
 
 def _claims() -> Disagreement:

@@ -12,7 +12,7 @@ import pytest
 from agentscope.mcp import StdIOStatefulClient
 from agentscope.message import ToolUseBlock
 from agentscope.tool import Toolkit
-from cli_support import shared_cache
+from cli_support import named_reports, shared_cache
 from search_support import CORPUS
 
 import schemas
@@ -135,7 +135,7 @@ def test_a_run_attaches_allowlisted_mcp_tools_and_closes_their_server(tmp_path):
         host = Host(env_settings, make_brain("offline"))
         result = asyncio.run(host.run(question))
     assert host.mcp.tools == {"generate": ["csv_write"]}
-    assert result.outputs == ["/workspace/reports/report.md"]
+    assert result.outputs == named_reports(question, "md")
     assert all(d.status == "ok" for d in result.delegations)
     client = host.mcp.clients["generate"][0][0]
     assert not client.is_connected

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 from agentscope.message import ToolUseBlock
 from agentscope.model import ChatResponse
+from cli_support import named_reports, written_report
 from lxml import html as lxml_html
 from pptx import Presentation
 from pypdf import PdfReader
@@ -21,6 +22,7 @@ from host.brains.offline import OfflinePolicy
 from host.orchestration.hub import Host
 from host.orchestration.stages import HOST_NAME, find_context
 from research.facts import leans_on_context
+from research.labels import label
 from subagents import PIPELINE_ORDER
 
 
@@ -37,8 +39,8 @@ def test_all_four_formats_are_written(demo):
     for logical in result.outputs:
         assert result.run.real_path(logical).stat().st_size > 500
     # the brief in the demo's input folder asks for "2–3 pages with sources"
-    assert 2 <= len(PdfReader(result.run.real_path("/workspace/reports/report.pdf")).pages) <= 3
-    assert len(Presentation(result.run.real_path("/workspace/reports/report.pptx")).slides) >= 3
+    assert 2 <= len(PdfReader(report(result, "pdf")).pages) <= 3
+    assert len(Presentation(report(result, "pptx")).slides) >= 3
 
 
 def test_subagents_cannot_reach_the_host_records(demo):
@@ -99,7 +101,7 @@ def test_a_failed_source_does_not_sink_the_run(tmp_path, monkeypatch):
     failed = [c for c in result.calls if c.failed]
     assert failed and {c.name for c in failed} == {"search_google", "search_bing"}
     assert all(d.status == "ok" for d in result.delegations)
-    assert result.outputs == ["/workspace/reports/report.md"] and result.exit_code == 0
+    assert result.outputs == named_reports(result.question, "md") and result.exit_code == 0
 
 
 class BrokenBrowserPolicy(OfflinePolicy):
@@ -145,7 +147,7 @@ def test_failed_or_hung_tasks_do_not_sink_the_run(tmp_path, policy, status, expe
     assert browser and all(d.status == status and expected in d.error for d in browser)
     others = [d for d in result.delegations if d.subagent != "browser"]
     assert others and all(d.status == "ok" for d in others)
-    assert result.outputs == ["/workspace/reports/report.md"]
+    assert result.outputs == named_reports(result.question, "md")
     run = json.loads(result.run.real_path("/internal/run.json").read_text())
     assert any(expected in e for e in run["errors"])
 
@@ -170,7 +172,7 @@ def test_the_browser_is_closed_even_when_a_task_crashes(tmp_path):
     browser = [d for d in result.delegations if d.subagent == "browser"]
     assert all("crashed after navigating" in (d.error or "") for d in browser)
     assert host.workers.browser is not None and not host.workers.browser.started
-    assert result.outputs == ["/workspace/reports/report.md"]
+    assert result.outputs == named_reports(result.question, "md")
 
 
 class FetchThenHang(OfflinePolicy):
@@ -239,16 +241,24 @@ def test_a_timed_out_task_keeps_the_pages_it_stored(tmp_path):
     transcript = result.run.real_path("/internal/transcript.jsonl").read_text()
     assert "interrupted me" not in transcript
     assert not any("interrupted me" in (m.get_text_content() or "") for m in seen)
-    assert result.outputs == ["/workspace/reports/report.md"]
+    assert result.outputs == named_reports(result.question, "md")
+
+
+def report(result, fmt: str = "md") -> Path:
+    """Where the run wrote its report in ``fmt`` (named after the question)."""
+    return written_report(result.run.path, result.outputs, fmt)
 
 
 @dataclass(frozen=True)
 class Sheet:
     """What the report of one language shows of the canal-sections workbook: the sheet in
-    its language under the part on building, and never the other language's sheet."""
+    its language, and never the other language's sheet, in the appendix of data from the
+    sources (the part it was found for, on building, asks for no lengths), its chart
+    titled by what it shows."""
 
     lang: str
-    heading: str  # the part the table answers
+    heading: str  # the part the table was found for
+    chart: str  # the chart's title, with its unit
     caption: str
     other_caption: str  # the other language's sheet, which this report must not show
     header: list[str]
@@ -263,6 +273,7 @@ SHEETS = {
     "en": Sheet(
         lang="en",
         heading="How was China's Beijing-Hangzhou Grand Canal built?",
+        chart="Low and high by section (km)",
         caption="canal-sections.xlsx, sheet Sections",
         other_caption="canal-sections.xlsx, sheet 各段",
         header=["Section", "Chinese name", "From", "To", "Low (km)", "High (km)", "Notes"],
@@ -279,6 +290,7 @@ SHEETS = {
     "zh": Sheet(
         lang="zh",
         heading="京杭大运河是如何修建的？",
+        chart="各河段的长度下限和长度上限（公里）",
         caption="canal-sections.xlsx，工作表 各段",
         other_caption="canal-sections.xlsx，工作表 Sections",
         header=["河段", "起点", "终点", "长度下限（公里）", "长度上限（公里）", "说明"],
@@ -292,39 +304,42 @@ SHEETS = {
 
 
 def assert_sheet_in_every_format(result, sheet: Sheet) -> None:
-    """The workbook's sheet in the report's language is shown under the part on building,
-    as a table with its chart, cited by file and sheet, in all four formats."""
-    path = result.run.real_path
-    markdown = path("/workspace/reports/report.md").read_text(encoding="utf-8")
-    built = markdown.split("\n## ")[1]
-    assert built.startswith(sheet.heading)
-    assert "| " + " | ".join(sheet.header) + " |" in built
-    assert "| " + " | ".join(sheet.total) + " |" in built.splitlines()
+    """The workbook's sheet in the report's language is shown in the appendix, as a table
+    with its chart and the caveat row under it, cited by file and sheet, in all four
+    formats."""
+    markdown = report(result).read_text(encoding="utf-8")
+    sections = markdown.split("\n## ")
+    built = next(s for s in sections if s.startswith(sheet.heading))
+    assert "| " not in built  # the part on building asks for no lengths
+    (data,) = [s for s in sections if s.startswith(label(sheet.lang, "appendix") + "\n")]
+    assert "| " + " | ".join(sheet.header) + " |" in data
+    assert "| " + " | ".join(sheet.total) + " |" in data.splitlines()
     # the caveat row under the SUM row stays with the table, before its caption
-    (note,) = [ln for ln in built.splitlines() if ln.startswith(sheet.note)]
-    assert built.index("| " + " | ".join(sheet.total)) < built.index(note)
+    (note,) = [ln for ln in data.splitlines() if ln.startswith(sheet.note)]
+    assert data.index("| " + " | ".join(sheet.total)) < data.index(note)
     assert sheet.other_caption not in markdown
     caption = sheet.caption_line.format(re.escape(sheet.caption))
-    (number,) = re.findall(rf"^{caption}$", built, re.M)
-    (image,) = re.findall(r"^!\[[^\n]*\]\((report-chart-\d+\.png)\)$", built, re.M)
-    assert path(f"/workspace/reports/{image}").read_bytes().startswith(b"\x89PNG")
+    (number,) = re.findall(rf"^{caption}$", data, re.M)
+    stem = re.escape(report(result).stem)
+    (image,) = re.findall(rf"^!\[[^\n]*\]\(({stem}-chart-\d+\.png)\)$", data, re.M)
+    assert (report(result).parent / image).read_bytes().startswith(b"\x89PNG")
     assert re.search(rf"^  - \[{number}\] {sheet.quote}", markdown, re.M)  # with its sheet
 
-    doc = lxml_html.fromstring(path("/workspace/reports/report.html").read_bytes())
+    doc = lxml_html.fromstring(report(result, "html").read_bytes())
     assert doc.get("lang") == sheet.lang
     tables = doc.xpath("//figure[@class='table'][contains(figcaption, $c)]", c=sheet.caption)
     assert len(tables) == 1
     assert [th.text_content() for th in tables[0].xpath(".//thead//th")] == sheet.header
     assert tables[0].xpath("./p[@class='table-note']")[0].text_content() == note
-    charts = doc.xpath("//figure[@class='chart']/*[local-name()='svg']")
-    assert any(sheet.header[-3] in svg.get("aria-label", "") for svg in charts)
+    charts = doc.xpath("//section[@class='appendix']//figure[@class='chart']/*[local-name()='svg']")
+    assert any(svg.get("aria-label", "").endswith(sheet.chart) for svg in charts)
 
-    reader = PdfReader(path("/workspace/reports/report.pdf"))
+    reader = PdfReader(report(result, "pdf"))
     flat = re.sub(r"\s+", "", "".join(p.extract_text() for p in reader.pages))
-    for words in [sheet.caption, *sheet.header[-3:-1], sheet.sections[0], "1,958"]:
+    for words in [sheet.caption, *sheet.header[-3:-1], sheet.sections[0], "1,958", sheet.chart]:
         assert re.sub(r"\s+", "", words) in flat, words
 
-    deck = Presentation(path("/workspace/reports/report.pptx"))
+    deck = Presentation(report(result, "pptx"))
     headers, charted = [], []
     for slide in deck.slides:
         for shape in slide.shapes:
@@ -338,8 +353,8 @@ def assert_sheet_in_every_format(result, sheet: Sheet) -> None:
 
 
 def test_the_spreadsheet_table_and_its_chart_are_in_every_format(demo):
-    """The English report shows the workbook's English sheet (not its Chinese one) under
-    the part on building, with its chart, in all four formats."""
+    """The English report shows the workbook's English sheet (not its Chinese one) in its
+    appendix, with its chart, in all four formats."""
     _, result, _ = demo
     assert_sheet_in_every_format(result, SHEETS["en"])
 
@@ -352,7 +367,7 @@ def demo_zh(demo_zh_run):
 
 def test_the_chinese_report_shows_the_chinese_sheet_and_its_chart_in_every_format(demo_zh):
     """The Chinese report (``lang="zh"``) shows the workbook's Chinese sheet, captioned in
-    Chinese, under its part on building, with its chart, in all four formats."""
+    Chinese, in its appendix, with its chart, in all four formats."""
     _, result, _ = demo_zh
     assert [Path(p).suffix for p in result.outputs] == [".md", ".html", ".pdf", ".pptx"]
     assert_sheet_in_every_format(result, SHEETS["zh"])
@@ -362,7 +377,7 @@ def test_each_summary_line_stands_alone_and_answers_its_part(demo):
     """One summary line per part, none leaning on a sentence the reader has not seen, and
     the decline's line says what caused it."""
     _, result, _ = demo
-    markdown = result.run.real_path("/workspace/reports/report.md").read_text(encoding="utf-8")
+    markdown = report(result).read_text(encoding="utf-8")
     head = markdown.split("\n## ", 1)[0]
     lines = [re.sub(r"\[\d+\]", "", ln[2:]) for ln in head.splitlines() if ln.startswith("- ")]
     assert len(lines) == len(result.plan.subquestions)
@@ -375,7 +390,7 @@ def test_each_summary_line_stands_alone_and_answers_its_part(demo):
 
 def test_the_chinese_pdf_keeps_to_the_briefs_length(demo_zh):
     _, result, _ = demo_zh
-    assert 2 <= len(PdfReader(result.run.real_path("/workspace/reports/report.pdf")).pages) <= 3
+    assert 2 <= len(PdfReader(report(result, "pdf")).pages) <= 3
 
 
 class LoopingReader(OfflinePolicy):
@@ -411,4 +426,4 @@ def test_a_subagent_at_its_call_cap_ends_its_task_at_once(tmp_path):
     # and never again: no request resends the growing history after the cap
     assert LoopingReader.turns == 2 * len(browser)
     assert all(len(d.records) == 20 for d in browser)
-    assert result.outputs == ["/workspace/reports/report.md"]
+    assert result.outputs == named_reports(result.question, "md")

@@ -6,7 +6,15 @@ from __future__ import annotations
 import json
 import signal
 
-from cli_support import quartet, resume_run, shared_cache, start_until, world_env
+from cli_support import (
+    named_reports,
+    quartet,
+    resume_run,
+    shared_cache,
+    start_until,
+    world_env,
+    written_report,
+)
 
 from demo.web import demo_world
 from research.labels import label
@@ -35,11 +43,11 @@ def test_one_ctrl_c_writes_the_report_from_what_was_found_and_leaves_a_resumable
     assert f"continue the research with: quartet resume {run_dir.name}" in err
     record = json.loads((run_dir / "internal/run.json").read_text(encoding="utf-8"))
     assert record["status"] == "interrupted"
-    assert record["outputs"] == ["/workspace/reports/report.md"]
+    assert record["outputs"] == named_reports(world.question, "md")
     # No task started after the interrupt but the report.
     later = [d for d in record["delegations"] if int(d["id"][1:]) > record["interrupted_after"]]
     assert [d["subagent"] for d in later] == ["generate"]
-    report = (run_dir / "workspace/reports/report.md").read_text(encoding="utf-8")
+    report = written_report(run_dir, record["outputs"]).read_text(encoding="utf-8")
     assert label("en", "interrupted") in report
     # The checkpoint is the one written at the stop: the tasks it cut short are still to
     # do, and the report written from what was found is not taken as the answer, so a
@@ -71,9 +79,9 @@ def test_two_ctrl_c_stop_at_once_and_the_run_can_be_resumed(tmp_path):
         assert "quartet resume" in err and "Traceback" not in err
         (run_dir,) = [p for p in runs.iterdir() if p.is_dir()]
         assert json.loads((run_dir / "internal/run.json").read_text())["status"] == "stopped"
-        assert not (run_dir / "workspace/reports/report.md").exists()
+        assert not list((run_dir / "workspace/reports").glob("*.md"))
 
         record = resume_run(runs, run_dir.name, env, inputs=world.input_dir)
     assert record["status"] == "finished" and record["resumed"] == 1
     assert record["answered"] == len(record["plan"]["subquestions"])
-    assert (run_dir / "workspace/reports/report.md").exists()
+    assert written_report(run_dir, record["outputs"]).exists()

@@ -7,8 +7,10 @@ import io
 import json
 import re
 from datetime import datetime
+from pathlib import Path
 
 import pytest
+from cli_support import written_report
 from generate_samples import en_notes, en_page, pdf_text
 from lxml import html as lxml_html
 from pptx import Presentation
@@ -28,15 +30,20 @@ def flat(text: str) -> str:
     return re.sub(r"\s+", "", text)
 
 
-def endings(run) -> dict[str, str]:
+def written(result, fmt: str) -> Path:
+    """Where the run wrote its report in ``fmt`` (named after the question)."""
+    return written_report(result.run.path, result.outputs, fmt)
+
+
+def endings(result) -> dict[str, str]:
     """The last words a reader meets in each format of the run's report: the Markdown's
     last paragraph, the HTML's last element, the PDF's last page, the last slide's footer."""
-    md = run.real_path(f"{REPORTS}.md").read_text(encoding="utf-8")
-    doc = lxml_html.fromstring(run.real_path(f"{REPORTS}.html").read_bytes())
+    md = written(result, "md").read_text(encoding="utf-8")
+    doc = lxml_html.fromstring(written(result, "html").read_bytes())
     (main,) = doc.xpath("//main")
     last = main[-1]
     assert last.tag == "footer" and last.get("class") == "colophon"
-    deck = Presentation(run.real_path(f"{REPORTS}.pptx"))
+    deck = Presentation(written(result, "pptx"))
     slide = list(deck.slides)[-1]
     footer = min(
         (s for s in slide.shapes if s.has_text_frame and s.text_frame.text.strip()),
@@ -45,7 +52,7 @@ def endings(run) -> dict[str, str]:
     return {
         "md": md.rstrip("\n").rsplit("\n\n", 1)[-1],
         "html": last.text_content(),
-        "pdf": pdf_text(run.real_path(f"{REPORTS}.pdf").read_bytes()),
+        "pdf": pdf_text(written(result, "pdf").read_bytes()),
         "pptx": footer.text_frame.text,
     }
 
@@ -62,7 +69,7 @@ def recorded(result) -> tuple[dict, Colophon]:
 
 
 def assert_colophon_everywhere(result, line: str) -> None:
-    ends = endings(result.run)
+    ends = endings(result)
     assert ends["md"] == line, ends["md"]
     assert ends["html"] == line
     assert flat(ends["pdf"]).endswith(flat(line)) or flat(line) in flat(ends["pdf"])[-400:]
@@ -84,7 +91,7 @@ def test_the_demo_report_ends_with_its_colophon_in_every_format(demo_en):
         f"brain; {want.pages} web pages and {want.files} files read."
     )
     assert_colophon_everywhere(result, line)
-    md = result.run.real_path(f"{REPORTS}.md").read_text(encoding="utf-8")
+    md = written(result, "md").read_text(encoding="utf-8")
     # A paragraph after the Sources, behind its marker; no heading of its own.
     sources, tail = md.split("\n## Sources\n")[1].split(f"\n{COLOPHON_MARKER}\n")
     assert sources.strip() and "\n#" not in tail and tail.strip() == line

@@ -13,7 +13,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from cli_support import demo_runs_dir
+from cli_support import demo_runs_dir, named_reports, written_report
 from lxml import html as lxml_html
 from research_support import (
     DEMO_FACTS,
@@ -51,8 +51,9 @@ def demo_zh(demo_zh_run):
     return demo_zh_run
 
 
-def report(result, name="report.md") -> str:
-    return result.run.real_path(f"/workspace/reports/{name}").read_text(encoding="utf-8")
+def report(result, fmt: str = "md") -> str:
+    """The run's report in ``fmt``, as its outputs list it."""
+    return written_report(result.run.path, result.outputs, fmt).read_text(encoding="utf-8")
 
 
 def test_each_part_of_the_demo_question_is_answered_with_its_facts(demo):
@@ -164,7 +165,7 @@ def test_an_off_topic_question_gets_the_honest_nothing_report_and_exit_3(tmp_pat
     assert record["citations"] == 0 and record["answered"] == 0
     assert all(s["status"] == "not found" for s in record["plan"]["subquestions"])
     run = next(p for p in tmp_path.iterdir() if not p.name.startswith("."))
-    text = (run / "workspace/reports/report.md").read_text()
+    text = written_report(run, record["outputs"]).read_text()
     assert "No relevant evidence was found" in text and "What was searched" in text
     assert "heat pumps" in text and "[1]" not in text
 
@@ -188,7 +189,7 @@ def test_a_failing_browser_task_leaves_the_other_parts_evidence_intact(tmp_path)
     for sub in ("q1", "q3", "q4"):
         assert research.coverage(sub).items >= 2, sub
         assert any(d.subquestion == sub and d.status == "ok" for d in browser)
-    assert result.outputs == ["/workspace/reports/report.md"]
+    assert result.outputs == named_reports(result.question, "md")
 
 
 def test_the_depth_cap_refuses_a_delegation_nested_too_deep(demo):
@@ -219,7 +220,7 @@ def test_the_report_body_is_whole_sentences_without_markup(which, request):
     """Every bullet of the summary and the parts, in Markdown and HTML, is a full sentence
     (no trailing colon or conjunction, no list-item fragment) and shows no Markdown."""
     _, result, _ = request.getfixturevalue(which)
-    markdown = result.run.real_path("/workspace/reports/report.md").read_text(encoding="utf-8")
+    markdown = report(result)
     body = re.split(r"^## (?:Sources|来源)$", markdown, flags=re.M)[0]
     bullets = [re.sub(r"\s?\[\d+\]", "", ln[2:]) for ln in body.splitlines() if ln[:2] == "- "]
     disagreement = ("Sources give", "关于")
@@ -227,7 +228,7 @@ def test_the_report_body_is_whole_sentences_without_markup(which, request):
     assert len(prose) >= 10, bullets
     assert [b for b in prose if not is_complete(b)] == []
     assert [b for b in bullets if "**" in b or "](" in b or "`" in b] == []
-    doc = lxml_html.fromstring(result.run.real_path("/workspace/reports/report.html").read_bytes())
+    doc = lxml_html.fromstring(report(result, "html"))
     items = [
         re.sub(r"\s?\[?\d+\]?$", "", li.text_content().strip())
         for li in doc.xpath("//main//li[not(ancestor::*[@id='sources'])]")

@@ -15,7 +15,17 @@ from urllib.parse import urlsplit
 
 import pytest
 from agentscope.message import Msg, ToolResultBlock, ToolUseBlock
-from cli_support import ROOT, quartet, read_page, resume_run, shared_cache, start_until, world_env
+from cli_support import (
+    ROOT,
+    named_reports,
+    quartet,
+    read_page,
+    resume_run,
+    shared_cache,
+    start_until,
+    world_env,
+    written_report,
+)
 from runs_support import make_run
 
 from demo.web import demo_world
@@ -70,8 +80,8 @@ def test_a_killed_run_resumes_without_fetching_any_page_twice(tmp_path):
     assert record["resumed"] == 1 and record["id"] == run_dir.name
     assert record["answered"] == len(record["plan"]["subquestions"])
     assert record["citations"] > 0 and record["errors"] == []
-    assert record["outputs"] == ["/workspace/reports/report.md", "/workspace/reports/report.html"]
-    report = (run_dir / "workspace/reports/report.md").read_text(encoding="utf-8")
+    assert record["outputs"] == named_reports(world.question, "md", "html")
+    report = written_report(run_dir, record["outputs"]).read_text(encoding="utf-8")
     assert "## " in report and "[1]" in report
     # the delegations from before the kill are part of the record
     assert len(record["delegations"]) > len(saved["delegator"]["delegations"])

@@ -24,6 +24,7 @@ from host.brains import make_brain
 from host.config import Settings
 from host.orchestration.hub import Host
 from host.orchestration.stages import delegation_msg, find_context
+from research.naming import report_name
 from research.plan import offline_plan
 from research.text import links
 from subagents import SPECS
@@ -168,12 +169,14 @@ def _check_run(world, result, plan_texts: list[str], reports: set[str]) -> None:
     written = {f for f in files if f.startswith("workspace/reports/")}
     # beside the reports: their archive, and a copy of each cited source's stored text
     copies = {f for f in written if f.startswith("workspace/reports/copies/")}
-    assert written - copies == reports | {"workspace/reports/report.zip"}, written
+    archive = min(reports).rsplit(".", 1)[0] + ".zip"
+    assert written - copies == reports | {archive}, written
     sources = {
         Path(p).name for p in files if p.startswith(("workspace/pages/", "workspace/sources/"))
     }
     assert copies and {Path(c).name for c in copies} <= sources, copies
-    report = result.run.real_path("/workspace/reports/report.md").read_text()
+    (markdown,) = [p for p in result.outputs if p.endswith(".md")]
+    report = result.run.real_path(markdown).read_text()
     assert "cats" not in report.lower()
 
 
@@ -184,7 +187,8 @@ def test_the_offline_run_is_not_taken_over(tmp_path):
         result = asyncio.run(host.run(QUESTION))
         plan = [s.text for s in offline_plan(QUESTION).subquestions]
         assert world.site.paths(), "the hostile pages were never read"
-        _check_run(world, result, plan, {"workspace/reports/report.md"})
+        named = f"workspace/reports/{report_name(QUESTION)}.md"
+        _check_run(world, result, plan, {named})
 
 
 def test_a_model_that_obeys_any_context_block_is_not_taken_over(tmp_path, monkeypatch):

@@ -52,6 +52,8 @@ DOWNLOADS = {
     "html": "text/html",
     "pdf": "application/pdf",
     "pptx": "application/vnd.openxmlformats-officedocument.presentationml.presentation",
+    # the reports with their images and stored copies, for reading elsewhere
+    "zip": "application/zip",
 }
 #: Form fields other than files a run form may have.
 MAX_FIELDS = 40
@@ -281,13 +283,13 @@ class App:
         if folder is None or fmt not in DOWNLOADS:
             return self.error(request, 404, "There is no such report.")
         detail = read_run(folder)
-        found = [p for p in detail.outputs if p.suffix == f".{fmt}" and p.is_file()]
-        if not found:
+        found = detail.archive if fmt == "zip" else detail.report(fmt)
+        if found is None:
             return self.error(request, 404, f"The run wrote no {fmt} report.")
-        return FileResponse(
-            found[0],
+        return FileResponse(  # named as the run named it: a short slug of the question
+            found,
             media_type=DOWNLOADS[fmt],
-            filename=f"{run_id}-{found[0].name}",
+            filename=found.name,
             content_disposition_type="attachment",
             headers={"content-security-policy": DOCUMENT_CSP},
         )

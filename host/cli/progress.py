@@ -36,7 +36,7 @@ from rich.text import Text
 
 from ..brains.ledger import describe as describe_tokens
 from ..brains.resilience import describe as describe_calls
-from ..durability.runs import told_counts
+from ..durability.runs import report_archive, told_counts
 from ..orchestration.budget import budget_sentence
 from ..orchestration.guards import ToolCallRecord
 from ..printable import printable, shown
@@ -475,8 +475,10 @@ def summary_table(result: Any) -> Table:
 
 
 def output_lines(result: Any) -> list[str]:
-    """One line per report: its format and where it is on disk (plain text, not markup)."""
+    """One line per report, its format and where it is on disk, then the zip that holds
+    them for reading elsewhere (plain text, not markup)."""
+    paths = [Path(result.run.real_path(p)) for p in result.outputs]
+    archive = report_archive(paths)
     return [
-        printable(f"{Path(p).suffix.lstrip('.'):>4}  {result.run.real_path(p)}")
-        for p in result.outputs
+        printable(f"{p.suffix.lstrip('.'):>4}  {p}") for p in [*paths, *filter(None, [archive])]
     ]

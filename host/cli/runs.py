@@ -7,7 +7,15 @@ import argparse
 from pathlib import Path
 
 from ..config import runs_dir_setting
-from ..durability.runs import RunDetail, RunSummary, find_run, list_runs, read_run, told_counts
+from ..durability.runs import (
+    RunDetail,
+    RunSummary,
+    find_run,
+    list_runs,
+    read_run,
+    report_archive,
+    told_counts,
+)
 from ..printable import printable, printable_json
 
 QUESTION_WIDTH = 60
@@ -106,6 +114,8 @@ def _print_run(detail: RunDetail) -> None:
     _line("Reports:" if detail.outputs else "Reports:   none")
     for path in detail.outputs:
         _line(f"  {path}")
+    if (archive := report_archive(detail.outputs)) is not None:
+        _line(f"  {archive}")
     check = detail.citation_check
     accuracy = check.get("citation_accuracy")
     figures = [

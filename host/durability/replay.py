@@ -216,7 +216,8 @@ def compare(recording: Recording, result: RunResult, tape: Tape) -> Verdict:
         new_report = new_report.replace(result.run.id, recording.id)
         if old_report != new_report:
             verdict.divergences.append(
-                f"report.md: {_first_difference(old_report.splitlines(), new_report.splitlines())}"
+                "the Markdown report: "
+                f"{_first_difference(old_report.splitlines(), new_report.splitlines())}"
             )
     return verdict
 

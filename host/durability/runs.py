@@ -17,7 +17,7 @@ from __future__ import annotations
 import difflib
 import json
 from collections import Counter
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -148,6 +148,16 @@ class RunDetail:
     tokens: dict[str, int] = field(default_factory=dict)
     failures: list[Failure] = field(default_factory=list)
 
+    def report(self, fmt: str) -> Path | None:
+        """The run's report in format ``fmt`` (``md``, ``pdf`` …) when it is on disk."""
+        return next((p for p in self.outputs if p.suffix == f".{fmt}" and p.is_file()), None)
+
+    @property
+    def archive(self) -> Path | None:
+        """The zip of the run's reports with their images and copies (see
+        :func:`report_archive`)."""
+        return report_archive(self.outputs)
+
     def to_dict(self) -> dict[str, Any]:
         return {
             **self.summary.to_dict(),
@@ -159,6 +169,15 @@ class RunDetail:
             "tokens": self.tokens,
             "failures": [vars(f) for f in self.failures],
         }
+
+
+def report_archive(outputs: Sequence[Path]) -> Path | None:
+    """The zip that holds a run's reports with their images and stored copies, for
+    reading elsewhere: ``<name>.zip`` beside the first report, when it is on disk."""
+    if not outputs:
+        return None
+    archive = outputs[0].with_suffix(".zip")
+    return archive if archive.is_file() else None
 
 
 def is_run_folder(path: Path) -> bool:

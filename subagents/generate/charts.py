@@ -8,8 +8,13 @@ first column of years), and at most two series of one kind are drawn: one axis n
 mixes units (a count beside a percentage) or magnitudes (values more than 5× apart).
 When the columns cannot share an axis, the one the part is about is drawn — the column
 whose header shares most words with the part's heading and the table's caption, a
-sample-size column ("colonies surveyed", "respondents") last. :func:`attach_charts`
-fixes each table's chart from the section it stands in, so every format draws the same.
+sample-size column ("colonies surveyed", "respondents") last. A chart's title is its
+table's caption when that says what the table shows, else what the chart shows in the
+report's language, from its columns: "Depth and width by well" ("各水井的深度和宽度"), its
+unit stated once after it. :func:`attach_charts` fixes each table's chart from the section
+it stands in, so every format draws the same, and moves a table whose chart does not
+answer the part it stands under (:func:`research.placement.chart_answers`) to an appendix,
+"Data from the sources".
 
 :func:`chart_png` and :func:`chart_svg` draw it with matplotlib (Agg, imported on first
 use) in the report's palette. Fonts are named by file path — DejaVu Sans (bundled with
@@ -36,7 +41,9 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from research.text import CJK_CLASS
+from research.labels import label
+from research.placement import chart_answers
+from research.text import CJK_CLASS, is_word, language
 
 from .notes import Chart, Section, Table
 
@@ -213,17 +220,56 @@ def _values(cells: list[str]) -> list[float]:
 _FILE_NAME = re.compile(r"\.(?:xlsx|xls|csv|tsv|ods|pdf|pptx)\b", re.I)
 
 
-def _title(table: Table, series: list[str], label_header: str) -> str:
-    """The caption when it says what the table shows; the columns drawn when the caption
-    only names a file and sheet ("canal-sections.xlsx, sheet Sections")."""
+def measure_name(header: str) -> str:
+    """A column's name without its unit, which the chart states once: ``Depth (m)`` →
+    ``Depth``, ``深度（米）`` → ``深度``, ``loss_pct`` → ``loss pct``."""
+    return _UNIT.sub("", header).replace("_", " ").strip() or header.strip()
+
+
+def _in_sentence(name: str, lang: str) -> str:
+    """A column's name as it reads inside a sentence of ``lang``: outside Chinese, an
+    English dictionary word that a header capitalises ("Depth", "Well") in lower case; a
+    name ("Marrowdale") and any other word as written."""
+    first = name.split(" ", 1)[0]
+    if lang == "zh":
+        return name
+    if first[:1].isupper() and first[1:].islower() and is_word(first.lower()):
+        return first.lower() + name[len(first) :]
+    return name
+
+
+def shown_title(series: list[str], label_header: str, lang: str) -> str:
+    """What a chart shows, in words of ``lang`` built from its columns: its series by its
+    label column, without units ("Low and high by well", "各水井的下限和上限").
+
+    Args:
+        series: the names of the columns drawn.
+        label_header: the name of the column the bars are labelled by ("" for none).
+        lang: the report's language.
+
+    Returns:
+        The title.
+    """
+    names = list(dict.fromkeys(measure_name(s) for s in series))
+    first = names[0][:1].upper() + names[0][1:]  # a title opens with a capital
+    shown = label(lang, "chart_and").join([first, *(_in_sentence(n, lang) for n in names[1:])])
+    if not label_header:
+        return shown
+    by = _in_sentence(measure_name(label_header), lang)
+    return label(lang, "chart_by").format(series=shown, label=by)
+
+
+def _title(table: Table, series: list[str], label_header: str, lang: str) -> str:
+    """The caption when it says what the table shows; what the chart shows, from its
+    columns (:func:`shown_title`), when the caption only names a file and sheet
+    ("wells.xlsx, sheet Depths")."""
     caption = table.caption.text.strip().rstrip(".。")
     if caption and not _FILE_NAME.search(caption):
         return caption if len(caption) <= 90 else caption[:89].rstrip() + "…"
-    names = " / ".join(series)
-    return f"{names} — {label_header}" if label_header else names
+    return shown_title(series, label_header, lang)
 
 
-def chart_for(table: Table, about: str = "") -> Chart | None:
+def chart_for(table: Table, about: str = "", lang: str = "") -> Chart | None:
     """A bar chart of ``table``'s numeric columns, or None when it has none to draw.
 
     Rows whose label is a total are left out; labels come from the first text column
@@ -231,7 +277,8 @@ def chart_for(table: Table, about: str = "") -> Chart | None:
     not row numbers); at most two series, the second only when it has the same unit and
     a comparable scale (largest values within 5×). The first series is the column
     ``about`` (the part's heading) and the caption name most, in table order on a tie. A
-    table with more than 24 rows gets no chart.
+    table with more than 24 rows gets no chart. Its title is worded in ``lang`` (by
+    default the language of the table's header).
     """
     header = [h.strip() for h in table.header]
     rows = [r for r in table.rows if any(c.strip() for c in r)]
@@ -261,11 +308,13 @@ def chart_for(table: Table, about: str = "") -> Chart | None:
     unit = picked[0][3]
     picked = [(name, values, u) for _, name, values, u in sorted(picked)]  # table order
     label_header = header[label_j] if label_j < len(header) else ""
+    lang = lang or language(" ".join(header))
     return Chart(
-        title=_title(table, [p[0] for p in picked], label_header),
+        title=_title(table, [p[0] for p in picked], label_header, lang),
         labels=_column(rows, label_j),
         series=[(name, values) for name, values, _ in picked],
         unit=unit,
+        by=label_header,
     )
 
 
@@ -274,13 +323,71 @@ def chart_of(table: Table) -> Chart | None:
     return table.chart if table.chart is not None else chart_for(table)
 
 
-def attach_charts(sections: list[Section]) -> None:
-    """Give each table without a chart the one drawn for the section it stands in (its
-    heading says which column the part is about), so that every format draws it."""
+def chart_words(table: Table, chart: Chart) -> str:
+    """What a chart names: its title, its series, its label column and its table's
+    caption."""
+    return " ".join(
+        [chart.title, *(name for name, _ in chart.series), chart.by, table.caption.text]
+    )
+
+
+def _asks(heading: str) -> bool:
+    """Whether a section's heading is a question (a part of the one asked)."""
+    return heading.rstrip().endswith(("?", "？"))
+
+
+def appendix(tables: list[Table], lang: str) -> Section:
+    """The section that holds the tables no part asks about, with their charts ("Data
+    from the sources")."""
+    return Section(label(lang, "appendix"), tables=tables, kind="appendix")
+
+
+def _unanswered(section: Section, parts: list[str], question: str) -> list[Table]:
+    """The tables of a part whose charts do not answer it (see
+    :func:`research.placement.chart_answers`)."""
+    return [
+        t
+        for t in section.tables
+        if t.chart is not None
+        and not chart_answers(section.heading, chart_words(t, t.chart), parts, question)
+    ]
+
+
+def attach_charts(sections: list[Section], lang: str = "en", question: str = "") -> list[Section]:
+    """The sections with each table's chart drawn and placed where it answers.
+
+    A table without a chart gets the one drawn for the section it stands in (its heading
+    says which column the part is about), so that every format draws it. A charted table
+    in a part of the question (a section headed by a question: a heading the notes chose,
+    such as "Costs", places its tables as their writer meant) whose question the chart
+    does not answer (see :func:`research.placement.chart_answers`) moves, with its chart,
+    to an appendix after the other sections, unless it is all its section shows.
+
+    Args:
+        sections: the report's sections (changed in place: tables get their charts and
+            lose those that move).
+        lang: the report's language, for the charts' titles and the appendix.
+        question: the whole question (the report's title), which sets each part's
+            subject apart from what it asks.
+
+    Returns:
+        The sections, with the appendix last when a table moved there (the one they have
+        already, for a report read back).
+    """
+    parts = [s.heading for s in sections if s.kind == "part" and _asks(s.heading)]
+    moved: list[Table] = []
     for section in sections:
         for table in section.tables:
             if table.chart is None:
-                table.chart = chart_for(table, about=section.heading)
+                table.chart = chart_for(table, about=section.heading, lang=lang)
+        if section.heading in parts and section.points:
+            away = _unanswered(section, parts, question)
+            section.tables = [t for t in section.tables if not any(t is a for a in away)]
+            moved += away
+    kept = next((s for s in sections if s.kind == "appendix"), None)  # a report read back
+    if kept is not None:
+        kept.tables += moved
+    return [*sections, appendix(moved, lang)] if moved and kept is None else sections
 
 
 # --- drawing ----------------------------------------------------------------------------

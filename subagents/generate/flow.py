@@ -4,8 +4,8 @@ The file is built in memory and written with one atomic ``write_bytes`` through 
 FileDomainService, so a generation that fails at any step leaves nothing at ``out_path``.
 Beside it go the files it refers to: its chart images, and a copy of each cited source's
 stored text under ``copies/`` (see :data:`.report.COPIES`), so that the report's links
-work wherever its folder is copied; last, ``<stem>.zip`` (``report.zip`` beside
-``report.md``) is rewritten to hold the report's files, every format of it written so far,
+work wherever its folder is copied; last, ``<stem>.zip`` (``tidal-mills.zip`` beside
+``tidal-mills.md``) is rewritten to hold the report's files, every format of it written so far,
 its images and the copies, for reading elsewhere.
 """
 
@@ -39,7 +39,7 @@ from .sources import MaterialError, read_material
 class Rendered:
     """A rendered report: the file's bytes and any files it refers to by name.
 
-    ``attachments`` maps a file name (no folder, e.g. ``report-chart-1.png``) to its
+    ``attachments`` maps a file name (no folder, e.g. ``tidal-mills-chart-1.png``) to its
     bytes; they are written beside the report, before it.
     """
 
@@ -51,13 +51,15 @@ class Rendered:
 class Format:
     """One output format: its name, accepted file suffixes and a renderer.
 
-    ``render`` returns the file's bytes, or a :class:`Rendered` when the file refers to
-    others (a Markdown report's chart images).
+    ``render`` takes the report and the stem of the file's name (``tidal-mills`` for
+    ``tidal-mills.md``), which names the files it refers to; it returns the file's bytes,
+    or a :class:`Rendered` when the file refers to others (a Markdown report's chart
+    images, ``tidal-mills-chart-1.png``).
     """
 
     name: str
     suffixes: tuple[str, ...]
-    render: Callable[[Report], bytes | Rendered]
+    render: Callable[[Report, str], bytes | Rendered]
 
 
 def _summary_text(report: Report, fmt: Format, path: str, size: int) -> str:
@@ -105,12 +107,17 @@ async def _copies(report: Report, svc: object) -> dict[str, bytes]:
     return out
 
 
+def stem_of(path: str) -> str:
+    """A file's name without its folder and suffix: ``/workspace/reports/x.md`` → ``x``."""
+    return path.rsplit("/", 1)[-1].rsplit(".", 1)[0]
+
+
 async def _zip_report(svc: object, out_path: str) -> str:
     """Write ``<stem>.zip`` beside ``out_path`` holding the report's files there — every
     file named ``<stem>.…`` or ``<stem>-…`` (its formats, its chart images) and the
     copies under ``copies/`` — at their paths relative to the folder; returns its path."""
-    folder, name = out_path.rsplit("/", 1)
-    stem = name.rsplit(".", 1)[0]
+    folder = out_path.rsplit("/", 1)[0]
+    stem = stem_of(out_path)
     archive_path = f"{folder}/{stem}.zip"
     mine = [
         e.name
@@ -166,10 +173,11 @@ async def generate(
     )
     report = for_readers(report)  # checked against the exact spans; shown without Cf
     report.colophon = colophon if isinstance(colophon, Colophon) else None
-    attach_charts(report.sections)  # each chart drawn for the part it stands in
+    # each chart drawn for the part it stands in, or moved to an appendix
+    report.sections = attach_charts(report.sections, report.lang, report.title)
     report.notes.extend(f"passed over {skipped}" for skipped in material.skipped[:10])
     try:
-        rendered = await asyncio.to_thread(fmt.render, report)
+        rendered = await asyncio.to_thread(fmt.render, report, stem_of(clean))
     except Exception as exc:  # a renderer failure is reported, never raised to the agent
         return error(
             f"could not render the {fmt.name} file ({type(exc).__name__}: {exc}); "

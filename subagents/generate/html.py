@@ -309,7 +309,7 @@ def render_html(report: Report) -> str:
     )
 
 
-HTML = Format("HTML", (".html", ".htm"), lambda r: render_html(r).encode("utf-8"))
+HTML = Format("HTML", (".html", ".htm"), lambda r, _stem: render_html(r).encode("utf-8"))
 
 
 async def generate_html(

@@ -6,7 +6,8 @@ pipe tables, chart images, ``[n]`` markers, the Sources list). The first line ma
 file as a report so that it can be read back as a from_path for another format.
 
 Layout: the title, the summary, the sections (parts of the question first, then where the
-sources disagree, then what could not be found), each with its status when it has one (a
+sources disagree, then what could not be found, then the appendix of tables no part asks
+about), each with its status when it has one (a
 block quote: "Partly answered: …"), its points and its tables
 (caption with its ``[n]`` under the table, then the chart image when the table has one),
 and the Sources: one entry per source (title, live URL or file name, link to the stored
@@ -55,7 +56,7 @@ _LEADING_BLOCK = re.compile(r"^([+\-=#])")
 _WEB = re.compile(r"https?://[^\s<>]+")
 
 #: The order of section kinds in every format.
-KIND_ORDER = ("part", "other", "disagreements", "not_found")
+KIND_ORDER = ("part", "other", "disagreements", "not_found", "appendix")
 QUOTE_LIMIT = 300
 
 
@@ -120,7 +121,8 @@ def points_markdown(points: list[Point], spaced: bool = True) -> str:
 
 
 def reading_order(sections: list[Section]) -> list[Section]:
-    """Sections by kind (parts, other, disagreements, not found), in order within a kind."""
+    """Sections by kind (parts, other, disagreements, not found, the appendix), in order
+    within a kind."""
     rank = {kind: i for i, kind in enumerate(KIND_ORDER)}
     return sorted(sections, key=lambda s: rank.get(s.kind, len(KIND_ORDER)))
 

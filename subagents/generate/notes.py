@@ -105,6 +105,7 @@ class Chart:
     labels: list[str]
     series: list[tuple[str, list[float]]]  # (column name, one value per label)
     unit: str = ""
+    by: str = ""  # the name of the column the labels come from
 
 
 @dataclass
@@ -125,8 +126,9 @@ class Table:
 
 
 #: What a section holds: a part of the question, the disagreements between sources,
-#: what could not be found, or anything else the notes had.
-SECTION_KINDS = ("part", "disagreements", "not_found", "other")
+#: what could not be found, the tables no part asks about (an appendix), or anything else
+#: the notes had.
+SECTION_KINDS = ("part", "disagreements", "not_found", "appendix", "other")
 
 
 @dataclass

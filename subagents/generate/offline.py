@@ -8,30 +8,36 @@ from typing import Any
 
 from ..offline import Call, CallResult, succeeded
 
+#: Each format's generator, by the format's name (also its file suffix).
 FORMAT_TOOLS = {
-    "md": ("generate_markdown", "report.md"),
-    "html": ("generate_html", "report.html"),
-    "pdf": ("generate_pdf", "report.pdf"),
-    "pptx": ("generate_pptx", "report.pptx"),
+    "md": "generate_markdown",
+    "html": "generate_html",
+    "pdf": "generate_pdf",
+    "pptx": "generate_pptx",
 }
+#: The name of the report's files when the context gives none.
+DEFAULT_NAME = "report"
 _FACTS = re.compile(r"```json\n(\{.*?\})\n```", re.S)
 
 
 def plan(ctx: dict[str, Any], done: list[CallResult], tools: set[str]) -> list[Call]:
-    """Each requested format not written yet, from the context's requirements and paths."""
+    """Each requested format not written yet, from the context's requirements and paths,
+    to ``/workspace/reports/<name>.<format>`` (``name``: the context's, see
+    :func:`.stage.prepare`)."""
     if done:
         return []
     requirements = str(ctx.get("requirements") or ctx.get("question") or "")
+    name = str(ctx.get("name") or DEFAULT_NAME)
     from_paths = [str(p) for p in ctx.get("from_paths") or []]
     calls: list[Call] = []
     for fmt in ctx.get("formats") or list(FORMAT_TOOLS):
         if fmt not in FORMAT_TOOLS:
             continue
-        tool, name = FORMAT_TOOLS[fmt]
+        tool = FORMAT_TOOLS[fmt]
         if tool in tools:
             args: dict[str, Any] = {
                 "requirements": requirements,
-                "out_path": f"/workspace/reports/{name}",
+                "out_path": f"/workspace/reports/{name}.{fmt}",
             }
             if from_paths:
                 args["from_paths"] = from_paths
@@ -61,4 +67,4 @@ def outcome(ctx: dict[str, Any], done: list[CallResult]) -> dict[str, Any]:
     }
 
 
-__all__ = ["FORMAT_TOOLS", "facts", "outcome", "plan", "succeeded"]
+__all__ = ["DEFAULT_NAME", "FORMAT_TOOLS", "facts", "outcome", "plan", "succeeded"]

@@ -53,7 +53,7 @@ def render_pdf(report: Report) -> bytes:
     return page.write_pdf(stylesheets=[CSS(string=PRINT_CSS, url_fetcher=_no_fetch())])
 
 
-PDF = Format("PDF", (".pdf",), render_pdf)
+PDF = Format("PDF", (".pdf",), lambda r, _stem: render_pdf(r))
 
 
 async def generate_pdf(

@@ -553,10 +553,12 @@ def _table_slide(
     _notes(slide, report, _cited([table.caption]))
 
 
-def _table_slides(prs, report: Report, table: Table, n: int) -> None:
-    """A table over as many slides as it needs (at most four; a cut is shown by a … row)."""
+def _table_slides(prs, report: Report, table: Table, n: int, heading: str = "") -> None:
+    """A table over as many slides as it needs (at most four; a cut is shown by a … row),
+    titled by ``heading`` when given, else by its caption."""
     layout = table_layout(table)
-    title = _shorten(table.caption.text.strip().rstrip(".。"), 120) or report.label("table")
+    caption = _shorten(table.caption.text.strip().rstrip(".。"), 120)
+    title = heading or caption or report.label("table")
     for i, page in enumerate(layout.pages):
         _table_slide(prs, report, _continued(report, title, i), table, layout, page, n)
 
@@ -663,11 +665,14 @@ def _section_slides(prs, report: Report) -> None:
     tables, charts = 0, 0
     for section in reading_order(report.sections):
         status = [Point([section.status])] if section.status else []
-        for i, chunk in enumerate(_chunks([*status, *section.points], BODY_W, BODY_H)):
+        chunks = _chunks([*status, *section.points], BODY_W, BODY_H)
+        for i, chunk in enumerate(chunks):
             _bullet_slide(prs, report, _continued(report, _shorten(section.heading, 90), i), chunk)
+        # a section of tables alone (the appendix) is named on its tables' slides
+        heading = "" if chunks else _shorten(section.heading, 90)
         for table in section.tables:
             tables += 1
-            _table_slides(prs, report, table, tables)
+            _table_slides(prs, report, table, tables, heading)
             chart = chart_of(table)
             if chart is not None:
                 charts += 1
@@ -698,7 +703,7 @@ def render_pptx(report: Report) -> bytes:
     return buf.getvalue()
 
 
-PPTX = Format("PPTX", (".pptx",), render_pptx)
+PPTX = Format("PPTX", (".pptx",), lambda r, _stem: render_pptx(r))
 
 
 async def generate_pptx(

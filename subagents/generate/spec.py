@@ -17,8 +17,9 @@ from .pptx import generate_pptx
 SYS_PROMPT = """You are the Generate subagent. You turn the run's notes and evidence into
 report files with the generate_* tools.
 
-- Write each format the task asks for, with out_path under /workspace/reports/
-  (e.g. report.md, report.html, report.pdf, report.pptx).
+- Write each format the task asks for, with out_path under /workspace/reports/ named
+  by the context's "name" and the format (e.g. with name "tidal-mills":
+  tidal-mills.md, tidal-mills.html, tidal-mills.pdf, tidal-mills.pptx).
 - Pass the notes and pages to use in from_paths, e.g. ["/workspace/notes/",
   "/workspace/pages/"]; omit from_paths to use all evidence collected in this run.
 - Notes are Markdown: "# Title", a short lead paragraph, "## Section" headings, and

@@ -4,18 +4,22 @@ from __future__ import annotations
 
 from typing import Any
 
+from research.naming import report_name
+
 
 def prepare(
     desk: Any, sub: Any, ctx: dict[str, Any], base: dict[str, Any]
 ) -> tuple[str | None, dict[str, Any]]:
-    """The formats asked for (of the run's), the brief's requirements and the research
-    notes the Host has just written."""
+    """The formats asked for (of the run's), the brief's requirements, the research notes
+    the Host has just written, and the name the report's files carry (a short slug of
+    the question, see :func:`research.naming.report_name`)."""
     wanted = [f for f in ctx.get("formats") or [] if f in desk.settings.formats]
     return None, {
         **base,
         "formats": wanted or list(desk.settings.formats),
         "requirements": desk.requirements(),
         "from_paths": [desk.notes_path],
+        "name": report_name(desk.research.plan.question),
     }
 
 

@@ -117,7 +117,8 @@ a{color:#0b62c4}
  .sources .src-url,.sources .src-path{font-size:7.5pt}.sources .src-stored{display:none}
  .sources .quotes{padding-left:.5rem;border-left-width:1.5pt}
  .sources .quotes li{font-size:7.5pt;margin:.1rem 0;color:#222}
- .colophon{margin-top:1rem;font-size:8pt;color:#333;break-inside:avoid}}
+ p.table-note{font-size:8.5pt;margin:.3rem 0 0}
+ .colophon{margin-top:.5rem;padding-top:.3rem;font-size:8pt;color:#333;break-inside:avoid}}
 """
 
 

@@ -34,6 +34,8 @@ LABELS: dict[str, dict[str, str]] = {
         "req_met": "{requirement} — met: see “{where}”.",
         "req_section_not": "{requirement} — not met: no source gave enough on {missing} "
         "for a section.",
+        "req_section_left": "{requirement} — not met: the section on {left} was left out "
+        "to keep within the length.",
         "req_followed": "{requirement} — followed: see “{where}”.",
         "req_followed_here": "{requirement} — followed.",
         "req_no_disagreements": "{requirement} — not needed: the sources cited do not disagree.",
@@ -44,6 +46,7 @@ LABELS: dict[str, dict[str, str]] = {
         "different languages.",
         "unmet_topic": "No source gave {missing}.",
         "unmet_left": "Left out to keep within the length: {left}.",
+        "unmet_section_left": "Left out to keep within the length: the section on {left}.",
         "unmet_section": "No source gave enough on {missing} to make the section the brief asks.",
         "unmet_style": "The brief asks: “{requirement}”; no source allowed it.",
         "or": "or",
@@ -130,6 +133,7 @@ LABELS: dict[str, dict[str, str]] = {
         "req_met": "{requirement}——已满足：见“{where}”。",
         "req_section_not": "{requirement}——未满足：没有来源提供足够的内容，无法写成关于"
         "{missing}的一节。",
+        "req_section_left": "{requirement}——未满足：关于{left}的一节因篇幅所限未写入。",
         "req_followed": "{requirement}——已遵循：见“{where}”。",
         "req_followed_here": "{requirement}——已遵循。",
         "req_no_disagreements": "{requirement}——无需处理：所引来源之间没有分歧。",
@@ -139,6 +143,7 @@ LABELS: dict[str, dict[str, str]] = {
         "req_not_checked": "{requirement}——未核对：简报与报告使用的语言不同。",
         "unmet_topic": "没有来源说明{missing}。",
         "unmet_left": "因篇幅所限未写入：{left}。",
+        "unmet_section_left": "因篇幅所限未写入：关于{left}的一节。",
         "unmet_section": "没有来源提供足够的内容，无法写成简报要求的关于{missing}的一节。",
         "unmet_style": "简报要求：“{requirement}”；现有来源无法做到。",
         "or": "或",

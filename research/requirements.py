@@ -379,8 +379,8 @@ def judge(requirement: str, view: ReportView, found: ReportView | None = None) -
         requirement: one requirement of the brief.
         view: what the report says.
         found: what the sources found for it said (the writer's candidates), to tell a
-            topic no source gave from one the report leaves out; None when unknown (every
-            topic the report does not say counts as not given).
+            topic or a section no source gave from one the report leaves out; None when
+            unknown (every one the report does not say counts as not given).
 
     Returns:
         Its verdict.
@@ -394,6 +394,8 @@ def judge(requirement: str, view: ReportView, found: ReportView | None = None) -
         where = next((h for h in view.headings if names_section(h, asked.topic)), "")
         if where:
             return Verdict(requirement, SECTION, "met", where=where)
+        if found is not None and any(names_section(h, asked.topic) for h in found.headings):
+            return Verdict(requirement, SECTION, "not met", left_out=(asked.topic,))
         return Verdict(requirement, SECTION, "not met", (asked.topic,))
     if asked.kind == STYLE:
         feature = asked.topic

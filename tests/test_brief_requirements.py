@@ -231,6 +231,20 @@ def test_a_topic_a_source_gave_but_the_report_left_out_is_said_so_not_as_never_g
     ]
 
 
+def test_a_section_the_notes_had_but_the_length_left_out_is_said_so() -> None:
+    view = ReportView(("The toll bridge opened in 1820.",), headings=("Why did it close?",))
+    found = ReportView((), headings=("Why did it close?", "Towns"))
+    verdict = judge("Notes: Use the list for a section on towns.", view, found)
+    assert verdict.status == "not met" and verdict.left_out == ("towns",)
+    assert verdict_line(verdict, "en") == (
+        "Use the list for a section on towns. — not met: the section on towns was left out "
+        "to keep within the length."
+    )
+    assert limits_lines([verdict], "en") == [
+        "Left out to keep within the length: the section on towns."
+    ]
+
+
 def test_with_no_disagreement_to_give_a_request_for_ranges_is_not_needed() -> None:
     view = ReportView(("The toll bridge opened in 1820.",), features={"citations": ""})
     verdict = judge("Notes: Give ranges where sources disagree.", view)

@@ -102,6 +102,8 @@ def verdict_line(verdict: Verdict, lang: str) -> str:
     """A requirement with its verdict, in the report's words."""
     if verdict.status == "followed":
         key = "req_followed" if verdict.where else "req_followed_here"
+    elif verdict.kind == "section" and verdict.left_out:
+        key = "req_section_left"
     else:
         key = (
             VERDICT_LABELS.get(verdict.status)
@@ -111,6 +113,7 @@ def verdict_line(verdict: Verdict, lang: str) -> str:
         requirement=without_label(verdict.requirement),
         missing=_listed(verdict.missing, lang),
         gaps=_gaps(verdict, lang),
+        left=_listed(verdict.left_out, lang),
         where=verdict.where,
     )
 
@@ -129,7 +132,10 @@ def limits_lines(verdicts: list[Verdict], lang: str) -> list[str]:
     if left:
         lines.append(label(lang, "unmet_left").format(left=_listed(left, lang)))
     for verdict in unmet:
-        if verdict.kind == "section":
+        if verdict.kind == "section" and verdict.left_out:
+            shown = _listed(verdict.left_out, lang)
+            lines.append(label(lang, "unmet_section_left").format(left=shown))
+        elif verdict.kind == "section":
             shown = _listed(verdict.missing, lang)
             lines.append(label(lang, "unmet_section").format(missing=shown))
         elif verdict.kind != "topic":

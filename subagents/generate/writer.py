@@ -10,9 +10,10 @@ default — giving every part at least two sentences where it has them, and puts
 sentences of a historical part in the order of the dates they mention.
 
 It follows the brief where the evidence allows: a section the brief asks for keeps its
-table (or, with no room for it, the table's column on its topic as one line) before the
-parts' further lines, and a candidate that gives a topic the brief asks for and the
-report would not say otherwise is the next line of its part (see :func:`_asked_first`).
+table (or, with no room for it, the table's column on its topic as one line) after the
+parts' least lines and before their further ones (see :func:`_fit_asked`), and a
+candidate that gives a topic the brief asks for and the report would not say otherwise
+is the next line of its part (see :func:`_asked_first`).
 """
 
 from __future__ import annotations
@@ -148,35 +149,56 @@ def topic_column(table: Table, topic: str, lang: str) -> Point:
     return Point([text, *table.caption.cites()], bullet=True)
 
 
-def _fit_tables(
-    draft: Draft, allowance: int, asked: frozenset[str] = frozenset(), lang: str = "en"
-) -> tuple[int, list[tuple[Section, Point]]]:
+def _fit_tables(draft: Draft, allowance: int, asked: frozenset[str] = frozenset()) -> int:
     """Keep the tables that fit in ``allowance`` (those with a chart first, then in reading
-    order; the first always stays) so that the prose has room. A section the brief asks
-    for (headed in ``asked``) comes before the other tables, its table cut to the columns
-    that fit a line (see :func:`narrowed`); where even that does not fit, the section
-    gives its table's column on its topic as one line (see :func:`topic_column`).
-    Returns what the tables kept and those lines cost, and the lines with their
-    sections."""
-    for section in draft.sections:
-        if section.heading in asked:
-            section.tables = [narrowed(t) for t in section.tables]
-    tables = [(s, t, table_cost(t)) for s in draft.sections for t in s.tables]
+    order; the first always stays) so that the prose has room; returns their cost. The
+    tables of the sections the brief asks for (headed in ``asked``) are left to
+    :func:`_fit_asked`."""
+    tables = [
+        (s, t, table_cost(t)) for s in draft.sections if s.heading not in asked for t in s.tables
+    ]
     ranked = sorted(tables, key=lambda x: chart_of(x[1]) is None)
-    ranked[1:] = sorted(ranked[1:], key=lambda x: x[0].heading not in asked)
     spent = 0
     kept: list[Table] = []
-    lines: list[tuple[Section, Point]] = []
-    for section, table, cost in ranked:
+    for _, table, cost in ranked:
         if not kept or spent + cost <= allowance:
             kept.append(table)
             spent += cost
-        elif section.heading in asked and table.header and table.rows:
-            lines.append((section, topic_column(table, section.heading, lang)))
-            spent += _cost(lines[-1][1])
     for section, table, _ in tables:
         if not any(table is k for k in kept):
             section.tables.remove(table)
+    return spent
+
+
+def _fit_asked(
+    draft: Draft, asked: frozenset[str], room: int, tables_room: int, lang: str
+) -> tuple[int, list[tuple[Section, Point]]]:
+    """Give each section the brief asks for (headed in ``asked``) what the length leaves
+    ``room`` for once every part has its least lines: its table cut to the columns that
+    fit a line (see :func:`narrowed`) while the tables' share leaves ``tables_room``,
+    else the table's column on its topic as one line (see :func:`topic_column`), else
+    nothing (the section is left out, and the report's brief section says so).
+
+    Returns:
+        What they cost, and the lines with their sections.
+    """
+    spent = 0
+    lines: list[tuple[Section, Point]] = []
+    for section in draft.sections:
+        if section.heading not in asked:
+            continue
+        tables = [narrowed(t) for t in section.tables if t.header and t.rows]
+        section.tables = []
+        for table in tables:
+            cost = table_cost(table)
+            if spent + cost <= min(room, tables_room):
+                section.tables.append(table)
+                spent += cost
+                continue
+            line = topic_column(table, section.heading, lang)
+            if spent + _cost(line) <= room:
+                lines.append((section, line))
+                spent += _cost(line)
     return spent, lines
 
 
@@ -253,12 +275,15 @@ def shape(
         pools[i] = diversified(candidates, source_of, leads.get(i, [])[:1])
     topics = section_topics(brief_requirements(requirements))
     asked = frozenset(s.heading for s in parts if any(names_section(s.heading, t) for t in topics))
-    tabled, table_lines = _fit_tables(draft, int(budget * TABLE_SHARE), asked, lang)
-    spent = sum(_cost(p) for p in summary) + tabled
-    spent += _cost_of_lists(draft, requirements, lang)
+    allowance = int(budget * TABLE_SHARE)
+    tabled = _fit_tables(draft, allowance, asked)
+    spent = sum(_cost(p) for p in summary) + tabled + _cost_of_lists(draft, requirements, lang)
     # the part's line in the summary is one of the lines it keeps
     least = {i: MIN_PER_PART - (1 if leads.get(i) else 0) for i in pools}
     _asked_first(draft, parts, pools, least, summary, requirements, lang)
+    sure = sum(_cost(p) for i, pool in pools.items() for p in pool[: least[i]])
+    given, table_lines = _fit_asked(draft, asked, budget - spent - sure, allowance - tabled, lang)
+    spent += given
     chosen: dict[int, list[Point]] = {i: [] for i in pools}
     # a part that shows a table says more already: past its least, it takes a next line
     # only once every part without one has taken theirs
@@ -287,6 +312,7 @@ def shape(
         section.points = points
     for section, line in table_lines:
         section.points.append(line)
+    draft.sections = [s for s in draft.sections if s.heading not in asked or s.points or s.tables]
     draft.lead = summary
     return draft
 

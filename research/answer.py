@@ -207,20 +207,8 @@ def _counts(said: str, question: str) -> list[tuple[int, int]]:
     given again in brackets in other units is left out. Those that count what the
     question counts come first."""
     asked = {stem(t) for t in terms(question)}
-    years_at = [m.span() for m in DATE.finditer(said) if year_of(m) is not None]
-    counted: list[tuple[bool, int, int]] = [
-        (stem(q.unit) in asked, q.start, q.end) for q in quantities(said)
-    ]
-    for m in _COUNT.finditer(said):
-        if any(s <= m.start() < e for _, s, e in counted) or any(
-            s <= m.start() < e for s, e in years_at
-        ):
-            continue
-        noun = (m.group("noun") or "").strip(" -").lower()
-        if noun and stem(noun) in asked:
-            counted.append((True, m.start(), m.end()))
-        else:
-            counted.append((False, m.start(), m.end() - len(m.group("noun") or "")))
+    counted = [(stem(q.unit) in asked, q.start, q.end) for q in quantities(said)]
+    counted += _bare_counts(said, asked, [(s, e) for _, s, e in counted])
     kept = [
         (named, s, e)
         for named, s, e in counted
@@ -228,6 +216,24 @@ def _counts(said: str, question: str) -> list[tuple[int, int]]:
     ]
     best = [(s, e) for named, s, e in kept if named]
     return best or [(s, e) for _, s, e in kept]
+
+
+def _bare_counts(
+    said: str, asked: set[str], taken: list[tuple[int, int]]
+) -> list[tuple[bool, int, int]]:
+    """The numbers of a sentence outside ``taken`` and outside its years, each with
+    whether it counts a noun the question counts (then with that noun)."""
+    taken = taken + [m.span() for m in DATE.finditer(said) if year_of(m) is not None]
+    found = []
+    for m in _COUNT.finditer(said):
+        if any(s <= m.start() < e for s, e in taken):
+            continue
+        noun = m.group("noun") or ""
+        if noun and stem(noun.strip(" -").lower()) in asked:
+            found.append((True, m.start(), m.end()))
+        else:
+            found.append((False, m.start(), m.end() - len(noun)))
+    return found
 
 
 def _follows_value(said: str, at: int, spans: list[tuple[bool, int, int]]) -> bool:

@@ -391,19 +391,9 @@ def judge(requirement: str, view: ReportView, found: ReportView | None = None) -
     if asked.kind in (SECTION, TOPIC) and not same_language(requirement, view.lang):
         return Verdict(requirement, asked.kind, "not checked")
     if asked.kind == SECTION:
-        where = next((h for h in view.headings if names_section(h, asked.topic)), "")
-        if where:
-            return Verdict(requirement, SECTION, "met", where=where)
-        if found is not None and any(names_section(h, asked.topic) for h in found.headings):
-            return Verdict(requirement, SECTION, "not met", left_out=(asked.topic,))
-        return Verdict(requirement, SECTION, "not met", (asked.topic,))
+        return _judge_section(requirement, asked.topic, view, found)
     if asked.kind == STYLE:
-        feature = asked.topic
-        if feature in view.features:
-            where = view.features[feature]
-            return Verdict(requirement, STYLE, "followed", where=where, feature=feature)
-        status = WITHOUT_FEATURE.get(feature, "not met")
-        return Verdict(requirement, STYLE, status, feature=feature)
+        return _judge_style(requirement, asked.topic, view)
     unsaid = [t for t in asked.topics if not covers(t, view)]
     if not unsaid:
         return Verdict(requirement, TOPIC, "covered")
@@ -411,6 +401,27 @@ def judge(requirement: str, view: ReportView, found: ReportView | None = None) -
     missing = tuple(t for t in unsaid if t not in left)
     status = "not covered" if len(unsaid) == len(asked.topics) else "partly covered"
     return Verdict(requirement, TOPIC, status, missing, left_out=left)
+
+
+def _judge_section(
+    requirement: str, topic: str, view: ReportView, found: ReportView | None
+) -> Verdict:
+    """A section the brief asks for: met where a heading names it; else left out when
+    the sources' candidates name it, not given when they do not."""
+    where = next((h for h in view.headings if names_section(h, topic)), "")
+    if where:
+        return Verdict(requirement, SECTION, "met", where=where)
+    if found is not None and any(names_section(h, topic) for h in found.headings):
+        return Verdict(requirement, SECTION, "not met", left_out=(topic,))
+    return Verdict(requirement, SECTION, "not met", (topic,))
+
+
+def _judge_style(requirement: str, feature: str, view: ReportView) -> Verdict:
+    """A form the brief asks for: followed where the report has it."""
+    if feature in view.features:
+        where = view.features[feature]
+        return Verdict(requirement, STYLE, "followed", where=where, feature=feature)
+    return Verdict(requirement, STYLE, WITHOUT_FEATURE.get(feature, "not met"), feature=feature)
 
 
 def same_language(requirement: str, lang: str) -> bool:

@@ -69,11 +69,14 @@ MOST_INFORMATIVE = 0.05
 
 def informative(span: str, explaining: str = "") -> float:
     """A small bonus for a quote that gives what its part asks for: facts (dates,
-    numbers, named things), or, for a part that asks for a cause or a means (see
-    :func:`research.answer.explains`), the cause or the means or steps it states (see
-    :func:`explained`), whichever is more."""
+    numbers, named things), or, for a part that asks for a means (see
+    :func:`research.answer.explains`), the means or steps it states, whichever is more.
+    A stated cause earns no more here (a "because" is too common a word to lift a
+    sentence about something else into a *why* part's section); the summary line
+    weighs it (see :func:`summary_choice`)."""
     facts = min(MOST_INFORMATIVE, 0.01 * len(_FACT.findall(plain(span))))
-    return MOST_INFORMATIVE if explained(span, explaining) else facts
+    means = explaining == "means" and explained(span, explaining)
+    return MOST_INFORMATIVE if means else facts
 
 
 def explained(span: str, explaining: str) -> bool:

@@ -227,7 +227,7 @@ def test_a_topic_a_source_gave_but_the_report_left_out_is_said_so_not_as_never_g
         "partly covered: how the weir worked left out to keep within the length."
     )
     assert limits_lines([verdict], "en") == [
-        "Left out to keep within the length: how the weir worked."
+        "Not done as the brief asks: how the weir worked (see “What the brief asked”)."
     ]
 
 
@@ -241,7 +241,7 @@ def test_a_section_the_notes_had_but_the_length_left_out_is_said_so() -> None:
         "to keep within the length."
     )
     assert limits_lines([verdict], "en") == [
-        "Left out to keep within the length: the section on towns."
+        "Not done as the brief asks: the section on towns (see “What the brief asked”)."
     ]
 
 
@@ -261,7 +261,7 @@ def test_chinese_requirements_are_judged_on_a_chinese_report() -> None:
     assert (
         verdict_line(partly, "zh") == "请介绍渡口停运的原因和票价。——部分涵盖：没有来源说明票价。"
     )
-    assert limits_lines([partly], "zh") == ["没有来源说明票价。"]
+    assert limits_lines([partly], "zh") == ["简报要求而本报告未能做到：票价（见“简报的要求”）。"]
 
 
 # -- the report's sections ---------------------------------------------------------------
@@ -318,12 +318,15 @@ def test_the_report_lists_each_requirement_and_its_limits_say_what_it_could_not_
         "lighthouse keepers' strike.",
     ]
     limits = draft.sections[-1]
-    assert [p.text for p in limits.points][-1] == "No source gave the lighthouse keepers' strike."
+    unmet = (
+        "Not done as the brief asks: the lighthouse keepers' strike (see “What the brief asked”)."
+    )
+    assert [p.text for p in limits.points][-1] == unmet
     # a report without a limits section gets one, before the brief's
     bare = _draft(limits=False)
     made, asked = answer_brief(_ASKED, bare, "en")
     assert (made.heading, asked.heading) == ("Limits of this report", "What the brief asked")
-    assert [p.text for p in made.points] == ["No source gave the lighthouse keepers' strike."]
+    assert [p.text for p in made.points] == [unmet]
     assert brief_section("How did the Orvel ferry change the valley?", bare, "en") is None
 
 

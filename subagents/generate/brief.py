@@ -3,9 +3,10 @@
 :func:`answer_brief` closes a report with the section "What the brief asked": each
 requirement with its verdict (:func:`research.requirements.judge`), judged on what the
 report says (:func:`report_view`) — and, for a topic it does not say, on what the notes'
-candidates say, to tell a topic no source gave from one left out for length. Each
-requirement it could not meet is said again in "Limits of this report" ("No source gave
-how the weir worked."). The writer follows the brief before that: see
+candidates say, to tell a topic no source gave from one left out for length. The
+requirements it could not meet are named again in "Limits of this report", in one line
+that points back here for why ("Not done as the brief asks: how the weir worked (see
+…)."). The writer follows the brief before that: see
 :func:`subagents.generate.writer.shape`.
 """
 
@@ -119,29 +120,24 @@ def verdict_line(verdict: Verdict, lang: str) -> str:
 
 
 def limits_lines(verdicts: list[Verdict], lang: str) -> list[str]:
-    """What the limits of a report say of the requirements it did not meet: one line for
-    the topics no source gave ("No source gave how the weir worked or when the mill
-    closed."), one for those left out for length, one for each section and each form it
-    could not give; nothing for a length."""
+    """What the limits of a report say of the requirements it did not meet: one line
+    naming each (a topic, a section, a form), which "What the brief asked" gives with its
+    reason ("Not done as the brief asks: how the weir worked, the section on towns (see
+    …)."); none when every requirement is met, and nothing for a length."""
     unmet = [v for v in verdicts if v.status in UNMET and v.kind != LENGTH]
-    missing = tuple(t for v in unmet if v.kind == "topic" for t in v.missing)
-    left = tuple(t for v in unmet if v.kind == "topic" for t in v.left_out)
-    lines = []
-    if missing:
-        lines.append(label(lang, "unmet_topic").format(missing=_listed(missing, lang)))
-    if left:
-        lines.append(label(lang, "unmet_left").format(left=_listed(left, lang)))
+    items: list[str] = []
     for verdict in unmet:
-        if verdict.kind == "section" and verdict.left_out:
-            shown = _listed(verdict.left_out, lang)
-            lines.append(label(lang, "unmet_section_left").format(left=shown))
+        if verdict.kind == "topic":
+            items += [*verdict.missing, *verdict.left_out]
         elif verdict.kind == "section":
-            shown = _listed(verdict.missing, lang)
-            lines.append(label(lang, "unmet_section").format(missing=shown))
-        elif verdict.kind != "topic":
-            shown = without_label(verdict.requirement)
-            lines.append(label(lang, "unmet_style").format(requirement=shown))
-    return lines
+            for topic in (*verdict.missing, *verdict.left_out):
+                items.append(label(lang, "section_on").format(topic=topic))
+        else:
+            items.append(f"“{without_label(verdict.requirement)}”")
+    if not items:
+        return []
+    joined = ("、" if lang == "zh" else ", ").join(dict.fromkeys(items))
+    return [label(lang, "unmet_brief").format(items=joined)]
 
 
 def brief_verdicts(

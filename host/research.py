@@ -370,13 +370,12 @@ class Research:
                 cand.scores[sid] = score_text(focus, f"{anchor}.", title)
 
     async def absorb_file(self, source: FileSource) -> None:
-        """Store a file's extract and score it; a brief gives its requirements, and its
-        facts (its extract, when it states any) are scored like any file's text."""
+        """Store a file's extract and score it (a brief only gives requirements)."""
         if source.brief:
-            if source.file_path not in self.briefs:
-                self.briefs.append(source.file_path)
+            self.briefs.append(source.file_path)
             self.requirements.extend(r for r in source.requirements if r not in self.requirements)
-        if not source.text.strip() or source.path in self.sources:
+            return
+        if source.path in self.sources:
             return
         # A downloaded document is cited by the address it came from, not its place in
         # the run's folder.

@@ -38,10 +38,11 @@ question; the README's demo questions are done when their totals row is all 0.
 
 Usage::
 
-    .venv/bin/python bench/bench_reader.py [--questions N] [--files N]
+    .venv/bin/python bench/bench_reader.py [--quick] [--questions N] [--files N]
         [--formats md,html,pdf,pptx] [--runs-dir DIR] [--json] [--details]
 
-``--questions`` keeps the first N demo questions; ``--json`` prints every report's counts
+``--quick`` runs the first 3 demo questions and 1 own-files question; ``--questions``
+keeps the first N demo questions; ``--json`` prints every report's counts
 and the offending lines, and the totals, as JSON instead of the table; ``--details``
 prints the offending lines under the table. About 25 s a demo question on two cores.
 """
@@ -928,12 +929,23 @@ def details(checks: Sequence[Check]) -> str:
 # ------------------------------------------------------------------------------ main
 
 
+#: What ``--quick`` runs: the first demo questions (the demo's own, in English and in
+#: Chinese, and a Chinese one-part question) and own-files questions.
+QUICK = (3, 1)
+
+
 def parse(argv: Sequence[str] | None = None) -> argparse.Namespace:
     """The command line's options (the Markdown is always written: the checks read it)."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
     parser.add_argument("--questions", type=int, default=None, help="first N demo questions")
     parser.add_argument(
-        "--files", type=int, default=2, help="own-files questions, English and Chinese in turn"
+        "--files", type=int, default=None, help="own-files questions, English and Chinese in turn"
+    )
+    parser.add_argument(
+        "--quick",
+        action="store_true",
+        help=f"the first {QUICK[0]} demo questions and "
+        f"{QUICK[1]} own-files question (unless told otherwise)",
     )
     parser.add_argument("--formats", default=",".join(FORMATS), help="md,html,pdf,pptx")
     parser.add_argument("--runs-dir", type=Path, default=None, help="keep the runs here")
@@ -945,6 +957,10 @@ def parse(argv: Sequence[str] | None = None) -> argparse.Namespace:
     if unknown:
         parser.error(f"--formats: unknown {', '.join(unknown)}")
     args.formats = ["md", *(f for f in formats if f != "md")]
+    if args.quick:
+        args.questions = QUICK[0] if args.questions is None else args.questions
+        args.files = QUICK[1] if args.files is None else args.files
+    args.files = 2 if args.files is None else args.files
     return args
 
 

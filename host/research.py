@@ -646,9 +646,9 @@ class Research:
         parts = [s.id for s in self.plan.subquestions]
         pages = {sid: self.page_ranking(sid) for sid in parts}
         quotes = self.quotes()
-        kinds = {sid: answer.explains(self.focus[sid]) for sid in parts}
+        explaining = {sid: answer.explains(self.focus[sid]) for sid in parts}
         lang = self.plan.language
-        return selection.select(parts, self.evidence, quotes, lang, limit, pages, kinds)
+        return selection.select(parts, self.evidence, quotes, lang, limit, pages, explaining)
 
     def page_ranking(self, sub_id: str) -> dict[str, float]:
         """How well each source read answers a part, by its address (see

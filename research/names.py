@@ -15,8 +15,9 @@ Marta Ruiz in 1931."). A name is found the way each script writes it:
 
 The words before a name say what it is to the sentence (see :data:`CUES`): "by" names who
 did it, "in", "at", "near" where, 由/被 and 在/位于 in Chinese. A name in the role the part
-asks for is taken before one in the other role; among equals, the first. A sentence whose
-only new name stands in the other role gives none ("built in Lisbon" answers no *who*).
+asks for is taken before one with no role; among equals, the one nearest the question's
+words in the sentence (:func:`nearness`). A sentence whose only new name stands in the
+other role gives none ("built in Lisbon" answers no *who*).
 """
 
 from __future__ import annotations
@@ -63,7 +64,7 @@ _JOINERS = (
 _CAPITAL = r"[A-Z\u00c0-\u00de][\w'’.-]*"
 _NAME = re.compile(rf"\b{_CAPITAL}(?:(?:\s+(?:{_JOINERS}\s+)*|[–—/]){_CAPITAL})*")
 #: A name that says this many of the question's own words is the question's subject
-#: ("the Osk–Mirren Canal" for a question on the Mirren Canal), not an answer to it.
+#: ("the Lund–Varga Railway" for a question on the Varga Railway), not an answer to it.
 SUBJECT_WORDS = 2
 #: Capitalised words that are not names: the calendar.
 _CALENDAR = frozenset(
@@ -173,11 +174,10 @@ def nearness(text: str, start: int, end: int, question: str) -> int:
     Returns:
         The distance.
     """
-    name = Name(text[start:end], start, "")
     spots = [at for at in _spots(text, question) if not start <= at < end]
     if not spots:
         return 10_000
-    gaps = [text[min(end, at) : max(name.start, at)] for at in spots]
+    gaps = [text[min(end, at) : max(start, at)] for at in spots]
     return min(len(g) if is_cjk(text) else len(g.split()) for g in gaps)
 
 
@@ -226,8 +226,8 @@ def names_in(text: str, kind: str, question: str = "") -> tuple[Name, ...]:
 def name_span(question: str, kind: str, text: str) -> str:
     """The name that answers a *who* or *where* part in ``text``: one in the role the
     part asks for before one with no role; among several, the one nearest the words of
-    the question the sentence says. ``""`` when the sentence gives none,
-    or only names in the other role.
+    the question the sentence says. ``""`` when the sentence gives none, or only names
+    in the other role.
 
     Args:
         question: the part's text.
@@ -237,15 +237,7 @@ def name_span(question: str, kind: str, text: str) -> str:
     Returns:
         The name as written, or ``""``.
     """
-    wanted = ROLE.get(kind, "")
-    said = plain(text)
-    fit = [n for n in names_in(text, kind, question) if n.role in (wanted, "")]
-    if not fit:
-        return ""
-    return min(
-        fit,
-        key=lambda n: (n.role != wanted, nearness(said, n.start, n.start + len(n.text), question)),
-    ).text
+    return _nearest(question, kind, text, sure=False)
 
 
 def name_in_role(question: str, kind: str, text: str) -> str:
@@ -260,9 +252,19 @@ def name_in_role(question: str, kind: str, text: str) -> str:
     Returns:
         The name, or ``""``.
     """
+    return _nearest(question, kind, text, sure=True)
+
+
+def _nearest(question: str, kind: str, text: str, sure: bool) -> str:
+    """The name of ``text`` in the role ``kind`` asks for (or, unless ``sure``, with no
+    role), the ones in that role first, then the nearest the question's words."""
     wanted = ROLE.get(kind, "")
-    said = plain(text)
-    fit = [n for n in names_in(text, kind, question) if wanted and n.role == wanted]
+    roles = (wanted,) if sure else (wanted, "")
+    fit = [n for n in names_in(text, kind, question) if wanted and n.role in roles]
     if not fit:
         return ""
-    return min(fit, key=lambda n: nearness(said, n.start, n.start + len(n.text), question)).text
+    said = plain(text)
+    return min(
+        fit,
+        key=lambda n: (n.role != wanted, nearness(said, n.start, n.start + len(n.text), question)),
+    ).text

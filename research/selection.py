@@ -75,7 +75,7 @@ def informative(span: str, explaining: str = "") -> float:
     sentence about something else into a *why* part's section); the summary line
     weighs it (see :func:`summary_choice`)."""
     facts = min(MOST_INFORMATIVE, 0.01 * len(_FACT.findall(plain(span))))
-    means = explaining == "means" and explained(span, explaining)
+    means = explaining == "means" and states_means(span)
     return MOST_INFORMATIVE if means else facts
 
 
@@ -106,7 +106,7 @@ def select(
     lang: str,
     limit: int,
     pages: Mapping[str, Mapping[str, float]] | None = None,
-    kinds: Mapping[str, str] | None = None,
+    explaining: Mapping[str, str] | None = None,
 ) -> dict[str, list[str]]:
     """The quotes each part's section gives, by part (the summary's line for a part is
     one of them).
@@ -131,10 +131,10 @@ def select(
         pages: each part's ranking of the sources (by address): a quote from a source
             ranked under :data:`PAGE_SHARE` of the best of the part's sources is left
             out (a page that names the subject in passing, beside the pages about it).
-        kinds: what each part asks to be explained (``cause``, ``means``: see
+        explaining: what each part asks to be explained (``cause``, ``means``: see
             :func:`research.answer.explains`), or None.
     """
-    pairs = _pair_values(parts, scores, quotes, lang, pages, kinds or {})
+    pairs = _pair_values(parts, scores, quotes, lang, pages, explaining or {})
     state = _Greedy(parts, quotes, pairs, limit)
     order = sorted(pairs, key=lambda pair: _stable(pair, quotes))
     while order and not state.done():
@@ -152,7 +152,7 @@ def _pair_values(
     quotes: Mapping[str, Quote],
     lang: str,
     pages: Mapping[str, Mapping[str, float]] | None,
-    kinds: Mapping[str, str],
+    explaining: Mapping[str, str],
 ) -> dict[tuple[str, str], float]:
     """Each (part, quote key) pair's starting value, in the order of ``parts`` and then of
     each part's scores.
@@ -166,7 +166,7 @@ def _pair_values(
         quotes: the quotes by key.
         lang: the report's language.
         pages: each part's ranking of the sources (by address), or None.
-        kinds: what each part asks to be explained.
+        explaining: what each part asks to be explained.
 
     Returns:
         The value of each pair, keyed by ``(part, key)``.
@@ -177,24 +177,25 @@ def _pair_values(
         for key, score in scores.get(part, {}).items():
             if key in kept:
                 span = quotes[key].span
-                pairs[(part, key)] = _pair_value(score, span, lang, kinds.get(part, ""))
+                pairs[(part, key)] = _pair_value(score, span, lang, explaining.get(part, ""))
     return pairs
 
 
-def _pair_value(score: float, span: str, lang: str, kind: str = "") -> float:
+def _pair_value(score: float, span: str, lang: str, explaining: str = "") -> float:
     """A quote's starting value for one part.
 
     Args:
         score: the part's relevance score for the quote.
         span: the quote's text.
         lang: the report's language.
-        kind: what the part asks to be explained (see :func:`research.answer.explains`).
+        explaining: what the part asks to be explained (see
+            :func:`research.answer.explains`).
 
     Returns:
         ``score`` plus :func:`informative`'s bonus, times :data:`FOREIGN` when the text's
         language is not ``lang``.
     """
-    value = score + informative(span, kind)
+    value = score + informative(span, explaining)
     if language(span) != lang:
         value *= FOREIGN
     return value

@@ -28,7 +28,7 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from .search_web import Document, SearchWeb
 from .site import Page as SitePage
@@ -299,6 +299,19 @@ async def research(
     Returns:
         The finished run's result (``result.run.path`` is its folder).
     """
+    return (await research_run(question, world, runs_dir, formats, max_pages, max_rounds))[1]
+
+
+async def research_run(
+    question: str,
+    world: DemoWorld,
+    runs_dir: Path,
+    formats: Sequence[str] = ("md",),
+    max_pages: int | None = None,
+    max_rounds: int | None = None,
+) -> tuple[Any, RunResult]:
+    """:func:`research`, with the Host that ran it (``host.state.research`` holds the
+    run's findings, which ``scripts/train_lines.py`` reads)."""
     from host.brains import make_brain
     from host.config import load_settings, make_runs_dir
     from host.orchestration.hub import Host
@@ -316,7 +329,7 @@ async def research(
     settings = load_settings(flags)
     make_runs_dir(settings.runs_dir)
     host = Host(demo_settings(settings, world), make_brain("offline"))
-    return await host.run(question)
+    return host, await host.run(question)
 
 
 # ------------------------------------------------------------------------ reading a report

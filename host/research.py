@@ -26,6 +26,7 @@ from research.coverage import Coverage
 from research.coverage import coverage as part_coverage
 from research.coverage import missing as still_missing
 from research.document import Document
+from research.lines import likelihood
 from research.notes import no_web_label
 from research.plan import Plan, SubQuestion
 from research.question import Focus, Glossary, entity
@@ -126,6 +127,10 @@ class Research:
         #: Stored pages whose text has no links of its own (plain text).
         self.linkless: set[str] = set()
         self.evidence: dict[str, dict[str, float]] = {s.id: {} for s in plan.subquestions}
+        #: per part, the probability the sentence model gives that an evidence item holds
+        #: the part's answer, by evidence id (what the summary line is chosen by: see
+        #: :func:`research.lines.likelihood`)
+        self.likelihood: dict[str, dict[str, float]] = {s.id: {} for s in plan.subquestions}
         #: per part, sentences under the threshold that could be its best answer
         #: (:attr:`~research.relevance.Scored.lead`), by source path and span
         self.leads: dict[str, dict[str, dict[str, Any]]] = {s.id: {} for s in plan.subquestions}
@@ -169,6 +174,7 @@ class Research:
                 asdict(s) | {"relevant_to": sorted(s.relevant_to)} for s in self.sources.values()
             ],
             "evidence": self.evidence,
+            "likelihood": self.likelihood,
             "leads": self.leads,
             "promoted": self.promoted,
             "sentences": self.sentences,
@@ -205,6 +211,8 @@ class Research:
             except FsError:
                 self.texts[source.path] = ""
         self.evidence = {k: dict(v) for k, v in state["evidence"].items()}
+        for k, v in (state.get("likelihood") or {}).items():
+            self.likelihood[k] = dict(v)
         self.leads = {k: dict(v) for k, v in state.get("leads", {}).items()} or self.leads
         self.promoted = {k: list(v) for k, v in state.get("promoted", {}).items()}
         self.sentences = {k: dict(v) for k, v in state.get("sentences", {}).items()} or (
@@ -406,6 +414,7 @@ class Research:
                 item = self.ledger.add(self._item(scored, doc, url, path, kind))
                 old = self.evidence[sid].get(item.id, 0.0)
                 self.evidence[sid][item.id] = max(old, scored.score)
+                self._likely(sid, item.id, likelihood(scored.features))
                 source.relevant_to.add(sid)
             fresh = [x for x in every if x.score < THRESHOLD and (x.lead or x.passage)]
             for scored in fresh[:LEADS_PER_SOURCE]:
@@ -414,6 +423,7 @@ class Research:
                     "score": scored.score,
                     "rank": scored.rank,
                     "passage": scored.passage,
+                    "likelihood": likelihood(scored.features),
                 }
         if LEARNED:  # a new page changes where every page stands
             self._rescore()
@@ -483,8 +493,10 @@ class Research:
         for sid, chosen in ranked_evidence(parts).items():
             evidence: dict[str, float] = {}
             for i, score in chosen.items():
-                item = self.ledger.add(EvidenceItem.from_dict(dict(weighed[sid][i])))
+                raw = dict(weighed[sid][i])
+                item = self.ledger.add(EvidenceItem.from_dict(raw))
                 evidence[item.id] = max(evidence.get(item.id, 0.0), score)
+                self._likely(sid, item.id, likelihood(raw["features"]))
             self.evidence[sid] = evidence
             cited = {it.page_path for i in evidence if (it := self.ledger.get(i)) is not None}
             for source in self.sources.values():
@@ -518,6 +530,7 @@ class Research:
             item = self.ledger.add(EvidenceItem.from_dict(dict(lead)))
             taken.append(item.id)
             self.evidence[sid][item.id] = max(self.evidence[sid].get(item.id, 0.0), lead["score"])
+            self._likely(sid, item.id, lead.get("likelihood", 0.0))
             source = self.sources.get(lead["page_path"])
             if source is not None:
                 source.relevant_to.add(sid)
@@ -525,6 +538,11 @@ class Research:
             if before not in taken and self.evidence[sid].get(before, 1.0) < THRESHOLD:
                 del self.evidence[sid][before]
         self.promoted[sid] = taken
+
+    def _likely(self, sid: str, ev_id: str, chance: float) -> None:
+        """Keep the likelihood an evidence item holds a part's answer (the highest any
+        of its sentences was given)."""
+        self.likelihood[sid][ev_id] = max(self.likelihood[sid].get(ev_id, 0.0), chance)
 
     def _anchored(self) -> set[str]:
         """The sources known to be about the question: those that answer a part with

@@ -16,8 +16,10 @@ Pure functions and small classes over typed data, with no agentscope and no file
 - :mod:`research.features` describes a sentence for a part by named features;
 - :mod:`research.relevance` scores how well a sentence answers a part;
 - :mod:`research.coverage` says how well a part is answered so far;
-- :mod:`research.selection` picks what each part's section quotes, its summary line and
-  the leads taken in as evidence;
+- :mod:`research.selection` picks what each part's section quotes and the leads taken
+  in as evidence;
+- :mod:`research.lines` picks each part's answer line, its summary line, by a learned
+  model;
 - :mod:`research.tables` finds tables with their offsets and picks each part's table;
 - :mod:`research.disagreements` finds the quantities and dates sources give differently.
 

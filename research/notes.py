@@ -24,16 +24,17 @@ disagreements' values.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from typing import Any, Protocol
 
 from .answer import answer_span, sure_span
 from .coverage import ANSWERED_ITEMS, Coverage
 from .disagreements import Disagreement, Stored, find_disagreements, measure_name, value_text
 from .labels import RESEARCH_MARKER, label
+from .lines import summary_choice as choose_summary
 from .plan import Plan, SubQuestion
 from .question import Focus, _zh_entity, entity
 from .selection import Quote
-from .selection import summary_choice as choose_summary
 from .tables import Found, TableOption, announces_table, choose, table_after
 from .text import STOP_WORDS, is_cross_reference, is_verb_form, language, readings
 
@@ -63,6 +64,9 @@ class Findings(Protocol):
     focus: dict[str, Focus]
     #: per part, its evidence ids and their scores
     evidence: dict[str, dict[str, float]]
+    #: per part, the probability the sentence model gives that an evidence item holds
+    #: the part's answer (see :func:`research.lines.line_features`), by evidence id
+    likelihood: dict[str, dict[str, float]]
     #: per part, the tables relevant to it (evidence ids) and their scores
     tables: dict[str, dict[str, float]]
     found_tables: dict[str, Found]
@@ -103,14 +107,15 @@ def _sentence(research: Findings, ev_id: str) -> str:
 
 def summary_choice(research: Findings, sub_id: str, ids: list[str]) -> str | None:
     """The candidate that best answers a part on its own, for the summary line (see
-    :func:`research.selection.summary_choice`)."""
+    :func:`research.lines.summary_choice`)."""
     scores = research.evidence[sub_id]
     candidates = [
         (Quote(i, item.url, item.span, item.start), scores.get(i, 0.0))
         for i in ids
         if (item := research.item(i)) is not None
     ]
-    return choose_summary(research.focus[sub_id], candidates, research.plan.language)
+    likelihood = research.likelihood.get(sub_id, {})
+    return choose_summary(research.focus[sub_id], candidates, research.plan.language, likelihood)
 
 
 def table_caption(section: str, where: str, lang: str) -> str:
@@ -349,10 +354,7 @@ def research_notes(
     answered = [s for s in plan.subquestions if research.evidence[s.id] or s.id in tables]
     if not answered:
         return "\n".join([*lines, label(lang, "nothing"), "", *_tried(research, lang)]) + "\n"
-    chosen = {
-        sid: [i for i in ids if _quotable(research, i, tables.get(sid))]
-        for sid, ids in research.select(CANDIDATES).items()
-    }
+    chosen = _chosen(research, tables)
     lines += _summary(research, answered, chosen)
     lines += _part_sections(research, chosen, tables)
     lines += _disagreement_section(research, chosen, tables)
@@ -388,10 +390,36 @@ def _opening(
     return lines
 
 
-def _summary(
-    research: Findings, answered: list[SubQuestion], chosen: dict[str, list[str]]
-) -> list[str]:
-    """The lead: for each answered part, the cited sentence that best answers it.
+def _chosen(research: Findings, tables: dict[str, str]) -> dict[str, list[str]]:
+    """Per part, the evidence ids its section quotes (see :func:`_quotable`)."""
+    return {
+        sid: [i for i in ids if _quotable(research, i, tables.get(sid))]
+        for sid, ids in research.select(CANDIDATES).items()
+    }
+
+
+#: How a part's summary line is chosen from its candidates: the findings, the part's id
+#: and the candidates' evidence ids in its section's order give the chosen id.
+Chooser = Callable[[Findings, str, list[str]], "str | None"]
+
+
+def summary_lines(research: Findings, choose: Chooser = summary_choice) -> dict[str, list[str]]:
+    """The summary's lines as the notes give them: each line's evidence id, with the
+    parts it answers (see :func:`_summary_lines`); ``choose`` picks a part's line
+    (``scripts/train_lines.py`` passes one that also records the candidates)."""
+    tables = _tables(research)
+    answered = [s for s in research.plan.subquestions if research.evidence[s.id] or s.id in tables]
+    return _summary_lines(research, answered, _chosen(research, tables), choose)
+
+
+def _summary_lines(
+    research: Findings,
+    answered: list[SubQuestion],
+    chosen: dict[str, list[str]],
+    choose: Chooser = summary_choice,
+) -> dict[str, list[str]]:
+    """For each answered part, the cited sentence that best answers it, with the parts
+    each sentence answers.
 
     A sentence already summing up an earlier part is not chosen for a later one when the
     later part has another; a sentence chosen twice is listed once. A line summing up an
@@ -404,9 +432,7 @@ def _summary(
         research: the run's findings.
         answered: the parts with evidence or a table, in plan order.
         chosen: per part, the evidence ids its section quotes.
-
-    Returns:
-        One line per sentence, then a blank line.
+        choose: picks a part's line among its candidates.
     """
     summary: dict[str, list[str]] = {}
     for sub in answered:  # a line already summing up another part is not given twice
@@ -415,9 +441,18 @@ def _summary(
             summary[shared].append(sub.id)
             continue
         fresh = [i for i in chosen[sub.id] if i not in summary]
-        best = summary_choice(research, sub.id, fresh or chosen[sub.id])
+        best = choose(research, sub.id, fresh or chosen[sub.id])
         if best and best not in summary:
             summary[best] = [sub.id]
+    return summary
+
+
+def _summary(
+    research: Findings, answered: list[SubQuestion], chosen: dict[str, list[str]]
+) -> list[str]:
+    """The lead: for each answered part, the cited sentence that best answers it (see
+    :func:`_summary_lines`), then a blank line."""
+    summary = _summary_lines(research, answered, chosen)
     lines = [f"- {_answer_line(research, ids, best)}" for best, ids in summary.items()]
     lines.append("")
     return lines

@@ -1,6 +1,6 @@
-"""Which evidence a report quotes: the sentences each part's section gives, the line that
-sums a part up, the leads taken in as evidence, and the order a part's evidence is shown
-to the Host in.
+"""Which evidence a report quotes: the sentences each part's section gives, the leads
+taken in as evidence, and the order a part's evidence is shown to the Host in (the line
+that sums a part up is chosen among its section's quotes by :mod:`research.lines`).
 
 Everything here works on plain data: quotes (an evidence id with its address, text and
 offset) and each part's scores for them. The Host keeps the ledger and the pages; it
@@ -15,10 +15,8 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit
 
-from .answer import explains, gives_answer, in_order_asked
-from .facts import names_subject, points_back, states_cause, states_means, years
-from .question import Focus, weight
-from .relevance import score_text
+from .facts import states_cause, states_means, years
+from .question import weight
 from .text import CJK, language, plain, terms
 
 #: A quote in another language than the question's competes at this share of its score.
@@ -35,8 +33,6 @@ NEAR_DUPLICATE = 88
 #: Leads taken in as a part's evidence at most, from one page; each further one only when
 #: it ranks at least this share of the first.
 PROMOTED, LEAD_SHARE = 3, 0.5
-#: What a summary line earns for naming the part's subject itself.
-NAMED_SUBJECT = 0.015
 #: A part quotes a source only when its page answers the part at least this share as well
 #: as the best page among the part's sources (see :func:`~research.retrieval.bm25`).
 PAGE_SHARE = 0.5
@@ -73,7 +69,7 @@ def informative(span: str, explaining: str = "") -> float:
     :func:`research.answer.explains`), the means or steps it states, whichever is more.
     A stated cause earns no more here (a "because" is too common a word to lift a
     sentence about something else into a *why* part's section); the summary line
-    weighs it (see :func:`summary_choice`)."""
+    weighs it (see :func:`research.lines.summary_choice`)."""
     facts = min(MOST_INFORMATIVE, 0.01 * len(_FACT.findall(plain(span))))
     means = explaining == "means" and states_means(span)
     return MOST_INFORMATIVE if means else facts
@@ -442,58 +438,3 @@ def promote(
         key=lambda v: (-rank(v), v["start"]),
     )[:PROMOTED]
     return [r for r in same if rank(r) >= LEAD_SHARE * rank(same[0])]
-
-
-def summary_choice(
-    focus: Focus, candidates: Sequence[tuple[Quote, float]], lang: str
-) -> str | None:
-    """The candidate that best answers a part on its own, for the summary line (its key).
-
-    A sentence in another language than the report's, one that opens leaning on the sentence
-    before it ("These …", "此…"), or one with a pronoun or pointing word standing for
-    something it does not name ("… built a weir across it", "From there …", 它; see
-    :func:`research.facts.refers_outside`), cannot stand alone: it is passed over while
-    another candidate can be used. A quote that carries the sentence naming what its pronoun
-    stands for (see :func:`research.relevance.quote_bounds`) stands alone. One without the
-    kind of answer a *when*, *how many*, *who* or *where* part asks for (a date, a figure, a
-    name: see :func:`research.answer.gives_answer`) is passed over too, and a part asking
-    for the first or the latest date takes the well-scored candidate with that date (see
-    :func:`research.answer.in_order_asked`). Among the rest, the relevance score counts,
-    plus a little for naming the subject (the line is read away from its section), plus the
-    score the sentence earns read alone (without its page's title, which can make relevant a
-    sentence that does not answer the question by itself: "the road ran beside the river" on
-    a page about the town's decline), plus a little for each thing asked that the sentence
-    names (by its word or an equivalent from the user's glossary), plus, for a "why" part, a
-    cause stated in the sentence (for a "how" part asked in the present, the means or steps:
-    see :func:`research.answer.explains`), and more when it also names what the part asks
-    about ("… brought about the decline").
-
-    Args:
-        focus: the part.
-        candidates: its quotes with their scores, in the section's order.
-        lang: the report's language.
-    """
-    if not candidates:
-        return None
-    n = max(1, len(focus.facets))
-
-    def value(quote: Quote, score: float) -> float:
-        said = set(terms(quote.span))
-        own = sum(f.term in said for f in focus.facets) / n
-        says = sum(f.term in said or bool(f.equivalents & said) for f in focus.facets) / n
-        cause = explained(quote.span, explains(focus))
-        alone = score_text(focus, quote.span)
-        named = NAMED_SUBJECT * names_subject(quote.span, focus.core)
-        return score + 0.3 * alone + cause * (0.2 + 0.15 * own) + 0.05 * says + named
-
-    pool = list(candidates)
-    mine = [c for c in pool if language(c[0].span) == lang]
-    pool = mine or pool
-    alone = [c for c in pool if not points_back(c[0].span)]
-    pool = alone or pool
-    pool = [c for c in pool if gives_answer(focus, c[0].span)] or pool
-    ordered = in_order_asked(focus, pool, lambda q: q.span)
-    if ordered is not None:
-        return ordered.key
-    chosen = max(enumerate(pool), key=lambda ic: (value(*ic[1]), -ic[0]))
-    return chosen[1][0].key

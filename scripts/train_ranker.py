@@ -588,10 +588,19 @@ def fit_answer(cands: list[Candidate], names: Sequence[str]) -> Trees:
     :data:`BOOSTING`, deterministic by :data:`SEED`) of whether a candidate is on its
     part's gold page, over the candidates of parts asked with and without their gold
     page among the pages read; the trees as :class:`research.ranking.Trees` reads them."""
+    return fit_trees([c.features for c in cands], [c.label for c in cands], names)
+
+
+def fit_trees(
+    rows: Sequence[Sequence[float]], labels: Sequence[int], names: Sequence[str]
+) -> Trees:
+    """Gradient-boosted trees (scikit-learn's, with :data:`BOOSTING`, deterministic by
+    :data:`SEED`) of ``labels`` over ``rows``, without thresholds, as
+    :class:`research.ranking.Trees` reads them."""
     from sklearn.ensemble import GradientBoostingClassifier
 
     clf = GradientBoostingClassifier(**BOOSTING, init="zero", random_state=SEED)
-    clf.fit([c.features for c in cands], [c.label for c in cands])
+    clf.fit(rows, labels)
     rate = BOOSTING["learning_rate"]
     trees = []
     for (estimator,) in clf.estimators_:
@@ -858,13 +867,29 @@ def model_text(model: dict[str, Any]) -> str:
     return re.sub(r'"@tree(\d+)@"', lambda m: trees[int(m.group(1))], text)
 
 
-def main() -> None:
+def fixed_hash_seed() -> None:
+    """Run this script again with ``PYTHONHASHSEED=0`` unless it already is: the order of
+    a set of words decides ties in the core (which facet, which subject), and the same
+    order in every run makes a model the same byte for byte."""
     if os.environ.get("PYTHONHASHSEED") != "0":
-        # the order of a set of words decides ties in the core (which facet, which
-        # subject): the same order in every run makes the model the same byte for byte
         os.execve(
             sys.executable, [sys.executable, *sys.argv], {**os.environ, "PYTHONHASHSEED": "0"}
         )
+
+
+def write_or_check(out: Path, text: str, check: bool) -> None:
+    """Write a model file, or with ``check`` compare it with the one at ``out`` and exit 1
+    unless they are the same byte for byte."""
+    if check:
+        same = out.read_text(encoding="utf-8") == text
+        print("the committed model is reproduced byte for byte" if same else "the model differs")
+        raise SystemExit(0 if same else 1)
+    out.write_text(text, encoding="utf-8")
+    print(f"wrote {out}")
+
+
+def main() -> None:
+    fixed_hash_seed()
     parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
     parser.add_argument("--check", action="store_true", help="compare with the committed model")
     parser.add_argument("--out", type=Path, default=MODEL_PATH)
@@ -880,12 +905,7 @@ def main() -> None:
     print(f"  {'bias':<14} {model['bias']:+.3f}")
     cut = {"thresholds": model["thresholds"], "answer_thresholds": model["answer"]["thresholds"]}
     print(json.dumps(model["calibration"] | cut, indent=1))
-    if args.check:
-        same = args.out.read_text(encoding="utf-8") == text
-        print("the committed model is reproduced byte for byte" if same else "the model differs")
-        raise SystemExit(0 if same else 1)
-    args.out.write_text(text, encoding="utf-8")
-    print(f"wrote {args.out}")
+    write_or_check(args.out, text, args.check)
 
 
 if __name__ == "__main__":

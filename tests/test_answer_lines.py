@@ -14,8 +14,9 @@ import pytest
 from research.answer import answer_span, gives_answer, in_order_asked, order_asked
 from research.coverage import coverage
 from research.labels import RESEARCH_MARKER
+from research.lines import summary_choice
 from research.question import Focus
-from research.selection import Quote, summary_choice
+from research.selection import Quote
 from subagents.generate.markdown import render_markdown
 from subagents.generate.notes import parse_notes, parse_report
 from subagents.generate.report import Report

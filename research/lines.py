@@ -1,0 +1,262 @@
+"""A part's answer line: which of the quotes its section gives opens its answer.
+
+The summary at the top of a report gives each part one line (see :mod:`research.notes`):
+the quote a reader who reads nothing else should read. It is chosen from the part's
+section in two steps.
+
+- **What a line must be.** A quote in the report's language, one that stands alone (no
+  pronoun or pointing word standing for something it does not name: see
+  :func:`research.facts.points_back`), one that gives the kind of answer the part asks
+  for (a date, a figure, a name: see :func:`research.answer.gives_answer`) and one that
+  states the cause or the means a *why* or *how* part asks for (see
+  :func:`research.answer.explains`), each while another candidate is left; a part
+  asking for the first or the latest date takes the dated candidate in that order
+  (:func:`research.answer.in_order_asked`).
+- **Which of the rest answers.** With ``QUARTET_RANKER=learned`` (see
+  :data:`research.relevance.LEARNED`), the line model: gradient-boosted trees over the
+  named features of :func:`line_features`, read from :data:`LINE_PATH`. The training
+  script, ``scripts/train_lines.py``, runs the research-shaped questions of the
+  benchmarks' tune halves through the offline pipeline, takes each part's candidates as
+  the run gave them, and fits the trees to whether each holds the part's gold answer.
+  By default, the hand-set weighing the model is measured against (:func:`_rules_line`).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Mapping, Sequence
+from functools import cache
+from pathlib import Path
+
+from .answer import answer_span, explains, gives_answer, in_order_asked, sure_span, wanted
+from .facts import names_subject, points_back
+from .names import nearness
+from .question import Focus
+from .ranking import ALONE, Features, Trees, model, trees_from_dict
+from .relevance import LEARNED, score_text
+from .selection import Quote, explained
+from .text import grams, language, plain, terms
+
+#: The line model's file, written by ``scripts/train_lines.py``.
+LINE_PATH = Path(__file__).resolve().parent / "model" / "line.json"
+#: What the line model reads of a candidate, among the part's candidates (see
+#: :func:`line_features`).
+LINE_FEATURES = (
+    "score",
+    "score_gap",
+    "first",
+    "position",
+    "likelihood",
+    "likelihood_gap",
+    "alone",
+    "alone_gap",
+    "facets_own",
+    "facets_said",
+    "words",
+    "grams",
+    "explains",
+    "names_subject",
+    "typed",
+    "gives",
+    "sure",
+    "span",
+    "span_near",
+    "length",
+)
+
+
+def line_features(
+    focus: Focus,
+    candidates: Sequence[tuple[Quote, float]],
+    likelihood: Mapping[str, float] | None = None,
+) -> list[dict[str, float]]:
+    """What the line model reads of each of a part's candidates, in their order:
+
+    - ``score``: the part's relevance score of the quote, and ``score_gap``, how far it
+      is under the best candidate's;
+    - ``first``, ``position``: it opens the section; its place there, from 0 to 1;
+    - ``likelihood``: the probability the sentence model gives that the sentence holds
+      the part's answer (:func:`research.ranking.model`; 0 when the run has none), and
+      ``likelihood_gap``;
+    - ``alone``: the quote's relevance read alone, without its page (see
+      :func:`research.relevance.score_text`), and ``alone_gap``;
+    - ``facets_own``, ``facets_said``: the share of the part's facets it says by their
+      own words, or with the equivalents the planner gave;
+    - ``words``, ``grams``: the share of the part's words, and of the question's
+      character grams (:func:`research.text.grams`), the quote says;
+    - ``explains``: it states the cause or the means a *why* or *how* part asks for
+      (:func:`research.answer.explains`);
+    - ``names_subject``: it names the part's subject itself;
+    - ``typed``: the part asks for a date, a figure or a name; ``gives``: the quote gives
+      that kind; ``sure``: it surely does (:func:`research.answer.sure_span`); ``span``:
+      it has a span to show in bold, and ``span_near``, how near that span stands to the
+      question's words (1 beside one);
+    - ``length``: the log of its length in characters.
+
+    Args:
+        focus: the part.
+        candidates: its quotes with their scores, in the section's order.
+        likelihood: the sentence model's probability per quote key.
+
+    Returns:
+        One mapping of feature to value per candidate.
+    """
+    likely = likelihood or {}
+    top = max((s for _, s in candidates), default=0.0)
+    alone = [score_text(focus, q.span) for q, _ in candidates]
+    chance = [likely.get(q.key, 0.0) for q, _ in candidates]
+    last = max(1, len(candidates) - 1)
+    return [
+        {
+            "score": score,
+            "score_gap": score - top,
+            "first": float(i == 0),
+            "position": i / last,
+            "likelihood": chance[i],
+            "likelihood_gap": chance[i] - max(chance),
+            "alone": alone[i],
+            "alone_gap": alone[i] - max(alone),
+            **_own(focus, quote.span),
+        }
+        for i, (quote, score) in enumerate(candidates)
+    ]
+
+
+def _own(focus: Focus, span: str) -> dict[str, float]:
+    """The features of a candidate read from its text alone (see :func:`line_features`)."""
+    typed = bool(wanted(focus)) or focus.kind in ("who", "where")
+    return {
+        **_said(focus, span),
+        "explains": float(explained(span, explains(focus))),
+        "names_subject": float(names_subject(span, focus.core)),
+        "typed": float(typed),
+        "gives": float(typed and gives_answer(focus, span)),
+        "sure": float(bool(sure_span(focus, span))),
+        **_span(focus, span),
+        "length": math.log1p(len(span)),
+    }
+
+
+def _said(focus: Focus, span: str) -> dict[str, float]:
+    """The shares of the part's facets, words and question grams ``span`` says."""
+    said = set(terms(span))
+    n = max(1, len(focus.facets))
+    asked = grams(focus.text)
+    return {
+        "facets_own": sum(f.term in said for f in focus.facets) / n,
+        "facets_said": sum(f.term in said or bool(f.equivalents & said) for f in focus.facets) / n,
+        "words": len(set(focus.words) & said) / max(1, len(set(focus.words))),
+        "grams": len(asked & grams(span)) / max(1, len(asked)),
+    }
+
+
+def _span(focus: Focus, span: str) -> dict[str, float]:
+    """Whether ``span`` has an answer span to show, and how near the question's words."""
+    shown = answer_span(focus, span)
+    text = plain(span)
+    if not shown or shown not in text:
+        return {"span": float(bool(shown)), "span_near": 0.0}
+    start = text.index(shown)
+    far = nearness(text, start, start + len(shown), focus.text)
+    return {"span": 1.0, "span_near": 1.0 / (1.0 + far)}
+
+
+def likelihood(features: Features) -> float:
+    """The probability the sentence model (:func:`research.ranking.model`) gives that a
+    sentence with these features (see :func:`research.features.features_of`) holds its
+    part's answer, its page weighed as the only one read."""
+    return model().score(features | ALONE) if features else 0.0
+
+
+@cache
+def line_model() -> Trees:
+    """The committed line model (read once)."""
+    raw = json.loads(LINE_PATH.read_text(encoding="utf-8"))
+    return trees_from_dict(raw, LINE_FEATURES)
+
+
+def line_pool(focus: Focus, candidates: Sequence[tuple[Quote, float]], lang: str) -> list[int]:
+    """The indices of the candidates a line may be: in the report's language, standing
+    alone, giving the kind of answer asked, stating the cause or the means a *why* or
+    *how* part asks for, each while one is left (see the module)."""
+    pool = _qualified(focus, candidates, lang)
+    explaining = explains(focus)
+    if not explaining:
+        return pool
+    return [i for i in pool if explained(candidates[i][0].span, explaining)] or pool
+
+
+def _qualified(focus: Focus, candidates: Sequence[tuple[Quote, float]], lang: str) -> list[int]:
+    """The candidates in the report's language, standing alone and giving the kind of
+    answer asked, each while one is left."""
+    pool = list(range(len(candidates)))
+    for keep in (
+        lambda q: language(q.span) == lang,
+        lambda q: not points_back(q.span),
+        lambda q: gives_answer(focus, q.span),
+    ):
+        pool = [i for i in pool if keep(candidates[i][0])] or pool
+    return pool
+
+
+def summary_choice(
+    focus: Focus,
+    candidates: Sequence[tuple[Quote, float]],
+    lang: str,
+    likelihood: Mapping[str, float] | None = None,
+) -> str | None:
+    """The candidate that best answers a part on its own, for the summary line (its key):
+    of those a line may be (:func:`line_pool`), the one in the order a part asking for
+    the first or the latest date asks, else the one the line model scores highest.
+
+    Args:
+        focus: the part.
+        candidates: its quotes with their scores, in the section's order.
+        lang: the report's language.
+        likelihood: the sentence model's probability per quote key (see
+            :func:`line_features`).
+    """
+    if not candidates:
+        return None
+    pool = line_pool(focus, candidates, lang) if LEARNED else _qualified(focus, candidates, lang)
+    ordered = in_order_asked(focus, [candidates[i] for i in pool], lambda q: q.span)
+    if ordered is not None:
+        return ordered.key
+    if not LEARNED:
+        return candidates[_rules_line(focus, candidates, pool)][0].key
+    rows = line_features(focus, candidates, likelihood)
+    return candidates[best_line(line_model(), rows, pool)][0].key
+
+
+#: Under the rules, what a line earns for naming the part's subject itself.
+NAMED_SUBJECT = 0.015
+
+
+def _rules_line(focus: Focus, candidates: Sequence[tuple[Quote, float]], pool: list[int]) -> int:
+    """The hand-set choice the line model is measured against (see :data:`LEARNED`): the
+    relevance score, plus a little for naming the subject (the line is read away from its
+    section), plus the score the sentence earns read alone (without its page's title,
+    which can make relevant a sentence that does not answer the question by itself),
+    plus a little for each thing asked that it names (by its word or an equivalent from
+    the user's glossary), plus, for a *why* or *how* part, a cause or a means it states,
+    and more when it also names what the part asks about."""
+    n = max(1, len(focus.facets))
+
+    def value(i: int) -> float:
+        quote, score = candidates[i]
+        said = set(terms(quote.span))
+        own = sum(f.term in said for f in focus.facets) / n
+        says = sum(f.term in said or bool(f.equivalents & said) for f in focus.facets) / n
+        cause = explained(quote.span, explains(focus))
+        alone = score_text(focus, quote.span)
+        named = NAMED_SUBJECT * names_subject(quote.span, focus.core)
+        return score + 0.3 * alone + cause * (0.2 + 0.15 * own) + 0.05 * says + named
+
+    return max(pool, key=lambda i: (value(i), -pool.index(i)))
+
+
+def best_line(judge: Trees, rows: Sequence[Mapping[str, float]], pool: Sequence[int]) -> int:
+    """The index among ``pool`` whose features (``rows``) ``judge`` scores highest, the
+    earlier candidate on a tie."""
+    return max(pool, key=lambda i: (judge.log_odds(rows[i]), -i))

@@ -1,0 +1,265 @@
+"""Fit the answer-line model (``research/model/line.json``) on research-shaped questions.
+
+Usage (from the repository root, after ``bash run.sh test`` or ``bash scripts/setup.sh``)::
+
+    git clone --mirror https://github.com/google-deepmind/xquad /tmp/xquad.git
+    git clone --mirror https://github.com/ymcui/cmrc2018 /tmp/cmrc2018.git
+    .venv/bin/python scripts/train_lines.py            # rewrites research/model/line.json
+    .venv/bin/python scripts/train_lines.py --check    # retrains and compares, writes nothing
+
+A part's answer line is the one quote of its section the summary gives it (see
+:mod:`research.lines`). The questions are those of ``bench/bench_shapes.py``'s
+research-shaped sets (:data:`SETS`), built from the **tune half only** of XQuAD and CMRC
+2018 exactly as the benchmark builds them (the same split by article, :data:`LIMIT`
+multi-part questions per sub-set, seed :data:`SEED`), so that no article any evaluation
+reports on is seen. Each question runs through the offline pipeline on its served pages
+(or, for the own-files set, its input file with no web), as the benchmark runs it, with
+the learned core scoring (``QUARTET_RANKER=learned``, under which the line model is
+used; the script sets it, and ``PYTHONHASHSEED=0``, for itself). After
+the run, each answered part's candidates for its line are taken as the writer takes them
+(:func:`research.notes.summary_lines`, with a chooser that records them and takes the
+first a line may be, so that what a later part is offered does not depend on the model
+being fitted), each labelled
+by whether it holds the gold answer of the question the part asks (the gold question
+whose words the part shares most, as the benchmark matches them).
+
+The model is gradient-boosted trees (``scripts/train_ranker.py``'s
+:func:`~train_ranker.fit_trees`: scikit-learn, deterministic) of that label over
+:func:`research.lines.line_features`, fitted on the candidates a line may be
+(:func:`research.lines.line_pool`) of parts whose line the order asked does not decide.
+The file records the data's commits, the counts, and how often a part's line holds its
+gold answer: by the model cross-validated over :data:`FOLDS` folds of the questions, by
+the section's first candidate a line may be, and by any candidate a line may be.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import hashlib
+import json
+import os
+import pickle
+import sys
+import tempfile
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "bench"))
+sys.path.insert(0, str(ROOT / "scripts"))
+#: The runs are scored by the learned core, whose candidates the line model chooses among
+#: (see :mod:`research.lines`), with the hash seed fixed (the order of a set of words
+#: breaks ties in the core): set before the core is first imported.
+RUN_ENV = {"PYTHONHASHSEED": "0", "QUARTET_RANKER": "learned"}
+if __name__ == "__main__" and any(os.environ.get(k) != v for k, v in RUN_ENV.items()):
+    os.execve(sys.executable, [sys.executable, *sys.argv], {**os.environ, **RUN_ENV})
+
+from bench_general import UNSPACED, overlap, quiet_logs, states  # noqa: E402
+from bench_shapes import BUILDERS, SUBSETS, Shaped, load, no_web_world  # noqa: E402
+from train_ranker import (  # noqa: E402
+    CMRC_GIT,
+    XQUAD_GIT,
+    fit_trees,
+    git_head,
+    model_text,
+    write_or_check,
+)
+
+from demo.corpus import corpus_world, research_run  # noqa: E402
+from research.answer import in_order_asked  # noqa: E402
+from research.lines import (  # noqa: E402
+    LINE_FEATURES,
+    LINE_PATH,
+    best_line,
+    line_features,
+    line_pool,
+)
+from research.notes import Findings, summary_lines  # noqa: E402
+from research.selection import Quote  # noqa: E402
+
+#: The benchmark's sets the questions come from.
+SETS = ("single", "pairs", "several", "sections", "long", "langs", "files")
+#: Multi-part questions per sub-set (one language of a set).
+LIMIT = 40
+SEED = 0
+#: Folds of the questions the model is cross-validated over.
+FOLDS = 5
+
+
+@dataclass
+class Part:
+    """One answered part of a run: its candidates' features and labels, and the indices
+    of those a line may be."""
+
+    question: str
+    set: str
+    rows: list[list[float]]
+    labels: list[int]
+    pool: list[int]
+
+
+async def _run(q: Shaped, world: Any, runs: Path) -> list[Part]:
+    """One question through the offline pipeline; its answered parts' candidates."""
+    host, _ = await research_run(q.case.question, world, runs)
+    findings: Findings = host.state.research
+    zh = q.case.article.page.lang in UNSPACED
+    answers: dict[str, list[str]] = {}
+    for qa in q.case.gold:
+        best = max(findings.plan.subquestions, key=lambda s: overlap(qa.question, s.text))
+        answers.setdefault(best.id, []).extend(qa.answers)
+    parts: list[Part] = []
+
+    def record(research: Findings, sub_id: str, ids: list[str]) -> str | None:
+        focus, scores = research.focus[sub_id], research.evidence[sub_id]
+        cands = [
+            (Quote(i, item.url, item.span, item.start), scores.get(i, 0.0))
+            for i in ids
+            if (item := research.item(i)) is not None
+        ]
+        lang, likely = research.plan.language, research.likelihood.get(sub_id, {})
+        pool = line_pool(focus, cands, lang)
+        ordered = in_order_asked(focus, [cands[i] for i in pool], lambda q: q.span)
+        if cands and ordered is None and sub_id in answers:
+            rows = line_features(focus, cands, likely)
+            labels = [int(states([c.span], answers[sub_id], zh)) for c, _ in cands]
+            features = [[row[n] for n in LINE_FEATURES] for row in rows]
+            parts.append(Part(q.case.question, "", features, labels, pool))
+        # the first a line may be, not the committed model's choice: what the later
+        # parts are offered must not depend on the model being fitted
+        return cands[pool[0]][0].key if cands else None
+
+    summary_lines(findings, choose=record)
+    return parts
+
+
+async def _run_set(shape: str, sub: str, tmp: Path, limit: int) -> list[Part]:
+    """Every multi-part question of one sub-set through the offline pipeline (one world
+    serves them all, as in the benchmark); their answered parts."""
+    built = BUILDERS[shape](load(sub, _Args, {}), "tune", (limit, 0), SEED)
+    questions = [q for q in built.questions if q.case.kind == "multi"]
+    runs = tmp / "runs"
+    runs.mkdir(exist_ok=True)
+    out: list[Part] = []
+    if shape == "files":
+        for i, q in enumerate(questions):
+            assert q.input_file is not None
+            folder = tmp / f"input-{sub}-{i}"
+            folder.mkdir(parents=True, exist_ok=True)
+            (folder / q.input_file[0]).write_bytes(q.input_file[1])
+            out += await _run(q, no_web_world(folder), runs)
+    else:
+        with corpus_world(built.pages, tmp / f"site-{shape}-{sub}") as world:
+            for q in questions:
+                out += await _run(q, world, runs)
+    for part in out:
+        part.set = f"{shape}/{sub}"
+    return out
+
+
+class _Args:
+    """What ``bench_shapes.load`` reads of the command line: where the data is."""
+
+    xquad = XQUAD_GIT
+    cmrc = CMRC_GIT
+
+
+def gather(limit: int) -> tuple[list[Part], dict[str, int]]:
+    """Every set's answered parts, and how many each gave."""
+    parts: list[Part] = []
+    counts: dict[str, int] = {}
+    started = time.perf_counter()
+    with tempfile.TemporaryDirectory(prefix="train-lines-") as tmp, quiet_logs():
+        for shape in SETS:
+            for sub in SUBSETS[shape]:
+                got = asyncio.run(_run_set(shape, sub, Path(tmp), limit))
+                counts[f"{shape}/{sub}"] = len(got)
+                parts += got
+                print(
+                    f"{shape}/{sub}: {len(got)} parts ({time.perf_counter() - started:.0f} s)",
+                    file=sys.stderr,
+                    flush=True,
+                )
+    return parts, counts
+
+
+def _fit(parts: Sequence[Part]) -> Any:
+    rows = [p.rows[i] for p in parts for i in p.pool]
+    labels = [p.labels[i] for p in parts for i in p.pool]
+    return fit_trees(rows, labels, LINE_FEATURES)
+
+
+def _fold(question: str) -> int:
+    return hashlib.sha256(f"lines:{question}".encode()).digest()[0] % FOLDS
+
+
+def figures(parts: Sequence[Part]) -> dict[str, float]:
+    """The share of parts whose line holds the gold answer: by the model fitted on the
+    other folds (``cross_validated``), by the first candidate a line may be (``first``),
+    and by any (``any``)."""
+    hits = 0
+    for k in range(FOLDS):
+        judge = _fit([p for p in parts if _fold(p.question) != k])
+        for p in (p for p in parts if _fold(p.question) == k):
+            rows = [dict(zip(LINE_FEATURES, row, strict=True)) for row in p.rows]
+            hits += p.labels[best_line(judge, rows, p.pool)]
+    n = max(1, len(parts))
+    return {
+        "parts": len(parts),
+        "cross_validated": round(hits / n, 4),
+        "first": round(sum(p.labels[p.pool[0]] for p in parts) / n, 4),
+        "any": round(sum(max(p.labels[i] for i in p.pool) for p in parts) / n, 4),
+    }
+
+
+def train(limit: int = LIMIT, cache: Path | None = None) -> dict[str, Any]:
+    """The model file's content, fitted on :func:`gather`'s parts (read from ``cache``
+    when it holds them, and written there when it does not: a quicker way to try a
+    change to the fitting, never to the features)."""
+    if cache is not None and cache.is_file():
+        parts, counts = pickle.loads(cache.read_bytes())
+    else:
+        parts, counts = gather(limit)
+        if cache is not None:
+            cache.write_bytes(pickle.dumps((parts, counts)))
+    judge = _fit(parts)
+    return {
+        "features": list(LINE_FEATURES),
+        "threshold": 0.0,
+        "thresholds": {},
+        "trees": [[list(node) for node in tree] for tree in judge.trees],
+        "figures": figures(parts),
+        "training": {
+            "script": "scripts/train_lines.py",
+            "data": {
+                "google-deepmind/xquad": git_head(XQUAD_GIT),
+                "ymcui/cmrc2018": git_head(CMRC_GIT),
+            },
+            "split": "tune half of each set, as bench/bench_shapes.py splits it",
+            "sets": counts,
+            "questions_per_subset": limit,
+            "seed": SEED,
+        },
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
+    parser.add_argument("--check", action="store_true", help="compare with the committed model")
+    parser.add_argument("--out", type=Path, default=LINE_PATH)
+    parser.add_argument(
+        "--limit", type=int, default=LIMIT, help="questions per sub-set (a quick look: 3)"
+    )
+    parser.add_argument("--cache", type=Path, help="keep the parts here between tries")
+    args = parser.parse_args()
+    model = train(args.limit, args.cache)
+    print(json.dumps(model["figures"] | {"sets": model["training"]["sets"]}, indent=1))
+    write_or_check(args.out, model_text(model), args.check)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,119 @@
+"""A part's answer line: the likelihood the Host keeps for each piece of evidence, the
+candidates the writer offers the line's chooser, and the committed line model."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+
+from host.research import Research
+from research.lines import (
+    LINE_FEATURES,
+    LINE_PATH,
+    best_line,
+    line_features,
+    line_model,
+    line_pool,
+    summary_choice,
+)
+from research.notes import summary_lines
+from research.plan import offline_plan
+from research.question import Focus
+from research.selection import Quote
+from subagents.evidence import EvidenceLedger
+
+QUESTION = "When did the Harlow ferry first cross the Sallow estuary, and what did it carry?"
+FERRY = """# The Harlow ferry
+
+The Harlow ferry is a chain ferry on the Sallow estuary. The Harlow ferry first crossed the
+Sallow estuary in 1884, pulled along two iron chains by a steam engine. It carried carts,
+cattle and up to sixty passengers on each crossing. The landing stages were rebuilt in
+1931.
+"""
+FERRY_TITLE = "The Harlow ferry — Sallow estuary crossings"
+
+
+def _research(memory_service) -> Research:
+    research = Research(offline_plan(QUESTION), EvidenceLedger(), memory_service, max_rounds=2)
+    research._score("/workspace/pages/f.md", FERRY, "http://127.0.0.1:9/f", FERRY_TITLE, "web")
+    return research
+
+
+def test_each_piece_of_evidence_has_the_likelihood_it_holds_its_parts_answer(memory_service):
+    research = _research(memory_service)
+    assert any(research.evidence.values())
+    for sid, ids in research.evidence.items():
+        assert set(ids) == set(research.likelihood[sid])
+        assert all(0.0 < research.likelihood[sid][i] < 1.0 for i in ids)
+
+
+def test_a_checkpoint_keeps_the_likelihoods(memory_service):
+    research = _research(memory_service)
+    state = json.loads(json.dumps(research.state()))
+    again = Research(offline_plan(QUESTION), EvidenceLedger(), memory_service, max_rounds=2)
+    asyncio.run(again.restore(state))
+    assert again.likelihood == research.likelihood
+
+
+def test_the_writer_offers_each_answered_part_its_sections_quotes(memory_service):
+    """The seam the training script records through: one call per answered part, with
+    the ids its section quotes; the line a chooser returns is the part's summary line."""
+    research = _research(memory_service)
+    offered: dict[str, list[str]] = {}
+
+    def first(findings, sub_id: str, ids: list[str]) -> str | None:
+        offered[sub_id] = list(ids)
+        return ids[0] if ids else None
+
+    lines = summary_lines(research, choose=first)
+    answered = [sid for sid, ids in research.evidence.items() if ids]
+    assert set(offered) == set(answered)
+    for sid, ids in offered.items():
+        assert set(ids) <= set(research.evidence[sid])
+    assert {sid for parts in lines.values() for sid in parts} == set(answered)
+    assert set(lines) == {ids[0] for ids in offered.values()}
+
+
+def test_the_committed_line_model_reads_the_features_the_code_gives():
+    raw = json.loads(LINE_PATH.read_text(encoding="utf-8"))
+    assert tuple(raw["features"]) == LINE_FEATURES
+    assert raw["trees"], "the line model has no trees: run scripts/train_lines.py"
+    assert raw["training"]["data"] and raw["figures"]["parts"] > 0
+    focus = Focus.build("What did the Harlow ferry carry?")
+    quotes = [
+        (Quote("a", "http://a.test", "The Harlow ferry carried carts and cattle."), 0.7),
+        (Quote("b", "http://b.test", "The landing stages were rebuilt in 1931."), 0.6),
+    ]
+    rows = line_features(focus, quotes, {"a": 0.4, "b": 0.1})
+    assert [set(row) for row in rows] == [set(LINE_FEATURES)] * 2
+    assert best_line(line_model(), rows, [0, 1]) in (0, 1)
+
+
+def test_a_line_is_never_a_quote_that_cannot_stand_alone_while_another_can():
+    focus = Focus.build("What did the Harlow ferry carry?")
+    quotes = [
+        (Quote("a", "http://a.test", "It carried carts, cattle and sixty passengers."), 0.9),
+        (Quote("b", "http://b.test", "The Harlow ferry carried carts across the Sallow."), 0.5),
+    ]
+    assert line_pool(focus, quotes, "en") == [1]
+    assert summary_choice(focus, quotes, "en", {"a": 0.9, "b": 0.1}) == "b"
+
+
+def test_under_the_learned_core_a_why_parts_line_states_a_cause(monkeypatch):
+    """The line model chooses only among lines that give what the part asks: for a *why*
+    part, a stated cause, however the rest score."""
+    monkeypatch.setattr("research.lines.LEARNED", True)
+    focus = Focus.build("Why did the Harlow ferry stop running?")
+    quotes = [
+        (Quote("a", "http://a.test", "The Harlow ferry stopped running in 1956."), 0.9),
+        (
+            Quote(
+                "b",
+                "http://b.test",
+                "The Harlow ferry stopped because a road bridge opened upstream in 1956.",
+            ),
+            0.5,
+        ),
+    ]
+    assert line_pool(focus, quotes, "en") == [1]
+    assert summary_choice(focus, quotes, "en", {"a": 0.9, "b": 0.1}) == "b"

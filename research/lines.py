@@ -7,10 +7,10 @@ section in two steps.
 - **What a line must be.** A quote in the report's language, one that stands alone (no
   pronoun or pointing word standing for something it does not name: see
   :func:`research.facts.points_back`), one that gives the kind of answer the part asks
-  for (a date, a figure, a name: see :func:`research.answer.gives_answer`) and one that
-  states the cause or the means a *why* or *how* part asks for (see
-  :func:`research.answer.explains`), each while another candidate is left; a part
-  asking for the first or the latest date takes the dated candidate in that order
+  for (a date, a figure, a name: see :func:`research.answer.gives_answer`) and, under
+  the learned core, one that states the cause or the means a *why* or *how* part asks
+  for (see :func:`research.answer.explains`), each while another candidate is left; a
+  part asking for the first or the latest date takes the dated candidate in that order
   (:func:`research.answer.in_order_asked`).
 - **Which of the rest answers.** With ``QUARTET_RANKER=learned`` (see
   :data:`research.relevance.LEARNED`), the line model: gradient-boosted trees over the
@@ -207,8 +207,10 @@ def summary_choice(
     likelihood: Mapping[str, float] | None = None,
 ) -> str | None:
     """The candidate that best answers a part on its own, for the summary line (its key):
-    of those a line may be (:func:`line_pool`), the one in the order a part asking for
-    the first or the latest date asks, else the one the line model scores highest.
+    of those a line may be (:func:`line_pool`; by default, without its cause or means
+    filter), the one in the order a part asking for the first or the latest date asks,
+    else the one the line model scores highest under the learned core (by default, the
+    one the hand-set weighing values most: :func:`_rules_line`).
 
     Args:
         focus: the part.

@@ -15,13 +15,13 @@ multi-part questions per sub-set, seed :data:`SEED`), so that no article any eva
 reports on is seen. Each question runs through the offline pipeline on its served pages
 (or, for the own-files set, its input file with no web), as the benchmark runs it, with
 the learned core scoring (``QUARTET_RANKER=learned``, under which the line model is
-used; the script sets it, and ``PYTHONHASHSEED=0``, for itself). After
-the run, each answered part's candidates for its line are taken as the writer takes them
-(:func:`research.notes.summary_lines`, with a chooser that records them and takes the
-first a line may be, so that what a later part is offered does not depend on the model
-being fitted), each labelled
-by whether it holds the gold answer of the question the part asks (the gold question
-whose words the part shares most, as the benchmark matches them).
+used; the script sets it, and ``PYTHONHASHSEED=0``, for itself): about 900 runs, half an
+hour here. After each run, each answered part's candidates for its line are taken as the
+writer takes them (:func:`research.notes.summary_lines`, with a chooser that records
+them and takes the first a line may be, so that what a later part is offered does not
+depend on the model being fitted), each labelled by whether it holds the gold answer of
+the question the part asks (the gold question whose words the part shares most, as the
+benchmark matches them).
 
 The model is gradient-boosted trees (``scripts/train_ranker.py``'s
 :func:`~train_ranker.fit_trees`: scikit-learn, deterministic) of that label over

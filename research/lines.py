@@ -141,14 +141,22 @@ def _own(focus: Focus, span: str) -> dict[str, float]:
 def _said(focus: Focus, span: str) -> dict[str, float]:
     """The shares of the part's facets, words and question grams ``span`` says."""
     said = set(terms(span))
-    n = max(1, len(focus.facets))
+    own, says = _facet_shares(focus, said)
     asked = grams(focus.text)
     return {
-        "facets_own": sum(f.term in said for f in focus.facets) / n,
-        "facets_said": sum(f.term in said or bool(f.equivalents & said) for f in focus.facets) / n,
+        "facets_own": own,
+        "facets_said": says,
         "words": len(set(focus.words) & said) / max(1, len(set(focus.words))),
         "grams": len(asked & grams(span)) / max(1, len(asked)),
     }
+
+
+def _facet_shares(focus: Focus, said: set[str]) -> tuple[float, float]:
+    """The shares of the part's facets the terms ``said`` say by their own words, and by
+    their words or the equivalents the planner gave."""
+    n = max(1, len(focus.facets))
+    own = sum(f.term in said for f in focus.facets) / n
+    return own, sum(f.term in said or bool(f.equivalents & said) for f in focus.facets) / n
 
 
 def _span(focus: Focus, span: str) -> dict[str, float]:
@@ -243,13 +251,10 @@ def _rules_line(focus: Focus, candidates: Sequence[tuple[Quote, float]], pool: l
     plus a little for each thing asked that it names (by its word or an equivalent from
     the user's glossary), plus, for a *why* or *how* part, a cause or a means it states,
     and more when it also names what the part asks about."""
-    n = max(1, len(focus.facets))
 
     def value(i: int) -> float:
         quote, score = candidates[i]
-        said = set(terms(quote.span))
-        own = sum(f.term in said for f in focus.facets) / n
-        says = sum(f.term in said or bool(f.equivalents & said) for f in focus.facets) / n
+        own, says = _facet_shares(focus, set(terms(quote.span)))
         cause = explained(quote.span, explains(focus))
         alone = score_text(focus, quote.span)
         named = NAMED_SUBJECT * names_subject(quote.span, focus.core)

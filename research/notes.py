@@ -351,7 +351,7 @@ def research_notes(
     lang = plan.language
     lines = _opening(research, interrupted, budget, no_web)
     tables = _tables(research)  # a part a table answers is answered, by its table
-    answered = [s for s in plan.subquestions if research.evidence[s.id] or s.id in tables]
+    answered = _answered(research, tables)
     if not answered:
         return "\n".join([*lines, label(lang, "nothing"), "", *_tried(research, lang)]) + "\n"
     chosen = _chosen(research, tables)
@@ -408,8 +408,12 @@ def summary_lines(research: Findings, choose: Chooser = summary_choice) -> dict[
     parts it answers (see :func:`_summary_lines`); ``choose`` picks a part's line
     (``scripts/train_lines.py`` passes one that also records the candidates)."""
     tables = _tables(research)
-    answered = [s for s in research.plan.subquestions if research.evidence[s.id] or s.id in tables]
-    return _summary_lines(research, answered, _chosen(research, tables), choose)
+    return _summary_lines(research, _answered(research, tables), _chosen(research, tables), choose)
+
+
+def _answered(research: Findings, tables: dict[str, str]) -> list[SubQuestion]:
+    """The parts with evidence or a table, in plan order."""
+    return [s for s in research.plan.subquestions if research.evidence[s.id] or s.id in tables]
 
 
 def _summary_lines(

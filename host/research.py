@@ -287,14 +287,12 @@ class Research:
                 continue
             url = str(item["url"])
             key = url_key(url)
+            title, snippet = str(item.get("title", "")), str(item.get("snippet", ""))
             cand = self.candidates.get(key)
             if cand is None:
-                cand = self.candidates[key] = Candidate(
-                    url, str(item.get("title", "")), str(item.get("snippet", ""))
-                )
+                cand = self.candidates[key] = Candidate(url, title, snippet)
                 new += 1
-                for sid, focus in self.focus.items():
-                    cand.scores[sid] = score_text(focus, f"{cand.snippet}", cand.title)
+            self._promise(cand, snippet, title)
             cand.tools.add(tool)
             cand.rank = min(cand.rank, rank)
             cand.ranks[sub_id] = min(cand.ranks.get(sub_id, rank), rank)
@@ -368,14 +366,21 @@ class Research:
             if not target.startswith(("http://", "https://")):
                 continue
             key = url_key(target)
-            if key in self.candidates:
-                continue
             inside = urlsplit(target).netloc == host
-            if not inside and not is_document(target):
+            if key not in self.candidates and not inside and not is_document(target):
                 continue
-            cand = self.candidates[key] = Candidate(target, anchor, "", {"link"}, 50)
-            for sid, focus in self.focus.items():
-                cand.scores[sid] = score_text(focus, f"{anchor}.", title)
+            cand = self.candidates.get(key)
+            if cand is None:
+                cand = self.candidates[key] = Candidate(target, anchor, "", {"link"}, 50)
+            self._promise(cand, f"{anchor}.", title)
+
+    def _promise(self, cand: Candidate, text: str, title: str) -> None:
+        """What one more description of a candidate page (a search result's title and
+        snippet, or a link's text under its page's title) promises for each part: its best
+        description counts, since engines describe the same page differently (one by a
+        repository-like name, another by the page's title and an excerpt)."""
+        for sid, focus in self.focus.items():
+            cand.scores[sid] = max(cand.scores.get(sid, 0.0), score_text(focus, text, title))
 
     async def absorb_file(self, source: FileSource) -> None:
         """Store a file's extract and score it (a brief only gives requirements)."""

@@ -25,6 +25,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field, ValidationError
 
+from research.comparison import comparison, side_parts
 from research.lang import LATIN_LANGUAGES, question_language, text_language
 from research.question import (
     IMPERATIVES,
@@ -385,7 +386,13 @@ def offline_plan(question: str) -> Plan:
         split = [(text, "") for text in _split_en(question)]
         lang = "en"
     owns: dict[str, str] = {}  # each part once, with what it says in its own words
+    sides: set[str] = set()  # the parts asking about one side of a comparison
     for text, own in split:
+        compared = comparison(text) if text else None
+        if compared is not None:  # each side on its own, then the comparison as asked
+            sides.update(side_parts(compared))
+            for side in side_parts(compared):
+                owns.setdefault(side, "")
         if text:
             owns.setdefault(text, own)
     texts = list(owns)[:MAX_SUBQUESTIONS] or [question]
@@ -394,8 +401,9 @@ def offline_plan(question: str) -> Plan:
         if subs and _bare(text, question):  # "…, and why?" asks it of the part before
             queries = list(subs[-1].queries)
         else:
-            queries = keyword_queries(text, question, texts)
-            if subs and lang == "en":
+            # a side of a comparison is searched as asked on its own
+            queries = keyword_queries(text, text if text in sides else question, texts)
+            if subs and lang == "en" and text not in sides:
                 queries = _carried(queries, text, question)
         subs.append(SubQuestion(f"q{i}", text, queries, own=owns.get(text, "")))
     return Plan(question, lang, subs)

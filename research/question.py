@@ -14,6 +14,7 @@ lists they use. Nothing here reads a page.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import re
 from collections.abc import Mapping, Sequence
@@ -22,6 +23,7 @@ from functools import lru_cache
 from itertools import pairwise
 from typing import Any
 
+from .comparison import as_one, comparison, side_parts
 from .lang import question_language
 from .text import (
     CJK,
@@ -317,6 +319,15 @@ class Focus:
         that meet it besides its own. ``as_asked`` is the part as the question words it
         before the planner lent it a subject (see :attr:`alternative`).
         """
+        asked_of = comparison(question) if question else None
+        if asked_of is not None and subquestion in side_parts(asked_of):
+            question = subquestion  # one side of the comparison, asked on its own
+        compared = comparison(subquestion)
+        if compared is not None:  # both sides are the subject; "better" is no facet
+            read = as_one(compared)
+            whole = read if question in ("", subquestion) else question
+            focus = cls.build(read, siblings, whole, rivals, glossary, as_asked)
+            return dataclasses.replace(focus, text=subquestion)
         glossary = glossary or Glossary()
         asked = _FRAMES.sub(" ", subquestion)
         own = own_terms(asked, question)

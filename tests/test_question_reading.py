@@ -303,6 +303,11 @@ README_PARTS = {
     "What is the eastern route of the South-North Water Transfer Project?": [
         "What is the eastern route of the South-North Water Transfer Project?"
     ],
+    "What is the difference between a pound lock and a flash lock?": [
+        "What is a pound lock?",
+        "What is a flash lock?",
+        "What is the difference between a pound lock and a flash lock?",
+    ],
     "How do heat pumps work?": ["How do heat pumps work?"],
 }
 

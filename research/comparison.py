@@ -1,0 +1,233 @@
+"""Comparison questions: the sides compared, and one part for each.
+
+A comparison ("Which is better for a small shop, A or B?", "Compare the P of A and B",
+"A vs B", "What is the difference between A and B?", "Should I take A or B for P?",
+"A和B哪个更长？", "比较A和B的P", "A与B有什么区别？") asks about two things on one aspect.
+Read as one part it has one subject, the first side, and the second side becomes a word
+every sentence must say, so a page about the second side alone answers nothing. It is
+planned as three parts: each side on the aspect asked, with its own subject, and the
+comparison itself as the user asked it (which needs a sentence naming both).
+
+A side's part asks the measure the comparison names when it names one ("Which is longer,
+A or B?" gives "How long is A?", which asks for a figure; "A和B哪个更长？" gives
+"A有多长？"), the property the question names ("Compare the P of A and B" gives "What is
+A's P?"), or else the side on the question's aspect ("What about A for a small shop?").
+
+The words are English's and Chinese's comparison frames; a question in another language
+is planned as it is.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+
+from lemminflect import getLemma
+
+#: English comparatives that name no measure: a side's part asks about the side on the
+#: aspect instead ("What about A …?"), since no page says how "good" a thing is.
+UNMEASURED = frozenset({"better", "worse", "preferable", "best", "worst"})
+
+_SIDE = r"[^,;:?]+?"
+_ASPECT = r"(?P<aspect>(?:for|in|on|at|when|if|as|to)\b[^?]*?)"
+_CMP = r"(?P<cmp>(?:more|less)\s+\w+|\w+er|better|worse|preferable)"
+#: English comparison frames, each naming the sides ``a`` and ``b`` and, where it can,
+#: the comparative (``cmp``), the aspect (``aspect``: "for a small shop") and a property
+#: of both sides (``prop``: "the P of A and B").
+_EN = tuple(
+    re.compile(p, re.I)
+    for p in (
+        # Which is better for P, A or B?  Which canal is longer, A or B?
+        rf"^(?:which|what|who)\b(?:\s+\w+)?\s+(?:is|are|was|were)\s+(?:the\s+)?{_CMP}\b"
+        rf"(?:\s+one)?(?P<pre>[^,?]*?)\s*,\s*(?P<a>{_SIDE}),?\s+or\s+(?P<b>{_SIDE})(?:,?\s+{_ASPECT})?\s*$",
+        # Is A or B better for P?
+        rf"^(?:is|are|was|were)\s+(?P<a>{_SIDE})\s+or\s+(?P<b>{_SIDE})\s+{_CMP}\b"
+        rf"(?:\s+{_ASPECT})?\s*$",
+        # Should I take A or B for P?
+        rf"^(?:should|shall|would|could|can|do)\s+(?:i|we|you|one)\s+\w+\s+(?P<a>{_SIDE})\s+or\s+"
+        rf"(?P<b>{_SIDE})(?:\s+{_ASPECT})?\s*$",
+        # Compare the P of A and B (for P)
+        rf"^compare\s+(?:the\s+(?P<prop>[^,?]+?)\s+of\s+)?(?P<a>{_SIDE})\s+(?:and|with|to|against)"
+        rf"\s+(?P<b>{_SIDE})(?:\s+{_ASPECT})?\s*$",
+        # What is the difference between A and B (in P)?
+        rf"^(?:what|where)\s+(?:is|are)\s+the\s+(?:main\s+)?differences?\s+between\s+(?P<a>{_SIDE})"
+        rf"\s+and\s+(?P<b>{_SIDE})(?:\s+{_ASPECT})?\s*$",
+        # How does A differ from B (in P)?
+        rf"^how\s+(?:does|do|did)\s+(?P<a>{_SIDE})\s+(?:differ\s+from|compare\s+(?:with|to))\s+"
+        rf"(?P<b>{_SIDE})(?:\s+{_ASPECT})?\s*$",
+        # How do A and B differ / compare (in P)?
+        rf"^how\s+(?:do|did)\s+(?P<a>{_SIDE})\s+and\s+(?P<b>{_SIDE})\s+(?:differ|compare)\b"
+        rf"(?:\s+{_ASPECT})?\s*$",
+        # A vs B (for P)
+        rf"^(?P<a>{_SIDE})\s+(?:vs\.?|versus)\s+(?P<b>{_SIDE})(?:\s+{_ASPECT})?\s*$",
+    )
+)
+
+_ZH_AND = "和|与|跟|同|及"
+#: Chinese adjectives that compare without 更 ("A和B哪个长？").
+_ZH_ONE = "长高大重深宽远快久老好"
+#: Chinese comparison frames (sides ``a`` and ``b``, the comparative ``cmp`` after 更,
+#: or a property ``prop`` of both sides).
+_ZH = tuple(
+    re.compile(p)
+    for p in (
+        # A和B哪个更长？  A与B相比，哪个更适合P？
+        rf"^(?P<a>[^，,？?]+?)(?:{_ZH_AND})(?P<b>[^，,？?]+?)(?:相比)?[，,]?"
+        rf"(?:哪个|哪一个|哪种|哪一种|哪家|谁)(?:(?:更|比较)(?P<cmp>[^？?]{{1,10}})|(?P<one>[{_ZH_ONE}]))$",
+        # A还是B更好？
+        r"^(?P<a>[^，,？?]+?)还是(?P<b>[^，,？?]+?)(?:更|比较)(?P<cmp>[^？?]+)$",
+        # 比较A和B的P
+        rf"^(?:比较|对比)(?P<a>[^，,？?]+?)(?:{_ZH_AND})(?P<b>[^，,？?的]+)(?:的(?P<prop>[^？?。]+))?$",
+        # A和B有什么区别？  A与B的不同是什么？
+        rf"^(?P<a>[^，,？?]+?)(?:{_ZH_AND})(?P<b>[^，,？?]+?)(?:之间)?(?:的|有)(?:什么|哪些)?"
+        r"(?:区别|不同|差别|差异)(?:是什么|在哪里|有哪些)?$",
+    )
+)
+#: What a side may not start with: a class of others rather than a named thing ("other
+#: schools", "其他蛇类") or what the sentence asks ("How many …").
+_NOT_A_SIDE = re.compile(
+    r"^(?:other|others|those|that|these|this|the\s+other|how|what|which|who|when|where|why)\b"
+    r"|^(?:其他|其它|别的|另)|[谁哪什么的]",
+    re.I,
+)
+#: The longest a side may be: a name or a short noun phrase, in words (English) or
+#: characters (Chinese; a word in Latin letters counts as one).
+SIDE_WORDS, SIDE_CHARS = 6, 10
+
+#: Chinese measures a side's part asks for with 有多… ("有多长"): length, height, size,
+#: weight, depth, width, distance, speed, duration, age.
+ZH_MEASURES = frozenset("长高大重深宽远快久老")
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """A comparison question read into what it compares."""
+
+    #: the two things compared, as the question names them
+    sides: tuple[str, str]
+    #: the comparative, as written ("longer", "more expensive", "更长": 长), or ""
+    comparative: str = ""
+    #: what both sides are compared on, as a phrase ("for a small online shop"), or ""
+    aspect: str = ""
+    #: a property of both sides the question names ("the GDP growth of A and B"), or ""
+    prop: str = ""
+    #: the language of the question's frame: "en" or "zh"
+    language: str = "en"
+
+
+@lru_cache(maxsize=1024)
+def comparison(text: str) -> Comparison | None:
+    """The comparison ``text`` asks, or None when it asks none.
+
+    Args:
+        text: one part of a question (a clause the planner cut), in English or Chinese.
+    """
+    body = " ".join(text.split()).strip().rstrip("?？.。!！ ")
+    language = "zh" if re.search(r"[\u4e00-\u9fff]", body) else "en"
+    frames = _ZH if language == "zh" else _EN
+    for frame in frames:
+        found = frame.match(body)
+        if found is None:
+            continue
+        got = {k: (v or "").strip() for k, v in found.groupdict().items()}
+        got["cmp"] = got.get("cmp") or got.get("one", "")
+        a, b = got["a"], got["b"]
+        if not (_side(a, language) and _side(b, language)) or a.casefold() == b.casefold():
+            continue
+        if not _comparative(got, frames):
+            continue
+        aspect = " ".join(x for x in (got.get("pre", ""), got.get("aspect", "")) if x)
+        return Comparison((a, b), got.get("cmp", ""), aspect, got.get("prop", ""), language)
+    return None
+
+
+def _side(text: str, language: str) -> bool:
+    """Whether ``text`` can be a side compared: a named thing or a short noun phrase."""
+    if not text or _NOT_A_SIDE.search(text):
+        return False
+    if language == "zh":  # a Latin name in a Chinese question counts as one
+        return len(re.findall(r"[A-Za-z0-9]+|[^A-Za-z0-9\s]", text)) <= SIDE_CHARS
+    return len(text.split()) <= SIDE_WORDS
+
+
+def _comparative(got: dict[str, str], frames: tuple[re.Pattern[str], ...]) -> bool:
+    """Whether the frame's comparative (if it has one) is one: "longer" or "more costly"
+    in English (a word ending in -er that is no adjective's comparative, "river", is not)."""
+    said = got.get("cmp", "")
+    if not said or frames is _ZH:
+        return True
+    word = said.split()[-1].lower()
+    if said.lower().startswith(("more ", "less ")) or word in UNMEASURED:
+        return True
+    return word not in getLemma(word, upos="ADJ")
+
+
+def _base(comparative: str) -> str:
+    """The adjective an English comparative compares by ("longer" → "long", "more
+    expensive" → "expensive")."""
+    words = comparative.split()
+    if len(words) > 1:
+        return words[-1]
+    return getLemma(words[0].lower(), upos="ADJ")[0]
+
+
+def side_parts(found: Comparison) -> list[str]:
+    """One part for each side of a comparison, in the comparison's language (see the
+    module)."""
+    if found.language == "zh":
+        return [_zh_side(side, found) for side in found.sides]
+    return [_en_side(side, found) for side in found.sides]
+
+
+def as_one(found: Comparison) -> str:
+    """The comparison asked of both sides at once, without its comparing words ("How long
+    are A and B?", "What about A and B for P?", "A和B有多长？"): what a sentence answering
+    it says, read as a part (both sides are its subject; "better", "difference" or
+    "区别" are no words a sentence must say)."""
+    a, b = found.sides
+    if found.language == "zh":  # listed with 、, which no word cut runs across
+        both, cmp = f"{a}、{b}", found.comparative
+        if found.prop:
+            return f"{both}的{found.prop}怎么样？"
+        if cmp in ZH_MEASURES:
+            return f"{both}有多{cmp}？"
+        return f"{both}是否{cmp}？" if cmp and cmp != "好" else f"{both}怎么样？"
+    aspect = f" {found.aspect}" if found.aspect else ""
+    cmp = found.comparative.lower()
+    if found.prop:
+        return f"What is {a}'s and {b}'s {found.prop}{aspect}?"
+    if cmp and cmp not in UNMEASURED:
+        return f"How {_base(cmp)} are {a} and {b}{aspect}?"
+    return f"What about {a} and {b}{aspect}?"
+
+
+def _en_side(side: str, found: Comparison) -> str:
+    aspect = f" {found.aspect}" if found.aspect else ""
+    if found.prop:  # "What is India's GDP growth?": the side is the part's subject
+        owner = f"{side}'" if side.endswith("s") else f"{side}'s"
+        return f"What is {owner} {found.prop}{aspect}?"
+    cmp = found.comparative.lower()
+    plural = re.search(r"[^s]s$", side) is not None and not side[:1].isupper()
+    be = "are" if plural else "is"
+    if cmp and cmp not in UNMEASURED:
+        return f"How {_base(cmp)} {be} {side}{aspect}?"
+    if not cmp and not aspect:  # "the difference between A and B": what each one is
+        return f"What {be} {side}?"
+    return f"What about {side}{aspect}?"
+
+
+def _zh_side(side: str, found: Comparison) -> str:
+    if found.prop:
+        return f"{side}的{found.prop}怎么样？"
+    cmp = found.comparative
+    if cmp in ZH_MEASURES:
+        return f"{side}有多{cmp}？"
+    if cmp and cmp != "好":
+        return f"{side}是否{cmp}？"
+    if not cmp:  # A和B有什么区别: what each one is
+        return f"{side}是什么？"
+    return f"{side}怎么样？"
+
+
+__all__ = ["UNMEASURED", "ZH_MEASURES", "Comparison", "as_one", "comparison", "side_parts"]

@@ -1,0 +1,142 @@
+"""Comparison questions are planned as one part per side and the comparison itself, on
+invented questions of every frame, in English and Chinese."""
+
+from __future__ import annotations
+
+import pytest
+
+from research.comparison import comparison
+from research.plan import offline_plan
+from research.question import Focus
+from research.text import terms
+
+#: (question, sides, what each side's part asks beyond its side)
+EN = [
+    ("Which is better for a small bakery, Crumbly or Doughnest?", ("Crumbly", "Doughnest"),
+     "for a small bakery"),
+    ("Which is better, Crumbly or Doughnest, for a small bakery?", ("Crumbly", "Doughnest"),
+     "for a small bakery"),
+    ("Which is longer, the Varn Canal or the Ostel Canal?", ("the Varn Canal", "the Ostel Canal"),
+     "How long"),
+    ("Which glacier is older, the Harsk Glacier or the Melvin Glacier?",
+     ("the Harsk Glacier", "the Melvin Glacier"), "How old"),
+    ("Is the Quillon ferry or the Brask bridge cheaper for commuters?",
+     ("the Quillon ferry", "the Brask bridge"), "How cheap"),
+    ("What is more expensive, Tallowmere or Grisby?", ("Tallowmere", "Grisby"), "How expensive"),
+    ("Should I take Zorvex or Calmira for a sprained ankle?", ("Zorvex", "Calmira"),
+     "for a sprained ankle"),
+    ("Compare the population of Ardenport and Velmouth", ("Ardenport", "Velmouth"),
+     "population"),
+    ("Compare Ardenport with Velmouth", ("Ardenport", "Velmouth"), "What is"),
+    ("What is the difference between a sluice and a weir?", ("a sluice", "a weir"), "What is"),
+    ("How does a kettle grill differ from a drum smoker?", ("a kettle grill", "a drum smoker"),
+     "What is"),
+    ("How do solar kilns and steam kilns compare in drying time?",
+     ("solar kilns", "steam kilns"), "in drying time"),
+    ("Rooftop wind turbines versus solar panels for a farmhouse",
+     ("Rooftop wind turbines", "solar panels"), "for a farmhouse"),
+    ("Crumbly vs Doughnest for a small bakery?", ("Crumbly", "Doughnest"), "for a small bakery"),
+]  # fmt: skip
+
+ZH = [
+    ("瓦恩运河和奥斯特运河哪个更长？", ("瓦恩运河", "奥斯特运河"), "有多长"),
+    ("哈斯克冰川与梅尔文冰川哪个更古老？", ("哈斯克冰川", "梅尔文冰川"), "是否古老"),
+    ("石窑和蒸汽窑哪个高？", ("石窑", "蒸汽窑"), "有多高"),
+    ("Crumbly还是Doughnest更好？", ("Crumbly", "Doughnest"), "怎么样"),
+    ("比较阿登港和维尔茅斯的人口", ("阿登港", "维尔茅斯"), "人口"),
+    ("水闸与堰坝有什么区别？", ("水闸", "堰坝"), "是什么"),
+    ("电热水器和燃气热水器之间的不同是什么？", ("电热水器", "燃气热水器"), "是什么"),
+]
+
+#: Questions that name two things or say "or" without comparing them: planned as before.
+NOT_COMPARED = [
+    "Did the settlers of Varn land at Ostel or at Harsk?",
+    "What did Tallowmere sell, grain or timber?",
+    "Which river flows into the lake, the Varn or the Ostel?",
+    "How many goals did Ardenport score in the final versus Velmouth?",
+    "How do the Varn ferry's fares compare with other ferries' fares?",
+    "瓦恩和奥斯特支持哪个政党？",
+    "哈斯克冰川与其他冰川有什么不同？",
+    "石窑的烟囱和蒸汽窑的炉膛有什么不同？",
+]
+
+
+def _subject_words(focus: Focus) -> set[str]:
+    return set(focus.subject) | {f.term for f in focus.facets}
+
+
+@pytest.mark.parametrize(("question", "sides", "asks"), EN + ZH)
+def test_a_comparison_is_one_part_per_side_and_the_comparison(question, sides, asks) -> None:
+    plan = offline_plan(question)
+    texts = [s.text for s in plan.subquestions]
+    assert len(texts) == 3, texts
+    for side, part in zip(sides, plan.subquestions[:2], strict=True):
+        assert side in part.text and asks in part.text, part.text
+        other = sides[1] if side == sides[0] else sides[0]
+        assert other not in part.text
+        # the side is what the part is about; its queries name it
+        focus = Focus.build(part.text, texts, question)
+        assert set(terms(side)) & set(focus.subject), (part.text, focus)
+        assert _names(part.queries[0], side), part.queries
+        assert all(set(terms(q)) & set(terms(side)) for q in part.queries), part.queries
+    assert plan.subquestions[2].text.rstrip("?？") == question.rstrip("?？")
+
+
+@pytest.mark.parametrize(("question", "sides", "asks"), EN + ZH)
+def test_the_comparison_part_is_about_both_sides_and_needs_no_comparing_word(
+    question, sides, asks
+) -> None:
+    """A sentence answering the comparison names both sides; it need not say "better",
+    "difference" or "区别"."""
+    focus = Focus.build(question, [question], question)
+    said = _subject_words(focus)
+    for side in sides:
+        assert set(terms(side)) & said, (side, focus)
+    asked = {"better", "differ", "compar", "versus", "区别", "不同", "比较", "更长"}
+    assert not (said & asked), focus
+
+
+@pytest.mark.parametrize("question", NOT_COMPARED)
+def test_a_question_that_does_not_compare_is_planned_as_it_is(question) -> None:
+    assert comparison(question) is None
+    assert all("What about" not in s.text for s in offline_plan(question).subquestions)
+
+
+def test_a_comparison_inside_a_longer_question_keeps_the_other_parts() -> None:
+    question = (
+        "When was the Varn Canal dug, and which is longer, the Varn Canal or the Ostel Canal?"
+    )
+    texts = [s.text for s in offline_plan(question).subquestions]
+    assert texts[0] == "When was the Varn Canal dug?"
+    assert texts[1:3] == ["How long is the Varn Canal?", "How long is the Ostel Canal?"]
+    assert texts[3].startswith("Which is longer")
+
+
+def _words(side: str) -> list[str]:
+    """A side's words that name it (not its article); a Chinese side is one word."""
+    if any("\u4e00" <= ch <= "\u9fff" for ch in side):
+        return [side]
+    return [w for w in side.split() if w.lower() not in {"a", "an", "the"}]
+
+
+def _names(query: str, side: str) -> bool:
+    words = _words(side)
+    return any(w.casefold() in query.casefold() for w in words) or (
+        len(words) == 1 and words[0][:4].casefold() in query.casefold()
+    )
+
+
+def test_a_comparison_runs_end_to_end_with_each_side_answered(tmp_path) -> None:
+    """On the demo's web, each side of "the difference between" two kinds of lock is a
+    part of its own, answered from the page that describes it."""
+    from research_support import run_demo
+
+    question = "What is the difference between a pound lock and a flash lock?"
+    host, result, _ = run_demo(tmp_path, question=question, stage_timeout=120)
+    assert result.exit_code == 0
+    parts = result.plan.subquestions
+    assert [p.text for p in parts] == ["What is a pound lock?", "What is a flash lock?", question]
+    for part, side in zip(parts, ("pound lock", "flash lock"), strict=False):
+        assert part.status in ("answered", "partly answered"), part
+        spans = [host.state.research.item(i).span for i in part.evidence_ids]
+        assert any(side in " ".join(s.split()).lower() for s in spans), spans

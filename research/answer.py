@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence
+from datetime import UTC, datetime
 from typing import TypeVar
 
 from .facts import DATE, has_date, quantities, year_of, years
@@ -35,6 +36,18 @@ _EARLIEST = re.compile(
     r"\b(?:first|earliest|originally|initially)\b|最早|首次|第一次|最初|起初", re.I
 )
 _LATEST = re.compile(r"\b(?:latest|most recent(?:ly)?|last)\b|最近|最新|最后一次", re.I)
+#: A part asking for the state of something as it is now ("the current population", "the
+#: latest version", 目前, 最新): its most recent figure or fact answers it. A part asking
+#: for a figure also asks so with "now" or "today" ("How many people live there now?").
+_CURRENT = re.compile(
+    r"\b(?:latest|most recent|current(?:ly)?|at present|presently|this year|up-to-date)\b"
+    r"|最新|最近|目前|当前|现在|如今|今年",
+    re.I,
+)
+_NOW_FIGURE = re.compile(r"\b(?:now|today|nowadays)\b|今天", re.I)
+#: The single words of :data:`_CURRENT` and :data:`_NOW_FIGURE`, as a part's facets hold
+#: them (stemmed).
+_CURRENT_WORDS = ("latest", "recent", "current", "currently", "presently", "now", "today")
 #: A dated candidate is weighed for the order asked only if it scores at least this share
 #: of the best candidate's score.
 ORDER_SHARE = 0.5
@@ -85,12 +98,16 @@ def explains(focus: Focus) -> str:
 
 def order_asked(focus: Focus) -> str:
     """``"earliest"`` or ``"latest"`` when a *when* part asks for the first or the most
-    recent of several dates ("When was it first built?"), else ``""``."""
-    if focus.kind != "when":
-        return ""
-    if _EARLIEST.search(focus.text):
-        return "earliest"
-    return "latest" if _LATEST.search(focus.text) else ""
+    recent of several dates ("When was it first built?"), ``"latest"`` when another part
+    asks for the state of something now ("What is the current population?", "How many
+    live there now?", 目前有多少人口), else ``""``."""
+    if focus.kind == "when":
+        if _EARLIEST.search(focus.text):
+            return "earliest"
+        return "latest" if _LATEST.search(focus.text) else ""
+    if _CURRENT.search(focus.text):
+        return "latest"
+    return "latest" if focus.kind == "number" and _NOW_FIGURE.search(focus.text) else ""
 
 
 def in_order_asked(
@@ -99,7 +116,8 @@ def in_order_asked(
     """The candidate a part asking for the earliest (or latest) date is answered by: among
     those scoring at least :data:`ORDER_SHARE` of the best and giving a year, the one
     with the earliest (or latest) year; None when the part asks no order or none of them
-    is dated.
+    is dated. For the latest, a year after the present one is no fact yet (a plan or a
+    projection, "by 2050"): it does not count.
 
     Args:
         focus: the part.
@@ -112,12 +130,33 @@ def in_order_asked(
     order = order_asked(focus)
     if not order or not candidates:
         return None
+    if focus.kind != "when":  # the latest of what the part measures, not of anything dated
+        candidates = [(c, s) for c, s in candidates if _says_what_is_asked(focus, text(c))]
+        if not candidates:
+            return None
     best = max(score for _, score in candidates)
     dated = [
         (years(text(c)), i, c) for i, (c, s) in enumerate(candidates) if s >= ORDER_SHARE * best
     ]
+    if order == "latest":
+        now = datetime.now(UTC).year
+        dated = [({y for y in ys if y <= now}, i, c) for ys, i, c in dated]
     dated = [(min(ys) if order == "earliest" else -max(ys), i, c) for ys, i, c in dated if ys]
     return min(dated, key=lambda d: (d[0], d[1]))[2] if dated else None
+
+
+def _says_what_is_asked(focus: Focus, text: str) -> bool:
+    """Whether ``text`` says each of the part's facets (by its word or an equivalent)
+    besides the words that ask for the present ("current", 目前): a sentence dated later
+    answers "the current population" only if it gives a population."""
+    said = set(terms(text))
+    asked = [
+        f
+        for f in focus.facets
+        if not (_CURRENT.fullmatch(f.term) or _NOW_FIGURE.fullmatch(f.term))
+        and f.term not in {stem(w) for w in _CURRENT_WORDS}
+    ]
+    return all(f.term in said or f.equivalents & said for f in asked)
 
 
 def _asked_numbers(question: str) -> set[str]:

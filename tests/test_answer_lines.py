@@ -162,6 +162,64 @@ def test_a_part_asking_for_the_first_or_latest_date_takes_that_one() -> None:
     assert summary_choice(first, quotes, "en") == "k1"
 
 
+@pytest.mark.parametrize(
+    ("question", "candidates", "answer"),
+    [
+        (
+            "What is the current population of Ardenport?",
+            [
+                ("In 2011 the census gave Ardenport a population of 41,200.", 0.9),
+                ("The 2021 census gave Ardenport a population of 45,900.", 0.8),
+                ("By 2090 the population of Ardenport is projected to reach 60,000.", 0.85),
+                ("Ardenport hosted a regatta for 300 boats in 2023.", 0.95),
+            ],
+            1,
+        ),
+        (
+            "What is the latest version of the Quillon compiler?",
+            [
+                ("Version 3.0 of the Quillon compiler came out in 2019.", 0.9),
+                ("Version 4.2 of the Quillon compiler was released in 2024.", 0.7),
+                ("The Quillon team met in 2025 to plan its logo.", 0.9),
+            ],
+            1,
+        ),
+        (
+            "阿登港目前的通航里程是多少？",
+            [
+                ("阿登港始建于1850年，是一座河港。", 0.95),
+                ("据2008年的资料，阿登港航道通航里程约300公里。", 0.9),
+                ("据2020年的资料，阿登港航道通航里程约420公里。", 0.8),
+                ("2023年阿登港举办了第12届龙舟赛。", 0.9),
+            ],
+            2,
+        ),
+    ],
+)
+def test_a_part_asking_for_the_present_takes_the_latest_dated_fact_it_asks_for(
+    question, candidates, answer
+) -> None:
+    """ "Current", "latest", 目前: the most recent dated candidate that gives what the part
+    measures answers it; a later date of something else, or a projection past the present
+    year, does not."""
+    focus = Focus.build(question)
+    assert order_asked(focus) == "latest"
+    assert in_order_asked(focus, candidates, str) == candidates[answer][0]
+    quotes = [(Quote(f"k{i}", "http://a.test", t), s) for i, (t, s) in enumerate(candidates)]
+    assert summary_choice(focus, quotes, focus_lang(question)) == f"k{answer}"
+
+
+def test_a_part_asking_for_a_figure_now_wants_the_latest_and_other_parts_do_not() -> None:
+    assert order_asked(Focus.build("How many people live in Ardenport now?")) == "latest"
+    assert order_asked(Focus.build("How many people live in Ardenport?")) == ""
+    # a role today is a description, not the latest dated fact
+    assert order_asked(Focus.build("What role does the Ardenport quay play today?")) == ""
+
+
+def focus_lang(question: str) -> str:
+    return "zh" if any("\u4e00" <= ch <= "\u9fff" for ch in question) else "en"
+
+
 def test_the_summary_line_of_a_how_many_part_gives_a_figure_when_a_candidate_does() -> None:
     focus = Focus.build("How many locks does the Mirren canal have?")
     quotes = [
@@ -269,6 +327,28 @@ def test_the_demo_answers_when_the_canal_was_first_built_with_its_earliest_date(
         assert f"## {sub.text}" in report
         if sub.status == "partly answered":
             assert f"{sub.text} Partly answered: " in report
+
+
+@pytest.mark.parametrize(
+    ("question", "figure"),
+    [
+        ("What is the current navigable length of the Grand Canal?", "1,400 km"),
+        ("京杭大运河目前的通航里程是多少？", "1,400公里"),
+    ],
+)
+def test_the_demo_answers_a_question_about_now_with_its_latest_figure(
+    tmp_path, question, figure
+) -> None:
+    """The demo's pages give the canal's whole length undated and its navigable length as
+    reported around 2012: a question about its current navigable length is answered by
+    the dated figure of what it asks, not by the longer figure of its whole length."""
+    from research_support import run_demo
+
+    _, result, _ = run_demo(tmp_path, question, formats=("md",))
+    (markdown,) = result.outputs
+    report = result.run.real_path(markdown).read_text(encoding="utf-8")
+    summary = report.split("\n## ")[0]
+    assert figure in summary and "1,794" not in summary, summary
 
 
 def test_a_how_part_asked_in_the_present_is_explained_by_its_means_or_steps() -> None:

@@ -25,6 +25,8 @@ from functools import lru_cache
 
 from lemminflect import getLemma
 
+from .text import CJK
+
 #: English comparatives that name no measure: a side's part asks about the side on the
 #: aspect instead ("What about A …?"), since no page says how "good" a thing is.
 UNMEASURED = frozenset({"better", "worse", "preferable", "best", "worst"})
@@ -124,7 +126,7 @@ def comparison(text: str) -> Comparison | None:
         text: one part of a question (a clause the planner cut), in English or Chinese.
     """
     body = " ".join(text.split()).strip().rstrip("?？.。!！ ")
-    language = "zh" if re.search(r"[\u4e00-\u9fff]", body) else "en"
+    language = "zh" if CJK.search(body) else "en"
     frames = _ZH if language == "zh" else _EN
     for frame in frames:
         found = frame.match(body)

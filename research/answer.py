@@ -25,7 +25,7 @@ from .facts import DATE, has_date, quantities, year_of, years
 from .features import gives_number, new_to
 from .names import name_in_role, name_span, nearness
 from .question import Focus
-from .text import plain, stem, terms
+from .text import is_verb_form, plain, stem, terms
 
 T = TypeVar("T")
 #: The kinds of part a span answers, and what the report calls the span it lacks.
@@ -157,6 +157,59 @@ def _says_what_is_asked(focus: Focus, text: str) -> bool:
         and f.term not in {stem(w) for w in _CURRENT_WORDS}
     ]
     return all(f.term in said or f.equivalents & said for f in asked)
+
+
+#: A part asking what a thing is, and nothing more of it ("What is a pound lock?", "What
+#: are the water cabinets of the canal?", 什么是水柜, 南水北调东线是什么): its thing.
+_DEFINITION = (
+    re.compile(r"^(?:what|who)\s+(?:is|are)\s+(?:an?\s+|the\s+)?(?P<x>[^?]+?)\s*\?*$", re.I),
+    re.compile(r"^什么是(?P<x>[^？?]+)[？?]*$"),
+    re.compile(r"^(?P<x>[^？?，,]+?)是什么[？?]*$"),
+)
+#: The longest thing a definition part asks about, in words (a longer "What is …?" asks
+#: something of it).
+DEFINED_WORDS = 8
+#: Words that make "What is …" ask more than what a thing is ("… used for", "… in 1900").
+_CLAUSE_WORDS = frozenset(
+    ["for", "in", "on", "at", "to", "by", "from", "with", "during", "after", "before", "since"]
+)
+#: Words that name a thing as what it is: "… called X", "known as X", 称为X, 叫做X.
+_NAMING = r"(?:called|known\s+as|termed|named|称为|叫做|叫作|名为|即)\s*"
+
+
+def defined(focus: Focus) -> str:
+    """What a part asking only what a thing is asks about, or ``""``: the thing as the
+    question names it, up to its first "of" ("eastern route" in "What is the eastern
+    route of the project?", whose sentences name the route before what it belongs to)."""
+    if focus.kind != "what":
+        return ""
+    for pattern in _DEFINITION:
+        found = pattern.match(" ".join(focus.text.split()))
+        thing = found.group("x") if found else ""
+        if thing and len(thing.split()) <= DEFINED_WORDS and _noun_phrase(thing):
+            return thing.split(" of ")[0].strip()
+    return ""
+
+
+def _noun_phrase(thing: str) -> bool:
+    """Whether a thing asked about is a noun phrase ("the eastern route of the project"),
+    not a clause that asks more of it ("the canal used for today")."""
+    words = thing.split()
+    if any(w.lower() in _CLAUSE_WORDS for w in words):
+        return False
+    return not any(is_verb_form(w) and not w.lower().endswith("s") for w in words[1:])
+
+
+def defines(thing: str, text: str) -> bool:
+    """Whether ``text`` says what ``thing`` is: it opens with it (the thing is what the
+    sentence is about: "A pound lock is …", "The eastern route draws …", 南水北调东线：…),
+    or names something as it ("… reservoirs called water cabinets", 称为水柜)."""
+    said = " ".join(plain(text).split())
+    bare = re.sub(r"^(?:an?|the)\s+", "", thing, flags=re.I)
+    opening = re.sub(r"^(?:an?|the)\s+", "", said, flags=re.I)
+    if opening.casefold().startswith(bare.casefold()):
+        return True
+    return re.search(_NAMING + r"(?:an?\s+|the\s+)?" + re.escape(bare), said, re.I) is not None
 
 
 def _asked_numbers(question: str) -> set[str]:

@@ -7,7 +7,9 @@ section in two steps.
 - **What a line must be.** A quote in the report's language, one that stands alone (no
   pronoun or pointing word standing for something it does not name: see
   :func:`research.facts.points_back`), one that gives the kind of answer the part asks
-  for (a date, a figure, a name: see :func:`research.answer.gives_answer`) and, under
+  for (a date, a figure, a name: see :func:`research.answer.gives_answer`), one that
+  says what a thing is for a part asking only that ("What is a pound lock?": see
+  :func:`research.answer.defines`) and, under
   the learned core, one that states the cause or the means a *why* or *how* part asks
   for (see :func:`research.answer.explains`), each while another candidate is left; a
   part asking for the first or the latest date takes the dated candidate in that order
@@ -29,7 +31,16 @@ from collections.abc import Mapping, Sequence
 from functools import cache
 from pathlib import Path
 
-from .answer import answer_span, explains, gives_answer, in_order_asked, sure_span, wanted
+from .answer import (
+    answer_span,
+    defined,
+    defines,
+    explains,
+    gives_answer,
+    in_order_asked,
+    sure_span,
+    wanted,
+)
 from .facts import names_subject, points_back
 from .names import nearness
 from .question import Focus
@@ -196,13 +207,16 @@ def line_pool(focus: Focus, candidates: Sequence[tuple[Quote, float]], lang: str
 
 
 def _qualified(focus: Focus, candidates: Sequence[tuple[Quote, float]], lang: str) -> list[int]:
-    """The candidates in the report's language, standing alone and giving the kind of
-    answer asked, each while one is left."""
+    """The candidates in the report's language, standing alone, giving the kind of
+    answer asked and, for a part asking what a thing is, saying what it is (see
+    :func:`research.answer.defines`), each while one is left."""
     pool = list(range(len(candidates)))
+    thing = defined(focus)
     for keep in (
         lambda q: language(q.span) == lang,
         lambda q: not points_back(q.span),
         lambda q: gives_answer(focus, q.span),
+        lambda q: not thing or defines(thing, q.span),
     ):
         pool = [i for i in pool if keep(candidates[i][0])] or pool
     return pool

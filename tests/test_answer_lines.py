@@ -216,6 +216,54 @@ def test_a_part_asking_for_a_figure_now_wants_the_latest_and_other_parts_do_not(
     assert order_asked(Focus.build("What role does the Ardenport quay play today?")) == ""
 
 
+@pytest.mark.parametrize(
+    ("question", "candidates", "answer"),
+    [
+        (
+            "What is the northern spur of the Varn Canal?",
+            [
+                ("The first phase of the northern spur of the Varn Canal opened in 1998.", 0.9),
+                ("The northern spur links the canal with the Ostel river.", 0.7),
+            ],
+            1,
+        ),
+        (
+            "What are sluice chambers?",
+            [
+                ("The Varn engineers rebuilt the sluice chambers in 1820.", 0.9),
+                ("Boats waited in basins called sluice chambers while the level rose.", 0.6),
+            ],
+            1,
+        ),
+        (
+            "什么是水柜？",
+            [
+                ("明代整修了运河沿线的水柜。", 0.9),
+                ("沿线湖泊被用作蓄水的水库，称为水柜。", 0.6),
+            ],
+            1,
+        ),
+    ],
+)
+def test_a_part_asking_what_a_thing_is_opens_with_a_line_saying_what_it_is(
+    question, candidates, answer
+) -> None:
+    """A line that opens with the thing ("The northern spur links …") or names something as
+    it ("… called sluice chambers", 称为水柜) answers "What is …?" before a better-ranked
+    line that only mentions it."""
+    focus = Focus.build(question)
+    quotes = [(Quote(f"k{i}", "http://a.test", t), s) for i, (t, s) in enumerate(candidates)]
+    assert summary_choice(focus, quotes, focus_lang(question)) == f"k{answer}"
+
+
+def test_a_what_is_question_that_asks_more_of_its_thing_is_no_definition() -> None:
+    from research.answer import defined
+
+    assert defined(Focus.build("What is the northern spur of the Varn Canal?")) == "northern spur"
+    assert defined(Focus.build("What is the Varn Canal used for today?")) == ""
+    assert defined(Focus.build("When was the Varn Canal dug?")) == ""
+
+
 def focus_lang(question: str) -> str:
     return "zh" if any("\u4e00" <= ch <= "\u9fff" for ch in question) else "en"
 

@@ -524,16 +524,25 @@ def _en_queries(text: str, focus: Focus, surface: list[str]) -> list[str]:
     """
     facet_stems = {f.term for f in focus.facets}
     subject_stems = set(focus.subject)
-    aspects = [w for w in surface if stem(w.lower()) in facet_stems]
-    subject_words = [w for w in surface if stem(w.lower()) in subject_stems]
-    core_words = [w for w in subject_words if stem(w.lower()) in set(focus.core)]
-    queries = [" ".join([*(core_words or subject_words), *aspects])]
-    queries.append(" ".join([*subject_words, *aspects]))
+    aspects = [w for w in surface if _stems(w) & facet_stems]
+    subject_words = [w for w in surface if _stems(w) & subject_stems]
+    core_words = [w for w in subject_words if _stems(w) & set(focus.core)]
+    # the noun whose instances answer ("which *towns* lie on …") says what to look for
+    kind = [w for w in surface if _stems(w) & focus.kinds and w not in subject_words]
+    queries = [" ".join([*(core_words or subject_words), *kind, *aspects])]
+    queries.append(" ".join([*subject_words, *kind, *aspects]))
     if not focus.facets:  # the question's own wording: "heat pumps work"
         verbs = [w for w in re.findall(r"[A-Za-z][\w'’-]*", text) if stem(w.lower()) in SCAFFOLD]
         if verbs:
             queries.append(" ".join([*subject_words, *verbs[:1]]))
     return queries
+
+
+def _stems(word: str) -> set[str]:
+    """The stems a word as written stands for: its own, and its parts' when hyphenated
+    ("cast-iron": cast, iron), as a part's terms cut it."""
+    low = word.lower()
+    return {stem(low)} | {stem(p) for p in re.split(r"[-‐–]", low) if p}
 
 
 #: What follows a number in a Chinese date ("2024年", "3月", "20世纪").

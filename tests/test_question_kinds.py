@@ -1,0 +1,114 @@
+"""The planner by kind of question, on invented questions: each kind's parts, and each
+part's queries naming what the part is about (its subject, and for a list the kind of
+thing listed). Comparisons have their own module (``test_comparison.py``)."""
+
+from __future__ import annotations
+
+import pytest
+
+from research.plan import offline_plan
+
+#: kind → (question, the parts' count, words every query of each part names (one tuple
+#: per part; any of a tuple's words will do, case aside))
+KINDS: dict[str, list[tuple[str, int, list[tuple[str, ...]]]]] = {
+    "list": [
+        ("Which towns lie on the Varn Canal?", 1, [("Varn",)]),
+        ("What are the main exports of Ardenport?", 1, [("Ardenport",)]),
+        ("Which rivers feed the Ostel reservoir?", 1, [("Ostel",)]),
+        ("瓦恩运河沿线有哪些城市？", 1, [("瓦恩运河",)]),
+        ("阿登港的主要出口商品有哪些？", 1, [("阿登港",)]),
+        ("What are the symptoms of Harsk fever?", 1, [("Harsk",)]),
+    ],
+    "yes/no": [
+        ("Is the Varn Canal still used for shipping?", 1, [("Varn",)]),
+        ("Does Ardenport have a university?", 1, [("Ardenport",)]),
+        ("Can ferries cross the Ostel river in winter?", 1, [("Ostel",)]),
+        ("瓦恩运河还在通航吗？", 1, [("瓦恩运河",)]),
+        ("阿登港有大学吗？", 1, [("阿登港",)]),
+    ],
+    "definition": [
+        ("What is a sluice gate?", 1, [("sluice",)]),
+        ("What is the northern spur of the Varn Canal?", 1, [("spur", "Varn")]),
+        ("What does the Harsk Foundation do?", 1, [("Harsk",)]),
+        ("什么是水闸？", 1, [("水闸",)]),
+        ("阿登港自由区是什么？", 1, [("阿登港",)]),
+    ],
+    "how-to": [
+        ("How do I clean a cast-iron pan?", 1, [("cast-iron",)]),
+        ("How can I reduce condensation in a basement?", 1, [("condensation",)]),
+        ("How do you re-point a brick wall?", 1, [("brick",)]),
+        ("如何清洗铸铁锅？", 1, [("铸铁锅",)]),
+        ("怎样给砖墙重新勾缝？", 1, [("砖墙",)]),
+    ],
+    "advice": [
+        ("What should I do if my sourdough starter smells of acetone?", 1, [("sourdough",)]),
+        ("Should I prune a young apple tree in winter?", 1, [("apple",)]),
+        ("Is it safe to swim in the Ostel reservoir?", 1, [("Ostel",)]),
+        ("冬天应该修剪年轻的苹果树吗？", 1, [("苹果树",)]),
+    ],
+    "cause and effect": [
+        ("What caused the Velmouth blackout?", 1, [("Velmouth",)]),
+        ("韦尔茅斯大停电是什么原因造成的？", 1, [("韦尔茅斯",)]),
+        ("What were the effects of the 1911 Ardenport flood?", 1, [("Ardenport",)]),
+        ("Why did the Varn dam fail, and how did the town respond?", 2, [("Varn",), ("Varn",)]),
+        ("瓦恩大坝为什么溃决？造成了什么后果？", 2, [("瓦恩大坝",), ("瓦恩大坝",)]),
+    ],
+    "temporal": [
+        ("What is the current population of Ardenport?", 1, [("Ardenport",)]),
+        ("What is the latest version of the Quillon compiler?", 1, [("Quillon",)]),
+        ("How many people live in Velmouth now?", 1, [("Velmouth",)]),
+        ("2024年阿登港的货物吞吐量是多少？", 1, [("阿登港",)]),
+        ("阿登港目前有多少人口？", 1, [("阿登港",)]),
+        ("What is the Varn Canal used for today?", 1, [("Varn",)]),
+    ],
+    "several asks": [
+        ("When was the Orvald Bridge opened, and why was it closed?", 2,
+         [("Orvald",), ("Orvald",)]),
+        ("Who founded the Varn Museum, and when did its first director retire?", 2,
+         [("Varn",), ("Varn",)]),
+        ("When and by whom was the Harsk lighthouse built?", 2, [("Harsk",), ("Harsk",)]),
+        ("阿登港是什么时候建成的？为什么后来衰落了？", 2, [("阿登港",), ("阿登港",)]),
+    ],
+    "other languages": [
+        ("Wie hoch ist der Harskturm und wann wurde er gebaut?", 2,
+         [("Harskturm",), ("Harskturm",)]),
+        ("Wann wurde die Varnbrücke eröffnet?", 1, [("Varnbrücke",)]),
+        ("¿Cuándo se construyó el puente de Velmouth y por qué se cerró?", 2,
+         [("Velmouth",), ("Velmouth",)]),
+        ("¿Quién fundó el museo de Ardenport?", 1, [("Ardenport",)]),
+        ("Quand le pont d'Ostel a-t-il été construit ?", 1, [("Ostel",)]),
+        ("Pourquoi le barrage de Varn a-t-il cédé ?", 1, [("Varn",)]),
+        ("Quando è stato costruito il ponte di Velmouth?", 1, [("Velmouth",)]),
+        ("Quando foi fundada a cidade de Ardenport?", 1, [("Ardenport",)]),
+        ("Wanneer werd de Harskbrug geopend?", 1, [("Harskbrug",)]),
+        ("När byggdes Varnbron och varför stängdes den?", 2, [("Varnbron",), ("Varnbron",)]),
+    ],
+}  # fmt: skip
+
+CASES = [(kind, *case) for kind, cases in KINDS.items() for case in cases]
+
+
+@pytest.mark.parametrize(("kind", "question", "count", "named"), CASES)
+def test_a_question_of_each_kind_is_planned_with_queries_naming_its_subject(
+    kind, question, count, named
+) -> None:
+    parts = offline_plan(question).subquestions
+    assert len(parts) == count, (kind, [p.text for p in parts])
+    for part, words in zip(parts, named, strict=True):
+        # a follow-up keeps a query in its own words first, then one with the subject
+        said = [q for q in part.queries if any(w.casefold() in q.casefold() for w in words)]
+        assert said, (kind, part)
+
+
+def test_there_are_forty_invented_questions_in_english_and_chinese_and_ten_in_others() -> None:
+    others = KINDS["other languages"]
+    assert len(CASES) - len(others) >= 40 and len(others) >= 10
+
+
+def test_a_list_question_searches_for_the_kind_of_thing_it_lists() -> None:
+    """ "Which towns …" looks for towns: the noun the answer's instances are named by is
+    in the part's first query (not only the verb, "Varn Canal lie")."""
+    queries = offline_plan("Which towns lie on the Varn Canal?").subquestions[0].queries
+    assert "towns" in queries[0].split()
+    queries = offline_plan("What company built the Varn bridge?").subquestions[0].queries
+    assert "company" in queries[0].split()

@@ -23,6 +23,7 @@ from dataclasses import asdict, dataclass, field
 from functools import lru_cache
 from typing import Any
 
+from lemminflect import getAllLemmas
 from pydantic import BaseModel, Field, ValidationError
 
 from research.comparison import comparison, side_parts
@@ -619,7 +620,7 @@ def _split_en(question: str) -> list[str]:
     clauses = _en_clauses(question, body, pieces)
     if not clauses:
         return [question]
-    subject = lead or entity(question)
+    subject = _as_written(lead or entity(question), question)
     first = _lead(clauses[0][0])
     known = question_language(question)
     pronouns = _PRONOUNS | ({p: "" for p in known.pronouns} if known else {})
@@ -765,6 +766,22 @@ def _lead(first: str) -> str:
     if words and words[0].lower() in _QUESTION_WORDS:
         return words[0]
     return ""
+
+
+def _as_written(subject: str, question: str) -> str:
+    """The question's subject as a later clause names it: with the article the question
+    gives it ("the Grand Canal"), which stands inside a clause in lower case ("The Varn
+    Canal: when was it dug" → "When was the Varn Canal dug")."""
+    bare = re.sub(r"^(?:the)\s+", "", subject, flags=re.I)
+    if bare != subject:
+        return f"the {bare}"
+    for found in re.finditer(rf"\bthe\s+{re.escape(bare)}\b\W*(\w*)", question, re.I):
+        # "the Grand Canal built", "the Grand Canal first …", "the Grand Canal?": the
+        # article is the subject's; in "the Harsk company" (a word that is only a noun
+        # goes on) it is the longer name's
+        if set(getAllLemmas(found.group(1).lower())) != {"NOUN"}:
+            return f"the {bare}"
+    return subject
 
 
 def _with_subject(

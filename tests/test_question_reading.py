@@ -196,10 +196,10 @@ def test_a_sentence_that_opens_with_a_statement_is_about_what_it_names(question,
 def test_a_follow_up_that_names_nothing_still_takes_the_questions_subject():
     assert _parts("Who founded the ferry company? When did it go bankrupt?") == [
         "Who founded the ferry company?",
-        "When did ferry company go bankrupt?",
+        "When did the ferry company go bankrupt?",
     ]
     assert _parts("Who founded the ferry company? In 1950, when did it go bankrupt?")[1] == (
-        "In 1950, when did ferry company go bankrupt?"
+        "In 1950, when did the ferry company go bankrupt?"
     )
 
 
@@ -321,3 +321,29 @@ def test_the_readmes_example_questions_are_cut_as_a_person_would_cut_them():
     assert shown and set(shown) <= set(README_PARTS), set(shown) - set(README_PARTS)
     for question in shown:
         assert _parts(question) == README_PARTS[question], question
+
+
+@pytest.mark.parametrize(
+    ("question", "second"),
+    [
+        (
+            "When was the Varn Canal dug, and what is it used for today?",
+            "What is the Varn Canal used for today?",
+        ),
+        (
+            "The Ostel Bridge: when was it built and why was it closed?",
+            "Why was the Ostel Bridge closed?",
+        ),
+        (
+            "When was the Varn Canal first dug, and why did it decline?",
+            "Why did the Varn Canal decline?",
+        ),
+        # the article is a longer name's: the subject read from it is written without it
+        (
+            "Who founded the Harsk company, and where is its headquarters?",
+            "Where is Harsk's headquarters?",
+        ),
+    ],
+)
+def test_a_pronoun_is_replaced_by_the_subject_as_the_question_writes_it(question, second):
+    assert _parts(question)[1] == second

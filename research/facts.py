@@ -488,6 +488,23 @@ def _bare_pronoun(said: str) -> bool:
     return bool(pronoun) and not _NAMED.search(said[: pronoun.start()])
 
 
+#: Words that stand for a share of things named before when a verb follows them ("Some
+#: grew …", "Others stood …", "Most were …").
+_SHARES = frozenset(["some", "others", "many", "most", "several", "both", "few", "all", "each"])
+#: Auxiliaries that follow such a share as its verb ("Most *were* …").
+_SHARE_VERBS = frozenset(["is", "are", "was", "were", "had", "have", "has", "did", "do", "could"])
+
+
+def _share_opening(said: str) -> bool:
+    """Whether an English sentence opens with a share of things named before as its
+    subject ("Some grew because …"), not of things it names ("Some towns grew …")."""
+    first = re.match(r"([A-Za-z]+)\s+([A-Za-z]+)", said)
+    if first is None or first.group(1).lower() not in _SHARES:
+        return False
+    verb = first.group(2).lower()
+    return verb in _SHARE_VERBS or (is_verb_form(verb) and "NOUN" not in readings(verb))
+
+
 def leans_on_context(text: str, opening_only: bool = False) -> bool:
     """Whether a sentence's meaning depends on the sentence before it.
 
@@ -500,7 +517,7 @@ def leans_on_context(text: str, opening_only: bool = False) -> bool:
     if _chinese(said):
         leaning = _ZH_OPENING if opening_only else _ZH_LEANING
         return bool(leaning.match(said))
-    if _LEANING_START.match(said):
+    if _LEANING_START.match(said) or _share_opening(said):
         return True
     if opening_only:
         return False

@@ -575,3 +575,14 @@ def test_a_sentence_opening_with_a_pronoun_is_about_what_the_one_before_names():
     after_other = next(s for s in scored if "它" in s.sentence.text and s is not after_name)
     assert after_name.subject > after_other.subject
     assert after_name.score > after_other.score
+
+
+def test_a_quote_opening_with_a_share_of_things_named_before_does_not_stand_alone():
+    """ "Some grew …" is some of what the sentence before names; "Some towns grew …"
+    names what it is a share of."""
+    assert points_back("Some grew because the guild kept its hall there.")
+    assert points_back("Others stood at the junctions with the rivers.")
+    assert points_back("Most were built of stone after the fire.")
+    assert not points_back("Some towns grew because the guild kept its hall there.")
+    assert not points_back("Many boats still use the Varn Canal.")
+    assert not points_back("Both bridges opened in 1990.")

@@ -19,6 +19,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
+from functools import lru_cache
 from typing import TypeVar
 
 from .facts import DATE, has_date, quantities, year_of, years
@@ -150,17 +151,21 @@ def _says_what_is_asked(focus: Focus, text: str) -> bool:
     besides the words that ask for the present ("current", 目前): a sentence dated later
     answers "the current population" only if it gives a population."""
     said = set(terms(text))
-    asked = [
-        f
-        for f in focus.facets
-        if not (_CURRENT.fullmatch(f.term) or _NOW_FIGURE.fullmatch(f.term))
-        and f.term not in {stem(w) for w in _CURRENT_WORDS}
-    ]
+    asked = [f for f in focus.facets if not _asks_now(f.term)]
     return all(f.term in said or f.equivalents & said for f in asked)
 
 
-#: A part asking what a thing is, and nothing more of it ("What is a pound lock?", "What
-#: are the water cabinets of the canal?", 什么是水柜, 南水北调东线是什么): its thing.
+@lru_cache(maxsize=4096)
+def _asks_now(term: str) -> bool:
+    """Whether a part's facet term asks for the present ("current", 目前) rather than
+    naming what the part measures (read once per term)."""
+    if _CURRENT.fullmatch(term) or _NOW_FIGURE.fullmatch(term):
+        return True
+    return term in {stem(w) for w in _CURRENT_WORDS}
+
+
+#: A part asking what a thing is, and nothing more of it ("What is a sluice chamber?",
+#: "What are the spurs of the Varn Canal?", 什么是船坞, 阿登港自由区是什么): its thing.
 _DEFINITION = (
     re.compile(r"^(?:what|who)\s+(?:is|are)\s+(?:an?\s+|the\s+)?(?P<x>[^?]+?)\s*\?*$", re.I),
     re.compile(r"^什么是(?P<x>[^？?]+)[？?]*$"),
@@ -179,8 +184,8 @@ _NAMING = r"(?:called|known\s+as|termed|named|称为|叫做|叫作|名为|即)\s
 
 def defined(focus: Focus) -> str:
     """What a part asking only what a thing is asks about, or ``""``: the thing as the
-    question names it, up to its first "of" ("eastern route" in "What is the eastern
-    route of the project?", whose sentences name the route before what it belongs to)."""
+    question names it, up to its first "of" ("northern spur" in "What is the northern
+    spur of the Varn Canal?", whose sentences name the spur before what it belongs to)."""
     if focus.kind != "what":
         return ""
     for pattern in _DEFINITION:
@@ -192,8 +197,8 @@ def defined(focus: Focus) -> str:
 
 
 def _noun_phrase(thing: str) -> bool:
-    """Whether a thing asked about is a noun phrase ("the eastern route of the project"),
-    not a clause that asks more of it ("the canal used for today")."""
+    """Whether a thing asked about is a noun phrase ("the northern spur of the Varn Canal"),
+    not a clause that asks more of it ("the Varn Canal used for today")."""
     words = thing.split()
     if any(w.lower() in _CLAUSE_WORDS for w in words):
         return False
@@ -202,8 +207,8 @@ def _noun_phrase(thing: str) -> bool:
 
 def defines(thing: str, text: str) -> bool:
     """Whether ``text`` says what ``thing`` is: it opens with it (the thing is what the
-    sentence is about: "A pound lock is …", "The eastern route draws …", 南水北调东线：…),
-    or names something as it ("… reservoirs called water cabinets", 称为水柜)."""
+    sentence is about: "A sluice chamber is …", "The northern spur links …", 阿登港自由区：…),
+    or names something as it ("… basins called sluice chambers", 称为船坞)."""
     said = " ".join(plain(text).split())
     bare = re.sub(r"^(?:an?|the)\s+", "", thing, flags=re.I)
     opening = re.sub(r"^(?:an?|the)\s+", "", said, flags=re.I)

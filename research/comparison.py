@@ -40,7 +40,7 @@ _CMP = r"(?P<cmp>(?:more|less)\s+\w+|\w+er|better|worse|preferable)"
 _EN = tuple(
     re.compile(p, re.I)
     for p in (
-        # Which is better for P, A or B?  Which canal is longer, A or B?
+        # Which is better for P, A or B?  Which NOUN is longer, A or B?
         rf"^(?:which|what|who)\b(?:\s+\w+)?\s+(?:is|are|was|were)\s+(?:the\s+)?{_CMP}\b"
         rf"(?:\s+one)?(?P<pre>[^,?]*?)\s*,\s*(?P<a>{_SIDE}),?\s+or\s+(?P<b>{_SIDE})(?:,?\s+{_ASPECT})?\s*$",
         # Is A or B better for P?
@@ -87,7 +87,7 @@ _ZH = tuple(
     )
 )
 #: What a side may not start with: a class of others rather than a named thing ("other
-#: schools", "其他蛇类") or what the sentence asks ("How many …").
+#: ferries", "其他渡轮") or what the sentence asks ("How many …").
 _NOT_A_SIDE = re.compile(
     r"^(?:other|others|those|that|these|this|the\s+other|how|what|which|who|when|where|why)\b"
     r"|^(?:其他|其它|别的|另)|[谁哪什么的]",

@@ -8,7 +8,7 @@ section in two steps.
   pronoun or pointing word standing for something it does not name: see
   :func:`research.facts.points_back`), one that gives the kind of answer the part asks
   for (a date, a figure, a name: see :func:`research.answer.gives_answer`), one that
-  says what a thing is for a part asking only that ("What is a pound lock?": see
+  says what a thing is for a part asking only that ("What is a sluice chamber?": see
   :func:`research.answer.defines`) and, under
   the learned core, one that states the cause or the means a *why* or *how* part asks
   for (see :func:`research.answer.explains`), each while another candidate is left; a

@@ -770,13 +770,13 @@ def _lead(first: str) -> str:
 
 def _as_written(subject: str, question: str) -> str:
     """The question's subject as a later clause names it: with the article the question
-    gives it ("the Grand Canal"), which stands inside a clause in lower case ("The Varn
+    gives it ("the Orvald Bridge"), which stands inside a clause in lower case ("The Varn
     Canal: when was it dug" → "When was the Varn Canal dug")."""
-    bare = re.sub(r"^(?:the)\s+", "", subject, flags=re.I)
+    bare = re.sub(r"^the\s+", "", subject, flags=re.I)
     if bare != subject:
         return f"the {bare}"
     for found in re.finditer(rf"\bthe\s+{re.escape(bare)}\b\W*(\w*)", question, re.I):
-        # "the Grand Canal built", "the Grand Canal first …", "the Grand Canal?": the
+        # "the Orvald Bridge built", "the Orvald Bridge first …", "the Orvald Bridge?": the
         # article is the subject's; in "the Harsk company" (a word that is only a noun
         # goes on) it is the longer name's
         if set(getAllLemmas(found.group(1).lower())) != {"NOUN"}:

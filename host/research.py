@@ -383,12 +383,13 @@ class Research:
             cand.scores[sid] = max(cand.scores.get(sid, 0.0), score_text(focus, text, title))
 
     async def absorb_file(self, source: FileSource) -> None:
-        """Store a file's extract and score it (a brief only gives requirements)."""
+        """Store a file's extract and score it; a brief gives its requirements, and its
+        facts (its extract, when it states any) are scored like any file's text."""
         if source.brief:
-            self.briefs.append(source.file_path)
+            if source.file_path not in self.briefs:
+                self.briefs.append(source.file_path)
             self.requirements.extend(r for r in source.requirements if r not in self.requirements)
-            return
-        if source.path in self.sources:
+        if not source.text.strip() or source.path in self.sources:
             return
         # A downloaded document is cited by the address it came from, not its place in
         # the run's folder.

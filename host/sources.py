@@ -7,7 +7,9 @@ the file. Sentences of that text are scored against the sub-questions like a pag
 a citation of one is checked against the stored text like any other.
 
 A brief (a file telling the writer what to do: the length wanted, what to cover, which
-files to use for what) is not a source: its sections become requirements for the writer.
+files to use for what) is read sentence by sentence (:func:`research.brief.read_brief`):
+its instructions become requirements for the writer, and its facts are its text as a
+source, cited like any other file's.
 """
 
 from __future__ import annotations
@@ -18,7 +20,8 @@ import unicodedata
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
-from research.text import CJK, CJK_CLASS
+from research.brief import BriefReading, read_brief
+from research.text import CJK, CJK_CLASS, Sentence
 from subagents.evidence import PageRecord
 from subagents.untrusted import unwrap
 
@@ -48,10 +51,6 @@ _BRIEF_HEADINGS = re.compile(
     re.I,
 )
 _BRIEF_TITLE = re.compile(r"\b(research brief|brief|assignment|instructions)\b|任务书|要求", re.I)
-_LENGTH = re.compile(
-    r"(?:length wanted|length|篇幅)\s*[:：]?\s*\**\s*([^\n.;]*?(?:pages?|words?|页|字)[^\n.;]*)",
-    re.I,
-)
 
 
 @dataclass
@@ -216,28 +215,34 @@ def extract_markdown(tool: str, text: str, lang: str = "en") -> str:
     return _body(text).strip()
 
 
-def requirements_of(text: str) -> tuple[bool, list[str]]:
-    """Whether a file is a brief, and the requirements it states for the writer."""
+def requirements_of(text: str) -> tuple[bool, BriefReading]:
+    """Whether a file is a brief, and what it asks for and states (nothing when it is
+    none)."""
     head = text[:400]
     headings = re.findall(r"^#{1,6}\s+(.*)$", text, re.M)
     labelled = [h for h in headings if _BRIEF_HEADINGS.search(h)]
     is_brief = bool(_BRIEF_TITLE.search(head)) and (len(labelled) >= 1 or not headings)
     if not is_brief:
-        return False, []
-    wanted: list[str] = []
-    length = _LENGTH.search(text)
-    if length:
-        wanted.append(f"Length wanted: {length.group(1).strip(' *')}")
-    for section in re.split(r"^#{1,6}\s+", text, flags=re.M)[1:]:
-        title, _, body = section.partition("\n")
-        if _BRIEF_HEADINGS.search(title) and not re.search(r"question|问题", title, re.I):
-            items = [
-                re.sub(r"\s+", " ", ln.strip(" -*\t")).strip()
-                for ln in re.split(r"\n\s*\n|\n(?=\s*(?:[-*]|\d+[.)])\s)", body)
-                if ln.strip()
-            ]
-            wanted.extend(f"{title.strip()}: {item}" for item in items if item)
-    return True, wanted
+        return False, BriefReading([], [])
+    return True, read_brief(text)
+
+
+def facts_text(text: str, facts: list[Sentence]) -> str:
+    """A brief's facts as its stored text: each under the page, slide or sheet it is on
+    (so that a citation of one names its place) and the heading above it."""
+    out: list[str] = []
+    place_seen: str | None = None
+    section_seen: str | None = None
+    for fact in facts:
+        place = file_place(text, fact.start)
+        if place != place_seen:
+            out += [f"## {place}", ""] if place else []
+            place_seen, section_seen = place, None
+        if fact.section != section_seen:
+            out += [f"### {fact.section}", ""] if fact.section not in ("", place) else []
+            section_seen = fact.section
+        out += [" ".join(fact.text.split()), ""]
+    return "\n".join(out).strip()
 
 
 def _sheet_suffix(tool: str, text: str) -> str:
@@ -291,17 +296,19 @@ def file_source(tool: str, file_path: str, text: str, lang: str = "en") -> FileS
     if not body.strip():
         return None
     name = file_path.rsplit("/", 1)[-1]
-    brief, wanted = requirements_of(body)
+    brief, reading = requirements_of(body)
     if not file_path.startswith(BRIEFS_FROM):
         # a downloaded file that reads like a brief is a page of the web, not the user's
         # words: it is a source like any other and sets nothing for the writer
-        brief, wanted = False, []
+        brief, reading = False, BriefReading([], [])
+    # a brief's instructions are requirements, never evidence: its text is its facts
+    stored = facts_text(body, reading.facts) if brief else body
     return FileSource(
         file_path=file_path,
         path=source_path(file_path + _sheet_suffix(tool, text)),
-        text=body + "\n",
+        text=stored + "\n" if stored else "",
         title=name,
         kind=READERS[tool],
         brief=brief,
-        requirements=wanted,
+        requirements=reading.requirements,
     )

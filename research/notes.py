@@ -7,6 +7,8 @@ The notes are Markdown in the notes format the Generate subagent reads:
 - one section per sub-question, its heading the sub-question, holding its candidate
   evidence, best first (sources mixed, no sentence twice in the notes), and the table
   that best answers it with its notes (a caveat under it), captioned with its source;
+- a section for each section the brief asks for that no part is (its topic's table, from
+  the sources read, where one is about it);
 - "Where the sources disagree": each quantity the sources give differently, every value
   a source gives as its own cited, and a sentence that tells how others give it quoted
   whole;
@@ -17,14 +19,14 @@ When nothing relevant was found at all, the notes say only that, with what was s
 what failed and what was read but off-topic — and cite nothing.
 
 The notes read the run's research state through :class:`Findings` (the Host's research
-state provides it); the only thing they add to it is the evidence items that cite the
-disagreements' values.
+state provides it); the only things they add to it are the evidence items that cite the
+disagreements' values and the tables of the sections the brief asks for.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any, Protocol
 
 from .answer import answer_span, sure_span
@@ -34,9 +36,26 @@ from .labels import RESEARCH_MARKER, label
 from .lines import summary_choice as choose_summary
 from .plan import Plan, SubQuestion
 from .question import Focus, _zh_entity, entity
+from .requirements import (
+    SECTION,
+    meaningful,
+    names_section,
+    read_requirement,
+    same_language,
+    section_heading,
+    without_label,
+)
 from .selection import Quote
-from .tables import Found, TableOption, announces_table, choose, table_after
-from .text import STOP_WORDS, is_cross_reference, is_verb_form, language, readings
+from .tables import (
+    Found,
+    TableOption,
+    about_topic,
+    announces_table,
+    choose,
+    table_after,
+    tables_in,
+)
+from .text import STOP_WORDS, is_cross_reference, is_verb_form, language, readings, terms
 
 
 class Cited(Protocol):
@@ -337,6 +356,7 @@ def research_notes(
     interrupted: bool = False,
     budget: tuple[str, str] | None = None,
     no_web: bool = False,
+    requirements: Sequence[str] = (),
 ) -> str:
     """The notes for the writer, in the question's language.
 
@@ -346,6 +366,7 @@ def research_notes(
         budget: the budget that stopped it, and its limit as text (``("tokens", "1200
             tokens")``, ``("cost", "0.0500")``).
         no_web: the web could not be reached: what the report says comes from the files.
+        requirements: the brief's requirements (see :mod:`research.requirements`).
     """
     plan = research.plan
     lang = plan.language
@@ -357,6 +378,7 @@ def research_notes(
     chosen = _chosen(research, tables)
     lines += _summary(research, answered, chosen)
     lines += _part_sections(research, chosen, tables)
+    lines += _asked_sections(research, requirements, tables)
     lines += _disagreement_section(research, chosen, tables)
     lines += _not_found_section(research, answered)
     return "\n".join(lines)
@@ -548,6 +570,58 @@ def _status_line(cov: Coverage, lang: str) -> str:
 def _counted(n: int, noun: str, lang: str) -> str:
     """``n`` of a labelled noun, singular or plural ("1 quote", "3 sources", "3 条引文")."""
     return label(lang, f"{noun}_one" if n == 1 else f"{noun}_many").format(n=n)
+
+
+def _asked_sections(
+    research: Findings, requirements: Sequence[str], tables: dict[str, str]
+) -> list[str]:
+    """A section for each section the brief asks for that no part's heading names: the
+    table of the sources read most plainly about its topic (see
+    :func:`~research.tables.about_topic`), one in a file the requirement names first,
+    then one in the report's language, then the longest; nothing where no source has one
+    (the report then says it could not be made).
+
+    Args:
+        research: the run's findings.
+        requirements: the brief's requirements.
+        tables: per part, the evidence id of the table it shows (not shown twice).
+
+    Returns:
+        The sections' lines.
+    """
+    lang = research.plan.language
+    shown = {(i.page_path, i.start) for t in tables.values() if (i := research.item(t))}
+    lines: list[str] = []
+    for requirement in requirements:
+        asked = read_requirement(requirement)
+        parts = [s.text for s in research.plan.subquestions]
+        if asked.kind != SECTION or any(names_section(h, asked.topic) for h in parts):
+            continue
+        if not same_language(requirement, lang):
+            continue  # its topic's words are not the words of the sources read for it
+        topic = meaningful(asked.topic)
+        named = set(terms(without_label(requirement)))
+        options = [
+            (about, len(named & set(terms(source.title))) >= 2, found, path)
+            for path, source in research.sources.items()
+            for found in tables_in(research.texts.get(path, ""))
+            if len(found.rows) >= 2
+            and (path, found.start) not in shown
+            and (about := about_topic(found, topic))
+        ]
+        if not options:
+            continue
+        best = max(
+            options,
+            key=lambda o: (o[0], o[1], language(o[2].text()) == lang, len(o[2].rows)),
+        )
+        found, path = best[2], best[3]
+        file = research.sources[path].kind == "file"
+        item = research.cite(path, found.start, found.end, found.section if file else "")
+        research.found_tables[item.id] = found
+        shown.add((path, found.start))
+        lines += [f"## {section_heading(asked.topic)}", "", *_table(research, item.id, lang)]
+    return lines
 
 
 def _disagreement_section(

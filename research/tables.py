@@ -25,6 +25,8 @@ comes before one in another language, however well that one scores (a workbook's
 sheet matches an English part through the Chinese words it shares with it): another
 language's table is shown only for a part that has none in the report's language.
 
+:func:`about_topic` tells whether a table is about a topic a brief asks a section on.
+
 :func:`announces_table` tells a sentence that points to a table ("The table below lists
 …", "见下表"); such a sentence says nothing without it, and is quoted only in a section
 that shows the table that follows it (:func:`table_after`).
@@ -38,7 +40,7 @@ from dataclasses import dataclass, field, replace
 
 from .question import Focus
 from .relevance import evidence_threshold, score_text
-from .text import Block, blocks, plain
+from .text import Block, blocks, plain, terms
 
 #: Words by which a paragraph announces the table that follows it.
 _ANNOUNCES = re.compile(
@@ -138,6 +140,19 @@ def file_title(name: str) -> str:
     """A file name as words: ``station-distances.xlsx`` → ``station distances``."""
     stem = name.rsplit("/", 1)[-1].rsplit(".", 1)[0]
     return re.sub(r"[-_.]+", " ", stem).strip()
+
+
+def about_topic(found: Found, topic: frozenset[str]) -> int:
+    """How plainly a table is about a topic (its content terms): 2 when its first column
+    names it (each row is one of the topic's things: "City" for "cities"), 1 when its
+    heading or another column does, else 0."""
+    if not topic:
+        return 0
+    first = set(terms(found.header[0])) if found.header else set()
+    if topic <= first:
+        return 2
+    named = [found.section, *found.header[1:]]
+    return 1 if any(topic <= set(terms(n)) for n in named) else 0
 
 
 def table_score(focus: Focus, found: Found, title: str) -> float:

@@ -296,3 +296,48 @@ def test_a_line_whose_pronoun_stands_for_nothing_it_quotes_is_left_out_of_its_pa
     said = " ".join(p.text for p in section.points)
     assert best in said and carried in said
     assert dangling not in said
+
+
+def test_a_row_is_as_tall_as_its_most_wrapped_cell() -> None:
+    """Short columns keep the width of their longest cell and a long notes column takes
+    what they leave: a row of short names and a long note costs the lines the note wraps
+    to, more than the same row without the note."""
+    from subagents.generate.notes import Table
+    from subagents.generate.writer import TABLE_WIDTH, column_widths, table_cost
+
+    note = "Rebuilt after the flood of 1861, when the old weir was swept away entirely. " * 2
+    rows = [[f"Lock {i}", "1790", "4.2", note.strip()] for i in range(6)]
+    widths = column_widths(rows)
+    assert widths[:3] == [6, 4, 3] and sum(widths) <= TABLE_WIDTH
+    assert widths[3] >= TABLE_WIDTH - 13 - 1
+    header = ["Lock", "Built", "Rise (m)", "Notes"]
+    noted = table_cost(Table(header, rows))
+    bare = table_cost(Table(header[:3], [r[:3] for r in rows]))
+    assert noted >= bare + 6 * 81  # each of the six rows wraps to a second line at least
+
+
+def test_a_table_the_length_cannot_hold_whole_keeps_its_first_columns_and_every_row() -> None:
+    """A table of long notes beside its figures would take the length from the answers: it
+    is shown with the columns that fit a line, every row and its notes under it kept."""
+    from subagents.generate.notes import parse_notes
+    from subagents.generate.writer import shape
+
+    note = "Rebuilt after the flood of 1861, when the old weir was swept away and a new one"
+    rows = [
+        f"| Lock {i} | {1780 + i} | {3 + i / 10:.1f} | {note} near mill {i}. |" for i in range(14)
+    ]
+    table = ["| Lock | Built | Rise (m) | Notes |", "|---|---|---|---|", *rows]
+    sentences = [
+        f"The lock keeper at Lock {i} collected a toll of {i + 2} pence." for i in range(6)
+    ]
+    notes = "\n".join(
+        [
+            RESEARCH_MARKER, "", "# The locks", "", "## How were the locks run?", "",
+            *(f"- {s} [ev-00000000000{i}]" for i, s in enumerate(sentences)), "",
+            *table, "", "Table: Locks of the river (Lock survey). [ev-000000000099]", "",
+        ]
+    )  # fmt: skip
+    draft = shape(parse_notes(notes), "Length wanted: one page", "en")
+    (shown,) = [t for s in draft.sections for t in s.tables]
+    assert shown.header == ["Lock", "Built", "Rise (m)"]
+    assert len(shown.rows) == 14 and all(len(r) == 3 for r in shown.rows)

@@ -127,14 +127,21 @@ def test_no_url_is_fetched_twice_and_pages_serve_every_part(demo):
     assert shared  # a page read for one part answers another too
 
 
-def test_input_files_are_sources_and_the_brief_is_requirements(demo):
+def test_input_files_are_sources_and_the_brief_is_requirements_and_facts(demo):
+    """The brief's instructions are requirements; its one statement of fact is its text as
+    a source, and no requirement."""
     host, result, _ = demo
     research = host.state.research
     files = {s.url for s in research.sources.values() if s.kind == "file"}
     assert "/userinput/reading-notes.md" in files
     assert "/userinput/research-brief.pdf" in research.briefs
-    assert not any(s.url == "/userinput/research-brief.pdf" for s in research.sources.values())
+    (brief,) = [p for p, s in research.sources.items() if s.url == "/userinput/research-brief.pdf"]
+    stored = research.texts[brief]
+    assert "The photo of the museum placard is from the Yangzhou visit." in stored
+    assert "Give ranges" not in stored and "Length wanted" not in stored
     assert any("Length wanted: 2–3 pages" in r for r in result.requirements)
+    assert any("Give ranges where sources disagree" in r for r in result.requirements)
+    assert not any("placard" in r for r in result.requirements)
     assert "What the report should cover" not in report(result)
 
 

@@ -184,6 +184,7 @@ class Delegator:
                     interrupted=self.interrupt.count > 0,
                     budget=(stop["budget"], amount(stop, "limit")) if stop else None,
                     no_web=self.research.web_unreached,
+                    requirements=self.research.requirements,
                 )
                 await self.service.write_text(NOTES_PATH, written)
             delegation = await self._delegate(spec, description, ctx, sub_id)

@@ -18,12 +18,12 @@ from dataclasses import dataclass, field, replace
 from urllib.parse import quote
 
 from research.labels import LABELS, SOURCES_HEADINGS, label
-from research.requirements import brief_requirements, judge, without_label
 from research.text import CJK_CLASS, language
 from subagents.evidence import EvidenceItem
 from subagents.secrets import scrub
 from subagents.untrusted import neutralise, wrap
 
+from .brief import answer_brief
 from .citations import Citation, CitationChecker, Dropped, check_draft, last_sentence
 from .notes import Cite, Draft, Point, Section, ids_in, is_research, parse_notes
 from .prose import prose_once
@@ -659,57 +659,6 @@ def parse_model_text(text: str) -> Draft:
 # --- building a report ------------------------------------------------------------------
 
 
-def brief_section(requirements: str, draft: Draft, lang: str) -> Section | None:
-    """The section "What the brief asked": each requirement of the brief with whether
-    the report meets it (see :func:`research.requirements.judge`), judged on what the
-    report says — its headings, the evidence it quotes and its tables; None without a
-    brief.
-
-    Args:
-        requirements: what the writer was asked for.
-        draft: the report's checked draft.
-        lang: the report's language.
-
-    Returns:
-        The section, or None.
-    """
-    asked = brief_requirements(requirements)
-    if not asked:
-        return None
-    said = "\n".join(_said(draft))
-    points = []
-    for verdict in (judge(r, said) for r in asked):
-        key = REQUIREMENT_LABELS[verdict.status]
-        missing = ("、" if lang == "zh" else ", ").join(verdict.missing)
-        shown = without_label(verdict.requirement)
-        line = LABELS[lang][key].format(requirement=shown, missing=missing)
-        points.append(Point([line], bullet=True))
-    return Section(LABELS[lang]["brief"], points, kind="not_found")
-
-
-#: The label that words each verdict on a requirement.
-REQUIREMENT_LABELS = {
-    "length": "req_length",
-    "covered": "req_covered",
-    "partly covered": "req_partly",
-    "not covered": "req_not",
-}
-
-
-def _said(draft: Draft) -> list[str]:
-    """What a report says of its own: its headings, the text of its parts and summary,
-    and its tables (not the sections about what it could not do)."""
-    out = [p.text for p in draft.lead]
-    for section in draft.sections:
-        if section.kind == "not_found":
-            continue
-        out += [section.heading, *(p.text for p in section.points)]
-        for table in section.tables:
-            out += [" ".join(table.header), *(" ".join(r) for r in table.rows), *table.notes]
-            out.append(table.caption.text)
-    return out
-
-
 def _summary_from_sections(draft: Draft, limit: int = 3) -> list[Point]:
     """A summary for a model's draft that wrote none: the first sentence of the first
     point of each of the first ``limit`` parts' sections, with its citation (the whole
@@ -795,10 +744,8 @@ async def build_report(
     lang = detect_lang(question if re.search(r"\w{3}", question) else body_text)
     title = final.title or _title_from(requirements) or LABELS[lang]["report"]
     closing = [fallback_section(lang, fallback)] if fallback else []
-    brief = brief_section(requirements, final, lang)
-    if brief is not None:
-        final.sections = [s for s in final.sections if s.heading != brief.heading]
-        closing.append(brief)
+    found = merge_notes([d for _, _, d in material.notes]) if material.notes else None
+    closing += answer_brief(requirements, final, lang, found)
     return Report(
         title=title,
         summary=summary,

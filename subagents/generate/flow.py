@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import io
+import weakref
 import zipfile
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -87,6 +88,7 @@ def _summary_text(report: Report, fmt: Format, path: str, size: int) -> str:
         "claims_checked": report.claims,
         "citation_accuracy": report.citation_accuracy,
         "empty": report.empty,
+        "cited": {e.url: len(e.quotes) for e in report.source_entries()},
     }
     lines.append(json_block(facts))
     return "\n".join(lines)
@@ -112,12 +114,25 @@ def stem_of(path: str) -> str:
     return path.rsplit("/", 1)[-1].rsplit(".", 1)[0]
 
 
+#: One lock per reports folder and event loop: formats written at once (a model may ask
+#: for them in one turn) zip the folder one after the other, so the last zip holds every
+#: format written before it.
+_ZIP_LOCKS: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[str, asyncio.Lock]] = (
+    weakref.WeakKeyDictionary()
+)
+
+
 async def _zip_report(svc: object, out_path: str) -> str:
     """Write ``<stem>.zip`` beside ``out_path`` holding the report's files there — every
     file named ``<stem>.…`` or ``<stem>-…`` (its formats, its chart images) and the
     copies under ``copies/`` — at their paths relative to the folder; returns its path."""
     folder = out_path.rsplit("/", 1)[0]
-    stem = stem_of(out_path)
+    locks = _ZIP_LOCKS.setdefault(asyncio.get_running_loop(), {})
+    async with locks.setdefault(folder, asyncio.Lock()):
+        return await _write_zip(svc, folder, stem_of(out_path))
+
+
+async def _write_zip(svc: object, folder: str, stem: str) -> str:
     archive_path = f"{folder}/{stem}.zip"
     mine = [
         e.name

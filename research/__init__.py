@@ -21,7 +21,8 @@ Pure functions and small classes over typed data, with no agentscope and no file
 - :mod:`research.lines` picks each part's answer line, its summary line, by a learned
   model;
 - :mod:`research.tables` finds tables with their offsets and picks each part's table;
-- :mod:`research.disagreements` finds the quantities and dates sources give differently.
+- :mod:`research.disagreements` finds the quantities and dates sources give differently;
+- :mod:`research.inputs` says what became of each of the user's files.
 
 Nothing here names a subject: every list is about language (question words, answer
 types, units, connectives), never about what a question asks.

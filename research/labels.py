@@ -47,6 +47,7 @@ LABELS: dict[str, dict[str, str]] = {
         "req_not_checked_many": "The brief's {n} other requirements — not checked: the brief "
         "and the report are in different languages.",
         "unmet_brief": "Not done as the brief asks: {items} (see “What the brief asked”).",
+        "files_unread": "Your files of a type no reader takes, not read: {files}.",
         "section_on": "the section on {topic}",
         "or": "or",
         "failed_requests": "{requests} failed",
@@ -142,6 +143,7 @@ LABELS: dict[str, dict[str, str]] = {
         "req_not_checked": "{requirement}——未核对：简报与报告使用的语言不同。",
         "req_not_checked_many": "简报的其余{n}条要求——未核对：简报与报告使用的语言不同。",
         "unmet_brief": "简报要求而本报告未能做到：{items}（见“简报的要求”）。",
+        "files_unread": "类型无法读取、因而未读的文件：{files}。",
         "section_on": "关于{topic}的一节",
         "or": "或",
         "failed_requests": "{requests}失败",

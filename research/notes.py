@@ -32,6 +32,7 @@ from typing import Any, Protocol
 from .answer import answer_span, sure_span
 from .coverage import ANSWERED_ITEMS, Coverage
 from .disagreements import Disagreement, Stored, find_disagreements, measure_name, value_text
+from .inputs import FileUse
 from .labels import RESEARCH_MARKER, label
 from .lines import summary_choice as choose_summary
 from .plan import Plan, SubQuestion
@@ -357,6 +358,7 @@ def research_notes(
     budget: tuple[str, str] | None = None,
     no_web: bool = False,
     requirements: Sequence[str] = (),
+    files: Sequence[FileUse] = (),
 ) -> str:
     """The notes for the writer, in the question's language.
 
@@ -367,6 +369,8 @@ def research_notes(
             tokens")``, ``("cost", "0.0500")``).
         no_web: the web could not be reached: what the report says comes from the files.
         requirements: the brief's requirements (see :mod:`research.requirements`).
+        files: the user's files with what became of them so far (see
+            :mod:`research.inputs`): those no reader takes are named in the limits.
     """
     plan = research.plan
     lang = plan.language
@@ -374,13 +378,14 @@ def research_notes(
     tables = _tables(research)  # a part a table answers is answered, by its table
     answered = _answered(research, tables)
     if not answered:
-        return "\n".join([*lines, label(lang, "nothing"), "", *_tried(research, lang)]) + "\n"
+        tried = _tried(research, lang, files)
+        return "\n".join([*lines, label(lang, "nothing"), "", *tried]) + "\n"
     chosen = _chosen(research, tables)
     lines += _summary(research, answered, chosen)
     lines += _part_sections(research, chosen, tables)
     lines += _asked_sections(research, requirements, tables)
     lines += _disagreement_section(research, chosen, tables)
-    lines += _not_found_section(research, answered)
+    lines += _not_found_section(research, answered, files)
     return "\n".join(lines)
 
 
@@ -651,14 +656,18 @@ def _disagreement_section(
     return [f"## {label(lang, 'disagreements')}", "", *said, ""]
 
 
-def _not_found_section(research: Findings, answered: list[SubQuestion]) -> list[str]:
+def _not_found_section(
+    research: Findings, answered: list[SubQuestion], files: Sequence[FileUse] = ()
+) -> list[str]:
     """The section "Limits of this report": each part left unanswered with what was
-    searched for it, each part only partly answered with why, and the requests that
-    failed; nothing when every part was answered and nothing failed.
+    searched for it, each part only partly answered with why, the requests that
+    failed, and the user's files no reader takes; nothing when every part was answered
+    and nothing failed.
 
     Args:
         research: the run's findings.
         answered: the parts with evidence or a table.
+        files: the user's files with what became of them.
 
     Returns:
         The section's lines, or an empty list.
@@ -680,9 +689,21 @@ def _not_found_section(research: Findings, answered: list[SubQuestion]) -> list[
         lines.append(
             f"- {label(lang, 'failed_requests').format(requests=requests)}: {shown}{extra}."
         )
+    lines += _files_lines(files, lang)
     if not lines:
         return []
     return [f"## {label(lang, 'limits')}", "", *lines, ""]
+
+
+def _files_lines(files: Sequence[FileUse], lang: str) -> list[str]:
+    """The user's files of a type no reader takes, named so that none is passed over in
+    silence (a file a reader failed on is among the failed requests; what became of the
+    files read, quoted or not, is in ``run.json`` and the command line's closing table)."""
+    unread = [f.name for f in files if f.use == "not read"]
+    if not unread:
+        return []
+    sep = "、" if lang == "zh" else ", "
+    return [f"- {label(lang, 'files_unread').format(files=sep.join(unread))}"]
 
 
 #: A tool's name before its failure ("pdf_read_text: …"), and a path inside the run.
@@ -706,12 +727,14 @@ def _tried_line(research: Findings, sub: SubQuestion, lang: str) -> str:
     return f"- {sub.text} {label(lang, 'tried')}: {tried}."
 
 
-def _tried(research: Findings, lang: str) -> list[str]:
-    """What was searched, read and failed, for a report that found nothing."""
+def _tried(research: Findings, lang: str, files: Sequence[FileUse] = ()) -> list[str]:
+    """What was searched, read and failed, for a report that found nothing (with the
+    user's files it could not use)."""
     lines = [f"## {label(lang, 'searched')}", ""]
     for sub in research.plan.subquestions:
         lines.append(_tried_line(research, sub, lang))
     lines.append(f"- {len(research.sources)} {label(lang, 'read')}.")
+    lines += _files_lines(files, lang)
     off = research.off_topic()
     if off:
         lines += ["", f"## {label(lang, 'off_topic')}", ""]

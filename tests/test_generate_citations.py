@@ -218,6 +218,7 @@ async def test_ledger_ids_verify_and_unverified_ledger_items_are_dropped(svc):
         "claims_checked": 0,
         "citation_accuracy": None,
         "empty": False,
+        "cited": {"u": 1},  # the one quote kept, by its source's address
     }
     assert prose_of(res) == "extractive"
     assert res.metadata == {

@@ -70,6 +70,7 @@ async def _make(sample, tool: str, ext: str) -> bytes:
         "claims_checked": 0,
         "citation_accuracy": None,
         "empty": False,
+        "cited": {sample["page"].url: 3},  # the quotes per source, for run.json's files
     }, text_of(res)
     assert facts["sections"] >= 1
     assert text_of(res).startswith(f"Wrote {path} (")

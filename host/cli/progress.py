@@ -34,6 +34,8 @@ from rich.spinner import Spinner
 from rich.table import Table
 from rich.text import Text
 
+from research.inputs import told_uses as describe_files
+
 from ..brains.ledger import describe as describe_tokens
 from ..brains.resilience import describe as describe_calls
 from ..durability.runs import report_archive, told_counts
@@ -455,6 +457,9 @@ def summary_table(result: Any) -> Table:
         table.add_row("parts", told_counts(s.status for s in result.plan.subquestions))
         table.add_row("plan", "\n".join(lines))
     table.add_row("pages read", str(result.pages_read))
+    files = getattr(result, "files", None)
+    if files:
+        table.add_row("your files", shown(describe_files(files)))
     table.add_row("evidence items", str(result.evidence))
     table.add_row("citations", str(result.citations))
     table.add_row("tasks", str(len(result.delegations)))

@@ -6,6 +6,8 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from research.inputs import told_uses
+
 from ..config import runs_dir_setting
 from ..durability.runs import (
     RunDetail,
@@ -129,6 +131,8 @@ def _print_run(detail: RunDetail) -> None:
     shown = [f"{name}: {value}" for name, value in figures if value is not None]
     if shown:
         _line(" · ".join(shown).capitalize())
+    if detail.files:
+        _line(f"Your files: {told_uses(detail.files)}")
     _line("Failed:" if detail.failures else "Failed:    nothing")
     for failure in detail.failures:
         _line(f"  {failure.where}: {_shorten(failure.reason, 200)}")

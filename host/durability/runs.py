@@ -147,6 +147,9 @@ class RunDetail:
     pages_read: int | None = None
     tokens: dict[str, int] = field(default_factory=dict)
     failures: list[Failure] = field(default_factory=list)
+    #: each of the user's files with what became of it (``path``, ``use``, ``citations``,
+    #: ``note``; see :mod:`research.inputs`)
+    files: list[dict[str, Any]] = field(default_factory=list)
 
     def report(self, fmt: str) -> Path | None:
         """The run's report in format ``fmt`` (``md``, ``pdf`` …) when it is on disk."""
@@ -168,6 +171,7 @@ class RunDetail:
             "pages_read": self.pages_read,
             "tokens": self.tokens,
             "failures": [vars(f) for f in self.failures],
+            "files": self.files,
         }
 
 
@@ -457,6 +461,22 @@ def _check(raw: Any) -> dict[str, Any]:
     }
 
 
+def _files(raw: Any) -> list[dict[str, Any]]:
+    """The file uses of a run record, each with its four fields (others left out)."""
+    if not isinstance(raw, list):
+        return []
+    return [
+        {
+            "path": str(f.get("path", "")),
+            "use": str(f.get("use", "")),
+            "citations": _integer(f.get("citations")) or 0,
+            "note": str(f.get("note") or ""),
+        }
+        for f in raw
+        if isinstance(f, dict) and f.get("path") and f.get("use")
+    ]
+
+
 def read_run(path: Path) -> RunDetail:
     """Everything ``quartet show`` prints about the run in folder ``path``."""
     record = _read_json(path / RUN_JSON)
@@ -472,4 +492,5 @@ def read_run(path: Path) -> RunDetail:
         pages_read=_integer(data.get("pages_read")),
         tokens={str(k): v for k, v in tokens.items() if isinstance(v, int)},
         failures=_failures(data),
+        files=_files(data.get("files")),
     )

@@ -32,9 +32,11 @@ from agentscope.message import Msg
 from agentscope.tool import ToolResponse
 
 from fs_service import FsError
+from research.inputs import FileUse, file_uses
 from research.notes import research_notes
 from research.requirements import BRIEF_HEADER
 from subagents.evidence import url_key
+from subagents.file.stage import INPUT, READERS
 from subagents.offline import CallResult
 from subagents.results import error, json_block, ok, refused
 from subagents.secrets import scrub
@@ -144,6 +146,12 @@ class Delegator:
         self.files_read: list[str] = []
         #: Files handed to the File subagent (read or not), so none is handed over twice.
         self.files_tried: list[str] = []
+        #: The files a reader failed on, with the reason it gave.
+        self.files_failed: dict[str, str] = {}
+        #: The files in the input folder, listed when the report is asked for.
+        self.inputs: list[str] = []
+        #: The report's citations per source address.
+        self.cited: dict[str, int] = {}
         #: Documents the finished browser tasks saved, in the order they reported them.
         self.downloads: list[str] = []
         self.last_kind: dict[str, str] = {}
@@ -179,12 +187,14 @@ class Delegator:
             sub_id, ctx = prepared
             if spec.writes_report:
                 stop = self.interrupt.budget
+                self.inputs = await self._input_files()
                 written = research_notes(
                     self.research,
                     interrupted=self.interrupt.count > 0,
                     budget=(stop["budget"], amount(stop, "limit")) if stop else None,
                     no_web=self.research.web_unreached,
                     requirements=self.research.requirements,
+                    files=self.file_uses(),
                 )
                 await self.service.write_text(NOTES_PATH, written)
             delegation = await self._delegate(spec, description, ctx, sub_id)
@@ -250,6 +260,26 @@ class Delegator:
             f"{', '.join(unread)}"
         ]
 
+    async def _input_files(self) -> list[str]:
+        """Every file in the input folder but hidden ones (``.DS_Store``, a ``.git``
+        folder's), none when no folder is mounted."""
+        try:
+            entries = await self.service.walk_files(INPUT)
+        except FsError:
+            return []
+        hidden = (e.path for e in entries if "/." in e.path[len(INPUT) - 1 :])
+        return sorted({e.path for e in entries} - set(hidden))
+
+    def file_uses(self) -> list[FileUse]:
+        """What became of each of the user's files so far (see :mod:`research.inputs`)."""
+        return file_uses(
+            self.inputs,
+            [p for p in self.files_read if p.startswith(INPUT)],
+            {p: why for p, why in self.files_failed.items() if p.startswith(INPUT)},
+            self.research.briefs,
+            self.cited,
+        )
+
     def unread_downloads(self) -> list[str]:
         """The documents finished tasks saved that no file task has been handed yet."""
         handled = {*self.files_read, *self.files_tried}
@@ -275,6 +305,9 @@ class Delegator:
             "citation_check": self.citation_check,
             "files_read": self.files_read,
             "files_tried": self.files_tried,
+            "files_failed": self.files_failed,
+            "inputs": self.inputs,
+            "cited": self.cited,
             "downloads": self.downloads,
             "last_kind": self.last_kind,
             "count": self._count,
@@ -296,6 +329,9 @@ class Delegator:
         self.citation_check = dict(state.get("citation_check") or {})
         self.files_read = list(state["files_read"])
         self.files_tried = list(state.get("files_tried", []))
+        self.files_failed = dict(state.get("files_failed") or {})
+        self.inputs = list(state.get("inputs") or [])
+        self.cited = dict(state.get("cited") or {})
         self.downloads = list(state.get("downloads", []))
         self.last_kind = dict(state["last_kind"])
         self._count = int(state["count"])
@@ -478,12 +514,16 @@ class Delegator:
             self.outputs = list(carried["outputs"])
             self.citations = int(carried.get("citations", 0))
             self.citation_check = dict(carried.get("citation_check") or {})
+            self.cited = dict(carried.get("cited") or {})
         for r in d.records:
             if r.failed and r.name != FINISH:
                 # the envelope's reason is for people; the text may carry advice for
                 # the model ("try another search tool")
                 why = str(r.metadata.get("reason") or r.text)[:160]
                 research.failures.append(why if why.startswith(r.name) else f"{r.name}: {why}")
+                if r.name in READERS:
+                    path = str(r.input.get("path") or r.input.get("img_path") or "")
+                    self.files_failed[path] = why
         if spec.web:
             research.note_web_calls([r.status for r in d.records if r.name != FINISH])
         research.update_plan()

@@ -40,6 +40,8 @@ class RunResult:
     pages_read: int = 0
     #: the files (input and downloaded) the file tasks read, each once
     files_read: int = 0
+    #: each of the user's files with what became of it (see :mod:`research.inputs`)
+    files: list[dict[str, Any]] = field(default_factory=list)
     evidence: int = 0
     requirements: list[str] = field(default_factory=list)
     resumed: int = 0
@@ -125,6 +127,7 @@ class RunResult:
             "outputs": self.outputs,
             "citations": self.citations,
             "citation_check": self.citation_check,
+            "files": self.files,
             "tool_calls": [call.summary() for call in self.calls],
             "search_results": self.search_results,
             "failed_sources": self.failed_sources,
@@ -183,6 +186,7 @@ def gather(
         result.citations = delegator.citations
         result.citation_check = dict(delegator.citation_check)
         result.files_read = len(dict.fromkeys(delegator.files_read))
+        result.files = [use.to_json() for use in delegator.file_uses()]
         result.host_refusals = list(delegator.refusals)
         result.errors += [
             f"{d.subagent} ({d.id}): {d.error}" for d in delegator.delegations if d.error

@@ -38,13 +38,15 @@ TASK = (
 def carry(done: list[CallResult]) -> dict[str, Any]:
     """The report files written, the citations they kept, and how the writer's claims fared
     (citations dropped, claims unsupported by their spans, claims checked and the
-    accuracy: every format renders the same prose, so the first report's figures hold)."""
+    accuracy), with the citations per source: every format renders the same prose, so
+    the first report's figures hold."""
     written = [offline.facts(r) for r in done if r.name.startswith("generate_") and r.ok]
     first = written[0] if written else {}
     return {
         "outputs": [str(f["path"]) for f in written if f.get("path")],
         "citations": max((int(f.get("citations", 0)) for f in written), default=0),
         "citation_check": {k: first.get(k) for k in CHECK_FIGURES if k in first},
+        "cited": dict(first.get("cited") or {}),
     }
 
 

@@ -1,0 +1,157 @@
+"""A question about the user's own folder, with no web: notes, a Word document, a CSV
+and a brief answer it, and every file in the folder is accounted for in ``run.json`` —
+cited, used as the brief, read without being quoted, unreadable, or of a type no reader
+takes — and the report's limits name those it could not read."""
+
+from __future__ import annotations
+
+import json
+
+import docx
+
+QUESTION = "How often did the Orvel ferry cross, and what did a crossing cost?"
+
+
+def _folder(root):
+    """Invented files on an invented ferry, with one file on nothing asked, one of a
+    type no reader takes and one damaged Word document."""
+    folder = root / "input"
+    folder.mkdir()
+    (folder / "brief.md").write_text(
+        "# Research brief: the Orvel ferry\n\n## Notes for the writer\n\n"
+        "- Explain how often the Orvel ferry crossed and what a crossing cost.\n"
+        "- Use the attached landing list (CSV) for a section on landings.\n"
+        "- The Orvel ferry crossed the river every forty minutes in summer.\n",
+        encoding="utf-8",
+    )
+    (folder / "notes.md").write_text(
+        "# My notes on the Orvel ferry\n\n"
+        "A crossing on the Orvel ferry cost two pence for a foot passenger and a shilling "
+        "for a cart in 1900.\n",
+        encoding="utf-8",
+    )
+    doc = docx.Document()
+    doc.add_heading("The Orvel ferry in winter", level=1)
+    doc.add_paragraph("In winter the Orvel ferry crossed once an hour from Ardon to Belis.")
+    doc.save(folder / "winter.docx")
+    (folder / "landings.csv").write_text(
+        "Landing,Bank,Built\nArdon,North,1788\nBelis,South,1790\n", encoding="utf-8"
+    )
+    (folder / "recipes.txt").write_text(
+        "Knead the rye dough for ten minutes and bake it at 220 degrees for forty minutes.\n",
+        encoding="utf-8",
+    )
+    (folder / "letter.doc").write_bytes(b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1" + b"\x00" * 600)
+    (folder / "broken.docx").write_bytes(b"PK\x03\x04" + b"\x00" * 300)
+    return folder
+
+
+async def test_every_file_in_the_folder_is_accounted_for(tmp_path) -> None:
+    from demo.corpus import read_report, research
+    from demo.web import DemoWorld
+
+    folder = _folder(tmp_path)
+    closed = "http://127.0.0.1:9"
+    world = DemoWorld("", "", folder, closed, {}, ("127.0.0.1:9",), [])
+    result = await research(QUESTION, world, tmp_path / "runs")
+    report = read_report(result)
+    assert result.exit_code == 0, report
+
+    record = json.loads(result.run.real_path("/internal/run.json").read_text(encoding="utf-8"))
+    uses = {f["path"].rsplit("/", 1)[-1]: f for f in record["files"]}
+    assert sorted(uses) == sorted(p.name for p in folder.iterdir())
+    assert uses["brief.md"]["use"] == "brief"
+    for name in ("notes.md", "winter.docx", "landings.csv"):
+        assert uses[name]["use"] == "cited" and uses[name]["citations"] >= 1, (name, report)
+    assert uses["recipes.txt"] == {
+        "path": "/userinput/recipes.txt", "use": "read", "citations": 0, "note": ""
+    }  # fmt: skip
+    assert uses["letter.doc"]["use"] == "not read"
+    assert "no reader for .doc files" in uses["letter.doc"]["note"]
+    assert uses["broken.docx"]["use"] == "unreadable"
+    assert "not a valid .docx file" in uses["broken.docx"]["note"]
+
+    body, sources = report.split("## Sources")
+    assert "two pence" in body and "once an hour" in body and "forty minutes" in body
+    limits = body.split("## Limits of this report")[1].split("\n## ")[0]
+    assert "recipes.txt" not in report  # read, quoted nowhere: run.json says so
+    assert "Your files of a type no reader takes, not read: letter.doc." in limits
+    assert "broken.docx" in limits
+    assert "- Use the attached landing list (CSV) for a section on landings. — met" in body
+    assert "| Ardon | North | 1788 |" in body
+    for name in ("notes.md", "winter.docx", "landings.csv", "brief.md"):
+        assert name in sources, name
+
+
+def test_the_closing_table_says_what_became_of_the_files() -> None:
+    """The command line's closing table counts the files by use and names those the
+    report does not quote, with why."""
+    from research.inputs import told_uses
+
+    files = [
+        {"path": "/userinput/notes.md", "use": "cited", "citations": 2, "note": ""},
+        {"path": "/userinput/brief.md", "use": "brief", "citations": 0, "note": ""},
+        {"path": "/userinput/recipes.txt", "use": "read", "citations": 0, "note": ""},
+        {"path": "/userinput/letter.doc", "use": "not read", "citations": 0,
+         "note": "no reader for .doc files"},
+    ]  # fmt: skip
+    assert told_uses(files) == (
+        "4: 1 cited, 1 brief, 1 read but not cited (recipes.txt), "
+        "1 not read (letter.doc: no reader for .doc files)"
+    )
+
+
+def test_each_file_gets_one_use_by_what_the_run_did_with_it() -> None:
+    """A brief stays a brief however often its facts are cited; a file read and cited is
+    cited; one read and never quoted is read; a failed reader gives its reason; a file no
+    reader was called on is not read, with its type."""
+    from research.inputs import file_uses
+
+    uses = file_uses(
+        listed=["/userinput/a.md", "/userinput/b.pdf", "/userinput/c.txt", "/userinput/d.bin"],
+        read=["/userinput/a.md", "/userinput/c.txt", "/userinput/brief.md"],
+        failed={"/userinput/b.pdf": "b.pdf is a truncated or damaged PDF"},
+        briefs=["/userinput/brief.md"],
+        cited={"/userinput/a.md": 3, "/userinput/brief.md": 1, "http://x.test/": 4},
+    )
+    assert [(u.name, u.use, u.citations, u.note) for u in uses] == [
+        ("a.md", "cited", 3, ""),
+        ("b.pdf", "unreadable", 0, "b.pdf is a truncated or damaged PDF"),
+        ("brief.md", "brief", 1, ""),
+        ("c.txt", "read", 0, ""),
+        ("d.bin", "not read", 0, "no reader for .bin files"),
+    ]
+
+
+def test_show_and_the_web_app_list_each_file_with_its_use(tmp_path, capsys) -> None:
+    """``quartet show`` sums the files up in a line; the web app's run page lists each
+    with its use, its citations and why it was not read."""
+    import argparse
+
+    from starlette.testclient import TestClient
+
+    from host.cli.runs import cmd_show
+    from webapp.app import build_app
+    from webapp.security import Guard
+
+    run = tmp_path / "runs" / "20260101-000000-000001"
+    (run / "workspace" / "reports").mkdir(parents=True)
+    (run / "internal").mkdir()
+    files = [
+        {"path": "/userinput/notes.md", "use": "cited", "citations": 2, "note": ""},
+        {"path": "/userinput/letter.doc", "use": "not read", "citations": 0,
+         "note": "no reader for .doc files"},
+        {"path": "/userinput/odd", "use": "cited", "citations": "many"},  # damaged entry
+        "not a file",
+    ]  # fmt: skip
+    record = {"id": run.name, "question": "What did the ferry cost?", "files": files}
+    (run / "internal" / "run.json").write_text(json.dumps(record), encoding="utf-8")
+    args = argparse.Namespace(runs_dir=str(tmp_path / "runs"), run_id=run.name, json=False)
+    assert cmd_show(args) == 0
+    out = capsys.readouterr().out
+    assert "Your files: 3: 2 cited, 1 not read (letter.doc: no reader for .doc files)" in out
+
+    app = build_app(tmp_path / "runs", Guard("127.0.0.1", 8765))
+    page = TestClient(app, base_url="http://127.0.0.1:8765").get(f"/runs/{run.name}").text
+    assert '<span class="mono">notes.md</span> — cited (2 citations)' in page
+    assert "letter.doc</span> — not read: no reader for .doc files" in page

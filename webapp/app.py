@@ -40,10 +40,11 @@ from host.durability.runs import RunNotFound, find_run, list_runs, read_run
 
 from .documents import inputs_used, linked_report, quoted, safe_file
 from .runner import Job, Runner
-from .security import DOCUMENT_CSP, Guard, GuardMiddleware, check_csrf
+from .security import DOCUMENT_CSP, Guard, GuardMiddleware, check_csrf, whole_number
 from .uploads import UploadRefused, check_uploads, save_uploads
 
 HERE = Path(__file__).resolve().parent
+QUEUE_FULL = "Too many runs are waiting already: try again once some have started."
 templates = Jinja2Templates(directory=str(HERE / "templates"))
 #: The tools a run may be asked to put to the user before each call.
 ASKABLE = ("http_download", "write_file", "delete_file", "browser_type", "browser_click")
@@ -78,12 +79,15 @@ class App:
         return form if check_csrf(form, self.guard) else None
 
     def run_folder(self, run_id: str) -> Path | None:
-        """The folder of run ``run_id`` (its exact id), or None."""
+        """The folder of run ``run_id`` (its exact id), or None; never one that is, or
+        whose ``workspace`` or ``internal`` is, a symbolic link (a run folder copied from
+        elsewhere may point outside the runs folder)."""
         try:
             folder = find_run(self.runs_dir, run_id)
         except (RunNotFound, ValueError, OSError):
             return None
-        return folder if folder.name == run_id else None
+        linked = any(p.is_symlink() for p in (folder, folder / "workspace", folder / "internal"))
+        return folder if folder.name == run_id and not linked else None
 
     def live_job(self, run_id: str) -> Job | None:
         jobs = [j for j in self.runner.jobs.values() if j.run_id == run_id]
@@ -93,7 +97,8 @@ class App:
 
     async def home(self, request: Request) -> Response:
         jobs = sorted(self.runner.jobs.values(), key=lambda j: j.created, reverse=True)
-        return self.page(request, "home.html", jobs=jobs, runner=self.runner)
+        positions = self.runner.positions()
+        return self.page(request, "home.html", jobs=jobs, runner=self.runner, positions=positions)
 
     async def start(self, request: Request) -> Response:
         try:
@@ -117,11 +122,16 @@ class App:
             from demo.web import DEMO_QUESTION
 
             question = DEMO_QUESTION
+        if self.runner.full:
+            await form.close()
+            return self.error(request, 503, QUEUE_FULL)
         job_id = self.runner.new_id()
         try:
             folder = save_uploads(uploads, self.runner.uploads, job_id)
-        except (UploadRefused, OSError) as exc:
+        except UploadRefused as exc:
             return self.error(request, 400, f"The files could not be kept: {exc}")
+        except OSError:  # its message names the runs folder: the page says what happened
+            return self.error(request, 400, "The files could not be kept: the disk refused them.")
         finally:
             await form.close()
         job |= {"question": question, "use_demo": use_demo}
@@ -139,9 +149,10 @@ class App:
         for name, low, high in (("max_pages", 1, 500), ("max_rounds", 1, 20)):
             raw = str(form.get(name) or "").strip()
             if raw:
-                if not raw.isdigit() or not low <= int(raw) <= high:
+                number = whole_number(raw)
+                if number is None or not low <= number <= high:
                     raise ValueError(f"{name.replace('_', '-')} must be a number {low}–{high}")
-                job[name] = int(raw)
+                job[name] = number
         model = str(form.get("model") or "").strip()
         if model:
             job["model"] = model
@@ -160,8 +171,8 @@ class App:
         job = self.runner.jobs.get(request.path_params["job"])
         if job is None:
             return Response("no such run", status_code=404)
-        raw = request.headers.get("last-event-id") or request.query_params.get("after") or "0"
-        after = int(raw) if raw.isdigit() else 0
+        raw = request.headers.get("last-event-id") or request.query_params.get("after")
+        after = whole_number(raw) or 0
 
         async def events() -> AsyncIterator[dict[str, Any]]:
             async for event in job.follow(after):
@@ -184,9 +195,10 @@ class App:
         job = self.runner.jobs.get(request.path_params["job"])
         if job is None:
             return self.error(request, 404, "There is no such run in this server.")
-        if await self.form(request) is None:
+        form = await self.form(request)
+        if form is None:
             return self.error(request, 403, "The form is out of date: reload the page.")
-        self.runner.stop(job)
+        self.runner.stop(job, now=form.get("now") == "on")
         return self._answered(request, f"/jobs/{job.id}", {"ok": True})
 
     async def job_answer(self, request: Request) -> Response:
@@ -195,8 +207,7 @@ class App:
         form = await self.form(request)
         if job is None or form is None:
             return self.error(request, 403 if job else 404, "The form is out of date.")
-        raw = str(form.get("ask") or "")
-        ask = int(raw) if raw.isdigit() else 0
+        ask = whole_number(str(form.get("ask") or "")) or 0
         question = job.pending.get(ask)
         answer: dict[str, Any] = {}
         if question is not None and question.get("type") == "plan_review":
@@ -256,6 +267,8 @@ class App:
         busy = self.live_job(run_id)
         if busy is not None and not busy.done:
             return RedirectResponse(f"/jobs/{busy.id}", status_code=303)
+        if self.runner.full:
+            return self.error(request, 503, QUEUE_FULL)
         detail = read_run(folder)
         job = {"kind": action, "run_id": run_id, "use_demo": _researched_demo(folder)}
         entry = self.runner.submit(action, detail.summary.question, job)
@@ -284,6 +297,9 @@ class App:
             return self.error(request, 404, "There is no such report.")
         detail = read_run(folder)
         found = detail.archive if fmt == "zip" else detail.report(fmt)
+        # run.json names the reports: one outside the run folder (``..``, a link) is none
+        inside = found is not None and found.is_relative_to(folder)
+        found = safe_file(folder, found.relative_to(folder).as_posix()) if inside else None
         if found is None:
             return self.error(request, 404, f"The run wrote no {fmt} report.")
         return FileResponse(  # named as the run named it: a short slug of the question
@@ -304,7 +320,8 @@ class App:
             return Response("not found", status_code=404, media_type="text/plain")
         headers = {"content-security-policy": DOCUMENT_CSP, "cache-control": "no-store"}
         if path.suffix in (".html", ".htm"):
-            html = linked_report(path.read_text(encoding="utf-8", errors="replace"), run_id)
+            text = path.read_text(encoding="utf-8", errors="replace")
+            html = await asyncio.to_thread(linked_report, text, run_id)  # off the event loop
             return HTMLResponse(html, headers=headers)
         if path.suffix in (".md", ".json", ".txt", ".csv", ".jsonl"):
             text = path.read_text(encoding="utf-8", errors="replace")

@@ -9,13 +9,10 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-#: A quote in the report's list of sources: ``<li id="src-3" data-ev="ev-…">``.
-_QUOTE = re.compile(r'<li id="src-(\d+)" data-ev="(ev-[0-9a-f]+)">')
-_CITE = re.compile(r'href="#src-(\d+)"')
-_QUOTE_ITEM = re.compile(r'(<li id="src-\d+" data-ev="(ev-[0-9a-f]+)">)(.*?)(</li>)', re.S)
-#: A quote's own link to its live page (a text fragment): in the app the quote leads to
-#: its span in the stored page instead, and a link cannot hold another.
-_LIVE_QUOTE = re.compile(r'<a class="at-quote" href="[^"]*">(.*?)</a>', re.S)
+import lxml.html
+
+#: The evidence ids the report's list of sources carries (``data-ev="ev-…"``).
+_EVIDENCE = re.compile(r"ev-[0-9a-f]{6,40}")
 
 
 def safe_file(folder: Path, relative: str) -> Path | None:
@@ -38,21 +35,37 @@ def cite_href(run_id: str, evidence: str) -> str:
 
 def linked_report(html: str, run_id: str) -> str:
     """The report with each citation (``[3]``) and each quote in its list of sources
-    leading to the quoted span in the stored page."""
-    quotes = dict(_QUOTE.findall(html))
+    leading to the quoted span in the stored page.
 
-    def cite(match: re.Match[str]) -> str:
-        evidence = quotes.get(match.group(1))
-        return f'href="{cite_href(run_id, evidence)}"' if evidence else match.group(0)
-
-    def quote(match: re.Match[str]) -> str:
-        opening, evidence, inner, closing = match.groups()
-        inner = _LIVE_QUOTE.sub(r"\1", inner)
-        href = cite_href(run_id, evidence)
-        return f'{opening}<a class="open-quote" href="{href}">{inner}</a>{closing}'
-
-    html = _CITE.sub(cite, html)
-    return _QUOTE_ITEM.sub(quote, html)
+    The report is parsed as HTML (lxml, in time linear in its size), never searched with
+    patterns that could take time out of proportion to a crafted file; each quote's own
+    link to its live page gives way to the link to its span, as a link cannot hold
+    another."""
+    doc = lxml.html.document_fromstring(html)
+    items = doc.xpath('//li[starts-with(@id, "src-")][@data-ev]')
+    quotes = {
+        li.get("id")[4:]: li.get("data-ev")
+        for li in items
+        if _EVIDENCE.fullmatch(li.get("data-ev"))
+    }
+    for link in doc.xpath('//a[starts-with(@href, "#src-")]'):
+        evidence = quotes.get(link.get("href")[5:])
+        if evidence:
+            link.set("href", cite_href(run_id, evidence))
+    for li in items:
+        evidence = li.get("data-ev")
+        if not _EVIDENCE.fullmatch(evidence):
+            continue
+        for live in li.xpath('.//a[@class="at-quote"]'):
+            live.drop_tag()
+        opening = lxml.html.Element(
+            "a", {"class": "open-quote", "href": cite_href(run_id, evidence)}
+        )
+        opening.text, li.text = li.text, None
+        for child in list(li):
+            opening.append(child)
+        li.append(opening)
+    return lxml.html.tostring(doc, encoding="unicode", doctype="<!DOCTYPE html>")
 
 
 @dataclass(frozen=True)

@@ -99,6 +99,17 @@ class Job:
         return True
 
 
+#: Runs that may wait for a free slot; one more is refused (see :class:`QueueFull`).
+MAX_QUEUED = 50
+#: Ended jobs kept in memory for their pages; older ones are forgotten (their runs stay
+#: in the runs folder, listed under Runs).
+MAX_ENDED = 200
+
+
+class QueueFull(RuntimeError):
+    """Too many runs wait already: the new one is refused, not queued."""
+
+
 class Runner:
     """Starts jobs in worker processes, at most ``limit`` at once.
 
@@ -130,7 +141,11 @@ class Runner:
                 return job_id
 
     def submit(self, kind: str, question: str, job: dict[str, Any], job_id: str = "") -> Job:
-        """Queue a job; it starts as soon as a slot is free."""
+        """Queue a job; it starts as soon as a slot is free. QueueFull when
+        :data:`MAX_QUEUED` jobs wait already."""
+        if self.full:
+            raise QueueFull(f"{len(self.queue)} runs are waiting already; try again later.")
+        self._forget_ended()
         entry = Job(job_id or self.new_id(), kind, question, job)
         self.jobs[entry.id] = entry
         entry.set_state("queued")
@@ -146,9 +161,24 @@ class Runner:
             self.tasks.add(task)
             task.add_done_callback(self.tasks.discard)
 
+    @property
+    def full(self) -> bool:
+        """Whether :data:`MAX_QUEUED` jobs wait already (a new one would be refused)."""
+        return len(self.queue) >= MAX_QUEUED
+
+    def _forget_ended(self) -> None:
+        """Keep the :data:`MAX_ENDED` latest ended jobs, forgetting the older ones."""
+        ended = [j for j in self.jobs.values() if j.done]
+        for job in ended[: max(0, len(ended) - MAX_ENDED)]:
+            del self.jobs[job.id]
+
+    def positions(self) -> dict[str, int]:
+        """Each queued job's place in the queue (1 is next), by job id."""
+        return {job.id: i for i, job in enumerate(self.queue, 1)}
+
     def position(self, job: Job) -> int | None:
         """A queued job's place in the queue (1 is next)."""
-        return self.queue.index(job) + 1 if job in self.queue else None
+        return self.positions().get(job.id)
 
     async def _run(self, job: Job) -> None:
         try:
@@ -256,16 +286,21 @@ class Runner:
             job.add("run", {"run_id": job.run_id})
         job.set_state("finished" if job.code in (0, 1) and verdict else "failed")
 
-    def stop(self, job: Job) -> None:
+    def stop(self, job: Job, now: bool = False) -> None:
         """Stop a job as one Ctrl-C stops a run: its report is written from what was
-        found, and it can be resumed. A queued job is taken off the queue."""
-        job.stop_asked += 1
+        found, and it can be resumed. A queued job is taken off the queue. Asking again
+        changes nothing (two clicks, two tabs) unless ``now`` asks for the stop at once,
+        as a second Ctrl-C does: the run ends without waiting for its report."""
         if job in self.queue:
             self.queue.remove(job)
             job.set_state("cancelled")
             return
         if job.done:
             return
+        level = 2 if now else 1
+        if job.stop_asked >= level:
+            return
+        job.stop_asked = level
         for ask in list(job.pending):  # nobody will answer now: the call is refused
             job.answer(ask, {"action": "reject", "reason": "the run was stopped"})
         job.add("stopping", {"count": job.stop_asked})

@@ -28,6 +28,21 @@ Receive = Callable[[], Awaitable[Message]]
 Send = Callable[[Message], Awaitable[None]]
 ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
 
+#: The most digits a number a request gives (an event id, a question's number, a body's
+#: length, a form's page count) may have: more is no number the app ever gave.
+NUMBER_DIGITS = 15
+
+
+def whole_number(raw: str | None) -> int | None:
+    """The number a request gives as ASCII digits (no sign, no space, at most
+    :data:`NUMBER_DIGITS` of them), else None: ``"²"`` and ``"٣"`` are digits to
+    :meth:`str.isdigit` but no number here, and a 5,000-digit one is refused before
+    :func:`int` reads it."""
+    if raw is None or not 0 < len(raw) <= NUMBER_DIGITS or not raw.isascii() or not raw.isdigit():
+        return None
+    return int(raw)
+
+
 #: The environment variable that gives the access token.
 TOKEN_ENV = "QUARTET_SERVE_TOKEN"
 TOKEN_COOKIE = "quartet_token"
@@ -75,7 +90,10 @@ class Guard:
         host: the address the app is bound to; port: its port.
         token: the access token (None: none is needed, on a loopback address only).
         csrf: the token the app's forms carry.
-        max_body: the largest request body, in bytes.
+        max_body: the largest request body, in bytes: a run's uploads (a multipart form
+            sent to one of ``upload_paths``, whose files are spooled to disk as read).
+        max_form: the largest body of any other request (a stop, an answer, a form
+            without files), which is read whole before its CSRF token can be checked.
     """
 
     host: str
@@ -83,6 +101,13 @@ class Guard:
     token: str | None = None
     csrf: str = field(default_factory=new_token)
     max_body: int = 64 * 1024 * 1024
+    max_form: int = 256 * 1024
+    upload_paths: tuple[str, ...] = ("/jobs",)
+
+    def body_limit(self, path: str, content_type: str) -> int:
+        """The largest body a request to ``path`` may send."""
+        multipart = content_type.split(";", 1)[0].strip().lower() == "multipart/form-data"
+        return self.max_body if multipart and path in self.upload_paths else self.max_form
 
     def allowed_hosts(self) -> set[str]:
         """The ``Host`` header values the app answers."""
@@ -147,11 +172,13 @@ class GuardMiddleware:
             if origin != f"{scope.get('scheme', 'http')}://{host}":
                 await _refuse(send, 403, "Cross-site requests are refused.")
                 return
+            limit = guard.body_limit(scope.get("path", ""), headers.get("content-type", ""))
             length = headers.get("content-length")
-            if length is not None and (not length.isdigit() or int(length) > guard.max_body):
+            declared = whole_number(length)
+            if length is not None and (declared is None or declared > limit):
                 await _refuse(send, 413, "The request is too large.")
                 return
-            receive = _capped(receive, guard.max_body)
+            receive = _capped(receive, limit)
         try:
             await self.app(scope, receive, _with_headers(send))
         except TooLarge:

@@ -9,6 +9,7 @@ each file is created new in a folder just made (never through a symlink).
 from __future__ import annotations
 
 import os
+import shutil
 import unicodedata
 from dataclasses import dataclass
 from pathlib import Path
@@ -35,7 +36,9 @@ class Upload:
 
 
 def check_name(name: str) -> str:
-    """``name`` when it is a plain file name; UploadRefused otherwise."""
+    """``name`` in its composed form (NFC: "café" typed or pasted is one name) when it is
+    a plain file name; UploadRefused otherwise."""
+    name = unicodedata.normalize("NFC", name)
     if not name or len(name) > MAX_NAME_CHARS:
         raise UploadRefused("a file name is empty or too long")
     if any(unicodedata.category(c) in ("Cc", "Cf", "Zl", "Zp") for c in name):
@@ -63,9 +66,9 @@ def check_uploads(files: list[Any]) -> list[Upload]:
     checked, names, total = [], set(), 0
     for file in files:
         name = check_name(str(file.filename))
-        if name.lower() in names:
+        if name.casefold() in names:
             raise UploadRefused(f"two files are named {name!r}")
-        names.add(name.lower())
+        names.add(name.casefold())
         size = _size(file)
         if size > MAX_FILE_BYTES:
             raise UploadRefused(f"{name!r} is larger than {MAX_FILE_BYTES // 2**20} MB")
@@ -77,20 +80,35 @@ def check_uploads(files: list[Any]) -> list[Upload]:
 
 
 def save_uploads(uploads: list[Upload], root: Path, folder_name: str) -> Path | None:
-    """Write the checked files into a new folder ``root/folder_name``; the folder, or
-    None when there are no files."""
+    """Write the checked files into a new folder ``root/folder_name``, all or none: they
+    are written into a hidden folder beside it, which takes the folder's name once every
+    file is in, and is removed when one fails. The folder, or None when there are no
+    files."""
     if not uploads:
         return None
     root.mkdir(parents=True, exist_ok=True)
     if root.is_symlink():
         raise UploadRefused("the uploads folder is a symbolic link")
     folder = root / check_name(folder_name)
-    folder.mkdir(mode=0o700)  # new: an existing folder (or link) is an error
-    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
-    for upload in uploads:
-        fd = os.open(folder / upload.name, flags, 0o600)
-        with os.fdopen(fd, "wb") as out:
-            upload.file.file.seek(0)
-            while chunk := upload.file.file.read(CHUNK):
-                out.write(chunk)
+    if folder.exists() or folder.is_symlink():
+        raise UploadRefused("the run's uploads folder exists already")
+    partial = root / f".{folder.name}.partial"
+    partial.mkdir(mode=0o700)  # new: an existing folder (or link) is an error
+    try:
+        for upload in uploads:
+            _write_new(partial / upload.name, upload)
+        os.rename(partial, folder)  # fails on an existing folder: nothing is overwritten
+    except BaseException:
+        shutil.rmtree(partial, ignore_errors=True)
+        raise
     return folder
+
+
+def _write_new(path: Path, upload: Upload) -> None:
+    """Create ``path`` (never through a link, never over a file) with the upload's bytes."""
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
+    fd = os.open(path, flags, 0o600)
+    with os.fdopen(fd, "wb") as out:
+        upload.file.file.seek(0)
+        while chunk := upload.file.file.read(CHUNK):
+            out.write(chunk)

@@ -14,8 +14,10 @@ This module reads JSON files only; it imports nothing heavy.
 
 from __future__ import annotations
 
+import contextlib
 import difflib
 import json
+import math
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -205,8 +207,10 @@ def _read_json(path: Path) -> dict[str, Any] | None:
 def _started(run_id: str, path: Path, record: dict[str, Any]) -> datetime | None:
     """When the run started: run.json's ``started``, else its id, else its folder's mtime."""
     raw = record.get("started")
-    if isinstance(raw, int | float):
-        return datetime.fromtimestamp(raw, UTC)
+    stamp = _number(raw)
+    if stamp is not None:
+        with contextlib.suppress(OverflowError, OSError, ValueError):
+            return datetime.fromtimestamp(stamp, UTC)
     if isinstance(raw, str):
         try:
             when = datetime.fromisoformat(raw)
@@ -256,8 +260,18 @@ def _subquestions(plan: dict[str, Any]) -> list[SubQuestionState]:
     ]
 
 
+#: The largest figure a run record's number may hold (a count, seconds, a timestamp);
+#: beyond it, or not finite, the number is taken as missing.
+LARGEST_FIGURE = 1e12
+
+
 def _number(value: Any) -> float | None:
-    return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else None
+    """A finite number of a run record within :data:`LARGEST_FIGURE`, else None (a record
+    edited by hand or from elsewhere may hold ``1e999``, ``NaN`` or a string)."""
+    if not isinstance(value, int | float) or isinstance(value, bool):
+        return None
+    number = float(value)
+    return number if math.isfinite(number) and abs(number) <= LARGEST_FIGURE else None
 
 
 def _integer(value: Any) -> int | None:

@@ -137,7 +137,11 @@
       const card = asks.querySelector('[data-ask="' + data.ask + '"]');
       if (card) card.remove();
     },
-    stopping(id) { line(id, "Stopping: the report is written from what was found"); },
+    stopping(id, data) {
+      const now = data && data.count > 1;
+      line(id, now ? "Stopping now, without the report" : "Stopping: the report is written from what was found");
+      document.getElementById("stop-now").hidden = now;
+    },
   };
 
   function listen() {
@@ -158,7 +162,8 @@
 
   document.getElementById("stop-form").addEventListener("submit", (ev) => {
     ev.preventDefault();
-    post("/jobs/" + jobId + "/stop", {});
+    const now = ev.submitter && ev.submitter.id === "stop-now";
+    post("/jobs/" + jobId + "/stop", now ? { now: "on" } : {});
   });
   listen();
 })();

@@ -1,0 +1,252 @@
+"""Attacks on ``quartet serve`` that once got through, each tried against a real server
+(or the part that answers it): a crafted report that froze the server, run folders that
+pointed outside the runs folder, bodies read whole before any check, an unbounded queue,
+two stops taken as a hard stop, uploads kept half-way or twice under look-alike names,
+and numbers that made a page fail."""
+
+from __future__ import annotations
+
+import asyncio
+import io
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from types import SimpleNamespace
+
+import pytest
+from serve_support import Served, serve
+
+#: A crafted report: many quote items left open, on which a pattern reading up to each
+#: item's end took time growing with the square of the file's size.
+OPEN_ITEMS = '<li id="src-1" data-ev="ev-aaaaaaaaaaaa">x' * 24_000
+
+
+def _run(runs: Path, run_id: str, record: dict, reports: dict[str, str] | None = None) -> Path:
+    """A run folder with ``record`` as its run.json and ``reports`` under reports/."""
+    run = runs / run_id
+    (run / "internal").mkdir(parents=True)
+    (run / "workspace" / "reports").mkdir(parents=True)
+    (run / "internal" / "run.json").write_text(json.dumps(record), encoding="utf-8")
+    for name, text in (reports or {}).items():
+        (run / "workspace" / "reports" / name).write_text(text, encoding="utf-8")
+    return run
+
+
+@pytest.fixture(scope="module")
+def served(tmp_path_factory: pytest.TempPathFactory) -> Served:
+    root = tmp_path_factory.mktemp("holes")
+    runs = root / "runs"
+    runs.mkdir()
+    outside = root / "outside"
+    (outside / "reports").mkdir(parents=True)
+    (outside / "reports" / "secret.md").write_text("the secret\n", encoding="utf-8")
+    (outside / "secret.md").write_text("the secret\n", encoding="utf-8")
+    crafted = f"<html><body><ul>{OPEN_ITEMS}</ul></body></html>"
+    _run(runs, "20260101-000000-aaaaaa", {"question": "Crafted?"}, {"crafted.html": crafted})
+    climbing = ["/workspace/reports/../../../outside/secret.md"]
+    _run(runs, "20260101-000000-bbbbbb", {"question": "Climbing?", "outputs": climbing})
+    linked = _run(runs, "20260101-000000-cccccc", {"question": "Linked?"})
+    (linked / "workspace" / "reports").rmdir()
+    (linked / "workspace").rmdir()
+    os.symlink(outside, linked / "workspace")
+    record = {"question": "Linked?", "outputs": ["/workspace/reports/secret.md"]}
+    (linked / "internal" / "run.json").write_text(json.dumps(record), encoding="utf-8")
+    for n, bad in enumerate(["1e999", "NaN", "1e20", "-1e400"]):
+        text = f'{{"question": "Odd {n}?", "seconds": {bad}, "exit_code": {bad}, ' + (
+            f'"started": {bad}, "pages_read": {bad}, "answered": {bad}}}'
+        )
+        run = _run(runs, f"20260101-00000{n}-dddddd", {})
+        (run / "internal" / "run.json").write_text(text, encoding="utf-8")
+    with serve(runs) as server:
+        yield server
+
+
+def test_a_crafted_report_is_served_parsed_in_time_linear_in_its_size(served: Served):
+    """A megabyte of quote items left open: read as HTML, off the event loop, the page
+    comes back well within the client's minute (a pattern took minutes), and the server
+    answers other pages after it."""
+    with served.client() as http:
+        page = http.get("/runs/20260101-000000-aaaaaa/workspace/reports/crafted.html")
+        after = http.get("/runs")
+    assert page.status_code == 200 and page.text.count("open-quote") == 24_000
+    assert after.status_code == 200
+
+
+def test_nothing_outside_the_runs_folder_is_served(served: Served):
+    with served.client() as http:
+        climbing = http.get("/runs/20260101-000000-bbbbbb/download/md")
+        linked_page = http.get("/runs/20260101-000000-cccccc")
+        linked_file = http.get("/runs/20260101-000000-cccccc/workspace/secret.md")
+        linked_download = http.get("/runs/20260101-000000-cccccc/download/md")
+    assert climbing.status_code == 404 and "the secret" not in climbing.text
+    assert linked_page.status_code == 404
+    assert linked_file.status_code == 404 and "the secret" not in linked_file.text
+    assert linked_download.status_code == 404 and "the secret" not in linked_download.text
+
+
+def test_numbers_out_of_range_in_a_run_record_leave_the_pages_working(served: Served):
+    with served.client() as http:
+        listing = http.get("/runs")
+        pages = [http.get(f"/runs/20260101-00000{n}-dddddd").status_code for n in range(4)]
+    assert listing.status_code == 200
+    assert all(f"Odd {n}?" in listing.text for n in range(4))
+    assert pages == [200, 200, 200, 200]
+
+
+def test_numbers_a_request_gives_are_ascii_digits_of_a_bounded_length(served: Served):
+    """A superscript two is a digit to Python but no number here, and a number of 5,000
+    digits is refused before it is read; neither fails the request."""
+    from webapp.security import whole_number
+
+    assert [whole_number(raw) for raw in ("12", "²", "٣", "9" * 5000, "", "-1", " 1")] == [
+        12, None, None, None, None, None, None
+    ]  # fmt: skip
+    form = {"csrf": served.csrf(), "question": "x"}
+    with served.client(cookies=served.cookies()) as http:
+        for raw in ("²", "9" * 5000):
+            start = http.post(
+                "/jobs", data={**form, "max_pages": raw}, headers={"Origin": served.url}
+            )
+            assert start.status_code == 400 and "max-pages must be a number" in start.text
+
+
+def test_a_form_without_files_is_refused_past_a_small_size_before_it_is_read(served: Served):
+    """Only a run's uploads may be large (and their files go to disk as read): any other
+    body that claims more than a small form is refused at once."""
+    host = served.url.removeprefix("http://")
+    claims = (
+        f"POST /jobs HTTP/1.1\r\nHost: {host}\r\nOrigin: {served.url}\r\n"
+        "Content-Type: application/x-www-form-urlencoded\r\n"
+        f"Content-Length: {60 * 1024 * 1024}\r\n\r\n"
+    )
+    assert _raw(host, claims).startswith("HTTP/1.1 413")
+    stop = (
+        f"POST /jobs/x/stop HTTP/1.1\r\nHost: {host}\r\nOrigin: {served.url}\r\n"
+        "Content-Type: multipart/form-data; boundary=b\r\n"
+        f"Content-Length: {2 * 1024 * 1024}\r\n\r\n"
+    )
+    assert _raw(host, stop).startswith("HTTP/1.1 413")
+
+
+def _raw(host: str, head: str) -> str:
+    """The status line the server answers ``head`` with (a body it claims is not sent)."""
+    import socket
+
+    address, port = host.rsplit(":", 1)
+    with socket.create_connection((address, int(port)), timeout=60) as sock:
+        sock.sendall(head.encode("utf-8"))
+        return sock.recv(4096).decode("latin-1").split("\r\n", 1)[0]
+
+
+# -- the runner and the uploads, without a server -------------------------------------
+
+#: A child that says "got" for each interrupt, and how many it had once its stdin closes.
+COUNTER = """
+import signal, sys
+count = 0
+def took(*_):
+    global count
+    count += 1
+    sys.stdout.write("got\\n"); sys.stdout.flush()
+signal.signal(signal.SIGINT, took)
+sys.stdout.write("ready\\n"); sys.stdout.flush()
+sys.stdin.read()
+print(count)
+"""
+
+
+async def test_a_second_stop_changes_nothing_and_stop_now_is_its_own_action(tmp_path):
+    """Two clicks on Stop (or two tabs) are one Ctrl-C, so the run still writes its
+    report; Stop now is the second, once."""
+    from webapp.runner import Job, Runner
+
+    proc = await asyncio.create_subprocess_exec(
+        sys.executable, "-c", COUNTER, stdin=subprocess.PIPE, stdout=subprocess.PIPE
+    )
+    assert await proc.stdout.readline() == b"ready\n"
+    runner = Runner(tmp_path)
+    job = Job("j1", "run", "q", {}, state="running", proc=proc, live=True)
+    runner.jobs[job.id] = job
+    runner.stop(job)
+    assert await proc.stdout.readline() == b"got\n"
+    runner.stop(job)  # a second click, or the page open in two tabs
+    runner.stop(job)
+    runner.stop(job, now=True)
+    assert await proc.stdout.readline() == b"got\n"
+    runner.stop(job, now=True)
+    runner.stop(job)
+    out, _ = await proc.communicate(b"")
+    assert out.split()[-1] == b"2"
+    assert [json.loads(e.data)["count"] for e in job.events if e.kind == "stopping"] == [1, 2]
+
+
+def test_the_queue_is_capped_and_ended_jobs_are_forgotten(tmp_path, monkeypatch):
+    from webapp.runner import MAX_ENDED, MAX_QUEUED, QueueFull, Runner
+
+    runner = Runner(tmp_path, limit=1)
+    monkeypatch.setattr(runner, "_pump", lambda: None)  # nothing starts: every job waits
+    for n in range(MAX_QUEUED):
+        runner.submit("run", f"q{n}", {})
+    assert runner.full and runner.positions()[runner.queue[-1].id] == MAX_QUEUED
+    with pytest.raises(QueueFull):
+        runner.submit("run", "one too many", {})
+    for job in runner.queue:
+        job.state = "finished"
+    runner.queue.clear()
+    for n in range(MAX_ENDED + 10):
+        runner.submit("run", f"r{n}", {}).state = "finished"
+        runner.queue.clear()
+    assert len(runner.jobs) <= MAX_ENDED + 1
+
+
+def _upload(name: str, data: bytes) -> SimpleNamespace:
+    return SimpleNamespace(filename=name, file=io.BytesIO(data))
+
+
+def test_look_alike_names_are_one_name_and_a_failed_upload_leaves_nothing(tmp_path):
+    from webapp.uploads import UploadRefused, check_uploads, save_uploads
+
+    composed, decomposed = "caf\u00e9.txt", "cafe\u0301.txt"
+    with pytest.raises(UploadRefused, match="two files are named"):
+        check_uploads([_upload(composed, b"a"), _upload(decomposed, b"b")])
+    (only,) = check_uploads([_upload(decomposed, b"b")])
+    assert only.name == composed
+
+    class Failing(io.BytesIO):
+        def read(self, *args):
+            raise OSError("the disk is full")
+
+    good = check_uploads([_upload("a.txt", b"a"), _upload("b.txt", b"b")])
+    broken = SimpleNamespace(name="c.txt", file=SimpleNamespace(file=Failing()), size=1)
+    root = tmp_path / "uploads"
+    with pytest.raises(OSError, match="disk is full"):
+        save_uploads([*good, broken], root, "job1")
+    assert list(root.iterdir()) == []  # neither the folder nor the files written before
+    folder = save_uploads(good, root, "job1")
+    assert sorted(p.name for p in folder.iterdir()) == ["a.txt", "b.txt"]
+    assert [p.name for p in root.iterdir()] == ["job1"]
+
+
+def test_a_refused_upload_does_not_show_the_runs_folder(tmp_path):
+    """The page says the disk refused the files; where the runs folder is stays unsaid."""
+    from starlette.testclient import TestClient
+
+    from webapp.app import build_app
+    from webapp.security import Guard
+
+    runs = tmp_path / "runs"
+    runs.mkdir()
+    guard = Guard("127.0.0.1", 8765)
+    app = build_app(runs, guard)
+    (runs / ".uploads").write_text("not a folder", encoding="utf-8")  # the disk refuses
+    client = TestClient(app, base_url="http://127.0.0.1:8765")
+    page = client.post(
+        "/jobs",
+        data={"csrf": guard.csrf, "question": "x"},
+        files={"files": ("a.txt", b"a")},
+        headers={"Origin": "http://127.0.0.1:8765"},
+    )
+    assert page.status_code == 400 and "the disk refused them" in page.text
+    assert str(runs) not in page.text and str(tmp_path) not in page.text

@@ -10,6 +10,7 @@ import asyncio
 import io
 import json
 import os
+import socket
 import subprocess
 import sys
 from pathlib import Path
@@ -59,8 +60,42 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> Served:
         )
         run = _run(runs, f"20260101-00000{n}-dddddd", {})
         (run / "internal" / "run.json").write_text(text, encoding="utf-8")
-    with serve(runs) as server:
+    stalls = {"QUARTET_SERVE_HEADER_SECONDS": "2", "QUARTET_SERVE_BODY_IDLE_SECONDS": "2"}
+    with serve(runs, env=stalls) as server:
         yield server
+
+
+def _until_closed(sock: socket.socket) -> bytes:
+    """Everything the server sends until it closes the connection (the socket's own
+    timeout, a minute, fails the test if it never does)."""
+    got = b""
+    while chunk := sock.recv(4096):
+        got += chunk
+    return got
+
+
+def test_a_request_that_stalls_is_not_waited_for(served: Served):
+    """Headers that never end, a connection that says nothing, and a body that stops
+    coming are each closed by the server (here after two seconds, as the server was
+    told), and a request sent whole is answered on a connection kept alive."""
+    host = served.url.removeprefix("http://")
+    address, port = host.rsplit(":", 1)
+    with socket.create_connection((address, int(port)), timeout=60) as silent:
+        assert _until_closed(silent) == b""
+    with socket.create_connection((address, int(port)), timeout=60) as slow:
+        slow.sendall(f"GET /runs HTTP/1.1\r\nHost: {host}\r\nX-Wait: ".encode())
+        assert _until_closed(slow) == b""
+    head = (
+        f"POST /jobs/x/stop HTTP/1.1\r\nHost: {host}\r\nOrigin: {served.url}\r\n"
+        "Content-Type: application/x-www-form-urlencoded\r\nContent-Length: 100\r\n\r\n"
+    )
+    with socket.create_connection((address, int(port)), timeout=60) as trickle:
+        trickle.sendall(head.encode() + b"csrf=")
+        assert b"200 OK" not in _until_closed(trickle)
+    with socket.create_connection((address, int(port)), timeout=60) as kept:
+        for _ in range(2):
+            kept.sendall(f"GET /favicon.ico HTTP/1.1\r\nHost: {host}\r\n\r\n".encode())
+            assert kept.recv(4096).startswith(b"HTTP/1.1 204")
 
 
 def test_a_crafted_report_is_served_parsed_in_time_linear_in_its_size(served: Served):
@@ -132,8 +167,6 @@ def test_a_form_without_files_is_refused_past_a_small_size_before_it_is_read(ser
 
 def _raw(host: str, head: str) -> str:
     """The status line the server answers ``head`` with (a body it claims is not sent)."""
-    import socket
-
     address, port = host.rsplit(":", 1)
     with socket.create_connection((address, int(port)), timeout=60) as sock:
         sock.sendall(head.encode("utf-8"))

@@ -94,6 +94,7 @@ def run_command(args: argparse.Namespace) -> int:
     from host.config import ConfigError, make_runs_dir, runs_dir_setting
 
     from .app import build_app
+    from .protocol import TimedH11Protocol
     from .security import TOKEN_ENV, Guard, is_loopback, new_token
 
     if not 0 < args.port < 65536:
@@ -114,5 +115,12 @@ def run_command(args: argparse.Namespace) -> int:
     if token is not None and not os.environ.get(TOKEN_ENV):
         where += f"?token={token}"
     print(f"quartet: serving {runs_dir} at {where} (Ctrl-C stops it)", file=sys.stderr)
-    uvicorn.run(app, host=args.host, port=args.port, log_level="warning", access_log=False)
+    uvicorn.run(
+        app,
+        host=args.host,
+        port=args.port,
+        log_level="warning",
+        access_log=False,
+        http=TimedH11Protocol,  # a request that stalls is not waited for
+    )
     return 0

@@ -31,7 +31,7 @@ def runs_dir(tmp_path: Path) -> Path:
             "answered": 2,
             "exit_code": 0,
             "seconds": 12.25,
-            "tokens": {"input": 1200, "output": 340},
+            "tokens": {"input": 1200, "output": 340, "cache_read": 0},
             "pages_read": 7,
             "delegations": [
                 {
@@ -140,7 +140,7 @@ def test_a_run_detail_has_its_plan_outputs_and_failures(runs_dir):
         runs_dir / FINISHED / "workspace/reports/report.html",
     ]
     assert (detail.citations, detail.pages_read) == (9, 7)
-    assert detail.tokens == {"input": 1200, "output": 340}
+    assert detail.tokens == {"input": 1200, "output": 340, "cache_read": 0}
     assert [(f.where, f.reason) for f in detail.failures] == [
         ("browser d4 (q3)", "the browser stage timed out after 300 s"),
         ("search d1", "its outcome named what does not exist: ev-000000000000"),
@@ -183,6 +183,7 @@ def test_quartet_show_prints_a_runs_summary(runs_dir, capsys):
     assert "Plan:      2 answered, 1 not found (3 parts)" in out and "q3  not found" in out
     assert str(runs_dir / FINISHED / "workspace/reports/report.html") in out
     assert "Citations: 9" in out and "pages read: 7" in out and "input tokens: 1200" in out
+    assert "cache_read tokens" not in out  # none spent: nothing to say
     assert "browser d4 (q3): the browser stage timed out" in out
     assert "search_bing: 2 failed calls" in out
     assert main(["show", STOPPED, "--runs-dir", str(runs_dir), "--json"]) == 0

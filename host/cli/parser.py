@@ -238,8 +238,9 @@ def _research_options(p: argparse.ArgumentParser) -> None:
         "--approve",
         metavar="TOOL[,TOOL]",
         help="ask before each call of these tools (e.g. http_download): approve, reject "
-        "with a reason, or edit the arguments; without a terminal the configured default "
-        "applies (deny unless set)",
+        "with a reason, or edit the arguments; needs a terminal (without one the command "
+        "stops with exit 2: set [quartet.approve] tools and default in quartet.toml "
+        "instead)",
     )
     p.add_argument(
         "--review-plan",

@@ -70,9 +70,11 @@ def report(result: RunResult, settings: Settings) -> int:
         print(f"quartet: {budget_sentence(result.budget_stop)}", file=sys.stderr)
     if code == 3:
         parts = len(result.plan.subquestions) if result.plan else 0
+        what = "its one part" if parts == 1 else f"none of the question's {parts} parts"
+        answers = "does not answer" if parts == 1 else "answers"
         print(
-            f"quartet: the report answers none of the question's {parts} parts: no relevant "
-            "evidence was found (see the report for what was searched)",
+            f"quartet: the report {answers} {what}: no relevant evidence was found "
+            "(see the report for what was searched)",
             file=sys.stderr,
         )
     return code

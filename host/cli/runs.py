@@ -126,7 +126,8 @@ def _print_run(detail: RunDetail) -> None:
         ("claims unsupported", check.get("unsupported")),
         ("citation accuracy", f"{accuracy:.0%}" if accuracy is not None else None),
         ("pages read", detail.pages_read),
-        *((f"{kind} tokens", count) for kind, count in detail.tokens.items()),
+        # the offline brain spends none: zeros say nothing
+        *((f"{kind} tokens", count) for kind, count in detail.tokens.items() if count),
     ]
     shown = [f"{name}: {value}" for name, value in figures if value is not None]
     if shown:

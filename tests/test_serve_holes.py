@@ -283,3 +283,31 @@ def test_a_refused_upload_does_not_show_the_runs_folder(tmp_path):
     )
     assert page.status_code == 400 and "the disk refused them" in page.text
     assert str(runs) not in page.text and str(tmp_path) not in page.text
+
+
+def test_a_model_without_its_key_is_refused_when_the_form_is_sent(tmp_path, monkeypatch):
+    """The start form checks the model as the command line does, before any run starts,
+    and says what is wrong in words (no exception's class name on any page)."""
+    from starlette.testclient import TestClient
+
+    from webapp.app import build_app
+    from webapp.runner import plain_reason
+    from webapp.security import Guard
+
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    runs = tmp_path / "runs"
+    runs.mkdir()
+    guard = Guard("127.0.0.1", 8765)
+    client = TestClient(build_app(runs, guard), base_url="http://127.0.0.1:8765")
+    origin = {"Origin": "http://127.0.0.1:8765"}
+    for model, said in (
+        ("openai:gpt-4o-mini", "needs the environment variable OPENAI_API_KEY"),
+        ("acme:big", "or PROVIDER:NAME with PROVIDER one of openai"),
+    ):
+        form = {"csrf": guard.csrf, "question": "What is x?", "model": model}
+        page = client.post("/jobs", data=form, headers=origin)
+        assert page.status_code == 400 and said in page.text, page.text[-500:]
+        assert "Error" not in page.text.split("<main", 1)[-1]  # no ModelSpecError and such
+    assert [p.name for p in runs.iterdir() if not p.name.startswith(".")] == []
+    assert plain_reason(KeyError()) == "the run failed without saying why"
+    assert plain_reason(ValueError("the plan is empty")) == "the plan is empty"

@@ -35,6 +35,7 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 from starlette.templating import Jinja2Templates
 
+from host.brains.access import check_spec
 from host.config import FORMATS, ConfigError, parse_formats
 from host.durability.runs import RunNotFound, find_run, list_runs, read_run
 
@@ -155,6 +156,7 @@ class App:
                 job[name] = number
         model = str(form.get("model") or "").strip()
         if model:
+            check_spec(model)  # a provider it knows, with its key set: said now, not later
             job["model"] = model
         job["approve"] = [t for t in form.getlist("approve") if t in ASKABLE]
         job["review_plan"] = form.get("review_plan") == "on"

@@ -39,6 +39,12 @@ class Event:
     data: str
 
 
+def plain_reason(exc: BaseException) -> str:
+    """What a failure says to the person on the page: its message (never the class name
+    of the exception), or that the run failed when it has none."""
+    return (str(exc).strip() or "the run failed without saying why")[:500]
+
+
 @dataclass
 class Job:
     """One run started from the web app (a new run, a resume or a replay)."""
@@ -196,7 +202,7 @@ class Runner:
             else:
                 await self._work(job, payload)
         except Exception as exc:  # shown on the job's page
-            job.errors.append(f"{type(exc).__name__}: {exc}")
+            job.errors.append(plain_reason(exc))
             job.set_state("failed", reason=job.errors[-1])
         finally:
             self.running.discard(job.id)

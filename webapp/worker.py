@@ -26,6 +26,8 @@ from dataclasses import replace
 from pathlib import Path
 from typing import IO, Any
 
+from webapp.runner import plain_reason
+
 #: The events after which the parts' rows are sent again.
 PART_EVENTS = frozenset(
     {"plan", "delegation_start", "tool_start", "tool", "delegation_end", "coverage", "run_end"}
@@ -294,7 +296,7 @@ def main() -> int:
     try:
         code = asyncio.run(run(job, channel))
     except Exception as exc:  # said to the page, then the process ends
-        channel.send({"type": "failed", "reason": f"{type(exc).__name__}: {exc}"[:500]})
+        channel.send({"type": "failed", "reason": plain_reason(exc)})
         return 1
     channel.send({"type": "exit", "code": code})
     return code

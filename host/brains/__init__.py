@@ -11,15 +11,10 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from .access import ModelSpecError, check_spec, parse_spec
     from .counting import TokenCounter, tool_scope
     from .ledger import ModelPrice, TokenLedger
-    from .providers import (
-        Brain,
-        ModelSpecError,
-        make_brain,
-        parse_spec,
-        resilient_model,
-    )
+    from .providers import Brain, make_brain, resilient_model
     from .resilience import ModelCallError, ModelCallStats, RetryPolicy
 
 #: Each public name and the module that defines it.
@@ -29,9 +24,10 @@ _HOMES = {
     "ModelPrice": "ledger",
     "TokenLedger": "ledger",
     "Brain": "providers",
-    "ModelSpecError": "providers",
+    "ModelSpecError": "access",
+    "check_spec": "access",
     "make_brain": "providers",
-    "parse_spec": "providers",
+    "parse_spec": "access",
     "resilient_model": "providers",
     "ModelCallError": "resilience",
     "ModelCallStats": "resilience",
@@ -47,6 +43,7 @@ __all__ = [
     "RetryPolicy",
     "TokenCounter",
     "TokenLedger",
+    "check_spec",
     "make_brain",
     "parse_spec",
     "resilient_model",

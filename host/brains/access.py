@@ -54,3 +54,46 @@ class ModelAccess:
     def base_url(self, provider: str) -> str | None:
         """Where ``provider`` is served, or None for its own service."""
         return self.base_urls.get(provider)
+
+
+#: The providers a ``--model`` string may name (``PROVIDER:NAME``), and ``offline``.
+PROVIDERS = ("openai", "dashscope", "anthropic", "gemini", "ollama", "offline")
+
+
+class ModelSpecError(ValueError):
+    """The ``--model`` string or its environment is not usable."""
+
+
+def parse_spec(spec: str) -> tuple[str, str]:
+    """Split ``"openai:gpt-4o-mini"`` into ``("openai", "gpt-4o-mini")``.
+
+    ``"offline"`` gives ``("offline", "")``.
+    """
+    spec = (spec or "offline").strip()
+    if spec == "offline":
+        return "offline", ""
+    provider, sep, name = spec.partition(":")
+    if not sep or not name or provider not in PROVIDERS:
+        raise ModelSpecError(
+            f"--model {spec!r}: expected 'offline' or PROVIDER:NAME with PROVIDER one of "
+            f"{', '.join(p for p in PROVIDERS if p != 'offline')} (e.g. openai:gpt-4o-mini)"
+        )
+    return provider, name
+
+
+def check_spec(spec: str, access: ModelAccess | None = None) -> None:
+    """ModelSpecError when ``spec`` names no provider this knows, or one whose key is
+    not set (in ``access``, by default the environment): what the model factory would
+    refuse, checked before anything is started (without importing any model's code)."""
+    provider, _ = parse_spec(spec)
+    if provider in KEY_VARS:
+        key_of(ModelAccess.from_env() if access is None else access, provider)
+
+
+def key_of(access: ModelAccess, provider: str) -> str:
+    """The provider's key in ``access``; ModelSpecError naming its variable when unset."""
+    value = access.key_of(provider)
+    if not value:
+        var = KEY_VARS[provider]
+        raise ModelSpecError(f"this model needs the environment variable {var}; it is not set")
+    return value

@@ -16,21 +16,17 @@ from typing import Any
 
 from agentscope.formatter import FormatterBase
 
-from .access import KEY_VARS, ModelAccess
+from .access import ModelAccess, parse_spec
+from .access import key_of as _key
 from .caching import AnthropicPromptCache
 from .exchange import event_hooks
 from .output import OutputLimits
 from .resilience import DEFAULT_MODEL_TIMEOUT, ModelCallStats, ResilientModel, RetryPolicy
 from .strict import OpenAIStrictTools
 
-PROVIDERS = ("openai", "dashscope", "anthropic", "gemini", "ollama", "offline")
 #: Providers whose tools are sent in OpenAI's strict form (``strict: true``, see
 #: :mod:`host.brains.strict`). Anthropic has no strict mode; the others are sent as is.
 STRICT_TOOLS: frozenset[str] = frozenset({"openai"})
-
-
-class ModelSpecError(ValueError):
-    """The ``--model`` string or its environment is not usable."""
 
 
 @dataclass
@@ -48,35 +44,10 @@ class Brain:
         return self.spec == "offline"
 
 
-def parse_spec(spec: str) -> tuple[str, str]:
-    """Split ``"openai:gpt-4o-mini"`` into ``("openai", "gpt-4o-mini")``.
-
-    ``"offline"`` gives ``("offline", "")``.
-    """
-    spec = (spec or "offline").strip()
-    if spec == "offline":
-        return "offline", ""
-    provider, sep, name = spec.partition(":")
-    if not sep or not name or provider not in PROVIDERS:
-        raise ModelSpecError(
-            f"--model {spec!r}: expected 'offline' or PROVIDER:NAME with PROVIDER one of "
-            f"{', '.join(p for p in PROVIDERS if p != 'offline')} (e.g. openai:gpt-4o-mini)"
-        )
-    return provider, name
-
-
-def _key(access: ModelAccess, provider: str) -> str:
-    value = access.key_of(provider)
-    if not value:
-        var = KEY_VARS[provider]
-        raise ModelSpecError(f"this model needs the environment variable {var}; it is not set")
-    return value
-
-
 def make_brain(
     spec: str, timeout: float = DEFAULT_MODEL_TIMEOUT, access: ModelAccess | None = None
 ) -> Brain:
-    """Build the brain named by ``spec`` (see :data:`PROVIDERS`).
+    """Build the brain named by ``spec`` (see :data:`~host.brains.access.PROVIDERS`).
 
     Args:
         spec: ``offline`` or ``PROVIDER:NAME``.

@@ -311,3 +311,32 @@ def test_a_model_without_its_key_is_refused_when_the_form_is_sent(tmp_path, monk
     assert [p.name for p in runs.iterdir() if not p.name.startswith(".")] == []
     assert plain_reason(KeyError()) == "the run failed without saying why"
     assert plain_reason(ValueError("the plan is empty")) == "the plan is empty"
+
+
+def test_runs_are_listed_by_what_happened_not_by_exit_code(tmp_path):
+    """A run that found nothing is not shown as a green "finished (3)"."""
+    from starlette.testclient import TestClient
+
+    from webapp.app import build_app
+    from webapp.security import Guard
+
+    runs = tmp_path / "runs"
+    _run(
+        runs, "20260101-000000-aaaaaa", {"question": "Found?", "status": "finished", "exit_code": 0}
+    )
+    _run(
+        runs, "20260101-000001-aaaaaa", {"question": "None?", "status": "finished", "exit_code": 3}
+    )
+    _run(
+        runs,
+        "20260101-000002-aaaaaa",
+        {"question": "Cut?", "status": "interrupted", "exit_code": 130},
+    )
+    client = TestClient(build_app(runs, Guard("127.0.0.1", 8765)), base_url="http://127.0.0.1:8765")
+    listing = client.get("/runs").text
+    assert '<span class="state state-finished">finished</span>' in listing
+    assert '<span class="state state-not-found">finished: found nothing</span>' in listing
+    assert '<span class="state state-interrupted">interrupted</span>' in listing
+    assert "(3)" not in listing and "(130)" not in listing
+    page = client.get("/runs/20260101-000001-aaaaaa").text
+    assert 'id="run-status">finished: found nothing</span>' in page

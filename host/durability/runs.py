@@ -120,6 +120,25 @@ class RunSummary:
             self.status == "interrupted" and has_checkpoint(self.path)
         )
 
+    @property
+    def told(self) -> str:
+        """The run's status in words for a person ("finished: found nothing", "stopped,
+        can be resumed") rather than an exit code."""
+        if self.status == "finished":
+            if self.exit_code in (None, 0):
+                return "finished"
+            if self.exit_code == 3:
+                return "finished: found nothing"
+            return f"finished (exit {self.exit_code})"
+        if self.status == "incomplete":
+            return "stopped before it began"
+        return f"{self.status}, can be resumed" if self.resumable else self.status
+
+    @property
+    def state(self) -> str:
+        """The status as a style's name: a finished run that found nothing is no success."""
+        return "not-found" if self.status == "finished" and self.exit_code == 3 else self.status
+
     def to_dict(self) -> dict[str, Any]:
         return {
             "id": self.id,

@@ -45,6 +45,14 @@ DEMO_QUESTION = (
     "why did it decline, and what role does it play today?"
 )
 DEMO_QUESTION_ZH = "京杭大运河是如何修建并解决水源问题的？它为何衰落，今天又发挥着什么作用？"
+#: Questions the demo web answers, offered as examples on the web app's start page.
+EXAMPLE_QUESTIONS = (
+    DEMO_QUESTION,
+    "When and by whom was the Grand Canal first built?",
+    "How do locks on the Grand Canal work?",
+    "What is the difference between a pound lock and a flash lock?",
+    DEMO_QUESTION_ZH,
+)
 
 #: Old addresses answered with ``301 Moved Permanently``: site path -> new site path.
 REDIRECTS = {"en/grand-canal.html": "en/index.html"}

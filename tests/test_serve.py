@@ -326,6 +326,26 @@ def test_pages_fit_a_390_px_phone_without_sideways_scrolling(
     phone.close()
 
 
+def test_the_start_page_offers_examples_and_says_what_it_reads(server: Served, browser: Browser):
+    """A newcomer sees example questions (one click fills the question and chooses the
+    demo web), the kinds of file read, and approvals named for what they do."""
+    from demo.site import DEMO_QUESTION
+
+    for width, height in ((1280, 800), (390, 844)):
+        context = browser.new_context(viewport={"width": width, "height": height})
+        page = context.new_page()
+        page.goto(server.url + "/")
+        assert not page.is_checked("#demo")
+        page.click("#examples button[data-example] >> nth=0")
+        assert page.input_value("#question") == DEMO_QUESTION
+        assert page.is_checked("#demo")
+        readable = page.locator("#readable").inner_text()
+        assert "PDF (.pdf)" in readable and "Word (.docx)" in readable
+        assert page.locator("label[for=ask-http_download]").text_content() == "downloading a file"
+        assert page.evaluate("document.documentElement.scrollWidth") <= width
+        context.close()
+
+
 # -- attacks: each is refused, and the run folders stay as they were -------------------
 
 

@@ -49,6 +49,14 @@ QUEUE_FULL = "Too many runs are waiting already: try again once some have starte
 templates = Jinja2Templates(directory=str(HERE / "templates"))
 #: The tools a run may be asked to put to the user before each call.
 ASKABLE = ("http_download", "write_file", "delete_file", "browser_type", "browser_click")
+#: What each tool one may be asked about does, as the start form names it.
+ASK_LABELS = {
+    "http_download": "downloading a file",
+    "write_file": "writing a file",
+    "delete_file": "deleting a file",
+    "browser_type": "typing into a page",
+    "browser_click": "clicking on a page",
+}
 DOWNLOADS = {
     "md": "text/markdown",
     "html": "text/html",
@@ -98,8 +106,19 @@ class App:
 
     async def home(self, request: Request) -> Response:
         jobs = sorted(self.runner.jobs.values(), key=lambda j: j.created, reverse=True)
-        positions = self.runner.positions()
-        return self.page(request, "home.html", jobs=jobs, runner=self.runner, positions=positions)
+        from demo.site import EXAMPLE_QUESTIONS
+        from subagents.file.offline import READABLE_KINDS
+
+        return self.page(
+            request,
+            "home.html",
+            jobs=jobs,
+            runner=self.runner,
+            positions=self.runner.positions(),
+            examples=EXAMPLE_QUESTIONS,
+            readable=READABLE_KINDS,
+            ask_labels=ASK_LABELS,
+        )
 
     async def start(self, request: Request) -> Response:
         try:

@@ -167,3 +167,17 @@
   });
   listen();
 })();
+
+// The start page: an example question fills the question and chooses the demo web.
+(function () {
+  const examples = document.getElementById("examples");
+  if (!examples) return;
+  examples.addEventListener("click", (ev) => {
+    const button = ev.target.closest("button[data-example]");
+    if (!button) return;
+    const question = document.getElementById("question");
+    question.value = button.dataset.example;
+    document.getElementById("demo").checked = true;
+    question.focus();
+  });
+})();

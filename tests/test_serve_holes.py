@@ -340,3 +340,27 @@ def test_runs_are_listed_by_what_happened_not_by_exit_code(tmp_path):
     assert "(3)" not in listing and "(130)" not in listing
     page = client.get("/runs/20260101-000001-aaaaaa").text
     assert 'id="run-status">finished: found nothing</span>' in page
+
+
+def test_a_form_sent_wrong_comes_back_with_the_reason_and_what_was_written(tmp_path):
+    """An empty question, or a bad budget, sends the start form back with the reason
+    above it and the question and demo choice kept; nothing is started."""
+    from starlette.testclient import TestClient
+
+    from webapp.app import build_app
+    from webapp.security import Guard
+
+    runs = tmp_path / "runs"
+    runs.mkdir()
+    guard = Guard("127.0.0.1", 8765)
+    client = TestClient(build_app(runs, guard), base_url="http://127.0.0.1:8765")
+    origin = {"Origin": "http://127.0.0.1:8765"}
+    empty = client.post("/jobs", data={"csrf": guard.csrf, "question": "  "}, headers=origin)
+    assert empty.status_code == 400 and 'id="start"' in empty.text
+    assert 'role="alert" id="form-error">Write the question to research' in empty.text
+    form = {"csrf": guard.csrf, "question": "Why did the ferry stop?", "demo": "on"}
+    bad = client.post("/jobs", data={**form, "max_pages": "lots"}, headers=origin)
+    assert bad.status_code == 400 and "max-pages must be a number" in bad.text
+    assert ">Why did the ferry stop?</textarea>" in bad.text
+    assert 'id="demo" name="demo" checked' in bad.text
+    assert [p.name for p in runs.iterdir() if not p.name.startswith(".")] == []

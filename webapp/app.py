@@ -105,19 +105,30 @@ class App:
     # -- pages -------------------------------------------------------------------------
 
     async def home(self, request: Request) -> Response:
-        jobs = sorted(self.runner.jobs.values(), key=lambda j: j.created, reverse=True)
+        return self.start_page(request)
+
+    def start_page(
+        self, request: Request, status: int = 200, notice: str = "", form: Any = None
+    ) -> Response:
+        """The start page; with ``notice``, the form sent back with what was wrong and
+        what was written in it (the question, the demo choice) kept."""
         from demo.site import EXAMPLE_QUESTIONS
         from subagents.file.offline import READABLE_KINDS
 
+        jobs = sorted(self.runner.jobs.values(), key=lambda j: j.created, reverse=True)
         return self.page(
             request,
             "home.html",
+            status=status,
             jobs=jobs,
             runner=self.runner,
             positions=self.runner.positions(),
             examples=EXAMPLE_QUESTIONS,
             readable=READABLE_KINDS,
             ask_labels=ASK_LABELS,
+            notice=notice,
+            asked=str(form.get("question") or "") if form is not None else "",
+            demo_on=form is not None and form.get("demo") == "on",
         )
 
     async def start(self, request: Request) -> Response:
@@ -135,9 +146,12 @@ class App:
             uploads = check_uploads(files)
         except (UploadRefused, ConfigError, ValueError) as exc:
             await form.close()
-            return self.error(request, 400, str(exc))
+            return self.start_page(request, 400, str(exc), form)
         if not question and not use_demo:
-            return self.error(request, 400, "Write the question to research.")
+            await form.close()
+            return self.start_page(
+                request, 400, "Write the question to research, or choose the demo web.", form
+            )
         if not question:
             from demo.web import DEMO_QUESTION
 

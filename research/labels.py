@@ -44,8 +44,8 @@ LABELS: dict[str, dict[str, str]] = {
         "req_noted": "{requirement} — noted; how the report is written is not checked.",
         "req_not_checked": "{requirement} — not checked: the brief and the report are in "
         "different languages.",
-        "req_not_checked_many": "The brief's {n} other requirements — not checked: the brief "
-        "and the report are in different languages.",
+        "req_not_checked_many": "Not checked, as the brief and the report are in different "
+        "languages: {items}",
         "unmet_brief": "Not done as the brief asks: {items} (see “What the brief asked”).",
         "files_unread": "Your files of a type no reader takes, not read: {files}.",
         "section_on": "the section on {topic}",
@@ -141,7 +141,7 @@ LABELS: dict[str, dict[str, str]] = {
         "req_no_citations": "{requirement}——未满足：报告没有引用任何来源。",
         "req_noted": "{requirement}——已记录；报告的写法不在检查之列。",
         "req_not_checked": "{requirement}——未核对：简报与报告使用的语言不同。",
-        "req_not_checked_many": "简报的其余{n}条要求——未核对：简报与报告使用的语言不同。",
+        "req_not_checked_many": "以下要求未核对（简报与报告使用的语言不同）：{items}",
         "unmet_brief": "简报要求而本报告未能做到：{items}（见“简报的要求”）。",
         "files_unread": "类型无法读取、因而未读的文件：{files}。",
         "section_on": "关于{topic}的一节",

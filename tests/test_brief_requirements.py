@@ -437,17 +437,17 @@ async def test_a_brief_fact_answers_a_part_cited_to_the_brief(tmp_path) -> None:
 
 def test_requirements_the_report_cannot_judge_are_counted_in_one_line() -> None:
     """A brief in another language than the report's: its requirements are not checked,
-    and the section on the brief says so once with their number rather than once each;
-    a single one keeps its own line."""
+    and the section on the brief lists them together with the reason said once rather
+    than after each; a single one keeps its own line."""
     from subagents.generate.brief import verdict_lines
 
     brief = ["说明: 请说明渡口停运的原因。", "说明: 请列出沿岸的村镇。", "Length wanted: 2 pages"]
     verdicts = [judge(r, _VIEW) for r in brief]
     lines = verdict_lines(verdicts, "en")
     assert lines[-1] == (
-        "The brief's 2 other requirements — not checked: the brief and the report are in "
-        "different languages."
+        "Not checked, as the brief and the report are in different languages: "
+        "请说明渡口停运的原因。 请列出沿岸的村镇。"
     )
-    assert len(lines) == 2 and not any("渡口" in line for line in lines)
+    assert len(lines) == 2 and lines[0].startswith("2 pages")
     (single,) = verdict_lines(verdicts[:1], "en")
     assert single.startswith("请说明渡口停运的原因。 — not checked")

@@ -122,13 +122,16 @@ def verdict_line(verdict: Verdict, lang: str) -> str:
 def verdict_lines(verdicts: list[Verdict], lang: str) -> list[str]:
     """The lines of "What the brief asked": each requirement with its verdict, in the
     brief's order, except that requirements the report could not judge (a brief in
-    another language than the report's) are counted in one line at the end when there
-    are several, rather than each repeated with the same reason."""
+    another language than the report's) are listed together in one line at the end when
+    there are several, the reason said once rather than after each."""
     unjudged = [v for v in verdicts if v.status == "not checked"]
     alone = len(unjudged) < 2
     lines = [verdict_line(v, lang) for v in verdicts if alone or v.status != "not checked"]
     if not alone:
-        lines.append(label(lang, "req_not_checked_many").format(n=len(unjudged)))
+        items = ("；" if lang == "zh" else " ").join(
+            without_label(v.requirement) for v in unjudged
+        )
+        lines.append(label(lang, "req_not_checked_many").format(items=items))
     return lines
 
 

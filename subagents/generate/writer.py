@@ -74,7 +74,7 @@ TABLE_SHARE = 0.35
 MIN_PER_PART = 2
 #: Section lines a part may take up to the most the length allows (the brief's "2–3
 #: pages" gives three): its answer comes before the middle of the range is kept to.
-ANSWER_ROOM = 2
+ANSWER_ROOM = 3
 _CJK_RANGE = rf"\u3000-\u303f{CJK_CLASS}\uff00-\uffef"
 _CJK = re.compile(f"[{_CJK_RANGE}]")
 _CJK_GAP = re.compile(rf"(?<=[{_CJK_RANGE}])\s+(?=[{_CJK_RANGE}])")

@@ -364,3 +364,24 @@ def test_a_form_sent_wrong_comes_back_with_the_reason_and_what_was_written(tmp_p
     assert ">Why did the ferry stop?</textarea>" in bad.text
     assert 'id="demo" name="demo" checked' in bad.text
     assert [p.name for p in runs.iterdir() if not p.name.startswith(".")] == []
+
+
+def test_resume_is_offered_only_where_a_checkpoint_lets_it_work(tmp_path):
+    """A run stopped at once during start-up left no checkpoint: it is stopped, not
+    resumable, and its page offers no Resume; one that left a checkpoint offers it."""
+    from starlette.testclient import TestClient
+
+    from host.durability.runs import CHECKPOINT_JSON, read_run
+    from webapp.app import build_app
+    from webapp.security import Guard
+
+    runs = tmp_path / "runs"
+    early = _run(runs, "20260101-000000-aaaaaa", {"question": "Early?", "status": "stopped"})
+    later = _run(runs, "20260101-000001-aaaaaa", {"question": "Later?", "status": "stopped"})
+    (later / CHECKPOINT_JSON).write_text("{}", encoding="utf-8")
+    assert not read_run(early).summary.resumable and read_run(later).summary.resumable
+    assert read_run(early).summary.told == "stopped"
+    client = TestClient(build_app(runs, Guard("127.0.0.1", 8765)), base_url="http://127.0.0.1:8765")
+    page = client.get(f"/runs/{early.name}").text
+    assert 'id="resume"' not in page and "there is nothing to resume" in page
+    assert 'id="resume"' in client.get(f"/runs/{later.name}").text

@@ -114,11 +114,9 @@ class RunSummary:
 
     @property
     def resumable(self) -> bool:
-        """Whether ``quartet resume`` can go on with it: a stopped run, or an interrupted
-        one that left a checkpoint."""
-        return self.status == "stopped" or (
-            self.status == "interrupted" and has_checkpoint(self.path)
-        )
+        """Whether ``quartet resume`` can go on with it: a stopped or interrupted run
+        that left a checkpoint (one stopped at once during start-up left none)."""
+        return self.status in ("stopped", "interrupted") and has_checkpoint(self.path)
 
     @property
     def told(self) -> str:

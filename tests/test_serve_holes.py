@@ -366,11 +366,14 @@ def test_a_form_sent_wrong_comes_back_with_the_reason_and_what_was_written(tmp_p
     assert [p.name for p in runs.iterdir() if not p.name.startswith(".")] == []
 
 
-def test_resume_is_offered_only_where_a_checkpoint_lets_it_work(tmp_path):
+def test_resume_is_offered_only_where_a_checkpoint_lets_it_work(tmp_path, capsys):
     """A run stopped at once during start-up left no checkpoint: it is stopped, not
     resumable, and its page offers no Resume; one that left a checkpoint offers it."""
+    import argparse
+
     from starlette.testclient import TestClient
 
+    from host.cli.runs import cmd_show
     from host.durability.runs import CHECKPOINT_JSON, read_run
     from webapp.app import build_app
     from webapp.security import Guard
@@ -381,6 +384,10 @@ def test_resume_is_offered_only_where_a_checkpoint_lets_it_work(tmp_path):
     (later / CHECKPOINT_JSON).write_text("{}", encoding="utf-8")
     assert not read_run(early).summary.resumable and read_run(later).summary.resumable
     assert read_run(early).summary.told == "stopped"
+    args = argparse.Namespace(runs_dir=str(runs), run_id=early.name, json=False)
+    assert cmd_show(args) == 0
+    shown = capsys.readouterr().out
+    assert "there is nothing to resume" in shown and "quartet resume" not in shown
     client = TestClient(build_app(runs, Guard("127.0.0.1", 8765)), base_url="http://127.0.0.1:8765")
     page = client.get(f"/runs/{early.name}").text
     assert 'id="resume"' not in page and "there is nothing to resume" in page

@@ -100,9 +100,9 @@ def _print_run(detail: RunDetail) -> None:
     _line(f"Question:  {run.question or '?'}")
     _line(f"Started:   {_local_time(run)}    Time: {_seconds(run.seconds)}")
     _line(f"Folder:    {run.path}")
-    if run.status == "stopped":
+    if run.status == "stopped" and run.resumable:
         _line(f"It stopped before it finished; continue it with: quartet resume {run.id}")
-    elif run.status == "incomplete":
+    elif run.status in ("stopped", "incomplete"):
         _line("It stopped before its first checkpoint: there is nothing to resume.")
     elif run.status == "interrupted" and run.resumable:
         _line(f"It was interrupted; continue its research with: quartet resume {run.id}")

@@ -128,9 +128,7 @@ def verdict_lines(verdicts: list[Verdict], lang: str) -> list[str]:
     alone = len(unjudged) < 2
     lines = [verdict_line(v, lang) for v in verdicts if alone or v.status != "not checked"]
     if not alone:
-        items = ("；" if lang == "zh" else " ").join(
-            without_label(v.requirement) for v in unjudged
-        )
+        items = ("；" if lang == "zh" else " ").join(without_label(v.requirement) for v in unjudged)
         lines.append(label(lang, "req_not_checked_many").format(items=items))
     return lines
 

@@ -222,6 +222,22 @@ def test_the_summary_counts_the_parts_by_the_statuses_it_shows():
     assert "4 of 4" not in text
 
 
+def test_the_run_folder_is_printed_whole_at_80_columns():
+    """A long run folder is not cut inside the closing table's cell: it follows the table
+    on a line of its own, whole, to be copied as it is."""
+    from host.cli.progress import folder_line
+
+    result = _result(["answered"])
+    deep = "/home/someone/research/projects/grand-canal/runs/20261203-042316-dd1326"
+    result.run = NS(path=Path(deep))
+    con = _console(terminal=False, width=80)
+    con.print(summary_table(result))
+    con.print(folder_line(result), highlight=False, soft_wrap=True, markup=False)
+    text = con.export_text()
+    assert f"Run folder: {deep}" in text.splitlines()
+    assert text.count("dd1326") == 1
+
+
 def test_the_summary_shows_tokens_only_when_a_model_used_some():
     offline = _result(["answered"])
     offline.tokens = {"input": 0, "output": 0, "by_stage": {}}

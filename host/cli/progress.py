@@ -439,7 +439,8 @@ class Progress:
 
 
 def summary_table(result: Any) -> Table:
-    """The closing table: plan status, pages, evidence, citations, time, tokens, errors."""
+    """The closing table: plan status, pages, evidence, citations, time, tokens, errors
+    (the run folder follows it on a line of its own, see :func:`folder_line`)."""
     table = Table(title="Quartet run", show_header=False)
     table.add_column("what", style="bold")
     table.add_column("value")
@@ -475,8 +476,13 @@ def summary_table(result: Any) -> Table:
         table.add_row("failed sources", ", ".join(shown(f) for f in result.failed_sources))
     if result.errors:
         table.add_row("errors", "\n".join(shown(e) for e in result.errors[:8]))
-    table.add_row("run folder", shown(result.run.path))
     return table
+
+
+def folder_line(result: Any) -> str:
+    """The run folder's line under the closing table: printed whole (``soft_wrap``), so
+    that a long path is never cut in a table cell, and can be copied as it is."""
+    return printable(f"Run folder: {result.run.path}")
 
 
 def output_lines(result: Any) -> list[str]:

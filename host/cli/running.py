@@ -47,7 +47,7 @@ def report(result: RunResult, settings: Settings) -> int:
     from rich.console import Console
 
     from ..orchestration.budget import budget_sentence
-    from .progress import output_lines, summary_table
+    from .progress import folder_line, output_lines, summary_table
 
     if settings.json_output:
         print(json.dumps(result.record(), ensure_ascii=False, indent=2, default=str))
@@ -57,6 +57,7 @@ def report(result: RunResult, settings: Settings) -> int:
     else:
         console = Console()
         console.print(summary_table(result))
+        console.print(folder_line(result), highlight=False, soft_wrap=True, markup=False)
         lines = output_lines(result)
         console.print("[bold]Reports:[/bold]" if lines else "[red]No report was written.[/red]")
         for line in lines:

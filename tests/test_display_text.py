@@ -13,7 +13,7 @@ from rich.console import Console
 
 from host.batch.progress import BatchProgress
 from host.batch.state import BatchState, Job
-from host.cli.progress import Progress, summary_table
+from host.cli.progress import Progress, folder_line, summary_table
 from host.printable import printable, printable_json, shown
 from research.plan import Plan, SubQuestion
 
@@ -66,6 +66,7 @@ def test_markup_in_the_question_and_the_plan_is_shown_as_text():
         errors=[CONTROLS], run=SimpleNamespace(path=Path("/runs/[/b]")),
     )  # fmt: skip
     con.print(summary_table(result))
+    con.print(folder_line(result), highlight=False, soft_wrap=True, markup=False)
     out = con.file.getvalue()  # type: ignore[attr-defined]
     assert "How was it built [/b]? [bold red]loud[/]" in out
     assert "file [/i]" in out and "/runs/[/b]" in out

@@ -164,8 +164,8 @@ def _asks_now(term: str) -> bool:
     return term in {stem(w) for w in _CURRENT_WORDS}
 
 
-#: A part asking what a thing is, and nothing more of it ("What is a sluice chamber?",
-#: "What are the spurs of the Varn Canal?", 什么是船坞, 阿登港自由区是什么): its thing.
+#: A part asking what a thing is, and nothing more of it ("What is a bell tower?",
+#: "What are the wings of the Orvald Palace?", 什么是钟楼, 阿登港自由区是什么): its thing.
 _DEFINITION = (
     re.compile(r"^(?:what|who)\s+(?:is|are)\s+(?:an?\s+|the\s+)?(?P<x>[^?]+?)\s*\?*$", re.I),
     re.compile(r"^什么是(?P<x>[^？?]+)[？?]*$"),
@@ -184,8 +184,8 @@ _NAMING = r"(?:called|known\s+as|termed|named|称为|叫做|叫作|名为|即)\s
 
 def defined(focus: Focus) -> str:
     """What a part asking only what a thing is asks about, or ``""``: the thing as the
-    question names it, up to its first "of" ("northern spur" in "What is the northern
-    spur of the Varn Canal?", whose sentences name the spur before what it belongs to)."""
+    question names it, up to its first "of" ("east wing" in "What is the east wing of
+    the Orvald Palace?", whose sentences name the wing before what it belongs to)."""
     if focus.kind != "what":
         return ""
     for pattern in _DEFINITION:
@@ -197,8 +197,8 @@ def defined(focus: Focus) -> str:
 
 
 def _noun_phrase(thing: str) -> bool:
-    """Whether a thing asked about is a noun phrase ("the northern spur of the Varn Canal"),
-    not a clause that asks more of it ("the Varn Canal used for today")."""
+    """Whether a thing asked about is a noun phrase ("the east wing of the Orvald Palace"),
+    not a clause that asks more of it ("the Orvald Palace used for today")."""
     words = thing.split()
     if any(w.lower() in _CLAUSE_WORDS for w in words):
         return False

@@ -80,17 +80,16 @@ def told_uses(files: Sequence[Mapping[str, Any]]) -> str:
     """What became of the user's files (as ``run.json`` lists them), counted by use with
     those not quoted named ("4: 1 cited, 1 brief, 1 read but not cited (recipes.txt),
     1 not read (letter.doc: no reader for .doc files)")."""
+    uses = [FileUse(**f) for f in files]
     parts = []
     for use in USES:
-        these = [f for f in files if f["use"] == use]
+        these = [u for u in uses if u.use == use]
         if not these:
             continue
         words = "read but not cited" if use == "read" else use
         if use in ("cited", "brief"):
             parts.append(f"{len(these)} {words}")
             continue
-        named = ", ".join(
-            PurePosixPath(f["path"]).name + (f": {f['note']}" if f["note"] else "") for f in these
-        )
+        named = ", ".join(u.name + (f": {u.note}" if u.note else "") for u in these)
         parts.append(f"{len(these)} {words} ({named})")
     return f"{len(files)}: " + ", ".join(parts)

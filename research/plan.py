@@ -770,8 +770,8 @@ def _lead(first: str) -> str:
 
 def _as_written(subject: str, question: str) -> str:
     """The question's subject as a later clause names it: with the article the question
-    gives it ("the Orvald Bridge"), which stands inside a clause in lower case ("The Varn
-    Canal: when was it dug" → "When was the Varn Canal dug")."""
+    gives it ("the Orvald Bridge"), which stands inside a clause in lower case ("The Belis
+    Tower: when was it built" → "When was the Belis Tower built")."""
     bare = re.sub(r"^the\s+", "", subject, flags=re.I)
     if bare != subject:
         return f"the {bare}"

@@ -83,7 +83,7 @@ class Quoted:
 def find_evidence(run: Path, evidence: str) -> dict[str, object] | None:
     """The ledger's item ``evidence`` of the run (``internal/evidence.jsonl``)."""
     ledger = run / "internal" / "evidence.jsonl"
-    if not re.fullmatch(r"ev-[0-9a-f]{6,40}", evidence) or not ledger.is_file():
+    if not _EVIDENCE.fullmatch(evidence) or not ledger.is_file():
         return None
     with ledger.open(encoding="utf-8") as lines:
         for line in lines:

@@ -36,7 +36,7 @@ from research.inputs import FileUse, file_uses
 from research.notes import research_notes
 from research.requirements import BRIEF_HEADER
 from subagents.evidence import url_key
-from subagents.file.stage import INPUT, READERS
+from subagents.file.stage import INPUT, READERS, read_path
 from subagents.offline import CallResult
 from subagents.results import error, json_block, ok, refused
 from subagents.secrets import scrub
@@ -267,8 +267,7 @@ class Delegator:
             entries = await self.service.walk_files(INPUT)
         except FsError:
             return []
-        hidden = (e.path for e in entries if "/." in e.path[len(INPUT) - 1 :])
-        return sorted({e.path for e in entries} - set(hidden))
+        return sorted(e.path for e in entries if "/." not in e.path[len(INPUT) - 1 :])
 
     def file_uses(self) -> list[FileUse]:
         """What became of each of the user's files so far (see :mod:`research.inputs`)."""
@@ -522,8 +521,7 @@ class Delegator:
                 why = str(r.metadata.get("reason") or r.text)[:160]
                 research.failures.append(why if why.startswith(r.name) else f"{r.name}: {why}")
                 if r.name in READERS:
-                    path = str(r.input.get("path") or r.input.get("img_path") or "")
-                    self.files_failed[path] = why
+                    self.files_failed[read_path(r.input)] = why
         if spec.web:
             research.note_web_calls([r.status for r in d.records if r.name != FINISH])
         research.update_plan()

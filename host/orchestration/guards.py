@@ -31,6 +31,7 @@ from agentscope.message import Msg, TextBlock, ToolResultBlock, ToolUseBlock
 from agentscope.tool import Toolkit, ToolResponse
 
 from subagents.file.guard import CONTENT_TOOLS, as_untrusted_file
+from subagents.file.stage import read_path
 from subagents.results import status_of
 from subagents.secrets import scrub, scrub_data
 
@@ -364,7 +365,7 @@ class ToolGuard:
         record.text = _text(last)
         record.metadata = {**dict(last.metadata or {}), "status": status_of(last)}
         if record.name in CONTENT_TOOLS and record.metadata["status"] == "ok":
-            path = str(record.input.get("path") or record.input.get("img_path") or "")
+            path = read_path(record.input)
             record.text = as_untrusted_file(record.text, path)
             others = [b for b in last.content if b.get("type") != "text"]
             last = ToolResponse(

@@ -13,6 +13,7 @@ from fs_service import FsError
 from ..results import error
 from ..untrusted import neutralise, wrap
 from .limits import MAX_TEXT_CHARS
+from .stage import read_path
 
 logger = logging.getLogger(__name__)
 
@@ -86,7 +87,7 @@ def file_tool(func: ToolFunc) -> ToolFunc:
             return within_cap(error(str(exc)))
         except Exception as exc:
             logger.debug("%s failed", func.__name__, exc_info=True)
-            where = kwargs.get("path") or kwargs.get("img_path") or ""
+            where = read_path(kwargs)
             on = f" on {where}" if where else ""
             return within_cap(
                 error(

@@ -8,6 +8,7 @@ from typing import Any
 
 from ..offline import Call, CallResult, called, succeeded
 from .generic import reader_for
+from .stage import read_path
 
 ROOTS = ("/userinput/", "/workspace/downloads/")
 #: Files read_text_file reads in the offline plan (a Word document as converted text).
@@ -77,7 +78,7 @@ def plan(ctx: dict[str, Any], done: list[CallResult], tools: set[str]) -> list[C
     pending = [d for d in dict.fromkeys([*roots, *dirs]) if d not in listed]
     if pending and "list_directory" in tools:
         return [("list_directory", {"path": d}) for d in pending]
-    read = {str(r.input.get("path") or r.input.get("img_path")) for r in done}
+    read = {read_path(r.input) for r in done}
     wanted = [p for p in dict.fromkeys([*(p for p in named if not p.endswith("/")), *files])]
     calls = [
         call
@@ -92,8 +93,8 @@ def plan(ctx: dict[str, Any], done: list[CallResult], tools: set[str]) -> list[C
 
 def outcome(ctx: dict[str, Any], done: list[CallResult]) -> dict[str, Any]:
     reads = [r for r in done if r.name not in ("list_directory", "list_allowed_directories")]
-    ok = [str(r.input.get("path") or r.input.get("img_path")) for r in reads if r.ok]
-    failed = [str(r.input.get("path") or r.input.get("img_path")) for r in reads if not r.ok]
+    ok = [read_path(r.input) for r in reads if r.ok]
+    failed = [read_path(r.input) for r in reads if not r.ok]
     return {
         "summary": f"Read {len(set(ok))} files" + (f"; {len(failed)} failed." if failed else "."),
         "evidence_ids": [],

@@ -17,7 +17,7 @@ from .generic import (
     write_file,
 )
 from .images import image_qa
-from .stage import READERS
+from .stage import READERS, read_path
 from .tables import csv_read, csv_write, xlsx_read_cells, xlsx_write_cells
 
 SYS_PROMPT = """You are File, the file specialist of a research team.
@@ -48,7 +48,7 @@ def carry(done: list[CallResult]) -> dict[str, Any]:
         "reads": [
             {
                 "tool": r.name,
-                "path": str(r.input.get("path") or r.input.get("img_path") or ""),
+                "path": read_path(r.input),
                 "text": r.text,
             }
             for r in done

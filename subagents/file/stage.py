@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 #: The tools that read one file for the Host (a file task's reads become sources).
@@ -29,15 +30,16 @@ def prepare(
     return None, {**base, "paths": paths, "skip": list(desk.files_read)}
 
 
+def read_path(args: Mapping[str, Any]) -> str:
+    """The file a reader call names (``path``, or ``img_path`` for ``image_qa``)."""
+    return str(args.get("path") or args.get("img_path") or "")
+
+
 def handed_files(d: Any) -> list[str]:
     """The files a file task tried to read (read or not), and, when it finished, the files
     it was named (a file no reader takes is then handed over only once)."""
     named = [str(p) for p in d.context.get("paths") or [] if not str(p).endswith("/")]
-    tried = [
-        str(r.input.get("path") or r.input.get("img_path") or "")
-        for r in d.records
-        if r.name in READERS
-    ]
+    tried = [read_path(r.input) for r in d.records if r.name in READERS]
     return [p for p in dict.fromkeys([*tried, *(named if d.status == "ok" else [])]) if p]
 
 

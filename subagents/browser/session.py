@@ -322,7 +322,7 @@ class BrowserSession:
             await self.discard(self._page)
         if self._page is None or self._page.is_closed():
             if self._context is None:
-                self._context = await self._bounded(self.new_context(), "open a browser context")
+                self._context = await self._open_context()
             self._page = await self.open_page(self._context)
         return self._page
 
@@ -363,6 +363,15 @@ class BrowserSession:
         :attr:`step_timeout_s`."""
         return await _bounded(awaitable, what, self.step_timeout_s)
 
+    async def _open_context(self, block: frozenset[str] = frozenset()) -> BrowserContext:
+        """A fresh context (see :meth:`new_context`), Chromium launched first if need be.
+
+        Launching has its own, longer timeout (a cold start on a busy machine takes
+        seconds); only opening the context counts as a step.
+        """
+        await self.browser()
+        return await self._bounded(self.new_context(block), "open a browser context")
+
     async def _reader_page(self) -> Page:
         """An idle page of the reader context (images, media and fonts blocked).
 
@@ -375,9 +384,7 @@ class BrowserSession:
             if not page.is_closed() and page.context is self._reader:
                 return page
         if self._reader is None:
-            context = await self._bounded(
-                self.new_context(block=TEXT_ONLY_BLOCKED), "open a browser context"
-            )
+            context = await self._open_context(TEXT_ONLY_BLOCKED)
             if self._reader is None:
                 self._reader = context
             else:  # another render opened one meanwhile

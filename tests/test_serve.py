@@ -11,6 +11,8 @@ folders.
 from __future__ import annotations
 
 import json
+import re
+import shutil
 import socket
 import time
 from pathlib import Path
@@ -19,7 +21,7 @@ from typing import Any
 import httpx
 import pytest
 from cli_support import demo_runs_dir
-from playwright.sync_api import Browser, Page, sync_playwright
+from playwright.sync_api import Browser, Page, expect, sync_playwright
 from serve_support import Served, serve, tree
 
 from subagents.browser.session import CHROMIUM_FLAGS, chromium_path
@@ -176,7 +178,8 @@ def scenario(server: Served, browser: Browser, tmp_path_factory: pytest.TempPath
     seen["a_statuses"] = a.locator("#parts [data-status]").all_inner_texts()
     a.wait_for_selector("#result #open-report", timeout=WAIT_MS)
     seen["a_report"] = a.locator("#open-report").get_attribute("href")
-    seen["a_frame_title"] = a.frame_locator("iframe.report").locator("h1").first.inner_text()
+    seen["a_report_text"] = a.locator("#result #report").inner_text()
+    seen["a_questions"] = a.locator("h1").all_inner_texts()
     b.wait_for_selector("#result #inputs", timeout=WAIT_MS)
     seen["b_inputs"] = b.locator("#inputs").inner_text()
     seen["c_state"] = c.locator("#state").inner_text()
@@ -239,7 +242,11 @@ def test_the_report_opens_in_the_page_and_a_citation_leads_to_its_highlighted_sp
     responses: dict[str, httpx.Headers] = {}
     page.on("response", lambda r: responses.__setitem__(r.url.split("#")[0], r.headers))
     page.goto(server.url + scenario["a_report"])
-    assert page.locator("h1").first.inner_text() == scenario["a_frame_title"]
+    # the job page showed the report in the page, the question once: as its heading
+    title = page.locator("h1").first.inner_text()
+    assert scenario["a_questions"] == [title]
+    summary = page.locator(".summary li").first.inner_text()
+    assert _words(summary) in _words(scenario["a_report_text"])
     citation = page.locator("main a[href*='/cite/']").first
     href = citation.get_attribute("href") or ""
     evidence = href.split("/cite/")[1].split("#")[0]
@@ -320,10 +327,159 @@ def test_pages_fit_a_390_px_phone_without_sideways_scrolling(
     for path in ("/", f"/jobs/{scenario['a']}", "/runs", f"/runs/{run_id}"):
         page.goto(server.url + path)
         if path.startswith("/jobs/"):
-            page.wait_for_selector("#result iframe.report", timeout=WAIT_MS)
+            page.wait_for_selector("#result #report", timeout=WAIT_MS)
         wide = page.evaluate("document.documentElement.scrollWidth")
         assert wide <= 390, path
     phone.close()
+
+
+#: A quoted span the panel shows as it is written: words, figures and plain punctuation,
+#: no Markdown but bold, and no line that starts a list or a quote.
+PLAIN_SPAN = re.compile(r"[\w\s.,;:'’“”()—–*-]+")
+
+
+def _bare(text: str) -> str:
+    """Text without spaces, line breaks and Markdown bold: what a span shows."""
+    return re.sub(r"[\s*]", "", text)
+
+
+def _ledger(run: Path) -> dict[str, dict[str, Any]]:
+    lines = (run / "internal/evidence.jsonl").read_text(encoding="utf-8").splitlines()
+    items = (json.loads(line) for line in lines if line.strip())
+    return {item["id"]: item for item in items}
+
+
+def _plain_citation(page: Page, ledger: dict[str, dict[str, Any]]) -> tuple[Any, dict[str, Any]]:
+    """The first ``[n]`` of the report in the page whose quote is plain text, and its
+    evidence item."""
+    links = page.locator("#report sup.cite a[href*='/cite/']")
+    for n in range(links.count()):
+        href = links.nth(n).get_attribute("href") or ""
+        item = ledger.get(href.split("/cite/")[1].split("#")[0], {})
+        span = str(item.get("span") or "")
+        if PLAIN_SPAN.fullmatch(span) and not re.search(r"\n\s*([-*+>]|\d+[.)])", span):
+            return links.nth(n), item
+    raise AssertionError("the report cites no quote of plain text")
+
+
+def test_the_report_is_part_of_the_run_page_and_shows_the_question_once(
+    server: Served, scenario: Any, browser: Browser
+):
+    run_id = _run_id(server, scenario["a"])
+    context = browser.new_context(viewport={"width": 1280, "height": 800}, color_scheme="dark")
+    page = context.new_page()
+    page.goto(f"{server.url}/runs/{run_id}")
+    report = page.locator("main #report")
+    expect(report).to_be_visible(timeout=WAIT_MS)
+    assert page.locator("iframe").count() == 0
+    # in the app's colours: dark mode's light text on the page's own background
+    colours = "e => [getComputedStyle(e).color, getComputedStyle(document.body).color]"
+    text, body = report.locator("li").first.evaluate(colours)
+    assert text == body == "rgb(230, 232, 234)"
+    own = context.new_page()  # the report on its own page, for its text
+    own.goto(server.url + scenario["a_report"])
+    question = own.locator("h1").first.inner_text()
+    summary = own.locator(".summary li").first.inner_text()
+    own.close()
+    assert _words(summary) in _words(report.inner_text())
+    assert page.locator("h1").all_inner_texts() == [question]
+    assert report.locator("h1, h2").count() == 0  # its headings sit under "Report"
+    # its sources' links reach what the app serves, not addresses relative to the page
+    stored = report.locator("a.src-stored").first.get_attribute("href") or ""
+    assert stored.startswith(f"/runs/{run_id}/workspace/reports/copies/")
+    context.close()
+
+
+def test_a_script_planted_in_a_report_is_removed_and_never_runs(
+    server: Served, scenario: Any, browser: Browser
+):
+    run_id = _run_id(server, scenario["a"])
+    planted_id = "20991231-235959-5c41f7"
+    copy = server.runs_dir / planted_id
+    shutil.copytree(server.runs_dir / run_id, copy, symlinks=True)
+    try:
+        (report,) = (copy / "workspace/reports").glob("*.html")
+        planted = (
+            '<p id="planted">Planted paragraph.<img src="/static/none.png" '
+            'onerror="window.planted = 1"><script>window.planted = 2</script>'
+            '<a href="javascript:window.planted = 3" onclick="window.planted = 4">Go</a></p>'
+            '<svg onload="window.planted = 5"><script>window.planted = 6</script></svg>'
+            "<style>main { display: none }</style>"
+        )
+        text = report.read_text(encoding="utf-8")
+        footer = '<footer class="colophon">'
+        report.write_text(text.replace(footer, planted + footer, 1), encoding="utf-8")
+        context = browser.new_context(viewport={"width": 1280, "height": 800})
+        page = context.new_page()
+        page.goto(f"{server.url}/runs/{planted_id}")
+        paragraph = page.locator("#report #r-planted")
+        expect(paragraph).to_have_text("Planted paragraph.Go", timeout=WAIT_MS)
+        expect(page.locator("#report")).to_be_visible()
+        page.locator("#report #r-planted a").click()
+        hidden = "#report script, #report style, #report svg, #report [onerror], #report [onclick]"
+        assert page.locator(hidden).count() == 0
+        assert page.locator("#report #r-planted a").get_attribute("href") is None
+        assert page.evaluate("window.planted") is None
+        with server.client() as http:
+            served = http.get(f"/runs/{planted_id}").text
+        assert "Planted paragraph." in served and "window.planted" not in served
+        context.close()
+    finally:
+        shutil.rmtree(copy)
+
+
+@pytest.mark.parametrize(("width", "height"), [(1280, 800), (390, 844)])
+def test_a_citation_opens_its_stored_page_in_a_panel_beside_the_report(
+    server: Served, scenario: Any, browser: Browser, tmp_path: Path, width: int, height: int
+):
+    """A side panel on a desk, a bottom sheet on a phone: the stored page with the quoted
+    span marked, its address, and the report still in place; Escape closes it."""
+    run_id = _run_id(server, scenario["a"])
+    ledger = _ledger(server.runs_dir / run_id)
+    context = browser.new_context(viewport={"width": width, "height": height})
+    page = context.new_page()
+    page.goto(f"{server.url}/runs/{run_id}")
+    expect(page.locator("#report")).to_be_visible(timeout=WAIT_MS)
+    citation, item = _plain_citation(page, ledger)
+    citation.click()
+    panel = page.locator("#source-panel")
+    expect(panel).to_be_visible(timeout=WAIT_MS)
+    expect(panel).to_be_focused(timeout=WAIT_MS)
+    marks = panel.locator(".stored-copy mark")
+    expect(marks.first).to_be_in_viewport(timeout=WAIT_MS)
+    assert _bare("".join(marks.all_inner_texts())) == _bare(item["span"])
+    expect(panel.locator("a.panel-url")).to_have_attribute("href", item["url"])
+    assert page.url == f"{server.url}/runs/{run_id}"
+    expect(page.locator("main #report")).to_be_visible()
+    box = panel.bounding_box()
+    assert box is not None
+    if width < 700:  # a bottom sheet, the whole width, over the lower part of the screen
+        assert box["width"] == pytest.approx(width, abs=1) and box["y"] > height / 4
+        assert box["y"] + box["height"] == pytest.approx(height, abs=1)
+    else:  # a side panel at the right, the whole height, the report visible beside it
+        assert box["x"] + box["width"] == pytest.approx(width, abs=1)
+        assert box["height"] == pytest.approx(height, abs=1) and box["width"] < width / 2
+    shot = tmp_path / f"citation-panel-{width}x{height}.png"
+    page.screenshot(path=str(shot))
+    assert shot.stat().st_size > 0
+    page.keyboard.press("Escape")
+    expect(panel).to_be_hidden(timeout=WAIT_MS)
+    expect(citation).to_be_focused(timeout=WAIT_MS)
+    expect(page.locator("main #report")).to_be_visible()
+    context.close()
+
+
+def test_without_javascript_a_citation_opens_the_stored_page_on_its_own(
+    server: Served, scenario: Any, browser: Browser
+):
+    run_id = _run_id(server, scenario["a"])
+    context = browser.new_context(java_script_enabled=False)
+    page = context.new_page()
+    page.goto(f"{server.url}/runs/{run_id}")
+    page.locator("#report sup.cite a[href*='/cite/']").first.click()
+    page.wait_for_url("**/cite/**", timeout=WAIT_MS)
+    expect(page.locator("mark#quote")).to_be_visible(timeout=WAIT_MS)
+    context.close()
 
 
 def test_the_start_page_offers_examples_and_says_what_it_reads(server: Served, browser: Browser):

@@ -18,6 +18,7 @@ from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import Any
 
+from markupsafe import Markup
 from sse_starlette import EventSourceResponse
 from starlette.applications import Starlette
 from starlette.background import BackgroundTask
@@ -37,9 +38,10 @@ from starlette.templating import Jinja2Templates
 
 from host.brains.access import check_spec
 from host.config import FORMATS, ConfigError, parse_formats
-from host.durability.runs import RunNotFound, find_run, list_runs, read_run
+from host.durability.runs import RunDetail, RunNotFound, find_run, list_runs, read_run
 
-from .documents import inputs_used, linked_report, quoted, safe_file
+from .documents import Quoted, inputs_used, linked_report, quoted, safe_file, stored_meta
+from .reading import InlineReport, inline_report, rendered, sanitise, stored_page
 from .runner import Job, Runner
 from .security import DOCUMENT_CSP, Guard, GuardMiddleware, check_csrf, whole_number
 from .uploads import UploadRefused, check_uploads, save_uploads
@@ -224,7 +226,15 @@ class App:
         folder = self.run_folder(job.run_id)
         detail = read_run(folder) if folder is not None else None
         inputs = inputs_used(folder) if folder is not None else {}
-        return self.page(request, "_result.html", detail=detail, run_id=job.run_id, inputs=inputs)
+        report = await self.report_of(folder, job.run_id, detail)
+        return self.page(
+            request,
+            "_result.html",
+            detail=detail,
+            run_id=job.run_id,
+            inputs=inputs,
+            report=report,
+        )
 
     async def job_stop(self, request: Request) -> Response:
         job = self.runner.jobs.get(request.path_params["job"])
@@ -290,7 +300,21 @@ class App:
             resumable=detail.summary.resumable,
             inputs=inputs_used(folder),
             recorded=recorded,
+            report=await self.report_of(folder, run_id, detail),
         )
+
+    async def report_of(
+        self, folder: Path | None, run_id: str, detail: RunDetail | None
+    ) -> InlineReport | None:
+        """The run's HTML report as the run page shows it (sanitised, off the event
+        loop), or None when the run wrote none."""
+        found = _report_file(folder, detail, "html") if folder and detail else None
+        workspace = folder / "workspace" if folder else None
+        if found is None or workspace is None or not found.is_relative_to(workspace):
+            return None
+        text = await asyncio.to_thread(found.read_text, encoding="utf-8", errors="replace")
+        address = f"/runs/{run_id}/workspace/{found.relative_to(workspace).as_posix()}"
+        return await asyncio.to_thread(inline_report, text, run_id, address)
 
     async def run_action(self, request: Request) -> Response:
         run_id, action = request.path_params["run"], request.path_params["action"]
@@ -330,11 +354,7 @@ class App:
         folder = self.run_folder(run_id)
         if folder is None or fmt not in DOWNLOADS:
             return self.error(request, 404, "There is no such report.")
-        detail = read_run(folder)
-        found = detail.archive if fmt == "zip" else detail.report(fmt)
-        # run.json names the reports: one outside the run folder (``..``, a link) is none
-        inside = found is not None and found.is_relative_to(folder)
-        found = safe_file(folder, found.relative_to(folder).as_posix()) if inside else None
+        found = _report_file(folder, read_run(folder), fmt)
         if found is None:
             return self.error(request, 404, f"The run wrote no {fmt} report.")
         return FileResponse(  # named as the run named it: a short slug of the question
@@ -375,6 +395,49 @@ class App:
         response = self.page(request, "cite.html", quote=found, run_id=run_id)
         response.headers["content-security-policy"] = DOCUMENT_CSP
         return response
+
+    async def quote_panel(self, request: Request) -> Response:
+        """The side panel's content for a citation: the stored page rendered, the
+        quoted span marked, with its title and address."""
+        run_id, evidence = request.path_params["run"], request.path_params["evidence"]
+        folder = self.run_folder(run_id)
+        found = quoted(folder, evidence) if folder is not None else None
+        if found is None:
+            return HTMLResponse("", status_code=404)
+        body = await asyncio.to_thread(stored_page, found)
+        return self.panel(request, found, body, f"/runs/{run_id}/cite/{evidence}#quote")
+
+    async def stored_panel(self, request: Request) -> Response:
+        """The side panel's content for a stored copy of a page (a Markdown file of
+        the run's workspace), rendered."""
+        run_id, relative = request.path_params["run"], request.path_params["path"]
+        folder = self.run_folder(run_id)
+        path = safe_file(folder / "workspace", relative) if folder is not None else None
+        if folder is None or path is None or path.suffix != ".md":
+            return HTMLResponse("", status_code=404)
+        text = await asyncio.to_thread(path.read_text, encoding="utf-8", errors="replace")
+        body = await asyncio.to_thread(lambda: sanitise(rendered(text)))
+        title, url = stored_meta(folder, relative)
+        shown = Quoted(title=title, url=url, before=text, span="", after="", locator="")
+        return self.panel(request, shown, body, f"/runs/{run_id}/workspace/{relative}")
+
+    def panel(self, request: Request, quote: Quoted, body: str, page: str) -> Response:
+        """The panel's content: ``body`` (sanitised HTML) under the page's title and
+        address, with a link to ``page``, its own page."""
+        web = quote.url.startswith(("http://", "https://"))
+        response = self.page(
+            request, "_panel.html", quote=quote, body=Markup(body), web=web, own_page=page
+        )
+        response.headers["cache-control"] = "no-store"
+        return response
+
+
+def _report_file(folder: Path, detail: RunDetail, fmt: str) -> Path | None:
+    """The run's report in ``fmt`` (``zip``: with its sources), or None. run.json names
+    the reports: one outside the run folder (``..``, a link) is none."""
+    found = detail.archive if fmt == "zip" else detail.report(fmt)
+    inside = found is not None and found.is_relative_to(folder)
+    return safe_file(folder, found.relative_to(folder).as_posix()) if inside else None
 
 
 def _zipped(folder: Path, run_id: str) -> Any:
@@ -454,6 +517,8 @@ def build_app(
         Route("/runs/{run}/zip", app.run_zip),
         Route("/runs/{run}/download/{fmt}", app.run_download),
         Route("/runs/{run}/cite/{evidence}", app.cite),
+        Route("/runs/{run}/quote/{evidence}", app.quote_panel),
+        Route("/runs/{run}/stored/{path:path}", app.stored_panel),
         Route("/runs/{run}/workspace/{path:path}", app.run_file),
         Route("/runs/{run}/{action}", app.run_action, methods=["POST"]),
         Mount("/static", StaticFiles(directory=str(HERE / "static")), name="static"),

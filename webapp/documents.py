@@ -35,13 +35,25 @@ def cite_href(run_id: str, evidence: str) -> str:
 
 def linked_report(html: str, run_id: str) -> str:
     """The report with each citation (``[3]``) and each quote in its list of sources
-    leading to the quoted span in the stored page.
+    leading to the quoted span in the stored page (see :func:`link_citations`)."""
+    doc = lxml.html.document_fromstring(html)
+    link_citations(doc, run_id)
+    return lxml.html.tostring(doc, encoding="unicode", doctype="<!DOCTYPE html>")
+
+
+def link_citations(doc: lxml.html.HtmlElement, run_id: str) -> None:
+    """Make each citation (``[3]``) and each quote in the report's list of sources lead
+    to the quoted span in the stored page.
 
     The report is parsed as HTML (lxml, in time linear in its size), never searched with
     patterns that could take time out of proportion to a crafted file; each quote's own
     link to its live page gives way to the link to its span, as a link cannot hold
-    another."""
-    doc = lxml.html.document_fromstring(html)
+    another.
+
+    Args:
+        doc: the parsed report, changed in place.
+        run_id: the run's id.
+    """
     items = doc.xpath('//li[starts-with(@id, "src-")][@data-ev]')
     quotes = {
         li.get("id")[4:]: li.get("data-ev")
@@ -65,7 +77,6 @@ def linked_report(html: str, run_id: str) -> str:
         for child in list(li):
             opening.append(child)
         li.append(opening)
-    return lxml.html.tostring(doc, encoding="unicode", doctype="<!DOCTYPE html>")
 
 
 @dataclass(frozen=True)
@@ -135,6 +146,30 @@ def _title_of(run: Path, page: str) -> str:
         except (ValueError, AttributeError):
             return ""
     return ""
+
+
+def stored_meta(run: Path, relative: str) -> tuple[str, str]:
+    """The title and address of a stored page of the run's workspace (``pages/x.md``),
+    or of its copy beside the report (``reports/copies/x.md``), from the record stored
+    with the page; empty strings where there is none.
+
+    Args:
+        run: the run folder.
+        relative: the stored page's path inside the run's workspace.
+    """
+    stem = relative.rsplit(".", 1)[0]
+    name = stem.rsplit("/", 1)[-1]
+    for candidate in (stem, f"pages/{name}", f"sources/{name}"):
+        meta = safe_file(run / "workspace", f"{candidate}.json")
+        if meta is None:
+            continue
+        try:
+            record = json.loads(meta.read_text(encoding="utf-8"))
+        except ValueError:
+            continue
+        if isinstance(record, dict):
+            return str(record.get("title") or ""), str(record.get("url") or "")
+    return "", ""
 
 
 def inputs_used(run: Path) -> dict[str, int]:

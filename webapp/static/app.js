@@ -181,3 +181,95 @@
     question.focus();
   });
 })();
+
+// The report in the page: a citation, or a source's stored copy, opens the stored page
+// in a side panel (a bottom sheet on a narrow screen) over the report. Without this
+// script the same links open the stored page on its own.
+(function () {
+  const ROUTES = [
+    [/^\/runs\/([^/]+)\/cite\/(ev-[0-9a-f]+)$/, (m) => "/runs/" + m[1] + "/quote/" + m[2]],
+    [/^\/runs\/([^/]+)\/workspace\/(.+\.md)$/, (m) => "/runs/" + m[1] + "/stored/" + m[2]],
+  ];
+  let panel = null;
+  let body = null;
+  let opener = null;
+  let asked = 0;
+
+  // Where the panel's content for a link of the report is, or null for another link.
+  function panelSource(link) {
+    const url = new URL(link.href, location.href);
+    if (url.origin !== location.origin) return null;
+    for (const [pattern, source] of ROUTES) {
+      const m = url.pathname.match(pattern);
+      if (m) return source(m);
+    }
+    return null;
+  }
+
+  function build() {
+    panel = document.createElement("aside");
+    panel.id = "source-panel";
+    panel.className = "source-panel";
+    panel.tabIndex = -1;
+    panel.hidden = true;
+    panel.setAttribute("role", "dialog");
+    panel.setAttribute("aria-labelledby", "source-panel-title");
+    const head = document.createElement("div");
+    head.className = "panel-head";
+    const kind = document.createElement("span");
+    kind.className = "muted";
+    kind.textContent = "Source";
+    const shut = document.createElement("button");
+    shut.type = "button";
+    shut.className = "secondary panel-close";
+    shut.textContent = "Close";
+    shut.setAttribute("aria-label", "Close the source");
+    shut.addEventListener("click", close);
+    head.append(kind, shut);
+    body = document.createElement("div");
+    body.className = "panel-body";
+    panel.append(head, body);
+    document.body.appendChild(panel);
+  }
+
+  function show(link, html) {
+    if (!panel) build();
+    opener = link;
+    body.innerHTML = html; // sanitised by the server; the page's policy runs no inline script
+    panel.hidden = false;
+    document.body.classList.add("panel-open");
+    body.scrollTop = 0;
+    const mark = body.querySelector("mark");
+    if (mark) body.scrollTop = mark.getBoundingClientRect().top - body.getBoundingClientRect().top - body.clientHeight / 3;
+    panel.focus({ preventScroll: true });
+  }
+
+  function close() {
+    if (!panel || panel.hidden) return;
+    panel.hidden = true;
+    document.body.classList.remove("panel-open");
+    body.replaceChildren();
+    if (opener && opener.isConnected) opener.focus({ preventScroll: true });
+    opener = null;
+  }
+
+  document.addEventListener("click", (ev) => {
+    if (ev.defaultPrevented || ev.button !== 0 || ev.metaKey || ev.ctrlKey || ev.shiftKey || ev.altKey) return;
+    const link = ev.target.closest(".report-body a[href]");
+    const source = link && panelSource(link);
+    if (!source) return;
+    ev.preventDefault();
+    const ask = ++asked;
+    fetch(source, { headers: { Accept: "text/html" } })
+      .then((r) => (r.ok ? r.text() : Promise.reject(new Error(String(r.status)))))
+      .then((html) => { if (ask === asked) show(link, html); })
+      .catch(() => { if (ask === asked) location.href = link.href; });
+  });
+
+  document.addEventListener("keydown", (ev) => {
+    if (ev.key === "Escape" && panel && !panel.hidden) {
+      ev.preventDefault();
+      close();
+    }
+  });
+})();

@@ -690,6 +690,7 @@ def _not_found_section(
             f"- {label(lang, 'failed_requests').format(requests=requests)}: {shown}{extra}."
         )
     lines += _files_lines(files, lang)
+    lines += _language_lines(research.plan, lang)
     if not lines:
         return []
     return [f"## {label(lang, 'limits')}", "", *lines, ""]
@@ -704,6 +705,15 @@ def _files_lines(files: Sequence[FileUse], lang: str) -> list[str]:
         return []
     sep = "、" if lang == "zh" else ", "
     return [f"- {label(lang, 'files_unread').format(files=sep.join(unread))}"]
+
+
+def _language_lines(plan: Plan, lang: str) -> list[str]:
+    """That the question was read by the generic path, when its language has no data of
+    its own (see :data:`research.lang.SERVED`): its parts may be cut less well."""
+    found = plan.read_as
+    if found["read"] != "generic":
+        return []
+    return [f"- {label(lang, 'generic_language').format(name=found['name'])}"]
 
 
 #: A tool's name before its failure ("pdf_read_text: …"), and a path inside the run.
@@ -735,6 +745,7 @@ def _tried(research: Findings, lang: str, files: Sequence[FileUse] = ()) -> list
         lines.append(_tried_line(research, sub, lang))
     lines.append(f"- {len(research.sources)} {label(lang, 'read')}.")
     lines += _files_lines(files, lang)
+    lines += _language_lines(research.plan, lang)
     off = research.off_topic()
     if off:
         lines += ["", f"## {label(lang, 'off_topic')}", ""]

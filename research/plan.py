@@ -27,7 +27,7 @@ from lemminflect import getAllLemmas
 from pydantic import BaseModel, Field, ValidationError
 
 from research.comparison import comparison, side_parts
-from research.lang import LATIN_LANGUAGES, question_language, text_language
+from research.lang import Language, language_name, question_language, served, text_language
 from research.question import (
     IMPERATIVES,
     SCAFFOLD,
@@ -36,9 +36,11 @@ from research.question import (
     Focus,
     Glossary,
     entity,
+    idle_terms,
     lead_subject,
     own_terms,
     telling,
+    topic_of,
     weight,
     zh_content,
     zh_tagged,
@@ -47,6 +49,7 @@ from research.text import (
     CJK,
     STOP_WORDS,
     is_cjk,
+    is_hangul,
     is_verb_form,
     learn_words,
     marked,
@@ -130,10 +133,20 @@ class Plan:
     def get(self, sub_id: str) -> SubQuestion | None:
         return next((s for s in self.subquestions if s.id == sub_id), None)
 
+    @property
+    def read_as(self) -> dict[str, str]:
+        """The language the question is written in and how it is read: ``{"code",
+        "name", "read"}``, ``read`` one of :data:`research.lang.SERVED` (a question in a
+        language with no data of its own is read by the generic path, which the report
+        says)."""
+        code = text_language(self.question)
+        return {"code": code, "name": language_name(code), "read": served(code)}
+
     def to_dict(self) -> dict[str, Any]:
         return {
             "question": self.question,
             "language": self.language,
+            "question_language": self.read_as,
             "planner": self.planner,
             "fallbacks": [dict(f) for f in self.fallbacks],
             "subquestions": [asdict(s) for s in self.subquestions],
@@ -221,7 +234,7 @@ def _parts(raw: dict[str, Any] | None) -> tuple[list[SubQuestion] | None, str]:
 MIN_QUERY_TERMS, MAX_QUERY_TERMS = 2, 5
 #: Share of an offline part's weighted terms a model part must name to cover it.
 COVERED = 0.5
-LANGUAGE_NAMES = {**LATIN_LANGUAGES, "zh": "Chinese", "other": "another script"}
+
 REPAIRED = "the plan JSON was cut off or malformed and had to be repaired"
 
 
@@ -285,7 +298,7 @@ def checked(raw: dict[str, Any] | None, question: str, repaired: bool = False) -
     offline = offline_plan(question)
     parts, why = (None, REPAIRED) if repaired else _parts(raw)
     if parts is not None:
-        why = _wrong_language(parts, offline.language)
+        why = _wrong_language(parts, text_language(offline.question))
     if parts is None or why:
         return replaced_by_offline(offline, why)
     plan = Plan(offline.question, offline.language, parts, planner="model")
@@ -326,8 +339,8 @@ def _wrong_language(parts: list[SubQuestion], language: str) -> str:
         found = text_language(sub.text)
         if found != language:
             return (
-                f"part {sub.id} is in {LANGUAGE_NAMES.get(found, found)}, not in the "
-                f"question's language ({LANGUAGE_NAMES.get(language, language)})"
+                f"part {sub.id} is in {language_name(found)}, not in the "
+                f"question's language ({language_name(language)})"
             )
     return ""
 
@@ -378,14 +391,10 @@ def offline_plan(question: str) -> Plan:
     question = " ".join(question.split())
     learn_words(marked(question))
     simple = simplified(question)
-    if simple != question:  # Traditional Chinese: planned as Simplified, written back
+    if simple != question and text_language(question) == "zh":
+        # Traditional Chinese: planned as Simplified, written back (not Japanese kanji)
         return _written_as(offline_plan(simple), question)
-    if is_cjk(question):
-        split = _split_zh(question)
-        lang = "zh"
-    else:
-        split = [(text, "") for text in _split_en(question)]
-        lang = "en"
+    split, lang = _split_asks(question)
     owns: dict[str, str] = {}  # each part once, with what it says in its own words
     sides: set[str] = set()  # the parts asking about one side of a comparison
     for text, own in split:
@@ -408,6 +417,89 @@ def offline_plan(question: str) -> Plan:
                 queries = _carried(queries, text, question)
         subs.append(SubQuestion(f"q{i}", text, queries, own=owns.get(text, "")))
     return Plan(question, lang, subs)
+
+
+def _split_asks(question: str) -> tuple[list[tuple[str, str]], str]:
+    """The question's asks, each with what it says in its own words ("" when the
+    planner lent it nothing), and the report's language: by Korean's and Japanese's
+    topic particles, Chinese rules, or the rules of spaced languages."""
+    known = question_language(question)
+    if known is not None and known.topic_particles:  # Korean, Japanese
+        return [(text, "") for text in _split_sov(question, known)], "en"
+    if is_cjk(question):
+        return _split_zh(question), "zh"
+    return [(text, "") for text in _split_en(question)], "en"
+
+
+def _split_sov(question: str, known: Language) -> list[str]:
+    """One part per ask of a question in a language that marks its topic with a particle
+    and puts its verb last (Korean, Japanese; see :mod:`research.lang`).
+
+    Its sentences are cut at question marks, then where a comma, a joiner word or a word
+    with a clause ending (지어졌고) closes an ask (a piece that asks nothing is the lead-in
+    of the ask after it); a later ask that does not say the question's topic is given
+    it, with its particle (경복궁은 누가 지었나요?, 東京タワーは高さは何メートルですか？).
+    """
+    unspaced = spaceless(question)
+    asks: list[str] = []
+    for sentence in re.split(r"[?？]", question):
+        sentence = sentence.strip(" 。.!！")
+        if sentence:
+            asks.extend(_sov_asks(_sov_pieces(sentence, known, unspaced), known, unspaced))
+    topic, particle = topic_of(question, known)
+    out = []
+    for ask in asks:
+        if topic and topic not in ask:
+            ask = f"{topic}{particle}{'' if unspaced else ' '}{ask}"
+        out.append(ask + ("？" if unspaced else "?"))
+    return out or [question]
+
+
+def _sov_pieces(sentence: str, known: Language, unspaced: bool) -> list[str]:
+    """A sentence cut after its commas and its words with a clause ending, and around its
+    joiner words (dropped)."""
+    if unspaced:
+        pieces = [p.strip() for p in re.split(r"[、，,]", sentence)]
+        return [_without_joiner(p, known) for p in pieces if p]
+    pieces, words_ = [], []
+    for word in sentence.split():
+        if word in known.joiners:
+            pieces.append(" ".join(words_))
+            words_ = []
+            continue
+        words_.append(word.rstrip(",，、"))
+        if word[-1] in ",，、" or word.endswith(known.clause_endings):
+            pieces.append(" ".join(words_))
+            words_ = []
+    pieces.append(" ".join(words_))
+    return [p for p in pieces if p]
+
+
+def _without_joiner(piece: str, known: Language) -> str:
+    for joiner in known.joiners:
+        if piece.startswith(joiner) and len(piece) > len(joiner):
+            return piece[len(joiner) :].strip()
+    return piece
+
+
+def _sov_asks(pieces: list[str], known: Language, unspaced: bool) -> list[str]:
+    """The asks among ``pieces``: each piece that holds a question word, with the pieces
+    before it that hold none (its lead-in); pieces left over at the end go to the last
+    ask."""
+    glue = "、" if unspaced else " "
+    asks: list[str] = []
+    pending: list[str] = []
+    for piece in pieces:
+        pending.append(piece)
+        if any(word in piece for word in known.question_words):
+            asks.append(glue.join(pending))
+            pending = []
+    if pending:
+        if asks:
+            asks[-1] = glue.join([asks[-1], *pending])
+        else:
+            asks.append(glue.join(pending))
+    return asks
 
 
 def _names(text: str) -> bool:
@@ -469,7 +561,12 @@ def keyword_queries(text: str, question: str, siblings: list[str] | None = None)
     if spaceless(text) and not is_cjk(text):  # Thai, Lao, Khmer: no word list cuts it
         return [text.strip(" ?？")]  # the search engine's own segmenter will
     focus = Focus.build(text, siblings or [text], question)
-    surface = _surface_words(text)
+    idle = idle_terms(question)  # the question language's function words (何, いつ)
+    surface = [
+        w
+        for w in _surface_words(text)
+        if not idle.issuperset(t.casefold() for t in terms(w) or [w])
+    ]
     if is_cjk(text):
         queries = _zh_queries(question, focus, surface)
     else:
@@ -569,14 +666,14 @@ def _surface_words(text: str) -> list[str]:
                 out.append(w)
         return out
     out = []
-    for raw in re.findall(r"[A-Za-z0-9][\w'’-]*", text):
+    for raw in re.findall(r"[^\W_][\w'’-]*", text):  # letters of any script: "Über", "мост"
         word = re.sub(r"['’]s$", "", raw)
         low = word.lower()
         if low in STOP_WORDS or low in _AUX or low in _QUESTION_WORDS:
             continue
         if stem(low) in SCAFFOLD:
             continue
-        out.append(word)
+        out.append(stem(word) if is_hangul(word) else word)  # 경복궁은 → 경복궁
     return list(dict.fromkeys(out))
 
 
@@ -638,7 +735,7 @@ def _opener_of(question: str) -> tuple[str, str]:
     ``question``: English's (:data:`_OPENER`; "and", "but"), or, for a question in a
     language with data (:mod:`research.lang`), its question words and joiners too."""
     known = question_language(question)
-    if known is None:
+    if known is None or not known.question_words:
         return _OPENER, "(?:and|but)"
     joiners = "|".join(sorted(re.escape(w) for w in known.joiners | {"and", "but"}))
     return rf"(?:{_OPENER}|{known.opener})", rf"(?:{joiners})"

@@ -24,13 +24,14 @@ from itertools import pairwise
 from typing import Any
 
 from .comparison import as_one, comparison, side_parts
-from .lang import question_language
+from .lang import Language, question_language
 from .text import (
     CJK,
     CJK_CLASS,
     STOP_WORDS,
     is_bare_verb,
     is_cjk,
+    is_function_script,
     is_verb_form,
     is_word,
     jieba_loaded,
@@ -38,6 +39,7 @@ from .text import (
     lemma,
     readings,
     simplified,
+    spaceless,
     stem,
     terms,
     word_tag,
@@ -61,11 +63,12 @@ SCAFFOLD = frozenset(stem(w) for w in (_SCAFFOLD_TEXT0.split())) | frozenset(
 def idle_terms(question: str) -> frozenset[str]:
     """The terms (as :func:`~research.text.terms` gives them) of the function words of the
     language ``question`` is written in, when it has data (:mod:`research.lang`): "ist",
-    "die" and "wie" ask nothing of a German page."""
+    "die" and "wie" ask nothing of a German page. Case-folded, as wordfreq lists them
+    (Greek's final ς as σ): compare a term's :meth:`str.casefold`."""
     known = question_language(question)
     if known is None:
         return frozenset()
-    return frozenset(t for w in known.function_words for t in terms(w))
+    return frozenset(t.casefold() for w in known.function_words for t in terms(w))
 
 
 def own_terms(text: str, question: str) -> list[str]:
@@ -73,7 +76,7 @@ def own_terms(text: str, question: str) -> list[str]:
     (:data:`SCAFFOLD`) and the function words of the language ``question`` is written in
     (:func:`idle_terms`)."""
     idle = idle_terms(question)
-    return [t for t in dict.fromkeys(terms(text)) if t not in SCAFFOLD and t not in idle]
+    return [t for t in dict.fromkeys(terms(text)) if t not in SCAFFOLD and t.casefold() not in idle]
 
 
 @lru_cache(maxsize=4096)
@@ -207,7 +210,13 @@ def names_kind(facet: Facet, text: str) -> bool:
 
 
 def question_kind(text: str) -> str:
-    """``when``, ``number``, ``why``, ``who``, ``where``, ``how`` or ``what``."""
+    """``when``, ``number``, ``why``, ``who``, ``where``, ``how`` or ``what``: by the
+    language's data when it lists its question words by kind (``kinds``), else by the
+    English and Chinese question words."""
+    known = question_language(text)
+    for kind, asked in known.kinds if known is not None else ():
+        if any(word in text for word in asked):
+            return kind
     low = text.lower()
     if re.search(
         r"\bwhen\b|(?:what|which) (?:year|date|month|century|decade|period|era)|何时|什么时候"
@@ -829,12 +838,58 @@ def entity(question: str) -> str:
     lead, _ = lead_subject(question)
     if lead:
         return lead
+    known = question_language(question)
+    if known is not None and known.topic_particles:
+        topic, _ = topic_of(question, known)
+        if topic:
+            return topic
     if is_cjk(question):
         return _zh_question_entity(question)
     runs = _capital_runs(question)
     if runs:
         return " ".join(max(runs, key=lambda r: sum(not t.isdigit() for t in r)))
     return _noun_phrase_entity(question)
+
+
+#: Where a clause of a question ends: a question mark, a comma, a full stop.
+_CLAUSE_END = re.compile(r"[?？、，,。.!！]")
+
+
+def topic_of(text: str, known: Language) -> tuple[str, str]:
+    """What a question in a language that marks its topic with a particle is about, and
+    that particle: in its first clause, the word before the first topic particle (for
+    Korean, a word that ends with one: 경복궁은 → 경복궁; for Japanese, written without
+    spaces, the characters before the first one, hiragana-free: 東京タワーは → 東京タワー).
+    A particle that marks an owner (富士山の最後の噴火 → 富士山) marks it too; the particle
+    returned is then the language's first topic particle, for carrying the topic to a
+    later ask. ``("", "")`` when none is found.
+
+    Args:
+        text: the question.
+        known: its language's data (:attr:`~research.lang.Language.topic_particles`).
+    """
+    first = _CLAUSE_END.split(text.strip(), maxsplit=1)[0].strip()
+    marks = (*known.topic_particles, *known.owner_particles)
+    carried = known.topic_particles[0] if known.topic_particles else ""
+    if not spaceless(first):
+        before: list[str] = []
+        for word in first.split():
+            ends = [p for p in marks if word.endswith(p) and len(word) > len(p)]
+            if ends:
+                particle = ends[0]
+                phrase = " ".join([*before, word[: -len(particle)]])
+                return phrase, particle if particle in known.topic_particles else carried
+            bare = not word.endswith(known.particles) and not known.asks_with(word)
+            before = [*before, word] if bare else []
+        return "", ""
+    found = [(first.find(p), p) for p in marks if first.find(p) > 0]
+    if not found:
+        return "", ""
+    at, particle = min(found)
+    topic = first[:at]
+    if any(is_function_script(ch) for ch in topic):
+        return "", ""
+    return topic, particle if particle in known.topic_particles else carried
 
 
 def _zh_question_entity(question: str) -> str:
@@ -886,6 +941,7 @@ def _capital_runs(question: str) -> list[list[str]]:
     tokens = [m.group(0) for m in found]
     known = question_language(question)
     asks = known.asks_with if known else (lambda _: False)
+    idle = known.function_words if known else frozenset()
     runs: list[list[str]] = []
     run: list[str] = []
     for i, tok in enumerate(tokens):
@@ -894,7 +950,13 @@ def _capital_runs(question: str) -> list[list[str]]:
         opening = not before or before[-1] in ".?!:;؟"
         # A capital that only opens a sentence names nothing ("Primitive jawless …",
         # "The old mill …").
-        plain = low in _QUESTION_WORDS or low in STOP_WORDS or _common(low) or asks(low)
+        plain = (
+            low in _QUESTION_WORDS
+            or low in STOP_WORDS
+            or _common(low)
+            or asks(low)
+            or low.casefold() in idle
+        )
         capital = tok[0].isupper() and not (opening and plain)
         number = tok.isdigit() and bool(run)
         if (capital or number) and low not in _AUX and low not in _QUESTION_WORDS and low != "i":

@@ -291,8 +291,66 @@ def words(text: str, search: bool = False) -> list[str]:
             out.extend(_cut(run, search))
         else:
             found = re.findall(r"[^\W_][\w'-]*", run)  # letters of any script: tromsø
-            out.extend(w.removesuffix("'s") for w in found)
+            for word in found:
+                out.extend(_spaced_words(word.removesuffix("'s")))
     return out
+
+
+#: Japanese kana and Korean hangul syllables, as bodies of regex character classes (see
+#: :data:`CJK_CLASS`): hiragana, katakana (with its phonetic extensions), hangul.
+HIRAGANA_CLASS = r"\u3040-\u309f"
+KATAKANA_CLASS = r"\u30a0-\u30ff\u31f0-\u31ff"
+KANA_CLASS = HIRAGANA_CLASS + KATAKANA_CLASS
+HANGUL_CLASS = r"\uac00-\ud7af"
+#: Katakana (a word of its own: a loanword or a name) and hiragana (a Japanese sentence's
+#: particles and verb endings: は, を, てられ), cut apart where one meets the other.
+_KANA_CUT = re.compile(rf"[{KATAKANA_CLASS}]+|[{HIRAGANA_CLASS}]+|[^{KANA_CLASS}]+")
+_KANA = re.compile(rf"[{KANA_CLASS}]")
+_HIRAGANA = re.compile(rf"[{HIRAGANA_CLASS}]+")
+_HANGUL_WORD = re.compile(rf"[{HANGUL_CLASS}]+")
+#: A Korean word keeps at least this many syllables when its particle is cut off.
+HANGUL_STEM = 2
+#: The Korean syllables a full sentence has at least (as many as six English words).
+HANGUL_SENTENCE = 10
+
+
+def _spaced_words(word: str) -> list[str]:
+    """One word of a spaced run as the words it is made of: Japanese kana cut from the
+    characters around them, a Korean word without the particle it ends with (경복궁은 →
+    경복궁, as the language's data lists them), any other word as it is."""
+    if _KANA.search(word):
+        return _KANA_CUT.findall(word)
+    if _HANGUL_WORD.search(word):
+        return [_particle_off(word)]
+    return [word]
+
+
+@lru_cache(maxsize=65536)
+def _particle_off(word: str) -> str:
+    """A Korean word without the particle or verb ending it ends with (the longest
+    Korean's data lists, particles first), when :data:`HANGUL_STEM` syllables are
+    left."""
+    from .lang import language as language_data
+
+    korean = language_data("ko")
+    if korean is None:
+        return word
+    for ending in (*korean.particles, *korean.endings):
+        if word.endswith(ending) and len(word) - len(ending) >= HANGUL_STEM:
+            return word[: -len(ending)]
+    return word
+
+
+def is_hangul(word: str) -> bool:
+    """Whether ``word`` holds Korean letters (hangul syllables)."""
+    return _HANGUL_WORD.search(word) is not None
+
+
+def is_function_script(word: str) -> bool:
+    """Whether ``word`` is all hiragana: in Japanese the script of particles and endings,
+    which say nothing of what a question asks (a content word written in hiragana alone
+    is passed over too)."""
+    return _HIRAGANA.fullmatch(word) is not None
 
 
 @lru_cache(maxsize=200_000)
@@ -365,6 +423,8 @@ def stem(word: str) -> str:
     """The comparable form of one lower-case word: for Latin, the Snowball stem of its
     verb's base form when it is a form of a verb ("began" and "begin" alike, "built" and
     "building"), else of the word; as-is otherwise."""
+    if _HANGUL_WORD.search(word):
+        return _particle_off(word)
     if CJK.match(word) or not word.isascii():
         return word
     verb = _lemmas()(word).get("VERB") if word.isalpha() else None
@@ -382,6 +442,8 @@ def terms(text: str) -> list[str]:
         for part in word.split("-"):
             part = part.strip("'")
             if not part or part in STOP_WORDS or (part.isdigit() and len(part) < 3):
+                continue
+            if is_function_script(part):
                 continue
             if len(part) == 1 and not CJK.match(part):
                 continue
@@ -444,11 +506,11 @@ def is_complete(sentence: str) -> bool:
     """Whether ``sentence`` reads as a full sentence on its own.
 
     It must end with a sentence mark (not a colon), not end on a conjunction or article,
-    start like a sentence, and be long enough (6 words, or 8 Chinese characters, digits
-    and letters: 体长可达58公分). A bracketed aside decides nothing (…石灶（青州话：）。
-    ends as a sentence), nor does a comma left at its start where a name was cut out of
-    the text (，是该省唯一的火山岛，…). A Chinese sentence may open with a title
-    (《…》是…).
+    start like a sentence, and be long enough (6 words; 8 Chinese characters, kana,
+    digits and letters: 体长可达58公分; :data:`HANGUL_SENTENCE` Korean syllables). A
+    bracketed aside decides nothing (…石灶（青州话：）。 ends as a sentence), nor does
+    a comma left at its start where a name was cut out of the text
+    (，是该省唯一的火山岛，…). A Chinese sentence may open with a title (《…》是…).
     """
     clean = _ASIDE.sub("", plain(sentence)).lstrip("，,、；; ")
     if not clean or not (_END.search(clean) or _UNMARKED.search(clean[-1])):
@@ -466,10 +528,12 @@ def is_complete(sentence: str) -> bool:
     caseless = first.isalpha() and first.lower() == first.upper()  # Arabic, Hindi, Thai…
     if not (first.isupper() or first.isdigit() or first in _OPENERS or caseless):
         return False
-    if is_cjk(clean):
-        return len(re.findall(rf"[{CJK_CLASS}A-Za-z0-9]", clean)) >= 8
+    if is_cjk(clean):  # Chinese, Japanese (its kana count too)
+        return len(re.findall(rf"[{CJK_CLASS}{KANA_CLASS}A-Za-z0-9]", clean)) >= 8
     if _UNMARKED.search(clean):  # written without spaces between words
         return len(clean) >= 16
+    if _HANGUL_WORD.search(clean):  # a Korean word holds a noun and its particle
+        return len(re.findall(rf"[{HANGUL_CLASS}]", clean)) >= HANGUL_SENTENCE
     return len(re.findall(r"\w+", clean)) >= 6
 
 
@@ -605,7 +669,7 @@ def links(text: str) -> list[tuple[str, str]]:
 
 #: Scripts written without spaces between words (kana, CJK ideographs, Thai, Lao,
 #: Khmer, Myanmar): their grams are pairs of characters.
-_SPACELESS = re.compile(rf"[\u3040-\u30ff{CJK_CLASS}\u0e00-\u0eff\u1000-\u109f\u1780-\u17ff]")
+_SPACELESS = re.compile(rf"[{KANA_CLASS}{CJK_CLASS}\u0e00-\u0eff\u1000-\u109f\u1780-\u17ff]")
 #: A word's gram is its first letters: enough to meet its inflected forms in most
 #: languages written with spaces (Verteidigung, Verteidigungen).
 GRAM_PREFIX = 5

@@ -11,13 +11,18 @@ from __future__ import annotations
 
 import pytest
 
-from research.lang import LATIN_LANGUAGES, language, text_language
-from research.plan import offline_plan
+from research.lang import LATIN_LANGUAGES, language, language_name, served, text_language
+from research.plan import checked, offline_plan
 
 # Invented questions: each asks two things of one named thing, the second by a pronoun
 # or by nothing at all.
 TWO_ASKS = [
     ("de", "Wie lang ist die Orvaldbrücke und wann wurde sie eröffnet?", "Orvaldbrücke"),
+    ("ru", "Когда построили мост Орвальд и кто его спроектировал?", "Орвальд"),
+    ("el", "Πότε χτίστηκε η γέφυρα Όρβαλντ και ποιος τη σχεδίασε;", "Όρβαλντ"),
+    ("tr", "Orvald köprüsü ne zaman yapıldı ve kim tasarladı?", "Orvald"),
+    ("vi", "Cầu Orvald được xây dựng khi nào và ai đã thiết kế nó?", "Orvald"),
+    ("ro", "Când a fost construit podul Orvald și cine l-a proiectat?", "Orvald"),
     ("es", "¿Cuándo se fundó Valdemora y quién diseñó su catedral?", "Valdemora"),
     ("fr", "Quelle est la hauteur du phare de Kerbasq et quand a-t-il été construit ?", "Kerbasq"),
     ("it", "Quanti abitanti ha Borgoleone e quando è stata fondata?", "Borgoleone"),
@@ -68,3 +73,55 @@ def test_every_language_with_data_is_one_the_detector_knows():
             known = language(code)
             assert known is not None and known.question_words and known.joiners
     assert language("en") is None and language("xx") is None
+
+
+# Invented questions in languages with no data file: each is named, and read generically.
+GENERIC = [
+    ("uk", "Коли збудували міст Орвальд і хто його спроектував?"),
+    ("bg", "Кога е построен мостът Орвалд и кой го е проектирал?"),
+    ("ar", "متى بني جسر أورفالد ومن صممه؟"),
+    ("fa", "پل اوروالد چه زمانی ساخته شد و چه کسی آن را طراحی کرد؟"),
+    ("hi", "ओरवाल्ड पुल कब बनाया गया था?"),
+    ("th", "แมวของออร์วัลด์ชื่ออะไร"),
+    ("he", "מתי נבנה גשר אורוולד ומי תכנן אותו?"),
+    ("fi", "Milloin Orvaldin silta rakennettiin ja kuka sen suunnitteli?"),
+    ("id", "Kapan jembatan Orvald dibangun dan siapa yang merancangnya?"),
+]
+
+
+@pytest.mark.parametrize(("lang", "question"), GENERIC, ids=[g[0] for g in GENERIC])
+def test_a_language_without_data_is_named_and_read_generically(lang, question):
+    assert text_language(question) == lang
+    assert served(lang) == "generic"
+    read = offline_plan(question).to_dict()["question_language"]
+    assert read == {"code": lang, "name": language_name(lang), "read": "generic"}
+    assert read["name"] != lang  # a name a reader knows, not a code
+
+
+@pytest.mark.parametrize(
+    ("question", "read"),
+    [
+        ("When was the Orvald Bridge built?", "full"),
+        ("奥尔瓦德桥是什么时候建成的？", "full"),
+        ("奧爾瓦德橋是甚麼時候建成的？", "full"),
+        ("Wann wurde die Orvaldbrücke gebaut?", "lists"),
+    ],
+)
+def test_english_chinese_and_languages_with_data_are_not_read_generically(question, read):
+    assert offline_plan(question).read_as["read"] == read
+
+
+def test_a_models_plan_in_the_questions_own_language_is_kept():
+    """A German plan for a German question is the model's; an English plan for it is not."""
+    question = "Wann wurde der Orvaldturm gebaut und wer hat ihn entworfen?"
+    german = {
+        "subquestions": [
+            {"text": "Wann wurde der Orvaldturm gebaut?", "queries": ["Orvaldturm Bau"]},
+            {"text": "Wer hat den Orvaldturm entworfen?", "queries": ["Orvaldturm Architekt"]},
+        ]
+    }
+    assert checked(german, question).planner == "model"
+    english = {"subquestions": [{"text": "When was Orvald Tower built?", "queries": ["Orvald"]}]}
+    plan = checked(english, question)
+    assert plan.planner.startswith("offline (fallback: part q1 is in English")
+    assert "German" in plan.planner

@@ -172,6 +172,7 @@ def test_a_plan_round_trips_through_json():
     assert set(plan.to_dict()) == {
         "question",
         "language",
+        "question_language",
         "planner",
         "fallbacks",
         "subquestions",
@@ -388,7 +389,8 @@ def test_a_query_is_usable_with_two_to_five_key_terms(query, usable):
         ("Wie funktionieren Wärmepumpen im Winter?", "de"),
         ("Comment fonctionnent les pompes à chaleur ?", "fr"),
         ("热泵在冬天如何工作？", "zh"),
-        ("Как работают тепловые насосы?", "other"),
+        ("Как работают тепловые насосы?", "ru"),
+        ("ᎠᏂᏴᏫ ᏧᏂᎸᏫᏍᏓᏁᏗ?", "other"),
     ],
 )
 def test_the_language_of_a_part_is_detected(text, language):

@@ -438,6 +438,10 @@ class Progress:
         return cell
 
 
+#: What the closing table says of a question in a language with no word lists here.
+GENERIC_READ = "read by the generic path (no word lists for it): parts may be cut less well"
+
+
 def summary_table(result: Any) -> Table:
     """The closing table: plan status, pages, evidence, citations, time, tokens, errors
     (the run folder follows it on a line of its own, see :func:`folder_line`)."""
@@ -457,6 +461,9 @@ def summary_table(result: Any) -> Table:
         ]
         table.add_row("parts", told_counts(s.status for s in result.plan.subquestions))
         table.add_row("plan", "\n".join(lines))
+        read = result.plan.read_as
+        if read["read"] == "generic":
+            table.add_row("language", f"{shown(read['name'])}: {GENERIC_READ}")
     table.add_row("pages read", str(result.pages_read))
     files = getattr(result, "files", None)
     if files:

@@ -17,10 +17,11 @@ import re
 from dataclasses import dataclass
 from functools import cache, lru_cache
 from pathlib import Path
+from typing import Any
 
 import yaml
 
-from ..text import is_cjk, words
+from ..text import HANGUL_CLASS, KANA_CLASS, is_cjk, script, words
 
 HERE = Path(__file__).parent
 
@@ -44,6 +45,11 @@ FUNCTION_WORDS = 50
 #: counts as written in it.
 LANGUAGE_MARGIN = 0.5
 _LETTERS = re.compile(r"[^\W\d_]", re.UNICODE)
+_HANGUL = re.compile(rf"[{HANGUL_CLASS}]")
+_KANA = re.compile(rf"[{KANA_CLASS}]")
+#: Kana among at least one in this many letters make a text Japanese (Chinese text
+#: has none; a Japanese sentence writes its particles and endings in kana).
+KANA_SHARE = 10
 
 
 @dataclass(frozen=True)
@@ -58,6 +64,20 @@ class Language:
     joiners: frozenset[str] = frozenset()
     #: the subject pronouns that stand for the question's subject in a later ask
     pronouns: frozenset[str] = frozenset()
+    #: the particles a word ends with, longest first (Korean: 경복궁은 is 경복궁 + 은)
+    particles: tuple[str, ...] = ()
+    #: the particles that mark what a sentence is about (its subject: 경복궁은, 東京タワーは)
+    topic_particles: tuple[str, ...] = ()
+    #: the particles that mark the owner of what follows (富士山の噴火, 경복궁의 정문)
+    owner_particles: tuple[str, ...] = ()
+    #: the endings of a word that closes one ask and goes on to another (지어졌고 누가…)
+    clause_endings: tuple[str, ...] = ()
+    #: the verb endings cut off before words are compared (지어졌다, 지어졌고 → 지어졌)
+    endings: tuple[str, ...] = ()
+    #: the kind of answer each question word asks for, in the order they are tried
+    #: (``when``, ``number``, ``why``, ``who``, ``where``, ``how``), for a language whose
+    #: question words the English and Chinese ones do not cover
+    kinds: tuple[tuple[str, tuple[str, ...]], ...] = ()
 
     @property
     def opener(self) -> str:
@@ -100,32 +120,90 @@ def language(code: str) -> Language | None:
         question_words=tuple(str(w).casefold() for w in raw.get("question_words", ())),
         joiners=frozenset(str(w).casefold() for w in raw.get("joiners", ())),
         pronouns=frozenset(str(w).casefold() for w in raw.get("pronouns", ())),
+        particles=_longest_first(raw.get("particles", ())),
+        topic_particles=tuple(str(w) for w in raw.get("topic_particles", ())),
+        owner_particles=tuple(str(w) for w in raw.get("owner_particles", ())),
+        endings=_longest_first(raw.get("endings", ())),
+        kinds=tuple(
+            (str(k), tuple(str(w) for w in v)) for k, v in (raw.get("kinds") or {}).items()
+        ),
+        clause_endings=_longest_first(raw.get("clause_endings", ())),
     )
+
+
+def _longest_first(items: Any) -> tuple[str, ...]:
+    return tuple(sorted((str(w) for w in items), key=len, reverse=True))
 
 
 @lru_cache(maxsize=1024)
 def text_language(text: str) -> str:
-    """The language ``text`` is written in: ``zh``, one of :data:`LATIN_LANGUAGES`, or
-    ``other`` for mostly other letters (Cyrillic, kana, …).
+    """The language ``text`` is written in, as a code: ``ko`` for mostly hangul, ``ja``
+    for Chinese characters with kana among them, ``zh``, one of
+    :data:`LATIN_LANGUAGES`, a language of ``scripts.yaml`` for another script, or
+    ``other`` for a script listed nowhere.
 
     Latin-script text is scored by the mean word frequency (wordfreq's Zipf scale) of its
     words in each language; English wins unless another language scores clearly higher
-    (:data:`LANGUAGE_MARGIN`).
+    (:data:`LANGUAGE_MARGIN`). Text in another script is scored alike among the
+    languages written in it.
     """
-    if is_cjk(text):
-        return "zh"
     letters = _LETTERS.findall(text)
-    latin = sum(1 for ch in letters if ord(ch) < 0x250)
     if not letters:
         return "en"
-    if latin * 2 < len(letters):
-        return "other"
+    if 2 * len(_HANGUL.findall(text)) >= len(letters):
+        return "ko"
+    if KANA_SHARE * len(_KANA.findall(text)) >= len(letters):
+        return "ja"
+    if is_cjk(text):
+        return "zh"
+    latin = sum(1 for ch in letters if ord(ch) < 0x250)
     found = [w for w in words(text) if not any(ch.isdigit() for ch in w)]
+    if latin * 2 < len(letters):
+        return _by_script(script(text), found)
     if not found:
         return "en"
-    scores = {lang: _mean_zipf(found, lang) for lang in LATIN_LANGUAGES}
+    scores = {lang: _mean_zipf(found, lang) for lang in (*LATIN_LANGUAGES, *_latin_others())}
     best = max(scores, key=lambda lang: scores[lang])
     return "en" if scores[best] - scores["en"] <= LANGUAGE_MARGIN else best
+
+
+def _by_script(name: str, found: list[str]) -> str:
+    """The language of ``scripts.yaml`` written in the script ``name`` whose words
+    ``found`` are commonest in, or ``other``."""
+    candidates = _scripts()["scripts"].get(name, [])
+    if len(candidates) < 2 or not found:
+        return candidates[0] if candidates else "other"
+    return max(candidates, key=lambda lang: _mean_zipf(found, lang))
+
+
+def _latin_others() -> list[str]:
+    """The languages written in Latin letters that have no data file here, which a
+    question is told apart from English by (see ``scripts.yaml``)."""
+    return list(_scripts()["latin"])
+
+
+@cache
+def _scripts() -> dict[str, Any]:
+    return yaml.safe_load((HERE / "scripts.yaml").read_text(encoding="utf-8"))
+
+
+def language_name(code: str) -> str:
+    """The English name of the language ``code`` (``scripts.yaml``), or the code."""
+    return str(_scripts()["names"].get(code, code))
+
+
+#: How a question's language is read: ``full`` (English and Chinese: their own question
+#: grammar, word cuts and frames), ``lists`` (a data file of this folder: question words,
+#: joiners, pronouns), or ``generic`` (no data: split at question marks and cut into
+#: words and character n-grams, which can still answer but reads the question less well).
+SERVED = ("full", "lists", "generic")
+
+
+def served(code: str) -> str:
+    """How a question in the language ``code`` is read (see :data:`SERVED`)."""
+    if code in ("en", "zh"):
+        return "full"
+    return "lists" if language(code) is not None else "generic"
 
 
 def _mean_zipf(found: list[str], lang: str) -> float:
@@ -135,16 +213,36 @@ def _mean_zipf(found: list[str], lang: str) -> float:
 
 
 def question_language(question: str) -> Language | None:
-    """The data of the language ``question`` is written in, when it has a file here."""
-    return language(text_language(question))
+    """The data of the language ``question`` is written in: its file here, or for a
+    language with none that wordfreq knows, only its function words (see
+    :func:`generic`); None for English, Chinese and any other language."""
+    code = text_language(question)
+    return language(code) or generic(code)
+
+
+@cache
+def generic(code: str) -> Language | None:
+    """What is known of a language with no file here: nothing but its most common words
+    (wordfreq's list), which say nothing of what a question asks (None when wordfreq
+    does not know it, and for English, Chinese and Japanese, whose words are read by
+    their own rules)."""
+    from wordfreq import available_languages
+
+    if code in ("en", "zh", "ja") or code not in available_languages():
+        return None
+    return Language(code=code, name=language_name(code))
 
 
 __all__ = [
     "FUNCTION_WORDS",
     "LANGUAGE_MARGIN",
     "LATIN_LANGUAGES",
+    "SERVED",
     "Language",
+    "generic",
     "language",
+    "language_name",
     "question_language",
+    "served",
     "text_language",
 ]

@@ -18,7 +18,8 @@ from dataclasses import dataclass, field, replace
 from urllib.parse import quote
 
 from research.labels import LABELS, SOURCES_HEADINGS, label
-from research.text import CJK_CLASS, language
+from research.lang import text_language
+from research.text import CJK_CLASS, HANGUL_CLASS, KANA_CLASS, language
 from subagents.evidence import EvidenceItem
 from subagents.secrets import scrub
 from subagents.untrusted import neutralise, wrap
@@ -31,7 +32,7 @@ from .sources import Material
 from .visible import visible
 from .writer import close_cjk_gaps, shape
 
-_CJK = re.compile(rf"[{CJK_CLASS}\u3040-\u30ff\uac00-\ud7af]")
+_CJK = re.compile(rf"[{CJK_CLASS}{KANA_CLASS}{HANGUL_CLASS}]")
 _LATIN = re.compile(r"[A-Za-z]")
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=\S)|(?<=[。！？])")
 
@@ -236,7 +237,11 @@ class Report:
 
 
 def detect_lang(text: str) -> str:
-    """``zh`` when CJK characters make up a fair share of the letters, else ``en``."""
+    """``zh`` when CJK characters make up a fair share of the letters, else ``en`` (for
+    Korean and Japanese too: a report has labels in English and Chinese only, and
+    Chinese labels would read as another language to them)."""
+    if text_language(text) in ("ja", "ko"):
+        return "en"
     cjk = len(_CJK.findall(text))
     latin = len(_LATIN.findall(text))
     return "zh" if cjk and cjk * 3 >= latin else "en"
@@ -337,6 +342,8 @@ def language_mark(text: str, lang: str) -> str:
     is quoted as written: ``（英文）`` in a Chinese report, `` (in Chinese)`` in an English
     one; empty for a quote in the report's language (or one without letters)."""
     said = language(text)
+    if text_language(text) in ("ja", "ko"):  # a report on a question in them is not marked
+        return ""
     if said == lang or not re.search(r"[^\W\d_]", text) or lang not in LABELS:
         return ""
     return in_brackets(LABELS[lang][f"in_{said}"], lang)

@@ -41,6 +41,7 @@ from host.config import FORMATS, ConfigError, parse_formats
 from host.durability.runs import RunDetail, RunNotFound, find_run, list_runs, read_run
 
 from .documents import Quoted, inputs_used, linked_report, quoted, safe_file, stored_meta
+from .live import TOOL_WORDS
 from .reading import InlineReport, inline_report, rendered, sanitise, stored_page
 from .runner import Job, Runner
 from .security import DOCUMENT_CSP, Guard, GuardMiddleware, check_csrf, whole_number
@@ -52,13 +53,7 @@ templates = Jinja2Templates(directory=str(HERE / "templates"))
 #: The tools a run may be asked to put to the user before each call.
 ASKABLE = ("http_download", "write_file", "delete_file", "browser_type", "browser_click")
 #: What each tool one may be asked about does, as the start form names it.
-ASK_LABELS = {
-    "http_download": "downloading a file",
-    "write_file": "writing a file",
-    "delete_file": "deleting a file",
-    "browser_type": "typing into a page",
-    "browser_click": "clicking on a page",
-}
+ASK_LABELS = TOOL_WORDS
 DOWNLOADS = {
     "md": "text/markdown",
     "html": "text/html",
@@ -202,7 +197,9 @@ class App:
         job = self.runner.jobs.get(request.path_params["job"])
         if job is None:
             return self.error(request, 404, "There is no such run in this server.")
-        return self.page(request, "job.html", job=job, position=self.runner.position(job))
+        waiting = bool(job.pending) and not job.done
+        position = self.runner.position(job)
+        return self.page(request, "job.html", job=job, position=position, waiting=waiting)
 
     async def job_events(self, request: Request) -> Response:
         job = self.runner.jobs.get(request.path_params["job"])
@@ -247,32 +244,27 @@ class App:
         return self._answered(request, f"/jobs/{job.id}", {"ok": True})
 
     async def job_answer(self, request: Request) -> Response:
-        """An approval decision or a reviewed plan; only the first answer counts."""
+        """An approval decision or a reviewed plan; only the first answer counts. An
+        approval with ``always`` allows its tool for the rest of the run."""
         job = self.runner.jobs.get(request.path_params["job"])
         form = await self.form(request)
         if job is None or form is None:
             return self.error(request, 403 if job else 404, "The form is out of date.")
         ask = whole_number(str(form.get("ask") or "")) or 0
         question = job.pending.get(ask)
-        answer: dict[str, Any] = {}
         if question is not None and question.get("type") == "plan_review":
             text = str(form.get("parts") or "")
             answer = {"parts": [line.strip() for line in text.splitlines() if line.strip()]}
         elif question is not None:
-            action = str(form.get("action") or "")
-            if action not in ("approve", "reject", "edit"):
-                return self.error(request, 400, "Choose approve, reject or edit.")
-            answer = {"action": action, "reason": str(form.get("reason") or "")[:500]}
-            if action == "edit":
-                try:
-                    answer["arguments"] = json.loads(str(form.get("arguments") or ""))
-                except ValueError:
-                    return self.error(request, 400, "The edited arguments are not JSON.")
+            answer, wrong = _decision(form)
+            if wrong:
+                return self.error(request, 400, wrong)
+            if answer.get("always"):
+                done = job.allow(ask)
+                return self._answered(request, f"/jobs/{job.id}", *_said(done))
         if question is None or not job.answer(ask, answer):
-            return self._answered(
-                request, f"/jobs/{job.id}", {"ok": False, "said": "already answered"}, 409
-            )
-        return self._answered(request, f"/jobs/{job.id}", {"ok": True})
+            return self._answered(request, f"/jobs/{job.id}", *_said(False))
+        return self._answered(request, f"/jobs/{job.id}", *_said(True))
 
     @staticmethod
     def _answered(request: Request, back: str, data: dict[str, Any], status: int = 200) -> Response:
@@ -430,6 +422,27 @@ class App:
         )
         response.headers["cache-control"] = "no-store"
         return response
+
+
+def _decision(form: Any) -> tuple[dict[str, Any], str]:
+    """The approval decision a form sends, or what is wrong with it."""
+    action = str(form.get("action") or "")
+    if action not in ("approve", "reject", "edit"):
+        return {}, "Choose approve, reject or edit."
+    answer: dict[str, Any] = {"action": action, "reason": str(form.get("reason") or "")[:500]}
+    if action == "approve" and form.get("always") == "on":
+        answer["always"] = True
+    if action == "edit":
+        try:
+            answer["arguments"] = json.loads(str(form.get("arguments") or ""))
+        except ValueError:
+            return {}, "The edited arguments are not JSON."
+    return answer, ""
+
+
+def _said(done: bool) -> tuple[dict[str, Any], int]:
+    """What an answer's JSON reply says, and its status: refused when it came late."""
+    return ({"ok": True}, 200) if done else ({"ok": False, "said": "already answered"}, 409)
 
 
 def _report_file(folder: Path, detail: RunDetail, fmt: str) -> Path | None:

@@ -22,6 +22,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from .live import TOOL_WORDS, readable_arguments
+
 #: The project's root (where ``host`` and ``webapp`` are), for the workers' import path.
 ROOT = Path(__file__).resolve().parent.parent
 #: Seconds a stopped worker gets to write its partial report before it is killed.
@@ -61,6 +63,8 @@ class Job:
     pending: dict[int, dict[str, Any]] = field(default_factory=dict)
     errors: list[str] = field(default_factory=list)
     proc: asyncio.subprocess.Process | None = None
+    #: tools the user allowed for the rest of the run: their calls are approved unasked
+    allowed: set[str] = field(default_factory=set)
     stop_asked: int = 0
     #: the worker's run has started (it takes a stop as Ctrl-C from then on)
     live: bool = False
@@ -101,8 +105,33 @@ class Job:
         if question is None or self.proc is None or self.proc.stdin is None:
             return False
         self.proc.stdin.write((json.dumps({**answer, "ask": ask}) + "\n").encode())
-        self.add("answered", {"ask": ask, "action": answer.get("action", "plan")})
+        told = {"ask": ask, "action": answer.get("action", "plan")}
+        if answer.get("always"):
+            told |= {"always": True, "tool": question.get("tool"), "words": question.get("words")}
+        self.add("answered", told)
         return True
+
+    def allow(self, ask: int) -> bool:
+        """Approve call ``ask`` and every call of its tool after it in this run: those
+        waiting now are answered too, and later ones are approved without asking (see
+        :meth:`Runner.take_approval`). False when ``ask`` is not a waiting approval."""
+        question = self.pending.get(ask)
+        if question is None or question.get("type") != "approval":
+            return False
+        tool = str(question.get("tool"))
+        self.allowed.add(tool)
+        waiting = [a for a, q in self.pending.items() if a != ask and q.get("tool") == tool]
+        answered = self.answer(ask, allowed_answer(question))
+        for other in waiting:
+            self.answer(other, allowed_answer(self.pending[other]))
+        return answered
+
+
+def allowed_answer(question: dict[str, Any]) -> dict[str, Any]:
+    """The answer to an approval of a tool the user allowed for the rest of the run."""
+    words = question.get("words") or question.get("tool")
+    reason = f"the user allowed {words} for the rest of this run"
+    return {"action": "approve", "always": True, "reason": reason}
 
 
 #: Runs that may wait for a free slot; one more is refused (see :class:`QueueFull`).
@@ -257,13 +286,30 @@ class Runner:
                 if job.stop_asked:
                     self._signal(job)
             job.add("progress", {k: v for k, v in message.items() if k != "type"})
-        elif kind in ("approval", "plan_review"):
+        elif kind == "approval":
+            self.take_approval(job, message)
+        elif kind == "plan_review":
             ask = int(message.get("ask", 0))
             job.pending[ask] = message
             job.add(kind, {k: v for k, v in message.items() if k != "type"})
         elif kind == "failed":
             return str(message.get("reason", "failed"))
         return ""
+
+    @staticmethod
+    def take_approval(job: Job, message: dict[str, Any]) -> None:
+        """A call the run asks about: shown in the page with its tool in words and its
+        arguments as name and value, or approved at once when the user allowed its tool
+        for the rest of the run (a call asked before the worker heard of it)."""
+        ask = int(message.get("ask", 0))
+        tool = str(message.get("tool", ""))
+        message = {**message, "words": TOOL_WORDS.get(tool, tool)}
+        message["shown"] = readable_arguments(message.get("arguments"))
+        job.pending[ask] = message
+        if tool in job.allowed:
+            job.answer(ask, allowed_answer(message))
+            return
+        job.add("approval", {k: v for k, v in message.items() if k != "type"})
 
     async def _errors(self, job: Job, proc: asyncio.subprocess.Process) -> None:
         assert proc.stderr is not None

@@ -26,6 +26,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import IO, Any
 
+from webapp.live import Tally
 from webapp.runner import plain_reason
 
 #: The events after which the parts' rows are sent again.
@@ -79,7 +80,9 @@ class Channel:
 
 class Watcher:
     """An ``on_event`` callback: the CLI's :class:`~host.cli.progress.Progress` (piped, one
-    line an event) whose lines and per-part counts are sent to the server."""
+    line an event) for the lines of the feed and what each task is doing, and a
+    :class:`~webapp.live.Tally` for the figures (see :mod:`webapp.live`), sent to the
+    server."""
 
     def __init__(self, channel: Channel) -> None:
         from rich.console import Console
@@ -93,23 +96,29 @@ class Watcher:
         )
         self.progress = Progress(console=console, live=False)
         self.host: Any = None
+        self.tally: Tally | None = None
+
+    def attach(self, host: Any) -> None:
+        """Count the run of ``host``: its page registry and its rounds per part."""
+        self.host = host
+        self.tally = Tally(host.settings.max_rounds, host.ledger.pages)
 
     def __call__(self, kind: str, data: dict[str, Any]) -> None:
         self.progress(kind, data)
+        if self.tally is not None:
+            self.tally(kind, data)
         message: dict[str, Any] = {"type": "event", "kind": kind}
-        text = self.buffer.getvalue()
-        self.buffer.seek(0)
-        self.buffer.truncate()
-        lines = [line for line in text.splitlines() if line.strip()]
+        lines = self._lines(kind)
         if lines:
             message["lines"] = lines
         if kind == "run_start":
             run = data["run"]
             message["run"] = {"id": run.id, "path": str(run.path)}
-        if kind in PART_EVENTS:
-            message["parts"] = self.parts()
-            message["pages"] = self.progress.pages
-            message["page_budget"] = self.progress.page_budget
+        if kind in PART_EVENTS and self.tally is not None:
+            message["parts"] = self.tally.rows(self.doing())
+            message["pages"] = self.tally.pages
+            message["page_budget"] = self.host.ledger.pages.budget
+            message["steps"] = self.tally.progress()
         if kind in ("coverage", "run_end") and self.host is not None:
             message["tokens"] = tokens(self.host)
         if kind == "run_end":
@@ -125,26 +134,37 @@ class Watcher:
         if len(message) > 2:
             self.channel.send(message)
 
-    def parts(self) -> list[dict[str, Any]]:
-        """Each part's row: status, what it is doing now, pages read, evidence found."""
-        rows = []
-        for part in self.progress.parts.values():
-            steps = [s for s in self.progress.steps.values() if s.part == part.id]
-            rows.append(
-                {
-                    "id": part.id,
-                    "text": part.text,
-                    "status": part.status,
-                    "doing": steps[-1].words if steps else "",
-                    "pages": part.pages,
-                    "evidence": part.evidence,
-                    "sources": part.sources,
-                }
-            )
-        elsewhere = [s for s in self.progress.steps.values() if s.part is None]
-        if elsewhere:
-            rows.append({"id": "", "text": "", "status": "", "doing": elsewhere[-1].words})
-        return rows
+    def _lines(self, kind: str) -> list[str]:
+        """The feed's lines for one event: the CLI's, but a part's figures said as the
+        page's table says them (its coverage lines are the table's), and any search
+        that failed."""
+        text = self.buffer.getvalue()
+        self.buffer.seek(0)
+        self.buffer.truncate()
+        lines = [line for line in text.splitlines() if line.strip()]
+        if self.tally is None:
+            return lines
+        if kind == "coverage":
+            lines = [self._figures(line) for line in lines]
+        return [*self.tally.failures, *lines]
+
+    def _figures(self, line: str) -> str:
+        """A coverage line (``● q1 answered (62 evidence from 9 sources, 4 pages
+        read)``) with the part's figures as the table shows them."""
+        head, bracket, _ = line.rpartition(" (")
+        part = next((p for p in self.tally.parts.values() if f" {p.id} " in f"{head} "), None)
+        if not bracket or part is None:
+            return line
+        return f"{head} ({part.evidence} evidence kept, {plural(part.pages, 'page')} read)"
+
+    def doing(self) -> dict[str | None, str]:
+        """What the latest task of each part (and of no part, under None) is doing."""
+        return {step.part: step.words for step in self.progress.steps.values()}
+
+
+def plural(count: int, word: str) -> str:
+    """``1 page``, ``2 pages``."""
+    return f"{count} {word}{'s' * (count != 1)}"
 
 
 def tokens(host: Any) -> dict[str, Any]:
@@ -160,10 +180,15 @@ def tokens(host: Any) -> dict[str, Any]:
 
 
 def approver(channel: Channel) -> Callable[[str, str, dict[str, Any]], Awaitable[Any]]:
-    """The Host's ``ask``: the decision comes from the page."""
+    """The Host's ``ask``: the decision comes from the page. A tool the user allowed
+    for the rest of the run is approved without asking again."""
     from host.orchestration.approval import Decision
 
+    allowed: dict[str, str] = {}
+
     async def ask(stage: str, tool: str, arguments: dict[str, Any]) -> Decision:
+        if tool in allowed:
+            return Decision("approve", allowed[tool])
         answer = await channel.ask(
             {"type": "approval", "stage": stage, "tool": tool, "arguments": arguments}
         )
@@ -171,6 +196,8 @@ def approver(channel: Channel) -> Callable[[str, str, dict[str, Any]], Awaitable
         edited = answer.get("arguments") if action == "edit" else None
         if action == "edit" and not isinstance(edited, dict):
             action, edited = "reject", None
+        if action == "approve" and answer.get("always"):
+            allowed[tool] = str(answer.get("reason") or "allowed for the rest of this run")
         return Decision(action, str(answer.get("reason", "")), edited)
 
     return ask
@@ -270,7 +297,7 @@ async def run(job: dict[str, Any], channel: Channel) -> int:
         if job.get("review_plan") and folder is None:
             human["review_plan"] = plan_reviewer(channel)
         host = Host(settings, make_brain(settings.model), on_event=watcher, **human)
-        watcher.host = host
+        watcher.attach(host)
         loop = asyncio.get_running_loop()
         loop.add_signal_handler(signal.SIGINT, host.interrupt.request)
         try:

@@ -12,9 +12,18 @@
   const partsBody = document.querySelector("#parts tbody");
   const state = document.getElementById("state");
   const asks = document.getElementById("asks");
+  const ENDED = ["finished", "stopped", "failed", "cancelled"];
+  const WAITING = "(waiting) ";
+  const baseTitle = document.title.startsWith(WAITING) ? document.title.slice(WAITING.length) : document.title;
+  const question = document.querySelector("h1.question").textContent;
   let last = 0;
   let seen = 0;
   let source = null;
+  let runState = state.textContent.trim();
+  const pending = new Map(); // ask number -> "approval" or "plan_review", until answered
+  const clock = { offset: 0, start: null, planned: null, end: null, timer: null };
+  let steps = null;
+  let note = null;
 
   function el(tag, attrs, text) {
     const node = document.createElement(tag);
@@ -29,26 +38,122 @@
     feed.appendChild(item);
   }
 
-  function showParts(parts) {
-    partsBody.replaceChildren();
-    for (const p of parts) {
-      const row = el("tr", { "data-part": p.id || "other" });
-      const name = el("td");
-      if (p.id) {
-        name.appendChild(el("span", { class: "mono" }, p.id + " "));
-        name.appendChild(document.createTextNode(p.text));
-      } else {
-        name.appendChild(el("span", { class: "muted" }, "other work"));
-      }
-      const status = el("td", { "data-label": "Status" });
-      if (p.status) status.appendChild(el("span", { class: "state state-" + p.status.replace(/ /g, "-"), "data-status": p.status }, p.status));
-      const figure = (label, value) =>
-        p.id ? el("td", { class: "num", "data-label": label }, String(value || 0)) : el("td", { class: "num" });
-      row.append(name, status, el("td", { class: "doing" }, p.doing || ""),
-        figure("Pages", p.pages), figure("Evidence", p.evidence));
-      partsBody.appendChild(row);
-    }
+  // -- the run's status: its state, or "waiting for you" while a question waits ------
+
+  function ended() {
+    return ENDED.includes(runState);
   }
+
+  function showState() {
+    const waiting = pending.size > 0 && !ended();
+    const word = waiting ? "waiting for you" : runState;
+    state.textContent = word;
+    state.className = "state state-" + word.replace(/ /g, "-");
+    root.dataset.waiting = String(waiting);
+    document.title = (waiting ? WAITING : "") + baseTitle;
+    notify(waiting);
+  }
+
+  // A notification while the run waits and the page is hidden, if the user allowed them;
+  // closed once the run goes on.
+  function notify(waiting) {
+    if (!waiting) {
+      if (note) note.close();
+      note = null;
+      return;
+    }
+    if (note || document.visibilityState !== "hidden") return;
+    if (!("Notification" in window) || Notification.permission !== "granted") return;
+    note = new Notification("Quartet is waiting for you", { body: question, tag: "quartet-" + jobId });
+    note.addEventListener("click", () => window.focus());
+  }
+
+  function offerNotifications() {
+    const offer = document.getElementById("notify-offer");
+    const can = "Notification" in window && Notification.permission === "default";
+    offer.hidden = !can || ended();
+  }
+
+  // -- parts -------------------------------------------------------------------------
+
+  function failedSearches(failed) {
+    const list = el("ul", { class: "failed" });
+    for (const f of failed) {
+      const item = el("li", { "data-source": f.source });
+      item.appendChild(el("strong", {}, "Search on " + f.source + " failed: "));
+      item.appendChild(document.createTextNode(f.reason + (f.query ? " (“" + f.query + "”)" : "")));
+      list.appendChild(item);
+    }
+    return list;
+  }
+
+  function partRow(p) {
+    const row = el("tr", { "data-part": p.id || "other" });
+    const name = el("td");
+    if (p.id) {
+      name.appendChild(el("span", { class: "mono" }, p.id + " "));
+      name.appendChild(document.createTextNode(p.text));
+      if (p.failed && p.failed.length) name.appendChild(failedSearches(p.failed));
+    } else {
+      name.appendChild(el("span", { class: "muted" }, "other work"));
+    }
+    const status = el("td", { "data-label": "Status" });
+    if (p.status) status.appendChild(el("span", { class: "state state-" + p.status.replace(/ /g, "-"), "data-status": p.status }, p.status));
+    const figure = (label, value, shown) =>
+      shown ? el("td", { class: "num", "data-label": label }, String(value || 0)) : el("td", { class: "num" });
+    row.append(name, status, el("td", { class: "doing" }, p.doing || ""),
+      figure("Pages read", p.pages, p.id || p.pages), figure("Evidence kept", p.evidence, p.id));
+    return row;
+  }
+
+  function showParts(parts) {
+    partsBody.replaceChildren(...parts.map(partRow));
+  }
+
+  // -- progress: steps of the plan done, time taken, time left (an estimate) --------------
+
+  function duration(seconds) {
+    const s = Math.max(0, Math.round(seconds));
+    if (s < 60) return s + " s";
+    const m = Math.floor(s / 60);
+    return m + " min " + String(s % 60).padStart(2, "0") + " s";
+  }
+
+  function now() {
+    return clock.end !== null ? clock.end : (Date.now() + clock.offset) / 1000;
+  }
+
+  function showProgress() {
+    const bar = document.getElementById("progress-bar");
+    const told = document.getElementById("progress-value");
+    const elapsed = clock.start !== null ? now() - clock.start : null;
+    document.getElementById("elapsed").textContent = elapsed === null ? "" : duration(elapsed) + " taken";
+    let left = "";
+    if (!steps && runState === "finished") steps = { done: 1, total: 1 }; // a replay: no plan
+    if (steps && steps.total) {
+      const percent = Math.round((100 * steps.done) / steps.total);
+      bar.setAttribute("aria-valuenow", String(percent));
+      document.getElementById("progress-fill").style.width = percent + "%";
+      told.textContent = percent + "%";
+      const since = clock.planned !== null ? now() - clock.planned : null;
+      if (!ended() && steps.done > 0 && steps.done < steps.total && since !== null) {
+        left = "about " + duration((since * (steps.total - steps.done)) / steps.done) + " left";
+      }
+      bar.setAttribute("aria-valuetext", percent + "%" + (left ? ", " + left : ""));
+    }
+    document.getElementById("estimate").textContent = left;
+  }
+
+  function tick() {
+    if (clock.timer === null && !ended()) clock.timer = setInterval(showProgress, 1000);
+    if (clock.timer !== null && ended()) {
+      clearInterval(clock.timer);
+      clock.timer = null;
+    }
+    showProgress();
+  }
+
+  // -- questions: approvals (in one card) and the plan --------------------------------
 
   function post(path, fields) {
     const body = new FormData();
@@ -58,30 +163,85 @@
       .then((r) => r.json().then((data) => ({ status: r.status, data })));
   }
 
-  function approvalCard(ask, data) {
-    const card = el("form", { class: "card ask", "data-ask": String(ask), "aria-label": "Approval" });
-    card.appendChild(el("h2", {}, "Approve this call?"));
-    card.appendChild(el("p", {}, data.stage + " wants to call " + data.tool + " with:"));
-    const args = el("textarea", { rows: "4", name: "arguments", "aria-label": "Arguments (JSON)" });
-    args.value = JSON.stringify(data.arguments, null, 2);
-    const reason = el("input", { name: "reason", placeholder: "Reason (for a rejection)", "aria-label": "Reason" });
-    card.append(args, reason);
-    const buttons = el("p", { class: "buttons" });
-    for (const action of ["approve", "reject", "edit"]) {
-      const b = el("button", { type: "button", "data-action": action, class: action === "approve" ? "" : "secondary" },
-        action === "edit" ? "Approve with these arguments" : action[0].toUpperCase() + action.slice(1));
-      b.addEventListener("click", () => {
-        const fields = { ask: String(ask), action, reason: reason.value };
-        if (action === "edit") fields.arguments = args.value;
-        post("/jobs/" + jobId + "/answer", fields).then((r) => {
-          if (r.status !== 200) card.querySelector(".said").textContent = "Already answered.";
-        });
-      });
-      buttons.appendChild(b);
+  function approvalGroup() {
+    let group = document.getElementById("approvals");
+    if (!group) {
+      group = el("section", { class: "card ask-group", id: "approvals", "aria-labelledby": "approvals-h" });
+      group.append(el("h2", { id: "approvals-h" }), el("ul", { class: "approval-list" }));
+      asks.prepend(group);
     }
-    card.append(buttons, el("p", { class: "said muted", role: "status" }));
-    asks.appendChild(card);
-    card.querySelector("button").focus();
+    return group;
+  }
+
+  function countApprovals() {
+    const group = document.getElementById("approvals");
+    if (!group) return;
+    const n = group.querySelectorAll(".ask[data-ask]").length;
+    if (!n) return group.remove();
+    group.querySelector("h2").textContent = n === 1 ? "A call waits for your approval" : n + " calls wait for your approval";
+  }
+
+  function argumentList(shown) {
+    const list = el("dl", { class: "args" });
+    for (const [key, value] of shown || []) list.append(el("dt", {}, key), el("dd", {}, value));
+    return list;
+  }
+
+  // Fields to change the call's text arguments; the others are kept as they are.
+  function argumentEditor(ask, args) {
+    const edit = el("details", { class: "edit" });
+    edit.appendChild(el("summary", {}, "Change the arguments"));
+    const fields = {};
+    for (const [key, value] of Object.entries(args || {})) {
+      if (typeof value !== "string") continue;
+      const id = "arg-" + ask + "-" + key;
+      fields[key] = el("input", { id, name: key });
+      fields[key].value = value;
+      edit.append(el("label", { for: id }, key), fields[key]);
+    }
+    const edited = () => JSON.stringify(Object.assign({}, args, Object.fromEntries(
+      Object.entries(fields).map(([k, input]) => [k, input.value]))));
+    return { edit, edited };
+  }
+
+  function approvalItem(ask, data) {
+    const words = data.words || data.tool;
+    const item = el("li", { class: "ask approval", "data-ask": String(ask), "data-tool": data.tool, "aria-label": "Approve " + words });
+    const head = el("p", { class: "asked" });
+    head.append(el("strong", { class: "words" }, words[0].toUpperCase() + words.slice(1)),
+      document.createTextNode(", asked by the " + data.stage + " task:"));
+    const { edit, edited } = argumentEditor(ask, data.arguments);
+    const reason = el("input", { name: "reason", placeholder: "Reason (for a rejection)", "aria-label": "Reason" });
+    const said = el("p", { class: "said muted", role: "status" });
+    const buttons = el("p", { class: "buttons" });
+    const choices = [["approve", "Approve"], ["always", "Allow " + words + " for the rest of this run"], ["reject", "Reject"]];
+    for (const [action, label] of choices) {
+      buttons.appendChild(el("button", { type: "button", "data-action": action, class: action === "approve" ? "" : "secondary" }, label));
+    }
+    const change = el("button", { type: "button", "data-action": "edit", class: "secondary" }, "Approve with these arguments");
+    edit.appendChild(el("p", { class: "buttons" })).appendChild(change);
+    item.append(head, argumentList(data.shown), edit, reason, buttons, said);
+    item.addEventListener("click", (ev) => {
+      const button = ev.target.closest("button[data-action]");
+      if (!button) return;
+      const action = button.dataset.action;
+      const fields = { ask: String(ask), action: action === "always" ? "approve" : action, reason: reason.value };
+      if (action === "always") fields.always = "on";
+      if (action === "edit") fields.arguments = edited();
+      post("/jobs/" + jobId + "/answer", fields).then((r) => {
+        if (r.status !== 200) said.textContent = "Already answered.";
+      });
+    });
+    return item;
+  }
+
+  function approvalCard(ask, data) {
+    const group = approvalGroup();
+    const focused = asks.contains(document.activeElement);
+    const item = approvalItem(ask, data);
+    group.querySelector(".approval-list").appendChild(item);
+    countApprovals();
+    if (!focused) item.querySelector("button").focus();
   }
 
   function planCard(ask, data) {
@@ -105,13 +265,17 @@
 
   const handlers = {
     state(id, data) {
-      state.textContent = data.state;
-      state.className = "state state-" + data.state;
+      runState = data.state;
+      if (data.state === "running" && clock.start === null) clock.start = data.at;
       line(id, "Run " + data.state + (data.reason ? ": " + data.reason : ""), "state-line");
-      if (["finished", "stopped", "failed", "cancelled"].includes(data.state)) {
+      if (ended()) {
+        clock.end = data.at;
         document.getElementById("stop-form").hidden = true;
+        const empty = partsBody.querySelector("tr.empty td");
+        if (empty) empty.textContent = "The run ended before it made a plan.";
         showResult();
       }
+      offerNotifications();
     },
     run(id, data) {
       const link = document.getElementById("run-link");
@@ -120,6 +284,10 @@
     progress(id, data) {
       for (const text of data.lines || []) line(id, text, "line");
       if (data.parts) showParts(data.parts);
+      if (data.steps && data.steps.total) {
+        if (clock.planned === null) clock.planned = data.at;
+        steps = data.steps;
+      }
       if (data.pages !== undefined) {
         document.getElementById("pages").textContent =
           data.pages + (data.page_budget ? " of " + data.page_budget : "") + " pages read";
@@ -130,12 +298,23 @@
         document.getElementById("tokens").textContent = told;
       }
     },
-    approval(id, data) { line(id, "Asks to call " + data.tool + ": waiting for you"); approvalCard(data.ask, data); },
-    plan_review(id, data) { line(id, "The plan waits for your review"); planCard(data.ask, data); },
+    approval(id, data) {
+      line(id, "Asks before " + (data.words || data.tool) + ": waiting for you");
+      pending.set(data.ask, "approval");
+      approvalCard(data.ask, data);
+    },
+    plan_review(id, data) {
+      line(id, "The plan waits for your review");
+      pending.set(data.ask, "plan_review");
+      planCard(data.ask, data);
+    },
     answered(id, data) {
-      line(id, data.action === "plan" ? "Plan reviewed" : "Answered: " + data.action);
+      if (data.always) line(id, "Allowed for the rest of this run: " + (data.words || data.tool));
+      else line(id, data.action === "plan" ? "Plan reviewed" : "Answered: " + data.action);
+      pending.delete(data.ask);
       const card = asks.querySelector('[data-ask="' + data.ask + '"]');
       if (card) card.remove();
+      countApprovals();
     },
     stopping(id, data) {
       const now = data && data.count > 1;
@@ -152,7 +331,11 @@
         if (!id || id <= last) return; // shown already
         last = id;
         seen += 1;
-        handle(id, JSON.parse(ev.data));
+        const data = JSON.parse(ev.data);
+        if (typeof data.at === "number") clock.offset = data.at * 1000 - Date.now();
+        handle(id, data);
+        showState();
+        tick();
         root.dataset.last = String(last);
         root.dataset.seen = String(seen);
       });
@@ -165,6 +348,11 @@
     const now = ev.submitter && ev.submitter.id === "stop-now";
     post("/jobs/" + jobId + "/stop", now ? { now: "on" } : {});
   });
+  document.getElementById("notify").addEventListener("click", () => {
+    Notification.requestPermission().then(offerNotifications);
+  });
+  document.addEventListener("visibilitychange", showState);
+  offerNotifications();
   listen();
 })();
 

@@ -447,6 +447,36 @@ def has_quantity(text: str) -> bool:
     return bool(_BARE_COUNT.search(said) or _NUMBER_WORD.search(said) or quantities(said))
 
 
+#: A question that asks how often (a number of times in a span of time, or a word that
+#: says how frequent).
+ASKS_FREQUENCY = re.compile(
+    r"\bhow (?:often|frequently)\b|\bwith what frequency\b|多久一次|多长时间一次|频率|多常",
+    re.I,
+)
+#: How often something happens: "every five years", "twice a year", "three times per
+#: season", "annually", "rarely"; 每年, 每隔, 一年一次, 两次, 经常, 很少.
+_FREQUENCY = re.compile(
+    r"\bevery\s+(?:\w+\s+){0,2}\w+|\beach\s+(?:year|month|week|day|hour|decade|century|season)"
+    r"|\b(?:once|twice|thrice|(?:\w+|\d+)\s+times)\s+(?:a|an|per|each|every|in)\b"
+    r"|\b(?:annually|yearly|biennially|monthly|weekly|daily|nightly|hourly|quarterly"
+    r"|rarely|seldom|often|frequently|occasionally|regularly|periodically|constantly"
+    r"|continuously|always|never|sometimes|usually)\b"
+    r"|每(?:年|月|周|星期|天|日|晚|小时|隔|届|季|次)|[一二两三四五六七八九十\d]+(?:年|月|周|天|日)一次"
+    r"|[一二两三四五六七八九十\d]+次|经常|很少|偶尔|定期|不定期|频繁|常常|时常|一年一度",
+    re.I,
+)
+
+
+def asks_frequency(question: str) -> bool:
+    """Whether a question asks how often."""
+    return bool(ASKS_FREQUENCY.search(question))
+
+
+def has_frequency(text: str) -> bool:
+    """Whether ``text`` says how often something happens (see :data:`_FREQUENCY`)."""
+    return bool(_FREQUENCY.search(plain(text)))
+
+
 # -- pointing back ---------------------------------------------------------------------
 
 _LEANING_START = re.compile(

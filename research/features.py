@@ -30,9 +30,11 @@ from .aboutness import (
 )
 from .document import Document
 from .facts import (
+    asks_frequency,
     counted_in,
     has_count,
     has_date,
+    has_frequency,
     has_quantity,
     has_span,
     opens_leaning,
@@ -349,9 +351,10 @@ def answer_type_bonus(focus: Focus, text: str) -> float:
 
 
 def gives_number(focus: Focus, text: str) -> bool:
-    """Whether a sentence gives the number a "how many" part asks for: one counted as the
-    question counts (两所 for 多少所大学, not 一年) when a Chinese question says how,
-    else any quantity the question does not give itself."""
+    """Whether a sentence gives the number a "how many" part asks for: how often for a
+    part that asks how often ("every five years", "rarely"; never any number, "two
+    pence"), one counted as the question counts (两所 for 多少所大学, not 一年) when a
+    Chinese question says how, else any quantity the question does not give itself."""
     return _gives_number_to(focus.text, text)
 
 
@@ -359,6 +362,8 @@ def gives_number(focus: Focus, text: str) -> bool:
 def _gives_number_to(question: str, text: str) -> bool:
     """:func:`gives_number` by the part's text: :func:`~research.relevance.assess` asks it
     for its penalty and :func:`answer_type_bonus` for its bonus, for the same sentence."""
+    if asks_frequency(question):  # "how often": a frequency, not any number
+        return has_frequency(new_to(question, plain(text)))
     measure = counted_in(question)
     if measure:
         return has_count(text, measure)

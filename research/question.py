@@ -229,6 +229,8 @@ def question_kind(text: str) -> str:
         # a measure asked for by its name: "what is the population of", "the length of"
         r"|\b(?:what|which) (?:is|was|are|were) the (?:population|number|size|length|height"
         r"|width|depth|area|distance|amount|total|percentage|cost|price)\b"
+        # a price asked by its verb: "what did the bridge cost (to build)"
+        r"|\bwhat (?:did|does|do|will|would) (?:\S+ ){1,8}?cost\b"
         r"|多少|多长|多大|多远|多高|多久|几",
         low,
     ):

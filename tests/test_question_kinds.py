@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import pytest
 
+from research.features import gives_number
 from research.plan import offline_plan
 
 #: kind → (question, the parts' count, words every query of each part names (one tuple
@@ -112,3 +113,39 @@ def test_a_list_question_searches_for_the_kind_of_thing_it_lists() -> None:
     assert "towns" in queries[0].split()
     queries = offline_plan("What company built the Varn bridge?").subquestions[0].queries
     assert "company" in queries[0].split()
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "What did the Orvald Bridge cost?",
+        "What did the Belis Tower cost to build?",
+        "What does a ferry ticket to Kelm cost?",
+    ],
+)
+def test_a_price_asked_by_its_verb_asks_for_a_number(question: str) -> None:
+    plan = offline_plan(question)
+    assert [plan.focus(s).kind for s in plan.subquestions] == ["number"]
+
+
+@pytest.mark.parametrize(
+    ("sentence", "answers"),
+    [
+        ("The Orvald geyser erupts every 90 minutes.", True),
+        ("It erupts twice a day in summer.", True),
+        ("The geyser rarely erupts in winter.", True),
+        ("A ticket to see it cost two pence in 1900.", False),  # a number, not how often
+        ("The geyser's column is 30 metres high.", False),
+    ],
+)
+def test_a_part_asking_how_often_takes_a_frequency_not_any_number(
+    sentence: str, answers: bool
+) -> None:
+    plan = offline_plan("How often does the Orvald geyser erupt?")
+    focus = plan.focus(plan.subquestions[0])
+    assert focus.kind == "number"
+    assert gives_number(focus, sentence) is answers
+    zh = offline_plan("奥尔瓦德间歇泉多久一次喷发？")
+    asked = zh.focus(zh.subquestions[0])
+    assert gives_number(asked, "奥尔瓦德间歇泉每隔90分钟喷发一次。")
+    assert not gives_number(asked, "奥尔瓦德间歇泉的水柱高30米。")

@@ -22,6 +22,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import lru_cache
 from itertools import pairwise
+from pathlib import Path
 from typing import Any
 
 #: The CJK ideographs, as the body of a regex character class to compose patterns with
@@ -330,15 +331,25 @@ def _particle_off(word: str) -> str:
     """A Korean word without the particle or verb ending it ends with (the longest
     Korean's data lists, particles first), when :data:`HANGUL_STEM` syllables are
     left."""
-    from .lang import language as language_data
-
-    korean = language_data("ko")
-    if korean is None:
-        return word
-    for ending in (*korean.particles, *korean.endings):
+    for ending in _korean_endings():
         if word.endswith(ending) and len(word) - len(ending) >= HANGUL_STEM:
             return word[: -len(ending)]
     return word
+
+
+@lru_cache(maxsize=1)
+def _korean_endings() -> tuple[str, ...]:
+    """Korean's particles, then its verb endings, each longest first, as its data file
+    (``lang/ko.yaml``) lists them (read here, below the :mod:`research.lang` module that
+    reads the rest of it)."""
+    import yaml
+
+    raw = yaml.safe_load((Path(__file__).parent / "lang" / "ko.yaml").read_text("utf-8"))
+
+    def longest_first(key: str) -> list[str]:
+        return sorted((str(w) for w in raw.get(key, ())), key=len, reverse=True)
+
+    return (*longest_first("particles"), *longest_first("endings"))
 
 
 def is_hangul(word: str) -> bool:

@@ -26,6 +26,7 @@ from host.durability.runs import read_run
 from host.orchestration.guards import ToolCallRecord
 from host.printable import printable
 from research.plan import Plan, SubQuestion
+from subagents.evidence import PageRegistry
 
 LONG_PART = (
     "How was China's Beijing-Hangzhou Grand Canal built, by whom, and when was its first "
@@ -64,14 +65,16 @@ def _plan() -> Plan:
 
 def _events(plan: Plan) -> Iterator[tuple[str, dict[str, Any]]]:
     """A short run: its files read, a page read for q1, the page budget reached, a report
-    task that times out; q1 ends partly answered."""
+    task that times out; q1 ends partly answered with 3 evidence kept."""
+    registry = PageRegistry(budget=24)
     files = NS(id="d1", subagent="file", subquestion=None, status="ok", error=None,
                records=[], seconds=0.2)  # fmt: skip
     pages = NS(id="d2", subagent="browser", subquestion="q1", status="ok", error=None,
                records=[], seconds=9.0)  # fmt: skip
     report = NS(id="d3", subagent="generate", subquestion=None, status="timed out",
                 error="timed out after 120 s; 2 calls kept", records=[], seconds=120.0)  # fmt: skip
-    yield "run_start", {"run": NS(id="20261126-101010-abcdef", path="/runs/20261126-101010-abcdef")}
+    yield "run_start", {"run": NS(id="20261126-101010-abcdef", path="/runs/20261126-101010-abcdef"),
+                        "pages": registry}  # fmt: skip
     yield "plan", {"plan": plan}
     yield "delegation_start", {"delegation": files, "title": "Reading files"}
     finish = ToolCallRecord("file", "generate_response", {}, "", seconds=0.0)
@@ -80,6 +83,7 @@ def _events(plan: Plan) -> Iterator[tuple[str, dict[str, Any]]]:
     yield "delegation_start", {"delegation": pages, "title": "Reading pages"}
     yield "tool_start", {"stage": "browser", "name": "viewer_fetch", "input": {"url": PAGE},
                          "task": "d2"}  # fmt: skip
+    registry.take_page(PAGE)
     read = ToolCallRecord("browser", "viewer_fetch", {"url": PAGE}, "text", seconds=8.4)
     yield "tool", {"record": read, "task": "d2"}
     refused = ToolCallRecord(
@@ -90,9 +94,8 @@ def _events(plan: Plan) -> Iterator[tuple[str, dict[str, Any]]]:
                    "task": "d2"}  # fmt: skip
     yield "delegation_end", {"delegation": pages}
     plan.subquestions[0].status = "partly answered"
-    research = NS(coverage=lambda sub: NS(items=3, sources=2),
-                  ledger=NS(pages=NS(pages=5, budget=24)))  # fmt: skip
-    yield "coverage", {"plan": plan, "research": research}
+    plan.subquestions[0].evidence_ids = ["e1", "e2", "e3"]
+    yield "coverage", {"plan": plan, "research": NS()}
     yield "delegation_start", {"delegation": report, "title": "Writing the report"}
     yield "delegation_end", {"delegation": report}
     plan.subquestions[1].status = "not found"
@@ -117,7 +120,7 @@ def test_piped_progress_is_one_event_a_line_without_ids_or_internal_steps():
     assert any(
         ln.startswith("  ✓ page read: en.wikipedia.org/wiki/Grand_Canal_(China)") for ln in lines
     )
-    assert "  ◑ q1 partly answered (3 evidence from 2 sources, 1 page read)" in lines
+    assert "  ◑ q1 partly answered (3 evidence kept, 1 page read)" in lines
     assert "Writing the report timed out: timed out after 120 s; 2 calls kept" in lines
     assert lines[-1] == "Parts: 1 partly answered, 1 not found (2 parts)"
     text = "\n".join(lines)
@@ -166,7 +169,7 @@ def test_the_live_view_shows_a_row_per_part_with_what_it_does_and_its_pages():
     q1 = next(r for r in rows if r.startswith("q1 "))
     assert "○ pending" in q1 and "reading en.wikipedia.org/wiki/Grand_Canal_(China) (9 s)" in q1
     assert re.search(r"[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏] reading", q1)  # a spinner: the read is alive
-    assert any(r.startswith("q2 Why did the Grand Canal decline?") for r in rows)
+    assert any(r.startswith("q2 decline ") for r in rows)  # labelled by its own word
     assert "d2" not in "\n".join(rows)
     for kind, data in events:
         progress(kind, data)
@@ -175,7 +178,9 @@ def test_the_live_view_shows_a_row_per_part_with_what_it_does_and_its_pages():
     view.print(progress.render())
     rows = _lines(view)
     q1 = next(r for r in rows if r.startswith("q1 "))
-    assert "◑ partly answered" in q1 and q1.rstrip().endswith(" 1")
+    assert re.search(r"◑ partly answered\s+1\s+3$", q1.rstrip())  # 1 page, 3 evidence kept
+    other = next(r for r in rows if r.startswith("other work"))
+    assert other.rstrip().endswith(" 4")  # the rows add up to the total
     assert rows[-1].strip() == "5 of 24 pages read"
     # above the view, only what a reader needs: no tool call
     printed = "\n".join(_lines(con))

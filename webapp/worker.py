@@ -7,9 +7,9 @@ run's events on standard output. Anything else the run prints goes to standard e
 The run itself is the CLI's: the same settings (:func:`host.batch.worker.job_settings`,
 which applies the demo world as ``quartet demo`` does), the same
 :class:`host.orchestration.hub.Host`, and the same :class:`host.cli.progress.Progress`
-turning its events into the readable lines ``quartet run`` prints when piped, and the
-per-part counts of its live view. A stop from the page is a SIGINT to this process, which
-the Host takes as one Ctrl-C.
+turning its events into the readable lines ``quartet run`` prints when piped, and its
+:class:`host.orchestration.live.Tally` counting the figures its live view shows. A stop
+from the page is a SIGINT to this process, which the Host takes as one Ctrl-C.
 """
 
 from __future__ import annotations
@@ -26,7 +26,6 @@ from dataclasses import replace
 from pathlib import Path
 from typing import IO, Any
 
-from webapp.live import Tally
 from webapp.runner import plain_reason
 
 #: The events after which the parts' rows are sent again.
@@ -80,9 +79,9 @@ class Channel:
 
 class Watcher:
     """An ``on_event`` callback: the CLI's :class:`~host.cli.progress.Progress` (piped, one
-    line an event) for the lines of the feed and what each task is doing, and a
-    :class:`~webapp.live.Tally` for the figures (see :mod:`webapp.live`), sent to the
-    server."""
+    line an event) for the lines of the feed and what each task is doing, and its
+    :class:`~host.orchestration.live.Tally` for the figures (the ones the CLI's live view
+    shows), sent to the server."""
 
     def __init__(self, channel: Channel) -> None:
         from rich.console import Console
@@ -96,28 +95,27 @@ class Watcher:
         )
         self.progress = Progress(console=console, live=False)
         self.host: Any = None
-        self.tally: Tally | None = None
+        self.tally = self.progress.tally
 
     def attach(self, host: Any) -> None:
         """Count the run of ``host``: its page registry and its rounds per part."""
         self.host = host
-        self.tally = Tally(host.settings.max_rounds, host.ledger.pages)
+        self.tally.registry = host.ledger.pages
+        self.tally.max_rounds = max(1, int(host.settings.max_rounds))
 
     def __call__(self, kind: str, data: dict[str, Any]) -> None:
         self.progress(kind, data)
-        if self.tally is not None:
-            self.tally(kind, data)
         message: dict[str, Any] = {"type": "event", "kind": kind}
-        lines = self._lines(kind)
+        lines = self._lines()
         if lines:
             message["lines"] = lines
         if kind == "run_start":
             run = data["run"]
             message["run"] = {"id": run.id, "path": str(run.path)}
-        if kind in PART_EVENTS and self.tally is not None:
+        if kind in PART_EVENTS and self.host is not None:
             message["parts"] = self.tally.rows(self.doing())
             message["pages"] = self.tally.pages
-            message["page_budget"] = self.host.ledger.pages.budget
+            message["page_budget"] = self.tally.budget
             message["steps"] = self.tally.progress()
         if kind in ("coverage", "run_end") and self.host is not None:
             message["tokens"] = tokens(self.host)
@@ -134,37 +132,18 @@ class Watcher:
         if len(message) > 2:
             self.channel.send(message)
 
-    def _lines(self, kind: str) -> list[str]:
-        """The feed's lines for one event: the CLI's, but a part's figures said as the
-        page's table says them (its coverage lines are the table's), and any search
-        that failed."""
+    def _lines(self) -> list[str]:
+        """The feed's lines for one event: the CLI's (whose figures are the table's), after
+        any search that failed."""
         text = self.buffer.getvalue()
         self.buffer.seek(0)
         self.buffer.truncate()
         lines = [line for line in text.splitlines() if line.strip()]
-        if self.tally is None:
-            return lines
-        if kind == "coverage":
-            lines = [self._figures(line) for line in lines]
         return [*self.tally.failures, *lines]
-
-    def _figures(self, line: str) -> str:
-        """A coverage line (``● q1 answered (62 evidence from 9 sources, 4 pages
-        read)``) with the part's figures as the table shows them."""
-        head, bracket, _ = line.rpartition(" (")
-        part = next((p for p in self.tally.parts.values() if f" {p.id} " in f"{head} "), None)
-        if not bracket or part is None:
-            return line
-        return f"{head} ({part.evidence} evidence kept, {plural(part.pages, 'page')} read)"
 
     def doing(self) -> dict[str | None, str]:
         """What the latest task of each part (and of no part, under None) is doing."""
         return {step.part: step.words for step in self.progress.steps.values()}
-
-
-def plural(count: int, word: str) -> str:
-    """``1 page``, ``2 pages``."""
-    return f"{count} {word}{'s' * (count != 1)}"
 
 
 def tokens(host: Any) -> dict[str, Any]:

@@ -1,17 +1,24 @@
 """What the user sees while a run works.
 
-On a terminal, one live view: a row per part of the plan with its status, what it is
-doing now (with a spinner and the seconds it has taken so far) and the pages read for it,
-and a line below for the work on no single part (the user's files, the report) with the
-pages read in all. What a reader needs to know at once (a resume, an interrupt, a budget
-reached, a task that failed) is printed above the view.
+On a terminal, one live view: a row per part of the plan, labelled by what tells it
+apart from the other parts (see :mod:`host.cli.part_labels`), with its status, what it
+is doing now (with a spinner and the seconds it has taken so far), the pages read for it
+and the evidence kept for it; a row for the work on no single part (the user's files, the
+report) and the pages no part's task read; and the pages read in all below. What a
+reader needs to know at once (the plan's parts, a resume, an interrupt, a budget reached,
+a task that failed) is printed above the view.
 
 Piped (not a terminal), the same events are written one a line, never wrapped, so that a
 log or ``grep`` reads them. ``--verbose`` adds every task and tool call (their ids, tools
 and times), as the transcript records them.
 
 The statuses and their counts come from the plan, as ``quartet show`` reads them (see
-:func:`host.durability.runs.told_counts`): the numbers printed always match the statuses shown.
+:func:`host.durability.runs.told_counts`): the numbers printed always match the statuses
+shown. The figures (pages read, in all and per part, and the evidence kept per part) are
+counted from the run's events by :class:`host.orchestration.live.Tally`, as the web app's
+live page counts them: what is shown while the run works is what the closing table,
+``run.json`` and ``quartet show`` say afterwards. A page read again from its stored copy
+is no page read.
 
 Text that comes from the user, a plan file, the model or a page (the question, the
 sub-questions, titles, addresses, error messages) goes through
@@ -41,7 +48,9 @@ from ..brains.resilience import describe as describe_calls
 from ..durability.runs import report_archive, told_counts
 from ..orchestration.budget import budget_sentence
 from ..orchestration.guards import ToolCallRecord
+from ..orchestration.live import FINISH, PartState, Tally
 from ..printable import printable, shown
+from .part_labels import part_labels
 
 MARKS = {
     "pending": "[dim]○[/dim]",
@@ -58,12 +67,12 @@ DOING = {
     "file": "reading your files",
     "generate": "writing the report",
 }
-#: The tool every task ends with: an internal step, never shown.
-FINISH = "generate_response"
-#: The tools that read one page (counted as a page read for the task's part).
-PAGE_TOOLS = frozenset({"viewer_fetch", "browser_navigate"})
+#: The tools that open one page (said when piped; a page read is counted by the tally).
+READING_TOOLS = frozenset({"viewer_fetch", "browser_navigate"})
 #: How many characters of a page address or a file name the live view shows.
 TARGET_CHARS = 60
+#: The least characters the live view gives a part's label (a quarter of the width else).
+PART_CHARS = 24
 #: Seconds a step runs before the live view shows how long it has taken.
 SLOW = 2.0
 
@@ -134,18 +143,6 @@ class Step:
         return self.words + (f" ({seconds:.0f} s)" if seconds >= SLOW else "")
 
 
-@dataclass
-class PartView:
-    """One part of the plan as the live view shows it."""
-
-    id: str
-    text: str
-    status: str = "pending"
-    evidence: int = 0
-    sources: int = 0
-    pages: int = 0
-
-
 class Progress:
     """An ``on_event`` callback for :class:`host.orchestration.hub.Host` that shows the run
     with rich.
@@ -174,11 +171,12 @@ class Progress:
         self.statuses: dict[str, str] = {}
         self.hold = hold or (lambda: False)
         self._held: list[tuple[str, dict[str, Any]]] = []
-        self.parts: dict[str, PartView] = {}
+        #: the run's figures: its parts, pages read and evidence kept
+        self.tally = Tally()
+        #: each part's short label, by its id (a part without one shows its text)
+        self.labels: dict[str, str] = {}
         #: what each running task is doing, by task id
         self.steps: dict[str, Step] = {}
-        self.pages = 0
-        self.page_budget: int | None = None
         self._told: set[str] = set()
         self._view: Live | None = None
         self._paused = False
@@ -225,7 +223,13 @@ class Progress:
         self._paused = False
         self._stop_view()
 
+    @property
+    def parts(self) -> dict[str, PartState]:
+        """The plan's parts as the tally counts them, by id."""
+        return self.tally.parts
+
     def _show(self, kind: str, data: dict[str, Any]) -> None:
+        self.tally(kind, data)
         handler = getattr(self, f"_on_{kind}", None)
         if handler is not None:
             handler(data)
@@ -267,15 +271,11 @@ class Progress:
         plan = data["plan"]
         parts = len(plan.subquestions)
         self.say(f"[bold]Plan[/bold] ({shown(plan.planner)}): {parts} part{'s' * (parts != 1)}")
+        self.labels = part_labels(plan) if self.live else {}
         for sub in plan.subquestions:
             self.statuses[sub.id] = sub.status
-            view = self.parts.setdefault(sub.id, PartView(sub.id, sub.text))
-            view.text, view.status = sub.text, sub.status
-            if not self.live or self.verbose:
-                queries = f" [dim]({shown('; '.join(sub.queries))})[/dim]" if self.verbose else ""
-                self.say(
-                    f"  {MARKS.get(sub.status, '?')} {shown(sub.id)} {shown(sub.text)}{queries}"
-                )
+            queries = f" [dim]({shown('; '.join(sub.queries))})[/dim]" if self.verbose else ""
+            self.say(f"  {MARKS.get(sub.status, '?')} {shown(sub.id)} {shown(sub.text)}{queries}")
         self._start_view()
 
     def _on_delegation_start(self, data: dict[str, Any]) -> None:
@@ -295,7 +295,7 @@ class Progress:
             return
         step.words = step_words(step.subagent, name, arguments)
         step.since = time.monotonic()
-        if not self.live and name in PAGE_TOOLS | {"http_download"}:
+        if not self.live and name in READING_TOOLS | {"http_download"}:
             self.say(f"  {shown(step.words)}{self._for(step.part)}")
 
     def _on_tool(self, data: dict[str, Any]) -> None:
@@ -306,9 +306,7 @@ class Progress:
         part = step.part if step is not None else None
         if step is not None:
             step.words, step.since = DOING.get(step.subagent, step.subagent), time.monotonic()
-        read = rec.name in PAGE_TOOLS and not rec.failed
-        if read and part is not None:
-            self.parts[part].pages += 1
+        read = self.tally.read is not None and not rec.failed  # not a stored copy read again
         if rec.failed and "page budget" in rec.text:
             self._once(
                 "pages",
@@ -350,32 +348,23 @@ class Progress:
             self.say(f"[yellow]{what}{self._for(part)} {shown(d.status)}[/yellow]{why}")
 
     def _on_coverage(self, data: dict[str, Any]) -> None:
-        research = data["research"]
-        pages = getattr(getattr(research, "ledger", None), "pages", None)
-        if pages is not None:
-            self.pages, self.page_budget = int(pages.pages), pages.budget
         for sub in data["plan"].subquestions:
-            cov = research.coverage(sub.id)
-            view = self.parts.setdefault(sub.id, PartView(sub.id, sub.text))
-            view.status, view.evidence, view.sources = sub.status, cov.items, cov.sources
             if self.statuses.get(sub.id) == sub.status:
                 continue
             self.statuses[sub.id] = sub.status
             if not self.live or self.verbose:
+                part = self.parts[sub.id]
                 self.say(
                     f"  {MARKS.get(sub.status, '?')} {shown(sub.id)} {shown(sub.status)} "
-                    f"[dim]({cov.items} evidence from {cov.sources} "
-                    f"source{'s' * (cov.sources != 1)}, {view.pages} "
-                    f"page{'s' * (view.pages != 1)} read)[/dim]"
+                    f"[dim]({part.evidence} evidence kept, {plural(part.pages, 'page')} "
+                    "read)[/dim]"
                 )
 
     def _on_run_end(self, data: dict[str, Any]) -> None:
         result = data["result"]
         plan = getattr(result, "plan", None)
         for sub in plan.subquestions if plan is not None else []:
-            view = self.parts.setdefault(sub.id, PartView(sub.id, sub.text))
-            view.status = self.statuses[sub.id] = sub.status
-        self.pages = getattr(result, "pages_read", self.pages)
+            self.statuses[sub.id] = sub.status
         if plan is not None and (not self.live or self.verbose):
             self.say(f"[bold]Parts:[/bold] {told_counts(s.status for s in plan.subquestions)}")
         self.steps.clear()
@@ -405,29 +394,39 @@ class Progress:
             view.stop()
 
     def render(self) -> RenderableType:
-        """The live view: a row per part, then the work on no part and the pages read."""
+        """The live view: a row per part, a row for the work on no part, then the pages
+        read in all (the rows' pages add up to it)."""
         now, clock = time.monotonic(), self.console.get_time()
         table = Table(box=None, expand=True, pad_edge=False, show_edge=False)
-        table.add_column("part", ratio=1, no_wrap=True, overflow="ellipsis")
+        part_width = max(PART_CHARS, self.console.width // 4)
+        table.add_column("part", max_width=part_width, no_wrap=True, overflow="ellipsis")
         table.add_column("status", no_wrap=True)
         table.add_column("doing now", ratio=1, no_wrap=True, overflow="ellipsis")
         table.add_column("pages", justify="right", no_wrap=True)
+        table.add_column("evidence", justify="right", no_wrap=True)
         for part in self.parts.values():
             steps = [s for s in self.steps.values() if s.part == part.id]
             table.add_row(
-                Text.from_markup(f"[bold]{shown(part.id)}[/bold] {shown(part.text)}"),
+                Text.from_markup(f"[bold]{shown(part.id)}[/bold] {shown(self._label(part))}"),
                 Text.from_markup(f"{MARKS.get(part.status, '?')} {shown(part.status)}"),
                 self._doing(steps[-1], now, clock) if steps else Text(""),
-                str(part.pages) if part.pages else "",
+                str(part.pages or ""),
+                str(part.evidence or ""),
             )
         elsewhere = [s for s in self.steps.values() if s.part is None]
-        budget = f" of {self.page_budget}" if self.page_budget else ""
-        totals = Text(f"{self.pages}{budget} pages read", style="dim")
-        footer = Table.grid(expand=True)
-        footer.add_column(ratio=1, no_wrap=True, overflow="ellipsis")
-        footer.add_column(justify="right", no_wrap=True)
-        footer.add_row(self._doing(elsewhere[-1], now, clock) if elsewhere else Text(""), totals)
-        return Group(table, footer)
+        if elsewhere or self.tally.other:
+            doing = self._doing(elsewhere[-1], now, clock) if elsewhere else Text("")
+            table.add_row(Text("other work", style="dim"), "", doing, str(self.tally.other or ""))
+        return Group(table, Text(self.pages_read(), style="dim", justify="right"))
+
+    def pages_read(self) -> str:
+        """The pages read in all, of the budget: ``5 of 24 pages read``."""
+        budget = f" of {self.tally.budget}" if self.tally.budget else ""
+        return f"{self.tally.pages}{budget} pages read"
+
+    def _label(self, part: PartState) -> str:
+        """A part's short label, else its text."""
+        return self.labels.get(part.id) or part.text
 
     @staticmethod
     def _doing(step: Step, now: float, clock: float) -> Text:
@@ -436,6 +435,11 @@ class Progress:
         cell = cell if isinstance(cell, Text) else Text(str(cell))
         cell.append(" " + printable(step.told(now)))
         return cell
+
+
+def plural(count: int, word: str) -> str:
+    """``1 page``, ``2 pages``."""
+    return f"{count} {word}{'s' * (count != 1)}"
 
 
 #: What the closing table says of a question in a language with no word lists here.
@@ -456,7 +460,8 @@ def summary_table(result: Any) -> Table:
         table.add_row("budget", f"[yellow]{shown(budget_sentence(stop))}[/yellow]")
     if result.plan is not None:
         lines = [
-            f"{MARKS.get(s.status, '?')} {shown(s.id)} {shown(s.status)}: {shown(s.text)}"
+            f"{MARKS.get(s.status, '?')} {shown(s.id)} {shown(s.status)}: {shown(s.text)} "
+            f"[dim]({len(s.evidence_ids or [])} evidence kept)[/dim]"
             for s in result.plan.subquestions
         ]
         table.add_row("parts", told_counts(s.status for s in result.plan.subquestions))
@@ -468,7 +473,7 @@ def summary_table(result: Any) -> Table:
     files = getattr(result, "files", None)
     if files:
         table.add_row("your files", shown(describe_files(files)))
-    table.add_row("evidence items", str(result.evidence))
+    table.add_row("evidence found", str(result.evidence))  # the parts keep the best
     table.add_row("citations", str(result.citations))
     table.add_row("tasks", str(len(result.delegations)))
     table.add_row("time", f"{result.seconds:.1f} s")

@@ -180,7 +180,7 @@ class Host:
     ) -> RunResult:
         self.state.run = run
         result = self.state.result = RunResult(run, question, settings=run_settings(self.settings))
-        self._emit("run_start", run=run)
+        self._emit("run_start", run=run, pages=self.ledger.pages)  # the page registry
         self.state.started = time.perf_counter()
         self.stopper.main = asyncio.current_task()
         self.workers.start(run, self.tape, self.model_calls, self.token_ledger)

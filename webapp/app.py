@@ -42,8 +42,21 @@ from host.durability.runs import RunDetail, RunNotFound, find_run, list_runs, re
 
 from .documents import Quoted, inputs_used, linked_report, quoted, safe_file, stored_meta
 from .live import TOOL_WORDS
+from .past_runs import (
+    MAX_QUESTION,
+    MAX_SEARCH,
+    NotDeleted,
+    follow_up_input,
+    hide_run,
+    matching,
+    own_input,
+    purge,
+    recorded_fields,
+    remembered_fields,
+    search_words,
+)
 from .reading import InlineReport, inline_report, rendered, sanitise, stored_page
-from .runner import Job, Runner
+from .runner import Job, QueueFull, Runner
 from .security import DOCUMENT_CSP, Guard, GuardMiddleware, check_csrf, whole_number
 from .uploads import UploadRefused, check_uploads, save_uploads
 
@@ -165,10 +178,26 @@ class App:
             return self.error(request, 400, "The files could not be kept: the disk refused them.")
         finally:
             await form.close()
+        return self._queued(request, question, job, use_demo, folder, job_id)
+
+    def _queued(
+        self,
+        request: Request,
+        question: str,
+        job: dict[str, Any],
+        use_demo: bool,
+        folder: Path | None,
+        job_id: str,
+    ) -> Response:
+        """Queue a new run of ``question`` with the checked settings ``job`` (its input
+        folder, when it has one); its job's page, or the refusal of a full queue."""
         job |= {"question": question, "use_demo": use_demo}
         if folder is not None:
             job["input_dir"] = str(folder)
-        entry = self.runner.submit("run", question, job, job_id=job_id)
+        try:
+            entry = self.runner.submit("run", question, job, job_id=job_id)
+        except QueueFull:
+            return self.error(request, 503, QUEUE_FULL)
         return RedirectResponse(f"/jobs/{entry.id}", status_code=303)
 
     @staticmethod
@@ -273,8 +302,125 @@ class App:
         return RedirectResponse(back, status_code=303)
 
     async def runs(self, request: Request) -> Response:
-        runs = list_runs(self.runs_dir) if self.runs_dir.is_dir() else []
-        return self.page(request, "runs.html", runs=runs, runs_dir=self.runs_dir)
+        """The runs list; with ``?q=``, only the runs whose question holds its words."""
+        every = list_runs(self.runs_dir) if self.runs_dir.is_dir() else []
+        query = str(request.query_params.get("q") or "")[:MAX_SEARCH]
+        deleted = str(request.query_params.get("deleted") or "")
+        if not _plain_id(deleted) or deleted in {r.id for r in every}:
+            deleted = ""
+        return self.page(
+            request,
+            "runs.html",
+            runs=matching(every, search_words(query)),
+            total=len(every),
+            query=query.strip(),
+            busy=self.busy_runs(),
+            deleted=deleted,
+            runs_dir=self.runs_dir,
+        )
+
+    def busy_runs(self) -> set[str]:
+        """The ids of the runs a job of this server works on or waits to work on (a
+        resume, a replay, a run under way)."""
+        ids: set[str] = set()
+        for job in self.runner.jobs.values():
+            if not job.done:
+                ids |= {str(job.run_id or ""), str(job.job.get("run_id") or "")}
+        return ids - {""}
+
+    def remembered(self, run_id: str) -> dict[str, Any] | None:
+        """The settings of the start form that made run ``run_id``, when this server
+        started it and still remembers it."""
+        jobs = [j for j in self.runner.jobs.values() if j.run_id == run_id and j.kind == "run"]
+        return jobs[-1].job if jobs else None
+
+    async def run_delete(self, request: Request) -> Response:
+        """Delete a run: first a page asking to confirm (naming its question), then,
+        when confirmed, its folder removed; never a run a job works on."""
+        found = await self._posted_run(request)
+        if isinstance(found, Response):
+            return found
+        run_id, form, folder = found
+        if run_id in self.busy_runs():
+            message = "This run is working or waiting to work: stop it before deleting it."
+            return self.error(request, 409, message)
+        question = read_run(folder).summary.question
+        if form.get("confirm") != "yes":
+            return self.page(request, "delete.html", run_id=run_id, question=question)
+        try:
+            hidden = hide_run(self.runs_dir, folder)
+        except NotDeleted as exc:
+            return self.error(request, 400, f"The run was not deleted: {exc}.")
+        except OSError:  # its message names the runs folder: the page says what happened
+            return self.error(request, 500, "The run was not deleted: the disk refused it.")
+        await asyncio.to_thread(purge, hidden)
+        return RedirectResponse(f"/runs?deleted={run_id}", status_code=303)
+
+    async def run_again(self, request: Request) -> Response:
+        """Start a finished run's question again with its settings, through the start
+        form's checks and queue."""
+        return await self._from_past(request, follow_up=False)
+
+    async def run_follow_up(self, request: Request) -> Response:
+        """Start a new question with a finished run's settings, the run's Markdown
+        report given to it as the user's own file."""
+        return await self._from_past(request, follow_up=True)
+
+    async def _posted_run(self, request: Request) -> tuple[str, Any, Path] | Response:
+        """The run a form was posted about (its id, the form and its folder), or the
+        error page when the form is out of date or there is no such run."""
+        run_id = request.path_params["run"]
+        form = await self.form(request)
+        if form is None:
+            return self.error(request, 403, "The form is out of date: reload the page.")
+        folder = self.run_folder(run_id)
+        if folder is None:
+            return self.error(request, 404, f"There is no run {run_id}.")
+        return run_id, form, folder
+
+    async def _from_past(self, request: Request, follow_up: bool) -> Response:
+        found = await self._posted_run(request)
+        if isinstance(found, Response):
+            return found
+        run_id, form, folder = found
+        detail = read_run(folder)
+        if detail.summary.status != "finished":
+            return self.error(request, 409, "Only a finished run can be started again.")
+        question = detail.summary.question
+        if follow_up:
+            question = str(form.get("question") or "").strip()[:MAX_QUESTION]
+            if not question:
+                return self.error(request, 400, "Write the follow-up question.")
+        try:
+            job, use_demo, inputs = self._past_settings(run_id, folder)
+        except (ConfigError, ValueError) as exc:
+            return self.error(request, 400, f"It cannot start with that run's settings: {exc}")
+        if self.runner.full:
+            return self.error(request, 503, QUEUE_FULL)
+        job_id = self.runner.new_id()
+        if follow_up:
+            report = _report_file(folder, detail, "md")
+            if report is None:
+                return self.error(request, 409, "That run wrote no Markdown report to read.")
+            try:
+                inputs = await asyncio.to_thread(
+                    follow_up_input, report, self.runner.uploads, job_id
+                )
+            except (OSError, ValueError):  # no path in what the page says
+                return self.error(request, 400, "The report could not be given to the run.")
+        return self._queued(request, question, job, use_demo, inputs, job_id)
+
+    def _past_settings(self, run_id: str, folder: Path) -> tuple[dict[str, Any], bool, Path | None]:
+        """A past run's settings, checked as the start form's: those the form gave it
+        when this server remembers them, else those its record keeps."""
+        remembered = self.remembered(run_id)
+        if remembered is not None:
+            fields = remembered_fields(remembered)
+            use_demo = bool(remembered.get("use_demo"))
+            inputs = own_input(remembered.get("input_dir"), self.runner.uploads)
+        else:
+            fields, use_demo, inputs = recorded_fields(folder, self.runner.uploads)
+        return self._job_fields(fields), use_demo, inputs
 
     async def run_page(self, request: Request) -> Response:
         run_id = request.path_params["run"]
@@ -424,6 +570,11 @@ class App:
         return response
 
 
+def _plain_id(text: str) -> bool:
+    """Whether ``text`` could be a run's id (letters, digits and dashes, short)."""
+    return 0 < len(text) <= 40 and all(c.isascii() and (c.isalnum() or c == "-") for c in text)
+
+
 def _decision(form: Any) -> tuple[dict[str, Any], str]:
     """The approval decision a form sends, or what is wrong with it."""
     action = str(form.get("action") or "")
@@ -533,6 +684,9 @@ def build_app(
         Route("/runs/{run}/quote/{evidence}", app.quote_panel),
         Route("/runs/{run}/stored/{path:path}", app.stored_panel),
         Route("/runs/{run}/workspace/{path:path}", app.run_file),
+        Route("/runs/{run}/delete", app.run_delete, methods=["POST"]),
+        Route("/runs/{run}/again", app.run_again, methods=["POST"]),
+        Route("/runs/{run}/follow-up", app.run_follow_up, methods=["POST"]),
         Route("/runs/{run}/{action}", app.run_action, methods=["POST"]),
         Mount("/static", StaticFiles(directory=str(HERE / "static")), name="static"),
     ]

@@ -606,9 +606,10 @@ class Research:
     # -- coverage and gaps -------------------------------------------------------------
 
     def abandon(self) -> list[str]:
-        """The research ends early (the Host failed): every part it never reached, with
-        no round, no query and no evidence, is marked *not researched* rather than
-        *not found*. Returns their ids."""
+        """The research ends early (the Host failed, the user stopped the run or a
+        budget was spent): every part it never reached, with no round, no query and no
+        evidence, is marked *not researched* rather than *not found*. Returns their
+        ids."""
         reached = {k for k, n in self.rounds.items() if n} | {
             k for k, q in self.queries.items() if q
         }

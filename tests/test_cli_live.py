@@ -109,17 +109,25 @@ def watched(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     from cli_support import demo_runs_dir
 
     runs = demo_runs_dir(tmp_path_factory.mktemp("live") / "runs")
+    return demo_watched(host_with(RereadingReader), ["--formats", "md"], runs)
+
+
+def demo_watched(host: type, args: list[str], runs: Path) -> dict[str, Any]:
+    """``quartet demo ARGS`` into ``runs`` with ``host`` as the Host, its live view on an
+    80-column terminal, then ``quartet show`` of the run: its exit code, the live view's
+    frames, the run's record, what ``show`` printed, the closing table and every line the
+    view printed."""
     terminal = Console(
         file=io.StringIO(), force_terminal=True, color_system="standard", width=WIDTH,
         highlight=False,
     )  # fmt: skip
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(progress_module, "Console", lambda **kwargs: terminal)
-        patch.setattr(hub, "Host", host_with(RereadingReader))
+        patch.setattr(hub, "Host", host)
         patch.setenv("COLUMNS", "200")  # the closing table's lines uncut
         closing = io.StringIO()
         patch.setattr("sys.stdout", closing)
-        code = main(["demo", "--formats", "md", "--runs-dir", str(runs)])
+        code = main(["demo", *args, "--runs-dir", str(runs)])
         (folder,) = [p for p in runs.iterdir() if (p / "internal" / "run.json").exists()]
         shown = io.StringIO()
         patch.setattr("sys.stdout", shown)
@@ -128,7 +136,8 @@ def watched(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     raw = terminal.file.getvalue()  # type: ignore[attr-defined]
     return {
         "code": code, "frames": frames(raw), "record": record, "show": shown.getvalue(),
-        "closing": closing.getvalue(), "printed": printable(raw, keep_lines=True),
+        "closing": printable(closing.getvalue(), keep_lines=True),
+        "printed": printable(raw, keep_lines=True),
     }  # fmt: skip
 
 

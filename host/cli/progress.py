@@ -6,7 +6,9 @@ is doing now (with a spinner and the seconds it has taken so far), the pages rea
 and the evidence kept for it; a row for the work on no single part (the user's files, the
 report) and the pages no part's task read; and the pages read in all below. What a
 reader needs to know at once (the plan's parts, a resume, an interrupt, a budget reached,
-a task that failed) is printed above the view.
+a task that failed, the browser starting and ready) is printed above the view; while the
+browser starts (its first use takes seconds), a "browser" row says so. A part the research
+never reached (the run stopped, failed or spent its budget first) is "not searched".
 
 Piped (not a terminal), the same events are written one a line, never wrapped, so that a
 log or ``grep`` reads them. ``--verbose`` adds every task and tool call (their ids, tools
@@ -45,7 +47,7 @@ from research.inputs import told_uses as describe_files
 
 from ..brains.ledger import describe as describe_tokens
 from ..brains.resilience import describe as describe_calls
-from ..durability.runs import report_archive, told_counts
+from ..durability.runs import report_archive, status_word, told_counts
 from ..orchestration.budget import budget_sentence
 from ..orchestration.guards import ToolCallRecord
 from ..orchestration.live import FINISH, PartState, Tally
@@ -58,7 +60,7 @@ MARKS = {
     "partly answered": "[yellow]◑[/yellow]",
     "answered": "[green]●[/green]",
     "not found": "[red]✗[/red]",
-    "not researched": "[red]∅[/red]",
+    "not researched": "[yellow]∅[/yellow]",
 }
 #: What each subagent's task is doing, in words.
 DOING = {
@@ -177,6 +179,8 @@ class Progress:
         self.labels: dict[str, str] = {}
         #: what each running task is doing, by task id
         self.steps: dict[str, Step] = {}
+        #: the browser being started (its first use), while it starts
+        self.launch: Step | None = None
         self._told: set[str] = set()
         self._view: Live | None = None
         self._paused = False
@@ -275,7 +279,7 @@ class Progress:
         for sub in plan.subquestions:
             self.statuses[sub.id] = sub.status
             queries = f" [dim]({shown('; '.join(sub.queries))})[/dim]" if self.verbose else ""
-            self.say(f"  {MARKS.get(sub.status, '?')} {shown(sub.id)} {shown(sub.text)}{queries}")
+            self.say(f"  {mark(sub.status)} {shown(sub.id)} {shown(sub.text)}{queries}")
         self._start_view()
 
     def _on_delegation_start(self, data: dict[str, Any]) -> None:
@@ -347,6 +351,19 @@ class Progress:
             why = f": {shown(cut(d.error or '', 160))}" if d.error else ""
             self.say(f"[yellow]{what}{self._for(part)} {shown(d.status)}[/yellow]{why}")
 
+    def _on_browser(self, data: dict[str, Any]) -> None:
+        """The browser starts (its first use takes seconds), is ready, or failed to start
+        (the failure is said by the task that needed it)."""
+        state = data.get("state")
+        if state == "starting":
+            self.launch = Step(None, "browser", "starting the browser")
+            self.say("[dim]Starting the browser (Chromium): the first pages wait for it.[/dim]")
+            return
+        launch, self.launch = self.launch, None
+        if state == "ready":
+            took = f" in {time.monotonic() - launch.since:.0f} s" if launch is not None else ""
+            self.say(f"[dim]The browser is ready{took}.[/dim]")
+
     def _on_coverage(self, data: dict[str, Any]) -> None:
         for sub in data["plan"].subquestions:
             if self.statuses.get(sub.id) == sub.status:
@@ -355,7 +372,7 @@ class Progress:
             if not self.live or self.verbose:
                 part = self.parts[sub.id]
                 self.say(
-                    f"  {MARKS.get(sub.status, '?')} {shown(sub.id)} {shown(sub.status)} "
+                    f"  {mark(sub.status)} {shown(sub.id)} {shown(status_word(sub.status))} "
                     f"[dim]({part.evidence} evidence kept, {plural(part.pages, 'page')} "
                     "read)[/dim]"
                 )
@@ -368,6 +385,7 @@ class Progress:
         if plan is not None and (not self.live or self.verbose):
             self.say(f"[bold]Parts:[/bold] {told_counts(s.status for s in plan.subquestions)}")
         self.steps.clear()
+        self.launch = None
         self.close()
 
     def _for(self, part: str | None) -> str:
@@ -408,11 +426,13 @@ class Progress:
             steps = [s for s in self.steps.values() if s.part == part.id]
             table.add_row(
                 Text.from_markup(f"[bold]{shown(part.id)}[/bold] {shown(self._label(part))}"),
-                Text.from_markup(f"{MARKS.get(part.status, '?')} {shown(part.status)}"),
+                Text.from_markup(f"{mark(part.status)} {shown(status_word(part.status))}"),
                 self._doing(steps[-1], now, clock) if steps else Text(""),
                 str(part.pages or ""),
                 str(part.evidence or ""),
             )
+        if self.launch is not None:
+            table.add_row(Text("browser", style="dim"), "", self._doing(self.launch, now, clock))
         elsewhere = [s for s in self.steps.values() if s.part is None]
         if elsewhere or self.tally.other:
             doing = self._doing(elsewhere[-1], now, clock) if elsewhere else Text("")
@@ -435,6 +455,15 @@ class Progress:
         cell = cell if isinstance(cell, Text) else Text(str(cell))
         cell.append(" " + printable(step.told(now)))
         return cell
+
+
+def mark(status: str) -> str:
+    """A part's status as its mark (rich markup): ``●`` answered, ``∅`` not searched.
+
+    Args:
+        status: the status the plan records.
+    """
+    return MARKS.get(status, "?")
 
 
 def plural(count: int, word: str) -> str:
@@ -460,7 +489,7 @@ def summary_table(result: Any) -> Table:
         table.add_row("budget", f"[yellow]{shown(budget_sentence(stop))}[/yellow]")
     if result.plan is not None:
         lines = [
-            f"{MARKS.get(s.status, '?')} {shown(s.id)} {shown(s.status)}: {shown(s.text)} "
+            f"{mark(s.status)} {shown(s.id)} {shown(status_word(s.status))}: {shown(s.text)} "
             f"[dim]({len(s.evidence_ids or [])} evidence kept)[/dim]"
             for s in result.plan.subquestions
         ]

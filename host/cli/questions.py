@@ -9,6 +9,7 @@ from demo.settings import demo_settings
 
 from ..config import ConfigError, make_runs_dir
 from .running import (
+    announce,
     brain_of,
     check_approval_terminal,
     human_of,
@@ -25,6 +26,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     if not args.question.strip():
         raise ConfigError("the question is empty")
     check_approval_terminal(args, settings)
+    announce(args.question, settings)
     human = human_of(args, settings, args.question)
     brain = brain_of(settings)
     make_runs_dir(settings.runs_dir)

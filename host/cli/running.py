@@ -42,6 +42,20 @@ def settings_of(args: argparse.Namespace) -> Settings:
     return load_settings(flags)
 
 
+def announce(question: str, settings: Settings) -> None:
+    """Say the question being researched on standard error at once, before the Host and
+    its agents are imported (seconds): the command's first line. Nothing with ``--quiet``
+    or ``--json``.
+
+    Args:
+        question: the question, as the user gave it.
+        settings: the run's settings.
+    """
+    if settings.quiet or settings.json_output:
+        return
+    print(f"Researching: {' '.join(printable(question).split())}", file=sys.stderr, flush=True)
+
+
 def report(result: RunResult, settings: Settings) -> int:
     """Print what the run produced; its exit status (0 answered, 3 nothing, 1 no report)."""
     from rich.console import Console
@@ -149,9 +163,11 @@ def check_approval_terminal(args: argparse.Namespace, settings: Settings) -> Non
     before the run starts. An unattended run takes its decision from ``quartet.toml``
     (``[quartet.approve]`` with ``tools`` and ``default``), where it is written down.
     """
+    if not (getattr(args, "approve", None) and settings.approve_tools):
+        return
     from ..orchestration.approval import has_terminal
 
-    if getattr(args, "approve", None) and settings.approve_tools and not has_terminal():
+    if not has_terminal():
         raise ConfigError(
             "--approve asks you before each call of "
             f"{', '.join(settings.approve_tools)}, and there is no interactive terminal to "

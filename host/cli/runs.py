@@ -16,6 +16,7 @@ from ..durability.runs import (
     list_runs,
     read_run,
     report_archive,
+    status_word,
     told_counts,
 )
 from ..printable import printable, printable_json
@@ -108,9 +109,10 @@ def _print_run(detail: RunDetail) -> None:
         _line(f"It was interrupted; continue its research with: quartet resume {run.id}")
     if detail.plan:
         _line(f"Plan:      {told_counts(s.status for s in detail.plan)}")
-        width = max(len(s.status) for s in detail.plan)
+        width = max(len(status_word(s.status)) for s in detail.plan)
         for sub in detail.plan:
-            _line(f"  {sub.id}  {sub.status.ljust(width)}  {sub.text} ({sub.evidence} evidence)")
+            status = status_word(sub.status).ljust(width)
+            _line(f"  {sub.id}  {status}  {sub.text} ({sub.evidence} evidence)")
     else:
         _line("Plan:      none recorded")
     _line("Reports:" if detail.outputs else "Reports:   none")

@@ -46,6 +46,21 @@ STATUS_ORDER = (
 )
 
 
+#: The words a part's status is shown in where they differ from the plan's: a part the
+#: research never reached (the run stopped, failed or spent its budget first) was never
+#: searched.
+STATUS_WORDS = {"not researched": "not searched"}
+
+
+def status_word(status: str) -> str:
+    """A part's status as it is shown: ``not searched`` for ``not researched``.
+
+    Args:
+        status: the status the plan records (see :data:`STATUS_ORDER`).
+    """
+    return STATUS_WORDS.get(status, status)
+
+
 def status_counts(statuses: Iterable[str]) -> dict[str, int]:
     """How many parts have each status, in :data:`STATUS_ORDER` (statuses none has are
     left out; an unknown status comes last)."""
@@ -61,7 +76,7 @@ def told_counts(statuses: Iterable[str]) -> str:
     parts = sum(counts.values())
     if not parts:
         return "no parts"
-    told = ", ".join(f"{n} {status}" for status, n in counts.items())
+    told = ", ".join(f"{n} {status_word(status)}" for status, n in counts.items())
     return f"{told} ({parts} part{'s' * (parts != 1)})"
 
 

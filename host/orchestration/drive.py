@@ -109,7 +109,9 @@ class ResearchDrive:
                 self.state.research.abandon()
         if set(agent.toolkit.tools) - {"task", "generate_response"}:
             raise RuntimeError(f"the Host's toolkit changed: {sorted(agent.toolkit.tools)}")
-        if self.interrupt.requested:
+        if self.interrupt.requested:  # a stop or a spent budget: the rest was never searched
+            if self.state.research is not None:
+                self.state.research.abandon()
             if self.interrupt.count:
                 result.status = "interrupted"
             self.interrupt.reporting = True

@@ -115,6 +115,7 @@ class WorkerFactory:
         """The run's browser (started on its first use)."""
         tools = self.settings.tools
         self.browser = BrowserSession(executable=tools.browser_path, allow=tools.network)
+        self.browser.on_launch = lambda state: self.emit("browser", state=state)
         return self.browser
 
     def compression(self) -> ReActAgent.CompressionConfig | None:

@@ -173,9 +173,12 @@ def gather(
 ) -> None:
     """Fill ``result`` with what the research state and the delegator hold at the end.
 
-    Every sub-question is taken as finished, so the plan shows its final statuses.
+    Every sub-question is taken as finished, so the plan shows its final statuses; after
+    a stop, each the research never reached is *not researched* (never *not found*).
     """
     if research is not None:
+        if result.status == "stopped":  # stopped at once: the report was not written
+            research.abandon()
         research.finished |= {s.id for s in research.plan.subquestions}
         research.update_plan()
         result.requirements = list(research.requirements)

@@ -24,6 +24,7 @@ import asyncio
 import contextlib
 import shutil
 import weakref
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -151,6 +152,9 @@ class BrowserSession:
         self._opening = 0
         self._arrived: list[Page] = []
         self._closing: set[asyncio.Task[None]] = set()
+        #: Told ``"starting"`` as Chromium is launched, then ``"ready"`` or ``"failed"``
+        #: (a progress display says why the first page takes seconds).
+        self.on_launch: Callable[[str], None] | None = None
 
     @property
     def started(self) -> bool:
@@ -179,29 +183,49 @@ class BrowserSession:
                 return self._browser
             if replaying():
                 self._tape_refusal()
-            executable = chromium_path(self._executable)
+            self._tell("starting")
             try:
-                if self._playwright is None:
-                    self._playwright = await async_playwright().start()
-                if self._proxy is None or not self._proxy.listening:
-                    self._proxy = GuardedProxy(self.allow)
-                    await self._proxy.start()
-                self._browser = await self._playwright.chromium.launch(
-                    executable_path=executable,
-                    args=[*CHROMIUM_FLAGS, *proxy_flags(self._proxy.url)],
-                    ignore_default_args=list(KEPT_DEFAULTS_OFF),
-                    headless=True,
-                    timeout=LAUNCH_TIMEOUT_MS,
-                )
-            except (PlaywrightError, OSError) as exc:
-                await self._stop_driver()
-                if self._proxy is not None:
-                    await self._proxy.aclose()
-                where = executable or "Playwright's Chromium"
-                raise BrowserUnavailableError(
-                    f"Chromium could not be started ({where}): {str(exc).splitlines()[0]}"
-                ) from None
+                self._browser = await self._launch()
+            except BaseException:
+                self._tell("failed")
+                raise
+            self._tell("ready")
             return self._browser
+
+    def _tell(self, state: str) -> None:
+        """Tell :attr:`on_launch` how the launch stands (``starting``, ``ready``,
+        ``failed``)."""
+        if self.on_launch is not None:
+            self.on_launch(state)
+
+    async def _launch(self) -> Browser:
+        """Chromium launched behind the session's proxy (the driver started first).
+
+        Raises:
+            BrowserUnavailableError: Chromium could not be started.
+        """
+        executable = chromium_path(self._executable)
+        try:
+            if self._playwright is None:
+                self._playwright = await async_playwright().start()
+            if self._proxy is None or not self._proxy.listening:
+                self._proxy = GuardedProxy(self.allow)
+                await self._proxy.start()
+            return await self._playwright.chromium.launch(
+                executable_path=executable,
+                args=[*CHROMIUM_FLAGS, *proxy_flags(self._proxy.url)],
+                ignore_default_args=list(KEPT_DEFAULTS_OFF),
+                headless=True,
+                timeout=LAUNCH_TIMEOUT_MS,
+            )
+        except (PlaywrightError, OSError) as exc:
+            await self._stop_driver()
+            if self._proxy is not None:
+                await self._proxy.aclose()
+            where = executable or "Playwright's Chromium"
+            raise BrowserUnavailableError(
+                f"Chromium could not be started ({where}): {str(exc).splitlines()[0]}"
+            ) from None
 
     @staticmethod
     def _tape_refusal() -> None:

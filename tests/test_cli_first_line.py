@@ -1,0 +1,67 @@
+"""``quartet run`` says what it researches at once: its first line, on an 80-column
+terminal, is the question, printed before the Host and its agents are imported (which
+takes seconds), and the run's own lines follow it unchanged; ``--quiet`` and ``--json``
+print no such line."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+from cli_support import ROOT, shared_cache, world_env
+
+from demo.web import demo_world
+from host.cli.running import announce
+from host.config import load_settings
+
+QUESTION = "How was the\x1b[31m Grand Canal\nbuilt?"
+#: What the watched interpreter writes to stderr when agentscope is first imported.
+IMPORTED = "<agentscope imported>"
+#: ``python -m host`` with an import hook that says when agentscope (the Host's agents)
+#: is first imported, so that the order of the lines shows what came first.
+WATCHED = (
+    "import sys\n"
+    "class Watch:\n"
+    "    def find_spec(self, name, path=None, target=None):\n"
+    "        if name == 'agentscope':\n"
+    f"            sys.stderr.write({IMPORTED!r} + '\\n')\n"
+    "            sys.stderr.flush()\n"
+    "        return None\n"
+    "sys.meta_path.insert(0, Watch())\n"
+    "import runpy\n"
+    "sys.argv = ['quartet', *sys.argv[1:]]\n"
+    "runpy.run_module('host', run_name='__main__')\n"
+)
+
+
+def test_the_first_line_is_the_question_before_the_agents_are_loaded(tmp_path):
+    with demo_world(shared_cache()) as world:
+        env = {**world_env(world), "COLUMNS": "80"}
+        args = ["run", QUESTION, "--runs-dir", str(tmp_path / "runs"), "--formats", "md"]
+        proc = subprocess.Popen(
+            [sys.executable, "-c", WATCHED, *args],
+            cwd=ROOT,
+            env=env,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        try:
+            assert proc.stderr is not None
+            lines = [proc.stderr.readline()]
+            while lines[-1] and IMPORTED not in lines[-1]:
+                lines.append(proc.stderr.readline())
+        finally:
+            proc.kill()
+            proc.wait(timeout=60)
+    assert lines[0] == "Researching: How was the Grand Canal built?\n", lines
+    assert len(lines[0].rstrip("\n")) <= 80
+    assert lines[-1].strip() == IMPORTED, lines  # the agents are loaded after it
+
+
+def test_quiet_and_json_runs_print_no_first_line(capsys):
+    for flag in ("quiet", "json"):
+        announce("How was it built?", load_settings({flag: True}))
+    assert capsys.readouterr().err == ""
+    announce("How was it built?", load_settings({}))
+    assert capsys.readouterr().err == "Researching: How was it built?\n"

@@ -26,8 +26,14 @@ def cmd_run(args: argparse.Namespace) -> int:
     if not args.question.strip():
         raise ConfigError("the question is empty")
     check_approval_terminal(args, settings)
-    announce(args.question, settings)
+    # --plan and --review-plan are checked by the plan's own code (a second to load): the
+    # first line follows them, so that a refusal stays the command's only line
+    checked_later = bool(getattr(args, "plan", None) or getattr(args, "review_plan", False))
+    if not checked_later:
+        announce(args.question, settings)
     human = human_of(args, settings, args.question)
+    if checked_later:
+        announce(args.question, settings)
     brain = brain_of(settings)
     make_runs_dir(settings.runs_dir)
     return report(run_async(pipeline(args.question, settings, brain, human)), settings)

@@ -321,7 +321,7 @@ def _spaced_words(word: str) -> list[str]:
     경복궁, as the language's data lists them), any other word as it is."""
     if _KANA.search(word):
         return _KANA_CUT.findall(word)
-    if _HANGUL_WORD.search(word):
+    if is_hangul(word):
         return [_particle_off(word)]
     return [word]
 
@@ -345,11 +345,13 @@ def _korean_endings() -> tuple[str, ...]:
     import yaml
 
     raw = yaml.safe_load((Path(__file__).parent / "lang" / "ko.yaml").read_text("utf-8"))
+    return (*longest_first(raw.get("particles", ())), *longest_first(raw.get("endings", ())))
 
-    def longest_first(key: str) -> list[str]:
-        return sorted((str(w) for w in raw.get(key, ())), key=len, reverse=True)
 
-    return (*longest_first("particles"), *longest_first("endings"))
+def longest_first(items: Iterable[object]) -> tuple[str, ...]:
+    """``items`` as strings, the longest first (an ending is tried before the shorter
+    ones it ends with: 으로 before 로)."""
+    return tuple(sorted((str(w) for w in items), key=len, reverse=True))
 
 
 def is_hangul(word: str) -> bool:
@@ -434,7 +436,7 @@ def stem(word: str) -> str:
     """The comparable form of one lower-case word: for Latin, the Snowball stem of its
     verb's base form when it is a form of a verb ("began" and "begin" alike, "built" and
     "building"), else of the word; as-is otherwise."""
-    if _HANGUL_WORD.search(word):
+    if is_hangul(word):
         return _particle_off(word)
     if CJK.match(word) or not word.isascii():
         return word
@@ -543,7 +545,7 @@ def is_complete(sentence: str) -> bool:
         return len(re.findall(rf"[{CJK_CLASS}{KANA_CLASS}A-Za-z0-9]", clean)) >= 8
     if _UNMARKED.search(clean):  # written without spaces between words
         return len(clean) >= 16
-    if _HANGUL_WORD.search(clean):  # a Korean word holds a noun and its particle
+    if is_hangul(clean):  # a Korean word holds a noun and its particle
         return len(re.findall(rf"[{HANGUL_CLASS}]", clean)) >= HANGUL_SENTENCE
     return len(re.findall(r"\w+", clean)) >= 6
 

@@ -21,7 +21,7 @@ from typing import Any
 
 import yaml
 
-from ..text import HANGUL_CLASS, KANA_CLASS, is_cjk, script, words
+from ..text import HANGUL_CLASS, KANA_CLASS, is_cjk, longest_first, script, words
 
 HERE = Path(__file__).parent
 
@@ -72,8 +72,6 @@ class Language:
     owner_particles: tuple[str, ...] = ()
     #: the endings of a word that closes one ask and goes on to another (지어졌고 누가…)
     clause_endings: tuple[str, ...] = ()
-    #: the verb endings cut off before words are compared (지어졌다, 지어졌고 → 지어졌)
-    endings: tuple[str, ...] = ()
     #: the kind of answer each question word asks for, in the order they are tried
     #: (``when``, ``number``, ``why``, ``who``, ``where``, ``how``), for a language whose
     #: question words the English and Chinese ones do not cover
@@ -120,19 +118,14 @@ def language(code: str) -> Language | None:
         question_words=tuple(str(w).casefold() for w in raw.get("question_words", ())),
         joiners=frozenset(str(w).casefold() for w in raw.get("joiners", ())),
         pronouns=frozenset(str(w).casefold() for w in raw.get("pronouns", ())),
-        particles=_longest_first(raw.get("particles", ())),
+        particles=longest_first(raw.get("particles", ())),
         topic_particles=tuple(str(w) for w in raw.get("topic_particles", ())),
         owner_particles=tuple(str(w) for w in raw.get("owner_particles", ())),
-        endings=_longest_first(raw.get("endings", ())),
         kinds=tuple(
             (str(k), tuple(str(w) for w in v)) for k, v in (raw.get("kinds") or {}).items()
         ),
-        clause_endings=_longest_first(raw.get("clause_endings", ())),
+        clause_endings=longest_first(raw.get("clause_endings", ())),
     )
-
-
-def _longest_first(items: Any) -> tuple[str, ...]:
-    return tuple(sorted((str(w) for w in items), key=len, reverse=True))
 
 
 @lru_cache(maxsize=1024)

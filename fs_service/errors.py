@@ -49,3 +49,7 @@ class FileTooLargeError(FsError):
 
 class StorageError(FsError):
     """The storage backend failed (disk full, I/O error)."""
+
+
+class StoreFormatError(StorageError):
+    """The database file of a store cannot be used: it is not SQLite, or a newer schema."""

@@ -1,7 +1,16 @@
 """Storage backends behind one protocol."""
 
 from .base import Entry, StorageBackend
+from .composite import CompositeFileSystem
 from .disk import DiskFileSystem
 from .memory import MemoryFileSystem
+from .store import StoreFileSystem
 
-__all__ = ["DiskFileSystem", "Entry", "MemoryFileSystem", "StorageBackend"]
+__all__ = [
+    "CompositeFileSystem",
+    "DiskFileSystem",
+    "Entry",
+    "MemoryFileSystem",
+    "StorageBackend",
+    "StoreFileSystem",
+]

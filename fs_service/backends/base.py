@@ -6,11 +6,14 @@ They are synchronous; the service runs them off the event loop.
 
 from __future__ import annotations
 
+import io
 import stat as stat_mod
 from collections.abc import Iterator
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from typing import BinaryIO, Protocol
+
+from ..errors import FileTooLargeError
 
 #: ``Entry.kind`` of a regular file and of a directory; anything else is a special file.
 FILE = "file"
@@ -91,3 +94,18 @@ class StorageBackend(Protocol):
     def walk_files(self, path: str) -> Iterator[Entry]:
         """Every regular file below the directory at ``path``, depth first, sorted."""
         ...
+
+
+class CappedBuffer(io.BytesIO):
+    """An in-memory writer that refuses to grow past a cap (FileTooLargeError)."""
+
+    def __init__(self, path: str, max_bytes: int) -> None:
+        super().__init__()
+        self._path, self._max = path, max_bytes
+
+    def write(self, data) -> int:  # type: ignore[override]
+        if self.tell() + len(data) > self._max:
+            raise FileTooLargeError(
+                f"Error: writing {self._path} would exceed the {self._max}-byte cap.", self._path
+            )
+        return super().write(data)

@@ -11,20 +11,7 @@ from contextlib import contextmanager
 from ..errors import FileTooLargeError, IsADirectoryError_, NotADirectoryError_, NotFoundError
 from ..grants import FileSystemHandle, Grant
 from ..paths import join, segments
-from .base import DIRECTORY, Entry
-
-
-class _CappedBuffer(io.BytesIO):
-    def __init__(self, path: str, max_bytes: int) -> None:
-        super().__init__()
-        self._path, self._max = path, max_bytes
-
-    def write(self, data) -> int:  # type: ignore[override]
-        if self.tell() + len(data) > self._max:
-            raise FileTooLargeError(
-                f"Error: writing {self._path} would exceed the {self._max}-byte cap.", self._path
-            )
-        return super().write(data)
+from .base import DIRECTORY, CappedBuffer, Entry
 
 
 class MemoryFileSystem:
@@ -113,7 +100,7 @@ class MemoryFileSystem:
                     raise NotADirectoryError_(
                         f"Error: {'/' + '/'.join(parts[:i])} is a file, not a directory.", path
                     )
-        buf = _CappedBuffer(path, max_bytes)
+        buf = CappedBuffer(path, max_bytes)
         yield buf
         with self._lock:
             self._files[key] = (buf.getvalue(), time.time())

@@ -47,6 +47,7 @@ from .past_runs import (
     MAX_SEARCH,
     NotDeleted,
     follow_up_input,
+    hide_input,
     hide_run,
     matching,
     own_input,
@@ -54,6 +55,7 @@ from .past_runs import (
     recorded_fields,
     remembered_fields,
     search_words,
+    unshared_input,
 )
 from .reading import InlineReport, inline_report, rendered, sanitise, stored_page
 from .runner import Job, QueueFull, Runner
@@ -347,13 +349,18 @@ class App:
         question = read_run(folder).summary.question
         if form.get("confirm") != "yes":
             return self.page(request, "delete.html", run_id=run_id, question=question)
+        waiting = {str(j.job.get("input_dir")) for j in self.runner.jobs.values() if not j.done}
+        inputs = unshared_input(folder, self.runs_dir, self.runner.uploads, waiting)
         try:
-            hidden = hide_run(self.runs_dir, folder)
+            hidden = [hide_run(self.runs_dir, folder)]
         except NotDeleted as exc:
             return self.error(request, 400, f"The run was not deleted: {exc}.")
         except OSError:  # its message names the runs folder: the page says what happened
             return self.error(request, 500, "The run was not deleted: the disk refused it.")
-        await asyncio.to_thread(purge, hidden)
+        with contextlib.suppress(OSError):  # the run is gone; its uploads go when they can
+            hidden += [hide_input(self.runner.uploads, inputs)] if inputs else []
+        for gone in hidden:
+            await asyncio.to_thread(purge, gone)
         return RedirectResponse(f"/runs?deleted={run_id}", status_code=303)
 
     async def run_again(self, request: Request) -> Response:

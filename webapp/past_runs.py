@@ -1,6 +1,6 @@
 """What the runs list does with a past run: find it by words of its question, delete its
-folder, start it again with its settings, or start a follow-up question that reads its
-report.
+folder (and the uploads this server kept for it, when no other run reads them), start it
+again with its settings, or start a follow-up question that reads its report.
 
 Deleting checks the folder first: a real run folder directly inside the runs folder,
 neither it nor its ``workspace`` or ``internal`` a symbolic link. The folder is first
@@ -97,6 +97,55 @@ def purge(hidden: Path) -> None:
     shutil.rmtree(hidden, ignore_errors=True)
 
 
+def unshared_input(folder: Path, runs_dir: Path, uploads: Path, busy: set[str]) -> Path | None:
+    """The input folder this server made for the run in ``folder`` (its uploads), when no
+    other run of ``runs_dir`` and no job still to finish reads it: deleting the run then
+    deletes it too. A run started again or a follow-up reads its run's uploads, so the
+    folder stays while one of them is kept.
+
+    Args:
+        folder: the run's folder.
+        runs_dir: the runs folder.
+        uploads: the folder this server makes input folders in.
+        busy: the input folders (as the jobs name them) of this server's jobs that are
+            not done.
+
+    Returns:
+        The folder to delete with the run, or None.
+    """
+    mine = own_input(_settings(folder).get("input_dir"), uploads)
+    if mine is None or str(mine) in busy:
+        return None
+    for other in runs_dir.iterdir():
+        if other == folder or other.name.startswith(".") or not is_run_folder(other):
+            continue
+        theirs = _settings(other).get("input_dir")
+        if isinstance(theirs, str) and Path(theirs) == mine:
+            return None
+    return mine
+
+
+def hide_input(uploads: Path, folder: Path) -> Path:
+    """Take an input folder this server made out of ``uploads``, to be removed (renamed
+    to a hidden name there, as :func:`hide_run` does a run).
+
+    Args:
+        uploads: the folder this server makes input folders in.
+        folder: the input folder (see :func:`unshared_input`).
+
+    Returns:
+        The folder's hidden name, for :func:`purge`.
+    """
+    hidden = uploads.resolve() / f".deleting-{folder.name}-{secrets.token_hex(4)}"
+    os.rename(folder, hidden)
+    return hidden
+
+
+def _settings(folder: Path) -> dict[str, Any]:
+    saved = _record(folder).get("settings")
+    return saved if isinstance(saved, dict) else {}
+
+
 def recorded_fields(folder: Path, uploads: Path) -> tuple[MultiDict, bool, Path | None]:
     """A run's settings as the start form would send them, read from its record.
 
@@ -110,7 +159,7 @@ def recorded_fields(folder: Path, uploads: Path) -> tuple[MultiDict, bool, Path 
         this server made it (and it is still there).
     """
     record = _record(folder)
-    saved = record.get("settings") if isinstance(record.get("settings"), dict) else {}
+    saved = _settings(folder)
     fields: list[tuple[str, str]] = [("formats", str(f)) for f in saved.get("formats") or []]
     for name in ("max_pages", "max_rounds"):
         if isinstance(saved.get(name), int) and not isinstance(saved.get(name), bool):

@@ -47,10 +47,7 @@ def _telling(plan: Any, sub: Any, subs: Sequence[Any]) -> set[str]:
     else of its content words that no other part has, else of any of its words."""
     others = {t for s in subs if s is not sub for t in terms(s.text)}
     said = {stem(w) for s in subs if s is not sub for w in words(s.text)}
-    try:
-        facets = {f.term for f in plan.focus(sub).facets}
-    except Exception:  # a label is a convenience: the part's own words will do
-        facets = set()
+    facets = {f.term for f in plan.focus(sub).facets}
     mine = {stem(w) for w in words(sub.text)}
     return (facets - others) or (set(terms(sub.text)) - others) or (mine - said)
 

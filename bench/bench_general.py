@@ -347,16 +347,25 @@ def _near_duplicate(a: QA, b: QA) -> bool:
     return same >= 0.5 or bool(answers) or leaks
 
 
-def pick_parts(article: Article, rng: random.Random, used: set[str]) -> list[QA]:
-    """2-4 questions of one article with short answers that are not near-duplicates;
-    none of the questions in ``used``."""
+def pick_parts(
+    article: Article,
+    rng: random.Random,
+    used: set[str],
+    sizes: tuple[tuple[int, ...], tuple[int, ...]] = ((2, 3, 4), (5, 3, 2)),
+    short: bool = True,
+) -> list[QA]:
+    """2-4 questions of one article (``sizes``: how many, and how often each) that are
+    not near-duplicates, with short answers unless ``short`` is off; none of the
+    questions in ``used``."""
     pool = [
         q
         for q in article.qas
-        if q.answers and min(map(len, q.answers)) < SHORT_ANSWER and q.question not in used
+        if q.answers
+        and (not short or min(map(len, q.answers)) < SHORT_ANSWER)
+        and q.question not in used
     ]
     rng.shuffle(pool)
-    want = rng.choices((2, 3, 4), weights=(5, 3, 2))[0]
+    want = rng.choices(sizes[0], weights=sizes[1])[0]
     chosen: list[QA] = []
     for qa in pool:
         if not any(_near_duplicate(qa, c) for c in chosen):

@@ -10,6 +10,7 @@ import asyncio
 import io
 import json
 import os
+import re
 import socket
 import subprocess
 import sys
@@ -311,6 +312,31 @@ def test_a_model_without_its_key_is_refused_when_the_form_is_sent(tmp_path, monk
     assert [p.name for p in runs.iterdir() if not p.name.startswith(".")] == []
     assert plain_reason(KeyError()) == "the run failed without saying why"
     assert plain_reason(ValueError("the plan is empty")) == "the plan is empty"
+
+
+def test_the_start_form_lists_the_models_and_which_keys_are_set(tmp_path, monkeypatch):
+    """The model field offers every provider, and the page says which of them have their
+    key set and which variable the others need, never showing a key."""
+    from starlette.testclient import TestClient
+
+    from webapp.app import build_app
+    from webapp.security import Guard
+
+    secret = "sk-start-form-test-4471"
+    monkeypatch.setenv("OPENAI_API_KEY", secret)
+    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
+    runs = tmp_path / "runs"
+    runs.mkdir()
+    guard = Guard("127.0.0.1", 8765)
+    page = TestClient(build_app(runs, guard), base_url="http://127.0.0.1:8765").get("/")
+    assert page.status_code == 200
+    listed = re.findall(r'<option value="([^"]+)">', page.text.split('id="models"', 1)[1])
+    assert listed[:1] == ["offline"] and {"openai:", "anthropic:", "ollama:"} <= set(listed)
+    keys = page.text.split('id="model-keys"', 1)[1].split("</p>", 1)[0]
+    assert 'data-provider="openai" data-ready="yes">openai: key set' in keys
+    assert 'data-provider="anthropic" data-ready="no">anthropic: set ANTHROPIC_API_KEY' in keys
+    assert 'data-provider="ollama" data-ready="yes">ollama: no key needed' in keys
+    assert secret not in page.text
 
 
 def test_runs_are_listed_by_what_happened_not_by_exit_code(tmp_path):

@@ -36,7 +36,7 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 from starlette.templating import Jinja2Templates
 
-from host.brains.access import check_spec
+from host.brains.access import check_spec, provider_statuses
 from host.config import FORMATS, ConfigError, parse_formats
 from host.durability.runs import RunDetail, RunNotFound, find_run, list_runs, read_run
 
@@ -137,6 +137,7 @@ class App:
             positions=self.runner.positions(),
             examples=EXAMPLE_QUESTIONS,
             readable=READABLE_KINDS,
+            providers=provider_statuses(),
             ask_labels=ASK_LABELS,
             notice=notice,
             asked=str(form.get("question") or "") if form is not None else "",

@@ -60,6 +60,38 @@ class ModelAccess:
 PROVIDERS = ("openai", "dashscope", "anthropic", "gemini", "ollama", "offline")
 
 
+@dataclass(frozen=True)
+class ProviderStatus:
+    """A provider a ``--model`` may name, and whether a run could use it now.
+
+    Attributes:
+        provider: its name, as a ``--model`` spells it (``openai``).
+        variable: the environment variable its key is read from; None when it needs none.
+        ready: its key is set (or it needs none).
+    """
+
+    provider: str
+    variable: str | None
+    ready: bool
+
+
+def provider_statuses(access: ModelAccess | None = None) -> list[ProviderStatus]:
+    """Each provider but ``offline``, with whether its key is set in ``access`` (by
+    default the environment). The key itself is never read out.
+
+    Args:
+        access: the keys to look at; None reads the environment.
+    """
+    access = ModelAccess.from_env() if access is None else access
+    out = []
+    for provider in (p for p in PROVIDERS if p != "offline"):
+        variable = KEY_VARS.get(provider)
+        out.append(
+            ProviderStatus(provider, variable, not variable or bool(access.key_of(provider)))
+        )
+    return out
+
+
 class ModelSpecError(ValueError):
     """The ``--model`` string or its environment is not usable."""
 

@@ -1,9 +1,9 @@
 """One demo run through the command line, with a sixth search source and a fifth
 subagent added by one registration each, and a page budget other than the default.
 
-The registrations are the README's steps: a provider and its ``search_papers`` tool,
-registered with :func:`subagents.registry.register_source`; a spec with its tool, its
-context, its absorption and its offline policy, registered with
+The registrations are the steps ``docs/architecture.md`` gives: a provider and its
+``search_papers`` tool, registered with :func:`subagents.registry.register_source`; a
+spec with its tool, its context, its absorption and its offline policy, registered with
 :func:`subagents.registry.register`. The demo has no engine for the new source, so it
 is reported unavailable there; the new subagent's entry becomes a source of the report.
 """

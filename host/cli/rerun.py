@@ -14,6 +14,7 @@ from ..config import Settings
 from ..durability.resume import demo_ports, resumable, resumed_settings
 from ..durability.runs import chosen_input
 from ..printable import printable, printable_json
+from .progress import plural
 from .running import brain_of, confirmer, given_input, interruptible, report, run_async, settings_of
 
 if TYPE_CHECKING:
@@ -99,7 +100,7 @@ def cmd_replay(args: argparse.Namespace) -> int:
     print(f"quartet: the replay diverged: {printable(verdict.divergences[0])}", file=sys.stderr)
     if len(verdict.divergences) > 1:
         print(
-            f"quartet: {len(verdict.divergences) - 1} more difference(s) in "
+            f"quartet: {plural(len(verdict.divergences) - 1, 'more difference')} in "
             f"{result.run.path / 'internal' / 'replay.json'}",
             file=sys.stderr,
         )

@@ -339,6 +339,39 @@ def test_the_start_form_lists_the_models_and_which_keys_are_set(tmp_path, monkey
     assert secret not in page.text
 
 
+def test_the_start_page_says_when_no_web_can_be_reached(tmp_path, monkeypatch):
+    """Every search source pointed at a closed port: the start page says the question
+    will be answered from the user's files, before anything starts; one source that
+    answers is enough for the notice to go (looked at again once it is stale)."""
+    from starlette.testclient import TestClient
+
+    from subagents.search.sources import SOURCE_NAMES
+    from webapp import app as app_module
+    from webapp.app import build_app
+    from webapp.security import Guard
+
+    closed = socket.socket()
+    closed.bind(("127.0.0.1", 0))
+    dead = closed.getsockname()[1]
+    closed.close()
+    for name in SOURCE_NAMES:
+        monkeypatch.setenv(f"QUARTET_{name.upper()}_URL", f"http://127.0.0.1:{dead}")
+    runs = tmp_path / "runs"
+    runs.mkdir()
+    guard = Guard("127.0.0.1", 8765)
+    client = TestClient(build_app(runs, guard), base_url="http://127.0.0.1:8765")
+    page = client.get("/")
+    assert page.status_code == 200 and 'id="no-web"' in page.text
+    assert "answered from your files alone" in page.text
+    with socket.socket() as live:
+        live.bind(("127.0.0.1", 0))
+        live.listen()
+        monkeypatch.setenv("QUARTET_WIKI_URL", f"http://127.0.0.1:{live.getsockname()[1]}")
+        monkeypatch.setattr(app_module, "REACH_FRESH", -1.0)
+        again = client.get("/")
+    assert again.status_code == 200 and 'id="no-web"' not in again.text
+
+
 def test_runs_are_listed_by_what_happened_not_by_exit_code(tmp_path):
     """A run that found nothing is not shown as a green "finished (3)"."""
     from starlette.testclient import TestClient

@@ -13,6 +13,7 @@ import json
 import mimetypes
 import os
 import tempfile
+import time
 import zipfile
 from collections.abc import AsyncIterator, Callable
 from pathlib import Path
@@ -39,6 +40,8 @@ from starlette.templating import Jinja2Templates
 from host.brains.access import check_spec, provider_statuses
 from host.config import FORMATS, ConfigError, parse_formats
 from host.durability.runs import RunDetail, RunNotFound, find_run, list_runs, read_run
+from subagents.search.reach import web_reachable
+from subagents.settings import ToolSettings
 
 from .documents import Quoted, inputs_used, linked_report, quoted, safe_file, stored_meta
 from .live import TOOL_WORDS
@@ -79,6 +82,8 @@ DOWNLOADS = {
 }
 #: Form fields other than files a run form may have.
 MAX_FIELDS = 40
+#: Seconds the start page trusts its last look at whether the web can be reached.
+REACH_FRESH = 60.0
 
 
 class App:
@@ -86,6 +91,16 @@ class App:
 
     def __init__(self, runs_dir: Path, guard: Guard, runner: Runner) -> None:
         self.runs_dir, self.guard, self.runner = Path(runs_dir), guard, runner
+        #: whether the web was reached at the last look, and when (monotonic seconds)
+        self.reached: tuple[bool, float] | None = None
+
+    async def web_reached(self) -> bool:
+        """Whether the search sources' web can be reached from here: looked at again
+        when the last look is older than :data:`REACH_FRESH` seconds."""
+        now = time.monotonic()
+        if self.reached is None or now - self.reached[1] > REACH_FRESH:
+            self.reached = (await web_reachable(ToolSettings.from_env()), now)
+        return self.reached[0]
 
     def page(self, request: Request, name: str, status: int = 200, **context: Any) -> Response:
         context = {"csrf": self.guard.csrf, "formats": FORMATS, "askable": ASKABLE, **context}
@@ -117,6 +132,7 @@ class App:
     # -- pages -------------------------------------------------------------------------
 
     async def home(self, request: Request) -> Response:
+        await self.web_reached()
         return self.start_page(request)
 
     def start_page(
@@ -138,6 +154,7 @@ class App:
             examples=EXAMPLE_QUESTIONS,
             readable=READABLE_KINDS,
             providers=provider_statuses(),
+            no_web=self.reached is not None and not self.reached[0],
             ask_labels=ASK_LABELS,
             notice=notice,
             asked=str(form.get("question") or "") if form is not None else "",

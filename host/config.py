@@ -20,6 +20,7 @@ from typing import Any
 from subagents.names import PIPELINE_ORDER
 from subagents.secrets import secret_values
 from subagents.settings import SettingsError, ToolSettings, parse_switch
+from subagents.skills import SKILL_FILE, load_skill
 
 from .brains.access import ModelAccess
 from .brains.ledger import PRICE_FIELDS, ModelPrice
@@ -56,6 +57,7 @@ TOML_KEYS: dict[str, Any] = {
         "max_cost": None,
         "spreadsheet_formulas": None,
         "glossary": [{"same": None, "related": None}],
+        "skills": dict.fromkeys(PIPELINE_ORDER),
         "stage_timeouts": dict.fromkeys(PIPELINE_ORDER),
         "prices": {ANY: dict.fromkeys(PRICE_FIELDS)},
         "approve": {"tools": None, "default": None},
@@ -171,6 +173,9 @@ class Settings:
     #: the user's words for their field (``[[quartet.glossary]]``): groups of words that
     #: name the same thing (``same``) and closely related ones (``related``)
     glossary: tuple[dict[str, tuple[str, ...]], ...] = ()
+    #: the user's own skill folders by subagent (``[quartet.skills]``), each holding a
+    #: ``SKILL.md``; added to that subagent's shipped skills
+    skills: dict[str, tuple[Path, ...]] = field(default_factory=dict)
     extra: dict[str, Any] = field(default_factory=dict)
 
 
@@ -332,6 +337,7 @@ def load_settings(flags: dict[str, Any], toml_path: Path | None = None) -> Setti
     s.secrets = tuple(secret_values(env))
     s.approve_tools, s.approve_default = _approval(flags, toml)
     s.glossary = parse_glossary(toml.get("glossary", []))
+    s.skills = parse_skills(toml.get("skills", {}))
     s.record = bool(flags.get("record"))
     s.quiet = bool(flags.get("quiet"))
     s.verbose = bool(flags.get("verbose"))
@@ -403,6 +409,58 @@ def parse_glossary(raw: Any) -> tuple[dict[str, tuple[str, ...]], ...]:
     return tuple(
         {"same": words(t.get("same", [])), "related": words(t.get("related", []))} for t in raw
     )
+
+
+def parse_skills(raw: Any) -> dict[str, tuple[Path, ...]]:
+    """The ``[quartet.skills]`` table: each subagent's own skill folders.
+
+    Args:
+        raw: the table as TOML gives it, e.g. ``{"browser": ["~/my-skills/paywalls"]}``.
+            ``~`` is expanded; a relative folder is taken from the current folder, like
+            ``input``.
+
+    Returns:
+        The folders by subagent, resolved.
+
+    Raises:
+        ConfigError: the table names an unknown subagent, a value is not a list of
+            folders, or a folder lacks a ``SKILL.md`` whose front matter gives a
+            ``name`` and a ``description``.
+    """
+    if not isinstance(raw, dict):
+        raise ConfigError('skills: expected a table such as {browser = ["~/my-skills/paywalls"]}')
+    skills: dict[str, tuple[Path, ...]] = {}
+    for subagent, folders in raw.items():
+        if subagent not in PIPELINE_ORDER:
+            raise ConfigError(
+                f"skills: unknown subagent {subagent!r}; choose from {', '.join(PIPELINE_ORDER)}"
+            )
+        skills[subagent] = tuple(
+            _skill_folder(subagent, f) for f in _folder_list(subagent, folders)
+        )
+    return skills
+
+
+def _folder_list(subagent: str, folders: Any) -> list[str]:
+    """``folders`` as a list of non-empty paths; a ConfigError naming the subagent if not."""
+    ok = isinstance(folders, list) and all(isinstance(f, str) and f.strip() for f in folders)
+    if not ok:
+        raise ConfigError(
+            f'skills.{subagent}: expected a list of skill folders, e.g. ["~/my-skills/paywalls"]'
+        )
+    return folders
+
+
+def _skill_folder(subagent: str, folder: str) -> Path:
+    """``folder`` resolved, once its ``SKILL.md`` loads; a ConfigError saying why not."""
+    path = Path(folder.strip()).expanduser().resolve()
+    if not (path / SKILL_FILE).is_file():
+        raise ConfigError(f"skills.{subagent}: {folder} is not a folder holding {SKILL_FILE}")
+    try:
+        load_skill(path)
+    except ValueError as exc:
+        raise ConfigError(f"skills.{subagent}: {exc}") from None
+    return path
 
 
 def _approval(flags: dict[str, Any], toml: dict[str, Any]) -> tuple[tuple[str, ...], str]:

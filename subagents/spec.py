@@ -96,6 +96,8 @@ class SubAgentSpec:
         offline_host_task: the offline Host sends it one task with this description once
             the research is done, before the report ("" for none; the built-in
             subagents' tasks are the offline Host's own research script).
+        skills: the names of its skill folders (see :mod:`subagents.skills`), whose field
+            knowledge its system prompt carries; the Host loads none.
     """
 
     name: str
@@ -121,6 +123,7 @@ class SubAgentSpec:
     reads_downloads: bool = False
     writes_report: bool = False
     offline_host_task: str = ""
+    skills: tuple[str, ...] = ()
 
     def allowlist(self, read_only: bool | None = None) -> list[str]:
         """Tool names this subagent may have, in registration order."""

@@ -3,12 +3,15 @@
 A subagent gets the toolkit its spec registers (and the tools of its MCP servers), the
 run's guard around it, and a model: the brain's, counted and behind a timeout and
 retries, or the offline policy (always after an interrupt, when the report is written
-without a model).
+without a model). Its system prompt (:func:`worker_prompt`) ends with its skills: its
+spec's and the user's (``[quartet.skills]``), the bodies of those relevant to the run's
+question in full. The Host's own agent gets no skills.
 """
 
 from __future__ import annotations
 
-from collections.abc import AsyncGenerator, Callable
+from collections.abc import AsyncGenerator, Callable, Sequence
+from pathlib import Path
 from typing import Any
 
 from agentscope.agent import ReActAgent
@@ -22,6 +25,7 @@ from subagents.browser import BrowserSession, attach_browser_hooks
 from subagents.evidence import EvidenceLedger
 from subagents.generate.report import Colophon
 from subagents.secrets import scrub
+from subagents.skills import load_skill, skills_for, skills_prompt
 from subagents.spec import SubAgentSpec, check_allowlist
 from subagents.tape import Tape
 from subagents.untrusted import UNTRUSTED_RULE
@@ -70,6 +74,8 @@ class WorkerFactory:
 
     Attributes:
         run: the run's folder (set when the run starts).
+        question: the run's question (set when the run starts), which decides the skills
+            whose bodies the subagents' prompts carry.
         browser: the run's browser (set when the run starts).
         counted_model: the brain's model as the agents call it; None offline.
     """
@@ -90,16 +96,22 @@ class WorkerFactory:
         self.interrupt, self.approval, self.mcp = interrupt, approval, mcp
         self.exact, self.emit, self.on_call = exact, emit, on_call
         self.run: RunFolder | None = None
+        self.question: str | None = None
         self.browser: BrowserSession | None = None
         self.counted_model: TokenCounter | None = None
 
     def start(
-        self, run: RunFolder, tape: Tape | None, calls: ModelCallStats, tokens: TokenLedger
+        self,
+        run: RunFolder,
+        tape: Tape | None,
+        calls: ModelCallStats,
+        tokens: TokenLedger,
+        question: str | None = None,
     ) -> None:
         """Get ready for ``run``: the brain's model behind a request timeout and retries,
         recorded onto ``tape`` when one is being recorded, counting ``calls`` and
-        ``tokens`` (no model offline)."""
-        self.run = run
+        ``tokens`` (no model offline); ``question`` is the run's."""
+        self.run, self.question = run, question
         if self.brain.offline:
             self.counted_model = None
             return
@@ -167,7 +179,9 @@ class WorkerFactory:
         agent = WorkerAgent(
             guard=guard,
             name=spec.name,
-            sys_prompt=f"{spec.sys_prompt}\n\n{UNTRUSTED_RULE}\n\n{grants_prompt(spec, run)}",
+            sys_prompt=worker_prompt(
+                spec, run, self.question, self.settings.skills.get(spec.name, ())
+            ),
             model=(
                 OfflinePolicy(spec)
                 if offline or self.counted_model is None
@@ -250,6 +264,33 @@ class WorkerFactory:
 def current_task() -> str:
     """The id of the task whose worker is running (``d3``), as its model stream names it."""
     return STREAM.get().split("/", 1)[0]
+
+
+def worker_prompt(
+    spec: SubAgentSpec,
+    run: RunFolder,
+    question: str | None,
+    extra_skills: Sequence[Path] = (),
+) -> str:
+    """A subagent's system prompt: its own, the rule on untrusted text, its grants, and
+    its skills.
+
+    Args:
+        spec: the subagent.
+        run: the run's folder, whose grants the prompt states.
+        question: the run's question; the bodies of the skills it is relevant to are
+            included (None: skill names and descriptions only).
+        extra_skills: the user's skill folders for this subagent, after its spec's; one
+            named like a spec's skill replaces it.
+
+    Returns:
+        The prompt, its skills section last (none when the subagent has no skills).
+    """
+    prompt = f"{spec.sys_prompt}\n\n{UNTRUSTED_RULE}\n\n{grants_prompt(spec, run)}"
+    users = [load_skill(folder) for folder in extra_skills]
+    own = [s for s in skills_for(spec.skills) if s.name not in {u.name for u in users}]
+    section = skills_prompt([*own, *users], question)
+    return f"{prompt}\n\n{section}" if section else prompt
 
 
 def grants_prompt(spec: SubAgentSpec, run: RunFolder) -> str:

@@ -183,7 +183,7 @@ class Host:
         self._emit("run_start", run=run, pages=self.ledger.pages)  # the page registry
         self.state.started = time.perf_counter()
         self.stopper.main = asyncio.current_task()
-        self.workers.start(run, self.tape, self.model_calls, self.token_ledger)
+        self.workers.start(run, self.tape, self.model_calls, self.token_ledger, question)
         try:
             await self.mcp.connect(self.settings.mcp_servers, self.specs)
             self.workers.open_browser()

@@ -117,4 +117,5 @@ SPEC = SubAgentSpec(
     absorb=stage.absorb,
     step_fields=("urls",),
     web=True,
+    skills=("browser-access", "page-reading"),
 )

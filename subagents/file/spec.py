@@ -110,4 +110,5 @@ SPEC = SubAgentSpec(
     prepare=stage.prepare,
     absorb=stage.absorb,
     reads_downloads=True,
+    skills=("pdf-documents", "office-documents"),
 )

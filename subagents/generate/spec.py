@@ -81,4 +81,5 @@ SPEC = SubAgentSpec(
     prepare=stage.prepare,
     report=stage.report,
     writes_report=True,
+    skills=("report-writing",),
 )

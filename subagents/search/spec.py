@@ -89,4 +89,5 @@ SPEC = SubAgentSpec(
     report=stage.report,
     step_fields=("queries",),
     web=True,
+    skills=("search-sources", "search-queries"),
 )

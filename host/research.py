@@ -77,6 +77,7 @@ class Candidate:
     rank: int = 99
     scores: dict[str, float] = field(default_factory=dict)
     ranks: dict[str, int] = field(default_factory=dict)  # best rank in each part's searches
+    linked_from: list[str] = field(default_factory=list)  # the pages read that link to it
 
     def expected(self, sub_id: str) -> float:
         """How relevant the page promises to be for a part: its title and snippet, and how
@@ -315,11 +316,17 @@ class Research:
 
     def documents(self) -> list[str]:
         """Documents found by search or linked from pages read, not downloaded or handed
-        out yet, most relevant first."""
+        out yet, most relevant first: only those a search returned or a page that
+        answers a part links to (a question the pages read do not answer downloads
+        nothing they link to)."""
+        answering = {url_key(s.url) for s in self.sources.values() if s.relevant_to}
         found = [
             c
             for c in self.candidates.values()
-            if is_document(c.url) and not self.fetched(c.url) and c.url not in self.assigned_docs
+            if is_document(c.url)
+            and not self.fetched(c.url)
+            and c.url not in self.assigned_docs
+            and (c.tools - {"link"} or any(url_key(u) in answering for u in c.linked_from))
         ]
         found.sort(key=lambda c: (-max(c.scores.values(), default=0.0), c.rank, c.url))
         return [c.url for c in found]
@@ -372,6 +379,8 @@ class Research:
             cand = self.candidates.get(key)
             if cand is None:
                 cand = self.candidates[key] = Candidate(target, anchor, "", {"link"}, 50)
+            if page_url not in cand.linked_from:
+                cand.linked_from.append(page_url)
             self._promise(cand, f"{anchor}.", title)
 
     def _promise(self, cand: Candidate, text: str, title: str) -> None:

@@ -176,6 +176,8 @@ def test_an_off_topic_question_gets_the_honest_nothing_report_and_exit_3(tmp_pat
     text = written_report(run, record["outputs"]).read_text()
     assert "No relevant evidence was found" in text and "What was searched" in text
     assert "heat pumps" in text and "[1]" not in text
+    # the pages read answer nothing: the documents they link to are not downloaded
+    assert not list((run / "workspace" / "downloads").glob("*"))
 
 
 class BrokenForQ2(OfflinePolicy):

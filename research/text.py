@@ -247,6 +247,25 @@ def _stemmer() -> Any:
     return snowballstemmer.stemmer("english")
 
 
+@lru_cache(maxsize=1)
+def _script_stemmers() -> dict[str, Any]:
+    """A Snowball stemmer for each script ``lang/scripts.yaml`` names one for (read here,
+    below the :mod:`research.lang` module that reads the rest of it)."""
+    import snowballstemmer
+    import yaml
+
+    raw = yaml.safe_load((Path(__file__).parent / "lang" / "scripts.yaml").read_text("utf-8"))
+    return {name: snowballstemmer.stemmer(algo) for name, algo in raw.get("stemmers", {}).items()}
+
+
+@lru_cache(maxsize=65536)
+def _script_stem(word: str) -> str:
+    """A word not in ASCII letters by the stemmer of its script, when it has one (a
+    Latin word with accents, and a script with none, stay as they are)."""
+    stemmer = _script_stemmers().get(script(word))
+    return (stemmer.stemWord(word) or word) if stemmer else word  # never an empty stem
+
+
 def is_cjk(text: str) -> bool:
     """Whether CJK characters make up a fair share of the letters of ``text``."""
     cjk = len(CJK.findall(text))
@@ -438,8 +457,10 @@ def stem(word: str) -> str:
     "building"), else of the word; as-is otherwise."""
     if is_hangul(word):
         return _particle_off(word)
-    if CJK.match(word) or not word.isascii():
+    if CJK.match(word):
         return word
+    if not word.isascii():
+        return _script_stem(word)
     verb = _lemmas()(word).get("VERB") if word.isalpha() else None
     return _stemmer().stemWord(verb[0] if verb else word)
 

@@ -13,6 +13,7 @@ import pytest
 
 from research.lang import LATIN_LANGUAGES, language, language_name, served, text_language
 from research.plan import checked, offline_plan
+from research.text import stem, terms
 
 # Invented questions: each asks two things of one named thing, the second by a pronoun
 # or by nothing at all.
@@ -39,7 +40,8 @@ def test_a_question_of_two_asks_gives_two_parts_about_the_name_it_says(lang, que
     idle = language(lang).function_words
     for sub in plan.subquestions:
         focus = plan.focus(sub)
-        assert any(t in name.lower() for t in focus.subject), (sub.text, focus.subject)
+        named = (name.lower(), stem(name.lower()))  # a stem of its script's stemmer
+        assert any(t in n for t in focus.subject for n in named), (sub.text, focus.subject)
         assert not ({f.term for f in focus.facets} & idle), (sub.text, focus.facets)
         assert any(name in q for q in sub.queries), (sub.text, sub.queries)
 
@@ -125,3 +127,15 @@ def test_a_models_plan_in_the_questions_own_language_is_kept():
     plan = checked(english, question)
     assert plan.planner.startswith("offline (fallback: part q1 is in English")
     assert "German" in plan.planner
+
+
+def test_a_word_of_another_script_is_compared_by_its_scripts_stemmer():
+    """Inflected forms of one word share a term in Cyrillic, Greek, Arabic and
+    Devanagari, so a question's "моста" meets a page's "мосту"; Latin words with accents
+    stay as they are, and no stem is ever empty."""
+    for forms in (("моста", "мосту", "мостом"), ("γέφυρα", "γέφυρας"), ("पुल", "पुलों")):
+        assert len({stem(w) for w in forms}) == 1, forms
+    assert stem("école") == "école"
+    assert all(stem(w) for w in ("и", "в", "ال", "و", "και", "के"))
+    page = "Мост через реку открыли в 1874 году."
+    assert set(terms("Когда открыли этот мост?")) & set(terms(page)) >= {stem("мост")}

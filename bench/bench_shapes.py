@@ -919,9 +919,9 @@ def selqa_article(name: str, sections: Sections) -> PagedArticle:
 
 
 def load_selqa(gitdir: Path) -> list[Article]:
-    """SelQA's articles (English Wikipedia), in the shape the learned ranker is trained
-    on: half of them (:func:`one_page`) one page with a heading per section, the others
-    a page per section titled ``"{article}: {section}"``."""
+    """SelQA's articles (English Wikipedia) as a site of one subject's sections: half of
+    them (:func:`one_page`) one page with a heading per section, the others a page per
+    section titled ``"{article}: {section}"``."""
     return [selqa_article(n, s) for n, s in sorted(selqa_sections(gitdir).items())]
 
 

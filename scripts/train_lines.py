@@ -140,7 +140,7 @@ async def _run(q: Shaped, world: Any, runs: Path) -> list[Part]:
 async def _run_set(shape: str, sub: str, tmp: Path, limit: int) -> list[Part]:
     """Every multi-part question of one sub-set through the offline pipeline (one world
     serves them all, as in the benchmark); their answered parts."""
-    built = BUILDERS[shape](load(sub, _Args, {}), "tune", (limit, 0), SEED)
+    built = BUILDERS[shape](load(shape, sub, _Args, {}), "tune", (limit, 0), SEED)
     questions = [q for q in built.questions if q.case.kind == "multi"]
     runs = tmp / "runs"
     runs.mkdir(exist_ok=True)

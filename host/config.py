@@ -56,6 +56,9 @@ TOML_KEYS: dict[str, Any] = {
         "max_tokens": None,
         "max_cost": None,
         "spreadsheet_formulas": None,
+        "experience": None,
+        "store": None,
+        "project": None,
         "glossary": [{"same": None, "related": None}],
         "skills": dict.fromkeys(PIPELINE_ORDER),
         "stage_timeouts": dict.fromkeys(PIPELINE_ORDER),
@@ -112,6 +115,13 @@ class McpServerConfig:
 class ConfigError(ValueError):
     """A setting is missing or malformed; the message says which and how to fix it."""
 
+
+#: The memory store's database file, in the runs folder unless ``store`` names another.
+STORE_NAME = Path(".store") / "quartet.sqlite"
+#: The project whose memories a run reads and writes unless ``project`` names another.
+DEFAULT_PROJECT = "default"
+#: The longest project name, in characters.
+MAX_PROJECT_CHARS = 100
 
 #: The longest timeout any setting may give, in seconds (a day).
 MAX_SECONDS = 86_400.0
@@ -176,7 +186,20 @@ class Settings:
     #: the user's own skill folders by subagent (``[quartet.skills]``), each holding a
     #: ``SKILL.md``; added to that subagent's shipped skills
     skills: dict[str, tuple[Path, ...]] = field(default_factory=dict)
+    #: whether subagents may record verified lessons in their skills' experience logs
+    #: (``experience``), and the Host records what a run shows of sites
+    experience: bool = False
+    #: the memory store's database file (``store``); None: :data:`STORE_NAME` in the
+    #: runs folder (see :meth:`store_path`)
+    store_file: Path | None = None
+    #: whose memories, beside the user's: the store keeps each project apart
+    project: str = DEFAULT_PROJECT
     extra: dict[str, Any] = field(default_factory=dict)
+
+    def store_path(self) -> Path:
+        """The memory store's database file: ``store``, else :data:`STORE_NAME` in the
+        runs folder."""
+        return self.store_file if self.store_file is not None else self.runs_dir / STORE_NAME
 
 
 def parse_formats(text: str) -> tuple[str, ...]:
@@ -236,7 +259,13 @@ def check_runs_dir(path: Path) -> Path:
 
     Nothing is created: the nearest existing folder on the way must be a writable folder.
     """
-    label = f"--runs-dir {path}"
+    _check_folder(path, f"--runs-dir {path}")
+    return path
+
+
+def _check_folder(path: Path, label: str) -> None:
+    """Raise a ConfigError starting with ``label`` unless folder ``path`` exists and is
+    writable, or can be made: the nearest existing folder on the way must be writable."""
     existing = path
     while not os.path.lexists(existing) and existing != existing.parent:
         existing = existing.parent
@@ -245,7 +274,42 @@ def check_runs_dir(path: Path) -> Path:
         raise ConfigError(f"{label}: {where} is a file, not a folder")
     if not os.access(existing, os.W_OK | os.X_OK):
         raise ConfigError(f"{label}: {where} is not writable")
+
+
+def check_store(raw: Any) -> Path:
+    """The memory store's database file as ``store`` gives it (``~`` expanded), checked.
+
+    Nothing is created: the file may be missing, but not a folder, and its folder must
+    exist writable or be one that can be made.
+
+    Raises:
+        ConfigError: ``raw`` is empty or not text, names a folder, or lies where no
+            file can be written.
+    """
+    if not isinstance(raw, str | os.PathLike) or not str(raw).strip():
+        raise ConfigError(f"store: expected the path of a database file, got {raw!r}")
+    path = Path(str(raw).strip()).expanduser()
+    label = f"store {path}"
+    if path.is_dir():
+        raise ConfigError(f"{label}: it is a folder, not a database file")
+    _check_folder(path.parent, label)
     return path
+
+
+def check_project(raw: Any) -> str:
+    """The project name ``project`` gives, checked.
+
+    Raises:
+        ConfigError: it is not text, is empty, is longer than
+            :data:`MAX_PROJECT_CHARS` or holds a control character.
+    """
+    name = raw.strip() if isinstance(raw, str) else ""
+    if not name or len(name) > MAX_PROJECT_CHARS or not name.isprintable():
+        raise ConfigError(
+            f"project: expected a name of 1 to {MAX_PROJECT_CHARS} printable characters, "
+            f"got {raw!r}"
+        )
+    return name
 
 
 def make_runs_dir(path: Path) -> Path:
@@ -338,11 +402,29 @@ def load_settings(flags: dict[str, Any], toml_path: Path | None = None) -> Setti
     s.approve_tools, s.approve_default = _approval(flags, toml)
     s.glossary = parse_glossary(toml.get("glossary", []))
     s.skills = parse_skills(toml.get("skills", {}))
+    _memory_settings(s, toml)
     s.record = bool(flags.get("record"))
     s.quiet = bool(flags.get("quiet"))
     s.verbose = bool(flags.get("verbose"))
     s.json_output = bool(flags.get("json"))
     return s
+
+
+def _memory_settings(s: Settings, toml: Mapping[str, Any]) -> None:
+    """Set ``s``'s experience switch, memory store and project from the environment
+    (``QUARTET_EXPERIENCE``, ``QUARTET_STORE``, ``QUARTET_PROJECT``), else ``quartet.toml``.
+    """
+    env = os.environ
+    try:
+        s.experience = parse_switch(
+            env.get("QUARTET_EXPERIENCE", "").strip() or toml.get("experience", False),
+            "experience",
+        )
+    except SettingsError as exc:
+        raise ConfigError(str(exc)) from None
+    store = env.get("QUARTET_STORE") or toml.get("store")
+    s.store_file = None if store is None else check_store(store)
+    s.project = check_project(env.get("QUARTET_PROJECT") or toml.get("project", DEFAULT_PROJECT))
 
 
 def _budget(raw: Any, name: str, conv: type[int] | type[float]) -> Any:

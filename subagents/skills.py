@@ -141,6 +141,25 @@ def skills_for(names: Iterable[str], roots: Sequence[Path | str] = ()) -> list[S
     return found
 
 
+def bound_skills(names: Iterable[str], folders: Sequence[Path | str] = ()) -> list[Skill]:
+    """A subagent's skills: those its spec names, then the user's own.
+
+    Args:
+        names: the skill names of the subagent's spec (see :func:`skills_for`).
+        folders: the user's skill folders for the subagent (``[quartet.skills]``); one
+            named like a spec's skill replaces it.
+
+    Returns:
+        The spec's skills that no user skill replaces, then the user's, in order.
+
+    Raises:
+        ValueError: a skill does not load (see :func:`skills_for`, :func:`load_skill`).
+    """
+    users = [load_skill(folder) for folder in folders]
+    replaced = {u.name for u in users}
+    return [*(s for s in skills_for(names) if s.name not in replaced), *users]
+
+
 def content_words(text: str) -> set[str]:
     """The content words of ``text``: lower-cased, stop words dropped, one final "s" off.
 

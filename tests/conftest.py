@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -54,3 +55,12 @@ def demo_zh_run(tmp_path_factory):
     return run_demo(
         tmp_path_factory.mktemp("demo-zh"), question=DEMO_QUESTION_ZH, stage_timeout=120
     )
+
+
+@pytest.fixture
+def clean_env(monkeypatch):
+    """No QUARTET_ variable of the machine running the tests reaches the settings."""
+    for name in list(os.environ):
+        if name.startswith("QUARTET_"):
+            monkeypatch.delenv(name)
+    return monkeypatch

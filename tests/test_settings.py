@@ -274,15 +274,6 @@ def test_a_glossary_is_read_from_quartet_toml_and_a_malformed_one_is_refused(tmp
 # --- numbers and switches -------------------------------------------------------------
 
 
-@pytest.fixture
-def clean_env(monkeypatch):
-    """No QUARTET_ variable of the machine running the tests reaches the settings."""
-    for name in list(os.environ):
-        if name.startswith("QUARTET_"):
-            monkeypatch.delenv(name)
-    return monkeypatch
-
-
 @pytest.mark.parametrize("name", sorted(MOST))
 @pytest.mark.parametrize("value", ["inf", "-inf", "nan"])
 def test_every_number_in_quartet_toml_must_be_finite(tmp_path, clean_env, name, value):

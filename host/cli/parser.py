@@ -16,6 +16,7 @@ from .explain import cmd_explain
 from .questions import cmd_batch, cmd_demo, cmd_run
 from .rerun import cmd_replay, cmd_resume
 from .runs import cmd_runs, cmd_show
+from .skills import cmd_skills_list, cmd_skills_merge, cmd_skills_show
 from .tools import cmd_mcp, cmd_tools
 
 #: The examples ``quartet --help`` ends with.
@@ -71,6 +72,19 @@ COMMAND_EXAMPLES = {
     "mcp": """examples:
   quartet mcp search
   quartet mcp file --input myfiles/""",
+    "skills": """examples:
+  quartet skills list
+  quartet skills show browser-access
+  quartet skills merge browser-access""",
+    "skills list": """examples:
+  quartet skills list
+  quartet skills list --runs-dir /data/runs""",
+    "skills show": """examples:
+  quartet skills show browser-access
+  quartet skills show search-queries --runs-dir /data/runs""",
+    "skills merge": """examples:
+  quartet skills merge browser-access
+  QUARTET_STORE=~/quartet.sqlite quartet skills merge page-reading""",
 }
 
 
@@ -174,6 +188,7 @@ def build_parser() -> argparse.ArgumentParser:
         _add_runs,
         _add_show,
         _add_explain,
+        _add_skills,
     ):
         add(sub)
     from webapp.command import add_parser as add_serve_parser  # the web app: quartet serve
@@ -450,3 +465,39 @@ def _add_explain(sub: Any) -> None:
     )
     _runs_dir(explain)
     explain.set_defaults(func=cmd_explain)
+
+
+#: What ``quartet skills --help`` says of the experience logs.
+SKILLS_HELP = (
+    "list the subagents' skills and their experience logs, show one, or merge a log's "
+    "recent findings into its core experiences (the logs are kept in the memory store: "
+    ".store/quartet.sqlite in the runs folder unless store in quartet.toml or the "
+    "QUARTET_STORE environment variable names another file)"
+)
+
+
+def _add_skills(sub: Any) -> None:
+    """``quartet skills list|show SKILL|merge SKILL``."""
+    skills = sub.add_parser("skills", help=SKILLS_HELP, **_examples("skills"))
+    actions = skills.add_subparsers(
+        dest="skills_command", required=True, metavar="ACTION", help="list, show or merge"
+    )
+    listing = actions.add_parser(
+        "list",
+        help="every skill: its subagent, description and recorded experiences",
+        **_examples("skills list"),
+    )
+    _runs_dir(listing)
+    listing.set_defaults(func=cmd_skills_list)
+    for action, told, func in (
+        ("show", "print a skill's SKILL.md, then its experience log", cmd_skills_show),
+        (
+            "merge",
+            "move a skill's recent findings into its core experiences (no model)",
+            cmd_skills_merge,
+        ),
+    ):
+        one = actions.add_parser(action, help=told, **_examples(f"skills {action}"))
+        one.add_argument("skill", metavar="SKILL", help="a skill's name, as skills list shows it")
+        _runs_dir(one)
+        one.set_defaults(func=func)

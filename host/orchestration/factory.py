@@ -6,6 +6,11 @@ retries, or the offline policy (always after an interrupt, when the report is wr
 without a model). Its system prompt (:func:`worker_prompt`) ends with its skills: its
 spec's and the user's (``[quartet.skills]``), the bodies of those relevant to the run's
 question in full. The Host's own agent gets no skills.
+
+With experience on (``experience`` in ``quartet.toml``), each subagent is also given
+the meta tool ``evolve_skill``, bound to its own skills and writing through the run's
+memory store (:mod:`host.durability.memory`), and its prompt ends with a note on when to
+use it; with experience off, every toolkit is exactly its spec's allowlist.
 """
 
 from __future__ import annotations
@@ -20,12 +25,14 @@ from agentscope.memory import InMemoryMemory
 from agentscope.token import CharTokenCounter
 from agentscope.tool import Toolkit
 
+from fs_service import FsError
 from subagents import build
 from subagents.browser import BrowserSession, attach_browser_hooks
 from subagents.evidence import EvidenceLedger
+from subagents.evolve import EVOLVE_SKILL, META_GROUP, evolve_skill
 from subagents.generate.report import Colophon
 from subagents.secrets import scrub
-from subagents.skills import load_skill, skills_for, skills_prompt
+from subagents.skills import Skill, bound_skills, skills_prompt
 from subagents.spec import SubAgentSpec, check_allowlist
 from subagents.tape import Tape
 from subagents.untrusted import UNTRUSTED_RULE
@@ -43,6 +50,7 @@ from ..brains.arguments import RawArguments
 from ..brains.offline import HostPolicy, OfflinePolicy
 from ..brains.wrapping import ScrubbedModel
 from ..config import Settings
+from ..durability.memory import SkillMemory, open_memory
 from ..durability.run_folder import AREAS, RunFolder
 from ..durability.tape import STREAM, RecordingModel
 from ..mcp.client import McpConnections
@@ -54,7 +62,8 @@ from .workers import WorkerAgent
 
 MAX_ITERS = 12
 
-#: A subagent's agent, its guard and the names of the MCP tools it was given.
+#: A subagent's agent, its guard and the names of the tools it was given beyond its
+#: allowlist: the meta tool ``evolve_skill`` (with experience on), then its MCP tools.
 Worker = tuple[ReActAgent, ToolGuard, tuple[str, ...]]
 
 
@@ -78,6 +87,10 @@ class WorkerFactory:
             whose bodies the subagents' prompts carry.
         browser: the run's browser (set when the run starts).
         counted_model: the brain's model as the agents call it; None offline.
+        memory: the memory store the meta tool writes (opened when the run starts with
+            experience on; None otherwise).
+        memory_error: why the memory store could not be opened, if it could not (the
+            run goes on without the meta tool).
     """
 
     def __init__(
@@ -99,6 +112,8 @@ class WorkerFactory:
         self.question: str | None = None
         self.browser: BrowserSession | None = None
         self.counted_model: TokenCounter | None = None
+        self.memory: SkillMemory | None = None
+        self.memory_error: str | None = None
 
     def start(
         self,
@@ -110,8 +125,11 @@ class WorkerFactory:
     ) -> None:
         """Get ready for ``run``: the brain's model behind a request timeout and retries,
         recorded onto ``tape`` when one is being recorded, counting ``calls`` and
-        ``tokens`` (no model offline); ``question`` is the run's."""
+        ``tokens`` (no model offline); ``question`` is the run's. With experience on, the
+        memory store is opened."""
         self.run, self.question = run, question
+        if self.settings.experience and self.memory is None:
+            self.open_memory()
         if self.brain.offline:
             self.counted_model = None
             return
@@ -122,6 +140,19 @@ class WorkerFactory:
             model = RecordingModel(model, tape)
         model = Interruptible(model, self.interrupt)
         self.counted_model = TokenCounter(model, tokens, self.brain.spec)
+
+    def open_memory(self) -> None:
+        """Open the memory store; when it cannot be, say why in :attr:`memory_error`."""
+        try:
+            self.memory = open_memory(self.settings)
+        except FsError as exc:
+            self.memory_error = scrub(str(exc).removeprefix("Error: "))
+
+    def close_memory(self) -> None:
+        """Close the memory store, if it is open."""
+        memory, self.memory = self.memory, None
+        if memory is not None:
+            memory.close()
 
     def open_browser(self) -> BrowserSession:
         """The run's browser (started on its first use)."""
@@ -163,7 +194,8 @@ class WorkerFactory:
         return announce
 
     async def worker(self, spec: SubAgentSpec, colophon: Colophon | None = None) -> Worker:
-        """A fresh subagent for one delegation: its agent, guard and MCP tools.
+        """A fresh subagent for one delegation: its agent, its guard, and the tools it
+        was given beyond its allowlist (``evolve_skill`` with experience on, MCP tools).
 
         Args:
             spec: the subagent to delegate to.
@@ -171,17 +203,17 @@ class WorkerFactory:
         """
         run = self.run
         assert run is not None
+        users = self.settings.skills.get(spec.name, ())
         toolkit = self._toolkit(spec, run, colophon)
-        extra = await self.mcp.attach(toolkit, spec.name)
+        meta = self._meta_tools(toolkit, bound_skills(spec.skills, users))
+        extra = [*meta, *await self.mcp.attach(toolkit, spec.name)]
         guard = self._guard(spec, toolkit, run)
         # After an interrupt the report is written without a model.
         offline = self.brain.offline or self.interrupt.requested
         agent = WorkerAgent(
             guard=guard,
             name=spec.name,
-            sys_prompt=worker_prompt(
-                spec, run, self.question, self.settings.skills.get(spec.name, ())
-            ),
+            sys_prompt=worker_prompt(spec, run, self.question, users, experience=bool(meta)),
             model=(
                 OfflinePolicy(spec)
                 if offline or self.counted_model is None
@@ -221,6 +253,25 @@ class WorkerFactory:
         toolkit.register_middleware(tool_scope)
         toolkit.register_middleware(self.announcer(spec.name))
         return toolkit
+
+    def _meta_tools(self, toolkit: Toolkit, skills: Sequence[Skill]) -> list[str]:
+        """Register the meta tools experience allows in ``toolkit``; their names.
+
+        With experience on and the memory store open, ``evolve_skill`` is registered in
+        the :data:`~subagents.evolve.META_GROUP` group, bound to ``skills`` (the
+        subagent's own) and the store; otherwise nothing is.
+        """
+        if not self.settings.experience or self.memory is None or not skills:
+            return []
+        toolkit.create_tool_group(
+            META_GROUP, description="Tools about the subagent's own skills.", active=True
+        )
+        toolkit.register_tool_function(
+            evolve_skill,
+            group_name=META_GROUP,
+            preset_kwargs={"memory": self.memory, "skills": tuple(s.name for s in skills)},
+        )
+        return [EVOLVE_SKILL]
 
     def _guard(self, spec: SubAgentSpec, toolkit: Toolkit, run: RunFolder) -> ToolGuard:
         """The guard around ``toolkit``: its call cap, eviction to ``/internal/evicted/``,
@@ -271,6 +322,7 @@ def worker_prompt(
     run: RunFolder,
     question: str | None,
     extra_skills: Sequence[Path] = (),
+    experience: bool = False,
 ) -> str:
     """A subagent's system prompt: its own, the rule on untrusted text, its grants, and
     its skills.
@@ -282,15 +334,32 @@ def worker_prompt(
             included (None: skill names and descriptions only).
         extra_skills: the user's skill folders for this subagent, after its spec's; one
             named like a spec's skill replaces it.
+        experience: the subagent has ``evolve_skill``: the prompt ends with when to use
+            it (:func:`experience_prompt`).
 
     Returns:
-        The prompt, its skills section last (none when the subagent has no skills).
+        The prompt, its skills section (none when the subagent has no skills) and the
+        note on experience last.
     """
     prompt = f"{spec.sys_prompt}\n\n{UNTRUSTED_RULE}\n\n{grants_prompt(spec, run)}"
-    users = [load_skill(folder) for folder in extra_skills]
-    own = [s for s in skills_for(spec.skills) if s.name not in {u.name for u in users}]
-    section = skills_prompt([*own, *users], question)
-    return f"{prompt}\n\n{section}" if section else prompt
+    skills = bound_skills(spec.skills, extra_skills)
+    sections = [skills_prompt(skills, question), experience_prompt(skills) if experience else ""]
+    return "\n\n".join([prompt, *(s for s in sections if s)])
+
+
+def experience_prompt(skills: Sequence[Skill]) -> str:
+    """The note that tells a subagent when to record a lesson with ``evolve_skill``,
+    naming the skills whose experience logs it may write ("" when it has none)."""
+    if not skills:
+        return ""
+    names = ", ".join(s.name for s in skills)
+    return (
+        "## Experience\n"
+        f"When this task taught you a valuable lesson that you verified, record it with "
+        f"{EVOLVE_SKILL} so that later tasks know it: a short title, the scene it applies "
+        "to and the lesson. Record rarely, never a guess or the task's findings, and name "
+        f"one of your own skills only: {names}."
+    )
 
 
 def grants_prompt(spec: SubAgentSpec, run: RunFolder) -> str:

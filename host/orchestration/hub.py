@@ -15,7 +15,9 @@ A run goes:
    report says plainly which parts were answered and which were not.
 
 Everything is recorded in ``/internal/``: the transcript, the evidence ledger, the plan
-and ``run.json``.
+and ``run.json``. With experience on, the sites whose pages only Chromium could read are
+recorded in the ``browser-access`` skill's experience log once the run is over (see
+:mod:`host.durability.memory`).
 
 :class:`Host` composes the parts of a run: the agents (:mod:`.factory`), the MCP clients
 (:mod:`host.mcp.client`), the checkpoints (:mod:`.checkpointing`), the answer to a stop
@@ -29,11 +31,13 @@ import asyncio
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import replace
+from datetime import date
 from typing import Any
 
 from agentscope.message import Msg
 from agentscope.pipeline import MsgHub
 
+from fs_service import FsError
 from research.plan import Plan
 from subagents import SPECS
 from subagents.evidence import EvidenceLedger, PageRegistry
@@ -45,6 +49,7 @@ from subagents.tape import Tape, taping
 from ..brains import Brain, ModelCallStats, TokenLedger
 from ..config import Settings
 from ..durability import checkpoint
+from ..durability.memory import BROWSER_SKILL, browser_findings, record_findings
 from ..durability.run_folder import RunFolder
 from ..durability.transcript import Transcript, save_plan, save_records
 from ..mcp.client import McpConnections
@@ -242,6 +247,7 @@ class Host:
         """Close the run's resources and record what it produced (``run.json``)."""
         self.stopper.cancel()
         await self.checkpoints.settle()  # written before the run is recorded as ended
+        await self._record_experience(result)
         await self.close()
         run = self.state.run
         assert run is not None
@@ -260,8 +266,35 @@ class Host:
         )
         self._emit("run_end", result=result)
 
+    async def _record_experience(self, result: RunResult) -> None:
+        """With experience on, record in the browser's skill ``browser-access`` one
+        finding per site whose pages this run read only in Chromium (not when replaying
+        a recording); a failure to record is one of the run's errors, not its end."""
+        if not self.settings.experience:
+            return
+        memory, run = self.workers.memory, self.state.run
+        if memory is None or run is None:
+            if self.workers.memory_error:
+                result.errors.append(f"experience not recorded: {self.workers.memory_error}")
+            return
+        browser = self.specs.get("browser")
+        replaying = self.tape is not None and self.tape.replaying
+        if replaying or browser is None or BROWSER_SKILL not in browser.skills:
+            return
+        try:
+            findings = await asyncio.to_thread(browser_findings, run.path)
+            await asyncio.to_thread(record_findings, memory, BROWSER_SKILL, findings, date.today())
+        except (FsError, ValueError) as exc:
+            why = str(exc).removeprefix("Error: ")
+            result.errors.append(scrub(f"experience not recorded: {why}"))
+
     async def close(self) -> None:
-        """Close the browser and every MCP client; one failure does not stop the rest."""
+        """Close the browser, every MCP client and the memory store; one failure does not
+        stop the rest."""
+        try:
+            self.workers.close_memory()
+        except Exception as exc:  # cleanup must reach every resource
+            self.cleanup_errors.append(scrub(f"{type(exc).__name__}: {exc}"))
         browser = self.workers.browser
         for close in ([browser.aclose] if browser is not None else []) + self.mcp.closers():
             try:

@@ -1,0 +1,343 @@
+"""A skill's experience log, ``evolved.md``: lessons learnt while using the skill.
+
+The file is Markdown with YAML front matter::
+
+    ---
+    total: 12
+    last_merged: 2026-03-01
+    merged_total: 10
+    ---
+    ## Core experiences
+
+    ### Consent walls on news sites
+    Scene: A news site showed only its cookie banner to plain reading.
+    Lesson: Accept the banner in a real browser, then read the page.
+
+    ## Recent findings
+
+    ### ...
+
+- ``total``: experiences ever recorded.
+- ``last_merged``: the date of the last merge (ISO), or ``null`` before the first.
+- ``merged_total``: ``total`` as it stood at the last merge (0 before the first).
+- **Core experiences**: verified lessons, merged from recent findings.
+- **Recent findings**: the newest findings, at most :data:`MAX_RECENT`, first in first
+  out: recording one more pushes the oldest out, and it is lost unless a merge moved it
+  into the core experiences before.
+
+Each entry is a ``### <title>`` heading followed by a ``Scene:`` line (when the lesson
+applies) and a ``Lesson:`` line (what to do); titles, scenes and lessons are kept on one
+line each. Titles are compared case-insensitively: recording a finding whose title a
+recent finding has replaces that finding, and a merge keeps the most recent entry of
+each title.
+
+A merge is suggested (:func:`needs_merge`) once :data:`MERGE_AFTER` or more experiences
+were recorded since the last merge (``total - merged_total``): by then at least half
+of them have been pushed out of the recent findings unmerged.
+
+Everything here is pure: text in, text out, no files.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field, replace
+from datetime import date
+
+import yaml
+
+#: The most recent findings a file keeps.
+MAX_RECENT = 10
+#: Experiences recorded since the last merge past which a merge is suggested.
+MERGE_AFTER = 20
+#: The longest title, and the longest scene or lesson, in characters.
+MAX_TITLE_CHARS = 120
+MAX_TEXT_CHARS = 1000
+
+#: Where the experience logs live in the memory store: ``<prefix><skill>/evolved.md``.
+SKILLS_PREFIX = "/memories/skills/"
+EVOLVED_FILE = "evolved.md"
+
+CORE_HEADING = "## Core experiences"
+RECENT_HEADING = "## Recent findings"
+_FRONT_MATTER = re.compile(r"\A---[ \t]*\r?\n(.*?)\r?\n---[ \t]*(?:\r?\n|\Z)(.*)\Z", re.S)
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One experience: a title, the scene it applies to, and its lesson."""
+
+    title: str
+    scene: str
+    lesson: str
+
+    @property
+    def key(self) -> str:
+        """The title as titles are compared: case-folded."""
+        return self.title.casefold()
+
+
+@dataclass(frozen=True)
+class Evolved:
+    """The content of one ``evolved.md``.
+
+    Attributes:
+        total: experiences ever recorded.
+        last_merged: the date of the last merge, or None before the first.
+        merged_total: ``total`` as it stood at the last merge.
+        core: the merged, verified lessons.
+        recent: the newest findings, oldest first, at most :data:`MAX_RECENT`.
+    """
+
+    total: int = 0
+    last_merged: date | None = None
+    merged_total: int = 0
+    core: tuple[Entry, ...] = field(default_factory=tuple)
+    recent: tuple[Entry, ...] = field(default_factory=tuple)
+
+    @property
+    def titles(self) -> set[str]:
+        """The case-folded titles of every entry, core and recent."""
+        return {e.key for e in (*self.core, *self.recent)}
+
+
+@dataclass(frozen=True)
+class MergeResult:
+    """What a merge did.
+
+    Attributes:
+        evolved: the file after the merge.
+        moved: the titles of the recent findings that became core experiences.
+        replaced: those of them that replaced a core experience of the same title.
+    """
+
+    evolved: Evolved
+    moved: tuple[str, ...]
+    replaced: tuple[str, ...]
+
+
+def evolved_path(skill: str) -> str:
+    """The path of ``skill``'s experience log in the memory store.
+
+    Raises:
+        ValueError: ``skill`` is empty, holds a ``/`` or is ``.`` or ``..``.
+    """
+    if not skill or "/" in skill or skill in (".", "..") or skill != skill.strip():
+        raise ValueError(f"{skill!r} cannot name a skill's experience log")
+    return f"{SKILLS_PREFIX}{skill}/{EVOLVED_FILE}"
+
+
+def one_line(text: str) -> str:
+    """``text`` with every run of white space (line breaks too) made one space, stripped."""
+    return " ".join(str(text).split())
+
+
+def make_entry(title: str, scene: str, lesson: str) -> Entry:
+    """An entry from the three texts, each on one line.
+
+    Raises:
+        ValueError: a text is empty, or longer than its limit (:data:`MAX_TITLE_CHARS`,
+            :data:`MAX_TEXT_CHARS`); the message names it.
+    """
+    entry = Entry(one_line(title), one_line(scene), one_line(lesson))
+    for name, value, most in (
+        ("title", entry.title, MAX_TITLE_CHARS),
+        ("scene", entry.scene, MAX_TEXT_CHARS),
+        ("lesson", entry.lesson, MAX_TEXT_CHARS),
+    ):
+        if not value:
+            raise ValueError(f"the {name} is empty")
+        if len(value) > most:
+            raise ValueError(f"the {name} is {len(value)} characters long; at most {most}")
+    return entry
+
+
+def parse(text: str) -> Evolved:
+    """Read an ``evolved.md``; empty text is an empty log.
+
+    Raises:
+        ValueError: the front matter is missing or malformed, or a section holds
+            something other than entries.
+    """
+    if not text.strip():
+        return Evolved()
+    match = _FRONT_MATTER.match(text)
+    if match is None:
+        raise ValueError("expected YAML front matter between '---' lines at the top")
+    meta = _meta(match.group(1))
+    sections = _sections(match.group(2))
+    return Evolved(
+        total=meta["total"],
+        last_merged=meta["last_merged"],
+        merged_total=meta["merged_total"],
+        core=_entries(sections.get(CORE_HEADING, []), CORE_HEADING),
+        recent=_entries(sections.get(RECENT_HEADING, []), RECENT_HEADING)[-MAX_RECENT:],
+    )
+
+
+def _meta(text: str) -> dict[str, object]:
+    """The front matter's three fields, checked."""
+    try:
+        raw = yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        raise ValueError(f"the front matter is not valid YAML ({exc})") from None
+    if not isinstance(raw, dict):
+        raise ValueError("the front matter must be a mapping with total and last_merged")
+    counts = {}
+    for key in ("total", "merged_total"):
+        value = raw.get(key, 0)
+        if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+            raise ValueError(f"{key} must be a whole number, at least 0, got {value!r}")
+        counts[key] = value
+    merged = raw.get("last_merged")
+    if isinstance(merged, str):
+        try:
+            merged = date.fromisoformat(merged)
+        except ValueError:
+            raise ValueError(f"last_merged must be an ISO date, got {merged!r}") from None
+    if merged is not None and not isinstance(merged, date):
+        raise ValueError(f"last_merged must be an ISO date or null, got {merged!r}")
+    return {**counts, "last_merged": merged}
+
+
+def _sections(body: str) -> dict[str, list[str]]:
+    """The lines under each ``## `` heading of ``body``."""
+    sections: dict[str, list[str]] = {}
+    current: list[str] | None = None
+    for line in body.splitlines():
+        if line.startswith("## "):
+            heading = line.rstrip()
+            if heading not in (CORE_HEADING, RECENT_HEADING):
+                raise ValueError(f"unknown section {heading[:80]!r}")
+            current = sections.setdefault(heading, [])
+        elif current is not None:
+            current.append(line)
+        elif line.strip():
+            raise ValueError(f"text before the first section: {line[:80]!r}")
+    return sections
+
+
+def _entries(lines: list[str], heading: str) -> tuple[Entry, ...]:
+    """The entries of one section's lines."""
+    entries: list[Entry] = []
+    title: str | None = None
+    fields: dict[str, str] = {}
+
+    def close() -> None:
+        if title is not None:
+            entries.append(Entry(title, fields.get("Scene", ""), fields.get("Lesson", "")))
+
+    for line in (raw.strip() for raw in lines):
+        if line.startswith("### "):
+            close()
+            title, fields = one_line(line[4:]), {}
+        elif not line:
+            continue
+        elif title is None:
+            raise ValueError(f"{heading}: text outside an entry: {line[:80]!r}")
+        else:
+            name, sep, value = line.partition(":")
+            if not sep or name not in ("Scene", "Lesson"):
+                raise ValueError(f"{heading}: expected 'Scene:' or 'Lesson:', got {line[:80]!r}")
+            fields[name] = one_line(value)
+    close()
+    return tuple(entries)
+
+
+def render(evolved: Evolved) -> str:
+    """The text of an ``evolved.md``; :func:`parse` reads it back unchanged."""
+    merged = evolved.last_merged.isoformat() if evolved.last_merged else "null"
+    lines = [
+        "---",
+        f"total: {evolved.total}",
+        f"last_merged: {merged}",
+        f"merged_total: {evolved.merged_total}",
+        "---",
+        CORE_HEADING,
+        "",
+        *_entry_lines(evolved.core),
+        RECENT_HEADING,
+        "",
+        *_entry_lines(evolved.recent),
+    ]
+    return "\n".join(lines).rstrip("\n") + "\n"
+
+
+def _entry_lines(entries: tuple[Entry, ...]) -> list[str]:
+    return [
+        line
+        for e in entries
+        for line in (f"### {e.title}", f"Scene: {e.scene}", f"Lesson: {e.lesson}", "")
+    ]
+
+
+def record(text: str, title: str, scene: str, lesson: str, today: date) -> str:
+    """``text`` (an ``evolved.md``, or "" for none yet) with one more recent finding.
+
+    The finding becomes the newest; a recent finding of the same title (compared
+    case-insensitively) is replaced, and past :data:`MAX_RECENT` the oldest is pushed
+    out. ``total`` counts one more.
+
+    Args:
+        text: the file as it is.
+        title: a short name for the lesson.
+        scene: when the lesson applies.
+        lesson: what to do then.
+        today: the day of recording (kept for a uniform signature; the format dates
+            merges only).
+
+    Raises:
+        ValueError: ``text`` is not an ``evolved.md`` (see :func:`parse`), or an entry
+            text is empty or too long (see :func:`make_entry`).
+    """
+    del today  # findings are not dated; merges are
+    entry = make_entry(title, scene, lesson)
+    evolved = parse(text)
+    recent = [e for e in evolved.recent if e.key != entry.key] + [entry]
+    return render(replace(evolved, total=evolved.total + 1, recent=tuple(recent[-MAX_RECENT:])))
+
+
+def merged(evolved: Evolved, today: date) -> MergeResult:
+    """``evolved`` with its recent findings moved into the core experiences.
+
+    Core experiences and recent findings are de-duplicated by title (case-insensitive),
+    the most recent entry of a title kept, at the place of the newest; the recent
+    findings are emptied, ``last_merged`` is ``today`` and ``merged_total`` the total.
+    """
+    core = {e.key: e for e in evolved.core}
+    replaced = [e.title for e in evolved.recent if e.key in core]
+    for entry in evolved.recent:
+        core.pop(entry.key, None)
+        core[entry.key] = entry
+    after = replace(
+        evolved,
+        core=tuple(core.values()),
+        recent=(),
+        last_merged=today,
+        merged_total=evolved.total,
+    )
+    moved = tuple(dict.fromkeys(e.title for e in evolved.recent))
+    return MergeResult(after, moved, tuple(dict.fromkeys(replaced)))
+
+
+def merge(text: str, today: date) -> str:
+    """``text`` (an ``evolved.md``) merged on ``today`` (see :func:`merged`).
+
+    Raises:
+        ValueError: ``text`` is not an ``evolved.md`` (see :func:`parse`).
+    """
+    return render(merged(parse(text), today).evolved)
+
+
+def since_merge(evolved: Evolved) -> int:
+    """Experiences recorded since the last merge (all of them before the first)."""
+    return max(0, evolved.total - evolved.merged_total)
+
+
+def needs_merge(text: str) -> bool:
+    """Whether :data:`MERGE_AFTER` or more experiences were recorded since the last merge.
+
+    Raises:
+        ValueError: ``text`` is not an ``evolved.md`` (see :func:`parse`).
+    """
+    return since_merge(parse(text)) >= MERGE_AFTER

@@ -40,11 +40,12 @@ Everything here is pure: text in, text out, no files.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field, replace
 from datetime import date
 
 import yaml
+
+from .skills import FRONT_MATTER
 
 #: The most recent findings a file keeps.
 MAX_RECENT = 10
@@ -60,7 +61,6 @@ EVOLVED_FILE = "evolved.md"
 
 CORE_HEADING = "## Core experiences"
 RECENT_HEADING = "## Recent findings"
-_FRONT_MATTER = re.compile(r"\A---[ \t]*\r?\n(.*?)\r?\n---[ \t]*(?:\r?\n|\Z)(.*)\Z", re.S)
 
 
 @dataclass(frozen=True)
@@ -161,7 +161,7 @@ def parse(text: str) -> Evolved:
     """
     if not text.strip():
         return Evolved()
-    match = _FRONT_MATTER.match(text)
+    match = FRONT_MATTER.match(text)
     if match is None:
         raise ValueError("expected YAML front matter between '---' lines at the top")
     meta = _meta(match.group(1))

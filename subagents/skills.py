@@ -47,7 +47,9 @@ _STOP_TEXT = """
 #: Common English words that never make a skill relevant on their own.
 STOP_WORDS = frozenset(_STOP_TEXT.split())
 
-_FRONT_MATTER = re.compile(r"\A---[ \t]*\r?\n(.*?)\r?\n---[ \t]*(?:\r?\n|\Z)(.*)\Z", re.S)
+#: YAML front matter between two ``---`` lines at the top of a file, and the rest (a
+#: SKILL.md and a skill's evolved.md alike).
+FRONT_MATTER = re.compile(r"\A---[ \t]*\r?\n(.*?)\r?\n---[ \t]*(?:\r?\n|\Z)(.*)\Z", re.S)
 _WORD = re.compile(r"[^\W_]+")
 
 
@@ -85,7 +87,7 @@ def load_skill(folder: Path | str) -> Skill:
     path = Path(folder).expanduser() / SKILL_FILE
     if not path.is_file():
         raise ValueError(f"{path}: no {SKILL_FILE} in the skill folder {path.parent}")
-    match = _FRONT_MATTER.match(path.read_text(encoding="utf-8"))
+    match = FRONT_MATTER.match(path.read_text(encoding="utf-8"))
     if match is None:
         raise ValueError(f"{path}: expected YAML front matter between '---' lines at the top")
     meta = _front_matter(path, match.group(1))

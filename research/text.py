@@ -18,7 +18,9 @@ import logging
 import re
 import unicodedata
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
 from functools import lru_cache
 from itertools import pairwise
@@ -247,15 +249,57 @@ def _stemmer() -> Any:
     return snowballstemmer.stemmer("english")
 
 
+#: The language whose words written in Latin letters are being read (the question's,
+#: set for a run by :func:`reading`): English unless a run says otherwise.
+_READING: ContextVar[str] = ContextVar("reading", default="en")
+
+
+@contextmanager
+def reading(language: str) -> Iterator[None]:
+    """Compare the words in Latin letters of every text read inside this block as words
+    of ``language`` (a code such as ``tr``): by its Snowball stemmer when
+    ``lang/scripts.yaml`` names one (``latin_stemmers``), as written when it names none
+    (Vietnamese), as English when the language is English or unknown. A question and the
+    pages read for it are compared in the question's language, so "köprüsü" meets
+    "köprü"; the block holds for the tasks and threads started inside it."""
+    token = _READING.set(language)
+    try:
+        yield
+    finally:
+        _READING.reset(token)
+
+
+def reading_language() -> str:
+    """The language Latin-letter words are read in here (see :func:`reading`)."""
+    return _READING.get()
+
+
+@lru_cache(maxsize=1)
+def _latin_stemmers() -> dict[str, Any]:
+    """The Snowball stemmer of each language written in Latin letters that
+    ``lang/scripts.yaml`` names one for (None: compared as written)."""
+    import snowballstemmer
+
+    raw = _scripts_data().get("latin_stemmers", {})
+    return {code: snowballstemmer.stemmer(algo) if algo else None for code, algo in raw.items()}
+
+
 @lru_cache(maxsize=1)
 def _script_stemmers() -> dict[str, Any]:
-    """A Snowball stemmer for each script ``lang/scripts.yaml`` names one for (read here,
-    below the :mod:`research.lang` module that reads the rest of it)."""
+    """A Snowball stemmer for each script ``lang/scripts.yaml`` names one for."""
     import snowballstemmer
+
+    raw = _scripts_data().get("stemmers", {})
+    return {name: snowballstemmer.stemmer(algo) for name, algo in raw.items()}
+
+
+@lru_cache(maxsize=1)
+def _scripts_data() -> dict[str, Any]:
+    """``lang/scripts.yaml``, read here below the :mod:`research.lang` module that reads
+    the rest of it."""
     import yaml
 
-    raw = yaml.safe_load((Path(__file__).parent / "lang" / "scripts.yaml").read_text("utf-8"))
-    return {name: snowballstemmer.stemmer(algo) for name, algo in raw.get("stemmers", {}).items()}
+    return yaml.safe_load((Path(__file__).parent / "lang" / "scripts.yaml").read_text("utf-8"))
 
 
 @lru_cache(maxsize=65536)
@@ -302,7 +346,9 @@ def words(text: str, search: bool = False) -> list[str]:
     (大熊猫 → 大熊, 熊猫, 大熊猫), so that a long name in a question
     still meets the short one a page uses.
     """
-    lowered = text.lower().replace("’", "'")
+    # a capital İ lower-cases to i and a combining dot, which would cut the word in two
+    lowered = text.lower().replace("’", "'").replace("i\u0307", "i")
+    english = _READING.get() == "en"
     out: list[str] = []
     for run in _CJK_RUN.split(lowered):
         if not run:
@@ -312,7 +358,10 @@ def words(text: str, search: bool = False) -> list[str]:
         else:
             found = re.findall(r"[^\W_][\w'-]*", run)  # letters of any script: tromsø
             for word in found:
-                out.extend(_spaced_words(word.removesuffix("'s")))
+                if english:
+                    out.extend(_spaced_words(word.removesuffix("'s")))
+                else:  # a word with its article or ending after an apostrophe: l'eau, Ankara'da
+                    out.extend(_spaced_words(max(word.split("'"), key=len)))
     return out
 
 
@@ -450,15 +499,24 @@ def is_bare_verb(word: str) -> bool:
     return low in _verb_lemmas(low)
 
 
-@lru_cache(maxsize=200_000)
 def stem(word: str) -> str:
-    """The comparable form of one lower-case word: for Latin, the Snowball stem of its
+    """The comparable form of one lower-case word: for English, the Snowball stem of its
     verb's base form when it is a form of a verb ("began" and "begin" alike, "built" and
-    "building"), else of the word; as-is otherwise."""
+    "building"), else of the word; a word in Latin letters read in another language (see
+    :func:`reading`) by that language's stemmer; a word in another script by its
+    script's (:func:`_script_stem`); as-is otherwise."""
+    return _stem(word, _READING.get())
+
+
+@lru_cache(maxsize=200_000)
+def _stem(word: str, language: str) -> str:
     if is_hangul(word):
         return _particle_off(word)
     if CJK.match(word):
         return word
+    if language != "en" and language in _latin_stemmers() and script(word) == "latin":
+        stemmer = _latin_stemmers()[language]
+        return (stemmer.stemWord(word) or word) if stemmer else word
     if not word.isascii():
         return _script_stem(word)
     verb = _lemmas()(word).get("VERB") if word.isalpha() else None

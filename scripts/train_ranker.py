@@ -89,7 +89,7 @@ from research.ranking import (  # noqa: E402
     standing_in_part,
 )
 from research.retrieval import rankings_of, standing  # noqa: E402
-from research.text import grams, script  # noqa: E402
+from research.text import grams, reading, script  # noqa: E402
 
 XQUAD_GIT = Path(os.environ.get("QUARTET_XQUAD", "/tmp/xquad.git"))
 CMRC_GIT = Path(os.environ.get("QUARTET_CMRC", "/tmp/cmrc2018.git"))
@@ -355,21 +355,22 @@ def examples(
         if parts_done >= limit:
             break
         lang = group[0][0].lang
-        plan = offline_plan(joined([qa.question for _, qa in group], lang, rng))
-        golds: dict[str, tuple[Article, list[tuple[str, int]]]] = {}
-        for article, qa in group:
-            sid = _part_of(qa.question, plan.subquestions).id
-            if sid in golds and golds[sid][0] is not article:
-                continue  # two articles' questions read as one part: its gold is unclear
-            golds[sid] = (article, [*golds.get(sid, (article, []))[1], *qa.answers])
-        pages: dict[str, Article] = {}
-        for sub in plan.subquestions:
-            if sub.id in golds:
-                gold = golds[sub.id][0]
-                for a in [gold, *distractors(sub.text, gold, tune, index, rng)]:
-                    pages.setdefault(place[id(a)], a)
-        focus = {s.id: plan.focus(s) for s in plan.subquestions if s.id in golds}
-        out.extend(question_examples(focus, golds, pages, f"{name}:{n}"))
+        with reading(lang):  # words compared as a run on a question in it compares them
+            plan = offline_plan(joined([qa.question for _, qa in group], lang, rng))
+            golds: dict[str, tuple[Article, list[tuple[str, int]]]] = {}
+            for article, qa in group:
+                sid = _part_of(qa.question, plan.subquestions).id
+                if sid in golds and golds[sid][0] is not article:
+                    continue  # two articles' questions read as one part: its gold is unclear
+                golds[sid] = (article, [*golds.get(sid, (article, []))[1], *qa.answers])
+            pages: dict[str, Article] = {}
+            for sub in plan.subquestions:
+                if sub.id in golds:
+                    gold = golds[sub.id][0]
+                    for a in [gold, *distractors(sub.text, gold, tune, index, rng)]:
+                        pages.setdefault(place[id(a)], a)
+            focus = {s.id: plan.focus(s) for s in plan.subquestions if s.id in golds}
+            out.extend(question_examples(focus, golds, pages, f"{name}:{n}"))
         parts_done += len(golds)
     return out
 

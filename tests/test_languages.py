@@ -13,7 +13,7 @@ import pytest
 
 from research.lang import LATIN_LANGUAGES, language, language_name, served, text_language
 from research.plan import checked, offline_plan
-from research.text import stem, terms
+from research.text import reading, stem, terms
 
 # Invented questions: each asks two things of one named thing, the second by a pronoun
 # or by nothing at all.
@@ -139,3 +139,46 @@ def test_a_word_of_another_script_is_compared_by_its_scripts_stemmer():
     assert all(stem(w) for w in ("и", "в", "ال", "و", "και", "के"))
     page = "Мост через реку открыли в 1874 году."
     assert set(terms("Когда открыли этот мост?")) & set(terms(page)) >= {stem("мост")}
+
+
+def test_words_in_latin_letters_are_compared_in_the_language_read():
+    """Inside ``reading(code)`` a word in Latin letters is stemmed as a word of that
+    language, so a page's inflected forms meet the question's; outside it, and for
+    English, words are stemmed as English as before; a language that does not inflect
+    keeps its words as written; a word's article or ending after an apostrophe is cut."""
+    with reading("tr"):
+        assert stem("köprülerin") == stem("köprünün") == stem("köprü")
+        assert terms("Ankara'da") == terms("Ankara'nın") == [stem("ankara")]
+    with reading("de"):
+        assert stem("brücke") == stem("brücken")
+    with reading("es"):
+        assert stem("construida") == stem("construido")
+        assert terms("l'agua") == [stem("agua")]
+    with reading("vi"):
+        assert stem("cầu") == "cầu" and stem("building") == "building"
+    assert stem("köprülerin") != stem("köprü")  # English reading: accents as written
+    assert stem("building") == stem("built")
+    with reading("en"):
+        assert terms("the bridge's length") == [stem("bridge"), stem("length")]
+
+
+def test_a_page_read_in_a_worker_process_is_read_in_the_questions_language():
+    """The Browser's BM25 pass runs in a worker process, which the reading language
+    must reach: an inflected question word finds its sentence only when read in its own
+    language."""
+    import asyncio
+
+    from subagents.browser.workers import answer_from_text
+
+    page = (
+        "Eski köprü taştan yapılmıştır ve nehrin iki yakasını birleştirir.\n\n"
+        "Pazar yeri her hafta açılır ve çevre köylerden satıcılar gelir."
+    )
+
+    async def quoted(language: str) -> list[str]:
+        with reading(language):
+            answer = await answer_from_text(page, "Köprülerin taşı", "http://127.0.0.1/", "p.md")
+        return [item.span for item in answer.items]
+
+    assert asyncio.run(quoted("en")) == []
+    assert asyncio.run(quoted("tr")) == [page.split("\n\n")[0]]

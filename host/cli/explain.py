@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
+from typing import Any
 
 from subagents.evidence import PageRecord, sidecar_path
 
@@ -34,10 +35,8 @@ def cmd_explain(args: argparse.Namespace) -> int:
     """``quartet explain RUN_ID [--part ID] [--top N]``: for each part of a run's plan,
     its best sentences over the pages the run stored, with every feature the model
     weighed and what each added."""
-    from research.document import Document
-    from research.explain import explain, explained_text
     from research.plan import Plan
-    from research.relevance import LEARNED, answer_threshold, evidence_threshold
+    from research.text import reading
 
     run = find_run(runs_dir_setting(args.runs_dir), args.run_id)
     plan_dict = plan_of(run)
@@ -45,16 +44,26 @@ def cmd_explain(args: argparse.Namespace) -> int:
         print(f"quartet explain: run {run.name} has no plan recorded")
         return 1
     plan = Plan.from_dict(plan_dict)
-    docs = [(address, Document.of(text, title)) for address, title, text in _pages(run)]
     parts = [s for s in plan.subquestions if not args.part or s.id == args.part]
     if not parts:
         known = ", ".join(s.id for s in plan.subquestions)
         print(f"quartet explain: no part {args.part!r} in run {run.name} (parts: {known})")
         return 2
+    with reading(plan.read_as["code"]):  # words compared as the run compared them
+        _explain_parts(run, plan, parts, args.top)
+    return 0
+
+
+def _explain_parts(run: Path, plan: Any, parts: list[Any], top: int) -> None:
+    """Print each of ``parts`` with its ``top`` sentences over the run's stored pages."""
+    from research.document import Document
+    from research.explain import explain, explained_text
+    from research.relevance import LEARNED, answer_threshold, evidence_threshold
+
+    docs = [(address, Document.of(text, title)) for address, title, text in _pages(run)]
     focus = {s.id: plan.focus(s) for s in plan.subquestions}
     for sub in parts:
-        found = explain(focus, sub.id, docs, args.top)
+        found = explain(focus, sub.id, docs, top)
         bar = (answer_threshold if LEARNED else evidence_threshold)(focus[sub.id])
         print(printable(explained_text(f"{sub.id}  {sub.text}", found, bar), keep_lines=True))
         print()
-    return 0

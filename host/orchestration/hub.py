@@ -38,7 +38,9 @@ from agentscope.message import Msg
 from agentscope.pipeline import MsgHub
 
 from fs_service import FsError
+from research.lang import text_language
 from research.plan import Plan
+from research.text import reading
 from subagents import SPECS
 from subagents.evidence import EvidenceLedger, PageRegistry
 from subagents.generate.report import Colophon
@@ -177,7 +179,11 @@ class Host:
     async def _go(self, run: RunFolder, question: str, saved: dict[str, Any] | None) -> RunResult:
         if self.tape is None and self.settings.record:
             self.tape = Tape(run.host_service)
-        with taping(self.tape), secret_scope(secrets_of(self.settings, self.brain)):
+        with (
+            taping(self.tape),
+            secret_scope(secrets_of(self.settings, self.brain)),
+            reading(text_language(question)),
+        ):
             return await self._taped(run, question, saved)
 
     async def _taped(

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from research.retrieval import BM25
-from research.text import CJK, passages, plain, terms
+from research.text import CJK, passages, plain, reading, terms
 from subagents.evidence import EvidenceItem, span_matches
 from subagents.models import ask_text
 from subagents.untrusted import SAFE_LT, neutralise, restore
@@ -60,9 +60,15 @@ def verify(text: str, url: str, page_path: str, spans: list[tuple[int, int, str]
     return items
 
 
-def answer_bm25(text: str, query: str, url: str, page_path: str) -> Answer:
+def answer_bm25(text: str, query: str, url: str, page_path: str, language: str = "en") -> Answer:
     """The sentences of ``text`` that BM25 ranks best for ``query``: at most
-    :data:`BM25_TOP`, each scoring at least :data:`BM25_SHARE` of the best."""
+    :data:`BM25_TOP`, each scoring at least :data:`BM25_SHARE` of the best; words
+    compared as words of ``language`` (:func:`research.text.reading`)."""
+    with reading(language):
+        return _answer_bm25(text, query, url, page_path)
+
+
+def _answer_bm25(text: str, query: str, url: str, page_path: str) -> Answer:
     spans = sentences(text)
     query_terms = terms(query)
     if not spans or not query_terms:

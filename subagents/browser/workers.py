@@ -31,6 +31,8 @@ from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from typing import TypeVar
 
+from research.text import reading_language
+
 from .evidence import Answer, answer_bm25
 from .extract import Extracted, html_to_markdown
 
@@ -181,5 +183,6 @@ async def extract_html(html: str, url: str | None) -> Extracted:
 
 
 async def answer_from_text(text: str, query: str, url: str, page_path: str) -> Answer:
-    """:func:`.evidence.answer_bm25` of a stored page, in a worker process."""
-    return await run_in_pool(answer_bm25, text, query, url, page_path)
+    """:func:`.evidence.answer_bm25` of a stored page, in a worker process, its words
+    read in the language they are read in here (:func:`research.text.reading`)."""
+    return await run_in_pool(answer_bm25, text, query, url, page_path, reading_language())

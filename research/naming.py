@@ -23,14 +23,12 @@ from dataclasses import dataclass
 
 from .labels import label
 from .question import frames_blanked, own_terms, weight
-from .text import CJK_CLASS, is_cjk, words
+from .text import CJK_CLASS, WORD, is_cjk, words
 
 #: At most this many words of the question name its report.
 MAX_WORDS = 6
 #: And at most this many characters.
 MAX_CHARS = 50
-#: A Latin word as :func:`research.text.words` reads one, and a run of Chinese.
-_TOKEN = re.compile(r"[^\W_][\w'-]*", re.UNICODE)
 #: Names Windows reserves for devices, whatever the suffix (a file ``con.md`` cannot be
 #: opened there).
 _RESERVED = frozenset(
@@ -85,7 +83,7 @@ def _pieces(question: str) -> list[tuple[str, int, bool]]:
     into jieba's words and written as the question writes them (Traditional characters
     stay Traditional)."""
     out: list[tuple[str, int, bool]] = []
-    for match in _TOKEN.finditer(question.replace("’", "'")):
+    for match in WORD.finditer(question.replace("’", "'")):
         for run in re.finditer(rf"[{CJK_CLASS}]+|[^{CJK_CLASS}]+", match.group(0)):
             at, text = match.start() + run.start(), run.group(0)
             if not re.match(f"[{CJK_CLASS}]", text):

@@ -48,6 +48,7 @@ from research.question import (
 from research.text import (
     CJK,
     STOP_WORDS,
+    WORD,
     is_cjk,
     is_hangul,
     is_verb_form,
@@ -504,7 +505,7 @@ def _sov_asks(pieces: list[str], known: Language, unspaced: bool) -> list[str]:
 
 def _names(text: str) -> bool:
     """Whether a clause names a thing: a capitalised word after its first, or a number."""
-    words = re.findall(r"[^\W_][\w'’-]*", text)
+    words = WORD.findall(text)
     return any(w[0].isupper() or w[0].isdigit() for w in words[1:])
 
 
@@ -666,7 +667,7 @@ def _surface_words(text: str) -> list[str]:
                 out.append(w)
         return out
     out = []
-    for raw in re.findall(r"[^\W_][\w'’-]*", text):  # letters of any script: "Über", "мост"
+    for raw in WORD.findall(text):  # letters of any script: "Über", "мост"
         word = re.sub(r"['’]s$", "", raw)
         low = word.lower()
         if low in STOP_WORDS or low in _AUX or low in _QUESTION_WORDS:

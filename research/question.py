@@ -29,6 +29,7 @@ from .text import (
     CJK,
     CJK_CLASS,
     STOP_WORDS,
+    WORD,
     is_bare_verb,
     is_cjk,
     is_function_script,
@@ -939,7 +940,7 @@ def _capital_runs(question: str) -> list[list[str]]:
     Returns:
         The runs, each a list of its words, in order.
     """
-    found = list(re.finditer(r"[^\W_][\w'’-]*", question))
+    found = list(WORD.finditer(question))
     tokens = [m.group(0) for m in found]
     known = question_language(question)
     asks = known.asks_with if known else (lambda _: False)

@@ -37,6 +37,7 @@ from .brief import Asking, asks_with, data_for, listed_after
 from .question import weight
 from .text import (
     STOP_WORDS,
+    WORD,
     jieba_loaded,
     language,
     plain,
@@ -73,7 +74,6 @@ _LABEL = re.compile(r"^[^:：。.!?]{1,40}[:：]\s*")
 _ASIDE = re.compile(r"\s*[（(][^（）()]*[）)]")
 #: A year (a century is said by any of its years).
 _YEAR = re.compile(r"(?<!\d)(\d{3,4})(?!\d)")
-_WORD = re.compile(r"[^\W_][\w'’-]*")
 _TRIM = " \t\n.。．;；:：,，、!！"
 
 
@@ -202,7 +202,7 @@ def names_section(heading: str, topic: str) -> bool:
 def _pieces(text: str, data: Asking) -> list[tuple[str, int]]:
     """The words of ``text`` (lower case) with where each starts (Chinese cut by jieba)."""
     if data.code != "zh":
-        return [(m.group(0).lower(), m.start()) for m in _WORD.finditer(text)]
+        return [(m.group(0).lower(), m.start()) for m in WORD.finditer(text)]
     out, at = [], 0
     for token in jieba_loaded().lcut(text):
         if token.strip():

@@ -27,6 +27,8 @@ from itertools import pairwise
 from pathlib import Path
 from typing import Any
 
+import regex
+
 #: The CJK ideographs, as the body of a regex character class to compose patterns with
 #: (``rf"[{CJK_CLASS}0-9]"``): Extension A (U+3400–U+4DBF), the unified ideographs
 #: (U+4E00–U+9FFF) and the compatibility ideographs (U+F900–U+FAFF). Every pattern of the
@@ -35,6 +37,15 @@ CJK_CLASS = r"\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
 #: One CJK ideograph (see :data:`CJK_CLASS`).
 CJK = re.compile(rf"[{CJK_CLASS}]")
 _CJK_RUN = re.compile(rf"([{CJK_CLASS}]+)")
+#: One word in any script: a letter or digit, then letters with their combining marks (a
+#: Devanagari or Thai vowel sign, a decomposed accent: marks, not letters, which ``\w``
+#: would cut the word at), digits, apostrophes, hyphens and underscores.
+WORD = regex.compile(r"[\p{L}\p{N}][\p{L}\p{M}\p{N}_'’-]*")
+#: A run of letters (with their marks) and digits, for character grams.
+_LETTER_RUN = regex.compile(r"[\p{L}\p{M}\p{N}]+")
+#: Thai letters: a script written without spaces between words, cut into words by
+#: PyThaiNLP's dictionary (``newmm``).
+_THAI = re.compile(r"[\u0e00-\u0e7f]")
 _LATIN = re.compile(r"[A-Za-z]")
 _HEADING = re.compile(r"^(#{1,6})[ \t]+(.*?)[ \t#]*$")
 _TABLE_ROW = re.compile(r"^[ \t]*\|")
@@ -356,7 +367,7 @@ def words(text: str, search: bool = False) -> list[str]:
         if CJK.match(run):
             out.extend(_cut(run, search))
         else:
-            found = re.findall(r"[^\W_][\w'-]*", run)  # letters of any script: tromsø
+            found = WORD.findall(run)  # letters of any script: tromsø, पुलों
             for word in found:
                 if english:
                     out.extend(_spaced_words(word.removesuffix("'s")))
@@ -391,7 +402,26 @@ def _spaced_words(word: str) -> list[str]:
         return _KANA_CUT.findall(word)
     if is_hangul(word):
         return [_particle_off(word)]
+    if _THAI.search(word):
+        return list(_thai_cut(word))
     return [word]
+
+
+@lru_cache(maxsize=65536)
+def _thai_cut(run: str) -> tuple[str, ...]:
+    """The words of a run of Thai (PyThaiNLP's dictionary cut, ``newmm``)."""
+    from pythainlp.tokenize import word_tokenize
+
+    return tuple(w for w in word_tokenize(run, engine="newmm", keep_whitespace=False) if w.strip())
+
+
+@lru_cache(maxsize=1)
+def _thai_function_words() -> frozenset[str]:
+    """Thai's particles, conjunctions and other words that say nothing of what a
+    question asks (PyThaiNLP's list)."""
+    from pythainlp.corpus import thai_stopwords
+
+    return frozenset(thai_stopwords())
 
 
 @lru_cache(maxsize=65536)
@@ -428,9 +458,11 @@ def is_hangul(word: str) -> bool:
 
 
 def is_function_script(word: str) -> bool:
-    """Whether ``word`` is all hiragana: in Japanese the script of particles and endings,
-    which say nothing of what a question asks (a content word written in hiragana alone
-    is passed over too)."""
+    """Whether ``word`` says nothing of what a question asks by its script: all
+    hiragana (in Japanese the script of particles and endings; a content word written in
+    hiragana alone is passed over too), or a Thai function word."""
+    if _THAI.match(word):
+        return word in _thai_function_words()
     return _HIRAGANA.fullmatch(word) is not None
 
 
@@ -779,7 +811,7 @@ def grams(text: str) -> frozenset[str]:
     three letters or more (or a number) by its first :data:`GRAM_PREFIX` letters,
     lower-cased; in scripts written without spaces, each pair of characters in a row."""
     out: set[str] = set()
-    for run in re.findall(r"\w+", simplified(plain(text)).lower()):
+    for run in _LETTER_RUN.findall(simplified(plain(text)).lower()):
         if _SPACELESS.search(run):
             out.update(a + b for a, b in pairwise(run))
             if len(run) == 1:

@@ -13,7 +13,7 @@ import pytest
 
 from research.lang import LATIN_LANGUAGES, language, language_name, served, text_language
 from research.plan import checked, offline_plan
-from research.text import reading, stem, terms
+from research.text import reading, stem, terms, words
 
 # Invented questions: each asks two things of one named thing, the second by a pronoun
 # or by nothing at all.
@@ -182,3 +182,16 @@ def test_a_page_read_in_a_worker_process_is_read_in_the_questions_language():
 
     assert asyncio.run(quoted("en")) == []
     assert asyncio.run(quoted("tr")) == [page.split("\n\n")[0]]
+
+
+def test_a_word_keeps_its_vowel_signs_and_thai_is_cut_into_words():
+    """A vowel sign is a mark, not a letter: a Devanagari word stays one word, so its
+    inflected forms meet; Thai, written without spaces, is cut into dictionary words, its
+    function words dropped, so a question's words meet a page's sentence."""
+    assert words("पुलों की लंबाई") == ["पुलों", "की", "लंबाई"]
+    assert stem(words("पुलों")[0]) == stem("पुल")
+    sentence = "สะพานแห่งนี้สร้างขึ้นเมื่อปี 1990 โดยบริษัทท้องถิ่น"
+    question = "สะพานสร้างเมื่อไร"
+    assert {stem("สะพาน"), stem("สร้าง")} <= set(terms(question)) & set(terms(sentence))
+    assert "และ" not in terms("สะพานและถนน")
+    assert words("e\u0301cole") == ["e\u0301cole"]  # a decomposed accent stays in its word

@@ -327,6 +327,9 @@ async def research_run(
         "quiet": True,
     }
     settings = load_settings(flags)
+    # each question is measured on its own: the corpus's pages are served anew, at
+    # addresses another set's server may have used before
+    settings.page_cache = False
     make_runs_dir(settings.runs_dir)
     host = Host(demo_settings(settings, world), make_brain("offline"))
     return host, await host.run(question)

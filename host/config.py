@@ -11,6 +11,7 @@ import contextlib
 import difflib
 import math
 import os
+import re
 import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
@@ -59,6 +60,9 @@ TOML_KEYS: dict[str, Any] = {
         "experience": None,
         "store": None,
         "project": None,
+        "cache_fresh": None,
+        "cache_max_mb": None,
+        "page_cache": None,
         "glossary": [{"same": None, "related": None}],
         "skills": dict.fromkeys(PIPELINE_ORDER),
         "stage_timeouts": dict.fromkeys(PIPELINE_ORDER),
@@ -125,6 +129,15 @@ MAX_PROJECT_CHARS = 100
 
 #: The longest timeout any setting may give, in seconds (a day).
 MAX_SECONDS = 86_400.0
+#: How long a cached page is reused without asking its site: a day.
+DEFAULT_CACHE_FRESH = 86_400.0
+#: The longest freshness window, in seconds (a year).
+MAX_CACHE_FRESH = 365 * 86_400.0
+#: The store's bound, in MiB.
+DEFAULT_CACHE_MAX_MB = 512
+#: The units ``cache_fresh`` may be given in, in seconds.
+DURATION_UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86_400, "w": 604_800}
+_DURATION = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([smhdw]?)\s*$", re.I)
 #: The largest value of each numeric setting (each must also be more than 0). Generous,
 #: but finite: a count or a timeout past these is a typo, and an infinite one breaks
 #: the clocks and loops that use it.
@@ -140,6 +153,7 @@ MOST: dict[str, float] = {
     "model_attempts": 100,
     "max_tokens": 10**12,
     "max_cost": 10**9,
+    "cache_max_mb": 1_000_000,
 }
 
 
@@ -194,6 +208,17 @@ class Settings:
     store_file: Path | None = None
     #: whose memories, beside the user's: the store keeps each project apart
     project: str = DEFAULT_PROJECT
+    #: how long a page in the page cache is reused without asking its site, in seconds
+    #: (``cache_fresh``; 0: every reuse asks)
+    cache_fresh: float = DEFAULT_CACHE_FRESH
+    #: the bound on the store (page cache and memories), in MiB (``cache_max_mb``)
+    cache_max_mb: int = DEFAULT_CACHE_MAX_MB
+    #: read nothing from the page cache in this run (``--fresh``); what it fetches is
+    #: still kept
+    fresh: bool = False
+    #: whether runs use the page cache at all (``page_cache``; off: nothing is read from
+    #: it or kept in it)
+    page_cache: bool = True
     extra: dict[str, Any] = field(default_factory=dict)
 
     def store_path(self) -> Path:
@@ -403,6 +428,7 @@ def load_settings(flags: dict[str, Any], toml_path: Path | None = None) -> Setti
     s.glossary = parse_glossary(toml.get("glossary", []))
     s.skills = parse_skills(toml.get("skills", {}))
     _memory_settings(s, toml)
+    _cache_settings(s, flags, toml)
     s.record = bool(flags.get("record"))
     s.quiet = bool(flags.get("quiet"))
     s.verbose = bool(flags.get("verbose"))
@@ -425,6 +451,53 @@ def _memory_settings(s: Settings, toml: Mapping[str, Any]) -> None:
     store = env.get("QUARTET_STORE") or toml.get("store")
     s.store_file = None if store is None else check_store(store)
     s.project = check_project(env.get("QUARTET_PROJECT") or toml.get("project", DEFAULT_PROJECT))
+
+
+def _cache_settings(s: Settings, flags: Mapping[str, Any], toml: Mapping[str, Any]) -> None:
+    """Set ``s``'s page cache settings: ``cache_fresh``, ``cache_max_mb`` and the
+    ``page_cache`` switch from the environment (``QUARTET_CACHE_FRESH``,
+    ``QUARTET_CACHE_MAX_MB``, ``QUARTET_PAGE_CACHE``), else ``quartet.toml``; ``fresh``
+    from the ``--fresh`` flag."""
+    fresh = _pick(flags, toml, "cache_fresh", "QUARTET_CACHE_FRESH", DEFAULT_CACHE_FRESH)
+    s.cache_fresh = parse_duration(fresh, "cache_fresh")
+    bound = _pick(flags, toml, "cache_max_mb", "QUARTET_CACHE_MAX_MB", DEFAULT_CACHE_MAX_MB)
+    s.cache_max_mb = positive(bound, "cache_max_mb", int)
+    s.fresh = bool(flags.get("fresh"))
+    try:
+        s.page_cache = parse_switch(
+            os.environ.get("QUARTET_PAGE_CACHE", "").strip() or toml.get("page_cache", True),
+            "page_cache",
+        )
+    except SettingsError as exc:
+        raise ConfigError(str(exc)) from None
+
+
+def parse_duration(raw: Any, name: str, most: float = MAX_CACHE_FRESH) -> float:
+    """A length of time in seconds: a number of seconds, or a number with a unit
+    (``90s``, ``30m``, ``12h``, ``1d``, ``2w``).
+
+    Args:
+        raw: the value as given: a TOML number, or the text of a flag or an environment
+            variable.
+        name: the setting's name, for the error.
+        most: the longest time allowed, in seconds.
+
+    Raises:
+        ConfigError: ``raw`` is not such a time (a boolean is not one), is negative, or
+            is longer than ``most``.
+    """
+    seconds: float | None = None
+    if isinstance(raw, int | float) and not isinstance(raw, bool):
+        seconds = float(raw)
+    elif isinstance(raw, str) and (found := _DURATION.match(raw)):
+        seconds = float(found.group(1)) * DURATION_UNITS[(found.group(2) or "s").lower()]
+    if seconds is None or not math.isfinite(seconds):
+        raise ConfigError(
+            f"{name}: expected seconds or a time such as 30m, 12h, 1d or 2w, got {raw!r}"
+        )
+    if not 0 <= seconds <= most:
+        raise ConfigError(f"{name}: must be from 0 to {most:g} seconds, got {raw!r}")
+    return seconds
 
 
 def _budget(raw: Any, name: str, conv: type[int] | type[float]) -> Any:

@@ -405,6 +405,10 @@ class Research:
         url = self.ledger.pages.origin(source.file_path) or source.file_path
         await self.service.write_text(source.path, source.text)
         record = file_record(source, url)
+        if fetched := self.ledger.pages.source_at(source.file_path):  # a download's copy
+            record.fetched_at = str(fetched.get("fetched_at") or record.fetched_at)
+            record.from_cache = bool(fetched.get("from_cache"))
+            record.revalidated = bool(fetched.get("revalidated"))
         await self.service.write_text(sidecar_path(source.path), record.to_json())
         self._score(source.path, source.text, url, source.title, "file")
 

@@ -14,6 +14,7 @@ import json
 import threading
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
+from typing import Any
 from urllib.parse import urlsplit
 
 
@@ -80,6 +81,10 @@ class PageRecord:
     content_type: str = ""
     evidence: list[dict] = field(default_factory=list)
     kind: str = "web"  # web | file
+    #: the copy came from the page cache (fetched by an earlier run, at ``fetched_at``)
+    from_cache: bool = False
+    #: the site confirmed the cached copy unchanged during this run (a 304)
+    revalidated: bool = False
 
     @property
     def has_links(self) -> bool:
@@ -133,6 +138,8 @@ class PageRegistry:
         self._locks: dict[str, asyncio.Lock] = {}
         self.fetched: list[str] = []  # addresses actually fetched, in order
         self.pages = 0
+        #: where each page and download stored in this run came from, in order
+        self.sources: list[dict[str, Any]] = []
 
     def stored(self, url: str) -> str | None:
         """Where the page or file at ``url`` is stored in this run, if it is."""
@@ -166,14 +173,32 @@ class PageRegistry:
         """Record a fetch that does not count against the page budget (a download)."""
         self.fetched.append(url)
 
+    def note_source(self, source: dict[str, Any]) -> None:
+        """Keep where a page or download stored in this run came from: its ``kind``
+        (``page`` or ``download``), ``url``, ``final_url``, ``path``, ``fetched_at``,
+        ``from_cache``, ``revalidated`` and ``sha256`` (``run.json``'s ``web_sources``)."""
+        self.sources.append(dict(source))
+
+    def source_at(self, path: str) -> dict[str, Any] | None:
+        """Where the page or download stored at ``path`` came from (the latest note of
+        it), or None when none was noted."""
+        return next((dict(s) for s in reversed(self.sources) if s.get("path") == path), None)
+
     def state(self) -> dict:
-        """What a checkpoint keeps: the stored addresses, the pages counted, the fetches."""
-        return {"stored": dict(self._stored), "pages": self.pages, "fetched": list(self.fetched)}
+        """What a checkpoint keeps: the stored addresses, the pages counted, the fetches
+        and where the stored copies came from."""
+        return {
+            "stored": dict(self._stored),
+            "pages": self.pages,
+            "fetched": list(self.fetched),
+            "sources": [dict(s) for s in self.sources],
+        }
 
     def restore(self, state: dict) -> None:
         self._stored = dict(state.get("stored", {}))
         self.pages = int(state.get("pages", 0))
         self.fetched = list(state.get("fetched", []))
+        self.sources = [dict(s) for s in state.get("sources", []) if isinstance(s, dict)]
 
 
 class EvidenceLedger:

@@ -108,7 +108,7 @@ def test_in_a_terminal_the_user_edits_the_plan_and_approves_rejects_and_edits_ca
         code = term.finish()
 
     assert code == 0, term.seen[-3000:]
-    (run_dir,) = [p for p in runs.iterdir() if p.is_dir()]
+    (run_dir,) = [p for p in runs.iterdir() if p.is_dir() and not p.name.startswith(".")]
     record = json.loads((run_dir / "internal/run.json").read_text(encoding="utf-8"))
     assert record["plan"]["subquestions"][0]["text"] == EDITED_PART
     assert "edited by the user" in record["plan"]["planner"]

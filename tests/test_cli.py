@@ -124,7 +124,7 @@ def test_a_run_that_reaches_no_web_says_it_answers_from_the_files_only(tmp_path)
     args = ["run", question, "--input", str(files), "--formats", "md,html"]
     proc = _run_cli([*args, "--runs-dir", str(runs)], env)
     assert proc.returncode == 0, proc.stderr[-2000:]
-    (run_dir,) = runs.iterdir()
+    (run_dir,) = [p for p in runs.iterdir() if not p.name.startswith(".")]
     record = json.loads((run_dir / "internal/run.json").read_text(encoding="utf-8"))
     # Every source is down: the searches are made, fail and are recorded...
     searches = [d for d in record["delegations"] if d["subagent"] == "search"]
@@ -190,6 +190,8 @@ def test_light_commands_import_nothing_heavy(tmp_path):
         "build_parser().format_help()\n"
         f"main(['runs', '--runs-dir', {str(tmp_path)!r}])\n"
         f"main(['show', '20260101', '--runs-dir', {str(tmp_path)!r}])\n"
+        f"main(['cache', 'stats', '--runs-dir', {str(tmp_path)!r}])\n"
+        f"main(['cache', 'clear', '--runs-dir', {str(tmp_path)!r}])\n"
         "host.config.load_settings({'runs_dir': " + repr(str(tmp_path)) + "})\n"
         f"print(json.dumps([m for m in {HEAVY!r} if m in sys.modules]))\n"
     )

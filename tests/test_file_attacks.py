@@ -255,7 +255,7 @@ def test_a_non_utf8_input_name_keeps_run_json_and_is_shown_escaped(tmp_path):
         host = Host(settings, make_brain("offline"))
         result = asyncio.run(host.run(world.question))
     assert result.outputs, result.errors
-    folder = next((tmp_path / "runs").iterdir())
+    folder = next(p for p in (tmp_path / "runs").iterdir() if not p.name.startswith("."))
     record = json.loads((folder / "internal" / "run.json").read_text(encoding="utf-8"))
     assert record["outputs"] == result.outputs
     written = [

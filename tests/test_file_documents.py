@@ -419,7 +419,7 @@ def test_an_offline_run_cites_the_docx_that_answers_the_question(tmp_path):
         capture_output=True, text=True, env=env, timeout=240, cwd=ROOT,
     )  # fmt: skip
     assert proc.returncode == 0, proc.stderr[-2000:]
-    (run_dir,) = runs.iterdir()
+    (run_dir,) = [p for p in runs.iterdir() if not p.name.startswith(".")]
     (md,) = named_reports("What is the Grand Canal?", "md")
     report = (run_dir / md.lstrip("/")).read_text(encoding="utf-8")
     stored = re.search(r"\*\*canal-notes\.docx\*\* — \[stored copy\]\(<copies/([^>]+)>\)", report)

@@ -38,7 +38,7 @@ def test_one_ctrl_c_writes_the_report_from_what_was_found_and_leaves_a_resumable
         _, err = proc.communicate(timeout=600)
 
     assert proc.returncode == 130, err[-3000:]
-    (run_dir,) = [p for p in runs.iterdir() if p.is_dir()]
+    (run_dir,) = [p for p in runs.iterdir() if p.is_dir() and not p.name.startswith(".")]
     assert "interrupted; the report was written" in err
     assert f"continue the research with: quartet resume {run_dir.name}" in err
     record = json.loads((run_dir / "internal/run.json").read_text(encoding="utf-8"))
@@ -77,7 +77,7 @@ def test_two_ctrl_c_stop_at_once_and_the_run_can_be_resumed(tmp_path):
         _, err = proc.communicate(timeout=300)
         assert proc.returncode == 130, err[-3000:]
         assert "quartet resume" in err and "Traceback" not in err
-        (run_dir,) = [p for p in runs.iterdir() if p.is_dir()]
+        (run_dir,) = [p for p in runs.iterdir() if p.is_dir() and not p.name.startswith(".")]
         assert json.loads((run_dir / "internal/run.json").read_text())["status"] == "stopped"
         assert not list((run_dir / "workspace/reports").glob("*.md"))
 

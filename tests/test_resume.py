@@ -62,7 +62,7 @@ def test_a_killed_run_resumes_without_fetching_any_page_twice(tmp_path):
             "run", world.question, "--input", str(world.input_dir), "--runs-dir", str(runs)
         )
         kill_after_first_page([*cmd, "--formats", "md,html"], env)
-        (run_dir,) = [p for p in runs.iterdir() if p.is_dir()]
+        (run_dir,) = [p for p in runs.iterdir() if p.is_dir() and not p.name.startswith(".")]
         saved = json.loads((run_dir / "internal/checkpoint.json").read_text(encoding="utf-8"))
         assert saved["phase"] == "research" and saved["delegator"]["delegations"]
         assert not (run_dir / "internal/run.json").exists()

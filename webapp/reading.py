@@ -48,7 +48,8 @@ def _names(text: str) -> frozenset[str]:
 #: The report's own classes, the only ones kept (the app's classes are not given to it).
 REPORT_CLASSES = _names(
     "cite swipe table-note table scroll label chart chart-title status loc described qn "
-    "quote src-url src-path src-title sep src-stored source quotes sources source-list "
+    "quote src-url src-path src-title sep src-stored src-fetched source quotes sources "
+    "source-list "
     "summary colophon open-quote num wide short part other disagreements not_found appendix"
 )
 TEXT_TAGS = _names(

@@ -411,6 +411,19 @@ class StoreFileSystem:
             if gone.rowcount == 0:
                 raise self._absent(db, key, path, "; delete the files inside it instead.")
 
+    def delete_below(self, path: str) -> int:
+        """Delete every file below directory ``path`` in one transaction.
+
+        Args:
+            path: a directory, e.g. ``/cache/``; ``/`` empties the namespace.
+
+        Returns:
+            How many files were deleted (0 when there were none).
+        """
+        with self._transaction(path, "delete", immediate=True) as db:
+            gone = db.execute(f"DELETE FROM files WHERE {_BELOW}", (*self._ns, *_below(_key(path))))
+            return gone.rowcount
+
     def walk_files(self, path: str) -> Iterator[Entry]:
         with self._transaction(path, "list") as db:
             rows = db.execute(

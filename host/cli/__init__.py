@@ -6,7 +6,8 @@
 - :mod:`.running`: what the research commands share (settings, the brain, Ctrl-C going
   to the Host, the summary printed at the end);
 - :mod:`.questions` (``run``, ``demo``, ``batch``), :mod:`.rerun` (``resume``,
-  ``replay``), :mod:`.runs` (``runs``, ``show``), :mod:`.tools` (``tools``, ``mcp``);
+  ``replay``), :mod:`.runs` (``runs``, ``show``), :mod:`.tools` (``tools``, ``mcp``),
+  :mod:`.skills` (``skills``), :mod:`.cache` (``cache``);
 - :mod:`.progress`: the live view of a run.
 
 Start-up is kept fast: these modules import only the standard library and light modules

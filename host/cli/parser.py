@@ -12,6 +12,7 @@ from typing import Any, NoReturn
 
 from subagents.names import PIPELINE_ORDER
 
+from .cache import cmd_cache_clear, cmd_cache_stats
 from .explain import cmd_explain
 from .questions import cmd_batch, cmd_demo, cmd_run
 from .rerun import cmd_replay, cmd_resume
@@ -85,6 +86,16 @@ COMMAND_EXAMPLES = {
     "skills merge": """examples:
   quartet skills merge browser-access
   QUARTET_STORE=~/quartet.sqlite quartet skills merge page-reading""",
+    "cache": """examples:
+  quartet cache stats
+  quartet cache clear
+  QUARTET_PROJECT=thesis quartet cache clear""",
+    "cache stats": """examples:
+  quartet cache stats
+  quartet cache stats --runs-dir /data/runs""",
+    "cache clear": """examples:
+  quartet cache clear
+  QUARTET_PROJECT=thesis quartet cache clear""",
 }
 
 
@@ -189,6 +200,7 @@ def build_parser() -> argparse.ArgumentParser:
         _add_show,
         _add_explain,
         _add_skills,
+        _add_cache,
     ):
         add(sub)
     from webapp.command import add_parser as add_serve_parser  # the web app: quartet serve
@@ -273,6 +285,12 @@ def _research_options(p: argparse.ArgumentParser) -> None:
         action="store_true",
         help="keep every model answer and HTTP response in the run folder, so that "
         "quartet replay RUN_ID can run it again with no network and no keys",
+    )
+    p.add_argument(
+        "--fresh",
+        action="store_true",
+        help="fetch every page and download from the web, none from the page cache (what "
+        "the run fetches is still kept there for later runs)",
     )
     p.add_argument("--quiet", action="store_true", help="print only the report paths")
     p.add_argument("--verbose", action="store_true", help=VERBOSE_HELP)
@@ -499,5 +517,36 @@ def _add_skills(sub: Any) -> None:
     ):
         one = actions.add_parser(action, help=told, **_examples(f"skills {action}"))
         one.add_argument("skill", metavar="SKILL", help="a skill's name, as skills list shows it")
+        _runs_dir(one)
+        one.set_defaults(func=func)
+
+
+#: What ``quartet cache --help`` says of the page cache.
+CACHE_HELP = (
+    "show or empty the page cache: the pages and downloads earlier runs read, kept in the "
+    "memory store for the current user and project (.store/quartet.sqlite in the runs "
+    "folder unless store in quartet.toml or QUARTET_STORE names another file)"
+)
+
+
+def _add_cache(sub: Any) -> None:
+    """``quartet cache stats|clear``."""
+    cache = sub.add_parser("cache", help=CACHE_HELP, **_examples("cache"))
+    actions = cache.add_subparsers(
+        dest="cache_command", required=True, metavar="ACTION", help="stats or clear"
+    )
+    for action, told, func in (
+        (
+            "stats",
+            "how many pages and downloads the cache holds, their size, the oldest and newest",
+            cmd_cache_stats,
+        ),
+        (
+            "clear",
+            "remove every cached page and download of this user and project",
+            cmd_cache_clear,
+        ),
+    ):
+        one = actions.add_parser(action, help=told, **_examples(f"cache {action}"))
         _runs_dir(one)
         one.set_defaults(func=func)

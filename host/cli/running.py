@@ -35,6 +35,7 @@ def settings_of(args: argparse.Namespace) -> Settings:
         "max_cost": getattr(args, "max_cost", None),
         "approve": getattr(args, "approve", None),
         "record": getattr(args, "record", False),
+        "fresh": getattr(args, "fresh", False),
         "quiet": getattr(args, "quiet", False),
         "verbose": getattr(args, "verbose", False),
         "json": getattr(args, "json", False),

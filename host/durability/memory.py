@@ -31,6 +31,7 @@ from urllib.parse import urlsplit
 
 from fs_service import NotFoundError
 from fs_service.backends import StoreFileSystem
+from fs_service.backends.store import DEFAULT_MAX_TOTAL_BYTES
 from subagents.experience import Entry, evolved_path, parse, record
 
 from ..config import Settings
@@ -83,15 +84,23 @@ class SkillMemory:
         db_path: the store's database file; created with its folder when missing.
         user: whose memories.
         project: which of the user's projects.
+        max_total_bytes: the bound on the namespace (``cache_max_mb``): writes past it
+            evict the least recently used cached pages, never a memory.
 
     Raises:
         StoreFormatError: the file is not a SQLite database, or holds a newer schema.
         StorageError: the database could not be opened.
     """
 
-    def __init__(self, db_path: Path, user: str, project: str) -> None:
+    def __init__(
+        self,
+        db_path: Path,
+        user: str,
+        project: str,
+        max_total_bytes: int = DEFAULT_MAX_TOTAL_BYTES,
+    ) -> None:
         self.db_path = Path(db_path)
-        self.store = StoreFileSystem(self.db_path, user, project)
+        self.store = StoreFileSystem(self.db_path, user, project, max_total_bytes)
         self.lock_path = self.db_path.with_name(self.db_path.name + ".lock")
 
     def close(self) -> None:
@@ -136,7 +145,8 @@ def open_memory(settings: Settings) -> SkillMemory:
     Raises:
         FsError: the store cannot be opened (see :class:`SkillMemory`).
     """
-    return SkillMemory(settings.store_path(), os_user(), settings.project)
+    bound = settings.cache_max_mb * 1024 * 1024
+    return SkillMemory(settings.store_path(), os_user(), settings.project, bound)
 
 
 def existing_memory(settings: Settings) -> SkillMemory | None:

@@ -44,6 +44,7 @@ from research.text import reading
 from subagents import SPECS
 from subagents.evidence import EvidenceLedger, PageRegistry
 from subagents.generate.report import Colophon
+from subagents.net.pagecache import RunCache, caching
 from subagents.secrets import scrub, secret_scope
 from subagents.spec import SubAgentSpec
 from subagents.tape import Tape, taping
@@ -52,6 +53,7 @@ from ..brains import Brain, ModelCallStats, TokenLedger
 from ..config import Settings
 from ..durability import checkpoint
 from ..durability.memory import BROWSER_SKILL, browser_findings, record_findings
+from ..durability.page_cache import run_cache
 from ..durability.run_folder import RunFolder
 from ..durability.transcript import Transcript, save_plan, save_records
 from ..mcp.client import McpConnections
@@ -110,6 +112,9 @@ class Host:
         self.model_calls = ModelCallStats()
         self.mcp, self.state, self.interrupt = McpConnections(), RunState(), Interrupt()
         self.cleanup_errors: list[str] = []
+        #: the run's use of the page cache (None before the run starts, or without one)
+        self.page_cache: RunCache | None = None
+        self.page_cache_error: str | None = None
         self.workers = WorkerFactory(
             settings, brain, self.ledger, self.interrupt, self.approval, self.mcp,
             self.exact, self._emit, self._record_call,
@@ -179,8 +184,13 @@ class Host:
     async def _go(self, run: RunFolder, question: str, saved: dict[str, Any] | None) -> RunResult:
         if self.tape is None and self.settings.record:
             self.tape = Tape(run.host_service)
+        replaying = self.tape is not None and self.tape.replaying
+        self.page_cache, self.page_cache_error = await asyncio.to_thread(
+            run_cache, self.settings, recording=self.settings.record, replaying=replaying
+        )
         with (
             taping(self.tape),
+            caching(self.page_cache),
             secret_scope(secrets_of(self.settings, self.brain)),
             reading(text_language(question)),
         ):
@@ -254,13 +264,14 @@ class Host:
         self.stopper.cancel()
         await self.checkpoints.settle()  # written before the run is recorded as ended
         await self._record_experience(result)
+        cache_errors = self._cache_errors()
         await self.close()
         run = self.state.run
         assert run is not None
         result.calls = list(self.state.calls)
         gather(result, self.state.research, self.state.delegator, self.settings.formats)
         count(result, self.ledger, self.token_ledger, self.model_calls)
-        result.errors += self.cleanup_errors
+        result.errors += self.cleanup_errors + cache_errors
         result.brain = self.brain.spec
         result.approvals = list(self.approval.decisions) if self.approval else []
         result.seconds, result.resumed = self.state.seconds(), self.state.resumed
@@ -294,13 +305,22 @@ class Host:
             why = str(exc).removeprefix("Error: ")
             result.errors.append(scrub(f"experience not recorded: {why}"))
 
+    def _cache_errors(self) -> list[str]:
+        """What went wrong with the page cache, for the run's errors."""
+        if self.page_cache_error:
+            return [f"page cache not used: {self.page_cache_error}"]
+        errors = self.page_cache.errors if self.page_cache is not None else []
+        return [scrub(f"page cache: {error}") for error in errors]
+
     async def close(self) -> None:
-        """Close the browser, every MCP client and the memory store; one failure does not
-        stop the rest."""
-        try:
-            self.workers.close_memory()
-        except Exception as exc:  # cleanup must reach every resource
-            self.cleanup_errors.append(scrub(f"{type(exc).__name__}: {exc}"))
+        """Close the browser, every MCP client, the memory store and the page cache; one
+        failure does not stop the rest."""
+        cache, self.page_cache = self.page_cache, None
+        for close in (self.workers.close_memory, *([cache.cache.close] if cache else [])):
+            try:
+                close()
+            except Exception as exc:  # cleanup must reach every resource
+                self.cleanup_errors.append(scrub(f"{type(exc).__name__}: {exc}"))
         browser = self.workers.browser
         for close in ([browser.aclose] if browser is not None else []) + self.mcp.closers():
             try:

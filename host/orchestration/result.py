@@ -38,6 +38,10 @@ class RunResult:
     calls: list[ToolCallRecord] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
     pages_read: int = 0
+    #: where each page and download stored in the run came from: its address, path,
+    #: ``fetched_at``, and whether its copy came from the page cache (``from_cache``,
+    #: ``revalidated``)
+    web_sources: list[dict[str, Any]] = field(default_factory=list)
     #: the files (input and downloaded) the file tasks read, each once
     files_read: int = 0
     #: each of the user's files with what became of it (see :mod:`research.inputs`)
@@ -119,6 +123,7 @@ class RunResult:
             "tokens": self.tokens,
             "model_calls": self.model_calls,
             "pages_read": self.pages_read,
+            "web_sources": self.web_sources,
             "files_read": self.files_read,
             "evidence_items": self.evidence,
             "requirements": self.requirements,
@@ -207,6 +212,7 @@ def count(
     result.tokens = tokens.summary()
     result.model_calls = model_calls.summary()
     result.pages_read = ledger.pages.pages
+    result.web_sources = [dict(source) for source in ledger.pages.sources]
     result.evidence = len(ledger)
 
 

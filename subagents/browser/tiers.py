@@ -7,15 +7,22 @@ decoded under the page cap as they arrive (see :mod:`..net.decode`). The quality
 at the status and at the extracted text: a 202/403/429, a challenge page, a script-only
 shell or too little text sends the page to the Chromium tier of the agent's
 :class:`BrowserSession`.
+
+Both tiers go through the run's page cache when it has one (:mod:`..net.pagecache`): a
+fresh copy is served without a request, a stale one is asked about with a conditional
+request (a 304 serves it again), and what is fetched is kept. Every page says where its
+copy came from (:class:`~..net.pagecache.Provenance`).
 """
 
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import re
 import ssl
+import time
 import weakref
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Mapping
 from contextlib import aclosing, asynccontextmanager
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -27,10 +34,22 @@ from bs4.dammit import UnicodeDammit
 from ..net.decode import ACCEPT_ENCODING, BodyError, decoded_body
 from ..net.netguard import BlockedURLError, check_url
 from ..net.netpin import GuardedTransport, build_request
+from ..net.pagecache import (
+    HTTP,
+    RENDER,
+    Cached,
+    CacheEntry,
+    Provenance,
+    RunCache,
+    active_cache,
+    cacheable,
+    conditional_headers,
+    http_entry,
+)
 from ..settings import NetworkPolicy
 from ..tape import tape_transport
 from .extract import Extracted, plain_to_markdown
-from .session import BrowserSession, BrowserUnavailableError
+from .session import BrowserSession, BrowserUnavailableError, RenderedPage
 from .workers import extract_html
 
 USER_AGENT = "Mozilla/5.0 (compatible; QuartetBrowser/0.1; research reader)"
@@ -127,13 +146,21 @@ def redirect_target(url: str, location: str) -> str:
 
 @asynccontextmanager
 async def guarded_get(
-    transport: GuardedTransport, url: str, allow: NetworkPolicy
+    transport: GuardedTransport,
+    url: str,
+    allow: NetworkPolicy,
+    headers: Mapping[str, str] | None = None,
 ) -> AsyncIterator[httpx.Response]:
-    """GET ``url`` as a stream, following redirects by hand and checking every hop first."""
+    """GET ``url`` as a stream, following redirects by hand and checking every hop first.
+
+    ``headers`` are sent with every hop beside :data:`REQUEST_HEADERS` (a conditional
+    request's validators).
+    """
     current = url
+    sent = {**REQUEST_HEADERS, **(headers or {})}
     for _ in range(MAX_REDIRECTS + 1):
         await check_url(current, allow)
-        response = await transport.open(build_request("GET", current, REQUEST_HEADERS))
+        response = await transport.open(build_request("GET", current, sent))
         location = response.headers.get("location")
         if response.status_code in REDIRECT_STATUSES and location:
             await response.aclose()
@@ -183,9 +210,13 @@ def decode(body: bytes, content_type: str) -> str:
     return dammit.unicode_markup or body.decode("utf-8", errors="replace")
 
 
+def _fetched_now() -> Provenance:
+    return Provenance(time.time())
+
+
 @dataclass
 class HttpPage:
-    """What the HTTP tier fetched."""
+    """What the HTTP tier fetched, and where its copy came from."""
 
     url: str
     final_url: str
@@ -193,25 +224,72 @@ class HttpPage:
     content_type: str
     text: str
     truncated: bool
+    provenance: Provenance = field(default_factory=_fetched_now)
+
+
+def fetched_at(cache: RunCache | None) -> float:
+    """The time a fetch ends: the cache's clock when the run keeps one."""
+    return cache.now() if cache is not None else time.time()
+
+
+def _cached_page(url: str, cached: Cached, provenance: Provenance) -> HttpPage:
+    """The page of a cached response, cut at :data:`MAX_PAGE_BYTES` (a download's copy
+    may be longer)."""
+    entry = cached.entry
+    body = cached.body[:MAX_PAGE_BYTES]
+    truncated = entry.truncated or len(cached.body) > MAX_PAGE_BYTES
+    text = decode(body, entry.content_type)
+    return HttpPage(
+        url, entry.final_url, entry.status, entry.content_type, text, truncated, provenance
+    )
+
+
+async def _http_page(
+    url: str, response: httpx.Response, cache: RunCache | None, cached: Cached | None
+) -> HttpPage:
+    """The page ``response`` gives: the cached copy again for a 304, else its body (kept
+    in the cache when it may be)."""
+    if response.status_code == 304 and cache is not None and cached is not None:
+        confirmed = await cache.revalidated(cached, response.headers)
+        seen = Provenance(confirmed.entry.fetched_at, from_cache=True, revalidated=True)
+        return _cached_page(url, confirmed, seen)
+    body, truncated = await read_capped(response, MAX_PAGE_BYTES)
+    content_type = response.headers.get("content-type", "")
+    when = fetched_at(cache)
+    page = HttpPage(
+        url=url,
+        final_url=str(response.url),
+        status=response.status_code,
+        content_type=content_type,
+        text=decode(body, content_type),
+        truncated=truncated,
+        provenance=Provenance(when),
+    )
+    if cache is not None and cacheable(response.status_code, response.headers):
+        entry = http_entry(
+            url, page.final_url, page.status, response.headers, body, when, truncated
+        )
+        await cache.keep(entry, body)
+    return page
 
 
 async def fetch_http(url: str, allow: NetworkPolicy) -> HttpPage:
-    """Fetch ``url`` over HTTP(S) with guarded redirects, timeouts and a size cap."""
+    """Fetch ``url`` over HTTP(S) with guarded redirects, timeouts and a size cap.
+
+    With the run's page cache, a fresh copy is served without a request, and a stale one
+    is sent with its validators (a 304 serves it again).
+    """
+    cache = active_cache()
+    cached = await cache.lookup(HTTP, url) if cache is not None else None
+    if cache is not None and cached is not None and cache.fresh(cached.entry):
+        return _cached_page(url, cached, Provenance(cached.entry.fetched_at, from_cache=True))
+    validators = conditional_headers(cached.entry if cached is not None else None)
     try:
         async with (
             asyncio.timeout(DEADLINE),
-            guarded_get(shared_transport(allow), url, allow) as response,
+            guarded_get(shared_transport(allow), url, allow, validators) as response,
         ):
-            body, truncated = await read_capped(response, MAX_PAGE_BYTES)
-            content_type = response.headers.get("content-type", "")
-            return HttpPage(
-                url=url,
-                final_url=str(response.url),
-                status=response.status_code,
-                content_type=content_type,
-                text=decode(body, content_type),
-                truncated=truncated,
-            )
+            return await _http_page(url, response, cache, cached)
     except BlockedURLError as exc:
         raise FetchError(str(exc)) from None
     except BodyError as exc:
@@ -261,6 +339,7 @@ class PageText:
     tier: str
     truncated: bool = False
     notes: list[str] = field(default_factory=list)
+    provenance: Provenance = field(default_factory=_fetched_now)
 
 
 def _status_failure(page: HttpPage) -> FetchError | None:
@@ -290,14 +369,9 @@ async def fetch_page_text(
             "http_download and read it with the file tools."
         )
     if kind == "text":
-        extracted = plain_to_markdown(http.text)
-        return PageText(
-            url, http.final_url, http.status, http.content_type, extracted, "http", http.truncated
-        )
+        return _http_text(http, plain_to_markdown(http.text))
     extracted = await extract_html(http.text, http.final_url)
-    result = PageText(
-        url, http.final_url, http.status, http.content_type, extracted, "http", http.truncated
-    )
+    result = _http_text(http, extracted)
     if http.truncated:
         result.notes.append(f"the page was larger than {MAX_PAGE_BYTES} bytes and was cut")
     reason = quality_gate(http.status, extracted, http.text)
@@ -307,7 +381,7 @@ async def fetch_page_text(
         result.notes.append(f"the HTTP text failed the quality gate ({reason}); no browser")
         return _usable_or_raise(result, reason)
     try:
-        rendered = await browser.render(http.final_url)
+        rendered, provenance = await render_page(browser, http.final_url)
     except BlockedURLError as exc:
         raise FetchError(str(exc)) from None
     except BrowserUnavailableError as exc:
@@ -335,7 +409,56 @@ async def fetch_page_text(
         extracted=rendered_text,
         tier="chromium",
         notes=[f"the HTTP text failed the quality gate ({reason})"],
+        provenance=provenance,
     )
+
+
+def _http_text(http: HttpPage, extracted: Extracted) -> PageText:
+    """The HTTP tier's text of a page, with the page's provenance."""
+    return PageText(
+        http.url,
+        http.final_url,
+        http.status,
+        http.content_type,
+        extracted,
+        "http",
+        http.truncated,
+        provenance=http.provenance,
+    )
+
+
+async def render_page(browser: BrowserSession, url: str) -> tuple[RenderedPage, Provenance]:
+    """``url`` rendered in Chromium, and where the rendering came from.
+
+    With the run's page cache, a fresh rendering of ``url`` is served without the
+    browser, and a new one with status 200 is kept (a rendering has no validators: a
+    stale one is rendered again).
+    """
+    cache = active_cache()
+    cached = await cache.lookup(RENDER, url) if cache is not None else None
+    if cache is not None and cached is not None and cache.fresh(cached.entry):
+        entry = cached.entry
+        html = cached.body.decode("utf-8", errors="replace")
+        page = RenderedPage(url, entry.final_url, entry.status, html, entry.title)
+        return page, Provenance(entry.fetched_at, from_cache=True)
+    rendered = await browser.render(url)
+    when = fetched_at(cache)
+    if cache is not None and rendered.status == 200:
+        body = rendered.html.encode("utf-8")
+        entry = CacheEntry(
+            kind=RENDER,
+            url=url,
+            final_url=rendered.final_url,
+            status=rendered.status,
+            content_type="text/html; charset=utf-8",
+            fetched_at=when,
+            checked_at=when,
+            sha256=hashlib.sha256(body).hexdigest(),
+            size=len(body),
+            title=rendered.title,
+        )
+        await cache.keep(entry, body)
+    return rendered, Provenance(when)
 
 
 def _usable_or_raise(result: PageText, reason: str, outside: bool = True) -> PageText:

@@ -5,7 +5,6 @@ from __future__ import annotations
 import hashlib
 import re
 import unicodedata
-from datetime import UTC, datetime
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -41,17 +40,42 @@ def page_path(url: str) -> str:
 
 
 def _record(page: PageText, path: str, text: str) -> PageRecord:
+    """The sidecar of a page stored at ``path``: where it came from and when it was
+    fetched (by an earlier run, when the copy came from the page cache)."""
     return PageRecord(
         url=page.url,
         final_url=page.final_url,
-        fetched_at=datetime.now(UTC).isoformat(timespec="seconds"),
         sha256=hashlib.sha256(text.encode("utf-8")).hexdigest(),
         tier=page.tier,
         extractor=page.extracted.extractor,
         markdown_path=path,
         title=page.extracted.title,
         content_type=page.content_type,
+        **page.provenance.record(),
     )
+
+
+def source_of(record: PageRecord) -> dict[str, Any]:
+    """A stored page's entry in the run's ``web_sources``."""
+    return {
+        "kind": "page",
+        "url": record.url,
+        "final_url": record.final_url,
+        "path": record.markdown_path,
+        "fetched_at": record.fetched_at,
+        "from_cache": record.from_cache,
+        "revalidated": record.revalidated,
+        "tier": record.tier,
+        "sha256": record.sha256,
+    }
+
+
+def cache_line(record: PageRecord) -> str:
+    """What the reply says of a copy from the page cache ("" for a page fetched now)."""
+    if not record.from_cache:
+        return ""
+    how = "the site confirmed it unchanged" if record.revalidated else "still fresh"
+    return f"Cached copy: fetched {record.fetched_at}, from the page cache ({how})."
 
 
 async def _answer(text: str, query: str, url: str, path: str, model: Any) -> Answer:
@@ -75,6 +99,8 @@ def _header(record: PageRecord, chars: int, notes: list[str], reused: bool) -> s
         + (f" ({'; '.join(notes)})" if notes else ""),
         f"Stored: {record.markdown_path} ({chars} characters; the full text is there)",
     ]
+    if cached := cache_line(record):
+        lines.append(cached)
     if reused:
         lines.append("Already read in this run: served from the stored copy, not fetched again.")
     return "\n".join(lines)
@@ -168,6 +194,7 @@ async def _fetch_and_answer(
     registry = getattr(evidence, "pages", None)
     if registry is not None:
         registry.record(url, path, page.final_url)
+        registry.note_source(source_of(record))
     return await _reply(text, record, query, service, evidence, model, page.notes, reused=False)
 
 

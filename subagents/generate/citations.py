@@ -10,6 +10,7 @@ removed and reported with the reason.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import re
 from dataclasses import dataclass, replace
@@ -23,11 +24,13 @@ from .notes import Cite, Draft, Point
 
 @dataclass(frozen=True)
 class Citation:
-    """A checked citation: its number, the evidence item and the page title."""
+    """A checked citation: its number, the evidence item, the page title, and when the
+    page's stored copy was fetched (ISO 8601, from its sidecar; "" when unknown)."""
 
     number: int
     item: EvidenceItem
     title: str = ""
+    fetched: str = ""
 
 
 @dataclass(frozen=True)
@@ -64,6 +67,7 @@ class CitationChecker:
         self._titles = titles or {}
         self._pages: dict[str, str | FsError] = {}
         self._verdicts: dict[str, EvidenceItem | str] = {}
+        self._sidecars: dict[str, dict] = {}
 
     def candidates(self, key: str) -> list[EvidenceItem]:
         found = []
@@ -119,19 +123,35 @@ class CitationChecker:
             f"{text[max(0, item.start - AROUND) : item.start]} {text[item.end : item.end + AROUND]}"
         )
 
+    async def _sidecar(self, page_path: str) -> dict:
+        """The stored sidecar of the page at ``page_path`` ({} when it has none)."""
+        if page_path not in self._sidecars:
+            raw: object = {}
+            with contextlib.suppress(FsError, ValueError):
+                raw = json.loads(await self._svc.read_text(sidecar_path(page_path)))
+            self._sidecars[page_path] = raw if isinstance(raw, dict) else {}
+        return self._sidecars[page_path]
+
     async def title_of(self, item: EvidenceItem) -> str:
         """The page's title: from the given pages, else from its stored sidecar."""
         title = self._titles.get(item.page_path) or self._titles.get(item.url)
         if title is None and item.page_path:
-            title = ""
-            try:
-                raw = json.loads(await self._svc.read_text(sidecar_path(item.page_path)))
-                if isinstance(raw, dict) and isinstance(raw.get("title"), str):
-                    title = raw["title"].strip()
-            except (FsError, ValueError):
-                pass
+            raw = (await self._sidecar(item.page_path)).get("title")
+            title = raw.strip() if isinstance(raw, str) else ""
             self._titles[item.page_path] = title
         return title or ""
+
+    async def fetched_of(self, item: EvidenceItem) -> str:
+        """When the copy of a web page the item quotes was fetched, from its stored
+        sidecar ("" for a file, or when the sidecar does not say)."""
+        if not item.page_path or not item.url.startswith(("http://", "https://")):
+            return ""
+        raw = (await self._sidecar(item.page_path)).get("fetched_at")
+        return raw if isinstance(raw, str) else ""
+
+    async def citation(self, number: int, item: EvidenceItem) -> Citation:
+        """Citation ``number`` of a verified item, with its page's title and fetch time."""
+        return Citation(number, item, await self.title_of(item), await self.fetched_of(item))
 
 
 @dataclass
@@ -230,9 +250,7 @@ async def check_draft(draft: Draft, checker: CitationChecker, support: bool = Fa
             for _, verdict in verified:
                 if verdict.id not in numbers:
                     numbers[verdict.id] = len(numbers) + 1
-                    citations.append(
-                        Citation(numbers[verdict.id], verdict, await checker.title_of(verdict))
-                    )
+                    citations.append(await checker.citation(numbers[verdict.id], verdict))
                 kept.append(numbers[verdict.id])
             if not kept:
                 if parts and isinstance(parts[-1], str):

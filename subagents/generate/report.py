@@ -71,6 +71,13 @@ class SourceEntry:
     stored: str
     kind: str  # web | file
     quotes: list[Citation] = field(default_factory=list)
+    #: when a web page's stored copy was fetched (ISO 8601; "" when unknown)
+    fetched: str = ""
+
+    @property
+    def fetched_date(self) -> str:
+        """The day the stored copy was fetched (``2026-12-03``; "" when unknown)."""
+        return self.fetched[:10] if re.match(r"\d{4}-\d{2}-\d{2}", self.fetched) else ""
 
     @property
     def where(self) -> str:
@@ -231,6 +238,7 @@ class Report:
                     url=c.item.url,
                     stored=c.item.page_path,
                     kind="web" if web else "file",
+                    fetched=c.fetched if web else "",
                 )
             entry.quotes.append(c)
         return list(entries.values())

@@ -1,0 +1,98 @@
+"""``quartet cache``: what the page cache holds (``stats``), and emptying it (``clear``).
+
+The cache is the one in the memory store the settings name, in the namespace of the
+operating system's user and the settings' ``project`` (see
+:mod:`host.durability.page_cache`): another user's or project's cache is neither shown
+nor cleared. Neither command creates the store.
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import TYPE_CHECKING
+
+from ..config import ConfigError, Settings, load_settings
+from ..printable import printable
+
+if TYPE_CHECKING:
+    from subagents.net.pagecache import CacheStats, PageCache
+
+
+def _settings(args: argparse.Namespace) -> Settings:
+    return load_settings({"runs_dir": getattr(args, "runs_dir", None)})
+
+
+@contextmanager
+def _cache(settings: Settings) -> Iterator[PageCache | None]:
+    """The settings' page cache, closed afterwards: None (and nothing created) when the
+    store does not exist; a ConfigError when it cannot be used."""
+    from fs_service import FsError
+
+    from ..durability.page_cache import existing_page_cache
+
+    try:
+        cache = existing_page_cache(settings)
+        try:
+            yield cache
+        finally:
+            if cache is not None:
+                cache.close()
+    except FsError as exc:
+        raise ConfigError(str(exc).removeprefix("Error: ")) from None
+
+
+def _whose(settings: Settings) -> str:
+    """``user alice, project default``: the namespace the commands work on."""
+    from ..durability.memory import os_user
+
+    return f"user {os_user()}, project {settings.project}"
+
+
+def mib(size: int) -> str:
+    """``size`` bytes in MiB, to a tenth."""
+    return f"{size / (1024 * 1024):.1f} MiB"
+
+
+def stats_lines(stats: CacheStats, settings: Settings) -> list[str]:
+    """What ``quartet cache stats`` prints of a cache's figures."""
+    from subagents.net.pagecache import iso_time
+
+    rendered = f" ({stats.rendered} of them pages as Chromium rendered them)"
+    return [
+        f"entries: {stats.entries}{rendered if stats.rendered else ''}",
+        f"bytes: {stats.bytes} ({mib(stats.bytes)}; the store's bound is "
+        f"{settings.cache_max_mb} MiB)",
+        f"oldest: {iso_time(stats.oldest) if stats.oldest is not None else '-'}",
+        f"newest: {iso_time(stats.newest) if stats.newest is not None else '-'}",
+        f"fresh for: {settings.cache_fresh:g} s after a copy was fetched or checked",
+    ]
+
+
+def cmd_cache_stats(args: argparse.Namespace) -> int:
+    """``quartet cache stats``: how many pages and downloads the cache holds, their size,
+    and when the oldest and the newest were fetched or last checked."""
+    from subagents.net.pagecache import CacheStats
+
+    settings = _settings(args)
+    with _cache(settings) as cache:
+        stats = cache.stats() if cache is not None else CacheStats(0, 0, 0, None, None)
+    print(printable(f"Page cache of {_whose(settings)} in {settings.store_path()}"))
+    for line in stats_lines(stats, settings):
+        print(printable(line))
+    return 0
+
+
+def cmd_cache_clear(args: argparse.Namespace) -> int:
+    """``quartet cache clear``: remove every entry of the current user's and project's
+    cache (the experience logs in the same store stay)."""
+    settings = _settings(args)
+    with _cache(settings) as cache:
+        before = cache.stats() if cache is not None else None
+        removed = cache.clear() if cache is not None else 0
+    size = f" ({mib(before.bytes)})" if before is not None and removed else ""
+    entries = "entry" if removed == 1 else "entries"
+    whose = _whose(settings)
+    print(printable(f"Removed {removed} {entries}{size} from the page cache of {whose}."))
+    return 0

@@ -1,0 +1,420 @@
+"""The page cache: every page and download read over HTTP, kept across runs in the store.
+
+Each response is one file of a :class:`~fs_service.backends.StoreFileSystem` namespace
+(a user and a project: a cached page never crosses one), under :data:`HTTP_DIR` (the body
+as the site sent it, content encodings undone) or :data:`RENDER_DIR` (a page as Chromium
+rendered it). The file is a JSON header line, :class:`CacheEntry` (the URL, the final URL
+after redirects, the time of the fetch and of the last check with the site, the ETag and
+Last-Modified validators, the body's SHA-256), then the body. One file per entry means
+the store's eviction of the least recently used files, which keeps the namespace under
+its bound, never leaves a header without its body; a body whose hash does not match its
+header is taken for no entry at all.
+
+An entry is *fresh* for :attr:`PageCache.fresh_seconds` after it was fetched or last
+checked: it is reused without asking the site. A stale entry is revalidated: the request
+carries ``If-None-Match`` / ``If-Modified-Since`` (:func:`conditional_headers`), and a
+``304 Not Modified`` reuses the copy (:meth:`RunCache.revalidated` starts its window
+again), while a ``200`` replaces it. A rendered page has no validators: it is reused
+while fresh and rendered again after.
+
+:class:`RunCache` is one run's use of the cache: ``reads`` off (``--fresh``, or a run
+that records or replays its tape) fetches everything from the network, ``writes`` off
+keeps the cache as it was. :func:`caching` makes a run's cache the one the tools of the
+code inside use (:func:`active_cache`), as :mod:`subagents.tape` does for the tape. A
+failure of the store never fails a fetch: the fetch goes to the network, and the failure
+is kept in :attr:`RunCache.errors`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import contextvars
+import hashlib
+import json
+import time
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import asdict, dataclass, fields, replace
+from datetime import UTC, datetime
+from typing import Any, TypeVar
+from urllib.parse import urlsplit, urlunsplit
+
+from fs_service import FileTooLargeError, FsError, NotFoundError
+from fs_service.backends import StoreFileSystem
+
+T = TypeVar("T")
+
+#: Where the cache lives in a store namespace, and its two kinds of entry.
+CACHE_DIR = "/cache/"
+HTTP_DIR = "/cache/http/"
+RENDER_DIR = "/cache/render/"
+HTTP, RENDER = "http", "render"
+_DIRS = {HTTP: HTTP_DIR, RENDER: RENDER_DIR}
+#: How long a copy is reused without asking the site: a day.
+DEFAULT_FRESH_SECONDS = 86_400.0
+#: The bound on a store namespace, in MiB (memories included; they are never evicted).
+DEFAULT_MAX_MB = 512
+MIB = 1024 * 1024
+#: An entry larger than this share of the bound is not kept: it would evict the rest.
+ENTRY_SHARE = 4
+#: The version of the header line; an entry of another version is no entry.
+ENTRY_VERSION = 1
+_DEFAULT_PORTS = {"http": 80, "https": 443}
+
+
+def cache_key(url: str) -> str:
+    """The address a cached response is kept under: ``url`` without its fragment, its
+    scheme and host in lower case and a default port left out (the path and the query
+    are kept exactly: ``/a`` and ``/a/`` are two resources)."""
+    try:
+        parts = urlsplit(url.strip())
+        scheme, host, port = parts.scheme.lower(), (parts.hostname or "").lower(), parts.port
+    except ValueError:  # a malformed port: the address as given, less its fragment
+        return url.strip().split("#", 1)[0]
+    if ":" in host:
+        host = f"[{host}]"
+    netloc = host if port in (None, _DEFAULT_PORTS.get(scheme)) else f"{host}:{port}"
+    return urlunsplit((scheme, netloc, parts.path or "/", parts.query, ""))
+
+
+def entry_path(kind: str, url: str) -> str:
+    """The store path of the ``kind`` entry of ``url``: its directory and the SHA-256 of
+    its :func:`cache_key`."""
+    return _DIRS[kind] + hashlib.sha256(cache_key(url).encode("utf-8")).hexdigest()
+
+
+def iso_time(seconds: float) -> str:
+    """``seconds`` since the epoch as an ISO 8601 time in UTC, to the second."""
+    return datetime.fromtimestamp(seconds, UTC).isoformat(timespec="seconds")
+
+
+@dataclass(frozen=True)
+class CacheEntry:
+    """What the cache knows of one response, besides its body.
+
+    Attributes:
+        kind: :data:`HTTP` (a response as the site sent it) or :data:`RENDER` (a page
+            as Chromium rendered it).
+        url: the address asked for.
+        final_url: where the redirects ended.
+        status: the response's HTTP status.
+        content_type: its Content-Type.
+        fetched_at: when the body was fetched, in seconds since the epoch.
+        checked_at: when the site last gave or confirmed the body (the fetch, or a 304).
+        sha256: the body's SHA-256, hex.
+        size: the body's length in bytes.
+        etag: the ETag validator ("" when the site sent none).
+        last_modified: the Last-Modified validator ("" when the site sent none).
+        truncated: the body was cut at the reader's cap.
+        title: a rendered page's title.
+    """
+
+    kind: str
+    url: str
+    final_url: str
+    status: int
+    content_type: str
+    fetched_at: float
+    checked_at: float
+    sha256: str
+    size: int
+    etag: str = ""
+    last_modified: str = ""
+    truncated: bool = False
+    title: str = ""
+
+    def encode(self, body: bytes) -> bytes:
+        """The stored file: this header as one JSON line, then ``body``."""
+        header = json.dumps({"v": ENTRY_VERSION, **asdict(self)}, ensure_ascii=True)
+        return header.encode("ascii") + b"\n" + body
+
+    @classmethod
+    def decode(cls, blob: bytes) -> tuple[CacheEntry, bytes] | None:
+        """The header and body of a stored file; None when it is not a whole entry of
+        this version (a body whose hash does not match its header included)."""
+        head, newline, body = blob.partition(b"\n")
+        try:
+            raw = json.loads(head)
+            if not newline or raw.pop("v", None) != ENTRY_VERSION:
+                return None
+            known = {f.name for f in fields(cls)}
+            entry = cls(**{k: v for k, v in raw.items() if k in known})
+        except (ValueError, TypeError, AttributeError):
+            return None
+        if hashlib.sha256(body).hexdigest() != entry.sha256 or len(body) != entry.size:
+            return None
+        return entry, body
+
+
+@dataclass(frozen=True)
+class Cached:
+    """A cached response: its entry and its body."""
+
+    entry: CacheEntry
+    body: bytes
+
+
+@dataclass(frozen=True)
+class Provenance:
+    """Where a page's copy came from, for its record in the run.
+
+    Attributes:
+        fetched_at: when the copy was fetched from the site (seconds since the epoch).
+        from_cache: the copy was taken from the page cache, not fetched in this run.
+        revalidated: the site confirmed the cached copy unchanged in this run (a 304).
+    """
+
+    fetched_at: float
+    from_cache: bool = False
+    revalidated: bool = False
+
+    def record(self) -> dict[str, Any]:
+        """The fields a page's record in the run keeps: ``fetched_at`` (ISO 8601, UTC),
+        ``from_cache`` and ``revalidated``."""
+        return {
+            "fetched_at": iso_time(self.fetched_at),
+            "from_cache": self.from_cache,
+            "revalidated": self.revalidated,
+        }
+
+
+def conditional_headers(entry: CacheEntry | None) -> dict[str, str]:
+    """The headers that ask the site whether ``entry`` is still current (none without
+    validators)."""
+    if entry is None:
+        return {}
+    headers = {"If-None-Match": entry.etag} if entry.etag else {}
+    if entry.last_modified:
+        headers["If-Modified-Since"] = entry.last_modified
+    return headers
+
+
+def cacheable(status: int, headers: Mapping[str, str]) -> bool:
+    """Whether a response may be kept: a 200 the site did not mark ``no-store``."""
+    return status == 200 and "no-store" not in headers.get("cache-control", "").lower()
+
+
+@dataclass(frozen=True)
+class CacheStats:
+    """What ``quartet cache stats`` says of a namespace's cache.
+
+    Attributes:
+        entries: how many responses are kept (pages and downloads, and rendered pages).
+        rendered: how many of them are rendered pages.
+        bytes: their stored size.
+        oldest: when the least recently fetched or checked entry was, or None.
+        newest: when the most recently fetched or checked entry was, or None.
+    """
+
+    entries: int
+    rendered: int
+    bytes: int
+    oldest: float | None
+    newest: float | None
+
+
+class PageCache:
+    """The page cache of one store namespace.
+
+    Args:
+        store: the store whose namespace keeps the entries; its bound and eviction bound
+            the cache.
+        fresh_seconds: how long after it was fetched or checked an entry is reused
+            without asking the site (0: every reuse asks).
+        clock: the current time in seconds since the epoch.
+    """
+
+    def __init__(
+        self,
+        store: StoreFileSystem,
+        fresh_seconds: float = DEFAULT_FRESH_SECONDS,
+        clock: Callable[[], float] = time.time,
+    ) -> None:
+        self.store, self.fresh_seconds, self.clock = store, fresh_seconds, clock
+        #: The largest body kept: a share of the namespace's bound.
+        self.max_entry_bytes = store.max_total_bytes // ENTRY_SHARE
+
+    def close(self) -> None:
+        """Close the store; the cache cannot be used afterwards."""
+        self.store.close()
+
+    def fresh(self, entry: CacheEntry) -> bool:
+        """Whether ``entry`` may be reused without asking the site."""
+        return 0 <= self.clock() - entry.checked_at < self.fresh_seconds
+
+    def get(self, kind: str, url: str) -> Cached | None:
+        """The ``kind`` entry of ``url``; None when there is none or it is damaged (a
+        damaged one is removed).
+
+        Raises:
+            FsError: the store could not be read.
+        """
+        path = entry_path(kind, url)
+        try:
+            blob = self.store.read_bytes(path, self.max_entry_bytes + 64 * 1024)
+        except (NotFoundError, FileTooLargeError):  # none, or kept under a larger bound
+            return None
+        decoded = CacheEntry.decode(blob)
+        if decoded is None:
+            with contextlib.suppress(FsError):
+                self.store.delete(path)
+            return None
+        return Cached(*decoded)
+
+    def put(self, entry: CacheEntry, body: bytes) -> bool:
+        """Keep ``body`` as ``entry`` (the entry of its kind and URL, replaced); whether it
+        was kept (a body over :attr:`max_entry_bytes` is not).
+
+        Raises:
+            FsError: the store could not be written.
+        """
+        if len(body) > self.max_entry_bytes:
+            return False
+        blob = entry.encode(body)
+        with self.store.open_atomic(entry_path(entry.kind, entry.url), len(blob)) as out:
+            out.write(blob)
+        return True
+
+    def stats(self) -> CacheStats:
+        """How many entries the namespace's cache holds, their size, the oldest and the
+        newest (by when each was last fetched or checked)."""
+        files = list(self.store.walk_files(CACHE_DIR))
+        times = [f.modified for f in files]
+        return CacheStats(
+            entries=len(files),
+            rendered=sum(f.path.startswith(RENDER_DIR) for f in files),
+            bytes=sum(f.size for f in files),
+            oldest=min(times, default=None),
+            newest=max(times, default=None),
+        )
+
+    def clear(self) -> int:
+        """Remove every entry of the namespace's cache; how many there were."""
+        return self.store.delete_below(CACHE_DIR)
+
+
+class RunCache:
+    """One run's use of a :class:`PageCache`: async, and never failing a fetch.
+
+    Args:
+        cache: the page cache.
+        reads: cached entries may be used (off: ``--fresh``, or a run that records or
+            replays its tape, which must see every response).
+        writes: what the run fetches is kept (off: a replay).
+    """
+
+    def __init__(self, cache: PageCache, reads: bool = True, writes: bool = True) -> None:
+        self.cache, self.reads, self.writes = cache, reads, writes
+        #: what went wrong with the store, each once, in order
+        self.errors: list[str] = []
+
+    def now(self) -> float:
+        """The cache's clock."""
+        return self.cache.clock()
+
+    def fresh(self, entry: CacheEntry) -> bool:
+        """Whether ``entry`` may be reused without asking the site."""
+        return self.cache.fresh(entry)
+
+    async def _quietly(self, work: Callable[[], T], fallback: T) -> T:
+        """``work()`` in a thread; ``fallback`` (and the error kept) when the store fails."""
+        try:
+            return await asyncio.to_thread(work)
+        except FsError as exc:
+            told = str(exc).removeprefix("Error: ")
+            if told not in self.errors:
+                self.errors.append(told)
+            return fallback
+
+    async def lookup(self, kind: str, url: str) -> Cached | None:
+        """The ``kind`` entry of ``url`` when reads are on; None otherwise."""
+        if not self.reads:
+            return None
+        return await self._quietly(lambda: self.cache.get(kind, url), None)
+
+    async def keep(self, entry: CacheEntry, body: bytes) -> None:
+        """Keep ``body`` as ``entry`` when writes are on."""
+        if self.writes:
+            await self._quietly(lambda: self.cache.put(entry, body), False)
+
+    async def revalidated(self, cached: Cached, headers: Mapping[str, str]) -> Cached:
+        """``cached`` as a 304 with ``headers`` confirmed it: checked now, with any new
+        validators the site sent, and kept so (when writes are on)."""
+        entry = replace(
+            cached.entry,
+            checked_at=self.now(),
+            etag=headers.get("etag") or cached.entry.etag,
+            last_modified=headers.get("last-modified") or cached.entry.last_modified,
+        )
+        await self.keep(entry, cached.body)
+        return Cached(entry, cached.body)
+
+
+def http_entry(
+    url: str,
+    final_url: str,
+    status: int,
+    headers: Mapping[str, str],
+    body: bytes,
+    fetched_at: float,
+    truncated: bool = False,
+) -> CacheEntry:
+    """The entry of a response fetched at ``fetched_at`` with ``headers`` and ``body``."""
+    return CacheEntry(
+        kind=HTTP,
+        url=url,
+        final_url=final_url,
+        status=status,
+        content_type=headers.get("content-type", ""),
+        fetched_at=fetched_at,
+        checked_at=fetched_at,
+        sha256=hashlib.sha256(body).hexdigest(),
+        size=len(body),
+        etag=headers.get("etag", ""),
+        last_modified=headers.get("last-modified", ""),
+        truncated=truncated,
+    )
+
+
+_ACTIVE: contextvars.ContextVar[RunCache | None] = contextvars.ContextVar(
+    "quartet_page_cache", default=None
+)
+
+
+def active_cache() -> RunCache | None:
+    """The page cache of the run this code belongs to (None: the run keeps no cache)."""
+    return _ACTIVE.get()
+
+
+@contextlib.contextmanager
+def caching(cache: RunCache | None) -> Iterator[None]:
+    """Make ``cache`` the page cache of the code inside (and of the tasks it starts)."""
+    token = _ACTIVE.set(cache)
+    try:
+        yield
+    finally:
+        with contextlib.suppress(ValueError):
+            _ACTIVE.reset(token)
+
+
+__all__ = [
+    "CACHE_DIR",
+    "DEFAULT_FRESH_SECONDS",
+    "DEFAULT_MAX_MB",
+    "HTTP",
+    "MIB",
+    "RENDER",
+    "CacheEntry",
+    "CacheStats",
+    "Cached",
+    "PageCache",
+    "Provenance",
+    "RunCache",
+    "active_cache",
+    "cache_key",
+    "cacheable",
+    "caching",
+    "conditional_headers",
+    "http_entry",
+    "iso_time",
+]

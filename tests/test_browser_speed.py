@@ -199,3 +199,30 @@ def _running(pid: int) -> bool:
     except (FileNotFoundError, ProcessLookupError):
         return False
     return stat.rsplit(")", 1)[1].split()[0] not in ("Z", "X")
+
+
+WARM = """
+import asyncio
+from subagents.browser import workers
+
+if __name__ == "__main__":
+    asyncio.run(workers.prewarm())
+    live = [p for p in workers.pool()._processes.values() if p.is_alive()]
+    print(len(live), workers.worker_count(), flush=True)
+"""
+
+
+async def test_prewarm_starts_one_worker_per_core_before_any_page(tmp_path):
+    """A run calls ``prewarm`` as it starts: the pool's processes are then up before
+    the first page is handed to them."""
+    import subprocess
+
+    script = tmp_path / "warm.py"
+    script.write_text(WARM, encoding="utf-8")
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
+    out = subprocess.run(
+        [sys.executable, str(script)], capture_output=True, text=True, env=env, timeout=120
+    )
+    assert out.returncode == 0, out.stderr
+    live, cores = map(int, out.stdout.split())
+    assert live == cores

@@ -42,6 +42,7 @@ from research.lang import text_language
 from research.plan import Plan
 from research.text import reading
 from subagents import SPECS
+from subagents.browser.workers import prewarm
 from subagents.evidence import EvidenceLedger, PageRegistry
 from subagents.generate.report import Colophon
 from subagents.net.pagecache import RunCache, caching
@@ -205,6 +206,7 @@ class Host:
         self.state.started = time.perf_counter()
         self.stopper.main = asyncio.current_task()
         self.workers.start(run, self.tape, self.model_calls, self.token_ledger, question)
+        warming = asyncio.create_task(prewarm())  # page workers start while the run plans
         try:
             await self.mcp.connect(self.settings.mcp_servers, self.specs)
             self.workers.open_browser()
@@ -223,6 +225,7 @@ class Host:
             result.errors.append(scrub(f"{type(exc).__name__}: {exc}"))
             raise
         finally:
+            warming.cancel()
             await self._finish(result)
         return result
 

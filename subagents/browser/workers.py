@@ -177,6 +177,24 @@ async def run_in_pool(fn: Callable[..., T], *args: object) -> T:
     raise AssertionError("unreachable")
 
 
+def _ready() -> bool:
+    """A job that does nothing: a worker that runs it has imported what page work needs."""
+    return True
+
+
+async def prewarm() -> None:
+    """Start the worker processes now (the fork server importing the extraction
+    libraries, each worker the project's modules), so that a run's first pages do not
+    wait seconds for them: called as a run starts, while it plans and searches. Where
+    worker processes cannot start, this does nothing and page work runs in threads."""
+    if not _processes_allowed():
+        return
+    try:
+        await asyncio.gather(*(run_in_pool(_ready) for _ in range(worker_count())))
+    except (BrokenProcessPool, OSError):
+        return  # the first page's job starts a new pool, or runs in a thread
+
+
 async def extract_html(html: str, url: str | None) -> Extracted:
     """:func:`.extract.html_to_markdown` of a page, in a worker process."""
     return await run_in_pool(html_to_markdown, html, url)

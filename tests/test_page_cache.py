@@ -6,7 +6,7 @@ store; the cache's clock is injected, so that the freshness window passes withou
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import pytest
@@ -25,10 +25,10 @@ from subagents.browser.download import http_download
 from subagents.browser.session import RenderedPage
 from subagents.browser.tiers import render_page
 from subagents.browser.viewer import viewer_fetch
-from subagents.evidence import EvidenceLedger, PageRecord, sidecar_path, span_matches
-from subagents.generate.citations import CitationChecker
+from subagents.evidence import EvidenceItem, EvidenceLedger, PageRecord, sidecar_path, span_matches
+from subagents.generate.citations import Citation, CitationChecker
 from subagents.generate.markdown import source_head
-from subagents.generate.report import Report, SourceEntry
+from subagents.generate.report import Colophon, Report
 from subagents.net.pagecache import (
     HTTP,
     MIB,
@@ -432,13 +432,25 @@ def test_eviction_keeps_the_namespace_under_its_bound_and_the_memories(tmp_path,
 # --- the record of a run, and the report -------------------------------------------------------
 
 
-def test_the_report_says_when_a_web_pages_copy_was_fetched():
-    report = Report("T", [], [], [])
-    web = SourceEntry("Locks", "http://h/a", "/workspace/pages/a.md", "web")
-    web.fetched = "2026-12-03T10:00:00+00:00"
-    assert source_head(report, web).endswith("](<copies/a.md>) (2026-12-03)")
-    undated = SourceEntry("Locks", "http://h/a", "/workspace/pages/a.md", "web")
-    assert source_head(report, undated).endswith("](<copies/a.md>)")
+def test_the_report_says_when_a_web_pages_copy_was_fetched_before_its_day():
+    """A source's entry gives the day its stored copy was fetched when that was before
+    the day the report was made (the colophon's); a copy fetched that day says nothing
+    more, and neither does a file."""
+    item = EvidenceItem(
+        url="http://h/a", span="x", start=0, end=1, page_path="/workspace/pages/a.md"
+    )
+    older = Citation(1, item, "Locks", fetched="2026-11-30T10:00:00+00:00")
+    today = Citation(
+        2,
+        replace(item, url="http://h/b", page_path="/workspace/pages/b.md"),
+        "Gates",
+        fetched="2026-12-03T09:00:00+00:00",
+    )
+    colophon = Colophon("2026-12-03", "0.1.0", "offline", 2, 0)
+    report = Report("T", [], [], [older, today], colophon=colophon)
+    first, second = report.source_entries()
+    assert source_head(report, first).endswith("](<copies/a.md>) (fetched 2026-11-30)")
+    assert source_head(report, second).endswith("](<copies/b.md>)")
 
 
 # --- quartet cache stats|clear ----------------------------------------------------------------

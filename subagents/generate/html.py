@@ -267,7 +267,8 @@ def _source_html(report: Report, entry: SourceEntry, n: int) -> str:
         href = _e(stored_link(entry.stored))
         stored = f'<a class="src-stored" href="{href}">{_e(report.label("stored"))}</a>'
         if entry.fetched_date:  # the day the stored copy was fetched
-            stored += f' <span class="src-fetched">({_e(entry.fetched_date)})</span>'
+            when = report.label("fetched").format(date=entry.fetched_date)
+            stored += f' <span class="src-fetched">({_e(when)})</span>'
     quotes = "".join(_quote_html(report, c) for c in entry.quotes)
     return (
         f'<li class="source" id="source-{n}">{title}{where}{stored}'

@@ -643,7 +643,7 @@ def _source_paragraph(frame, report: Report, entry: SourceEntry, first: bool) ->
         para.add_line_break()
     numbers = " ".join(f"[{c.number}]" for c in entry.quotes)
     if entry.fetched_date:  # the day the stored copy was fetched
-        numbers += f" · {entry.fetched_date}"
+        numbers += " · " + report.label("fetched").format(date=entry.fetched_date)
     _run(para, _shorten(numbers, 140), Style(12, color=MUTED), report.lang)
 
 

@@ -357,9 +357,9 @@ def words(text: str, search: bool = False) -> list[str]:
     (大熊猫 → 大熊, 熊猫, 大熊猫), so that a long name in a question
     still meets the short one a page uses.
     """
-    # a capital İ lower-cases to i and a combining dot, which would cut the word in two
+    # a capital İ lower-cases to i and a combining dot: read as the i it is elsewhere
     lowered = text.lower().replace("’", "'").replace("i\u0307", "i")
-    english = _READING.get() == "en"
+    english = _READING.get() not in _latin_stemmers()  # Latin words in Chinese: English
     out: list[str] = []
     for run in _CJK_RUN.split(lowered):
         if not run:

@@ -453,7 +453,7 @@ class Outcome:
 
 #: Languages whose answers are compared without spaces (written without spaces between
 #: words, so a page and a gold answer may space the same words differently).
-UNSPACED = ("zh", "th")
+UNSPACED = ("zh", "zh-Hant", "th")
 
 
 def _norm_answer(text: str, zh: bool) -> str:

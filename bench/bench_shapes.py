@@ -7,9 +7,10 @@ Usage:
                                                         # of the tune half of every set
     .venv/bin/python bench/bench_shapes.py --set pairs,long --split tune --limit 6
     .venv/bin/python bench/bench_shapes.py
-        [--set single,pairs,several,sections,long,langs,files,selqa]
+        [--set single,pairs,several,sections,long,langs,files,selqa,hant]
         [--split tune|held-out|all] [--limit N] [--seed S] [--max-pages N] [--json OUT]
         [--runs-dir DIR] [--xquad GITDIR] [--cmrc GITDIR] [--selqa GITDIR]
+        [--opencc s2t|s2tw|s2twp|s2hk]
 
 The data is what ``bench/bench_general.py`` reads (XQuAD and CMRC 2018 from git
 repositories, read at run time and never copied here), with its loaders, its split of
@@ -60,6 +61,15 @@ the world leaves out, for the honest-nothing rate), ``--limit`` of each:
   every page of the half's articles but the off-topic ones. A multi-part question joins
   two or three questions of one article (no two sharing an answer sentence); its gold
   answers are the sentences that answer each part.
+- ``hant`` (zh, zh-hant): XQuAD Chinese as ``single`` makes it (``zh``), and the very same
+  questions in Traditional characters (``zh-hant``): the sub-set is built in simplified
+  characters with the same split and seed, then every page (title, text and the site's
+  own words), every question and every gold answer is converted by OpenCC (``--opencc``,
+  default ``s2t``: characters only; ``s2tw`` adds Taiwan's character forms, ``s2twp``
+  Taiwan's words too, ``s2hk`` Hong Kong's forms). A gold answer is taken from the
+  converted page where the page holds it (the same span, when the conversion keeps the
+  page's length), beside the answer converted alone, so that it is found where the
+  converted page writes it. The two rows are printed side by side with their difference.
 
 Scores per sub-set (see ``bench_general``): a gold part is answered when one of its
 answers is in a cited line of its own part's section ("+summary": or in the summary line
@@ -76,13 +86,15 @@ pages that name it in passing count as wrong); in ``sections`` the overview page
 page of the paragraph each part's answer is in; in ``files`` the gold file; in ``selqa``
 the pages of the question's article. Honest nothing is the share of off-topic runs that
 answer and cite nothing. Seconds are one question's whole run: median, mean and 90th
-percentile. The targets of issue 36 close the table.
+percentile. The targets of issue 36 close the table, with issue 37's for ``hant``
+(Traditional within :data:`HANT_GAP` points of simplified in parts answered).
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import dataclasses
 import hashlib
 import importlib.util
 import json
@@ -144,6 +156,7 @@ SUBSETS: dict[str, tuple[str, ...]] = {
     "langs": OTHER_LANGS,
     "files": ("en", "zh"),
     "selqa": ("en",),
+    "hant": ("zh", "zh-hant"),
 }
 SETS = tuple(SUBSETS)
 NAMES = {
@@ -155,6 +168,7 @@ NAMES = {
     "langs": "other languages",
     "files": "your own files, no web",
     "selqa": "questions in other words (SelQA)",
+    "hant": "Traditional Chinese (XQuAD zh, the same questions)",
 }
 #: Issue 36's targets: parts answered (%) per set; all parts of a question in ``pairs``;
 #: the lowest language in ``langs``; precision and honest nothing on every set.
@@ -166,6 +180,14 @@ ALL_PARTS_TARGET = 75.0
 LANG_FLOOR = 50.0
 PRECISION_TARGET = 0.9
 NOTHING_TARGET = 95.0
+#: Issue 37: Traditional Chinese answers as many parts as simplified, within this many
+#: points (either way).
+HANT_GAP = 5.0
+#: The sub-set of ``hant`` written in Traditional characters, and its pages' language.
+HANT = "zh-hant"
+HANT_LANG = "zh-Hant"
+#: OpenCC's conversions from simplified characters that ``--opencc`` may name.
+OPENCC_CONFIGS = ("s2t", "s2tw", "s2twp", "s2hk")
 #: Questions per sub-set with --quick (multi-part, off-topic); ``langs`` has ten sub-sets.
 QUICK = {"multi": 2, "off": 1}
 QUICK_LANGS = {"multi": 1, "off": 1}
@@ -237,6 +259,89 @@ def build_single(articles: list[Article], split: str, n: tuple[int, int], seed: 
     """Today's sets, as ``bench_general`` makes them."""
     cases, left_out = make_cases(articles, split, n[0], n[1], seed)
     return Built([a.page for a in articles if a.key not in left_out], _plain(cases))
+
+
+# -- Traditional characters
+
+
+class Converted:
+    """A sub-set written again by OpenCC (``config``, e.g. ``s2t``), each text converted
+    once: pages, questions and gold answers."""
+
+    def __init__(self, config: str) -> None:
+        import opencc
+
+        self.config = config
+        self._cc = opencc.OpenCC(config)
+        self._texts: dict[str, str] = {}
+        self._pages: dict[str, CorpusPage] = {}
+        self._articles: dict[str, Article] = {}
+
+    def text(self, text: str) -> str:
+        if text not in self._texts:
+            self._texts[text] = self._cc.convert(text)
+        return self._texts[text]
+
+    def page(self, page: CorpusPage) -> CorpusPage:
+        if page.path not in self._pages:
+            self._pages[page.path] = dataclasses.replace(
+                page,
+                title=self.text(page.title),
+                paragraphs=[self.text(p) for p in page.paragraphs],
+                lang=HANT_LANG if page.lang == "zh" else page.lang,
+                site=self.text(page.site),
+                nav=tuple(map(self.text, page.nav)),
+                aside=tuple(map(self.text, page.aside)),
+                footer=tuple(map(self.text, page.footer)),
+            )
+        return self._pages[page.path]
+
+    def answers(self, qa: QA, page: CorpusPage) -> list[str]:
+        """A gold answer as the converted page writes it where the page holds it (a
+        conversion by phrases may write a character otherwise inside its sentence than
+        alone), then as converted alone."""
+        out: list[str] = []
+        paragraphs = page.paragraphs
+        if 0 <= qa.paragraph < len(paragraphs):  # the paragraph that answers it
+            paragraphs = [paragraphs[qa.paragraph]]
+        for simple in paragraphs:
+            written = self.text(simple)
+            if len(written) != len(simple):
+                continue
+            for answer in qa.answers:
+                at = simple.find(answer)
+                while at >= 0:
+                    out.append(written[at : at + len(answer)])
+                    at = simple.find(answer, at + 1)
+        out += [self.text(a) for a in qa.answers]
+        return list(dict.fromkeys(out))
+
+    def qa(self, qa: QA, page: CorpusPage) -> QA:
+        return QA(self.text(qa.question), self.answers(qa, page), qa.paragraph)
+
+    def article(self, article: Article) -> Article:
+        if article.key not in self._articles:
+            page = article.page
+            qas = [self.qa(q, page) for q in article.qas]
+            self._articles[article.key] = Article(article.key, self.page(page), qas)
+        return self._articles[article.key]
+
+    def case(self, case: Case) -> Case:
+        page = case.article.page
+        gold = [self.qa(q, page) for q in case.gold]
+        return Case(case.kind, self.text(case.question), self.article(case.article), gold)
+
+    def built(self, built: Built) -> Built:
+        """The same sub-set, every page and question converted; the right pages keep
+        their paths."""
+        questions = [
+            dataclasses.replace(
+                q, case=self.case(q.case), articles=[self.article(a) for a in q.articles]
+            )
+            for q in built.questions
+        ]
+        notes = [*built.notes, f"pages, questions and answers converted by OpenCC {self.config}"]
+        return Built([self.page(p) for p in built.pages], questions, notes, built.rescore)
 
 
 # -- pairs
@@ -1034,6 +1139,7 @@ BUILDERS: dict[str, Callable[[list[Article], str, tuple[int, int], int], Built]]
     "long": build_long,
     "files": build_files,
     "selqa": build_selqa,
+    "hant": build_single,
 }
 
 
@@ -1203,9 +1309,40 @@ def set_table(shape: str, by_sub: dict[str, list[dict[str, Any]]]) -> tuple[str,
     else:
         total, label = figures([r for got in by_sub.values() for r in got]), "all"
     lines = [HEAD, "-" * len(HEAD), *(line(sub, f) for sub, f in rows.items())]
-    if len(rows) > 1:
+    if shape == "hant":
+        if "zh" in rows and HANT in rows:
+            lines += ["", side_by_side(rows["zh"], rows[HANT])]
+    elif len(rows) > 1:
         lines.append(line(label, total))
     return "\n".join(lines), total
+
+
+def side_by_side(simple: Figures, hant: Figures) -> str:
+    """The simplified and the Traditional figures of the same questions, and their
+    difference (Traditional minus simplified)."""
+
+    def shown(value: float | None, pct: bool) -> str:
+        if value is None:
+            return "-"
+        return f"{value:.0f}%" if pct else f"{value:.2f}"
+
+    def diff(a: float | None, b: float | None, pct: bool) -> str:
+        if a is None or b is None:
+            return "-"
+        return f"{b - a:+.0f} points" if pct else f"{b - a:+.2f}"
+
+    out = [f"{'':<26} {'simplified':>10} {'Traditional':>11} {'difference':>12}"]
+    for label, attr, pct in (
+        ("answered, own section", "in_section", True),
+        ("answered, +summary", "answered", True),
+        ("answer line", "in_line", True),
+        ("questions, all parts", "all_parts", True),
+        ("citation precision", "precision", False),
+        ("honest nothing", "nothing", True),
+    ):
+        a, b = getattr(simple, attr), getattr(hant, attr)
+        out.append(f"{label:<26} {shown(a, pct):>10} {shown(b, pct):>11} {diff(a, b, pct):>12}")
+    return "\n".join(out)
 
 
 def _check(value: float | None, target: float, pct: bool = True) -> str:
@@ -1215,10 +1352,27 @@ def _check(value: float | None, target: float, pct: bool = True) -> str:
     return f"{shown:>7} {want:>7}  {met}"
 
 
-def targets(totals: dict[str, Figures], langs: dict[str, Figures]) -> str:
-    """Issue 36's targets against the figures measured."""
+def hant_target(simple: Figures, hant: Figures) -> str:
+    """Issue 37's line: Traditional within :data:`HANT_GAP` points of simplified in parts
+    answered (with the summary line, as the sets' targets count them)."""
+    gap = hant.answered - simple.answered
+    met = "met" if abs(gap) <= HANT_GAP else "MISSED"
+    return (
+        f"{'hant':<8} Traditional Chinese within {HANT_GAP:.0f} points of simplified: "
+        f"{hant.answered:.0f}% vs {simple.answered:.0f}% ({gap:+.0f} points)  {met}"
+    )
+
+
+def targets(
+    totals: dict[str, Figures], langs: dict[str, Figures], hant: dict[str, Figures] | None = None
+) -> str:
+    """Issue 36's targets (and issue 37's for ``hant``) against the figures measured."""
     out = [f"{'set':<8} {'measure':<26} {'value':>7} {'target':>7}  met"]
     for shape, f in totals.items():
+        if shape == "hant":
+            if hant and "zh" in hant and HANT in hant:
+                out.append(hant_target(hant["zh"], hant[HANT]))
+            continue
         measure = "parts answered (average)" if shape == "langs" else "parts answered"
         out.append(f"{shape:<8} {measure:<26} {_check(f.answered, TARGETS[shape])}")
         if shape == "pairs":
@@ -1253,7 +1407,7 @@ def load(
     shape: str, sub: str, args: argparse.Namespace, cache: dict[str, list[Article]]
 ) -> list[Article]:
     """The articles of one sub-set, each data set read once."""
-    key = f"{shape}:{sub}" if shape == "selqa" else sub
+    key = f"{shape}:{sub}" if shape == "selqa" else "zh" if sub == HANT else sub
     if key not in cache:
         if shape == "selqa":
             cache[key] = load_selqa(args.selqa)
@@ -1270,6 +1424,12 @@ def parse() -> argparse.Namespace:
     parser.add_argument("--set", default=",".join(SETS), help=f"sets: {', '.join(SETS)}")
     add_run_options(parser, "questions per sub-set and kind")
     parser.add_argument("--selqa", type=Path, default=SELQA_GIT, help="SelQA git directory")
+    parser.add_argument(
+        "--opencc",
+        choices=OPENCC_CONFIGS,
+        default="s2t",
+        help="the OpenCC conversion that writes the hant set's Traditional sub-set",
+    )
     args = parser.parse_args()
     args.split = args.split or ("tune" if args.quick else "held-out")
     args.sets = [s.strip() for s in args.set.split(",") if s.strip()]
@@ -1285,6 +1445,7 @@ def main() -> None:
     every: list[dict[str, Any]] = []
     totals: dict[str, Figures] = {}
     lang_rows: dict[str, Figures] = {}
+    hant_rows: dict[str, Figures] = {}
     started = time.perf_counter()
     with tempfile.TemporaryDirectory(prefix="bench-shapes-") as tmp:
         runs = args.runs_dir or Path(tmp) / "runs"
@@ -1294,6 +1455,8 @@ def main() -> None:
             by_sub: dict[str, list[dict[str, Any]]] = {}
             for sub in SUBSETS[shape]:
                 built = BUILDERS[shape](load(shape, sub, args, cache), args.split, n, args.seed)
+                if sub == HANT:  # the same questions, in Traditional characters
+                    built = Converted(args.opencc).built(built)
                 print(f"{shape}/{sub}: {len(built.pages)} pages served, {len(built.questions)} "
                       f"questions ({args.split} split)", file=sys.stderr, flush=True)  # fmt: skip
                 for note in built.notes:
@@ -1306,6 +1469,8 @@ def main() -> None:
             text, totals[shape] = set_table(shape, by_sub)
             if shape == "langs":
                 lang_rows = {s: figures(r) for s, r in by_sub.items() if r}
+            if shape == "hant":
+                hant_rows = {s: figures(r) for s, r in by_sub.items() if r}
             print(f"{shape}: {NAMES[shape]}, {args.split} split")
             if shape == "files" and (why := docx_reason()):
                 print(f"DOCX left out: {why}")
@@ -1320,8 +1485,8 @@ def main() -> None:
             f"90th percentile {p90(secs):.1f} s"
         )
         print()
-        print(f"targets of issue 36 ({args.split} split)")
-        print(targets(totals, lang_rows))
+        print(f"targets of issue 36 ({args.split} split; hant: issue 37)")
+        print(targets(totals, lang_rows, hant_rows))
     if args.json:
         args.json.write_text(json.dumps(every, ensure_ascii=False, indent=1), encoding="utf-8")
 

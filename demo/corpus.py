@@ -38,12 +38,14 @@ from .web import DemoWorld
 if TYPE_CHECKING:
     from host.orchestration.result import RunResult
 
-#: The name the served site gives itself, by language.
-SITE_NAMES = {"en": "Open Reference Library", "zh": "开放百科文库"}
+#: The name the served site gives itself, by language (``zh-Hant``: Chinese in
+#: Traditional characters).
+SITE_NAMES = {"en": "Open Reference Library", "zh": "开放百科文库", "zh-Hant": "開放百科文庫"}
 
-_HOME = {"en": "Home", "zh": "首页"}
-_RELATED = {"en": "Related articles", "zh": "相关条目"}
-_INDEX_TITLE = {"en": "All articles", "zh": "全部条目"}
+_HOME = {"en": "Home", "zh": "首页", "zh-Hant": "首頁"}
+_RELATED = {"en": "Related articles", "zh": "相关条目", "zh-Hant": "相關條目"}
+_INDEX_TITLE = {"en": "All articles", "zh": "全部条目", "zh-Hant": "全部條目"}
+_SEARCH = {"en": "Search", "zh": "搜索", "zh-Hant": "搜索"}
 _FOOTER = {
     "en": (
         "<p>Text is available under the Creative Commons Attribution-ShareAlike License; "
@@ -55,7 +57,18 @@ _FOOTER = {
         '<a href="/index.html">全部条目</a></p>'
         "<p>隐私政策 · 关于本站 · 免责声明 · 联系我们</p>"
     ),
+    "zh-Hant": (
+        "<p>本站文字在知識共享 署名-相同方式共享 協議之條款下提供。"
+        '<a href="/index.html">全部條目</a></p>'
+        "<p>隱私政策 · 關於本站 · 免責聲明 · 聯繫我們</p>"
+    ),
 }
+
+
+def _words_of(lang: str) -> str:
+    """The language the site's own words are in for a page in ``lang``: Chinese for
+    ``zh`` (Traditional characters for ``zh-Hant``), English for every other language."""
+    return lang if lang in SITE_NAMES else "en"
 
 
 @dataclass(frozen=True)
@@ -69,9 +82,10 @@ class CorpusPage:
         paragraphs: The body text; each becomes a ``<p>``, one written as ``## Heading``
             becomes an ``<h2>``, and paragraphs written as ``- item`` in a row become
             the items of one ``<ul>``.
-        lang: The page's language, e.g. ``en``, ``zh`` or ``de`` (its ``lang`` attribute);
-            the site's own words (navigation, footer) are Chinese for ``zh`` and English
-            for every other language.
+        lang: The page's language, e.g. ``en``, ``zh``, ``zh-Hant`` (Chinese in
+            Traditional characters) or ``de`` (its ``lang`` attribute); the site's own
+            words (navigation, footer) are Chinese for ``zh`` and ``zh-Hant`` (in the
+            page's characters) and English for every other language.
         site: The name of the site the page is on, in its header, ``<title>`` and footer
             (empty: the name :data:`SITE_NAMES` gives its language).
         nav: The link texts of a navigation list under the site's header.
@@ -125,12 +139,12 @@ def _links(items: Sequence[str]) -> str:
 def _shell(lang: str, title: str, main_html: str, page: CorpusPage | None = None) -> str:
     """A whole HTML page: head, site header with navigation, main content, footer (with
     ``page``'s own site name, navigation list and footer lines when it has them)."""
-    key = "zh" if lang == "zh" else "en"
+    key = _words_of(lang)
     site = html.escape(page.site) if page is not None and page.site else SITE_NAMES[key]
     nav = f'\n<nav class="links">{_links(page.nav)}</nav>' if page is not None and page.nav else ""
     lines = page.footer if page is not None else ()
     footer = "".join(f"<p>{html.escape(line)}</p>" for line in lines) + _FOOTER[key]
-    search = "搜索" if key == "zh" else "Search"
+    search = _SEARCH[key]
     return f"""<!DOCTYPE html>
 <html lang="{_lang_attr(lang)}">
 <head>
@@ -171,7 +185,7 @@ def page_html(page: CorpusPage) -> str:
     article = "\n".join(blocks)
     aside = ""
     if page.aside:
-        heading = _RELATED["zh" if page.lang == "zh" else "en"]
+        heading = _RELATED[_words_of(page.lang)]
         aside = f'\n<aside class="related"><h2>{heading}</h2>\n{_links(page.aside)}</aside>'
     title = html.escape(page.title)
     main = f"<main><article>\n<h1>{title}</h1>\n{article}\n</article>{aside}</main>"
@@ -187,7 +201,7 @@ def _index_html(pages: Sequence[CorpusPage]) -> str:
         f"{html.escape(p.title)}</a></li>"
         for p in pages
     )
-    title = _INDEX_TITLE["zh" if lang == "zh" else "en"]
+    title = _INDEX_TITLE[_words_of(lang)]
     main = f"<main><h1>{title}</h1>\n<ul>\n{items}\n</ul></main>"
     return _shell(lang, title, main)
 

@@ -24,7 +24,7 @@ from fs_service import (
     MemoryFileSystem,
 )
 
-EXAMPLES = int(os.environ.get("QUARTET_PROPERTY_EXAMPLES", "10000"))
+EXAMPLES = int(os.environ.get("QUARTET_PROPERTY_EXAMPLES", "4000"))
 SECRET = b"OUTSIDE-SECRET-7f3a"
 INTERNAL = b"INTERNAL-ONLY-91c2"
 PAYLOAD = b"written-by-property-test"

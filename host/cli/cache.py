@@ -9,38 +9,22 @@ nor cleared. Neither command creates the store.
 from __future__ import annotations
 
 import argparse
-from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager
 from typing import TYPE_CHECKING
 
-from ..config import ConfigError, Settings, load_settings
+from ..config import Settings
 from ..printable import printable
+from .store import opened, store_settings
 
 if TYPE_CHECKING:
     from subagents.net.pagecache import CacheStats, PageCache
 
 
-def _settings(args: argparse.Namespace) -> Settings:
-    return load_settings({"runs_dir": getattr(args, "runs_dir", None)})
-
-
-@contextmanager
-def _cache(settings: Settings) -> Iterator[PageCache | None]:
-    """The settings' page cache, closed afterwards: None (and nothing created) when the
-    store does not exist; a ConfigError when it cannot be used."""
-    from fs_service import FsError
-
+def _cache(settings: Settings) -> AbstractContextManager[PageCache | None]:
+    """The settings' page cache, closed afterwards (see :func:`.store.opened`)."""
     from ..durability.page_cache import existing_page_cache
 
-    try:
-        cache = existing_page_cache(settings)
-        try:
-            yield cache
-        finally:
-            if cache is not None:
-                cache.close()
-    except FsError as exc:
-        raise ConfigError(str(exc).removeprefix("Error: ")) from None
+    return opened(existing_page_cache, settings)
 
 
 def _whose(settings: Settings) -> str:
@@ -75,7 +59,7 @@ def cmd_cache_stats(args: argparse.Namespace) -> int:
     and when the oldest and the newest were fetched or last checked."""
     from subagents.net.pagecache import CacheStats
 
-    settings = _settings(args)
+    settings = store_settings(args)
     with _cache(settings) as cache:
         stats = cache.stats() if cache is not None else CacheStats(0, 0, 0, None, None)
     print(printable(f"Page cache of {_whose(settings)} in {settings.store_path()}"))
@@ -87,7 +71,7 @@ def cmd_cache_stats(args: argparse.Namespace) -> int:
 def cmd_cache_clear(args: argparse.Namespace) -> int:
     """``quartet cache clear``: remove every entry of the current user's and project's
     cache (the experience logs in the same store stay)."""
-    settings = _settings(args)
+    settings = store_settings(args)
     with _cache(settings) as cache:
         before = cache.stats() if cache is not None else None
         removed = cache.clear() if cache is not None else 0

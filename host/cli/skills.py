@@ -10,15 +10,15 @@ from __future__ import annotations
 
 import argparse
 import difflib
-from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..config import ConfigError, Settings, load_settings
+from ..config import ConfigError, Settings
 from ..printable import printable
+from .store import opened, store_settings
 
 if TYPE_CHECKING:
     from ..durability.memory import SkillMemory
@@ -33,10 +33,6 @@ class BoundSkill:
     description: str
     path: Path
     body: str
-
-
-def _settings(args: argparse.Namespace) -> Settings:
-    return load_settings({"runs_dir": getattr(args, "runs_dir", None)})
 
 
 def catalog(settings: Settings) -> list[BoundSkill]:
@@ -65,23 +61,11 @@ def find_skill(skills: list[BoundSkill], name: str) -> BoundSkill:
     raise ConfigError(f"unknown skill {printable(name)!r}; {hint}")
 
 
-@contextmanager
-def _memory(settings: Settings) -> Iterator[SkillMemory | None]:
-    """The settings' memory store, closed afterwards: None (and nothing created) when it
-    does not exist; a ConfigError when it cannot be used."""
-    from fs_service import FsError
-
+def _memory(settings: Settings) -> AbstractContextManager[SkillMemory | None]:
+    """The settings' memory store, closed afterwards (see :func:`.store.opened`)."""
     from ..durability.memory import existing_memory
 
-    try:
-        memory = existing_memory(settings)
-        try:
-            yield memory
-        finally:
-            if memory is not None:
-                memory.close()
-    except FsError as exc:
-        raise ConfigError(str(exc).removeprefix("Error: ")) from None
+    return opened(existing_memory, settings)
 
 
 def _log(memory: SkillMemory | None, skill: str) -> str:
@@ -108,7 +92,7 @@ def experience_line(text: str) -> str:
 
 def cmd_skills_list(args: argparse.Namespace) -> int:
     """``quartet skills list``: every skill, its subagent, description and experiences."""
-    settings = _settings(args)
+    settings = store_settings(args)
     skills = catalog(settings)
     with _memory(settings) as memory:
         for skill in skills:
@@ -122,7 +106,7 @@ def cmd_skills_show(args: argparse.Namespace) -> int:
     """``quartet skills show SKILL``: the skill's SKILL.md body, then its experience log."""
     from subagents.experience import evolved_path
 
-    settings = _settings(args)
+    settings = store_settings(args)
     skill = find_skill(catalog(settings), args.skill)
     print(printable(f"{skill.name} ({skill.subagent}): {skill.description}"))
     print(printable(f"From {skill.path}"))
@@ -144,7 +128,7 @@ def cmd_skills_merge(args: argparse.Namespace) -> int:
     experiences (no model), and say what moved."""
     from subagents.experience import MergeResult, evolved_path, merged, parse, render
 
-    settings = _settings(args)
+    settings = store_settings(args)
     skill = find_skill(catalog(settings), args.skill)
     path = evolved_path(skill.name)
     with _memory(settings) as memory:

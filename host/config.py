@@ -441,13 +441,7 @@ def _memory_settings(s: Settings, toml: Mapping[str, Any]) -> None:
     (``QUARTET_EXPERIENCE``, ``QUARTET_STORE``, ``QUARTET_PROJECT``), else ``quartet.toml``.
     """
     env = os.environ
-    try:
-        s.experience = parse_switch(
-            env.get("QUARTET_EXPERIENCE", "").strip() or toml.get("experience", False),
-            "experience",
-        )
-    except SettingsError as exc:
-        raise ConfigError(str(exc)) from None
+    s.experience = _switch(toml, "experience", "QUARTET_EXPERIENCE", False)
     store = env.get("QUARTET_STORE") or toml.get("store")
     s.store_file = None if store is None else check_store(store)
     s.project = check_project(env.get("QUARTET_PROJECT") or toml.get("project", DEFAULT_PROJECT))
@@ -463,11 +457,15 @@ def _cache_settings(s: Settings, flags: Mapping[str, Any], toml: Mapping[str, An
     bound = _pick(flags, toml, "cache_max_mb", "QUARTET_CACHE_MAX_MB", DEFAULT_CACHE_MAX_MB)
     s.cache_max_mb = positive(bound, "cache_max_mb", int)
     s.fresh = bool(flags.get("fresh"))
+    s.page_cache = _switch(toml, "page_cache", "QUARTET_PAGE_CACHE", True)
+
+
+def _switch(toml: Mapping[str, Any], key: str, variable: str, default: bool) -> bool:
+    """An on/off setting: from the environment variable ``variable`` when it is set, else
+    ``key`` in ``quartet.toml``, else ``default``; a ConfigError for anything but a
+    switch."""
     try:
-        s.page_cache = parse_switch(
-            os.environ.get("QUARTET_PAGE_CACHE", "").strip() or toml.get("page_cache", True),
-            "page_cache",
-        )
+        return parse_switch(os.environ.get(variable, "").strip() or toml.get(key, default), key)
     except SettingsError as exc:
         raise ConfigError(str(exc)) from None
 

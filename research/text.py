@@ -291,7 +291,7 @@ def _latin_stemmers() -> dict[str, Any]:
     ``lang/scripts.yaml`` names one for (None: compared as written)."""
     import snowballstemmer
 
-    raw = _scripts_data().get("latin_stemmers", {})
+    raw = scripts_data().get("latin_stemmers", {})
     return {code: snowballstemmer.stemmer(algo) if algo else None for code, algo in raw.items()}
 
 
@@ -300,14 +300,14 @@ def _script_stemmers() -> dict[str, Any]:
     """A Snowball stemmer for each script ``lang/scripts.yaml`` names one for."""
     import snowballstemmer
 
-    raw = _scripts_data().get("stemmers", {})
+    raw = scripts_data().get("stemmers", {})
     return {name: snowballstemmer.stemmer(algo) for name, algo in raw.items()}
 
 
 @lru_cache(maxsize=1)
-def _scripts_data() -> dict[str, Any]:
-    """``lang/scripts.yaml``, read here below the :mod:`research.lang` module that reads
-    the rest of it."""
+def scripts_data() -> dict[str, Any]:
+    """``lang/scripts.yaml``: the languages of each script, their stemmers and names
+    (read here, below :mod:`research.lang`, which reads it through this too)."""
     import yaml
 
     return yaml.safe_load((Path(__file__).parent / "lang" / "scripts.yaml").read_text("utf-8"))

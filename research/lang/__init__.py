@@ -17,11 +17,10 @@ import re
 from dataclasses import dataclass
 from functools import cache, lru_cache
 from pathlib import Path
-from typing import Any
 
 import yaml
 
-from ..text import HANGUL_CLASS, KANA_CLASS, is_cjk, longest_first, script, words
+from ..text import HANGUL_CLASS, KANA_CLASS, is_cjk, longest_first, script, scripts_data, words
 
 HERE = Path(__file__).parent
 
@@ -163,7 +162,7 @@ def text_language(text: str) -> str:
 def _by_script(name: str, found: list[str]) -> str:
     """The language of ``scripts.yaml`` written in the script ``name`` whose words
     ``found`` are commonest in, or ``other``."""
-    candidates = _scripts()["scripts"].get(name, [])
+    candidates = scripts_data()["scripts"].get(name, [])
     if len(candidates) < 2 or not found:
         return candidates[0] if candidates else "other"
     return max(candidates, key=lambda lang: _mean_zipf(found, lang))
@@ -172,17 +171,12 @@ def _by_script(name: str, found: list[str]) -> str:
 def _latin_others() -> list[str]:
     """The languages written in Latin letters that have no data file here, which a
     question is told apart from English by (see ``scripts.yaml``)."""
-    return list(_scripts()["latin"])
-
-
-@cache
-def _scripts() -> dict[str, Any]:
-    return yaml.safe_load((HERE / "scripts.yaml").read_text(encoding="utf-8"))
+    return list(scripts_data()["latin"])
 
 
 def language_name(code: str) -> str:
     """The English name of the language ``code`` (``scripts.yaml``), or the code."""
-    return str(_scripts()["names"].get(code, code))
+    return str(scripts_data()["names"].get(code, code))
 
 
 #: How a question's language is read: ``full`` (English and Chinese: their own question

@@ -1430,12 +1430,22 @@ def parse() -> argparse.Namespace:
         default="s2t",
         help="the OpenCC conversion that writes the hant set's Traditional sub-set",
     )
+    parser.add_argument(
+        "--subsets",
+        default="",
+        help="only these sub-sets of the sets asked for, comma-separated (e.g. th,tr of langs)",
+    )
     args = parser.parse_args()
     args.split = args.split or ("tune" if args.quick else "held-out")
     args.sets = [s.strip() for s in args.set.split(",") if s.strip()]
     unknown = [s for s in args.sets if s not in SETS]
     if unknown:
         parser.error(f"--set: unknown {', '.join(unknown)}; choose from {', '.join(SETS)}")
+    args.subsets = {s.strip() for s in args.subsets.split(",") if s.strip()}
+    offered = {sub for shape in args.sets for sub in SUBSETS[shape]}
+    if args.subsets - offered:
+        parser.error(f"--subsets: none of {', '.join(sorted(args.subsets - offered))} is a "
+                     f"sub-set of {', '.join(args.sets)}")  # fmt: skip
     return args
 
 
@@ -1454,6 +1464,8 @@ def main() -> None:
             n = (quick["multi"], quick["off"]) if args.quick else (args.limit, args.limit)
             by_sub: dict[str, list[dict[str, Any]]] = {}
             for sub in SUBSETS[shape]:
+                if args.subsets and sub not in args.subsets:
+                    continue
                 built = BUILDERS[shape](load(shape, sub, args, cache), args.split, n, args.seed)
                 if sub == HANT:  # the same questions, in Traditional characters
                     built = Converted(args.opencc).built(built)

@@ -850,8 +850,51 @@ def entity(question: str) -> str:
         return _zh_question_entity(question)
     runs = _capital_runs(question)
     if runs:
-        return " ".join(max(runs, key=lambda r: sum(not t.isdigit() for t in r)))
+        name = " ".join(max(runs, key=lambda r: sum(not t.isdigit() for t in r)))
+        return _with_head_nouns(question, name) if known is None else name
     return _noun_phrase_entity(question)
+
+
+#: The auxiliaries after which a clause's verb is bare ("did the flood *kill*"); after
+#: the others ("was", "has") it is a participle ("was the bridge *built*").
+_BARE_AFTER_TEXT = "do does did can could will would should may might must"
+_BARE_AFTER = frozenset(_BARE_AFTER_TEXT.split())
+
+
+def _with_head_nouns(question: str, name: str) -> str:
+    """An English name with the common nouns it heads ("the Krell *flood*", "the Varn
+    *eruption*"), when the name stands after its clause's auxiliary and those nouns run
+    from it to the clause's verb: "how many people did the Krell flood kill" is about
+    the Krell flood, whose verb is "kill". A noun is taken only when the word after it
+    is a verb of the form the auxiliary asks for (bare after "did", a participle after
+    "was") that ends the clause or opens a phrase with a stop word ("land *on* the
+    moon"): "did the Grand Canal stop carrying grain" and "does the Federal Reserve set
+    interest rates" keep the name alone."""
+    at = question.find(name)
+    if at < 0 or not name.isascii():
+        return name
+    before = re.split(r"[?.!;,:]", question[:at])[-1].lower().split()
+    aux = [w for w in before if w in _AUX]
+    if not aux:
+        return name
+    after = re.split(r"[?.!;,:]", question[at + len(name) :])[0].split()
+    verb = is_bare_verb if aux[-1] in _BARE_AFTER else is_verb_form
+    heads = 0
+    for k, word in enumerate(after[:-1], start=1):
+        if not _head_noun(word):
+            break
+        closes = k + 1 == len(after) or after[k + 1].lower() in STOP_WORDS
+        if verb(after[k].lower()) and closes:
+            heads = k
+    return " ".join([name, *after[:heads]])
+
+
+def _head_noun(word: str) -> bool:
+    """Whether a lower-case English word can only be a common noun or a verb (not an
+    adjective or adverb: "first", "set"), and is no stop word."""
+    said = readings(word)
+    plain = word.isalpha() and word.islower() and word not in STOP_WORDS
+    return plain and "NOUN" in said and not said & {"ADJ", "ADV"}
 
 
 #: Where a clause of a question ends: a question mark, a comma, a full stop.

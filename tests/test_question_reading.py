@@ -347,3 +347,30 @@ def test_the_readmes_example_questions_are_cut_as_a_person_would_cut_them():
 )
 def test_a_pronoun_is_replaced_by_the_subject_as_the_question_writes_it(question, second):
     assert _parts(question)[1] == second
+
+
+@pytest.mark.parametrize(
+    ("question", "subject"),
+    [
+        # the common nouns a name heads, between the auxiliary and the verb, belong to it
+        ("How many people did the Krell flood kill? Why was it so deadly?", "Krell flood"),
+        ("When did the Varn eruption happen, and why was it so destructive?", "Varn eruption"),
+        ("How many homes did the Tessel fire destroy?", "Tessel fire"),
+        ("When was the Ostel bridge built, and who designed it?", "Ostel bridge"),
+        ("When did the Apollo 11 crew land on the moon?", "Apollo 11 crew"),
+        # …but not a word that is the verb, its object, or an adverb
+        ("When did the Grand Canal stop carrying grain?", "Grand Canal"),
+        ("How does the Federal Reserve set interest rates?", "Federal Reserve"),
+        ("When was the Varn Canal first dug?", "Varn Canal"),
+        ("How did the Sui build the canal?", "Sui"),
+        ("Who founded the Harsk company?", "Harsk"),
+    ],
+)
+def test_a_name_keeps_the_nouns_it_heads(question, subject):
+    assert entity(question) == subject
+
+
+def test_a_later_part_names_the_whole_subject_its_pronoun_stands_for():
+    parts = _parts("How many people did the Krell flood kill? Why was it so deadly?")
+    assert parts[1] == "Why was the Krell flood so deadly?"
+    assert "Krell flood" in " ".join(offline_plan(parts[0]).subquestions[0].queries)

@@ -18,7 +18,7 @@ characters are written as ``\\uXXXX`` escapes rather than raw.
 
 :func:`shown` also escapes rich markup, for the live displays. The module imports only
 the standard library (rich when :func:`shown` is first called): ``quartet runs`` and
-``show`` stay light.
+``show`` stay light. :func:`plural` words a count for the same displays.
 """
 
 from __future__ import annotations
@@ -80,3 +80,14 @@ def printable_json(data: Any, indent: int | None = 2) -> str:
     """
     text = json.dumps(data, indent=indent, ensure_ascii=False, default=str)
     return _ESCAPED_IN_JSON.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+
+
+def plural(count: int, word: str, many: str | None = None) -> str:
+    """``1 page``, ``2 pages``; ``1 retry``, ``2 retries`` with ``many="retries"``.
+
+    Args:
+        count: how many.
+        word: the word for one.
+        many: the word for several or none, when it is not ``word`` with an ``s``.
+    """
+    return f"{count} {word if count == 1 else many or word + 's'}"

@@ -213,7 +213,8 @@ def _parts(raw: dict[str, Any] | None) -> tuple[list[SubQuestion] | None, str]:
     try:
         model = PlanModel.model_validate(raw)
     except ValidationError as exc:
-        return None, f"the plan did not validate ({exc.error_count()} errors)"
+        errors = exc.error_count()
+        return None, f"the plan did not validate ({errors} error{'s' * (errors != 1)})"
     subs: list[SubQuestion] = []
     seen: set[str] = set()
     for item in model.subquestions:
@@ -310,7 +311,8 @@ def checked(raw: dict[str, Any] | None, question: str, repaired: bool = False) -
     if len(parts) + len(missing) > MAX_SUBQUESTIONS:
         return replaced_by_offline(
             offline,
-            f"the plan misses {len(missing)} parts of the question and has no room for them "
+            f"the plan misses {len(missing)} part{'s' * (len(missing) != 1)} of the question and "
+            f"has no room for {'them' if len(missing) != 1 else 'it'} "
             f"({MAX_SUBQUESTIONS} parts at most)",
         )
     for sub in missing:

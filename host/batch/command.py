@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from ..config import MAX_SECONDS, ConfigError, load_settings, make_runs_dir
-from ..printable import shown
+from ..printable import plural, shown
 from .questions import read_questions
 from .state import DONE, BatchState
 
@@ -105,7 +105,7 @@ async def _go(
     try:
         concurrency = args.concurrency or engine.slots()
         progress.say(
-            f"[bold]Batch[/bold] {state.id}: {len(state.jobs)} questions"
+            f"[bold]Batch[/bold] {state.id}: {plural(len(state.jobs), 'question')}"
             f" ({state.counts()['done']} done before), {concurrency} at once on the "
             f"{engine.name} engine → {shown(state.folder)}"
         )

@@ -29,7 +29,7 @@ from rich.progress import (
 from rich.text import Text
 
 from ..durability.runs import told_counts
-from ..printable import printable, shown
+from ..printable import plural, printable, shown
 from .state import BatchState, Job
 from .worker import read_note
 
@@ -149,7 +149,7 @@ class BatchProgress:
             self.bar.advance(self.total)
         if kind == "failed":
             self.say(
-                f"[red]✗[/red] {label}: gave up after {job.attempts} attempts: "
+                f"[red]✗[/red] {label}: gave up after {plural(job.attempts, 'attempt')}: "
                 f"{shown(data['error'])}"
             )
         else:
@@ -168,7 +168,7 @@ class BatchProgress:
             parts.append(told_counts(Counter(r["counts"]).elements()))
         elif r.get("parts"):
             parts.append(f"{r.get('answered') or 0}/{r['parts']} answered")
-        parts.append(f"{r.get('citations') or 0} citations")
+        parts.append(plural(r.get("citations") or 0, "citation"))
         parts.append(f"{job.seconds:.1f} s")
         if r.get("resumed"):
             parts.append("resumed from its checkpoint")

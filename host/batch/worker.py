@@ -31,6 +31,7 @@ from demo.settings import demo_settings
 
 from ..config import Settings, load_settings, parse_glossary
 from ..durability.runs import CHECKPOINT_JSON, RUN_JSON, read_run
+from ..printable import plural
 
 
 def read_note(marker: Path) -> dict[str, Any]:
@@ -83,7 +84,7 @@ class Stage:
 
     def _told(self) -> str:
         if not self.running:
-            return f"researching {self.parts} parts" if self.parts else "planning"
+            return f"researching {plural(self.parts, 'part')}" if self.parts else "planning"
         told = []
         for subagent, words in DOING.items():
             parts = [p or "" for s, p in self.running.values() if s == subagent]

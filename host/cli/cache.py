@@ -39,13 +39,26 @@ def mib(size: int) -> str:
     return f"{size / (1024 * 1024):.1f} MiB"
 
 
+def _rendered(count: int) -> str:
+    """What ``entries`` adds of the rendered pages: `` (1 of them a page as Chromium
+    rendered it)``, `` (3 of them pages as Chromium rendered them)``, nothing for none.
+
+    Args:
+        count: how many of the entries are rendered pages.
+    """
+    if not count:
+        return ""
+    if count == 1:
+        return " (1 of them a page as Chromium rendered it)"
+    return f" ({count} of them pages as Chromium rendered them)"
+
+
 def stats_lines(stats: CacheStats, settings: Settings) -> list[str]:
     """What ``quartet cache stats`` prints of a cache's figures."""
     from subagents.net.pagecache import iso_time
 
-    rendered = f" ({stats.rendered} of them pages as Chromium rendered them)"
     return [
-        f"entries: {stats.entries}{rendered if stats.rendered else ''}",
+        f"entries: {stats.entries}{_rendered(stats.rendered)}",
         f"bytes: {stats.bytes} ({mib(stats.bytes)}; the store's bound is "
         f"{settings.cache_max_mb} MiB)",
         f"oldest: {iso_time(stats.oldest) if stats.oldest is not None else '-'}",

@@ -46,12 +46,11 @@ from rich.text import Text
 from research.inputs import told_uses as describe_files
 
 from ..brains.ledger import describe as describe_tokens
-from ..brains.resilience import describe as describe_calls
 from ..durability.runs import report_archive, status_word, told_counts
 from ..orchestration.budget import budget_sentence
 from ..orchestration.guards import ToolCallRecord
 from ..orchestration.live import FINISH, PartState, Tally
-from ..printable import printable, shown
+from ..printable import plural, printable, shown
 from .part_labels import part_labels
 
 MARKS = {
@@ -254,8 +253,9 @@ class Progress:
 
     def _on_resume(self, data: dict[str, Any]) -> None:
         self.say(
-            f"[bold]Resuming[/bold] from the last checkpoint: {data['delegations']} tasks and "
-            f"{data['calls']} tool calls were done before the stop."
+            f"[bold]Resuming[/bold] from the last checkpoint: "
+            f"{plural(data['delegations'], 'task')} and {plural(data['calls'], 'tool call')} "
+            "were done before the stop."
         )
 
     def _on_interrupt(self, data: dict[str, Any]) -> None:
@@ -344,7 +344,7 @@ class Progress:
             failed = sum(r.failed for r in d.records)
             self.say(
                 f"  [dim]{shown(d.id)} {shown(d.status)} in {d.seconds:.1f}s, "
-                f"{len(d.records)} tool calls ({failed} failed)[/dim]"
+                f"{plural(len(d.records), 'tool call')} ({failed} failed)[/dim]"
             )
         if d.status in ("failed", "timed out"):  # stopped, capped, interrupted: expected
             what = DOING.get(d.subagent, d.subagent).capitalize()
@@ -441,8 +441,9 @@ class Progress:
 
     def pages_read(self) -> str:
         """The pages read in all, of the budget: ``5 of 24 pages read``."""
-        budget = f" of {self.tally.budget}" if self.tally.budget else ""
-        return f"{self.tally.pages}{budget} pages read"
+        if not self.tally.budget:
+            return f"{plural(self.tally.pages, 'page')} read"
+        return f"{self.tally.pages} of {self.tally.budget} pages read"
 
     def _label(self, part: PartState) -> str:
         """A part's short label, else its text."""
@@ -466,9 +467,24 @@ def mark(status: str) -> str:
     return MARKS.get(status, "?")
 
 
-def plural(count: int, word: str) -> str:
-    """``1 page``, ``2 pages``."""
-    return f"{count} {word}{'s' * (count != 1)}"
+def describe_calls(calls: dict[str, Any]) -> str:
+    """A run's ``model_calls`` summary in one line of the closing table: ``1 call,
+    2 attempts, 1 retry (timeout ×1)``, then the causes of the calls that failed.
+
+    Args:
+        calls: the summary (``calls``, ``attempts``, ``retries``, ``faults``,
+            ``failures``) the run's model calls left.
+    """
+    counts = ", ".join(
+        [
+            plural(int(calls.get("calls") or 0), "call"),
+            plural(int(calls.get("attempts") or 0), "attempt"),
+            plural(int(calls.get("retries") or 0), "retry", "retries"),
+        ]
+    )
+    faults = ", ".join(f"{cause} ×{n}" for cause, n in (calls.get("faults") or {}).items())
+    failed = ", ".join(f"{cause} ×{n}" for cause, n in (calls.get("failures") or {}).items())
+    return counts + (f" ({faults})" if faults else "") + (f"; failed: {failed}" if failed else "")
 
 
 #: What the closing table says of a question in a language with no word lists here.

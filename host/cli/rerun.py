@@ -13,7 +13,7 @@ from demo.settings import demo_settings
 from ..config import Settings
 from ..durability.resume import demo_ports, resumable, resumed_settings
 from ..durability.runs import chosen_input
-from ..printable import printable, printable_json
+from ..printable import plural, printable, printable_json
 from .running import brain_of, confirmer, given_input, interruptible, report, run_async, settings_of
 
 if TYPE_CHECKING:
@@ -98,8 +98,6 @@ def cmd_replay(args: argparse.Namespace) -> int:
         return 0
     print(f"quartet: the replay diverged: {printable(verdict.divergences[0])}", file=sys.stderr)
     if len(verdict.divergences) > 1:
-        from .progress import plural  # the display's helpers load rich: not at start-up
-
         print(
             f"quartet: {plural(len(verdict.divergences) - 1, 'more difference')} in "
             f"{result.run.path / 'internal' / 'replay.json'}",

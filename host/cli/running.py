@@ -86,14 +86,26 @@ def report(result: RunResult, settings: Settings) -> int:
         print(f"quartet: {budget_sentence(result.budget_stop)}", file=sys.stderr)
     if code == 3:
         parts = len(result.plan.subquestions) if result.plan else 0
-        what = "its one part" if parts == 1 else f"none of the question's {parts} parts"
-        answers = "does not answer" if parts == 1 else "answers"
-        print(
-            f"quartet: the report {answers} {what}: no relevant evidence was found "
-            "(see the report for what was searched)",
-            file=sys.stderr,
-        )
+        print(f"quartet: {unanswered_message(parts)}", file=sys.stderr)
     return code
+
+
+def unanswered_message(parts: int) -> str:
+    """What a run whose report answers nothing (exit 3) says last, worded for its count
+    of parts: ``its one part``, ``none of the question's 4 parts``.
+
+    Args:
+        parts: the parts of the run's plan (0 when it has none).
+    """
+    if parts == 1:
+        what = "does not answer its one part"
+    elif parts:
+        what = f"answers none of the question's {parts} parts"
+    else:
+        what = "answers nothing"
+    return (
+        f"the report {what}: no relevant evidence was found (see the report for what was searched)"
+    )
 
 
 def interrupted_message(run_id: str, folder: Path) -> str:

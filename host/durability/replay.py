@@ -249,4 +249,4 @@ def _first_difference(old: list[Any], new: list[Any]) -> str:
     for n, (a, b) in enumerate(zip(old, new, strict=False)):
         if a != b:
             return f"item {n + 1} is {b!r} where the recording has {a!r}"
-    return f"{len(new)} items where the recording has {len(old)}"
+    return f"{len(new)} item{'s' * (len(new) != 1)} where the recording has {len(old)}"

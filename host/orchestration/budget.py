@@ -38,10 +38,10 @@ def spent(
 
 
 def amount(stop: Mapping[str, Any], key: str) -> str:
-    """A budget's limit or use as text: ``1200 tokens``, ``0.0150``."""
+    """A budget's limit or use as text: ``1200 tokens``, ``1 token``, ``0.0150``."""
     value = stop[key]
     if stop.get("budget") == "tokens":
-        return f"{int(value)} tokens"
+        return f"{int(value)} token{'s' * (int(value) != 1)}"
     return f"{float(value):.4f}"
 
 

@@ -111,13 +111,6 @@ class ModelCallStats:
         }
 
 
-def describe(summary: dict[str, Any]) -> str:
-    """A ``model_calls`` summary in one line for the CLI's closing table."""
-    line = f"{summary['calls']} calls, {summary['attempts']} attempts, {summary['retries']} retries"
-    faults = ", ".join(f"{cause} ×{n}" for cause, n in summary.get("faults", {}).items())
-    failed = ", ".join(f"{cause} ×{n}" for cause, n in summary.get("failures", {}).items())
-    return line + (f" ({faults})" if faults else "") + (f"; failed: {failed}" if failed else "")
-
 
 class ResilientModel(ModelWrapper):
     """A chat model whose every request has a timeout and bounded, counted retries.

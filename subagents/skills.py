@@ -6,8 +6,10 @@ practical knowledge of the subagent's field. Skills never document tools: the to
 describe themselves.
 
 Each subagent names its own skills (``SubAgentSpec.skills``), found in the shipped
-``skills/`` folder at the repository's root (:data:`SHIPPED_ROOT`); users add folders of
-their own per subagent (``[quartet.skills]`` in ``quartet.toml``). The Host loads none.
+``skills/`` folder beside the ``subagents`` package (:data:`SHIPPED_ROOT`: the
+repository's root in a checkout, ``site-packages`` once the wheel is installed); users
+add folders of their own per subagent (``[quartet.skills]`` in ``quartet.toml``). The
+Host loads none.
 
 The prompt discloses skills progressively (:func:`skills_prompt`): every skill's name and
 description always, and a skill's body only when it is relevant to the task. Relevance
@@ -27,7 +29,8 @@ from pathlib import Path
 
 import yaml
 
-#: The skills that ship with Quartet: one folder per skill, named as the skill.
+#: The skills that ship with Quartet: one folder per skill, named as the skill, beside
+#: the ``subagents`` package in a checkout and in an installed wheel alike.
 SHIPPED_ROOT = Path(__file__).resolve().parent.parent / "skills"
 
 #: The file a skill folder holds.

@@ -11,6 +11,7 @@ Each skill's experience log is ``/memories/skills/<skill>/evolved.md``, in the f
 of :mod:`subagents.experience`. :meth:`SkillMemory.update` changes a file as one step:
 a lock file beside the database (``<store>.lock``) keeps writers of every process
 taking turns, so two runs recording at once lose neither finding.
+:func:`recall_logs` reads every log a run starts with, for the subagents' prompts.
 
 :func:`browser_findings` and :func:`record_findings` are the Host's own recording,
 without a model: once a run is over, one finding for the ``browser-access`` skill per
@@ -32,7 +33,15 @@ from urllib.parse import urlsplit
 from fs_service import NotFoundError
 from fs_service.backends import StoreFileSystem
 from fs_service.backends.store import DEFAULT_MAX_TOTAL_BYTES
-from subagents.experience import Entry, evolved_path, parse, record
+from subagents.experience import (
+    EVOLVED_FILE,
+    SKILLS_PREFIX,
+    Entry,
+    Evolved,
+    evolved_path,
+    parse,
+    record,
+)
 
 from ..config import Settings
 
@@ -138,6 +147,15 @@ class SkillMemory:
         """``skill``'s experience log; "" when it has none."""
         return self.read(evolved_path(skill))
 
+    def logged_skills(self) -> list[str]:
+        """The skills that have an experience log in the store, by name."""
+        names = []
+        for entry in self.store.walk_files(SKILLS_PREFIX):
+            skill, _, rest = entry.path.removeprefix(SKILLS_PREFIX).partition("/")
+            if rest == EVOLVED_FILE:
+                names.append(skill)
+        return names
+
 
 def open_memory(settings: Settings) -> SkillMemory:
     """The memory of the settings' store, user (the operating system's) and project.
@@ -152,6 +170,26 @@ def open_memory(settings: Settings) -> SkillMemory:
 def existing_memory(settings: Settings) -> SkillMemory | None:
     """The settings' memory when its store exists; None (and nothing created) when not."""
     return open_memory(settings) if settings.store_path().is_file() else None
+
+
+def recall_logs(memory: SkillMemory) -> dict[str, Evolved]:
+    """Every skill's experience log in ``memory`` that holds an entry, by skill name.
+
+    A log that is not in the experience format is left out (``quartet skills list``
+    calls it unreadable), and a run goes on without it.
+
+    Raises:
+        FsError: the store could not be read.
+    """
+    logs: dict[str, Evolved] = {}
+    for skill in memory.logged_skills():
+        try:
+            evolved = parse(memory.log(skill))
+        except ValueError:
+            continue
+        if evolved.core or evolved.recent:
+            logs[skill] = evolved
+    return logs
 
 
 def browser_findings(run_path: Path) -> list[Entry]:
@@ -235,5 +273,6 @@ __all__ = [
     "existing_memory",
     "open_memory",
     "os_user",
+    "recall_logs",
     "record_findings",
 ]

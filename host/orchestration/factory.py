@@ -10,12 +10,15 @@ question in full. The Host's own agent gets no skills.
 With experience on (``experience`` in ``quartet.toml``), each subagent is also given
 the meta tool ``evolve_skill``, bound to its own skills and writing through the run's
 memory store (:mod:`host.durability.memory`), and its prompt ends with a note on when to
-use it; with experience off, every toolkit is exactly its spec's allowlist.
+use it; with experience off, every toolkit is exactly its spec's allowlist. With
+experience on, a subagent's prompt also carries what its skills' experience logs held
+when the run started (:func:`subagents.experience.recall_prompt`, at most
+:data:`~subagents.experience.MAX_RECALL_CHARS` characters), after its skills.
 """
 
 from __future__ import annotations
 
-from collections.abc import AsyncGenerator, Callable, Sequence
+from collections.abc import AsyncGenerator, Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -30,6 +33,7 @@ from subagents import build
 from subagents.browser import BrowserSession, attach_browser_hooks
 from subagents.evidence import EvidenceLedger
 from subagents.evolve import EVOLVE_SKILL, META_GROUP, evolve_skill
+from subagents.experience import Evolved, recall_prompt
 from subagents.generate.report import Colophon
 from subagents.secrets import scrub
 from subagents.skills import Skill, bound_skills, skills_prompt
@@ -50,7 +54,7 @@ from ..brains.arguments import RawArguments
 from ..brains.offline import HostPolicy, OfflinePolicy
 from ..brains.wrapping import ScrubbedModel
 from ..config import Settings
-from ..durability.memory import SkillMemory, open_memory
+from ..durability.memory import SkillMemory, open_memory, recall_logs
 from ..durability.run_folder import AREAS, RunFolder
 from ..durability.tape import STREAM, RecordingModel
 from ..mcp.client import McpConnections
@@ -91,6 +95,8 @@ class WorkerFactory:
             experience on; None otherwise).
         memory_error: why the memory store could not be opened, if it could not (the
             run goes on without the meta tool).
+        experiences: the experience logs the memory store held when the run started, by
+            skill name (empty without the store), which the subagents' prompts carry.
     """
 
     def __init__(
@@ -114,6 +120,7 @@ class WorkerFactory:
         self.counted_model: TokenCounter | None = None
         self.memory: SkillMemory | None = None
         self.memory_error: str | None = None
+        self.experiences: dict[str, Evolved] = {}
 
     def start(
         self,
@@ -126,10 +133,11 @@ class WorkerFactory:
         """Get ready for ``run``: the brain's model behind a request timeout and retries,
         recorded onto ``tape`` when one is being recorded, counting ``calls`` and
         ``tokens`` (no model offline); ``question`` is the run's. With experience on, the
-        memory store is opened."""
+        memory store is opened and its experience logs are read."""
         self.run, self.question = run, question
         if self.settings.experience and self.memory is None:
             self.open_memory()
+        self.experiences = self.recall()
         if self.brain.offline:
             self.counted_model = None
             return
@@ -147,6 +155,17 @@ class WorkerFactory:
             self.memory = open_memory(self.settings)
         except FsError as exc:
             self.memory_error = scrub(str(exc).removeprefix("Error: "))
+
+    def recall(self) -> dict[str, Evolved]:
+        """The experience logs of the open memory store, by skill; none without the store
+        or when it cannot be read (the run's recording then meets the same trouble and
+        reports it)."""
+        if self.memory is None:
+            return {}
+        try:
+            return recall_logs(self.memory)
+        except FsError:
+            return {}
 
     def close_memory(self) -> None:
         """Close the memory store, if it is open."""
@@ -213,7 +232,9 @@ class WorkerFactory:
         agent = WorkerAgent(
             guard=guard,
             name=spec.name,
-            sys_prompt=worker_prompt(spec, run, self.question, users, experience=bool(meta)),
+            sys_prompt=worker_prompt(
+                spec, run, self.question, users, experience=bool(meta), logs=self.experiences
+            ),
             model=(
                 OfflinePolicy(spec)
                 if offline or self.counted_model is None
@@ -323,9 +344,10 @@ def worker_prompt(
     question: str | None,
     extra_skills: Sequence[Path] = (),
     experience: bool = False,
+    logs: Mapping[str, Evolved] | None = None,
 ) -> str:
-    """A subagent's system prompt: its own, the rule on untrusted text, its grants, and
-    its skills.
+    """A subagent's system prompt: its own, the rule on untrusted text, its grants, its
+    skills and what their experience logs hold.
 
     Args:
         spec: the subagent.
@@ -336,14 +358,21 @@ def worker_prompt(
             named like a spec's skill replaces it.
         experience: the subagent has ``evolve_skill``: the prompt ends with when to use
             it (:func:`experience_prompt`).
+        logs: experience logs by skill name; those of the subagent's skills are shown
+            after its skills (:func:`~subagents.experience.recall_prompt`).
 
     Returns:
-        The prompt, its skills section (none when the subagent has no skills) and the
-        note on experience last.
+        The prompt, its skills section (none when the subagent has no skills), its
+        experiences (none when its skills have no log) and the note on experience last.
     """
     prompt = f"{spec.sys_prompt}\n\n{UNTRUSTED_RULE}\n\n{grants_prompt(spec, run)}"
     skills = bound_skills(spec.skills, extra_skills)
-    sections = [skills_prompt(skills, question), experience_prompt(skills) if experience else ""]
+    own = [(s.name, logs[s.name]) for s in skills if logs and s.name in logs]
+    sections = [
+        skills_prompt(skills, question),
+        recall_prompt(own),
+        experience_prompt(skills) if experience else "",
+    ]
     return "\n\n".join([prompt, *(s for s in sections if s)])
 
 

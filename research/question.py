@@ -1133,9 +1133,9 @@ def _unknown_word(word: str) -> bool:
 
 @lru_cache(maxsize=1)
 def _posseg() -> Any:
+    jieba_loaded()  # imported and its dictionary loaded once, quietly
     import jieba.posseg
 
-    jieba_loaded()  # the dictionary loaded once, quietly
     return jieba.posseg
 
 

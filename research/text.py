@@ -17,6 +17,7 @@ from __future__ import annotations
 import logging
 import re
 import unicodedata
+import warnings
 from collections import Counter
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
@@ -177,8 +178,12 @@ STOP_WORDS = frozenset(_STOP_EN.split()) | frozenset(_STOP_ZH.split())
 
 @lru_cache(maxsize=1)
 def jieba_loaded() -> Any:
-    """jieba, its dictionary loaded once and its log quiet."""
-    import jieba
+    """jieba, its dictionary loaded once and its log quiet. Its import touches
+    setuptools' ``pkg_resources``, whose deprecation warning newer setuptools prints on
+    every command: it says nothing to the user and is silenced here."""
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message=".*pkg_resources", category=Warning)
+        import jieba
 
     jieba.setLogLevel(logging.WARNING)
     jieba.initialize()

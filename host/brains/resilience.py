@@ -111,7 +111,6 @@ class ModelCallStats:
         }
 
 
-
 class ResilientModel(ModelWrapper):
     """A chat model whose every request has a timeout and bounded, counted retries.
 

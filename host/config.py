@@ -17,7 +17,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
+from urllib.parse import parse_qsl, urlsplit
 
+from fs_service.backends.store_engine import StoreURL, is_store_url
 from subagents.names import PIPELINE_ORDER
 from subagents.secrets import secret_values
 from subagents.settings import SettingsError, ToolSettings, parse_switch
@@ -203,9 +205,9 @@ class Settings:
     #: whether subagents may record verified lessons in their skills' experience logs
     #: (``experience``), and the Host records what a run shows of sites
     experience: bool = False
-    #: the memory store's database file (``store``); None: :data:`STORE_NAME` in the
-    #: runs folder (see :meth:`store_path`)
-    store_file: Path | None = None
+    #: the memory store (``store``): its database file, or the URL of a PostgreSQL
+    #: server; None: :data:`STORE_NAME` in the runs folder (see :meth:`store_path`)
+    store_file: Path | StoreURL | None = None
     #: whose memories, beside the user's: the store keeps each project apart
     project: str = DEFAULT_PROJECT
     #: how long a page in the page cache is reused without asking its site, in seconds
@@ -221,9 +223,9 @@ class Settings:
     page_cache: bool = True
     extra: dict[str, Any] = field(default_factory=dict)
 
-    def store_path(self) -> Path:
-        """The memory store's database file: ``store``, else :data:`STORE_NAME` in the
-        runs folder."""
+    def store_path(self) -> Path | StoreURL:
+        """The memory store: ``store`` (a database file, or a PostgreSQL server's URL,
+        printed with its password masked), else :data:`STORE_NAME` in the runs folder."""
         return self.store_file if self.store_file is not None else self.runs_dir / STORE_NAME
 
 
@@ -301,18 +303,40 @@ def _check_folder(path: Path, label: str) -> None:
         raise ConfigError(f"{label}: {where} is not writable")
 
 
-def check_store(raw: Any) -> Path:
-    """The memory store's database file as ``store`` gives it (``~`` expanded), checked.
+def check_store_url(raw: str) -> StoreURL:
+    """The PostgreSQL server's URL ``store`` gives, checked for a host; nothing is
+    connected to.
+
+    Raises:
+        ConfigError: the URL cannot be read or names no host (shown with its password
+            masked).
+    """
+    url = StoreURL(raw.strip())
+    try:
+        parts = urlsplit(url.url)
+        host, _port = parts.hostname, parts.port
+    except ValueError:
+        raise ConfigError(f"store: {url} is not a URL of a PostgreSQL server") from None
+    if not host and "host" not in dict(parse_qsl(parts.query)):
+        raise ConfigError(f"store: {url} names no host (postgresql://user@host:port/db)")
+    return url
+
+
+def check_store(raw: Any) -> Path | StoreURL:
+    """The memory store as ``store`` gives it, checked: a PostgreSQL server's URL
+    (``postgresql://…``), else a database file (``~`` expanded).
 
     Nothing is created: the file may be missing, but not a folder, and its folder must
     exist writable or be one that can be made.
 
     Raises:
-        ConfigError: ``raw`` is empty or not text, names a folder, or lies where no
-            file can be written.
+        ConfigError: ``raw`` is empty or not text, is a URL without a host, names a
+            folder, or lies where no file can be written.
     """
     if not isinstance(raw, str | os.PathLike) or not str(raw).strip():
         raise ConfigError(f"store: expected the path of a database file, got {raw!r}")
+    if is_store_url(raw):
+        return check_store_url(str(raw))
     path = Path(str(raw).strip()).expanduser()
     label = f"store {path}"
     if path.is_dir():

@@ -34,6 +34,8 @@ installed() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q 'install o
 
 missing=()
 for p in "${APT_PACKAGES[@]}"; do installed "$p" || missing+=("$p"); done
+# PostgreSQL's server binaries: the store's tests start a throwaway server of their own.
+compgen -G '/usr/lib/postgresql/*/bin/initdb' >/dev/null || missing+=(postgresql)
 apt_install "${missing[@]}"
 
 PY=${PYTHON:-python3}

@@ -1,5 +1,9 @@
-"""The SQLite store and the composite backend: parity with the memory backend, atomic and
-durable writes across processes, namespaces, eviction, refusals and routing."""
+"""The store and the composite backend: parity with the memory backend, atomic and
+durable writes across processes, namespaces, eviction, refusals and routing.
+
+The store's tests run on both engines: a SQLite file, and a throwaway PostgreSQL server
+on 127.0.0.1 that this module's worker starts once (``tests/postgres_support.py``), each
+test in a new database of its own."""
 
 from __future__ import annotations
 
@@ -17,6 +21,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from postgres_support import PostgresServer, ServerUnavailable, free_port, start_server
 
 from fs_service import (
     DiskFileSystem,
@@ -28,15 +33,42 @@ from fs_service import (
     NotFoundError,
 )
 from fs_service.backends import CompositeFileSystem, Entry, StoreFileSystem
-from fs_service.errors import StoreFormatError
+from fs_service.backends.store import StoreURL, is_store_url, store_exists
+from fs_service.errors import StorageError, StoreFormatError
+from host.config import ConfigError, load_settings
+from host.durability.memory import SkillMemory, existing_memory, open_memory
+from host.durability.page_cache import existing_page_cache
+from subagents.experience import parse
 
 ROOT = Path(__file__).resolve().parent.parent
 #: Seconds any wait on a child process may take before the test fails.
 WAIT = 60.0
 
 
-def _store(tmp_path: Path, user: str = "ada", project: str = "notes", **kw) -> StoreFileSystem:
-    return StoreFileSystem(tmp_path / "store.db", user, project, **kw)
+ENGINES = ("sqlite", "postgresql")
+
+
+@pytest.fixture(scope="session")
+def postgres_server() -> Iterator[PostgresServer]:
+    """A PostgreSQL server for the whole session, started when a test first needs it."""
+    try:
+        server = start_server()
+    except ServerUnavailable as exc:
+        pytest.fail(str(exc), pytrace=False)
+    yield server
+    server.stop()
+
+
+@pytest.fixture(params=ENGINES)
+def target(request: pytest.FixtureRequest, tmp_path: Path) -> str:
+    """Where a test's store lives: a new SQLite file, or a new PostgreSQL database."""
+    if request.param == "sqlite":
+        return str(tmp_path / "store.db")
+    return request.getfixturevalue("postgres_server").new_database()
+
+
+def _store(target: str, user: str = "ada", project: str = "notes", **kw) -> StoreFileSystem:
+    return StoreFileSystem(target, user, project, **kw)
 
 
 def _write(fs, path: str, data: bytes, cap: int = 1 << 20) -> None:
@@ -114,30 +146,30 @@ def _apply(fs, op: str, *args):
         return (type(exc).__name__, str(exc))
 
 
-def test_the_store_answers_like_the_memory_backend_across_reopens(tmp_path):
-    memory, store = MemoryFileSystem(), _store(tmp_path)
+def test_the_store_answers_like_the_memory_backend_across_reopens(target):
+    memory, store = MemoryFileSystem(), _store(target)
     try:
         for step in SCRIPT:
             if step == REOPEN:
                 store.close()
-                store = _store(tmp_path)
+                store = _store(target)
                 continue
             assert _shape(_apply(store, *step)) == _shape(_apply(memory, *step)), step
     finally:
         store.close()
 
 
-def test_a_reopened_store_keeps_contents_sizes_and_times(tmp_path):
-    with _store(tmp_path) as store:
+def test_a_reopened_store_keeps_contents_sizes_and_times(target):
+    with _store(target) as store:
         _write(store, "/a/b.bin", bytes(range(256)) * 40)
         before = store.stat("/a/b.bin")
-    with _store(tmp_path) as store:
+    with _store(target) as store:
         assert store.stat("/a/b.bin") == before
         assert store.read_bytes("/a/b.bin", 1 << 20) == bytes(range(256)) * 40
 
 
-def test_the_root_always_exists_as_a_directory(tmp_path):
-    with _store(tmp_path) as store:
+def test_the_root_always_exists_as_a_directory(target):
+    with _store(target) as store:
         assert store.stat("/") == Entry("/", "", True, 0, 0.0, "directory")
         assert store.list_dir("/") == []
         assert list(store.walk_files("/")) == []
@@ -145,10 +177,10 @@ def test_the_root_always_exists_as_a_directory(tmp_path):
             store.read_bytes("/", 10)
 
 
-def test_the_walk_order_matches_the_disk_backend(tmp_path):
+def test_the_walk_order_matches_the_disk_backend(target, tmp_path):
     paths = ["/a.txt", "/a/b.txt", "/a/b/c.txt", "/a-b/c.txt", "/B.txt"]
     disk = DiskFileSystem(tmp_path / "disk")
-    with _store(tmp_path) as store:
+    with _store(target) as store:
         for path in paths:
             _write(disk, path, path.encode())
             _write(store, path, path.encode())
@@ -161,8 +193,8 @@ def test_the_walk_order_matches_the_disk_backend(tmp_path):
 # -- atomic writes ---------------------------------------------------------------------
 
 
-def test_a_failed_or_oversized_write_keeps_the_old_content(tmp_path):
-    with _store(tmp_path) as store, _store(tmp_path) as other:
+def test_a_failed_or_oversized_write_keeps_the_old_content(target):
+    with _store(target) as store, _store(target) as other:
         _write(store, "/keep.txt", b"old")
         with pytest.raises(RuntimeError), store.open_atomic("/keep.txt", 100) as fh:
             fh.write(b"new partial")
@@ -181,8 +213,8 @@ def test_a_failed_or_oversized_write_keeps_the_old_content(tmp_path):
             store.read_bytes("/keep.txt", 2)
 
 
-def test_a_conflict_that_appears_during_a_write_is_refused_at_commit(tmp_path):
-    with _store(tmp_path) as store, _store(tmp_path) as other:
+def test_a_conflict_that_appears_during_a_write_is_refused_at_commit(target):
+    with _store(target) as store, _store(target) as other:
         with (
             pytest.raises(NotADirectoryError_, match="/a is a file"),
             store.open_atomic("/a/b.txt", 100) as fh,
@@ -193,8 +225,8 @@ def test_a_conflict_that_appears_during_a_write_is_refused_at_commit(tmp_path):
         assert _paths(store.walk_files("/")) == ["/a"]
 
 
-def test_threads_can_share_one_store(tmp_path):
-    with _store(tmp_path) as store:
+def test_threads_can_share_one_store(target):
+    with _store(target) as store:
 
         def write_some(n: int) -> None:
             for i in range(20):
@@ -212,11 +244,11 @@ def test_threads_can_share_one_store(tmp_path):
 # -- namespaces and eviction -----------------------------------------------------------
 
 
-def test_namespaces_never_see_each_others_files(tmp_path):
+def test_namespaces_never_see_each_others_files(target):
     stores = [
-        _store(tmp_path, "ada", "notes", max_total_bytes=100),
-        _store(tmp_path, "ada", "drafts"),
-        _store(tmp_path, "bob", "notes"),
+        _store(target, "ada", "notes", max_total_bytes=100),
+        _store(target, "ada", "drafts"),
+        _store(target, "bob", "notes"),
     ]
     try:
         for n, store in enumerate(stores):
@@ -252,8 +284,8 @@ def _total(store: StoreFileSystem) -> int:
     return sum(e.size for e in store.walk_files("/"))
 
 
-def test_eviction_drops_the_least_recently_used_files_outside_memories(tmp_path):
-    with _store(tmp_path, max_total_bytes=100, clock=_Clock()) as store:
+def test_eviction_drops_the_least_recently_used_files_outside_memories(target):
+    with _store(target, max_total_bytes=100, clock=_Clock()) as store:
         _write(store, "/memories/m.md", b"m" * 40)
         _write(store, "/a.txt", b"a" * 20)
         _write(store, "/memoriesx/b.txt", b"b" * 20)
@@ -266,7 +298,7 @@ def test_eviction_drops_the_least_recently_used_files_outside_memories(tmp_path)
         _write(store, "/huge.bin", b"h" * 95)
         # Memories and the file just written stay, even over the bound.
         assert _paths(store.walk_files("/")) == ["/huge.bin", "/memories/m.md"]
-    with _store(tmp_path) as store:
+    with _store(target) as store:
         assert _total(store) == 135
 
 
@@ -368,15 +400,15 @@ for i in range(int(sys.argv[2])):
 """
 
 
-def test_a_killed_writer_leaves_every_committed_file_whole(tmp_path, spawn):
-    writer = spawn(WRITER, str(tmp_path / "store.db"), "3000")
+def test_a_killed_writer_leaves_every_committed_file_whole(target, spawn):
+    writer = spawn(WRITER, target, "3000")
     reported = [writer.expect() for _ in range(40)]
     assert writer.proc.poll() is None, "the writer finished before it could be killed"
     os.kill(writer.proc.pid, signal.SIGKILL)
     reported += writer.rest()
     assert writer.proc.wait(WAIT) == -signal.SIGKILL
     committed = dict(line.split() for line in reported)
-    with _store(tmp_path) as store:
+    with _store(target) as store:
         for i, digest in committed.items():
             data = store.read_bytes(f"/w/{int(i):05d}.bin", 1 << 20)
             assert hashlib.sha256(data).hexdigest() == digest
@@ -384,8 +416,9 @@ def test_a_killed_writer_leaves_every_committed_file_whole(tmp_path, spawn):
         for entry in stored:  # the write cut short is absent or whole, never partial
             assert store.read_bytes(entry.path, 1 << 20) == _payload(int(entry.name[:5]))
     assert len(stored) in (len(committed), len(committed) + 1)
-    with contextlib.closing(sqlite3.connect(tmp_path / "store.db")) as raw:
-        assert raw.execute("PRAGMA integrity_check").fetchall() == [("ok",)]
+    if not is_store_url(target):
+        with contextlib.closing(sqlite3.connect(target)) as raw:
+            assert raw.execute("PRAGMA integrity_check").fetchall() == [("ok",)]
 
 
 SAME_FILE = """
@@ -407,10 +440,9 @@ print("done", flush=True)
 """
 
 
-def test_two_processes_writing_one_file_both_succeed_and_never_mix(tmp_path, spawn):
+def test_two_processes_writing_one_file_both_succeed_and_never_mix(target, spawn):
     size, rounds = 1 << 20, 6
-    db = str(tmp_path / "store.db")
-    writers = [spawn(SAME_FILE, db, fill, str(size), str(rounds)) for fill in "AB"]
+    writers = [spawn(SAME_FILE, target, fill, str(size), str(rounds)) for fill in "AB"]
     for writer in writers:
         assert writer.expect() == "ready"
     for writer in writers:  # both open the new database and write at once
@@ -418,7 +450,7 @@ def test_two_processes_writing_one_file_both_succeed_and_never_mix(tmp_path, spa
     for writer in writers:
         assert [writer.expect() for _ in range(rounds + 1)] == ["whole"] * rounds + ["done"]
         assert writer.proc.wait(WAIT) == 0, writer.stderr()
-    with _store(tmp_path) as store:
+    with _store(target) as store:
         assert store.read_bytes("/shared.bin", size) in (b"A" * size, b"B" * size)
 
 
@@ -434,16 +466,28 @@ def _shows_sqlite_behind(exc: BaseException | None) -> bool:
     return False
 
 
-def test_a_newer_schema_is_refused_with_a_clear_error(tmp_path):
-    _store(tmp_path).close()
-    db = tmp_path / "store.db"
-    with contextlib.closing(sqlite3.connect(db)) as raw, raw:
-        raw.execute("UPDATE meta SET value = '99' WHERE key = 'schema_version'")
+def _set_version(target: str, value: str) -> None:
+    """Write ``value`` as the schema version of the store at ``target``, behind its back."""
+    bump = "UPDATE meta SET value = ? WHERE key = 'schema_version'"
+    if not is_store_url(target):
+        with contextlib.closing(sqlite3.connect(target)) as raw, raw:
+            raw.execute(bump, (value,))
+        return
+    import psycopg
+
+    with psycopg.connect(target, autocommit=True) as raw:
+        raw.execute(bump.replace("?", "%s"), (value,))
+
+
+def test_a_newer_schema_is_refused_with_a_clear_error(target):
+    _store(target).close()
+    _set_version(target, "99")
     with pytest.raises(StoreFormatError) as info:
-        StoreFileSystem(db, "ada", "notes")
+        StoreFileSystem(target, "ada", "notes")
     message = str(info.value)
-    assert str(db) in message and "version 99" in message and "newer release" in message
-    assert not _shows_sqlite_behind(info.value)
+    where = str(StoreURL(target)) if is_store_url(target) else target
+    assert where in message and "version 99" in message and "newer release" in message
+    assert not _shows_sqlite_behind(info.value) and info.value.__cause__ is None
 
 
 def test_a_file_that_is_not_sqlite_is_refused_and_left_alone(tmp_path):
@@ -456,12 +500,115 @@ def test_a_file_that_is_not_sqlite_is_refused_and_left_alone(tmp_path):
     assert notes.read_bytes() == b"These are notes, not a database.\n" * 100
 
 
+# -- PostgreSQL ------------------------------------------------------------------------
+
+
+def test_a_server_store_exists_once_opened_and_never_shows_its_password(postgres_server):
+    url = postgres_server.new_database()
+    assert not store_exists(url) and not store_exists(StoreURL(url))
+    with _store(url) as store:
+        assert postgres_server.password not in store.location
+        assert store.location == url.replace(postgres_server.password, "***")
+    assert store_exists(StoreURL(url))
+    assert postgres_server.password not in repr(StoreURL(url)) + str(StoreURL(url))
+
+
+def test_a_server_that_refuses_or_is_absent_is_a_clear_error_without_the_password(
+    postgres_server,
+):
+    secret = "Wrong-Secret-4711"
+    good = postgres_server.url()
+    refused = [
+        good.replace(postgres_server.password, secret),
+        good.replace(f":{postgres_server.password}@", "@") + f"?password={secret}",
+    ]
+    for url in refused:
+        with pytest.raises(StorageError) as info:
+            _store(url)
+        message = str(info.value)
+        assert message.startswith("Error: the file store could not open postgresql://quartet")
+        assert "password authentication failed" in message and "***" in message
+        assert secret not in message and info.value.__cause__ is None
+    absent = f"postgresql://quartet:{secret}@127.0.0.1:{free_port()}/quartet"
+    with pytest.raises(StorageError, match=r"could not open postgresql://quartet:\*\*\*@") as info:
+        store_exists(absent)
+    assert secret not in str(info.value)
+
+
+def test_a_url_for_the_store_selects_the_server_and_prints_its_password_masked(tmp_path, clean_env):
+    url = "postgresql://ada:s3cret@db.example:5432/quartet"
+    toml = tmp_path / "quartet.toml"
+    toml.write_text(f'[quartet]\nstore = "{url}"\n', encoding="utf-8")
+    settings = load_settings({}, toml)
+    assert settings.store_path() == StoreURL(url)
+    assert f"{settings.store_path()}" == "postgresql://ada:***@db.example:5432/quartet"
+    clean_env.setenv("QUARTET_STORE", "postgresql:///quartet")
+    with pytest.raises(ConfigError, match="names no host"):
+        load_settings({}, toml)
+    clean_env.setenv("QUARTET_STORE", "postgresql://ada:s3cret@db.example:port/quartet")
+    with pytest.raises(ConfigError, match=r"ada:\*\*\*@db.example:port/quartet is not a URL"):
+        load_settings({}, toml)
+    clean_env.setenv("QUARTET_STORE", str(tmp_path / "s.sqlite"))
+    assert load_settings({}, toml).store_path() == tmp_path / "s.sqlite"
+
+
+def test_memories_and_the_page_cache_open_on_the_server_the_settings_name(
+    postgres_server, tmp_path, clean_env
+):
+    clean_env.setenv("QUARTET_STORE", postgres_server.new_database())
+    settings = load_settings({"runs_dir": str(tmp_path / "runs")}, tmp_path / "none.toml")
+    assert existing_memory(settings) is None and existing_page_cache(settings) is None
+    with open_memory(settings) as memory:
+        memory.update("/memories/skills/x/evolved.md", lambda text: text + "one")
+    cache = existing_page_cache(settings)
+    assert cache is not None
+    cache.close()
+    with existing_memory(settings) as memory:
+        assert memory.read("/memories/skills/x/evolved.md") == "one"
+    assert not (tmp_path / "runs").exists()
+
+
+MEMORY_WRITER = """
+import sys
+from datetime import date
+
+from host.durability.memory import SkillMemory
+from subagents.experience import evolved_path, record
+
+print("ready", flush=True)
+sys.stdin.readline()
+with SkillMemory(sys.argv[1], "ada", "default") as memory:
+    for n in range(8):
+        memory.update(
+            evolved_path("page-reading"),
+            lambda text: record(text, f"{sys.argv[2]} {n}", "s", "l", date.today()),
+        )
+print("done", flush=True)
+"""
+
+
+def test_two_processes_recording_one_memory_file_through_postgresql_both_land(
+    postgres_server, spawn
+):
+    url = postgres_server.new_database()
+    writers = [spawn(MEMORY_WRITER, url, name) for name in "ab"]
+    for writer in writers:
+        assert writer.expect() == "ready"
+    for writer in writers:
+        writer.send("go\n")
+    for writer in writers:
+        assert writer.expect() == "done"
+        assert writer.proc.wait(WAIT) == 0, writer.stderr()
+    with SkillMemory(url, "ada", "default") as memory:
+        assert parse(memory.log("page-reading")).total == 16
+
+
 # -- the composite backend -------------------------------------------------------------
 
 
-def test_the_composite_routes_by_the_longest_directory_prefix(tmp_path):
+def test_the_composite_routes_by_the_longest_directory_prefix(target):
     default = MemoryFileSystem()
-    with _store(tmp_path) as memories:
+    with _store(target) as memories:
         fs = CompositeFileSystem({"/": default, "/memories/": memories})
         assert fs.stat("/memories").is_dir  # a mount exists before anything is stored in it
         assert [(e.name, e.is_dir) for e in fs.list_dir("/")] == [("memories", True)]

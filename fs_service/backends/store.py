@@ -1,10 +1,14 @@
-"""A SQLite backend: files as rows of one database file, kept across runs.
+"""A store backend: files as rows of a database, kept across runs.
+
+The database is a SQLite file (:mod:`.store_sqlite`, the default) or a PostgreSQL
+server (:mod:`.store_postgres`), chosen by the target a store is opened with: a
+``postgresql://`` URL, else the path of a file. Everything but the dialect is here.
 
 One database holds many namespaces, each a ``(user, project)`` pair; a store sees only
-its own. Several processes may open the same database at once: it runs in WAL mode with
-a busy timeout, and every write is one ``BEGIN IMMEDIATE`` transaction, so writers take
-turns and a reader never sees half a write. A process killed mid-write loses only the
-write it had not committed.
+its own. Several processes, and with PostgreSQL several machines, may open the same
+database at once: every write is one transaction that waits for the namespace's other
+writers, so writers take turns and a reader never sees half a write. A process killed
+mid-write loses only the write it had not committed.
 
 Directories are implied: a path is a directory when some file lies below it, and it
 disappears with its last file. The root ``/`` always exists.
@@ -19,11 +23,10 @@ from __future__ import annotations
 
 import io
 import os
-import sqlite3
 import threading
 import time
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager, suppress
+from contextlib import contextmanager
 from pathlib import Path
 
 from ..errors import (
@@ -33,30 +36,28 @@ from ..errors import (
     NotADirectoryError_,
     NotFoundError,
     StorageError,
-    StoreFormatError,
 )
 from ..paths import segments
 from .base import DIRECTORY, CappedBuffer, Entry
+from .store_engine import SCHEMA_VERSION, Engine, Session, StoreURL, is_store_url, mask_url
+from .store_postgres import PostgresEngine, holds_store
+from .store_sqlite import SqliteEngine
 
-#: The schema this code reads and writes, kept in the ``meta`` table.
-SCHEMA_VERSION = 1
 DEFAULT_MAX_TOTAL_BYTES = 512 * 1024 * 1024
 DEFAULT_BUSY_TIMEOUT = 30.0
 #: Files below this prefix are never evicted to keep a namespace under its bound.
 PINNED_PREFIX = "/memories/"
+#: Where a store is: a database file, or a PostgreSQL server's URL.
+StoreTarget = str | os.PathLike | StoreURL
 
-_VERSION_KEY = "schema_version"
-_SCHEMA = (
-    "CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)",
-    # Small columns first: reading them never walks the overflow pages of the content.
-    "CREATE TABLE IF NOT EXISTS files ("
-    " user TEXT NOT NULL, project TEXT NOT NULL, path TEXT NOT NULL,"
-    " size INTEGER NOT NULL, modified REAL NOT NULL, accessed REAL NOT NULL,"
-    " content BLOB NOT NULL, PRIMARY KEY (user, project, path))",
-    "CREATE INDEX IF NOT EXISTS files_lru ON files (user, project, accessed, path, size)",
-)
-_NS = "user = ? AND project = ?"
+_NS = '"user" = ? AND project = ?'
 _BELOW = f"{_NS} AND path >= ? AND path < ?"
+_UPSERT = (
+    'INSERT INTO files ("user", project, path, size, modified, accessed, content) '
+    "VALUES (?, ?, ?, ?, ?, ?, ?) "
+    'ON CONFLICT ("user", project, path) DO UPDATE SET size = excluded.size, '
+    "modified = excluded.modified, accessed = excluded.accessed, content = excluded.content"
+)
 
 
 def _key(path: str) -> str:
@@ -84,136 +85,70 @@ def _file_entry(key: str, size: int, modified: float) -> Entry:
     return Entry(key, _name(key), False, size, modified)
 
 
-@contextmanager
-def _storage_errors(path: str | None, doing: str) -> Iterator[None]:
-    """Turn a failure of SQLite into a StorageError that says what could not be done."""
-    try:
-        yield
-    except sqlite3.Error as exc:
-        where = f" {path}" if path else ""
-        message = f"Error: the file store could not {doing}{where}: {exc}."
-        raise StorageError(message, path) from None
+def _url_of(target: StoreTarget) -> str | None:
+    """The server URL ``target`` gives, or None when it names a database file."""
+    if isinstance(target, StoreURL):
+        return target.url
+    return target.strip() if isinstance(target, str) and is_store_url(target) else None
 
 
-def _not_a_database(db_path: str) -> StoreFormatError:
-    return StoreFormatError(
-        f"Error: {db_path} is not a SQLite database, so it cannot hold a file store. "
-        "Point the store at a new file, or move this file out of the way.",
-        None,
-    )
+def open_engine(target: StoreTarget, namespace: tuple[str, str], busy_timeout: float) -> Engine:
+    """A connection to the database ``target`` names, its schema ready.
 
+    Args:
+        target: a ``postgresql://`` URL (a :class:`StoreURL` or text), else a file path.
+        namespace: the ``(user, project)`` the connection serves.
+        busy_timeout: seconds a write waits for another writer.
 
-def _unknown_schema(db_path: str, found: str) -> StoreFormatError:
-    return StoreFormatError(
-        f"Error: {db_path} holds file-store schema version {found}, which this code does not "
-        f"know (it reads version {SCHEMA_VERSION}). Open it with the newer release that "
-        "wrote it, or point the store at another database file.",
-        None,
-    )
-
-
-def _stored_version(db: sqlite3.Connection, db_path: str) -> int | None:
-    """The schema version recorded in ``db``, or None when it holds no file store yet."""
-    row = db.execute(
-        "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'meta'"
-    ).fetchone()
-    if row is None:
-        return None
-    try:
-        row = db.execute("SELECT value FROM meta WHERE key = ?", (_VERSION_KEY,)).fetchone()
-    except sqlite3.OperationalError:
-        raise _unknown_schema(db_path, "(unreadable)") from None
-    if row is None:
-        return None
-    try:
-        return int(row[0])
-    except (TypeError, ValueError):
-        raise _unknown_schema(db_path, repr(row[0])) from None
-
-
-def _prepare(db: sqlite3.Connection, db_path: str) -> None:
-    """Create the schema in a new database, or check the version of an existing one."""
-    db.execute("BEGIN IMMEDIATE")
-    try:
-        version = _stored_version(db, db_path)
-        if version is None:
-            for statement in _SCHEMA:
-                db.execute(statement)
-            db.execute(
-                "INSERT INTO meta (key, value) VALUES (?, ?)", (_VERSION_KEY, str(SCHEMA_VERSION))
-            )
-        elif version != SCHEMA_VERSION:
-            raise _unknown_schema(db_path, str(version))
-        db.execute("COMMIT")
-    except BaseException:
-        with suppress(sqlite3.Error):
-            db.execute("ROLLBACK")
-        raise
-
-
-def _enable_wal(db: sqlite3.Connection, busy_timeout: float) -> None:
-    """Switch ``db`` to WAL mode, retrying while another process holds its lock.
-
-    SQLite answers this switch with "database is locked" at once, without waiting on the
-    busy timeout, when several processes open a new database together.
+    Raises:
+        StoreFormatError: the database cannot hold a store, or holds a newer schema.
+        StorageError: the database could not be opened.
     """
-    deadline = time.monotonic() + busy_timeout
-    delay = 0.001
-    while True:
-        try:
-            db.execute("PRAGMA journal_mode = WAL")
-            return
-        except sqlite3.OperationalError as exc:
-            busy = getattr(exc, "sqlite_errorname", "") in ("SQLITE_BUSY", "SQLITE_LOCKED")
-            if not busy or time.monotonic() >= deadline:
-                raise
-        time.sleep(delay)
-        delay = min(delay * 2, 0.1)
+    url = _url_of(target)
+    if url is not None:
+        return PostgresEngine(url, namespace, busy_timeout)
+    return SqliteEngine(os.fspath(target), busy_timeout)
 
 
-def _connect(db_path: str, busy_timeout: float) -> sqlite3.Connection:
-    """Open ``db_path`` in WAL mode with full syncs, its schema ready."""
-    with _storage_errors(db_path, "open"):
-        db = sqlite3.connect(
-            db_path, timeout=busy_timeout, isolation_level=None, check_same_thread=False
-        )
-    try:
-        _enable_wal(db, busy_timeout)
-        db.execute("PRAGMA synchronous = FULL")
-        _prepare(db, db_path)
-    except sqlite3.DatabaseError as exc:
-        db.close()
-        if getattr(exc, "sqlite_errorname", "") == "SQLITE_NOTADB":
-            raise _not_a_database(db_path) from None
-        raise StorageError(
-            f"Error: the file store could not open {db_path}: {exc}.", None
-        ) from None
-    except BaseException:
-        db.close()
-        raise
-    return db
+def store_exists(target: StoreTarget) -> bool:
+    """Whether a store is at ``target``; nothing is created.
+
+    Raises:
+        StorageError: the PostgreSQL server could not be reached.
+    """
+    url = _url_of(target)
+    return holds_store(url) if url is not None else Path(os.fspath(target)).is_file()
+
+
+def store_location(target: StoreTarget) -> str:
+    """``target`` fit to print: a URL's password masked."""
+    url = _url_of(target)
+    return mask_url(url) if url is not None else os.fspath(target)
 
 
 class StoreFileSystem:
-    """Keeps the files of one ``(user, project)`` namespace in a SQLite database.
+    """Keeps the files of one ``(user, project)`` namespace in a database.
 
     Args:
-        db_path: the database file; created with its folder when missing.
+        target: the database: a ``postgresql://user:password@host:port/db`` URL (text or
+            :class:`StoreURL`) for a PostgreSQL server, else the path of a SQLite file,
+            created with its folder when missing.
         user: the namespace's user.
         project: the namespace's project.
         max_total_bytes: the bound on the namespace's total size (see the module notes
             on eviction).
-        busy_timeout: seconds a write waits for another process's write to finish.
+        busy_timeout: seconds a write waits for another writer to finish.
         clock: the time stamped on writes and reads, in seconds since the epoch.
 
     Raises:
-        StoreFormatError: the file is not a SQLite database, or holds a newer schema.
+        StoreFormatError: the database cannot hold a store (not SQLite), or holds a
+            newer schema.
         StorageError: the database could not be opened.
     """
 
     def __init__(
         self,
-        db_path: str | os.PathLike,
+        target: StoreTarget,
         user: str,
         project: str,
         max_total_bytes: int = DEFAULT_MAX_TOTAL_BYTES,
@@ -225,18 +160,18 @@ class StoreFileSystem:
             raise ValueError("a store namespace needs a non-empty user and project")
         if max_total_bytes <= 0:
             raise ValueError(f"max_total_bytes must be positive, got {max_total_bytes}")
-        self.db_path = os.fspath(db_path)
         self.user, self.project = user, project
         self.max_total_bytes = max_total_bytes
         self._clock = clock
         self._lock = threading.Lock()
-        Path(self.db_path).parent.mkdir(parents=True, exist_ok=True)
-        self._db = _connect(self.db_path, busy_timeout)
+        self._engine = open_engine(target, (user, project), busy_timeout)
+        #: where the store is, fit to print (a password is masked)
+        self.location = self._engine.location
 
     def close(self) -> None:
         """Close the database connection; the store cannot be used afterwards."""
         with self._lock:
-            self._db.close()
+            self._engine.close()
 
     def __enter__(self) -> StoreFileSystem:
         return self
@@ -247,48 +182,45 @@ class StoreFileSystem:
     # -- transactions and queries ---------------------------------------------------
 
     @contextmanager
-    def _transaction(
-        self, path: str, doing: str, immediate: bool = False
-    ) -> Iterator[sqlite3.Connection]:
+    def _transaction(self, path: str, doing: str, immediate: bool = False) -> Iterator[Session]:
         """One transaction, committed when the block ends cleanly and rolled back otherwise.
 
-        ``immediate`` takes the write lock at once, waiting up to the busy timeout for
-        another writer, so that what the block read still holds when it writes.
+        ``immediate`` waits up to the busy timeout for the namespace's other writers and
+        holds them off until the block ends, so that what the block read still holds
+        when it writes. A failure of the database is a StorageError that says what
+        could not be done.
         """
-        with self._lock, _storage_errors(path, doing):
-            db = self._db
-            db.execute("BEGIN IMMEDIATE" if immediate else "BEGIN")
+        engine = self._engine
+        with self._lock:
             try:
-                yield db
-                db.execute("COMMIT")
-            except BaseException:
-                with suppress(sqlite3.Error):
-                    if db.in_transaction:
-                        db.execute("ROLLBACK")
-                raise
+                with engine.transaction(immediate) as db:
+                    yield db
+            except engine.errors as exc:
+                message = f"Error: the file store could not {doing} {path}: "
+                raise StorageError(message + f"{engine.describe(exc)}.", path) from None
 
     @property
     def _ns(self) -> tuple[str, str]:
         return self.user, self.project
 
-    def _file_row(self, db: sqlite3.Connection, key: str) -> tuple[int, float] | None:
+    def _file_row(self, db: Session, key: str) -> tuple[int, float] | None:
         return db.execute(
             f"SELECT size, modified FROM files WHERE {_NS} AND path = ?", (*self._ns, key)
         ).fetchone()
 
-    def _is_dir(self, db: sqlite3.Connection, key: str) -> bool:
+    def _is_dir(self, db: Session, key: str) -> bool:
         if key == "/":
             return True
         row = db.execute(f"SELECT 1 FROM files WHERE {_BELOW} LIMIT 1", (*self._ns, *_below(key)))
         return row.fetchone() is not None
 
-    def _absent(self, db: sqlite3.Connection, key: str, path: str, what: str) -> FsError:
+    def _absent(self, db: Session, key: str, path: str, what: str) -> FsError:
         """The error for a file operation on ``path`` where no file is."""
         if self._is_dir(db, key):
             return IsADirectoryError_(f"Error: {path} is a directory{what}", path)
         return NotFoundError(f"Error: {path} does not exist.", path)
 
-    def _refuse_conflicts(self, db: sqlite3.Connection, key: str, path: str) -> None:
+    def _refuse_conflicts(self, db: Session, key: str, path: str) -> None:
         """Refuse a write where a directory is implied, or below a file."""
         if self._is_dir(db, key):
             raise IsADirectoryError_(f"Error: {path} is a directory, not a file.", path)
@@ -305,13 +237,13 @@ class StoreFileSystem:
         if row is not None:
             raise NotADirectoryError_(f"Error: {row[0]} is a file, not a directory.", path)
 
-    def _evict(self, db: sqlite3.Connection, keep: str) -> None:
+    def _evict(self, db: Session, keep: str) -> None:
         """Delete the least recently used files until the namespace is under its bound.
 
         ``keep`` (the file just written) and files under :data:`PINNED_PREFIX` stay.
         """
         (total,) = db.execute(
-            f"SELECT COALESCE(SUM(size), 0) FROM files WHERE {_NS}", self._ns
+            f"SELECT CAST(COALESCE(SUM(size), 0) AS BIGINT) FROM files WHERE {_NS}", self._ns
         ).fetchone()
         if total <= self.max_total_bytes:
             return
@@ -326,18 +258,17 @@ class StoreFileSystem:
             db.execute(f"DELETE FROM files WHERE {_NS} AND path = ?", (*self._ns, path))
             total -= size
 
+    def _put(self, db: Session, key: str, data: bytes) -> None:
+        """Write ``data`` at ``key`` and evict what the bound asks."""
+        now = self._clock()
+        db.execute(_UPSERT, (*self._ns, key, len(data), now, now, data))
+        self._evict(db, key)
+
     def _commit(self, key: str, path: str, data: bytes) -> None:
         """Write ``data`` at ``key`` and evict what the bound asks, in one transaction."""
         with self._transaction(path, "write", immediate=True) as db:
             self._refuse_conflicts(db, key, path)
-            now = self._clock()
-            db.execute(
-                "INSERT OR REPLACE INTO files "
-                "(user, project, path, size, modified, accessed, content) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?)",
-                (*self._ns, key, len(data), now, now, data),
-            )
-            self._evict(db, key)
+            self._put(db, key, data)
 
     # -- the protocol ---------------------------------------------------------------
 
@@ -404,6 +335,43 @@ class StoreFileSystem:
         yield buf
         self._commit(key, path, buf.getvalue())
 
+    def update(self, path: str, max_bytes: int, change: Callable[[bytes | None], bytes]) -> bytes:
+        """Replace the file at ``path`` by ``change(content)`` in one writing transaction.
+
+        No other write to the namespace, of this process or another, comes between the
+        read and the write, so two updates of one file both land.
+
+        Args:
+            path: the file; created when missing.
+            max_bytes: the cap on the file's size, before and after.
+            change: given the current content (None when there is no file), the new one.
+
+        Returns:
+            The new content.
+
+        Raises:
+            FileTooLargeError: the current or the new content is over ``max_bytes``.
+            IsADirectoryError_, NotADirectoryError_: a directory is at ``path``, or a file
+                above it.
+        """
+        key = _key(path)
+        with self._transaction(path, "update", immediate=True) as db:
+            self._refuse_conflicts(db, key, path)
+            row = db.execute(
+                f"SELECT size, content FROM files WHERE {_NS} AND path = ?", (*self._ns, key)
+            ).fetchone()
+            if row is not None and row[0] > max_bytes:
+                raise FileTooLargeError(
+                    f"Error: {path} is {row[0]} bytes, over the {max_bytes}-byte read cap.", path
+                )
+            data = change(None if row is None else bytes(row[1]))
+            if len(data) > max_bytes:
+                raise FileTooLargeError(
+                    f"Error: writing {path} would exceed the {max_bytes}-byte cap.", path
+                )
+            self._put(db, key, data)
+        return data
+
     def delete(self, path: str) -> None:
         key = _key(path)
         with self._transaction(path, "delete", immediate=True) as db:
@@ -434,3 +402,18 @@ class StoreFileSystem:
         # of folder "a", as a depth-first walk of sorted listings gives them.
         for key, size, modified in sorted(rows, key=lambda row: segments(row[0])):
             yield _file_entry(key, size, modified)
+
+
+__all__ = [
+    "DEFAULT_BUSY_TIMEOUT",
+    "DEFAULT_MAX_TOTAL_BYTES",
+    "PINNED_PREFIX",
+    "SCHEMA_VERSION",
+    "StoreFileSystem",
+    "StoreTarget",
+    "StoreURL",
+    "is_store_url",
+    "open_engine",
+    "store_exists",
+    "store_location",
+]

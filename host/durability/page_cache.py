@@ -1,8 +1,9 @@
 """The page cache's place: the memory store, and how much of it a run may use.
 
-The cache (:mod:`subagents.net.pagecache`) lives in the same SQLite store as the
-memories (:mod:`.memory`): ``.store/quartet.sqlite`` in the runs folder unless ``store``
-names another file, in the namespace of the operating system's user and the settings'
+The cache (:mod:`subagents.net.pagecache`) lives in the same store as the memories
+(:mod:`.memory`): ``.store/quartet.sqlite`` in the runs folder unless ``store`` names
+another file or a PostgreSQL server's URL (which the machines of a batch share), in the
+namespace of the operating system's user and the settings'
 ``project``, so that no cached page crosses either. ``cache_max_mb`` bounds the
 namespace, and ``cache_fresh`` is how long a copy is reused without asking its site.
 
@@ -18,6 +19,7 @@ from collections.abc import Callable
 
 from fs_service import FsError
 from fs_service.backends import StoreFileSystem
+from fs_service.backends.store import store_exists
 from subagents.net.pagecache import MIB, PageCache, RunCache
 from subagents.secrets import scrub
 
@@ -29,7 +31,7 @@ def open_page_cache(settings: Settings, clock: Callable[[], float] = time.time) 
     """The page cache of the settings' store, user (the operating system's) and project.
 
     Args:
-        settings: the store's file, the project, ``cache_fresh`` and ``cache_max_mb``.
+        settings: the store, the project, ``cache_fresh`` and ``cache_max_mb``.
         clock: the current time in seconds since the epoch.
 
     Raises:
@@ -49,7 +51,7 @@ def open_page_cache(settings: Settings, clock: Callable[[], float] = time.time) 
 def existing_page_cache(settings: Settings) -> PageCache | None:
     """The settings' page cache when its store exists; None (and nothing created) when
     not."""
-    return open_page_cache(settings) if settings.store_path().is_file() else None
+    return open_page_cache(settings) if store_exists(settings.store_path()) else None
 
 
 def run_cache(

@@ -9,10 +9,22 @@ child process of its own as a user runs it, with experience on. Prints:
   page cache (goal: 0 fetches within the freshness window);
 - each run's wall time and the ratio second/first (goal: at most 0.5), for the whole
   process and for the run itself (``seconds`` in ``run.json``);
-- the experience entries the first run wrote to the store, those the second run read
-  there, and those it recorded again.
+- the experience entries the first run wrote to the store (with their titles), those the
+  second run read there, and those it recorded again; and what the second run did with
+  them: the pages it read in Chromium at once because their site is recorded as needing
+  the browser (``browser_first`` in ``run.json``'s ``web_sources``), and the search tools
+  it tried last because they are recorded as failing (``sources_moved_last``).
+
+``--fail-source NAME`` points that search source at an address of the demo's engines
+that answers 404 in the first run only, so that the first run records it as failing and
+the second run tries it last (the second run may then fetch the pages it finds).
+
+``--store postgresql://user:password@host:port/db`` keeps both runs' store on that
+PostgreSQL server instead of the runs folder's SQLite file, in a project of the bench's
+own (``bench-…``), removed from the server at the end.
 
     .venv/bin/python bench/bench_memory.py [--formats md,html,pdf,pptx] [--keep DIR]
+        [--fail-source bing] [--store URL]
 """
 
 from __future__ import annotations
@@ -27,6 +39,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import uuid
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -40,6 +53,42 @@ STORE = Path(".store") / "quartet.sqlite"
 
 
 @dataclass
+class BenchStore:
+    """Where both runs keep their store: the runs folder's SQLite file, or the project
+    ``project`` of the PostgreSQL database at ``url``."""
+
+    file: Path
+    url: str | None = None
+    project: str | None = None
+
+    def env(self) -> dict[str, str]:
+        """The environment that points a run at this store."""
+        if self.url is None:
+            return {}
+        return {"QUARTET_STORE": self.url, "QUARTET_PROJECT": self.project or "default"}
+
+    def rows(self, sql: str) -> list[tuple[Any, ...]]:
+        """The rows of a read-only ``sql`` whose ``WHERE`` clause ends it, in this store."""
+        if self.url is None:
+            if not self.file.is_file():
+                return []
+            with sqlite3.connect(f"file:{self.file}?mode=ro", uri=True) as conn:
+                return conn.execute(sql).fetchall()
+        import psycopg
+
+        with psycopg.connect(self.url) as conn:
+            return conn.execute(sql + " AND project = %s", (self.project,)).fetchall()
+
+    def clear(self) -> None:
+        """Remove the bench's project from the server (nothing to do for a file)."""
+        if self.url is not None:
+            import psycopg
+
+            with psycopg.connect(self.url) as conn:
+                conn.execute("DELETE FROM files WHERE project = %s", (self.project,))
+
+
+@dataclass
 class RunFigures:
     """What one run showed."""
 
@@ -48,6 +97,7 @@ class RunFigures:
     fetches: list[str]
     sources: list[dict[str, Any]]
     exit_code: int
+    moved_last: dict[str, int]
 
 
 def _child(job_file: str) -> int:
@@ -76,10 +126,11 @@ def _world_of(world: Any) -> dict[str, Any]:
     }
 
 
-def one_run(job_file: Path, world: Any, workdir: Path) -> RunFigures:
-    """Run the job in a child process; its figures."""
+def one_run(job_file: Path, world: Any, workdir: Path, store: BenchStore) -> RunFigures:
+    """Run the job in a child process with its store at ``store``; its figures."""
     env = {**os.environ, "PYTHONPATH": str(ROOT), "QUARTET_EXPERIENCE": "true"}
     env.pop("QUARTET_STORE", None)
+    env.update(store.env())
     before = len(world.site_requests)
     started = time.perf_counter()
     proc = subprocess.run(
@@ -100,38 +151,39 @@ def one_run(job_file: Path, world: Any, workdir: Path) -> RunFigures:
         fetches=list(world.site_requests[before:]),
         sources=list(record.get("web_sources") or []),
         exit_code=int(told["exit_code"]),
+        moved_last=dict(record.get("sources_moved_last") or {}),
     )
 
 
-def memories(db: Path) -> dict[str, tuple[float, str]]:
+def memories(db: BenchStore) -> dict[str, tuple[float, str]]:
     """Every memory file in the store: path → (last read or written, text)."""
-    if not db.is_file():
-        return {}
-    with sqlite3.connect(f"file:{db}?mode=ro", uri=True) as conn:
-        rows = conn.execute(
-            "SELECT path, accessed, content FROM files WHERE path >= '/memories/' "
-            "AND path < '/memories0'"
-        ).fetchall()
+    rows = db.rows(
+        "SELECT path, accessed, content FROM files WHERE path >= '/memories/' "
+        "AND path < '/memories0'"
+    )
     return {path: (accessed, bytes(content).decode("utf-8")) for path, accessed, content in rows}
 
 
 def entries(text: str) -> int:
     """The experiences an experience log holds (core and recent)."""
+    return len(titles(text))
+
+
+def titles(text: str) -> list[str]:
+    """The titles of an experience log's entries (core, then recent)."""
     from subagents.experience import parse
 
     log = parse(text)
-    return len(log.core) + len(log.recent)
+    return [e.title for e in (*log.core, *log.recent)]
 
 
-def cache_size(db: Path) -> tuple[int, int]:
+def cache_size(db: BenchStore) -> tuple[int, int]:
     """The page cache's entries and bytes in the store."""
-    if not db.is_file():
-        return 0, 0
-    with sqlite3.connect(f"file:{db}?mode=ro", uri=True) as conn:
-        count, size = conn.execute(
-            "SELECT COUNT(*), COALESCE(SUM(size), 0) FROM files WHERE path >= '/cache/' "
-            "AND path < '/cache0'"
-        ).fetchone()
+    rows = db.rows(
+        "SELECT COUNT(*), COALESCE(SUM(size), 0) FROM files WHERE path >= '/cache/' "
+        "AND path < '/cache0'"
+    )
+    count, size = rows[0] if rows else (0, 0)
     return int(count), int(size)
 
 
@@ -139,7 +191,7 @@ def _ratio(second: float, first: float) -> str:
     return f"{second / first:.2f}" if first > 0 else "n/a"
 
 
-def report(first: RunFigures, second: RunFigures, db: Path, marks: dict[str, Any]) -> None:
+def report(first: RunFigures, second: RunFigures, db: BenchStore, marks: dict[str, Any]) -> None:
     """Print the figures of the two runs."""
     cached = [s for s in second.sources if s.get("from_cache")]
     revalidated = [s for s in cached if s.get("revalidated")]
@@ -168,6 +220,16 @@ def report(first: RunFigures, second: RunFigures, db: Path, marks: dict[str, Any
         f"(in {marks['logs']} logs); read by run 2: {marks['read']} "
         f"(in {marks['logs_read']} logs); recorded again by run 2: {marks['again']}"
     )
+    for path, title in marks["titles"]:
+        print(f"  run 1 wrote {path.removeprefix('/memories/skills/')}: {title}")
+    first_hand = [s for s in second.sources if s.get("browser_first")]
+    from_cache = [s for s in first_hand if s.get("from_cache")]
+    moved = ", ".join(f"{tool} in {n} tasks" for tool, n in sorted(second.moved_last.items()))
+    print(
+        f"experience used by run 2: {len(first_hand)} pages read in the browser at once "
+        f"({len(from_cache)} of them from the page cache); search sources tried last: "
+        f"{moved or 'none'}"
+    )
 
 
 def _experience(after_first: dict, after_second: dict, second_started: float) -> dict:
@@ -177,6 +239,7 @@ def _experience(after_first: dict, after_second: dict, second_started: float) ->
     total_second = sum(entries(text) for _, text in after_second.values())
     return {
         "written": written,
+        "titles": [(p, t) for p, (_, text) in sorted(after_first.items()) for t in titles(text)],
         "logs": len(after_first),
         "read": sum(entries(after_first[p][1]) for p in read_logs if p in after_first),
         "logs_read": len([p for p in read_logs if p in after_first]),
@@ -184,11 +247,31 @@ def _experience(after_first: dict, after_second: dict, second_started: float) ->
     }
 
 
+def failing_job(job: dict[str, Any], source: str) -> dict[str, Any]:
+    """``job`` with the search source ``source`` pointed at an address of the demo's
+    engines that answers 404."""
+    endpoints = dict(job["demo"]["endpoints"])
+    if source not in endpoints:
+        raise SystemExit(f"unknown search source {source!r}; one of {', '.join(endpoints)}")
+    endpoints[source] = endpoints[source].rstrip("/") + "-out-of-service"
+    return {**job, "demo": {**job["demo"], "endpoints": endpoints}}
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--formats", default="md,html,pdf,pptx", help="the reports' formats")
     parser.add_argument(
         "--keep", metavar="DIR", help="work in DIR (a new folder) and keep it, to look at the runs"
+    )
+    parser.add_argument(
+        "--fail-source",
+        metavar="NAME",
+        help="make this search source (google, bing, sogou, github, wiki) fail in run 1",
+    )
+    parser.add_argument(
+        "--store",
+        metavar="URL",
+        help="keep both runs' store on this PostgreSQL server (postgresql://…)",
     )
     parser.add_argument("--child", help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -203,7 +286,9 @@ def main() -> int:
         else:
             base = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="quartet-bench-")))
         runs = base / "runs"
-        db = runs / STORE
+        db = BenchStore(runs / STORE, args.store, f"bench-{uuid.uuid4().hex[:12]}")
+        if args.store:
+            stack.callback(db.clear)
         with demo_world(base) as world:
             job = {
                 "question": world.question,
@@ -213,10 +298,13 @@ def main() -> int:
             }
             job_file = base / "job.json"
             job_file.write_text(json.dumps(job, ensure_ascii=False), encoding="utf-8")
-            first = one_run(job_file, world, base)
+            first_job = base / "job-1.json"
+            failing = failing_job(job, args.fail_source) if args.fail_source else job
+            first_job.write_text(json.dumps(failing, ensure_ascii=False), encoding="utf-8")
+            first = one_run(first_job, world, base, db)
             after_first = memories(db)
             second_started = time.time()
-            second = one_run(job_file, world, base)
+            second = one_run(job_file, world, base, db)
             after_second = memories(db)
         report(first, second, db, _experience(after_first, after_second, second_started))
     return 0

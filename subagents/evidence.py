@@ -85,6 +85,9 @@ class PageRecord:
     from_cache: bool = False
     #: the site confirmed the cached copy unchanged during this run (a 304)
     revalidated: bool = False
+    #: read in Chromium without a plain fetch first: the experience logs name the site
+    #: as one that needs the browser
+    browser_first: bool = False
 
     @property
     def has_links(self) -> bool:
@@ -118,6 +121,22 @@ def url_key(url: str) -> str:
     path = parts.path.rstrip("/") or "/"
     query = f"?{parts.query}" if parts.query else ""
     return f"{parts.scheme.lower()}://{host}{port}{path}{query}"
+
+
+def site_key(url: str) -> str:
+    """The site a page belongs to, as ``host`` or ``host:port``: the host in lower case,
+    the port only when the address names one other than its scheme's default ("" for an
+    address with no host)."""
+    try:
+        parts = urlsplit(url.strip())
+        host, port = (parts.hostname or "").lower(), parts.port
+    except ValueError:
+        return ""
+    if not host:
+        return ""
+    host = f"[{host}]" if ":" in host else host
+    default = {"http": 80, "https": 443}.get(parts.scheme.lower())
+    return host if port is None or port == default else f"{host}:{port}"
 
 
 class PageBudgetError(RuntimeError):

@@ -193,6 +193,13 @@ def network_policy(settings: object) -> NetworkPolicy:
     return policy if isinstance(policy, NetworkPolicy) else NetworkPolicy()
 
 
+def browser_sites(settings: object) -> frozenset[str]:
+    """The sites injected ``settings`` name as read in the browser at once (none when
+    there are no settings)."""
+    sites = getattr(settings, "browser_sites", None)
+    return sites if isinstance(sites, frozenset) else frozenset()
+
+
 @dataclass(frozen=True)
 class ToolSettings:
     """Endpoints, limits, network policy and keys the tools use.
@@ -210,6 +217,9 @@ class ToolSettings:
             with "=" as a formula instead of as text. Off by default (formula injection);
             the user's choice, never a tool parameter a model could set.
         keys: credentials, from the environment only.
+        browser_sites: the sites (``host`` or ``host:port``) whose pages ``viewer_fetch``
+            reads in Chromium at once, without a plain fetch first: those the experience
+            logs name as needing the browser (set by the Host for a run, empty otherwise).
     """
 
     endpoints: Mapping[str, str] = field(default_factory=dict)
@@ -221,6 +231,7 @@ class ToolSettings:
     openai_base_url: str = ""
     spreadsheet_formulas: bool = False
     keys: Keys = field(default_factory=Keys)
+    browser_sites: frozenset[str] = frozenset()
 
     def endpoint(self, source: str, default: str) -> str:
         """Base URL of ``source``: its configured endpoint or ``default``, no trailing slash."""

@@ -1,21 +1,27 @@
 """Where memories live: the persistent store that outlasts runs, and the skills' logs in it.
 
-Memories are files of a SQLite store (:class:`fs_service.backends.StoreFileSystem`):
-by default ``.store/quartet.sqlite`` in the runs folder (``store`` in ``quartet.toml``,
-or ``QUARTET_STORE``, names another file). The store keeps each ``(user, project)``
+Memories are files of a store (:class:`fs_service.backends.StoreFileSystem`): by
+default the SQLite file ``.store/quartet.sqlite`` in the runs folder (``store`` in
+``quartet.toml``, or ``QUARTET_STORE``, names another file, or a PostgreSQL server's
+``postgresql://`` URL). The store keeps each ``(user, project)``
 namespace apart: the user is the operating system's user name, the project
 ``"default"`` unless ``project`` (or ``QUARTET_PROJECT``) names another. Files under
 ``/memories/`` are never evicted to keep the store under its bound.
 
 Each skill's experience log is ``/memories/skills/<skill>/evolved.md``, in the format
-of :mod:`subagents.experience`. :meth:`SkillMemory.update` changes a file as one step:
-a lock file beside the database (``<store>.lock``) keeps writers of every process
-taking turns, so two runs recording at once lose neither finding.
+of :mod:`subagents.experience`. :meth:`SkillMemory.update` changes a file as one step,
+one writing transaction of the store: writers of every process (and machine) take
+turns, so two runs recording at once lose neither finding.
 :func:`recall_logs` reads every log a run starts with, for the subagents' prompts.
 
 :func:`browser_findings` and :func:`record_findings` are the Host's own recording,
 without a model: once a run is over, one finding for the ``browser-access`` skill per
-site whose pages were read only in Chromium.
+site (``host`` or ``host:port``) whose pages were read only in Chromium, and one for the
+``search-sources`` skill per search source and language of query for which the source
+failed or timed out and never answered (:func:`source_failures`). The next run reads
+them back (:func:`routing`): a site known to need the browser is read in Chromium at
+once, and a failing source is tried last for its language for
+:data:`FAILING_SOURCE_DAYS` days from the day it was recorded.
 """
 
 from __future__ import annotations
@@ -23,16 +29,16 @@ from __future__ import annotations
 import getpass
 import json
 import os
-import threading
-from collections.abc import Callable, Iterable, Iterator
-from contextlib import contextmanager
-from datetime import date
+import re
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from datetime import date, timedelta
 from pathlib import Path
-from urllib.parse import urlsplit
 
 from fs_service import NotFoundError
 from fs_service.backends import StoreFileSystem
-from fs_service.backends.store import DEFAULT_MAX_TOTAL_BYTES
+from fs_service.backends.store import DEFAULT_MAX_TOTAL_BYTES, StoreTarget, store_exists
+from subagents.evidence import site_key
 from subagents.experience import (
     EVOLVED_FILE,
     SKILLS_PREFIX,
@@ -45,19 +51,22 @@ from subagents.experience import (
 
 from ..config import Settings
 
-try:
-    import fcntl
-except ImportError:  # not a POSIX system: writers of one process still take turns
-    fcntl = None  # type: ignore[assignment]
-
 #: The largest experience log read or written, in bytes.
 MAX_LOG_BYTES = 1 << 20
 #: The skill the Host records what a run shows of sites in.
 BROWSER_SKILL = "browser-access"
 #: The tier a stored page's sidecar names when the page was read in Chromium.
 CHROMIUM_TIER = "chromium"
+#: The skill the Host records what a run shows of search sources in.
+SEARCH_SKILL = "search-sources"
+#: Days a search source recorded as failing is tried last, from the day it was recorded.
+FAILING_SOURCE_DAYS = 7
+#: The status of a tool call that failed outside the run (network, site, timeout).
+UNAVAILABLE = "unavailable"
 
-_LOCAL = threading.Lock()
+_BROWSER_TITLE = re.compile(r"^(\S+) is read in a real browser$", re.IGNORECASE)
+_SOURCE_TITLE = re.compile(r"^(search_\w+) failed for ([a-z][a-z0-9-]*) queries$", re.IGNORECASE)
+_DAY = re.compile(r"\b(\d{4}-\d{2}-\d{2})\b")
 
 
 def os_user() -> str:
@@ -71,46 +80,30 @@ def os_user() -> str:
     return f"uid-{os.getuid()}" if hasattr(os, "getuid") else "user"
 
 
-@contextmanager
-def _turn(lock_path: Path) -> Iterator[None]:
-    """Hold the store's write lock: every process's writers, and this one's, take turns."""
-    with _LOCAL:
-        if fcntl is None:
-            yield
-            return
-        with open(lock_path, "a+b") as handle:
-            fcntl.flock(handle, fcntl.LOCK_EX)
-            try:
-                yield
-            finally:
-                fcntl.flock(handle, fcntl.LOCK_UN)
-
-
 class SkillMemory:
     """The memory files of one user and project.
 
     Args:
-        db_path: the store's database file; created with its folder when missing.
+        target: the store: its database file (created with its folder when missing),
+            or a PostgreSQL server's URL.
         user: whose memories.
         project: which of the user's projects.
         max_total_bytes: the bound on the namespace (``cache_max_mb``): writes past it
             evict the least recently used cached pages, never a memory.
 
     Raises:
-        StoreFormatError: the file is not a SQLite database, or holds a newer schema.
+        StoreFormatError: the database cannot hold a store, or holds a newer schema.
         StorageError: the database could not be opened.
     """
 
     def __init__(
         self,
-        db_path: Path,
+        target: StoreTarget,
         user: str,
         project: str,
         max_total_bytes: int = DEFAULT_MAX_TOTAL_BYTES,
     ) -> None:
-        self.db_path = Path(db_path)
-        self.store = StoreFileSystem(self.db_path, user, project, max_total_bytes)
-        self.lock_path = self.db_path.with_name(self.db_path.name + ".lock")
+        self.store = StoreFileSystem(target, user, project, max_total_bytes)
 
     def close(self) -> None:
         """Close the database; the memory cannot be used afterwards."""
@@ -137,11 +130,11 @@ class SkillMemory:
             FsError: the store could not read or write the file.
             ValueError: ``change`` refused the text.
         """
-        with _turn(self.lock_path):
-            text = change(self.read(path))
-            with self.store.open_atomic(path, MAX_LOG_BYTES) as out:
-                out.write(text.encode("utf-8"))
-        return text
+
+        def change_bytes(old: bytes | None) -> bytes:
+            return change("" if old is None else old.decode("utf-8")).encode("utf-8")
+
+        return self.store.update(path, MAX_LOG_BYTES, change_bytes).decode("utf-8")
 
     def log(self, skill: str) -> str:
         """``skill``'s experience log; "" when it has none."""
@@ -169,7 +162,7 @@ def open_memory(settings: Settings) -> SkillMemory:
 
 def existing_memory(settings: Settings) -> SkillMemory | None:
     """The settings' memory when its store exists; None (and nothing created) when not."""
-    return open_memory(settings) if settings.store_path().is_file() else None
+    return open_memory(settings) if store_exists(settings.store_path()) else None
 
 
 def recall_logs(memory: SkillMemory) -> dict[str, Evolved]:
@@ -214,8 +207,7 @@ def browser_findings(run_path: Path) -> list[Entry]:
             continue
         if page.get("kind", "web") != "web":
             continue
-        address = str(page.get("final_url") or page.get("url") or "")
-        site = (urlsplit(address).hostname or "").lower()
+        site = site_key(str(page.get("final_url") or page.get("url") or ""))
         if site:
             sites.add(site)
     return [_browser_finding(site) for site in sorted(sites)]
@@ -233,13 +225,136 @@ def _browser_finding(site: str) -> Entry:
     )
 
 
+def source_failures(calls: Iterable[tuple[str, str, str]]) -> list[tuple[str, str]]:
+    """The search sources that failed or timed out for a language and never answered in it.
+
+    Args:
+        calls: ``(tool, language of the query, status)`` of each search call of a run.
+
+    Returns:
+        ``(tool, language)`` of each source with an unavailable call and no answered one
+        for that language, sorted.
+    """
+    failed: set[tuple[str, str]] = set()
+    answered: set[tuple[str, str]] = set()
+    for tool, language, status in calls:
+        if status == "ok":
+            answered.add((tool, language))
+        elif status == UNAVAILABLE:
+            failed.add((tool, language))
+    return sorted(failed - answered)
+
+
+def source_findings(failures: Iterable[tuple[str, str]], today: date) -> list[Entry]:
+    """One finding per ``(tool, language)`` of ``failures``, dated ``today``."""
+    return [_source_finding(tool, language, today) for tool, language in failures]
+
+
+def _source_finding(tool: str, language: str, today: date) -> Entry:
+    until = today + timedelta(days=FAILING_SOURCE_DAYS)
+    return Entry(
+        title=f"{tool} failed for {language} queries",
+        scene=f"Searching {language} queries; {tool} failed or timed out on {today.isoformat()}.",
+        lesson=(
+            f"Search the other sources first and {tool} last for {language} queries until "
+            f"{until.isoformat()}; after that, try it as usual again."
+        ),
+    )
+
+
+def _source_of(entry: Entry) -> tuple[str, str, date] | None:
+    """``(tool, language, day recorded)`` of a failing-source finding; None for another
+    entry, or one whose scene names no valid date."""
+    title = _SOURCE_TITLE.match(entry.title)
+    day = _DAY.search(entry.scene)
+    if title is None or day is None:
+        return None
+    try:
+        when = date.fromisoformat(day.group(1))
+    except ValueError:
+        return None
+    return title.group(1).lower(), title.group(2).lower(), when
+
+
+def source_expired(entry: Entry, today: date) -> bool:
+    """Whether ``entry`` is a failing-source finding recorded :data:`FAILING_SOURCE_DAYS`
+    days or more before ``today`` (one recorded again then is not a duplicate)."""
+    found = _source_of(entry)
+    return found is not None and (today - found[2]).days >= FAILING_SOURCE_DAYS
+
+
+def failing_sources(log: Evolved | None, today: date) -> dict[str, frozenset[str]]:
+    """The search tools to try last, by language of query: those ``log`` (the
+    ``search-sources`` log) records as failing fewer than :data:`FAILING_SOURCE_DAYS`
+    days before ``today``."""
+    last: dict[str, set[str]] = {}
+    for entry in (*log.core, *log.recent) if log is not None else ():
+        found = _source_of(entry)
+        if found is not None and (today - found[2]).days < FAILING_SOURCE_DAYS:
+            last.setdefault(found[1], set()).add(found[0])
+    return {language: frozenset(tools) for language, tools in sorted(last.items())}
+
+
+def browser_sites(log: Evolved | None) -> frozenset[str]:
+    """The sites (``host`` or ``host:port``) ``log`` (the ``browser-access`` log) records
+    as read in a real browser."""
+    sites = set()
+    for entry in (*log.core, *log.recent) if log is not None else ():
+        match = _BROWSER_TITLE.match(entry.title)
+        if match is not None:
+            sites.add(match.group(1).lower())
+    return frozenset(sites)
+
+
+@dataclass(frozen=True)
+class Routing:
+    """What a run takes from the experience logs it starts with.
+
+    Attributes:
+        browser_sites: the sites whose pages are read in Chromium at once.
+        sources_last: the search tools tried last, by language of query.
+    """
+
+    browser_sites: frozenset[str] = frozenset()
+    sources_last: Mapping[str, frozenset[str]] = field(default_factory=dict)
+
+
+def routing(
+    logs: Mapping[str, Evolved], today: date, browser: bool = True, search: bool = True
+) -> Routing:
+    """The routing the experience ``logs`` (by skill) give a run that starts ``today``.
+
+    Args:
+        logs: the experience logs the run started with, by skill name.
+        today: the day the run starts.
+        browser: the run's Browser subagent has the ``browser-access`` skill.
+        search: the run's Search subagent has the ``search-sources`` skill.
+    """
+    return Routing(
+        browser_sites=browser_sites(logs.get(BROWSER_SKILL)) if browser else frozenset(),
+        sources_last=failing_sources(logs.get(SEARCH_SKILL), today) if search else {},
+    )
+
+
 def record_findings(
-    memory: SkillMemory, skill: str, findings: Iterable[Entry], today: date
+    memory: SkillMemory,
+    skill: str,
+    findings: Iterable[Entry],
+    today: date,
+    expired: Callable[[Entry], bool] | None = None,
 ) -> list[str]:
     """Record in ``skill``'s log each finding whose title it does not hold yet.
 
     Titles are compared case-insensitively, with the core experiences and the recent
     findings both.
+
+    Args:
+        memory: the memory store.
+        skill: whose log.
+        findings: the findings to record.
+        today: the day of recording.
+        expired: which held entries no longer count (a finding of their title is
+            recorded again); none when not given.
 
     Returns:
         The titles recorded.
@@ -253,7 +368,8 @@ def record_findings(
 
     def change(text: str) -> str:
         recorded.clear()
-        held = parse(text).titles
+        log = parse(text)
+        held = {e.key for e in (*log.core, *log.recent) if expired is None or not expired(e)}
         for entry in wanted:
             if entry.key not in held:
                 text = record(text, entry.title, entry.scene, entry.lesson, today)
@@ -268,11 +384,20 @@ def record_findings(
 
 __all__ = [
     "BROWSER_SKILL",
+    "FAILING_SOURCE_DAYS",
+    "SEARCH_SKILL",
+    "Routing",
     "SkillMemory",
     "browser_findings",
+    "browser_sites",
     "existing_memory",
+    "failing_sources",
     "open_memory",
     "os_user",
     "recall_logs",
     "record_findings",
+    "routing",
+    "source_expired",
+    "source_failures",
+    "source_findings",
 ]

@@ -23,7 +23,7 @@ import asyncio
 import inspect
 import json
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -159,6 +159,10 @@ class Delegator:
         self.refusals: list[dict[str, Any]] = []
         #: where the research notes the report is written from are kept
         self.notes_path = NOTES_PATH
+        #: the search tools tried last, by language of query (from the experience logs)
+        self.sources_last: Mapping[str, frozenset[str]] = {}
+        #: how many search tasks tried each tool last
+        self.moved_last: dict[str, int] = {}
         self._count = 0
 
     # -- the task tool -----------------------------------------------------------------
@@ -313,6 +317,7 @@ class Delegator:
             "results": self.results,
             "running": list(self.running.values()),
             "refusals": self.refusals,
+            "moved_last": self.moved_last,
         }
 
     def restore(self, state: dict[str, Any]) -> None:
@@ -337,6 +342,7 @@ class Delegator:
         self.results = dict(state["results"])
         self.unfinished = list(state.get("running", []))
         self.refusals[:] = list(state.get("refusals") or [])
+        self.moved_last = dict(state.get("moved_last") or {})
 
     def _prepare(
         self, spec: SubAgentSpec, ctx: dict[str, Any]

@@ -5,7 +5,7 @@ own model failing: the report is written from what was found)."""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 
 from agentscope.message import Msg
 from agentscope.pipeline import MsgHub
@@ -41,6 +41,10 @@ class ResearchDrive:
         make_worker: builds a fresh subagent for a delegation.
         checkpoint: writes the run's checkpoint after a task.
         emit: the Host's ``(kind, **data)`` event callback.
+
+    Attributes:
+        sources_last: the search tools tried last, by language of query (what the
+            experience logs say; set by the Host, empty by default).
     """
 
     def __init__(
@@ -57,6 +61,7 @@ class ResearchDrive:
         self.state, self.specs, self.settings, self.ledger = state, specs, settings, ledger
         self.interrupt, self.make_worker = interrupt, make_worker
         self.checkpoint, self.emit = checkpoint, emit
+        self.sources_last: Mapping[str, frozenset[str]] = {}
 
     @property
     def writer(self) -> str:
@@ -86,6 +91,7 @@ class ResearchDrive:
         )
         delegator.checkpoint = self.checkpoint
         delegator.interrupt = self.interrupt
+        delegator.sources_last = self.sources_last
         agent.toolkit.register_tool_function(
             task, preset_kwargs={"delegator": delegator}, json_schema=task_json_schema(self.specs)
         )

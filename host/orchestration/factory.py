@@ -19,6 +19,7 @@ when the run started (:func:`subagents.experience.recall_prompt`, at most
 from __future__ import annotations
 
 from collections.abc import AsyncGenerator, Callable, Mapping, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -36,6 +37,7 @@ from subagents.evolve import EVOLVE_SKILL, META_GROUP, evolve_skill
 from subagents.experience import Evolved, recall_prompt
 from subagents.generate.report import Colophon
 from subagents.secrets import scrub
+from subagents.settings import ToolSettings
 from subagents.skills import Skill, bound_skills, skills_prompt
 from subagents.spec import SubAgentSpec, check_allowlist
 from subagents.tape import Tape
@@ -97,6 +99,8 @@ class WorkerFactory:
             run goes on without the meta tool).
         experiences: the experience logs the memory store held when the run started, by
             skill name (empty without the store), which the subagents' prompts carry.
+        browser_sites: the sites those logs name as needing the browser, whose pages
+            the tools read in Chromium at once (set by the Host; empty by default).
     """
 
     def __init__(
@@ -121,6 +125,7 @@ class WorkerFactory:
         self.memory: SkillMemory | None = None
         self.memory_error: str | None = None
         self.experiences: dict[str, Evolved] = {}
+        self.browser_sites: frozenset[str] = frozenset()
 
     def start(
         self,
@@ -263,7 +268,7 @@ class WorkerFactory:
                 if self.counted_model and not self.interrupt.requested
                 else None
             ),
-            "settings": self.settings.tools,
+            "settings": self.tool_settings(),
             "browser": self.browser,
             "colophon": colophon,
         }
@@ -274,6 +279,14 @@ class WorkerFactory:
         toolkit.register_middleware(tool_scope)
         toolkit.register_middleware(self.announcer(spec.name))
         return toolkit
+
+    def tool_settings(self) -> ToolSettings:
+        """The tools' settings for this run: the configured ones, with the sites read in
+        Chromium at once."""
+        tools = self.settings.tools
+        if not self.browser_sites:
+            return tools
+        return replace(tools, browser_sites=self.browser_sites)
 
     def _meta_tools(self, toolkit: Toolkit, skills: Sequence[Skill]) -> list[str]:
         """Register the meta tools experience allows in ``toolkit``; their names.

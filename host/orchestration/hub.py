@@ -16,7 +16,10 @@ A run goes:
 
 Everything is recorded in ``/internal/``: the transcript, the evidence ledger, the plan
 and ``run.json``. With experience on, the sites whose pages only Chromium could read are
-recorded in the ``browser-access`` skill's experience log once the run is over (see
+recorded in the ``browser-access`` skill's experience log once the run is over, and the
+search sources that failed for a language of query in the ``search-sources`` skill's; a
+run reads them back as it starts, and reads those sites' pages in Chromium at once and
+tries those sources last (not when recording or replaying a tape; see
 :mod:`host.durability.memory`).
 
 :class:`Host` composes the parts of a run: the agents (:mod:`.factory`), the MCP clients
@@ -53,7 +56,17 @@ from subagents.tape import Tape, taping
 from ..brains import Brain, ModelCallStats, TokenLedger
 from ..config import Settings
 from ..durability import checkpoint
-from ..durability.memory import BROWSER_SKILL, browser_findings, record_findings
+from ..durability.memory import (
+    BROWSER_SKILL,
+    SEARCH_SKILL,
+    SkillMemory,
+    browser_findings,
+    record_findings,
+    routing,
+    source_expired,
+    source_failures,
+    source_findings,
+)
 from ..durability.page_cache import run_cache
 from ..durability.run_folder import RunFolder
 from ..durability.transcript import Transcript, save_plan, save_records
@@ -206,6 +219,7 @@ class Host:
         self.state.started = time.perf_counter()
         self.stopper.main = asyncio.current_task()
         self.workers.start(run, self.tape, self.model_calls, self.token_ledger, question)
+        self._route_by_experience()
         warming = asyncio.create_task(prewarm())  # page workers start while the run plans
         try:
             await self.mcp.connect(self.settings.mcp_servers, self.specs)
@@ -286,10 +300,54 @@ class Host:
         )
         self._emit("run_end", result=result)
 
+    def _has_skill(self, subagent: str, skill: str) -> bool:
+        """Whether the run's subagent ``subagent`` has the skill ``skill``."""
+        spec = self.specs.get(subagent)
+        return spec is not None and skill in spec.skills
+
+    def _route_by_experience(self) -> None:
+        """Hand the run what the experience logs it started with say (none without
+        them, or when recording or replaying a tape, which must make the same calls
+        whatever the store holds): the sites read in Chromium at once, and the search
+        sources tried last."""
+        if self.exact:
+            return
+        found = routing(
+            self.workers.experiences,
+            date.today(),
+            browser=self._has_skill("browser", BROWSER_SKILL),
+            search=self._has_skill("search", SEARCH_SKILL),
+        )
+        self.workers.browser_sites = found.browser_sites
+        self.drive.sources_last = found.sources_last
+
+    def _search_calls(self) -> list[tuple[str, str, str]]:
+        """``(tool, language of the query, status)`` of each search call of the run."""
+        return [
+            (call.name, text_language(str(call.input.get("query", ""))), call.status)
+            for call in self.state.calls
+            if call.stage == "search" and call.name.startswith("search_")
+        ]
+
+    def _record_findings(self, memory: SkillMemory, run: RunFolder) -> None:
+        """Record in ``browser-access`` one finding per site whose pages this run read
+        only in Chromium, and in ``search-sources`` one per search source and language
+        of query for which the source failed or timed out and never answered (again
+        once the last such finding is
+        :data:`~host.durability.memory.FAILING_SOURCE_DAYS` days old)."""
+        today = date.today()
+        if self._has_skill("browser", BROWSER_SKILL):
+            record_findings(memory, BROWSER_SKILL, browser_findings(run.path), today)
+        if self._has_skill("search", SEARCH_SKILL):
+            failing = source_findings(source_failures(self._search_calls()), today)
+            record_findings(
+                memory, SEARCH_SKILL, failing, today, lambda e: source_expired(e, today)
+            )
+
     async def _record_experience(self, result: RunResult) -> None:
-        """With experience on, record in the browser's skill ``browser-access`` one
-        finding per site whose pages this run read only in Chromium (not when replaying
-        a recording); a failure to record is one of the run's errors, not its end."""
+        """With experience on, record what the run showed of sites and search sources
+        (see :meth:`_record_findings`; not when replaying a recording); a failure to
+        record is one of the run's errors, not its end."""
         if not self.settings.experience:
             return
         memory, run = self.workers.memory, self.state.run
@@ -297,13 +355,10 @@ class Host:
             if self.workers.memory_error:
                 result.errors.append(f"experience not recorded: {self.workers.memory_error}")
             return
-        browser = self.specs.get("browser")
-        replaying = self.tape is not None and self.tape.replaying
-        if replaying or browser is None or BROWSER_SKILL not in browser.skills:
+        if self.tape is not None and self.tape.replaying:
             return
         try:
-            findings = await asyncio.to_thread(browser_findings, run.path)
-            await asyncio.to_thread(record_findings, memory, BROWSER_SKILL, findings, date.today())
+            await asyncio.to_thread(self._record_findings, memory, run)
         except (FsError, ValueError) as exc:
             why = str(exc).removeprefix("Error: ")
             result.errors.append(scrub(f"experience not recorded: {why}"))

@@ -42,6 +42,9 @@ class RunResult:
     #: ``fetched_at``, and whether its copy came from the page cache (``from_cache``,
     #: ``revalidated``)
     web_sources: list[dict[str, Any]] = field(default_factory=list)
+    #: how many search tasks tried each search tool last, because the experience logs
+    #: record it as failing for the language of their queries
+    sources_moved_last: dict[str, int] = field(default_factory=dict)
     #: the files (input and downloaded) the file tasks read, each once
     files_read: int = 0
     #: each of the user's files with what became of it (see :mod:`research.inputs`)
@@ -136,6 +139,7 @@ class RunResult:
             "tool_calls": [call.summary() for call in self.calls],
             "search_results": self.search_results,
             "failed_sources": self.failed_sources,
+            "sources_moved_last": self.sources_moved_last,
             "no_web": self.no_web,
             "failed_stages": self.failed_stages,
             "approvals": self.approvals,
@@ -196,6 +200,7 @@ def gather(
         result.files_read = len(dict.fromkeys(delegator.files_read))
         result.files = [use.to_json() for use in delegator.file_uses()]
         result.host_refusals = list(delegator.refusals)
+        result.sources_moved_last = dict(delegator.moved_last)
         result.errors += [
             f"{d.subagent} ({d.id}): {d.error}" for d in delegator.delegations if d.error
         ]

@@ -8,6 +8,10 @@ at the status and at the extracted text: a 202/403/429, a challenge page, a scri
 shell or too little text sends the page to the Chromium tier of the agent's
 :class:`BrowserSession`.
 
+A page of a site the experience logs name as needing the browser (``browser_sites``)
+is read in Chromium at once, without the plain fetch first, unless the page cache holds a
+fresh plain copy of it; when Chromium cannot read it well, the tiers are tried in order.
+
 Both tiers go through the run's page cache when it has one (:mod:`..net.pagecache`): a
 fresh copy is served without a request, a stale one is asked about with a conditional
 request (a 304 serves it again), and what is fetched is kept. Every page says where its
@@ -26,11 +30,13 @@ from collections.abc import AsyncIterator, Mapping
 from contextlib import aclosing, asynccontextmanager
 from dataclasses import dataclass, field
 from functools import lru_cache
+from pathlib import PurePosixPath
 from urllib.parse import urljoin, urlsplit
 
 import httpx
 from bs4.dammit import UnicodeDammit
 
+from ..evidence import site_key
 from ..net.decode import ACCEPT_ENCODING, BodyError, decoded_body
 from ..net.netguard import BlockedURLError, check_url
 from ..net.netpin import GuardedTransport, build_request
@@ -81,6 +87,10 @@ CHALLENGE_MARKERS = (
     "ddos protection by",
     "captcha-delivery",
 )
+#: The endings of the addresses read in the browser at once on a site that needs it (a
+#: document or an image is fetched as usual).
+PAGE_SUFFIXES = frozenset({"", ".html", ".htm", ".xhtml", ".php", ".asp", ".aspx", ".jsp"})
+CHROMIUM = "chromium"
 _META_CHARSET = re.compile(rb"""<meta[^>]+charset\s*=\s*["']?\s*([A-Za-z0-9_\-]+)""", re.I)
 
 
@@ -340,6 +350,8 @@ class PageText:
     truncated: bool = False
     notes: list[str] = field(default_factory=list)
     provenance: Provenance = field(default_factory=_fetched_now)
+    #: read in Chromium at once because the site is known to need the browser
+    browser_first: bool = False
 
 
 def _status_failure(page: HttpPage) -> FetchError | None:
@@ -355,9 +367,20 @@ def _status_failure(page: HttpPage) -> FetchError | None:
 
 
 async def fetch_page_text(
-    url: str, browser: BrowserSession | None, allow: NetworkPolicy
+    url: str,
+    browser: BrowserSession | None,
+    allow: NetworkPolicy,
+    browser_sites: frozenset[str] = frozenset(),
 ) -> PageText:
-    """The Markdown of ``url``: HTTP tier, then the Chromium tier if the gate fails."""
+    """The Markdown of ``url``: HTTP tier, then the Chromium tier if the gate fails.
+
+    A page of one of ``browser_sites`` goes to the Chromium tier first (see
+    :func:`goes_to_browser_first`).
+    """
+    if browser is not None and await goes_to_browser_first(url, browser_sites):
+        page = await _browser_first(url, browser)
+        if page is not None:
+            return page
     http = await fetch_http(url, allow)
     failure = _status_failure(http)
     if failure is not None:
@@ -407,9 +430,58 @@ async def fetch_page_text(
         status=rendered.status,
         content_type="text/html",
         extracted=rendered_text,
-        tier="chromium",
+        tier=CHROMIUM,
         notes=[f"the HTTP text failed the quality gate ({reason})"],
         provenance=provenance,
+    )
+
+
+async def goes_to_browser_first(url: str, browser_sites: frozenset[str]) -> bool:
+    """Whether ``url`` is read in Chromium without a plain fetch first: a page (not a
+    document) of one of ``browser_sites``, of which the run's page cache holds no fresh
+    plain copy unless it holds a fresh rendering too."""
+    if not browser_sites or site_key(url) not in browser_sites:
+        return False
+    try:
+        suffix = PurePosixPath(urlsplit(url).path).suffix.lower()
+    except ValueError:
+        return False
+    if suffix not in PAGE_SUFFIXES:
+        return False
+    cache = active_cache()
+    if cache is None:
+        return True
+    rendered = await cache.lookup(RENDER, url)
+    if rendered is not None and cache.fresh(rendered.entry):
+        return True
+    plain = await cache.lookup(HTTP, url)
+    return plain is None or not cache.fresh(plain.entry)
+
+
+async def _browser_first(url: str, browser: BrowserSession) -> PageText | None:
+    """``url`` read in Chromium at once; None when Chromium could not read it well (it
+    failed, the site refused it, or it gave too little text), so that the tiers are
+    tried in order."""
+    try:
+        rendered, provenance = await render_page(browser, url)
+    except BlockedURLError as exc:
+        raise FetchError(str(exc)) from None
+    except BrowserUnavailableError:
+        return None
+    extracted = await extract_html(rendered.html, rendered.final_url)
+    refused = rendered.status >= 400 or rendered.status in GATE_STATUSES
+    if refused or len(extracted.markdown) < MIN_TEXT_CHARS:
+        return None
+    return PageText(
+        url=url,
+        final_url=rendered.final_url,
+        status=rendered.status,
+        content_type="text/html",
+        extracted=extracted,
+        tier=CHROMIUM,
+        notes=[f"read in the browser at once: {site_key(url)} is known to need it"],
+        provenance=provenance,
+        browser_first=True,
     )
 
 

@@ -15,7 +15,7 @@ from research.text import links
 
 from ..evidence import PageBudgetError, PageRecord, identified, sidecar_path
 from ..results import bounded, error, ok, refused, unavailable
-from ..settings import network_policy
+from ..settings import browser_sites, network_policy
 from ..untrusted import neutralise, wrap
 from .evidence import Answer, answer_with_model
 from .tiers import FetchError, PageText, fetch_page_text
@@ -51,6 +51,7 @@ def _record(page: PageText, path: str, text: str) -> PageRecord:
         markdown_path=path,
         title=page.extracted.title,
         content_type=page.content_type,
+        browser_first=page.browser_first,
         **page.provenance.record(),
     )
 
@@ -66,6 +67,7 @@ def source_of(record: PageRecord) -> dict[str, Any]:
         "from_cache": record.from_cache,
         "revalidated": record.revalidated,
         "tier": record.tier,
+        "browser_first": record.browser_first,
         "sha256": record.sha256,
     }
 
@@ -179,7 +181,9 @@ async def _fetch_and_answer(
     settings: Any,
 ) -> ToolResponse:
     try:
-        page = await fetch_page_text(url, browser, network_policy(settings))
+        page = await fetch_page_text(
+            url, browser, network_policy(settings), browser_sites(settings)
+        )
     except FetchError as exc:
         return unavailable(str(exc)) if exc.outside else error(str(exc))
     text = page.extracted.markdown

@@ -2,7 +2,9 @@
 
 The first query goes to every search tool the subagent has; further queries go to the
 general web tools (the encyclopedia and code sources get one keyword query each), so a
-sub-question costs a handful of calls, not every tool times every query.
+sub-question costs a handful of calls, not every tool times every query. The tools the
+context names in ``try_last`` (sources that failed lately for the queries' language) are
+called once every other call has been made.
 """
 
 from __future__ import annotations
@@ -18,6 +20,16 @@ MAX_QUERIES = 3
 
 
 def plan(ctx: dict[str, Any], done: list[CallResult], tools: set[str]) -> list[Call]:
+    """Search calls not made yet: query 1 to every source, later queries to the web ones;
+    the calls to the tools the context names in ``try_last`` once no other is left."""
+    calls = _search_calls(ctx, done, tools)
+    named = ctx.get("try_last")
+    last = {str(tool) for tool in named} if isinstance(named, list) else set()
+    first = [call for call in calls if call[0] not in last]
+    return first or calls
+
+
+def _search_calls(ctx: dict[str, Any], done: list[CallResult], tools: set[str]) -> list[Call]:
     """Search calls not made yet: query 1 to every source, later queries to the web ones."""
     queries = [str(q) for q in ctx.get("queries") or [] if str(q).strip()][:MAX_QUERIES]
     if not queries and ctx.get("subquestion"):

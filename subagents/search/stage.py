@@ -1,10 +1,18 @@
-"""What the Host needs to delegate a search and take in its results."""
+"""What the Host needs to delegate a search and take in its results.
+
+A search task's context names in ``try_last`` the search tools it tries after the
+others: those the experience logs record as failing for the language of one of its
+queries (the desk's ``sources_last``), counted in the desk's ``moved_last``.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from agentscope.tool import ToolResponse
+
+from research.lang import text_language
 
 from ..evidence import url_key
 
@@ -28,7 +36,25 @@ def prepare(
         tried = research.queries[sub.id]
         suggested = research.suggestions(sub.id)["queries"] if tried else []
         queries = suggested or [q for q in sub.queries if q not in tried] or sub.queries
-    return sub.id, {**base, "queries": queries[:QUERIES_PER_TASK]}
+    chosen = queries[:QUERIES_PER_TASK]
+    prepared = {**base, "queries": chosen}
+    last = tried_last(getattr(desk, "sources_last", {}), chosen)
+    if last:
+        prepared["try_last"] = last
+        moved = getattr(desk, "moved_last", None)
+        if isinstance(moved, dict):
+            for tool in last:
+                moved[tool] = moved.get(tool, 0) + 1
+    return sub.id, prepared
+
+
+def tried_last(sources_last: Mapping[str, frozenset[str]], queries: Sequence[str]) -> list[str]:
+    """The search tools a task with ``queries`` tries last: those ``sources_last`` (tools
+    by language of query) names for the language of one of the queries, sorted."""
+    if not sources_last:
+        return []
+    languages = {text_language(query) for query in queries}
+    return sorted({tool for lang in languages for tool in sources_last.get(lang, ())})
 
 
 def absorb(desk: Any, d: Any, sub_id: str | None, carried: dict[str, Any]) -> list[str]:

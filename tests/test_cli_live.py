@@ -27,9 +27,9 @@ import host.orchestration.hub as hub
 from host.brains.offline import OfflinePolicy
 from host.cli import main
 from host.cli.progress import Progress
-from host.orchestration.guards import ToolCallRecord
+from host.core.records import ToolCallRecord
+from host.core.stages import find_context
 from host.orchestration.live import Tally
-from host.orchestration.stages import find_context
 from host.printable import printable
 from research.plan import Plan, SubQuestion
 from subagents.evidence import PageRegistry

@@ -14,13 +14,13 @@ from agentscope.model import ChatModelBase, ChatResponse
 from agentscope.tool import Toolkit, ToolResponse
 from scripted import ScriptedModel, tool_call
 
+from host.core.stages import message_text
 from host.orchestration.guards import (
     DelegationDepthError,
     ToolGuard,
     current_depth,
     delegation_scope,
 )
-from host.orchestration.stages import message_text
 from subagents.results import ok
 
 
@@ -167,7 +167,7 @@ async def test_unknown_tools_and_invalid_arguments_are_failed_calls_everywhere()
     from rich.console import Console
 
     from host.cli.progress import Progress
-    from host.orchestration.stages import summarize
+    from host.core.stages import summarize
 
     class Answer(BaseModel):
         count: int
@@ -210,8 +210,8 @@ async def test_unknown_tools_and_invalid_arguments_are_failed_calls_everywhere()
 
 
 async def test_a_timed_out_task_keeps_its_finished_calls_and_counts_the_interrupted_one():
+    from host.core.stages import kept
     from host.orchestration.delegation import run_with_timeout
-    from host.orchestration.stages import kept
     from host.orchestration.workers import WorkerAgent
 
     entered = asyncio.Event()

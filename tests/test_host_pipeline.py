@@ -19,8 +19,8 @@ from pypdf import PdfReader
 from research_support import host_with, run_demo
 
 from host.brains.offline import OfflinePolicy
+from host.core.stages import HOST_NAME, find_context
 from host.orchestration.hub import Host
-from host.orchestration.stages import HOST_NAME, find_context
 from research.facts import leans_on_context
 from research.labels import label
 from subagents import PIPELINE_ORDER

@@ -1,4 +1,5 @@
-"""The project's import graph: every module imports, no circles, imports point down.
+"""The project's import graph: every module imports, no circles, imports point down,
+and the parts of ``host/`` stand on floors.
 
 The graph is read from the source with :mod:`ast`, so an import inside a function or
 under ``TYPE_CHECKING`` counts as much as one at the top of a module: a circle that only
@@ -160,6 +161,63 @@ def face_imports(graph: dict[str, set[str]]) -> list[str]:
 
 def test_the_parts_of_host_never_import_its_faces(graph):
     assert face_imports(graph) == []
+
+
+#: The floors of ``host/``, bottom first: each part (a sub-package or a module of its
+#: own) imports only parts on lower floors, so no two parts import each other. The shared
+#: names and records are the bottom floor; the faces (FACE_USERS) are the top ones.
+HOST_FLOORS = (
+    ("host.core", "host.version", "host.printable", "host.sheets"),
+    ("host.brains",),
+    ("host.config", "host.sources"),
+    ("host.research", "host.durability", "host.mcp"),
+    ("host.orchestration",),
+    ("host.batch", "host.mcp.serving"),
+    ("host.cli",),
+    ("host.__main__",),
+)
+
+
+def host_part(module: str) -> str | None:
+    """The part of ``host/`` a module belongs to: a face, else its sub-package or its own
+    module (None outside ``host/`` and for the package itself)."""
+    for face in FACE_USERS:
+        if _within(module, face):
+            return face
+    parts = module.split(".")
+    return ".".join(parts[:2]) if parts[0] == "host" and len(parts) > 1 else None
+
+
+def floor_violations(graph: dict[str, set[str]]) -> list[str]:
+    """The imports between parts of ``host/`` that do not point to a lower floor."""
+    floor = {part: i for i, parts in enumerate(HOST_FLOORS) for part in parts}
+    found = []
+    for module, targets in sorted(graph.items()):
+        here = host_part(module)
+        for target in sorted(targets):
+            there = host_part(target)
+            if here is None or there is None or here == there:
+                continue
+            if here not in floor or there not in floor or floor[there] >= floor[here]:
+                found.append(f"{module} imports {target}")
+    return found
+
+
+def test_the_parts_of_host_stand_on_lower_floors(graph):
+    assert floor_violations(graph) == []
+
+
+def test_the_floor_rule_sees_a_part_importing_one_above_it():
+    graph = {
+        "host.durability.replay": {"host.orchestration.result"},
+        "host.orchestration.hub": {"host.durability.runs", "host.core.stages"},
+        "host.brains.offline": {"host.core.stages"},
+        "host.newpart.thing": {"host.core.records"},
+    }
+    assert floor_violations(graph) == [
+        "host.durability.replay imports host.orchestration.result",
+        "host.newpart.thing imports host.core.records",  # a part not on any floor
+    ]
 
 
 def test_the_face_rule_sees_orchestration_importing_the_command_line():

@@ -22,8 +22,8 @@ from host.batch.summary import write_summaries
 from host.batch.worker import Stage
 from host.cli import main
 from host.cli.progress import Progress, summary_table
+from host.core.records import ToolCallRecord
 from host.durability.runs import read_run
-from host.orchestration.guards import ToolCallRecord
 from host.printable import printable
 from research.plan import Plan, SubQuestion
 from subagents.evidence import PageRegistry
@@ -331,8 +331,8 @@ def test_slow_steps_show_their_seconds():
 
 async def test_the_host_says_which_task_a_tool_call_starts_in(tmp_path):
     from host.brains import make_brain
+    from host.brains.tape import stream_scope
     from host.config import load_settings
-    from host.durability.tape import stream_scope
     from host.orchestration.hub import Host
 
     events: list[tuple[str, dict[str, Any]]] = []

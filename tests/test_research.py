@@ -30,8 +30,8 @@ from research_support import (
 )
 
 from host.brains.offline import OfflinePolicy
+from host.core.stages import find_context
 from host.orchestration.guards import delegation_scope
-from host.orchestration.stages import find_context
 from research.text import is_complete
 from subagents.evidence import EvidenceItem, span_matches
 

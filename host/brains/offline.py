@@ -30,7 +30,7 @@ from research.plan import offline_plan
 from subagents.offline import CallResult
 from subagents.spec import SubAgentSpec
 
-from ..orchestration.stages import CANCELLED, HOST_NAME, find_context, message_text
+from ..core.stages import CANCELLED, HOST_NAME, find_context, message_text
 
 FINISH = "generate_response"
 _JSON = re.compile(r"```json\n(\{.*?\})\n```", re.S)

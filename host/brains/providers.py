@@ -207,11 +207,11 @@ def resilient_model(
 def replay_brain(spec: str, tape: Any) -> Brain:
     """The brain of a replay: the recorded answers, formatted as ``spec``'s provider was.
 
-    No key is needed and nothing is sent anywhere (see :mod:`host.durability.tape`).
+    No key is needed and nothing is sent anywhere (see :mod:`host.brains.tape`).
     """
     from agentscope import formatter as fm
 
-    from ..durability.tape import ReplayModel
+    from .tape import ReplayModel
 
     provider, name = parse_spec(spec)
     if provider == "offline":

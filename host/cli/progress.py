@@ -46,9 +46,9 @@ from rich.text import Text
 from research.inputs import told_uses as describe_files
 
 from ..brains.ledger import describe as describe_tokens
+from ..core.records import ToolCallRecord
 from ..durability.runs import report_archive, status_word, told_counts
 from ..orchestration.budget import budget_sentence
-from ..orchestration.guards import ToolCallRecord
 from ..orchestration.live import FINISH, PartState, Tally
 from ..printable import plural, printable, shown
 from .part_labels import part_labels

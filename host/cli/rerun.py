@@ -61,6 +61,7 @@ def cmd_resume(args: argparse.Namespace) -> int:
 
 def cmd_replay(args: argparse.Namespace) -> int:
     """``quartet replay RUN_ID``: run a recording again; 0 when it is reproduced."""
+    from demo.web import cached_inputs
     from subagents.tape import Tape
 
     from ..brains.providers import replay_brain
@@ -69,7 +70,7 @@ def cmd_replay(args: argparse.Namespace) -> int:
 
     base = settings_of(args)
     recording = open_recording(base.runs_dir, args.run_id)
-    inputs = replay_input(base, recording, given_input(args, base), confirmer())
+    inputs = replay_input(base, recording, given_input(args, base), confirmer(), cached_inputs)
     settings = replay_settings(base, recording, inputs)
 
     async def replay() -> tuple[RunResult, Any]:

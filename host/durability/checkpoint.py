@@ -26,8 +26,8 @@ from agentscope.message import Msg, TextBlock, ToolResultBlock
 from subagents.evidence import EvidenceItem, EvidenceLedger, PageRecord, PageRegistry
 from subagents.secrets import scrub
 
-from ..orchestration.delegation import call_signature
-from ..orchestration.stages import CANCELLED
+from ..core.records import call_signature
+from ..core.stages import CANCELLED
 
 CHECKPOINT = "/internal/checkpoint.json"
 STORED = "/internal/stored.json"

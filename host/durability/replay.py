@@ -1,8 +1,8 @@
 """``quartet replay RUN_ID``: a recorded run again, from its tape, with no network, no keys.
 
 A run made with ``--record`` keeps every model answer, HTTP response and name resolution
-on its tape (:mod:`subagents.tape`, :mod:`host.durability.tape`). A replay starts a new run with the
-recorded question and settings; the model is a :class:`host.durability.tape.ReplayModel` and every
+on its tape (:mod:`subagents.tape`, :mod:`host.brains.tape`). A replay starts a new run with the
+recorded question and settings; the model is a :class:`host.brains.tape.ReplayModel` and every
 HTTP client and the resolver answer from the tape, so nothing reaches the network and no
 key is needed (the tools get a placeholder for each key the run had, so the same search
 sources take part, and the run masks the placeholders as it masked the keys; no
@@ -28,7 +28,7 @@ import json
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from subagents.generate.notes import without_colophon
 from subagents.secrets import SECRET_VARS
@@ -40,7 +40,17 @@ from .runs import chosen_input, find_run, recorded_budgets, recorded_number
 if TYPE_CHECKING:
     from subagents.tape import Tape
 
-    from ..orchestration.result import RunResult
+    from .run_folder import RunFolder
+
+
+class Replayed(Protocol):
+    """What the comparison reads of the replay's new run (the Host's run result)."""
+
+    run: RunFolder
+
+    def record(self) -> dict[str, Any]:
+        """The run's ``run.json`` record."""
+        ...
 
 
 @dataclass
@@ -117,14 +127,14 @@ def replay_input(
     recording: Recording,
     given: Path | None,
     confirm: Callable[[Path], bool] | None,
+    demo_inputs: Callable[[Path], Path],
 ) -> Path | None:
     """The input folder of a replay: the user's ``given`` one (``--input``); else, for a
-    demo recording, the bundled demo inputs; else the recorded folder once the user
-    confirms it (see :func:`host.durability.runs.chosen_input`)."""
+    demo recording, the bundled demo inputs (``demo_inputs`` writes them into the folder
+    it is given and returns where); else the recorded folder once the user confirms it
+    (see :func:`host.durability.runs.chosen_input`)."""
     if given is None and recording.is_demo:
-        from demo.web import cached_inputs
-
-        return cached_inputs(base.runs_dir / ".demo-cache")
+        return demo_inputs(base.runs_dir / ".demo-cache")
     return chosen_input(recording.id, recording.settings.get("input_dir"), given, confirm)
 
 
@@ -189,7 +199,7 @@ def placeholder(name: str) -> str:
     return f"replay-placeholder-{name.lower()}"
 
 
-def compare(recording: Recording, result: RunResult, tape: Tape) -> Verdict:
+def compare(recording: Recording, result: Replayed, tape: Tape) -> Verdict:
     """What differs between the replay ``result`` and the recording."""
     verdict = Verdict(recording.id, list(tape.divergences))
     verdict.unused = tape.unused()

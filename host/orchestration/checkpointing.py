@@ -18,8 +18,8 @@ from subagents.evidence import EvidenceLedger
 
 from ..brains import ModelCallStats, TokenLedger
 from ..config import Settings
+from ..core.records import ToolCallRecord
 from ..durability import checkpoint
-from .guards import ToolCallRecord
 from .host_agent import HostAgent
 from .result import run_settings
 from .state import RunState

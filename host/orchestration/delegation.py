@@ -43,13 +43,14 @@ from subagents.secrets import scrub
 from subagents.spec import SubAgentSpec, check_allowlist
 from subagents.untrusted import neutralise
 
-from ..durability.tape import stream_scope
+from ..brains.tape import stream_scope
+from ..core.records import ToolCallRecord, call_signature
+from ..core.stages import delegation_msg, kept, summarize
 from ..research import Research
 from ..sources import file_source
 from .budget import amount
-from .guards import DelegationDepthError, ToolCallRecord, ToolGuard, delegation_scope
+from .guards import DelegationDepthError, ToolGuard, delegation_scope
 from .interrupt import Interrupt, RunInterrupted
-from .stages import delegation_msg, kept, summarize
 
 FINISH = "generate_response"
 NOTES_PATH = "/workspace/notes/research.md"
@@ -621,11 +622,6 @@ def _outcome_lines(d: Delegation, notes: list[str]) -> list[str]:
             lines.append(f"- gap: {gap}")
     lines.extend(f"Note: {n}." for n in notes)
     return lines
-
-
-def call_signature(subagent_type: Any, context: Any) -> str:
-    """A stable name for one task request (its subagent and context as the brain gave them)."""
-    return json.dumps([str(subagent_type), context or {}], sort_keys=True, ensure_ascii=False)
 
 
 def _validated(spec: SubAgentSpec, raw: dict[str, Any]) -> dict[str, Any] | None:

@@ -54,14 +54,15 @@ from ..brains import (
 )
 from ..brains.arguments import RawArguments
 from ..brains.offline import HostPolicy, OfflinePolicy
+from ..brains.tape import STREAM, RecordingModel
 from ..brains.wrapping import ScrubbedModel
 from ..config import Settings
+from ..core.records import ToolCallRecord
 from ..durability.memory import SkillMemory, open_memory, recall_logs
 from ..durability.run_folder import AREAS, RunFolder
-from ..durability.tape import STREAM, RecordingModel
 from ..mcp.client import McpConnections
 from .approval import Approval
-from .guards import ToolCallRecord, ToolGuard, evicted_name
+from .guards import ToolGuard, evicted_name
 from .host_agent import HOST_ITERS, HostAgent, host_prompt
 from .interrupt import Interrupt, Interruptible
 from .workers import WorkerAgent

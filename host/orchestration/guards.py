@@ -23,7 +23,6 @@ import itertools
 import time
 from collections.abc import AsyncGenerator, Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, field
 from typing import Any
 
 import jsonschema
@@ -35,22 +34,12 @@ from subagents.file.stage import read_path
 from subagents.results import status_of
 from subagents.secrets import scrub, scrub_data
 
+from ..brains.tape import stream_scope
 from ..config import DEFAULT_DEPTH_CAP, DEFAULT_TOOL_CALL_CAP
-from ..durability.tape import stream_scope
+from ..core.records import ToolCallRecord
 
 DEFAULT_EVICT_CHARS = 40_000
 PREVIEW_CHARS = 4_000
-#: How a call ended. Every status but ``ok`` counts as a failed call.
-CALL_STATUSES = (
-    "ok",
-    "error",
-    "unavailable",
-    "refused",
-    "unknown tool",
-    "invalid arguments",
-    "interrupted",
-    "rejected",
-)
 INTERRUPTED = "Interrupted: the task stopped (timed out or cancelled) before this call finished."
 #: Characters of arguments a call's record keeps whole, in all; past them, each further
 #: value is kept as a summary (its start, or its size), so that a huge call, even a refused
@@ -66,60 +55,6 @@ RECORD_DEPTH = 32
 
 #: The structured-output tool an agent finishes with: it reports, it starts nothing.
 FINISH = "generate_response"
-
-
-@dataclass
-class ToolCallRecord:
-    """One tool call as the Host saw it."""
-
-    stage: str
-    name: str
-    input: dict[str, Any]
-    text: str = ""
-    metadata: dict[str, Any] = field(default_factory=dict)
-    seconds: float = 0.0
-    status: str = "ok"  # one of CALL_STATUSES
-    evicted_to: str | None = None
-    call_id: str = ""
-
-    def summary(self) -> dict[str, Any]:
-        """A JSON-ready line for run.json: what was called, how long, how it ended."""
-        shown = {
-            k: (v if len(str(v)) <= 200 else str(v)[:200] + "…") for k, v in self.input.items()
-        }
-        return {
-            "stage": self.stage,
-            "tool": self.name,
-            "input": shown,
-            "seconds": round(self.seconds, 3),
-            "ok": not self.failed,
-            "status": self.status,
-            "refused": self.refused,
-            "note": "" if not self.failed else self.text[:300],
-            "evicted_to": self.evicted_to,
-        }
-
-    @property
-    def failed(self) -> bool:
-        return self.status != "ok"
-
-    @property
-    def refused(self) -> bool:
-        return self.status == "refused"
-
-    @classmethod
-    def from_summary(cls, raw: dict[str, Any]) -> ToolCallRecord:
-        """A record read back from its :meth:`summary` (a checkpoint's earlier calls)."""
-        status = raw.get("status") or ("ok" if raw.get("ok", True) else "error")
-        return cls(
-            str(raw.get("stage", "")),
-            str(raw.get("tool", "")),
-            dict(raw.get("input") or {}),
-            text=str(raw.get("note") or ""),
-            seconds=float(raw.get("seconds") or 0.0),
-            status=str(status),
-            evicted_to=raw.get("evicted_to"),
-        )
 
 
 def _size_within(value: object, limit: int) -> int | None:

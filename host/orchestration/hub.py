@@ -55,6 +55,7 @@ from subagents.tape import Tape, taping
 
 from ..brains import Brain, ModelCallStats, TokenLedger
 from ..config import Settings
+from ..core.records import ToolCallRecord
 from ..durability import checkpoint
 from ..durability.memory import (
     BROWSER_SKILL,
@@ -77,7 +78,6 @@ from .checkpointing import Checkpointer
 from .colophon import run_colophon
 from .drive import ResearchDrive
 from .factory import Worker, WorkerFactory, current_task
-from .guards import ToolCallRecord
 from .host_agent import HostAgent, plan_question, research_request, resume_request
 from .interrupt import Interrupt
 from .result import RunResult, count, gather, run_settings

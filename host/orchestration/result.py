@@ -11,10 +11,10 @@ from subagents.evidence import EvidenceLedger
 
 from ..brains import ModelCallError, ModelCallStats, TokenLedger
 from ..config import Settings
+from ..core.records import ToolCallRecord
 from ..durability.run_folder import RunFolder
 from ..version import quartet_version
 from .delegation import Delegation, Delegator
-from .guards import ToolCallRecord
 
 if TYPE_CHECKING:
     from ..research import Research

@@ -7,10 +7,10 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from ..core.records import ToolCallRecord
     from ..durability.run_folder import RunFolder
     from ..research import Research
     from .delegation import Delegator
-    from .guards import ToolCallRecord
     from .host_agent import HostAgent
     from .result import RunResult
 

@@ -26,7 +26,7 @@ from agentscope.model._model_usage import ChatUsage
 
 from subagents.tape import Tape
 
-from ..brains.wrapping import ModelWrapper
+from .wrapping import ModelWrapper
 
 STREAM: contextvars.ContextVar[str] = contextvars.ContextVar("quartet_stream", default="host")
 #: Durations and clock times: they differ between a run and its replay, and mean nothing

@@ -18,7 +18,7 @@ from agentscope.message import Msg
 from subagents.spec import SubAgentSpec
 from subagents.untrusted import neutralise, wrap
 
-from .guards import ToolCallRecord
+from .records import ToolCallRecord
 
 HOST_NAME = "Host"
 #: The result a task gets when the run stopped before it finished (seed 004).

@@ -8,12 +8,14 @@ injecting dependencies through ``preset_kwargs`` so that they never reach the sc
 from __future__ import annotations
 
 import inspect
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, MutableMapping, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import Any, Protocol, runtime_checkable
 
-from agentscope.tool import Toolkit
+from agentscope.tool import Toolkit, ToolResponse
 from pydantic import BaseModel
+
+from research.plan import Plan, SubQuestion
 
 from .offline import Call, CallResult
 from .outcomes import Outcome
@@ -44,23 +46,133 @@ class ToolGroup:
         return tuple(t.__name__ for t in self.tools)
 
 
+class Found(Protocol):
+    """A search result the run pooled: its page's title (the Host's candidate)."""
+
+    title: str
+
+
+@runtime_checkable
+class DeskResearch(Protocol):
+    """The run's research state, as a subagent's callbacks read and change it (the Host's
+    :class:`host.research.Research`)."""
+
+    plan: Plan
+    #: research rounds each sub-question has had, by its id
+    rounds: MutableMapping[str, int]
+    #: queries each sub-question has searched, by its id
+    queries: Mapping[str, list[str]]
+    #: pages handed to a task for each sub-question, by its id
+    assigned: Mapping[str, list[str]]
+    #: documents handed to a task to download
+    assigned_docs: set[str]
+    #: sub-questions with nothing left to do
+    finished: set[str]
+    #: the search results pooled so far, by their URL's key (:func:`subagents.evidence.url_key`)
+    candidates: Mapping[str, Found]
+
+    def fetched(self, url: str) -> bool:
+        """Whether the page at ``url`` is stored."""
+        ...
+
+    def reading_list(self, sub_id: str, limit: int, exclude: set[str] | None = None) -> list[str]:
+        """The best unread pages for a sub-question, no one handed them yet."""
+        ...
+
+    def documents(self) -> list[str]:
+        """Documents found and not yet downloaded or handed out, the best first."""
+        ...
+
+    def suggestions(self, sub_id: str) -> dict[str, list[str]]:
+        """New queries and links for a sub-question's gap."""
+        ...
+
+    async def absorb_file(self, source: Any) -> None:
+        """Keep a text as a source the research scores, as a file read is kept (``source``
+        is a :class:`host.sources.FileSource`: its stored path, extract and title)."""
+        ...
+
+
+class DeskSettings(Protocol):
+    """The run's settings a subagent's callbacks read."""
+
+    max_pages: int
+    formats: Sequence[str]
+
+
+class Delegated(Protocol):
+    """A finished (or refused) task, as a subagent's callbacks read it."""
+
+    subagent: str
+    subquestion: str | None
+    status: str
+    context: dict[str, Any]
+    #: the task's tool calls, each with its ``name`` and ``input``
+    records: Sequence[Any]
+
+
+@runtime_checkable
+class Desk(Protocol):
+    """What a subagent's :data:`Prepare`, :data:`Absorb` and :data:`Report` callbacks may
+    use of the Host's delegator (:class:`host.orchestration.delegation.Delegator`), and
+    all they may: the research state, the settings, the tasks done and the files read,
+    and the budget checks."""
+
+    research: DeskResearch
+    settings: DeskSettings
+    #: every task so far, in order
+    delegations: Sequence[Delegated]
+    #: the kind of the last task for each sub-question, by its id (``"browser"``)
+    last_kind: Mapping[str, str]
+    #: the files read so far, and the files handed to a file task (read or not)
+    files_read: list[str]
+    files_tried: list[str]
+    #: where the Host writes the research notes the writer reads
+    notes_path: str
+    #: the reports written, and the citations they kept
+    outputs: list[str]
+    citations: int
+    #: the search tools a task tries last, by language of query (what the experience
+    #: logs say failed), and how many tasks each was moved last in
+    sources_last: Mapping[str, frozenset[str]]
+    moved_last: dict[str, int]
+
+    def open_round(self, sub: SubQuestion | None, new_round: bool) -> ToolResponse | None:
+        """None when a task for ``sub`` may start; else the refusal to return."""
+        ...
+
+    def pages_left(self) -> int:
+        """The pages the run may still read."""
+        ...
+
+    def known_url(self, url: str) -> bool:
+        """Whether ``url`` is one the Host may hand on (a search result or a link)."""
+        ...
+
+    def requirements(self) -> str:
+        """What the writer is asked for: the question, then any brief's requirements."""
+        ...
+
+
 OfflinePlan = Callable[[dict[str, Any], list[CallResult], set[str]], list[Call]]
 OfflineOutcome = Callable[[dict[str, Any], list[CallResult]], dict[str, Any]]
 Carry = Callable[[list[CallResult]], dict[str, Any]]
 #: ``(desk, sub, context, base) -> (sub_id, context)`` or a refusal (a ToolResponse): the
 #: task's whole context, from the request's ``context`` and the research state. ``desk``
-#: is the Host's delegator (:class:`host.orchestration.delegation.Delegator`: ``research``,
-#: ``settings``, ``files_read``, ``pages_left()``, ``open_round()``, ...), ``sub`` the
-#: sub-question the request names (or None) and ``base`` the context every task gets
-#: (the question and, for a sub-question, its text, known evidence and what is missing).
-Prepare = Callable[[Any, Any, dict[str, Any], dict[str, Any]], Any]
+#: is what the callbacks may use of the Host (:class:`Desk`), ``sub`` the sub-question
+#: the request names (or None) and ``base`` the context every task gets (the question
+#: and, for a sub-question, its text, known evidence and what is missing).
+Prepare = Callable[
+    [Desk, SubQuestion | None, dict[str, Any], dict[str, Any]],
+    tuple[str | None, dict[str, Any]] | ToolResponse,
+]
 #: ``(desk, delegation, sub_id, carried) -> notes``: what a finished task changes in the
 #: research state beyond what every task's carried results change (the search results,
 #: pages, downloads, file reads and reports its ``carry`` names are absorbed for any
 #: subagent); notes for the task's result. It may be a coroutine function.
-Absorb = Callable[[Any, Any, str | None, dict[str, Any]], Any]
+Absorb = Callable[[Desk, Delegated, str | None, dict[str, Any]], Any]
 #: ``(desk, delegation) -> (lines, facts)``: what the task's result adds for the Host brain.
-Report = Callable[[Any, Any], tuple[list[str], dict[str, Any]]]
+Report = Callable[[Desk, Delegated], tuple[list[str], dict[str, Any]]]
 
 
 @dataclass(frozen=True)

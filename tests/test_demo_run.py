@@ -24,6 +24,7 @@ from host.cli import main
 from host.orchestration.host_agent import host_prompt
 from host.orchestration.task_schema import task_json_schema
 from host.sources import FileSource, source_path
+from research.plan import SubQuestion
 from subagents import natures, registry
 from subagents.results import ok
 from subagents.search.http import SearchUnavailable
@@ -31,7 +32,7 @@ from subagents.search.render import Item
 from subagents.search.sources import SOURCE_NAMES
 from subagents.search.tools import run_source
 from subagents.settings import ToolSettings
-from subagents.spec import SubAgentSpec, ToolGroup
+from subagents.spec import Delegated, Desk, DeskResearch, SubAgentSpec, ToolGroup
 from subagents.untrusted import unwrap
 
 PAGES = 5  # the default is 24, and the demo reads more than 5 pages when it may
@@ -74,12 +75,20 @@ async def almanac_lookup(topic: str) -> ToolResponse:
     return ok(ENTRY)
 
 
-def prepare(desk: Any, sub: Any, ctx: dict[str, Any], base: dict[str, Any]):
+#: What each almanac callback was handed, checked against the protocols the spec names.
+DESKS: list[tuple[bool, bool]] = []
+
+
+def prepare(desk: Desk, sub: SubQuestion | None, ctx: dict[str, Any], base: dict[str, Any]):
+    DESKS.append((isinstance(desk, Desk), isinstance(desk.research, DeskResearch)))
     return None, {**base, "topic": "Grand Canal"}
 
 
-async def absorb(desk: Any, d: Any, sub_id: str | None, carried: dict[str, Any]) -> list[str]:
+async def absorb(
+    desk: Desk, d: Delegated, sub_id: str | None, carried: dict[str, Any]
+) -> list[str]:
     """Each entry read becomes a source the research scores, as a file read does."""
+    DESKS.append((isinstance(desk, Desk), isinstance(desk.research, DeskResearch)))
     for i, text in enumerate(carried["entries"]):
         where = f"/workspace/almanac/entry-{i}.md"
         entry = unwrap(text).strip() + "\n"
@@ -177,6 +186,8 @@ def test_a_fifth_subagent_is_one_registration(registered, demo_run, capsys):
     record = record_of(demo_run)
     tasks = [d for d in record["delegations"] if d["subagent"] == "almanac"]
     assert [d["status"] for d in tasks] == ["ok"]
+    # its callbacks were handed what the spec's Desk protocol says, and nothing it lacks
+    assert DESKS and all(desk and research for desk, research in DESKS)
     kinds = [d["subagent"] for d in record["delegations"]]
     assert kinds.index("almanac") < kinds.index("generate")  # before the report
     kept = [p for p in (demo_run / "workspace" / "sources").glob("*.md") if ENTRY in p.read_text()]

@@ -17,6 +17,7 @@ from search_support import CORPUS, settings_for
 from demo.search_web import SearchWeb
 from host.brains import ModelCallStats, TokenLedger, make_brain
 from host.config import Settings
+from host.core.stages import delegation_msg
 from host.durability.memory import (
     BROWSER_SKILL,
     FAILING_SOURCE_DAYS,
@@ -35,7 +36,6 @@ from host.durability.memory import (
 from host.durability.run_folder import RunFolder
 from host.orchestration.hub import Host
 from host.orchestration.result import RunResult
-from host.orchestration.stages import delegation_msg
 from subagents import SPECS
 from subagents.browser.session import BrowserSession
 from subagents.browser.tiers import goes_to_browser_first

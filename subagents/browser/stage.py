@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from agentscope.tool import ToolResponse
 
 from ..results import refused
+
+if TYPE_CHECKING:
+    from research.plan import SubQuestion
+
+    from ..spec import Delegated, Desk
 
 #: Pages one browser task reads at most.
 PAGES_PER_TASK = 4
@@ -15,7 +20,7 @@ DOWNLOADS_PER_TASK = 3
 
 
 def prepare(
-    desk: Any, sub: Any, ctx: dict[str, Any], base: dict[str, Any]
+    desk: Desk, sub: SubQuestion | None, ctx: dict[str, Any], base: dict[str, Any]
 ) -> tuple[str | None, dict[str, Any]] | ToolResponse:
     """The pages to read for the sub-question (the request's, if known and unread, then
     the best unread ones) and the documents to download, within the page budget; with no
@@ -56,7 +61,7 @@ def prepare(
     return sub.id, {**base, **extra}
 
 
-def absorb(desk: Any, d: Any, sub_id: str | None, carried: dict[str, Any]) -> list[str]:
+def absorb(desk: Desk, d: Delegated, sub_id: str | None, carried: dict[str, Any]) -> list[str]:
     """A second browser task in a row for a sub-question opens a new research round."""
     if sub_id:
         kinds = [x.subagent for x in desk.delegations if x.subquestion == sub_id]

@@ -3,7 +3,12 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from research.plan import SubQuestion
+
+    from ..spec import Delegated, Desk
 
 #: The tools that read one file for the Host (a file task's reads become sources).
 READERS = (
@@ -20,7 +25,7 @@ DOWNLOADS = "/workspace/downloads/"
 
 
 def prepare(
-    desk: Any, sub: Any, ctx: dict[str, Any], base: dict[str, Any]
+    desk: Desk, sub: SubQuestion | None, ctx: dict[str, Any], base: dict[str, Any]
 ) -> tuple[str | None, dict[str, Any]]:
     """The paths to read: the request's, else the input folder first and the downloads
     after; the files already read are skipped."""
@@ -35,7 +40,7 @@ def read_path(args: Mapping[str, Any]) -> str:
     return str(args.get("path") or args.get("img_path") or "")
 
 
-def handed_files(d: Any) -> list[str]:
+def handed_files(d: Delegated) -> list[str]:
     """The files a file task tried to read (read or not), and, when it finished, the files
     it was named (a file no reader takes is then handed over only once)."""
     named = [str(p) for p in d.context.get("paths") or [] if not str(p).endswith("/")]
@@ -43,7 +48,7 @@ def handed_files(d: Any) -> list[str]:
     return [p for p in dict.fromkeys([*tried, *(named if d.status == "ok" else [])]) if p]
 
 
-def absorb(desk: Any, d: Any, sub_id: str | None, carried: dict[str, Any]) -> list[str]:
+def absorb(desk: Desk, d: Delegated, sub_id: str | None, carried: dict[str, Any]) -> list[str]:
     """Every file handed over is remembered, so that none is handed over twice."""
     desk.files_tried.extend(p for p in handed_files(d) if p not in desk.files_tried)
     return []

@@ -2,13 +2,18 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from research.naming import report_name
 
+if TYPE_CHECKING:
+    from research.plan import SubQuestion
+
+    from ..spec import Delegated, Desk
+
 
 def prepare(
-    desk: Any, sub: Any, ctx: dict[str, Any], base: dict[str, Any]
+    desk: Desk, sub: SubQuestion | None, ctx: dict[str, Any], base: dict[str, Any]
 ) -> tuple[str | None, dict[str, Any]]:
     """The formats asked for (of the run's), the brief's requirements, the research notes
     the Host has just written, and the name the report's files carry (a short slug of
@@ -23,7 +28,7 @@ def prepare(
     }
 
 
-def report(desk: Any, d: Any) -> tuple[list[str], dict[str, Any]]:
+def report(desk: Desk, d: Delegated) -> tuple[list[str], dict[str, Any]]:
     """The reports written and the citations they kept."""
     lines = [f"Reports: {', '.join(desk.outputs) or 'none'}; {desk.citations} citations."]
     return lines, {"outputs": desk.outputs, "citations": desk.citations}

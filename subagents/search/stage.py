@@ -8,13 +8,18 @@ queries (the desk's ``sources_last``), counted in the desk's ``moved_last``.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from agentscope.tool import ToolResponse
 
 from research.lang import text_language
 
 from ..evidence import url_key
+
+if TYPE_CHECKING:
+    from research.plan import SubQuestion
+
+    from ..spec import Delegated, Desk
 
 #: Queries one search task runs at most.
 QUERIES_PER_TASK = 3
@@ -23,7 +28,7 @@ READ_NEXT = 4
 
 
 def prepare(
-    desk: Any, sub: Any, ctx: dict[str, Any], base: dict[str, Any]
+    desk: Desk, sub: SubQuestion | None, ctx: dict[str, Any], base: dict[str, Any]
 ) -> tuple[str | None, dict[str, Any]] | ToolResponse:
     """The sub-question's queries: the request's, else the suggested ones for a gap, else
     the plan's not yet tried; each search opens a research round."""
@@ -38,13 +43,11 @@ def prepare(
         queries = suggested or [q for q in sub.queries if q not in tried] or sub.queries
     chosen = queries[:QUERIES_PER_TASK]
     prepared = {**base, "queries": chosen}
-    last = tried_last(getattr(desk, "sources_last", {}), chosen)
+    last = tried_last(desk.sources_last, chosen)
     if last:
         prepared["try_last"] = last
-        moved = getattr(desk, "moved_last", None)
-        if isinstance(moved, dict):
-            for tool in last:
-                moved[tool] = moved.get(tool, 0) + 1
+        for tool in last:
+            desk.moved_last[tool] = desk.moved_last.get(tool, 0) + 1
     return sub.id, prepared
 
 
@@ -57,14 +60,14 @@ def tried_last(sources_last: Mapping[str, frozenset[str]], queries: Sequence[str
     return sorted({tool for lang in languages for tool in sources_last.get(lang, ())})
 
 
-def absorb(desk: Any, d: Any, sub_id: str | None, carried: dict[str, Any]) -> list[str]:
+def absorb(desk: Desk, d: Delegated, sub_id: str | None, carried: dict[str, Any]) -> list[str]:
     """A search task is one research round of its sub-question."""
     if sub_id:
         desk.research.rounds[sub_id] += 1
     return []
 
 
-def report(desk: Any, d: Any) -> tuple[list[str], dict[str, Any]]:
+def report(desk: Desk, d: Delegated) -> tuple[list[str], dict[str, Any]]:
     """The most relevant unread pages for the sub-question, for the next browser task."""
     if not d.subquestion:
         return [], {}

@@ -2,7 +2,7 @@
 # One entry point: set everything up, then run what was asked.
 #   bash run.sh demo          the whole pipeline offline against a bundled local web
 #   bash run.sh test          the whole test suite and the linter
-#   bash run.sh ARGS...       python -m host ARGS...
+#   bash run.sh ARGS...       python -m quartet ARGS...
 set -euo pipefail
 cd "$(dirname "$0")"
 bash scripts/setup.sh
@@ -16,6 +16,6 @@ case "${1:-demo}" in
     exec "$PY" -m pytest -n "${QUARTET_TEST_WORKERS:-2}" --dist loadfile "$@"
     ;;
   *)
-    exec "$PY" -m host "$@"
+    exec "$PY" -m quartet "$@"
     ;;
 esac

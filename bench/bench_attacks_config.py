@@ -3,7 +3,7 @@
     .venv/bin/python bench/bench_attacks_config.py
 
 Classes, several variants each, every one through the real command line
-(``host.cli.main``, in a child process):
+(``quartet.cli.main``, in a child process):
 
 - summary formula injection: a batch question starting with ``=``, ``+``, ``-``, ``@``, a
   tab or a carriage return, judged in ``summary.csv`` (a leading apostrophe) and
@@ -100,7 +100,7 @@ def _kib(name: str) -> int:
 
 def _call(call: dict[str, Any]) -> dict[str, Any]:
     """Run ``quartet ARGV`` in this process; its exit status, output and peak memory."""
-    from host.cli import main
+    from quartet.cli import main
 
     saved = {k: os.environ.get(k) for k in call["env"]}
     os.environ.update(call["env"])
@@ -138,11 +138,11 @@ def child(calls_file: str, results_file: str) -> None:
     for module in (
         "openpyxl",
         "host.orchestration.approval",
-        "host.batch.command",
-        "host.batch.engines",
-        "host.batch.progress",
-        "host.batch.summary",
-        "host.cli",
+        "quartet.batch.command",
+        "quartet.batch.engines",
+        "quartet.batch.progress",
+        "quartet.batch.summary",
+        "quartet.cli",
     ):
         importlib.import_module(module)
 
@@ -222,9 +222,9 @@ class Corpus:
         Returns the questions file, the runs folder, the batch folder and the question as
         the batch read it (the reader strips a line's ends, and ends a CSV line at a
         vertical tab or form feed)."""
-        from host.batch.questions import read_questions
-        from host.batch.state import DONE, BatchState
         from host.config import FORMATS
+        from quartet.batch.questions import read_questions
+        from quartet.batch.state import DONE, BatchState
 
         where = self.folder("batch")
         source = where / "questions.csv"

@@ -25,7 +25,7 @@ that opens it, and what text can do to the terminal. Classes:
   ``--version`` with their stdout closed at once; bypassed on a traceback or an exit
   status other than 141.
 
-Each attack runs the real command line (``host.cli.main``) in a child process of this
+Each attack runs the real command line (``quartet.cli.main``) in a child process of this
 script (``--child``), which watches from outside: the variables set while a replay runs,
 and (for the input-folder class) the folder a resume or replay would mount, stopping it
 there. Crashed/hung: a traceback, an unexpected exit status, or no end within the
@@ -97,8 +97,8 @@ def _kib(name: str) -> int:
 
 def child(out: Path, stop_at_mount: bool, argv: list[str]) -> None:
     """Run ``quartet ARGV`` here, noting what the parent judges, into ``out`` at exit."""
-    from host.cli import entry, rerun
     from host.durability.run_folder import RunFolder
+    from quartet.cli import entry, rerun
 
     seen: dict[str, Any] = {"env": None, "mounted": None}
     real_run, real_open = rerun.run_async, RunFolder.open.__func__  # type: ignore[attr-defined]

@@ -16,9 +16,9 @@ servers on 127.0.0.1 (``tests/attack_search.py``):
 - bomb on results page: decompression bombs (gzip, gzip inside gzip, brotli, JSON) and
   oversized answers (6 MiB plain, 64 MiB chunked) from each source, and a bomb as a Sogou
   link page;
-- MCP huge arguments: ``python -m host mcp search`` over stdio, driven by the mcp
+- MCP huge arguments: ``python -m quartet mcp search`` over stdio, driven by the mcp
   library's client, sent 40 MB arguments past its call cap and within it;
-- scrub 200k items: a 200,000-row ``csv_write`` sent to ``python -m host mcp file``, a
+- scrub 200k items: a 200,000-row ``csv_write`` sent to ``python -m quartet mcp file``, a
   refused call holding a 200,000-item list, and one run record of 200,000 strings, with
   three credential variables set.
 
@@ -181,7 +181,7 @@ def search_attacks(engine: HostileEngine) -> list[Attack]:
 
 
 def served_toolkit(name: str, workspace: Path) -> Toolkit:
-    """The toolkit ``python -m host mcp NAME`` serves (search, or file on ``workspace``)."""
+    """The toolkit ``python -m quartet mcp NAME`` serves (search, or file on ``workspace``)."""
     if name == "search":
         return build_toolkit("search", settings=ToolSettings(endpoints={"wiki": UNUSED}))
     handle = DiskFileSystem(workspace).create_handle([{"prefix": "/workspace/", "ops": ALL_OPS}])

@@ -1,6 +1,6 @@
 """Batch throughput: questions per minute on the same demo questions, three ways.
 
-1. **Sequential** (the baseline): ``python -m host demo --question Q`` once per question,
+1. **Sequential** (the baseline): ``python -m quartet demo --question Q`` once per question,
    one after another, as a user without ``quartet batch`` would.
 2. **Local engine**: ``quartet batch --demo`` with worker processes on this machine.
 3. **Ray engine**: ``quartet batch --demo --engine ray``, on a local Ray cluster started
@@ -53,7 +53,7 @@ def sequential(questions: list[str], runs: Path, formats: str) -> tuple[float, l
     started, codes = time.perf_counter(), []
     for question in questions:
         proc = subprocess.run(
-            [sys.executable, "-m", "host", "demo", "--question", question, "--quiet",
+            [sys.executable, "-m", "quartet", "demo", "--question", question, "--quiet",
              "--formats", formats, "--runs-dir", str(runs)],
             cwd=ROOT, capture_output=True, text=True,
         )  # fmt: skip
@@ -64,7 +64,7 @@ def sequential(questions: list[str], runs: Path, formats: str) -> tuple[float, l
 def batch(questions: Path, runs: Path, formats: str, *args: str) -> tuple[float, dict]:
     started = time.perf_counter()
     proc = subprocess.run(
-        [sys.executable, "-m", "host", "batch", str(questions), "--demo", "--json",
+        [sys.executable, "-m", "quartet", "batch", str(questions), "--demo", "--json",
          "--formats", formats, "--runs-dir", str(runs), *args],
         cwd=ROOT, capture_output=True, text=True,
     )  # fmt: skip

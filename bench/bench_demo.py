@@ -1,6 +1,6 @@
 """Wall time and peak memory of the whole offline demo, as a user runs it.
 
-Runs ``python -m host demo --quiet`` in a child process (default 3 times) and samples the
+Runs ``python -m quartet demo --quiet`` in a child process (default 3 times) and samples the
 resident memory of its whole process tree (Python, the Playwright driver, Chromium) every
 50 ms from /proc. Prints the median and best wall time and the peak tree RSS.
 
@@ -55,7 +55,7 @@ def tree_rss_mib(root: int) -> float:
 def one_run(runs_dir: str) -> tuple[float, float, int]:
     started = time.perf_counter()
     proc = subprocess.Popen(
-        [sys.executable, "-m", "host", "demo", "--quiet", "--runs-dir", runs_dir],
+        [sys.executable, "-m", "quartet", "demo", "--quiet", "--runs-dir", runs_dir],
         cwd=ROOT,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,

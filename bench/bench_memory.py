@@ -103,7 +103,7 @@ class RunFigures:
 def _child(job_file: str) -> int:
     """In a child process: research the job's question against the served demo world and
     print the run's folder and exit status as JSON."""
-    from host.batch.worker import job_settings
+    from demo.settings import job_settings
     from host.brains import make_brain
     from host.orchestration.hub import Host
 

@@ -149,7 +149,7 @@ def run_demo(question: str | None, runs_dir: Path, formats: Sequence[str]) -> Ru
     before = {p.name for p in runs_dir.iterdir()}
     asked = ["--question", question] if question is not None else []
     proc = subprocess.run(
-        [sys.executable, "-m", "host", "demo", *asked, "--quiet",
+        [sys.executable, "-m", "quartet", "demo", *asked, "--quiet",
          "--formats", ",".join(formats), "--runs-dir", str(runs_dir)],
         cwd=ROOT, capture_output=True, text=True,
     )  # fmt: skip

@@ -1,6 +1,6 @@
 """Research on the bundled demo: wall time, pages read, rounds and evidence per part.
 
-Runs ``python -m host demo --json`` in a child process for the English and the Chinese
+Runs ``python -m quartet demo --json`` in a child process for the English and the Chinese
 demo questions (and an off-topic one), and prints, per run: the wall time of the whole
 command, pages read, tasks, research rounds, and for each sub-question its status, the
 evidence items and the distinct sources behind them.
@@ -33,7 +33,7 @@ QUESTIONS = {
 def run_once(question: str, runs: Path) -> tuple[float, int, dict]:
     started = time.perf_counter()
     proc = subprocess.run(
-        [sys.executable, "-m", "host", "demo", "--question", question, "--json",
+        [sys.executable, "-m", "quartet", "demo", "--question", question, "--json",
          "--runs-dir", str(runs)],
         capture_output=True, text=True, cwd=ROOT, timeout=600,
     )  # fmt: skip

@@ -31,7 +31,7 @@ def command(world: DemoWorld, runs: Path) -> list[str]:
     return [
         sys.executable,
         "-m",
-        "host",
+        "quartet",
         "run",
         world.question,
         "--input",
@@ -82,7 +82,7 @@ def killed_then_resumed(
     started = time.perf_counter()
     subprocess.run(
         [
-            *(sys.executable, "-m", "host", "resume", run_dir.name, "--runs-dir", str(runs)),
+            *(sys.executable, "-m", "quartet", "resume", run_dir.name, "--runs-dir", str(runs)),
             *("--input", str(world.input_dir), "--quiet"),
         ],
         env=env,

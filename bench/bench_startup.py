@@ -6,8 +6,8 @@ Prints the median wall time of each command over ``--runs`` runs, and its ratio 
 ``python -c pass``:
 
 - ``quartet --help``, ``quartet --version`` and ``quartet runs`` on an empty folder (the
-  ``quartet`` script next to this Python, else ``python -m host``);
-- ``python -m host mcp search``: from start to the answer to an MCP ``initialize``
+  ``quartet`` script next to this Python, else ``python -m quartet``);
+- ``python -m quartet mcp search``: from start to the answer to an MCP ``initialize``
   request sent over stdin (JSON-RPC, one message a line), and on to the answer to the
   following ``tools/list`` (where the toolkit is built);
 - for reference, ``python -c "import mcp.server.lowlevel, mcp.server.stdio"``: the floor
@@ -34,7 +34,7 @@ ROOT = Path(__file__).resolve().parent.parent
 PATHS = [str(ROOT), *filter(None, [os.environ.get("PYTHONPATH")])]
 ENV = {**os.environ, "PYTHONPATH": os.pathsep.join(PATHS)}
 SCRIPT = Path(sys.executable).parent / "quartet"
-QUARTET = [str(SCRIPT)] if SCRIPT.exists() else [sys.executable, "-m", "host"]
+QUARTET = [str(SCRIPT)] if SCRIPT.exists() else [sys.executable, "-m", "quartet"]
 PROTOCOL = "2025-06-18"
 
 
@@ -70,7 +70,7 @@ def mcp_times(subagent: str, workspace: str) -> tuple[float, float]:
     """Seconds from start to the ``initialize`` answer, and to the ``tools/list`` answer."""
     start = time.perf_counter()
     proc = subprocess.Popen(
-        [sys.executable, "-m", "host", "mcp", subagent, "--workspace", workspace],
+        [sys.executable, "-m", "quartet", "mcp", subagent, "--workspace", workspace],
         env=ENV,
         cwd=ROOT,
         stdin=subprocess.PIPE,

@@ -1,8 +1,11 @@
-"""The demo's settings: a run's settings pointed at a running demo world."""
+"""The demo's settings: a run's settings pointed at a running demo world, and a job's
+settings (a question of a batch, a run of the web app), in the demo world or not."""
 
 from __future__ import annotations
 
 from dataclasses import replace
+from pathlib import Path
+from types import SimpleNamespace
 from typing import TYPE_CHECKING, Any
 
 from subagents.search.sources import SOURCE_NAMES
@@ -64,3 +67,34 @@ def demo_settings(settings: Settings, world: Any) -> Settings:
         glossary=_merged(settings.glossary, tuple(getattr(world, "glossary", ()))),
         extra={**settings.extra, "origin": origin},
     )
+
+
+def job_settings(job: dict[str, Any]) -> Settings:
+    """The settings of a job's run (a question of a batch, or a run of the web app): its
+    own flags, then this worker's environment and ``quartet.toml`` (API keys come from
+    the worker's environment only), pointed at the demo world the job names, if any."""
+    from host.config import load_settings, parse_glossary
+
+    flags = {
+        "model": job.get("model"),
+        "formats": ",".join(job.get("formats") or []) or None,
+        "input": job.get("input_dir"),
+        "runs_dir": job["runs_dir"],
+        "max_pages": job.get("max_pages"),
+        "max_rounds": job.get("max_rounds"),
+        "quiet": True,
+    }
+    settings = load_settings(flags)
+    world = job.get("demo")
+    if world:
+        served = SimpleNamespace(
+            endpoints=world["endpoints"],
+            hosts=tuple(world["hosts"]),
+            ports=tuple(world["ports"]),
+            input_dir=Path(world["input_dir"]),
+            glossary=parse_glossary(world.get("glossary") or []),
+        )
+        settings = demo_settings(settings, served)
+        if job.get("input_dir"):
+            settings = replace(settings, input_dir=Path(job["input_dir"]))
+    return settings

@@ -1,6 +1,11 @@
-"""``python -m host`` — the Quartet command line."""
+"""``python -m host``: the Quartet command line, by the name the specification gives it.
 
-from host.cli import main
+The command line itself lives above ``host/``, in :mod:`quartet.cli` (``python -m
+quartet`` is the same); this module only hands it the arguments. It is the one module of
+``host/`` that may import ``quartet`` (see ``ENTRY_POINTS`` in ``tests/test_imports.py``).
+"""
+
+from quartet.cli import main
 
 if __name__ == "__main__":
     raise SystemExit(main())

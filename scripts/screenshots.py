@@ -62,7 +62,7 @@ def serve(runs_dir: Path) -> Iterator[str]:
     port = free_port()
     log = runs_dir.parent / "serve.log"
     env = {k: v for k, v in os.environ.items() if k != "QUARTET_SERVE_TOKEN"}
-    cmd = [sys.executable, "-m", "host", "serve", "--host", "127.0.0.1", "--port", str(port)]
+    cmd = [sys.executable, "-m", "quartet", "serve", "--host", "127.0.0.1", "--port", str(port)]
     cmd += ["--runs-dir", str(runs_dir)]
     with log.open("wb") as out:
         proc = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=out, stderr=out)

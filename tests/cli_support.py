@@ -40,7 +40,7 @@ def demo_runs_dir(runs: Path) -> Path:
 
 def quartet(*args: str) -> list[str]:
     """The command line of ``quartet ARGS`` in this interpreter."""
-    return [sys.executable, "-m", "host", *args]
+    return [sys.executable, "-m", "quartet", *args]
 
 
 def world_env(world: DemoWorld) -> dict[str, str]:

@@ -66,7 +66,7 @@ def serve(
     cmd = [
         sys.executable,
         "-m",
-        "host",
+        "quartet",
         "serve",
         "--host",
         host,

@@ -19,10 +19,10 @@ from openai_server import ScriptedOpenAI, _call
 from demo.settings import demo_settings
 from demo.web import demo_world
 from host.brains import make_brain
-from host.cli import main
 from host.config import Settings
 from host.orchestration.audit import arguments_summary
 from host.orchestration.hub import Host
+from quartet.cli import main
 
 CANARY = "sk-audit-canary-5b1e7d"
 MADE_UP_ID = "ev-123456789abc"

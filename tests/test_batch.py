@@ -26,8 +26,8 @@ from batch_support import write_questions as write_text_questions
 from cli_support import ROOT, quartet
 from openpyxl import Workbook
 
-from host.batch.questions import read_questions
-from host.cli import main
+from quartet.batch.questions import read_questions
+from quartet.cli import main
 
 
 def test_questions_come_from_text_csv_and_xlsx(tmp_path):

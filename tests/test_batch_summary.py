@@ -12,11 +12,11 @@ from pathlib import Path
 import pytest
 from openpyxl import load_workbook
 
-from host.batch.questions import read_questions
-from host.batch.state import DONE, BatchState
-from host.batch.summary import write_summaries
-from host.cli import main
 from host.config import FORMATS
+from quartet.batch.questions import read_questions
+from quartet.batch.state import DONE, BatchState
+from quartet.batch.summary import write_summaries
+from quartet.cli import main
 
 #: Questions a spreadsheet program would run as formulas if stored as they are (OWASP
 #: CSV injection), and questions holding control characters openpyxl refuses.

@@ -15,8 +15,8 @@ from typing import Any
 import pytest
 from cli_support import named_reports, shared_cache
 
-from host.cli import main
 from host.config import Settings
+from quartet.cli import main
 
 ROUNDS = 2
 CONCURRENCY = 2

@@ -14,10 +14,10 @@ import pytest
 from cli_support import demo_runs_dir, named_reports, written_report
 from runs_support import make_run
 
-from host.cli import main
-from host.cli.entry import BROKEN_PIPE_EXIT
-from host.cli.parser import build_parser
 from host.version import quartet_version
+from quartet.cli import main
+from quartet.cli.entry import BROKEN_PIPE_EXIT
+from quartet.cli.parser import build_parser
 from research.labels import label
 from subagents import PIPELINE_ORDER, SPECS, all_tool_schemas
 
@@ -37,9 +37,9 @@ HEAVY = (
 
 @pytest.fixture(scope="module")
 def tools_json() -> str:
-    """What ``python -m host tools --json`` prints (one process serves both tests)."""
+    """What ``python -m quartet tools --json`` prints (one process serves both tests)."""
     return subprocess.run(
-        [sys.executable, "-m", "host", "tools", "--json"],
+        [sys.executable, "-m", "quartet", "tools", "--json"],
         cwd=ROOT,
         capture_output=True,
         text=True,
@@ -61,18 +61,30 @@ def test_tools_text_lists_every_subagent(capsys):
         assert f"{name}:" in out
 
 
-def test_console_script_is_the_same_as_python_m_host(tools_json):
+def test_console_script_and_python_m_host_are_the_same_command(tools_json):
+    """The ``quartet`` script and ``python -m host`` (the specification's name for the
+    command) run the command line ``python -m quartet`` runs."""
     script = Path(sys.executable).parent / "quartet"
     assert script.exists()
-    a = subprocess.run(
-        [str(script), "tools", "--json"], capture_output=True, text=True, timeout=120, check=True
-    )
-    assert a.stdout == tools_json
+    for command in ([str(script)], [sys.executable, "-m", "host"]):
+        done = subprocess.run(
+            [*command, "tools", "--json"],
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            timeout=120,
+            check=True,
+        )
+        assert done.stdout == tools_json, command
 
 
 def test_bad_arguments_exit_2_with_usage():
     proc = subprocess.run(
-        [sys.executable, "-m", "host", "fly"], cwd=ROOT, capture_output=True, text=True, timeout=120
+        [sys.executable, "-m", "quartet", "fly"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
     )
     assert proc.returncode == 2
     assert "invalid choice" in proc.stderr
@@ -87,7 +99,7 @@ def _run_cli(
     paths = [str(ROOT), *filter(None, [os.environ.get("PYTHONPATH")])]
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(paths), **(env_extra or {})}
     return subprocess.run(
-        [sys.executable, "-m", "host", *args],
+        [sys.executable, "-m", "quartet", *args],
         cwd=cwd,
         env=env,
         capture_output=True,
@@ -184,9 +196,9 @@ def test_light_commands_import_nothing_heavy(tmp_path):
     make_run(tmp_path, "20260101-000000-abcdef", record={"question": "q", "exit_code": 1})
     code = (
         "import sys, json\n"
-        "import host, host.__main__, subagents, host.config, host.durability.runs\n"
-        "from host.cli import main\n"
-        "from host.cli.parser import build_parser\n"
+        "import host, quartet, quartet.__main__, subagents, host.config, host.durability.runs\n"
+        "from quartet.cli import main\n"
+        "from quartet.cli.parser import build_parser\n"
         "build_parser().format_help()\n"
         f"main(['runs', '--runs-dir', {str(tmp_path)!r}])\n"
         f"main(['show', '20260101', '--runs-dir', {str(tmp_path)!r}])\n"
@@ -248,7 +260,7 @@ def test_a_closed_pipe_ends_a_command_quietly(tmp_path):
         make_run(tmp_path / "runs", f"2026030{n + 1}-090000-aaaaaa")
     for argv in (["runs", "--runs-dir", str(tmp_path / "runs")], ["tools"], ["--version"]):
         proc = subprocess.Popen(
-            [sys.executable, "-m", "host", *argv],
+            [sys.executable, "-m", "quartet", *argv],
             cwd=ROOT,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,

@@ -13,7 +13,7 @@ from typing import Any
 from browser_support import LOOPBACK
 from rich.console import Console
 
-from host.cli.progress import Progress
+from host.display.progress import Progress
 from host.printable import printable
 from research.plan import Plan, SubQuestion
 from subagents.browser import BrowserSession

@@ -11,13 +11,13 @@ import sys
 from cli_support import ROOT, shared_cache, world_env
 
 from demo.web import demo_world
-from host.cli.running import announce
 from host.config import load_settings
+from quartet.cli.running import announce
 
 QUESTION = "How was the\x1b[31m Grand Canal\nbuilt?"
 #: What the watched interpreter writes to stderr when agentscope is first imported.
 IMPORTED = "<agentscope imported>"
-#: ``python -m host`` with an import hook that says when agentscope (the Host's agents)
+#: ``python -m quartet`` with an import hook that says when agentscope (the Host's agents)
 #: is first imported, so that the order of the lines shows what came first.
 WATCHED = (
     "import sys\n"
@@ -30,7 +30,7 @@ WATCHED = (
     "sys.meta_path.insert(0, Watch())\n"
     "import runpy\n"
     "sys.argv = ['quartet', *sys.argv[1:]]\n"
-    "runpy.run_module('host', run_name='__main__')\n"
+    "runpy.run_module('quartet', run_name='__main__')\n"
 )
 
 

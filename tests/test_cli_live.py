@@ -22,15 +22,15 @@ from agentscope.model import ChatResponse
 from research_support import host_with
 from rich.console import Console
 
-import host.cli.progress as progress_module
+import host.display.progress as progress_module
 import host.orchestration.hub as hub
 from host.brains.offline import OfflinePolicy
-from host.cli import main
-from host.cli.progress import Progress
 from host.core.records import ToolCallRecord
 from host.core.stages import find_context
+from host.display.progress import Progress
 from host.orchestration.live import Tally
 from host.printable import printable
+from quartet.cli import main
 from research.plan import Plan, SubQuestion
 from subagents.evidence import PageRegistry
 
@@ -252,7 +252,7 @@ def test_pages_read_before_a_resume_are_put_to_no_part():
 
 def test_a_parts_label_is_its_own_words_in_any_language():
     from demo.site import DEMO_QUESTION_ZH
-    from host.cli.part_labels import part_labels
+    from host.display.part_labels import part_labels
     from research.plan import offline_plan
 
     labels = part_labels(offline_plan(DEMO_QUESTION_ZH))

@@ -17,10 +17,10 @@ import pytest
 from rich.console import Console
 from runs_support import make_run, plan_of
 
-from host.cli import main
-from host.cli.progress import Progress
-from host.cli.running import report
+from host.display.progress import Progress
 from host.durability import replay
+from quartet.cli import main
+from quartet.cli.running import report
 from research.plan import Plan, SubQuestion
 from subagents.net.pagecache import CacheStats
 
@@ -181,7 +181,7 @@ def _cache_of(stats: CacheStats) -> Iterator[NS]:
 )
 def test_cache_stats_count_one_rendered_page(rendered, said, tmp_path, monkeypatch, capsys):
     stats = CacheStats(3, rendered, 2048, None, None)
-    monkeypatch.setattr("host.cli.cache._cache", lambda settings: _cache_of(stats))
+    monkeypatch.setattr("quartet.cli.cache._cache", lambda settings: _cache_of(stats))
     assert main(["cache", "stats", "--runs-dir", str(tmp_path / "runs")]) == 0
     assert said in capsys.readouterr().out.splitlines()
 

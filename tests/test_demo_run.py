@@ -20,10 +20,10 @@ import pytest
 from agentscope.tool import ToolResponse
 from cli_support import shared_cache
 
-from host.cli import main
 from host.orchestration.host_agent import host_prompt
 from host.orchestration.task_schema import task_json_schema
 from host.sources import FileSource, source_path
+from quartet.cli import main
 from research.plan import SubQuestion
 from subagents import natures, registry
 from subagents.results import ok

@@ -11,10 +11,10 @@ from types import SimpleNamespace
 
 from rich.console import Console
 
-from host.batch.progress import BatchProgress
-from host.batch.state import BatchState, Job
-from host.cli.progress import Progress, folder_line, summary_table
+from host.display.progress import Progress, folder_line, summary_table
 from host.printable import printable, printable_json, shown
+from quartet.batch.progress import BatchProgress
+from quartet.batch.state import BatchState, Job
 from research.plan import Plan, SubQuestion
 
 MARKUP = "How was it built [/b]? [bold red]loud[/] [link=https://evil.example]x[/link] \\"

@@ -404,7 +404,7 @@ def _skills_cli(tmp_path: Path, *args: str) -> subprocess.CompletedProcess:
     env = {k: v for k, v in os.environ.items() if not k.startswith("QUARTET_")}
     env["PYTHONPATH"] = str(ROOT)
     return subprocess.run(
-        [sys.executable, "-m", "host", "skills", *args, "--runs-dir", str(tmp_path / "runs")],
+        [sys.executable, "-m", "quartet", "skills", *args, "--runs-dir", str(tmp_path / "runs")],
         cwd=tmp_path,
         env=env,
         capture_output=True,

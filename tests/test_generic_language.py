@@ -17,7 +17,7 @@ import pytest
 from rich.console import Console
 
 from demo.corpus import CorpusPage, corpus_world, read_report, research
-from host.cli.progress import GENERIC_READ, summary_table
+from host.display.progress import GENERIC_READ, summary_table
 from research.labels import label
 
 pytestmark = pytest.mark.timeout(600)

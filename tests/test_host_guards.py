@@ -166,8 +166,8 @@ async def test_unknown_tools_and_invalid_arguments_are_failed_calls_everywhere()
     from pydantic import BaseModel
     from rich.console import Console
 
-    from host.cli.progress import Progress
     from host.core.stages import summarize
+    from host.display.progress import Progress
 
     class Answer(BaseModel):
         count: int

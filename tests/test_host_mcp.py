@@ -32,7 +32,7 @@ ROOT = Path(__file__).resolve().parent.parent
 def served(
     subagent: str, workspace: Path, env: dict[str, str] | None = None, input_dir: Path | None = None
 ) -> StdIOStatefulClient:
-    args = ["-m", "host", "mcp", subagent, "--workspace", str(workspace)]
+    args = ["-m", "quartet", "mcp", subagent, "--workspace", str(workspace)]
     if input_dir is not None:
         args += ["--input", str(input_dir)]
     return StdIOStatefulClient(
@@ -114,7 +114,7 @@ def scratch_file_server(subagent: str, workspace: Path) -> McpServerConfig:
         name="scratch",
         tools=("csv_write",),
         command=sys.executable,
-        args=("-m", "host", "mcp", "file", "--workspace", str(workspace)),
+        args=("-m", "quartet", "mcp", "file", "--workspace", str(workspace)),
     )
 
 

@@ -29,8 +29,8 @@ from demo.settings import demo_settings
 from demo.web import demo_world
 from host.brains import ModelCallError, ModelCallStats, RetryPolicy, make_brain, resilient_model
 from host.brains.faults import MAX_EXPLANATION_CHARS, classify
-from host.cli.progress import summary_table
 from host.config import Settings
+from host.display.progress import summary_table
 from host.orchestration.hub import Host
 
 CANARY = "sk-requests-canary-93b1e7"

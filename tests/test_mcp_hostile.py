@@ -1,4 +1,4 @@
-"""A hostile MCP client against a served subagent: real ``python -m host mcp NAME``
+"""A hostile MCP client against a served subagent: real ``python -m quartet mcp NAME``
 processes over stdio, driven by the mcp library's own client.
 
 Each test is one attack: replacing an injected dependency through an undeclared
@@ -38,10 +38,10 @@ async def served(
     env: dict[str, str] | None = None,
     errlog: Path | None = None,
 ) -> AsyncIterator[ClientSession]:
-    """A client session with ``python -m host mcp SUBAGENT ARGS`` started in ``cwd``."""
+    """A client session with ``python -m quartet mcp SUBAGENT ARGS`` started in ``cwd``."""
     params = StdioServerParameters(
         command=sys.executable,
-        args=["-m", "host", "mcp", subagent, *args],
+        args=["-m", "quartet", "mcp", subagent, *args],
         env={
             **os.environ,
             "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")]),
@@ -169,7 +169,7 @@ async def test_the_host_counts_an_mcp_error_as_a_failed_call_whatever_its_wordin
     client = StdIOStatefulClient(
         name="scratch",
         command=sys.executable,
-        args=["-m", "host", "mcp", "file", "--workspace", str(tmp_path / "ws")],
+        args=["-m", "quartet", "mcp", "file", "--workspace", str(tmp_path / "ws")],
         env={**os.environ, "PYTHONPATH": str(ROOT)},
         cwd=str(ROOT),
     )

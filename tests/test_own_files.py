@@ -130,7 +130,7 @@ def test_show_and_the_web_app_list_each_file_with_its_use(tmp_path, capsys) -> N
 
     from starlette.testclient import TestClient
 
-    from host.cli.runs import cmd_show
+    from quartet.cli.runs import cmd_show
     from webapp.app import build_app
     from webapp.security import Guard
 

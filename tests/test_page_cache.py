@@ -15,12 +15,12 @@ from browser_support import LOOPBACK_SETTINGS, evidence_of, stored_path
 
 from fs_service import ALL_OPS, READ_OPS, FileDomainService, MemoryFileSystem
 from fs_service.backends import StoreFileSystem
-from host.cli import main
-from host.cli.parser import build_parser
-from host.cli.running import settings_of
 from host.config import ConfigError, load_settings
 from host.durability.memory import open_memory, os_user
 from host.durability.page_cache import open_page_cache, run_cache
+from quartet.cli import main
+from quartet.cli.parser import build_parser
+from quartet.cli.running import settings_of
 from subagents.browser.download import http_download
 from subagents.browser.session import RenderedPage
 from subagents.browser.tiers import render_page

@@ -16,15 +16,15 @@ from typing import Any
 from rich.console import Console
 from runs_support import make_run, plan_of
 
-from host.batch.progress import BatchProgress
-from host.batch.state import BatchState, Job
-from host.batch.summary import write_summaries
-from host.batch.worker import Stage
-from host.cli import main
-from host.cli.progress import Progress, summary_table
 from host.core.records import ToolCallRecord
+from host.display.progress import Progress, summary_table
 from host.durability.runs import read_run
 from host.printable import printable
+from quartet.batch.progress import BatchProgress
+from quartet.batch.state import BatchState, Job
+from quartet.batch.summary import write_summaries
+from quartet.batch.worker import Stage
+from quartet.cli import main
 from research.plan import Plan, SubQuestion
 from subagents.evidence import PageRegistry
 
@@ -230,7 +230,7 @@ def test_the_summary_counts_the_parts_by_the_statuses_it_shows():
 def test_the_run_folder_is_printed_whole_at_80_columns():
     """A long run folder is not cut inside the closing table's cell: it follows the table
     on a line of its own, whole, to be copied as it is."""
-    from host.cli.progress import folder_line
+    from host.display.progress import folder_line
 
     result = _result(["answered"])
     deep = "/home/someone/research/projects/grand-canal/runs/20261203-042316-dd1326"

@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 from demo.corpus import CorpusPage, corpus_world, parts_by_subquestion, research, url_of
-from host.cli import main as cli_main
+from quartet.cli import main as cli_main
 from research.document import Document
 from research.explain import explain, explained_text
 from research.plan import offline_plan

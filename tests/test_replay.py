@@ -16,13 +16,13 @@ from openai_server import ScriptedOpenAI
 from demo.settings import demo_settings
 from demo.web import demo_world
 from host.brains import make_brain
-from host.cli import main, rerun
-from host.cli.parser import build_parser
-from host.cli.running import settings_of
 from host.config import Settings
 from host.durability import replay as replay_module
 from host.durability.replay import known_key_names, placeholder
 from host.orchestration.hub import Host
+from quartet.cli import main, rerun
+from quartet.cli.parser import build_parser
+from quartet.cli.running import settings_of
 
 CANARY = "sk-replay-canary-7f3e1b"
 

@@ -113,7 +113,7 @@ def _files_only_world(folder: Path, notes: str):
 
 async def test_two_runs_write_files_named_by_the_question_each_in_its_own_folder(tmp_path):
     from demo.corpus import research
-    from host.cli.progress import output_lines
+    from host.display.progress import output_lines
     from host.durability.runs import read_run
 
     question, notes = NOTES["en"]

@@ -162,7 +162,7 @@ def test_the_chinese_question_finds_chinese_sources_and_is_answered_in_chinese(d
 def test_an_off_topic_question_gets_the_honest_nothing_report_and_exit_3(tmp_path):
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     proc = subprocess.run(
-        [sys.executable, "-m", "host", "demo", "--question", "How do heat pumps work?",
+        [sys.executable, "-m", "quartet", "demo", "--question", "How do heat pumps work?",
          "--runs-dir", str(demo_runs_dir(tmp_path)), "--formats", "md", "--json"],
         capture_output=True, text=True, env=env, timeout=240, cwd=ROOT,
     )  # fmt: skip

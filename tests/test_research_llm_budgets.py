@@ -15,9 +15,9 @@ from demo.settings import demo_settings
 from demo.web import demo_world
 from host.brains import make_brain
 from host.brains.ledger import ModelPrice
-from host.cli.running import report
 from host.config import ConfigError, Settings, load_settings
 from host.orchestration.hub import Host
+from quartet.cli.running import report
 
 MODEL = "openai:loopback-model"
 

@@ -19,8 +19,8 @@ from wire_faults import Faults, host, page_answer, planner
 from demo.settings import demo_settings
 from demo.web import demo_world
 from host.brains import ModelPrice, make_brain
-from host.cli.progress import summary_table
 from host.config import Settings
+from host.display.progress import summary_table
 from host.orchestration.hub import Host
 
 CANARY = "sk-wire-canary-5c81d0"

@@ -30,11 +30,11 @@ from runs_support import make_run
 
 from demo.web import demo_world
 from host.brains.offline import HostPolicy
-from host.cli import main, rerun
 from host.config import Settings
 from host.core.records import call_signature
 from host.core.stages import CANCELLED
 from host.durability.checkpoint import patch_dangling
+from quartet.cli import main, rerun
 
 
 def kill_after_first_page(cmd: list[str], env: dict[str, str]) -> None:

@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 from runs_support import make_run, plan_of
 
-from host.cli import main
 from host.durability.runs import RunNotFound, find_run, list_runs, read_run
+from quartet.cli import main
 
 FINISHED = "20260301-090000-aaaaaa"
 INTERRUPTED = "20260302-090000-bbbbbb"

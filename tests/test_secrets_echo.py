@@ -9,7 +9,7 @@ import json
 from cli_support import demo_runs_dir
 from openai_server import ScriptedOpenAI
 
-from host.cli import main
+from quartet.cli import main
 from subagents.secrets import SECRET_VARS, scrub, secret_values
 
 CANARY = "sk-echo-canary-5c1e9a7b"

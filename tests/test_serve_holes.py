@@ -432,8 +432,8 @@ def test_resume_is_offered_only_where_a_checkpoint_lets_it_work(tmp_path, capsys
 
     from starlette.testclient import TestClient
 
-    from host.cli.runs import cmd_show
     from host.durability.runs import CHECKPOINT_JSON, read_run
+    from quartet.cli.runs import cmd_show
     from webapp.app import build_app
     from webapp.security import Guard
 

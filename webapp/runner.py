@@ -322,7 +322,7 @@ class Runner:
         """``quartet replay RUN_ID``, as the CLI runs it; its verdict is the job's end."""
         run_id = str(job.job["run_id"])
         proc = job.proc = await self._spawn(
-            "-m", "host", "replay", run_id, "--runs-dir", str(self.runs_dir), "--json"
+            "-m", "quartet", "replay", run_id, "--runs-dir", str(self.runs_dir), "--json"
         )
         out, err = await proc.communicate(b"")
         job.code = proc.returncode

@@ -4,9 +4,9 @@ The server starts one worker per run and talks to it in JSON lines: the job on t
 line of standard input, then the user's decisions (approvals, the reviewed plan); the
 run's events on standard output. Anything else the run prints goes to standard error.
 
-The run itself is the CLI's: the same settings (:func:`host.batch.worker.job_settings`,
+The run itself is the CLI's: the same settings (:func:`demo.settings.job_settings`,
 which applies the demo world as ``quartet demo`` does), the same
-:class:`host.orchestration.hub.Host`, and the same :class:`host.cli.progress.Progress`
+:class:`host.orchestration.hub.Host`, and the same :class:`host.display.progress.Progress`
 turning its events into the readable lines ``quartet run`` prints when piped, and its
 :class:`host.orchestration.live.Tally` counting the figures its live view shows. A stop
 from the page is a SIGINT to this process, which the Host takes as one Ctrl-C.
@@ -78,7 +78,7 @@ class Channel:
 
 
 class Watcher:
-    """An ``on_event`` callback: the CLI's :class:`~host.cli.progress.Progress` (piped, one
+    """An ``on_event`` callback: the CLI's :class:`~host.display.progress.Progress` (piped, one
     line an event) for the lines of the feed and what each task is doing, and its
     :class:`~host.orchestration.live.Tally` for the figures (the ones the CLI's live view
     shows), sent to the server."""
@@ -86,7 +86,7 @@ class Watcher:
     def __init__(self, channel: Channel) -> None:
         from rich.console import Console
 
-        from host.cli.progress import Progress
+        from host.display.progress import Progress
 
         self.channel = channel
         self.buffer = io.StringIO()
@@ -207,7 +207,7 @@ def plan_reviewer(channel: Channel) -> Callable[[Any], Awaitable[Any]]:
 def _settings(job: dict[str, Any]) -> Any:
     """The run's settings, as a batch job's: flags, environment, ``quartet.toml``, and
     the demo world when the job researches it; the approval policy the page chose."""
-    from host.batch.worker import job_settings
+    from demo.settings import job_settings
 
     settings = job_settings(job)
     if job.get("approve"):

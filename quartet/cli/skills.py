@@ -16,12 +16,13 @@ from datetime import date
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..config import ConfigError, Settings
-from ..printable import printable
+from host.config import ConfigError, Settings
+from host.printable import printable
+
 from .store import opened, store_settings
 
 if TYPE_CHECKING:
-    from ..durability.memory import SkillMemory
+    from host.durability.memory import SkillMemory
 
 
 @dataclass(frozen=True)
@@ -63,7 +64,7 @@ def find_skill(skills: list[BoundSkill], name: str) -> BoundSkill:
 
 def _memory(settings: Settings) -> AbstractContextManager[SkillMemory | None]:
     """The settings' memory store, closed afterwards (see :func:`.store.opened`)."""
-    from ..durability.memory import existing_memory
+    from host.durability.memory import existing_memory
 
     return opened(existing_memory, settings)
 

@@ -1,6 +1,6 @@
 """What the user sees while a batch works: a bar over the whole batch, a line per running
 question with its attempt, the stage its run is at (``searching q1, q2``, ``writing the
-report``: its worker notes it, see :class:`host.batch.worker.Stage`) and its time, and a
+report``: its worker notes it, see :class:`quartet.batch.worker.Stage`) and its time, and a
 line as each question ends or is retried.
 
 Questions (from the user's file) and errors (from the runs) are shown with
@@ -28,8 +28,9 @@ from rich.progress import (
 )
 from rich.text import Text
 
-from ..durability.runs import told_counts
-from ..printable import plural, printable, shown
+from host.durability.runs import told_counts
+from host.printable import plural, printable, shown
+
 from .state import BatchState, Job
 from .worker import read_note
 
@@ -84,7 +85,7 @@ def per_minute(done: int, seconds: float) -> float:
 
 
 class BatchProgress:
-    """An ``on_event`` callback for :func:`host.batch.coordinator.run_batch` (rich, on
+    """An ``on_event`` callback for :func:`quartet.batch.coordinator.run_batch` (rich, on
     stderr); ``quiet`` shows nothing."""
 
     def __init__(

@@ -9,20 +9,20 @@ import sys
 from typing import TYPE_CHECKING, Any
 
 from demo.settings import demo_settings
+from host.config import Settings
+from host.durability.resume import demo_ports, resumable, resumed_settings
+from host.durability.runs import chosen_input
+from host.printable import plural, printable, printable_json
 
-from ..config import Settings
-from ..durability.resume import demo_ports, resumable, resumed_settings
-from ..durability.runs import chosen_input
-from ..printable import plural, printable, printable_json
 from .running import brain_of, confirmer, given_input, interruptible, report, run_async, settings_of
 
 if TYPE_CHECKING:
-    from ..orchestration.result import RunResult
+    from host.orchestration.result import RunResult
 
 
 def cmd_resume(args: argparse.Namespace) -> int:
     """``quartet resume RUN_ID``: continue a stopped run from its last checkpoint."""
-    from ..durability.run_folder import RunFolder
+    from host.durability.run_folder import RunFolder
 
     settings = settings_of(args)
     folder, saved = resumable(settings, args.run_id)
@@ -36,8 +36,8 @@ def cmd_resume(args: argparse.Namespace) -> int:
     brain = brain_of(settings)
 
     async def resume(settings: Settings) -> RunResult:
-        from ..orchestration.hub import Host
-        from .progress import Progress
+        from host.display.progress import Progress
+        from host.orchestration.hub import Host
 
         quiet = settings.quiet or settings.json_output
         progress = Progress(quiet=quiet, verbose=settings.verbose)
@@ -62,11 +62,10 @@ def cmd_resume(args: argparse.Namespace) -> int:
 def cmd_replay(args: argparse.Namespace) -> int:
     """``quartet replay RUN_ID``: run a recording again; 0 when it is reproduced."""
     from demo.web import cached_inputs
+    from host.brains.providers import replay_brain
+    from host.durability.replay import compare, open_recording, replay_input, replay_settings
+    from host.durability.run_folder import RunFolder
     from subagents.tape import Tape
-
-    from ..brains.providers import replay_brain
-    from ..durability.replay import compare, open_recording, replay_input, replay_settings
-    from ..durability.run_folder import RunFolder
 
     base = settings_of(args)
     recording = open_recording(base.runs_dir, args.run_id)
@@ -74,8 +73,8 @@ def cmd_replay(args: argparse.Namespace) -> int:
     settings = replay_settings(base, recording, inputs)
 
     async def replay() -> tuple[RunResult, Any]:
-        from ..orchestration.hub import Host
-        from .progress import Progress
+        from host.display.progress import Progress
+        from host.orchestration.hub import Host
 
         tape = await Tape.load(RunFolder.open(recording.folder, settings.input_dir).host_service)
         brain = replay_brain(settings.model, tape)

@@ -36,7 +36,7 @@ def cmd_mcp(args: argparse.Namespace) -> int:
     """``quartet mcp SUBAGENT``: serve the subagent's toolkit over stdio until closed."""
     import asyncio
 
-    from ..mcp.serving import serve_subagent
+    from host.mcp.serving import serve_subagent
 
     asyncio.run(serve_subagent(args.subagent, settings_of(args), args.workspace))
     return 0

@@ -1,7 +1,7 @@
 """Schedules a batch's questions on an engine: a bounded number at once, each retried a
 bounded number of times when its attempt fails, is killed or times out.
 
-A retried question resumes from its run's checkpoint (see :mod:`host.batch.worker`).
+A retried question resumes from its run's checkpoint (see :mod:`quartet.batch.worker`).
 The state file is written after every change, so a batch stopped at any moment, and run
 again, skips what finished.
 """

@@ -12,8 +12,9 @@ import argparse
 from contextlib import AbstractContextManager
 from typing import TYPE_CHECKING
 
-from ..config import Settings
-from ..printable import printable
+from host.config import Settings
+from host.printable import printable
+
 from .store import opened, store_settings
 
 if TYPE_CHECKING:
@@ -22,14 +23,14 @@ if TYPE_CHECKING:
 
 def _cache(settings: Settings) -> AbstractContextManager[PageCache | None]:
     """The settings' page cache, closed afterwards (see :func:`.store.opened`)."""
-    from ..durability.page_cache import existing_page_cache
+    from host.durability.page_cache import existing_page_cache
 
     return opened(existing_page_cache, settings)
 
 
 def _whose(settings: Settings) -> str:
     """``user alice, project default``: the namespace the commands work on."""
-    from ..durability.memory import os_user
+    from host.durability.memory import os_user
 
     return f"user {os_user()}, project {settings.project}"
 

@@ -8,9 +8,9 @@ import os
 import sys
 from collections.abc import Sequence
 
+from host.printable import printable
 from subagents.secrets import scrubbed_output, secret_scope, secret_values
 
-from ..printable import printable
 from .parser import build_parser
 from .running import RunStopped
 
@@ -20,7 +20,7 @@ BROKEN_PIPE_EXIT = 128 + 13
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Entry point of ``python -m host`` and the ``quartet`` script."""
+    """Entry point of ``python -m quartet`` and the ``quartet`` script."""
     try:
         try:
             return _command(argv)

@@ -6,10 +6,8 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from research.inputs import told_uses
-
-from ..config import runs_dir_setting
-from ..durability.runs import (
+from host.config import runs_dir_setting
+from host.durability.runs import (
     RunDetail,
     RunSummary,
     find_run,
@@ -19,7 +17,8 @@ from ..durability.runs import (
     status_word,
     told_counts,
 )
-from ..printable import printable, printable_json
+from host.printable import printable, printable_json
+from research.inputs import told_uses
 
 QUESTION_WIDTH = 60
 

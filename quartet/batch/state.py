@@ -35,7 +35,7 @@ class Job:
         index: its row number in the batch, from 1.
         attempts: how many times a worker started it, over every run of the batch.
         seconds: wall time spent on it, over every attempt.
-        result: what its worker returned (see :func:`host.batch.worker.outcome`).
+        result: what its worker returned (see :func:`quartet.batch.worker.outcome`).
         error: why the last attempt failed, when it did.
     """
 

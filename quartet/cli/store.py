@@ -8,7 +8,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Protocol, TypeVar
 
-from ..config import ConfigError, Settings, load_settings
+from host.config import ConfigError, Settings, load_settings
 
 
 class _Closable(Protocol):

@@ -6,11 +6,10 @@ import argparse
 from pathlib import Path
 from typing import Any
 
+from host.config import runs_dir_setting
+from host.durability.runs import find_run, plan_of
+from host.printable import printable
 from subagents.evidence import PageRecord, sidecar_path
-
-from ..config import runs_dir_setting
-from ..durability.runs import find_run, plan_of
-from ..printable import printable
 
 
 def _pages(run: Path) -> list[tuple[str, str, str]]:

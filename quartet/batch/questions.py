@@ -13,7 +13,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from ..config import ConfigError, parse_formats
+from host.config import ConfigError, parse_formats
 
 COLUMNS = ("question", "input", "formats")
 

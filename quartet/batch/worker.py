@@ -8,7 +8,7 @@
   same folder, as ``quartet resume`` does;
 - otherwise a new run starts, and its id is noted as soon as its folder exists.
 
-``python -m host.batch.worker`` runs the jobs it reads on stdin, one after another (see
+``python -m quartet.batch.worker`` runs the jobs it reads on stdin, one after another (see
 :func:`serve`): the local engine's worker process.
 """
 
@@ -22,16 +22,12 @@ import socket
 import sys
 import time
 import traceback
-from dataclasses import replace
 from pathlib import Path
-from types import SimpleNamespace
 from typing import Any
 
-from demo.settings import demo_settings
-
-from ..config import Settings, load_settings, parse_glossary
-from ..durability.runs import CHECKPOINT_JSON, RUN_JSON, read_run
-from ..printable import plural
+from demo.settings import job_settings
+from host.durability.runs import CHECKPOINT_JSON, RUN_JSON, read_run
+from host.printable import plural
 
 
 def read_note(marker: Path) -> dict[str, Any]:
@@ -94,34 +90,6 @@ class Stage:
         return "; ".join(told) or "working"
 
 
-def job_settings(job: dict[str, Any]) -> Settings:
-    """The settings of a job's run: its own flags, then this worker's environment and
-    ``quartet.toml`` (API keys come from the worker's environment only)."""
-    flags = {
-        "model": job.get("model"),
-        "formats": ",".join(job.get("formats") or []) or None,
-        "input": job.get("input_dir"),
-        "runs_dir": job["runs_dir"],
-        "max_pages": job.get("max_pages"),
-        "max_rounds": job.get("max_rounds"),
-        "quiet": True,
-    }
-    settings = load_settings(flags)
-    world = job.get("demo")
-    if world:
-        served = SimpleNamespace(
-            endpoints=world["endpoints"],
-            hosts=tuple(world["hosts"]),
-            ports=tuple(world["ports"]),
-            input_dir=Path(world["input_dir"]),
-            glossary=parse_glossary(world.get("glossary") or []),
-        )
-        settings = demo_settings(settings, served)
-        if job.get("input_dir"):
-            settings = replace(settings, input_dir=Path(job["input_dir"]))
-    return settings
-
-
 def outcome(folder: Path, resumed: bool = False) -> dict[str, Any]:
     """What the batch's summary needs from a finished run folder."""
     detail = read_run(folder)
@@ -153,7 +121,7 @@ def run_job(job: dict[str, Any]) -> dict[str, Any]:
     its run already finished, only read back.
 
     Args:
-        job: a payload from :meth:`host.batch.state.BatchState.payload`.
+        job: a payload from :meth:`quartet.batch.state.BatchState.payload`.
 
     Returns:
         The run's :func:`outcome`, plus ``reused`` (it had finished before).
@@ -174,9 +142,9 @@ def run_job(job: dict[str, Any]) -> dict[str, Any]:
 async def _run(
     job: dict[str, Any], folder: Path | None, marker: Path, note: dict[str, Any]
 ) -> Path:
-    from ..brains import make_brain
-    from ..durability.run_folder import RunFolder
-    from ..orchestration.hub import Host
+    from host.brains import make_brain
+    from host.durability.run_folder import RunFolder
+    from host.orchestration.hub import Host
 
     settings = job_settings(job)
     stage = Stage()

@@ -11,15 +11,14 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from host.config import ConfigError, Settings, load_settings
+from host.durability.runs import has_checkpoint
+from host.printable import printable
 from research.labels import label
 
-from ..config import ConfigError, Settings, load_settings
-from ..durability.runs import has_checkpoint
-from ..printable import printable
-
 if TYPE_CHECKING:
-    from ..brains import Brain
-    from ..orchestration.hub import Host, RunResult
+    from host.brains import Brain
+    from host.orchestration.hub import Host, RunResult
 
 
 def settings_of(args: argparse.Namespace) -> Settings:
@@ -61,8 +60,8 @@ def report(result: RunResult, settings: Settings) -> int:
     """Print what the run produced; its exit status (0 answered, 3 nothing, 1 no report)."""
     from rich.console import Console
 
-    from ..orchestration.budget import budget_sentence
-    from .progress import folder_line, output_lines, summary_table
+    from host.display.progress import folder_line, output_lines, summary_table
+    from host.orchestration.budget import budget_sentence
 
     if settings.json_output:
         print(json.dumps(result.record(), ensure_ascii=False, indent=2, default=str))
@@ -145,7 +144,7 @@ async def interruptible(host: Host, work: Awaitable[RunResult]) -> RunResult:
 
 def human_of(args: argparse.Namespace, settings: Settings, question: str) -> dict[str, Any]:
     """Who decides on approvals and the plan: the terminal, a plan file, or the defaults."""
-    from ..orchestration.approval import (
+    from host.orchestration.approval import (
         Terminal,
         has_terminal,
         plan_from_file,
@@ -178,7 +177,7 @@ def check_approval_terminal(args: argparse.Namespace, settings: Settings) -> Non
     """
     if not (getattr(args, "approve", None) and settings.approve_tools):
         return
-    from ..orchestration.approval import has_terminal
+    from host.orchestration.approval import has_terminal
 
     if not has_terminal():
         raise ConfigError(
@@ -197,7 +196,7 @@ def run_async(work: Awaitable[RunResult]) -> RunResult:
 
 
 def brain_of(settings: Settings) -> Brain:
-    from ..brains import make_brain
+    from host.brains import make_brain
 
     return make_brain(settings.model, access=settings.models)
 
@@ -205,8 +204,8 @@ def brain_of(settings: Settings) -> Brain:
 async def pipeline(
     question: str, settings: Settings, brain: Brain, human: dict[str, Any]
 ) -> RunResult:
-    from ..orchestration.hub import Host
-    from .progress import Progress
+    from host.display.progress import Progress
+    from host.orchestration.hub import Host
 
     quiet = settings.quiet or settings.json_output
     terminal = human.pop("terminal", None)

@@ -13,8 +13,9 @@ import time
 from pathlib import Path
 from typing import Any
 
-from ..config import MAX_SECONDS, ConfigError, load_settings, make_runs_dir
-from ..printable import plural, shown
+from host.config import MAX_SECONDS, ConfigError, load_settings, make_runs_dir
+from host.printable import plural, shown
+
 from .questions import read_questions
 from .state import DONE, BatchState
 
@@ -174,7 +175,7 @@ def _prepare(args: argparse.Namespace) -> tuple[BatchState, Path, Any]:
             "max_rounds": args.max_rounds,
         }
     )
-    from ..brains import parse_spec
+    from host.brains import parse_spec
 
     parse_spec(settings.model)
     runs_dir = make_runs_dir(settings.runs_dir)

@@ -1,7 +1,7 @@
 """What the user sees while a run works.
 
 On a terminal, one live view: a row per part of the plan, labelled by what tells it
-apart from the other parts (see :mod:`host.cli.part_labels`), with its status, what it
+apart from the other parts (see :mod:`host.display.part_labels`), with its status, what it
 is doing now (with a spinner and the seconds it has taken so far), the pages read for it
 and the evidence kept for it; a row for the work on no single part (the user's files, the
 report) and the pages no part's task read; and the pages read in all below. What a

@@ -170,7 +170,7 @@ class _Version(argparse.Action):
         super().__init__(option_strings, dest, nargs=0, help="print the version and exit")
 
     def __call__(self, parser: argparse.ArgumentParser, *args: Any, **kwargs: Any) -> None:
-        from ..version import quartet_version
+        from host.version import quartet_version
 
         print(f"quartet {quartet_version()}")
         parser.exit(0)

@@ -1,6 +1,6 @@
 """Where a batch's questions run: worker processes on this machine, or Ray tasks.
 
-An engine runs one attempt of one question (:func:`host.batch.worker.run_job`) and
+An engine runs one attempt of one question (:func:`quartet.batch.worker.run_job`) and
 returns its outcome, or raises :class:`AttemptFailed` saying why it did not end: the
 worker raised (``failed``), was killed (``worker died``) or ran past the time limit
 (``timed out``; the worker is then killed). The coordinator decides on retries.
@@ -55,7 +55,7 @@ def _last_line(text: str, width: int = 300) -> str:
 
 
 class LocalEngine:
-    """Worker processes on this machine (``python -m host.batch.worker``), each in its own
+    """Worker processes on this machine (``python -m quartet.batch.worker``), each in its own
     process group: Ctrl-C reaches the batch, not the workers.
 
     A worker runs one question at a time and is kept for the next question when its
@@ -91,7 +91,7 @@ class LocalEngine:
             return await asyncio.create_subprocess_exec(
                 sys.executable,
                 "-m",
-                "host.batch.worker",
+                "quartet.batch.worker",
                 stdin=asyncio.subprocess.PIPE,
                 stdout=asyncio.subprocess.PIPE,
                 stderr=err,  # until its first question, whose log it then writes to

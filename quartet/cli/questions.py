@@ -6,8 +6,8 @@ from __future__ import annotations
 import argparse
 
 from demo.settings import demo_settings
+from host.config import ConfigError, make_runs_dir
 
-from ..config import ConfigError, make_runs_dir
 from .running import (
     announce,
     brain_of,

@@ -78,6 +78,21 @@ def test_console_script_and_python_m_host_are_the_same_command(tools_json):
         assert done.stdout == tools_json, command
 
 
+def test_a_crash_of_the_interpreter_prints_where_each_thread_was():
+    """The command line turns on :mod:`faulthandler`: a segmentation fault in a compiled
+    library says where it happened instead of ending the run silently."""
+    code = (
+        "import ctypes, sys; from quartet.cli import main; main(['tools']); "
+        "sys.stdout.flush(); ctypes.string_at(0)"
+    )
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONFAULTHANDLER"}
+    done = subprocess.run(
+        [sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode != 0
+    assert "Fatal Python error" in done.stderr and "File " in done.stderr, done.stderr[-2000:]
+
+
 def test_bad_arguments_exit_2_with_usage():
     proc = subprocess.run(
         [sys.executable, "-m", "quartet", "fly"],

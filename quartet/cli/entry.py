@@ -4,6 +4,7 @@ can act on into one line and an exit status."""
 from __future__ import annotations
 
 import argparse
+import faulthandler
 import os
 import sys
 from collections.abc import Sequence
@@ -20,7 +21,13 @@ BROKEN_PIPE_EXIT = 128 + 13
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Entry point of ``python -m quartet`` and the ``quartet`` script."""
+    """Entry point of ``python -m quartet`` and the ``quartet`` script.
+
+    A crash of the interpreter itself (a fault in a compiled library) prints where each
+    thread was on stderr, which says what to report; a Python error is handled below.
+    """
+    if not faulthandler.is_enabled():
+        faulthandler.enable()
     try:
         try:
             return _command(argv)

@@ -357,10 +357,10 @@ def test_a_pronoun_is_replaced_by_the_subject_as_the_question_writes_it(question
         ("When did the Varn eruption happen, and why was it so destructive?", "Varn eruption"),
         ("How many homes did the Tessel fire destroy?", "Tessel fire"),
         ("When was the Ostel bridge built, and who designed it?", "Ostel bridge"),
-        ("When did the Apollo 11 crew land on the moon?", "Apollo 11 crew"),
+        ("When did the Tessen 4 crew land on the moon?", "Tessen 4 crew"),
         # …but not a word that is the verb, its object, or an adverb
-        ("When did the Grand Canal stop carrying grain?", "Grand Canal"),
-        ("How does the Federal Reserve set interest rates?", "Federal Reserve"),
+        ("When did the Ostel Canal stop carrying grain?", "Ostel Canal"),
+        ("How does the Marrow Reserve set interest rates?", "Marrow Reserve"),
         ("When was the Varn Canal first dug?", "Varn Canal"),
         ("How did the Sui build the canal?", "Sui"),
         ("Who founded the Harsk company?", "Harsk"),

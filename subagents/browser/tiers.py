@@ -424,16 +424,8 @@ async def fetch_page_text(
             "HTTP text is kept"
         )
         return result
-    return PageText(
-        url=url,
-        final_url=rendered.final_url,
-        status=rendered.status,
-        content_type="text/html",
-        extracted=rendered_text,
-        tier=CHROMIUM,
-        notes=[f"the HTTP text failed the quality gate ({reason})"],
-        provenance=provenance,
-    )
+    note = f"the HTTP text failed the quality gate ({reason})"
+    return _chromium_text(url, rendered, rendered_text, provenance, note)
 
 
 async def goes_to_browser_first(url: str, browser_sites: frozenset[str]) -> bool:
@@ -472,6 +464,19 @@ async def _browser_first(url: str, browser: BrowserSession) -> PageText | None:
     refused = rendered.status >= 400 or rendered.status in GATE_STATUSES
     if refused or len(extracted.markdown) < MIN_TEXT_CHARS:
         return None
+    note = f"read in the browser at once: {site_key(url)} is known to need it"
+    return _chromium_text(url, rendered, extracted, provenance, note, browser_first=True)
+
+
+def _chromium_text(
+    url: str,
+    rendered: RenderedPage,
+    extracted: Extracted,
+    provenance: Provenance,
+    note: str,
+    browser_first: bool = False,
+) -> PageText:
+    """Chromium's text of a page, with the page's provenance and why it was rendered."""
     return PageText(
         url=url,
         final_url=rendered.final_url,
@@ -479,9 +484,9 @@ async def _browser_first(url: str, browser: BrowserSession) -> PageText | None:
         content_type="text/html",
         extracted=extracted,
         tier=CHROMIUM,
-        notes=[f"read in the browser at once: {site_key(url)} is known to need it"],
+        notes=[note],
         provenance=provenance,
-        browser_first=True,
+        browser_first=browser_first,
     )
 
 

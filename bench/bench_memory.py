@@ -174,7 +174,7 @@ def titles(text: str) -> list[str]:
     from subagents.experience import parse
 
     log = parse(text)
-    return [e.title for e in (*log.core, *log.recent)]
+    return [e.title for e in log.entries]
 
 
 def cache_size(db: BenchStore) -> tuple[int, int]:

@@ -121,9 +121,14 @@ class Evolved:
     recent: tuple[Entry, ...] = field(default_factory=tuple)
 
     @property
+    def entries(self) -> tuple[Entry, ...]:
+        """Every entry: the core experiences, then the recent findings."""
+        return (*self.core, *self.recent)
+
+    @property
     def titles(self) -> set[str]:
         """The case-folded titles of every entry, core and recent."""
-        return {e.key for e in (*self.core, *self.recent)}
+        return {e.key for e in self.entries}
 
 
 @dataclass(frozen=True)

@@ -276,11 +276,16 @@ def _source_of(entry: Entry) -> tuple[str, str, date] | None:
     return title.group(1).lower(), title.group(2).lower(), when
 
 
+def _expired(day: date, today: date) -> bool:
+    """Whether a failing source recorded on ``day`` is tried as usual again ``today``."""
+    return (today - day).days >= FAILING_SOURCE_DAYS
+
+
 def source_expired(entry: Entry, today: date) -> bool:
     """Whether ``entry`` is a failing-source finding recorded :data:`FAILING_SOURCE_DAYS`
     days or more before ``today`` (one recorded again then is not a duplicate)."""
     found = _source_of(entry)
-    return found is not None and (today - found[2]).days >= FAILING_SOURCE_DAYS
+    return found is not None and _expired(found[2], today)
 
 
 def failing_sources(log: Evolved | None, today: date) -> dict[str, frozenset[str]]:
@@ -288,9 +293,9 @@ def failing_sources(log: Evolved | None, today: date) -> dict[str, frozenset[str
     ``search-sources`` log) records as failing fewer than :data:`FAILING_SOURCE_DAYS`
     days before ``today``."""
     last: dict[str, set[str]] = {}
-    for entry in (*log.core, *log.recent) if log is not None else ():
+    for entry in log.entries if log is not None else ():
         found = _source_of(entry)
-        if found is not None and (today - found[2]).days < FAILING_SOURCE_DAYS:
+        if found is not None and not _expired(found[2], today):
             last.setdefault(found[1], set()).add(found[0])
     return {language: frozenset(tools) for language, tools in sorted(last.items())}
 
@@ -299,7 +304,7 @@ def browser_sites(log: Evolved | None) -> frozenset[str]:
     """The sites (``host`` or ``host:port``) ``log`` (the ``browser-access`` log) records
     as read in a real browser."""
     sites = set()
-    for entry in (*log.core, *log.recent) if log is not None else ():
+    for entry in log.entries if log is not None else ():
         match = _BROWSER_TITLE.match(entry.title)
         if match is not None:
             sites.add(match.group(1).lower())
@@ -369,7 +374,7 @@ def record_findings(
     def change(text: str) -> str:
         recorded.clear()
         log = parse(text)
-        held = {e.key for e in (*log.core, *log.recent) if expired is None or not expired(e)}
+        held = {e.key for e in log.entries if expired is None or not expired(e)}
         for entry in wanted:
             if entry.key not in held:
                 text = record(text, entry.title, entry.scene, entry.lesson, today)

@@ -23,8 +23,18 @@ the second run tries it last (the second run may then fetch the pages it finds).
 PostgreSQL server instead of the runs folder's SQLite file, in a project of the bench's
 own (``bench-…``), removed from the server at the end.
 
+``--batch N`` measures the page cache shared by a batch instead: ``N`` questions about
+the demo web (those of ``bench_batch.py``) as one ``quartet batch``, two at a time on the
+engine ``--engine`` (``ray``: a local Ray cluster, the default; ``local``: worker
+processes), every run with the one store of the batch's runs folder (or ``--store``).
+Prints, for each question, the pages it read and how many came from the page cache, and
+for the batch the pages read, the fetches the demo site answered, and the addresses
+fetched more than once (goal: none, but for two questions running at the same moment
+that both read a page before either has stored it).
+
     .venv/bin/python bench/bench_memory.py [--formats md,html,pdf,pptx] [--keep DIR]
         [--fail-source bing] [--store URL]
+    .venv/bin/python bench/bench_memory.py --batch 10 [--engine ray|local] [--store URL]
 """
 
 from __future__ import annotations
@@ -257,6 +267,69 @@ def failing_job(job: dict[str, Any], source: str) -> dict[str, Any]:
     return {**job, "demo": {**job["demo"], "endpoints": endpoints}}
 
 
+async def _run_batch(state: Any, engine: Any, world: dict[str, Any]) -> None:
+    """Start ``engine`` and run the batch's questions on it, two at a time."""
+    from quartet.batch.coordinator import run_batch
+
+    await engine.start()
+    try:
+        await run_batch(state, engine, concurrency=2, retries=0, timeout=900, demo_world=world)
+    finally:
+        await engine.close()
+
+
+def batch_runs(base: Path, store: BenchStore, count: int, engine_name: str, formats: str) -> None:
+    """Research ``count`` demo questions as one batch on ``engine_name``, sharing the store
+    at ``store``, and print what each read and what the demo site was asked for."""
+    from bench_batch import QUESTIONS
+
+    from demo.web import demo_world
+    from quartet.batch.engines import LocalEngine, RayEngine
+    from quartet.batch.questions import Question
+    from quartet.batch.state import DONE, BatchState
+
+    if not 1 <= count <= len(QUESTIONS):
+        raise SystemExit(f"--batch takes 1 to {len(QUESTIONS)} questions")
+    os.environ.update({"PYTHONPATH": str(ROOT), **store.env()})
+    runs = base / "runs"
+    runs.mkdir(parents=True, exist_ok=True)
+    source = base / "questions.txt"
+    source.write_text("\n".join(QUESTIONS[:count]) + "\n", encoding="utf-8")
+    questions = [Question(q) for q in QUESTIONS[:count]]
+    state = BatchState.prepare(
+        runs, source, questions, model="offline", formats=tuple(formats.split(",")),
+        input_dir=None, demo=True,
+    )  # fmt: skip
+    engine = RayEngine(None) if engine_name == "ray" else LocalEngine(state.folder / "logs")
+    with demo_world(base) as world:
+        started = time.perf_counter()
+        asyncio.run(_run_batch(state, engine, _world_of(world)))
+        wall = time.perf_counter() - started
+        fetched = list(world.site_requests)
+    read = cached = 0
+    for job in state.jobs:
+        if job.status != DONE or not job.run_id:
+            print(f"question {job.index}: {job.status} {job.error or ''}".rstrip())
+            continue
+        record = json.loads((runs / job.run_id / "internal" / "run.json").read_text("utf-8"))
+        sources = list(record.get("web_sources") or [])
+        hits = sum(1 for s in sources if s.get("from_cache"))
+        read, cached = read + len(sources), cached + hits
+        print(
+            f"question {job.index}: {len(sources)} pages and downloads read, {hits} from the "
+            f"page cache, exit {record.get('exit_code')}, {job.seconds:.1f} s: {job.question[:60]}"
+        )
+    again = sorted({p for p in fetched if fetched.count(p) > 1})
+    print(
+        f"batch of {len(state.jobs)} on the {engine.name} engine, two at a time, {wall:.1f} s: "
+        f"{read} pages and downloads read, {cached} of them from the page cache; the demo "
+        f"site answered {len(fetched)} fetches of {len(set(fetched))} addresses"
+    )
+    print(f"addresses fetched more than once: {len(again)}")
+    for path in again:
+        print(f"  {path}: {fetched.count(path)} times")
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--formats", default="md,html,pdf,pptx", help="the reports' formats")
@@ -273,10 +346,18 @@ def main() -> int:
         metavar="URL",
         help="keep both runs' store on this PostgreSQL server (postgresql://…)",
     )
+    parser.add_argument(
+        "--batch", type=int, metavar="N", help="run N demo questions as one batch instead"
+    )
+    parser.add_argument(
+        "--engine", choices=("ray", "local"), default="ray", help="the batch's engine"
+    )
     parser.add_argument("--child", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
         return _child(args.child)
+    if args.batch:
+        return _batch_main(args)
     from demo.web import demo_world
 
     with contextlib.ExitStack() as stack:
@@ -307,6 +388,22 @@ def main() -> int:
             second = one_run(job_file, world, base, db)
             after_second = memories(db)
         report(first, second, db, _experience(after_first, after_second, second_started))
+    return 0
+
+
+def _batch_main(args: argparse.Namespace) -> int:
+    """``--batch N``: the batch's figures, in a folder of its own (``--keep``) or a
+    temporary one."""
+    with contextlib.ExitStack() as stack:
+        if args.keep:
+            base = Path(args.keep)
+            base.mkdir(parents=True)
+        else:
+            base = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="quartet-bench-")))
+        db = BenchStore(base / "runs" / STORE, args.store, f"bench-{uuid.uuid4().hex[:12]}")
+        if args.store:
+            stack.callback(db.clear)
+        batch_runs(base, db, args.batch, args.engine, args.formats)
     return 0
 
 

@@ -46,6 +46,10 @@ LANGUAGE_MARGIN = 0.5
 _LETTERS = re.compile(r"[^\W\d_]", re.UNICODE)
 _HANGUL = re.compile(rf"[{HANGUL_CLASS}]")
 _KANA = re.compile(rf"[{KANA_CLASS}]")
+#: The languages a text is weighed in by wordfreq's full lists: the ones it scores best in
+#: by the short lists (a language's commonest words, which load in a fraction of the time
+#: and rank the candidates alike; see :func:`_closest`).
+SHORTLIST = 3
 #: Kana among at least one in this many letters make a text Japanese (Chinese text
 #: has none; a Japanese sentence writes its particles and endings in kana).
 KANA_SHARE = 10
@@ -137,7 +141,8 @@ def text_language(text: str) -> str:
     Latin-script text is scored by the mean word frequency (wordfreq's Zipf scale) of its
     words in each language; English wins unless another language scores clearly higher
     (:data:`LANGUAGE_MARGIN`). Text in another script is scored alike among the
-    languages written in it.
+    languages written in it. Only the few languages a text scores best in by wordfreq's
+    short lists are scored by its full lists (see :func:`_closest`).
     """
     letters = _LETTERS.findall(text)
     if not letters:
@@ -154,7 +159,7 @@ def text_language(text: str) -> str:
         return _by_script(script(text), found)
     if not found:
         return "en"
-    scores = {lang: _mean_zipf(found, lang) for lang in (*LATIN_LANGUAGES, *_latin_others())}
+    scores = _closest(found, ["en", *LATIN_LANGUAGES, *_latin_others()])
     best = max(scores, key=lambda lang: scores[lang])
     return "en" if scores[best] - scores["en"] <= LANGUAGE_MARGIN else best
 
@@ -165,7 +170,18 @@ def _by_script(name: str, found: list[str]) -> str:
     candidates = scripts_data()["scripts"].get(name, [])
     if len(candidates) < 2 or not found:
         return candidates[0] if candidates else "other"
-    return max(candidates, key=lambda lang: _mean_zipf(found, lang))
+    scores = _closest(found, candidates)
+    return max(scores, key=lambda lang: scores[lang])
+
+
+def _closest(found: list[str], languages: list[str]) -> dict[str, float]:
+    """The mean Zipf frequency of the words ``found`` by wordfreq's full list of each of
+    the :data:`SHORTLIST` languages they are commonest in by its short list, and of the
+    first of ``languages`` (the one others are measured against), by language."""
+    languages = list(dict.fromkeys(languages))
+    rough = {lang: _mean_zipf(found, lang, "small") for lang in languages}
+    shortlist = sorted(languages, key=lambda lang: -rough[lang])[:SHORTLIST]
+    return {lang: _mean_zipf(found, lang) for lang in dict.fromkeys([languages[0], *shortlist])}
 
 
 def _latin_others() -> list[str]:
@@ -193,10 +209,10 @@ def served(code: str) -> str:
     return "lists" if language(code) is not None else "generic"
 
 
-def _mean_zipf(found: list[str], lang: str) -> float:
+def _mean_zipf(found: list[str], lang: str, wordlist: str = "best") -> float:
     from wordfreq import zipf_frequency
 
-    return sum(zipf_frequency(w, lang) for w in found) / len(found)
+    return sum(zipf_frequency(w, lang, wordlist) for w in found) / len(found)
 
 
 def question_language(question: str) -> Language | None:

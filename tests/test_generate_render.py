@@ -26,6 +26,7 @@ from scripted import call_tool as call
 
 from research.labels import label
 from subagents import build_toolkit
+from subagents.generate import charts
 from subagents.generate.charts import cell_number, chart_for, chart_png, chart_svg
 from subagents.generate.html import SWIPE_COLUMNS
 from subagents.generate.notes import Point, Table
@@ -145,15 +146,41 @@ def test_chart_images_are_stable_and_draw_chinese():
         Table(["省份", "产量（万吨）"], [["云南", "56.3"], ["贵州", "48.1"], ["四川", "40.5"]])
     )
     png = chart_png(chart, "zh")
+    svg = chart_svg(chart, "zh", prefix="c1")
+    charts._DRAWN.clear()  # drawn again, not taken from the charts drawn last
     assert png.startswith(b"\x89PNG") and png == chart_png(chart, "zh")
     assert b"Software" not in png and b"matplotlib" not in png.lower()
-    svg = chart_svg(chart, "zh", prefix="c1")
     assert svg.startswith("<svg") and svg == chart_svg(chart, "zh", prefix="c1")
     assert "dc:date" not in svg and "<text" not in svg  # glyphs are drawn as paths
     assert re.search(r'id="c1-(WenQuanYiZenHei|NotoSansCJK)', svg), "no CJK glyphs"
     ids = re.findall(r'\bid="([^"]+)"', svg)
     assert ids and all(i.startswith("c1-") for i in ids)
     assert all(ref.startswith("c1-") for ref in re.findall(r'href="#([^"]+)"', svg))
+
+
+def test_a_chart_shown_in_two_formats_of_one_report_is_drawn_once(monkeypatch):
+    """The HTML report and the PDF (made from the same HTML) show the same chart: it is
+    drawn once; a chart that differs in a value is drawn anew."""
+    table = Table(["Lock", "Lift (m)"], [["North", "4.5"], ["Middle", "3.2"], ["South", "2.8"]])
+    chart = chart_for(table)
+    drawn: list[str] = []
+    draw = charts._draw
+
+    def counting(*args: object) -> bytes:
+        drawn.append(str(args[2]))
+        return draw(*args)
+
+    monkeypatch.setattr(charts, "_draw", counting)
+    first = chart_svg(chart, "en", prefix="c1", titled=False)
+    assert chart_svg(chart_for(table), "en", prefix="c2", titled=False) == first.replace(
+        'id="c1-', 'id="c2-'
+    ).replace('href="#c1-', 'href="#c2-').replace("url(#c1-", "url(#c2-")
+    assert drawn == ["svg"]
+    chart_png(chart, "en")
+    assert drawn == ["svg", "png"]
+    changed = chart_for(Table(["Lock", "Lift (m)"], [*table.rows[:2], ["South", "2.9"]]))
+    assert chart_svg(changed, "en", titled=False) != chart_svg(chart, "en", titled=False)
+    assert drawn == ["svg", "png", "svg"]
 
 
 # --- Markdown ----------------------------------------------------------------------------

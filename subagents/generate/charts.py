@@ -37,6 +37,7 @@ import shutil
 import subprocess
 import threading
 import warnings
+from collections import OrderedDict
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -395,6 +396,10 @@ def attach_charts(sections: list[Section], lang: str = "en", question: str = "")
 log = logging.getLogger(__name__)
 #: matplotlib's rc settings and warning filters are process-wide: one chart at a time.
 _DRAWING = threading.Lock()
+#: The charts drawn last, as (chart, language, format, titled) → bytes, oldest first.
+_DRAWN: OrderedDict[tuple[str, str, str, bool], bytes] = OrderedDict()
+#: How many drawn charts are kept (a report rarely has more than a few).
+DRAWN_KEPT = 16
 _FONT_FILE = re.compile(r"\.(?:ttf|ttc|otf)$", re.I)
 
 
@@ -580,13 +585,30 @@ def _tick_formatter(unit: str) -> Any:
 
 
 def _save(chart: Chart, lang: str, fmt: str, titled: bool = True) -> bytes:
-    """The chart in ``fmt`` (png or svg), without a date or software version in it."""
+    """The chart in ``fmt`` (png or svg), without a date or software version in it; a
+    chart drawn before in the same way is not drawn again (the HTML report and the PDF,
+    made from the same HTML, show the same charts)."""
+    key = (repr(chart), lang, fmt, titled)
+    with _DRAWING:
+        drawn = _DRAWN.get(key)
+        if drawn is None:
+            drawn = _draw(chart, lang, fmt, titled)
+            _DRAWN[key] = drawn
+            while len(_DRAWN) > DRAWN_KEPT:
+                _DRAWN.popitem(last=False)
+        else:
+            _DRAWN.move_to_end(key)
+    return drawn
+
+
+def _draw(chart: Chart, lang: str, fmt: str, titled: bool) -> bytes:
+    """The chart drawn by matplotlib in ``fmt``; called under :data:`_DRAWING`."""
     import matplotlib
 
     logging.getLogger("matplotlib.font_manager").setLevel(logging.ERROR)
     metadata = {"Software": None} if fmt == "png" else {"Date": None, "Creator": None}
     buf = io.BytesIO()
-    with _DRAWING, warnings.catch_warnings(record=True) as caught:
+    with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         with matplotlib.rc_context(_rc(lang)):
             fig = _figure(chart, lang, titled)

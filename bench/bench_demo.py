@@ -1,8 +1,10 @@
 """Wall time and peak memory of the whole offline demo, as a user runs it.
 
 Runs ``python -m quartet demo --quiet`` in a child process (default 3 times) and samples the
-resident memory of its whole process tree (Python, the Playwright driver, Chromium) every
-50 ms from /proc. Prints the median and best wall time and the peak tree RSS.
+resident memory of its whole process tree (Python, the Playwright driver, Chromium, the
+page workers) every 50 ms from /proc (PSS every 0.5 s). Prints the median and best wall
+time, the peak tree RSS, and the peak tree PSS (pages the processes share, such as the
+page workers' modules, counted once).
 
     .venv/bin/python bench/bench_demo.py [--runs 3]
 """
@@ -10,6 +12,7 @@ resident memory of its whole process tree (Python, the Playwright driver, Chromi
 from __future__ import annotations
 
 import argparse
+import itertools
 import os
 import statistics
 import subprocess
@@ -20,6 +23,8 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+#: PSS is read at every this many samples (reading it walks each process's page tables).
+PSS_EVERY = 10
 
 
 def _children() -> dict[int, list[int]]:
@@ -36,23 +41,34 @@ def _children() -> dict[int, list[int]]:
     return tree
 
 
-def tree_rss_mib(root: int) -> float:
-    """Resident memory of ``root`` and all its descendants, in MiB."""
-    tree, total, todo = _children(), 0, [root]
+def _kib(path: str, field: str) -> int:
+    """The ``field`` line of a /proc file, in KiB (0 when it cannot be read)."""
+    try:
+        with open(path) as fh:
+            for line in fh:
+                if line.startswith(field):
+                    return int(line.split()[1])
+    except (OSError, IndexError, ValueError):
+        pass
+    return 0
+
+
+def tree_memory_mib(root: int, pss: bool) -> tuple[float, float]:
+    """Resident memory of ``root`` and all its descendants, in MiB: the sum of their
+    RSS (pages several processes share counted in each) and, with ``pss``, of their PSS
+    (a shared page divided among the processes that share it, so the sum is what the
+    tree holds; slower to read, 0 without)."""
+    tree, rss_kib, pss_kib, todo = _children(), 0, 0, [root]
     while todo:
         pid = todo.pop()
         todo.extend(tree.get(pid, []))
-        try:
-            with open(f"/proc/{pid}/status") as fh:
-                for line in fh:
-                    if line.startswith("VmRSS:"):
-                        total += int(line.split()[1])
-        except OSError:
-            continue
-    return total / 1024
+        rss_kib += _kib(f"/proc/{pid}/status", "VmRSS:")
+        if pss:
+            pss_kib += _kib(f"/proc/{pid}/smaps_rollup", "Pss:")
+    return rss_kib / 1024, pss_kib / 1024
 
 
-def one_run(runs_dir: str) -> tuple[float, float, int]:
+def one_run(runs_dir: str) -> tuple[float, float, float, int]:
     started = time.perf_counter()
     proc = subprocess.Popen(
         [sys.executable, "-m", "quartet", "demo", "--quiet", "--runs-dir", runs_dir],
@@ -61,13 +77,16 @@ def one_run(runs_dir: str) -> tuple[float, float, int]:
         stderr=subprocess.PIPE,
         text=True,
     )
-    peak = 0.0
+    peak = peak_pss = 0.0
     done = threading.Event()
 
     def sample() -> None:
-        nonlocal peak
-        while not done.is_set():
-            peak = max(peak, tree_rss_mib(proc.pid))
+        nonlocal peak, peak_pss
+        for tick in itertools.count():
+            if done.is_set():
+                break
+            rss, pss = tree_memory_mib(proc.pid, pss=tick % PSS_EVERY == 0)
+            peak, peak_pss = max(peak, rss), max(peak_pss, pss)
             done.wait(0.05)
 
     sampler = threading.Thread(target=sample, daemon=True)
@@ -78,21 +97,23 @@ def one_run(runs_dir: str) -> tuple[float, float, int]:
     wall = time.perf_counter() - started
     if proc.returncode != 0:
         raise SystemExit(f"demo failed ({proc.returncode}):\n{err[-2000:]}")
-    return wall, peak, len(out.split())
+    return wall, peak, peak_pss, len(out.split())
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=3)
     args = parser.parse_args()
-    walls, peaks = [], []
+    walls, peaks, shares = [], [], []
     with tempfile.TemporaryDirectory(prefix="quartet-bench-") as runs_dir:
         for i in range(args.runs):
-            wall, peak, reports = one_run(runs_dir)
+            wall, peak, pss, reports = one_run(runs_dir)
             walls.append(wall)
             peaks.append(peak)
+            shares.append(pss)
             print(
-                f"run {i + 1}: {wall:.2f} s wall, peak tree RSS {peak:.0f} MiB, {reports} reports"
+                f"run {i + 1}: {wall:.2f} s wall, peak tree RSS {peak:.0f} MiB, "
+                f"PSS {pss:.0f} MiB, {reports} reports"
             )
     print(
         f"demo wall time: median {statistics.median(walls):.2f} s, best {min(walls):.2f} s "
@@ -101,6 +122,10 @@ def main() -> int:
     print(
         f"demo peak memory (whole process tree RSS): max {max(peaks):.0f} MiB, "
         f"median {statistics.median(peaks):.0f} MiB"
+    )
+    print(
+        f"demo peak memory (whole process tree PSS, shared pages counted once): "
+        f"max {max(shares):.0f} MiB, median {statistics.median(shares):.0f} MiB"
     )
     return 0
 

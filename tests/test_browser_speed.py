@@ -226,3 +226,21 @@ async def test_prewarm_starts_one_worker_per_core_before_any_page(tmp_path):
     assert out.returncode == 0, out.stderr
     live, cores = map(int, out.stdout.split())
     assert live == cores
+
+
+async def test_a_page_worker_extracts_and_answers_without_the_agent_framework():
+    """A page worker imports what extraction and answering need, not the agent framework
+    (which would add a hundred MiB or more to every worker)."""
+    html = (
+        "<html><head><title>Locks</title></head><body><article><p>"
+        + ("A pound lock holds water between two gates, and boats rise or fall in it. " * 8)
+        + "</p></article></body></html>"
+    )
+    page = await workers.extract_html(html, "http://127.0.0.1/locks.html")
+    answer = await workers.answer_from_text(
+        page.markdown, "How does a pound lock work?", "http://127.0.0.1/locks.html", "/p.md"
+    )
+    assert answer.items and "pound lock" in answer.items[0].span
+    probe = "sorted(m for m in __import__('sys').modules if m.split('.')[0] == 'agentscope')"
+    loaded = await asyncio.gather(*(workers.run_in_pool(eval, probe) for _ in range(8)))
+    assert loaded == [[]] * 8

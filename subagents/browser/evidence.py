@@ -18,7 +18,6 @@ from typing import Any
 from research.retrieval import BM25
 from research.text import CJK, passages, plain, reading, terms
 from subagents.evidence import EvidenceItem, span_matches
-from subagents.models import ask_text
 from subagents.untrusted import SAFE_LT, neutralise, restore
 
 MAX_QUOTES = 5
@@ -131,6 +130,8 @@ def parse_reply(raw: str) -> tuple[str, list[str]]:
 
 async def answer_with_model(model: Any, text: str, query: str, url: str, page_path: str) -> Answer:
     """Ask ``model`` for an answer with verbatim quotes and keep the quotes that verify."""
+    from subagents.models import ask_text  # the agent framework, only with a model
+
     answer, quotes = parse_reply(await ask_text(model, _prompt(text, query)))
     found = []
     for quote in quotes:

@@ -142,6 +142,26 @@ async def test_read_cap(svc):
     assert len(await svc.read_bytes("/workspace/big.bin", max_bytes=100)) == 100
 
 
+async def test_a_file_that_grew_after_it_was_measured_is_read_whole_up_to_the_cap(
+    disk_service, monkeypatch
+):
+    """The disk reads as much as the file's size says, and then what it grew by since,
+    still refusing a file that grew past the cap."""
+    from fs_service.backends import disk
+
+    await disk_service.write_bytes("/workspace/log.txt", b"z" * 100)
+    fstat = disk.os.fstat
+
+    def measured_early(fd: int) -> os.stat_result:
+        st = fstat(fd)
+        return os.stat_result((*st[:6], 10, *st[7:])) if st.st_size == 100 else st
+
+    monkeypatch.setattr(disk.os, "fstat", measured_early)
+    assert await disk_service.read_bytes("/workspace/log.txt", max_bytes=1000) == b"z" * 100
+    with pytest.raises(FileTooLargeError, match="read cap"):
+        await disk_service.read_bytes("/workspace/log.txt", max_bytes=50)
+
+
 async def test_directory_and_file_confusions(svc):
     await svc.write_text("/workspace/d/f.txt", "x")
     with pytest.raises(IsADirectoryError_):

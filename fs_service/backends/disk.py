@@ -249,7 +249,12 @@ class DiskFileSystem:
                     f"Error: {path} is {st.st_size} bytes, over the {max_bytes}-byte read cap.",
                     path,
                 )
-            data = fh.read(max_bytes + 1)
+            # As much as fstat says the file holds (a buffer of the cap would be allocated
+            # whole on every read), then the rest up to the cap if it grew since.
+            want = st.st_size + 1
+            data = fh.read(want)
+            if len(data) == want:
+                data += fh.read(max_bytes + 1 - want)
         if len(data) > max_bytes:
             raise FileTooLargeError(f"Error: {path} is over the {max_bytes}-byte read cap.", path)
         return data

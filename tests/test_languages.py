@@ -195,3 +195,13 @@ def test_a_word_keeps_its_vowel_signs_and_thai_is_cut_into_words():
     assert {"น้ำชา", "ทำ"} <= set(terms(question)) & set(terms(sentence))
     assert "และ" not in terms("สะพานและถนน")
     assert words("e\u0301cole") == ["e\u0301cole"]  # a decomposed accent stays in its word
+
+
+def test_telling_a_language_keeps_no_word_list_beside_its_tables():
+    """wordfreq keeps every word list it reads beside the table it makes of it; once a
+    text's language is told, the lists (about 200 MB for the languages weighed) are let
+    go and only the tables stay."""
+    from wordfreq import get_frequency_list
+
+    assert text_language("Wie viele Schleusen hat der Kanal zwischen den beiden Seen?") == "de"
+    assert get_frequency_list.cache_info().currsize == 0

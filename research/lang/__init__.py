@@ -181,7 +181,18 @@ def _closest(found: list[str], languages: list[str]) -> dict[str, float]:
     languages = list(dict.fromkeys(languages))
     rough = {lang: _mean_zipf(found, lang, "small") for lang in languages}
     shortlist = sorted(languages, key=lambda lang: -rough[lang])[:SHORTLIST]
-    return {lang: _mean_zipf(found, lang) for lang in dict.fromkeys([languages[0], *shortlist])}
+    scores = {lang: _mean_zipf(found, lang) for lang in dict.fromkeys([languages[0], *shortlist])}
+    _release_word_lists()
+    return scores
+
+
+def _release_word_lists() -> None:
+    """Let go of the word lists wordfreq keeps beside the word-to-frequency tables it
+    makes from them: only the tables are read again, and the lists of the thirty-odd
+    languages a text is weighed in hold about 200 MB. A list wanted again is read again."""
+    from wordfreq import get_frequency_list
+
+    get_frequency_list.cache_clear()
 
 
 def _latin_others() -> list[str]:

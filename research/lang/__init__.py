@@ -181,18 +181,7 @@ def _closest(found: list[str], languages: list[str]) -> dict[str, float]:
     languages = list(dict.fromkeys(languages))
     rough = {lang: _mean_zipf(found, lang, "small") for lang in languages}
     shortlist = sorted(languages, key=lambda lang: -rough[lang])[:SHORTLIST]
-    scores = {lang: _mean_zipf(found, lang) for lang in dict.fromkeys([languages[0], *shortlist])}
-    _release_word_lists()
-    return scores
-
-
-def _release_word_lists() -> None:
-    """Let go of the word lists wordfreq keeps beside the word-to-frequency tables it
-    makes from them: only the tables are read again, and the lists of the thirty-odd
-    languages a text is weighed in hold about 200 MB. A list wanted again is read again."""
-    from wordfreq import get_frequency_list
-
-    get_frequency_list.cache_clear()
+    return {lang: _mean_zipf(found, lang) for lang in dict.fromkeys([languages[0], *shortlist])}
 
 
 def _latin_others() -> list[str]:
@@ -221,8 +210,17 @@ def served(code: str) -> str:
 
 
 def _mean_zipf(found: list[str], lang: str, wordlist: str = "best") -> float:
-    from wordfreq import zipf_frequency
+    """The mean Zipf frequency of the words ``found`` in ``lang`` by ``wordlist``.
 
+    wordfreq keeps each word list it reads beside the word-to-frequency table it makes
+    of it, and only the table is read again: the list is let go as soon as its table is
+    made, so that weighing a text in thirty-odd languages holds one list at a time (all
+    of them hold about 200 MB). A list wanted again is read again.
+    """
+    from wordfreq import get_frequency_dict, get_frequency_list, zipf_frequency
+
+    get_frequency_dict(lang, wordlist)  # made once and kept (the key word_frequency uses)
+    get_frequency_list.cache_clear()
     return sum(zipf_frequency(w, lang, wordlist) for w in found) / len(found)
 
 

@@ -1,15 +1,17 @@
-"""``quartet run`` says what it researches at once: its first line, on an 80-column
-terminal, is the question, printed before the Host and its agents are imported (which
-takes seconds), and the run's own lines follow it unchanged; ``--quiet`` and ``--json``
-print no such line."""
+"""``quartet run`` and ``quartet demo`` say what they research at once: the first line, on
+an 80-column terminal, is the question, printed before the Host and its agents are
+imported (which takes seconds), and the run's own lines follow it unchanged; ``--quiet``
+and ``--json`` print no such line."""
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 
 from cli_support import ROOT, shared_cache, world_env
 
+from demo.site import DEMO_QUESTION
 from demo.web import demo_world
 from host.config import load_settings
 from quartet.cli.running import announce
@@ -34,29 +36,43 @@ WATCHED = (
 )
 
 
+def _lines_until_agents(args: list[str], env: dict[str, str]) -> list[str]:
+    """The lines ``python -m quartet ARGS`` writes to stderr until agentscope is first
+    imported (that moment's line last)."""
+    proc = subprocess.Popen(
+        [sys.executable, "-c", WATCHED, *args],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert proc.stderr is not None
+        lines = [proc.stderr.readline()]
+        while lines[-1] and IMPORTED not in lines[-1]:
+            lines.append(proc.stderr.readline())
+    finally:
+        proc.kill()
+        proc.wait(timeout=60)
+    return lines
+
+
 def test_the_first_line_is_the_question_before_the_agents_are_loaded(tmp_path):
     with demo_world(shared_cache()) as world:
         env = {**world_env(world), "COLUMNS": "80"}
         args = ["run", QUESTION, "--runs-dir", str(tmp_path / "runs"), "--formats", "md"]
-        proc = subprocess.Popen(
-            [sys.executable, "-c", WATCHED, *args],
-            cwd=ROOT,
-            env=env,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.PIPE,
-            text=True,
-        )
-        try:
-            assert proc.stderr is not None
-            lines = [proc.stderr.readline()]
-            while lines[-1] and IMPORTED not in lines[-1]:
-                lines.append(proc.stderr.readline())
-        finally:
-            proc.kill()
-            proc.wait(timeout=60)
+        lines = _lines_until_agents(args, env)
     assert lines[0] == "Researching: How was the Grand Canal built?\n", lines
     assert len(lines[0].rstrip("\n")) <= 80
     assert lines[-1].strip() == IMPORTED, lines  # the agents are loaded after it
+
+
+def test_the_demo_says_its_question_before_it_builds_its_web_and_loads_the_agents(tmp_path):
+    args = ["demo", "--runs-dir", str(tmp_path / "runs"), "--formats", "md"]
+    lines = _lines_until_agents(args, {**os.environ, "COLUMNS": "80"})
+    assert lines[0] == f"Researching: {DEMO_QUESTION}\n", lines
+    assert lines[-1].strip() == IMPORTED, lines
 
 
 def test_quiet_and_json_runs_print_no_first_line(capsys):

@@ -41,10 +41,13 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 def cmd_demo(args: argparse.Namespace) -> int:
     """``quartet demo``: research the demo question (or ``--question``) on the bundled web."""
-    from demo.web import demo_world
+    from demo.site import DEMO_QUESTION
 
     settings = settings_of(args)
     check_approval_terminal(args, settings)
+    announce(args.question or DEMO_QUESTION, settings)
+    from demo.web import demo_world
+
     brain = brain_of(settings)
     make_runs_dir(settings.runs_dir)
     with demo_world(settings.runs_dir) as world:

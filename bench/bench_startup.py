@@ -7,6 +7,8 @@ Prints the median wall time of each command over ``--runs`` runs, and its ratio 
 
 - ``quartet --help``, ``quartet --version`` and ``quartet runs`` on an empty folder (the
   ``quartet`` script next to this Python, else ``python -m quartet``);
+- ``quartet run QUESTION`` and ``quartet demo``: from start to their first line (the
+  question they research), where they are stopped;
 - ``python -m quartet mcp search``: from start to the answer to an MCP ``initialize``
   request sent over stdin (JSON-RPC, one message a line), and on to the answer to the
   following ``tools/list`` (where the toolkit is built);
@@ -14,7 +16,8 @@ Prints the median wall time of each command over ``--runs`` runs, and its ratio 
   of any server built on the mcp library.
 
 This checkout is put first on ``PYTHONPATH``, so its code is measured whatever is
-installed. Targets: ``--help`` within 1 s, ``initialize`` within 2 s.
+installed. Targets: ``--help`` within 1 s, a first line within 0.3 s, ``initialize`` within
+2 s.
 """
 
 from __future__ import annotations
@@ -43,6 +46,25 @@ def timed(argv: list[str]) -> float:
     start = time.perf_counter()
     subprocess.run(argv, env=ENV, cwd=ROOT, check=True, capture_output=True, timeout=120)
     return time.perf_counter() - start
+
+
+def first_line(argv: list[str]) -> float:
+    """Seconds until ``argv`` writes its first line to standard error (it is then
+    stopped): what a user waits before the command says anything."""
+    start = time.perf_counter()
+    proc = subprocess.Popen(
+        argv, env=ENV, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True
+    )
+    try:
+        assert proc.stderr is not None
+        line = proc.stderr.readline()
+        seconds = time.perf_counter() - start
+    finally:
+        proc.kill()
+        proc.wait(timeout=60)
+    if not line:
+        raise RuntimeError(f"{' '.join(argv[-3:])} wrote nothing to standard error")
+    return seconds
 
 
 def _send(proc: subprocess.Popen, message: dict) -> None:
@@ -120,6 +142,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         empty = Path(tmp, "runs")
         empty.mkdir()
+        stopped = Path(tmp, "stopped")  # the runs stopped after their first line
         workspace = str(Path(tmp, "workspace"))
         floor = [sys.executable, "-c", "import mcp.server.lowlevel, mcp.server.stdio"]
         measures: dict[str, Callable[[], dict[str, float]]] = {
@@ -128,6 +151,14 @@ def main() -> None:
             "version": lambda: {"quartet --version": timed([*QUARTET, "--version"])},
             "runs": lambda: {
                 "quartet runs (empty folder)": timed([*QUARTET, "runs", "--runs-dir", str(empty)])
+            },
+            "first": lambda: {
+                "quartet run: first line": first_line(
+                    [*QUARTET, "run", "How do locks work?", "--runs-dir", str(stopped)]
+                ),
+                "quartet demo: first line": first_line(
+                    [*QUARTET, "demo", "--runs-dir", str(stopped)]
+                ),
             },
             "floor": lambda: {"import of the mcp library": timed(floor)},
             "mcp": lambda: dict(

@@ -7,8 +7,9 @@ Prints the median wall time of each command over ``--runs`` runs, and its ratio 
 
 - ``quartet --help``, ``quartet --version`` and ``quartet runs`` on an empty folder (the
   ``quartet`` script next to this Python, else ``python -m quartet``);
-- ``quartet run QUESTION`` and ``quartet demo``: from start to their first line (the
-  question they research), where they are stopped;
+- ``quartet run QUESTION``, ``quartet demo`` and ``quartet serve``: from start to their
+  first line (the question they research; where the server serves), where they are
+  stopped;
 - ``python -m quartet mcp search``: from start to the answer to an MCP ``initialize``
   request sent over stdin (JSON-RPC, one message a line), and on to the answer to the
   following ``tools/list`` (where the toolkit is built);
@@ -25,6 +26,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import socket
 import statistics
 import subprocess
 import sys
@@ -46,6 +48,13 @@ def timed(argv: list[str]) -> float:
     start = time.perf_counter()
     subprocess.run(argv, env=ENV, cwd=ROOT, check=True, capture_output=True, timeout=120)
     return time.perf_counter() - start
+
+
+def free_port() -> int:
+    """A TCP port free on 127.0.0.1 now."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
 
 
 def first_line(argv: list[str]) -> float:
@@ -158,6 +167,9 @@ def main() -> None:
                 ),
                 "quartet demo: first line": first_line(
                     [*QUARTET, "demo", "--runs-dir", str(stopped)]
+                ),
+                "quartet serve: first line": first_line(
+                    [*QUARTET, "serve", "--port", str(free_port()), "--runs-dir", str(stopped)]
                 ),
             },
             "floor": lambda: {"import of the mcp library": timed(floor)},

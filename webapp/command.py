@@ -88,13 +88,10 @@ class DemoWorld:
 
 
 def run_command(args: argparse.Namespace) -> int:
-    """Serve the app until Ctrl-C."""
-    import uvicorn
-
+    """Serve the app until Ctrl-C. The command's line saying where comes at once; the
+    server and the app are imported after it (about a third of a second)."""
     from host.config import ConfigError, make_runs_dir, runs_dir_setting
 
-    from .app import build_app
-    from .protocol import TimedH11Protocol
     from .security import TOKEN_ENV, Guard, is_loopback, new_token
 
     if not 0 < args.port < 65536:
@@ -108,13 +105,18 @@ def run_command(args: argparse.Namespace) -> int:
         token = new_token()
         print(f"quartet: access token (give it once as ?token=…): {token}", file=sys.stderr)
     guard = Guard(host=args.host, port=args.port, token=token)
-    demo = DemoWorld(runs_dir)
-    app = build_app(runs_dir, guard, limit=args.runs_at_once, demo=demo, on_close=demo.close)
     shown = f"[{args.host}]" if ":" in args.host else args.host
     where = f"http://{shown}:{args.port}/"
     if token is not None and not os.environ.get(TOKEN_ENV):
         where += f"?token={token}"
     print(f"quartet: serving {runs_dir} at {where} (Ctrl-C stops it)", file=sys.stderr)
+    import uvicorn
+
+    from .app import build_app
+    from .protocol import TimedH11Protocol
+
+    demo = DemoWorld(runs_dir)
+    app = build_app(runs_dir, guard, limit=args.runs_at_once, demo=demo, on_close=demo.close)
     uvicorn.run(
         app,
         host=args.host,

@@ -81,3 +81,42 @@ def test_quiet_and_json_runs_print_no_first_line(capsys):
     assert capsys.readouterr().err == ""
     announce("How was it built?", load_settings({}))
     assert capsys.readouterr().err == "Researching: How was it built?\n"
+
+
+#: ``python -m quartet`` where a Ctrl-C arrives inside a finaliser as the agents are first
+#: imported: Python prints such a KeyboardInterrupt and goes on as if none had come.
+SWALLOWED = (
+    "import os, signal, sys\n"
+    "class Finalised:\n"
+    "    def __del__(self):\n"
+    "        os.kill(os.getpid(), signal.SIGINT)\n"
+    "        for _ in range(100000):\n"
+    "            pass\n"
+    "class Watch:\n"
+    "    fired = False\n"
+    "    def find_spec(self, name, path=None, target=None):\n"
+    "        if name == 'agentscope' and not Watch.fired:\n"
+    "            Watch.fired = True\n"
+    "            Finalised()\n"
+    "        return None\n"
+    "sys.meta_path.insert(0, Watch())\n"
+    "import runpy\n"
+    "sys.argv = ['quartet', *sys.argv[1:]]\n"
+    "runpy.run_module('quartet', run_name='__main__')\n"
+)
+
+
+def test_a_ctrl_c_that_python_swallows_while_the_agents_load_still_stops_the_demo(tmp_path):
+    runs = tmp_path / "runs"
+    proc = subprocess.run(
+        [sys.executable, "-c", SWALLOWED, "demo", "--runs-dir", str(runs), "--formats", "md"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert "KeyboardInterrupt" in proc.stderr  # Python said it ignored one
+    assert proc.returncode == 130, proc.stderr[-2000:]
+    last = proc.stderr.strip().splitlines()[-1]
+    assert last == "quartet: interrupted before the run started; nothing was kept"
+    assert not [p for p in runs.iterdir() if p.name[0].isdigit()]  # no run folder

@@ -13,7 +13,7 @@ from host.printable import printable
 from subagents.secrets import scrubbed_output, secret_scope, secret_values
 
 from .parser import build_parser
-from .running import RunStopped
+from .running import RunStopped, StoppedBeforeStart, interrupted_line
 
 #: The exit status of a command whose output pipe was closed early (``quartet runs |
 #: head -1``): 128 + SIGPIPE, as a Unix tool killed by that signal reports it.
@@ -49,10 +49,10 @@ def _command(argv: Sequence[str] | None) -> int:
             return int(args.func(args) or 0)
         except ValueError as exc:  # ConfigError, a bad --model, an unknown run id
             parser.exit(2, f"quartet: error: {printable(str(exc))}\n")
-        except RunStopped as exc:
+        except (RunStopped, StoppedBeforeStart) as exc:
             parser.exit(130, f"quartet: {exc}\n")
         except KeyboardInterrupt:
-            parser.exit(130, "quartet: interrupted; the run folder keeps what was done\n")
+            parser.exit(130, f"quartet: {interrupted_line(args.command)}\n")
 
 
 def _command_parser(parser: argparse.ArgumentParser, command: str) -> argparse.ArgumentParser:

@@ -13,6 +13,7 @@ from .running import (
     brain_of,
     check_approval_terminal,
     human_of,
+    note_early_interrupts,
     pipeline,
     report,
     run_async,
@@ -22,6 +23,7 @@ from .running import (
 
 def cmd_run(args: argparse.Namespace) -> int:
     """``quartet run QUESTION``: research the question on the web; the summary's exit status."""
+    note_early_interrupts()
     settings = settings_of(args)
     if not args.question.strip():
         raise ConfigError("the question is empty")
@@ -43,6 +45,7 @@ def cmd_demo(args: argparse.Namespace) -> int:
     """``quartet demo``: research the demo question (or ``--question``) on the bundled web."""
     from demo.site import DEMO_QUESTION
 
+    note_early_interrupts()
     settings = settings_of(args)
     check_approval_terminal(args, settings)
     announce(args.question or DEMO_QUESTION, settings)

@@ -4,10 +4,12 @@ the plan), the run with Ctrl-C going to the Host, and the summary printed at the
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import signal
 import sys
-from collections.abc import Awaitable, Callable
+import threading
+from collections.abc import Awaitable, Callable, Coroutine
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -120,7 +122,45 @@ class RunStopped(Exception):
     """The user stopped a run at once (a second Ctrl-C); it can be resumed."""
 
 
-async def interruptible(host: Host, work: Awaitable[RunResult]) -> RunResult:
+class StoppedBeforeStart(Exception):
+    """The user pressed Ctrl-C before the run began: no run folder was made."""
+
+
+#: A Ctrl-C came while the command got ready (see :func:`note_early_interrupts`).
+_EARLY = threading.Event()
+#: The run began: its folder exists, and Ctrl-C goes to its Host (see :func:`interruptible`).
+_BEGAN = threading.Event()
+#: What an interrupted ``run`` or ``demo`` says when no run began.
+NOT_STARTED = "interrupted before the run started; nothing was kept"
+
+
+def note_early_interrupts() -> None:
+    """Until the run handles Ctrl-C itself, note each Ctrl-C besides raising
+    KeyboardInterrupt as usual. Python prints and ignores a KeyboardInterrupt raised
+    inside a finaliser (a library object's ``__del__`` running while modules load), so
+    without the note such a Ctrl-C would be lost and the run would start regardless.
+    Nothing outside the main thread."""
+
+    def noted(signum: int, frame: object) -> None:
+        _EARLY.set()
+        raise KeyboardInterrupt
+
+    _EARLY.clear()
+    _BEGAN.clear()
+
+    with contextlib.suppress(ValueError):  # not the main thread: Ctrl-C stays as it is
+        signal.signal(signal.SIGINT, noted)
+
+
+def interrupted_line(command: str) -> str:
+    """What a command stopped by a Ctrl-C that reached it says last (after the question,
+    where it was said)."""
+    if command in ("run", "demo") and not _BEGAN.is_set():
+        return NOT_STARTED
+    return "interrupted; the run folder keeps what was done"
+
+
+async def interruptible(host: Host, work: Coroutine[Any, Any, RunResult]) -> RunResult:
     """Run ``work`` with Ctrl-C going to the Host: once winds the run down, twice stops it."""
     import asyncio
 
@@ -129,6 +169,11 @@ async def interruptible(host: Host, work: Awaitable[RunResult]) -> RunResult:
         loop.add_signal_handler(signal.SIGINT, host.interrupt.request)
     except (NotImplementedError, RuntimeError):  # not the main thread: Ctrl-C stays default
         return await work
+    if _EARLY.is_set():  # a Ctrl-C while getting ready that Python did not raise
+        loop.remove_signal_handler(signal.SIGINT)
+        work.close()  # never started
+        raise StoppedBeforeStart(NOT_STARTED)
+    _BEGAN.set()
     try:
         return await work
     except asyncio.CancelledError:

@@ -247,3 +247,16 @@ def test_an_interrupted_run_with_a_checkpoint_is_resumable_in_every_listing(runs
     assert not listed[FINISHED]["resumable"] and not listed[INCOMPLETE]["resumable"]
     assert main(["runs", "--runs-dir", str(runs_dir)]) == 0
     assert f"resume with: quartet resume {INTERRUPTED}" in capsys.readouterr().out
+
+
+def test_a_run_stopped_before_its_first_checkpoint_is_listed_with_its_question(tmp_path):
+    """A new run folder says its question at once, so a run stopped in its first moments
+    is listed with it, as one that stopped before it began and cannot be resumed."""
+    from host.durability.run_folder import RunFolder
+
+    question = "How deep is the Kelvar canal?"
+    folder = RunFolder.create(tmp_path, question=question)
+    (run,) = list_runs(tmp_path)
+    assert (run.id, run.status, run.question) == (folder.id, "incomplete", question)
+    assert not run.resumable and run.told == "stopped before it began"
+    assert read_run(folder.path).summary.question == question

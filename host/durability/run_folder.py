@@ -7,12 +7,15 @@ results, run.json) and the user's input folder mounted read-only at ``/userinput
 
 from __future__ import annotations
 
+import json
 import secrets
 import time
 from dataclasses import dataclass
 from pathlib import Path
 
 from fs_service import ALL_OPS, READ_OPS, DiskFileSystem, FileDomainService
+
+from .runs import QUESTION_JSON
 
 WORKSPACE_DIRS = ("downloads", "pages", "notes", "reports", "screenshots")
 #: Workspace areas that one kind of tool alone writes (the tools name their area in their
@@ -67,7 +70,12 @@ class RunFolder:
     area_services: dict[str, FileDomainService]
 
     @classmethod
-    def create(cls, runs_dir: Path, input_dir: Path | None = None) -> RunFolder:
+    def create(
+        cls, runs_dir: Path, input_dir: Path | None = None, question: str | None = None
+    ) -> RunFolder:
+        """A new run folder; with ``question``, the folder says it at once
+        (``internal/question.json``), so that a run stopped before its first checkpoint
+        is still listed with its question."""
         run_id = new_run_id()
         path = (runs_dir / run_id).resolve()
         path.mkdir(parents=True, exist_ok=False)
@@ -76,7 +84,11 @@ class RunFolder:
             input_dir.mkdir()
         for d in WORKSPACE_DIRS:
             (path / "workspace" / d).mkdir(parents=True)
-        return cls._mount(run_id, path, input_dir)
+        folder = cls._mount(run_id, path, input_dir)
+        if question is not None:
+            record = json.dumps({"question": question})  # ASCII: any question can be written
+            (path / QUESTION_JSON).write_text(record, encoding="utf-8")
+        return folder
 
     @classmethod
     def open(cls, path: Path, input_dir: Path | None = None) -> RunFolder:

@@ -30,6 +30,8 @@ from ..printable import printable
 RUN_JSON = "internal/run.json"
 CHECKPOINT_JSON = "internal/checkpoint.json"
 PLAN_JSON = "internal/plan.json"
+#: The question a run was started with (see :meth:`host.durability.run_folder.RunFolder.create`).
+QUESTION_JSON = "internal/question.json"
 #: What a run's folder name starts with: its UTC start time (see
 #: :func:`host.durability.run_folder.new_run_id`).
 ID_TIME = "%Y%m%d-%H%M%S"
@@ -325,6 +327,8 @@ def _summary(path: Path, record: dict[str, Any] | None) -> tuple[RunSummary, dic
     question = data.get("question") or plan.get("question")
     if not question and status == "stopped":
         question = (_read_json(path / CHECKPOINT_JSON) or {}).get("question")
+    if not question:  # stopped before its first checkpoint: the question it was given
+        question = (_read_json(path / QUESTION_JSON) or {}).get("question")
     counts = status_counts(s.status for s in subs)
     # what the plan's statuses say, so that the count and the plan never disagree
     answered = counts.get("answered", 0) if subs else _integer(data.get("answered"))

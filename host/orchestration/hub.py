@@ -183,7 +183,7 @@ class Host:
         """Plan and research ``question`` in a new run folder; return what the run produced."""
         if not question.strip():
             raise ValueError("the question is empty")
-        run = RunFolder.create(self.settings.runs_dir, self.settings.input_dir)
+        run = RunFolder.create(self.settings.runs_dir, self.settings.input_dir, question)
         return await self._go(run, question, None)
 
     async def resume(self, run: RunFolder) -> RunResult:

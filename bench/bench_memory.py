@@ -361,15 +361,8 @@ def main() -> int:
     from demo.web import demo_world
 
     with contextlib.ExitStack() as stack:
-        if args.keep:
-            base = Path(args.keep)
-            base.mkdir(parents=True)
-        else:
-            base = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="quartet-bench-")))
+        base, db = workplace(args, stack)
         runs = base / "runs"
-        db = BenchStore(runs / STORE, args.store, f"bench-{uuid.uuid4().hex[:12]}")
-        if args.store:
-            stack.callback(db.clear)
         with demo_world(base) as world:
             job = {
                 "question": world.question,
@@ -391,18 +384,25 @@ def main() -> int:
     return 0
 
 
+def workplace(args: argparse.Namespace, stack: contextlib.ExitStack) -> tuple[Path, BenchStore]:
+    """The bench's folder (``--keep DIR``, else a temporary one removed with ``stack``) and
+    the store its runs share (the folder's SQLite file, or ``--store``'s project, removed
+    from the server with ``stack``)."""
+    if args.keep:
+        base = Path(args.keep)
+        base.mkdir(parents=True)
+    else:
+        base = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="quartet-bench-")))
+    db = BenchStore(base / "runs" / STORE, args.store, f"bench-{uuid.uuid4().hex[:12]}")
+    if args.store:
+        stack.callback(db.clear)
+    return base, db
+
+
 def _batch_main(args: argparse.Namespace) -> int:
-    """``--batch N``: the batch's figures, in a folder of its own (``--keep``) or a
-    temporary one."""
+    """``--batch N``: the batch's figures."""
     with contextlib.ExitStack() as stack:
-        if args.keep:
-            base = Path(args.keep)
-            base.mkdir(parents=True)
-        else:
-            base = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="quartet-bench-")))
-        db = BenchStore(base / "runs" / STORE, args.store, f"bench-{uuid.uuid4().hex[:12]}")
-        if args.store:
-            stack.callback(db.clear)
+        base, db = workplace(args, stack)
         batch_runs(base, db, args.batch, args.engine, args.formats)
     return 0
 

@@ -39,6 +39,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import date
+from functools import cache
 
 from .document import Document
 from .facts import (
@@ -51,7 +52,17 @@ from .facts import (
     year_of,
 )
 from .relevance import quote_bounds
-from .text import CJK, STOP_WORDS, Sentence, language, passages, plain, terms, words
+from .text import (
+    CJK,
+    STOP_WORDS,
+    Sentence,
+    language,
+    passages,
+    plain,
+    reading,
+    terms,
+    words,
+)
 
 #: Values within this ratio of each other may be one quantity given differently.
 SAME_QUANTITY = 1.1
@@ -136,8 +147,17 @@ ZH_UNITS = {
     "people": "人",
     "yuan": "元",
 }
-#: The words of units, which say nothing of what is measured.
-_UNIT_TERMS = frozenset(t for w in [*UNITS, "percent", "cent", "per"] for t in terms(w))
+
+
+@cache
+def _unit_terms() -> frozenset[str]:
+    """The words of units, which say nothing of what is measured (read as English words
+    are, whatever the run reads in; made on first use, as cutting the Chinese ones loads
+    jieba's dictionary, which a run that meets no Chinese never needs)."""
+    with reading("en"):
+        return frozenset(t for w in [*UNITS, "percent", "cent", "per"] for t in terms(w))
+
+
 _CLAUSE = re.compile(r"[,;:，；：。!?！？]")
 #: Words that join two parts of a clause, each of which may give its own value.
 _JOIN = re.compile(r"\s(?:and|or|while|whereas|but)\s|[和及与而或]", re.I)
@@ -208,7 +228,8 @@ def _clause(sentence: str, at: int, others: Sequence[int] = ()) -> frozenset[str
             begin = max(begin, max(between))
         elif between:
             end = min(end, min(between))
-    return frozenset(t for t in _content(sentence[begin:end]) if t not in _UNIT_TERMS)
+    units = _unit_terms()
+    return frozenset(t for t in _content(sentence[begin:end]) if t not in units)
 
 
 def _content(text: str) -> list[str]:

@@ -226,14 +226,15 @@ def learn_words(names: Iterable[str]) -> list[str]:
     ``nz``, with the frequency jieba suggests for it to stay whole); the ones added are
     returned.
 
-    jieba's word list is the process's: a name taught stays for the runs after it.
+    jieba's word list is the process's: a name taught stays for the runs after it. jieba
+    is not loaded for names none of which is Chinese.
     """
-    jieba = jieba_loaded()
     taught: list[str] = []
     for name in names:
         word = simplified(name.strip())
         if not 2 <= len(word) <= LONGEST_NAME or not all(CJK.match(ch) for ch in word):
             continue
+        jieba = jieba_loaded()
         if jieba.get_FREQ(word) or word in taught:
             continue
         jieba.add_word(word, tag="nz")

@@ -205,3 +205,36 @@ def test_telling_a_language_keeps_no_word_list_beside_its_tables():
 
     assert text_language("Wie viele Schleusen hat der Kanal zwischen den beiden Seen?") == "de"
     assert get_frequency_list.cache_info().currsize == 0
+
+
+PLANNED = (
+    "import sys\n"
+    "import host.orchestration.hub\n"
+    "from research.plan import offline_plan\n"
+    "offline_plan(sys.argv[1])\n"
+    "jieba = sys.modules.get('jieba')\n"
+    "print(bool(jieba and jieba.dt.initialized))\n"
+)
+
+
+@pytest.mark.parametrize(
+    ("question", "loaded"),
+    [("How do heat pumps work and what do they cost?", "False"), ("热泵是如何工作的？", "True")],
+)
+def test_only_a_chinese_question_loads_the_chinese_word_list(question, loaded):
+    """jieba's dictionary (about 70 MB, most of a second to load) is loaded for Chinese
+    text only: not when the Host is imported, nor to plan an English question."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parent.parent
+    out = subprocess.run(
+        [sys.executable, "-c", PLANNED, question],
+        cwd=root,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert out.stdout.strip().splitlines()[-1] == loaded

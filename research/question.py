@@ -868,8 +868,8 @@ def _with_head_nouns(question: str, name: str) -> str:
     the Krell flood, whose verb is "kill". A noun is taken only when the word after it
     is a verb of the form the auxiliary asks for (bare after "did", a participle after
     "was") that ends the clause or opens a phrase with a stop word ("land *on* the
-    moon"): "did the Ostel Canal stop carrying grain" and "does the Marrow Reserve set
-    interest rates" keep the name alone."""
+    moon"): "did the Ostel Railway stop carrying freight" and "does the Marrow Reserve
+    set interest rates" keep the name alone."""
     at = question.find(name)
     if at < 0 or not name.isascii():
         return name

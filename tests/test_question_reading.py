@@ -359,10 +359,10 @@ def test_a_pronoun_is_replaced_by_the_subject_as_the_question_writes_it(question
         ("When was the Ostel bridge built, and who designed it?", "Ostel bridge"),
         ("When did the Tessen 4 crew land on the moon?", "Tessen 4 crew"),
         # …but not a word that is the verb, its object, or an adverb
-        ("When did the Ostel Canal stop carrying grain?", "Ostel Canal"),
+        ("When did the Ostel Railway stop carrying freight?", "Ostel Railway"),
         ("How does the Marrow Reserve set interest rates?", "Marrow Reserve"),
-        ("When was the Varn Canal first dug?", "Varn Canal"),
-        ("How did the Sui build the canal?", "Sui"),
+        ("When was the Varn Tunnel first bored?", "Varn Tunnel"),
+        ("How did the Keshari build the aqueduct?", "Keshari"),
         ("Who founded the Harsk company?", "Harsk"),
     ],
 )

@@ -160,7 +160,7 @@ def text_language(text: str) -> str:
         return _by_script(script(text), found)
     if not found:
         return "en"
-    scores = {lang: _mean_zipf(found, lang) for lang in ("en", *LATIN_LANGUAGES, *_latin_others())}
+    scores = {lang: _mean_zipf(found, lang) for lang in (*LATIN_LANGUAGES, *_latin_others())}
     best = max(scores, key=lambda lang: scores[lang])
     return "en" if scores[best] - scores["en"] <= LANGUAGE_MARGIN else best
 

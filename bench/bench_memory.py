@@ -41,6 +41,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import collections
 import contextlib
 import json
 import os
@@ -319,15 +320,16 @@ def batch_runs(base: Path, store: BenchStore, count: int, engine_name: str, form
             f"question {job.index}: {len(sources)} pages and downloads read, {hits} from the "
             f"page cache, exit {record.get('exit_code')}, {job.seconds:.1f} s: {job.question[:60]}"
         )
-    again = sorted({p for p in fetched if fetched.count(p) > 1})
+    times = collections.Counter(fetched)
+    again = sorted(p for p, n in times.items() if n > 1)
     print(
         f"batch of {len(state.jobs)} on the {engine.name} engine, two at a time, {wall:.1f} s: "
         f"{read} pages and downloads read, {cached} of them from the page cache; the demo "
-        f"site answered {len(fetched)} fetches of {len(set(fetched))} addresses"
+        f"site answered {len(fetched)} fetches of {len(times)} addresses"
     )
     print(f"addresses fetched more than once: {len(again)}")
     for path in again:
-        print(f"  {path}: {fetched.count(path)} times")
+        print(f"  {path}: {times[path]} times")
 
 
 def main() -> int:

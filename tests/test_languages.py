@@ -9,6 +9,10 @@ content words, and a later ask that names nothing searches with the question's s
 
 from __future__ import annotations
 
+import subprocess
+import sys
+from pathlib import Path
+
 import pytest
 
 from research.lang import LATIN_LANGUAGES, language, language_name, served, text_language
@@ -224,14 +228,9 @@ PLANNED = (
 def test_only_a_chinese_question_loads_the_chinese_word_list(question, loaded):
     """jieba's dictionary (about 70 MB, most of a second to load) is loaded for Chinese
     text only: not when the Host is imported, nor to plan an English question."""
-    import subprocess
-    import sys
-    from pathlib import Path
-
-    root = Path(__file__).resolve().parent.parent
     out = subprocess.run(
         [sys.executable, "-c", PLANNED, question],
-        cwd=root,
+        cwd=Path(__file__).resolve().parent.parent,
         capture_output=True,
         text=True,
         timeout=300,

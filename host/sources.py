@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
 from research.brief import BriefReading, read_brief
-from research.text import CJK, CJK_CLASS, Sentence
+from research.text import CJK, CJK_TEXT_CLASS, Sentence
 from subagents.evidence import PageRecord
 from subagents.untrusted import unwrap
 
@@ -44,7 +44,7 @@ _SHEET = re.compile(r"sheet '([^']*)'")
 _OCR = re.compile(r"Text found by OCR[^\n]*:\n", re.M)
 #: Chinese, Japanese and Korean characters and full-width punctuation: a line break
 #: beside one is no word space.
-_CJK = re.compile(rf"[\u2e80-\u303f{CJK_CLASS}\ufe30-\ufe4f\uff00-\uffef]")
+_CJK = re.compile(rf"[\u2e80-\u2fff{CJK_TEXT_CLASS}\ufe30-\ufe4f]")
 _BRIEF_HEADINGS = re.compile(
     r"\b(brief|instructions?|requirements?|guidelines?|for the writer|notes for|should cover|"
     r"what the report|length|deliverables?|question)\b|要求|说明|写作|篇幅|提纲|任务",

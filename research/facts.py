@@ -21,6 +21,7 @@ from itertools import pairwise
 from .text import (
     CJK,
     CJK_CLASS,
+    CJK_TEXT_CLASS,
     STOP_WORDS,
     is_bare_verb,
     is_verb_form,
@@ -503,7 +504,7 @@ _ZH_LEANING = re.compile(
     r"[^，。；]{0,6}(?:此|这些|这一|该|其))"
 )
 #: A Chinese character, or CJK punctuation or a full-width form.
-_CJK = re.compile(rf"[\u3000-\u303f{CJK_CLASS}\uff00-\uffef]")
+_CJK = re.compile(rf"[{CJK_TEXT_CLASS}]")
 
 
 def _chinese(said: str) -> bool:
@@ -934,7 +935,7 @@ _ZH_NOT_A_THING = re.compile(
 _ZH_NOT_NOUN = "时時后後前处處地外间間刻"
 _ZH_PREPOSITIONS = "在于於从從自到至当當由据據为為对對"
 _ZH_PREPOSITION = re.compile(r"^[在于於从從自到至当當]")
-_ZH_ERA = re.compile(r"[\u4e00-\u9fff]{1,2}[代朝]")
+_ZH_ERA = re.compile(rf"[{CJK_CLASS}]{{1,2}}[代朝]")
 _LATIN_NAME = re.compile(r"[A-Za-z]{2,}")
 
 

@@ -43,7 +43,7 @@ from research.requirements import (
     without_label,
 )
 from research.selection import near_duplicate
-from research.text import CJK_CLASS, is_complete, is_instruction, language, terms
+from research.text import CJK_TEXT_CLASS, is_complete, is_instruction, language, terms
 
 from .brief import brief_verdicts, limits_lines, verdict_lines
 from .charts import chart_of
@@ -75,9 +75,8 @@ MIN_PER_PART = 2
 #: Section lines a part may take up to the most the length allows (the brief's "2–3
 #: pages" gives three): its answer comes before the middle of the range is kept to.
 ANSWER_ROOM = 3
-_CJK_RANGE = rf"\u3000-\u303f{CJK_CLASS}\uff00-\uffef"
-_CJK = re.compile(f"[{_CJK_RANGE}]")
-_CJK_GAP = re.compile(rf"(?<=[{_CJK_RANGE}])\s+(?=[{_CJK_RANGE}])")
+_CJK = re.compile(f"[{CJK_TEXT_CLASS}]")
+_CJK_GAP = re.compile(rf"(?<=[{CJK_TEXT_CLASS}])\s+(?=[{CJK_TEXT_CLASS}])")
 
 
 def close_cjk_gaps(text: str) -> str:

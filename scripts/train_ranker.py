@@ -20,7 +20,11 @@ answered on its own page; and planned by the offline planner
 (:func:`research.plan.offline_plan`); each gold question goes to the part whose words it
 shares most. A run reads, for each part, its gold article and three other articles of
 the same language (the two a search engine ranks first for the part's words, and one at
-random). Every sentence of every page read gives one example per part: its own features
+random). A question of one article whose parts are asked of different paragraphs is,
+a share :data:`SECTIONS` of the time each, read as a site on its subject (a page per
+paragraph beside :data:`HARD` other articles) or as one page with a heading per
+paragraph (see :func:`_shape`). Every sentence of every page read gives one example
+per part: its own features
 (:func:`research.features.features_of`), its page's standing among the pages read for
 the question's parts (:func:`research.retrieval.standing`), and whether it holds that
 part's gold answer (the occurrence at the data's answer offset). The weights are fitted
@@ -29,10 +33,10 @@ lbfgs: deterministic), then scaled to a probability (see :func:`fit`).
 
 The evidence thresholds are then calibrated on the same training examples, never on an
 evaluation set: the score that the best sentence stays under for :data:`HONEST` of the
-parts when the part's gold article is taken out of the pages read (the pages are ranked
-again without it: a part asked of pages none of which answers it should find nothing),
-one for each script the parts are written in (the features read some scripts better than
-others), and one over all of them for any other script.
+parts when the part's gold article (every page of it) is taken out of the pages read
+(the pages are ranked again without it: a part asked of pages none of which answers
+it should find nothing), one for each script the parts are written in (the features
+read some scripts better than others), and one over all of them for any other script.
 Then the answer models: for each part, its :data:`~research.ranking.CANDIDATES` best
 sentences by the sentence model, with their standing among them
 (:func:`research.ranking.standing_in_part`), asked with and without the gold page among
@@ -62,7 +66,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -109,6 +113,15 @@ SEED = 0
 #: The share of questions joined from two articles' questions (each part answered on its
 #: own page), the rest from one article's.
 ACROSS = 1 / 3
+#: The share of questions of one article, each part asked of another of its paragraphs,
+#: read as research reads a site on one subject: the article as a page per paragraph
+#: (when it has :data:`SECTION_PAGES` or more), the part answered on one of them, its
+#: other pages on the same subject beside it, and :data:`HARD` articles of other
+#: subjects (page-level features tell a part's page from pages of other subjects more
+#: easily than from pages of its own); and the same share read as one page with a
+#: heading per paragraph, where a section about another part is no answer.
+SECTIONS = 1 / 4
+SECTION_PAGES = 3
 #: Sentences without the answer each sentence with it is paired with, at most.
 PAIRS = 40
 #: The L2 strength of the regression (scikit-learn's ``C``).
@@ -122,6 +135,7 @@ BOOSTING = {"n_estimators": 200, "max_depth": 3, "learning_rate": 0.05, "min_sam
 class QA:
     question: str
     answers: list[tuple[str, int]]  # text, offset in the article's page text
+    paragraph: int = 0  # which of the article's paragraphs it is asked of
 
 
 @dataclass
@@ -131,6 +145,11 @@ class Article:
     title: str
     text: str  # the page as Markdown
     qas: list[QA]
+    #: the article as a site of one page per paragraph, each titled by the article's
+    #: title and the paragraph's first words (articles of :data:`SECTION_PAGES` or more)
+    sections: list[Article] = field(default_factory=list)
+    #: the article as one page with a heading per paragraph (its first words), alike
+    headed: Article | None = None
 
 
 def split_of(key: str) -> str:
@@ -165,25 +184,58 @@ def first_clause(paragraph: str, shortest: int = 6, limit: int = 18) -> str:
     return (title or paragraph)[:limit].strip()
 
 
-def _page(title: str, paragraphs: Sequence[str]) -> tuple[str, list[int]]:
-    """The page's Markdown and where each paragraph starts in it."""
+def _page(
+    title: str, paragraphs: Sequence[str], headings: Sequence[str] = ()
+) -> tuple[str, list[int]]:
+    """The page's Markdown (each paragraph under its heading, when given) and where each
+    paragraph starts in it."""
     text, starts = f"# {title}\n\n", []
-    for p in paragraphs:
+    for i, p in enumerate(paragraphs):
+        if headings:
+            text += f"## {headings[i]}\n\n"
         starts.append(len(text))
         text += p + "\n\n"
     return text, starts
 
 
-def _article(key: str, lang: str, title: str, paragraphs: list[dict[str, Any]]) -> Article:
+#: A section's label: its paragraph's first words, or characters where words are not
+#: spaced (a heading names a topic, it does not restate the paragraph).
+LABEL_WORDS, LABEL_CHARS = 3, 8
+
+
+def _label(paragraph: str) -> str:
+    """A section's label: its paragraph's first :data:`LABEL_WORDS` words, or
+    :data:`LABEL_CHARS` characters where words are not spaced."""
+    text = paragraph.strip().lstrip("\ufeff")
+    if script(text) in ("cjk", "thai"):
+        return text[:LABEL_CHARS].strip()
+    return " ".join(text.split()[:LABEL_WORDS]).strip(",.;:()\"'")
+
+
+def _article(
+    key: str,
+    lang: str,
+    title: str,
+    paragraphs: list[dict[str, Any]],
+    headings: Sequence[str] = (),
+) -> Article:
     contexts = [p["context"] for p in paragraphs]
-    text, starts = _page(title, contexts)
+    text, starts = _page(title, contexts, headings)
     qas = []
-    for p, start in zip(paragraphs, starts, strict=True):
+    for n, (p, start) in enumerate(zip(paragraphs, starts, strict=True)):
         for qa in p["qas"]:
             answers = [(a["text"], start + a["answer_start"]) for a in qa["answers"] if a["text"]]
             if answers:
-                qas.append(QA(" ".join(qa["question"].split()), answers))
-    return Article(key, lang, title, text, qas)
+                qas.append(QA(" ".join(qa["question"].split()), answers, n))
+    article = Article(key, lang, title, text, qas)
+    if len(paragraphs) >= SECTION_PAGES and not headings:
+        labels = [_label(c) for c in contexts]
+        article.sections = [
+            _article(key, lang, f"{title}: {label}", [p])
+            for label, p in zip(labels, paragraphs, strict=True)
+        ]
+        article.headed = _article(key, lang, title, paragraphs, labels)
+    return article
 
 
 def load_xquad(lang: str) -> list[Article]:
@@ -286,31 +338,32 @@ def question_examples(
     gid: str,
 ) -> Iterator[Example]:
     """The examples of one question: every complete sentence of every page read, for
-    each part (``golds`` gives each part's article and answers). A sentence's page
-    features are its page's standing among all the pages read; off the part's gold page,
-    also among the pages read without it."""
+    each part (``golds`` gives each part's page and answers). A sentence's page
+    features are its page's standing among all the pages read; off the pages of the
+    part's article, also among the pages read without them."""
     docs = {k: Document.of(a.text, a.title) for k, a in pages.items()}
     full = _standings(focus, docs)
     for sid, (gold, answers) in golds.items():
         gold_key = next(k for k, a in pages.items() if a is gold)
-        alone = _standings(focus, docs, {gold_key})[sid]
+        own = {k for k, a in pages.items() if a.key == gold.key}  # its article's pages
+        alone = _standings(focus, docs, own)[sid]
         for key, article in pages.items():
             doc = docs[key]
             positive = _gold_sentences(doc, answers) if article is gold else set()
             page = [full[sid][key][n] for n in PAGE_FEATURES]
-            other = None if article is gold else [alone[key][n] for n in PAGE_FEATURES]
+            other = None if key in own else [alone[key][n] for n in PAGE_FEATURES]
             for i, sentence in enumerate(doc.sentences):
                 if not sentence.complete:
                     continue
                 feats = features_of(focus[sid], doc, i)
-                own = [feats[n] for n in SENTENCE_FEATURES]
+                mine = [feats[n] for n in SENTENCE_FEATURES]
                 yield Example(
-                    own + page,
+                    mine + page,
                     int(i in positive),
                     f"{gid}:{sid}",
                     gold.key,
                     article is gold,
-                    None if other is None else own + other,
+                    None if other is None else mine + other,
                     script(focus[sid].text),
                     key,
                     gold_key,
@@ -349,30 +402,66 @@ def examples(
     tune = [a for a in articles if split_of(a.key) == "tune" and a.qas]
     index = BM25Okapi([sorted(grams(a.text)) for a in tune])
     place = {id(a): f"{i:05d}" for i, a in enumerate(tune)}  # keys may repeat (CMRC titles)
+    for a in tune:
+        for i, section in enumerate(a.sections):
+            place[id(section)] = f"{place[id(a)]}-{i}"
+        if a.headed is not None:
+            place[id(a.headed)] = f"{place[id(a)]}-h"
     out: list[Example] = []
     parts_done = 0
     for n, group in enumerate(_questions(tune, rng)):
         if parts_done >= limit:
             break
         lang = group[0][0].lang
+        shape = _shape(group, rng)
+        sectioned = shape == "sections"
         with reading(lang):  # words compared as a run on a question in it compares them
             plan = offline_plan(joined([qa.question for _, qa in group], lang, rng))
             golds: dict[str, tuple[Article, list[tuple[str, int]]]] = {}
             for article, qa in group:
+                page, answers = _asked_on(article, qa, shape)
                 sid = _part_of(qa.question, plan.subquestions).id
-                if sid in golds and golds[sid][0] is not article:
-                    continue  # two articles' questions read as one part: its gold is unclear
-                golds[sid] = (article, [*golds.get(sid, (article, []))[1], *qa.answers])
+                if sid in golds and golds[sid][0] is not page:
+                    continue  # two pages' questions read as one part: its gold is unclear
+                golds[sid] = (page, [*golds.get(sid, (page, []))[1], *answers])
             pages: dict[str, Article] = {}
             for sub in plan.subquestions:
                 if sub.id in golds:
                     gold = golds[sub.id][0]
-                    for a in [gold, *distractors(sub.text, gold, tune, index, rng)]:
+                    whole = group[0][0] if sectioned else gold
+                    others = distractors(sub.text, whole, tune, index, rng)
+                    if sectioned:
+                        others = [*whole.sections, *others[:HARD]]
+                    for a in [gold, *others]:
                         pages.setdefault(place[id(a)], a)
             focus = {s.id: plan.focus(s) for s in plan.subquestions if s.id in golds}
             out.extend(question_examples(focus, golds, pages, f"{name}:{n}"))
         parts_done += len(golds)
     return out
+
+
+def _shape(group: Sequence[tuple[Article, QA]], rng: random.Random) -> str:
+    """How a question's article is read (see :data:`SECTIONS`): ``sections`` (a page per
+    paragraph) or ``headed`` (one page, a heading per paragraph), each a share of the
+    time when it is asked of one article that has them, each part of another paragraph
+    (as research asks a site: each part answered in its own section); else ``whole``."""
+    one = all(a is group[0][0] for a, _ in group)
+    apart = len({qa.paragraph for _, qa in group}) == len(group)
+    if not (one and apart and group[0][0].sections):
+        return "whole"
+    draw = rng.random()
+    return "sections" if draw < SECTIONS else "headed" if draw < 2 * SECTIONS else "whole"
+
+
+def _asked_on(article: Article, qa: QA, shape: str) -> tuple[Article, list[tuple[str, int]]]:
+    """The page a question is asked of as its article is read (see :func:`_shape`), and
+    its answers on that page."""
+    if shape == "whole":
+        return article, qa.answers
+    page = article.sections[qa.paragraph] if shape == "sections" else article.headed
+    assert page is not None
+    same = next(q for q in page.qas if q.question == qa.question)
+    return page, same.answers
 
 
 def distractors(
@@ -561,7 +650,7 @@ def candidates(groups: list[Scored], weights: Sequence[float], bias: float) -> l
             pool = [
                 (e.features if answered else e.unanswered, e)
                 for _, _, e in g
-                if answered or not e.gold_page
+                if answered or e.unanswered is not None
             ]
             ranked = sorted(
                 ((_log_odds(weights, bias, f), f, e) for f, e in pool), key=lambda x: -x[0]

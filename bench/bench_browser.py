@@ -40,7 +40,6 @@ import gzip
 import importlib.util
 import json
 import os
-import socket
 import subprocess
 import sys
 import tempfile
@@ -60,6 +59,7 @@ from browser_support import LOOPBACK, LOOPBACK_SETTINGS, tier_of  # noqa: E402
 from markdown_it import MarkdownIt  # noqa: E402
 from markdownify import markdownify  # noqa: E402
 from playwright.async_api import async_playwright  # noqa: E402
+from ports import free_port  # noqa: E402
 
 from fs_service import ALL_OPS, DiskFileSystem, FileDomainService  # noqa: E402
 from subagents.browser.session import CHROMIUM_FLAGS, BrowserSession, chromium_path  # noqa: E402
@@ -243,12 +243,6 @@ def expectations(tests: Path) -> dict[str, dict]:
         ):
             return ast.literal_eval(node.value)
     raise SystemExit(f"no EVAL_PAGES in {tests / 'evaldata.py'}")
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
 
 
 def serve(www: Path) -> tuple[subprocess.Popen, str]:

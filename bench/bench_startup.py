@@ -26,7 +26,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import socket
 import statistics
 import subprocess
 import sys
@@ -36,6 +35,10 @@ from collections.abc import Callable
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "tests"))
+
+from ports import free_port  # noqa: E402
+
 PATHS = [str(ROOT), *filter(None, [os.environ.get("PYTHONPATH")])]
 ENV = {**os.environ, "PYTHONPATH": os.pathsep.join(PATHS)}
 SCRIPT = Path(sys.executable).parent / "quartet"
@@ -48,13 +51,6 @@ def timed(argv: list[str]) -> float:
     start = time.perf_counter()
     subprocess.run(argv, env=ENV, cwd=ROOT, check=True, capture_output=True, timeout=120)
     return time.perf_counter() - start
-
-
-def free_port() -> int:
-    """A TCP port free on 127.0.0.1 now."""
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 def first_line(argv: list[str]) -> float:

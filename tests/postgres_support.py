@@ -14,11 +14,12 @@ import os
 import pwd
 import secrets
 import shutil
-import socket
 import subprocess
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
+
+from ports import free_port
 
 #: The superuser the server is made with, and its database.
 ADMIN = "quartet"
@@ -68,13 +69,6 @@ def _as_server() -> list[str]:
             "PostgreSQL as (Debian's postgresql package creates it)"
         ) from None
     return ["runuser", "-u", SERVER_ACCOUNT, "--"]
-
-
-def free_port() -> int:
-    """A TCP port on 127.0.0.1 that nothing listens on now."""
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
 
 
 def _run(args: list[str], cwd: Path, what: str) -> None:

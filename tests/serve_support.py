@@ -6,7 +6,6 @@ import contextlib
 import os
 import re
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -15,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import httpx
+from ports import free_port
 
 ROOT = Path(__file__).resolve().parent.parent
 START_TIMEOUT = 60.0
@@ -43,12 +43,6 @@ class Served:
 
     def cookies(self) -> dict[str, str]:
         return {"quartet_token": self.token} if self.token else {}
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 @contextlib.contextmanager

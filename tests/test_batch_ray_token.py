@@ -15,7 +15,6 @@ import os
 import queue
 import secrets
 import signal
-import socket
 import subprocess
 import sys
 import threading
@@ -34,18 +33,13 @@ from batch_support import (
     write_questions,
 )
 from cli_support import ROOT, quartet
+from ports import free_port
 
 import psutil  # isort: skip
 
 #: Ray's own variables for token authentication.
 AUTH = ("RAY_AUTH_MODE", "RAY_AUTH_TOKEN", "RAY_AUTH_TOKEN_PATH")
 LOOPBACK = {"127.0.0.1", "::ffff:127.0.0.1", "::1"}
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
 
 
 def _session(sid: int) -> list[psutil.Process]:
@@ -65,7 +59,7 @@ class Cluster:
 
     def __init__(self, folder: Path) -> None:
         self.token = secrets.token_hex(32)
-        self.port = _free_port()
+        self.port = free_port()
         self.address = f"127.0.0.1:{self.port}"
         self.lines: queue.Queue[str | None] = queue.Queue()
         self.output: list[str] = []
@@ -78,9 +72,9 @@ class Cluster:
             "RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER": "0",  # every service on 127.0.0.1
         }
         ports = {  # not Ray's fixed defaults: other clusters may run on this machine
-            "--ray-client-server-port": _free_port(),
-            "--dashboard-port": _free_port(),
-            "--dashboard-agent-listen-port": _free_port(),
+            "--ray-client-server-port": free_port(),
+            "--dashboard-port": free_port(),
+            "--dashboard-agent-listen-port": free_port(),
         }
         cmd = [
             str(Path(sys.executable).with_name("ray")),

@@ -21,7 +21,7 @@ from itertools import pairwise
 from .text import (
     CJK,
     CJK_CLASS,
-    CJK_TEXT_CLASS,
+    CJK_TEXT,
     STOP_WORDS,
     is_bare_verb,
     is_verb_form,
@@ -503,13 +503,11 @@ _ZH_LEANING = re.compile(
     r"^(?:此|这|那|该|其|它|他|她|因此|所以|于是|与此同时|同时|但|然而|而|此外|另外|不过|并且|也|"
     r"[^，。；]{0,6}(?:此|这些|这一|该|其))"
 )
-#: A Chinese character, or CJK punctuation or a full-width form.
-_CJK = re.compile(rf"[{CJK_TEXT_CLASS}]")
 
 
 def _chinese(said: str) -> bool:
     """Whether a sentence is Chinese: Chinese near its start, not opening in Latin."""
-    return bool(_CJK.search(said[:12])) and not re.match(r"[A-Za-z]", said)
+    return bool(CJK_TEXT.search(said[:12])) and not re.match(r"[A-Za-z]", said)
 
 
 def _bare_pronoun(said: str) -> bool:

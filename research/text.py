@@ -40,6 +40,8 @@ CJK = re.compile(rf"[{CJK_CLASS}]")
 #: The CJK ideographs with CJK punctuation (U+3000–U+303F) and the full-width forms
 #: (U+FF00–U+FFEF), as a character class body: what Chinese text is written in.
 CJK_TEXT_CLASS = rf"\u3000-\u303f{CJK_CLASS}\uff00-\uffef"
+#: One character of Chinese text (see :data:`CJK_TEXT_CLASS`).
+CJK_TEXT = re.compile(rf"[{CJK_TEXT_CLASS}]")
 _CJK_RUN = re.compile(rf"([{CJK_CLASS}]+)")
 #: One word in any script: a letter or digit, then letters with their combining marks (a
 #: Devanagari or Thai vowel sign, a decomposed accent: marks, not letters, which ``\w``

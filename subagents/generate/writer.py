@@ -43,7 +43,7 @@ from research.requirements import (
     without_label,
 )
 from research.selection import near_duplicate
-from research.text import CJK_TEXT_CLASS, is_complete, is_instruction, language, terms
+from research.text import CJK_TEXT, CJK_TEXT_CLASS, is_complete, is_instruction, language, terms
 
 from .brief import brief_verdicts, limits_lines, verdict_lines
 from .charts import chart_of
@@ -75,7 +75,6 @@ MIN_PER_PART = 2
 #: Section lines a part may take up to the most the length allows (the brief's "2–3
 #: pages" gives three): its answer comes before the middle of the range is kept to.
 ANSWER_ROOM = 3
-_CJK = re.compile(f"[{CJK_TEXT_CLASS}]")
 _CJK_GAP = re.compile(rf"(?<=[{CJK_TEXT_CLASS}])\s+(?=[{CJK_TEXT_CLASS}])")
 
 
@@ -86,7 +85,7 @@ def close_cjk_gaps(text: str) -> str:
 
 def _width(text: str) -> int:
     """Printed width of ``text`` in Latin characters: a Chinese character is two."""
-    return len(text) + len(_CJK.findall(text))
+    return len(text) + len(CJK_TEXT.findall(text))
 
 
 def _printed(line: str) -> int:

@@ -851,7 +851,9 @@ def entity(question: str) -> str:
     runs = _capital_runs(question)
     if runs:
         name = " ".join(max(runs, key=lambda r: sum(not t.isdigit() for t in r)))
-        return _with_head_nouns(question, name) if known is None else name
+        if known is not None:
+            return name
+        return _placed_subject(question, name) or _with_head_nouns(question, name)
     return _noun_phrase_entity(question)
 
 
@@ -859,6 +861,37 @@ def entity(question: str) -> str:
 #: the others ("was", "has") it is a participle ("was the bridge *built*").
 _BARE_AFTER_TEXT = "do does did can could will would should may might must"
 _BARE_AFTER = frozenset(_BARE_AFTER_TEXT.split())
+
+
+#: Prepositions that place a thing ("colonies *in* Vermont", "the temples *at* Angkor").
+_PLACING_TEXT = "in at on near of from around across"
+_PLACING = frozenset(_PLACING_TEXT.split())
+
+
+def _placed_subject(question: str, name: str) -> str:
+    """The subject of a clause that an English name only places, with the name: "why
+    are honeybee colonies in Vermont dying" is about the honeybee colonies in Vermont,
+    not about Vermont ("what can beekeepers do about it" asks about the colonies). Taken
+    when the name follows a preposition after common nouns that stand right after the
+    clause's auxiliary, and a verb of the form the auxiliary asks for follows the name;
+    else empty ("how many people live in Tokyo" is about Tokyo)."""
+    at = question.find(name)
+    if at < 0 or not name.isascii():
+        return ""
+    before = re.split(r"[?.!;,:]", question[:at])[-1].split()
+    low = [w.lower() for w in before]
+    aux = [i for i, w in enumerate(low) if w in _AUX]
+    if not aux or not low or low[-1] not in _PLACING:
+        return ""
+    nouns = before[aux[-1] + 1 : -1]
+    common = [w for w in nouns if w.lower() not in _ARTICLES]
+    if not common or not all(_head_noun(w) for w in common) or not _head_noun(nouns[-1]):
+        return ""
+    after = re.split(r"[?.!;,:]", question[at + len(name) :])[0].split()
+    verb = is_bare_verb if low[aux[-1]] in _BARE_AFTER else is_verb_form
+    if not after or not verb(after[0].lower()):
+        return ""
+    return " ".join([*nouns, before[-1], name])
 
 
 def _with_head_nouns(question: str, name: str) -> str:

@@ -151,6 +151,34 @@ def test_an_english_questions_noun_phrase_stops_at_its_verb(question, phrase):
     assert entity(question) == phrase
 
 
+@pytest.mark.parametrize(
+    ("question", "phrase"),
+    [
+        # a name that only places the clause's subject stays with it
+        ("Why are reed beds in Norland shrinking?", "reed beds in Norland"),
+        ("How were the temples at Varnish Cove built?", "the temples at Varnish Cove"),
+        ("Why did ferry fares on Lake Ostel rise?", "ferry fares on Lake Ostel"),
+        # a name after the verb, or with no common noun before it, is the subject
+        ("How many people live in Norland?", "Norland"),
+        ("What is the population of Norland?", "Norland"),
+        ("Why did the Krell flood kill so many people?", "Krell flood"),
+    ],
+)
+def test_a_name_that_places_the_subject_stays_with_it(question, phrase):
+    assert entity(question) == phrase
+
+
+def test_a_pronoun_after_a_placed_subject_takes_the_whole_subject():
+    question = "Why are reed beds in Norland shrinking, and what can farmers do about it?"
+    plan = offline_plan(question)
+    assert [s.text for s in plan.subquestions] == [
+        "Why are reed beds in Norland shrinking?",
+        "What can farmers do about reed beds in Norland?",
+    ]
+    for sub in plan.subquestions:
+        assert all("beds" in q and "Norland" in q for q in sub.queries), sub.queries
+
+
 # --- English: a statement that leads into a question ----------------------------------
 
 

@@ -1,8 +1,9 @@
 """Comparison questions: the sides compared, and one part for each.
 
-A comparison ("Which is better for a small shop, A or B?", "Compare the P of A and B",
-"A vs B", "What is the difference between A and B?", "Should I take A or B for P?",
-"A和B哪个更长？", "比较A和B的P", "A与B有什么区别？") asks about two things on one aspect.
+A comparison ("Which is better for a small shop, A or B?", "Is A better than B for P?",
+"Compare the P of A and B", "A vs B", "What is the difference between A and B?", "Should
+I take A or B for P?", "A和B哪个更长？", "比较A和B的P", "A与B有什么区别？") asks about two
+things on one aspect.
 Read as one part it has one subject, the first side, and the second side becomes a word
 every sentence must say, so a page about the second side alone answers nothing. It is
 planned as three parts: each side on the aspect asked, with its own subject, and the
@@ -46,6 +47,9 @@ _EN = tuple(
         # Is A or B better for P?
         rf"^(?:is|are|was|were)\s+(?P<a>{_SIDE})\s+or\s+(?P<b>{_SIDE})\s+{_CMP}\b"
         rf"(?:\s+{_ASPECT})?\s*$",
+        # Are A better than B for P?  Is A longer than B?
+        rf"^(?:is|are|was|were)\s+(?P<a>{_SIDE})\s+{_CMP}(?:\s+to\s+\w+)?\s+than\s+(?P<b>{_SIDE})"
+        rf"(?:\s+{_ASPECT})?\s*$",
         # Should I take A or B for P?
         rf"^(?:should|shall|would|could|can|do)\s+(?:i|we|you|one)\s+\w+\s+(?P<a>{_SIDE})\s+or\s+"
         rf"(?P<b>{_SIDE})(?:\s+{_ASPECT})?\s*$",
@@ -87,9 +91,11 @@ _ZH = tuple(
     )
 )
 #: What a side may not start with: a class of others rather than a named thing ("other
-#: ferries", "其他渡轮") or what the sentence asks ("How many …").
+#: ferries", "其他渡轮"), what the sentence asks ("How many …"), a pronoun or an act
+#: ("Is it better to rent than to buy?").
 _NOT_A_SIDE = re.compile(
-    r"^(?:other|others|those|that|these|this|the\s+other|how|what|which|who|when|where|why)\b"
+    r"^(?:other|others|those|that|these|this|the\s+other|how|what|which|who|when|where|why"
+    r"|it|they|there|to)\b"
     r"|^(?:其他|其它|别的|另)|[谁哪什么的]",
     re.I,
 )
@@ -210,7 +216,8 @@ def _en_side(side: str, found: Comparison) -> str:
         owner = f"{side}'" if side.endswith("s") else f"{side}'s"
         return f"What is {owner} {found.prop}{aspect}?"
     cmp = found.comparative.lower()
-    plural = re.search(r"[^s]s$", side) is not None and not side[:1].isupper()
+    last = side.split()[-1] if side.split() else side
+    plural = re.search(r"[^s]s$", last) is not None and not last[:1].isupper()  # not a name
     be = "are" if plural else "is"
     if cmp and cmp not in UNMEASURED:
         return f"How {_base(cmp)} {be} {side}{aspect}?"

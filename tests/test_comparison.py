@@ -36,6 +36,12 @@ EN = [
     ("Rooftop wind turbines versus solar panels for a farmhouse",
      ("Rooftop wind turbines", "solar panels"), "for a farmhouse"),
     ("Crumbly vs Doughnest for a small bakery?", ("Crumbly", "Doughnest"), "for a small bakery"),
+    ("Are solar kilns better than steam kilns for a sawmill?", ("solar kilns", "steam kilns"),
+     "for a sawmill"),
+    ("Was the Harsk Colossus taller than the Ostel Tower?",
+     ("the Harsk Colossus", "the Ostel Tower"), "How tall is"),
+    ("Are steam kilns cheaper to run than solar kilns?", ("steam kilns", "solar kilns"),
+     "How cheap are"),
 ]  # fmt: skip
 
 ZH = [
@@ -51,6 +57,8 @@ ZH = [
 #: Questions that name two things or say "or" without comparing them: planned as before.
 NOT_COMPARED = [
     "Did the settlers of Varn land at Ostel or at Harsk?",
+    "Are there more than 100 kinds of kiln?",
+    "Is it better to rent than to buy a kiln?",
     "What did Tallowmere sell, grain or timber?",
     "Which river flows into the lake, the Varn or the Ostel?",
     "How many goals did Ardenport score in the final versus Velmouth?",

@@ -58,6 +58,7 @@ import argparse
 import hashlib
 import itertools
 import json
+import math
 import os
 import pickle
 import random
@@ -65,6 +66,7 @@ import re
 import subprocess
 import sys
 import time
+from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -93,7 +95,7 @@ from research.ranking import (  # noqa: E402
     standing_in_part,
 )
 from research.retrieval import rankings_of, standing  # noqa: E402
-from research.text import grams, reading, script  # noqa: E402
+from research.text import grams, reading, script, terms, words  # noqa: E402
 
 XQUAD_GIT = Path(os.environ.get("QUARTET_XQUAD", "/tmp/xquad.git"))
 CMRC_GIT = Path(os.environ.get("QUARTET_CMRC", "/tmp/cmrc2018.git"))
@@ -146,9 +148,9 @@ class Article:
     text: str  # the page as Markdown
     qas: list[QA]
     #: the article as a site of one page per paragraph, each titled by the article's
-    #: title and the paragraph's first words (articles of :data:`SECTION_PAGES` or more)
+    #: title and its label (see :func:`_label`) (articles of :data:`SECTION_PAGES` or more)
     sections: list[Article] = field(default_factory=list)
-    #: the article as one page with a heading per paragraph (its first words), alike
+    #: the article as one page with a heading per paragraph (its label), alike
     headed: Article | None = None
 
 
@@ -198,18 +200,32 @@ def _page(
     return text, starts
 
 
-#: A section's label: its paragraph's first words, or characters where words are not
-#: spaced (a heading names a topic, it does not restate the paragraph).
-LABEL_WORDS, LABEL_CHARS = 3, 8
+#: A section's label: the words of its paragraph that tell it from the article's other
+#: paragraphs, as a heading names the topic its section is about.
+LABEL_WORDS = 3
 
 
-def _label(paragraph: str) -> str:
-    """A section's label: its paragraph's first :data:`LABEL_WORDS` words, or
-    :data:`LABEL_CHARS` characters where words are not spaced."""
+def _label(paragraph: str, article: Sequence[str]) -> str:
+    """A section's label: the :data:`LABEL_WORDS` words of ``paragraph`` that tell it best
+    from the other paragraphs of its ``article`` (each term weighed by how often the
+    paragraph says it and how few of the article's paragraphs do: tf-idf), as the
+    paragraph first writes them and in its order. Numbers are left out: a heading names a
+    topic, not its figures. Joined by spaces, or without them where words are not spaced.
+    """
     text = paragraph.strip().lstrip("\ufeff")
-    if script(text) in ("cjk", "thai"):
-        return text[:LABEL_CHARS].strip()
-    return " ".join(text.split()[:LABEL_WORDS]).strip(",.;:()\"'")
+    counts: Counter[str] = Counter()
+    first: dict[str, tuple[int, str]] = {}
+    for i, word in enumerate(words(text)):
+        found = terms(word)
+        if len(found) != 1 or any(c.isdigit() for c in found[0]):
+            continue
+        counts[found[0]] += 1
+        first.setdefault(found[0], (i, word))
+    spread = Counter(t for p in article for t in set(terms(p)))
+    weight = {t: n * math.log((len(article) + 1) / max(spread[t], 1)) for t, n in counts.items()}
+    best = sorted(counts, key=lambda t: (-weight[t], first[t][0]))[:LABEL_WORDS]
+    joiner = "" if script(text) in ("cjk", "thai") else " "
+    return joiner.join(first[t][1] for t in sorted(best, key=lambda t: first[t][0]))
 
 
 def _article(
@@ -229,7 +245,7 @@ def _article(
                 qas.append(QA(" ".join(qa["question"].split()), answers, n))
     article = Article(key, lang, title, text, qas)
     if len(paragraphs) >= SECTION_PAGES and not headings:
-        labels = [_label(c) for c in contexts]
+        labels = [_label(c, contexts) for c in contexts]
         article.sections = [
             _article(key, lang, f"{title}: {label}", [p])
             for label, p in zip(labels, paragraphs, strict=True)

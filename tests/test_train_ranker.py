@@ -49,7 +49,14 @@ def test_an_article_is_also_a_site_of_a_page_per_paragraph_and_a_page_with_headi
         assert section.key == article.key  # a fold never splits an article's pages
     assert article.headed is not None
     assert article.headed.text.count("\n## ") == len(PARAGRAPHS)
-    assert "## Its portals are" in article.headed.text
+    heads = [ln[3:] for ln in article.headed.text.splitlines() if ln.startswith("## ")]
+    for head, (text, _) in zip(heads, PARAGRAPHS, strict=True):
+        # a heading names what tells its paragraph from the others, in the paragraph's
+        # words: never the word every paragraph says, nor a figure
+        said = head.split()
+        assert said and all(w in text.lower() for w in said), (head, text)
+        assert "tunnel" not in said and not any(c.isdigit() for c in head)
+    assert heads[1] == "portals faced grey"  # the first of its rarest words, in its order
 
 
 def test_each_part_is_asked_of_its_own_paragraphs_page_with_its_answer_there():

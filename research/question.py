@@ -348,7 +348,8 @@ class Focus:
         surface = {**_surface_forms(lead), **surface}
         named, entity_terms, lead = _part_named(subquestion, question, asked, own, lead)
         own, entity_terms = _name_as_term(named, subquestion, asked, own, entity_terms)
-        subject = _subject_terms(subquestion, siblings, own, entity_terms, lead)
+        asked_verb = set(terms(_verb_after(subquestion, named)))
+        subject = _subject_terms(subquestion, siblings, own, entity_terms, lead, asked_verb)
         kinds = answer_kind_terms(subquestion)
         own = [t for t in own if t in subject or t not in kinds]
         facets = _facets_of(subquestion, own, subject, surface, glossary)
@@ -490,11 +491,14 @@ def _subject_terms(
     own: list[str],
     entity_terms: set[str],
     lead: str,
+    asked_verb: set[str] = frozenset(),
 ) -> list[str]:
     """The terms of a part that make up its subject.
 
-    The entity's terms and those shared with at least half of the other sub-questions,
-    after the lead subject's terms; all the part's terms when that leaves none.
+    The entity's terms and those shared with at least half of the other sub-questions
+    (but the verb the part asks of its subject: "how often did the ferry *cross*" beside
+    "what did a crossing cost" asks about the crossing), after the lead subject's terms;
+    all the part's terms when that leaves none.
 
     Args:
         subquestion: the part.
@@ -502,13 +506,17 @@ def _subject_terms(
         own: the part's terms.
         entity_terms: the terms of the entity it is about.
         lead: the subject named before the parts, or lent by the question ("" for none).
+        asked_verb: the terms of the verb the part asks of its subject (see
+            :func:`_verb_after`).
 
     Returns:
         The subject's terms, in order, each once.
     """
     others = [set(terms(s)) for s in siblings if s != subquestion]
     need = max(1, math.ceil(len(others) / 2))
-    shared = {t for t in own if others and sum(t in o for o in others) >= need}
+    shared = {
+        t for t in own if others and sum(t in o for o in others) >= need and t not in asked_verb
+    }
     subject = [t for t in own if t in entity_terms or t in shared]
     if lead:  # the subject named before the parts, or by the question for a part
         # that names none ("…in Freedonia, and where do most of its farmers work?")
@@ -892,6 +900,28 @@ def _placed_subject(question: str, name: str) -> str:
     if not after or not verb(after[0].lower()):
         return ""
     return " ".join([*nouns, before[-1], name])
+
+
+def _verb_after(subquestion: str, name: str) -> str:
+    """The verb an English part asks of the subject it names: the word right after the
+    name, when it is of the form the clause's auxiliary asks for (bare after "did", a
+    participle after "was") and ends the clause or opens a phrase with a stop word ("how
+    often did the ferry *cross*", "when was the bridge *built* in"), or an inflected verb
+    right after "who" or "what" ("who *built* the bridge"); else empty."""
+    opening = re.match(r"\s*(?:who|what)\s+([a-z]+)\b", subquestion, re.I)
+    if opening and is_verb_form(opening.group(1).lower()):
+        return opening.group(1)
+    at = subquestion.find(name) if name else -1
+    if at < 0 or not name.isascii():
+        return ""
+    before = re.split(r"[?.!;,:]", subquestion[:at])[-1].lower().split()
+    aux = [w for w in before if w in _AUX]
+    after = re.split(r"[?.!;,:]", subquestion[at + len(name) :])[0].split()
+    if not aux or not after:
+        return ""
+    verb = is_bare_verb if aux[-1] in _BARE_AFTER else is_verb_form
+    closes = len(after) == 1 or after[1].lower() in STOP_WORDS
+    return after[0] if verb(after[0].lower()) and closes else ""
 
 
 def _with_head_nouns(question: str, name: str) -> str:

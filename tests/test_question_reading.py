@@ -179,6 +179,28 @@ def test_a_pronoun_after_a_placed_subject_takes_the_whole_subject():
         assert all("beds" in q and "Norland" in q for q in sub.queries), sub.queries
 
 
+@pytest.mark.parametrize(
+    ("question", "verb"),
+    [
+        ("How often did the Orvel ferry cross, and what did a crossing cost?", "cross"),
+        ("When was the Harsk bridge built, and who built it?", "built"),
+        ("Who founded Ardenport, and when was Ardenport founded?", "founded"),
+    ],
+)
+def test_the_verb_a_part_asks_of_its_subject_is_no_part_of_the_subject(question, verb):
+    """A word two parts share is taken as their common subject, but not the verb one of
+    them asks of its subject: a page must say that the ferry crossed, not be about a
+    crossing, to answer how often it crossed."""
+    plan = offline_plan(question)
+    asked = [
+        plan.focus(s) for s in plan.subquestions if verb in (w.strip("?,") for w in s.text.split())
+    ]
+    assert asked
+    for focus in asked:
+        assert stem(verb) not in focus.subject, focus
+        assert stem(verb) in {f.term for f in focus.facets}, focus
+
+
 # --- English: a statement that leads into a question ----------------------------------
 
 

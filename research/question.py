@@ -1102,6 +1102,9 @@ def _noun_phrase_entity(question: str) -> str:
             return phrase
     if len(words_) >= 2 and words_[0].lower() in IMPERATIVES:
         return _noun_run([w.lower() for w in words_[1:]])
+    asked_for = _asker_object(words_)
+    if asked_for:
+        return asked_for
     if words_ and words_[0].lower() in _QUESTION_WORDS:
         return _asked_phrase([w.lower() for w in words_])
     opening = [w.lower() for w in words_]
@@ -1109,6 +1112,28 @@ def _noun_phrase_entity(question: str) -> str:
     if head in _ARTICLES or (readings(head) & {"NOUN", "ADJ"} and not _verbal(head)):
         return _noun_run(opening)  # a statement opens with its subject
     return ""
+
+
+#: The person an advice or how-to question asks for ("should *I* take …", "how do *you*
+#: prune …"), and the words that make a thing theirs ("*my* electricity bill").
+_ASKERS_TEXT = "i we you one"
+_ASKERS = frozenset(_ASKERS_TEXT.split())
+_THEIRS_TEXT = "my our your"
+_THEIRS = frozenset(_THEIRS_TEXT.split())
+
+
+def _asker_object(words_: list[str]) -> str:
+    """The thing an advice or how-to question asks what a person does with: the noun
+    phrase after the verb that follows "I", "we", "you" or "one" after an auxiliary
+    ("how do I descale *a kettle*", "should I take *ibuprofen* for a headache", "how can
+    I reduce *my electricity bill* in winter"); "" for any other clause. The verb and the
+    rest of the clause are then what the question asks of that thing."""
+    low = [w.lower().strip(".,?!") for w in words_]
+    at = next((i for i in range(1, min(len(low), 4)) if low[i] in _ASKERS), -1)
+    if at < 0 or low[at - 1] not in _AUX or at + 2 >= len(low):
+        return ""
+    rest = low[at + 2 :]
+    return _noun_run(rest[1:] if rest[0] in _THEIRS else rest)
 
 
 def _asked_phrase(tokens: list[str]) -> str:

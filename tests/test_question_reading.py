@@ -201,6 +201,27 @@ def test_the_verb_a_part_asks_of_its_subject_is_no_part_of_the_subject(question,
         assert stem(verb) in {f.term for f in focus.facets}, focus
 
 
+@pytest.mark.parametrize(
+    ("question", "subject", "asked"),
+    [
+        ("Should I take velmorin for a stiff neck?", "velmorin", {"stiff", "neck"}),
+        ("How do I descale a samovar?", "samovar", {"descal"}),
+        ("How can I reduce my heating bill in winter?", "heating bill", {"reduc", "winter"}),
+        ("How do you prune a quince tree?", "quince tree", {"prune"}),
+        ("What should we feed a hedgehog?", "hedgehog", {"feed"}),
+    ],
+)
+def test_an_advice_question_is_about_the_thing_done_not_every_word(question, subject, asked):
+    """An advice or how-to question asks what a person does with a thing: the thing is
+    its subject, and what is done with it (and for what) is what a sentence must say of
+    it, not more words of the subject."""
+    assert entity(question) == subject
+    plan = offline_plan(question)
+    focus = plan.focus(plan.subquestions[0])
+    assert focus.subject == tuple(stem(w) for w in subject.split())
+    assert {f.term for f in focus.facets} == asked
+
+
 # --- English: a statement that leads into a question ----------------------------------
 
 

@@ -883,23 +883,16 @@ def _placed_subject(question: str, name: str) -> str:
     when the name follows a preposition after common nouns that stand right after the
     clause's auxiliary, and a verb of the form the auxiliary asks for follows the name;
     else empty ("how many people live in Tokyo" is about Tokyo)."""
-    at = question.find(name)
-    if at < 0 or not name.isascii():
+    clause = _clause_around(question, name)
+    if clause is None or not clause.aux or clause.before[-1].lower() not in _PLACING:
         return ""
-    before = re.split(r"[?.!;,:]", question[:at])[-1].split()
-    low = [w.lower() for w in before]
-    aux = [i for i, w in enumerate(low) if w in _AUX]
-    if not aux or not low or low[-1] not in _PLACING:
-        return ""
-    nouns = before[aux[-1] + 1 : -1]
+    nouns = clause.before[clause.aux_at + 1 : -1]
     common = [w for w in nouns if w.lower() not in _ARTICLES]
     if not common or not all(_head_noun(w) for w in common) or not _head_noun(nouns[-1]):
         return ""
-    after = re.split(r"[?.!;,:]", question[at + len(name) :])[0].split()
-    verb = is_bare_verb if low[aux[-1]] in _BARE_AFTER else is_verb_form
-    if not after or not verb(after[0].lower()):
+    if not clause.after or not clause.verb(clause.after[0].lower()):
         return ""
-    return " ".join([*nouns, before[-1], name])
+    return " ".join([*nouns, clause.before[-1], name])
 
 
 def _verb_after(subquestion: str, name: str) -> str:
@@ -911,17 +904,47 @@ def _verb_after(subquestion: str, name: str) -> str:
     opening = re.match(r"\s*(?:who|what)\s+([a-z]+)\b", subquestion, re.I)
     if opening and is_verb_form(opening.group(1).lower()):
         return opening.group(1)
-    at = subquestion.find(name) if name else -1
-    if at < 0 or not name.isascii():
+    clause = _clause_around(subquestion, name) if name else None
+    if clause is None or not clause.aux or not clause.after:
         return ""
-    before = re.split(r"[?.!;,:]", subquestion[:at])[-1].lower().split()
-    aux = [w for w in before if w in _AUX]
-    after = re.split(r"[?.!;,:]", subquestion[at + len(name) :])[0].split()
-    if not aux or not after:
-        return ""
-    verb = is_bare_verb if aux[-1] in _BARE_AFTER else is_verb_form
+    after = clause.after
     closes = len(after) == 1 or after[1].lower() in STOP_WORDS
-    return after[0] if verb(after[0].lower()) and closes else ""
+    return after[0] if clause.verb(after[0].lower()) and closes else ""
+
+
+@dataclass(frozen=True)
+class _Clause:
+    """The words of an English clause around a name in it, as written."""
+
+    #: the clause's words before the name
+    before: list[str]
+    #: the clause's words after the name
+    after: list[str]
+    #: where the clause's last auxiliary before the name stands in :attr:`before` (-1
+    #: for none)
+    aux_at: int
+
+    @property
+    def aux(self) -> str:
+        """That auxiliary, in lower case ("" for none)."""
+        return self.before[self.aux_at].lower() if self.aux_at >= 0 else ""
+
+    def verb(self, word: str) -> bool:
+        """Whether a lower-case word is a verb of the form the auxiliary asks for: bare
+        after "did", a participle after "was"."""
+        return (is_bare_verb if self.aux in _BARE_AFTER else is_verb_form)(word)
+
+
+def _clause_around(question: str, name: str) -> _Clause | None:
+    """The clause of an English ``question`` around ``name`` (None when the question
+    does not write it, or it is not written in ASCII letters)."""
+    at = question.find(name)
+    if at < 0 or not name.isascii():
+        return None
+    before = re.split(r"[?.!;,:]", question[:at])[-1].split()
+    after = re.split(r"[?.!;,:]", question[at + len(name) :])[0].split()
+    auxes = [i for i, w in enumerate(before) if w.lower() in _AUX]
+    return _Clause(before, after, auxes[-1] if auxes else -1)
 
 
 def _with_head_nouns(question: str, name: str) -> str:
@@ -933,21 +956,16 @@ def _with_head_nouns(question: str, name: str) -> str:
     "was") that ends the clause or opens a phrase with a stop word ("land *on* the
     moon"): "did the Ostel Railway stop carrying freight" and "does the Marrow Reserve
     set interest rates" keep the name alone."""
-    at = question.find(name)
-    if at < 0 or not name.isascii():
+    clause = _clause_around(question, name)
+    if clause is None or not clause.aux:
         return name
-    before = re.split(r"[?.!;,:]", question[:at])[-1].lower().split()
-    aux = [w for w in before if w in _AUX]
-    if not aux:
-        return name
-    after = re.split(r"[?.!;,:]", question[at + len(name) :])[0].split()
-    verb = is_bare_verb if aux[-1] in _BARE_AFTER else is_verb_form
+    after = clause.after
     heads = 0
     for k, word in enumerate(after[:-1], start=1):
         if not _head_noun(word):
             break
         closes = k + 1 == len(after) or after[k + 1].lower() in STOP_WORDS
-        if verb(after[k].lower()) and closes:
+        if clause.verb(after[k].lower()) and closes:
             heads = k
     return " ".join([name, *after[:heads]])
 

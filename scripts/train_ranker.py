@@ -148,7 +148,7 @@ class Article:
     text: str  # the page as Markdown
     qas: list[QA]
     #: the article as a site of one page per paragraph, each titled by the article's
-    #: title and its label (see :func:`_label`) (articles of :data:`SECTION_PAGES` or more)
+    #: title and its label (see :func:`_labels`), for articles of :data:`SECTION_PAGES` or more
     sections: list[Article] = field(default_factory=list)
     #: the article as one page with a heading per paragraph (its label), alike
     headed: Article | None = None
@@ -205,13 +205,20 @@ def _page(
 LABEL_WORDS = 3
 
 
-def _label(paragraph: str, article: Sequence[str]) -> str:
-    """A section's label: the :data:`LABEL_WORDS` words of ``paragraph`` that tell it best
-    from the other paragraphs of its ``article`` (each term weighed by how often the
-    paragraph says it and how few of the article's paragraphs do: tf-idf), as the
+def _labels(paragraphs: Sequence[str]) -> list[str]:
+    """Each paragraph's label as a section of its article: the :data:`LABEL_WORDS` words
+    of it that tell it best from the article's other ``paragraphs`` (each term weighed
+    by how often the paragraph says it and how few of the paragraphs do: tf-idf), as the
     paragraph first writes them and in its order. Numbers are left out: a heading names a
     topic, not its figures. Joined by spaces, or without them where words are not spaced.
     """
+    spread = Counter(t for p in paragraphs for t in set(terms(p)))
+    return [_label(p, spread, len(paragraphs)) for p in paragraphs]
+
+
+def _label(paragraph: str, spread: Counter[str], size: int) -> str:
+    """One paragraph's label (see :func:`_labels`), given how many of its article's
+    ``size`` paragraphs say each term."""
     text = paragraph.strip().lstrip("\ufeff")
     counts: Counter[str] = Counter()
     first: dict[str, tuple[int, str]] = {}
@@ -221,8 +228,7 @@ def _label(paragraph: str, article: Sequence[str]) -> str:
             continue
         counts[found[0]] += 1
         first.setdefault(found[0], (i, word))
-    spread = Counter(t for p in article for t in set(terms(p)))
-    weight = {t: n * math.log((len(article) + 1) / max(spread[t], 1)) for t, n in counts.items()}
+    weight = {t: n * math.log((size + 1) / max(spread[t], 1)) for t, n in counts.items()}
     best = sorted(counts, key=lambda t: (-weight[t], first[t][0]))[:LABEL_WORDS]
     joiner = "" if script(text) in ("cjk", "thai") else " "
     return joiner.join(first[t][1] for t in sorted(best, key=lambda t: first[t][0]))
@@ -245,7 +251,7 @@ def _article(
                 qas.append(QA(" ".join(qa["question"].split()), answers, n))
     article = Article(key, lang, title, text, qas)
     if len(paragraphs) >= SECTION_PAGES and not headings:
-        labels = [_label(c, contexts) for c in contexts]
+        labels = _labels(contexts)
         article.sections = [
             _article(key, lang, f"{title}: {label}", [p])
             for label, p in zip(labels, paragraphs, strict=True)

@@ -17,7 +17,7 @@ from __future__ import annotations
 import dataclasses
 import math
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 from itertools import pairwise
@@ -491,7 +491,7 @@ def _subject_terms(
     own: list[str],
     entity_terms: set[str],
     lead: str,
-    asked_verb: set[str] = frozenset(),
+    asked_verb: Collection[str] = (),
 ) -> list[str]:
     """The terms of a part that make up its subject.
 

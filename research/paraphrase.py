@@ -20,7 +20,7 @@ from typing import Any
 
 from .document import Document
 from .question import Focus
-from .text import CJK, STOP_WORDS, stem, words
+from .text import CJK, STOP_WORDS, simplified, stem, words
 
 
 @lru_cache(maxsize=1)
@@ -67,10 +67,12 @@ def asked(text: str, subject: tuple[str, ...]) -> str:
 
 
 def _embeddings(doc: Document) -> Any:
-    """The page's sentence embeddings, unit length, one row per sentence."""
+    """The page's sentence embeddings, unit length, one row per sentence, each of its
+    Simplified form (a Traditional sentence comes as close as the same sentence in
+    Simplified characters)."""
     key = ("embeddings",)
     if key not in doc.memo:
-        texts = [s.text for s in doc.sentences]
+        texts = [simplified(s.text) for s in doc.sentences]
         doc.memo[key] = _model().embed(texts, norm=True) if texts else None
     return doc.memo[key]
 
@@ -89,7 +91,7 @@ def similarities(focus: Focus, doc: Document) -> tuple[list[float], float]:
         if rows is None:
             doc.memo[key] = ([], 0.0)
         else:
-            query = _model().embed([asked(focus.text, focus.subject)], norm=True)[0]
+            query = _model().embed([simplified(asked(focus.text, focus.subject))], norm=True)[0]
             sims = [float(v) for v in rows @ query]
             doc.memo[key] = (sims, max(sims))
     return doc.memo[key]

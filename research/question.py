@@ -327,10 +327,24 @@ class Focus:
         an entity, all terms are subject, and all must be met.
         With ``rivals``, the siblings' facets are kept too (see
         :func:`~research.aboutness.context_about`).
+        A part written in Traditional characters is read as its Simplified form (the
+        words, the kind of answer and the subject of the same part in Simplified
+        characters), keeping its text as written.
         A ``glossary`` (the user's words for their field) gives each facet the words
         that meet it besides its own. ``as_asked`` is the part as the question words it
         before the planner lent it a subject (see :attr:`alternative`).
         """
+        simple = simplified(subquestion)
+        if simple != subquestion:  # read as its Simplified form, for matching only
+            focus = cls.build(
+                simple,
+                [simplified(s) for s in siblings],
+                simplified(question),
+                rivals,
+                glossary,
+                simplified(as_asked),
+            )
+            return dataclasses.replace(focus, text=subquestion)
         asked_of = comparison(question) if question else None
         if asked_of is not None and subquestion in side_parts(asked_of):
             question = subquestion  # one side of the comparison, asked on its own

@@ -89,6 +89,24 @@ def test_a_traditional_sentence_scores_for_a_simplified_question_as_its_simplifi
     assert local_match(focus, doc) == local_match(focus, Document.of(SIMPLIFIED, "石溪镇"))
 
 
+@pytest.mark.parametrize(
+    ("simple", "traditional"),
+    [
+        ("石溪镇的茶农什么时候采摘新茶？", "石溪鎮的茶農什麼時候採摘新茶？"),
+        ("七里湾战役持续了多长时间？", "七里灣戰役持續了多長時間？"),
+        ("为什么青河水库在冬天结冰？", "爲什麼青河水庫在冬天結冰？"),
+    ],
+)
+def test_a_traditional_part_is_read_as_its_simplified_form(simple, traditional):
+    """Its subject, the kind of answer it asks for and its facets are those of the same
+    part in Simplified characters (what it asks is read from the characters jieba and the
+    question words know); its text stays as written."""
+    ours, theirs = Focus.build(traditional, [traditional]), Focus.build(simple, [simple])
+    assert ours.text == traditional
+    assert (ours.subject, ours.core, ours.kind) == (theirs.subject, theirs.core, theirs.kind)
+    assert [f.term for f in ours.facets] == [f.term for f in theirs.facets]
+
+
 def test_the_browser_quotes_a_traditional_page_exactly_for_a_simplified_question():
     """The question's words (茶农, 采摘) are written otherwise on the page (茶農, 採摘)."""
     question = "茶农什么时候采摘？"

@@ -38,6 +38,7 @@ from research.question import (
     entity,
     idle_terms,
     lead_subject,
+    named_phrase,
     own_terms,
     telling,
     topic_of,
@@ -521,13 +522,22 @@ def _carried(queries: list[str], text: str, question: str) -> list[str]:
     later part that does not name it asks about it ("What caused the crisis, and how did
     regulators respond?" searches "crisis regulators respond" too), though its own words
     keep their own query first (a part that names its own thing is searched as it is)."""
-    subject = entity(question)
+    subject = named_phrase(question)
     if not subject or subject.lower() in text.lower() or not queries:
         return queries
     if len(own_terms(text, question)) > FOLLOW_UP_WORDS or _names(text):
         return queries
-    carried = f"{subject} {queries[0]}"
+    carried = f"{_searched_name(subject, question)} {queries[0]}"
     return list(dict.fromkeys([queries[0], carried, *queries[1:]]))[:MAX_QUERIES]
+
+
+def _searched_name(subject: str, question: str) -> str:
+    """A subject as a query names it: its words without the articles and prepositions of
+    the question's language ("lago Valdera" for "el lago de Valdera")."""
+    known = question_language(question)
+    idle = known.function_words if known is not None else STOP_WORDS
+    kept = [w for w in WORD.findall(subject) if w.casefold() not in idle]
+    return " ".join(kept) or subject
 
 
 def _written_as(plan: Plan, question: str) -> Plan:
@@ -720,7 +730,7 @@ def _split_en(question: str) -> list[str]:
     clauses = _en_clauses(question, body, pieces)
     if not clauses:
         return [question]
-    subject = _as_written(lead or entity(question), question)
+    subject = _as_written(lead or named_phrase(question), question)
     first = _lead(clauses[0][0])
     known = question_language(question)
     pronouns = _PRONOUNS | ({p: "" for p in known.pronouns} if known else {})
@@ -728,6 +738,8 @@ def _split_en(question: str) -> list[str]:
     for clause, led in clauses:
         named = led and entity(clause)  # "Coastal towns are …, what else are they …"
         text = _with_subject(clause, "" if named else subject, first, pronouns)
+        if known is not None and known.pro_drop and subject and not named:
+            text = _unsaid_subject(text, subject, known)
         out.append(text[0].upper() + text[1:] + "?")
     return out
 
@@ -912,6 +924,29 @@ def _with_subject(
         if head and (is_verb_form(head.group(0)) or head.group(0).lower() in _AUX):
             text = f"{lead} {subject} {text}"
     return text
+
+
+def _unsaid_subject(clause: str, subject: str, known: Language) -> str:
+    """An ask of a language that may leave its subject unsaid (``pro_drop``), naming the
+    question's subject after its verb when it says none of its own ("¿cuánto mide?" →
+    "cuánto mide el puente de Alcántara"): no name after its first word, no article but
+    after a preposition ("cómo afecta *a la* agricultura" asks of an object; "qué hizo
+    *el* gobierno" has its own subject)."""
+    if subject.casefold() in clause.casefold():
+        return clause
+    asked = re.match(rf"\s*{known.opener}\s*", clause, re.I)
+    if asked is None:
+        return clause
+    found = list(WORD.finditer(clause, asked.end()))
+    lows = [m.group(0).casefold() for m in found]
+    for k, match in enumerate(found):
+        after = k > 0 and lows[k - 1] in known.prepositions
+        if match.group(0)[0].isupper() or (lows[k] in known.articles and not after):
+            return clause
+    if not found:
+        return clause
+    verb = found[0].end()
+    return f"{clause[:verb]} {subject}{clause[verb:]}"
 
 
 _ZH_SPLIT = re.compile(r"[？?！!；;。]")

@@ -879,6 +879,66 @@ def entity(question: str) -> str:
     return _noun_phrase_entity(question)
 
 
+def named_phrase(question: str) -> str:
+    """What a later ask of ``question`` stands for when it names nothing of its own: in a
+    language with data (:mod:`research.lang`), the noun phrase the question's entity
+    stands in (see :func:`_phrase_of`: "die Brücke von Altdorf", where the entity, what a
+    sentence must name, is Altdorf); else the entity itself."""
+    named = entity(question)
+    known = question_language(question)
+    if known is None or not named or is_cjk(named):
+        return named
+    return _phrase_of(" ".join(question.split()), named, known)
+
+
+def _phrase_of(question: str, name: str, known: Language) -> str:
+    """The noun phrase ``name`` stands in, as written, in a language with data: with the
+    names a link joins on ("die Brücke *von Altdorf*"), the noun it names or places
+    ("*el puente de* Alcántara", "*la sequía en* España") and the article before it, in
+    lower case ("die Brücke von Altdorf"), as a later ask names it."""
+    found = list(WORD.finditer(question))
+    tokens = [m.group(0) for m in found]
+    lows = [t.casefold() for t in tokens]
+    size = len(name.split())
+    start = next(
+        (i for i in range(len(tokens) - size + 1) if " ".join(tokens[i : i + size]) == name),
+        None,
+    )
+    if start is None:
+        return name
+    end = _joined_names(tokens, lows, start + size, known)
+    at = start - 1
+    if at >= 0 and lows[at] in known.articles:
+        at -= 1  # "de *la* Mancha"
+    if at >= 1 and lows[at] in known.links and _is_content(lows[at - 1], known):
+        start = at - 1
+    if start >= 1 and lows[start - 1] in known.articles:
+        start -= 1
+    phrase = question[found[start].start() : found[end - 1].end()]
+    return phrase[0].lower() + phrase[1:] if lows[start] in known.articles else phrase
+
+
+def _joined_names(tokens: Sequence[str], lows: Sequence[str], end: int, known: Language) -> int:
+    """Where a name ending at ``end`` ends with the names links join on to it ("von
+    Altdorf", "de la Mancha")."""
+    while end + 1 < len(tokens) and lows[end] in known.links:
+        at = end + 1
+        if lows[at] in known.articles and at + 1 < len(tokens):
+            at += 1
+        if not tokens[at][0].isupper():
+            break
+        end = at + 1
+        while end < len(tokens) and tokens[end][0].isupper():
+            end += 1
+    return end
+
+
+def _is_content(low: str, known: Language) -> bool:
+    """Whether a word (lower case) of a language with data says something: not one of
+    its function words, question words, joiners or pronouns."""
+    return low not in known.function_words and not known.asks_with(low) and low.isalpha()
+
+
 #: The auxiliaries after which a clause's verb is bare ("did the flood *kill*"); after
 #: the others ("was", "has") it is a participle ("was the bridge *built*").
 _BARE_AFTER_TEXT = "do does did can could will would should may might must"

@@ -50,6 +50,45 @@ def test_a_question_of_two_asks_gives_two_parts_about_the_name_it_says(lang, que
         assert any(name in q for q in sub.queries), (sub.text, sub.queries)
 
 
+# Invented questions whose later ask stands for a name with the noun it names or places:
+# the ask, as planned, names the whole phrase.
+PHRASES = [
+    ("Wann wurde die Brücke von Altdorf gebaut, und wie lang ist sie?", "die Brücke von Altdorf"),
+    (
+        "Warum schrumpft der Gletscher am Kerntal, und wie schnell schmilzt er?",
+        "der Gletscher am Kerntal",
+    ),
+    ("Wanneer werd de toren van Ellendam gebouwd en hoe hoog is hij?", "de toren van Ellendam"),
+    ("¿Cuándo se construyó el puente de Alcántara y cuánto mide?", "el puente de Alcántara"),
+    (
+        "¿Cuáles son las causas de la sequía en Valdera y cómo afecta a la agricultura?",
+        "la sequía en Valdera",
+    ),
+    ("Quando è stato costruito il ponte di Valdora e quanto è lungo?", "il ponte di Valdora"),
+    ("Quando foi construída a ponte de Valmar e quanto mede?", "a ponte de Valmar"),
+]
+
+
+@pytest.mark.parametrize(("question", "phrase"), PHRASES)
+def test_a_later_ask_names_the_phrase_a_name_stands_in(question, phrase):
+    """A pronoun, or a subject a language leaves unsaid ("¿cuánto mide?"), stands for the
+    thing the name names or places, with its article, not for the bare name; the query
+    names it without its articles and prepositions."""
+    plan = offline_plan(question)
+    assert len(plan.subquestions) == 2, [s.text for s in plan.subquestions]
+    later = plan.subquestions[1]
+    assert phrase in later.text
+    noun, name = phrase.split()[1], phrase.split()[-1]
+    assert any(f"{noun} {name}" in q for q in later.queries), later.queries
+
+
+def test_an_ask_with_its_own_subject_keeps_it_and_searches_the_questions_too():
+    plan = offline_plan("¿Por qué se secó el lago de Valdera y qué hizo el gobierno?")
+    later = plan.subquestions[1]
+    assert later.text == "Qué hizo el gobierno?"
+    assert any(q.startswith("lago Valdera ") for q in later.queries), later.queries
+
+
 @pytest.mark.parametrize(
     "question",
     [

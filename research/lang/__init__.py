@@ -4,8 +4,12 @@ Each ``<code>.yaml`` beside this module describes one language written in Latin 
 other than English (whose rules, and Chinese's, are in :mod:`research.question` and
 :mod:`research.plan`): the words a question asks with (``question_words``, some of
 several words: "por qué"), the words that join two asks in one sentence (``joiners``) and
-the subject pronouns a later ask uses for the question's subject (``pronouns``). Adding a
-language is adding a file; nothing else names one.
+the subject pronouns a later ask uses for the question's subject (``pronouns``), its
+articles and the prepositions that join a noun to the name naming or placing it
+(``links``: the phrase a name stands in, "die Brücke von Altdorf", is what a later ask
+names), and whether an ask may leave its subject unsaid (``pro_drop``, with the
+``prepositions`` an object follows). Adding a language is adding a file; nothing else
+names one.
 
 :func:`text_language` tells which language a text is written in by how common its words
 are in each (wordfreq's Zipf scale), so a language needs no model of its own.
@@ -68,6 +72,17 @@ class Language:
     joiners: frozenset[str] = frozenset()
     #: the subject pronouns that stand for the question's subject in a later ask
     pronouns: frozenset[str] = frozenset()
+    #: its articles, in lower case ("die", "el")
+    articles: frozenset[str] = frozenset()
+    #: the prepositions that join a noun to the name naming or placing it ("die Brücke
+    #: *von* Altdorf", "la sequía *en* España"), in lower case
+    links: frozenset[str] = frozenset()
+    #: whether an ask may leave its subject unsaid, the verb saying whose it is
+    #: ("¿cuánto mide?")
+    pro_drop: bool = False
+    #: its prepositions, in lower case (an article after one opens an object, not a
+    #: subject)
+    prepositions: frozenset[str] = frozenset()
     #: the particles a word ends with, longest first (Korean: 경복궁은 is 경복궁 + 은)
     particles: tuple[str, ...] = ()
     #: the particles that mark what a sentence is about (its subject: 경복궁은, 東京タワーは)
@@ -120,8 +135,12 @@ def language(code: str) -> Language | None:
         code=code,
         name=str(raw["name"]),
         question_words=tuple(str(w).casefold() for w in raw.get("question_words", ())),
-        joiners=frozenset(str(w).casefold() for w in raw.get("joiners", ())),
-        pronouns=frozenset(str(w).casefold() for w in raw.get("pronouns", ())),
+        joiners=_lowered(raw.get("joiners", ())),
+        pronouns=_lowered(raw.get("pronouns", ())),
+        articles=_lowered(raw.get("articles", ())),
+        links=_lowered(raw.get("links", ())),
+        pro_drop=bool(raw.get("pro_drop", False)),
+        prepositions=_lowered(raw.get("prepositions", ())),
         particles=longest_first(raw.get("particles", ())),
         topic_particles=tuple(str(w) for w in raw.get("topic_particles", ())),
         owner_particles=tuple(str(w) for w in raw.get("owner_particles", ())),
@@ -130,6 +149,10 @@ def language(code: str) -> Language | None:
         ),
         clause_endings=longest_first(raw.get("clause_endings", ())),
     )
+
+
+def _lowered(listed: object) -> frozenset[str]:
+    return frozenset(str(w).casefold() for w in listed or ())  # type: ignore[union-attr]
 
 
 @lru_cache(maxsize=1024)

@@ -395,7 +395,7 @@ def test_runs_are_listed_by_what_happened_not_by_exit_code(tmp_path):
     listing = client.get("/runs").text
     assert '<span class="state state-finished">finished</span>' in listing
     assert '<span class="state state-not-found">finished: found nothing</span>' in listing
-    assert '<span class="state state-interrupted">interrupted</span>' in listing
+    assert '<span class="state state-interrupted">stopped early, report written</span>' in listing
     assert "(3)" not in listing and "(130)" not in listing
     page = client.get("/runs/20260101-000001-aaaaaa").text
     assert 'id="run-status">finished: found nothing</span>' in page

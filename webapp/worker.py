@@ -77,6 +77,11 @@ class Channel:
             future.set_result(answer)
 
 
+#: What the first stop tells the page's user to do to stop at once (the page's button,
+#: not the terminal's Ctrl-C).
+STOP_HINT = "Press Stop now to stop at once."
+
+
 class Watcher:
     """An ``on_event`` callback: the CLI's :class:`~host.display.progress.Progress` (piped, one
     line an event) for the lines of the feed and what each task is doing, and its
@@ -93,7 +98,7 @@ class Watcher:
         console = Console(
             file=self.buffer, width=100_000, color_system=None, highlight=False, soft_wrap=True
         )
-        self.progress = Progress(console=console, live=False)
+        self.progress = Progress(console=console, live=False, stop_hint=STOP_HINT)
         self.host: Any = None
         self.tally = self.progress.tally
 

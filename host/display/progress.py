@@ -156,6 +156,8 @@ class Progress:
         verbose: show every task and tool call too.
         live: show the live view (default: when the console is a terminal); otherwise
             one event a line.
+        stop_hint: what the first stop tells the user to do to stop at once (the web
+            page has a button for it, the terminal a second Ctrl-C).
     """
 
     def __init__(
@@ -165,8 +167,11 @@ class Progress:
         hold: Callable[[], bool] | None = None,
         verbose: bool = False,
         live: bool | None = None,
+        stop_hint: str = "Press Ctrl-C again to stop at once.",
     ) -> None:
         self.quiet, self.verbose = quiet, verbose
+        #: what the first stop says the user can do to stop at once
+        self.stop_hint = stop_hint
         self.console = console or Console(stderr=True, highlight=False)
         self.live = self.console.is_terminal if live is None else live
         self.statuses: dict[str, str] = {}
@@ -263,7 +268,7 @@ class Progress:
             self.say(
                 "[bold yellow]Interrupted:[/bold yellow] no new task or call starts; the tasks "
                 f"in flight get {data['grace']:g} s, then the report is written from what was "
-                "found. Press Ctrl-C again to stop at once."
+                f"found. {self.stop_hint}"
             )
         else:
             self.say("[bold red]Stopping at once.[/bold red]")

@@ -82,6 +82,12 @@ def told_counts(statuses: Iterable[str]) -> str:
     return f"{told} ({parts} part{'s' * (parts != 1)})"
 
 
+#: A run's recorded status in words, where the record's word is not a person's: a run
+#: stopped by its first stop wrote its report from what was found (as the web page's
+#: "Stop" and the terminal's first Ctrl-C say), one stopped at once did not.
+STATUS_WORDS = {"interrupted": "stopped early, report written"}
+
+
 class RunNotFound(ValueError):
     """No run, or more than one, matches the id given; the message suggests close ids."""
 
@@ -147,7 +153,8 @@ class RunSummary:
             return f"finished (exit {self.exit_code})"
         if self.status == "incomplete":
             return "stopped before it began"
-        return f"{self.status}, can be resumed" if self.resumable else self.status
+        words = STATUS_WORDS.get(self.status, self.status)
+        return f"{words}, can be resumed" if self.resumable else words
 
     @property
     def state(self) -> str:

@@ -166,6 +166,34 @@ def test_a_form_without_files_is_refused_past_a_small_size_before_it_is_read(ser
     assert _raw(host, stop).startswith("HTTP/1.1 413")
 
 
+def test_an_upload_without_the_pages_token_is_refused_before_its_body_is_read(served: Served):
+    """A run's uploads may be 64 MB: their CSRF token comes in the address the start page
+    posts to, and one without it (or with another) is refused from its headers alone,
+    while an upload with the page's token is read and judged on its form."""
+    host = served.url.removeprefix("http://")
+    token = served.csrf()
+    home = served.client(cookies=served.cookies()).get("/").text
+    assert f'action="/jobs?csrf={token}"' in home
+
+    def upload(path: str) -> str:
+        return (
+            f"POST {path} HTTP/1.1\r\nHost: {host}\r\nOrigin: {served.url}\r\n"
+            "Content-Type: multipart/form-data; boundary=b\r\n"
+            f"Content-Length: {32 * 1024 * 1024}\r\n\r\n"
+        )
+
+    for path in ("/jobs", "/jobs?csrf=", "/jobs?csrf=" + "x" * len(token)):
+        assert _raw(host, upload(path)).startswith("HTTP/1.1 403"), path
+    with served.client(cookies=served.cookies()) as http:
+        sent = http.post(
+            f"/jobs?csrf={token}",
+            data={"csrf": token, "question": " "},
+            files={"files": ("notes.txt", b"notes")},
+            headers={"Origin": served.url},
+        )
+    assert sent.status_code == 400 and "question" in sent.text.lower()  # read, then judged
+
+
 def _raw(host: str, head: str) -> str:
     """The status line the server answers ``head`` with (a body it claims is not sent)."""
     address, port = host.rsplit(":", 1)
@@ -277,7 +305,7 @@ def test_a_refused_upload_does_not_show_the_runs_folder(tmp_path):
     (runs / ".uploads").write_text("not a folder", encoding="utf-8")  # the disk refuses
     client = TestClient(app, base_url="http://127.0.0.1:8765")
     page = client.post(
-        "/jobs",
+        f"/jobs?csrf={guard.csrf}",
         data={"csrf": guard.csrf, "question": "x"},
         files={"files": ("a.txt", b"a")},
         headers={"Origin": "http://127.0.0.1:8765"},

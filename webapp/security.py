@@ -8,7 +8,9 @@ cross-site request check, body limits and the pages' Content-Security-Policy.
   sets a cookie, or ``Authorization: Bearer``), compared in constant time.
 - Every request that changes something (any method but GET and HEAD) must come from the
   app's own pages: its ``Origin`` (or ``Referer``) is the app's, and its form carries
-  the page's CSRF token (checked by :func:`check_csrf`).
+  the page's CSRF token (checked by :func:`check_csrf`); a run's uploads, which may be
+  large, carry it in the address they post to as well, checked before their body is read
+  (:func:`upload_token_ok`).
 """
 
 from __future__ import annotations
@@ -93,7 +95,8 @@ class Guard:
         max_body: the largest request body, in bytes: a run's uploads (a multipart form
             sent to one of ``upload_paths``, whose files are spooled to disk as read).
         max_form: the largest body of any other request (a stop, an answer, a form
-            without files), which is read whole before its CSRF token can be checked.
+            without files), which is read whole before its CSRF token can be checked
+            (an upload's token is checked before its body: :func:`upload_token_ok`).
     """
 
     host: str
@@ -178,6 +181,9 @@ class GuardMiddleware:
             if length is not None and (declared is None or declared > limit):
                 await _refuse(send, 413, "The request is too large.")
                 return
+            if limit > guard.max_form and not upload_token_ok(scope, headers, guard):
+                await _refuse(send, 403, UPLOAD_REFUSED)
+                return
             receive = _capped(receive, limit)
         try:
             await self.app(scope, receive, _with_headers(send))
@@ -250,6 +256,23 @@ def _with_headers(send: Send) -> Send:
         await send(message)
 
     return sending
+
+
+#: What an upload without the page's token is told (a page sent from an older start of
+#: the server carries an old one).
+UPLOAD_REFUSED = "This form is out of date: reload the page and send it again."
+
+
+def upload_token_ok(scope: Scope, headers: dict[str, str], guard: Guard) -> bool:
+    """Whether a request that may send a large body (a run's uploads) carries the page's
+    CSRF token before its body: in the address the form posts to (``?csrf=``) or in an
+    ``X-CSRF-Token`` header. It is checked before a byte of the body is read, so that a
+    page of another site cannot make the server take in 64 MB to refuse it afterwards."""
+    given = headers.get("x-csrf-token")
+    if given is None:
+        query = parse_qs(scope.get("query_string", b"").decode("latin-1"))
+        given = (query.get("csrf") or [None])[0]
+    return same(given, guard.csrf)
 
 
 def check_csrf(form: Any, guard: Guard) -> bool:

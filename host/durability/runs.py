@@ -85,7 +85,7 @@ def told_counts(statuses: Iterable[str]) -> str:
 #: A run's recorded status in words, where the record's word is not a person's: a run
 #: stopped by its first stop wrote its report from what was found (as the web page's
 #: "Stop" and the terminal's first Ctrl-C say), one stopped at once did not.
-STATUS_WORDS = {"interrupted": "stopped early, report written"}
+RUN_STATUS_WORDS = {"interrupted": "stopped early, report written"}
 
 
 class RunNotFound(ValueError):
@@ -153,7 +153,7 @@ class RunSummary:
             return f"finished (exit {self.exit_code})"
         if self.status == "incomplete":
             return "stopped before it began"
-        words = STATUS_WORDS.get(self.status, self.status)
+        words = RUN_STATUS_WORDS.get(self.status, self.status)
         return f"{words}, can be resumed" if self.resumable else words
 
     @property

@@ -167,6 +167,9 @@ class Settings:
     formats: tuple[str, ...] = FORMATS
     runs_dir: Path = Path("runs")
     input_dir: Path | None = None
+    #: the id the run's folder takes (the command line chooses it to say where the run
+    #: goes in its first line); None: a new one when the run starts
+    run_id: str | None = None
     tool_call_cap: int = DEFAULT_TOOL_CALL_CAP
     depth_cap: int = DEFAULT_DEPTH_CAP
     stage_timeout: float = 600.0

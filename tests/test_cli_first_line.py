@@ -79,8 +79,35 @@ def test_quiet_and_json_runs_print_no_first_line(capsys):
     for flag in ("quiet", "json"):
         announce("How was it built?", load_settings({flag: True}))
     assert capsys.readouterr().err == ""
-    announce("How was it built?", load_settings({}))
-    assert capsys.readouterr().err == "Researching: How was it built?\n"
+    settings = load_settings({"runs_dir": "somewhere"})
+    announce("How was it built?", settings)
+    assert settings.run_id
+    assert capsys.readouterr().err == (
+        f"Researching: How was it built?\nRun folder: somewhere/{settings.run_id}\n"
+    )
+
+
+def test_the_folder_the_first_lines_name_is_the_one_the_run_makes(tmp_path):
+    """Said before the agents load, the run folder is the one the run then writes."""
+    runs = tmp_path / "runs"
+    args = ["run", "How was the Grand Canal built?", "--runs-dir", str(runs), "--formats", "md"]
+    with demo_world(shared_cache()) as world:
+        proc = subprocess.run(
+            [sys.executable, "-m", "quartet", *args],
+            cwd=ROOT,
+            env={**world_env(world), "COLUMNS": "80"},
+            capture_output=True,
+            text=True,
+            timeout=600,
+        )
+    assert proc.returncode in (0, 3), proc.stderr[-2000:]
+    first, second = proc.stderr.splitlines()[:2]
+    assert first == "Researching: How was the Grand Canal built?"
+    assert second.startswith("Run folder: "), second
+    named = second.removeprefix("Run folder: ")
+    made = [p for p in runs.iterdir() if p.is_dir() and not p.name.startswith(".")]
+    assert [str(p) for p in made] == [named]
+    assert (made[0] / "internal" / "run.json").is_file()
 
 
 #: ``python -m quartet`` where a Ctrl-C arrives inside a finaliser as the agents are first

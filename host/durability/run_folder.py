@@ -71,12 +71,17 @@ class RunFolder:
 
     @classmethod
     def create(
-        cls, runs_dir: Path, input_dir: Path | None = None, question: str | None = None
+        cls,
+        runs_dir: Path,
+        input_dir: Path | None = None,
+        question: str | None = None,
+        run_id: str | None = None,
     ) -> RunFolder:
-        """A new run folder; with ``question``, the folder says it at once
+        """A new run folder, named ``run_id`` (default: a new id, see
+        :func:`new_run_id`); with ``question``, the folder says it at once
         (``internal/question.json``), so that a run stopped before its first checkpoint
         is still listed with its question."""
-        run_id = new_run_id()
+        run_id = run_id or new_run_id()
         path = (runs_dir / run_id).resolve()
         path.mkdir(parents=True, exist_ok=False)
         if input_dir is None:

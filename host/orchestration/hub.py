@@ -183,7 +183,8 @@ class Host:
         """Plan and research ``question`` in a new run folder; return what the run produced."""
         if not question.strip():
             raise ValueError("the question is empty")
-        run = RunFolder.create(self.settings.runs_dir, self.settings.input_dir, question)
+        settings = self.settings
+        run = RunFolder.create(settings.runs_dir, settings.input_dir, question, settings.run_id)
         return await self._go(run, question, None)
 
     async def resume(self, run: RunFolder) -> RunResult:

@@ -45,17 +45,23 @@ def settings_of(args: argparse.Namespace) -> Settings:
 
 
 def announce(question: str, settings: Settings) -> None:
-    """Say the question being researched on standard error at once, before the Host and
-    its agents are imported (seconds): the command's first line. Nothing with ``--quiet``
-    or ``--json``.
+    """Say the question being researched and the folder its run goes to on standard
+    error at once, before the Host and its agents are imported (seconds): the command's
+    first lines. The run's id is chosen here (``settings.run_id``), so that the folder
+    named is the one the run makes. Nothing is said with ``--quiet`` or ``--json``.
 
     Args:
         question: the question, as the user gave it.
-        settings: the run's settings.
+        settings: the run's settings (its ``run_id`` is set).
     """
+    from host.durability.run_folder import new_run_id
+
+    settings.run_id = settings.run_id or new_run_id()
     if settings.quiet or settings.json_output:
         return
-    print(f"Researching: {' '.join(printable(question).split())}", file=sys.stderr, flush=True)
+    folder = printable(str(settings.runs_dir / settings.run_id))
+    print(f"Researching: {' '.join(printable(question).split())}", file=sys.stderr)
+    print(f"Run folder: {folder}", file=sys.stderr, flush=True)
 
 
 def report(result: RunResult, settings: Settings) -> int:

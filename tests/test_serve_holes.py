@@ -455,7 +455,8 @@ def test_a_form_sent_wrong_comes_back_with_the_reason_and_what_was_written(tmp_p
 
 def test_resume_is_offered_only_where_a_checkpoint_lets_it_work(tmp_path, capsys):
     """A run stopped at once during start-up left no checkpoint: it is stopped, not
-    resumable, and its page offers no Resume; one that left a checkpoint offers it."""
+    resumable, and its page offers Run again, not Resume; one that left a checkpoint
+    offers Resume."""
     import argparse
 
     from starlette.testclient import TestClient
@@ -478,4 +479,6 @@ def test_resume_is_offered_only_where_a_checkpoint_lets_it_work(tmp_path, capsys
     client = TestClient(build_app(runs, Guard("127.0.0.1", 8765)), base_url="http://127.0.0.1:8765")
     page = client.get(f"/runs/{early.name}").text
     assert 'id="resume"' not in page and "there is nothing to resume" in page
-    assert 'id="resume"' in client.get(f"/runs/{later.name}").text
+    assert f'action="/runs/{early.name}/again"' in page  # "Run again" in its place
+    resumable = client.get(f"/runs/{later.name}").text
+    assert 'id="resume"' in resumable and 'id="again"' not in resumable

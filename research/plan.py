@@ -100,6 +100,9 @@ _AUX = frozenset(
 )
 _PRONOUNS = {"it": "", "its": "'s", "they": "", "their": "'s", "them": "", "this": "", "these": ""}
 _ZH_PRONOUNS = ("它们", "它", "其", "该")
+#: Chinese pronouns for people, which stand for the subject of the clause before them
+#: (石溪镇的茶农…，他们… is about the tea farmers, not the town).
+_ZH_PERSONS = ("他们", "她们", "他", "她")
 
 
 # --- the plan ---------------------------------------------------------------------------
@@ -1074,7 +1077,25 @@ def _split_zh(question: str) -> list[tuple[str, str]]:
     if not lead and not telling(subject):
         subject = ""  # a common word (条件, 情况) is nothing to give the other pieces
     first = _zh_first(clauses, subject)
-    return [_zh_with_subject(clause, listed, subject, first) for clause, listed in clauses]
+    person = _zh_clause_subject(clauses[0][0]) if clauses else ""
+    return [
+        _zh_with_subject(clause, listed, subject, first, person or subject)
+        for clause, listed in clauses
+    ]
+
+
+def _zh_clause_subject(clause: str) -> str:
+    """The subject a Chinese clause names before it asks or says anything: its words
+    before the first verb, pronoun or question word, when they end in a noun
+    (石溪镇的茶农 of 石溪镇的茶农什么时候采摘新茶; "" for 为什么…)."""
+    before = []
+    for pair in zh_tagged(clause):
+        if pair.flag.startswith(("v", "r")) or pair.word in ZH_QUESTION_WORDS:
+            break
+        before.append(pair)
+    if not before or not before[-1].flag.startswith("n"):
+        return ""
+    return "".join(p.word for p in before)
 
 
 def _zh_list_parts(sentence: str) -> tuple[list[str], list[str]]:
@@ -1151,10 +1172,13 @@ def _zh_first(clauses: list[tuple[str, bool]], subject: str) -> str:
     return ""
 
 
-def _zh_with_subject(clause: str, listed: bool, subject: str, first: str) -> tuple[str, str]:
+def _zh_with_subject(
+    clause: str, listed: bool, subject: str, first: str, person: str = ""
+) -> tuple[str, str]:
     """A Chinese clause naming its subject, as a part of the plan.
 
-    A pronoun opening the clause is replaced by the subject; a clause that does not name
+    A pronoun opening the clause is replaced by the subject (a pronoun for people by
+    ``person``: the subject of the question's first clause); a clause that does not name
     the subject and is listed, or is no question of its own (:func:`_zh_own`), is given
     it in front, with ``first`` when it asks nothing itself.
 
@@ -1164,6 +1188,7 @@ def _zh_with_subject(clause: str, listed: bool, subject: str, first: str) -> tup
         subject: the question's subject ("" for none).
         first: the question word the first clause asks after the subject
             (:func:`_zh_first`).
+        person: what a pronoun for people stands for ("" for none).
 
     Returns:
         The clause with its question mark, and its own words when it was given the
@@ -1173,6 +1198,10 @@ def _zh_with_subject(clause: str, listed: bool, subject: str, first: str) -> tup
     for pronoun in _ZH_PRONOUNS:
         if subject and text.startswith(pronoun):
             text = subject + text[len(pronoun) :]
+            break
+    for pronoun in _ZH_PERSONS:
+        if person and text.startswith(pronoun):
+            text = person + text[len(pronoun) :]
             break
     own = ""
     if subject and not _zh_mentions(text, subject) and (listed or not _zh_own(text)):

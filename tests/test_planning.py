@@ -235,6 +235,14 @@ def test_a_plan_round_trips_through_json():
             ["富士山位于哪里？", "富士山海拔多少米？", "富士山最近一次喷发是在什么时候？"],
         ),
         (
+            "石溪镇的茶农什么时候采摘新茶，他们把茶卖到哪里？",
+            ["石溪镇的茶农什么时候采摘新茶？", "石溪镇的茶农把茶卖到哪里？"],
+        ),
+        (
+            "王小梅在哪里出生？她后来为什么搬到上海？",
+            ["王小梅在哪里出生？", "王小梅后来为什么搬到上海？"],
+        ),
+        (
             "青州移民住在哪里？1821年的第一次洪水淹没了哪些村庄？",
             ["青州移民住在哪里？", "1821年的第一次洪水淹没了哪些村庄？"],
         ),
@@ -250,7 +258,8 @@ def test_a_plan_round_trips_through_json():
 )
 def test_one_part_per_thing_asked(question, parts):
     """A list after a colon, questions in a row, a lead-in that asks nothing, Chinese 、
-    and ， lists; a pronoun takes the subject, a clause naming its own keeps it."""
+    and ， lists; a pronoun takes the subject (a pronoun for people, the subject of the
+    clause before it), a clause naming its own keeps it."""
     plan = offline_plan(question)
     assert [s.text for s in plan.subquestions] == parts
     for sub in plan.subquestions:

@@ -302,3 +302,29 @@ def test_a_failed_search_shows_in_its_parts_row_while_the_run_works(
     feed = page.locator("#feed").inner_text()
     assert f"The search on wiki for {shown['part']} failed:" in feed
     context.close()
+
+
+def test_stop_now_ends_the_run_at_once_after_stop(server: Served, browser: Browser, tmp_path: Path):
+    """Stop winds the run down and shows Stop now; Stop now ends it at once, without the
+    report, and the run is stopped (resumable), in the same words on both pages. The run
+    waits on an approval, so that it cannot finish between the two clicks."""
+    context = browser.new_context(viewport={"width": DESK[0], "height": DESK[1]})
+    page = context.new_page()
+    job = start(page, server.url, ("md",), approve=("http_download",))
+    page.wait_for_selector("#approvals .ask[data-ask]", timeout=WAIT_MS)
+    expect(page.locator("#stop-now")).to_be_hidden()
+    page.click("#stop")
+    expect(page.locator("#stop-now")).to_be_visible(timeout=WAIT_MS)
+    page.click("#stop-now")
+    expect(page.locator("#job")).to_have_attribute("data-ended", "true", timeout=WAIT_MS)
+    assert page.locator("#state").inner_text() == "stopped"
+    _shot(page, tmp_path, "stopped-now")
+    feed = page.locator("#feed").inner_text()
+    assert "Press Stop now to stop at once." in feed and "Ctrl-C" not in feed
+    run_id = next(e["data"]["run_id"] for e in events(server, job) if e["event"] == "run")
+    record = json.loads((server.runs_dir / run_id / "internal" / "run.json").read_text())
+    assert record["status"] == "stopped"
+    assert not list((server.runs_dir / run_id / "workspace" / "reports").glob("*.md"))
+    page.goto(f"{server.url}/runs/{run_id}")
+    assert page.locator("#run-status").inner_text().startswith("stopped")
+    context.close()

@@ -6,12 +6,15 @@ outside the granted folders (the web, a model). A served subagent gives these to
 clients as tool annotations (``readOnlyHint``, ``destructiveHint``, ``openWorldHint``,
 ``title``), so that a client can ask its user before a tool that writes.
 
-This module imports nothing heavy.
+This module imports nothing heavy; the search tools' titles come from the search source
+registry (:mod:`subagents.search.sources`).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+
+from .search.sources import SOURCES
 
 
 @dataclass(frozen=True)
@@ -43,14 +46,9 @@ NATURES: dict[str, Nature] = {
     "delete": Nature(read_only=False, destructive=True, open_world=False),
 }
 
-#: Every tool's title and nature (a key of :data:`NATURES`).
+#: The title and nature (a key of :data:`NATURES`) of every tool but the search tools,
+#: whose titles the search source registry holds (see :func:`tool_table`).
 TOOLS: dict[str, tuple[str, str]] = {
-    # search
-    "search_google": ("Search Google", "search"),
-    "search_bing": ("Search Bing", "search"),
-    "search_sogou": ("Search Sogou", "search"),
-    "search_github": ("Search GitHub", "search"),
-    "search_wiki": ("Search Wikipedia", "search"),
     # browser
     "viewer_fetch": ("Fetch and store a web page", "fetch"),
     "http_download": ("Download a file", "download"),
@@ -84,19 +82,28 @@ TOOLS: dict[str, tuple[str, str]] = {
 }
 
 
+def tool_table() -> dict[str, tuple[str, str]]:
+    """Every tool's title and nature: each registered search source's tool, titled as its
+    :class:`~subagents.search.sources.Source` says and of nature ``search``, then
+    :data:`TOOLS`. Loads the search providers (not agentscope)."""
+    searches = {s.tool_name: (s.title, "search") for s in SOURCES.sources()}
+    return {**searches, **TOOLS}
+
+
 def nature_of(tool: str) -> Nature:
     """The nature of ``tool``; KeyError for a tool the table lacks."""
-    return NATURES[TOOLS[tool][1]]
+    return NATURES[tool_table()[tool][1]]
 
 
 def annotations(tool: str) -> dict[str, object]:
     """The MCP annotations of ``tool``: its title and its read-only, destructive and
     open-world hints. A tool the table lacks gets only the cautious defaults (it may
     write, destroy and reach the web), titled by its name."""
-    if tool not in TOOLS:
+    table = tool_table()
+    if tool not in table:
         return {"title": tool, "readOnlyHint": False, "destructiveHint": True,
                 "openWorldHint": True}  # fmt: skip
-    title, _ = TOOLS[tool]
+    title, _ = table[tool]
     nature = nature_of(tool)
     return {
         "title": title,

@@ -7,7 +7,6 @@ lazily so that light commands need not.
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
-from dataclasses import replace
 from typing import Any
 
 from agentscope.tool import Toolkit, ToolResponse
@@ -15,9 +14,9 @@ from agentscope.tool import Toolkit, ToolResponse
 from .browser.spec import SPEC as BROWSER_SPEC
 from .file.spec import SPEC as FILE_SPEC
 from .generate.spec import SPEC as GENERATE_SPEC
-from .natures import TOOLS as TOOL_NATURES
-from .search.sources import SOURCE_NAMES
+from .search.sources import SOURCES, Source
 from .search.spec import SPEC as SEARCH_SPEC
+from .search.spec import with_sources
 from .settings import ToolSettings
 from .spec import SubAgentSpec, all_schemas, build
 
@@ -36,18 +35,20 @@ def register(spec: SubAgentSpec) -> None:
 
 def register_source(
     name: str, tool: Callable[..., Awaitable[ToolResponse]], title: str = ""
-) -> None:
-    """Add a search source: ``tool`` (``async def search_<name>(query, settings=None)``,
-    usually :func:`~subagents.search.tools.run_source` around a provider) joins the
-    Search subagent, ``QUARTET_<NAME>_URL`` sets its endpoint (``settings.endpoint(name,
-    default)``), and MCP clients see it titled ``title``, as a search."""
-    if name not in SOURCE_NAMES:
-        SOURCE_NAMES.append(name)
-    TOOL_NATURES[tool.__name__] = (title or tool.__name__, "search")
-    current = SPECS["search"]
-    if tool.__name__ not in current.allowlist():
-        group = current.groups[0]
-        SPECS["search"] = replace(current, groups=(replace(group, tools=(*group.tools, tool)),))
+) -> Source:
+    """Add a search source at run time; returns the :class:`~subagents.search.sources.Source`
+    registered in :data:`~subagents.search.sources.SOURCES`, from which the rest follows.
+
+    ``tool`` (``async def search_<name>(query, settings=None)``, usually
+    :func:`~subagents.search.run.run_source` around a provider) joins the Search subagent,
+    ``QUARTET_<NAME>_URL`` sets its endpoint (``settings.endpoint(name, default)``), and
+    MCP clients see it titled ``title`` (its name if none), as a search. A built-in
+    source is instead a module in ``subagents/search/providers/`` and its name in
+    :data:`~subagents.search.sources.BUILT_IN`.
+    """
+    source = SOURCES.register(Source(name, tool, title or tool.__name__))
+    SPECS["search"] = with_sources(SPECS["search"], SOURCES.sources())
+    return source
 
 
 def get_spec(name: str) -> SubAgentSpec:

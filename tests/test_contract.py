@@ -9,6 +9,7 @@ import pytest
 
 import schemas
 from subagents import SPECS, all_schemas, schema_toolkit
+from subagents.search.sources import BUILT_IN, SOURCES
 
 SECRET_WORDS = re.compile(
     r"\b(api[_ ]?keys?|keys?|tokens?|secrets?|cookies?|passwords?|passwd|sessions?|"
@@ -18,7 +19,9 @@ SECRET_WORDS = re.compile(
 
 BUILT = sorted(SPECS)
 
-_SEARCH = ("search_google", "search_bing", "search_sogou", "search_github", "search_wiki")
+#: The built-in search tools, as the source registry holds them: a new built-in source's
+#: tool is checked here and against its schema without a line of this file changing.
+_SEARCH = tuple(source.tool_name for source in SOURCES.built_in_sources())
 _WRITERS = ("generate_markdown", "generate_html", "generate_pptx")
 #: SPEC §3, the exact field set of every tool, "not one more, not one less" (seed 003):
 #: subagent → tool → its parameters, a "?" marking an optional one. Safety options such
@@ -83,8 +86,10 @@ def item_fields(schema: dict, param: str) -> set[str]:
     return set(params["$defs"][ref.rsplit("/", 1)[1]]["properties"])
 
 
-def test_the_spec_table_lists_32_tools():
-    assert sum(len(tools) for tools in SPEC_FIELDS.values()) == 32
+def test_the_spec_table_lists_27_tools_and_one_per_search_source():
+    assert sum(len(tools) for name, tools in SPEC_FIELDS.items() if name != "search") == 27
+    # one search_<name> tool per built-in source (five: 32 tools in all)
+    assert list(SPEC_FIELDS["search"]) == [f"search_{name}" for name in BUILT_IN]
     assert sorted(SPEC_FIELDS) == BUILT
 
 

@@ -29,7 +29,7 @@ from subagents import natures, registry
 from subagents.results import ok
 from subagents.search.http import SearchUnavailable
 from subagents.search.render import Item
-from subagents.search.sources import SOURCE_NAMES
+from subagents.search.sources import SOURCE_NAMES, SOURCES, Source
 from subagents.search.tools import run_source
 from subagents.settings import ToolSettings
 from subagents.spec import Delegated, Desk, DeskResearch, SubAgentSpec, ToolGroup
@@ -120,17 +120,17 @@ ALMANAC = SubAgentSpec(
 @pytest.fixture(scope="module")
 def registered() -> Iterator[None]:
     """The sixth source and the fifth subagent, registered for this module only."""
-    specs, tools, names = dict(registry.SPECS), dict(natures.TOOLS), list(SOURCE_NAMES)
-    registry.register_source("papers", search_papers, "Search papers")
+    specs, added = dict(registry.SPECS), dict(SOURCES.added)
+    source = registry.register_source("papers", search_papers, "Search papers")
+    assert source == Source("papers", search_papers, "Search papers")
     registry.register(ALMANAC)
     try:
         yield
     finally:
         registry.SPECS.clear()
         registry.SPECS.update(specs)
-        natures.TOOLS.clear()
-        natures.TOOLS.update(tools)
-        SOURCE_NAMES[:] = names
+        SOURCES.added.clear()
+        SOURCES.added.update(added)
 
 
 @pytest.fixture(scope="module")

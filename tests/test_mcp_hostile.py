@@ -25,7 +25,7 @@ from mcp.client.stdio import stdio_client
 from host.mcp.client import attach_mcp_tools
 from host.orchestration.guards import ToolGuard
 from subagents import SPECS
-from subagents.natures import NATURES, TOOLS, nature_of
+from subagents.natures import NATURES, nature_of, tool_table
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -152,8 +152,9 @@ async def test_served_tools_say_whether_they_read_write_or_destroy(tmp_path):
 
 def test_every_tool_has_a_nature_that_agrees_with_its_spec():
     allowlisted = {name for spec in SPECS.values() for name in spec.allowlist(read_only=False)}
-    assert set(TOOLS) == allowlisted
-    assert {nature for _, nature in TOOLS.values()} <= set(NATURES)
+    table = tool_table()
+    assert set(table) == allowlisted
+    assert {nature for _, nature in table.values()} <= set(NATURES)
     for spec in SPECS.values():
         for group in spec.groups:
             for name in group.names:

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+from typing import TYPE_CHECKING
 from urllib.parse import parse_qs, urljoin, urlsplit
 
 import httpx
@@ -20,9 +21,15 @@ import httpx
 from ...settings import ToolSettings
 from ..http import BROWSER_HEADERS, SearchUnavailable, get, json_body
 from ..render import MAX_RESULTS, Item, clean
+from ..run import run_source
+from ..sources import Source
 from ._html import finish, first, has_class, parse, text_of
 
-SOURCE = "Bing"
+if TYPE_CHECKING:
+    from agentscope.tool import ToolResponse
+
+#: How messages name the source.
+LABEL = "Bing"
 API_BASE = "https://api.bing.microsoft.com"
 PAGE_BASE = "https://www.bing.com"
 
@@ -49,19 +56,19 @@ async def _api(
     response = await get(
         client,
         url,
-        source=SOURCE,
+        source=LABEL,
         params={"q": query, "count": MAX_RESULTS, "textFormat": "Raw"},
         headers={"Ocp-Apim-Subscription-Key": key, "Accept": "application/json"},
         follow_redirects=False,
         describe_error=_api_error,
     )
-    data = json_body(response, SOURCE)
+    data = json_body(response, LABEL)
     if not isinstance(data, dict) or data.get("_type") == "ErrorResponse":
-        raise SearchUnavailable(f"{SOURCE} returned an error response instead of results")
+        raise SearchUnavailable(f"{LABEL} returned an error response instead of results")
     pages = data.get("webPages") or {}
     values = pages.get("value", []) if isinstance(pages, dict) else None
     if not isinstance(values, list):
-        raise SearchUnavailable(f"{SOURCE} returned JSON without a webPages.value list")
+        raise SearchUnavailable(f"{LABEL} returned JSON without a webPages.value list")
     return [
         Item(clean(v.get("name")), str(v.get("url") or ""), clean(v.get("snippet")))
         for v in values
@@ -71,7 +78,7 @@ async def _api(
 
 async def _page(client: httpx.AsyncClient, query: str, settings: ToolSettings) -> list[Item]:
     url = settings.endpoint("bing", PAGE_BASE) + "/search"
-    response = await get(client, url, source=SOURCE, params={"q": query}, headers=BROWSER_HEADERS)
+    response = await get(client, url, source=LABEL, params={"q": query}, headers=BROWSER_HEADERS)
     doc = parse(response)
     results = first(doc, "//*[@id='b_results']")
     items: list[Item] = []
@@ -89,7 +96,7 @@ async def _page(client: httpx.AsyncClient, query: str, settings: ToolSettings) -
                 icon.drop_tree()
         href = unwrap(urljoin(str(response.url), str(link.get("href", ""))))
         items.append(Item(text_of(link), href, text_of(caption)))
-    return finish(items, results is not None, response, SOURCE)
+    return finish(items, results is not None, response, LABEL)
 
 
 def unwrap(href: str) -> str:
@@ -106,3 +113,19 @@ def unwrap(href: str) -> str:
     except (binascii.Error, UnicodeDecodeError, ValueError):
         return href
     return target if target.startswith(("http://", "https://")) else href
+
+
+async def search_bing(query: str, settings: object = None) -> ToolResponse:
+    """Search the web with Bing; returns a YAML list of results (title, url, snippet, source).
+
+    Good for general and English-language web pages. At most 10 results, snippets
+    shortened, duplicate pages removed. If the source is unavailable, try another search tool.
+
+    Args:
+        query (str): Words to search for, as typed into Bing, e.g. "python asyncio timeout
+            best practices". Operators work: site:example.com, "exact phrase", -excluded.
+    """
+    return await run_source("search_bing", search, query, settings)
+
+
+SOURCE = Source("bing", search_bing, "Search Bing")

@@ -12,14 +12,21 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import httpx
 
 from ...settings import ToolSettings
 from ..http import API_USER_AGENT, SearchUnavailable, get, json_body
 from ..render import MAX_RESULTS, Item, clean
+from ..run import run_source
+from ..sources import Source
 
-SOURCE = "GitHub"
+if TYPE_CHECKING:
+    from agentscope.tool import ToolResponse
+
+#: How messages name the source.
+LABEL = "GitHub"
 API_BASE = "https://api.github.com"
 
 _PREFIX = re.compile(
@@ -71,7 +78,7 @@ async def search(client: httpx.AsyncClient, query: str, settings: ToolSettings) 
     """Search the endpoint the query asks for."""
     target = route(query)
     if not target.q:
-        raise SearchUnavailable(f"{SOURCE}: nothing left to search after the {target.kind}: prefix")
+        raise SearchUnavailable(f"{LABEL}: nothing left to search after the {target.kind}: prefix")
     token = settings.keys.get_key("GITHUB_TOKEN")
     headers = {
         "Accept": "application/vnd.github.text-match+json",
@@ -85,7 +92,7 @@ async def search(client: httpx.AsyncClient, query: str, settings: ToolSettings) 
         response = await get(
             client,
             url,
-            source=SOURCE,
+            source=LABEL,
             params={"q": target.q, "per_page": MAX_RESULTS},
             headers=headers,
             follow_redirects=not token,
@@ -100,9 +107,9 @@ async def search(client: httpx.AsyncClient, query: str, settings: ToolSettings) 
             else "setting GITHUB_TOKEN raises GitHub's rate limit"
         )
         raise SearchUnavailable(f"{exc.reason} ({hint})") from None
-    data = json_body(response, SOURCE)
+    data = json_body(response, LABEL)
     if not isinstance(data, dict) or not isinstance(data.get("items"), list):
-        raise SearchUnavailable(f"{SOURCE} returned JSON without an items list")
+        raise SearchUnavailable(f"{LABEL} returned JSON without an items list")
     parse = {"repositories": _repository, "code": _code, "issues": _issue}[target.kind]
     return [parse(it) for it in data["items"] if isinstance(it, dict)]
 
@@ -136,3 +143,23 @@ def _issue(item: dict) -> Item:
     title = f"{item.get('title', '')} ({where})"
     snippet = clean(item.get("body")) or _fragments(item)
     return Item(clean(title), str(item.get("html_url") or ""), snippet)
+
+
+async def search_github(query: str, settings: object = None) -> ToolResponse:
+    """Search GitHub; returns a YAML list of results (title, url, snippet, source).
+
+    By default it searches repositories (snippet: description, stars, language, last
+    update). Start the query with "code:" to search file contents, "issues:" to search
+    issues, or "prs:" to search pull requests. GitHub qualifiers work and also choose the
+    kind: language:python, stars:>100, user:NAME, org:NAME, repo:OWNER/NAME, in:readme for
+    repositories; is:issue, is:pr, label:, author:, state: search issues; path:, filename:,
+    extension: search code. At most 10 results.
+
+    Args:
+        query (str): What to find on GitHub, e.g. "vector database language:rust",
+            "code: MsgHub repo:agentscope-ai/agentscope" or "issues: memory leak state:open".
+    """
+    return await run_source("search_github", search, query, settings)
+
+
+SOURCE = Source("github", search_github, "Search GitHub")

@@ -11,6 +11,7 @@ text. ``QUARTET_GOOGLE_URL`` replaces the base of both.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
 from urllib.parse import parse_qs, urljoin, urlsplit
 
 import httpx
@@ -18,9 +19,15 @@ import httpx
 from ...settings import ToolSettings
 from ..http import BROWSER_HEADERS, SearchUnavailable, get, json_body
 from ..render import MAX_RESULTS, Item, clean
+from ..run import run_source
+from ..sources import Source
 from ._html import Element, finish, first, has_class, parse, text_of
 
-SOURCE = "Google"
+if TYPE_CHECKING:
+    from agentscope.tool import ToolResponse
+
+#: How messages name the source.
+LABEL = "Google"
 API_BASE = "https://www.googleapis.com"
 PAGE_BASE = "https://www.google.com"
 
@@ -45,15 +52,15 @@ async def _api(
     response = await get(
         client,
         url,
-        source=SOURCE,
+        source=LABEL,
         params={"cx": cx, "q": query, "num": MAX_RESULTS},
         headers={"X-goog-api-key": key, "Accept": "application/json"},
         follow_redirects=False,
         describe_error=_api_error,
     )
-    data = json_body(response, SOURCE)
+    data = json_body(response, LABEL)
     if not isinstance(data, dict) or not isinstance(data.get("items", []), list):
-        raise SearchUnavailable(f"{SOURCE} returned JSON without an items list")
+        raise SearchUnavailable(f"{LABEL} returned JSON without an items list")
     return [
         Item(clean(it.get("title")), str(it.get("link") or ""), clean(it.get("snippet")))
         for it in data.get("items", [])
@@ -64,7 +71,7 @@ async def _api(
 async def _page(client: httpx.AsyncClient, query: str, settings: ToolSettings) -> list[Item]:
     url = settings.endpoint("google", PAGE_BASE) + "/search"
     response = await get(
-        client, url, source=SOURCE, params={"q": query, "hl": "en"}, headers=BROWSER_HEADERS
+        client, url, source=LABEL, params={"q": query, "hl": "en"}, headers=BROWSER_HEADERS
     )
     doc = parse(response)
     root = first(doc, "//*[@id='rso']", "//*[@id='search']", "//*[@id='main']")
@@ -82,7 +89,7 @@ async def _page(client: httpx.AsyncClient, query: str, settings: ToolSettings) -
     no_match = "did not match any documents" in response.text
     recognised = root is not None or no_match
     items = [i for i in items if i.url and not _is_internal(i.url, str(response.url))]
-    return finish(items, recognised, response, SOURCE)
+    return finish(items, recognised, response, LABEL)
 
 
 def _is_internal(url: str, page_url: str) -> bool:
@@ -128,3 +135,20 @@ def unwrap(href: str) -> str:
             if target.startswith(("http://", "https://")):
                 return target
     return href
+
+
+async def search_google(query: str, settings: object = None) -> ToolResponse:
+    """Search the web with Google; returns a YAML list of results (title, url, snippet, source).
+
+    Good for general web pages in any language. At most 10 results, snippets shortened,
+    duplicate pages removed. If the answer says the source is unavailable (Google often
+    blocks automated searches), use search_bing or another search tool instead.
+
+    Args:
+        query (str): Words to search for, as typed into Google, e.g. "agentscope MsgHub
+            example". Operators work: site:example.com, "exact phrase", -excluded.
+    """
+    return await run_source("search_google", search, query, settings)
+
+
+SOURCE = Source("google", search_google, "Search Google")

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import re
+from typing import TYPE_CHECKING
 from urllib.parse import urljoin, urlsplit
 
 import httpx
@@ -20,9 +21,15 @@ import httpx
 from ...settings import ToolSettings
 from ..http import BROWSER_HEADERS, get
 from ..render import MAX_RESULTS, Item
+from ..run import run_source
+from ..sources import Source
 from ._html import Element, finish, first, has_class, parse, text_of
 
-SOURCE = "Sogou"
+if TYPE_CHECKING:
+    from agentscope.tool import ToolResponse
+
+#: How messages name the source.
+LABEL = "Sogou"
 PAGE_BASE = "https://www.sogou.com"
 
 _SNIPPET_PATHS = tuple(
@@ -38,7 +45,7 @@ async def search(client: httpx.AsyncClient, query: str, settings: ToolSettings) 
     base = settings.endpoint("sogou", PAGE_BASE)
     url = base + "/web"
     response = await get(
-        client, url, source=SOURCE, params={"query": query, "ie": "utf8"}, headers=BROWSER_HEADERS
+        client, url, source=LABEL, params={"query": query, "ie": "utf8"}, headers=BROWSER_HEADERS
     )
     doc = parse(response)
     page_url = str(response.url)
@@ -65,7 +72,7 @@ async def search(client: httpx.AsyncClient, query: str, settings: ToolSettings) 
             f"//div[{has_class('results')}] | //*[@id='main' or @id='noresult_part1_container']"
         )
     )
-    return finish(items, recognised, response, SOURCE)
+    return finish(items, recognised, response, LABEL)
 
 
 def _skipped(block: Element) -> bool:
@@ -136,3 +143,18 @@ async def _resolve(client: httpx.AsyncClient, href: str, base: str) -> str:
         if match and match.group(1).startswith(("http://", "https://")):
             return match.group(1)
     return href
+
+
+async def search_sogou(query: str, settings: object = None) -> ToolResponse:
+    """Search the Chinese web with Sogou; returns a YAML list (title, url, snippet, source).
+
+    Best for Chinese-language pages and topics in China. At most 10 results, snippets
+    shortened, duplicate pages removed. If the source is unavailable, try another search tool.
+
+    Args:
+        query (str): Words to search for, Chinese or English, e.g. "新能源汽车 销量 2024".
+    """
+    return await run_source("search_sogou", search, query, settings)
+
+
+SOURCE = Source("sogou", search_sogou, "Search Sogou")

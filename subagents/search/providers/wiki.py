@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import html
 import re
+from typing import TYPE_CHECKING
 from urllib.parse import quote
 
 import httpx
@@ -23,8 +24,14 @@ import httpx
 from ...settings import ToolSettings
 from ..http import SearchUnavailable, get, json_body
 from ..render import MAX_RESULTS, Item, clean
+from ..run import run_source
+from ..sources import Source
 
-SOURCE = "Wikipedia"
+if TYPE_CHECKING:
+    from agentscope.tool import ToolResponse
+
+#: How messages name the source.
+LABEL = "Wikipedia"
 SITE = "https://{lang}.wikipedia.org"
 _TAG = re.compile(r"<[^>]*>")
 
@@ -71,24 +78,24 @@ async def search(client: httpx.AsyncClient, query: str, settings: ToolSettings) 
         "srnamespace": "0",
         "srprop": "snippet",
     }
-    response = await get(client, endpoint, source=SOURCE, params=params, describe_error=_api_error)
-    data = json_body(response, SOURCE)
+    response = await get(client, endpoint, source=LABEL, params=params, describe_error=_api_error)
+    data = json_body(response, LABEL)
     if not isinstance(data, dict):
-        raise SearchUnavailable(f"{SOURCE} returned JSON that is not an object")
+        raise SearchUnavailable(f"{LABEL} returned JSON that is not an object")
     if isinstance(data.get("error"), dict):
         info = clean(str(data["error"].get("info") or data["error"].get("code") or ""))
-        raise SearchUnavailable(f"{SOURCE} refused the search: {info[:200]}")
+        raise SearchUnavailable(f"{LABEL} refused the search: {info[:200]}")
     result = data.get("query")
     if result is None:
         return []
     if not isinstance(result, dict):
-        raise SearchUnavailable(f"{SOURCE} returned a malformed query object")
+        raise SearchUnavailable(f"{LABEL} returned a malformed query object")
     pages = result.get("pages", [])
     if isinstance(pages, dict):  # formatversion=1 keys pages by id
         pages = list(pages.values())
     hits = result.get("search", [])
     if not isinstance(pages, list) or not isinstance(hits, list):
-        raise SearchUnavailable(f"{SOURCE} returned malformed pages or search lists")
+        raise SearchUnavailable(f"{LABEL} returned malformed pages or search lists")
     snippets = {
         h.get("title"): clean(html.unescape(_TAG.sub("", str(h.get("snippet", "")))))
         for h in hits
@@ -110,3 +117,20 @@ async def search(client: httpx.AsyncClient, query: str, settings: ToolSettings) 
 
 def _page_url(site: str, title: str) -> str:
     return f"{site}/wiki/{quote(title.replace(' ', '_'))}"
+
+
+async def search_wiki(query: str, settings: object = None) -> ToolResponse:
+    """Search Wikipedia or the configured wiki; returns a YAML list (title, url, snippet, source).
+
+    The snippet is the start of each article's introduction, so it often answers
+    definitional questions directly. Best for encyclopedic facts: people, places,
+    concepts, events. At most 10 articles.
+
+    Args:
+        query (str): Topic words to look up, e.g. "Transformer (machine learning)" or
+            "长江三角洲". Short noun phrases work best.
+    """
+    return await run_source("search_wiki", search, query, settings)
+
+
+SOURCE = Source("wiki", search_wiki, "Search Wikipedia")

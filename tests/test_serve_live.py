@@ -6,7 +6,9 @@ title, a notification while the tab is hidden), shows its progress, groups the c
 waiting for approval in one card with their arguments in words, and honours "allow for
 the rest of this run"; once it ends, its figures are compared with its run's page. F
 researches the demo web through a server whose wiki search cannot be reached: the failed
-searches show in their parts' rows while the run works.
+searches show in their parts' rows while the run works. Stop and Stop now are clicked on
+a run waiting for an approval, and the start page is read as a newcomer reads it, at a
+desk's size and a phone's, a screenshot of each page under the test's folder.
 """
 
 from __future__ import annotations
@@ -327,4 +329,42 @@ def test_stop_now_ends_the_run_at_once_after_stop(server: Served, browser: Brows
     assert not list((server.runs_dir / run_id / "workspace" / "reports").glob("*.md"))
     page.goto(f"{server.url}/runs/{run_id}")
     assert page.locator("#run-status").inner_text().startswith("stopped")
+    context.close()
+
+
+@pytest.mark.parametrize("size", [DESK, PHONE])
+def test_the_start_page_guides_a_newcomer_and_says_what_is_wrong_in_place(
+    server: Served, browser: Browser, tmp_path: Path, size: tuple[int, int]
+):
+    """Examples that choose the demo, the file types read, each provider's key status, and
+    a form sent wrong coming back with the reason beside what was typed, in words."""
+    context = browser.new_context(viewport={"width": size[0], "height": size[1]})
+    page = context.new_page()
+    page.goto(server.url + "/")
+    examples = page.locator("#examples button[data-example]")
+    assert examples.count() >= 3
+    assert "pdf" in page.locator("#readable").inner_text().lower()
+    page.click("details summary")
+    keys = page.locator("#model-keys [data-provider]")
+    assert keys.count() >= 1 and all(
+        re.search(r"key set|set [A-Z_]+ to use it|no key needed", t) for t in keys.all_inner_texts()
+    )
+    _shot(page, tmp_path, "start")
+    chosen = examples.first.get_attribute("data-example")
+    examples.first.click()
+    assert page.input_value("#question") == chosen and page.is_checked("#demo")
+    page.fill("#max_pages", "many")  # the browser says so at the field, nothing is sent
+    page.click("#start button[type=submit]")
+    assert page.evaluate("document.getElementById('max_pages').validity.patternMismatch")
+    assert page.url == server.url + "/"
+    page.fill("#max_pages", "")
+    page.fill("#question", "   ")
+    page.uncheck("#demo")
+    page.click("#start button[type=submit]")
+    error = page.locator("#form-error")
+    expect(error).to_be_visible(timeout=WAIT_MS)
+    said = error.inner_text()
+    assert said and not re.search(r"Error\b|Exception\b|Traceback", said), said
+    assert page.locator("#question").get_attribute("aria-describedby") == "form-error"
+    _shot(page, tmp_path, "start-error")
     context.close()

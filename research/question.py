@@ -325,29 +325,15 @@ class Focus:
         the part's own when it does not mention that one, plus the terms shared with at
         least half of the other sub-questions; the rest are facets. Without siblings or
         an entity, all terms are subject, and all must be met.
-        With ``rivals``, the siblings' facets are kept too (see
-        :func:`~research.aboutness.context_about`).
-        A part written in Traditional characters is read as its Simplified form (the
-        words, the kind of answer and the subject of the same part in Simplified
-        characters), keeping its text as written.
+        With ``rivals``, the siblings' facets are kept (:func:`~.aboutness.context_about`).
+        A part in Traditional characters is read as its Simplified form, its text kept.
         A ``glossary`` (the user's words for their field) gives each facet the words
         that meet it besides its own. ``as_asked`` is the part as the question words it
         before the planner lent it a subject (see :attr:`alternative`).
         """
-        simple = simplified(subquestion)
-        if simple != subquestion:  # read as its Simplified form, for matching only
-            focus = cls.build(
-                simple,
-                [simplified(s) for s in siblings],
-                simplified(question),
-                rivals,
-                glossary,
-                simplified(as_asked),
-            )
-            return dataclasses.replace(focus, text=subquestion)
-        asked_of = comparison(question) if question else None
-        if asked_of is not None and subquestion in side_parts(asked_of):
-            question = subquestion  # one side of the comparison, asked on its own
+        if simplified(subquestion) != subquestion:  # read in Simplified, for matching only
+            return cls._in_simplified(subquestion, siblings, question, rivals, glossary, as_asked)
+        question = _side_asked_alone(subquestion, question)
         compared = comparison(subquestion)
         if compared is not None:  # both sides are the subject; "better" is no facet
             read = as_one(compared)
@@ -407,6 +393,28 @@ class Focus:
             if s != subquestion
             and (found := cls.build(s, siblings, question, False, glossary).facets)
         )
+
+    @classmethod
+    def _in_simplified(
+        cls,
+        subquestion: str,
+        siblings: Sequence[str],
+        question: str,
+        rivals: bool,
+        glossary: Glossary | None,
+        as_asked: str,
+    ) -> Focus:
+        """The focus of a part written in Traditional characters: that of its Simplified
+        form among its siblings' (see :meth:`build`), with its text as written."""
+        focus = cls.build(
+            simplified(subquestion),
+            [simplified(s) for s in siblings],
+            simplified(question),
+            rivals,
+            glossary,
+            simplified(as_asked),
+        )
+        return dataclasses.replace(focus, text=subquestion)
 
     @classmethod
     def _as_asked(
@@ -877,6 +885,15 @@ def entity(question: str) -> str:
             return name
         return _placed_subject(question, name) or _with_head_nouns(question, name)
     return _noun_phrase_entity(question)
+
+
+def _side_asked_alone(subquestion: str, question: str) -> str:
+    """The question a part is read in: the part itself when it is one side of the
+    question's comparison, asked on its own; else ``question``."""
+    asked_of = comparison(question) if question else None
+    if asked_of is not None and subquestion in side_parts(asked_of):
+        return subquestion
+    return question
 
 
 def named_phrase(question: str) -> str:

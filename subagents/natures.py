@@ -103,8 +103,8 @@ def annotations(tool: str) -> dict[str, object]:
     if tool not in table:
         return {"title": tool, "readOnlyHint": False, "destructiveHint": True,
                 "openWorldHint": True}  # fmt: skip
-    title, _ = table[tool]
-    nature = nature_of(tool)
+    title, kind = table[tool]
+    nature = NATURES[kind]
     return {
         "title": title,
         "readOnlyHint": nature.read_only,

@@ -18,6 +18,7 @@ are in each (wordfreq's Zipf scale), so a language needs no model of its own.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import cache, lru_cache
 from pathlib import Path
@@ -151,8 +152,8 @@ def language(code: str) -> Language | None:
     )
 
 
-def _lowered(listed: object) -> frozenset[str]:
-    return frozenset(str(w).casefold() for w in listed or ())  # type: ignore[union-attr]
+def _lowered(listed: Iterable[object] | None) -> frozenset[str]:
+    return frozenset(str(w).casefold() for w in listed or ())
 
 
 @lru_cache(maxsize=1024)

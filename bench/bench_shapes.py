@@ -634,6 +634,15 @@ def topic_label(paragraph: str, lang: str) -> str:
     return label or " ".join(first.split()[:6])
 
 
+def section_title(subject: str, paragraph: str, lang: str, i: int) -> str:
+    """The title of a site's page on one paragraph: its label after the subject's name,
+    or (every other page, by a hash of the paragraph) its label alone, as a site's pages
+    on one subject often leave the subject unsaid."""
+    label = topic_label(paragraph, lang)
+    named = hashlib.sha256(f"{i}:{paragraph}".encode()).digest()[0] % 2 == 0
+    return f"{subject}: {label}" if named else label
+
+
 def section_pages(article: Article) -> tuple[CorpusPage, list[CorpusPage]]:
     """One site of an article: its overview page and a page per paragraph.
 
@@ -642,7 +651,8 @@ def section_pages(article: Article) -> tuple[CorpusPage, list[CorpusPage]]:
 
     Returns:
         The overview page (titled like the article: the first sentence of every paragraph,
-        one a line, then a line linking nowhere) and the section pages, in paragraph order
+        one a line, then a line linking nowhere) and the section pages (see
+        :func:`section_title`), in paragraph order
         (``{lang}/sections/{article-slug}-{i}``, i from 1).
     """
     page = article.page
@@ -650,7 +660,7 @@ def section_pages(article: Article) -> tuple[CorpusPage, list[CorpusPage]]:
     base = f"{page.lang}/sections/{page.slug.rsplit('/', 1)[-1]}"
     subject = subject_name(article)
     sections = [
-        CorpusPage(f"{subject}: {topic_label(p, page.lang)}", f"{base}-{i}", [p], page.lang)
+        CorpusPage(section_title(subject, p, page.lang, i), f"{base}-{i}", [p], page.lang)
         for i, p in enumerate(page.paragraphs, 1)
     ]
     firsts = [(_sentences(p) or [p])[0].strip() for p in page.paragraphs]

@@ -41,7 +41,7 @@ from research.relevance import (
     quote_bounds,
     score_text,
 )
-from research.retrieval import PageTerms, agreed, bm25, standing
+from research.retrieval import PageTerms, agreed, anchored, bm25, link_words, standing
 from research.selection import Quote, informative
 from research.tables import Found, file_table_score, table_score, tables_in
 from research.text import CJK, links, plain, script, terms
@@ -145,6 +145,8 @@ class Research:
         #: per part, what each source read says of the part's words (to rank the sources
         #: for it, see :func:`~research.retrieval.bm25`)
         self.page_terms: dict[str, dict[str, PageTerms]] = {s.id: {} for s in plan.subquestions}
+        #: each source's links, read from its text when first wanted (see :meth:`_links`)
+        self.link_cache: dict[str, list[tuple[str, frozenset[str]]]] = {}
         self.tables: dict[str, dict[str, float]] = {s.id: {} for s in plan.subquestions}
         self.about: dict[str, set[str]] = {s.id: set() for s in plan.subquestions}
         self.found_tables: dict[str, Found] = {}
@@ -504,11 +506,16 @@ class Research:
         :func:`research.ranking.evidence`). A sentence that falls out as better pages are
         read stays in the ledger, uncited."""
         rankings = {part: self._ranking(part) for part in self.page_terms}
+        asked = {p: bm25(self.focus[p].asked, self.page_terms[p]) for p in self.page_terms}
+        addresses = {path: source.url for path, source in self.sources.items()}
+        linking = {path: self._links(path) for path in addresses}
         weighed = {sid: list(self.sentences[sid].values()) for sid in self.focus}
         parts = {}
         for sid, raws in weighed.items():
             read = [(raw["page_path"], raw["span"], raw["features"]) for raw in raws]
-            parts[sid] = Part.of(read, standing(rankings, sid), script(self.focus[sid].text))
+            linked = anchored(self.focus[sid].asked, linking, addresses)
+            place = standing(rankings, sid, asked, linked)
+            parts[sid] = Part.of(read, place, script(self.focus[sid].text))
         for sid, chosen in ranked_evidence(parts).items():
             evidence: dict[str, float] = {}
             for i, score in chosen.items():
@@ -523,6 +530,12 @@ class Research:
                     source.relevant_to.add(sid)
                 else:
                     source.relevant_to.discard(sid)
+
+    def _links(self, path: str) -> list[tuple[str, frozenset[str]]]:
+        """A source's links (see :func:`research.retrieval.link_words`), read once."""
+        if path not in self.link_cache:
+            self.link_cache[path] = link_words(self.texts.get(path, ""), self.sources[path].url)
+        return self.link_cache[path]
 
     def _promote(self, sid: str) -> None:
         """Take a part's best leads in as evidence: from the page that answers the part

@@ -25,7 +25,7 @@ from .ranking import (
     question_rows,
 )
 from .relevance import LEARNED, Scored, assessed
-from .retrieval import rankings_of, standing
+from .retrieval import anchored, link_words, rankings_of, standing
 from .text import script
 
 
@@ -55,12 +55,17 @@ def explain(
     parts: Mapping[str, Focus], part: str, pages: Sequence[tuple[str, Document]], limit: int = 5
 ) -> list[Explained]:
     """The ``limit`` best sentences for the part ``part`` of ``parts`` over ``pages``
-    (``(name, document)`` pairs), best first by the sentence model, each page standing
+    (``(name, document)`` pairs, a page's name its address, against which its links are
+    read), best first by the sentence model, each page standing
     among ``pages`` as a run ranks them for every part (see
     :func:`research.retrieval.standing`), with what the answer model makes of the
     part's best, weighing what the question's other parts quote (see
     :func:`research.ranking.evidence`)."""
-    rankings = rankings_of({k: f.words for k, f in parts.items()}, {n: d.counts for n, d in pages})
+    counts = {n: d.counts for n, d in pages}
+    rankings = rankings_of({k: f.words for k, f in parts.items()}, counts)
+    asked = rankings_of({k: f.asked for k, f in parts.items()}, counts)
+    linking = {name: link_words(doc.text, name) for name, doc in pages}
+    addresses = {name: name for name, _ in pages}
     read: dict[str, Part] = {}
     found: list[tuple[str, Scored]] = []
     for sid, focus in parts.items():
@@ -70,7 +75,8 @@ def explain(
             for scored in assessed(focus, doc)[: max(limit, CANDIDATES, PAGE_QUOTES)]
         ]
         sentences = [(name, s.sentence.text, s.features) for name, s in mine]
-        read[sid] = Part.of(sentences, standing(rankings, sid), script(focus.text))
+        linked = anchored(focus.asked, linking, addresses)
+        read[sid] = Part.of(sentences, standing(rankings, sid, asked, linked), script(focus.text))
         if sid == part:
             found = mine
     rows = question_rows(read)[part]

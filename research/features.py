@@ -27,6 +27,7 @@ from .aboutness import (
     _page_view,
     _PageView,
     _section_view,
+    _site_terms,
 )
 from .document import Document
 from .facts import (
@@ -102,6 +103,8 @@ def features_of(focus: Focus, doc: Document, index: int) -> Features:
       (the text of its links included, as a reader reads it),
       as a share of the page's best, and whether it is among the page's best
       :data:`LOCAL_TOP`; ``page_named``: the page's title names the subject;
+      ``title_asked``: the share of the part's facets (by weight) its page's title says
+      (a site's page on one topic names the topic, not always the subject);
     - ``grams``, ``grams_best``: the share of the part's words (any language: character
       pairs where words are not spaced) it says, weighed by their rarity on the page, and
       as a share of the page's best: the one signal that needs no word list;
@@ -152,6 +155,7 @@ def _signals(focus: Focus, doc: Document, index: int) -> tuple[Features, float, 
         "local": local[index],
         "local_top": float(index in top),
         "page_named": float(view.named),
+        "title_asked": _title_asked(focus, doc),
         "grams": grams[index],
         "grams_best": grams[index] / best if best else 0.0,
         "spaceless": unspaced,
@@ -161,6 +165,19 @@ def _signals(focus: Focus, doc: Document, index: int) -> tuple[Features, float, 
         "paraphrase_gap": close[index] - closest,
     }
     return features, subject, said, rules
+
+
+def _title_asked(focus: Focus, doc: Document) -> float:
+    """The share of the part's facets (by weight) the page's title says, by their own
+    word or an equivalent, the site's name after a dash left out (0 when the part asks
+    nothing beyond its subject)."""
+    key = ("title_asked", focus)
+    if key not in doc.memo:
+        title = doc.title_terms - _site_terms(doc.title)
+        total = sum(f.weight for f in focus.facets)
+        met = sum(f.weight for f in focus.facets if ({f.term} | f.equivalents) & title)
+        doc.memo[key] = met / total if total else 0.0
+    return doc.memo[key]
 
 
 def _facet_matches(

@@ -303,6 +303,13 @@ class Focus:
         return tuple(dict.fromkeys([*self.subject, *(f.term for f in self.facets)]))
 
     @property
+    def asked(self) -> tuple[str, ...]:
+        """The terms of what the part asks beyond its subject (its facets'), or its
+        subject's when it asks nothing more: what tells a page on one thing about the
+        subject from a page on another."""
+        return tuple(dict.fromkeys(f.term for f in self.facets)) or self.words
+
+    @property
     def historical(self) -> bool:
         """Whether the sub-question asks about the past, in the past tense ("How *was* it
         built?", "Why *did* it erupt?", 曾…, …是如何建造的), so that dates help answer it."""

@@ -53,6 +53,7 @@ SENTENCE_FEATURES = (
     "local",
     "local_top",
     "page_named",
+    "title_asked",
     "grams",
     "grams_best",
     "spaceless",
@@ -64,7 +65,7 @@ SENTENCE_FEATURES = (
 
 #: How a sentence's page stands among the pages read for the part (the same for every
 #: sentence of a page; documented in :func:`research.retrieval.standing`).
-PAGE_FEATURES = ("page_share", "page_first", "page_agreed")
+PAGE_FEATURES = ("page_share", "page_first", "page_agreed", "page_asked", "page_linked")
 
 #: The features, in the model file's order.
 FEATURES = SENTENCE_FEATURES + PAGE_FEATURES
@@ -98,7 +99,13 @@ Features = dict[str, float]
 #: The standing of a page read alone (its :data:`PAGE_FEATURES`): it is the best of the
 #: pages read for every part, and agreed on by none (see
 #: :func:`research.retrieval.standing`).
-ALONE: Features = {"page_share": 1.0, "page_first": 1.0, "page_agreed": 0.0}
+ALONE: Features = {
+    "page_share": 1.0,
+    "page_first": 1.0,
+    "page_agreed": 0.0,
+    "page_asked": 1.0,
+    "page_linked": 0.0,
+}
 
 
 @dataclass(frozen=True)

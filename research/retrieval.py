@@ -16,8 +16,11 @@ from collections import Counter
 from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from itertools import repeat
+from urllib.parse import urldefrag, urljoin
 
 from rank_bm25 import BM25Plus
+
+from .text import links, terms
 
 #: BM25's saturation of repeated words and its length normalisation (the usual values,
 #: Lucene's and Elasticsearch's defaults).
@@ -131,28 +134,84 @@ def agreed(rankings: Sequence[Mapping[str, float]]) -> set[str]:
     return {page for page, n in firsts.items() if n >= need}
 
 
-def standing(rankings: Mapping[str, Mapping[str, float]], part: str) -> dict[str, dict[str, float]]:
+def link_words(text: str, address: str) -> list[tuple[str, frozenset[str]]]:
+    """The links of a page at ``address``: each target's address (made absolute, without
+    its fragment) and the terms of its text (see :func:`anchored`)."""
+    out = []
+    for anchor, target in links(text):
+        said = frozenset(terms(anchor))
+        if said and not target.startswith(("#", "mailto:", "javascript:")):
+            out.append((urldefrag(urljoin(address, target))[0], said))
+    return out
+
+
+def anchored(
+    asked: Collection[str],
+    linking: Mapping[str, Sequence[tuple[str, frozenset[str]]]],
+    addresses: Mapping[str, str],
+) -> dict[str, float]:
+    """For each page read, the share of what a part asks (its terms) that the text of the
+    links other pages read point to it with says: a site's overview links its page on a
+    topic by the topic's name, as the web names a page by the links to it.
+
+    Args:
+        asked: the part's terms of what it asks (:attr:`research.question.Focus.asked`).
+        linking: each page's links (see :func:`link_words`), by the page's name.
+        addresses: each page's address, by its name.
+    """
+    named = {urldefrag(url)[0]: page for page, url in addresses.items()}
+    said: dict[str, set[str]] = {}
+    for source, out in linking.items():
+        for target, words in out:
+            page = named.get(target)
+            if page is not None and page != source:
+                said.setdefault(page, set()).update(words)
+    wanted = set(asked)
+    if not wanted:
+        return dict.fromkeys(addresses, 0.0)
+    return {page: len(wanted & said.get(page, set())) / len(wanted) for page in addresses}
+
+
+def standing(
+    rankings: Mapping[str, Mapping[str, float]],
+    part: str,
+    asked: Mapping[str, Mapping[str, float]] | None = None,
+    linked: Mapping[str, float] | None = None,
+) -> dict[str, dict[str, float]]:
     """How each page read stands for ``part`` among the pages read, as the model's page
     features (:data:`research.ranking.PAGE_FEATURES`):
 
     - ``page_share``: its score for the part as a share of the best page's (see
       :func:`bm25`);
     - ``page_first``: it is the best page for the part;
-    - ``page_agreed``: it is the page the question's parts agree on (see :func:`agreed`).
+    - ``page_agreed``: it is the page the question's parts agree on (see :func:`agreed`);
+    - ``page_asked``: its score for what the part asks beyond its subject
+      (:attr:`research.question.Focus.asked`) as a share of the best page's: among pages
+      that all name the subject, the page on the thing asked (a site's page on one topic
+      beside its overview, which names the subject more often), ``page_share`` where
+      ``asked`` is not given;
+    - ``page_linked``: the share of what the part asks that the links to it from the
+      other pages read say (see :func:`anchored`; 0 where ``linked`` is not given).
 
     Args:
         rankings: each part's ranking of the pages, by part id.
         part: the part whose pages are wanted.
+        asked: each part's ranking of the pages by what it asks beyond its subject.
+        linked: the part's :func:`anchored` share of each page.
     """
     ranking = rankings.get(part, {})
     top = max(ranking.values(), default=0.0)
     first = max(ranking, key=lambda p: (ranking[p], p)) if top > 0 else None
     shared = agreed(list(rankings.values()))
+    own = (asked or rankings).get(part, {})
+    best = max(own.values(), default=0.0)
     return {
         page: {
             "page_share": score / top if top > 0 else 0.0,
             "page_first": float(page == first),
             "page_agreed": float(page in shared),
+            "page_asked": own.get(page, 0.0) / best if best > 0 else 0.0,
+            "page_linked": (linked or {}).get(page, 0.0),
         }
         for page, score in ranking.items()
     }

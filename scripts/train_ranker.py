@@ -22,9 +22,10 @@ shares most. A run reads, for each part, its gold article and three other articl
 the same language (the two a search engine ranks first for the part's words, and one at
 random). A question of one article whose parts are asked of different paragraphs is,
 a share :data:`SECTIONS` of the time each, read as a site on its subject (a page per
-paragraph beside :data:`HARD` other articles) or as one page with a heading per
-paragraph (see :func:`_shape`). Every sentence of every page read gives one example
-per part: its own features
+paragraph, some titled without the subject, and an overview linking them by their
+labels, beside :data:`HARD` other articles) or as
+one page with a heading per paragraph (see :func:`_shape`). Every sentence of every
+page read gives one example per part: its own features
 (:func:`research.features.features_of`), its page's standing among the pages read for
 the question's parts (:func:`research.retrieval.standing`), and whether it holds that
 part's gold answer (the occurrence at the data's answer offset). The weights are fitted
@@ -94,7 +95,7 @@ from research.ranking import (  # noqa: E402
     Trees,
     standing_in_part,
 )
-from research.retrieval import rankings_of, standing  # noqa: E402
+from research.retrieval import anchored, link_words, rankings_of, standing  # noqa: E402
 from research.text import grams, reading, script, terms, words  # noqa: E402
 
 XQUAD_GIT = Path(os.environ.get("QUARTET_XQUAD", "/tmp/xquad.git"))
@@ -118,7 +119,8 @@ ACROSS = 1 / 3
 #: The share of questions of one article, each part asked of another of its paragraphs,
 #: read as research reads a site on one subject: the article as a page per paragraph
 #: (when it has :data:`SECTION_PAGES` or more), the part answered on one of them, its
-#: other pages on the same subject beside it, and :data:`HARD` articles of other
+#: other pages on the same subject beside it (some titled without the subject: see
+#: :func:`_section_title`) and its overview linking them, and :data:`HARD` articles of other
 #: subjects (page-level features tell a part's page from pages of other subjects more
 #: easily than from pages of its own); and the same share read as one page with a
 #: heading per paragraph, where a section about another part is no answer.
@@ -147,11 +149,15 @@ class Article:
     title: str
     text: str  # the page as Markdown
     qas: list[QA]
-    #: the article as a site of one page per paragraph, each titled by the article's
-    #: title and its label (see :func:`_labels`), for articles of :data:`SECTION_PAGES` or more
+    #: the article as a site of one page per paragraph, each titled by its label (see
+    #: :func:`_labels`, :func:`_section_title`), for articles of :data:`SECTION_PAGES` or more
     sections: list[Article] = field(default_factory=list)
     #: the article as one page with a heading per paragraph (its label), alike
     headed: Article | None = None
+    #: the site's overview beside its page per paragraph: titled as the article, each
+    #: paragraph's first sentence and a link to its page by its label (``s{i}``, see
+    #: :func:`addresses`); read for its links and its standing, no examples of its own
+    overview: Article | None = None
 
 
 def split_of(key: str) -> str:
@@ -240,6 +246,7 @@ def _article(
     title: str,
     paragraphs: list[dict[str, Any]],
     headings: Sequence[str] = (),
+    whole: bool = True,
 ) -> Article:
     contexts = [p["context"] for p in paragraphs]
     text, starts = _page(title, contexts, headings)
@@ -250,14 +257,33 @@ def _article(
             if answers:
                 qas.append(QA(" ".join(qa["question"].split()), answers, n))
     article = Article(key, lang, title, text, qas)
-    if len(paragraphs) >= SECTION_PAGES and not headings:
+    if whole and len(paragraphs) >= SECTION_PAGES and not headings:
         labels = _labels(contexts)
         article.sections = [
-            _article(key, lang, f"{title}: {label}", [p])
-            for label, p in zip(labels, paragraphs, strict=True)
+            _article(key, lang, _section_title(key, i, title, label), [p], whole=False)
+            for i, (label, p) in enumerate(zip(labels, paragraphs, strict=True))
         ]
         article.headed = _article(key, lang, title, paragraphs, labels)
+        lines = [
+            {"context": f"{_first_sentence(c)} [{label}](s{i})", "qas": []}
+            for i, (c, label) in enumerate(zip(contexts, labels, strict=True))
+        ]
+        article.overview = _article(key, lang, title, lines, whole=False)
     return article
+
+
+def _first_sentence(paragraph: str) -> str:
+    """A paragraph's first sentence, as the shared splitter reads it."""
+    found = Document.of(paragraph).sentences
+    return found[0].text if found else paragraph
+
+
+def _section_title(key: str, i: int, title: str, label: str) -> str:
+    """The title of an article's page for its paragraph ``i``: its label after the
+    article's title, or (every other page, by a hash of the article and the paragraph)
+    its label alone, as a site's pages on one subject often leave the subject unsaid."""
+    named = hashlib.sha256(f"{key}:{i}".encode()).digest()[0] % 2 == 0
+    return f"{title}: {label}" if named else label
 
 
 def load_xquad(lang: str) -> list[Article]:
@@ -344,13 +370,39 @@ class Example:
 
 
 def _standings(
-    focus: dict[str, Focus], docs: dict[str, Document], without: set[str] = frozenset()
+    focus: dict[str, Focus],
+    docs: dict[str, Document],
+    where: dict[str, str],
+    without: set[str] = frozenset(),
 ) -> dict[str, dict[str, dict[str, float]]]:
     """Each part's page features for each page read (but ``without``), as a run ranks
-    them (see :func:`research.retrieval.standing`)."""
-    words = {sid: f.words for sid, f in focus.items()}
-    rankings = rankings_of(words, {k: d.counts for k, d in docs.items() if k not in without})
-    return {sid: standing(rankings, sid) for sid in focus}
+    them (see :func:`research.retrieval.standing`); ``where`` is each page's address."""
+    counts = {k: d.counts for k, d in docs.items() if k not in without}
+    rankings = rankings_of({sid: f.words for sid, f in focus.items()}, counts)
+    asked = rankings_of({sid: f.asked for sid, f in focus.items()}, counts)
+    linking = {k: link_words(docs[k].text, where[k]) for k in counts}
+    found = {k: where[k] for k in counts}
+    return {
+        sid: standing(rankings, sid, asked, anchored(f.asked, linking, found))
+        for sid, f in focus.items()
+    }
+
+
+def addresses(pages: dict[str, Article], tune: list[Article]) -> dict[str, str]:
+    """Each page's address: a site's overview at its folder, its page on paragraph ``i``
+    at ``s{i}`` in it (where the overview's links point); any other page at its own."""
+    out = {key: f"https://pages.test/{key}" for key in pages}
+    for whole in tune:
+        if whole.overview is None:
+            continue
+        for key, page in pages.items():
+            if page is whole.overview:
+                out[key] = f"https://sites.test/{key}/"
+        site = next((k for k, p in pages.items() if p is whole.overview), None)
+        for key, page in pages.items():
+            if site is not None and page in whole.sections:
+                out[key] = f"https://sites.test/{site}/s{whole.sections.index(page)}"
+    return out
 
 
 def question_examples(
@@ -358,18 +410,24 @@ def question_examples(
     golds: dict[str, tuple[Article, list[tuple[str, int]]]],
     pages: dict[str, Article],
     gid: str,
+    tune: list[Article],
 ) -> Iterator[Example]:
     """The examples of one question: every complete sentence of every page read, for
     each part (``golds`` gives each part's page and answers). A sentence's page
     features are its page's standing among all the pages read; off the pages of the
-    part's article, also among the pages read without them."""
+    part's article, also among the pages read without them. A site's overview gives
+    none (see ``Article.overview``)."""
     docs = {k: Document.of(a.text, a.title) for k, a in pages.items()}
-    full = _standings(focus, docs)
+    where = addresses(pages, tune)
+    silent = {id(a.overview) for a in tune if a.overview is not None}
+    full = _standings(focus, docs, where)
     for sid, (gold, answers) in golds.items():
         gold_key = next(k for k, a in pages.items() if a is gold)
         own = {k for k, a in pages.items() if a.key == gold.key}  # its article's pages
-        alone = _standings(focus, docs, own)[sid]
+        alone = _standings(focus, docs, where, own)[sid]
         for key, article in pages.items():
+            if id(article) in silent:
+                continue  # an overview is read for its links and standing only
             doc = docs[key]
             positive = _gold_sentences(doc, answers) if article is gold else set()
             page = [full[sid][key][n] for n in PAGE_FEATURES]
@@ -429,6 +487,8 @@ def examples(
             place[id(section)] = f"{place[id(a)]}-{i}"
         if a.headed is not None:
             place[id(a.headed)] = f"{place[id(a)]}-h"
+        if a.overview is not None:
+            place[id(a.overview)] = f"{place[id(a)]}-o"
     out: list[Example] = []
     parts_done = 0
     for n, group in enumerate(_questions(tune, rng)):
@@ -453,11 +513,12 @@ def examples(
                     whole = group[0][0] if sectioned else gold
                     others = distractors(sub.text, whole, tune, index, rng)
                     if sectioned:
-                        others = [*whole.sections, *others[:HARD]]
+                        site = [*whole.sections, *([whole.overview] if whole.overview else [])]
+                        others = [*site, *others[:HARD]]
                     for a in [gold, *others]:
                         pages.setdefault(place[id(a)], a)
             focus = {s.id: plan.focus(s) for s in plan.subquestions if s.id in golds}
-            out.extend(question_examples(focus, golds, pages, f"{name}:{n}"))
+            out.extend(question_examples(focus, golds, pages, f"{name}:{n}", tune))
         parts_done += len(golds)
     return out
 

@@ -261,8 +261,8 @@ def test_a_sentence_said_alike_on_several_pages_is_one_candidate_where_its_best_
     mill = Document.of(f"# {MILL.title}\n\n" + " ".join(MILL.paragraphs), MILL.title)
     own = [s.features for s in assessed(focus, mill)]
     texts = [s.sentence.text for s in assessed(focus, mill)]
-    high = {"page_share": 1.0, "page_first": 1.0, "page_agreed": 0.0}
-    low = {"page_share": 0.4, "page_first": 0.0, "page_agreed": 0.0}
+    high = {"page_share": 1.0, "page_first": 1.0, "page_agreed": 0.0, "page_asked": 1.0}
+    low = {"page_share": 0.4, "page_first": 0.0, "page_agreed": 0.0, "page_asked": 0.4}
     judge = answer_model()
     alone = answers([f | high for f in own], texts, judge)
     copied = answers([f | low for f in own] + [f | high for f in own], texts + texts, judge)
@@ -295,7 +295,7 @@ def test_the_answer_model_sees_which_pages_the_questions_other_parts_quote():
     )
     parts = {}
     for sid, f in focus.items():
-        stand = standing(rankings, sid)
+        stand = standing(rankings, sid)  # page_asked as page_share
         mine = [(n, s) for n, d in docs.items() for s in assessed(f, d)]
         parts[sid] = Part(
             rows=[s.features | stand[n] for n, s in mine],
@@ -351,8 +351,8 @@ def test_a_page_that_answers_a_part_is_quoted_by_its_best_sentences_in_order():
     focus = plan.focus(plan.subquestions[0])
     mill = Document.of(f"# {MILL.title}\n\n" + " ".join(MILL.paragraphs), MILL.title)
     garden = Document.of(UNRELATED, "Alpine gardening")
-    high = {"page_share": 1.0, "page_first": 1.0, "page_agreed": 0.0}
-    low = {"page_share": 0.1, "page_first": 0.0, "page_agreed": 0.0}
+    high = {"page_share": 1.0, "page_first": 1.0, "page_agreed": 0.0, "page_asked": 1.0}
+    low = {"page_share": 0.1, "page_first": 0.0, "page_agreed": 0.0, "page_asked": 0.1}
     read = [(s.features | high, s.sentence.text, "mill") for s in assessed(focus, mill)]
     read += [(s.features | low, s.sentence.text, "garden") for s in assessed(focus, garden)]
     part = Part([r for r, _, _ in read], [t for _, t, _ in read], [p for _, _, p in read], "latin")

@@ -101,3 +101,55 @@ def test_the_page_most_parts_rank_first_is_the_page_the_question_is_about():
     assert agreed([{"/war": 3.0, "/farms": 1.0}, {"/farms": 2.0, "/war": 1.0}]) == set()
     assert agreed([{"/war": 0.0}, {"/war": 0.0}]) == set()  # no part's words on any page
     assert agreed([{"/war": 3.0}, {"/war": 2.0}]) == set()  # the only page read
+
+
+def test_a_sites_page_on_the_thing_asked_stands_first_on_what_the_part_asks():
+    """A site's overview names its subject in every line and ranks first by the part's
+    words; its page on the thing asked, titled without the subject, says that thing most
+    and stands first by what the part asks beyond the subject (``page_asked``)."""
+    from research.retrieval import standing
+
+    parts = ["When did the Pellow Ferry open?", "Why did the Pellow Ferry close?"]
+    site = {
+        "/": (
+            "The Pellow Ferry",
+            "The Pellow Ferry crossed the Avon at Pellow. The Pellow Ferry opened in 1821. The "
+            "Pellow Ferry carried carts and cattle. The Pellow Ferry closed in 1958.",
+        ),
+        "/closing": (
+            "Why the crossing closed",
+            "Traffic fell after the road bridge at Tarne opened in 1954. The ferry closed when "
+            "its last boat failed inspection. The parish closed the landing stage later.",
+        ),
+    }
+    focus = Focus.build(parts[1], parts, " and ".join(parts))
+    assert set(focus.asked) < set(focus.words)
+    pages = {p: PageTerms.of(focus.words, Document.of(t, ti).counts) for p, (ti, t) in site.items()}
+    stand = standing({"q2": bm25(focus.words, pages)}, "q2", {"q2": bm25(focus.asked, pages)})
+    assert stand["/"]["page_first"] == 1.0 and stand["/closing"]["page_share"] < 1.0
+    assert stand["/closing"]["page_asked"] == 1.0 > stand["/"]["page_asked"]
+    alone = standing({"q2": bm25(focus.words, pages)}, "q2")  # without it: page_share
+    assert all(v["page_asked"] == v["page_share"] for v in alone.values())
+
+
+def test_a_page_is_named_by_the_text_of_the_links_other_pages_read_point_to_it_with():
+    """An overview linking its page on the closure by that word lends the page the
+    part's word (the link made absolute, its fragment dropped); a page's link to itself
+    and a link to a page not read lend nothing."""
+    from research.retrieval import anchored, link_words
+
+    overview = (
+        "The ferry ran until 1958 ([closure](closing.html#top)). See [the crossing](/) and "
+        "[the closure of the mill](https://elsewhere.test/mill)."
+    )
+    where = {"/": "https://ferry.test/", "/closing": "https://ferry.test/closing.html"}
+    linking = {
+        "/": link_words(overview, where["/"]),
+        "/closing": link_words("Back to [the ferry](/closing.html).", where["/closing"]),
+    }
+    targets = [target for target, _ in linking["/"]]
+    assert targets == [where["/closing"], where["/"], "https://elsewhere.test/mill"]
+    closure = sorted(linking["/"][0][1])
+    assert anchored(closure, linking, where) == {"/": 0.0, "/closing": 1.0}
+    assert anchored([*closure, "ferri"], linking, where)["/closing"] == 0.5
+    assert anchored([], linking, where) == {"/": 0.0, "/closing": 0.0}

@@ -108,6 +108,8 @@ def test_the_folder_the_first_lines_name_is_the_one_the_run_makes(tmp_path):
     made = [p for p in runs.iterdir() if p.is_dir() and not p.name.startswith(".")]
     assert [str(p) for p in made] == [named]
     assert (made[0] / "internal" / "run.json").is_file()
+    # named once: the run's start does not name it again
+    assert sum(named in line for line in proc.stderr.splitlines()[:6]) == 1, proc.stderr[:800]
 
 
 #: ``python -m quartet`` where a Ctrl-C arrives inside a finaliser as the agents are first

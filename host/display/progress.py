@@ -158,6 +158,8 @@ class Progress:
             one event a line.
         stop_hint: what the first stop tells the user to do to stop at once (the web
             page has a button for it, the terminal a second Ctrl-C).
+        folder_named: the command already named the run's folder; the run's start
+            does not name it again.
     """
 
     def __init__(
@@ -168,8 +170,12 @@ class Progress:
         verbose: bool = False,
         live: bool | None = None,
         stop_hint: str = "Press Ctrl-C again to stop at once.",
+        folder_named: bool = False,
     ) -> None:
         self.quiet, self.verbose = quiet, verbose
+        #: the command named the run's folder before the run started: its start says it
+        #: again only where nothing did
+        self.folder_named = folder_named
         #: what the first stop says the user can do to stop at once
         self.stop_hint = stop_hint
         self.console = console or Console(stderr=True, highlight=False)
@@ -254,7 +260,8 @@ class Progress:
 
     def _on_run_start(self, data: dict[str, Any]) -> None:
         run = data["run"]
-        self.say(f"[bold]Run[/bold] {shown(run.id)} → {shown(run.path)}")
+        if not self.folder_named:
+            self.say(f"[bold]Run[/bold] {shown(run.id)} → {shown(run.path)}")
 
     def _on_resume(self, data: dict[str, Any]) -> None:
         self.say(

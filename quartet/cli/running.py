@@ -264,6 +264,7 @@ async def pipeline(
         quiet=quiet,
         hold=lambda: terminal is not None and terminal.asking,
         verbose=settings.verbose,
+        folder_named=True,  # the command's first lines named it (see announce)
     )
     if terminal is not None:  # the live view leaves the terminal while a question is asked
         terminal.after = progress.flush

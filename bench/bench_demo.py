@@ -3,8 +3,9 @@
 Runs ``python -m quartet demo --quiet`` in a child process (default 3 times) and samples the
 resident memory of its whole process tree (Python, the Playwright driver, Chromium, the
 page workers) every 50 ms from /proc (PSS every 0.5 s). Prints the median and best wall
-time, the peak tree RSS, and the peak tree PSS (pages the processes share, such as the
-page workers' modules, counted once).
+time, the peak tree RSS, the peak tree PSS (pages the processes share, such as the
+page workers' modules, counted once), and how long the run's first page read took beside
+its later ones (from the tool calls ``run.json`` records).
 
     .venv/bin/python bench/bench_demo.py [--runs 3]
 """
@@ -13,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import itertools
+import json
 import os
 import statistics
 import subprocess
@@ -100,20 +102,37 @@ def one_run(runs_dir: str) -> tuple[float, float, float, int]:
     return wall, peak, peak_pss, len(out.split())
 
 
+def page_seconds(runs_dir: str) -> tuple[float, float]:
+    """The newest run's first page read (its first ``viewer_fetch``, which waits for what
+    the reader needs to start) and the median of its later ones, in seconds, from the
+    tool calls its ``run.json`` records."""
+    folders = [p for p in Path(runs_dir).iterdir() if (p / "internal" / "run.json").is_file()]
+    newest = max(folders, key=lambda p: p.name)
+    record = json.loads((newest / "internal" / "run.json").read_text(encoding="utf-8"))
+    reads = [c["seconds"] for c in record.get("tool_calls", []) if c["tool"] == "viewer_fetch"]
+    if not reads:
+        return 0.0, 0.0
+    return reads[0], statistics.median(reads[1:]) if len(reads) > 1 else 0.0
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=3)
     args = parser.parse_args()
-    walls, peaks, shares = [], [], []
+    walls, peaks, shares, firsts, laters = [], [], [], [], []
     with tempfile.TemporaryDirectory(prefix="quartet-bench-") as runs_dir:
         for i in range(args.runs):
             wall, peak, pss, reports = one_run(runs_dir)
+            first, later = page_seconds(runs_dir)
             walls.append(wall)
             peaks.append(peak)
             shares.append(pss)
+            firsts.append(first)
+            laters.append(later)
             print(
                 f"run {i + 1}: {wall:.2f} s wall, peak tree RSS {peak:.0f} MiB, "
-                f"PSS {pss:.0f} MiB, {reports} reports"
+                f"PSS {pss:.0f} MiB, {reports} reports; first page read in {first:.2f} s, "
+                f"later pages {later:.2f} s (median)"
             )
     print(
         f"demo wall time: median {statistics.median(walls):.2f} s, best {min(walls):.2f} s "
@@ -126,6 +145,10 @@ def main() -> int:
     print(
         f"demo peak memory (whole process tree PSS, shared pages counted once): "
         f"max {max(shares):.0f} MiB, median {statistics.median(shares):.0f} MiB"
+    )
+    print(
+        f"first page read: median {statistics.median(firsts):.2f} s; later pages: median "
+        f"{statistics.median(laters):.2f} s (a run reads several pages at once)"
     )
     return 0
 

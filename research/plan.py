@@ -54,6 +54,7 @@ from research.text import (
     is_hangul,
     is_verb_form,
     learn_words,
+    longest_first,
     marked,
     simplified,
     spaceless,
@@ -740,6 +741,8 @@ def _split_en(question: str) -> list[str]:
     out = []
     for clause, led in clauses:
         named = led and entity(clause)  # "Coastal towns are …, what else are they …"
+        if known is not None and known.inverted and subject and not named:
+            clause = _inverted_subject(clause, subject, known)
         text = _with_subject(clause, "" if named else subject, first, pronouns)
         if known is not None and known.pro_drop and subject and not named:
             text = _unsaid_subject(text, subject, known)
@@ -927,6 +930,18 @@ def _with_subject(
         if head and (is_verb_form(head.group(0)) or head.group(0).lower() in _AUX):
             text = f"{lead} {subject} {text}"
     return text
+
+
+def _inverted_subject(clause: str, subject: str, known: Language) -> str:
+    """An ask whose subject pronoun follows its verb, attached to it (``inverted``:
+    "combien mesure-t-il"), naming the question's subject there instead ("combien mesure
+    le pont de Millau"), when it does not name it already."""
+    if subject.casefold() in clause.casefold() or not known.pronouns:
+        return clause
+    marks = "|".join(re.escape(m) for m in known.inverted)
+    pronouns = "|".join(re.escape(p) for p in longest_first(known.pronouns))
+    attached = re.compile(rf"(?<=\w)(?:{marks})(?:{pronouns})(?![\w-])", re.I)
+    return attached.sub(f" {subject}", clause, count=1)
 
 
 def _unsaid_subject(clause: str, subject: str, known: Language) -> str:

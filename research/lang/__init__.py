@@ -7,8 +7,9 @@ several words: "por qué"), the words that join two asks in one sentence (``join
 the subject pronouns a later ask uses for the question's subject (``pronouns``), its
 articles and the prepositions that join a noun to the name naming or placing it
 (``links``: the phrase a name stands in, "die Brücke von Altdorf", is what a later ask
-names), and whether an ask may leave its subject unsaid (``pro_drop``, with the
-``prepositions`` an object follows). Adding a language is adding a file; nothing else
+names), whether an ask may leave its subject unsaid (``pro_drop``, with the
+``prepositions`` an object follows), and the marks that attach a subject pronoun after
+its verb (``inverted``: "mesure-t-il"). Adding a language is adding a file; nothing else
 names one.
 
 :func:`text_language` tells which language a text is written in by how common its words
@@ -84,6 +85,9 @@ class Language:
     #: its prepositions, in lower case (an article after one opens an object, not a
     #: subject)
     prepositions: frozenset[str] = frozenset()
+    #: the marks that attach a subject pronoun after its verb in a question, longest
+    #: first ("-t-" in "combien mesure-t-il")
+    inverted: tuple[str, ...] = ()
     #: the particles a word ends with, longest first (Korean: 경복궁은 is 경복궁 + 은)
     particles: tuple[str, ...] = ()
     #: the particles that mark what a sentence is about (its subject: 경복궁은, 東京タワーは)
@@ -142,6 +146,7 @@ def language(code: str) -> Language | None:
         links=_lowered(raw.get("links", ())),
         pro_drop=bool(raw.get("pro_drop", False)),
         prepositions=_lowered(raw.get("prepositions", ())),
+        inverted=longest_first(raw.get("inverted", ())),
         particles=longest_first(raw.get("particles", ())),
         topic_particles=tuple(str(w) for w in raw.get("topic_particles", ())),
         owner_particles=tuple(str(w) for w in raw.get("owner_particles", ())),

@@ -8,6 +8,7 @@ for its length. The statistics come from the pages of the run itself, so the ran
 needs no word list and works alike for any subject and in any language. The same ranking
 over a page's sentences tells which of them says the part's words that are rare on that
 page (:func:`research.features.local_match`, and the Browser's answer without a model).
+The text of the links between the pages read names each page too (:func:`anchored`).
 """
 
 from __future__ import annotations

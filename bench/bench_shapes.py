@@ -35,7 +35,8 @@ the world leaves out, for the honest-nothing rate), ``--limit`` of each:
   subject in passing is inserted (for the off-topic subjects too).
 - ``sections`` (en, zh): each article is one site about its subject, as a main article
   with sub-articles: a page per paragraph (titled by the subject and the paragraph's own
-  first words) and an overview page titled like the article, holding the first sentence
+  first words, or every other page, by a hash of the paragraph, by those words alone)
+  and an overview page titled like the article, holding the first sentence
   of every paragraph and a line saying each topic has its own page. An article of fewer
   than three paragraphs is served whole as one page. Questions may be on any paragraph.
 - ``long`` (en, zh): each article is one section (its own ``## heading``) of a long page

@@ -41,7 +41,7 @@ from research.relevance import (
     quote_bounds,
     score_text,
 )
-from research.retrieval import PageTerms, agreed, anchored, bm25, link_words, standing
+from research.retrieval import PageTerms, agreed, bm25, link_words, standings
 from research.selection import Quote, informative
 from research.tables import Found, file_table_score, table_score, tables_in
 from research.text import CJK, links, plain, script, terms
@@ -509,13 +509,13 @@ class Research:
         asked = {p: bm25(self.focus[p].asked, self.page_terms[p]) for p in self.page_terms}
         addresses = {path: source.url for path, source in self.sources.items()}
         linking = {path: self._links(path) for path in addresses}
+        asked_terms = {sid: self.focus[sid].asked for sid in rankings}
+        places = standings(rankings, asked, asked_terms, linking, addresses)
         weighed = {sid: list(self.sentences[sid].values()) for sid in self.focus}
         parts = {}
         for sid, raws in weighed.items():
             read = [(raw["page_path"], raw["span"], raw["features"]) for raw in raws]
-            linked = anchored(self.focus[sid].asked, linking, addresses)
-            place = standing(rankings, sid, asked, linked)
-            parts[sid] = Part.of(read, place, script(self.focus[sid].text))
+            parts[sid] = Part.of(read, places[sid], script(self.focus[sid].text))
         for sid, chosen in ranked_evidence(parts).items():
             evidence: dict[str, float] = {}
             for i, score in chosen.items():

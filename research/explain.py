@@ -25,7 +25,7 @@ from .ranking import (
     question_rows,
 )
 from .relevance import LEARNED, Scored, assessed
-from .retrieval import anchored, link_words, rankings_of, standing
+from .retrieval import link_words, rankings_of, standings
 from .text import script
 
 
@@ -66,6 +66,8 @@ def explain(
     asked = rankings_of({k: f.asked for k, f in parts.items()}, counts)
     linking = {name: link_words(doc.text, name) for name, doc in pages}
     addresses = {name: name for name, _ in pages}
+    asked_terms = {k: f.asked for k, f in parts.items()}
+    places = standings(rankings, asked, asked_terms, linking, addresses)
     read: dict[str, Part] = {}
     found: list[tuple[str, Scored]] = []
     for sid, focus in parts.items():
@@ -75,8 +77,7 @@ def explain(
             for scored in assessed(focus, doc)[: max(limit, CANDIDATES, PAGE_QUOTES)]
         ]
         sentences = [(name, s.sentence.text, s.features) for name, s in mine]
-        linked = anchored(focus.asked, linking, addresses)
-        read[sid] = Part.of(sentences, standing(rankings, sid, asked, linked), script(focus.text))
+        read[sid] = Part.of(sentences, places[sid], script(focus.text))
         if sid == part:
             found = mine
     rows = question_rows(read)[part]

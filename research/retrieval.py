@@ -8,7 +8,7 @@ for its length. The statistics come from the pages of the run itself, so the ran
 needs no word list and works alike for any subject and in any language. The same ranking
 over a page's sentences tells which of them says the part's words that are rare on that
 page (:func:`research.features.local_match`, and the Browser's answer without a model).
-The text of the links between the pages read names each page too (:func:`anchored`).
+The text of the links between the pages read names each page too (:func:`inbound`).
 """
 
 from __future__ import annotations
@@ -137,7 +137,7 @@ def agreed(rankings: Sequence[Mapping[str, float]]) -> set[str]:
 
 def link_words(text: str, address: str) -> list[tuple[str, frozenset[str]]]:
     """The links of a page at ``address``: each target's address (made absolute, without
-    its fragment) and the terms of its text (see :func:`anchored`)."""
+    its fragment) and the terms of its text (see :func:`inbound`)."""
     out = []
     for anchor, target in links(text):
         said = frozenset(terms(anchor))
@@ -146,17 +146,15 @@ def link_words(text: str, address: str) -> list[tuple[str, frozenset[str]]]:
     return out
 
 
-def anchored(
-    asked: Collection[str],
-    linking: Mapping[str, Sequence[tuple[str, frozenset[str]]]],
-    addresses: Mapping[str, str],
-) -> dict[str, float]:
-    """For each page read, the share of what a part asks (its terms) that the text of the
-    links other pages read point to it with says: a site's overview links its page on a
-    topic by the topic's name, as the web names a page by the links to it.
+Links = Mapping[str, Sequence[tuple[str, frozenset[str]]]]
+
+
+def inbound(linking: Links, addresses: Mapping[str, str]) -> dict[str, set[str]]:
+    """For each page read that others link to, the terms of the text of the links the
+    other pages read point to it with: a site's overview links its page on a topic by
+    the topic's name, as the web names a page by the links to it.
 
     Args:
-        asked: the part's terms of what it asks (:attr:`research.question.Focus.asked`).
         linking: each page's links (see :func:`link_words`), by the page's name.
         addresses: each page's address, by its name.
     """
@@ -167,10 +165,43 @@ def anchored(
             page = named.get(target)
             if page is not None and page != source:
                 said.setdefault(page, set()).update(words)
+    return said
+
+
+def linked_share(
+    asked: Collection[str], said: Mapping[str, set[str]], pages: Iterable[str]
+) -> dict[str, float]:
+    """For each of ``pages``, the share of what a part asks (its terms,
+    :attr:`research.question.Focus.asked`) that the links to it say (``said``, see
+    :func:`inbound`)."""
     wanted = set(asked)
     if not wanted:
-        return dict.fromkeys(addresses, 0.0)
-    return {page: len(wanted & said.get(page, set())) / len(wanted) for page in addresses}
+        return dict.fromkeys(pages, 0.0)
+    return {page: len(wanted & said.get(page, set())) / len(wanted) for page in pages}
+
+
+def standings(
+    rankings: Mapping[str, Mapping[str, float]],
+    asked: Mapping[str, Mapping[str, float]],
+    asked_terms: Mapping[str, Collection[str]],
+    linking: Links,
+    addresses: Mapping[str, str],
+) -> dict[str, dict[str, dict[str, float]]]:
+    """Each part's :func:`standing` of every page read, by part id, with what the links
+    between the pages say of each (see :func:`inbound`).
+
+    Args:
+        rankings: each part's ranking of the pages by its words.
+        asked: each part's ranking of the pages by what it asks beyond its subject.
+        asked_terms: each part's terms of what it asks (:attr:`~research.question.Focus.asked`).
+        linking: each page's links (see :func:`link_words`), by the page's name.
+        addresses: each page's address, by its name.
+    """
+    said = inbound(linking, addresses)
+    return {
+        part: standing(rankings, part, asked, linked_share(asked_terms[part], said, addresses))
+        for part in rankings
+    }
 
 
 def standing(
@@ -192,13 +223,13 @@ def standing(
       beside its overview, which names the subject more often), ``page_share`` where
       ``asked`` is not given;
     - ``page_linked``: the share of what the part asks that the links to it from the
-      other pages read say (see :func:`anchored`; 0 where ``linked`` is not given).
+      other pages read say (see :func:`linked_share`; 0 where ``linked`` is not given).
 
     Args:
         rankings: each part's ranking of the pages, by part id.
         part: the part whose pages are wanted.
         asked: each part's ranking of the pages by what it asks beyond its subject.
-        linked: the part's :func:`anchored` share of each page.
+        linked: the part's :func:`linked_share` of each page.
     """
     ranking = rankings.get(part, {})
     top = max(ranking.values(), default=0.0)

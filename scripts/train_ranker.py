@@ -95,7 +95,7 @@ from research.ranking import (  # noqa: E402
     Trees,
     standing_in_part,
 )
-from research.retrieval import anchored, link_words, rankings_of, standing  # noqa: E402
+from research.retrieval import link_words, rankings_of, standings  # noqa: E402
 from research.text import grams, reading, script, terms, words  # noqa: E402
 
 XQUAD_GIT = Path(os.environ.get("QUARTET_XQUAD", "/tmp/xquad.git"))
@@ -382,26 +382,22 @@ def _standings(
     asked = rankings_of({sid: f.asked for sid, f in focus.items()}, counts)
     linking = {k: link_words(docs[k].text, where[k]) for k in counts}
     found = {k: where[k] for k in counts}
-    return {
-        sid: standing(rankings, sid, asked, anchored(f.asked, linking, found))
-        for sid, f in focus.items()
-    }
+    return standings(rankings, asked, {sid: f.asked for sid, f in focus.items()}, linking, found)
 
 
 def addresses(pages: dict[str, Article], tune: list[Article]) -> dict[str, str]:
     """Each page's address: a site's overview at its folder, its page on paragraph ``i``
     at ``s{i}`` in it (where the overview's links point); any other page at its own."""
     out = {key: f"https://pages.test/{key}" for key in pages}
+    key_of = {id(page): key for key, page in pages.items()}
     for whole in tune:
-        if whole.overview is None:
+        site = key_of.get(id(whole.overview))
+        if site is None:
             continue
-        for key, page in pages.items():
-            if page is whole.overview:
-                out[key] = f"https://sites.test/{key}/"
-        site = next((k for k, p in pages.items() if p is whole.overview), None)
-        for key, page in pages.items():
-            if site is not None and page in whole.sections:
-                out[key] = f"https://sites.test/{site}/s{whole.sections.index(page)}"
+        out[site] = f"https://sites.test/{site}/"
+        for i, section in enumerate(whole.sections):
+            if id(section) in key_of:
+                out[key_of[id(section)]] = f"https://sites.test/{site}/s{i}"
     return out
 
 

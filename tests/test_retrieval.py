@@ -136,7 +136,10 @@ def test_a_page_is_named_by_the_text_of_the_links_other_pages_read_point_to_it_w
     """An overview linking its page on the closure by that word lends the page the
     part's word (the link made absolute, its fragment dropped); a page's link to itself
     and a link to a page not read lend nothing."""
-    from research.retrieval import anchored, link_words
+    from research.retrieval import inbound, link_words, linked_share
+
+    def anchored(asked, linking, where):
+        return linked_share(asked, inbound(linking, where), where)
 
     overview = (
         "The ferry ran until 1958 ([closure](closing.html#top)). See [the crossing](/) and "

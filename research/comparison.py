@@ -26,11 +26,14 @@ from functools import lru_cache
 
 from lemminflect import getLemma
 
-from .text import CJK
+from .text import CJK, STOP_WORDS
 
 #: English comparatives that name no measure: a side's part asks about the side on the
 #: aspect instead ("What about A …?"), since no page says how "good" a thing is.
 UNMEASURED = frozenset({"better", "worse", "preferable", "best", "worst"})
+#: English comparatives of an amount: after a verb ("which costs less", "which uses more
+#: water") a side's part asks how much.
+AMOUNTS = frozenset({"more", "less", "fewer"})
 
 _SIDE = r"[^,;:?]+?"
 _ASPECT = r"(?P<aspect>(?:for|in|on|at|when|if|as|to)\b[^?]*?)"
@@ -67,7 +70,21 @@ _EN = tuple(
         rf"(?:\s+{_ASPECT})?\s*$",
         # A vs B (for P)
         rf"^(?P<a>{_SIDE})\s+(?:vs\.?|versus)\s+(?P<b>{_SIDE})(?:\s+{_ASPECT})?\s*$",
+        # Which costs less to run, A or B?  Which lasts longer, A or B?  Which one uses
+        # more water, A or B?
+        rf"^(?:which|what)\b(?:\s+one)?\s+(?!(?:is|are|was|were)\b)(?P<verb>[a-z]+)\s+"
+        rf"(?P<cmp>more|less|fewer|better|worse|\w+er)\b(?P<pre>[^,?]*?)\s*,\s*(?P<a>{_SIDE}),?"
+        rf"\s+or\s+(?P<b>{_SIDE})(?:,?\s+{_ASPECT})?\s*$",
     )
+)
+#: How a verb's comparative asks about one side ("which works better" → "how well").
+_ADVERBS = {"better": "well", "worse": "badly"}
+#: A question that names the sides before it asks ("A vs B: which is cheaper?", "A or B —
+#: which lasts longer?"): the sides, and the ask after them.
+_SIDES_FIRST = re.compile(
+    rf"^(?P<a>{_SIDE})\s+(?:vs\.?|versus|or)\s+(?P<b>{_SIDE})\s*(?:[:,;]|\s[-–—])\s*"
+    r"(?P<ask>(?:which|what)\b[^?]*)\??$",
+    re.I,
 )
 
 _ZH_AND = "和|与|跟|同|及"
@@ -122,6 +139,8 @@ class Comparison:
     prop: str = ""
     #: the language of the question's frame: "en" or "zh"
     language: str = "en"
+    #: the verb an English comparative follows ("costs" in "which costs less"), or ""
+    verb: str = ""
 
 
 @lru_cache(maxsize=1024)
@@ -131,6 +150,9 @@ def comparison(text: str) -> Comparison | None:
     Args:
         text: one part of a question (a clause the planner cut), in English or Chinese.
     """
+    turned = sides_first(text)
+    if turned != text:
+        return comparison(turned)
     body = " ".join(text.split()).strip().rstrip("?？.。!！ ")
     language = "zh" if CJK.search(body) else "en"
     frames = _ZH if language == "zh" else _EN
@@ -146,8 +168,34 @@ def comparison(text: str) -> Comparison | None:
         if not _comparative(got, frames):
             continue
         aspect = " ".join(x for x in (got.get("pre", ""), got.get("aspect", "")) if x)
-        return Comparison((a, b), got.get("cmp", ""), aspect, got.get("prop", ""), language)
+        return Comparison(
+            (a, b), got.get("cmp", ""), aspect, got.get("prop", ""), language, got.get("verb", "")
+        )
     return None
+
+
+def sides_first(question: str) -> str:
+    """``question`` with the ask first when it names the two sides it compares before
+    asking ("Heat pumps vs gas boilers: which is cheaper to run?" reads as "Which is
+    cheaper to run, heat pumps or gas boilers?"); any other question as it is."""
+    body = " ".join(question.split())
+    found = _SIDES_FIRST.match(body)
+    if found is None:
+        return question
+    a, b, ask = (found.group(k).strip() for k in ("a", "b", "ask"))
+    turned = f"{ask[0].upper()}{ask[1:]}, {_inside(a, b)} or {b}?"
+    return turned if _SIDES_FIRST.match(turned) is None and comparison(turned) else question
+
+
+def _inside(side: str, other: str) -> str:
+    """A side that opened the question as it reads inside it: its first word in lower
+    case when only the sentence made it a capital, as the other side's first word tells
+    ("Heat pumps or gas boilers", not "Shopify or WooCommerce", nor "LED bulbs")."""
+    first = side.split()[0]
+    named = [w for w in other.split() if w.casefold() not in STOP_WORDS]
+    if named and named[0].islower() and first[:1].isupper() and first[1:].islower():
+        return first.lower() + side[len(first) :]
+    return side
 
 
 def _side(text: str, language: str) -> bool:
@@ -166,7 +214,7 @@ def _comparative(got: dict[str, str], frames: tuple[re.Pattern[str], ...]) -> bo
     if not said or frames is _ZH:
         return True
     word = said.split()[-1].lower()
-    if said.lower().startswith(("more ", "less ")) or word in UNMEASURED:
+    if said.lower().startswith(("more ", "less ")) or word in UNMEASURED | AMOUNTS:
         return True
     return word not in getLemma(word, upos="ADJ")
 
@@ -201,6 +249,8 @@ def as_one(found: Comparison) -> str:
         if cmp in ZH_MEASURES:
             return f"{both}有多{cmp}？"
         return f"{both}是否{cmp}？" if cmp and cmp != "好" else f"{both}怎么样？"
+    if found.verb:
+        return _by_verb(f"{a} and {b}", True, found)
     aspect = f" {found.aspect}" if found.aspect else ""
     cmp = found.comparative.lower()
     if found.prop:
@@ -210,15 +260,39 @@ def as_one(found: Comparison) -> str:
     return f"What about {a} and {b}{aspect}?"
 
 
+def _by_verb(who: str, plural: bool, found: Comparison) -> str:
+    """The part asking a comparison's verb of ``who`` (a side, or both): "How much does
+    A cost to run?", "How much water do A and B use?", "How long does A last?"."""
+    do = "do" if plural else "does"
+    verb = getLemma(found.verb.lower(), upos="VERB")[0]
+    cmp = found.comparative.lower()
+    words = found.aspect.split()
+    if cmp in AMOUNTS:
+        noun = words[0] if words and words[0].lower() not in STOP_WORDS else ""
+        rest = words[1:] if noun else words
+        many = "many" if cmp == "fewer" or re.search(r"[^s]s$", noun) else "much"
+        how = f"How {many} {noun}".rstrip()
+    else:
+        rest = words
+        how = f"How {_ADVERBS.get(cmp) or _base(cmp)}"
+    return " ".join([how, do, who, verb, *rest]) + "?"
+
+
+def _plural(side: str) -> bool:
+    """Whether a side is plural ("heat pumps"; not a name such as "Harsk Mills")."""
+    last = side.split()[-1] if side.split() else side
+    return re.search(r"[^s]s$", last) is not None and not last[:1].isupper()
+
+
 def _en_side(side: str, found: Comparison) -> str:
+    if found.verb:
+        return _by_verb(side, _plural(side), found)
     aspect = f" {found.aspect}" if found.aspect else ""
     if found.prop:  # "What is India's GDP growth?": the side is the part's subject
         owner = f"{side}'" if side.endswith("s") else f"{side}'s"
         return f"What is {owner} {found.prop}{aspect}?"
     cmp = found.comparative.lower()
-    last = side.split()[-1] if side.split() else side
-    plural = re.search(r"[^s]s$", last) is not None and not last[:1].isupper()  # not a name
-    be = "are" if plural else "is"
+    be = "are" if _plural(side) else "is"
     if cmp and cmp not in UNMEASURED:
         return f"How {_base(cmp)} {be} {side}{aspect}?"
     if not cmp and not aspect:  # "the difference between A and B": what each one is
@@ -239,4 +313,13 @@ def _zh_side(side: str, found: Comparison) -> str:
     return f"{side}怎么样？"
 
 
-__all__ = ["UNMEASURED", "ZH_MEASURES", "Comparison", "as_one", "comparison", "side_parts"]
+__all__ = [
+    "AMOUNTS",
+    "UNMEASURED",
+    "ZH_MEASURES",
+    "Comparison",
+    "as_one",
+    "comparison",
+    "side_parts",
+    "sides_first",
+]

@@ -26,7 +26,7 @@ from typing import Any
 from lemminflect import getAllLemmas
 from pydantic import BaseModel, Field, ValidationError
 
-from research.comparison import comparison, side_parts
+from research.comparison import comparison, side_parts, sides_first
 from research.lang import Language, language_name, question_language, served, text_language
 from research.question import (
     IMPERATIVES,
@@ -402,29 +402,60 @@ def offline_plan(question: str) -> Plan:
     if simple != question and text_language(question) == "zh":
         # Traditional Chinese: planned as Simplified, written back (not Japanese kanji)
         return _written_as(offline_plan(simple), question)
-    split, lang = _split_asks(question)
-    owns: dict[str, str] = {}  # each part once, with what it says in its own words
-    sides: set[str] = set()  # the parts asking about one side of a comparison
-    for text, own in split:
-        compared = comparison(text) if text else None
-        if compared is not None:  # each side on its own, then the comparison as asked
-            sides.update(side_parts(compared))
-            for side in side_parts(compared):
-                owns.setdefault(side, "")
-        if text:
-            owns.setdefault(text, own)
+    owns, sides, lang = _asks(question)
     texts = list(owns)[:MAX_SUBQUESTIONS] or [question]
     subs: list[SubQuestion] = []
     for i, text in enumerate(texts, 1):
         if subs and _bare(text, question):  # "…, and why?" asks it of the part before
             queries = list(subs[-1].queries)
+        elif len(sides.get(text, ())) == 1:  # one side, searched as asked on its own
+            side = sides[text][0]
+            queries = _naming(keyword_queries(text, f"{side}: {text}", [text]), (side,))
         else:
-            # a side of a comparison is searched as asked on its own
-            queries = keyword_queries(text, text if text in sides else question, texts)
+            queries = _naming(keyword_queries(text, question, texts), sides.get(text, ()))
             if subs and lang == "en" and text not in sides:
                 queries = _carried(queries, text, question)
         subs.append(SubQuestion(f"q{i}", text, queries, own=owns.get(text, "")))
     return Plan(question, lang, subs)
+
+
+def _asks(question: str) -> tuple[dict[str, str], dict[str, tuple[str, ...]], str]:
+    """The question's parts, each with what it says in its own words ("" when the planner
+    lent it nothing); the parts asking about one side of a comparison, each with its
+    side; and the report's language. A comparison is asked as one part per side, then as
+    the user asked it (also when the sides come first: "A vs B: which …?"); each such
+    part comes with what its queries must name (its side, or both)."""
+    turned = sides_first(question)
+    split, lang = _split_asks(turned)
+    if turned != question:
+        split = [(question if t == turned else t, own) for t, own in split]
+    owns: dict[str, str] = {}
+    sides: dict[str, tuple[str, ...]] = {}
+    for text, own in split:
+        compared = comparison(text) if text else None
+        if compared is not None:
+            for part, side in zip(side_parts(compared), compared.sides, strict=True):
+                sides.setdefault(part, (side,))
+                owns.setdefault(part, "")
+            sides.setdefault(text, compared.sides)
+        if text:
+            owns.setdefault(text, own)
+    return owns, sides, lang
+
+
+def _naming(queries: list[str], sides: tuple[str, ...]) -> list[str]:
+    """A comparison's queries, each naming a side: a side's part its side ("How much
+    caffeine does tea have?" is searched with "tea" in every query, though the measure
+    leads its words), the comparison part one of them or both."""
+    names = [_searched_name(side, side) for side in sides]
+    words = {w.casefold() for name in names for w in WORD.findall(name)}
+    named = [
+        q
+        if not words or words & {w.casefold() for w in WORD.findall(q)}
+        else f"{' '.join(names)} {q}"
+        for q in queries
+    ]
+    return list({q.casefold(): q for q in reversed(named)}.values())[::-1]
 
 
 def _split_asks(question: str) -> tuple[list[tuple[str, str]], str]:

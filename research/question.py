@@ -23,7 +23,7 @@ from functools import lru_cache
 from itertools import pairwise
 from typing import Any
 
-from .comparison import as_one, comparison, side_parts
+from .comparison import as_one, comparison, side_parts, sides_first
 from .lang import Language, question_language
 from .text import (
     CJK,
@@ -340,7 +340,7 @@ class Focus:
         """
         if simplified(subquestion) != subquestion:  # read in Simplified, for matching only
             return cls._in_simplified(subquestion, siblings, question, rivals, glossary, as_asked)
-        question = _side_asked_alone(subquestion, question)
+        question, siblings = _read_in(subquestion, question, siblings)
         compared = comparison(subquestion)
         if compared is not None:  # both sides are the subject; "better" is no facet
             read = as_one(compared)
@@ -851,7 +851,7 @@ def lead_subject(question: str) -> tuple[str, str]:
     ("About Lake Marrow: …", "锂离子电池：…") and the lead asks nothing itself;
     else ``("", question)``."""
     match = _LEAD.match(" ".join(question.split()))
-    if not match:
+    if not match or sides_first(question) != question:  # "A vs B: which …?" compares
         return "", question
     lead = match.group("lead").strip()
     words_ = lead.split()
@@ -894,13 +894,22 @@ def entity(question: str) -> str:
     return _noun_phrase_entity(question)
 
 
-def _side_asked_alone(subquestion: str, question: str) -> str:
-    """The question a part is read in: the part itself when it is one side of the
-    question's comparison, asked on its own; else ``question``."""
+def _read_in(subquestion: str, question: str, siblings: Sequence[str]) -> tuple[str, Sequence[str]]:
+    """The question and siblings a part is read among: a side of the question's
+    comparison is asked on its own, about its side (it shares no subject with the other
+    side); any other part among the question's."""
+    side = side_asked(subquestion, question)
+    return (f"{side}: {subquestion}", [subquestion]) if side else (question, siblings)
+
+
+def side_asked(subquestion: str, question: str) -> str:
+    """The side a part asks about when it is one side of the question's comparison,
+    asked on its own (read as a question about that side: "rye bread: How many calories
+    does rye bread have?"); else ""."""
     asked_of = comparison(question) if question else None
-    if asked_of is not None and subquestion in side_parts(asked_of):
-        return subquestion
-    return question
+    if asked_of is None:
+        return ""
+    return dict(zip(side_parts(asked_of), asked_of.sides, strict=True)).get(subquestion, "")
 
 
 def named_phrase(question: str) -> str:

@@ -42,6 +42,21 @@ EN = [
      ("the Harsk Colossus", "the Ostel Tower"), "How tall is"),
     ("Are steam kilns cheaper to run than solar kilns?", ("steam kilns", "solar kilns"),
      "How cheap are"),
+    # the sides named first, then the ask
+    ("Steam kilns versus solar kilns: which costs less to run?", ("steam kilns", "solar kilns"),
+     "How much do"),
+    ("Crumbly or Doughnest: which is better for a small bakery?", ("Crumbly", "Doughnest"),
+     "for a small bakery"),
+    ("Rye bread vs spelt bread - which is cheaper to bake?", ("rye bread", "spelt bread"),
+     "How cheap"),
+    # a verb's comparative
+    ("Which lasts longer, the Varn bell or the Ostel bell?", ("the Varn bell", "the Ostel bell"),
+     "How long does"),
+    ("Which one uses more water, a drip line or a sprinkler?", ("a drip line", "a sprinkler"),
+     "How much water does"),
+    ("Which has fewer calories, rye bread or spelt bread?", ("rye bread", "spelt bread"),
+     "How many calories does"),
+    ("Which works better, Zorvex or Calmira?", ("Zorvex", "Calmira"), "How well does"),
 ]  # fmt: skip
 
 ZH = [
@@ -63,6 +78,8 @@ NOT_COMPARED = [
     "Which river flows into the lake, the Varn or the Ostel?",
     "How many goals did Ardenport score in the final versus Velmouth?",
     "How do the Varn ferry's fares compare with other ferries' fares?",
+    "Ardenport or Velmouth: which has a harbour?",
+    "Which runs the Varn ferry, Ardenport or Velmouth?",
     "瓦恩和奥斯特支持哪个政党？",
     "哈斯克冰川与其他冰川有什么不同？",
     "石窑的烟囱和蒸汽窑的炉膛有什么不同？",

@@ -1210,7 +1210,8 @@ def _noun_phrase_entity(question: str) -> str:
 
     The phrase after the last "of", else the one after a request's verb, else for a
     clause opening with a question word the one it asks about (:func:`_asked_phrase`),
-    else the one a statement opens with ("coastal towns in the region are …").
+    for one opening with an auxiliary the one it asks something of ("is *coffee* bad for
+    …"), else the one a statement opens with ("coastal towns in the region are …").
 
     Args:
         question: the question, its whitespace collapsed.
@@ -1230,10 +1231,18 @@ def _noun_phrase_entity(question: str) -> str:
     asked_for = _asker_object(words_)
     if asked_for:
         return asked_for
-    if words_ and words_[0].lower() in _QUESTION_WORDS:
-        return _asked_phrase([w.lower() for w in words_])
-    opening = [w.lower() for w in words_]
+    return _opening_phrase([w.lower() for w in words_])
+
+
+def _opening_phrase(opening: list[str]) -> str:
+    """The noun phrase a clause's opening words lead to (lower case): the one a question
+    word asks about, the one an auxiliary asks something of ("is *coffee* bad for …"), or
+    the one a statement opens with; "" when none."""
     head = opening[0].strip(".,?!") if opening else ""
+    if head in _QUESTION_WORDS:
+        return _asked_phrase(opening)
+    if head in _AUX:
+        return _nominal(_asked_phrase(["what", *opening]))
     if head in _ARTICLES or (readings(head) & {"NOUN", "ADJ"} and not _verbal(head)):
         return _noun_run(opening)  # a statement opens with its subject
     return ""
@@ -1245,6 +1254,15 @@ _ASKERS_TEXT = "i we you one"
 _ASKERS = frozenset(_ASKERS_TEXT.split())
 _THEIRS_TEXT = "my our your"
 _THEIRS = frozenset(_THEIRS_TEXT.split())
+
+
+def _nominal(phrase: str) -> str:
+    """A phrase up to its last word that can be a noun ("coffee bad" → "coffee": the
+    adjective is what the question asks of it)."""
+    words_ = phrase.split()
+    while words_ and "NOUN" not in readings(words_[-1]):
+        words_.pop()
+    return " ".join(words_)
 
 
 def _asker_object(words_: list[str]) -> str:

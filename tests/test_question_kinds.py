@@ -8,6 +8,7 @@ import pytest
 
 from research.features import gives_number
 from research.plan import offline_plan
+from research.text import terms
 
 #: kind → (question, the parts' count, words every query of each part names (one tuple
 #: per part; any of a tuple's words will do, case aside))
@@ -113,6 +114,27 @@ def test_a_list_question_searches_for_the_kind_of_thing_it_lists() -> None:
     assert "towns" in queries[0].split()
     queries = offline_plan("What company built the Varn bridge?").subquestions[0].queries
     assert "company" in queries[0].split()
+
+
+@pytest.mark.parametrize(
+    ("question", "about", "asked"),
+    [
+        ("Is rye bread bad for your teeth?", "rye bread", "teeth"),
+        ("Are heat pumps noisy at night?", "heat pumps", "noisy"),
+        ("Can goats eat acorns?", "goats", "acorns"),
+        ("Was the old granary rebuilt after the flood?", "old granary", "flood"),
+    ],
+)
+def test_a_yes_no_question_is_about_what_it_asks_something_of(question, about, asked) -> None:
+    """ "Is rye bread bad for your teeth?" is about rye bread: it is the part's subject and
+    every query names it; what is asked of it is a word a sentence must say, not part of
+    the subject."""
+    plan = offline_plan(question)
+    (part,) = plan.subquestions
+    focus = plan.focus(part)
+    assert set(terms(about)) <= set(focus.subject), focus.subject
+    assert not set(terms(asked)) & set(focus.subject), focus.subject
+    assert all(set(terms(q)) & set(terms(about)) for q in part.queries), part.queries
 
 
 @pytest.mark.parametrize(

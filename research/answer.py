@@ -22,7 +22,7 @@ from datetime import UTC, datetime
 from functools import lru_cache
 from typing import TypeVar
 
-from .facts import DATE, has_date, quantities, year_of, years
+from .facts import DATE, MEASURES, has_date, measure_asked, quantities, year_of, years
 from .features import gives_number, new_to
 from .names import name_in_role, name_span, nearness
 from .question import Focus
@@ -302,9 +302,13 @@ def _counts(said: str, question: str) -> list[tuple[int, int]]:
     :func:`research.facts.quantities`), else a number (not a year) with the noun after
     it when the question counts that noun ("two teams" for "how many teams"); a value
     given again in brackets in other units is left out. Those that count what the
-    question counts come first."""
+    question counts, or measure what it asks ("1,200 km" for "how long"), come first."""
     asked = {stem(t) for t in terms(question)}
-    counted = [(stem(q.unit) in asked, q.start, q.end) for q in quantities(said)]
+    measures = measure_asked(question)
+    counted = [
+        (stem(q.unit) in asked or MEASURES.get(q.unit) in measures, q.start, q.end)
+        for q in quantities(said)
+    ]
     counted += _bare_counts(said, asked, [(s, e) for _, s, e in counted])
     kept = [
         (named, s, e)

@@ -44,6 +44,7 @@ from functools import cache
 from .document import Document
 from .facts import (
     DATE,
+    MEASURES,
     UNITS,
     leans_on_context,
     points_back,
@@ -76,28 +77,7 @@ _THIS_YEAR = date.today().year
 SAME_CLAUSE = 0.5
 SHARED_WORDS = 2
 #: How the report names what a unit measures.
-_MEASURES = {
-    "km": "length",
-    "mi": "length",
-    "m": "length",
-    "cm": "length",
-    "mm": "length",
-    "ft": "length",
-    "km²": "area",
-    "m²": "area",
-    "mi²": "area",
-    "ha": "area",
-    "acre": "area",
-    "kg": "weight",
-    "t": "weight",
-    "%": "share",
-    "$": "amount",
-    "€": "amount",
-    "£": "amount",
-    "¥": "amount",
-    "yuan": "amount",
-    "year": "date",
-}
+_MEASURES = {**MEASURES, "year": "date"}
 #: Measures whose unit says what is measured: close values of one are one quantity.
 _PHYSICAL = ("length", "area", "weight")
 #: Measures of a thing itself, which the report may name as its subject's ("the river's

@@ -448,6 +448,82 @@ def has_quantity(text: str) -> bool:
     return bool(_BARE_COUNT.search(said) or _NUMBER_WORD.search(said) or quantities(said))
 
 
+#: What each unit of :data:`UNITS` measures, as compared.
+MEASURES = {
+    "km": "length",
+    "mi": "length",
+    "m": "length",
+    "cm": "length",
+    "mm": "length",
+    "ft": "length",
+    "km²": "area",
+    "m²": "area",
+    "mi²": "area",
+    "ha": "area",
+    "acre": "area",
+    "kg": "weight",
+    "t": "weight",
+    "%": "share",
+    "$": "amount",
+    "€": "amount",
+    "£": "amount",
+    "¥": "amount",
+    "yuan": "amount",
+}
+#: The measures a question asks its quantity in, by the words that ask it, the first that
+#: matches: a span of time ("how long did …", 多长时间, 多久), a length ("how long is …"),
+#: either ("how long was …"), a length ("how tall", "how deep", "how far", "the length
+#: of", 多长, 全长, 多高, 多远), a weight ("how heavy", 多重), an area ("the area of", 面积).
+#: "How big", "how large" and 多大 ask no one measure (a lake's area, a loss's share, a
+#: city's people).
+ASKS_MEASURE = tuple(
+    (re.compile(pattern, re.I), frozenset(measures.split()))
+    for pattern, measures in (
+        (
+            r"多长时间|多久|多少年|\bhow long\s+(?:did|does|do|will|would|has|have|had)\b",
+            "duration",
+        ),
+        (r"\bhow long\s+(?:is|are)\b", "length"),
+        (r"\bhow long\b", "length duration"),
+        (
+            r"\bhow (?:tall|high|deep|far|wide|thick)\b|\b(?:length|height|depth|width|distance)"
+            r"\s+of\b|多长|全长|长度|多高|高度|海拔|多深|深度|多远|距离|多宽|宽度",
+            "length",
+        ),
+        (r"\bhow heavy\b|\bweight\s+of\b|多重|重量", "weight"),
+        (r"\barea\s+of\b|面积", "area"),
+    )
+)
+#: A span of time in English: a number of years, months, days… ("two years", "a decade",
+#: "18 months"), or a range of years ("from 1128 to 1855").
+_DURATION = re.compile(
+    r"\b(?:\d[\d,.]*|an?|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve"
+    r"|(?:thir|four|fif|six|seven|eigh|nine)teen|twenty|thirty|forty|fifty|sixty|seventy"
+    r"|eighty|ninety|hundred|several|many|some"
+    r"|hundreds of|thousands of|a few)\s+(?:years?|months?|weeks?|days?|hours?|minutes?"
+    r"|seconds?|decades?|centuries|century|millennia|millennium)\b"
+    r"|\b(?:1\d{3}|20\d{2})\s*(?:–|-|—|to|until)\s*(?:1\d{3}|20\d{2})\b",
+    re.I,
+)
+
+
+def measure_asked(question: str) -> frozenset[str]:
+    """The measures a question asks its quantity in (see :data:`ASKS_MEASURE`): "how
+    long is the canal" a length or a span of time; none for a question that asks a count
+    or no quantity."""
+    return next((m for pattern, m in ASKS_MEASURE if pattern.search(question)), frozenset())
+
+
+def gives_measure(text: str, measures: frozenset[str]) -> bool:
+    """Whether ``text`` gives a quantity in one of ``measures``: a length in km or feet, an
+    area, a weight, a span of time ("two years", 六年, "from 1128 to 1855"); a count
+    ("seven sections") is none of them."""
+    said = plain(text)
+    if "duration" in measures and (_DURATION.search(said) or has_span(said)):
+        return True
+    return any(MEASURES.get(q.unit) in measures for q in quantities(said))
+
+
 #: A question that asks how often (a number of times in a span of time, or a word that
 #: says how frequent).
 ASKS_FREQUENCY = re.compile(

@@ -33,11 +33,13 @@ from .document import Document
 from .facts import (
     asks_frequency,
     counted_in,
+    gives_measure,
     has_count,
     has_date,
     has_frequency,
     has_quantity,
     has_span,
+    measure_asked,
     opens_leaning,
     states_cause,
 )
@@ -384,6 +386,9 @@ def _gives_number_to(question: str, text: str) -> bool:
     measure = counted_in(question)
     if measure:
         return has_count(text, measure)
+    measures = measure_asked(question)  # "how long": a length or a span, not a count
+    if measures:
+        return gives_measure(new_to(question, plain(text)), measures)
     return has_quantity(new_to(question, plain(text)))
 
 

@@ -107,7 +107,7 @@ IMPERATIVES = frozenset(["name", "list", "give", "identify", "describe", "explai
 _FRAMES = re.compile(
     r"\b(?:in |during |by )?(?:what|which) (?:year|date|month|day|time|century|decade|period)s?\b"
     r"|\b(?:what|which) (?:is|was|are|were) the names? of\b|\bthe names? of\b"
-    r"|\bhow (?:many|much|long|far|big|large|tall|high|deep|old|often)\b"
+    r"|\bhow (?:many|much|long|far|big|large|tall|high|deep|wide|heavy|old|often)\b"
     r"|\b(?:what|which) (?:kind|type|sort)s? of\b"
     rf"|^\s*(?:{'|'.join(sorted(IMPERATIVES))})\b"
     r"|哪一年|哪年|什么时候|何时|什么地方|哪个地方|哪里|何处|哪儿|多少|多长|多大|多远|多高|多久"
@@ -226,7 +226,7 @@ def question_kind(text: str) -> str:
     ):
         return "when"
     if re.search(
-        r"\bhow (many|much|long|far|big|large|tall|high|deep|old|often)\b"
+        r"\bhow (many|much|long|far|big|large|tall|high|deep|wide|heavy|old|often)\b"
         # a measure asked for by its name: "what is the population of", "the length of"
         r"|\b(?:what|which) (?:is|was|are|were) the (?:population|number|size|length|height"
         r"|width|depth|area|distance|amount|total|percentage|cost|price)\b"

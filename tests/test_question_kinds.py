@@ -171,3 +171,42 @@ def test_a_part_asking_how_often_takes_a_frequency_not_any_number(
     asked = zh.focus(zh.subquestions[0])
     assert gives_number(asked, "奥尔瓦德间歇泉每隔90分钟喷发一次。")
     assert not gives_number(asked, "奥尔瓦德间歇泉的水柱高30米。")
+
+
+@pytest.mark.parametrize(
+    ("question", "sentence", "answers"),
+    [
+        ("How long is the Varn Canal?", "The whole route is given as about 212 km.", True),
+        ("How long is the Varn Canal?", "The canal is divided into seven reaches.", False),
+        ("How long is the Varn Canal?", "Its locks were in use from 1790 to 1880.", False),
+        ("How long did the Ostel siege last?", "The siege lasted eighteen months.", True),
+        ("How long did the Ostel siege last?", "It ended with 300 men taken prisoner.", False),
+        ("How tall is the Belis Tower?", "The tower rises 412 feet above the square.", True),
+        ("How tall is the Belis Tower?", "Its 300 steps take ten minutes to climb.", False),
+        ("How heavy is the Harsk bell?", "The bell weighs about 13 tonnes.", True),
+        ("What is the area of Lake Marrow?", "The lake covers 38 square kilometres.", True),
+        ("What is the area of Lake Marrow?", "Four rivers feed the lake.", False),
+        ("How large were the Ostel floods?", "They cost 40% of the harvest.", True),
+        ("瓦恩运河有多长？", "瓦恩运河全长约212公里。", True),
+        ("瓦恩运河有多长？", "瓦恩运河分为七段。", False),
+    ],
+)
+def test_a_part_asking_a_measure_takes_a_quantity_in_it(
+    question: str, sentence: str, answers: bool
+) -> None:
+    """ "How long is the canal?" is answered by a length ("212 km"), not by any number
+    ("seven reaches") nor by a span of years; "how long did it last" by a span of time."""
+    plan = offline_plan(question)
+    focus = plan.focus(plan.subquestions[0])
+    assert focus.kind == "number"
+    assert gives_number(focus, sentence) is answers
+
+
+def test_the_answer_span_of_a_measure_is_the_quantity_in_it() -> None:
+    """The bold span of a "how long" answer is its length, not the count before it."""
+    from research.answer import answer_span
+
+    plan = offline_plan("How long is the Varn Canal?")
+    focus = plan.focus(plan.subquestions[0])
+    sentence = "Its 14 locks raise boats along a route of about 212 km."
+    assert answer_span(focus, sentence) == "about 212 km"

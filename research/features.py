@@ -68,7 +68,8 @@ class RuleTerms(NamedTuple):
     """What the hand-set rules combine for a sentence (see
     :func:`research.relevance._rules_score`), in the order it takes them."""
 
-    #: the product of the subject score and the facets' weighted geometric mean
+    #: the product of the subject score and the facets' weighted geometric mean (0 for a
+    #: sentence without the figure a part asks when the part asks nothing else)
     base: float
     #: the sentence stands in a section about another part of the question
     elsewhere: bool
@@ -142,7 +143,10 @@ def _signals(focus: Focus, doc: Document, index: int) -> tuple[Features, float, 
     untyped = focus.kind == "number" and not gives_number(focus, text)
     bonus = answer_type_bonus(focus, text)
     unspaced = float(view.spaceless)
-    rules = RuleTerms(subject * facets, elsewhere, 0.5 + 0.5 * page, time, leaning, untyped, bonus)
+    # a part that asks nothing beyond its subject but a figure ("How long is the canal?")
+    # is answered only by a sentence that gives one
+    base = 0.0 if untyped and not focus.facets else subject * facets
+    rules = RuleTerms(base, elsewhere, 0.5 + 0.5 * page, time, leaning, untyped, bonus)
     features = {
         "subject": math.log(max(subject, 0.01)),
         "facets": math.log(max(facets, 0.01)),

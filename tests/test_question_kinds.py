@@ -210,3 +210,23 @@ def test_the_answer_span_of_a_measure_is_the_quantity_in_it() -> None:
     focus = plan.focus(plan.subquestions[0])
     sentence = "Its 14 locks raise boats along a route of about 212 km."
     assert answer_span(focus, sentence) == "about 212 km"
+
+
+def test_a_part_asking_only_a_measure_of_its_subject_quotes_only_that_measure() -> None:
+    """ "How long is the Varn Canal?" asks nothing of the canal but its length: on a page
+    about the canal, the sentence giving it is evidence and the others are not, however
+    squarely they name the canal."""
+    from research.document import Document
+    from research.relevance import relevant
+
+    page = (
+        "# The Varn Canal\n\n"
+        "The Varn Canal is divided into seven reaches. "
+        "The Varn Canal was opened in 1790 by the Harsk company. "
+        "The whole route of the Varn Canal is about 212 km. "
+        "Barges on the Varn Canal carried coal and grain.\n"
+    )
+    plan = offline_plan("How long is the Varn Canal?")
+    focus = plan.focus(plan.subquestions[0])
+    found = [s.sentence.text for s in relevant(focus, Document.of(page, "The Varn Canal"))]
+    assert found == ["The whole route of the Varn Canal is about 212 km."], found

@@ -11,6 +11,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from .document import Document
+from .features import paraphrase_of
 from .question import Focus
 from .ranking import (
     CANDIDATES,
@@ -70,13 +71,14 @@ def explain(
     places = standings(rankings, asked, asked_terms, linking, addresses)
     read: dict[str, Part] = {}
     found: list[tuple[str, Scored]] = []
+    docs = dict(pages)
     for sid, focus in parts.items():
         mine = [
             (name, scored)
             for name, doc in pages
             for scored in assessed(focus, doc)[: max(limit, CANDIDATES, PAGE_QUOTES)]
         ]
-        sentences = [(name, s.sentence.text, s.features) for name, s in mine]
+        sentences = [(name, s.sentence.text, _full(focus, docs[name], s)) for name, s in mine]
         read[sid] = Part.of(sentences, places[sid], script(focus.text))
         if sid == part:
             found = mine
@@ -98,6 +100,15 @@ def explain(
     ]
     out.sort(key=lambda e: -e.learned)
     return out[:limit]
+
+
+def _full(focus: Focus, doc: Document, scored: Scored) -> Features:
+    """A sentence's features with the paraphrase ones, which a run under the rules does
+    not compute (see :func:`research.features.paraphrase_of`)."""
+    if "paraphrase" in scored.features:
+        return scored.features
+    index = next(i for i, s in enumerate(doc.sentences) if s is scored.sentence)
+    return scored.features | paraphrase_of(focus, doc, index)
 
 
 def explained_text(part: str, found: Sequence[Explained], threshold: float) -> str:

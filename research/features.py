@@ -122,10 +122,14 @@ def features_of(focus: Focus, doc: Document, index: int) -> Features:
     return _signals(focus, doc, index)[0]
 
 
-def _signals(focus: Focus, doc: Document, index: int) -> tuple[Features, float, float, RuleTerms]:
+def _signals(
+    focus: Focus, doc: Document, index: int, embed: bool = True
+) -> tuple[Features, float, float, RuleTerms]:
     """:func:`features_of`, with the raw subject score and said share
     :class:`~research.relevance.Scored` keeps, and what the hand-set rules combine (see
-    :func:`research.relevance._rules_score`)."""
+    :func:`research.relevance._rules_score`). Without ``embed`` the paraphrase features
+    are left out (the rules do not read them, and they need the embedding model: see
+    :func:`paraphrase_of`)."""
     sentence = doc.sentences[index]
     view = _page_view(focus, doc)
     lent, elsewhere = _section_view(focus, doc, sentence.section)
@@ -137,7 +141,6 @@ def _signals(focus: Focus, doc: Document, index: int) -> tuple[Features, float, 
     text = sentence.text
     local, top = _local(focus, doc)
     grams, best = _grams(focus, doc)
-    close, closest = similarities(focus, doc)
     time = _time_agreement(focus, text)
     leaning = opens_leaning(text)
     untyped = focus.kind == "number" and not gives_number(focus, text)
@@ -167,10 +170,16 @@ def _signals(focus: Focus, doc: Document, index: int) -> tuple[Features, float, 
         "spaceless": unspaced,
         "grams_spaceless": grams[index] * unspaced,
         "length": math.log(1 + len(plain(text))) / 5,
-        "paraphrase": close[index],
-        "paraphrase_gap": close[index] - closest,
+        **(paraphrase_of(focus, doc, index) if embed else {}),
     }
     return features, subject, said, rules
+
+
+def paraphrase_of(focus: Focus, doc: Document, index: int) -> Features:
+    """The paraphrase features of sentence ``index`` of ``doc`` for ``focus`` (see
+    :func:`features_of`)."""
+    close, closest = similarities(focus, doc)
+    return {"paraphrase": close[index], "paraphrase_gap": close[index] - closest}
 
 
 def _title_asked(focus: Focus, doc: Document) -> float:

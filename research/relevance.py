@@ -158,7 +158,8 @@ def assess(focus: Focus, doc: Document, index: int) -> Scored:
 
 
 def _assess(focus: Focus, doc: Document, index: int) -> Scored:
-    features, subject, said, rules = _signals(focus, doc, index)
+    # the rules read no paraphrase: the embedding model is loaded for the learned core
+    features, subject, said, rules = _signals(focus, doc, index, embed=LEARNED)
     score = model().score(features | ALONE) if LEARNED else _rules_score(*rules)
     return Scored(doc.sentences[index], score, subject, said, features=features)
 

@@ -367,3 +367,35 @@ def test_a_page_that_answers_a_part_is_quoted_by_its_best_sentences_in_order():
     assert "1802" in " ".join(part.texts[i] for i in got)
     never = Trees(0.5, {}, ("page_first",), (((-4.0,),),))  # one leaf: never sure
     assert chosen(part, part.rows, never) == {}
+
+
+def test_the_rules_score_without_the_embedding_model_and_the_learned_model_with_it(
+    monkeypatch,
+):
+    """The hand-set rules read no paraphrase feature, so scoring under them never loads
+    or runs the embedding model (its memory and time are the learned core's); the
+    learned core weighs it, and ``explain`` shows it under either."""
+    import research.features
+    import research.relevance
+    from research.relevance import assessed
+
+    calls: list[str] = []
+    real = research.features.similarities
+
+    def counted(focus, doc):
+        calls.append(focus.text)
+        return real(focus, doc)
+
+    monkeypatch.setattr(research.features, "similarities", counted)
+    plan = offline_plan("When was Harrowgate windmill built?")
+    focus = plan.focus(plan.subquestions[0])
+    mill = Document.of(f"# {MILL.title}\n\n" + " ".join(MILL.paragraphs), MILL.title)
+    ruled = assessed(focus, mill)
+    assert ruled and not calls
+    assert all("paraphrase" not in s.features for s in ruled)
+    found = explain({"q1": focus}, "q1", [("mill", mill)])
+    assert calls and all("paraphrase" in e.features for e in found)
+    calls.clear()
+    monkeypatch.setattr(research.relevance, "LEARNED", True)
+    learned = assessed(focus, Document.of(mill.text, MILL.title))
+    assert calls and all("paraphrase" in s.features for s in learned)

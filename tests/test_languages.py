@@ -244,14 +244,29 @@ def test_a_word_keeps_its_vowel_signs_and_thai_is_cut_into_words():
     assert words("e\u0301cole") == ["e\u0301cole"]  # a decomposed accent stays in its word
 
 
-def test_telling_a_language_keeps_no_word_list_beside_its_tables():
-    """wordfreq keeps every word list it reads beside the table it makes of it; once a
-    text's language is told, the lists (about 200 MB for the languages weighed) are let
-    go and only the tables stay."""
-    from wordfreq import get_frequency_list
+def test_telling_a_language_keeps_no_word_list_nor_table_of_words():
+    """Telling a text's language weighs it in thirty-odd languages' word lists; a
+    process that does so keeps neither wordfreq's lists (about 200 MB) nor its tables of
+    words (about 100 MB, in the run and in every page worker), only each language's words
+    as hashes with their frequency bands, which give the same frequencies."""
+    from wordfreq import zipf_frequency
 
-    assert text_language("Wie viele Schleusen hat der Kanal zwischen den beiden Seen?") == "de"
-    assert get_frequency_list.cache_info().currsize == 0
+    from research.lang import _zipf
+
+    code = (
+        "from research.lang import text_language\n"
+        "from wordfreq import get_frequency_dict, get_frequency_list\n"
+        "told = text_language('Wie viele Schleusen hat der Kanal zwischen den beiden Seen?')\n"
+        "print(told, get_frequency_dict.cache_info().currsize,"
+        " get_frequency_list.cache_info().currsize)\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=300
+    )
+    assert out.stdout.split() == ["de", "0", "0"], out.stdout
+    for word in ("Schleusen", "Kanal", "zwischen", "l'écluse", "Wasserstraße", "xqzvw"):
+        for lang in ("de", "fr", "en", "es"):
+            assert _zipf(word, lang) == zipf_frequency(word, lang, "small"), (word, lang)
 
 
 PLANNED = (

@@ -18,11 +18,13 @@ are in each (wordfreq's Zipf scale), so a language needs no model of its own.
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import cache, lru_cache
 from pathlib import Path
+from typing import Any
 
 import yaml
 
@@ -230,18 +232,47 @@ def served(code: str) -> str:
 
 def _mean_zipf(found: list[str], lang: str) -> float:
     """The mean Zipf frequency of the words ``found`` in ``lang`` by its
-    :data:`WORDLIST`.
+    :data:`WORDLIST`, as wordfreq's ``zipf_frequency`` gives it (see :func:`_zipf`)."""
+    return sum(_zipf(w, lang) for w in found) / len(found)
 
-    wordfreq keeps each word list it reads beside the word-to-frequency table it makes
-    of it, and only the table is read again: the list is let go as soon as its table is
-    made, so that weighing a text in thirty-odd languages holds one list at a time. A
-    list wanted again is read again.
-    """
-    from wordfreq import get_frequency_dict, get_frequency_list, zipf_frequency
 
-    get_frequency_dict(lang, WORDLIST)  # made once and kept (the key word_frequency uses)
-    get_frequency_list.cache_clear()
-    return sum(zipf_frequency(w, lang, WORDLIST) for w in found) / len(found)
+def _zipf(word: str, lang: str) -> float:
+    """wordfreq's ``zipf_frequency(word, lang, WORDLIST)`` for a word without digits,
+    read from the language's bands (:func:`_bands`): the word cut into tokens as wordfreq
+    cuts it, their frequencies combined as it combines them (1/f = 1/f1 + 1/f2 …), 0
+    when one is not listed, rounded as it rounds."""
+    from wordfreq import lossy_tokenize
+
+    tokens = lossy_tokenize(word, lang)
+    if not tokens:
+        return 0.0
+    keys, bands = _bands(lang)
+    inverse = 0.0
+    for token in tokens:
+        at = int(keys.searchsorted(hash(token)))
+        if at == len(keys) or keys[at] != hash(token):
+            return 0.0
+        inverse += 10 ** (int(bands[at]) / 100)  # a word in band b has frequency 10^(-b/100)
+    freq = 1.0 / inverse
+    freq = round(freq, math.floor(-math.log10(freq)) + 3)
+    return round(math.log10(freq) + 9, 2)
+
+
+@cache
+def _bands(lang: str) -> tuple[Any, Any]:
+    """The words of ``lang``'s :data:`WORDLIST`, each as its string hash with its
+    frequency band (wordfreq's centibels under 1: band b is frequency 10^(-b/100)), sorted
+    by hash: the lists of the thirty-odd languages a text is weighed in take ten times
+    the memory as dictionaries of their words, in every process that reads a page."""
+    import numpy as np
+    from wordfreq import get_frequency_list
+
+    listed = get_frequency_list(lang, WORDLIST)
+    keys = np.fromiter((hash(w) for band in listed for w in band), dtype=np.int64)
+    bands = np.fromiter((b for b, band in enumerate(listed) for _ in band), dtype=np.uint16)
+    get_frequency_list.cache_clear()  # the list itself is let go
+    order = keys.argsort(kind="stable")
+    return keys[order], bands[order]
 
 
 def question_language(question: str) -> Language | None:

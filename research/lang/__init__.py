@@ -230,12 +230,18 @@ def served(code: str) -> str:
     return "lists" if language(code) is not None else "generic"
 
 
+#: The word-language pairs whose frequency is kept once read (wordfreq keeps as many as
+#: 100,000): a run weighs each page's words in every language, most of them again.
+ZIPF_CACHE = 65536
+
+
 def _mean_zipf(found: list[str], lang: str) -> float:
     """The mean Zipf frequency of the words ``found`` in ``lang`` by its
     :data:`WORDLIST`, as wordfreq's ``zipf_frequency`` gives it (see :func:`_zipf`)."""
     return sum(_zipf(w, lang) for w in found) / len(found)
 
 
+@lru_cache(maxsize=ZIPF_CACHE)
 def _zipf(word: str, lang: str) -> float:
     """wordfreq's ``zipf_frequency(word, lang, WORDLIST)`` for a word without digits,
     read from the language's bands (:func:`_bands`): the word cut into tokens as wordfreq

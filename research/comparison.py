@@ -71,12 +71,15 @@ _EN = tuple(
         # A vs B (for P)
         rf"^(?P<a>{_SIDE})\s+(?:vs\.?|versus)\s+(?P<b>{_SIDE})(?:\s+{_ASPECT})?\s*$",
         # Which costs less to run, A or B?  Which lasts longer, A or B?  Which one uses
-        # more water, A or B?
-        rf"^(?:which|what)\b(?:\s+one)?\s+(?!(?:is|are|was|were)\b)(?P<verb>[a-z]+)\s+"
+        # more water, A or B?  Which city has more people, A or B?
+        rf"^(?:which|what)\b(?:\s+\w+)?\s+(?!(?:is|are|was|were)\b)(?P<verb>[a-z]+)\s+"
         rf"(?P<cmp>more|less|fewer|better|worse|\w+er)\b(?P<pre>[^,?]*?)\s*,\s*(?P<a>{_SIDE}),?"
         rf"\s+or\s+(?P<b>{_SIDE})(?:,?\s+{_ASPECT})?\s*$",
     )
 )
+#: English plurals lemminflect takes for their own lemma: a side's part asks how *many*
+#: of them ("How many people does A have?").
+PLURAL_NOUNS = frozenset({"people", "cattle", "police"})
 #: How a verb's comparative asks about one side ("which works better" → "how well").
 _ADVERBS = {"better": "well", "worse": "badly"}
 #: A question that names the sides before it asks ("A vs B: which is cheaper?", "A or B —
@@ -262,15 +265,22 @@ def as_one(found: Comparison) -> str:
 
 def _by_verb(who: str, plural: bool, found: Comparison) -> str:
     """The part asking a comparison's verb of ``who`` (a side, or both): "How much does
-    A cost to run?", "How much water do A and B use?", "How long does A last?"."""
-    do = "do" if plural else "does"
-    verb = getLemma(found.verb.lower(), upos="VERB")[0]
+    A cost to run?", "How much water do A and B use?", "How long does A last?", "How
+    many goals did A score?"."""
+    said = found.verb.lower()
+    verb = getLemma(said, upos="VERB")[0]
+    past = said != verb and not said.endswith("s")  # "scored", "had": asked of the past
+    do = "did" if past else "do" if plural else "does"
     cmp = found.comparative.lower()
     words = found.aspect.split()
     if cmp in AMOUNTS:
         noun = words[0] if words and words[0].lower() not in STOP_WORDS else ""
         rest = words[1:] if noun else words
-        many = "many" if cmp == "fewer" or re.search(r"[^s]s$", noun) else "much"
+        plain_noun = noun.lower()
+        counted = plain_noun in PLURAL_NOUNS or (
+            bool(noun) and getLemma(plain_noun, upos="NOUN")[0] != plain_noun
+        )
+        many = "many" if cmp == "fewer" or counted else "much"  # "people", "goals": many
         how = f"How {many} {noun}".rstrip()
     else:
         rest = words
@@ -315,6 +325,7 @@ def _zh_side(side: str, found: Comparison) -> str:
 
 __all__ = [
     "AMOUNTS",
+    "PLURAL_NOUNS",
     "UNMEASURED",
     "ZH_MEASURES",
     "Comparison",

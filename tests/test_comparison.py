@@ -57,6 +57,10 @@ EN = [
     ("Which has fewer calories, rye bread or spelt bread?", ("rye bread", "spelt bread"),
      "How many calories does"),
     ("Which works better, Zorvex or Calmira?", ("Zorvex", "Calmira"), "How well does"),
+    ("Which town has more people, Ardenport or Velmouth?", ("Ardenport", "Velmouth"),
+     "How many people does"),
+    ("Which club scored more goals, the Harsk Rovers or the Ostel Wanderers?",
+     ("the Harsk Rovers", "the Ostel Wanderers"), "How many goals did"),
 ]  # fmt: skip
 
 ZH = [

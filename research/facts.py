@@ -480,7 +480,7 @@ ASKS_MEASURE = tuple(
     (re.compile(pattern, re.I), frozenset(measures.split()))
     for pattern, measures in (
         (
-            r"多长时间|多久|多少年|\bhow long\s+(?:did|does|do|will|would|has|have|had)\b",
+            r"多长时间|多久|\bhow long\s+(?:did|does|do|will|would|has|have|had)\b",
             "duration",
         ),
         (r"\bhow long\s+(?:is|are)\b", "length"),
@@ -495,7 +495,7 @@ ASKS_MEASURE = tuple(
     )
 )
 #: A span of time in English: a number of years, months, days… ("two years", "a decade",
-#: "18 months"), or a range of years ("from 1128 to 1855").
+#: "18 months"), or a range of years ("from 1790 to 1880").
 _DURATION = re.compile(
     r"\b(?:\d[\d,.]*|an?|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve"
     r"|(?:thir|four|fif|six|seven|eigh|nine)teen|twenty|thirty|forty|fifty|sixty|seventy"
@@ -509,14 +509,14 @@ _DURATION = re.compile(
 
 def measure_asked(question: str) -> frozenset[str]:
     """The measures a question asks its quantity in (see :data:`ASKS_MEASURE`): "how
-    long is the canal" a length or a span of time; none for a question that asks a count
+    long is the pier" a length or a span of time; none for a question that asks a count
     or no quantity."""
     return next((m for pattern, m in ASKS_MEASURE if pattern.search(question)), frozenset())
 
 
 def gives_measure(text: str, measures: frozenset[str]) -> bool:
     """Whether ``text`` gives a quantity in one of ``measures``: a length in km or feet, an
-    area, a weight, a span of time ("two years", 六年, "from 1128 to 1855"); a count
+    area, a weight, a span of time ("two years", 六年, "from 1790 to 1880"); a count
     ("seven sections") is none of them."""
     said = plain(text)
     if "duration" in measures and (_DURATION.search(said) or has_span(said)):

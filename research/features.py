@@ -146,7 +146,7 @@ def _signals(
     untyped = focus.kind == "number" and not gives_number(focus, text)
     bonus = answer_type_bonus(focus, text)
     unspaced = float(view.spaceless)
-    # a part that asks nothing beyond its subject but a figure ("How long is the canal?")
+    # a part that asks nothing beyond its subject but a figure ("How long is the pier?")
     # is answered only by a sentence that gives one
     base = 0.0 if untyped and not focus.facets else subject * facets
     rules = RuleTerms(base, elsewhere, 0.5 + 0.5 * page, time, leaning, untyped, bonus)

@@ -255,8 +255,9 @@ def _zipf(word: str, lang: str) -> float:
     keys, bands = _bands(lang)
     inverse = 0.0
     for token in tokens:
-        at = int(keys.searchsorted(hash(token)))
-        if at == len(keys) or keys[at] != hash(token):
+        key = hash(token)
+        at = int(keys.searchsorted(key))
+        if at == len(keys) or keys[at] != key:
             return 0.0
         inverse += 10 ** (int(bands[at]) / 100)  # a word in band b has frequency 10^(-b/100)
     freq = 1.0 / inverse

@@ -110,6 +110,39 @@ async def test_the_pdf_has_the_pages_asked_for(disk_service, requirements, low, 
     assert text.count("In 18") + text.count("In 19") < 80
 
 
+async def test_a_report_its_estimate_overfills_is_written_again_to_the_pages_asked(
+    disk_service, monkeypatch
+):
+    """The writer's estimate of a page's room can be wrong (wide text, long words): the
+    printed PDF still keeps to the brief's most pages, and the Markdown says the same."""
+    import subagents.generate.writer as writer
+
+    monkeypatch.setattr(writer, "CHARS_PER_PAGE", writer.CHARS_PER_PAGE * 3)
+    notes, page = await _research_notes(disk_service)
+    toolkit = build_toolkit("generate", service=disk_service, evidence=None, model=None)
+    requirements = "The harbour\n\nRequirements from the brief:\n- Length wanted: 2–3 pages"
+    for tool, out in (("generate_pdf", "report.pdf"), ("generate_markdown", "report.md")):
+        res = await call(
+            toolkit,
+            tool,
+            requirements=requirements,
+            out_path=f"/workspace/reports/{out}",
+            from_paths=[notes, page],
+        )
+        assert res.metadata["status"] == "ok", text_of(res)
+    reader = pypdf.PdfReader(
+        io.BytesIO(await disk_service.read_bytes("/workspace/reports/report.pdf"))
+    )
+    assert 2 <= len(reader.pages) <= 3
+    printed = " ".join(p.extract_text() for p in reader.pages).split()
+    markdown = await disk_service.read_text("/workspace/reports/report.md")
+    lines = [line for line in markdown.splitlines() if line.startswith("- In 1")]
+    assert lines
+    for line in lines:  # every line of the Markdown is in the PDF too
+        first = line.removeprefix("- ").split()[:6]
+        assert any(printed[i : i + 6] == first for i in range(len(printed))), line
+
+
 INSTRUCTIONS = [
     "Show how the route changed from a V shape to a nearly straight line.",
     "End with photos from the field trip.",

@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from agentscope.tool import ToolResponse
 
 from fs_service import FsError
+from research.requirements import pages_wanted
 from subagents.results import error, json_block, ok
 
 from .charts import attach_charts
@@ -150,6 +151,68 @@ async def _write_zip(svc: object, folder: str, stem: str) -> str:
     return archive_path
 
 
+#: How many times a report that prints longer than asked is written again shorter.
+FIT_TRIES = 3
+#: How far under the printed length's share of the pages asked a rewrite aims, so that
+#: a report just over its last page does not land on it again.
+FIT_MARGIN = 0.95
+
+
+@dataclass(frozen=True)
+class _Writing:
+    """What one report is written from."""
+
+    requirements: str
+    material: object
+    svc: object
+    ledger: object | None
+    model: object | None
+    whole_ledger: bool
+    colophon: object | None
+
+    async def report(self, room: float = 1.0) -> Report:
+        """The report as every format shows it, its writer's estimate of a page's
+        room scaled by ``room``."""
+        report = await build_report(
+            self.requirements,
+            self.material,
+            self.svc,
+            self.ledger,
+            self.model,
+            whole_ledger=self.whole_ledger,
+            room=room,
+        )
+        report = for_readers(report)  # checked against the exact spans; shown without Cf
+        report.colophon = self.colophon if isinstance(self.colophon, Colophon) else None
+        # each chart drawn for the part it stands in, or moved to an appendix
+        report.sections = attach_charts(report.sections, report.lang, report.title)
+        return report
+
+
+async def _fitted(writing: _Writing) -> Report:
+    """The report, within the most pages the requirements ask for (see
+    :func:`research.requirements.pages_wanted`) when its printed pages are over: the
+    extractive writer fits research notes by an estimate of how much a page holds, and
+    a report its printed pages show over is written again with less room, the same
+    in every format. Each part keeps its least lines, so a report may still be over
+    after :data:`FIT_TRIES`."""
+    # the PDF renderer lays the report out; it imports this module for its tool
+    from .pdf import printed_pages
+
+    report = await writing.report()
+    if not report.fitted:
+        return report
+    high = pages_wanted(writing.requirements)[1]
+    room = 1.0
+    for _ in range(FIT_TRIES):
+        pages = await asyncio.to_thread(printed_pages, report)
+        if pages <= high:
+            break
+        room *= high / pages * FIT_MARGIN
+        report = await writing.report(room)
+    return report
+
+
 async def generate(
     fmt: Format,
     requirements: str | None,
@@ -183,13 +246,9 @@ async def generate(
         return error(f"could not read from_paths, nothing was written: {exc}")
     except MaterialError as exc:
         return error(f"{exc} Nothing was written.")
-    report = await build_report(
-        requirements or "", material, svc, ledger, model, whole_ledger=not paths
+    report = await _fitted(
+        _Writing(requirements or "", material, svc, ledger, model, not paths, colophon)
     )
-    report = for_readers(report)  # checked against the exact spans; shown without Cf
-    report.colophon = colophon if isinstance(colophon, Colophon) else None
-    # each chart drawn for the part it stands in, or moved to an appendix
-    report.sections = attach_charts(report.sections, report.lang, report.title)
     report.notes.extend(f"passed over {skipped}" for skipped in material.skipped[:10])
     try:
         rendered = await asyncio.to_thread(fmt.render, report, stem_of(clean))

@@ -14,6 +14,7 @@ them cannot squeeze them to one character a line.
 from __future__ import annotations
 
 import logging
+from functools import lru_cache
 
 from agentscope.tool import ToolResponse
 
@@ -42,15 +43,32 @@ def _no_fetch():
     return NoFetch()
 
 
-def render_pdf(report: Report) -> bytes:
-    """The report as PDF bytes."""
+def _laid_out(html: str):
+    """An HTML report laid out on A4 pages (a weasyprint ``Document``: its ``pages``,
+    and ``write_pdf()`` for the file)."""
     from weasyprint import CSS
     from weasyprint import HTML as WeasyHTML
 
     for name in ("weasyprint", "fontTools"):
         logging.getLogger(name).setLevel(logging.ERROR)
-    page = WeasyHTML(string=render_html(report), url_fetcher=_no_fetch())
-    return page.write_pdf(stylesheets=[CSS(string=PRINT_CSS, url_fetcher=_no_fetch())])
+    page = WeasyHTML(string=html, url_fetcher=_no_fetch())
+    return page.render(stylesheets=[CSS(string=PRINT_CSS, url_fetcher=_no_fetch())])
+
+
+@lru_cache(maxsize=8)
+def _pages_of(html: str) -> int:
+    return len(_laid_out(html).pages)
+
+
+def printed_pages(report: Report) -> int:
+    """How many A4 pages the report's PDF takes (a report laid out before, in any
+    format's generation, is not laid out again)."""
+    return _pages_of(render_html(report))
+
+
+def render_pdf(report: Report) -> bytes:
+    """The report as PDF bytes."""
+    return _laid_out(render_html(report)).write_pdf()
 
 
 PDF = Format("PDF", (".pdf",), lambda r, _stem: render_pdf(r))

@@ -12,6 +12,7 @@ cut-off reply never reaches any format.
 
 from __future__ import annotations
 
+import copy
 import posixpath
 import re
 from dataclasses import dataclass, field, replace
@@ -199,6 +200,9 @@ class Report:
     claims: int = 0
     supported: int = 0
     colophon: Colophon | None = None
+    #: the writer chose its lines to fit the length asked for (research notes written
+    #: extractively), so a report that prints longer can be written again shorter
+    fitted: bool = False
 
     def colophon_line(self) -> str:
         """The line that ends every format, in the report's language; empty without a
@@ -288,10 +292,11 @@ def _title_from(requirements: str) -> str:
 
 
 def merge_notes(drafts: list[Draft]) -> Draft:
-    """One draft from several notes files: first title, all lead points, sections by heading."""
+    """One draft from several notes files: first title, all lead points, sections by
+    heading; a copy, so that writing and checking it leave the notes' drafts as read."""
     merged = Draft()
     by_heading: dict[str, Section] = {}
-    for d in drafts:
+    for d in copy.deepcopy(drafts):
         merged.title = merged.title or d.title
         merged.lead.extend(d.lead)
         for s in d.sections:
@@ -500,13 +505,15 @@ def compile_extractive(
     extra: list[EvidenceItem],
     unknown_ids: list[str],
     ledger: object | None = None,
+    room: float = 1.0,
 ) -> Draft:
     """A draft made only of the notes' own sentences and evidence spans.
 
     Evidence the notes do not cite gets one section per page. When the notes cite
     something they are the report's argument and that evidence follows them; when they
     cite nothing (raw material such as file excerpts) the evidence leads, so that the
-    summary quotes the sources that answer the question.
+    summary quotes the sources that answer the question. Research notes are fitted to
+    the length asked for (see :func:`.writer.shape`, which ``room`` is passed to).
     """
     draft = merge_notes([d for _, _, d in material.notes])
     draft.title = draft.title or _title_from(requirements)
@@ -520,7 +527,7 @@ def compile_extractive(
             item = pool.get(key) or (ledger.get(key) if ledger is not None else None)
             return item.url if item is not None else key
 
-        draft = shape(draft, requirements, lang, source_of)
+        draft = shape(draft, requirements, lang, source_of, room)
     quoted = uncited_evidence(draft, extra, material.titles(), LABELS[lang]["evidence"], considered)
     if _cited_keys(draft):
         draft.sections.extend(quoted)
@@ -700,12 +707,14 @@ async def build_report(
     ledger: object | None,
     model: object | None,
     whole_ledger: bool,
+    room: float = 1.0,
 ) -> Report:
     """Write the report (by model or extractively), then check every citation.
 
     With no notes and no evidence that verifies, the report is its title and one fixed
     statement saying so (``Report.empty``), so a run whose research failed still leaves a
-    report that tells the reader why it has no content.
+    report that tells the reader why it has no content. ``room`` scales the extractive
+    writer's estimate of how much a page holds (see :func:`compile_extractive`).
     """
     pool = material.evidence()
     titles = material.titles()
@@ -745,7 +754,7 @@ async def build_report(
             )
             draft = None
     if draft is None:
-        draft = compile_extractive(requirements, material, extra, unknown, ledger)
+        draft = compile_extractive(requirements, material, extra, unknown, ledger, room)
     checker = CitationChecker(svc, ledger, pool, titles)
     if prose == "model":
         _drop_uncited(draft)
@@ -776,4 +785,5 @@ async def build_report(
         notes=notes,
         claims=checked.claims,
         supported=checked.supported,
+        fitted=prose == "extractive" and any(is_research(raw) for _, raw, _ in material.notes),
     )

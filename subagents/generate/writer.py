@@ -278,13 +278,19 @@ def diversified(
 
 
 def shape(
-    draft: Draft, requirements: str, lang: str, source_of: Callable[[str], str] = str
+    draft: Draft,
+    requirements: str,
+    lang: str,
+    source_of: Callable[[str], str] = str,
+    room: float = 1.0,
 ) -> Draft:
     """Fit a draft of candidate evidence to a report of the length asked for;
-    ``source_of`` names the source of an evidence id (to cite several in a short part)."""
+    ``source_of`` names the source of an evidence id (to cite several in a short part).
+    The length is estimated at :data:`CHARS_PER_PAGE`; ``room`` scales that estimate
+    down for a report whose printed pages showed it too generous."""
     low, high = pages_wanted(requirements)
-    budget = int((low + high) / 2 * CHARS_PER_PAGE)
-    most = high * CHARS_PER_PAGE
+    budget = int((low + high) / 2 * CHARS_PER_PAGE * room)
+    most = int(high * CHARS_PER_PAGE * room)
     summary = [_tidy(p) for p in draft.lead if _full(p)][:6]
     parts = [s for s in draft.sections if s.kind == "part"]
     pools: dict[int, list[Point]] = {}

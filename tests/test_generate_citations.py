@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import re
 from html.parser import HTMLParser
 
@@ -21,6 +22,7 @@ from generate_samples import (
 )
 from scripted import call_tool as call
 
+from research.labels import RESEARCH_MARKER
 from subagents import build_toolkit
 from subagents.evidence import EvidenceItem, EvidenceLedger, evidence_id
 from subagents.generate.notes import parse_notes
@@ -355,6 +357,56 @@ async def test_model_writes_prose_and_cannot_add_unverified_sources(svc):
     for ext, body in texts.items():
         assert "ev-fedcba987654" not in body and "A secret report says" not in body, ext
         assert "Solar, briefly" in body, ext
+
+
+async def _research_notes(svc):
+    """Research notes (as the Host writes them) quoting the solar page: its path and the page."""
+    page = await en_page(svc)
+    lines = [RESEARCH_MARKER, "", "# Solar in brief", "", "## How fast is solar growing?", ""]
+    lines += [f"- {item.span} [{item.id}]" for item in page.items]
+    await svc.write_text("/workspace/notes/research.md", "\n".join(lines) + "\n")
+    return "/workspace/notes/research.md", page
+
+
+async def test_formats_asked_at_once_are_one_report_written_and_laid_out_once(svc, monkeypatch):
+    """A run asks for its formats at once: the report is written once and laid out on
+    pages once (to check its length) for all of them; asked again later, it is written
+    again."""
+    import subagents.generate.flow as flow
+    import subagents.generate.pdf as pdf
+
+    built, laid = [], []
+    real_build, real_layout = flow.build_report, pdf._layout
+
+    async def counting_build(*args, **kwargs):
+        built.append(1)
+        return await real_build(*args, **kwargs)
+
+    def counting_layout(html):
+        laid.append(1)
+        return real_layout(html)
+
+    monkeypatch.setattr(flow, "build_report", counting_build)
+    monkeypatch.setattr(pdf, "_layout", counting_layout)
+    notes, page = await _research_notes(svc)
+    toolkit = build_toolkit("generate", service=svc, evidence=None, model=None)
+    args = {"requirements": "Solar in brief", "from_paths": [notes, page.path]}
+    results = await asyncio.gather(
+        *(
+            call(toolkit, tool, out_path=f"/workspace/reports/once.{ext}", **args)
+            for tool, ext in FORMATS.items()
+        )
+    )
+    assert all(r.metadata["status"] == "ok" for r in results), [text_of(r) for r in results]
+    assert (len(built), len(laid)) == (1, 1)
+    texts = [
+        await svc.read_text("/workspace/reports/once.md"),
+        html_text(await svc.read_bytes("/workspace/reports/once.html")),
+        pdf_text(await svc.read_bytes("/workspace/reports/once.pdf")),
+    ]
+    assert all(page.items[0].span[:40] in " ".join(t.split()) for t in texts)
+    await call(toolkit, "generate_markdown", out_path="/workspace/again.md", **args)
+    assert len(built) == 2
 
 
 async def test_failing_model_falls_back_to_extractive(svc):

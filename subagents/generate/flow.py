@@ -12,6 +12,8 @@ its images and the copies, for reading elsewhere.
 from __future__ import annotations
 
 import asyncio
+import copy
+import hashlib
 import io
 import weakref
 import zipfile
@@ -34,7 +36,7 @@ from .report import (
     for_readers,
     stored_link,
 )
-from .sources import MaterialError, read_material
+from .sources import Material, MaterialError, read_material
 
 
 @dataclass(frozen=True)
@@ -163,12 +165,33 @@ class _Writing:
     """What one report is written from."""
 
     requirements: str
-    material: object
+    material: Material
     svc: object
     ledger: object | None
     model: object | None
     whole_ledger: bool
     colophon: object | None
+
+    def key(self) -> str:
+        """What the report is written from, as one digest: the requirements, the
+        material's text and evidence, and the run's ledger, model and colophon (by
+        identity: they are the same objects for every format of one run)."""
+        material = self.material
+        parts: list[object] = [
+            self.requirements,
+            self.whole_ledger,
+            id(self.svc),
+            id(self.ledger),
+            id(self.model),
+            repr(self.colophon),
+            [raw for _, raw, _ in material.notes],
+            [(p.markdown_path, [i.id for i in p.evidence]) for p in material.pages],
+            [i.id for i in material.cited_before],
+            material.read,
+        ]
+        if self.whole_ledger and self.ledger is not None:
+            parts.append(len(self.ledger.items()))
+        return hashlib.sha256(repr(parts).encode("utf-8")).hexdigest()
 
     async def report(self, room: float = 1.0) -> Report:
         """The report as every format shows it, its writer's estimate of a page's
@@ -187,6 +210,26 @@ class _Writing:
         # each chart drawn for the part it stands in, or moved to an appendix
         report.sections = attach_charts(report.sections, report.lang, report.title)
         return report
+
+
+#: Reports being written, by what they are written from (see :meth:`_Writing.key`), for
+#: each event loop: formats asked for at once wait for one report.
+_WRITING: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[str, asyncio.Future]] = (
+    weakref.WeakKeyDictionary()
+)
+
+
+async def _shared(writing: _Writing) -> Report:
+    """The report ``writing`` gives, written once for every format asked for while it is
+    being written (a run asks for its formats at once: one report, one model call, one
+    layout, and every format says the same); each caller gets its own copy to render."""
+    writing_now = _WRITING.setdefault(asyncio.get_running_loop(), {})
+    key = writing.key()
+    task = writing_now.get(key)
+    if task is None:
+        task = writing_now[key] = asyncio.ensure_future(_fitted(writing))
+        task.add_done_callback(lambda _: writing_now.pop(key, None))
+    return copy.deepcopy(await asyncio.shield(task))
 
 
 async def _fitted(writing: _Writing) -> Report:
@@ -246,7 +289,7 @@ async def generate(
         return error(f"could not read from_paths, nothing was written: {exc}")
     except MaterialError as exc:
         return error(f"{exc} Nothing was written.")
-    report = await _fitted(
+    report = await _shared(
         _Writing(requirements or "", material, svc, ledger, model, not paths, colophon)
     )
     report.notes.extend(f"passed over {skipped}" for skipped in material.skipped[:10])

@@ -13,8 +13,11 @@ them cannot squeeze them to one character a line.
 
 from __future__ import annotations
 
+import hashlib
 import logging
-from functools import lru_cache
+import threading
+from collections import OrderedDict
+from concurrent.futures import Future
 
 from agentscope.tool import ToolResponse
 
@@ -43,7 +46,7 @@ def _no_fetch():
     return NoFetch()
 
 
-def _laid_out(html: str):
+def _layout(html: str):
     """An HTML report laid out on A4 pages (a weasyprint ``Document``: its ``pages``,
     and ``write_pdf()`` for the file)."""
     from weasyprint import CSS
@@ -55,15 +58,40 @@ def _laid_out(html: str):
     return page.render(stylesheets=[CSS(string=PRINT_CSS, url_fetcher=_no_fetch())])
 
 
-@lru_cache(maxsize=8)
-def _pages_of(html: str) -> int:
-    return len(_laid_out(html).pages)
+#: The latest layouts, by their HTML's digest (see :func:`_laid_out`); a run's formats
+#: are written from one report, so it is laid out once for all of them.
+LAYOUTS_KEPT = 2
+_layouts: OrderedDict[str, Future] = OrderedDict()
+_layouts_lock = threading.Lock()
+
+
+def _laid_out(html: str):
+    """:func:`_layout` of ``html``, shared: the formats of one report, written at once in
+    threads of their own, wait for one layout rather than each making its own."""
+    key = hashlib.sha256(html.encode("utf-8")).hexdigest()
+    with _layouts_lock:
+        known = _layouts.get(key)
+        if known is None:
+            known = _layouts[key] = Future()
+            while len(_layouts) > LAYOUTS_KEPT:
+                _layouts.popitem(last=False)
+            mine = True
+        else:
+            _layouts.move_to_end(key)
+            mine = False
+    if mine:
+        try:
+            known.set_result(_layout(html))
+        except Exception as exc:
+            known.set_exception(exc)
+            with _layouts_lock:
+                _layouts.pop(key, None)
+    return known.result()
 
 
 def printed_pages(report: Report) -> int:
-    """How many A4 pages the report's PDF takes (a report laid out before, in any
-    format's generation, is not laid out again)."""
-    return _pages_of(render_html(report))
+    """How many A4 pages the report's PDF takes."""
+    return len(_laid_out(render_html(report)).pages)
 
 
 def render_pdf(report: Report) -> bytes:

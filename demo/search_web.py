@@ -29,6 +29,10 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import parse_qs, quote, urlsplit
 
+#: How often a demo server looks whether it is asked to stop (the standard library's
+#: half second made every demo wait that long for each of its servers at its end).
+POLL_SECONDS = 0.05
+
 ROUTES = (
     "google-api",
     "google-page",
@@ -170,7 +174,9 @@ class SearchWeb:
 
         self._stopping.clear()
         self._server = _Server(("127.0.0.1", self.port), Handler)
-        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+        self._thread = threading.Thread(
+            target=self._server.serve_forever, args=(POLL_SECONDS,), daemon=True
+        )
         self._thread.start()
 
     def stop(self) -> None:

@@ -30,6 +30,8 @@ import yaml
 from lxml import html as lxml_html
 from markdown_it import MarkdownIt
 
+from .search_web import POLL_SECONDS
+
 CONTENT = Path(__file__).parent / "content"
 SITE_NAME = "Grand Canal Atlas"
 SITE_NAME_ZH = "大运河图志"
@@ -649,7 +651,9 @@ def serve_site(
 
     server = ThreadingHTTPServer(("127.0.0.1", port), factory)
     server.daemon_threads = True
-    thread = threading.Thread(target=server.serve_forever, name="demo-site", daemon=True)
+    thread = threading.Thread(
+        target=server.serve_forever, args=(POLL_SECONDS,), name="demo-site", daemon=True
+    )
     thread.start()
     try:
         host, port = server.server_address[:2]

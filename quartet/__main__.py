@@ -1,6 +1,6 @@
 """``python -m quartet`` — the Quartet command line."""
 
-from quartet.cli import main
+from quartet.cli import run
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    run()

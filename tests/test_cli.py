@@ -93,6 +93,37 @@ def test_a_crash_of_the_interpreter_prints_where_each_thread_was():
     assert "Fatal Python error" in done.stderr and "File " in done.stderr, done.stderr[-2000:]
 
 
+def test_the_script_leaves_at_once_yet_runs_its_exit_handlers_and_waits_for_threads():
+    """``quartet`` ends without taking every module apart (a second with the agent
+    framework loaded), but what an exit must do still happens: threads that are not
+    daemons finish, exit handlers run, all output is written, the status is kept."""
+    code = (
+        "import atexit, sys, threading\n"
+        "class Teardown:\n"
+        "    def __del__(self): print('module teardown', flush=True)\n"
+        "kept = Teardown()\n"
+        "go = threading.Event()\n"
+        "atexit.register(lambda: print('exit handler ran', flush=True))\n"
+        "def late():\n"
+        "    go.wait(60)\n"
+        "    print('thread finished', flush=True)\n"
+        "threading.Thread(target=late).start()\n"
+        "threading.Thread(target=lambda: (threading.main_thread().join(), go.set()),\n"
+        "                 daemon=True).start()\n"
+        "sys.argv = ['quartet', 'tools']\n"
+        "from quartet.cli import run\n"
+        "run()\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    lines = done.stdout.splitlines()
+    assert lines[-2:] == ["thread finished", "exit handler ran"], lines[-5:]
+    assert "module teardown" not in done.stdout
+    assert done.stdout.startswith("search: ")  # the command's own output, whole
+
+
 def test_bad_arguments_exit_2_with_usage():
     proc = subprocess.run(
         [sys.executable, "-m", "quartet", "fly"],

@@ -1,7 +1,8 @@
 """The command line: ``quartet {run,demo,batch,resume,replay,runs,show,tools,mcp,serve}``
 (also ``python -m quartet``).
 
-- :mod:`.entry`: ``main``, which parses the command line and runs the command;
+- :mod:`.entry`: ``main``, which parses the command line and runs the command, and
+  ``run``, the script's entry, which then leaves at once;
 - :mod:`.parser`: the table of commands and options;
 - :mod:`.running`: what the research commands share (settings, the brain, Ctrl-C going
   to the Host, the summary printed at the end);
@@ -16,6 +17,6 @@ Start-up is kept fast: these modules import only the standard library and light 
 are imported inside the commands that use them.
 """
 
-from .entry import main
+from .entry import main, run
 
-__all__ = ["main"]
+__all__ = ["main", "run"]

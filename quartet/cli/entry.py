@@ -4,10 +4,14 @@ can act on into one line and an exit status."""
 from __future__ import annotations
 
 import argparse
+import atexit
+import contextlib
 import faulthandler
 import os
 import sys
+import threading
 from collections.abc import Sequence
+from typing import NoReturn
 
 from host.printable import printable
 from subagents.secrets import scrubbed_output, secret_scope, secret_values
@@ -35,6 +39,31 @@ def main(argv: Sequence[str] | None = None) -> int:
             sys.stdout.flush()  # a closed pipe shows here, not at the interpreter's exit
     except BrokenPipeError:
         return _pipe_closed()
+
+
+def run() -> NoReturn:
+    """The ``quartet`` script and ``python -m quartet``: :func:`main`, then an exit that
+    does not take every loaded module apart.
+
+    An interpreter's own exit frees the objects of every module one by one; with the
+    agent framework's provider SDKs and the language tables loaded that takes about a
+    second after the last line is printed. Here what an exit must do still happens, in
+    the interpreter's own order: threads that are not daemons are waited for (the
+    worker pools' exit hooks run then, telling the page workers to stop), then the
+    exit handlers (logs flushed, temporary folders removed); the output is flushed, and
+    the process ends with the command's status. An error that ends the command
+    (``SystemExit`` from the argument parser) takes the usual exit.
+    """
+    code = main()
+    with contextlib.suppress(OSError, ValueError):
+        sys.stdout.flush()
+        sys.stderr.flush()
+    threading._shutdown()  # what the interpreter's exit runs first
+    atexit._run_exitfuncs()
+    with contextlib.suppress(OSError, ValueError):
+        sys.stdout.flush()
+        sys.stderr.flush()
+    os._exit(code)
 
 
 def _command(argv: Sequence[str] | None) -> int:

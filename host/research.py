@@ -147,6 +147,9 @@ class Research:
         self.page_terms: dict[str, dict[str, PageTerms]] = {s.id: {} for s in plan.subquestions}
         #: each source's links, read from its text when first wanted (see :meth:`_links`)
         self.link_cache: dict[str, list[tuple[str, frozenset[str]]]] = {}
+        #: the descriptions each part has weighed for each candidate page (see
+        #: :meth:`_promise`): the same search result comes back for many queries
+        self.promised: set[tuple[str, str, str, str]] = set()
         self.tables: dict[str, dict[str, float]] = {s.id: {} for s in plan.subquestions}
         self.about: dict[str, set[str]] = {s.id: set() for s in plan.subquestions}
         self.found_tables: dict[str, Found] = {}
@@ -390,7 +393,11 @@ class Research:
         snippet, or a link's text under its page's title) promises for each part: its best
         description counts, since engines describe the same page differently (one by a
         repository-like name, another by the page's title and an excerpt)."""
+        key = url_key(cand.url)
         for sid, focus in self.focus.items():
+            if (sid, key, text, title) in self.promised:
+                continue  # the same description promises the same again
+            self.promised.add((sid, key, text, title))
             cand.scores[sid] = max(cand.scores.get(sid, 0.0), score_text(focus, text, title))
 
     async def absorb_file(self, source: FileSource) -> None:

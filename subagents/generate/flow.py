@@ -17,8 +17,7 @@ import hashlib
 import io
 import weakref
 import zipfile
-from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from agentscope.tool import ToolResponse
 
@@ -27,6 +26,8 @@ from research.requirements import pages_wanted
 from subagents.results import error, json_block, ok
 
 from .charts import attach_charts
+from .formats import Format, Rendered
+from .pdf import printed_pages
 from .report import (
     COPIES,
     SOURCES_HEADINGS,
@@ -37,33 +38,6 @@ from .report import (
     stored_link,
 )
 from .sources import Material, MaterialError, read_material
-
-
-@dataclass(frozen=True)
-class Rendered:
-    """A rendered report: the file's bytes and any files it refers to by name.
-
-    ``attachments`` maps a file name (no folder, e.g. ``tidal-mills-chart-1.png``) to its
-    bytes; they are written beside the report, before it.
-    """
-
-    data: bytes
-    attachments: dict[str, bytes] = field(default_factory=dict)
-
-
-@dataclass(frozen=True)
-class Format:
-    """One output format: its name, accepted file suffixes and a renderer.
-
-    ``render`` takes the report and the stem of the file's name (``tidal-mills`` for
-    ``tidal-mills.md``), which names the files it refers to; it returns the file's bytes,
-    or a :class:`Rendered` when the file refers to others (a Markdown report's chart
-    images, ``tidal-mills-chart-1.png``).
-    """
-
-    name: str
-    suffixes: tuple[str, ...]
-    render: Callable[[Report, str], bytes | Rendered]
 
 
 def _summary_text(report: Report, fmt: Format, path: str, size: int) -> str:
@@ -239,9 +213,6 @@ async def _fitted(writing: _Writing) -> Report:
     a report its printed pages show over is written again with less room, the same
     in every format. Each part keeps its least lines, so a report may still be over
     after :data:`FIT_TRIES`."""
-    # the PDF renderer lays the report out; it imports this module for its tool
-    from .pdf import printed_pages
-
     report = await writing.report()
     if not report.fitted:
         return report

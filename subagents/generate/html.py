@@ -18,12 +18,11 @@ import itertools
 import re
 from collections.abc import Iterator
 
-from agentscope.tool import ToolResponse
 from markdown_it import MarkdownIt
 
 from .charts import chart_heading, chart_of, chart_svg, display_width, numeric_columns
 from .citations import Citation
-from .flow import Format, generate
+from .formats import Format
 from .markdown import QUOTE_LIMIT, colon, inline, points_markdown, reading_order
 from .notes import Chart, Point, Section, Table, parser
 from .report import (
@@ -314,36 +313,3 @@ def render_html(report: Report) -> str:
 
 
 HTML = Format("HTML", (".html", ".htm"), lambda r, _stem: render_html(r).encode("utf-8"))
-
-
-async def generate_html(
-    requirements: str,
-    out_path: str,
-    from_paths: list[str] | None = None,
-    service: object = None,
-    evidence: object = None,
-    model: object = None,
-    colophon: object = None,
-) -> ToolResponse:
-    """Write the report as one self-contained HTML page (readable on a phone and in print).
-
-    Same report as generate_markdown: title, short summary, sections, numbered [n]
-    citations linking to a Sources list with the quoted spans. Notes are Markdown with
-    "## Section" headings and markers such as [ev-1a2b3c4d5e6f] after the claims they
-    support. Citations whose evidence id is unknown or whose span is no longer at its
-    offsets in the stored page are dropped and listed in the result. The page has inline
-    CSS only and loads nothing from outside.
-
-    Args:
-        requirements (str): What the report is for: topic, audience, focus; evidence ids
-            named here (e.g. ev-1a2b3c4d5e6f) are cited too. Its first line is the title
-            when the notes have none.
-        out_path (str): Where to write the page, an .html path you may write, e.g.
-            /workspace/reports/report.html.
-        from_paths (list[str] | None): Notes files, stored pages (/workspace/pages/*.md
-            with their .json sidecars), a report.md written by generate_markdown, or
-            folders of them. Omit to report on all evidence collected in this run.
-    """
-    return await generate(
-        HTML, requirements, out_path, from_paths, service, evidence, model, colophon
-    )

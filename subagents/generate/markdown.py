@@ -20,13 +20,11 @@ from __future__ import annotations
 
 import re
 
-from agentscope.tool import ToolResponse
-
 from research.text import is_cjk
 
 from .charts import chart_of, chart_png
 from .citations import Citation
-from .flow import Format, Rendered, generate
+from .formats import Format, Rendered
 from .notes import (
     COLOPHON_MARKER,
     REPORT_MARKER,
@@ -257,37 +255,3 @@ def render_markdown_file(report: Report, stem: str = "report") -> Rendered:
 
 
 MARKDOWN = Format("Markdown", (".md", ".markdown"), render_markdown_file)
-
-
-async def generate_markdown(
-    requirements: str,
-    out_path: str,
-    from_paths: list[str] | None = None,
-    service: object = None,
-    evidence: object = None,
-    model: object = None,
-    colophon: object = None,
-) -> ToolResponse:
-    """Write a Markdown report with numbered, span-checked citations and a Sources list.
-
-    The report (title, short summary, sections, [n] citations, Sources) is built from the
-    notes and stored pages in from_paths plus the run's evidence. Notes are Markdown: an
-    optional "# Title", an optional lead paragraph (the summary), "## Section" headings,
-    and citation markers such as [ev-1a2b3c4d5e6f] right after the claims they support.
-    Every citation is checked: its evidence id must be known and its quoted span must
-    still be at its offsets in the stored page; any other citation is dropped and listed
-    in the result. The file is written whole, or not at all.
-
-    Args:
-        requirements (str): What the report is for: topic, audience, focus; evidence ids
-            named here (e.g. ev-1a2b3c4d5e6f) are cited too. Its first line is the title
-            when the notes have none.
-        out_path (str): Where to write the report, a .md path you may write, e.g.
-            /workspace/reports/report.md.
-        from_paths (list[str] | None): Notes files, stored pages (/workspace/pages/*.md
-            with their .json sidecars) or folders of them, e.g. ["/workspace/notes/",
-            "/workspace/pages/"]. Omit to report on all evidence collected in this run.
-    """
-    return await generate(
-        MARKDOWN, requirements, out_path, from_paths, service, evidence, model, colophon
-    )

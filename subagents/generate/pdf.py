@@ -19,9 +19,7 @@ import threading
 from collections import OrderedDict
 from concurrent.futures import Future
 
-from agentscope.tool import ToolResponse
-
-from .flow import Format, generate
+from .formats import Format
 from .html import render_html
 from .report import Report
 
@@ -100,34 +98,3 @@ def render_pdf(report: Report) -> bytes:
 
 
 PDF = Format("PDF", (".pdf",), lambda r, _stem: render_pdf(r))
-
-
-async def generate_pdf(
-    out_path: str,
-    requirements: str | None = None,
-    from_paths: list[str] | None = None,
-    service: object = None,
-    evidence: object = None,
-    model: object = None,
-    colophon: object = None,
-) -> ToolResponse:
-    """Write the report as a printable A4 PDF (Chinese text supported).
-
-    Same report as generate_html, laid out for print. To turn a report you already wrote
-    into PDF, pass its Markdown file (from generate_markdown) in from_paths; its citations
-    are checked again. Citations that do not verify are dropped and listed in the result;
-    the file is written whole, or not at all.
-
-    Args:
-        out_path (str): Where to write the PDF, a .pdf path you may write, e.g.
-            /workspace/reports/report.pdf.
-        requirements (str | None): What the report is for: topic, audience, focus;
-            evidence ids named here (e.g. ev-1a2b3c4d5e6f) are cited too. Its first line is
-            the title when the notes have none.
-        from_paths (list[str] | None): Notes files, stored pages (/workspace/pages/*.md
-            with their .json sidecars), a report.md written by generate_markdown, or
-            folders of them. Omit to report on all evidence collected in this run.
-    """
-    return await generate(
-        PDF, requirements, out_path, from_paths, service, evidence, model, colophon
-    )

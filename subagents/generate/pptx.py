@@ -18,7 +18,6 @@ import math
 import re
 from dataclasses import dataclass
 
-from agentscope.tool import ToolResponse
 from lxml import etree
 from pptx import Presentation
 from pptx.chart.data import CategoryChartData
@@ -30,7 +29,7 @@ from pptx.oxml.ns import qn
 from pptx.util import Emu, Inches, Pt
 
 from .charts import PALETTE, chart_heading, chart_of, is_total, numeric_columns
-from .flow import Format, generate
+from .formats import Format
 from .markdown import answer_prefix, labelled, reading_order, tight
 from .notes import Chart, Cite, Point, Table
 from .report import (
@@ -706,35 +705,3 @@ def render_pptx(report: Report) -> bytes:
 
 
 PPTX = Format("PPTX", (".pptx",), lambda r, _stem: render_pptx(r))
-
-
-async def generate_pptx(
-    requirements: str,
-    out_path: str,
-    from_paths: list[str] | None = None,
-    service: object = None,
-    evidence: object = None,
-    model: object = None,
-    colophon: object = None,
-) -> ToolResponse:
-    """Write the report as a slide deck: title slide, one slide per section, sources slide.
-
-    Bullets carry the [n] citation numbers; each slide's speaker notes list its citations
-    with URL and quoted span. Built from the same notes and evidence as generate_markdown
-    (notes: "## Section" headings, markers such as [ev-1a2b3c4d5e6f] after claims).
-    Citations that do not verify against their stored page are dropped and listed in the
-    result; the file is written whole, or not at all.
-
-    Args:
-        requirements (str): What the deck is for: topic, audience, focus; evidence ids
-            named here (e.g. ev-1a2b3c4d5e6f) are cited too. Its first line is the title
-            when the notes have none.
-        out_path (str): Where to write the deck, a .pptx path you may write, e.g.
-            /workspace/reports/report.pptx.
-        from_paths (list[str] | None): Notes files, stored pages (/workspace/pages/*.md
-            with their .json sidecars), a report.md written by generate_markdown, or
-            folders of them. Omit to report on all evidence collected in this run.
-    """
-    return await generate(
-        PPTX, requirements, out_path, from_paths, service, evidence, model, colophon
-    )

@@ -9,10 +9,7 @@ from subagents.outcomes import GenerateOutcome
 from subagents.spec import SubAgentSpec, ToolGroup
 
 from . import offline, stage
-from .html import generate_html
-from .markdown import generate_markdown
-from .pdf import generate_pdf
-from .pptx import generate_pptx
+from .tools import generate_html, generate_markdown, generate_pdf, generate_pptx
 
 SYS_PROMPT = """You are the Generate subagent. You turn the run's notes and evidence into
 report files with the generate_* tools.

@@ -48,6 +48,7 @@ from subagents import SPECS
 from subagents.browser.workers import prewarm
 from subagents.evidence import EvidenceLedger, PageRegistry
 from subagents.generate.report import Colophon
+from subagents.generate.warm import prewarm as prewarm_renderers
 from subagents.net.pagecache import RunCache, caching
 from subagents.secrets import scrub, secret_scope
 from subagents.spec import SubAgentSpec
@@ -221,7 +222,7 @@ class Host:
         self.stopper.main = asyncio.current_task()
         self.workers.start(run, self.tape, self.model_calls, self.token_ledger, question)
         self._route_by_experience()
-        warming = asyncio.create_task(prewarm())  # page workers start while the run plans
+        warming = [asyncio.create_task(prewarm())]  # page workers start while the run plans
         try:
             await self.mcp.connect(self.settings.mcp_servers, self.specs)
             self.workers.open_browser()
@@ -232,6 +233,8 @@ class Host:
             ) as hub:
                 transcript = Transcript(run.host_service)
                 request = await self._begin(agent, hub, transcript, announcement, saved)
+                # what the report is rendered with loads while the research waits on reads
+                warming.append(asyncio.create_task(prewarm_renderers()))
                 await self.drive.drive(agent, request, result)
         except asyncio.CancelledError:  # stopped at once: the checkpoint allows resume
             result.status = "stopped"
@@ -240,7 +243,8 @@ class Host:
             result.errors.append(scrub(f"{type(exc).__name__}: {exc}"))
             raise
         finally:
-            warming.cancel()
+            for task in warming:
+                task.cancel()
             await self._finish(result)
         return result
 

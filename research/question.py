@@ -24,7 +24,7 @@ from itertools import pairwise
 from typing import Any
 
 from .comparison import as_one, comparison, side_parts, sides_first
-from .lang import Language, question_language
+from .lang import Language, question_language, zipf
 from .text import (
     CJK,
     CJK_CLASS,
@@ -82,14 +82,13 @@ def own_terms(text: str, question: str) -> list[str]:
 
 @lru_cache(maxsize=4096)
 def weight(term: str) -> float:
-    """How much a term says: rare words weigh more (1 to 5)."""
-    from wordfreq import zipf_frequency
-
+    """How much a term says: rare words weigh more (1 to 5), by wordfreq's large lists
+    (read as :func:`research.lang.zipf` reads them)."""
     lang = "zh" if CJK.match(term) else "en"
-    zipf = zipf_frequency(term, lang)
-    if zipf == 0.0 and lang == "en":
-        zipf = max(zipf_frequency(term + "s", lang), zipf_frequency(term + "e", lang))
-    return max(1.0, min(5.0, 7.5 - zipf)) if zipf else 5.0
+    found = zipf(term, lang, "best")
+    if found == 0.0 and lang == "en":
+        found = max(zipf(term + "s", lang, "best"), zipf(term + "e", lang, "best"))
+    return max(1.0, min(5.0, 7.5 - found)) if found else 5.0
 
 
 #: Words by which a part points back to a thing named elsewhere in the question.
@@ -680,9 +679,7 @@ def morphemes(term: str) -> frozenset[str]:
     than :data:`TELLING_ZIPF` (熊, 猫 in 熊猫; not 有 or 人, which many words share)."""
     if len(term) < 2 or not all(CJK.match(ch) for ch in term):
         return frozenset()
-    from wordfreq import zipf_frequency
-
-    return frozenset(ch for ch in term if zipf_frequency(ch, "zh") < TELLING_ZIPF)
+    return frozenset(ch for ch in term if zipf(ch, "zh", "best") < TELLING_ZIPF)
 
 
 def zh_measuring_verbs(text: str) -> set[str]:
@@ -1550,9 +1547,7 @@ def telling(text: str) -> bool:
 
 def rare(text: str) -> bool:
     """Whether a Chinese word or text is rarer than :data:`COMMON_ZIPF`."""
-    from wordfreq import zipf_frequency
-
-    return zipf_frequency(text, "zh") < COMMON_ZIPF
+    return zipf(text, "zh", "best") < COMMON_ZIPF
 
 
 def zh_content(clause: str) -> tuple[list[str], list[str]]:

@@ -251,7 +251,7 @@ def test_telling_a_language_keeps_no_word_list_nor_table_of_words():
     as hashes with their frequency bands, which give the same frequencies."""
     from wordfreq import zipf_frequency
 
-    from research.lang import _zipf
+    from research.lang import zipf
 
     code = (
         "from research.lang import text_language\n"
@@ -266,7 +266,39 @@ def test_telling_a_language_keeps_no_word_list_nor_table_of_words():
     assert out.stdout.split() == ["de", "0", "0"], out.stdout
     for word in ("Schleusen", "Kanal", "zwischen", "l'écluse", "Wasserstraße", "xqzvw"):
         for lang in ("de", "fr", "en", "es"):
-            assert _zipf(word, lang) == zipf_frequency(word, lang, "small"), (word, lang)
+            assert zipf(word, lang) == zipf_frequency(word, lang, "small"), (word, lang)
+
+
+def test_a_questions_words_are_weighed_by_the_large_lists_without_holding_them():
+    """A question's words weigh by wordfreq's large English and Chinese lists, read as
+    hashes with their bands: the same frequencies, digits and guessed word breaks
+    included, and a two-letter word never takes the band of the one Chinese character
+    whose two stored bytes are its own ("kp", "火")."""
+    from wordfreq import zipf_frequency
+
+    from research.lang import zipf
+
+    for word, lang in (
+        ("kp", "en"),
+        ("火", "zh"),
+        ("1855", "en"),
+        ("waterways", "en"),
+        ("grand canal", "en"),
+        ("大运河", "zh"),
+        ("换热站", "zh"),
+        ("1855年", "zh"),
+        ("ohmynews", "zh"),
+    ):
+        assert zipf(word, lang, "best") == zipf_frequency(word, lang), (word, lang)
+    code = (
+        "from research.question import weight\n"
+        "from wordfreq import get_frequency_dict\n"
+        "print(weight('waterway'), weight('运河'), get_frequency_dict.cache_info().currsize)\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=300
+    )
+    assert out.stdout.split()[-1] == "0", out.stdout
 
 
 PLANNED = (

@@ -237,45 +237,77 @@ ZIPF_CACHE = 65536
 
 def _mean_zipf(found: list[str], lang: str) -> float:
     """The mean Zipf frequency of the words ``found`` in ``lang`` by its
-    :data:`WORDLIST`, as wordfreq's ``zipf_frequency`` gives it (see :func:`_zipf`)."""
-    return sum(_zipf(w, lang) for w in found) / len(found)
+    :data:`WORDLIST`, as wordfreq's ``zipf_frequency`` gives it (see :func:`zipf`)."""
+    return sum(zipf(w, lang) for w in found) / len(found)
 
 
 @lru_cache(maxsize=ZIPF_CACHE)
-def _zipf(word: str, lang: str) -> float:
-    """wordfreq's ``zipf_frequency(word, lang, WORDLIST)`` for a word without digits,
-    read from the language's bands (:func:`_bands`): the word cut into tokens as wordfreq
-    cuts it, their frequencies combined as it combines them (1/f = 1/f1 + 1/f2 …), 0
-    when one is not listed, rounded as it rounds."""
-    from wordfreq import lossy_tokenize
+def zipf(word: str, lang: str, wordlist: str = WORDLIST) -> float:
+    """wordfreq's ``zipf_frequency(word, lang, wordlist)``, read from the list's bands
+    (:func:`_bands`) instead of a dictionary of its words: the word cut into tokens as
+    wordfreq cuts it, a token's digits counted as wordfreq counts them, the tokens'
+    frequencies combined as it combines them (1/f = 1/f1 + 1/f2 …, less for each word
+    break it had to guess in unspaced text), 0 when one is not listed, rounded as it
+    rounds.
+
+    Args:
+        word: a word or short phrase.
+        lang: a language code wordfreq knows.
+        wordlist: wordfreq's list: ``small``, ``large`` or ``best``.
+    """
+    from wordfreq import (
+        INFERRED_SPACE_FACTOR,
+        digit_freq,
+        freq_to_zipf,
+        get_language_info,
+        lossy_tokenize,
+        smash_numbers,
+        zipf_to_freq,
+    )
 
     tokens = lossy_tokenize(word, lang)
     if not tokens:
         return 0.0
-    keys, bands = _bands(lang)
+    keys, bands = _bands(lang, wordlist)
     inverse = 0.0
     for token in tokens:
-        key = hash(token)
-        at = int(keys.searchsorted(key))
-        if at == len(keys) or keys[at] != key:
+        smashed = smash_numbers(token)
+        key = _key(smashed)
+        at = int(keys.searchsorted(key, side="right")) - 1  # listed twice: its later band
+        if at < 0 or keys[at] != key:
             return 0.0
-        inverse += 10 ** (int(bands[at]) / 100)  # a word in band b has frequency 10^(-b/100)
+        freq = 10 ** (-int(bands[at]) / 100)  # a word in band b has frequency 10^(-b/100)
+        if smashed != token:
+            freq *= digit_freq(token)
+        inverse += 1.0 / freq
     freq = 1.0 / inverse
-    freq = round(freq, math.floor(-math.log10(freq)) + 3)
-    return round(math.log10(freq) + 9, 2)
+    if get_language_info(lang)["tokenizer"] == "jieba":
+        freq *= INFERRED_SPACE_FACTOR ** -(len(tokens) - 1)
+    freq = max(freq, zipf_to_freq(0.0))  # nothing rarer than Zipf 0, as wordfreq has it
+    freq = round(freq, math.floor(-math.log(freq, 10)) + 3)
+    return round(freq_to_zipf(freq), 2)
+
+
+def _key(word: str) -> int:
+    """A word's key in :func:`_bands`: the hash of its UTF-8 bytes. (A string's own hash
+    reads its characters as stored, so "kp" and "火", the same two bytes stored one
+    byte and two bytes a character, hash alike.)"""
+    return hash(word.encode("utf-8"))
 
 
 @cache
-def _bands(lang: str) -> tuple[Any, Any]:
-    """The words of ``lang``'s :data:`WORDLIST`, each as its string hash with its
-    frequency band (wordfreq's centibels under 1: band b is frequency 10^(-b/100)), sorted
-    by hash: the lists of the thirty-odd languages a text is weighed in take ten times
-    the memory as dictionaries of their words, in every process that reads a page."""
+def _bands(lang: str, wordlist: str = WORDLIST) -> tuple[Any, Any]:
+    """The words of ``lang``'s ``wordlist``, each as its :func:`_key` with its frequency
+    band (wordfreq's centibels under 1: band b is frequency 10^(-b/100)), sorted by key
+    (a word listed in two bands in the order of its bands): as dictionaries of their
+    words, the lists of the thirty-odd languages a text is weighed in, and the large
+    lists that weigh a question's words, take ten times the memory, in every process
+    that reads a page."""
     import numpy as np
     from wordfreq import get_frequency_list
 
-    listed = get_frequency_list(lang, WORDLIST)
-    keys = np.fromiter((hash(w) for band in listed for w in band), dtype=np.int64)
+    listed = get_frequency_list(lang, wordlist)
+    keys = np.fromiter((_key(w) for band in listed for w in band), dtype=np.int64)
     bands = np.fromiter((b for b, band in enumerate(listed) for _ in band), dtype=np.uint16)
     get_frequency_list.cache_clear()  # the list itself is let go
     order = keys.argsort(kind="stable")

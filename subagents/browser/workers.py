@@ -3,10 +3,11 @@
 Extraction (parse, trafilatura, markdownify) and BM25 answering hold the interpreter
 for tens of milliseconds a page; run on the event loop, or in threads that share its
 interpreter lock, they make parallel fetches wait on each other. They run instead in
-one process pool per process, sized to the CPU cores this process may use. Workers
-are forked from a server that imported the extraction libraries once, so a new worker
-starts in milliseconds. A pool whose worker died is replaced and the job sent again once;
-where worker processes cannot be started at all, the work runs in a thread instead.
+one process pool per process, sized to the CPU cores this process may use but the one
+it keeps busy itself. Workers are forked from a server that imported the extraction
+libraries once, so a new worker starts in milliseconds. A pool whose worker died is
+replaced and the job sent again once; where worker processes cannot be started at all,
+the work runs in a thread instead.
 
 Each worker process imports the main script (as the standard library's
 multiprocessing does), so a script run directly must keep its top-level work under
@@ -96,11 +97,13 @@ def _processes_allowed() -> bool:
 
 
 def worker_count() -> int:
-    """The CPU cores this process may run on (at least one)."""
+    """One worker for each CPU core this process may run on but one, and at least one:
+    the process that hands them pages is busy too, scoring the pages they extract (on
+    two cores, a second worker made the demo no faster and held 150 MB more)."""
     try:
-        return max(1, len(os.sched_getaffinity(0)))
+        return max(1, len(os.sched_getaffinity(0)) - 1)
     except (AttributeError, OSError):
-        return max(1, os.cpu_count() or 1)
+        return max(1, (os.cpu_count() or 1) - 1)
 
 
 def pool() -> ProcessPoolExecutor:

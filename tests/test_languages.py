@@ -209,10 +209,9 @@ def test_words_in_latin_letters_are_compared_in_the_language_read():
         assert terms("the bridge's length") == [stem("bridge"), stem("length")]
 
 
-def test_a_page_read_in_a_worker_process_is_read_in_the_questions_language():
-    """The Browser's BM25 pass runs in a worker process, which the reading language
-    must reach: an inflected question word finds its sentence only when read in its own
-    language."""
+def test_a_page_read_for_its_answer_is_read_in_the_questions_language():
+    """The Browser's BM25 pass runs in a thread, which the reading language must reach:
+    an inflected question word finds its sentence only when read in its own language."""
     import asyncio
 
     from subagents.browser.workers import answer_from_text

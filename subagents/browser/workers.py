@@ -1,8 +1,8 @@
 """CPU-bound page work in worker processes, so the event loop keeps serving other calls.
 
-Extraction (parse, trafilatura, markdownify) and BM25 answering hold the interpreter
-for tens of milliseconds a page; run on the event loop, or in threads that share its
-interpreter lock, they make parallel fetches wait on each other. They run instead in
+Extraction (parse, trafilatura, markdownify) holds the interpreter for tens of
+milliseconds a page; run on the event loop, or in threads that share its interpreter
+lock, it makes parallel fetches wait on each other. They run instead in
 one process pool per process, sized to the CPU cores this process may use but the one
 it keeps busy itself. Workers are forked from a server that imported the extraction
 libraries once, so a new worker starts in milliseconds. A pool whose worker died is
@@ -204,6 +204,11 @@ async def extract_html(html: str, url: str | None) -> Extracted:
 
 
 async def answer_from_text(text: str, query: str, url: str, page_path: str) -> Answer:
-    """:func:`.evidence.answer_bm25` of a stored page, in a worker process, its words
-    read in the language they are read in here (:func:`research.text.reading`)."""
-    return await run_in_pool(answer_bm25, text, query, url, page_path, reading_language())
+    """:func:`.evidence.answer_bm25` of a stored page, in a thread of this process, its
+    words read in the language they are read in here (:func:`research.text.reading`).
+
+    Not in a worker: BM25 over a page takes milliseconds, but its words are read with
+    the language tables (English lemmas, the Chinese word list) that this process holds
+    already for the research; a worker that answered would load its own copy, a second
+    of work and a hundred MB more for each worker."""
+    return await asyncio.to_thread(answer_bm25, text, query, url, page_path, reading_language())

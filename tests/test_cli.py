@@ -124,6 +124,25 @@ def test_the_script_leaves_at_once_yet_runs_its_exit_handlers_and_waits_for_thre
     assert done.stdout.startswith("search: ")  # the command's own output, whole
 
 
+def test_a_research_command_loads_the_agent_framework_without_ray():
+    """agentscope imports Ray when it is imported, for an evaluator a run never uses: a
+    research command loads agentscope with Ray hidden, and a later ``import ray`` (a
+    batch) still finds it."""
+    code = (
+        "import sys\n"
+        "from quartet.cli.running import load_framework\n"
+        "load_framework()\n"
+        "print('agentscope' in sys.modules, 'ray' in sys.modules)\n"
+        "import ray\n"
+        "print(ray.__name__)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.split() == ["True", "False", "ray"]
+
+
 def test_bad_arguments_exit_2_with_usage():
     proc = subprocess.run(
         [sys.executable, "-m", "quartet", "fly"],

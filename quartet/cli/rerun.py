@@ -14,7 +14,16 @@ from host.durability.resume import demo_ports, resumable, resumed_settings
 from host.durability.runs import chosen_input
 from host.printable import plural, printable, printable_json
 
-from .running import brain_of, confirmer, given_input, interruptible, report, run_async, settings_of
+from .running import (
+    brain_of,
+    confirmer,
+    given_input,
+    interruptible,
+    load_framework,
+    report,
+    run_async,
+    settings_of,
+)
 
 if TYPE_CHECKING:
     from host.orchestration.result import RunResult
@@ -61,6 +70,7 @@ def cmd_resume(args: argparse.Namespace) -> int:
 
 def cmd_replay(args: argparse.Namespace) -> int:
     """``quartet replay RUN_ID``: run a recording again; 0 when it is reproduced."""
+    load_framework()
     from demo.web import cached_inputs
     from host.brains.providers import replay_brain
     from host.durability.replay import compare, open_recording, replay_input, replay_settings

@@ -9,6 +9,7 @@ content words, and a later ask that names nothing searches with the question's s
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -298,6 +299,42 @@ def test_a_questions_words_are_weighed_by_the_large_lists_without_holding_them()
         [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=300
     )
     assert out.stdout.split()[-1] == "0", out.stdout
+
+
+def test_a_word_list_read_once_is_kept_for_the_next_run_and_a_damaged_copy_read_again(
+    tmp_path,
+):
+    """A word list is read from wordfreq once and kept as bands in the cache folder;
+    the next process maps the kept file without reading wordfreq's list, and a damaged
+    file is read again from wordfreq, with the same frequencies."""
+    code = (
+        "import wordfreq\n"
+        "read = []\n"
+        "real = wordfreq.get_frequency_list\n"
+        "def counted(*args):\n"
+        "    read.append(args)\n"
+        "    return real(*args)\n"
+        "counted.cache_clear = real.cache_clear\n"
+        "wordfreq.get_frequency_list = counted\n"
+        "from research.question import weight\n"
+        "print(weight('waterway'), weight('运河'), len(read))\n"
+    )
+    env = {**os.environ, "QUARTET_CACHE_DIR": str(tmp_path)}
+
+    def run() -> list[str]:
+        out = subprocess.run(
+            [sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=300
+        )
+        assert out.returncode == 0, out.stderr[-2000:]
+        return out.stdout.split()
+
+    first = run()
+    kept = sorted(p.name for p in tmp_path.glob("wordfreq-*/*.npy"))
+    assert kept == ["en-best.npy", "zh-best.npy"] and first[-1] == "2"
+    assert run() == [*first[:2], "0"]  # mapped, not read
+    damaged = next(tmp_path.glob("wordfreq-*/en-best.npy"))
+    damaged.write_bytes(damaged.read_bytes()[:1000])
+    assert run() == [*first[:2], "1"]  # the damaged list read again, the same weights
 
 
 PLANNED = (

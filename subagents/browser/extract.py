@@ -1,4 +1,9 @@
-"""HTML → Markdown: trafilatura first, markdownify of the cleaned HTML as the fallback."""
+"""HTML → Markdown: trafilatura first, markdownify of the cleaned HTML as the fallback.
+
+trafilatura and markdownify are imported where a page is extracted, in the page workers
+(whose fork server loads them once, see :mod:`.workers`): the run's own process, which
+hands pages over and reads :class:`Extracted` results, does not import them.
+"""
 
 from __future__ import annotations
 
@@ -8,9 +13,6 @@ from urllib.parse import urljoin, urlsplit
 
 import lxml.etree
 import lxml.html
-import trafilatura
-from bs4 import BeautifulSoup
-from markdownify import markdownify
 
 #: Tags removed before the markdownify fallback: boilerplate and non-text content.
 BOILERPLATE_TAGS = (
@@ -63,6 +65,8 @@ def parse_html(html: str) -> lxml.html.HtmlElement | None:
     This is the one parse of a page: links are resolved, the quality gate's figures are
     read and trafilatura extracts from this same tree (it works on a copy).
     """
+    import trafilatura
+
     try:
         return trafilatura.load_html(html)
     except (ValueError, TypeError, lxml.etree.ParserError):
@@ -83,6 +87,9 @@ def _inspect(tree: lxml.html.HtmlElement) -> tuple[str, int, int]:
 
 def markdownify_clean(html: str) -> str:
     """Markdown of ``html`` after removing script, style, nav, header, footer and aside."""
+    from bs4 import BeautifulSoup
+    from markdownify import markdownify
+
     soup = BeautifulSoup(html, "lxml")
     for tag in soup.find_all(BOILERPLATE_TAGS):
         tag.decompose()
@@ -172,6 +179,8 @@ def html_to_markdown(html: str, url: str | None = None) -> Extracted:
     The HTML is parsed once; the tree serves the link resolution, the gate's figures and
     trafilatura. CPU-bound: call it through :func:`.workers.extract_html` from async code.
     """
+    import trafilatura
+
     tree = parse_html(html)
     if tree is None:
         fallback = markdownify_clean(html)

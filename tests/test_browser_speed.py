@@ -7,6 +7,7 @@ import os
 import sys
 from pathlib import Path
 
+import bs4
 import lxml.html
 import pytest
 import trafilatura
@@ -140,7 +141,7 @@ async def test_a_page_is_parsed_once_and_trafilatura_reads_that_tree(monkeypatch
         monkeypatch.setattr(module, "load_html", load_spy)
     for name in ("document_fromstring", "fromstring", "fragment_fromstring", "tostring"):
         monkeypatch.setattr(lxml.html, name, from_extract(name, getattr(lxml.html, name)))
-    monkeypatch.setattr(extract, "BeautifulSoup", from_extract("soup", extract.BeautifulSoup))
+    monkeypatch.setattr(bs4, "BeautifulSoup", from_extract("soup", bs4.BeautifulSoup))
 
     html = (
         bench_page(7)

@@ -207,16 +207,34 @@ WARM = """
 import asyncio
 from subagents.browser import workers
 
+def children():
+    import os
+    found = []
+    for pid in os.listdir("/proc"):
+        try:
+            with open(f"/proc/{pid}/stat") as fh:
+                parent = int(fh.read().rsplit(")", 1)[1].split()[1])
+            with open(f"/proc/{pid}/cmdline", "rb") as fh:
+                line = fh.read().replace(b"\\0", b" ").decode()
+        except (OSError, ValueError, IndexError):
+            continue
+        if parent == os.getpid():
+            found.append(line)
+    return found
+
 if __name__ == "__main__":
     asyncio.run(workers.prewarm())
     live = [p for p in workers.pool()._processes.values() if p.is_alive()]
-    print(len(live), workers.worker_count(), flush=True)
+    server = any("forkserver" in line for line in children())
+    print(len(live), workers.worker_count(), int(server), flush=True)
 """
 
 
 async def test_prewarm_starts_every_worker_before_any_page(tmp_path):
     """A run calls ``prewarm`` as it starts: the pool's processes are then up before
-    the first page is handed to them."""
+    the first page is handed to them; a fork server runs beside them only when there
+    are several to fork (one worker starts on its own: a server would be one more
+    process holding the same libraries)."""
     import subprocess
 
     script = tmp_path / "warm.py"
@@ -226,8 +244,9 @@ async def test_prewarm_starts_every_worker_before_any_page(tmp_path):
         [sys.executable, str(script)], capture_output=True, text=True, env=env, timeout=120
     )
     assert out.returncode == 0, out.stderr
-    live, wanted = map(int, out.stdout.split())
+    live, wanted, server = map(int, out.stdout.split())
     assert live == wanted
+    assert server == (wanted > 1)
 
 
 async def test_a_page_worker_extracts_without_the_agent_framework_or_the_language_tables():

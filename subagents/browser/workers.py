@@ -2,12 +2,13 @@
 
 Extraction (parse, trafilatura, markdownify) holds the interpreter for tens of
 milliseconds a page; run on the event loop, or in threads that share its interpreter
-lock, it makes parallel fetches wait on each other. They run instead in
-one process pool per process, sized to the CPU cores this process may use but the one
-it keeps busy itself. Workers are forked from a server that imported the extraction
-libraries once, so a new worker starts in milliseconds. A pool whose worker died is
-replaced and the job sent again once; where worker processes cannot be started at all,
-the work runs in a thread instead.
+lock, it makes parallel fetches wait on each other. It runs instead in one process
+pool per process, sized to the CPU cores this process may use but the one it keeps
+busy itself. Several workers are forked from a server that imported the extraction
+libraries once, so a new worker starts in milliseconds; a single worker is started on
+its own and imports them itself (a fork server would be one more process holding the
+same libraries). A pool whose worker died is replaced and the job sent again once;
+where worker processes cannot be started at all, the work runs in a thread instead.
 
 Each worker process imports the main script (as the standard library's
 multiprocessing does), so a script run directly must keep its top-level work under
@@ -20,6 +21,7 @@ from __future__ import annotations
 
 import ast
 import asyncio
+import importlib
 import multiprocessing
 import os
 import select
@@ -39,8 +41,9 @@ from .extract import Extracted, html_to_markdown
 
 T = TypeVar("T")
 
-#: Libraries the fork server imports before forking workers. The project's own modules
-#: are left to each worker, which imports them from the parent's ``sys.path``.
+#: Libraries a worker imports before its first page (the fork server, when there is
+#: one, imports them before forking). The project's own modules are left to each
+#: worker, which imports them from the parent's ``sys.path``.
 PRELOAD = ["lxml.html", "trafilatura", "bs4", "markdownify", "rank_bm25"]
 
 _lock = threading.Lock()
@@ -111,15 +114,34 @@ def pool() -> ProcessPoolExecutor:
     global _pool
     with _lock:
         if _pool is None:
-            context = multiprocessing.get_context("forkserver")
-            context.set_forkserver_preload(PRELOAD)
+            count = worker_count()
             _pool = ProcessPoolExecutor(
-                max_workers=worker_count(),
-                mp_context=context,
-                initializer=watch_parent,
+                max_workers=count,
+                mp_context=_context(count),
+                initializer=_start_worker,
                 initargs=(os.getpid(),),
             )
         return _pool
+
+
+def _context(count: int) -> multiprocessing.context.BaseContext:
+    """How ``count`` workers start: forked from a fork server that imported
+    :data:`PRELOAD` when there are several (their libraries' pages shared, a new worker
+    in milliseconds), spawned when there is one (a fork server would be a second process
+    holding the same libraries)."""
+    if count > 1:
+        context = multiprocessing.get_context("forkserver")
+        context.set_forkserver_preload(PRELOAD)
+        return context
+    return multiprocessing.get_context("spawn")
+
+
+def _start_worker(pid: int) -> None:
+    """In a new worker: import :data:`PRELOAD` (already there when it was forked from the
+    fork server) and watch process ``pid``, the one that made the pool."""
+    for name in PRELOAD:
+        importlib.import_module(name)
+    watch_parent(pid)
 
 
 def watch_parent(pid: int) -> None:
@@ -186,8 +208,8 @@ def _ready() -> bool:
 
 
 async def prewarm() -> None:
-    """Start the worker processes now (the fork server importing the extraction
-    libraries, each worker the project's modules), so that a run's first pages do not
+    """Start the worker processes now (their extraction libraries and the project's
+    modules imported), so that a run's first pages do not
     wait seconds for them: called as a run starts, while it plans and searches. Where
     worker processes cannot start, this does nothing and page work runs in threads."""
     if not _processes_allowed():

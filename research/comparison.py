@@ -24,8 +24,6 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
-from lemminflect import getLemma
-
 from .text import CJK, STOP_WORDS
 
 #: English comparatives that name no measure: a side's part asks about the side on the
@@ -210,6 +208,14 @@ def _side(text: str, language: str) -> bool:
     return len(text.split()) <= SIDE_WORDS
 
 
+def _lemma_of(word: str, upos: str) -> tuple[str, ...]:
+    """lemminflect's lemmas of ``word`` as a ``upos`` (its rules for a word its table
+    lacks included); lemminflect is imported by the questions that compare."""
+    from lemminflect import getLemma
+
+    return getLemma(word, upos=upos)
+
+
 def _comparative(got: dict[str, str], frames: tuple[re.Pattern[str], ...]) -> bool:
     """Whether the frame's comparative (if it has one) is one: "longer" or "more costly"
     in English (a word ending in -er that is no adjective's comparative, "river", is not)."""
@@ -219,7 +225,7 @@ def _comparative(got: dict[str, str], frames: tuple[re.Pattern[str], ...]) -> bo
     word = said.split()[-1].lower()
     if said.lower().startswith(("more ", "less ")) or word in UNMEASURED | AMOUNTS:
         return True
-    return word not in getLemma(word, upos="ADJ")
+    return word not in _lemma_of(word, "ADJ")
 
 
 def _base(comparative: str) -> str:
@@ -228,7 +234,7 @@ def _base(comparative: str) -> str:
     words = comparative.split()
     if len(words) > 1:
         return words[-1]
-    return getLemma(words[0].lower(), upos="ADJ")[0]
+    return _lemma_of(words[0].lower(), "ADJ")[0]
 
 
 def side_parts(found: Comparison) -> list[str]:
@@ -268,7 +274,7 @@ def _by_verb(who: str, plural: bool, found: Comparison) -> str:
     A cost to run?", "How much water do A and B use?", "How long does A last?", "How
     many goals did A score?"."""
     said = found.verb.lower()
-    verb = getLemma(said, upos="VERB")[0]
+    verb = _lemma_of(said, "VERB")[0]
     past = said != verb and not said.endswith("s")  # "scored", "had": asked of the past
     do = "did" if past else "do" if plural else "does"
     cmp = found.comparative.lower()
@@ -278,7 +284,7 @@ def _by_verb(who: str, plural: bool, found: Comparison) -> str:
         rest = words[1:] if noun else words
         plain_noun = noun.lower()
         counted = plain_noun in PLURAL_NOUNS or (
-            bool(noun) and getLemma(plain_noun, upos="NOUN")[0] != plain_noun
+            bool(noun) and _lemma_of(plain_noun, "NOUN")[0] != plain_noun
         )
         many = "many" if cmp == "fewer" or counted else "much"  # "people", "goals": many
         how = f"How {many} {noun}".rstrip()

@@ -23,11 +23,11 @@ from dataclasses import asdict, dataclass, field
 from functools import lru_cache
 from typing import Any
 
-from lemminflect import getAllLemmas
 from pydantic import BaseModel, Field, ValidationError
 
 from research.comparison import comparison, side_parts, sides_first
 from research.lang import Language, language_name, question_language, served, text_language
+from research.lemmas import all_lemmas
 from research.question import (
     IMPERATIVES,
     SCAFFOLD,
@@ -928,7 +928,7 @@ def _as_written(subject: str, question: str) -> str:
         # "the Orvald Bridge built", "the Orvald Bridge first …", "the Orvald Bridge?": the
         # article is the subject's; in "the Harsk company" (a word that is only a noun
         # goes on) it is the longer name's
-        if set(getAllLemmas(found.group(1).lower())) != {"NOUN"}:
+        if set(all_lemmas(found.group(1).lower())) != {"NOUN"}:
             return f"the {bare}"
     return subject
 

@@ -30,6 +30,8 @@ from typing import Any
 
 import regex
 
+from .lemmas import all_lemmas
+
 #: The CJK ideographs, as the body of a regex character class to compose patterns with
 #: (``rf"[{CJK_CLASS}0-9]"``): Extension A (U+3400–U+4DBF), the unified ideographs
 #: (U+4E00–U+9FFF) and the compatibility ideographs (U+F900–U+FAFF). Every pattern of the
@@ -486,20 +488,13 @@ def _cut(run: str, search: bool) -> tuple[str, ...]:
     return tuple(w for w in cut(simplified(run)) if w.strip())
 
 
-@lru_cache(maxsize=1)
-def _lemmas() -> Any:
-    from lemminflect import getAllLemmas
-
-    return getAllLemmas
-
-
 @lru_cache(maxsize=200_000)
 def lemma(word: str) -> str:
     """The dictionary form of one lower-case English word ("built" → build, "fed" → feed,
     "batteries" → battery); a verb reading first. Other words as they are."""
     if CJK.match(word) or not word.isascii() or not word.isalpha():
         return word
-    found = _lemmas()(word)
+    found = all_lemmas(word)
     for pos in ("VERB", "NOUN", "ADJ", "ADV"):
         if found.get(pos):
             return found[pos][0]
@@ -513,19 +508,19 @@ def readings(word: str) -> frozenset[str]:
     verb or an adjective; none for a word it does not hold."""
     if not (word.isascii() and word.isalpha()):
         return frozenset()
-    return frozenset(_lemmas()(word))
+    return frozenset(all_lemmas(word))
 
 
 def is_word(word: str) -> bool:
     """Whether lemminflect knows ``word`` (lower case) as an English dictionary word."""
-    return word.isascii() and word.isalpha() and bool(_lemmas()(word))
+    return word.isascii() and word.isalpha() and bool(all_lemmas(word))
 
 
 def _verb_lemmas(low: str) -> tuple[str, ...]:
     """The verbs a lower-case English word is a form of (none for another script)."""
     if not (low.isascii() and low.isalpha()):
         return ()
-    return tuple(_lemmas()(low).get("VERB") or ())
+    return tuple(all_lemmas(low).get("VERB") or ())
 
 
 def is_verb_form(word: str) -> bool:
@@ -562,7 +557,7 @@ def _stem(word: str, language: str) -> str:
         return (stemmer.stemWord(word) or word) if stemmer else word
     if not word.isascii():
         return _script_stem(word)
-    verb = _lemmas()(word).get("VERB") if word.isalpha() else None
+    verb = all_lemmas(word).get("VERB") if word.isalpha() else None
     return _stemmer().stemWord(verb[0] if verb else word)
 
 

@@ -305,8 +305,8 @@ def test_a_word_list_read_once_is_kept_for_the_next_run_and_a_damaged_copy_read_
     tmp_path,
 ):
     """A word list is read from wordfreq once and kept as bands in the cache folder;
-    the next process maps the kept file without reading wordfreq's list, and a damaged
-    file is read again from wordfreq, with the same frequencies."""
+    the next process maps the kept table without reading wordfreq's list, and a damaged
+    table is read again from wordfreq, with the same frequencies."""
     code = (
         "import wordfreq\n"
         "read = []\n"
@@ -329,12 +329,13 @@ def test_a_word_list_read_once_is_kept_for_the_next_run_and_a_damaged_copy_read_
         return out.stdout.split()
 
     first = run()
-    kept = sorted(p.name for p in tmp_path.glob("wordfreq-*/*.npy"))
-    assert kept == ["en-best.npy", "zh-best.npy"] and first[-1] == "2"
+    kept = sorted(p.name for p in tmp_path.glob("wordfreq-*/*") if p.is_dir())
+    assert kept == ["en-best", "zh-best"] and first[-1] == "2"
     assert run() == [*first[:2], "0"]  # mapped, not read
-    damaged = next(tmp_path.glob("wordfreq-*/en-best.npy"))
+    damaged = next(tmp_path.glob("wordfreq-*/en-best/keys.npy"))
     damaged.write_bytes(damaged.read_bytes()[:1000])
     assert run() == [*first[:2], "1"]  # the damaged list read again, the same weights
+    assert not list(tmp_path.glob("wordfreq-*/.*"))  # no half-written table left
 
 
 PLANNED = (
@@ -363,3 +364,28 @@ def test_only_a_chinese_question_loads_the_chinese_word_list(question, loaded):
     )
     assert out.returncode == 0, out.stderr[-2000:]
     assert out.stdout.strip().splitlines()[-1] == loaded
+
+
+def test_english_lemmas_are_lemminflects_answers_read_from_a_kept_table(tmp_path):
+    """A word's lemmas come from a table kept in the cache folder, not from lemminflect's
+    dictionaries in memory, and they are lemminflect's own answers: for words its table
+    lists, for inflected and unknown words, and for a word with capitals."""
+    from lemminflect import getAllLemmas
+
+    from research.lemmas import all_lemmas
+
+    for word in ("built", "fed", "batteries", "canals", "us", "'s", "xqzvw", "Built", "NASA"):
+        assert all_lemmas(word) == getAllLemmas(word), word
+    code = (
+        "import sys\n"
+        "from research.text import lemma, readings\n"
+        "print(lemma('built'), sorted(readings('managed')), 'lemminflect' in sys.modules)\n"
+    )
+    env = {**os.environ, "QUARTET_CACHE_DIR": str(tmp_path)}
+    for loaded in ("True", "False"):  # kept by the first process, mapped by the second
+        out = subprocess.run(
+            [sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=300
+        )
+        assert out.returncode == 0, out.stderr[-2000:]
+        assert out.stdout.split() == ["build", "['ADJ',", "'VERB']", loaded]
+    assert list(tmp_path.glob("lemminflect-*/lemmas/keys.npy"))

@@ -18,20 +18,18 @@ are in each (wordfreq's Zipf scale), so a language needs no model of its own.
 
 from __future__ import annotations
 
-import contextlib
-import hashlib
 import math
-import os
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
-from functools import cache, lru_cache
+from functools import cache, lru_cache, partial
 from importlib.metadata import version
 from pathlib import Path
 from typing import Any
 
 import yaml
 
+from ..kept import kept, key
 from ..text import HANGUL_CLASS, KANA_CLASS, is_cjk, longest_first, script, scripts_data, words
 
 HERE = Path(__file__).parent
@@ -276,9 +274,9 @@ def zipf(word: str, lang: str, wordlist: str = WORDLIST) -> float:
     inverse = 0.0
     for token in tokens:
         smashed = smash_numbers(token)
-        key = _key(smashed)
-        at = int(keys.searchsorted(key, side="right")) - 1  # listed twice: its later band
-        if at < 0 or keys[at] != key:
+        found = key(smashed)
+        at = int(keys.searchsorted(found, side="right")) - 1  # listed twice: its later band
+        if at < 0 or keys[at] != found:
             return 0.0
         freq = 10 ** (-int(bands[at]) / 100)  # a word in band b has frequency 10^(-b/100)
         if smashed != token:
@@ -292,70 +290,35 @@ def zipf(word: str, lang: str, wordlist: str = WORDLIST) -> float:
     return round(freq_to_zipf(freq), 2)
 
 
-def _key(word: str) -> int:
-    """A word's key in :func:`_bands`: the first eight bytes of the BLAKE2 digest of its
-    UTF-8 bytes, the same in every process (a string's own hash is not, and reads its
-    characters as stored: "kp" and "火", the same two bytes stored one byte and two
-    bytes a character, hash alike)."""
-    digest = hashlib.blake2b(word.encode("utf-8"), digest_size=8).digest()
-    return int.from_bytes(digest, "little", signed=True)
-
-
-#: The environment variable naming the folder where the word lists are kept as bands
-#: (see :func:`_bands`); the user's cache folder when it is not set.
-CACHE_ENV = "QUARTET_CACHE_DIR"
-
-
-def cache_dir() -> Path:
-    """Where Quartet keeps what it derives once from its dependencies' data."""
-    import platformdirs
-
-    given = os.environ.get(CACHE_ENV)
-    return Path(given) if given else Path(platformdirs.user_cache_dir("quartet"))
-
-
 @cache
 def _bands(lang: str, wordlist: str = WORDLIST) -> tuple[Any, Any]:
-    """The words of ``lang``'s ``wordlist``, each as its :func:`_key` with its frequency
-    band (wordfreq's centibels under 1: band b is frequency 10^(-b/100)), sorted by key
-    (a word listed in two bands in the order of its bands).
+    """The words of ``lang``'s ``wordlist``, each as its key (:func:`research.kept.key`)
+    with its frequency band (wordfreq's centibels under 1: band b is frequency
+    10^(-b/100)), sorted by key (a word listed in two bands in the order of its bands).
 
-    Read once from wordfreq and kept in :func:`cache_dir` (one file per list and
-    wordfreq version), later runs map the file: as dictionaries of their words, the
-    lists of the thirty-odd languages a text is weighed in and the large lists that
-    weigh a question's words take ten times the memory in every process that reads a
-    page, and reading a list's words leaves the process that much larger again."""
-    import numpy as np
-
-    path = cache_dir() / f"wordfreq-{version('wordfreq')}" / f"{lang}-{wordlist}.npy"
-    try:
-        kept = np.load(path, mmap_mode="r")
-        if kept.dtype == np.int64 and kept.ndim == 2 and kept.shape[0] == 2:
-            return kept[0], kept[1]
-    except (OSError, ValueError):
-        pass  # not kept yet, or not whole: read the list again
-    table = _read_bands(lang, wordlist)
-    with contextlib.suppress(OSError):  # an unwritable cache: the bands stay in memory
-        path.parent.mkdir(parents=True, exist_ok=True)
-        partial = path.with_name(f".{path.name}.{os.getpid()}")
-        with open(partial, "wb") as handle:
-            np.save(handle, table)
-        os.replace(partial, path)
-    return table[0], table[1]
+    Read once from wordfreq and kept (see :mod:`research.kept`): as dictionaries of
+    their words, the lists of the thirty-odd languages a text is weighed in and the
+    large lists that weigh a question's words take ten times the memory in every
+    process that reads a page, and reading a list's words leaves the process that much
+    larger again."""
+    table = kept(
+        f"wordfreq-{version('wordfreq')}/{lang}-{wordlist}", partial(_read_bands, lang, wordlist)
+    )
+    return table["keys"], table["bands"]
 
 
-def _read_bands(lang: str, wordlist: str) -> Any:
-    """``lang``'s ``wordlist`` read from wordfreq as a 2×n array: each word's key, and
-    its band (see :func:`_bands`)."""
+def _read_bands(lang: str, wordlist: str) -> dict[str, Any]:
+    """``lang``'s ``wordlist`` read from wordfreq: each word's key and its band, sorted
+    by key (see :func:`_bands`)."""
     import numpy as np
     from wordfreq import get_frequency_list
 
     listed = get_frequency_list(lang, wordlist)
-    keys = np.fromiter((_key(w) for band in listed for w in band), dtype=np.int64)
-    bands = np.fromiter((b for b, band in enumerate(listed) for _ in band), dtype=np.int64)
+    keys = np.fromiter((key(w) for band in listed for w in band), dtype=np.int64)
+    bands = np.fromiter((b for b, band in enumerate(listed) for _ in band), dtype=np.uint16)
     get_frequency_list.cache_clear()  # the list itself is let go
     order = keys.argsort(kind="stable")
-    return np.stack([keys[order], bands[order]])
+    return {"keys": keys[order], "bands": bands[order]}
 
 
 def question_language(question: str) -> Language | None:

@@ -153,14 +153,16 @@ def test_a_run_detail_has_its_plan_outputs_and_failures(runs_dir):
 def test_quartet_runs_prints_one_line_per_run(runs_dir, capsys):
     assert main(["runs", "--runs-dir", str(runs_dir)]) == 0
     lines = capsys.readouterr().out.splitlines()
-    assert lines[0].split()[:3] == ["ID", "STATUS", "(EXIT)"]
+    assert lines[0].split()[:3] == ["ID", "STATUS", "ANSWERED"]
     rows = {line.split()[0]: line for line in lines[1:]}
     assert list(rows) == [INCOMPLETE, STOPPED, INTERRUPTED, FINISHED]
-    assert "finished (0)" in rows[FINISHED] and " 2/3 " in rows[FINISHED]
+    # statuses in words, as the web app shows them: no exit codes
+    assert "finished " in rows[FINISHED] and " 2/3 " in rows[FINISHED]
     assert "12.2 s" in rows[FINISHED] and "…" in rows[FINISHED]
-    assert "interrupted (130)" in rows[INTERRUPTED]
-    assert "stopped" in rows[STOPPED] and f"quartet resume {STOPPED}" in rows[STOPPED]
-    assert "incomplete" in rows[INCOMPLETE] and "resume" not in rows[INCOMPLETE]
+    assert all("(0)" not in row and "(130)" not in row for row in rows.values())
+    assert list_runs(runs_dir)[2].told in rows[INTERRUPTED]
+    assert "can be resumed" in rows[STOPPED] and f"quartet resume {STOPPED}" in rows[STOPPED]
+    assert "stopped before it began" in rows[INCOMPLETE] and "resume" not in rows[INCOMPLETE]
 
 
 def test_quartet_runs_json_and_an_empty_folder(runs_dir, tmp_path, capsys):
@@ -178,7 +180,7 @@ def test_quartet_runs_json_and_an_empty_folder(runs_dir, tmp_path, capsys):
 def test_quartet_show_prints_a_runs_summary(runs_dir, capsys):
     assert main(["show", FINISHED[:10], "--runs-dir", str(runs_dir)]) == 0
     out = capsys.readouterr().out
-    assert out.startswith(f"Run {FINISHED}: finished, exit 0\n")
+    assert out.startswith(f"Run {FINISHED}: finished (exit status 0)\n")
     assert "How did the Grand Canal shape trade" in out
     assert "Plan:      2 answered, 1 not found (3 parts)" in out and "q3  not found" in out
     assert str(runs_dir / FINISHED / "workspace/reports/report.html") in out

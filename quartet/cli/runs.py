@@ -44,10 +44,6 @@ def _answered(run: RunSummary) -> str:
     return f"{run.answered or 0}/{run.parts}"
 
 
-def _status(run: RunSummary) -> str:
-    return run.status if run.exit_code is None else f"{run.status} ({run.exit_code})"
-
-
 def no_runs_message(runs_dir: Path) -> str:
     """What ``quartet runs`` says when it finds none: the folder it looked in (absolute),
     and how to point it at another."""
@@ -68,11 +64,11 @@ def cmd_runs(args: argparse.Namespace) -> int:
     if not runs:
         print(no_runs_message(runs_dir))
         return 0
-    header = ("ID", "STATUS (EXIT)", "ANSWERED", "TIME", "STARTED", "QUESTION")
+    header = ("ID", "STATUS", "ANSWERED", "TIME", "STARTED", "QUESTION")
     rows = [
         (
             printable(r.id),
-            printable(_status(r)),
+            printable(r.told),  # in words, as the web app shows it: no exit codes
             _answered(r),
             _seconds(r.seconds),
             _local_time(r),
@@ -95,8 +91,8 @@ def _line(text: str) -> None:
 def _print_run(detail: RunDetail) -> None:
     """Print a run's summary (all of it read from its folder, each line printable)."""
     run = detail.summary
-    exit_text = f", exit {run.exit_code}" if run.exit_code is not None else ""
-    _line(f"Run {run.id}: {run.status}{exit_text}")
+    exit_text = f" (exit status {run.exit_code})" if run.exit_code is not None else ""
+    _line(f"Run {run.id}: {run.told}{exit_text}")
     _line(f"Question:  {run.question or '?'}")
     _line(f"Started:   {_local_time(run)}    Time: {_seconds(run.seconds)}")
     _line(f"Folder:    {run.path}")

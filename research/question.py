@@ -1225,7 +1225,7 @@ def _noun_phrase_entity(question: str) -> str:
             return phrase
     if len(words_) >= 2 and words_[0].lower() in IMPERATIVES:
         return _noun_run([w.lower() for w in words_[1:]])
-    asked_for = _asker_object(words_)
+    asked_for = _asker_object(words_) or _judged_object(words_)
     if asked_for:
         return asked_for
     return _opening_phrase([w.lower() for w in words_])
@@ -1273,6 +1273,31 @@ def _asker_object(words_: list[str]) -> str:
     if at < 0 or low[at - 1] not in _AUX or at + 2 >= len(low):
         return ""
     rest = low[at + 2 :]
+    return _noun_run(rest[1:] if rest[0] in _THEIRS else rest)
+
+
+#: The empty subject of a question that judges an action ("is *it* worth buying …").
+_EMPTY_SUBJECT = "it"
+#: The word that may lead a judged action's verb ("is it safe *to* eat …").
+_INFINITIVE = "to"
+
+
+def _judged_object(words_: list[str]) -> str:
+    """The thing a question judges an action on: the noun phrase after the action's verb
+    when an auxiliary, the empty "it" and a judging adjective open the clause ("is it
+    worth buying *an electric bike* for …", "is it safe to eat *raw cookie dough*"); ""
+    for any other clause. The judgement and the rest of the clause are then what the
+    question asks of that thing."""
+    low = [w.lower().strip(".,?!") for w in words_]
+    if len(low) < 5 or low[0] not in _AUX or low[1] != _EMPTY_SUBJECT:
+        return ""
+    if "ADJ" not in readings(low[2]):
+        return ""
+    at = 4 if low[3] == _EMPTY_SUBJECT else 3  # "worth it to …"
+    at += low[at] == _INFINITIVE
+    if at >= len(low) - 1 or "VERB" not in readings(low[at]):
+        return ""
+    rest = low[at + 1 :]
     return _noun_run(rest[1:] if rest[0] in _THEIRS else rest)
 
 

@@ -123,6 +123,15 @@ def test_a_list_question_searches_for_the_kind_of_thing_it_lists() -> None:
         ("Are heat pumps noisy at night?", "heat pumps", "noisy"),
         ("Can goats eat acorns?", "goats", "acorns"),
         ("Was the old granary rebuilt after the flood?", "old granary", "flood"),
+        # a judgement of an action is about the thing it is done to
+        (
+            "Is it worth buying an electric scooter for a 5 km commute?",
+            "electric scooter",
+            "commute",
+        ),
+        ("Is it safe to eat raw cookie dough?", "cookie dough", "safe"),
+        ("Is it legal to fly a drone over a nature reserve?", "drone", "reserve"),
+        ("Is it worth it to reupholster my old sofa?", "old sofa", "worth"),
     ],
 )
 def test_a_yes_no_question_is_about_what_it_asks_something_of(question, about, asked) -> None:

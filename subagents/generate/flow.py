@@ -212,14 +212,17 @@ async def _fitted(writing: _Writing) -> Report:
     extractive writer fits research notes by an estimate of how much a page holds, and
     a report its printed pages show over is written again with less room, the same
     in every format. Each part keeps its least lines, so a report may still be over
-    after :data:`FIT_TRIES`."""
+    after :data:`FIT_TRIES`; a report that cannot be laid out is left as written."""
     report = await writing.report()
     if not report.fitted:
         return report
     high = pages_wanted(writing.requirements)[1]
     room = 1.0
     for _ in range(FIT_TRIES):
-        pages = await asyncio.to_thread(printed_pages, report)
+        try:
+            pages = await asyncio.to_thread(printed_pages, report)
+        except Exception:  # a layout failure is the PDF's to report, not every format's
+            break
         if pages <= high:
             break
         room *= high / pages * FIT_MARGIN

@@ -149,3 +149,20 @@ def test_a_ctrl_c_that_python_swallows_while_the_agents_load_still_stops_the_dem
     last = proc.stderr.strip().splitlines()[-1]
     assert last == "quartet: interrupted before the run started; nothing was kept"
     assert not [p for p in runs.iterdir() if p.name[0].isdigit()]  # no run folder
+
+
+def test_a_model_without_its_key_is_refused_before_any_folder_is_named(tmp_path):
+    """A provider's model whose key is not set is refused at once, in one line, before
+    the run's folder is named or the agents are loaded (the brain would refuse it only
+    seconds later, after the folder was announced)."""
+    env = {k: v for k, v in os.environ.items() if k != "OPENAI_API_KEY"}
+    done = subprocess.run(
+        [sys.executable, "-m", "quartet", "run", "What is the tallest tree?", "--model",
+         "openai:gpt-4o-mini", "--runs-dir", str(tmp_path / "runs")],
+        cwd=ROOT, env=env, capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert done.returncode == 2, done.stderr
+    assert done.stderr.splitlines() == [
+        "quartet: error: this model needs the environment variable OPENAI_API_KEY; it is not set"
+    ]
+    assert not (tmp_path / "runs").exists()

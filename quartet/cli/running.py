@@ -50,12 +50,17 @@ def announce(question: str, settings: Settings) -> None:
     first lines. The run's id is chosen here (``settings.run_id``), so that the folder
     named is the one the run makes. Nothing is said with ``--quiet`` or ``--json``.
 
+    A model its provider's key is missing for is refused first (one line, no folder
+    named): the brain would refuse it only after the Host is loaded.
+
     Args:
         question: the question, as the user gave it.
         settings: the run's settings (its ``run_id`` is set).
     """
+    from host.brains.access import check_spec
     from host.durability.run_folder import new_run_id
 
+    check_spec(settings.model, settings.models)
     settings.run_id = settings.run_id or new_run_id()
     if settings.quiet or settings.json_output:
         return

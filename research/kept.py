@@ -13,6 +13,7 @@ import contextlib
 import hashlib
 import os
 import shutil
+import tempfile
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -61,9 +62,11 @@ def kept(name: str, build: Callable[[], dict[str, Any]]) -> dict[str, Any]:
         if names:
             return {n: np.load(folder / f"{n}.npy", mmap_mode="r") for n in names}
     arrays = build()
-    partial = folder.with_name(f".{folder.name}.{os.getpid()}")
+    partial: Path | None = None
     try:
-        partial.mkdir(parents=True, exist_ok=True)
+        folder.parent.mkdir(parents=True, exist_ok=True)
+        # its own folder for each writer, threads of one process included
+        partial = Path(tempfile.mkdtemp(prefix=f".{folder.name}.", dir=folder.parent))
         for n, array in arrays.items():
             np.save(partial / f"{n}.npy", np.ascontiguousarray(array))
         if folder.exists():
@@ -72,5 +75,6 @@ def kept(name: str, build: Callable[[], dict[str, Any]]) -> dict[str, Any]:
     except OSError:
         pass  # an unwritable cache, or another process kept it first: use these
     finally:
-        shutil.rmtree(partial, ignore_errors=True)
+        if partial is not None:
+            shutil.rmtree(partial, ignore_errors=True)
     return arrays

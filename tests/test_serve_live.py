@@ -77,23 +77,22 @@ def _shot(page: Page, folder: Path, name: str) -> None:
     assert page.evaluate("document.documentElement.scrollWidth") <= width, name
 
 
-def _row_figures(page: Page) -> dict[str, dict[str, str]]:
-    """Each row of the live parts table: its status, pages read and evidence kept."""
-    found = page.eval_on_selector_all(
-        "#parts tbody tr[data-part]",
-        """rows => rows.map(r => [r.dataset.part, {
-            status: (r.querySelector('[data-status]') || {}).textContent || '',
-            pages: r.cells[3] ? r.cells[3].textContent : '',
-            evidence: r.cells[4] ? r.cells[4].textContent : ''}])""",
+def _figures(page: Page) -> tuple[dict[str, dict[str, str]], int]:
+    """Each row of the live parts table (its status, pages read and evidence kept) and
+    the pages read in all, read at one moment: a run still reading pages changes them
+    between two separate reads."""
+    rows, told = page.evaluate(
+        """() => [
+            Array.from(document.querySelectorAll('#parts tbody tr[data-part]')).map(r => [
+                r.dataset.part, {
+                status: (r.querySelector('[data-status]') || {}).textContent || '',
+                pages: r.cells[3] ? r.cells[3].textContent : '',
+                evidence: r.cells[4] ? r.cells[4].textContent : ''}]),
+            document.querySelector('#pages').innerText]"""
     )
-    return dict(found)
-
-
-def _pages_total(page: Page) -> int:
-    told = page.locator("#pages").inner_text()
     match = re.match(r"(\d+)", told)
     assert match, told
-    return int(match.group(1))
+    return dict(rows), int(match.group(1))
 
 
 def _progress(page: Page) -> int:
@@ -125,7 +124,7 @@ def _first_approval(page: Page, seen: dict[str, Any], shots: Path) -> None:
     seen["args"] = item.locator("dl.args").inner_text()
     seen["arg_names"] = item.locator("dl.args dt").all_inner_texts()
     seen["card_text"] = page.locator("#approvals").inner_text()
-    seen["mid_rows"], seen["mid_total"] = _row_figures(page), _pages_total(page)
+    seen["mid_rows"], seen["mid_total"] = _figures(page)
     seen["mid_progress"] = _progress(page)
     seen["mid_estimate"] = page.locator("#estimate").inner_text()
     seen["mid_elapsed"] = page.locator("#elapsed").inner_text()
@@ -173,7 +172,7 @@ def watched(server: Served, browser: Browser, tmp_path_factory: pytest.TempPathF
     _grouped_approvals(page, phone, seen, shots)
     expect(page.locator("#job")).to_have_attribute("data-ended", "true", timeout=WAIT_MS)
     expect(page.locator("#result .downloads")).to_be_visible(timeout=WAIT_MS)
-    seen["end_rows"], seen["end_total"] = _row_figures(page), _pages_total(page)
+    seen["end_rows"], seen["end_total"] = _figures(page)
     seen["end_progress"] = _progress(page)
     seen["end_title"] = page.title()
     seen["feed"] = page.locator("#feed").inner_text()

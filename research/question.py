@@ -1273,7 +1273,7 @@ def _asker_object(words_: list[str]) -> str:
     if at < 0 or low[at - 1] not in _AUX or at + 2 >= len(low):
         return ""
     rest = low[at + 2 :]
-    return _noun_run(rest[1:] if rest[0] in _THEIRS else rest)
+    return _owned_run(rest)
 
 
 #: The empty subject of a question that judges an action ("is *it* worth buying …").
@@ -1298,7 +1298,13 @@ def _judged_object(words_: list[str]) -> str:
     if at >= len(low) - 1 or "VERB" not in readings(low[at]):
         return ""
     rest = low[at + 1 :]
-    return _noun_run(rest[1:] if rest[0] in _THEIRS else rest)
+    return _owned_run(rest)
+
+
+def _owned_run(tokens: list[str]) -> str:
+    """The noun phrase ``tokens`` open with, past a word that makes it the asker's ("how
+    can I reduce *my* electricity bill")."""
+    return _noun_run(tokens[1:] if tokens[0] in _THEIRS else tokens)
 
 
 def _asked_phrase(tokens: list[str]) -> str:

@@ -55,12 +55,9 @@ def run() -> NoReturn:
     (``SystemExit`` from the argument parser) takes the usual exit.
     """
     code = main()
-    with contextlib.suppress(OSError, ValueError):
-        sys.stdout.flush()
-        sys.stderr.flush()
     threading._shutdown()  # what the interpreter's exit runs first
     atexit._run_exitfuncs()
-    with contextlib.suppress(OSError, ValueError):
+    with contextlib.suppress(OSError, ValueError):  # what main and the handlers wrote
         sys.stdout.flush()
         sys.stderr.flush()
     os._exit(code)

@@ -499,6 +499,12 @@ def uncited_evidence(
     return list(sections.values())
 
 
+def _from_research(material: Material) -> bool:
+    """Whether the material holds the Host's research notes, which the extractive writer
+    fits to the length asked for."""
+    return any(is_research(raw) for _, raw, _ in material.notes)
+
+
 def compile_extractive(
     requirements: str,
     material: Material,
@@ -519,7 +525,7 @@ def compile_extractive(
     draft.title = draft.title or _title_from(requirements)
     lang = detect_lang(" ".join(p.text for p in draft.points()) + draft.title)
     considered = _cited_keys(draft)
-    if any(is_research(raw) for _, raw, _ in material.notes):
+    if _from_research(material):
         # What the writer leaves out to fit the length (or as no statement) stays out.
         pool = material.evidence()
 
@@ -785,5 +791,5 @@ async def build_report(
         notes=notes,
         claims=checked.claims,
         supported=checked.supported,
-        fitted=prose == "extractive" and any(is_research(raw) for _, raw, _ in material.notes),
+        fitted=prose == "extractive" and _from_research(material),
     )

@@ -30,6 +30,8 @@ import yaml
 from lxml import html as lxml_html
 from markdown_it import MarkdownIt
 
+from subagents.generate.weasy import weasyprint
+
 from .search_web import POLL_SECONDS
 
 CONTENT = Path(__file__).parent / "content"
@@ -396,7 +398,7 @@ def _write_site_map(folder: Path, sources: list[_Source]) -> None:
 
 
 def _pdf_from_markdown(markdown_text: str, out: Path, *, lang: str, title: str) -> None:
-    from weasyprint import HTML
+    html_page = weasyprint().HTML
 
     body = _markdown(allow_html=True).render(_join_cjk_lines(markdown_text))
     css = (
@@ -413,7 +415,7 @@ def _pdf_from_markdown(markdown_text: str, out: Path, *, lang: str, title: str) 
         f"<title>{html.escape(title)}</title><style>{css}</style></head>"
         f"<body>{body}</body></html>"
     )
-    HTML(string=document).write_pdf(out)
+    html_page(string=document).write_pdf(out)
 
 
 def _style_sheet(sheet: Any, widths: tuple[int, ...]) -> None:

@@ -22,6 +22,7 @@ from concurrent.futures import Future
 from .formats import Format
 from .html import render_html
 from .report import Report
+from .weasy import weasyprint
 
 #: Print rules for the PDF alone, on top of the report's own stylesheet.
 PRINT_CSS = """
@@ -33,6 +34,7 @@ td.short{white-space:nowrap}
 
 
 def _no_fetch():
+    weasyprint()
     from weasyprint.urls import URLFetcher, URLFetchingError
 
     class NoFetch(URLFetcher):
@@ -47,9 +49,8 @@ def _no_fetch():
 def _layout(html: str):
     """An HTML report laid out on A4 pages (a weasyprint ``Document``: its ``pages``,
     and ``write_pdf()`` for the file)."""
-    from weasyprint import CSS
-    from weasyprint import HTML as WeasyHTML
-
+    weasy = weasyprint()
+    CSS, WeasyHTML = weasy.CSS, weasy.HTML
     for name in ("weasyprint", "fontTools"):
         logging.getLogger(name).setLevel(logging.ERROR)
     page = WeasyHTML(string=html, url_fetcher=_no_fetch())

@@ -12,6 +12,8 @@ from __future__ import annotations
 import asyncio
 import logging
 
+from .weasy import weasyprint
+
 
 def load_renderers() -> None:
     """Import the libraries the report's formats are rendered with."""
@@ -20,7 +22,8 @@ def load_renderers() -> None:
     import matplotlib.backends.backend_agg
     import matplotlib.figure  # noqa: F401
     import pptx  # noqa: F401
-    import weasyprint  # noqa: F401
+
+    weasyprint()
 
 
 async def prewarm() -> None:

@@ -8,7 +8,8 @@ line with that span when its sentence gives one; a *when* or *how many* part non
 whose strong evidence gives a date or a figure is only partly answered ("no date was
 found"), while a *who* or *where* part answered by a sentence with no name it can pick
 out is not (a name is harder to read than a date: "the city's founders" may answer who).
-Every other kind (why, how, what) is answered by its best sentence as a whole.
+Every other kind (why, how, whether, what, or any kind this module does not know) is
+answered by its best sentence as a whole: any relevant sentence can answer it.
 
 Dates and quantities come from :mod:`research.facts`, names from :mod:`research.names`;
 a number or a name the question itself gives is no answer to it.

@@ -29,12 +29,16 @@ from research.comparison import comparison, side_parts, sides_first
 from research.lang import Language, language_name, question_language, served, text_language
 from research.lemmas import all_lemmas
 from research.question import (
+    CLAIM_OPENING,
     IMPERATIVES,
     SCAFFOLD,
     ZH_ASKS,
     ZH_QUESTION_WORDS,
     Focus,
     Glossary,
+    checks_whether,
+    claim_said,
+    claim_word,
     entity,
     idle_terms,
     lead_subject,
@@ -614,6 +618,7 @@ def keyword_queries(text: str, question: str, siblings: list[str] | None = None)
         w
         for w in _surface_words(text)
         if not idle.issuperset(t.casefold() for t in terms(w) or [w])
+        and not claim_word(w)  # 真的: what asks whether a claim holds is not searched
     ]
     if is_cjk(text):
         queries = _zh_queries(question, focus, surface)
@@ -749,7 +754,10 @@ def _split_en(question: str) -> list[str]:
 
     A clause whose sentence opens with what it says of a subject it names ("Coastal
     towns are known to be small, and what else are they known for?") is about that
-    subject: its pronouns are its own, not the question's subject."""
+    subject: its pronouns are its own, not the question's subject. After a yes/no check
+    of a claim, the pronoun a verb of saying takes stands for the claim ("Is it true that
+    the Great Wall is visible from space, and who first claimed it?": who first claimed
+    that the Great Wall is visible from space)."""
     lead, rest = lead_subject(question)
     body = rest.strip().rstrip(f".! {_QUESTION_MARKS}")
     opener, joiner = _opener_of(question)
@@ -770,15 +778,43 @@ def _split_en(question: str) -> list[str]:
     known = question_language(question)
     pronouns = _PRONOUNS | ({p: "" for p in known.pronouns} if known else {})
     out = []
+    claim = ""  # the claim a clause before checks, if one does
     for clause, led in clauses:
         named = led and entity(clause)  # "Coastal towns are …, what else are they …"
         if known is not None and known.inverted and subject and not named:
             clause = _inverted_subject(clause, subject, known)
-        text = _with_subject(clause, "" if named else subject, first, pronouns)
+        clause, claim = _claim_named(clause, claim), claim_said(clause) or claim
+        # the "it" of "is it true that …" stands for nothing
+        opening = CLAIM_OPENING.match(clause)
+        head = clause[: opening.end()] if opening else ""
+        text = head + _with_subject(clause[len(head) :], "" if named else subject, first, pronouns)
         if known is not None and known.pro_drop and subject and not named:
             text = _unsaid_subject(text, subject, known)
         out.append(text[0].upper() + text[1:] + "?")
     return out
+
+
+#: Verbs whose object, in a clause after a check of a claim, is the claim: "who first
+#: *claimed* it", "why do people *believe* it", "who *said* so".
+_SAYING_TEXT = (
+    "claim say believe think suggest prove disprove debunk show start spread state find "
+    "test confirm deny"
+)
+_SAYING = frozenset(stem(w) for w in _SAYING_TEXT.split())
+#: The pronoun a verb of saying takes for a claim ("that" only where it ends the clause:
+#: "who showed *that* it was false" opens a clause of its own).
+_CLAIM_PRONOUN = re.compile(r"\b([A-Za-z]+)\s+(it|this|so|that(?=\W*$))\b", re.I)
+
+
+def _claim_named(clause: str, claim: str) -> str:
+    """A clause after a check of ``claim`` with the pronoun a verb of saying or believing
+    takes for the claim replaced by it ("who first claimed it" → "who first claimed that
+    the Great Wall is visible from space"); the clause as it is when there is no claim
+    or no such pronoun."""
+    for match in _CLAIM_PRONOUN.finditer(clause) if claim else ():
+        if stem(match.group(1).lower()) in _SAYING:
+            return f"{clause[: match.start(2)]}that {claim}{clause[match.end(2) :]}"
+    return clause
 
 
 @lru_cache(maxsize=256)
@@ -810,11 +846,11 @@ def _shared_asks(pieces: list[str], opener: str = _OPENER) -> list[str]:
 def _en_clauses(question: str, body: str, pieces: list[tuple[str, bool]]) -> list[tuple[str, bool]]:
     """The clauses that ask, from the pieces the question was cut into.
 
-    A piece that asks nothing is a lead-in to the next clause that asks when it opens a
-    sentence (a sentence after a question mark belongs to the next part), when no clause
-    came before it or when another lead-in is pending; otherwise it says more of the
-    clause before ("…, in 1990, …"). Each clause that asks is further cut into its verb
-    phrases (:func:`_split_and`).
+    A piece that asks nothing (:func:`_asking`) is a lead-in to the next clause that
+    asks when it opens a sentence (a sentence after a question mark belongs to the next
+    part), when no clause came before it or when another lead-in is pending; otherwise
+    it says more of the clause before ("…, in 1990, …"). Each clause that asks is further
+    cut into its verb phrases (:func:`_split_and`).
 
     Args:
         question: the whole question.
@@ -829,12 +865,11 @@ def _en_clauses(question: str, body: str, pieces: list[tuple[str, bool]]) -> lis
     """
     clauses: list[tuple[str, bool]] = []
     pending = ""  # a lead-in that asks nothing ("According to a 1962 audit, what …")
-    whole = _whole_questions(body)
-    for raw, opens in pieces:
-        part = raw.strip(" ,:¿")
+    parts = [(raw.strip(" ,:¿"), opens) for raw, opens in pieces]
+    for (part, opens), asks in zip(parts, _asking(parts, body, question), strict=True):
         if not part:
             continue
-        if not _en_asks(part, whole, question) and not part.rstrip().endswith("what"):
+        if not asks:
             if clauses and not pending and not opens:
                 clauses[-1] = (f"{clauses[-1][0]}, {part}", clauses[-1][1])
             else:
@@ -847,6 +882,34 @@ def _en_clauses(question: str, body: str, pieces: list[tuple[str, bool]]) -> lis
     if pending:
         clauses.append((pending, False))
     return clauses
+
+
+def _asking(parts: list[tuple[str, bool]], body: str, question: str) -> list[bool]:
+    """Whether each piece of a question asks something.
+
+    A piece asks when it holds a question word or a request (:func:`_en_asks`) or ends
+    on "what"; a yes/no question opening its sentence asks on its own when the piece
+    after it asks in words of its own ("Is it true that the Great Wall is visible from
+    space, and who first claimed it?"), not when that one only asks a question word of
+    it ("Is the mill still used, and by whom?" asks once).
+
+    Args:
+        parts: the pieces, stripped, each with whether it opens its sentence.
+        body: the question without its lead subject and closing marks.
+        question: the whole question.
+
+    Returns:
+        One flag per piece.
+    """
+    whole = _whole_questions(body)
+    asks = [
+        bool(part) and (_en_asks(part, whole, question) or part.rstrip().endswith("what"))
+        for part, _ in parts
+    ]
+    for i, (part, opens) in enumerate(parts[:-1]):
+        follows = asks[i + 1] and bool(own_terms(parts[i + 1][0], question))
+        asks[i] = asks[i] or (opens and follows and checks_whether(part))
+    return asks
 
 
 def _whole_questions(body: str) -> set[str]:

@@ -100,14 +100,49 @@ _POINTS_BACK = re.compile(
 #: Verbs that open a request asked as a question ("Name one cause of …").
 IMPERATIVES = frozenset(["name", "list", "give", "identify", "describe", "explain", "define"])
 
+#: What an English check of a claim opens with, the claim following it ("is it true that
+#: coffee stunts growth", "is it a myth that bats are blind"): it asks whether the claim
+#: holds, and says nothing of what the claim is about.
+_CLAIM_JUDGED_TEXT = "true|false|a myth|a fact|correct|accurate|right|the case|a misconception"
+_CLAIM_FRAME = (
+    r"(?:is|was|isn't|wasn't) it (?:really |actually |just |only )?"
+    rf"(?:{_CLAIM_JUDGED_TEXT})(?: or (?:{_CLAIM_JUDGED_TEXT}))? that"
+)
+CLAIM_OPENING = re.compile(rf"^\s*¿?{_CLAIM_FRAME}\s+", re.I)
+#: Words that only stress that a yes/no question checks a claim ("does coffee *really*
+#: stunt growth"): no part of the claim.
+_STRESS_TEXT = "really actually truly"
+#: What asks whether a Chinese claim holds, by itself (…是真的吗) or with the 吗 that
+#: closes the question (喝咖啡真的会…吗): no part of the claim.
+_ZH_ASKS_CLAIM_TEXT = (
+    "是真的吗|是不是真的|是真是假|是真的还是假的|是否属实|是谣言吗|是误区吗|真的吗"
+)
+_ZH_CLAIM_TEXT = f"{_ZH_ASKS_CLAIM_TEXT}|真的"
+_ZH_CLAIM = re.compile(_ZH_CLAIM_TEXT)
+#: A Chinese check of a claim: a phrase that asks it by itself, or 真的 in a question
+#: that closes with 吗 (喝咖啡真的会影响长高吗).
+_ZH_CHECK = re.compile(rf"{_ZH_ASKS_CLAIM_TEXT}|真的[^？?，,]*吗")
+#: A Chinese question answered yes or no when no question word asks for more: one that
+#: closes with 吗, or asks 是否, 是不是, 有没有, 能不能 ….
+_ZH_WHETHER = re.compile(
+    r"吗\s*[？?！!。]?\s*$|是否|是不是|有没有|能不能|会不会|可不可以|对不对|难道"
+)
+
+#: The portions a quantity is asked of ("how many calories are in *a slice of* rye bread"):
+#: a page gives it per portion or per weight, in words of its own.
+_PORTION_TEXT = "slice cup glass can bowl bottle spoonful tablespoon teaspoon serving portion"
+
 #: The words of a question that say what kind of answer it wants, not what it is about:
-#: "in what year", "what is the name of", "how far", "哪一年", "什么地方". They are not
-#: facets: a sentence answers "in what year …" with a year, not with the word "year".
+#: "in what year", "what is the name of", "how far", "哪一年", "什么地方", and those that
+#: ask whether a claim holds ("is it true that", "really", 是真的吗). They are not facets:
+#: a sentence answers "in what year …" with a year, not with the word "year".
 _FRAMES = re.compile(
     r"\b(?:in |during |by )?(?:what|which) (?:year|date|month|day|time|century|decade|period)s?\b"
     r"|\b(?:what|which) (?:is|was|are|were) the names? of\b|\bthe names? of\b"
     r"|\bhow (?:many|much|long|far|big|large|tall|high|deep|wide|heavy|old|often)\b"
     r"|\b(?:what|which) (?:kind|type|sort)s? of\b"
+    # a portion a quantity is asked of: "how much sugar is in *a can of* cola"
+    rf"|\b(?:a|an|one|per|each) (?:{_PORTION_TEXT.replace(' ', '|')})s? of\b"
     rf"|^\s*(?:{'|'.join(sorted(IMPERATIVES))})\b"
     r"|哪一年|哪年|什么时候|何时|什么地方|哪个地方|哪里|何处|哪儿|多少|多长|多大|多远|多高|多久"
     r"|叫什么|名字|名称"
@@ -115,8 +150,12 @@ _FRAMES = re.compile(
     r"|\b(?:is|are|was|were|be) (?:called|named|known as|referred to as)\b"
     r"|\b(?:called|named|known as|referred to as)(?=\s*(?:what\b|\?|$))"
     r"|被称为|被称作|称为|称作|叫做"
-    # a question word with its measure word (哪次, 哪位), a count asked for (两种, 一系列)
-    rf"|哪?[一二两三四五六七八九十每几][个种支位次条名项部本座家类]|一系列|哪[{CJK_CLASS}]",
+    # a question word with its measure word (哪次, 哪位), a count asked for (两种, 一系列),
+    # a portion a quantity is asked of (一片, 一杯)
+    rf"|哪?[一二两三四五六七八九十每几][个种支位次条名项部本座家类片杯碗块份罐瓶勺袋盒颗粒]"
+    rf"|一系列|哪[{CJK_CLASS}]"
+    # the words that ask whether a claim holds
+    rf"|\b{_CLAIM_FRAME}\b|\b(?:{_STRESS_TEXT.replace(' ', '|')})\b|{_ZH_CLAIM_TEXT}",
     re.I,
 )
 
@@ -150,6 +189,23 @@ def answer_kind_terms(text: str) -> set[str]:
     if is_cjk(text):
         return set()
     return {stem(m.group(1)) for m in _KIND_NOUN.finditer(text)}
+
+
+#: The verbs by which a "how many" or "how much" question asks what a thing holds ("how
+#: many calories does rye bread *have*", "how much sugar does a can of cola *hold*"):
+#: they frame the quantity asked, which a sentence gives in its own words ("250 calories
+#: per 100 g").
+_HAVING_TEXT = "have contain hold include carry"
+_HAVING = frozenset(stem(w) for w in _HAVING_TEXT.split())
+_COUNTED_BY = re.compile(r"^\s*how (?:many|much)\b.*\b([a-z]+)\W*$", re.I)
+
+
+def _having_terms(text: str) -> set[str]:
+    """The term of the verb of having that closes an English "how many" or "how much"
+    question (:data:`_HAVING_TEXT`), which is no facet; none for any other question."""
+    found = _COUNTED_BY.match(text)
+    verb = stem(found.group(1).lower()) if found else ""
+    return {verb} if verb in _HAVING else set()
 
 
 def named_kind_terms(text: str) -> set[str]:
@@ -209,22 +265,16 @@ def names_kind(facet: Facet, text: str) -> bool:
     return False
 
 
-def question_kind(text: str) -> str:
-    """``when``, ``number``, ``why``, ``who``, ``where``, ``how`` or ``what``: by the
-    language's data when it lists its question words by kind (``kinds``), else by the
-    English and Chinese question words."""
-    known = question_language(text)
-    for kind, asked in known.kinds if known is not None else ():
-        if any(word in text for word in asked):
-            return kind
-    low = text.lower()
-    if re.search(
+#: The kinds of answer a question asks for, each with the English and Chinese words that
+#: ask for it, in the order they are tried.
+_KINDS = (
+    (
+        "when",
         r"\bwhen\b|(?:what|which) (?:year|date|month|century|decade|period|era)|何时|什么时候"
         r"|哪一年|哪年|什么时[间期代]|哪个时[期代]|哪个朝代|什么年代",
-        low,
-    ):
-        return "when"
-    if re.search(
+    ),
+    (
+        "number",
         r"\bhow (many|much|long|far|big|large|tall|high|deep|wide|heavy|old|often)\b"
         # a measure asked for by its name: "what is the population of", "the length of"
         r"|\b(?:what|which) (?:is|was|are|were) the (?:population|number|size|length|height"
@@ -232,18 +282,99 @@ def question_kind(text: str) -> str:
         # a price asked by its verb: "what did the bridge cost (to build)"
         r"|\bwhat (?:did|does|do|will|would) (?:\S+ ){1,8}?cost\b"
         r"|多少|多长|多大|多远|多高|多久|几",
-        low,
-    ):
-        return "number"
-    if re.search(r"\bwhy\b|\bwhat (?:caused|causes)\b|为什么|为何|原因|起因|缘由|缘故|理由", low):
-        return "why"
-    if re.search(r"\bwho\b|\bwhom\b|谁", low):
-        return "who"
-    if re.search(r"\bwhere\b|哪里|何处|在哪|什么地方|哪个地方|哪儿", low):
-        return "where"
-    if re.search(r"\bhow\b|如何|怎样|怎么", low):
-        return "how"
-    return "what"
+    ),
+    ("why", r"\bwhy\b|\bwhat (?:caused|causes)\b|为什么|为何|原因|起因|缘由|缘故|理由"),
+    ("who", r"\bwho\b|\bwhom\b|谁"),
+    ("where", r"\bwhere\b|哪里|何处|在哪|什么地方|哪个地方|哪儿"),
+    ("how", r"\bhow\b|如何|怎样|怎么"),
+)
+_KIND_PATTERNS = tuple((kind, re.compile(pattern)) for kind, pattern in _KINDS)
+
+#: The kind of a question answered yes or no: a check of a claim ("is it true that …",
+#: "does X really …", 是真的吗) or any question opening with an auxiliary ("can goats eat
+#: acorns?", 瓦恩运河还在通航吗？). Any relevant sentence may answer it.
+WHETHER = "whether"
+
+
+def question_kind(text: str) -> str:
+    """``when``, ``number``, ``why``, ``who``, ``where``, ``how``, ``whether`` (yes or no)
+    or ``what``: by the language's data when it lists its question words by kind
+    (``kinds``), else by the English and Chinese question words (:data:`_KINDS`).
+
+    An English question opening with an auxiliary, or a Chinese check of a claim (是真的吗),
+    asks whether, whatever question word its claim holds ("is it true that the man *who*
+    built it was French"), unless it asks someone to tell what a question word asks ("can
+    you tell me *when* …") or a question word asks more after a comma; a Chinese
+    question closing with 吗 or asking 是否 asks whether when no question word asks for
+    more."""
+    known = question_language(text)
+    for kind, asked in known.kinds if known is not None else ():
+        if any(word in text for word in asked):
+            return kind
+    low = text.lower()
+    later = low.partition(",")[2]  # "is the mill still used, by whom": who
+    if checks_whether(text) and not any(p.search(later) for _, p in _KIND_PATTERNS):
+        return WHETHER
+    for kind, pattern in _KIND_PATTERNS:
+        if pattern.search(low):
+            return kind
+    return WHETHER if _ZH_WHETHER.search(text) else "what"
+
+
+#: Whom a question opening with an auxiliary asks to tell what its question word asks
+#: ("can *you* tell me when …", "does *anyone* know why …"): it asks that, not whether.
+_TOLD_BY_TEXT = "you anyone anybody someone somebody"
+_TOLD_BY = frozenset(_TOLD_BY_TEXT.split())
+#: Auxiliaries that are also names or nouns ("*Will* Smith's first film", "*May* Day"):
+#: one opens a yes/no question only when a word in lower case follows it.
+_NAMING_AUX_TEXT = "will may can must"
+_NAMING_AUX = frozenset(_NAMING_AUX_TEXT.split())
+
+
+def checks_whether(text: str) -> bool:
+    """Whether a question asks yes or no, whatever question word the claim it checks
+    holds: an English one opening with an auxiliary (after a lead subject and its colon)
+    or with "is it true that" (:data:`CLAIM_OPENING`), but not one asking someone to tell
+    what a question word asks ("can you tell me when …") nor a name opening with one
+    ("Will Smith's first film, …"); a Chinese check of a claim (是真的吗, 真的…吗)."""
+    if is_cjk(text):
+        return _ZH_CHECK.search(text) is not None
+    rest = lead_subject(text)[1]
+    if CLAIM_OPENING.match(rest):
+        return True
+    written = [w.strip("¿\"'“‘(") for w in rest.split()]
+    said = [w.lower() for w in written]
+    if not said or said[0] not in _AUX:
+        return False
+    if said[0] in _NAMING_AUX and written[1:2] and written[1][:1].isupper():
+        return False  # "Will Smith's first film, …"
+    told = len(said) > 1 and said[1] in _TOLD_BY
+    return not (told and any(w in _QUESTION_WORDS for w in said[2:]))
+
+
+@lru_cache(maxsize=4096)
+def claim_word(word: str) -> bool:
+    """Whether a word only asks whether a claim holds ("really", 真的): no word of the
+    claim, and none to search for."""
+    stress = _STRESS_TEXT.replace(" ", "|")
+    return re.fullmatch(rf"{_ZH_CLAIM_TEXT}|{stress}", word, re.I) is not None
+
+
+@lru_cache(maxsize=4096)
+def claim_said(text: str) -> str:
+    """The claim an English yes/no question checks, as written: what follows "is it true
+    that" (:data:`CLAIM_OPENING`: "the Great Wall is visible from space"), or the
+    question without its opening auxiliary and the words that stress it ("does coffee
+    really stunt growth": "coffee stunt growth"), up to its first clause's end; "" for
+    any other question."""
+    rest = lead_subject(text)[1]
+    opening = CLAIM_OPENING.match(rest)
+    if is_cjk(rest) or (opening is None and not checks_whether(rest)):
+        return ""
+    said = rest[opening.end() :] if opening else rest.split(None, 1)[-1]
+    said = re.split(r"[?;,:]|\s+and\s+(?=(?:how|why|what|when|where|which|who)\b)", said)[0]
+    stress = _STRESS_TEXT.replace(" ", "|")
+    return " ".join(re.sub(rf"\b(?:{stress})\b", " ", said, flags=re.I).split())
 
 
 @dataclass(frozen=True)
@@ -356,7 +487,7 @@ class Focus:
         own, entity_terms = _name_as_term(named, subquestion, asked, own, entity_terms)
         asked_verb = set(terms(_verb_after(subquestion, named)))
         subject = _subject_terms(subquestion, siblings, own, entity_terms, lead, asked_verb)
-        kinds = answer_kind_terms(subquestion)
+        kinds = answer_kind_terms(subquestion) | _having_terms(subquestion)
         own = [t for t in own if t in subject or t not in kinds]
         facets = _facets_of(subquestion, own, subject, surface, glossary)
         others_facets = (
@@ -525,8 +656,11 @@ def _subject_terms(
 
     The entity's terms and those shared with at least half of the other sub-questions
     (but the verb the part asks of its subject: "how often did the ferry *cross*" beside
-    "what did a crossing cost" asks about the crossing), after the lead subject's terms;
-    all the part's terms when that leaves none.
+    "what did a crossing cost" asks about the crossing, and the words of the claim the
+    part checks or another part checks and it repeats, which say what the claim says of
+    its subject: "is it true that the Great Wall is *visible from space*" beside "who
+    first claimed that the Great Wall is visible from space"), after the lead subject's
+    terms; all the part's terms when that leaves none.
 
     Args:
         subquestion: the part.
@@ -542,8 +676,12 @@ def _subject_terms(
     """
     others = [set(terms(s)) for s in siblings if s != subquestion]
     need = max(1, math.ceil(len(others) / 2))
+    claims = [claim_said(subquestion), *(_repeated_claim(s, siblings) for s in siblings)]
+    said = {t for claim in claims for t in terms(claim)}
     shared = {
-        t for t in own if others and sum(t in o for o in others) >= need and t not in asked_verb
+        t
+        for t in own
+        if others and sum(t in o for o in others) >= need and t not in {*asked_verb, *said}
     }
     subject = [t for t in own if t in entity_terms or t in shared]
     if lead:  # the subject named before the parts, or by the question for a part
@@ -552,6 +690,13 @@ def _subject_terms(
     if not subject:
         subject = own
     return subject
+
+
+def _repeated_claim(part: str, siblings: Sequence[str]) -> str:
+    """The claim a part checks (:func:`claim_said`) when another part repeats it ("who
+    first claimed that the Great Wall is visible from space"), else ""."""
+    claim = claim_said(part)
+    return claim if claim and any(claim in s for s in siblings if s != part) else ""
 
 
 def _facets_of(
@@ -866,10 +1011,13 @@ def entity(question: str) -> str:
 
     The subject a lead names before a colon ("Lithium-ion batteries: who …"); else its
     longest run of capitalised words (numbers that follow a name belong to it: "Route
-    66"); otherwise the noun phrase of its first clause: after "of" ("the health effects
-    of *microplastics*"), or between the auxiliary and the verb ("how do *heat pumps*
-    work"), or after the verb ("what caused *the 2008 financial crisis*"). For Chinese,
-    the first run of nouns of the first clause that has one (jieba's parts of speech).
+    66"); otherwise, for a check of a claim, the claim's own subject ("is it true that
+    *coffee* stunts growth"), else the noun phrase of its first clause: after "of" ("the
+    health effects of *microplastics*"), or between the auxiliary and the verb ("how do
+    *heat pumps* work"), or after the verb ("what caused *the 2008 financial crisis*"),
+    or what a quantity is asked of ("how many calories does *rye bread* have"). For
+    Chinese, the first run of nouns of the first clause that has one (jieba's parts of
+    speech), the words asking whether a claim holds (真的, 是真的吗) set apart.
     """
     question = " ".join(question.split())
     lead, _ = lead_subject(question)
@@ -881,13 +1029,16 @@ def entity(question: str) -> str:
         if topic:
             return topic
     if is_cjk(question):
-        return _zh_question_entity(question)
+        return _zh_question_entity(_ZH_CLAIM.sub("，", question))
     runs = _capital_runs(question)
     if runs:
         name = " ".join(max(runs, key=lambda r: sum(not t.isdigit() for t in r)))
         if known is not None:
             return name
         return _placed_subject(question, name) or _with_head_nouns(question, name)
+    opening = CLAIM_OPENING.match(question)
+    if opening:  # "is it true that coffee stunts growth": what the claim is about
+        return _claimed_subject(question[opening.end() :])
     return _noun_phrase_entity(question)
 
 
@@ -1219,8 +1370,11 @@ def _noun_phrase_entity(question: str) -> str:
     first = re.split(r"[?;,:]|\s+and\s+(?=(?:how|why|what|when|where|which|who)\b)", question)[0]
     words_ = first.split()
     if " of " in f" {first.lower()} ":  # "made of" at the end leaves nothing after it
-        after = f" {first.lower()} ".rsplit(" of ", 1)[1].split()
+        before, _, rest = f" {first.lower()} ".rpartition(" of ")
+        after = rest.split()
         phrase = _noun_run(after)
+        if phrase and _BARE_AFTER & set(before.split()):  # "does a can of cola *hold*"
+            phrase = _before_bare_verb(phrase, [w for w in after if w not in _ARTICLES])
         if phrase:
             return phrase
     if len(words_) >= 2 and words_[0].lower() in IMPERATIVES:
@@ -1229,6 +1383,37 @@ def _noun_phrase_entity(question: str) -> str:
     if asked_for:
         return asked_for
     return _opening_phrase([w.lower() for w in words_])
+
+
+def _claimed_subject(claim: str) -> str:
+    """What a claim a question checks is about (lower case): the noun phrase its first
+    clause opens with, up to its verb (:func:`_statement_phrase`: "*coffee* stunts
+    growth"), or the one after the "of" that follows it ("the population of *the old
+    town* is over a million"); "" when it opens with none."""
+    words_ = [w.strip(".,?!") for w in re.split(r"[?;,:]", claim)[0].lower().split()]
+    phrase = _statement_phrase(words_)
+    size = len(phrase.split())
+    at = next((i + size for i in range(len(words_)) if words_[i : i + size] == phrase.split()), 0)
+    if phrase and words_[at : at + 1] == ["of"]:
+        return _statement_phrase(words_[at + 1 :]) or phrase
+    return phrase
+
+
+def _statement_phrase(words_: list[str]) -> str:
+    """The noun phrase a statement opens with, without the verb it runs into: the words
+    before an inflected verb that no bare verb or auxiliary follows ("coffee *stunts*
+    growth", not "glass *bottles* break" nor "bus *stops* are …") or before a bare verb
+    after a plural ("vaccines *cause* …", "honey bees *sting* …"), at least one kept."""
+    phrase = _noun_run(words_).split()
+    if not phrase:
+        return ""
+    clause = words_[words_.index(phrase[0]) :]
+    for i in range(1, len(phrase)):
+        after = clause[i + 1] if i + 1 < len(clause) else ""
+        inflected = is_verb_form(phrase[i]) and not (is_bare_verb(after) or after in _AUX)
+        if inflected or (phrase[i - 1].endswith("s") and is_bare_verb(phrase[i])):
+            return " ".join(phrase[:i])
+    return " ".join(phrase)
 
 
 def _opening_phrase(opening: list[str]) -> str:
@@ -1315,10 +1500,12 @@ def _asked_phrase(tokens: list[str]) -> str:
     the *steam carriage*, the object after its verb, and "what year did the war end"
     asks as "what did the war end". After an inflected verb the phrase is its object,
     past the words that lead to it ("what happened when the old bridge …"); otherwise it
-    is the one from the clause's third word on. When the second is a form of "do", the
-    phrase ends before the clause's verb (:func:`_before_bare_verb`: "what does the
-    index *measure*"), or before its last word when it runs to the clause's end and no
-    word of it is known as a verb.
+    is the one from the clause's third word on. When the second is an auxiliary a bare
+    verb follows (a form of "do", "can", "should" …), the phrase ends before the clause's
+    verb (:func:`_before_bare_verb`: "what does the index *measure*", "can lightning
+    *strike* twice"), or before its last word when it runs to the clause's end and no
+    word of it is known as a verb. A quantity asked for ("how many calories does rye
+    bread have") is asked of a phrase of its own (:func:`_measured_phrase`).
 
     Args:
         tokens: the clause's words, lower case, the question word first.
@@ -1326,6 +1513,8 @@ def _asked_phrase(tokens: list[str]) -> str:
     Returns:
         The phrase, or "" when there is none.
     """
+    if tokens[0] == _HOW and len(tokens) > 2 and tokens[1] in _COUNTING:
+        return _measured_phrase(tokens[1:])
     kind = _asked_kind([t.strip(".,?!") for t in tokens])
     if kind and tokens[kind + 1] not in _AUX:
         return _noun_run(_after_verb(tokens[kind + 2 :]))
@@ -1336,13 +1525,93 @@ def _asked_phrase(tokens: list[str]) -> str:
     if tokens[1] not in _AUX and is_verb_form(tokens[1]):  # "what happens *when the* …"
         return _noun_run(_after_verb(rest))
     phrase = _noun_run(rest)
-    if tokens[1] not in ("do", "does", "did"):
+    if tokens[1] not in _BARE_AFTER:
         return phrase
-    said = [w.strip(".,?!") for w in rest if w not in _ARTICLES]
+    said = _said_of(rest)
     cut = _before_bare_verb(phrase, said)
     if cut == phrase and len(said) >= 2 and phrase.split() == said:
         return _noun_run(rest[:-1])  # its last word is the verb, one no dictionary knows
     return cut
+
+
+#: The words after "how" that ask a quantity of what the clause goes on to name: "how
+#: *many* calories does rye bread have" asks the calories of rye bread, "how *much* does a
+#: blue whale weigh" the weight of a blue whale.
+_HOW = "how"
+_COUNTING_TEXT = "many much"
+_COUNTING = frozenset(_COUNTING_TEXT.split())
+#: The words after the auxiliary of a "how many" clause that lead to where what it
+#: counts is ("how many people are *there in* the old town").
+_PLACED = _PLACING | {"there"}
+#: The words that join the things a quantity is asked of ("rye bread *and* spelt bread").
+_JOINING_TEXT = "and or"
+_JOINING = frozenset(_JOINING_TEXT.split())
+
+
+def _measured_phrase(tokens: list[str]) -> str:
+    """The noun phrase a "how many" or "how much" clause asks a quantity of, not the
+    thing counted or measured (:func:`_counted`): after the verb that follows it ("how
+    many people live in *the old town*"), after an auxiliary and the preposition or
+    participle after it ("how much sugar is in *orange juice*", "how many languages are
+    spoken in *the hill villages*"), else between the auxiliary and the clause's verb
+    ("how many calories does *rye bread* have", "how much does *a blue whale* weigh").
+    A quantity asked of several things at once ("how many calories do rye bread and
+    spelt bread have", as a comparison of them is read) is asked of none alone, nor is
+    one asked of a thing the clause does not name ("how many units is *it* made of"):
+    the phrase is then what is counted.
+
+    Args:
+        tokens: the clause's words, lower case, from "many" or "much" on.
+
+    Returns:
+        The phrase, or "" when there is none.
+    """
+    count = _counted(tokens)
+    counted = _noun_run(tokens[1:])
+    after = [t.strip(".,?!") for t in tokens[count + 1 :]]
+    if not after or _JOINING & set(after):
+        return counted
+    if after[0] not in _AUX:  # "how many people *live* in the old town"
+        return _noun_run(_after_verb(after[1:])) or counted
+    rest = after[1:]
+    if rest and is_verb_form(rest[0]):  # "how many languages are *spoken* in …"
+        return _noun_run(_after_verb(rest[1:])) or counted
+    placed = bool(rest) and rest[0] in _PLACED  # "is *in* orange juice", "are *there* in"
+    phrase = _noun_run(_after_verb(rest) if placed else rest)
+    if after[0] in _BARE_AFTER:
+        phrase = _before_bare_verb(phrase, _said_of(rest))
+    return phrase or counted
+
+
+def _said_of(tokens: list[str]) -> list[str]:
+    """The words of a clause a phrase and its verb are found among: without articles and
+    the adverbs between them ("does chewing gum *really* stay"; not "in", a stop word)."""
+    words_ = [t.strip(".,?!") for t in tokens if t not in _ARTICLES]
+    return [w for w in words_ if w in STOP_WORDS or readings(w) != {"ADV"}]
+
+
+def _counted(tokens: list[str]) -> int:
+    """How many words after "how many" or "how much" name what is counted or measured
+    ("how many *calories* does …", "how many *square miles* does …", "how many *people*
+    live in …"): the longest run of them, :data:`KIND_WORDS` at most, that an auxiliary
+    or a verb follows; 0 when one follows at once ("how much does a blue whale weigh").
+
+    Args:
+        tokens: the clause's words, lower case, from "many" or "much" on.
+
+    Returns:
+        The number of words.
+    """
+    run = 0
+    for tok in tokens[1 : 1 + KIND_WORDS]:
+        if tok in _AUX or tok in STOP_WORDS:
+            break
+        run += 1
+    for count in range(min(run, len(tokens) - 2), 0, -1):
+        verb = tokens[count + 1]
+        if verb in _AUX or is_verb_form(verb) or is_bare_verb(verb):
+            return count
+    return 0
 
 
 def _before_bare_verb(phrase: str, said: list[str]) -> str:
@@ -1350,13 +1619,14 @@ def _before_bare_verb(phrase: str, said: list[str]) -> str:
     that can be a bare verb after a plural ("why do honey bee colonies *die* over
     winter", "why do leaves *change* colour"), else before the last one that can be a
     bare verb ("what does the farmer *feed* cows"), at least one word kept; the phrase
-    whole when the word after it in the clause (``said``) can be that verb ("how do heat
-    pump systems *work* in winter")."""
+    whole when the word after it in the clause (``said``) can be that verb or is an
+    auxiliary ("how do heat pump systems *work* in winter", "what vitamins does rye bread
+    *have*")."""
     words_ = phrase.split()
     at = next((i for i in range(len(said)) if said[i : i + len(words_)] == words_), -1)
     after = said[at + len(words_)] if 0 <= at < len(said) - len(words_) else ""
-    if after and after not in STOP_WORDS and is_bare_verb(after):
-        return phrase
+    if after in _AUX or (after and after not in STOP_WORDS and is_bare_verb(after)):
+        return phrase  # "what vitamins does rye bread *have*"
     verbs = [i for i in range(1, len(words_)) if is_bare_verb(words_[i])]
     after_plural = [i for i in verbs if words_[i - 1].endswith("s")]
     ends = after_plural[:1] or verbs[-1:] or [len(words_)]

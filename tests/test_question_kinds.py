@@ -239,3 +239,136 @@ def test_a_part_asking_only_a_measure_of_its_subject_quotes_only_that_measure() 
     focus = plan.focus(plan.subquestions[0])
     found = [s.sentence.text for s in relevant(focus, Document.of(page, "The Varn Canal"))]
     assert found == ["The whole route of the Varn Canal is about 212 km."], found
+
+
+#: kind → (question, one (subject, facets, kind) per part): the subject and the facets as
+#: the question writes them (compared by their terms).
+READINGS: dict[str, list[tuple[str, list[tuple[str, str, str]]]]] = {
+    # "how many X does Y have": a quantity X of Y, so Y is the subject and X a facet
+    "quantity of a thing": [
+        ("How many calories does rye bread have?", [("rye bread", "calories", "number")]),
+        ("How much caffeine does a cup of chicory tea contain?",
+         [("chicory tea", "caffeine", "number")]),
+        ("How many seeds does a ripe pomegranate hold?",
+         [("ripe pomegranate", "seeds", "number")]),
+        ("How much protein is in a bowl of red lentils?", [("red lentils", "protein", "number")]),
+        ("How many calories are in a slice of barley bread?",
+         [("barley bread", "calories", "number")]),
+        ("How much does an adult walrus weigh?", [("adult walrus", "weigh", "number")]),
+        ("How many people live in the old harbour district?",
+         [("old harbour district", "people live", "number")]),
+        ("How many people live in Velmouth?", [("Velmouth", "people live", "number")]),
+        ("一片黑麦面包有多少卡路里？", [("黑麦面包", "卡路里", "number")]),
+        ("一瓶苹果汁里有多少糖？", [("苹果汁", "糖", "number")]),
+        ("一杯菊苣茶含有多少咖啡因？", [("菊苣茶", "咖啡因", "number")]),
+    ],
+    # "is it true that S?": what S is about is the subject, what it says of it the facets
+    "claim check": [
+        ("Is it true that coffee stunts growth?", [("coffee", "stunts growth", "whether")]),
+        ("Is it a myth that bats are blind?", [("bats", "blind", "whether")]),
+        ("Is it true that goldfish have a three-second memory?",
+         [("goldfish", "three-second memory", "whether")]),
+        ("Does chewing gum really stay in the stomach for seven years?",
+         [("chewing gum", "stay stomach seven years", "whether")]),
+        ("Do carrots really improve night vision?",
+         [("carrots", "improve night vision", "whether")]),
+        ("Can lightning strike the same place twice?",
+         [("lightning", "strike place twice", "whether")]),
+        ("Is it true that cracked knuckles cause arthritis?",
+         [("cracked knuckles", "cause arthritis", "whether")]),
+        ("Is it true that honey never spoils?", [("honey", "never spoils", "whether")]),
+        ("喝咖啡真的会影响长高吗？", [("喝咖啡", "影响 长高", "whether")]),
+        ("吃胡萝卜能改善视力是真的吗？", [("胡萝卜", "吃 改善 视力", "whether")]),
+        ("蝙蝠真的是瞎子吗？", [("蝙蝠", "瞎子", "whether")]),
+    ],
+    # a claim checked, then asked about: "it" after a verb of saying is the claim
+    "claim check and a follow-up": [
+        ("Is it true that the Great Wall is visible from space, and who first claimed it?",
+         [("Great Wall", "visible space", "whether"),
+          ("Great Wall", "first claimed visible space", "who")]),
+        ("Is it true that coffee stunts growth, and why do people believe it?",
+         [("coffee", "stunts growth", "whether"),
+          ("coffee", "people believe stunts growth", "why")]),
+        ("Is it a myth that bats are blind, and who first said so?",
+         [("bats", "blind", "whether"), ("bats", "first said blind", "who")]),
+        ("Is it true that the Orvald Bridge was built without nails, and when was it built?",
+         [("Orvald Bridge", "built nails", "whether"), ("Orvald Bridge", "built", "when")]),
+        ("Is it true that goldfish have a three-second memory, and who tested it?",
+         [("goldfish", "three-second memory", "whether"),
+          ("goldfish", "tested three-second memory", "who")]),
+        ("Do carrots really improve night vision, and who first claimed it?",
+         [("carrots", "improve night vision", "whether"),
+          ("carrots", "first claimed improve night vision", "who")]),
+        ("蝙蝠是瞎子，是真的吗？谁最早提出的？",
+         [("蝙蝠", "瞎子", "whether"), ("蝙蝠", "最早 提出", "who")]),
+        ("喝咖啡真的会影响长高吗？最早由谁提出？",
+         [("喝咖啡", "影响 长高", "whether"), ("喝咖啡", "最早 提出", "who")]),
+    ],
+}  # fmt: skip
+
+READ = [(kind, question, parts) for kind, cases in READINGS.items() for question, parts in cases]
+#: The words that ask whether a claim holds: no subject, facet or query word.
+CHECKING = {"true", "myth", "really", "真的"}
+
+
+@pytest.mark.parametrize(("kind", "question", "parts"), READ)
+def test_each_part_is_read_for_its_subject_facets_and_kind(kind, question, parts) -> None:
+    """A quantity asked of a thing is asked about that thing ("how many calories does rye
+    bread have": rye bread, whose calories are asked); a claim checked is about what the
+    claim names, and says the rest of it ("is it true that coffee stunts growth": coffee,
+    stunting growth), the words that ask whether it holds being none of these; a part
+    after a claim checked is a part of its own, and a pronoun its verb of saying takes
+    stands for the claim ("who first claimed it")."""
+    plan = offline_plan(question)
+    assert len(plan.subquestions) == len(parts), (kind, [s.text for s in plan.subquestions])
+    for sub, (about, asked, answer) in zip(plan.subquestions, parts, strict=True):
+        focus = plan.focus(sub)
+        read = (kind, sub.text, focus.subject, [f.term for f in focus.facets], focus.kind)
+        # a Chinese name the question cuts as one word is one term (黑麦面包)
+        assert set(focus.subject) in (set(terms(about)), {about}), read
+        assert {f.term for f in focus.facets} == set(terms(asked)), read
+        assert focus.kind == answer, read
+        named = about.casefold().split()
+        assert all(any(w in q.casefold() for w in named) for q in sub.queries), sub.queries
+        said = {w for q in sub.queries for w in q.casefold().split()}
+        assert not said & CHECKING and not set(focus.words) & {"true", "myth", "realli"}, read
+
+
+def test_there_are_five_questions_of_each_reading_in_english_and_two_in_chinese() -> None:
+    for kind, cases in READINGS.items():
+        chinese = [q for q, _ in cases if any("\u4e00" <= c <= "\u9fff" for c in q)]
+        assert len(cases) - len(chinese) >= 5 and len(chinese) >= 2, kind
+
+
+@pytest.mark.parametrize(
+    ("question", "kinds"),
+    [
+        # a question word after a comma asks what it asks
+        ("Is the Varn mill still used, and by whom?", ["who"]),
+        # someone asked to tell what a question word asks
+        ("Can you tell me when the Orvald Bridge opened?", ["when"]),
+        # the question words inside a claim ask nothing
+        ("Is it true that the man who built the Orvald Bridge was a sailor?", ["whether"]),
+        # a name that opens with an auxiliary asks no yes/no question
+        ("Will Harsk's first novel, when was it published?", ["when"]),
+        ("石溪镇有没有图书馆？", ["whether"]),
+        ("你知道谁修建了白鹭桥吗？", ["who"]),
+    ],
+)
+def test_a_yes_no_question_is_told_from_one_asking_more(question: str, kinds: list[str]) -> None:
+    plan = offline_plan(question)
+    assert [plan.focus(s).kind for s in plan.subquestions] == kinds
+
+
+def test_any_relevant_sentence_answers_a_yes_no_part() -> None:
+    """A yes/no part wants no date, figure or name: any sentence relevant to it may answer
+    it, and none is marked as its answer's span."""
+    from research.answer import answer_span, explains, gives_answer, sure_span, wanted
+
+    plan = offline_plan("Is it true that coffee stunts growth?")
+    focus = plan.focus(plan.subquestions[0])
+    sentence = "In 1999 a study of 400 children found that coffee does not stunt growth."
+    assert focus.kind == "whether"
+    assert wanted(focus) == "" and explains(focus) == ""
+    assert gives_answer(focus, sentence)
+    assert answer_span(focus, sentence) == "" and sure_span(focus, sentence) == ""

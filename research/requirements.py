@@ -305,6 +305,8 @@ class ReportView:
     Attributes:
         sentences: the sentences it quotes and the rows of its tables (each row one).
         headings: the headings of its sections.
+        contexts: the heading of the section each sentence stands in ("" for one that
+            stands in none), in the order of ``sentences`` (empty: none has one).
         features: the features it has (``disagreements``, ``tables``, ``citations``),
             each with the heading of the section that shows it ("" for none).
         subject: what the whole report is about (its terms count as said everywhere).
@@ -316,17 +318,22 @@ class ReportView:
     features: dict[str, str] = field(default_factory=dict)
     subject: str = ""
     lang: str = ""
+    contexts: tuple[str, ...] = ()
 
     @cached_property
     def said(self) -> list[tuple[frozenset[str], frozenset[int]]]:
-        """Each sentence's terms (the subject's with them) and the centuries it names."""
+        """Each sentence's terms and the centuries it names. The subject's terms are said
+        with every sentence, and a section's heading with each sentence under it: a
+        quote in the section "How does the weir work?" says how the weir works, in the
+        words of the page it comes from."""
         subject = set(terms(self.subject))
+        contexts = self.contexts or ("",) * len(self.sentences)
         out = []
-        for sentence in self.sentences:
+        for sentence, context in zip(self.sentences, contexts, strict=True):
             data = data_for(sentence)
             years = {(int(y) - 1) // 100 + 1 for y in _YEAR.findall(sentence)}
             centuries = frozenset(years) | _centuries(sentence, data)
-            out.append((frozenset(terms(sentence)) | subject, centuries))
+            out.append((frozenset(terms(sentence)) | subject | set(terms(context)), centuries))
         return out
 
 

@@ -219,6 +219,26 @@ def test_each_requirement_is_judged_by_its_kind_with_a_verdict_that_reads(
     assert verdict_line(judge(requirement, _VIEW), "en") == line
 
 
+def test_a_topic_is_said_by_a_quote_with_the_heading_of_the_section_it_answers() -> None:
+    """A section asking how the weir works answers it in the words of its sources ("the
+    gate held back the race"), which need not repeat "weir" or "works"; a heading with no
+    quote under it, or a quote under another heading, says nothing of the topic."""
+    quote = "The keeper closed the gate and held back the race until the wheel turned."
+    answered = ReportView(
+        (quote,),
+        headings=("How does the Orvel weir work?",),
+        contexts=("How does the Orvel weir work?",),
+    )
+    elsewhere = ReportView(
+        (quote,), headings=("How does the Orvel weir work?", "Towns"), contexts=("Towns",)
+    )
+    bare = ReportView((), headings=("How does the Orvel weir work?",))
+    requirement = "Cover: How the weir worked."
+    assert judge(requirement, answered).status == "covered"
+    assert judge(requirement, elsewhere).status == "not covered"
+    assert judge(requirement, bare).status == "not covered"
+
+
 def test_a_topic_a_source_gave_but_the_report_left_out_is_said_so_not_as_never_given() -> None:
     found = ReportView((*_VIEW.sentences, "The weir worked by holding back the mill race."))
     verdict = judge("Cover: The toll bridge and how the weir worked.", _VIEW, found)

@@ -49,7 +49,7 @@ VERDICT_LABELS = {
 def report_view(draft: Draft, lang: str = "") -> ReportView:
     """What a report says, for judging its brief's requirements: the sentences of its
     summary and sections (not those on what it could not do), each row of its tables,
-    its headings, and the features it has.
+    each with the heading of its section, its headings, and the features it has.
 
     Args:
         draft: the report's draft.
@@ -59,20 +59,23 @@ def report_view(draft: Draft, lang: str = "") -> ReportView:
         The view; the subject is the one its title (the question) names.
     """
     sections = [s for s in draft.sections if s.kind != "not_found"]
-    sentences = [s for p in draft.lead for s in _SENTENCE_END.split(p.text)]
+    said = [("", s) for p in draft.lead for s in _SENTENCE_END.split(p.text)]
     features: dict[str, str] = {}
     for section in sections:
-        sentences += [s for p in section.points for s in _SENTENCE_END.split(p.text)]
+        under = [s for p in section.points for s in _SENTENCE_END.split(p.text)]
         for table in section.tables:
-            sentences += [" ".join(table.header), *(" ".join(row) for row in table.rows)]
-            sentences += table.notes
+            under += [" ".join(table.header), *(" ".join(row) for row in table.rows)]
+            under += table.notes
             features.setdefault("tables", section.heading)
+        said += [(section.heading, s) for s in under]
         if section.kind == "disagreements":
             features.setdefault("disagreements", section.heading)
     if any(p.cites() for p in draft.points()):
         features["citations"] = ""
+    kept = [(heading, s.strip()) for heading, s in said if s.strip()]
     return ReportView(
-        sentences=tuple(s.strip() for s in sentences if s.strip()),
+        sentences=tuple(s for _, s in kept),
+        contexts=tuple(heading for heading, _ in kept),
         headings=tuple(s.heading for s in sections),
         features=features,
         subject=entity(draft.title) if draft.title else "",

@@ -27,10 +27,10 @@ from host.durability.memory import (
 )
 from host.durability.run_folder import RunFolder
 from host.mcp.client import McpConnections
+from host.orchestration.context import HostContext
 from host.orchestration.factory import WorkerFactory
 from host.orchestration.hub import Host
 from host.orchestration.interrupt import Interrupt
-from host.orchestration.result import RunResult
 from subagents import SPECS, all_schemas
 from subagents.evidence import EvidenceLedger
 from subagents.evolve import EVOLVE_SKILL, META_GROUP, evolve_skill
@@ -227,16 +227,27 @@ def test_writers_in_two_processes_lose_no_finding(tmp_path):
 
 
 def _factory(settings: Settings) -> WorkerFactory:
-    return WorkerFactory(
-        settings, make_brain("offline"), EvidenceLedger(), Interrupt(), None,
-        McpConnections(), False, lambda kind, **data: None, lambda record: None,
-    )  # fmt: skip
+    context = HostContext(
+        settings=settings,
+        brain=make_brain("offline"),
+        specs=dict(SPECS),
+        ledger=EvidenceLedger(),
+        tokens=TokenLedger({}),
+        model_calls=ModelCallStats(),
+        interrupt=Interrupt(),
+        approval=None,
+        mcp=McpConnections(),
+        exact=False,
+        emit=lambda kind, **data: None,
+        record_call=lambda record: None,
+    )
+    return WorkerFactory(context)
 
 
 async def _workers(tmp_path: Path, settings: Settings) -> tuple[WorkerFactory, dict]:
     factory = _factory(settings)
     run = RunFolder.create(tmp_path / "runs")
-    factory.start(run, None, ModelCallStats(), TokenLedger({}), "How do locks work?")
+    factory.start(run, None, "How do locks work?")
     return factory, {name: await factory.worker(spec) for name, spec in SPECS.items()}
 
 
@@ -332,10 +343,9 @@ async def test_the_host_records_after_a_run_only_with_experience_on(tmp_path):
         settings = Settings(runs_dir=tmp_path / "runs", experience=on, store_file=db)
         host = Host(settings, make_brain("offline"))
         run = _run_with_pages(tmp_path / "runs")
-        host.state.run = run
-        host.workers.start(run, None, ModelCallStats(), TokenLedger({}), "q")
-        result = RunResult(run, "q")
-        await host._record_experience(result)
+        state = host._start_run(run, "q")
+        result = state.result
+        await host._record_experience(state)
         await host.close()
         assert result.errors == [] and host.workers.memory is None
         assert db.exists() == on

@@ -15,6 +15,7 @@ from host.config import Settings
 from host.durability.memory import SkillMemory, open_memory, recall_logs
 from host.durability.run_folder import RunFolder
 from host.mcp.client import McpConnections
+from host.orchestration.context import HostContext
 from host.orchestration.factory import WorkerFactory, worker_prompt
 from host.orchestration.interrupt import Interrupt
 from subagents import SPECS
@@ -127,10 +128,21 @@ def test_recall_logs_reads_every_skill_log_that_holds_entries(tmp_path):
 
 def _factory(settings: Settings, model: ScriptedModel) -> WorkerFactory:
     brain = Brain(model, OpenAIChatFormatter(), "ollama:scripted")
-    return WorkerFactory(
-        settings, brain, EvidenceLedger(), Interrupt(), None,
-        McpConnections(), False, lambda kind, **data: None, lambda record: None,
-    )  # fmt: skip
+    context = HostContext(
+        settings=settings,
+        brain=brain,
+        specs=dict(SPECS),
+        ledger=EvidenceLedger(),
+        tokens=TokenLedger({}),
+        model_calls=ModelCallStats(),
+        interrupt=Interrupt(),
+        approval=None,
+        mcp=McpConnections(),
+        exact=False,
+        emit=lambda kind, **data: None,
+        record_call=lambda record: None,
+    )
+    return WorkerFactory(context)
 
 
 async def _system_prompts(tmp_path: Path, settings: Settings) -> tuple[RunFolder, dict[str, str]]:
@@ -140,7 +152,7 @@ async def _system_prompts(tmp_path: Path, settings: Settings) -> tuple[RunFolder
     for name in ("search", "browser"):
         model = ScriptedModel([])
         factory = _factory(settings, model)
-        factory.start(run, None, ModelCallStats(), TokenLedger({}), QUESTION)
+        factory.start(run, None, QUESTION)
         try:
             agent, _guard, _extra = await factory.worker(SPECS[name])
             await agent(Msg("Host", "Find how locks work.", "user"))

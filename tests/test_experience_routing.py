@@ -15,7 +15,7 @@ from browser_support import LOOPBACK, LOOPBACK_SETTINGS
 from search_support import CORPUS, settings_for
 
 from demo.search_web import SearchWeb
-from host.brains import ModelCallStats, TokenLedger, make_brain
+from host.brains import make_brain
 from host.config import Settings
 from host.core.stages import delegation_msg
 from host.durability.memory import (
@@ -35,7 +35,7 @@ from host.durability.memory import (
 )
 from host.durability.run_folder import RunFolder
 from host.orchestration.hub import Host
-from host.orchestration.result import RunResult
+from host.orchestration.state import RunState
 from subagents import SPECS
 from subagents.browser.session import BrowserSession
 from subagents.browser.tiers import goes_to_browser_first
@@ -76,14 +76,11 @@ def _settings(tmp_path: Path, db: Path, tools: Any = LOOPBACK_SETTINGS) -> Setti
     return Settings(runs_dir=tmp_path / "runs", experience=True, store_file=db, tools=tools)
 
 
-def _host(settings: Settings, question: str = QUESTION) -> tuple[Host, RunFolder]:
-    """A Host whose run has started (its memory open and read, its routing set)."""
+def _host(settings: Settings, question: str = QUESTION) -> tuple[Host, RunState]:
+    """A Host whose run has started (its memory open and read, its routing set), and the
+    run's state."""
     host = Host(settings, make_brain("offline"))
-    run = RunFolder.create(settings.runs_dir)
-    host.state.run = run
-    host.workers.start(run, None, ModelCallStats(), TokenLedger({}), question)
-    host._route_by_experience()
-    return host, run
+    return host, host._start_run(RunFolder.create(settings.runs_dir), question)
 
 
 async def _call(toolkit: Any, name: str, **arguments: Any) -> str:
@@ -116,11 +113,11 @@ async def test_a_site_read_in_chromium_is_read_there_at_once_in_the_next_run(
 ):
     db = tmp_path / "m.sqlite"
     url = site.url("/js/app.html")
-    first, _run = _host(_settings(tmp_path, db))
+    first, state = _host(_settings(tmp_path, db))
     told = await _read_page(first, browser, url)
     assert "Read by: chromium tier" in told and JS_SECRET in told
-    result = RunResult(first.state.run, QUESTION)
-    await first._record_experience(result)
+    result = state.result
+    await first._record_experience(state)
     first.workers.browser = None
     await first.close()
     assert result.errors == []
@@ -131,7 +128,7 @@ async def test_a_site_read_in_chromium_is_read_there_at_once_in_the_next_run(
     assert len(plain) == 1  # the first run tried the plain fetch first
 
     site.hits.clear()
-    second, run = _host(_settings(tmp_path, db))
+    second, state = _host(_settings(tmp_path, db))
     assert second.workers.browser_sites == {site_name}
     told = await _read_page(second, browser, url)
     second.workers.browser = None
@@ -141,8 +138,7 @@ async def test_a_site_read_in_chromium_is_read_there_at_once_in_the_next_run(
     assert seen and all("Chrome" in ua for ua in seen), site.hits
     (source,) = second.ledger.pages.sources
     assert source["browser_first"] is True and source["tier"] == "chromium"
-    result = RunResult(run, QUESTION)
-    await second._record_experience(result)
+    await second._record_experience(state)
     await second.close()
     assert parse(_log(db, BROWSER_SKILL)).total == 1  # not recorded twice
 
@@ -155,7 +151,7 @@ async def test_without_experience_nothing_is_read_from_the_store(tmp_path):
     settings = Settings(runs_dir=tmp_path / "runs", experience=False, store_file=db)
     host = Host(settings, make_brain("offline"))
     run = RunFolder.create(settings.runs_dir)
-    host.workers.start(run, None, ModelCallStats(), TokenLedger({}), QUESTION)
+    host.workers.start(run, None, QUESTION)
     host._route_by_experience()
     assert host.workers.browser_sites == frozenset()
     assert host.workers.tool_settings() is settings.tools
@@ -310,18 +306,18 @@ async def test_a_source_that_failed_is_tried_last_in_the_next_run(tmp_path):
     with SearchWeb(CORPUS) as web:
         web.fault("bing-page", "error")
         settings = _settings(tmp_path, db, settings_for(web))
-        first, run = _host(settings, "How does solar power work?")
+        first, state = _host(settings, "How does solar power work?")
         await _search(first, {"queries": queries})
-        failed = [c.name for c in first.state.calls if c.status == "unavailable"]
+        failed = [c.name for c in state.calls if c.status == "unavailable"]
         assert failed == ["search_bing"]
-        result = RunResult(run, "q")
-        await first._record_experience(result)
+        result = state.result
+        await first._record_experience(state)
         await first.close()
         assert result.errors == []
         assert "### search_bing failed for en queries" in _log(db, SEARCH_SKILL)
 
         web.clear()
-        second, _run = _host(settings, "How does solar power work?")
+        second, _state = _host(settings, "How does solar power work?")
         assert second.drive.sources_last == {"en": {"search_bing"}}
         last = tried_last(second.drive.sources_last, queries)
         assert last == ["search_bing"]

@@ -17,6 +17,7 @@ from host.brains import ModelCallStats, TokenLedger, make_brain
 from host.config import ConfigError, Settings, load_settings
 from host.durability.run_folder import RunFolder
 from host.mcp.client import McpConnections
+from host.orchestration.context import HostContext
 from host.orchestration.factory import WorkerFactory, worker_prompt
 from host.orchestration.interrupt import Interrupt
 from subagents import PIPELINE_ORDER, SPECS
@@ -43,17 +44,28 @@ def _skill(root: Path, folder: str, text: str) -> Path:
 
 
 def _factory(settings: Settings) -> WorkerFactory:
-    return WorkerFactory(
-        settings, make_brain("offline"), EvidenceLedger(), Interrupt(), None,
-        McpConnections(), False, lambda kind, **data: None, lambda record: None,
-    )  # fmt: skip
+    context = HostContext(
+        settings=settings,
+        brain=make_brain("offline"),
+        specs=dict(SPECS),
+        ledger=EvidenceLedger(),
+        tokens=TokenLedger({}),
+        model_calls=ModelCallStats(),
+        interrupt=Interrupt(),
+        approval=None,
+        mcp=McpConnections(),
+        exact=False,
+        emit=lambda kind, **data: None,
+        record_call=lambda record: None,
+    )
+    return WorkerFactory(context)
 
 
 async def _prompts(tmp_path: Path, settings: Settings, question: str | None) -> dict[str, str]:
     """Every subagent's system prompt, and the Host's, as the factory builds them."""
     factory = _factory(settings)
     run = RunFolder.create(tmp_path / "runs")
-    factory.start(run, None, ModelCallStats(), TokenLedger({}), question)
+    factory.start(run, None, question)
     prompts = {name: (await factory.worker(spec))[0].sys_prompt for name, spec in SPECS.items()}
     prompts["host"] = factory.host_agent(SPECS).sys_prompt
     return prompts

@@ -11,98 +11,87 @@ plan's checkpoint.)
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
 from typing import Any
 
-from subagents.evidence import EvidenceLedger
-
-from ..brains import ModelCallStats, TokenLedger
-from ..config import Settings
 from ..core.records import ToolCallRecord
 from ..durability import checkpoint
-from .host_agent import HostAgent
+from ..durability.run_folder import RunFolder
+from .context import HostContext
 from .result import run_settings
 from .state import RunState
 
 
 class Checkpointer:
-    """Writes the checkpoints of the run in ``state`` and restores one into it.
+    """Writes the checkpoints of a run and restores one into it.
+
+    Each call is handed the state of the run it is for; the checkpointer itself keeps
+    only what its checkpoints share (the lock they are written under, and the stop).
 
     Args:
-        state: the run under way.
-        settings: the run's settings (what a resume keeps of them is saved).
-        brain: the brain's spec (``offline`` or PROVIDER:NAME).
-        ledger: the run's evidence ledger.
-        tokens: the run's token ledger.
-        model_calls: the run's model call statistics.
-        emit: the Host's ``(kind, **data)`` event callback.
+        context: what the Host's parts share: the settings (what a resume keeps of them
+            is saved), the brain's spec (``offline`` or PROVIDER:NAME), the evidence
+            ledger, the token ledger, the model call statistics and the event callback.
 
     Attributes:
         stopping: set at the user's first Ctrl-C: the checkpoint written then is the last.
     """
 
-    def __init__(
-        self,
-        state: RunState,
-        settings: Settings,
-        brain: str,
-        ledger: EvidenceLedger,
-        tokens: TokenLedger,
-        model_calls: ModelCallStats,
-        emit: Callable[..., None],
-    ) -> None:
-        self.state, self.settings, self.brain = state, settings, brain
-        self.ledger, self.tokens, self.model_calls, self.emit = ledger, tokens, model_calls, emit
+    def __init__(self, context: HostContext) -> None:
+        self.context = context
         self.lock = asyncio.Lock()
         self.stopping = False
         self._at_stop: asyncio.Future[None] | None = None
         self._noting: set[asyncio.Future[None]] = set()
 
-    async def save(self, phase: str = "research", at_stop: bool = False) -> None:
-        """Write everything needed to continue this run; after the first Ctrl-C only the
-        checkpoint written at once (``at_stop``) and the plan's are written."""
-        state = self.state
-        run, research, delegator = state.run, state.research, state.delegator
-        assert run is not None and research is not None and delegator is not None
-        assert state.host_agent is not None and state.result is not None
+    async def save(self, state: RunState, phase: str = "research", at_stop: bool = False) -> None:
+        """Write everything needed to continue the planned run of ``state``; after the
+        first Ctrl-C only the checkpoint written at once (``at_stop``) and the plan's are
+        written.
+
+        Raises:
+            RuntimeError: the run is not planned yet.
+        """
+        context = self.context
+        research, delegator = state.research, state.delegator
         async with self.lock:
             if self.stopping and not at_stop and phase != "planned":
                 return
             saved = {
                 "phase": phase,
                 "question": state.result.question,
-                "settings": run_settings(self.settings),
-                "brain": self.brain,
+                "settings": run_settings(context.settings),
+                "brain": context.brain.spec,
                 "plan": research.plan.to_dict(),
                 "research": research.state(),
-                "ledger": checkpoint.ledger_state(self.ledger),
+                "ledger": checkpoint.ledger_state(context.ledger),
                 "delegator": delegator.state(),
                 "host_memory": state.host_agent.memory.state_dict(),
                 "calls": [c.summary() for c in state.calls],
-                "tokens": self.tokens.state(),
-                "model_calls": self.model_calls.summary(),
+                "tokens": context.tokens.state(),
+                "model_calls": context.model_calls.summary(),
                 "seconds": state.seconds(),
                 "resumed": state.resumed,
             }
-            await checkpoint.save(run.host_service, saved)
+            await checkpoint.save(state.run.host_service, saved)
 
-    def stop(self) -> None:
-        """At the user's first Ctrl-C: write the last checkpoint now."""
+    def stop(self, state: RunState | None) -> None:
+        """At the user's first Ctrl-C: write the last checkpoint of ``state``'s run now
+        (none when no run is under way, or while it is still planning)."""
         self.stopping = True
-        if self.state.research is not None:
-            self._at_stop = asyncio.ensure_future(self.save(at_stop=True))
+        if state is not None and state.planned is not None:
+            self._at_stop = asyncio.ensure_future(self.save(state, at_stop=True))
 
-    def note_stored_soon(self) -> None:
-        """Note the stored addresses in the background (after a page is stored)."""
-        noting = asyncio.ensure_future(self._note_stored())
+    def note_stored_soon(self, run: RunFolder) -> None:
+        """Note the stored addresses in ``run``'s folder in the background (after a page
+        is stored)."""
+        noting = asyncio.ensure_future(self._note_stored(run))
         self._noting.add(noting)
         noting.add_done_callback(self._noting.discard)
 
-    async def _note_stored(self) -> None:
+    async def _note_stored(self, run: RunFolder) -> None:
         """Note the stored addresses now, so a stop before the next checkpoint loses none."""
-        assert self.state.run is not None
         async with self.lock:
-            await checkpoint.note_stored(self.state.run.host_service, self.ledger.pages)
+            await checkpoint.note_stored(run.host_service, self.context.ledger.pages)
 
     async def settle(self) -> None:
         """Wait for the checkpoint written at the stop and the notes still being written,
@@ -112,25 +101,29 @@ class Checkpointer:
         if self._noting:
             await asyncio.gather(*self._noting, return_exceptions=True)
 
-    async def restore(self, saved: dict[str, Any], agent: HostAgent) -> None:
-        """Bring the checkpoint ``saved`` back into the run before research continues."""
-        state = self.state
-        research, delegator, run = state.research, state.delegator, state.run
-        assert research is not None and delegator is not None and run is not None
-        checkpoint.restore_ledger(self.ledger, saved["ledger"])
-        await checkpoint.recover_stored(run.host_service, self.ledger.pages)
+    async def restore(self, state: RunState, saved: dict[str, Any]) -> None:
+        """Bring the checkpoint ``saved`` back into the planned run of ``state`` (and its
+        Host agent's memory) before research continues.
+
+        Raises:
+            RuntimeError: the run is not planned yet.
+        """
+        context = self.context
+        research, delegator, agent = state.research, state.delegator, state.host_agent
+        checkpoint.restore_ledger(context.ledger, saved["ledger"])
+        await checkpoint.recover_stored(state.run.host_service, context.ledger.pages)
         await research.restore(saved["research"])
         delegator.restore(saved["delegator"])
         research.release(delegator.unfinished)
         await research.absorb_pages()  # pages stored by tasks that did not finish
         research.update_plan()
         state.calls = [ToolCallRecord.from_summary(c) for c in saved.get("calls", [])]
-        self.tokens.restore(saved.get("tokens") or [])
-        self.model_calls.restore(saved.get("model_calls") or {})
+        context.tokens.restore(saved.get("tokens") or [])
+        context.model_calls.restore(saved.get("model_calls") or {})
         state.prior_seconds = float(saved.get("seconds", 0.0))
         state.resumed = int(saved.get("resumed", 0)) + 1
         memory = saved.get("host_memory")
         if memory:
             agent.memory.load_state_dict(memory)
             checkpoint.patch_dangling(agent.memory.content, delegator.results)
-        self.emit("resume", calls=len(state.calls), delegations=len(delegator.delegations))
+        context.emit("resume", calls=len(state.calls), delegations=len(delegator.delegations))

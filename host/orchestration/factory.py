@@ -32,7 +32,6 @@ from agentscope.tool import Toolkit
 from fs_service import FsError
 from subagents import build
 from subagents.browser import BrowserSession, attach_browser_hooks
-from subagents.evidence import EvidenceLedger
 from subagents.evolve import EVOLVE_SKILL, META_GROUP, evolve_skill
 from subagents.experience import Evolved, recall_prompt
 from subagents.generate.report import Colophon
@@ -43,28 +42,17 @@ from subagents.spec import SubAgentSpec, check_allowlist
 from subagents.tape import Tape
 from subagents.untrusted import UNTRUSTED_RULE
 
-from ..brains import (
-    Brain,
-    ModelCallStats,
-    RetryPolicy,
-    TokenCounter,
-    TokenLedger,
-    resilient_model,
-    tool_scope,
-)
+from ..brains import RetryPolicy, TokenCounter, resilient_model, tool_scope
 from ..brains.arguments import RawArguments
 from ..brains.offline import HostPolicy, OfflinePolicy
 from ..brains.tape import STREAM, RecordingModel
 from ..brains.wrapping import ScrubbedModel
-from ..config import Settings
-from ..core.records import ToolCallRecord
 from ..durability.memory import SkillMemory, open_memory, recall_logs
 from ..durability.run_folder import AREAS, RunFolder
-from ..mcp.client import McpConnections
-from .approval import Approval
+from .context import HostContext
 from .guards import ToolGuard, evicted_name
 from .host_agent import HOST_ITERS, HostAgent, host_prompt
-from .interrupt import Interrupt, Interruptible
+from .interrupt import Interruptible
 from .workers import WorkerAgent
 
 MAX_ITERS = 12
@@ -78,15 +66,12 @@ class WorkerFactory:
     """Builds the agents of one run.
 
     Args:
-        settings: the run's settings.
-        brain: the model and formatter of every agent.
-        ledger: the run's evidence ledger, which the tools write.
-        interrupt: the user's stop requests; after one, agents think offline.
-        approval: who decides on the calls that need approval (None: no such calls).
-        mcp: the run's MCP clients, whose tools are added to their subagents' toolkits.
-        exact: one tool call at a time (a recording, or its replay).
-        emit: the Host's ``(kind, **data)`` event callback.
-        on_call: called with the record of each tool call as it ends.
+        context: what the Host's parts share: the settings, the brain (the model and
+            formatter of every agent), the evidence ledger the tools write, the stop
+            requests (after one, agents think offline), the approvals, the MCP clients
+            whose tools join their subagents' toolkits, whether calls go one at a time
+            (``exact``), the event callback, and the callback each tool call's record is
+            handed to as it ends.
 
     Attributes:
         run: the run's folder (set when the run starts).
@@ -104,21 +89,8 @@ class WorkerFactory:
             the tools read in Chromium at once (set by the Host; empty by default).
     """
 
-    def __init__(
-        self,
-        settings: Settings,
-        brain: Brain,
-        ledger: EvidenceLedger,
-        interrupt: Interrupt,
-        approval: Approval | None,
-        mcp: McpConnections,
-        exact: bool,
-        emit: Callable[..., None],
-        on_call: Callable[[ToolCallRecord], None],
-    ) -> None:
-        self.settings, self.brain, self.ledger = settings, brain, ledger
-        self.interrupt, self.approval, self.mcp = interrupt, approval, mcp
-        self.exact, self.emit, self.on_call = exact, emit, on_call
+    def __init__(self, context: HostContext) -> None:
+        self.context = context
         self.run: RunFolder | None = None
         self.question: str | None = None
         self.browser: BrowserSession | None = None
@@ -128,37 +100,31 @@ class WorkerFactory:
         self.experiences: dict[str, Evolved] = {}
         self.browser_sites: frozenset[str] = frozenset()
 
-    def start(
-        self,
-        run: RunFolder,
-        tape: Tape | None,
-        calls: ModelCallStats,
-        tokens: TokenLedger,
-        question: str | None = None,
-    ) -> None:
+    def start(self, run: RunFolder, tape: Tape | None, question: str | None = None) -> None:
         """Get ready for ``run``: the brain's model behind a request timeout and retries,
-        recorded onto ``tape`` when one is being recorded, counting ``calls`` and
-        ``tokens`` (no model offline); ``question`` is the run's. With experience on, the
-        memory store is opened and its experience logs are read."""
+        recorded onto ``tape`` when one is being recorded, counting the context's model
+        calls and tokens (no model offline); ``question`` is the run's. With experience
+        on, the memory store is opened and its experience logs are read."""
         self.run, self.question = run, question
-        if self.settings.experience and self.memory is None:
+        context = self.context
+        if context.settings.experience and self.memory is None:
             self.open_memory()
         self.experiences = self.recall()
-        if self.brain.offline:
+        brain, settings = context.brain, context.settings
+        if brain.offline:
             self.counted_model = None
             return
-        settings = self.settings
         policy = RetryPolicy(timeout=settings.model_timeout, attempts=settings.model_attempts)
-        model = ScrubbedModel(RawArguments(resilient_model(self.brain, policy, calls)))
+        model = ScrubbedModel(RawArguments(resilient_model(brain, policy, context.model_calls)))
         if tape is not None and not tape.replaying:
             model = RecordingModel(model, tape)
-        model = Interruptible(model, self.interrupt)
-        self.counted_model = TokenCounter(model, tokens, self.brain.spec)
+        model = Interruptible(model, context.interrupt)
+        self.counted_model = TokenCounter(model, context.tokens, brain.spec)
 
     def open_memory(self) -> None:
         """Open the memory store; when it cannot be, say why in :attr:`memory_error`."""
         try:
-            self.memory = open_memory(self.settings)
+            self.memory = open_memory(self.context.settings)
         except FsError as exc:
             self.memory_error = scrub(str(exc).removeprefix("Error: "))
 
@@ -181,19 +147,19 @@ class WorkerFactory:
 
     def open_browser(self) -> BrowserSession:
         """The run's browser (started on its first use)."""
-        tools = self.settings.tools
+        tools = self.context.settings.tools
         self.browser = BrowserSession(executable=tools.browser_path, allow=tools.network)
-        self.browser.on_launch = lambda state: self.emit("browser", state=state)
+        self.browser.on_launch = lambda state: self.context.emit("browser", state=state)
         return self.browser
 
     def compression(self) -> ReActAgent.CompressionConfig | None:
         """Long histories are summarised by an LLM once they pass the threshold."""
-        if self.brain.offline:
+        if self.context.brain.offline:
             return None
         return ReActAgent.CompressionConfig(
             enable=True,
             agent_token_counter=CharTokenCounter(),
-            trigger_threshold=self.settings.history_chars,
+            trigger_threshold=self.context.settings.history_chars,
             keep_recent=4,
         )
 
@@ -206,7 +172,7 @@ class WorkerFactory:
         ) -> AsyncGenerator[Any, None]:
             call = kwargs["tool_call"]
             arguments = call.get("input")
-            self.emit(
+            self.context.emit(
                 "tool_start",
                 stage=stage,
                 name=str(call.get("name") or ""),
@@ -228,13 +194,13 @@ class WorkerFactory:
         """
         run = self.run
         assert run is not None
-        users = self.settings.skills.get(spec.name, ())
+        users = self.context.settings.skills.get(spec.name, ())
         toolkit = self._toolkit(spec, run, colophon)
         meta = self._meta_tools(toolkit, bound_skills(spec.skills, users))
-        extra = [*meta, *await self.mcp.attach(toolkit, spec.name)]
+        extra = [*meta, *await self.context.mcp.attach(toolkit, spec.name)]
         guard = self._guard(spec, toolkit, run)
         # After an interrupt the report is written without a model.
-        offline = self.brain.offline or self.interrupt.requested
+        offline = self.context.brain.offline or self.context.interrupt.requested
         agent = WorkerAgent(
             guard=guard,
             name=spec.name,
@@ -246,11 +212,11 @@ class WorkerFactory:
                 if offline or self.counted_model is None
                 else self.counted_model.for_stage(spec.name)
             ),
-            formatter=OpenAIChatFormatter() if offline else self.brain.formatter,
+            formatter=OpenAIChatFormatter() if offline else self.context.brain.formatter,
             toolkit=toolkit,
             memory=InMemoryMemory(),
             max_iters=MAX_ITERS,
-            parallel_tool_calls=not self.exact,
+            parallel_tool_calls=not self.context.exact,
             compression_config=self.compression(),
         )
         agent.set_console_output_enabled(False)
@@ -263,10 +229,10 @@ class WorkerFactory:
         """The toolkit ``spec`` registers, with the dependencies it requires."""
         deps: dict[str, Any] = {
             "service": run.subagent_service,
-            "evidence": self.ledger,
+            "evidence": self.context.ledger,
             "model": (
                 self.counted_model.for_tools(spec.name)
-                if self.counted_model and not self.interrupt.requested
+                if self.counted_model and not self.context.interrupt.requested
                 else None
             ),
             "settings": self.tool_settings(),
@@ -284,7 +250,7 @@ class WorkerFactory:
     def tool_settings(self) -> ToolSettings:
         """The tools' settings for this run: the configured ones, with the sites read in
         Chromium at once."""
-        tools = self.settings.tools
+        tools = self.context.settings.tools
         if not self.browser_sites:
             return tools
         return replace(tools, browser_sites=self.browser_sites)
@@ -296,7 +262,7 @@ class WorkerFactory:
         the :data:`~subagents.evolve.META_GROUP` group, bound to ``skills`` (the
         subagent's own) and the store; otherwise nothing is.
         """
-        if not self.settings.experience or self.memory is None or not skills:
+        if not self.context.settings.experience or self.memory is None or not skills:
             return []
         toolkit.create_tool_group(
             META_GROUP, description="Tools about the subagent's own skills.", active=True
@@ -317,15 +283,15 @@ class WorkerFactory:
             await run.host_service.write_text(path, scrub(text))
             return path
 
-        cap = self.settings.tool_call_cap
+        cap = self.context.settings.tool_call_cap
         return ToolGuard(
             spec.name,
             toolkit,
             cap=min(cap, spec.call_cap or cap),
             evict=evict,
-            on_call=self.on_call,
-            stopped=lambda: self.interrupt.blocks,
-            approval=self.approval,
+            on_call=self.context.record_call,
+            stopped=lambda: self.context.interrupt.blocks,
+            approval=self.context.approval,
         )
 
     def host_agent(self, specs: dict[str, SubAgentSpec]) -> HostAgent:
@@ -336,11 +302,11 @@ class WorkerFactory:
             model=HostPolicy(specs)
             if self.counted_model is None
             else self.counted_model.for_stage("host"),
-            formatter=self.brain.formatter,
+            formatter=self.context.brain.formatter,
             toolkit=Toolkit(),
             memory=InMemoryMemory(),
             max_iters=HOST_ITERS,
-            parallel_tool_calls=not self.exact,
+            parallel_tool_calls=not self.context.exact,
             compression_config=self.compression(),
         )
         agent.set_console_output_enabled(False)

@@ -25,7 +25,10 @@ tries those sources last (not when recording or replaying a tape; see
 :class:`Host` composes the parts of a run: the agents (:mod:`.factory`), the MCP clients
 (:mod:`host.mcp.client`), the checkpoints (:mod:`.checkpointing`), the answer to a stop
 (:mod:`.stopping`), the research of the plan (:mod:`.drive`) and the result
-(:mod:`.result`); the run under way is one :class:`.state.RunState` they share.
+(:mod:`.result`). What they share for the Host's lifetime is one immutable
+:class:`.context.HostContext`, made with the Host; the run under way is a
+:class:`.state.RunState`, made as the run starts and handed to the parts that need it,
+and what exists once the run is planned is its :class:`.state.Planned`.
 """
 
 from __future__ import annotations
@@ -77,6 +80,7 @@ from .approval import Approval, Ask, check_tools, default_approver
 from .budget import check_prices
 from .checkpointing import Checkpointer
 from .colophon import run_colophon
+from .context import HostContext
 from .drive import ResearchDrive
 from .factory import Worker, WorkerFactory, current_task
 from .host_agent import HostAgent, plan_question, research_request, resume_request
@@ -100,6 +104,12 @@ class Host:
         plan: a plan to research instead of planning (``--plan FILE``).
         review_plan: ``async (plan) -> plan``, the user's review before research starts.
         tape: a recorded run's tape, to replay it (``settings.record`` records a new one).
+
+    Attributes:
+        context: what the Host's parts share for its lifetime (settings, brain, ledgers,
+            stop requests, approvals, MCP clients, callbacks), made here and immutable.
+        state: the run under way, made as it starts (None before); once it is planned,
+            its ``research`` and ``delegator`` are there too.
     """
 
     def __init__(
@@ -125,33 +135,40 @@ class Host:
         check_prices(settings.max_cost, brain.spec, settings.prices)
         self.token_ledger = TokenLedger(settings.prices)
         self.model_calls = ModelCallStats()
-        self.mcp, self.state, self.interrupt = McpConnections(), RunState(), Interrupt()
+        self.mcp, self.interrupt = McpConnections(), Interrupt()
+        #: the run under way (None before it starts)
+        self.state: RunState | None = None
         self.cleanup_errors: list[str] = []
         #: the run's use of the page cache (None before the run starts, or without one)
         self.page_cache: RunCache | None = None
         self.page_cache_error: str | None = None
-        self.workers = WorkerFactory(
-            settings, brain, self.ledger, self.interrupt, self.approval, self.mcp,
-            self.exact, self._emit, self._record_call,
-        )  # fmt: skip
-        self.checkpoints = Checkpointer(
-            self.state, settings, brain.spec, self.ledger, self.token_ledger,
-            self.model_calls, self._emit,
-        )  # fmt: skip
-        self.stopper = Stopper(
-            self.state, self.interrupt, settings, self.token_ledger, self.checkpoints, self._emit
+        self.context = HostContext(
+            settings=settings,
+            brain=brain,
+            specs=self.specs,
+            ledger=self.ledger,
+            tokens=self.token_ledger,
+            model_calls=self.model_calls,
+            interrupt=self.interrupt,
+            approval=self.approval,
+            mcp=self.mcp,
+            exact=self.exact,
+            emit=self._emit,
+            record_call=self._record_call,
         )
+        self.workers = WorkerFactory(self.context)
+        self.checkpoints = Checkpointer(self.context)
+        self.stopper = Stopper(self.context, checkpoints=self.checkpoints)
         self.drive = ResearchDrive(
-            self.state, self.specs, settings, self.ledger, self.interrupt, self.make_worker,
-            self.checkpoints.save, self._emit,
-        )  # fmt: skip
+            self.context, make_worker=self.make_worker, checkpoint=self.checkpoints.save
+        )
         self.token_ledger.on_add = self.stopper.check_budget
         self.interrupt.on_request(self.stopper.on_interrupt)
 
     @property
     def run_folder(self) -> RunFolder | None:
         """The folder of the run under way (None before it starts)."""
-        return self.state.run
+        return self.state.run if self.state is not None else None
 
     def _emit(self, kind: str, **data: Any) -> None:
         self.on_event(kind, data)
@@ -165,20 +182,24 @@ class Host:
     def colophon(self) -> Colophon | None:
         """What the report's last line says of the run so far: its date, Quartet's
         version, the brain, and the web pages and files read (None before it starts)."""
-        run, delegator = self.state.run, self.state.delegator
-        if run is None:
+        state = self.state
+        if state is None:
             return None
-        files = delegator.files_read if delegator is not None else []
-        return run_colophon(run.id, self.brain.spec, self.ledger.pages.pages, files)
+        files = state.delegator.files_read if state.planned is not None else []
+        return run_colophon(state.run.id, self.brain.spec, self.ledger.pages.pages, files)
 
     def _make_host_agent(self) -> HostAgent:
         return self.workers.host_agent(self.specs)
 
     def _record_call(self, record: ToolCallRecord) -> None:
-        self.state.calls.append(record)
+        """Keep the record of a tool call of the run under way, and say it ended."""
+        state = self.state
+        if state is None:
+            raise RuntimeError(f"a tool call outside a run: {record.name}")
+        state.calls.append(record)
         self._emit("tool", record=record, task=current_task())
-        if record.stage == "browser" and not record.failed and self.state.run is not None:
-            self.checkpoints.note_stored_soon()
+        if record.stage == "browser" and not record.failed:
+            self.checkpoints.note_stored_soon(state.run)
 
     async def run(self, question: str) -> RunResult:
         """Plan and research ``question`` in a new run folder; return what the run produced."""
@@ -212,30 +233,38 @@ class Host:
         ):
             return await self._taped(run, question, saved)
 
+    def _start_run(self, run: RunFolder, question: str) -> RunState:
+        """Start the run of ``question`` in ``run``: its result, the agents' model, the
+        Host's own agent and the routing by experience; the run's state, handed to the
+        parts that answer for the run from now on."""
+        result = RunResult(run, question, settings=run_settings(self.settings))
+        self._emit("run_start", run=run, pages=self.ledger.pages)  # the page registry
+        started = time.perf_counter()
+        self.workers.start(run, self.tape, question)
+        state = self.state = RunState(run, result, self._make_host_agent(), started=started)
+        self._route_by_experience()
+        return state
+
     async def _taped(
         self, run: RunFolder, question: str, saved: dict[str, Any] | None
     ) -> RunResult:
-        self.state.run = run
-        result = self.state.result = RunResult(run, question, settings=run_settings(self.settings))
-        self._emit("run_start", run=run, pages=self.ledger.pages)  # the page registry
-        self.state.started = time.perf_counter()
-        self.stopper.main = asyncio.current_task()
-        self.workers.start(run, self.tape, self.model_calls, self.token_ledger, question)
-        self._route_by_experience()
+        state = self._start_run(run, question)
+        result = state.result
+        self.stopper.start(state, asyncio.current_task())
         warming = [asyncio.create_task(prewarm())]  # page workers start while the run plans
         try:
             await self.mcp.connect(self.settings.mcp_servers, self.specs)
             self.workers.open_browser()
-            agent = self.state.host_agent = self._make_host_agent()
+            agent = state.host_agent
             announcement = Msg("user", f"Research request: {question}", "user")
             async with MsgHub(
                 participants=[agent], announcement=announcement, enable_auto_broadcast=False
             ) as hub:
                 transcript = Transcript(run.host_service)
-                request = await self._begin(agent, hub, transcript, announcement, saved)
+                request = await self._begin(state, hub, transcript, announcement, saved)
                 # what the report is rendered with loads while the research waits on reads
                 warming.append(asyncio.create_task(prewarm_renderers()))
-                await self.drive.drive(agent, request, result)
+                await self.drive.drive(state, request)
         except asyncio.CancelledError:  # stopped at once: the checkpoint allows resume
             result.status = "stopped"
             raise
@@ -245,12 +274,12 @@ class Host:
         finally:
             for task in warming:
                 task.cancel()
-            await self._finish(result)
+            await self._finish(state)
         return result
 
     async def _begin(
         self,
-        agent: HostAgent,
+        state: RunState,
         hub: MsgHub,
         transcript: Transcript,
         announcement: Msg,
@@ -258,47 +287,51 @@ class Host:
     ) -> Msg:
         """Plan (or take the saved plan back), start the research, and write the first
         checkpoint (or restore the saved one); the Host agent's first request."""
-        run, result = self.state.run, self.state.result
-        assert run is not None and result is not None
+        run, result = state.run, state.result
         if saved is None:
             await transcript.append(announcement)
-            result.plan = self.given_plan or await plan_question(
-                agent, result.question, self.brain.offline
+            plan = result.plan = self.given_plan or await plan_question(
+                state.host_agent, result.question, self.brain.offline
             )
             if self.review_plan is not None:
-                result.plan = await self.review_plan(result.plan)
+                plan = result.plan = await self.review_plan(plan)
         else:
             await transcript.load()
-            result.plan = Plan.from_dict(saved["plan"])
-        await save_plan(run.host_service, result.plan.to_dict())
-        self._emit("plan", plan=result.plan)
-        self.drive.start(agent, hub, transcript, result.plan)
+            plan = result.plan = Plan.from_dict(saved["plan"])
+        await save_plan(run.host_service, plan.to_dict())
+        self._emit("plan", plan=plan)
+        state.planned = self.drive.start(state, hub, transcript, plan)
         if saved is None:
-            await self.checkpoints.save(phase="planned")
-            return research_request(result.plan, self.settings, self.drive.writer)
-        await self.checkpoints.restore(saved, agent)
+            await self.checkpoints.save(state, phase="planned")
+            return research_request(plan, self.settings, self.drive.writer)
+        await self.checkpoints.restore(state, saved)
         if saved.get("phase") == "planned":
-            return research_request(result.plan, self.settings, self.drive.writer)
+            return research_request(plan, self.settings, self.drive.writer)
         return resume_request(self.drive.writer)
 
-    async def _finish(self, result: RunResult) -> None:
+    async def _finish(self, state: RunState) -> None:
         """Close the run's resources and record what it produced (``run.json``)."""
+        result = state.result
         self.stopper.cancel()
         await self.checkpoints.settle()  # written before the run is recorded as ended
-        await self._record_experience(result)
+        await self._record_experience(state)
         cache_errors = self._cache_errors()
         await self.close()
-        run = self.state.run
-        assert run is not None
-        result.calls = list(self.state.calls)
-        gather(result, self.state.research, self.state.delegator, self.settings.formats)
+        result.calls = list(state.calls)
+        planned = state.planned
+        gather(
+            result,
+            planned.research if planned else None,
+            planned.delegator if planned else None,
+            self.settings.formats,
+        )
         count(result, self.ledger, self.token_ledger, self.model_calls)
         result.errors += self.cleanup_errors + cache_errors
         result.brain = self.brain.spec
         result.approvals = list(self.approval.decisions) if self.approval else []
-        result.seconds, result.resumed = self.state.seconds(), self.state.resumed
+        result.seconds, result.resumed = state.seconds(), state.resumed
         await save_records(
-            run.host_service,
+            state.run.host_service,
             self.ledger,
             None if result.plan is None else result.plan.to_dict(),
             result.record(),
@@ -326,15 +359,7 @@ class Host:
         self.workers.browser_sites = found.browser_sites
         self.drive.sources_last = found.sources_last
 
-    def _search_calls(self) -> list[tuple[str, str, str]]:
-        """``(tool, language of the query, status)`` of each search call of the run."""
-        return [
-            (call.name, text_language(str(call.input.get("query", ""))), call.status)
-            for call in self.state.calls
-            if call.stage == "search" and call.name.startswith("search_")
-        ]
-
-    def _record_findings(self, memory: SkillMemory, run: RunFolder) -> None:
+    def _record_findings(self, memory: SkillMemory, state: RunState) -> None:
         """Record in ``browser-access`` one finding per site whose pages this run read
         only in Chromium, and in ``search-sources`` one per search source and language
         of query for which the source failed or timed out and never answered (again
@@ -342,28 +367,28 @@ class Host:
         :data:`~host.durability.memory.FAILING_SOURCE_DAYS` days old)."""
         today = date.today()
         if self._has_skill("browser", BROWSER_SKILL):
-            record_findings(memory, BROWSER_SKILL, browser_findings(run.path), today)
+            record_findings(memory, BROWSER_SKILL, browser_findings(state.run.path), today)
         if self._has_skill("search", SEARCH_SKILL):
-            failing = source_findings(source_failures(self._search_calls()), today)
+            failing = source_findings(source_failures(search_calls(state.calls)), today)
             record_findings(
                 memory, SEARCH_SKILL, failing, today, lambda e: source_expired(e, today)
             )
 
-    async def _record_experience(self, result: RunResult) -> None:
-        """With experience on, record what the run showed of sites and search sources
-        (see :meth:`_record_findings`; not when replaying a recording); a failure to
-        record is one of the run's errors, not its end."""
+    async def _record_experience(self, state: RunState) -> None:
+        """With experience on, record what the run of ``state`` showed of sites and
+        search sources (see :meth:`_record_findings`; not when replaying a recording); a
+        failure to record is one of the run's errors, not its end."""
         if not self.settings.experience:
             return
-        memory, run = self.workers.memory, self.state.run
-        if memory is None or run is None:
+        memory, result = self.workers.memory, state.result
+        if memory is None:
             if self.workers.memory_error:
                 result.errors.append(f"experience not recorded: {self.workers.memory_error}")
             return
         if self.tape is not None and self.tape.replaying:
             return
         try:
-            await asyncio.to_thread(self._record_findings, memory, run)
+            await asyncio.to_thread(self._record_findings, memory, state)
         except (FsError, ValueError) as exc:
             why = str(exc).removeprefix("Error: ")
             result.errors.append(scrub(f"experience not recorded: {why}"))
@@ -406,6 +431,15 @@ def approval_of(
     return Approval(
         frozenset(settings.approve_tools), ask or default_approver(settings.approve_default)
     )
+
+
+def search_calls(calls: list[ToolCallRecord]) -> list[tuple[str, str, str]]:
+    """``(tool, language of the query, status)`` of each search call of ``calls``."""
+    return [
+        (call.name, text_language(str(call.input.get("query", ""))), call.status)
+        for call in calls
+        if call.stage == "search" and call.name.startswith("search_")
+    ]
 
 
 def secrets_of(settings: Settings, brain: Brain) -> list[str]:

@@ -1,4 +1,10 @@
-"""The run under way: the parts the Host and its helpers share, in one plain object."""
+"""The run under way, in two parts made when they exist.
+
+:class:`RunState` is made as the run starts: its folder, its result, the Host's agent and
+its clock are there from then on. :class:`Planned` is made once the run is planned: the
+research of the plan and the Host's ``task`` tool. (What the Host's parts share for the
+Host's whole lifetime is :class:`~.context.HostContext`.)
+"""
 
 from __future__ import annotations
 
@@ -15,31 +21,66 @@ if TYPE_CHECKING:
     from .result import RunResult
 
 
+@dataclass(frozen=True)
+class Planned:
+    """What exists once the run is planned.
+
+    Attributes:
+        research: the research state of the plan.
+        delegator: the Host's ``task`` tool and its delegations.
+    """
+
+    research: Research
+    delegator: Delegator
+
+
 @dataclass
 class RunState:
-    """What the run under way has built so far (None before it is built).
+    """The run under way, made as it starts.
 
     Attributes:
         run: the run's folder.
-        result: what the run produced, filled as it ends.
-        research: the research state of the plan.
-        delegator: the Host's ``task`` tool and its delegations.
+        result: what the run produced, filled as it goes and as it ends.
         host_agent: the Host's own agent.
-        calls: every tool call of every task, in the order they ended.
         started: when this process started the run (``time.perf_counter``).
         prior_seconds: the time the run took before it was resumed.
         resumed: how many times the run was resumed.
+        calls: every tool call of every task, in the order they ended.
+        planned: the research of the plan and the ``task`` tool, set once when the
+            research starts (None while the run is planning, or if it ended before).
     """
 
-    run: RunFolder | None = None
-    result: RunResult | None = None
-    research: Research | None = None
-    delegator: Delegator | None = None
-    host_agent: HostAgent | None = None
-    calls: list[ToolCallRecord] = field(default_factory=list)
+    run: RunFolder
+    result: RunResult
+    host_agent: HostAgent
     started: float = field(default_factory=time.perf_counter)
     prior_seconds: float = 0.0
     resumed: int = 0
+    calls: list[ToolCallRecord] = field(default_factory=list)
+    planned: Planned | None = None
+
+    @property
+    def research(self) -> Research:
+        """The research state of the plan.
+
+        Raises:
+            RuntimeError: the run is not planned yet.
+        """
+        return self._planned().research
+
+    @property
+    def delegator(self) -> Delegator:
+        """The Host's ``task`` tool and its delegations.
+
+        Raises:
+            RuntimeError: the run is not planned yet.
+        """
+        return self._planned().delegator
+
+    def _planned(self) -> Planned:
+        if self.planned is None:
+            raise RuntimeError("the run is not planned yet")
+        return self.planned
 
     def seconds(self) -> float:
         """The run's time so far, the time before a resume included."""

@@ -9,54 +9,51 @@ the run at once.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
 from typing import Any
 
-from ..brains import TokenLedger
-from ..config import Settings
 from .budget import spent
 from .checkpointing import Checkpointer
-from .interrupt import Interrupt, wait_until
+from .context import HostContext
+from .interrupt import wait_until
 from .state import RunState
 
 
 class Stopper:
-    """Answers the stop requests of the run in ``state``.
+    """Answers the stop requests of the run under way.
+
+    A stop may be asked for before a run starts, so the stopper is made with the Host
+    and is handed each run's state as the run starts (:meth:`start`).
 
     Args:
-        state: the run under way.
-        interrupt: the user's stop requests.
-        settings: the run's settings (its budgets).
-        tokens: the run's token ledger.
-        checkpoints: the run's checkpoints.
-        emit: the Host's ``(kind, **data)`` event callback.
+        context: what the Host's parts share: the stop requests, the settings (their
+            budgets), the token ledger and the event callback.
+        checkpoints: the run's checkpoints (the first Ctrl-C writes the last one).
 
     Attributes:
-        main: the task running the whole run, cancelled at a second Ctrl-C.
+        state: the run under way (None before a run starts).
+        main: the task running the whole run, cancelled at a second Ctrl-C (None before
+            a run starts).
     """
 
-    def __init__(
-        self,
-        state: RunState,
-        interrupt: Interrupt,
-        settings: Settings,
-        tokens: TokenLedger,
-        checkpoints: Checkpointer,
-        emit: Callable[..., None],
-    ) -> None:
-        self.state, self.interrupt, self.settings = state, interrupt, settings
-        self.tokens, self.checkpoints, self.emit = tokens, checkpoints, emit
+    def __init__(self, context: HostContext, *, checkpoints: Checkpointer) -> None:
+        self.context, self.checkpoints = context, checkpoints
+        self.state: RunState | None = None
         self.main: asyncio.Task[Any] | None = None
         self._winding_down: asyncio.Task[None] | None = None
 
+    def start(self, state: RunState, main: asyncio.Task[Any] | None) -> None:
+        """Answer the stop requests of the run of ``state`` from now on; ``main`` runs it."""
+        self.state, self.main = state, main
+
     def on_interrupt(self, count: int) -> None:
         """First request: wind down; second: stop at once."""
-        self.emit("interrupt", count=count, grace=self.interrupt.grace)
+        interrupt = self.context.interrupt
+        self.context.emit("interrupt", count=count, grace=interrupt.grace)
         if count == 1:
-            result, delegator = self.state.result, self.state.delegator
-            if result is not None and delegator is not None:
-                result.interrupted_after = delegator.started
-            self.checkpoints.stop()
+            state = self.state
+            if state is not None and state.planned is not None:
+                state.result.interrupted_after = state.delegator.started
+            self.checkpoints.stop(state)
             self._winding_down = asyncio.ensure_future(self._wind_down())
         elif self.main is not None:
             self.main.cancel()
@@ -64,24 +61,25 @@ class Stopper:
     def check_budget(self) -> None:
         """After a model call: once a budget is spent, stop the research as a first Ctrl-C
         would, and record which budget ended it."""
-        result = self.state.result
-        if self.interrupt.requested or result is None:
+        context, state = self.context, self.state
+        if context.interrupt.requested or state is None:
             return
-        stop = spent(self.tokens, self.settings.max_tokens, self.settings.max_cost)
+        stop = spent(context.tokens, context.settings.max_tokens, context.settings.max_cost)
         if stop is None:
             return
-        result.budget_stop = stop
-        self.interrupt.spend(stop)
-        self.emit("budget", stop=stop)
+        state.result.budget_stop = stop
+        context.interrupt.spend(stop)
+        context.emit("budget", stop=stop)
         self._winding_down = asyncio.ensure_future(self._wind_down())
 
     async def _wind_down(self) -> None:
         """Give the tasks in flight the grace period, then stop the Host agent."""
-        delegator, agent = self.state.delegator, self.state.host_agent
-        if delegator is not None:
-            await wait_until(delegator.idle, self.interrupt.grace)
-        if agent is not None:
-            await agent.interrupt()
+        state = self.state
+        if state is None:
+            return
+        if state.planned is not None:
+            await wait_until(state.delegator.idle, self.context.interrupt.grace)
+        await state.host_agent.interrupt()
 
     def cancel(self) -> None:
         """Stop winding down (the run has ended)."""

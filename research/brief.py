@@ -26,6 +26,7 @@ from pathlib import Path
 
 import yaml
 
+from .lemmas import PAST, THIRD_PERSON, verb_form
 from .text import (
     INSTRUCTION_VERBS,
     Sentence,
@@ -142,19 +143,12 @@ def _opening(tokens: list[str], data: Asking) -> list[str]:
 def is_finite(word: str) -> bool:
     """Whether an English word reads as a finite verb: an auxiliary or copula ("is",
     "had"), a past form ("found", "rose"), or a third-person present that is no plural
-    noun ("grazes", not "phases")."""
+    noun ("decides", not "phases")."""
     data = asking("en")
     if word in data.finite:
         return True
-    from lemminflect import getAllInflections, getAllLemmas
-
-    for lemma in getAllLemmas(word).get("VERB") or ():
-        forms = getAllInflections(lemma, upos="VERB")
-        if word in forms.get("VBD", ()):
-            return True
-        if word in forms.get("VBZ", ()) and "NOUN" not in readings(word):
-            return True
-    return False
+    form = verb_form(word)
+    return bool(form & PAST) or (bool(form & THIRD_PERSON) and "NOUN" not in readings(word))
 
 
 def has_finite_verb(tokens: list[str], lang: str) -> bool:

@@ -24,6 +24,7 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
+from .lemmas import all_lemmas
 from .text import CJK, STOP_WORDS
 
 #: English comparatives that name no measure: a side's part asks about the side on the
@@ -209,11 +210,15 @@ def _side(text: str, language: str) -> bool:
 
 
 def _lemma_of(word: str, upos: str) -> tuple[str, ...]:
-    """lemminflect's lemmas of ``word`` as a ``upos`` (its rules for a word its table
-    lacks included); lemminflect is imported by the questions that compare."""
-    from lemminflect import getLemma
+    """lemminflect's ``getLemma(word, upos)``: the lemmas of ``word`` as a ``upos`` by
+    its table (kept compact: :func:`research.lemmas.all_lemmas`), else by its rules for
+    a word the table lacks (imported by the questions that compare)."""
+    listed = all_lemmas(word).get(upos)
+    if listed:
+        return listed
+    from lemminflect import getAllLemmasOOV
 
-    return getLemma(word, upos=upos)
+    return getAllLemmasOOV(word, upos).get(upos, ())
 
 
 def _comparative(got: dict[str, str], frames: tuple[re.Pattern[str], ...]) -> bool:

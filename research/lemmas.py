@@ -1,9 +1,13 @@
-"""English lemmas by lemminflect's table, kept compact (see :mod:`research.kept`).
+"""English lemmas and verb forms by lemminflect's tables, kept compact (see
+:mod:`research.kept`).
 
-lemminflect holds its lemma table (seventy thousand words) as Python dictionaries, about
-30 MB in every process that reads English, loaded in the run's first half second. The
-same table is kept once as three arrays (each word's key, where its entry starts, the
-entries' UTF-8 text) and mapped; a lookup decodes one entry.
+lemminflect holds its lemma table (seventy thousand words) and its inflection table as
+Python dictionaries, about 65 MB in every process that reads English, loaded in the
+run's first half second. The lemma table is kept once as three arrays (each word's key,
+where its entry starts, the entries' UTF-8 text) and mapped; a lookup decodes one entry.
+What a run asks of the inflections (whether a word is a past or a third-person present
+form of a verb it is a form of) is kept the same way, as each such word's key and its
+flags.
 """
 
 from __future__ import annotations
@@ -20,18 +24,20 @@ _UNIT = "\x1f"
 _RECORD = "\x1e"
 
 
+#: The flags of :func:`verb_form`: a past form, a third-person present form.
+PAST, THIRD_PERSON = 1, 2
+
+
 @lru_cache(maxsize=200_000)
 def all_lemmas(word: str) -> dict[str, tuple[str, ...]]:
     """lemminflect's ``getAllLemmas(word)``: the lemmas of ``word`` by part of speech
     (``{"VERB": ("build",)}`` for "built"), ``{}`` for a word it does not list. A word
-    with a capital is answered by lemminflect itself (it restores the word's capitals
-    in its lemmas). Callers must not change the dictionary returned."""
-    if word != word.lower():
-        from lemminflect import getAllLemmas
-
-        return getAllLemmas(word)
+    with capitals is looked up in lower case, its lemmas given its capitals as
+    lemminflect gives them ("Built" → "Build"). Callers must not change the dictionary
+    returned."""
+    low = word.lower()
     keys, starts, text = _table()
-    wanted = key(word)
+    wanted = key(low)
     at = int(keys.searchsorted(wanted))
     if at == len(keys) or keys[at] != wanted:
         return {}
@@ -40,13 +46,67 @@ def all_lemmas(word: str) -> dict[str, tuple[str, ...]]:
     for record in entry.split(_RECORD):
         upos, *lemmas = record.split(_UNIT)
         found[upos] = tuple(lemmas)
+    if word != low:
+        from lemminflect.core.LexicalUtils import applyCapsStyleToDict, getCapsStyle
+
+        found = applyCapsStyleToDict(found, getCapsStyle(word))
     return found
+
+
+@lru_cache(maxsize=20_000)
+def verb_form(word: str) -> int:
+    """Whether an English word is, by lemminflect's inflections of the verbs its lemma
+    table makes it a form of, a past form of one of them (:data:`PAST`: "found",
+    "rose") and a third-person present form of one (:data:`THIRD_PERSON`: "decides"):
+    those flags, 0 for neither. Capitals do not change the answer."""
+    keys, flags = _forms()
+    wanted = key(word.lower())
+    at = int(keys.searchsorted(wanted))
+    return int(flags[at]) if at < len(keys) and keys[at] == wanted else 0
 
 
 @cache
 def _table() -> tuple[Any, Any, Any]:
     table = kept(f"lemminflect-{version('lemminflect')}/lemmas", _read_table)
     return table["keys"], table["starts"], table["text"]
+
+
+@cache
+def _forms() -> tuple[Any, Any]:
+    table = kept(f"lemminflect-{version('lemminflect')}/verb-forms", _read_forms)
+    return table["keys"], table["flags"]
+
+
+def _listed_words() -> list[str]:
+    """The lower-case words lemminflect's lemma table and its overrides list (it has no
+    public list of them)."""
+    from lemminflect.core.Lemmatizer import Lemmatizer
+
+    lemmatizer = Lemmatizer()
+    listed = {*lemmatizer._getLemmaDict(), *lemmatizer._getOverridesDict()}
+    return sorted(w for w in listed if w == w.lower())
+
+
+def _read_forms() -> dict[str, Any]:
+    """The :func:`verb_form` flags of every listed word that has any, as arrays sorted
+    by key: ``getAllInflections`` of each of the word's verb lemmas, as a verb."""
+    import numpy as np
+    from lemminflect import getAllInflections, getAllLemmas
+
+    found: dict[int, int] = {}
+    for word in _listed_words():
+        flags = 0
+        for lemma in getAllLemmas(word).get("VERB") or ():
+            forms = getAllInflections(lemma, upos="VERB")
+            flags |= PAST if word in forms.get("VBD", ()) else 0
+            flags |= THIRD_PERSON if word in forms.get("VBZ", ()) else 0
+        if flags:
+            found[key(word)] = flags
+    order = sorted(found)
+    return {
+        "keys": np.array(order, dtype=np.int64),
+        "flags": np.array([found[k] for k in order], dtype=np.uint8),
+    }
 
 
 def _read_table() -> dict[str, Any]:
@@ -56,11 +116,8 @@ def _read_table() -> dict[str, Any]:
     the words are read from its table (lemminflect has no public list of them)."""
     import numpy as np
     from lemminflect import getAllLemmas
-    from lemminflect.core.Lemmatizer import Lemmatizer
 
-    lemmatizer = Lemmatizer()
-    listed = {*lemmatizer._getLemmaDict(), *lemmatizer._getOverridesDict()}
-    table = {w: getAllLemmas(w) for w in listed if w == w.lower()}
+    table = {w: getAllLemmas(w) for w in _listed_words()}
     words = sorted((w for w in table if table[w]), key=key)
     encoded = [
         _RECORD.join(_UNIT.join((upos, *lemmas)) for upos, lemmas in table[w].items()).encode()

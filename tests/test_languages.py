@@ -389,3 +389,45 @@ def test_english_lemmas_are_lemminflects_answers_read_from_a_kept_table(tmp_path
         assert out.returncode == 0, out.stderr[-2000:]
         assert out.stdout.split() == ["build", "['ADJ',", "'VERB']", loaded]
     assert list(tmp_path.glob("lemminflect-*/lemmas/keys.npy"))
+
+
+def test_a_verb_form_and_a_capitalised_word_are_read_without_lemminflects_dictionaries(
+    tmp_path,
+):
+    """Whether a word of a brief is a finite verb ("rose", "decides") and a capitalised
+    word's lemmas are lemminflect's answers, read from tables kept in the cache folder:
+    a later process loads neither of its dictionaries (about 65 MB)."""
+    from lemminflect import getAllInflections, getAllLemmas
+
+    from research.brief import is_finite
+    from research.lemmas import PAST, THIRD_PERSON, verb_form
+
+    def by_lemminflect(word: str) -> int:
+        flags = 0
+        for lemma in getAllLemmas(word).get("VERB") or ():
+            forms = getAllInflections(lemma, upos="VERB")
+            flags |= PAST if word in forms.get("VBD", ()) else 0
+            flags |= THIRD_PERSON if word in forms.get("VBZ", ()) else 0
+        return flags
+
+    for word in ("rose", "found", "grazes", "phases", "built", "table", "walks", "xqzvw"):
+        assert verb_form(word) == by_lemminflect(word), word
+    assert [is_finite(w) for w in ("rose", "decides", "phases", "table")] == [
+        True, True, False, False
+    ]  # fmt: skip
+    code = (
+        "from lemminflect.core.Inflections import Inflections\n"
+        "from lemminflect.core.Lemmatizer import Lemmatizer\n"
+        "from research.brief import is_finite\n"
+        "from research.lemmas import all_lemmas\n"
+        "print(is_finite('rose'), all_lemmas('Built')['VERB'][0],\n"
+        "      hasattr(Lemmatizer(), 'lemma_dict') or hasattr(Inflections(), 'infl_dict'))\n"
+    )
+    env = {**os.environ, "QUARTET_CACHE_DIR": str(tmp_path)}
+    for loaded in ("True", "False"):  # kept by the first process, mapped by the second
+        out = subprocess.run(
+            [sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=300
+        )
+        assert out.returncode == 0, out.stderr[-2000:]
+        assert out.stdout.split() == ["True", "Build", loaded]
+    assert list(tmp_path.glob("lemminflect-*/verb-forms/keys.npy"))

@@ -25,12 +25,14 @@ from postgres_support import PostgresServer, ServerUnavailable, free_port, start
 
 from fs_service import (
     DiskFileSystem,
+    FileDomainService,
     FileTooLargeError,
     FsError,
     IsADirectoryError_,
     MemoryFileSystem,
     NotADirectoryError_,
     NotFoundError,
+    PermissionDeniedError,
 )
 from fs_service.backends import CompositeFileSystem, Entry, StoreFileSystem
 from fs_service.backends.store import StoreURL, is_store_url, store_exists
@@ -657,3 +659,34 @@ def test_the_composite_needs_a_default_route_and_directory_prefixes():
         CompositeFileSystem({"/memories/": MemoryFileSystem()})
     with pytest.raises(ValueError, match="'/name/'"):
         CompositeFileSystem({"/": MemoryFileSystem(), "/memories": MemoryFileSystem()})
+
+
+async def test_a_service_on_the_composite_keeps_its_grants_wherever_prefixes_live(tmp_path):
+    disk, scratch = DiskFileSystem(tmp_path / "run"), MemoryFileSystem()
+    with _store(str(tmp_path / "store.db")) as memories:
+        fs = CompositeFileSystem({"/": disk, "/memories/": memories, "/scratch/": scratch})
+        grants = [
+            {"prefix": "/workspace/notes/", "ops": {"list", "read_file", "write"}},
+            {"prefix": "/scratch/tmp/", "ops": {"list", "write"}},
+            {"prefix": "/memories/", "ops": {"list", "read_file", "write"}},
+        ]
+        svc = FileDomainService(fs.create_handle(grants))
+        assert svc.handle.backend is fs
+        assert (tmp_path / "run" / "workspace" / "notes").is_dir()  # made where it lives
+        assert scratch.stat("/scratch/tmp").is_dir
+        assert list(memories.walk_files("/")) == []  # the store's directories are implied
+        assert await svc.list_dir("/workspace/notes/") == []
+        assert await svc.list_dir("/memories/") == []
+        await svc.write_text("/workspace/notes/a.md", "on disk")
+        await svc.write_text("/memories/b.md", "in the store")
+        await svc.write_text("/scratch/tmp/c.md", "in memory")
+        assert (tmp_path / "run" / "workspace" / "notes" / "a.md").read_text() == "on disk"
+        assert memories.read_bytes("/memories/b.md", 100) == b"in the store"
+        assert scratch.read_bytes("/scratch/tmp/c.md", 100) == b"in memory"
+        assert await svc.read_text("/memories/b.md") == "in the store"
+        with pytest.raises(PermissionDeniedError, match="reading text is not allowed"):
+            await svc.read_text("/scratch/tmp/c.md")
+        with pytest.raises(PermissionDeniedError, match="outside the granted directories"):
+            await svc.write_text("/workspace/other.md", "beside the grant")
+        with pytest.raises(PermissionDeniedError, match="outside the granted directories"):
+            await svc.list_dir("/")

@@ -5,6 +5,11 @@ Prefixes are directories (``/memories/`` holds ``/memories/a.md`` but not
 unchanged. A mount point and the directories leading to it always exist: listing ``/``
 shows ``memories`` even when nothing is stored there yet, and files a backend holds below
 another backend's mount are hidden behind that mount.
+
+A FileDomainService sits on a composite as on any backend: its ``create_handle`` limits
+the service to grants that name prefixes, wherever each prefix lives, so the grants stay
+the same whatever the routes. A run whose memory store is open keeps its files in one:
+``/`` is the run folder on disk and ``/memories/`` the store's namespace.
 """
 
 from __future__ import annotations
@@ -14,6 +19,7 @@ from contextlib import contextmanager
 from typing import BinaryIO
 
 from ..errors import IsADirectoryError_, NotADirectoryError_, NotFoundError
+from ..grants import FileSystemHandle, Grant
 from ..paths import join, segments, validate_path
 from .base import DIRECTORY, Entry, StorageBackend
 
@@ -62,6 +68,22 @@ class CompositeFileSystem:
     def routes(self) -> dict[str, StorageBackend]:
         """Prefix → backend, longest prefix first."""
         return dict(self._routes)
+
+    def create_handle(self, grants: list[dict] | list[Grant]) -> FileSystemHandle:
+        """A handle limited to ``grants``, which name prefixes whatever backend holds them.
+
+        Each granted prefix is made to exist in the backend it routes to, as that
+        backend's own ``create_handle`` makes it (a folder on disk, an empty directory in
+        memory); a backend without one (the store, whose directories are implied) needs
+        nothing.
+        """
+        handle = FileSystemHandle(self, grants)
+        for grant in handle.grants:
+            _, backend = self._route(_key(grant.prefix))
+            make = getattr(backend, "create_handle", None)
+            if make is not None:
+                make([grant])
+        return handle
 
     # -- routing --------------------------------------------------------------------
 

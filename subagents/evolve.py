@@ -4,7 +4,8 @@ The tool is in no subagent's allowlist. The Host equips it as a meta tool, in th
 :data:`META_GROUP` group, only when the user turns experience on, and injects the
 memory store (any object with the :class:`MemoryFiles` method) and the names of the
 calling subagent's skills, so that a subagent writes only its own skills' logs. The
-log's format is :mod:`subagents.experience`'s.
+log's format is :mod:`subagents.experience`'s. No subagent's file tools are granted
+``/memories/``, where the logs are: this tool is a subagent's one way to write there.
 """
 
 from __future__ import annotations

@@ -8,6 +8,13 @@ namespace apart: the user is the operating system's user name, the project
 ``"default"`` unless ``project`` (or ``QUARTET_PROJECT``) names another. Files under
 ``/memories/`` are never evicted to keep the store under its bound.
 
+While a run has its store open, the store is also mounted at ``/memories/`` of the run's
+file domain (:mod:`.run_folder`): ``/memories/`` there and the files of this module are
+the same files, through the same :class:`~fs_service.backends.StoreFileSystem` (the
+run's :attr:`SkillMemory.store`). Only the Host's own service is granted ``/memories/``;
+the Host's bookkeeping below writes through :meth:`SkillMemory.update` all the same, and
+a subagent writes there only with ``evolve_skill``, through the same method.
+
 Each skill's experience log is ``/memories/skills/<skill>/evolved.md``, in the format
 of :mod:`subagents.experience`. :meth:`SkillMemory.update` changes a file as one step,
 one writing transaction of the store: writers of every process (and machine) take

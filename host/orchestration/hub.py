@@ -20,7 +20,9 @@ recorded in the ``browser-access`` skill's experience log once the run is over, 
 search sources that failed for a language of query in the ``search-sources`` skill's; a
 run reads them back as it starts, and reads those sites' pages in Chromium at once and
 tries those sources last (not when recording or replaying a tape; see
-:mod:`host.durability.memory`).
+:mod:`host.durability.memory`). While the run's store is open (with experience on, or
+for the page cache), the run's file domain shows the store's memories at ``/memories/``,
+granted to the Host's own service only (see :mod:`host.durability.run_folder`).
 
 :class:`Host` composes the parts of a run: the agents (:mod:`.factory`), the MCP clients
 (:mod:`host.mcp.client`), the checkpoints (:mod:`.checkpointing`), the answer to a stop
@@ -219,19 +221,36 @@ class Host:
         return await self._go(run, str(state["question"]), state)
 
     async def _go(self, run: RunFolder, question: str, saved: dict[str, Any] | None) -> RunResult:
-        if self.tape is None and self.settings.record:
-            self.tape = Tape(run.host_service)
-        replaying = self.tape is not None and self.tape.replaying
+        replaying = self.tape is not None and self.tape.replaying  # a new recording is not
         self.page_cache, self.page_cache_error = await asyncio.to_thread(
             run_cache, self.settings, recording=self.settings.record, replaying=replaying
         )
-        with (
-            taping(self.tape),
-            caching(self.page_cache),
-            secret_scope(secrets_of(self.settings, self.brain)),
-            reading(text_language(question)),
-        ):
-            return await self._taped(run, question, saved)
+        self._mount_memories(run)
+        try:
+            if self.tape is None and self.settings.record:
+                self.tape = Tape(run.host_service)
+            with (
+                taping(self.tape),
+                caching(self.page_cache),
+                secret_scope(secrets_of(self.settings, self.brain)),
+                reading(text_language(question)),
+            ):
+                return await self._taped(run, question, saved)
+        finally:
+            run.mount_memories(None)  # the store is closed with the run
+
+    def _mount_memories(self, run: RunFolder) -> None:
+        """Open the memory store (with experience on) and mount the run's store at
+        ``/memories/`` of ``run``'s file domain, before any part of the run takes a
+        service: the memory's store, else the page cache's (the same namespace); with
+        neither open, the run folder stays on disk alone."""
+        workers = self.workers
+        if self.settings.experience and workers.memory is None:
+            workers.open_memory()
+        if workers.memory is not None:
+            run.mount_memories(workers.memory.store)
+        elif self.page_cache is not None:
+            run.mount_memories(self.page_cache.cache.store)
 
     def _start_run(self, run: RunFolder, question: str) -> RunState:
         """Start the run of ``question`` in ``run``: its result, the agents' model, the

@@ -309,7 +309,7 @@ def question_kind(text: str) -> str:
     more."""
     known = question_language(text)
     for kind, asked in known.kinds if known is not None else ():
-        if any(word in text for word in asked):
+        if any(known.says(word, text) for word in asked):
             return kind
     low = text.lower()
     later = low.partition(",")[2]  # "is the mill still used, by whom": who

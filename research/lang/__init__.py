@@ -9,8 +9,9 @@ articles and the prepositions that join a noun to the name naming or placing it
 (``links``: the phrase a name stands in, "die Brücke von Altdorf", is what a later ask
 names), whether an ask may leave its subject unsaid (``pro_drop``, with the
 ``prepositions`` an object follows), and the marks that attach a subject pronoun after
-its verb (``inverted``: "mesure-t-il"). Adding a language is adding a file; nothing else
-names one.
+its verb (``inverted``: "mesure-t-il"), the kind of answer each question word asks for
+(``kinds``), and whether question words are found only as whole words (``whole_words``).
+Adding a language is adding a file; nothing else names one.
 
 :func:`text_language` tells which language a text is written in by how common its words
 are in each (wordfreq's Zipf scale), so a language needs no model of its own.
@@ -54,6 +55,8 @@ FUNCTION_WORDS = 50
 #: counts as written in it.
 LANGUAGE_MARGIN = 0.5
 _LETTERS = re.compile(r"[^\W\d_]", re.UNICODE)
+#: What ends a word besides a space: punctuation, Latin and Arabic.
+_PUNCTUATION = re.compile(r"[?!.,;:¿¡؟،؛\"'()«»“”]")
 _HANGUL = re.compile(rf"[{HANGUL_CLASS}]")
 _KANA = re.compile(rf"[{KANA_CLASS}]")
 #: The wordfreq list a text's words are weighed by in each language: its short list, a
@@ -104,6 +107,18 @@ class Language:
     #: (``when``, ``number``, ``why``, ``who``, ``where``, ``how``), for a language whose
     #: question words the English and Chinese ones do not cover
     kinds: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    #: whether a question word is found only as a whole word (or words): where a short
+    #: one is also part of other words (Arabic كم in حكم), not where words are written
+    #: together or carry their particles (Thai, Korean)
+    whole_words: bool = False
+
+    def says(self, phrase: str, text: str) -> bool:
+        """Whether ``text`` holds ``phrase`` (a question word of the language, some of
+        several words): anywhere in it, or as whole words (see :attr:`whole_words`)."""
+        if not self.whole_words:
+            return phrase in text
+        spaced = " ".join(_PUNCTUATION.sub(" ", text).split())
+        return f" {phrase} " in f" {spaced} "
 
     @property
     def opener(self) -> str:
@@ -118,8 +133,8 @@ class Language:
     @property
     def function_words(self) -> frozenset[str]:
         """The words that say nothing of what a question asks: the language's
-        :data:`FUNCTION_WORDS` most common words, its question words, joiners and
-        pronouns (lower case)."""
+        :data:`FUNCTION_WORDS` most common words (when wordfreq lists the language), its
+        question words, joiners and pronouns (lower case)."""
         return _function_words(self)
 
 
@@ -127,7 +142,10 @@ class Language:
 def _function_words(known: Language) -> frozenset[str]:
     from wordfreq import top_n_list
 
-    common = top_n_list(known.code, FUNCTION_WORDS)
+    try:
+        common = top_n_list(known.code, FUNCTION_WORDS)
+    except LookupError:  # no list for it (Thai, whose words are cut with their own list)
+        common = []
     asked = {part for w in known.question_words for part in w.split()}
     return frozenset(common) | asked | known.joiners | known.pronouns
 
@@ -158,6 +176,7 @@ def language(code: str) -> Language | None:
             (str(k), tuple(str(w) for w in v)) for k, v in (raw.get("kinds") or {}).items()
         ),
         clause_endings=longest_first(raw.get("clause_endings", ())),
+        whole_words=bool(raw.get("whole_words", False)),
     )
 
 

@@ -8,7 +8,7 @@ from pathlib import Path
 from types import SimpleNamespace
 from typing import TYPE_CHECKING, Any
 
-from subagents.search.sources import SOURCE_NAMES
+from subagents.registry_value import source_names
 from subagents.settings import Keys, NetworkPolicy
 
 if TYPE_CHECKING:
@@ -25,12 +25,12 @@ def _merged(*glossaries: tuple[Any, ...]) -> tuple[Any, ...]:
 
 
 def _engines(world: Any) -> dict[str, str]:
-    """The world's search engines, and for every other registered source a path of its
+    """The world's search engines, and for every other source of the current registry a path of its
     search server that has no engine."""
     engines = dict(world.endpoints)
     first = next(iter(engines.values()), None)
     base = first.rstrip("/").rsplit("/", 1)[0] if first else str(world.site_url).rstrip("/")
-    return engines | {s: f"{base}/no-engine/{s}" for s in SOURCE_NAMES if s not in engines}
+    return engines | {s: f"{base}/no-engine/{s}" for s in source_names() if s not in engines}
 
 
 def demo_settings(settings: Settings, world: Any) -> Settings:

@@ -4,9 +4,11 @@
 named subagent's allowlist, with ``deps`` (for example ``service=svc``) injected through
 ``preset_kwargs``.
 
-Everything but :data:`PIPELINE_ORDER` lives in :mod:`subagents.registry` and is loaded
-on first use, so importing a light submodule (``subagents.settings``) or asking for the
-names does not import agentscope and every tool.
+Everything but :data:`PIPELINE_ORDER` lives in :mod:`subagents.registry` (the built-in
+registry, the current one, the builders), :mod:`subagents.registry_value` (a registry as
+a value, and :func:`using`, which sets the one in use) and :mod:`subagents.spec`, and is
+loaded on first use, so importing a light submodule (``subagents.settings``) or asking
+for the names does not import agentscope and every tool.
 """
 
 from __future__ import annotations
@@ -17,7 +19,16 @@ from typing import TYPE_CHECKING, Any
 from .names import PIPELINE_ORDER
 
 if TYPE_CHECKING:
-    from .registry import SPECS, all_tool_schemas, build_toolkit, get_spec, schema_toolkit
+    from .registry import (
+        BUILT_IN_REGISTRY,
+        SPECS,
+        all_tool_schemas,
+        build_toolkit,
+        current,
+        get_spec,
+        schema_toolkit,
+    )
+    from .registry_value import Registry, using
     from .spec import (
         AllowlistError,
         SubAgentSpec,
@@ -30,8 +41,18 @@ if TYPE_CHECKING:
 #: Where each lazily loaded name lives.
 _LAZY = {
     **dict.fromkeys(
-        ("SPECS", "all_tool_schemas", "build_toolkit", "get_spec", "schema_toolkit"), "registry"
+        (
+            "BUILT_IN_REGISTRY",
+            "SPECS",
+            "all_tool_schemas",
+            "build_toolkit",
+            "current",
+            "get_spec",
+            "schema_toolkit",
+        ),
+        "registry",
     ),
+    **dict.fromkeys(("Registry", "using"), "registry_value"),
     **dict.fromkeys(
         ("AllowlistError", "SubAgentSpec", "ToolGroup", "all_schemas", "build", "check_allowlist"),
         "spec",
@@ -46,9 +67,11 @@ def __getattr__(name: str) -> Any:
 
 
 __all__ = [
+    "BUILT_IN_REGISTRY",
     "PIPELINE_ORDER",
     "SPECS",
     "AllowlistError",
+    "Registry",
     "SubAgentSpec",
     "ToolGroup",
     "all_schemas",
@@ -56,6 +79,8 @@ __all__ = [
     "build",
     "build_toolkit",
     "check_allowlist",
+    "current",
     "get_spec",
     "schema_toolkit",
+    "using",
 ]

@@ -6,15 +6,15 @@ outside the granted folders (the web, a model). A served subagent gives these to
 clients as tool annotations (``readOnlyHint``, ``destructiveHint``, ``openWorldHint``,
 ``title``), so that a client can ask its user before a tool that writes.
 
-This module imports nothing heavy; the search tools' titles come from the search source
-registry (:mod:`subagents.search.sources`).
+This module imports nothing heavy; the search tools' titles come from the current
+registry's search sources (:func:`subagents.registry_value.current_sources`).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .search.sources import SOURCES
+from .registry_value import current_sources
 
 
 @dataclass(frozen=True)
@@ -47,7 +47,7 @@ NATURES: dict[str, Nature] = {
 }
 
 #: The title and nature (a key of :data:`NATURES`) of every tool but the search tools,
-#: whose titles the search source registry holds (see :func:`tool_table`).
+#: whose titles the current registry's search sources hold (see :func:`tool_table`).
 TOOLS: dict[str, tuple[str, str]] = {
     # browser
     "viewer_fetch": ("Fetch and store a web page", "fetch"),
@@ -83,10 +83,10 @@ TOOLS: dict[str, tuple[str, str]] = {
 
 
 def tool_table() -> dict[str, tuple[str, str]]:
-    """Every tool's title and nature: each registered search source's tool, titled as its
-    :class:`~subagents.search.sources.Source` says and of nature ``search``, then
-    :data:`TOOLS`. Loads the search providers (not agentscope)."""
-    searches = {s.tool_name: (s.title, "search") for s in SOURCES.sources()}
+    """Every tool's title and nature: the tool of each search source of the current
+    registry, titled as its :class:`~subagents.search.sources.Source` says and of nature
+    ``search``, then :data:`TOOLS`. Loads the search providers (not agentscope)."""
+    searches = {s.tool_name: (s.title, "search") for s in current_sources().sources()}
     return {**searches, **TOOLS}
 
 

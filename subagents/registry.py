@@ -1,66 +1,75 @@
-"""The four subagents by name, and the builders of their toolkits.
+"""The built-in registry (the four subagents and the built-in search sources), the
+current one, and the builders of the subagents' toolkits.
 
 Importing this module imports every tool and agentscope; :mod:`subagents` re-exports it
 lazily so that light commands need not.
+
+A registry is a value (:class:`~subagents.registry_value.Registry`): adding a subagent or a
+search source returns a new one, which a run uses when it is set around it
+(``with using(registry): ...``, ``Host(..., registry=registry)``, or
+``quartet.cli.main(argv, registry=registry)``). Nothing here changes once imported.
 """
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+from collections.abc import Mapping
 from typing import Any
 
-from agentscope.tool import Toolkit, ToolResponse
+from agentscope.tool import Toolkit
 
 from .browser.spec import SPEC as BROWSER_SPEC
 from .file.spec import SPEC as FILE_SPEC
 from .generate.spec import SPEC as GENERATE_SPEC
-from .search.sources import SOURCES, Source
+from .registry_value import Registry, chosen, using
+from .search.sources import BUILT_IN_SOURCES, Source
 from .search.spec import SPEC as SEARCH_SPEC
-from .search.spec import with_sources
 from .settings import ToolSettings
 from .spec import SubAgentSpec, all_schemas, build
 
-#: Every subagent by name, in the order the Host lists them (see :func:`register`).
-SPECS: dict[str, SubAgentSpec] = {
-    spec.name: spec for spec in (SEARCH_SPEC, BROWSER_SPEC, FILE_SPEC, GENERATE_SPEC)
-}
+#: The built-in registry: the four subagents, in the order the Host lists them, and the
+#: built-in search sources (:data:`~subagents.search.sources.BUILT_IN`).
+BUILT_IN_REGISTRY = Registry(
+    {spec.name: spec for spec in (SEARCH_SPEC, BROWSER_SPEC, FILE_SPEC, GENERATE_SPEC)},
+    BUILT_IN_SOURCES,
+)
+
+#: The built-in subagents by name (a read-only view of :data:`BUILT_IN_REGISTRY`'s).
+SPECS: Mapping[str, SubAgentSpec] = BUILT_IN_REGISTRY.specs
+
+__all__ = [
+    "BUILT_IN_REGISTRY",
+    "SPECS",
+    "Registry",
+    "Source",
+    "all_tool_schemas",
+    "build_toolkit",
+    "current",
+    "get_spec",
+    "schema_toolkit",
+    "using",
+]
 
 
-def register(spec: SubAgentSpec) -> None:
-    """Add (or replace) a subagent: the Host lists it in its prompt and its ``task``
-    tool, delegates to it, and takes its results in as its spec says (see
-    :class:`~subagents.spec.SubAgentSpec`); ``quartet tools`` lists its tools."""
-    SPECS[spec.name] = spec
-
-
-def register_source(
-    name: str, tool: Callable[..., Awaitable[ToolResponse]], title: str = ""
-) -> Source:
-    """Add a search source at run time; returns the :class:`~subagents.search.sources.Source`
-    registered in :data:`~subagents.search.sources.SOURCES`, from which the rest follows.
-
-    ``tool`` (``async def search_<name>(query, settings=None)``, usually
-    :func:`~subagents.search.run.run_source` around a provider) joins the Search subagent,
-    ``QUARTET_<NAME>_URL`` sets its endpoint (``settings.endpoint(name, default)``), and
-    MCP clients see it titled ``title`` (its name if none), as a search. A built-in
-    source is instead a module in ``subagents/search/providers/`` and its name in
-    :data:`~subagents.search.sources.BUILT_IN`.
-    """
-    source = SOURCES.register(Source(name, tool, title or tool.__name__))
-    SPECS["search"] = with_sources(SPECS["search"], SOURCES.sources())
-    return source
+def current() -> Registry:
+    """The registry in use: the one set by :func:`~subagents.registry_value.using`, else
+    :data:`BUILT_IN_REGISTRY`."""
+    registry = chosen()
+    return BUILT_IN_REGISTRY if registry is None else registry
 
 
 def get_spec(name: str) -> SubAgentSpec:
-    """The spec of a built subagent; a clear error for an unknown or unbuilt one."""
-    if name not in SPECS:
-        known = ", ".join(SPECS) or "none yet"
+    """The spec of subagent ``name`` in the current registry; a clear error for an unknown
+    one."""
+    specs = current().specs
+    if name not in specs:
+        known = ", ".join(specs) or "none yet"
         raise KeyError(f"unknown subagent {name!r}; built subagents: {known}")
-    return SPECS[name]
+    return specs[name]
 
 
 def build_toolkit(name: str, *, read_only: bool | None = None, **deps: Any) -> Toolkit:
-    """Build the Toolkit of subagent ``name`` with ``deps`` injected.
+    """Build the Toolkit of subagent ``name`` (of the current registry) with ``deps``
+    injected.
 
     Args:
         name: one of ``search``, ``browser``, ``file``, ``generate``.
@@ -98,5 +107,5 @@ def schema_toolkit(name: str) -> Toolkit:
 
 
 def all_tool_schemas() -> dict[str, list[dict]]:
-    """``{subagent: [schema, ...]}`` for every registered subagent, in order."""
-    return {name: all_schemas(schema_toolkit(name)) for name in SPECS}
+    """``{subagent: [schema, ...]}`` for every subagent of the current registry, in order."""
+    return {name: all_schemas(schema_toolkit(name)) for name in current().specs}

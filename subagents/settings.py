@@ -14,7 +14,7 @@ import re
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 
-from .search.sources import SOURCE_NAMES
+from .registry_value import source_names
 from .secrets import SECRET_VARS
 
 IPNetwork = ipaddress.IPv4Network | ipaddress.IPv6Network
@@ -245,7 +245,7 @@ class ToolSettings:
         def get(name: str) -> str:
             return env.get(name, "").strip()
 
-        endpoints = {s: get(f"QUARTET_{s.upper()}_URL") for s in SOURCE_NAMES}
+        endpoints = {s: get(f"QUARTET_{s.upper()}_URL") for s in source_names()}
         raw_timeout = get("QUARTET_SEARCH_TIMEOUT")
         try:
             timeout = float(raw_timeout) if raw_timeout else DEFAULT_SEARCH_TIMEOUT

@@ -8,7 +8,7 @@ injecting dependencies through ``preset_kwargs`` so that they never reach the sc
 from __future__ import annotations
 
 import inspect
-from collections.abc import Callable, Mapping, MutableMapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, MutableMapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, Protocol, runtime_checkable
 
@@ -243,6 +243,17 @@ class SubAgentSpec:
         return [
             t.__name__ for g in self.groups for t in g.tools if not (ro and t.__name__ in g.writes)
         ]
+
+
+def with_tools(spec: SubAgentSpec, tools: Iterable[Callable[..., Any]]) -> SubAgentSpec:
+    """``spec`` with each of ``tools`` it lacks (by name) added to its first group; ``spec``
+    itself when it lacks none."""
+    have = set(spec.allowlist(read_only=False))
+    new = {t.__name__: t for t in tools if t.__name__ not in have}
+    if not new:
+        return spec
+    first, *rest = spec.groups
+    return replace(spec, groups=(replace(first, tools=(*first.tools, *new.values())), *rest))
 
 
 def for_tasks(spec: SubAgentSpec) -> SubAgentSpec:

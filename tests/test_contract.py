@@ -9,7 +9,7 @@ import pytest
 
 import schemas
 from subagents import SPECS, all_schemas, schema_toolkit
-from subagents.search.sources import BUILT_IN, SOURCES
+from subagents.search.sources import BUILT_IN, BUILT_IN_SOURCES
 
 SECRET_WORDS = re.compile(
     r"\b(api[_ ]?keys?|keys?|tokens?|secrets?|cookies?|passwords?|passwd|sessions?|"
@@ -19,9 +19,9 @@ SECRET_WORDS = re.compile(
 
 BUILT = sorted(SPECS)
 
-#: The built-in search tools, as the source registry holds them: a new built-in source's
+#: The built-in search tools, as the built-in sources hold them: a new built-in source's
 #: tool is checked here and against its schema without a line of this file changing.
-_SEARCH = tuple(source.tool_name for source in SOURCES.built_in_sources())
+_SEARCH = tuple(source.tool_name for source in BUILT_IN_SOURCES.built_in_sources())
 _WRITERS = ("generate_markdown", "generate_html", "generate_pptx")
 #: SPEC §3, the exact field set of every tool, "not one more, not one less" (seed 003):
 #: subagent → tool → its parameters, a "?" marking an optional one. Safety options such

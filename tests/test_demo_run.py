@@ -2,16 +2,17 @@
 subagent added by one registration each, and a page budget other than the default.
 
 The registrations are the steps ``docs/architecture.md`` gives: a provider and its
-``search_papers`` tool, registered with :func:`subagents.registry.register_source`; a
-spec with its tool, its context, its absorption and its offline policy, registered with
-:func:`subagents.registry.register`. The demo has no engine for the new source, so it
-is reported unavailable there; the new subagent's entry becomes a source of the report.
+``search_papers`` tool, registered with ``Registry.with_source``; a spec with its tool,
+its context, its absorption and its offline policy, registered with
+``Registry.with_subagent``. Each returns a new registry, which the command line is given
+(``main(argv, registry=...)``); the built-in one is unchanged. The demo has no engine for
+the new source, so it is reported unavailable there; the new subagent's entry becomes a
+source of the report.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -25,11 +26,13 @@ from host.orchestration.task_schema import task_json_schema
 from host.sources import FileSource, source_path
 from quartet.cli import main
 from research.plan import SubQuestion
-from subagents import natures, registry
+from subagents import natures
+from subagents.registry import BUILT_IN_REGISTRY, SPECS, Registry, current
+from subagents.registry_value import source_names, using
 from subagents.results import ok
 from subagents.search.http import SearchUnavailable
 from subagents.search.render import Item
-from subagents.search.sources import SOURCE_NAMES, SOURCES, Source
+from subagents.search.sources import BUILT_IN, Source
 from subagents.search.tools import run_source
 from subagents.settings import ToolSettings
 from subagents.spec import Delegated, Desk, DeskResearch, SubAgentSpec, ToolGroup
@@ -118,23 +121,15 @@ ALMANAC = SubAgentSpec(
 
 
 @pytest.fixture(scope="module")
-def registered() -> Iterator[None]:
-    """The sixth source and the fifth subagent, registered for this module only."""
-    specs, added = dict(registry.SPECS), dict(SOURCES.added)
-    source = registry.register_source("papers", search_papers, "Search papers")
-    assert source == Source("papers", search_papers, "Search papers")
-    registry.register(ALMANAC)
-    try:
-        yield
-    finally:
-        registry.SPECS.clear()
-        registry.SPECS.update(specs)
-        SOURCES.added.clear()
-        SOURCES.added.update(added)
+def registered() -> Registry:
+    """The built-in registry with the sixth source and the fifth subagent: a new value."""
+    registry = BUILT_IN_REGISTRY.with_source("papers", search_papers, "Search papers")
+    assert registry.sources.added == (Source("papers", search_papers, "Search papers"),)
+    return registry.with_subagent(ALMANAC)
 
 
 @pytest.fixture(scope="module")
-def demo_run(registered) -> Path:
+def demo_run(registered: Registry) -> Path:
     """One demo run with both registrations and a page budget of :data:`PAGES`; its
     folder (in the session's shared runs folder, whose demo site is built once)."""
     runs = shared_cache()
@@ -144,9 +139,11 @@ def demo_run(registered) -> Path:
         [
             *("demo", "--formats", "md", "--max-pages", str(PAGES), "--concurrency", "1"),
             *("--runs-dir", str(runs), "--quiet"),
-        ]
+        ],
+        registry=registered,
     )
     assert code == 0
+    assert current() is BUILT_IN_REGISTRY and "almanac" not in SPECS  # set for the command only
     (folder,) = [p for p in set(runs.iterdir()) - before if (p / "internal").is_dir()]
     return folder
 
@@ -167,11 +164,13 @@ def test_the_page_budget_caps_the_pages_read_and_stored(demo_run):
 
 
 def test_a_sixth_source_is_one_registration(registered, demo_run):
-    assert SOURCE_NAMES[-1] == "papers"
-    env = ToolSettings.from_env({"QUARTET_PAPERS_URL": "http://127.0.0.1:9/papers/"})
-    assert env.endpoint("papers", "https://papers.invalid") == "http://127.0.0.1:9/papers"
-    assert natures.annotations("search_papers")["title"] == "Search papers"
-    assert "search_papers" in registry.SPECS["search"].allowlist()
+    with using(registered):
+        assert source_names() == (*BUILT_IN, "papers")
+        env = ToolSettings.from_env({"QUARTET_PAPERS_URL": "http://127.0.0.1:9/papers/"})
+        assert env.endpoint("papers", "https://papers.invalid") == "http://127.0.0.1:9/papers"
+        assert natures.annotations("search_papers")["title"] == "Search papers"
+    assert "search_papers" in registered.specs["search"].allowlist()
+    assert "search_papers" not in SPECS["search"].allowlist()  # the built-in one is as it was
     papers_calls = [c for c in record_of(demo_run)["tool_calls"] if c["tool"] == "search_papers"]
     assert papers_calls  # the offline search plan used the new source ...
     assert all(c["status"] == "unavailable" for c in papers_calls)  # ... which has no demo engine
@@ -179,8 +178,8 @@ def test_a_sixth_source_is_one_registration(registered, demo_run):
 
 
 def test_a_fifth_subagent_is_one_registration(registered, demo_run, capsys):
-    assert '- "almanac": looks the question' in host_prompt(registry.SPECS)
-    schema = task_json_schema(registry.SPECS)["function"]
+    assert '- "almanac": looks the question' in host_prompt(registered.specs)
+    schema = task_json_schema(registered.specs)["function"]
     assert '- "almanac": looks the question' in schema["description"]
     assert "almanac" in schema["parameters"]["properties"]["subagent_type"]["enum"]
     record = record_of(demo_run)
@@ -194,7 +193,11 @@ def test_a_fifth_subagent_is_one_registration(registered, demo_run, capsys):
     assert len(kept) == 1  # the subagent's absorb stored its entry as a source
     report = next((demo_run / "workspace" / "reports").glob("*.md")).read_text(encoding="utf-8")
     assert "Almanac of canal works" in report  # the entry reached the report as a source
-    assert main(["tools", "--json"]) == 0
+    assert main(["tools", "--json"], registry=registered) == 0
     listed = json.loads(capsys.readouterr().out)
     assert [s["function"]["name"] for s in listed["almanac"]] == ["almanac_lookup"]
     assert "search_papers" in [s["function"]["name"] for s in listed["search"]]
+    assert main(["tools", "--json"]) == 0  # the built-in registry's, as before
+    listed = json.loads(capsys.readouterr().out)
+    assert "almanac" not in listed
+    assert "search_papers" not in [s["function"]["name"] for s in listed["search"]]

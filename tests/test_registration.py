@@ -1,4 +1,5 @@
-"""Adding a search source is one registration: a sixth source joins the research."""
+"""Adding a search source is one registration: a sixth source joins the research of a
+Host given the registry that holds it."""
 
 from __future__ import annotations
 
@@ -19,8 +20,8 @@ from host.brains import make_brain
 from host.config import Settings
 from host.orchestration.hub import Host
 from subagents import SPECS, build
+from subagents.registry import BUILT_IN_REGISTRY, current
 from subagents.search.render import Item
-from subagents.search.spec import search_spec
 from subagents.search.tools import run_source
 from subagents.settings import ToolSettings
 
@@ -86,7 +87,8 @@ def papers_server():
 
 
 def test_a_sixth_search_source_is_one_registration(tmp_path, papers_server):
-    spec = search_spec(search_papers)
+    registry = BUILT_IN_REGISTRY.with_source("papers", search_papers, "Search papers")
+    spec = registry.specs["search"]
     assert spec.allowlist() == [*SPECS["search"].allowlist(), "search_papers"]
     assert "search_papers" in build(spec, {"settings": ToolSettings()}).tools
     settings = Settings(runs_dir=tmp_path, formats=("md",), quiet=True)
@@ -96,10 +98,10 @@ def test_a_sixth_search_source_is_one_registration(tmp_path, papers_server):
         tools = replace(
             ready.tools, endpoints={**ready.tools.endpoints, "papers": papers_server.url}
         )
-        host = Host(
-            replace(ready, tools=tools), make_brain("offline"), specs={**SPECS, "search": spec}
-        )
+        host = Host(replace(ready, tools=tools), make_brain("offline"), registry=registry)
+        assert host.specs == dict(registry.specs)
         result = asyncio.run(host.run(world.question))
+    assert current() is BUILT_IN_REGISTRY  # the registry was the run's only
     searched = [c for c in result.calls if c.name == "search_papers"]
     assert searched and not any(c.failed for c in searched)
     assert papers_server.queries  # the offline search plan used the new source

@@ -373,7 +373,7 @@ def test_the_start_page_says_when_no_web_can_be_reached(tmp_path, monkeypatch):
     answers is enough for the notice to go (looked at again once it is stale)."""
     from starlette.testclient import TestClient
 
-    from subagents.search.sources import SOURCE_NAMES
+    from subagents.search.sources import BUILT_IN
     from webapp import app as app_module
     from webapp.app import build_app
     from webapp.security import Guard
@@ -382,7 +382,7 @@ def test_the_start_page_says_when_no_web_can_be_reached(tmp_path, monkeypatch):
     closed.bind(("127.0.0.1", 0))
     dead = closed.getsockname()[1]
     closed.close()
-    for name in SOURCE_NAMES:
+    for name in BUILT_IN:
         monkeypatch.setenv(f"QUARTET_{name.upper()}_URL", f"http://127.0.0.1:{dead}")
     runs = tmp_path / "runs"
     runs.mkdir()

@@ -31,8 +31,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 from subagents.generate.notes import without_colophon
+from subagents.registry_value import source_names
 from subagents.secrets import SECRET_VARS
-from subagents.settings import SOURCE_NAMES, Keys, NetworkPolicy
+from subagents.settings import Keys, NetworkPolicy
 
 from ..config import FORMATS, ConfigError, Settings, parse_glossary
 from .runs import chosen_input, find_run, recorded_budgets, recorded_number
@@ -188,10 +189,11 @@ def _count(raw: object, default: int) -> int:
 
 
 def _endpoints(raw: object) -> dict[str, str]:
-    """A recording's search endpoints: URLs of the known sources only."""
+    """A recording's search endpoints: URLs of the current registry's sources only."""
     if not isinstance(raw, dict):
         return {}
-    return {k: v for k, v in raw.items() if k in SOURCE_NAMES and isinstance(v, str)}
+    names = source_names()
+    return {k: v for k, v in raw.items() if k in names and isinstance(v, str)}
 
 
 def placeholder(name: str) -> str:

@@ -49,12 +49,13 @@ from fs_service import FsError
 from research.lang import text_language
 from research.plan import Plan
 from research.text import reading
-from subagents import SPECS
 from subagents.browser.workers import prewarm
 from subagents.evidence import EvidenceLedger, PageRegistry
 from subagents.generate.report import Colophon
 from subagents.generate.warm import prewarm as prewarm_renderers
 from subagents.net.pagecache import RunCache, caching
+from subagents.registry import current
+from subagents.registry_value import Registry, using
 from subagents.secrets import scrub, secret_scope
 from subagents.spec import SubAgentSpec
 from subagents.tape import Tape, taping
@@ -99,7 +100,10 @@ class Host:
         settings: resolved settings (caps, budgets, timeouts, formats, runs folder, tools).
         brain: the model and formatter of the Host and every subagent.
         on_event: optional ``(kind, data)`` callback for progress display.
-        specs: the subagents by name (default: the registered ones).
+        specs: the subagents by name (default: the registry's).
+        registry: the subagents and search sources the run uses (default: the current
+            one, see :func:`subagents.registry.current`); set for each run (see
+            :func:`subagents.registry_value.using`).
         ask: ``async (stage, tool, arguments) -> Decision``, who decides on the calls of
             ``settings.approve_tools`` (default: the configured default decision, as when
             there is no terminal).
@@ -124,8 +128,10 @@ class Host:
         plan: Plan | None = None,
         review_plan: Callable[[Plan], Awaitable[Plan]] | None = None,
         tape: Tape | None = None,
+        registry: Registry | None = None,
     ) -> None:
-        self.brain, self.specs, self.tape = brain, dict(specs or SPECS), tape
+        self.registry = current() if registry is None else registry
+        self.brain, self.specs, self.tape = brain, dict(specs or self.registry.specs), tape
         self.on_event = on_event or (lambda kind, data: None)
         self.given_plan, self.review_plan = plan, review_plan
         #: one task and one tool call at a time, so that a recording's replay asks the
@@ -230,6 +236,7 @@ class Host:
             if self.tape is None and self.settings.record:
                 self.tape = Tape(run.host_service)
             with (
+                using(self.registry),
                 taping(self.tape),
                 caching(self.page_cache),
                 secret_scope(secrets_of(self.settings, self.brain)),

@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from typing import NoReturn
 
 from host.printable import printable
+from subagents.registry_value import Registry, using
 from subagents.secrets import scrubbed_output, secret_scope, secret_values
 
 from .parser import build_parser
@@ -24,8 +25,12 @@ from .running import RunStopped, StoppedBeforeStart, interrupted_line
 BROKEN_PIPE_EXIT = 128 + 13
 
 
-def main(argv: Sequence[str] | None = None) -> int:
+def main(argv: Sequence[str] | None = None, registry: Registry | None = None) -> int:
     """Entry point of ``python -m quartet`` and the ``quartet`` script.
+
+    ``registry`` (for a caller in the same process) is the registry the command uses, its
+    subagents and search sources (see :func:`subagents.registry_value.using`); by default
+    the current one, the built-in one unless set.
 
     A crash of the interpreter itself (a fault in a compiled library) prints where each
     thread was on stderr, which says what to report; a Python error is handled below.
@@ -34,7 +39,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         faulthandler.enable()
     try:
         try:
-            return _command(argv)
+            with using(registry):
+                return _command(argv)
         finally:
             sys.stdout.flush()  # a closed pipe shows here, not at the interpreter's exit
     except BrokenPipeError:

@@ -38,13 +38,14 @@ class BoundSkill:
 
 def catalog(settings: Settings) -> list[BoundSkill]:
     """Every subagent's skills, in pipeline order (a ConfigError if one does not load)."""
-    from subagents import PIPELINE_ORDER, SPECS
+    from subagents import PIPELINE_ORDER, current
     from subagents.skills import bound_skills
 
+    specs = current().specs
     found: list[BoundSkill] = []
     for name in PIPELINE_ORDER:
         try:
-            skills = bound_skills(SPECS[name].skills, settings.skills.get(name, ()))
+            skills = bound_skills(specs[name].skills, settings.skills.get(name, ()))
         except ValueError as exc:
             raise ConfigError(str(exc)) from None
         found += [BoundSkill(s.name, name, s.description, s.path, s.body) for s in skills]

@@ -12,15 +12,16 @@ from .running import settings_of
 
 
 def cmd_tools(args: argparse.Namespace) -> int:
-    """``quartet tools``: each subagent's tools, as a list or as their JSON schemas."""
-    from subagents import SPECS, all_tool_schemas
+    """``quartet tools``: each subagent's tools (of the current registry), as a list or as
+    their JSON schemas."""
+    from subagents import all_tool_schemas, current
 
-    schemas = all_tool_schemas()
+    schemas, specs = all_tool_schemas(), current().specs
     if args.json:
         print(json.dumps(schemas, indent=2, ensure_ascii=False))
         return 0
     for name in PIPELINE_ORDER:
-        spec = SPECS[name]
+        spec = specs[name]
         print(f"{name}: {spec.description}")
         for schema in schemas[name]:
             fn = schema["function"]

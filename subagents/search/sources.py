@@ -1,5 +1,6 @@
-"""The search sources: one registry, from which the Search subagent's tools, their titles
-and natures, their schemas and the source names are all derived.
+"""The search sources: a value, held by the registry (:mod:`subagents.registry_value`),
+from which the Search subagent's tools, their titles and natures, their schemas and the
+source names are all derived.
 
 A source is a :class:`Source`: its name (its key in ``ToolSettings.endpoints`` and in its
 ``QUARTET_<NAME>_URL`` variable), its tool (``async def search_<name>(query: str,
@@ -7,17 +8,18 @@ settings: object = None)``, usually :func:`~subagents.search.run.run_source` aro
 provider) and its title (what MCP clients show). A built-in source is one module in
 :mod:`.providers` that defines its provider, its tool and ``SOURCE = Source(...)``, plus
 its one registration: its name in :data:`BUILT_IN`. A source added at run time is one
-call, :func:`subagents.registry.register_source`.
+call, ``registry.with_source(name, tool, title)``, which returns a new registry (see
+:class:`subagents.registry_value.Registry`).
 
-This module imports nothing: :data:`SOURCE_NAMES` is read without loading any provider
-(the settings read it), and the built-in modules are loaded on first use of their records.
+This module imports nothing: the source names are read without loading any provider (the
+settings read them), and the built-in modules are loaded on first use of their records.
 """
 
 from __future__ import annotations
 
 import importlib
-from collections.abc import Awaitable, Callable, Iterable, Iterator, Sequence
-from dataclasses import dataclass
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, replace
 from typing import Any
 
 #: The built-in sources, in the order the Search subagent lists them: each names its
@@ -55,62 +57,42 @@ def provider_source(name: str) -> Source:
     return source
 
 
-class SourceRegistry:
-    """The search sources by name: the built-in ones, then those added at run time.
+@dataclass(frozen=True)
+class Sources:
+    """The search sources of a registry, as a value: the built-in ones, then those added.
 
-    Args:
+    Attributes:
         built_in: the names of the built-in sources' modules, in order.
+        added: the sources added to the built-in ones, in the order they were added.
     """
 
-    def __init__(self, built_in: Iterable[str]) -> None:
-        self.built_in = tuple(built_in)
-        #: The sources added at run time, by name, in the order they were added.
-        self.added: dict[str, Source] = {}
+    built_in: tuple[str, ...] = BUILT_IN
+    added: tuple[Source, ...] = ()
 
     def names(self) -> tuple[str, ...]:
         """Every source's name, in order; loads no provider."""
-        return (*self.built_in, *self.added)
+        return (*self.built_in, *(s.name for s in self.added))
 
     def built_in_sources(self) -> tuple[Source, ...]:
         """The built-in sources, in order."""
         return tuple(provider_source(name) for name in self.built_in)
 
     def sources(self) -> tuple[Source, ...]:
-        """Every source, in order: the built-in ones, then those added at run time."""
-        return (*self.built_in_sources(), *self.added.values())
+        """Every source, in order: the built-in ones, then those added."""
+        return (*self.built_in_sources(), *self.added)
 
-    def register(self, source: Source) -> Source:
-        """Add ``source`` (or replace the one added under its name); returns it.
+    def with_source(self, source: Source) -> Sources:
+        """These sources with ``source`` added (replacing, in its place, one added under its
+        name); ``self`` is unchanged.
 
         Raises:
             ValueError: ``source`` has a built-in source's name.
         """
         if source.name in self.built_in:
             raise ValueError(f"{source.name!r} is a built-in search source; choose another name")
-        self.added[source.name] = source
-        return source
+        added = {s.name: s for s in self.added} | {source.name: source}
+        return replace(self, added=tuple(added.values()))
 
 
-class SourceNames(Sequence[str]):
-    """The names of a registry's sources, read at each use (a read-only sequence)."""
-
-    def __init__(self, registry: SourceRegistry) -> None:
-        self._registry = registry
-
-    def __getitem__(self, index: Any) -> Any:
-        return self._registry.names()[index]
-
-    def __len__(self) -> int:
-        return len(self._registry.names())
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(self._registry.names())
-
-    def __repr__(self) -> str:
-        return repr(list(self))
-
-
-#: The one registry of search sources.
-SOURCES = SourceRegistry(BUILT_IN)
-#: Every source's name, in order, as :data:`SOURCES` holds them now.
-SOURCE_NAMES: Sequence[str] = SourceNames(SOURCES)
+#: The built-in sources, those of :data:`BUILT_IN`.
+BUILT_IN_SOURCES = Sources(BUILT_IN)

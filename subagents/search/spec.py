@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Iterable
-from dataclasses import replace
 from typing import Any
 
 from agentscope.tool import ToolResponse
 
 from ..offline import CallResult
 from ..outcomes import SearchOutcome
-from ..spec import SubAgentSpec, ToolGroup
+from ..spec import SubAgentSpec, ToolGroup, with_tools
 from . import offline, stage
 from .sources import Source
 from .tools import TOOLS
@@ -53,21 +52,12 @@ def search_spec(*extra: Callable[..., Awaitable[ToolResponse]]) -> SubAgentSpec:
     tool (usually ``run_source`` around a provider); the offline plan calls every
     ``search_*`` tool it has, and the Host pools every tool's results.
     """
-    return _with_tools(SPEC, extra)
+    return with_tools(SPEC, extra)
 
 
 def with_sources(spec: SubAgentSpec, sources: Iterable[Source]) -> SubAgentSpec:
     """``spec`` with the tool of each of ``sources`` it lacks added to its first group."""
-    have = set(spec.allowlist())
-    return _with_tools(spec, [s.tool for s in sources if s.tool_name not in have])
-
-
-def _with_tools(spec: SubAgentSpec, tools: Iterable[Callable[..., Any]]) -> SubAgentSpec:
-    tools = tuple(tools)
-    if not tools:
-        return spec
-    group = spec.groups[0]
-    return replace(spec, groups=(replace(group, tools=(*group.tools, *tools)),))
+    return with_tools(spec, [s.tool for s in sources])
 
 
 #: A search task runs at most three queries on each of its sources (fifteen calls); a

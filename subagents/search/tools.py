@@ -1,10 +1,10 @@
-"""The search tools, as the source registry holds them. Each takes only ``query``, opens
-and closes its own HTTP client, and returns a YAML list of ``title``/``url``/``snippet``/
-``source`` items.
+"""The built-in search tools, as the built-in sources hold them. Each takes only
+``query``, opens and closes its own HTTP client, and returns a YAML list of
+``title``/``url``/``snippet``/``source`` items.
 
 Each built-in tool lives in its provider's module (:mod:`.providers`) next to its
-``SOURCE``; :data:`TOOLS` is read from :data:`.sources.SOURCES`. Outside failures come
-back as ``unavailable(reason)``; no tool raises to the agent (see :func:`.run.run_source`).
+``SOURCE``; :data:`TOOLS` is read from :data:`.sources.BUILT_IN_SOURCES`. Outside failures
+come back as ``unavailable(reason)``; no tool raises to the agent (see :func:`.run.run_source`).
 """
 
 from __future__ import annotations
@@ -16,10 +16,10 @@ from .providers.google import search_google
 from .providers.sogou import search_sogou
 from .providers.wiki import search_wiki
 from .run import ANOTHER, MAX_QUERY_CHARS, Provider, run_source
-from .sources import SOURCES
+from .sources import BUILT_IN_SOURCES
 
 #: The built-in search tools, in the order the Search subagent lists them.
-TOOLS = tuple(source.tool for source in SOURCES.built_in_sources())
+TOOLS = tuple(source.tool for source in BUILT_IN_SOURCES.built_in_sources())
 
 __all__ = [
     "ANOTHER",

@@ -22,7 +22,7 @@ from urllib.parse import urlsplit
 from fs_service import FsError
 from research import answer, selection
 from research.aboutness import page_salience
-from research.coverage import Coverage
+from research.coverage import RULES, Coverage, calibrated
 from research.coverage import coverage as part_coverage
 from research.coverage import missing as still_missing
 from research.document import Document
@@ -36,6 +36,7 @@ from research.relevance import (
     LEARNED,
     THRESHOLD,
     Scored,
+    answer_threshold,
     assessed,
     evidence_threshold,
     quote_bounds,
@@ -663,7 +664,10 @@ class Research:
         kind = answer.wanted(self.focus[sub_id])
         answering = self._answering(sub_id, ids) if kind else None
         rounds = self.rounds[sub_id]
-        return part_coverage(ids, urls, self.about[sub_id], rounds, closed, answering, kind)
+        about, rule = self.about[sub_id], RULES
+        if LEARNED:  # the answer model judged each page: any source it quotes is about it
+            about, rule = set(urls.values()), calibrated(answer_threshold(self.focus[sub_id]))
+        return part_coverage(ids, urls, about, rounds, closed, answering, kind, rule)
 
     def _answering(self, sub_id: str, ids: Iterable[str]) -> set[str]:
         """The evidence ids whose text gives the kind of answer a part asks for (a date,

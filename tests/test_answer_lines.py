@@ -12,7 +12,7 @@ from __future__ import annotations
 import pytest
 
 from research.answer import answer_span, gives_answer, in_order_asked, order_asked
-from research.coverage import coverage
+from research.coverage import calibrated, coverage
 from research.labels import RESEARCH_MARKER
 from research.lines import summary_choice
 from research.question import Focus
@@ -290,6 +290,23 @@ def test_a_part_whose_strong_evidence_lacks_the_kind_of_answer_is_partly_answere
     assert (lacking.status, lacking.lacking) == ("partly answered", "figure")
     given = coverage(scores, urls, about, 1, True, answering={"b"}, kind="figure")
     assert (given.status, given.lacking) == ("answered", "")
+
+
+def test_under_the_answer_models_rule_one_page_it_accepts_answers_a_part() -> None:
+    """The learned answer model scores a part's evidence by the probability that its page
+    answers the part: one item over the model's calibrated threshold answers it (the
+    hand-set rule asks three strong items from two sources), and the kind of answer
+    asked must still be given."""
+    scores = {"a": 0.82, "b": 0.31}
+    urls = {"a": "http://a.test", "b": "http://a.test"}
+    about = set(urls.values())
+    assert coverage(scores, urls, about, 1, True).status == "partly answered"
+    rule = calibrated(0.75)
+    assert coverage(scores, urls, about, 1, True, rule=rule).status == "answered"
+    below = coverage({"a": 0.7}, urls, about, 1, True, rule=rule)
+    assert below.status == "partly answered"
+    lacking = coverage(scores, urls, about, 1, True, {"b"}, "date", rule)
+    assert (lacking.status, lacking.lacking) == ("partly answered", "date")
 
 
 _NOTES = "\n".join(

@@ -12,10 +12,11 @@ from datetime import date
 from pathlib import Path
 
 import pytest
+from factory_support import worker_factory
 from test_contract import SPEC_FIELDS, field_set, spec_fields
 
 from fs_service.backends import StoreFileSystem
-from host.brains import ModelCallStats, TokenLedger, make_brain
+from host.brains import make_brain
 from host.config import STORE_NAME, ConfigError, Settings, load_settings
 from host.durability.memory import (
     BROWSER_SKILL,
@@ -26,13 +27,9 @@ from host.durability.memory import (
     record_findings,
 )
 from host.durability.run_folder import RunFolder
-from host.mcp.client import McpConnections
-from host.orchestration.context import HostContext
 from host.orchestration.factory import WorkerFactory
 from host.orchestration.hub import Host
-from host.orchestration.interrupt import Interrupt
 from subagents import SPECS, all_schemas
-from subagents.evidence import EvidenceLedger
 from subagents.evolve import EVOLVE_SKILL, META_GROUP, evolve_skill
 from subagents.experience import (
     MAX_RECENT,
@@ -227,21 +224,7 @@ def test_writers_in_two_processes_lose_no_finding(tmp_path):
 
 
 def _factory(settings: Settings) -> WorkerFactory:
-    context = HostContext(
-        settings=settings,
-        brain=make_brain("offline"),
-        specs=dict(SPECS),
-        ledger=EvidenceLedger(),
-        tokens=TokenLedger({}),
-        model_calls=ModelCallStats(),
-        interrupt=Interrupt(),
-        approval=None,
-        mcp=McpConnections(),
-        exact=False,
-        emit=lambda kind, **data: None,
-        record_call=lambda record: None,
-    )
-    return WorkerFactory(context)
+    return worker_factory(settings)
 
 
 async def _workers(tmp_path: Path, settings: Settings) -> tuple[WorkerFactory, dict]:

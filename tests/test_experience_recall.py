@@ -8,18 +8,15 @@ from pathlib import Path
 
 from agentscope.formatter import OpenAIChatFormatter
 from agentscope.message import Msg
+from factory_support import worker_factory
 from scripted import ScriptedModel
 
-from host.brains import Brain, ModelCallStats, TokenLedger
+from host.brains import Brain
 from host.config import Settings
 from host.durability.memory import SkillMemory, open_memory, recall_logs
 from host.durability.run_folder import RunFolder
-from host.mcp.client import McpConnections
-from host.orchestration.context import HostContext
 from host.orchestration.factory import WorkerFactory, worker_prompt
-from host.orchestration.interrupt import Interrupt
 from subagents import SPECS
-from subagents.evidence import EvidenceLedger
 from subagents.experience import (
     MAX_RECALL_CHARS,
     RECALL_INTRO,
@@ -127,22 +124,7 @@ def test_recall_logs_reads_every_skill_log_that_holds_entries(tmp_path):
 
 
 def _factory(settings: Settings, model: ScriptedModel) -> WorkerFactory:
-    brain = Brain(model, OpenAIChatFormatter(), "ollama:scripted")
-    context = HostContext(
-        settings=settings,
-        brain=brain,
-        specs=dict(SPECS),
-        ledger=EvidenceLedger(),
-        tokens=TokenLedger({}),
-        model_calls=ModelCallStats(),
-        interrupt=Interrupt(),
-        approval=None,
-        mcp=McpConnections(),
-        exact=False,
-        emit=lambda kind, **data: None,
-        record_call=lambda record: None,
-    )
-    return WorkerFactory(context)
+    return worker_factory(settings, Brain(model, OpenAIChatFormatter(), "ollama:scripted"))
 
 
 async def _system_prompts(tmp_path: Path, settings: Settings) -> tuple[RunFolder, dict[str, str]]:

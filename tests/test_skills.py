@@ -12,16 +12,12 @@ import os
 from pathlib import Path
 
 import pytest
+from factory_support import worker_factory
 
-from host.brains import ModelCallStats, TokenLedger, make_brain
 from host.config import ConfigError, Settings, load_settings
 from host.durability.run_folder import RunFolder
-from host.mcp.client import McpConnections
-from host.orchestration.context import HostContext
 from host.orchestration.factory import WorkerFactory, worker_prompt
-from host.orchestration.interrupt import Interrupt
 from subagents import PIPELINE_ORDER, SPECS
-from subagents.evidence import EvidenceLedger
 from subagents.skills import (
     SHIPPED_ROOT,
     SKILL_FILE,
@@ -44,21 +40,7 @@ def _skill(root: Path, folder: str, text: str) -> Path:
 
 
 def _factory(settings: Settings) -> WorkerFactory:
-    context = HostContext(
-        settings=settings,
-        brain=make_brain("offline"),
-        specs=dict(SPECS),
-        ledger=EvidenceLedger(),
-        tokens=TokenLedger({}),
-        model_calls=ModelCallStats(),
-        interrupt=Interrupt(),
-        approval=None,
-        mcp=McpConnections(),
-        exact=False,
-        emit=lambda kind, **data: None,
-        record_call=lambda record: None,
-    )
-    return WorkerFactory(context)
+    return worker_factory(settings)
 
 
 async def _prompts(tmp_path: Path, settings: Settings, question: str | None) -> dict[str, str]:

@@ -292,7 +292,7 @@ _KIND_PATTERNS = tuple((kind, re.compile(pattern)) for kind, pattern in _KINDS)
 
 #: The kind of a question answered yes or no: a check of a claim ("is it true that …",
 #: "does X really …", 是真的吗) or any question opening with an auxiliary ("can goats eat
-#: acorns?", 瓦恩运河还在通航吗？). Any relevant sentence may answer it.
+#: acorns?", 这家面包店周日营业吗？). Any relevant sentence may answer it.
 WHETHER = "whether"
 
 

@@ -481,7 +481,11 @@ def score(
     gold_rows: list[dict[str, Any]] = []
     notes: list[str] = []
     for qa in case.gold:
-        best = max(parts, key=lambda p: overlap(qa.question, p.text), default=None)
+        best = max(  # the part saying most of it; of two alike, the one adding least
+            parts,
+            key=lambda p: (overlap(qa.question, p.text), overlap(p.text, qa.question)),
+            default=None,
+        )
         row: dict[str, Any] = {"question": qa.question, "answers": qa.answers}
         if best is None:
             row |= {"part": None, "answered": False}

@@ -7,7 +7,7 @@ Usage:
                                                         # of the tune half of every set
     .venv/bin/python bench/bench_shapes.py --set pairs,long --split tune --limit 6
     .venv/bin/python bench/bench_shapes.py
-        [--set single,pairs,several,sections,long,langs,files,selqa,hant]
+        [--set single,pairs,several,sections,long,langs,files,selqa,broad,hant]
         [--split tune|held-out|all] [--limit N] [--seed S] [--max-pages N] [--json OUT]
         [--runs-dir DIR] [--xquad GITDIR] [--cmrc GITDIR] [--selqa GITDIR]
         [--opencc s2t|s2tw|s2twp|s2hk]
@@ -62,6 +62,18 @@ the world leaves out, for the honest-nothing rate), ``--limit`` of each:
   every page of the half's articles but the off-topic ones. A multi-part question joins
   two or three questions of one article (no two sharing an answer sentence); its gold
   answers are the sentences that answer each part.
+- ``broad`` (en): broad questions, each asking what is known about one topic of a
+  subject, answered by a whole section, as a site's topic page answers them (the shape
+  of "why did it decline?" or "what role does it play today?"). SelQA's articles of two
+  sections or more, each served as a site: an overview page titled by the article (its
+  lead section, then a list linking each other section's page by the section's own
+  heading, with the section's first sentence) and a page per section, titled by its
+  heading alone or (every other page, by a hash of the heading) ``"{article}: {heading}"``.
+  Each part is its own question about one section: "What is {article}?" for the lead,
+  "What is known about {article}'s {heading}?" for the others (a heading in sentence
+  case lower-cased); a question joins two or three of one article. A part is answered
+  when a cited line states one of its section's sentences (as in ``selqa``); right pages
+  are the overview and the parts' section pages.
 - ``hant`` (zh, zh-hant): XQuAD Chinese as ``single`` makes it (``zh``), and the very same
   questions in Traditional characters (``zh-hant``): the sub-set is built in simplified
   characters with the same split and seed, then every page (title, text and the site's
@@ -76,7 +88,7 @@ Scores per sub-set (see ``bench_general``): a gold part is answered when one of 
 answers is in a cited line of its own part's section ("+summary": or in the summary line
 the report gives that part; "line": in the part's answer line alone, its summary line or
 else its section's first); "all parts": the questions whose every part is answered so.
-In ``selqa`` the answers are whole sentences, and a line states one when it holds at
+In ``selqa`` and ``broad`` the answers are whole sentences, and a line states one when it holds at
 least 60% of the sentence's content words (lower-cased words other than stop words), or
 is itself a piece of the sentence (without case or extra spaces) of at least three
 content words. Citation precision is the share of cited sources (unique per question,
@@ -85,7 +97,8 @@ article; in ``pairs`` the page of one of the question's articles; in ``several``
 that carries the gold article's own text (its page, near-duplicate or second page — the
 pages that name it in passing count as wrong); in ``sections`` the overview page and the
 page of the paragraph each part's answer is in; in ``files`` the gold file; in ``selqa``
-the pages of the question's article. Honest nothing is the share of off-topic runs that
+the pages of the question's article; in ``broad`` its overview and its parts' section
+pages. Honest nothing is the share of off-topic runs that
 answer and cite nothing. Seconds are one question's whole run: median, mean and 90th
 percentile. The targets of issue 36 close the table, with issue 37's for ``hant``
 (Traditional within :data:`HANT_GAP` points of simplified in parts answered).
@@ -157,6 +170,7 @@ SUBSETS: dict[str, tuple[str, ...]] = {
     "langs": OTHER_LANGS,
     "files": ("en", "zh"),
     "selqa": ("en",),
+    "broad": ("en",),
     "hant": ("zh", "zh-hant"),
 }
 SETS = tuple(SUBSETS)
@@ -169,6 +183,7 @@ NAMES = {
     "langs": "other languages",
     "files": "your own files, no web",
     "selqa": "questions in other words (SelQA)",
+    "broad": "broad questions on a site's topic pages (SelQA sections)",
     "hant": "Traditional Chinese (XQuAD zh, the same questions)",
 }
 #: Issue 36's targets: parts answered (%) per set; all parts of a question in ``pairs``;
@@ -177,6 +192,7 @@ TARGETS = {"single": 92.0, "pairs": 85.0, "several": 85.0, "long": 75.0, "langs"
 TARGETS["sections"] = 85.0
 TARGETS["files"] = 90.0
 TARGETS["selqa"] = 85.0
+TARGETS["broad"] = 85.0
 ALL_PARTS_TARGET = 75.0
 LANG_FLOOR = 50.0
 PRECISION_TARGET = 0.9
@@ -1141,6 +1157,100 @@ def build_selqa(articles: list[Article], split: str, n: tuple[int, int], seed: i
     return Built(pages, questions + _plain(off_cases), notes, sentence_scored)
 
 
+# -- broad questions
+
+#: SelQA's name for an article's lead section, which its overview page holds.
+LEAD = "Abstract"
+
+
+def _plain_name(title: str) -> str:
+    """An article's title as a question names it: without a bracketed qualifier."""
+    return re.sub(r"\s*\([^)]*\)\s*$", "", title).strip() or title
+
+
+def _as_asked(heading: str) -> str:
+    """A section heading as a question says it: a heading in sentence case ("Music video")
+    lower-cased at its first letter, one that names something ("Blue Period") as it is."""
+    if heading[:2].isupper() or re.search(r"\s[\"'(]*[A-Z]", heading):  # a name, an acronym
+        return heading
+    return heading[:1].lower() + heading[1:]
+
+
+def broad_question(name: str, heading: str) -> str:
+    """A broad question about one section of an article, for any subject: what the
+    article's subject is (its lead section), or what is known about the section's topic
+    (its heading)."""
+    if heading == LEAD:
+        return f"What is {name}?"
+    return f"What is known about {name}'s {_as_asked(heading)}?"
+
+
+def _link_line(heading: str, path: str, first: str) -> str:
+    return f"- [{heading}](/{path}): {first}"
+
+
+def broad_article(name: str, sections: Sections) -> PagedArticle:
+    """One SelQA article as a site: an overview page titled by its name (the lead
+    section, then a list linking each other section's page by its heading, with the
+    section's first sentence) and a page per other section, titled by its heading alone
+    or, every other page (by a hash of the heading), ``"{name}: {heading}"``. Each
+    section is asked one broad question (:func:`broad_question`), answered by any of its
+    sentences; the question's ``paragraph`` is the index of its section's page among the
+    article's pages after the overview (-1: the overview itself)."""
+    base = f"en/broad/{_slug(name)}"
+    said = {h: [_one_line(c) for c in cands] for h, (cands, _) in sections.items()}
+    topics = [h for h in sections if h != LEAD and said[h]]
+    pages: list[CorpusPage] = []
+    for i, heading in enumerate(topics, 1):
+        named = hashlib.sha256(f"title:{heading}".encode()).digest()[0] % 2 == 0
+        title = f"{name}: {heading}" if named else heading
+        pages.append(CorpusPage(title, f"{base}-{i}", [" ".join(said[heading])], "en"))
+    lead = [" ".join(said[LEAD])] if said.get(LEAD) else []
+    links = [_link_line(h, pg.path, said[h][0]) for h, pg in zip(topics, pages, strict=True)]
+    overview = CorpusPage(name, base, [*lead, *links], "en")
+    plain = _plain_name(name)
+    qas = [QA(broad_question(plain, LEAD), said[LEAD], -1)] if lead else []
+    qas += [QA(broad_question(plain, h), said[h], k) for k, h in enumerate(topics)]
+    return PagedArticle(name, overview, qas, [overview, *pages])
+
+
+def load_broad(gitdir: Path) -> list[Article]:
+    """SelQA's articles of at least two sections, each a site of broad questions
+    (:func:`broad_article`)."""
+    return [broad_article(n, s) for n, s in sorted(selqa_sections(gitdir).items()) if len(s) >= 2]
+
+
+def _broad_right(case: Case, article: PagedArticle) -> set[str]:
+    """The right pages of a broad question: the overview and each part's section page."""
+    if case.kind != "multi":
+        return set()
+    sections = [p.path for p in article.pages[1:]]
+    return {article.pages[0].path} | {
+        sections[qa.paragraph] for qa in case.gold if 0 <= qa.paragraph < len(sections)
+    }
+
+
+def build_broad(articles: list[Article], split: str, n: tuple[int, int], seed: int) -> Built:
+    """SelQA's articles of the split, each a site of its sections (:func:`broad_article`);
+    multi-part questions asking broadly about two or three sections of one article, each
+    part asked as its own question; off-topic questions about articles left out."""
+    off_cases, left_out = make_cases(articles, split, 0, n[1], seed)
+    on = [a for a in articles if isinstance(a, PagedArticle) and _in_split(a, split)]
+    on = [a for a in on if a.key not in left_out]
+    on.sort(key=lambda a: _digest(f"{seed}:{a.key}", 64))
+    rng = _rng("broad", seed)
+    questions: list[Shaped] = []
+    for article in on:
+        if len(questions) >= n[0] or len(article.qas) < 2:
+            continue
+        parts = rng.sample(article.qas, min(len(article.qas), rng.choice((2, 2, 3))))
+        case = Case("multi", " ".join(q.question for q in parts), article, parts)
+        questions.append(Shaped(case, _broad_right(case, article), [article] * len(parts)))
+    pages = [p for a in on for p in a.pages]
+    note = f"{len(pages)} pages of {len(on)} articles, an overview and a page per section each"
+    return Built(pages, questions + _plain(off_cases), [note], sentence_scored)
+
+
 BUILDERS: dict[str, Callable[[list[Article], str, tuple[int, int], int], Built]] = {
     "single": build_single,
     "langs": build_single,
@@ -1150,6 +1260,7 @@ BUILDERS: dict[str, Callable[[list[Article], str, tuple[int, int], int], Built]]
     "long": build_long,
     "files": build_files,
     "selqa": build_selqa,
+    "broad": build_broad,
     "hant": build_single,
 }
 
@@ -1402,7 +1513,7 @@ def targets(
 
 LEGEND = (
     "answered: gold parts whose answer is in a cited line of their own part's section "
-    "(selqa: a line that states the answer sentence, see the script's docstring); "
+    "(selqa, broad: a line that states the answer sentence, see the script's docstring); "
     "+summary: or in the summary line the report gives that part; line: in the part's "
     "answer line alone (its summary line, else its section's first); all parts: multi-part "
     "questions whose every part is answered (in its section or summary line); precision: "
@@ -1418,10 +1529,12 @@ def load(
     shape: str, sub: str, args: argparse.Namespace, cache: dict[str, list[Article]]
 ) -> list[Article]:
     """The articles of one sub-set, each data set read once."""
-    key = f"{shape}:{sub}" if shape == "selqa" else "zh" if sub == HANT else sub
+    key = f"{shape}:{sub}" if shape in ("selqa", "broad") else "zh" if sub == HANT else sub
     if key not in cache:
         if shape == "selqa":
             cache[key] = load_selqa(args.selqa)
+        elif shape == "broad":
+            cache[key] = load_broad(args.selqa)
         elif sub == "cmrc":
             cache[key] = load_cmrc(args.cmrc)
         else:

@@ -81,7 +81,8 @@ class CorpusPage:
             (served as ``/en/branson-on-lake.html``).
         paragraphs: The body text; each becomes a ``<p>``, one written as ``## Heading``
             becomes an ``<h2>``, and paragraphs written as ``- item`` in a row become
-            the items of one ``<ul>``.
+            the items of one ``<ul>``; ``[text](/path.html)`` inside one is a link to
+            that page of the site.
         lang: The page's language, e.g. ``en``, ``zh``, ``zh-Hant`` (Chinese in
             Traditional characters) or ``de`` (its ``lang`` attribute); the site's own
             words (navigation, footer) are Chinese for ``zh`` and ``zh-Hant`` (in the
@@ -114,13 +115,30 @@ class CorpusPage:
         return "\n".join([self.title, *(b for b in body if b)])
 
 
+#: A link inside a paragraph, written ``[text](/path.html)``: the path of a page on the
+#: same site.
+_LINK = re.compile(r"\[([^\]\n]+)\]\((/[\w./-]+\.html)\)")
+
+
 def _bare(paragraph: str) -> str:
-    """A paragraph's text without its heading or list-item mark."""
-    text = paragraph.strip()
+    """A paragraph's text without its heading or list-item mark, its links as their text."""
+    text = _LINK.sub(r"\1", paragraph.strip())
     for mark in ("## ", "- "):
         if text.startswith(mark):
             return text[len(mark) :].strip()
     return text
+
+
+def _inline(text: str) -> str:
+    """A paragraph's HTML: its text escaped, a link written ``[text](/path.html)`` an
+    ``<a>``."""
+    out: list[str] = []
+    at = 0
+    for link in _LINK.finditer(text):
+        out.append(html.escape(text[at : link.start()]))
+        out.append(f'<a href="{html.escape(link.group(2))}">{html.escape(link.group(1))}</a>')
+        at = link.end()
+    return "".join(out) + html.escape(text[at:])
 
 
 def _lang_attr(lang: str) -> str:
@@ -173,7 +191,7 @@ def page_html(page: CorpusPage) -> str:
     items: list[str] = []
     for paragraph in [*page.paragraphs, ""]:
         if paragraph.startswith("- "):
-            items.append(f"<li>{html.escape(_bare(paragraph))}</li>")
+            items.append(f"<li>{_inline(paragraph.strip()[2:].strip())}</li>")
             continue
         if items:
             blocks.append("<ul>\n" + "\n".join(items) + "\n</ul>")
@@ -181,7 +199,7 @@ def page_html(page: CorpusPage) -> str:
         if paragraph.startswith("## "):
             blocks.append(f"<h2>{html.escape(_bare(paragraph))}</h2>")
         elif paragraph.strip():
-            blocks.append(f"<p>{html.escape(paragraph.strip())}</p>")
+            blocks.append(f"<p>{_inline(paragraph.strip())}</p>")
     article = "\n".join(blocks)
     aside = ""
     if page.aside:

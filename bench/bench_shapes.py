@@ -73,7 +73,8 @@ the world leaves out, for the honest-nothing rate), ``--limit`` of each:
   "What is known about {article}'s {heading}?" for the others (a heading in sentence
   case lower-cased); a question joins two or three of one article. A part is answered
   when a cited line states one of its section's sentences (as in ``selqa``); right pages
-  are the overview and the parts' section pages.
+  are the overview and the parts' section pages. Under its table the set says how many
+  parts asked of a section cite that section's own page (not only the overview's line).
 - ``hant`` (zh, zh-hant): XQuAD Chinese as ``single`` makes it (``zh``), and the very same
   questions in Traditional characters (``zh-hant``): the sub-set is built in simplified
   characters with the same split and seed, then every page (title, text and the site's
@@ -232,6 +233,8 @@ class Shaped:
     right: set[str]
     articles: list[Article]
     input_file: tuple[str, bytes] | None = None
+    #: ``broad``: each gold part's own section page, or "" for a part the overview answers
+    topic_pages: list[str] = field(default_factory=list)
 
 
 @dataclass
@@ -1245,7 +1248,9 @@ def build_broad(articles: list[Article], split: str, n: tuple[int, int], seed: i
             continue
         parts = rng.sample(article.qas, min(len(article.qas), rng.choice((2, 2, 3))))
         case = Case("multi", " ".join(q.question for q in parts), article, parts)
-        questions.append(Shaped(case, _broad_right(case, article), [article] * len(parts)))
+        own = [article.pages[1 + q.paragraph].path if q.paragraph >= 0 else "" for q in parts]
+        shaped = Shaped(case, _broad_right(case, article), [article] * len(parts))
+        questions.append(dataclasses.replace(shaped, topic_pages=own))
     pages = [p for a in on for p in a.pages]
     note = f"{len(pages)} pages of {len(on)} articles, an overview and a page per section each"
     return Built(pages, questions + _plain(off_cases), [note], sentence_scored)
@@ -1290,6 +1295,8 @@ def record(shape: str, sub: str, q: Shaped, outcome: Any, fetched: Sequence[str]
     notes = [n for n in row["notes"] if n != "cites pages other than the article"]
     if q.case.kind == "multi" and right_cited < len(outcome.cited):
         notes.append("cites sources other than the right ones")
+    if q.topic_pages:
+        row["topic_page_cited"] = topic_pages_cited(outcome, q.topic_pages)
     return row | {
         "shape": shape,
         "subset": sub,
@@ -1300,6 +1307,26 @@ def record(shape: str, sub: str, q: Shaped, outcome: Any, fetched: Sequence[str]
         "all_parts": all(bool(g.get("answered")) for g in outcome.gold),
         "notes": notes,
     }
+
+
+def topic_pages_cited(outcome: Any, pages: Sequence[str]) -> list[bool | None]:
+    """For each gold part with a section page of its own, whether the lines of the plan
+    part it maps to (summary and section) cite that page; None for the others."""
+    plan = {p["id"]: p for p in outcome.plan}
+    out: list[bool | None] = []
+    for gold, page in zip(outcome.gold, pages, strict=True):
+        part = plan.get(gold.get("part") or "")
+        lines = [*part["summary"], *part["lines"]] if part else []
+        cited = {_where(s) for ln in lines for s in ln["sources"]}
+        out.append(page in cited if page else None)
+    return out
+
+
+def topic_line(rows: Sequence[dict[str, Any]]) -> str:
+    """How many parts asked of a section cite their section's own page (``broad``)."""
+    marks = [m for r in rows for m in r.get("topic_page_cited", []) if m is not None]
+    share = f" ({100 * sum(marks) / len(marks):.0f}%)" if marks else ""
+    return f"own topic page cited for {sum(marks)} of {len(marks)} parts asked of a section{share}"
 
 
 async def run_built(
@@ -1607,6 +1634,8 @@ def main() -> None:
                 lang_rows = {s: figures(r) for s, r in by_sub.items() if r}
             if shape == "hant":
                 hant_rows = {s: figures(r) for s, r in by_sub.items() if r}
+            if shape == "broad":
+                text += "\n" + topic_line(by_sub.get("en", []))
             print(f"{shape}: {NAMES[shape]}, {args.split} split")
             if shape == "files" and (why := docx_reason()):
                 print(f"DOCX left out: {why}")

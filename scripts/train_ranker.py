@@ -4,15 +4,27 @@ Usage (from the repository root, after ``bash run.sh test`` or ``bash scripts/se
 
     git clone --mirror https://github.com/google-deepmind/xquad /tmp/xquad.git
     git clone --mirror https://github.com/ymcui/cmrc2018 /tmp/cmrc2018.git
+    git clone --mirror https://github.com/emorynlp/selqa /tmp/selqa.git
     .venv/bin/python scripts/train_ranker.py            # rewrites research/model/ranker.json
     .venv/bin/python scripts/train_ranker.py --check    # retrains and compares, writes nothing
 
-The data is read at run time with ``git show`` (``QUARTET_XQUAD``/``QUARTET_CMRC`` name other
-git directories) and never copied here. Training uses the **tune half only** of every set,
-split by article exactly as the benchmarks split them (:func:`split_of`, a hash of the
-article's key), so that no article any evaluation reports on is seen: XQuAD in its twelve
-languages (the same 48 articles, keyed by the English title) and CMRC 2018's development set
-(keyed by title). CMRC 2018's trial set is kept for a fresh held-out check and is not read.
+The data is read at run time with ``git show`` (``QUARTET_XQUAD``/``QUARTET_CMRC``/
+``QUARTET_SELQA`` name other git directories) and never copied here. Training uses the
+**tune half only** of every set, split by article exactly as the benchmarks split them
+(:func:`split_of`, a hash of the article's key), so that no article any evaluation reports
+on is seen: XQuAD in its twelve languages (the same 48 articles, keyed by the English
+title), CMRC 2018's development set (keyed by title), and SelQA's dev and test articles
+(keyed by title) for broad questions. CMRC 2018's trial set is kept for a fresh held-out
+check and is not read.
+
+The reading-comprehension sets ask narrow questions, answered by one sentence. Research
+also asks broad ones ("why did it decline?"), answered by a whole section of a site whose
+heading names the topic, where the section's sentences need not repeat the question's
+words. So SelQA's articles of two sections or more (English Wikipedia, with their real
+section headings) give broad questions too: each section is asked what is known about its
+topic (:func:`broad_question`, from its heading), every sentence of it answers, and the
+article is read as a site (a page per section, some titled without the subject, and an
+overview linking them by their headings) or as one page with a heading per section.
 
 Questions are joined two or three at a time into one question, as a user asks several
 things at once: from one tune article, or (a share :data:`ACROSS`) from two, each part
@@ -102,6 +114,10 @@ XQUAD_GIT = Path(os.environ.get("QUARTET_XQUAD", "/tmp/xquad.git"))
 CMRC_GIT = Path(os.environ.get("QUARTET_CMRC", "/tmp/cmrc2018.git"))
 XQUAD_LANGS = ("en", "zh", "de", "es", "ru", "el", "tr", "ar", "hi", "th", "vi", "ro")
 CMRC_FILE = "squad-style-data/cmrc2018_dev.json"
+SELQA_GIT = Path(os.environ.get("QUARTET_SELQA", "/tmp/selqa.git"))
+SELQA_FILES = ("ass/selqa-ass-dev.json", "ass/selqa-ass-test.json")
+#: SelQA's name for an article's lead section.
+SELQA_LEAD = "Abstract"
 #: The share of parts whose best sentence on pages that do not answer them stays under
 #: the threshold: the honest-nothing rate the benchmarks hold every set to.
 HONEST = 0.95
@@ -158,6 +174,8 @@ class Article:
     #: paragraph's first sentence and a link to its page by its label (``s{i}``, see
     #: :func:`addresses`); read for its links and its standing, no examples of its own
     overview: Article | None = None
+    #: its questions are broad, one a section (read as a site or a headed page only)
+    broad: bool = False
 
 
 def split_of(key: str) -> str:
@@ -247,7 +265,12 @@ def _article(
     paragraphs: list[dict[str, Any]],
     headings: Sequence[str] = (),
     whole: bool = True,
+    labels: Sequence[str] = (),
 ) -> Article:
+    """One article as a page (under ``headings`` when given), and, when ``whole`` and it
+    has :data:`SECTION_PAGES` paragraphs or its sections' own ``labels``, as a site and
+    as a headed page (see :class:`Article`), each section labelled by its ``labels`` or
+    else by :func:`_labels`."""
     contexts = [p["context"] for p in paragraphs]
     text, starts = _page(title, contexts, headings)
     qas = []
@@ -257,8 +280,8 @@ def _article(
             if answers:
                 qas.append(QA(" ".join(qa["question"].split()), answers, n))
     article = Article(key, lang, title, text, qas)
-    if whole and len(paragraphs) >= SECTION_PAGES and not headings:
-        labels = _labels(contexts)
+    if whole and (labels or len(paragraphs) >= SECTION_PAGES) and not headings:
+        labels = labels or _labels(contexts)
         article.sections = [
             _article(key, lang, _section_title(key, i, title, label), [p], whole=False)
             for i, (label, p) in enumerate(zip(labels, paragraphs, strict=True))
@@ -307,6 +330,50 @@ def load_cmrc() -> list[Article]:
             title = item.get("title", "").strip() or first_clause(p["context"])
             key = item.get("title", "").strip() or p["id"]
             out.append(_article(key, "zh", title, [p]))
+    return out
+
+
+def broad_question(name: str, heading: str, rng: random.Random) -> str:
+    """A broad question about the section of an article a heading names, for any
+    subject: what is known about it, asked one of two ways."""
+    named = heading[:2].isupper() or re.search(r"\s[\"'(]*[A-Z]", heading) is not None
+    topic = heading if named else heading[:1].lower() + heading[1:]
+    if rng.random() < 0.5:
+        return f"What is known about {name}'s {topic}?"
+    return f"What about the {topic} of {name}?"
+
+
+def _selqa_sections() -> dict[str, dict[str, list[str]]]:
+    """SelQA's articles (dev and test) by title: each section's heading and sentences, in
+    the data's order (the lead section left out: it is the article's overview)."""
+    out: dict[str, dict[str, list[str]]] = {}
+    for path in SELQA_FILES:
+        for item in json.loads(git_bytes(SELQA_GIT, path)):
+            if item["section"] != SELQA_LEAD:
+                sentences = [" ".join(c.split()) for c in item["candidates"]]
+                out.setdefault(item["article"], {}).setdefault(item["section"], sentences)
+    return out
+
+
+def load_selqa_broad(rng: random.Random) -> list[Article]:
+    """SelQA's articles of two sections or more as sites of their sections, each
+    labelled by its own heading, and each section asked one broad question
+    (:func:`broad_question`) that any of its sentences answers."""
+    out = []
+    for title, sections in sorted(_selqa_sections().items()):
+        if len(sections) < 2:
+            continue
+        name = re.sub(r"\s*\([^)]*\)\s*$", "", title).strip() or title
+        paragraphs = []
+        for heading, sentences in sections.items():
+            starts = list(itertools.accumulate((len(x) + 1 for x in sentences[:-1]), initial=0))
+            answers = [
+                {"text": x, "answer_start": i} for x, i in zip(sentences, starts, strict=True)
+            ]
+            asked = {"question": broad_question(name, heading, rng), "answers": answers}
+            paragraphs.append({"context": " ".join(sentences), "qas": [asked]})
+        article = _article(title, "en", title, paragraphs, labels=list(sections))
+        out.append(replace(article, broad=True))
     return out
 
 
@@ -528,6 +595,8 @@ def _shape(group: Sequence[tuple[Article, QA]], rng: random.Random) -> str:
     apart = len({qa.paragraph for _, qa in group}) == len(group)
     if not (one and apart and group[0][0].sections):
         return "whole"
+    if group[0][0].broad:  # a broad question asks a section its heading names
+        return "sections" if rng.random() < 0.5 else "headed"
     draw = rng.random()
     return "sections" if draw < SECTIONS else "headed" if draw < 2 * SECTIONS else "whole"
 
@@ -566,7 +635,9 @@ def fit(data: list[Example]) -> tuple[list[float], float]:
     First, for each part, every sentence holding its answer is paired with the other
     sentences read for it (at most :data:`PAIRS` of them, drawn with a fixed seed), and a
     logistic regression without intercept learns which of a pair answers from the
-    difference of their features: the weights order a part's sentences. Then a
+    difference of their features: the weights order a part's sentences. Every part
+    weighs the same, however many of its sentences answer it (a broad part is answered
+    by a whole section). Then a
     one-feature logistic regression on that order's scores (Platt scaling) turns it into
     the probability that a sentence answers its part, over every example.
     """
@@ -575,22 +646,25 @@ def fit(data: list[Example]) -> tuple[list[float], float]:
     rng = random.Random(SEED)
     diffs: list[list[float]] = []
     signs: list[int] = []
+    weights: list[float] = []
     by_group: dict[str, list[Example]] = {}
     for e in data:
         by_group.setdefault(e.group, []).append(e)
     for group in by_group.values():
         negatives = [e for e in group if not e.label]
-        for pos in (e for e in group if e.label):
+        positives = [e for e in group if e.label]
+        for pos in positives:
             drawn = negatives if len(negatives) <= PAIRS else rng.sample(negatives, PAIRS)
             for neg in drawn:
                 diff = [a - b for a, b in zip(pos.features, neg.features, strict=True)]
                 sign = 1 if len(diffs) % 2 == 0 else -1  # both classes, for the solver
                 diffs.append([sign * d for d in diff])
                 signs.append(int(sign > 0))
+                weights.append(1.0 / len(positives))
     ranker = LogisticRegression(
         C=REGULARISATION, solver="lbfgs", max_iter=5000, fit_intercept=False
     )
-    ranker.fit(diffs, signs)
+    ranker.fit(diffs, signs, sample_weight=weights)
     order = [float(w) for w in ranker.coef_[0]]
     raw = [[sum(w * f for w, f in zip(order, e.features, strict=True))] for e in data]
     platt = LogisticRegression(C=REGULARISATION, solver="lbfgs", max_iter=5000)
@@ -955,6 +1029,7 @@ def gather(limit: int) -> tuple[list[Example], dict[str, dict[str, int]]]:
     started = time.perf_counter()
     sets = [(f"xquad.{lang}", lambda lang=lang: load_xquad(lang)) for lang in XQUAD_LANGS]
     sets.append(("cmrc2018.dev", load_cmrc))
+    sets.append(("selqa.broad", lambda: load_selqa_broad(random.Random(f"{SEED}:broad"))))
     for name, load in sets:
         got = examples(load(), name, rng, limit)
         counts[name] = {"examples": len(got), "positives": sum(e.label for e in got)}
@@ -1007,6 +1082,7 @@ def train(limit: int = PARTS_PER_SET, cache: Path | None = None) -> dict[str, An
         "data": {
             "google-deepmind/xquad": git_head(XQUAD_GIT),
             "ymcui/cmrc2018": git_head(CMRC_GIT),
+            "emorynlp/selqa": git_head(SELQA_GIT),
         },
         "split": "tune half of each set (sha256 of the article key, first byte even)",
         "sets": counts,

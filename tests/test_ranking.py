@@ -74,7 +74,7 @@ def test_the_committed_model_is_whole_and_says_what_trained_it():
     assert len(raw["weights"]) == len(FEATURES)
     assert 0.0 < raw["threshold"] < 1.0
     training = raw["training"]
-    assert set(training["data"]) == {"google-deepmind/xquad", "ymcui/cmrc2018"}
+    assert set(training["data"]) == {"google-deepmind/xquad", "ymcui/cmrc2018", "emorynlp/selqa"}
     assert all(len(commit) == 40 for commit in training["data"].values())
     assert "tune" in training["split"]
     assert 0.0 < raw["calibration"]["training"]["honest_nothing"] <= 1.0

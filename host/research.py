@@ -13,6 +13,7 @@ in-site links whose text matches the gap. It never fetches anything itself.
 
 from __future__ import annotations
 
+import asyncio
 import re
 from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field
@@ -168,6 +169,10 @@ class Research:
         self.result_lists: list[dict[str, Any]] = []
         #: the web calls (search and browser tools) made, and how many were unavailable
         self.web_calls: dict[str, int] = {"made": 0, "unavailable": 0}
+        #: held while stored pages and files are scored: a source is known as scored only
+        #: once its score is in, and several tasks ending at once would otherwise each
+        #: find the same new page unscored and score it again
+        self.absorbing = asyncio.Lock()
 
     # -- checkpoints -------------------------------------------------------------------
 
@@ -342,8 +347,16 @@ class Research:
     async def absorb_pages(self) -> list[str]:
         """Score every stored page not scored yet against every sub-question.
 
+        Tasks that end together absorb one after the other (see :attr:`absorbing`), so
+        that a page is scored once and every task's coverage counts the pages stored
+        before it ended.
+
         Returns the paths of the pages newly scored.
         """
+        async with self.absorbing:
+            return await self._absorb_pages()
+
+    async def _absorb_pages(self) -> list[str]:
         try:
             entries = await self.service.walk_files("/workspace/pages/")
         except FsError:
@@ -403,7 +416,12 @@ class Research:
 
     async def absorb_file(self, source: FileSource) -> None:
         """Store a file's extract and score it; a brief gives its requirements, and its
-        facts (its extract, when it states any) are scored like any file's text."""
+        facts (its extract, when it states any) are scored like any file's text. One
+        source at a time, as pages are (see :attr:`absorbing`)."""
+        async with self.absorbing:
+            await self._absorb_file(source)
+
+    async def _absorb_file(self, source: FileSource) -> None:
         if source.brief:
             if source.file_path not in self.briefs:
                 self.briefs.append(source.file_path)

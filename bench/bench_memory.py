@@ -53,7 +53,7 @@ import time
 import uuid
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
@@ -111,19 +111,24 @@ class RunFigures:
     moved_last: dict[str, int]
 
 
-def _child(job_file: str) -> int:
+def _child(job_file: str) -> NoReturn:
     """In a child process: research the job's question against the served demo world and
-    print the run's folder and exit status as JSON."""
+    print the run's folder and exit status as JSON, in a process that starts and ends as
+    the ``quartet`` script's does (the agent framework loaded without Ray, the process
+    left without taking every module apart)."""
+    from quartet.cli.entry import leave
+    from quartet.cli.running import brain_of, load_framework
+
+    load_framework()  # before anything imports agentscope, as the command line does
     from demo.settings import job_settings
-    from host.brains import make_brain
     from host.orchestration.hub import Host
 
     job = json.loads(Path(job_file).read_text(encoding="utf-8"))
     settings = job_settings(job)
-    host = Host(settings, make_brain(settings.model, access=settings.models))
+    host = Host(settings, brain_of(settings))
     result = asyncio.run(host.run(job["question"]))
     print(json.dumps({"run": str(result.run.path), "exit_code": result.exit_code}))
-    return 0
+    leave(0)
 
 
 def _world_of(world: Any) -> dict[str, Any]:
@@ -357,7 +362,7 @@ def main() -> int:
     parser.add_argument("--child", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
-        return _child(args.child)
+        _child(args.child)
     if args.batch:
         return _batch_main(args)
     from demo.web import demo_world

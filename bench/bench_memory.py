@@ -6,7 +6,9 @@ child process of its own as a user runs it, with experience on. Prints:
 
 - the page fetches each run made over the network (the GETs the demo site answered,
   pages and downloads) and how many of the second run's pages and downloads came from the
-  page cache (goal: 0 fetches within the freshness window);
+  page cache (goal: 0 fetches within the freshness window), and the requests the demo's
+  search engines answered for each run (the second run's result lists come from the page
+  cache too);
 - each run's wall time and the ratio second/first (goal: at most 0.5), for the whole
   process and for the run itself (``seconds`` in ``run.json``);
 - the experience entries the first run wrote to the store (with their titles), those the
@@ -106,6 +108,7 @@ class RunFigures:
     wall: float
     seconds: float
     fetches: list[str]
+    searches: int
     sources: list[dict[str, Any]]
     exit_code: int
     moved_last: dict[str, int]
@@ -147,7 +150,7 @@ def one_run(job_file: Path, world: Any, workdir: Path, store: BenchStore) -> Run
     env = {**os.environ, "PYTHONPATH": str(ROOT), "QUARTET_EXPERIENCE": "true"}
     env.pop("QUARTET_STORE", None)
     env.update(store.env())
-    before = len(world.site_requests)
+    before, searched = len(world.site_requests), len(world.search_requests)
     started = time.perf_counter()
     proc = subprocess.run(
         [sys.executable, str(Path(__file__).resolve()), "--child", str(job_file)],
@@ -165,6 +168,7 @@ def one_run(job_file: Path, world: Any, workdir: Path, store: BenchStore) -> Run
         wall=wall,
         seconds=float(record.get("seconds") or 0.0),
         fetches=list(world.site_requests[before:]),
+        searches=len(world.search_requests) - searched,
         sources=list(record.get("web_sources") or []),
         exit_code=int(told["exit_code"]),
         moved_last=dict(record.get("sources_moved_last") or {}),
@@ -213,15 +217,15 @@ def report(first: RunFigures, second: RunFigures, db: BenchStore, marks: dict[st
     revalidated = [s for s in cached if s.get("revalidated")]
     count, size = cache_size(db)
     print(
-        f"run 1: {len(first.fetches)} fetches over the network, {len(first.sources)} pages "
-        f"and downloads stored, {first.wall:.1f} s wall ({first.seconds:.1f} s in the run), "
-        f"exit {first.exit_code}"
+        f"run 1: {len(first.fetches)} fetches over the network, {first.searches} search "
+        f"requests, {len(first.sources)} pages and downloads stored, {first.wall:.1f} s wall "
+        f"({first.seconds:.1f} s in the run), exit {first.exit_code}"
     )
     print(
-        f"run 2: {len(second.fetches)} fetches over the network, {len(second.sources)} pages "
-        f"and downloads stored ({len(cached)} from the page cache, {len(revalidated)} of "
-        f"them revalidated), {second.wall:.1f} s wall ({second.seconds:.1f} s in the run), "
-        f"exit {second.exit_code}"
+        f"run 2: {len(second.fetches)} fetches over the network, {second.searches} search "
+        f"requests, {len(second.sources)} pages and downloads stored ({len(cached)} from the "
+        f"page cache, {len(revalidated)} of them revalidated), {second.wall:.1f} s wall "
+        f"({second.seconds:.1f} s in the run), exit {second.exit_code}"
     )
     for path in second.fetches:
         print(f"  run 2 fetched {path}")

@@ -9,11 +9,11 @@ import secrets
 import shutil
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager, suppress
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from urllib.parse import urlsplit
 
-from .search_web import Document, SearchWeb
+from .search_web import Document, Recorded, SearchWeb
 from .site import (
     CONTENT,
     DEMO_QUESTION,
@@ -108,6 +108,7 @@ class DemoWorld:
         site_requests: the path of every GET the site answered, in order.
         glossary: the demo field's words (``data/glossary.yaml``), handed to the Host as
             a user's ``[[quartet.glossary]]`` would be.
+        search_requests: every request the search engines received, in order.
     """
 
     question: str
@@ -118,6 +119,7 @@ class DemoWorld:
     hosts: tuple[str, ...]
     site_requests: list[str]
     glossary: tuple[dict[str, tuple[str, ...]], ...] = ()
+    search_requests: list[Recorded] = field(default_factory=list)
 
     def run_env(self, base: Mapping[str, str]) -> dict[str, str]:
         """``base`` (an environment) pointed at this world, for a ``quartet run`` child
@@ -165,4 +167,5 @@ def demo_world(cache_root: Path, ports: tuple[int, int] = (0, 0)) -> Iterator[De
                 hosts=(_host_port(base_url), _host_port(engines.base)),
                 site_requests=requests,
                 glossary=demo_glossary(),
+                search_requests=engines.requests,
             )

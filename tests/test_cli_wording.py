@@ -186,6 +186,17 @@ def test_cache_stats_count_one_rendered_page(rendered, said, tmp_path, monkeypat
     assert said in capsys.readouterr().out.splitlines()
 
 
+def test_cache_stats_count_search_lists_and_what_was_computed(tmp_path, monkeypatch, capsys):
+    stats = CacheStats(9, 2, 2048, None, None, searches=1, derived=4)
+    monkeypatch.setattr("quartet.cli.cache._cache", lambda settings: _cache_of(stats))
+    assert main(["cache", "stats", "--runs-dir", str(tmp_path / "runs")]) == 0
+    said = (
+        "entries: 9 (2 of them pages as Chromium rendered them; 1 of them a search result "
+        "list; 4 of them computed from pages, files and reports)"
+    )
+    assert said in capsys.readouterr().out.splitlines()
+
+
 def test_a_replay_one_line_short_says_one_item():
     """The divergence ``quartet replay`` prints when the replay has fewer tasks or report
     lines than the recording."""

@@ -41,8 +41,8 @@ def mib(size: int) -> str:
 
 
 def _rendered(count: int) -> str:
-    """What ``entries`` adds of the rendered pages: `` (1 of them a page as Chromium
-    rendered it)``, `` (3 of them pages as Chromium rendered them)``, nothing for none.
+    """What ``entries`` says of the rendered pages: ``1 of them a page as Chromium
+    rendered it``, ``3 of them pages as Chromium rendered them``, nothing for none.
 
     Args:
         count: how many of the entries are rendered pages.
@@ -50,8 +50,29 @@ def _rendered(count: int) -> str:
     if not count:
         return ""
     if count == 1:
-        return " (1 of them a page as Chromium rendered it)"
-    return f" ({count} of them pages as Chromium rendered them)"
+        return "1 of them a page as Chromium rendered it"
+    return f"{count} of them pages as Chromium rendered them"
+
+
+def _kinds(stats: CacheStats) -> str:
+    """What ``entries`` adds of its kinds besides pages and downloads: `` (2 of them
+    pages as Chromium rendered them; 5 of them search result lists; 9 of them computed
+    from pages, files and reports)``, nothing when every entry is a page or a download.
+
+    Args:
+        stats: the cache's figures.
+    """
+    searches, derived = stats.searches, stats.derived
+    parts = [
+        _rendered(stats.rendered),
+        "" if not searches else ("1 of them a search result list" if searches == 1
+                                 else f"{searches} of them search result lists"),
+        "" if not derived else ("1 of them computed from a page, a file or a report"
+                                if derived == 1
+                                else f"{derived} of them computed from pages, files and reports"),
+    ]  # fmt: skip
+    told = "; ".join(p for p in parts if p)
+    return f" ({told})" if told else ""
 
 
 def stats_lines(stats: CacheStats, settings: Settings) -> list[str]:
@@ -59,7 +80,7 @@ def stats_lines(stats: CacheStats, settings: Settings) -> list[str]:
     from subagents.net.pagecache import iso_time
 
     return [
-        f"entries: {stats.entries}{_rendered(stats.rendered)}",
+        f"entries: {stats.entries}{_kinds(stats)}",
         f"bytes: {stats.bytes} ({mib(stats.bytes)}; the store's bound is "
         f"{settings.cache_max_mb} MiB)",
         f"oldest: {iso_time(stats.oldest) if stats.oldest is not None else '-'}",
@@ -69,8 +90,9 @@ def stats_lines(stats: CacheStats, settings: Settings) -> list[str]:
 
 
 def cmd_cache_stats(args: argparse.Namespace) -> int:
-    """``quartet cache stats``: how many pages and downloads the cache holds, their size,
-    and when the oldest and the newest were fetched or last checked."""
+    """``quartet cache stats``: how many entries the cache holds (pages and downloads,
+    rendered pages, search result lists, what was computed from them), their size, and
+    when the oldest and the newest were fetched or last checked."""
     from subagents.net.pagecache import CacheStats
 
     settings = store_settings(args)

@@ -1,4 +1,5 @@
-"""The page cache: every page and download read over HTTP, kept across runs in the store.
+"""The page cache: every page and download read over HTTP, kept across runs in the store,
+with what a run derives from them and from its files.
 
 Each response is one file of a :class:`~fs_service.backends.StoreFileSystem` namespace
 (a user and a project: a cached page never crosses one), under :data:`HTTP_DIR` (the body
@@ -9,6 +10,17 @@ Last-Modified validators, the body's SHA-256), then the body. One file per entry
 the store's eviction of the least recently used files, which keeps the namespace under
 its bound, never leaves a header without its body; a body whose hash does not match its
 header is taken for no entry at all.
+
+Two more kinds of entry are kept the same way, each under a key that names everything
+its body was computed from (:func:`remember`, :func:`reuse`):
+
+- :data:`SEARCH` (:data:`SEARCH_DIR`): a search source's result list for one query, as
+  the tool gave it (the source, its endpoint and the settings that shape the request are
+  in the key);
+- :data:`DERIVED` (:data:`DERIVED_DIR`): what a run computes from exact bytes, such as a
+  page's Markdown from its HTML or a file's text from the file: the key holds the
+  bytes' SHA-256, the arguments and a :func:`fingerprint` of the code and libraries that
+  compute it, so that the same computation by other code is never taken for it.
 
 An entry is *fresh* for :attr:`PageCache.fresh_seconds` after it was fetched or last
 checked: it is reused without asking the site. A stale entry is revalidated: the request
@@ -30,12 +42,16 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import contextvars
+import functools
 import hashlib
+import importlib.metadata
+import importlib.util
 import json
 import time
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import asdict, dataclass, fields, replace
 from datetime import UTC, datetime
+from pathlib import Path
 from typing import Any, TypeVar
 from urllib.parse import urlsplit, urlunsplit
 
@@ -48,8 +64,12 @@ T = TypeVar("T")
 CACHE_DIR = "/cache/"
 HTTP_DIR = "/cache/http/"
 RENDER_DIR = "/cache/render/"
-HTTP, RENDER = "http", "render"
-_DIRS = {HTTP: HTTP_DIR, RENDER: RENDER_DIR}
+SEARCH_DIR = "/cache/search/"
+DERIVED_DIR = "/cache/derived/"
+HTTP, RENDER, SEARCH, DERIVED = "http", "render", "search", "derived"
+_DIRS = {HTTP: HTTP_DIR, RENDER: RENDER_DIR, SEARCH: SEARCH_DIR, DERIVED: DERIVED_DIR}
+#: The kinds whose entries are kept by a URL (the others by a key of their own).
+_BY_URL = (HTTP, RENDER)
 #: How long a copy is reused without asking the site: a day.
 DEFAULT_FRESH_SECONDS = 86_400.0
 #: The bound on a store namespace, in MiB (memories included; they are never evicted).
@@ -79,8 +99,10 @@ def cache_key(url: str) -> str:
 
 def entry_path(kind: str, url: str) -> str:
     """The store path of the ``kind`` entry of ``url``: its directory and the SHA-256 of
-    its :func:`cache_key`."""
-    return _DIRS[kind] + hashlib.sha256(cache_key(url).encode("utf-8")).hexdigest()
+    its :func:`cache_key` (of ``url`` as it is for a :data:`SEARCH` or :data:`DERIVED`
+    entry, whose ``url`` is its key)."""
+    key = cache_key(url) if kind in _BY_URL else url
+    return _DIRS[kind] + hashlib.sha256(key.encode("utf-8", "surrogatepass")).hexdigest()
 
 
 def iso_time(seconds: float) -> str:
@@ -199,11 +221,14 @@ class CacheStats:
     """What ``quartet cache stats`` says of a namespace's cache.
 
     Attributes:
-        entries: how many responses are kept (pages and downloads, and rendered pages).
+        entries: how many entries are kept (pages and downloads, rendered pages, search
+            result lists and what was derived from pages and files).
         rendered: how many of them are rendered pages.
         bytes: their stored size.
         oldest: when the least recently fetched or checked entry was, or None.
         newest: when the most recently fetched or checked entry was, or None.
+        searches: how many of them are search result lists.
+        derived: how many of them were derived from pages and files.
     """
 
     entries: int
@@ -211,6 +236,8 @@ class CacheStats:
     bytes: int
     oldest: float | None
     newest: float | None
+    searches: int = 0
+    derived: int = 0
 
 
 class PageCache:
@@ -286,6 +313,8 @@ class PageCache:
             bytes=sum(f.size for f in files),
             oldest=min(times, default=None),
             newest=max(times, default=None),
+            searches=sum(f.path.startswith(SEARCH_DIR) for f in files),
+            derived=sum(f.path.startswith(DERIVED_DIR) for f in files),
         )
 
     def clear(self) -> int:
@@ -307,6 +336,13 @@ class RunCache:
         self.cache, self.reads, self.writes = cache, reads, writes
         #: what went wrong with the store, each once, in order
         self.errors: list[str] = []
+        #: the SHA-256 of the bodies this run read that may not be kept (``no-store``,
+        #: or not a 200): nothing derived from them is kept either (see :func:`remember`)
+        self.withheld: set[str] = set()
+
+    def withhold(self, digest: str) -> None:
+        """Keep nothing derived from the body whose SHA-256 is ``digest`` (hex)."""
+        self.withheld.add(digest)
 
     def now(self) -> float:
         """The cache's clock."""
@@ -318,13 +354,30 @@ class RunCache:
 
     async def _quietly(self, work: Callable[[], T], fallback: T) -> T:
         """``work()`` in a thread; ``fallback`` (and the error kept) when the store fails."""
+        return await asyncio.to_thread(self._now_quietly, work, fallback)
+
+    def _now_quietly(self, work: Callable[[], T], fallback: T) -> T:
+        """``work()``; ``fallback`` (and the error kept) when the store fails."""
         try:
-            return await asyncio.to_thread(work)
+            return work()
         except FsError as exc:
             told = str(exc).removeprefix("Error: ")
             if told not in self.errors:
                 self.errors.append(told)
             return fallback
+
+    def lookup_now(self, kind: str, url: str) -> Cached | None:
+        """:meth:`lookup` for code that runs in a thread of its own (it waits on the
+        store)."""
+        if not self.reads:
+            return None
+        return self._now_quietly(lambda: self.cache.get(kind, url), None)
+
+    def keep_now(self, entry: CacheEntry, body: bytes) -> None:
+        """:meth:`keep` for code that runs in a thread of its own (it waits on the
+        store)."""
+        if self.writes:
+            self._now_quietly(lambda: self.cache.put(entry, body), False)
 
     async def lookup(self, kind: str, url: str) -> Cached | None:
         """The ``kind`` entry of ``url`` when reads are on; None otherwise."""
@@ -397,13 +450,153 @@ def caching(cache: RunCache | None) -> Iterator[None]:
             _ACTIVE.reset(token)
 
 
+def keyed_entry(
+    kind: str, key: str, body: bytes, when: float, content_type: str = "application/json"
+) -> CacheEntry:
+    """The entry of a :data:`SEARCH` or :data:`DERIVED` ``body`` kept under ``key`` at
+    ``when`` (it has no validators: it is reused while fresh and computed again after)."""
+    return CacheEntry(
+        kind=kind,
+        url=key,
+        final_url=key,
+        status=200,
+        content_type=content_type,
+        fetched_at=when,
+        checked_at=when,
+        sha256=hashlib.sha256(body).hexdigest(),
+        size=len(body),
+    )
+
+
+def reuse_now(kind: str, key: str) -> bytes | None:
+    """The body of the run's fresh ``kind`` entry kept under ``key``, for code that runs
+    in a thread of its own (it waits on the store; :func:`reuse` from async code).
+
+    Args:
+        kind: :data:`SEARCH` or :data:`DERIVED`.
+        key: everything the body was computed from (see :func:`fingerprint`).
+
+    Returns:
+        The body; None when the run keeps no cache, reads nothing from it (``--fresh``,
+        a recording), holds no such entry, or holds one older than the freshness window.
+    """
+    cache = active_cache()
+    if cache is None:
+        return None
+    cached = cache.lookup_now(kind, key)
+    if cached is None or not cache.fresh(cached.entry):
+        return None
+    return cached.body
+
+
+def remember_now(
+    kind: str,
+    key: str,
+    body: bytes,
+    content_type: str = "application/json",
+    source: str = "",
+) -> None:
+    """Keep ``body`` as the run's ``kind`` entry under ``key``, for code that runs in a
+    thread of its own (:func:`remember` from async code). Nothing is kept without a
+    cache, when the run writes none, or when ``source`` may not be kept.
+
+    Args:
+        kind: :data:`SEARCH` or :data:`DERIVED`.
+        key: everything the body was computed from (see :func:`fingerprint`).
+        body: what was computed.
+        content_type: what ``body`` is.
+        source: the SHA-256 (hex) of what ``body`` was derived from: nothing is kept
+            when the run withholds it (see :meth:`RunCache.withhold`).
+    """
+    cache = active_cache()
+    if cache is not None and not (source and source in cache.withheld):
+        cache.keep_now(keyed_entry(kind, key, body, cache.now(), content_type), body)
+
+
+async def reuse(kind: str, key: str) -> bytes | None:
+    """:func:`reuse_now` in a thread: the body of the run's fresh ``kind`` entry kept
+    under ``key``, or None."""
+    if active_cache() is None:
+        return None
+    return await asyncio.to_thread(reuse_now, kind, key)
+
+
+async def remember(
+    kind: str,
+    key: str,
+    body: bytes,
+    content_type: str = "application/json",
+    source: str = "",
+) -> None:
+    """:func:`remember_now` in a thread: keep ``body`` as the run's ``kind`` entry under
+    ``key`` (see there for when nothing is kept)."""
+    if active_cache() is not None:
+        await asyncio.to_thread(remember_now, kind, key, body, content_type, source)
+
+
+def text_digest(text: str) -> str:
+    """The SHA-256 (hex) of ``text`` as UTF-8 (a lone surrogate kept as it is)."""
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def _sources(name: str) -> list[Path]:
+    """The source files of module ``name``: its file, or every ``.py`` file of a
+    package, in order (none when it cannot be found)."""
+    try:
+        spec = importlib.util.find_spec(name)
+    except (ImportError, ValueError):  # ``__main__`` run from a string, a broken parent
+        return []
+    if spec is None:
+        return []
+    if spec.submodule_search_locations:
+        return sorted(
+            f for where in spec.submodule_search_locations for f in Path(where).rglob("*.py")
+        )
+    return [Path(spec.origin)] if spec.origin else []
+
+
+@functools.lru_cache(maxsize=64)
+def fingerprint(modules: tuple[str, ...], distributions: tuple[str, ...] = ()) -> str:
+    """What identifies the code that computes a cached body: the SHA-256 of the source
+    of each of ``modules`` (this project's modules or packages, by dotted name; a
+    package counts with all its modules) and the installed version of each of
+    ``distributions`` (the libraries they call), so that an entry computed by other
+    code (an upgrade, a local change) is never reused.
+
+    Args:
+        modules: dotted names of the modules and packages that compute the body.
+        distributions: names of the installed distributions it depends on.
+
+    Returns:
+        A short hex digest (a module or distribution that cannot be found counts as
+        ``missing``).
+    """
+    digest = hashlib.sha256()
+    for name in modules:
+        files = _sources(name)
+        digest.update(f"{name}:{len(files)}".encode())
+        for path in files:
+            try:
+                digest.update(path.read_bytes())
+            except OSError:
+                digest.update(b"missing")
+    for name in distributions:
+        try:
+            digest.update(f"{name}={importlib.metadata.version(name)}".encode())
+        except importlib.metadata.PackageNotFoundError:
+            digest.update(f"{name}=missing".encode())
+    return digest.hexdigest()[:32]
+
+
 __all__ = [
     "CACHE_DIR",
     "DEFAULT_FRESH_SECONDS",
     "DEFAULT_MAX_MB",
+    "DERIVED",
     "HTTP",
     "MIB",
     "RENDER",
+    "SEARCH",
     "CacheEntry",
     "CacheStats",
     "Cached",
@@ -415,6 +608,13 @@ __all__ = [
     "cacheable",
     "caching",
     "conditional_headers",
+    "fingerprint",
     "http_entry",
     "iso_time",
+    "keyed_entry",
+    "remember",
+    "remember_now",
+    "reuse",
+    "reuse_now",
+    "text_digest",
 ]

@@ -5,11 +5,21 @@ Outside failures (timeouts, HTTP errors, rate limits, consent or CAPTCHA pages, 
 answers) come back as ``unavailable(reason)``; no tool raises to the agent. The result
 envelope (and with it agentscope) is loaded with the first search, so that the provider
 modules, which the reachability probe reads, stay light.
+
+A result list (an empty one too: the source's answer that it has nothing) is kept in
+the run's page cache (a :data:`~subagents.net.pagecache.SEARCH` entry) under a key
+naming the tool, the query, the source's endpoint, the settings that shape the request
+(the Wikipedia language, the keys sent) and the provider's code; a later run within the
+freshness window gets the same list without asking the source, and a run with
+``--fresh`` asks it again. A failure (unavailable, timed out) is never kept: the next
+run asks again, and a source that keeps failing is recorded as such.
 """
 
 from __future__ import annotations
 
 import asyncio
+import hashlib
+import json
 import logging
 import time
 from collections.abc import Awaitable, Callable
@@ -17,6 +27,7 @@ from typing import TYPE_CHECKING
 
 import httpx
 
+from ..net.pagecache import SEARCH, fingerprint, remember, reuse
 from ..secrets import scrub
 from ..settings import ToolSettings
 from .http import RETRY_AFTER_CAP, SearchUnavailable, new_client, search_policy
@@ -60,6 +71,10 @@ async def run_source(
         )
     deadline = 3 * config.search_timeout + RETRY_AFTER_CAP
     keys = list(config.keys.values())
+    key = search_key(tool, provider, query, config)
+    kept = await reuse(SEARCH, key)
+    if kept is not None:
+        return ok(kept.decode("utf-8"))
     started = time.perf_counter()
     try:
         async with new_client(config.search_timeout, search_policy(config)) as client:
@@ -76,4 +91,31 @@ async def run_source(
     logger.debug(
         "%s: %d items in %.0f ms", tool, len(items), 1000 * (time.perf_counter() - started)
     )
-    return ok(scrub(render(items, tool, query), keys))
+    text = scrub(render(items, tool, query), keys)
+    await remember(SEARCH, key, text.encode("utf-8"), "text/yaml; charset=utf-8")
+    return ok(text)
+
+
+def search_key(tool: str, provider: Provider, query: str, config: ToolSettings) -> str:
+    """The page cache's key of ``tool``'s result list for ``query``: everything that
+    shapes the answer (the source's endpoint, the Wikipedia language, the keys sent,
+    which select an engine or what a token may see, and the provider's code), as a
+    digest, so that no key is kept in the store.
+
+    Args:
+        tool: the tool's name (``search_<source>``).
+        provider: the provider the tool runs.
+        query: the query, as sent.
+        config: the run's tool settings.
+    """
+    source = tool.removeprefix("search_")
+    shaped = {
+        "tool": tool,
+        "query": query,
+        "endpoint": config.endpoints.get(source, ""),
+        "wiki_lang": config.wiki_lang,
+        "keys": {name: config.keys[name] for name in sorted(config.keys)},
+        "code": fingerprint((provider.__module__, __package__, "subagents.net.decode")),
+    }
+    digest = hashlib.sha256(json.dumps(shaped, sort_keys=True).encode("utf-8")).hexdigest()
+    return f"{tool} {digest}"

@@ -235,6 +235,8 @@ async def _stream(
     if keep and cache is not None:
         entry = http_entry(url, str(response.url), 200, response.headers, bytes(kept), when)
         await cache.keep(entry, bytes(kept))
+    elif cache is not None and not cacheable(response.status_code, response.headers):
+        cache.withhold(digest.hexdigest())  # nor what the file tools read in it
     kind = response.headers.get("content-type", "").split(";")[0].strip()
     return _Saved(str(response.url), written, digest.hexdigest(), kind, Provenance(when))
 

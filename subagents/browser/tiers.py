@@ -51,6 +51,7 @@ from ..net.pagecache import (
     cacheable,
     conditional_headers,
     http_entry,
+    text_digest,
 )
 from ..settings import NetworkPolicy
 from ..tape import tape_transport
@@ -280,6 +281,8 @@ async def _http_page(
             url, page.final_url, page.status, response.headers, body, when, truncated
         )
         await cache.keep(entry, body)
+    elif cache is not None:  # nor is what is derived from it (its Markdown)
+        cache.withhold(text_digest(page.text))
     return page
 
 
@@ -520,6 +523,8 @@ async def render_page(browser: BrowserSession, url: str) -> tuple[RenderedPage, 
         return page, Provenance(entry.fetched_at, from_cache=True)
     rendered = await browser.render(url)
     when = fetched_at(cache)
+    if cache is not None and rendered.status != 200:  # not kept, nor its Markdown
+        cache.withhold(text_digest(rendered.html))
     if cache is not None and rendered.status == 200:
         body = rendered.html.encode("utf-8")
         entry = CacheEntry(

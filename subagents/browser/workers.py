@@ -15,6 +15,12 @@ multiprocessing does), so a script run directly must keep its top-level work und
 ``if __name__ == "__main__":``. A main script without that guard would run again in
 every worker: for such a script the work runs in threads instead, and one warning says
 what to add.
+
+A page's Markdown is kept in the run's page cache (a
+:data:`~subagents.net.pagecache.DERIVED` entry) under the SHA-256 of its HTML, its
+address and a fingerprint of the extraction's code and libraries
+(:func:`extraction_key`): a later run within the freshness window that reads the same
+HTML takes the same Markdown from there without a worker.
 """
 
 from __future__ import annotations
@@ -24,6 +30,7 @@ import asyncio
 import atexit
 import contextlib
 import importlib
+import json
 import logging
 import multiprocessing
 import os
@@ -35,10 +42,12 @@ import warnings
 from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
+from dataclasses import asdict
 from typing import TypeVar
 
 from research.text import reading_language
 
+from ..net.pagecache import DERIVED, fingerprint, remember, reuse, text_digest
 from .evidence import Answer, answer_bm25
 from .extract import Extracted, html_to_markdown
 
@@ -243,9 +252,53 @@ async def prewarm() -> None:
         return  # the first page's job starts a new pool, or runs in a thread
 
 
+#: The code a page's Markdown is computed with: the extraction module, and the libraries
+#: it calls (trafilatura and what trafilatura extracts with, the fallback's markdownify).
+EXTRACTION_CODE = (
+    ("subagents.browser.extract",),
+    (
+        "trafilatura",
+        "lxml",
+        "lxml_html_clean",
+        "markdownify",
+        "beautifulsoup4",
+        "courlan",
+        "htmldate",
+        "justext",
+    ),
+)
+
+
+def extraction_key(digest: str, url: str | None) -> str:
+    """The page cache's key of the Markdown of the HTML whose SHA-256 is ``digest``,
+    read at ``url``: the digest, a fingerprint of :data:`EXTRACTION_CODE` and the
+    address (links are made absolute against it)."""
+    return f"extract {digest} {fingerprint(*EXTRACTION_CODE)} {url or ''}"
+
+
+def _extracted(body: bytes) -> Extracted | None:
+    """The Extracted a cache entry holds; None when it is not one."""
+    try:
+        return Extracted(**json.loads(body))
+    except (ValueError, TypeError):
+        return None
+
+
 async def extract_html(html: str, url: str | None) -> Extracted:
-    """:func:`.extract.html_to_markdown` of a page, in a worker process."""
-    return await run_in_pool(html_to_markdown, html, url)
+    """:func:`.extract.html_to_markdown` of a page, in a worker process; the same HTML at
+    the same address is taken from the run's page cache when it holds a fresh copy, and
+    kept there unless the page may not be kept (see
+    :meth:`~subagents.net.pagecache.RunCache.withhold`)."""
+    digest = await asyncio.to_thread(text_digest, html)
+    key = extraction_key(digest, url)
+    kept = await reuse(DERIVED, key)
+    found = _extracted(kept) if kept is not None else None
+    if found is not None:
+        return found
+    extracted = await run_in_pool(html_to_markdown, html, url)
+    body = json.dumps(asdict(extracted)).encode("utf-8")
+    await remember(DERIVED, key, body, source=digest)
+    return extracted
 
 
 async def answer_from_text(text: str, query: str, url: str, page_path: str) -> Answer:

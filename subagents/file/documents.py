@@ -17,6 +17,7 @@ from pypdf.errors import FileNotDecryptedError, PdfReadError, PdfStreamError
 from ..results import ok
 from .guard import ToolInputError, file_tool
 from .limits import MAX_BODY_CHARS, MAX_BULLETS, MAX_PDF_PAGES, MAX_SLIDES, clip
+from .reading import read_once
 from .safezip import UnsafeArchive, check_office_zip
 
 # pypdf reports every recoverable oddity of a damaged file as a warning; the tool
@@ -113,8 +114,9 @@ async def pdf_read_text(path: str, service: object, pages: list[int] | None = No
             read from page 1.
     """
     data = await service.read_bytes(path)
-    # Parsing and text extraction are CPU work: keep them off the event loop.
-    return await asyncio.to_thread(_pdf_result, data, path, pages)
+    # Parsing and text extraction are CPU work: kept off the event loop, done once for
+    # the same bytes (see .reading).
+    return await read_once(_pdf_result, path, data, pages, libraries=("pypdf",))
 
 
 def _pdf_result(data: bytes, path: str, pages: list[int] | None) -> ToolResponse:
@@ -244,7 +246,7 @@ async def pptx_read_outline(path: str, service: object) -> ToolResponse:
         path (str): Logical absolute path of the presentation, e.g. /userinput/deck.pptx.
     """
     data = await service.read_bytes(path)
-    return await asyncio.to_thread(_outline_result, data, path)
+    return await read_once(_outline_result, path, data, libraries=("python-pptx",))
 
 
 def _outline_result(data: bytes, path: str) -> ToolResponse:

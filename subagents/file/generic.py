@@ -19,6 +19,7 @@ from .limits import (
     clip,
 )
 from .lines import count_lines, iter_lines, line_of, line_start
+from .reading import read_once
 from .sniff import binary_kind, decode_text, encode_like
 from .word import WORD_ENCODING, is_word_name, word_markdown
 
@@ -93,8 +94,10 @@ async def load_text(path: str, svc: object, documents: bool = True) -> tuple[str
                 f"Error: {path} is a Word document (.docx), not a plain-text file; it cannot "
                 "be edited here. Read it with read_text_file and write a new file instead."
             )
-        # Checking the archive and parsing the XML is CPU work: keep it off the event loop.
-        return await asyncio.to_thread(word_markdown, data, path), WORD_ENCODING
+        # Checking the archive and parsing the XML is CPU work: kept off the event loop,
+        # done once for the same bytes (see .reading).
+        text = await read_once(word_markdown, path, data, libraries=("python-docx",))
+        return text, WORD_ENCODING
     if kind is not None:
         name, tool = kind
         use = f"Use {tool} for it." if tool else "No tool here reads it as text."

@@ -4,6 +4,7 @@ import asyncio
 import base64
 import io
 import os
+import shutil
 import subprocess
 import warnings
 from typing import Any
@@ -26,6 +27,7 @@ from .limits import (
     VISION_TIMEOUT_S,
     clip,
 )
+from .reading import read_once
 
 OCR_LANGS = "chi_sim+eng"
 DEFAULT_QUESTION = "Describe this image in detail, including any text it contains."
@@ -107,19 +109,52 @@ def _tesseract(args: list[str], data: bytes | None = None) -> str:
     return done.stdout.decode("utf-8", "replace")
 
 
-def _ocr(img: Image.Image) -> tuple[str, str | None]:
-    """OCR text and, when OCR could not run, why not."""
+def _ocr_language() -> str:
+    """The languages OCR reads in here: Chinese and English when both are installed,
+    else English."""
+    langs = set(_tesseract(["--list-langs"]).splitlines()[1:])
+    return OCR_LANGS if {"chi_sim", "eng"} <= langs else "eng"
+
+
+def _ocr_text(data: bytes, path: str, lang: str, tesseract: str) -> str:
+    """The text tesseract reads in the picture ``data`` (checked by :func:`_decode`
+    already) in ``lang``, a line per line (``tesseract``, which one it is, is part of
+    the result's key in the cache).
+
+    Raises:
+        Exception: tesseract is missing, failed or timed out, or the mode is unsupported.
+    """
+    img = Image.open(io.BytesIO(data))
+    rgb = img.convert("RGB") if img.mode not in ("RGB", "L") else img
+    png = io.BytesIO()
+    rgb.save(png, format="PNG")
+    text = _tesseract(["stdin", "stdout", "-l", lang], png.getvalue())
+    lines = [ln.strip() for ln in text.splitlines()]
+    return "\n".join(ln for ln in lines if ln)
+
+
+def _tesseract_identity() -> str:
+    """Which tesseract reads: its path, size and modification time, and where its
+    language data is looked for."""
+    found = shutil.which("tesseract")
+    if found is None:
+        return "missing"
+    info = os.stat(found)
+    return f"{found}:{info.st_size}:{info.st_mtime_ns}:{os.environ.get('TESSDATA_PREFIX', '')}"
+
+
+async def _ocr(data: bytes, path: str) -> tuple[str, str | None]:
+    """OCR text and, when OCR could not run, why not. The text of the same bytes read
+    by the same tesseract in the same languages is taken from the run's page cache when
+    it holds it (see :mod:`.reading`)."""
     try:
-        langs = set(_tesseract(["--list-langs"]).splitlines()[1:])
-        lang = OCR_LANGS if {"chi_sim", "eng"} <= langs else "eng"
-        rgb = img.convert("RGB") if img.mode not in ("RGB", "L") else img
-        png = io.BytesIO()
-        rgb.save(png, format="PNG")
-        text = _tesseract(["stdin", "stdout", "-l", lang], png.getvalue())
+        lang = await asyncio.to_thread(_ocr_language)
+        text = await read_once(
+            _ocr_text, path, data, lang, _tesseract_identity(), libraries=("pillow",)
+        )
     except Exception as exc:  # missing binary, timeout, unsupported mode
         return "", f"OCR did not run ({type(exc).__name__}: {clip(str(exc), 120)})"
-    lines = [ln.strip() for ln in text.splitlines()]
-    return "\n".join(ln for ln in lines if ln), None
+    return text, None
 
 
 def _vision_bytes(img: Image.Image, data: bytes) -> tuple[bytes, str]:
@@ -208,7 +243,7 @@ async def image_qa(
                 f"{img_path} ({desc}). Answer from vision model {cfg['model']}:\n{answer}",
                 paths=[img_path],
             )
-    ocr_text, ocr_problem = await asyncio.to_thread(_ocr, img)
+    ocr_text, ocr_problem = await _ocr(data, img_path)
     if vision_error:
         why = (
             f"The vision model {cfg['model']} failed ({vision_error}), so no vision model was used."

@@ -39,6 +39,7 @@ from .limits import (
     clip,
 )
 from .lines import LINE_BREAK
+from .reading import read_once
 from .safezip import UnsafeArchive, check_office_zip
 from .sniff import binary_kind, decode_text
 
@@ -135,8 +136,9 @@ async def csv_read(path: str, service: object) -> ToolResponse:
         path (str): Logical absolute path of the CSV file, e.g. /userinput/data.csv.
     """
     data = await service.read_bytes(path)
-    # Decoding and parsing a large file is CPU work: keep it off the event loop.
-    return await asyncio.to_thread(_csv_result, data, path)
+    # Decoding and parsing a large file is CPU work: kept off the event loop, done once
+    # for the same bytes (see .reading).
+    return await read_once(_csv_result, path, data, libraries=("charset-normalizer",))
 
 
 def _csv_text(data: bytes, path: str) -> tuple[str, str]:
@@ -585,7 +587,13 @@ async def xlsx_read_cells(path: str, range: str, service: object) -> ToolRespons
     if ref:
         _bounds(ref)
     data = await _load_xlsx_bytes(path, service)
-    area = await asyncio.to_thread(_read_area, data, path, sheet, ref)
+    return await read_once(_xlsx_result, path, data, sheet, ref, libraries=("openpyxl",))
+
+
+def _xlsx_result(data: bytes, path: str, sheet: str | None, ref: str) -> ToolResponse:
+    """What xlsx_read_cells shows of the area ``ref`` of ``sheet`` (the first without
+    one) of the workbook ``data``."""
+    area = _read_area(data, path, sheet, ref)
     c1, r1, c2, r2 = area["box"]
     rows, missing, title = area["rows"], area["missing"], area["sheet"]
     letters = [get_column_letter(c) for c in builtins.range(c1, c2 + 1)]

@@ -46,6 +46,7 @@ from research.labels import label
 from research.placement import chart_answers
 from research.text import CJK_CLASS, is_word, language
 
+from .kept import CHART_LIBRARIES, digest_of, drawn_once, rendering_key
 from .notes import Chart, Section, Table
 
 #: Bar colours, in series order; the first is the report's accent colour.
@@ -396,6 +397,8 @@ def attach_charts(sections: list[Section], lang: str = "en", question: str = "")
 log = logging.getLogger(__name__)
 #: matplotlib's rc settings and warning filters are process-wide: one chart at a time.
 _DRAWING = threading.Lock()
+#: The project's modules a chart is drawn by.
+CHART_CODE = ("subagents.generate.charts",)
 #: The charts drawn last, as (chart, language, format, titled) → bytes, oldest first.
 _DRAWN: OrderedDict[tuple[str, str, str, bool], bytes] = OrderedDict()
 #: How many drawn charts are kept (a report rarely has more than a few).
@@ -587,12 +590,15 @@ def _tick_formatter(unit: str) -> Any:
 def _save(chart: Chart, lang: str, fmt: str, titled: bool = True) -> bytes:
     """The chart in ``fmt`` (png or svg), without a date or software version in it; a
     chart drawn before in the same way is not drawn again (the HTML report and the PDF,
-    made from the same HTML, show the same charts)."""
+    made from the same HTML, show the same charts), nor one the run's page cache keeps
+    from an earlier run (see :mod:`.kept`)."""
     key = (repr(chart), lang, fmt, titled)
     with _DRAWING:
         drawn = _DRAWN.get(key)
         if drawn is None:
-            drawn = _draw(chart, lang, fmt, titled)
+            digest = digest_of(*map(str, key))
+            kept = rendering_key(f"chart {fmt}", digest, CHART_CODE, CHART_LIBRARIES)
+            drawn = drawn_once(kept, lambda: _draw(chart, lang, fmt, titled))
             _DRAWN[key] = drawn
             while len(_DRAWN) > DRAWN_KEPT:
                 _DRAWN.popitem(last=False)

@@ -21,6 +21,7 @@ from concurrent.futures import Future
 
 from .formats import Format
 from .html import render_html
+from .kept import PDF_LIBRARIES, digest_of, drawn_once, rendering_key
 from .report import Report
 from .weasy import weasyprint
 
@@ -88,14 +89,27 @@ def _laid_out(html: str):
     return known.result()
 
 
+#: The project's modules a PDF is drawn by (its print rules, the weasyprint loader).
+PDF_CODE = ("subagents.generate.pdf", "subagents.generate.weasy")
+
+
+def _pdf_key(what: str, html: str) -> str:
+    return rendering_key(what, digest_of(html), PDF_CODE, PDF_LIBRARIES)
+
+
 def printed_pages(report: Report) -> int:
-    """How many A4 pages the report's PDF takes."""
-    return len(_laid_out(render_html(report)).pages)
+    """How many A4 pages the report's PDF takes (the count kept by the run's page cache
+    for the same HTML, see :mod:`.kept`)."""
+    html = render_html(report)
+    pages = drawn_once(_pdf_key("pages", html), lambda: b"%d" % len(_laid_out(html).pages))
+    return int(pages)
 
 
 def render_pdf(report: Report) -> bytes:
-    """The report as PDF bytes."""
-    return _laid_out(render_html(report)).write_pdf()
+    """The report as PDF bytes (those the run's page cache keeps for the same HTML, see
+    :mod:`.kept`)."""
+    html = render_html(report)
+    return drawn_once(_pdf_key("pdf", html), lambda: _laid_out(html).write_pdf())
 
 
 PDF = Format("PDF", (".pdf",), lambda r, _stem: render_pdf(r))

@@ -49,10 +49,8 @@ from fs_service import FsError
 from research.lang import text_language
 from research.plan import Plan
 from research.text import reading
-from subagents.browser.workers import prewarm
 from subagents.evidence import EvidenceLedger, PageRegistry
 from subagents.generate.report import Colophon
-from subagents.generate.warm import prewarm as prewarm_renderers
 from subagents.net.pagecache import RunCache, caching
 from subagents.registry import current
 from subagents.registry_value import Registry, using
@@ -91,6 +89,7 @@ from .interrupt import Interrupt
 from .result import RunResult, count, gather, run_settings
 from .state import RunState
 from .stopping import Stopper
+from .warming import Warming
 
 
 class Host:
@@ -277,7 +276,10 @@ class Host:
         state = self._start_run(run, question)
         result = state.result
         self.stopper.start(state, asyncio.current_task())
-        warming = [asyncio.create_task(prewarm())]  # page workers start while the run plans
+        # the page workers and the renderers load while the run plans, searches and reads
+        # (at the page cache's first miss when it reads the cache: see .warming)
+        warming = Warming(self.page_cache)
+        warming.begin()
         try:
             await self.mcp.connect(self.settings.mcp_servers, self.specs)
             self.workers.open_browser()
@@ -288,8 +290,6 @@ class Host:
             ) as hub:
                 transcript = Transcript(run.host_service)
                 request = await self._begin(state, hub, transcript, announcement, saved)
-                # what the report is rendered with loads while the research waits on reads
-                warming.append(asyncio.create_task(prewarm_renderers()))
                 await self.drive.drive(state, request)
         except asyncio.CancelledError:  # stopped at once: the checkpoint allows resume
             result.status = "stopped"
@@ -298,8 +298,7 @@ class Host:
             result.errors.append(scrub(f"{type(exc).__name__}: {exc}"))
             raise
         finally:
-            for task in warming:
-                task.cancel()
+            warming.close()
             await self._finish(state)
         return result
 

@@ -47,6 +47,7 @@ import hashlib
 import importlib.metadata
 import importlib.util
 import json
+import threading
 import time
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import asdict, dataclass, fields, replace
@@ -339,6 +340,29 @@ class RunCache:
         #: the SHA-256 of the bodies this run read that may not be kept (``no-store``,
         #: or not a 200): nothing derived from them is kept either (see :func:`remember`)
         self.withheld: set[str] = set()
+        #: called once, at the first lookup that finds no fresh entry (see
+        #: :meth:`on_first_miss`)
+        self._on_miss: Callable[[], None] | None = None
+        self._missed = False
+        self._miss_lock = threading.Lock()
+
+    def on_first_miss(self, callback: Callable[[], None]) -> None:
+        """Call ``callback()`` at the first lookup that finds no fresh entry (at once when
+        one did already): the run computes or fetches something new then, and may start
+        what that needs. It may be called from a thread the lookup waits in."""
+        with self._miss_lock:
+            missed, self._on_miss = self._missed, (None if self._missed else callback)
+        if missed:
+            callback()
+
+    def _found(self, cached: Cached | None) -> Cached | None:
+        """``cached``, noting a miss when it is no fresh entry."""
+        if cached is None or not self.fresh(cached.entry):
+            with self._miss_lock:
+                callback, self._on_miss, self._missed = self._on_miss, None, True
+            if callback is not None:
+                callback()
+        return cached
 
     def withhold(self, digest: str) -> None:
         """Keep nothing derived from the body whose SHA-256 is ``digest`` (hex)."""
@@ -370,8 +394,8 @@ class RunCache:
         """:meth:`lookup` for code that runs in a thread of its own (it waits on the
         store)."""
         if not self.reads:
-            return None
-        return self._now_quietly(lambda: self.cache.get(kind, url), None)
+            return self._found(None)
+        return self._found(self._now_quietly(lambda: self.cache.get(kind, url), None))
 
     def keep_now(self, entry: CacheEntry, body: bytes) -> None:
         """:meth:`keep` for code that runs in a thread of its own (it waits on the
@@ -380,10 +404,11 @@ class RunCache:
             self._now_quietly(lambda: self.cache.put(entry, body), False)
 
     async def lookup(self, kind: str, url: str) -> Cached | None:
-        """The ``kind`` entry of ``url`` when reads are on; None otherwise."""
+        """The ``kind`` entry of ``url`` when reads are on; None otherwise (either way, a
+        miss when it is no fresh entry: see :meth:`on_first_miss`)."""
         if not self.reads:
-            return None
-        return await self._quietly(lambda: self.cache.get(kind, url), None)
+            return self._found(None)
+        return self._found(await self._quietly(lambda: self.cache.get(kind, url), None))
 
     async def keep(self, entry: CacheEntry, body: bytes) -> None:
         """Keep ``body`` as ``entry`` when writes are on."""

@@ -109,11 +109,13 @@ def _tesseract(args: list[str], data: bytes | None = None) -> str:
     return done.stdout.decode("utf-8", "replace")
 
 
-def _ocr_language() -> str:
-    """The languages OCR reads in here: Chinese and English when both are installed,
-    else English."""
-    langs = set(_tesseract(["--list-langs"]).splitlines()[1:])
-    return OCR_LANGS if {"chi_sim", "eng"} <= langs else "eng"
+def _ocr_language() -> tuple[str, str]:
+    """The languages OCR reads in here (Chinese and English when both are installed,
+    else English), and where tesseract says it found its language data (the first line
+    of its list)."""
+    listed = _tesseract(["--list-langs"]).splitlines()
+    langs = set(listed[1:])
+    return (OCR_LANGS if {"chi_sim", "eng"} <= langs else "eng"), (listed[0] if listed else "")
 
 
 def _ocr_text(data: bytes, path: str, lang: str, tesseract: str) -> str:
@@ -133,14 +135,14 @@ def _ocr_text(data: bytes, path: str, lang: str, tesseract: str) -> str:
     return "\n".join(ln for ln in lines if ln)
 
 
-def _tesseract_identity() -> str:
-    """Which tesseract reads: its path, size and modification time, and where its
-    language data is looked for."""
+def _tesseract_identity(data_dir: str) -> str:
+    """Which tesseract reads: its path, size and modification time, and where it found
+    its language data (``data_dir``, as its list of languages says)."""
     found = shutil.which("tesseract")
     if found is None:
         return "missing"
     info = os.stat(found)
-    return f"{found}:{info.st_size}:{info.st_mtime_ns}:{os.environ.get('TESSDATA_PREFIX', '')}"
+    return f"{found}:{info.st_size}:{info.st_mtime_ns}:{data_dir}"
 
 
 async def _ocr(data: bytes, path: str) -> tuple[str, str | None]:
@@ -148,10 +150,9 @@ async def _ocr(data: bytes, path: str) -> tuple[str, str | None]:
     by the same tesseract in the same languages is taken from the run's page cache when
     it holds it (see :mod:`.reading`)."""
     try:
-        lang = await asyncio.to_thread(_ocr_language)
-        text = await read_once(
-            _ocr_text, path, data, lang, _tesseract_identity(), libraries=("pillow",)
-        )
+        lang, data_dir = await asyncio.to_thread(_ocr_language)
+        tesseract = _tesseract_identity(data_dir)
+        text = await read_once(_ocr_text, path, data, lang, tesseract, libraries=("pillow",))
     except Exception as exc:  # missing binary, timeout, unsupported mode
         return "", f"OCR did not run ({type(exc).__name__}: {clip(str(exc), 120)})"
     return text, None

@@ -18,7 +18,6 @@ store there (see :func:`~subagents.net.pagecache.reuse_now`).
 from __future__ import annotations
 
 import hashlib
-import os
 from collections.abc import Callable
 from pathlib import Path
 
@@ -40,20 +39,27 @@ PDF_LIBRARIES = (
 CHART_LIBRARIES = ("matplotlib", "numpy", "pillow")
 
 
-def _font_caches() -> list[Path]:
-    """Where the fonts installed are listed: fontconfig's caches and matplotlib's."""
-    home = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
-    places = [Path("/var/cache/fontconfig"), home / "fontconfig", home / "matplotlib"]
-    if os.environ.get("MPLCONFIGDIR"):
-        places.append(Path(os.environ["MPLCONFIGDIR"]))
-    return places
+def _font_places() -> list[Path]:
+    """Where the fonts installed are, and where they are listed: the system's and the
+    user's font folders, fontconfig's caches and matplotlib's font list (in their
+    default places)."""
+    home = Path.home()
+    return [
+        Path("/usr/share/fonts"),
+        Path("/usr/local/share/fonts"),
+        home / ".local" / "share" / "fonts",
+        home / ".fonts",
+        Path("/var/cache/fontconfig"),
+        home / ".cache" / "fontconfig",
+        home / ".cache" / "matplotlib",
+    ]
 
 
 def fonts_state() -> str:
-    """The fonts installed, as the modification times of the folders that list them (a
-    font installed or removed, and the lists made again, change them)."""
+    """The fonts installed, as the modification times of the folders that hold and list
+    them (a font installed or removed, and the lists made again, change them)."""
     times = []
-    for place in _font_caches():
+    for place in _font_places():
         try:
             times.append(f"{place}:{place.stat().st_mtime_ns}")
         except OSError:

@@ -276,6 +276,13 @@ def extraction_key(digest: str, url: str | None) -> str:
     return f"extract {digest} {fingerprint(*EXTRACTION_CODE)} {url or ''}"
 
 
+def _keyed(html: str, url: str | None) -> tuple[str, str]:
+    """The SHA-256 of ``html`` and the key of its Markdown (hashing a page and, the
+    first time, reading the libraries' versions are work for a thread)."""
+    digest = text_digest(html)
+    return digest, extraction_key(digest, url)
+
+
 def _extracted(body: bytes) -> Extracted | None:
     """The Extracted a cache entry holds; None when it is not one."""
     try:
@@ -289,8 +296,7 @@ async def extract_html(html: str, url: str | None) -> Extracted:
     the same address is taken from the run's page cache when it holds a fresh copy, and
     kept there unless the page may not be kept (see
     :meth:`~subagents.net.pagecache.RunCache.withhold`)."""
-    digest = await asyncio.to_thread(text_digest, html)
-    key = extraction_key(digest, url)
+    digest, key = await asyncio.to_thread(_keyed, html, url)
     kept = await reuse(DERIVED, key)
     found = _extracted(kept) if kept is not None else None
     if found is not None:

@@ -71,7 +71,7 @@ async def run_source(
         )
     deadline = 3 * config.search_timeout + RETRY_AFTER_CAP
     keys = list(config.keys.values())
-    key = search_key(tool, provider, query, config)
+    key = await asyncio.to_thread(search_key, tool, provider, query, config)
     kept = await reuse(SEARCH, key)
     if kept is not None:
         return ok(kept.decode("utf-8"))

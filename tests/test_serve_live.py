@@ -141,9 +141,13 @@ def _grouped_approvals(page: Page, phone: Page, seen: dict[str, Any], shots: Pat
         "() => document.querySelectorAll('#approvals .ask[data-ask]').length >= 2",
         timeout=WAIT_MS,
     )
-    seen["cards"] = page.locator("#asks > .card").count()
-    seen["group_heading"] = page.locator("#approvals h2").inner_text()
-    seen["grouped"] = page.locator("#approvals .ask[data-ask]").count()
+    seen["cards"], seen["group_heading"], seen["grouped"] = page.evaluate(
+        """() => [  // one look at the page: more calls may come to wait meanwhile
+            document.querySelectorAll('#asks > .card').length,
+            document.querySelector('#approvals h2').innerText,
+            document.querySelectorAll('#approvals .ask[data-ask]').length,
+        ]"""
+    )
     _shot(page, shots, "grouped-approvals")
     phone.goto(page.url)
     phone.bring_to_front()

@@ -11,6 +11,7 @@ import io
 import json
 import os
 import re
+import shutil
 import socket
 import subprocess
 import sys
@@ -61,9 +62,76 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> Served:
         )
         run = _run(runs, f"20260101-00000{n}-dddddd", {})
         (run / "internal" / "run.json").write_text(text, encoding="utf-8")
+    _linked_inside(runs, outside)
+    _unreadable(runs)
     stalls = {"QUARTET_SERVE_HEADER_SECONDS": "2", "QUARTET_SERVE_BODY_IDLE_SECONDS": "2"}
     with serve(runs, env=stalls) as server:
         yield server
+
+
+#: Runs whose own folder, ``internal/`` folder or a file in it is a link to a file
+#: outside the runs folder; what they point at says "the secret".
+LINKED_RECORD = "20260102-000000-eeeeee"
+LINKED_INTERNAL = "20260102-000001-eeeeee"
+LINKED_FOLDER = "20260102-000002-eeeeee"
+LINKED_CHECKPOINT = "20260102-000003-eeeeee"
+LINKED_LEDGER = "20260102-000004-eeeeee"
+#: Runs whose record cannot be read: a named pipe (a read waits for a writer for ever),
+#: JSON nested past the parser's depth, a record of 9 MB.
+PIPED = "20260102-000005-eeeeee"
+NESTED = "20260102-000006-eeeeee"
+OVERSIZED = "20260102-000007-eeeeee"
+#: An evidence item of the outside ledger, quoting a page the linked run does store.
+SECRET_ITEM = {
+    "id": "ev-0123456789ab",
+    "url": "/userinput/the-secret.txt",
+    "title": "the secret title",
+    "page_path": "/workspace/pages/p.md",
+    "span": "page",
+    "start": 0,
+    "end": 4,
+}
+
+
+def _linked_inside(runs: Path, outside: Path) -> None:
+    """The runs whose record, ``internal/`` folder, folder, checkpoint or evidence ledger
+    is a symbolic link to a file outside the runs folder."""
+    secret = {"question": "the secret question", "status": "finished", "version": 1}
+    (outside / "record.json").write_text(json.dumps(secret), encoding="utf-8")
+    (outside / "internal").mkdir()
+    (outside / "workspace").mkdir()
+    (outside / "internal" / "run.json").write_text(json.dumps(secret), encoding="utf-8")
+    ledger = outside / "evidence.jsonl"
+    ledger.write_text(json.dumps(SECRET_ITEM) + "\n", encoding="utf-8")
+    record = _run(runs, LINKED_RECORD, {}) / "internal" / "run.json"
+    record.unlink()
+    record.symlink_to(outside / "record.json")
+    internal = _run(runs, LINKED_INTERNAL, {}) / "internal"
+    shutil.rmtree(internal)
+    internal.symlink_to(outside / "internal", target_is_directory=True)
+    (runs / LINKED_FOLDER).symlink_to(outside, target_is_directory=True)
+    checkpoint = _run(runs, LINKED_CHECKPOINT, {}) / "internal"
+    (checkpoint / "run.json").unlink()  # stopped: its question is read from the checkpoint
+    (checkpoint / "checkpoint.json").symlink_to(outside / "record.json")
+    kept = _run(runs, LINKED_LEDGER, {"question": "Ledger?", "status": "finished"})
+    (kept / "workspace" / "pages").mkdir()
+    (kept / "workspace" / "pages" / "p.md").write_text("page text\n", encoding="utf-8")
+    (kept / "internal" / "evidence.jsonl").symlink_to(ledger)
+
+
+def _unreadable(runs: Path) -> None:
+    """The runs whose record is a named pipe, nested too deep, or too large to read."""
+    piped = _run(runs, PIPED, {}) / "internal" / "run.json"
+    piped.unlink()
+    os.mkfifo(piped)
+    nested = _run(runs, NESTED, {}) / "internal" / "run.json"
+    nested.write_text("[" * 100_000, encoding="utf-8")
+    _run(runs, OVERSIZED, {"question": "Oversized?", "padding": "x" * (9 * 1024 * 1024)})
+
+
+def _row(listing: str, run_id: str) -> str:
+    """The runs list's row of run ``run_id``."""
+    return listing.split(f'<tr data-run="{run_id}">', 1)[1].split("</tr>", 1)[0]
 
 
 def _until_closed(sock: socket.socket) -> bytes:
@@ -120,6 +188,59 @@ def test_nothing_outside_the_runs_folder_is_served(served: Served):
     assert linked_page.status_code == 404
     assert linked_file.status_code == 404 and "the secret" not in linked_file.text
     assert linked_download.status_code == 404 and "the secret" not in linked_download.text
+
+
+def test_links_inside_a_run_folder_are_never_followed(served: Served, capsys):
+    """A run whose record, ``internal/`` folder, own folder, checkpoint or evidence
+    ledger is a link to a file outside the runs folder: the web app and the command line
+    show each as one broken row saying which file was refused, never what it points at;
+    its page answers (or is not found), never with a 500."""
+    from quartet.cli import main
+
+    linked = (LINKED_RECORD, LINKED_INTERNAL, LINKED_FOLDER, LINKED_CHECKPOINT)
+    with served.client() as http:
+        listing = http.get("/runs")
+        pages = {run_id: http.get(f"/runs/{run_id}") for run_id in (*linked, LINKED_LEDGER)}
+        cite = http.get(f"/runs/{LINKED_LEDGER}/cite/{SECRET_ITEM['id']}")
+        panel = http.get(f"/runs/{LINKED_LEDGER}/quote/{SECRET_ITEM['id']}")
+    assert listing.status_code == 200 and "the secret" not in listing.text
+    said = {
+        LINKED_RECORD: "unreadable: internal/run.json is a symbolic link",
+        LINKED_INTERNAL: "unreadable: internal is a symbolic link",
+        LINKED_FOLDER: "unreadable: the run&#39;s folder is a symbolic link",
+        LINKED_CHECKPOINT: "unreadable: internal/checkpoint.json is a symbolic link",
+    }
+    for run_id, words in said.items():
+        assert f'<span class="state state-broken">{words}</span>' in _row(listing.text, run_id)
+    for run_id, page in pages.items():
+        assert page.status_code in (200, 404) and "the secret" not in page.text, run_id
+    assert pages[LINKED_RECORD].status_code == 200 and 'id="broken"' in pages[LINKED_RECORD].text
+    assert pages[LINKED_LEDGER].status_code == 200  # its own record is read; the ledger is not
+    assert cite.status_code == 404 and "the secret" not in cite.text
+    assert panel.status_code == 404 and "the secret" not in panel.text
+    assert main(["runs", "--runs-dir", str(served.runs_dir)]) == 0
+    assert main(["show", "--runs-dir", str(served.runs_dir), LINKED_CHECKPOINT]) == 0
+    printed = capsys.readouterr().out
+    assert "the secret" not in printed
+    assert "unreadable: internal/run.json is a symbolic link" in printed
+    assert f"Run {LINKED_CHECKPOINT}: unreadable: internal/checkpoint.json is a symbolic" in printed
+
+
+def test_a_record_too_large_nested_too_deep_or_a_pipe_is_one_broken_row(served: Served):
+    """A 9 MB ``run.json``, one nested past the JSON parser's depth, and a named pipe in
+    its place: each is one broken row of the runs list (read off the event loop, capped,
+    never waited on), and the server goes on answering."""
+    with served.client() as http:
+        listing = http.get("/runs")
+        pages = [http.get(f"/runs/{run_id}") for run_id in (PIPED, NESTED, OVERSIZED)]
+        home = http.get("/")
+    assert listing.status_code == 200
+    assert "unreadable: internal/run.json is not a plain file" in _row(listing.text, PIPED)
+    assert "unreadable: internal/run.json is not readable JSON" in _row(listing.text, NESTED)
+    assert "unreadable: internal/run.json is larger than 8 MB" in _row(listing.text, OVERSIZED)
+    assert "Oversized?" not in listing.text
+    assert [p.status_code for p in pages] == [200, 200, 200]
+    assert home.status_code == 200
 
 
 def test_numbers_out_of_range_in_a_run_record_leave_the_pages_working(served: Served):

@@ -39,11 +39,30 @@ from starlette.templating import Jinja2Templates
 
 from host.brains.access import check_spec, provider_statuses
 from host.config import FORMATS, ConfigError, parse_formats
-from host.durability.runs import RunDetail, RunNotFound, find_run, list_runs, read_run
+from host.durability.run_files import read_text
+from host.durability.runs import (
+    CHECKPOINT_JSON,
+    MAX_CHECKPOINT_BYTES,
+    MAX_RECORD_BYTES,
+    RUN_JSON,
+    RunDetail,
+    RunNotFound,
+    find_run,
+    list_runs,
+    read_run,
+)
 from subagents.search.reach import web_reachable
 from subagents.settings import ToolSettings
 
-from .documents import Quoted, inputs_used, linked_report, quoted, safe_file, stored_meta
+from .documents import (
+    Quoted,
+    inputs_used,
+    linked_report,
+    quoted,
+    safe_file,
+    stored_meta,
+    workspace_text,
+)
 from .live import TOOL_WORDS
 from .past_runs import (
     MAX_QUESTION,
@@ -114,16 +133,12 @@ class App:
         form = await request.form(max_fields=MAX_FIELDS, **limits)
         return form if check_csrf(form, self.guard) else None
 
-    def run_folder(self, run_id: str) -> Path | None:
+    async def run_folder(self, run_id: str) -> Path | None:
         """The folder of run ``run_id`` (its exact id), or None; never one that is, or
         whose ``workspace`` or ``internal`` is, a symbolic link (a run folder copied from
-        elsewhere may point outside the runs folder)."""
-        try:
-            folder = find_run(self.runs_dir, run_id)
-        except (RunNotFound, ValueError, OSError):
-            return None
-        linked = any(p.is_symlink() for p in (folder, folder / "workspace", folder / "internal"))
-        return folder if folder.name == run_id and not linked else None
+        elsewhere may point outside the runs folder). The runs folder is listed off the
+        event loop."""
+        return await asyncio.to_thread(_run_folder, self.runs_dir, run_id)
 
     def live_job(self, run_id: str) -> Job | None:
         jobs = [j for j in self.runner.jobs.values() if j.run_id == run_id]
@@ -269,9 +284,8 @@ class App:
         job = self.runner.jobs.get(request.path_params["job"])
         if job is None or job.run_id is None:
             return HTMLResponse("", status_code=404)
-        folder = self.run_folder(job.run_id)
-        detail = read_run(folder) if folder is not None else None
-        inputs = inputs_used(folder) if folder is not None else {}
+        folder = await self.run_folder(job.run_id)
+        detail, inputs = await asyncio.to_thread(_read, folder) if folder else (None, {})
         report = await self.report_of(folder, job.run_id, detail)
         return self.page(
             request,
@@ -323,7 +337,7 @@ class App:
 
     async def runs(self, request: Request) -> Response:
         """The runs list; with ``?q=``, only the runs whose question holds its words."""
-        every = list_runs(self.runs_dir) if self.runs_dir.is_dir() else []
+        every = await asyncio.to_thread(_listed, self.runs_dir)
         query = str(request.query_params.get("q") or "")[:MAX_SEARCH]
         deleted = str(request.query_params.get("deleted") or "")
         if not _plain_id(deleted) or deleted in {r.id for r in every}:
@@ -364,11 +378,13 @@ class App:
         if run_id in self.busy_runs():
             message = "This run is working or waiting to work: stop it before deleting it."
             return self.error(request, 409, message)
-        question = read_run(folder).summary.question
+        question = (await asyncio.to_thread(read_run, folder)).summary.question
         if form.get("confirm") != "yes":
             return self.page(request, "delete.html", run_id=run_id, question=question)
         waiting = {str(j.job.get("input_dir")) for j in self.runner.jobs.values() if not j.done}
-        inputs = unshared_input(folder, self.runs_dir, self.runner.uploads, waiting)
+        inputs = await asyncio.to_thread(
+            unshared_input, folder, self.runs_dir, self.runner.uploads, waiting
+        )
         try:
             hidden = [hide_run(self.runs_dir, folder)]
         except NotDeleted as exc:
@@ -398,7 +414,7 @@ class App:
         form = await self.form(request)
         if form is None:
             return self.error(request, 403, "The form is out of date: reload the page.")
-        folder = self.run_folder(run_id)
+        folder = await self.run_folder(run_id)
         if folder is None:
             return self.error(request, 404, f"There is no run {run_id}.")
         return run_id, form, folder
@@ -408,7 +424,7 @@ class App:
         if isinstance(found, Response):
             return found
         run_id, form, folder = found
-        detail = read_run(folder)
+        detail = await asyncio.to_thread(read_run, folder)
         if detail.summary.status != "finished":
             return self.error(request, 409, "Only a finished run can be started again.")
         question = detail.summary.question
@@ -417,19 +433,20 @@ class App:
             if not question:
                 return self.error(request, 400, "Write the follow-up question.")
         try:
-            job, use_demo, inputs = self._past_settings(run_id, folder)
+            job, use_demo, inputs = await asyncio.to_thread(self._past_settings, run_id, folder)
         except (ConfigError, ValueError) as exc:
             return self.error(request, 400, f"It cannot start with that run's settings: {exc}")
         if self.runner.full:
             return self.error(request, 503, QUEUE_FULL)
         job_id = self.runner.new_id()
         if follow_up:
-            report = _report_file(folder, detail, "md")
+            report = await asyncio.to_thread(_report_file, folder, detail, "md")
             if report is None:
                 return self.error(request, 409, "That run wrote no Markdown report to read.")
+            relative = report.relative_to(folder).as_posix()
             try:
                 inputs = await asyncio.to_thread(
-                    follow_up_input, report, self.runner.uploads, job_id
+                    follow_up_input, folder, relative, self.runner.uploads, job_id
                 )
             except (OSError, ValueError):  # no path in what the page says
                 return self.error(request, 400, "The report could not be given to the run.")
@@ -449,11 +466,11 @@ class App:
 
     async def run_page(self, request: Request) -> Response:
         run_id = request.path_params["run"]
-        folder = self.run_folder(run_id)
+        folder = await self.run_folder(run_id)
         if folder is None:
             return self.error(request, 404, f"There is no run {run_id}.")
-        detail = read_run(folder)
-        recorded = (folder / "internal" / "tape").is_dir() and _recorded(folder)
+        detail, inputs = await asyncio.to_thread(_read, folder)
+        recorded = await asyncio.to_thread(_recorded, folder)
         return self.page(
             request,
             "run.html",
@@ -461,7 +478,7 @@ class App:
             run_id=run_id,
             job=self.live_job(run_id),
             resumable=detail.summary.resumable,
-            inputs=inputs_used(folder),
+            inputs=inputs,
             recorded=recorded,
             report=await self.report_of(folder, run_id, detail),
         )
@@ -471,17 +488,22 @@ class App:
     ) -> InlineReport | None:
         """The run's HTML report as the run page shows it (sanitised, off the event
         loop), or None when the run wrote none."""
-        found = _report_file(folder, detail, "html") if folder and detail else None
-        workspace = folder / "workspace" if folder else None
-        if found is None or workspace is None or not found.is_relative_to(workspace):
+        if folder is None or detail is None:
             return None
-        text = await asyncio.to_thread(found.read_text, encoding="utf-8", errors="replace")
-        address = f"/runs/{run_id}/workspace/{found.relative_to(workspace).as_posix()}"
+        found = await asyncio.to_thread(_report_file, folder, detail, "html")
+        workspace = folder / "workspace"
+        if found is None or not found.is_relative_to(workspace):
+            return None
+        relative = found.relative_to(workspace).as_posix()
+        text = await asyncio.to_thread(workspace_text, folder, relative)
+        if text is None:  # refused on the way (a link swapped in), or too large to show
+            return None
+        address = f"/runs/{run_id}/workspace/{relative}"
         return await asyncio.to_thread(inline_report, text, run_id, address)
 
     async def run_action(self, request: Request) -> Response:
         run_id, action = request.path_params["run"], request.path_params["action"]
-        folder = self.run_folder(run_id)
+        folder = await self.run_folder(run_id)
         if folder is None or action not in ("resume", "replay"):
             return self.error(request, 404, f"There is no run {run_id}.")
         if await self.form(request) is None:
@@ -491,8 +513,9 @@ class App:
             return RedirectResponse(f"/jobs/{busy.id}", status_code=303)
         if self.runner.full:
             return self.error(request, 503, QUEUE_FULL)
-        detail = read_run(folder)
-        job = {"kind": action, "run_id": run_id, "use_demo": _researched_demo(folder)}
+        detail = await asyncio.to_thread(read_run, folder)
+        use_demo = await asyncio.to_thread(_researched_demo, folder)
+        job = {"kind": action, "run_id": run_id, "use_demo": use_demo}
         entry = self.runner.submit(action, detail.summary.question, job)
         if action == "resume":
             entry.run_id = run_id
@@ -500,7 +523,7 @@ class App:
 
     async def run_zip(self, request: Request) -> Response:
         run_id = request.path_params["run"]
-        folder = self.run_folder(run_id)
+        folder = await self.run_folder(run_id)
         if folder is None:
             return self.error(request, 404, f"There is no run {run_id}.")
         data = await asyncio.to_thread(_zipped, folder, run_id)
@@ -514,10 +537,11 @@ class App:
 
     async def run_download(self, request: Request) -> Response:
         run_id, fmt = request.path_params["run"], request.path_params["fmt"]
-        folder = self.run_folder(run_id)
+        folder = await self.run_folder(run_id)
         if folder is None or fmt not in DOWNLOADS:
             return self.error(request, 404, "There is no such report.")
-        found = _report_file(folder, read_run(folder), fmt)
+        detail = await asyncio.to_thread(read_run, folder)
+        found = await asyncio.to_thread(_report_file, folder, detail, fmt)
         if found is None:
             return self.error(request, 404, f"The run wrote no {fmt} report.")
         return FileResponse(  # named as the run named it: a short slug of the question
@@ -532,18 +556,24 @@ class App:
         """A file of the run's workspace: the report (its citations linked), a stored
         page as plain text, a chart; all under a policy that runs no script."""
         run_id, relative = request.path_params["run"], request.path_params["path"]
-        folder = self.run_folder(run_id)
-        path = safe_file(folder / "workspace", relative) if folder is not None else None
+        folder = await self.run_folder(run_id)
+        path = (
+            await asyncio.to_thread(safe_file, folder / "workspace", relative)
+            if folder is not None
+            else None
+        )
         if folder is None or path is None:
             return Response("not found", status_code=404, media_type="text/plain")
         headers = {"content-security-policy": DOCUMENT_CSP, "cache-control": "no-store"}
-        if path.suffix in (".html", ".htm"):
-            text = path.read_text(encoding="utf-8", errors="replace")
-            html = await asyncio.to_thread(linked_report, text, run_id)  # off the event loop
+        if path.suffix in (".html", ".htm", ".md", ".json", ".txt", ".csv", ".jsonl"):
+            # read without following a link, capped, parsed: all off the event loop
+            text = await asyncio.to_thread(workspace_text, folder, relative)
+            if text is None:
+                return Response("not found", status_code=404, media_type="text/plain")
+            if path.suffix not in (".html", ".htm"):
+                return Response(text, media_type="text/plain; charset=utf-8", headers=headers)
+            html = await asyncio.to_thread(linked_report, text, run_id)
             return HTMLResponse(html, headers=headers)
-        if path.suffix in (".md", ".json", ".txt", ".csv", ".jsonl"):
-            text = path.read_text(encoding="utf-8", errors="replace")
-            return Response(text, media_type="text/plain; charset=utf-8", headers=headers)
         kind = mimetypes.guess_type(path.name)[0] or "application/octet-stream"
         if kind not in ("image/png", "image/jpeg", "image/gif", "image/webp"):
             return FileResponse(path, filename=path.name, headers=headers)
@@ -551,8 +581,8 @@ class App:
 
     async def cite(self, request: Request) -> Response:
         run_id, evidence = request.path_params["run"], request.path_params["evidence"]
-        folder = self.run_folder(run_id)
-        found = quoted(folder, evidence) if folder is not None else None
+        folder = await self.run_folder(run_id)
+        found = await asyncio.to_thread(quoted, folder, evidence) if folder else None
         if found is None:
             return self.error(request, 404, "The run has no stored copy of that quote.")
         response = self.page(request, "cite.html", quote=found, run_id=run_id)
@@ -563,8 +593,8 @@ class App:
         """The side panel's content for a citation: the stored page rendered, the
         quoted span marked, with its title and address."""
         run_id, evidence = request.path_params["run"], request.path_params["evidence"]
-        folder = self.run_folder(run_id)
-        found = quoted(folder, evidence) if folder is not None else None
+        folder = await self.run_folder(run_id)
+        found = await asyncio.to_thread(quoted, folder, evidence) if folder else None
         if found is None:
             return HTMLResponse("", status_code=404)
         body = await asyncio.to_thread(stored_page, found)
@@ -574,13 +604,14 @@ class App:
         """The side panel's content for a stored copy of a page (a Markdown file of
         the run's workspace), rendered."""
         run_id, relative = request.path_params["run"], request.path_params["path"]
-        folder = self.run_folder(run_id)
-        path = safe_file(folder / "workspace", relative) if folder is not None else None
-        if folder is None or path is None or path.suffix != ".md":
+        folder = await self.run_folder(run_id)
+        if folder is None or not relative.endswith(".md"):
             return HTMLResponse("", status_code=404)
-        text = await asyncio.to_thread(path.read_text, encoding="utf-8", errors="replace")
+        text = await asyncio.to_thread(workspace_text, folder, relative)
+        if text is None:
+            return HTMLResponse("", status_code=404)
         body = await asyncio.to_thread(lambda: sanitise(rendered(text)))
-        title, url = stored_meta(folder, relative)
+        title, url = await asyncio.to_thread(stored_meta, folder, relative)
         shown = Quoted(title=title, url=url, before=text, span="", after="", locator="")
         return self.panel(request, shown, body, f"/runs/{run_id}/workspace/{relative}")
 
@@ -593,6 +624,26 @@ class App:
         )
         response.headers["cache-control"] = "no-store"
         return response
+
+
+def _run_folder(runs_dir: Path, run_id: str) -> Path | None:
+    """The folder of run ``run_id`` in ``runs_dir`` (see :meth:`App.run_folder`)."""
+    try:
+        folder = find_run(runs_dir, run_id)
+    except (RunNotFound, ValueError, OSError):
+        return None
+    linked = any(p.is_symlink() for p in (folder, folder / "workspace", folder / "internal"))
+    return folder if folder.name == run_id and not linked else None
+
+
+def _listed(runs_dir: Path) -> list[Any]:
+    """The runs of ``runs_dir`` (none when it is not a folder), newest first."""
+    return list_runs(runs_dir) if runs_dir.is_dir() else []
+
+
+def _read(folder: Path) -> tuple[RunDetail, dict[str, int]]:
+    """What a run's pages show of it: its detail and its use of the user's files."""
+    return read_run(folder), inputs_used(folder)
 
 
 def _plain_id(text: str) -> bool:
@@ -645,23 +696,28 @@ def _zipped(folder: Path, run_id: str) -> Any:
 
 
 def _researched_demo(folder: Path) -> bool:
-    """Whether the run researched the demo web (its world is then served again)."""
-    for name in ("checkpoint.json", "run.json"):
+    """Whether the run researched the demo web (its world is then served again); read
+    without following a symbolic link, off the event loop."""
+    for name, limit in ((CHECKPOINT_JSON, MAX_CHECKPOINT_BYTES), (RUN_JSON, MAX_RECORD_BYTES)):
         try:
-            saved = json.loads((folder / "internal" / name).read_text(encoding="utf-8"))
+            saved = json.loads(read_text(folder, name, limit))
             origin = saved["settings"]["origin"]
-        except (OSError, ValueError, KeyError, TypeError):
+        except (OSError, ValueError, KeyError, TypeError, RecursionError):
             continue
         return isinstance(origin, dict) and origin.get("kind") == "demo"
     return False
 
 
 def _recorded(folder: Path) -> bool:
-    try:
-        record = json.loads((folder / "internal" / "run.json").read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+    """Whether the run was recorded (its model answers kept to replay it); read without
+    following a symbolic link, off the event loop."""
+    if not (folder / "internal" / "tape").is_dir():
         return False
-    return isinstance(record, dict) and bool(record.get("settings", {}).get("record"))
+    try:
+        record = json.loads(read_text(folder, RUN_JSON, MAX_RECORD_BYTES))
+        return bool(record["settings"]["record"])
+    except (OSError, ValueError, KeyError, TypeError, RecursionError):
+        return False
 
 
 def build_app(

@@ -1,6 +1,10 @@
 """A run's documents as the app shows them: the HTML report with each citation leading
 to its quoted span, the stored copy of a page with that span marked, and files read
-safely from the run folder."""
+safely from the run folder.
+
+Every file is read through :mod:`host.durability.run_files`: a symbolic link anywhere
+below the runs folder is refused, never followed, and what is read is capped. The reads
+here block: the app calls them off its event loop."""
 
 from __future__ import annotations
 
@@ -11,8 +15,18 @@ from pathlib import Path
 
 import lxml.html
 
+from host.durability.run_files import read_text, text_lines
+
 #: The evidence ids the report's list of sources carries (``data-ev="ev-…"``).
 _EVIDENCE = re.compile(r"ev-[0-9a-f]{6,40}")
+#: The evidence ledger a run keeps (one JSON object a line).
+LEDGER = "internal/evidence.jsonl"
+#: The most bytes of a ledger read (a long run's is a few megabytes).
+MAX_LEDGER_BYTES = 64 * 1024 * 1024
+#: The most bytes of a document of a run's workspace shown (a report, a stored page).
+MAX_DOCUMENT_BYTES = 32 * 1024 * 1024
+#: The most bytes of a stored page's record read.
+MAX_META_BYTES = 1024 * 1024
 
 
 def safe_file(folder: Path, relative: str) -> Path | None:
@@ -27,6 +41,22 @@ def safe_file(folder: Path, relative: str) -> Path | None:
         if path.is_symlink():
             return None
     return path if path.is_file() else None
+
+
+def workspace_text(run: Path, relative: str, limit: int = MAX_DOCUMENT_BYTES) -> str | None:
+    """The text of the file ``relative`` of the run's workspace, read without following
+    a symbolic link at any level; None when it is not there, is refused or is larger
+    than ``limit`` bytes.
+
+    Args:
+        run: the run's folder.
+        relative: the file's path inside the run's workspace.
+        limit: the most bytes read.
+    """
+    try:
+        return read_text(run, f"workspace/{relative}", limit)
+    except OSError:  # not there, or refused (a link, not a plain file, too large)
+        return None
 
 
 def cite_href(run_id: str, evidence: str) -> str:
@@ -92,18 +122,21 @@ class Quoted:
 
 
 def find_evidence(run: Path, evidence: str) -> dict[str, object] | None:
-    """The ledger's item ``evidence`` of the run (``internal/evidence.jsonl``)."""
-    ledger = run / "internal" / "evidence.jsonl"
-    if not _EVIDENCE.fullmatch(evidence) or not ledger.is_file():
+    """The ledger's item ``evidence`` of the run (``internal/evidence.jsonl``); None when
+    there is none, or the ledger is refused (see :mod:`host.durability.run_files`)."""
+    if not _EVIDENCE.fullmatch(evidence):
         return None
-    with ledger.open(encoding="utf-8") as lines:
-        for line in lines:
-            try:
-                item = json.loads(line)
-            except ValueError:
-                continue
-            if isinstance(item, dict) and item.get("id") == evidence:
-                return item
+    try:
+        with text_lines(run, LEDGER, MAX_LEDGER_BYTES) as lines:
+            for line in lines:
+                try:
+                    item = json.loads(line)
+                except (ValueError, RecursionError):
+                    continue
+                if isinstance(item, dict) and item.get("id") == evidence:
+                    return item
+    except OSError:  # not there, or refused
+        return None
     return None
 
 
@@ -116,11 +149,10 @@ def quoted(run: Path, evidence: str) -> Quoted | None:
     page = str(item.get("page_path") or "")
     if not page.startswith("/workspace/"):
         return None
-    path = safe_file(run / "workspace", page.removeprefix("/workspace/"))
-    if path is None:
+    text = workspace_text(run, page.removeprefix("/workspace/"))
+    if text is None:
         return None
-    text = path.read_text(encoding="utf-8", errors="replace")
-    start, end = int(item.get("start") or 0), int(item.get("end") or 0)
+    start, end = _offset(item.get("start")), _offset(item.get("end"))
     span = str(item.get("span") or "")
     if not (0 <= start <= end <= len(text)) or (span and text[start:end] != span):
         found = text.find(span) if span else -1  # offsets from another reading: find it
@@ -136,14 +168,19 @@ def quoted(run: Path, evidence: str) -> Quoted | None:
     )
 
 
+def _offset(raw: object) -> int:
+    """A span's offset as the ledger gives it; 0 when it is not a whole number."""
+    return raw if isinstance(raw, int) and not isinstance(raw, bool) else 0
+
+
 def _title_of(run: Path, page: str) -> str:
-    meta = safe_file(
-        run / "workspace", page.removeprefix("/workspace/").rsplit(".", 1)[0] + ".json"
+    meta = workspace_text(
+        run, page.removeprefix("/workspace/").rsplit(".", 1)[0] + ".json", MAX_META_BYTES
     )
     if meta is not None:
         try:
-            return str(json.loads(meta.read_text(encoding="utf-8")).get("title") or "")
-        except (ValueError, AttributeError):
+            return str(json.loads(meta).get("title") or "")
+        except (ValueError, AttributeError, RecursionError):
             return ""
     return ""
 
@@ -160,12 +197,12 @@ def stored_meta(run: Path, relative: str) -> tuple[str, str]:
     stem = relative.rsplit(".", 1)[0]
     name = stem.rsplit("/", 1)[-1]
     for candidate in (stem, f"pages/{name}", f"sources/{name}"):
-        meta = safe_file(run / "workspace", f"{candidate}.json")
+        meta = workspace_text(run, f"{candidate}.json", MAX_META_BYTES)
         if meta is None:
             continue
         try:
-            record = json.loads(meta.read_text(encoding="utf-8"))
-        except ValueError:
+            record = json.loads(meta)
+        except (ValueError, RecursionError):
             continue
         if isinstance(record, dict):
             return str(record.get("title") or ""), str(record.get("url") or "")
@@ -173,18 +210,19 @@ def stored_meta(run: Path, relative: str) -> tuple[str, str]:
 
 
 def inputs_used(run: Path) -> dict[str, int]:
-    """How many evidence items the run took from each of the user's files, by name."""
-    ledger = run / "internal" / "evidence.jsonl"
+    """How many evidence items the run took from each of the user's files, by name (none
+    when the ledger is not there or is refused)."""
     used: dict[str, int] = {}
-    if not ledger.is_file():
-        return used
-    with ledger.open(encoding="utf-8") as lines:
-        for line in lines:
-            try:
-                url = json.loads(line).get("url")
-            except (ValueError, AttributeError):
-                continue
-            if isinstance(url, str) and url.startswith("/userinput/"):
-                name = url.removeprefix("/userinput/")
-                used[name] = used.get(name, 0) + 1
+    try:
+        with text_lines(run, LEDGER, MAX_LEDGER_BYTES) as lines:
+            for line in lines:
+                try:
+                    url = json.loads(line).get("url")
+                except (ValueError, AttributeError, RecursionError):
+                    continue
+                if isinstance(url, str) and url.startswith("/userinput/"):
+                    name = url.removeprefix("/userinput/")
+                    used[name] = used.get(name, 0) + 1
+    except OSError:  # not there, or refused
+        return {}
     return used

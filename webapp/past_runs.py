@@ -20,7 +20,8 @@ from typing import Any
 
 from starlette.datastructures import MultiDict
 
-from host.durability.runs import RunSummary, is_run_folder
+from host.durability.run_files import opened, read_text
+from host.durability.runs import MAX_RECORD_BYTES, RUN_JSON, RunSummary, is_run_folder
 
 from .uploads import Upload, UploadRefused, check_name, save_uploads
 
@@ -198,9 +199,11 @@ def remembered_fields(job: dict[str, Any]) -> MultiDict:
 
 
 def _record(folder: Path) -> dict[str, Any]:
+    """The run's record (``run.json``), read without following a symbolic link; ``{}``
+    when it is not there, is refused or is no JSON object."""
     try:
-        record = json.loads((folder / "internal" / "run.json").read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+        record = json.loads(read_text(folder, RUN_JSON, MAX_RECORD_BYTES))
+    except (OSError, ValueError, RecursionError):
         return {}
     return record if isinstance(record, dict) else {}
 
@@ -223,12 +226,14 @@ def own_input(raw: Any, uploads: Path) -> Path | None:
     return folder if made and folder.is_dir() and not folder.is_symlink() else None
 
 
-def follow_up_input(report: Path, uploads: Path, job_id: str) -> Path:
+def follow_up_input(folder: Path, relative: str, uploads: Path, job_id: str) -> Path:
     """A new input folder for job ``job_id`` holding the previous run's report, made as
     uploads are (every file written, then the folder named; nothing on failure).
 
     Args:
-        report: the previous run's Markdown report (a plain file inside its run folder).
+        folder: the previous run's folder.
+        relative: its Markdown report's path inside that folder (opened without
+            following a symbolic link at any level).
         uploads: the folder this server makes input folders in.
         job_id: the new job's id, the input folder's name.
 
@@ -237,15 +242,16 @@ def follow_up_input(report: Path, uploads: Path, job_id: str) -> Path:
 
     Raises:
         UploadRefused: the folder could not be made (it exists, or is a link).
-        OSError: the disk refused it.
+        OSError: the disk refused it, or the report was refused (see
+            :mod:`host.durability.run_files`).
     """
     try:
-        name = check_name(report.name)
+        name = check_name(relative.rsplit("/", 1)[-1])
     except UploadRefused:
         name = REPORT_NAME
-    with report.open("rb") as handle:
+    with opened(folder, relative) as handle:
         size = os.fstat(handle.fileno()).st_size
         upload = Upload(name, SimpleNamespace(file=handle), size)
-        folder = save_uploads([upload], uploads, job_id)
-    assert folder is not None  # one file was given
-    return folder
+        saved = save_uploads([upload], uploads, job_id)
+    assert saved is not None  # one file was given
+    return saved

@@ -10,7 +10,17 @@ from typing import Any
 
 from ..config import FORMATS, ConfigError, Settings, parse_glossary
 from ..printable import printable
-from .runs import find_run, recorded_budgets, recorded_number
+from .run_files import read_text
+from .runs import (
+    CHECKPOINT_JSON,
+    MAX_CHECKPOINT_BYTES,
+    MAX_RECORD_BYTES,
+    RUN_JSON,
+    find_run,
+    has_checkpoint,
+    recorded_budgets,
+    recorded_number,
+)
 
 
 def resumable(settings: Settings, run_id: str) -> tuple[Path, dict[str, Any]]:
@@ -18,22 +28,21 @@ def resumable(settings: Settings, run_id: str) -> tuple[Path, dict[str, Any]]:
     its recorded settings; ConfigError when it cannot resume."""
     folder = find_run(settings.runs_dir, run_id)
     run_id, where = folder.name, printable(str(folder.absolute()))
-    saved = folder / "internal" / "checkpoint.json"
-    if not saved.is_file():
+    if not has_checkpoint(folder):
         raise ConfigError(
             f"run {run_id} stopped before its first checkpoint: {where} holds none to resume from"
         )
-    record = folder / "internal" / "run.json"
-    if record.is_file():
-        try:
-            status = json.loads(record.read_text(encoding="utf-8")).get("status", "finished")
-        except (OSError, ValueError, AttributeError):
-            status = "finished"  # an unreadable record: the run ended, whatever it says
-        if status == "finished":
-            raise ConfigError(f"run {run_id} ({where}) has finished; there is nothing to resume")
     try:
-        state = json.loads(saved.read_text(encoding="utf-8"))
-    except (OSError, ValueError) as exc:
+        status = json.loads(read_text(folder, RUN_JSON, MAX_RECORD_BYTES)).get("status", "finished")
+    except FileNotFoundError:
+        status = None  # no record: the run never ended
+    except (OSError, ValueError, AttributeError, RecursionError):
+        status = "finished"  # an unreadable record: the run ended, whatever it says
+    if status == "finished":
+        raise ConfigError(f"run {run_id} ({where}) has finished; there is nothing to resume")
+    try:
+        state = json.loads(read_text(folder, CHECKPOINT_JSON, MAX_CHECKPOINT_BYTES))
+    except (OSError, ValueError, RecursionError) as exc:
         raise ConfigError(
             f"run {run_id}: its checkpoint in {where} cannot be read ({exc})"
         ) from None

@@ -9,6 +9,11 @@ A run folder holds ``internal/`` and ``workspace/``. Its status comes from what 
 - only ``internal/checkpoint.json``: it was stopped mid-way and can be resumed;
 - neither: it stopped before its first checkpoint ("incomplete").
 
+A run whose record cannot be read (a symbolic link on the way to it, a record larger
+than :data:`MAX_RECORD_BYTES`, one that is not a JSON object) is "broken": one row that
+says why, and nothing else read from it. Every file is read through
+:mod:`.run_files`, which never follows a symbolic link below the runs folder.
+
 This module reads JSON files only; it imports nothing heavy.
 """
 
@@ -26,6 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from ..printable import printable
+from .run_files import FileRefused, is_plain_file, read_text
 
 RUN_JSON = "internal/run.json"
 CHECKPOINT_JSON = "internal/checkpoint.json"
@@ -35,6 +41,11 @@ QUESTION_JSON = "internal/question.json"
 #: What a run's folder name starts with: its UTC start time (see
 #: :func:`host.durability.run_folder.new_run_id`).
 ID_TIME = "%Y%m%d-%H%M%S"
+#: The most bytes a run's record (``run.json``), plan or question may hold: a long run's
+#: record is a few hundred kilobytes; a larger one is not read, and the run is broken.
+MAX_RECORD_BYTES = 8 * 1024 * 1024
+#: The most bytes of a checkpoint read (it holds every page's evidence: megabytes).
+MAX_CHECKPOINT_BYTES = 64 * 1024 * 1024
 
 
 #: The statuses of a part (see :mod:`research.coverage`), in the order counts tell them.
@@ -97,8 +108,9 @@ class InputNotChosen(ValueError):
 
 
 def has_checkpoint(folder: Path) -> bool:
-    """Whether a run folder holds the checkpoint a resume starts from."""
-    return (Path(folder) / CHECKPOINT_JSON).is_file()
+    """Whether a run folder holds the checkpoint a resume starts from (a plain file,
+    reached without a symbolic link)."""
+    return is_plain_file(Path(folder), CHECKPOINT_JSON)
 
 
 @dataclass(frozen=True)
@@ -134,12 +146,16 @@ class RunSummary:
     started: datetime | None
     #: how many parts have each status (see :func:`status_counts`)
     counts: dict[str, int] = field(default_factory=dict)
+    #: whether it left the checkpoint a resume starts from (see :func:`has_checkpoint`)
+    checkpointed: bool = False
+    #: why its record cannot be read, for a "broken" run (see :func:`_refused`)
+    problem: str = ""
 
     @property
     def resumable(self) -> bool:
         """Whether ``quartet resume`` can go on with it: a stopped or interrupted run
         that left a checkpoint (one stopped at once during start-up left none)."""
-        return self.status in ("stopped", "interrupted") and has_checkpoint(self.path)
+        return self.status in ("stopped", "interrupted") and self.checkpointed
 
     @property
     def told(self) -> str:
@@ -153,6 +169,8 @@ class RunSummary:
             return f"finished (exit {self.exit_code})"
         if self.status == "incomplete":
             return "stopped before it began"
+        if self.status == "broken":
+            return f"unreadable: {self.problem}"
         words = RUN_STATUS_WORDS.get(self.status, self.status)
         return f"{words}, can be resumed" if self.resumable else words
 
@@ -174,6 +192,7 @@ class RunSummary:
             "started": self.started.isoformat() if self.started else None,
             "resumable": self.resumable,
             "counts": self.counts,
+            "problem": self.problem,
         }
 
 
@@ -236,13 +255,39 @@ def is_run_folder(path: Path) -> bool:
     )
 
 
-def _read_json(path: Path) -> dict[str, Any] | None:
-    """The JSON object in ``path``; None when it is missing, unreadable or not an object."""
+def _object(folder: Path, relative: str, limit: int = MAX_RECORD_BYTES) -> dict[str, Any] | None:
+    """The JSON object in the file ``relative`` of the run folder ``folder``; None when
+    it is not there or holds no JSON object.
+
+    Raises:
+        FileRefused: the file is refused (a symbolic link on the way to it, not a plain
+            file, larger than ``limit`` bytes; see :mod:`.run_files`).
+    """
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+        data = json.loads(read_text(folder, relative, limit))
+    except FileNotFoundError:
+        return None
+    except (ValueError, RecursionError):  # not JSON, or nested past the parser's depth
         return None
     return data if isinstance(data, dict) else None
+
+
+def _record(folder: Path) -> dict[str, Any] | None:
+    """The run's record (``run.json``); None when it has none (it did not end).
+
+    Raises:
+        FileRefused: the record is refused (see :func:`_object`), or is no JSON object:
+            the run is broken.
+    """
+    try:
+        data = json.loads(read_text(folder, RUN_JSON, MAX_RECORD_BYTES))
+    except FileNotFoundError:
+        return None
+    except (ValueError, RecursionError):
+        raise FileRefused(f"{RUN_JSON} is not readable JSON") from None
+    if not isinstance(data, dict):
+        raise FileRefused(f"{RUN_JSON} holds no record (not a JSON object)")
+    return data
 
 
 def _started(run_id: str, path: Path, record: dict[str, Any]) -> datetime | None:
@@ -264,23 +309,30 @@ def _started(run_id: str, path: Path, record: dict[str, Any]) -> datetime | None
     except ValueError:
         pass
     try:
-        return datetime.fromtimestamp(path.stat().st_mtime, UTC)
-    except OSError:
+        return datetime.fromtimestamp(path.lstat().st_mtime, UTC)
+    except (OSError, OverflowError, ValueError):
         return None
 
 
 def plan_of(path: Path) -> dict[str, Any]:
     """The plan of the run in folder ``path`` as recorded (see :func:`_plan_of`); ``{}``
-    when none was."""
-    return _plan_of(path, _read_json(path / RUN_JSON) or {})
+    when none was, or when what holds it cannot be read."""
+    try:
+        return _plan_of(path, _record(path) or {})
+    except FileRefused:
+        return {}
 
 
 def _plan_of(path: Path, record: dict[str, Any]) -> dict[str, Any]:
-    """The run's plan: from run.json, else plan.json, else the checkpoint."""
+    """The run's plan: from run.json, else plan.json, else the checkpoint.
+
+    Raises:
+        FileRefused: a file it is read from is refused (see :func:`_object`).
+    """
     for source in (
         lambda: record.get("plan"),
-        lambda: _read_json(path / PLAN_JSON),
-        lambda: (_read_json(path / CHECKPOINT_JSON) or {}).get("plan"),
+        lambda: _object(path, PLAN_JSON),
+        lambda: (_object(path, CHECKPOINT_JSON, MAX_CHECKPOINT_BYTES) or {}).get("plan"),
     ):
         plan = source()
         if isinstance(plan, dict) and isinstance(plan.get("subquestions"), list):
@@ -294,11 +346,17 @@ def _subquestions(plan: dict[str, Any]) -> list[SubQuestionState]:
             id=str(s.get("id", "")),
             text=str(s.get("text", "")),
             status=str(s.get("status", "pending")),
-            evidence=len(s.get("evidence_ids") or []),
+            evidence=len(_list(s.get("evidence_ids"))),
         )
-        for s in plan.get("subquestions", [])
+        for s in _list(plan.get("subquestions"))
         if isinstance(s, dict)
     ]
+
+
+def _list(value: Any) -> list[Any]:
+    """``value`` when it is a list, else an empty one (a record edited by hand or from
+    elsewhere may hold anything where a list belongs)."""
+    return value if isinstance(value, list) else []
 
 
 #: The largest figure a run record's number may hold (a count, seconds, a timestamp);
@@ -320,22 +378,29 @@ def _integer(value: Any) -> int | None:
     return None if number is None else int(number)
 
 
-def _summary(path: Path, record: dict[str, Any] | None) -> tuple[RunSummary, dict[str, Any]]:
-    """The run's summary, and its plan (for :func:`read_run`)."""
-    data = record or {}
-    if record is not None:
-        status = str(record.get("status") or "finished")
-    elif has_checkpoint(path):
-        status = "stopped"
-    else:
-        status = "incomplete"
-    plan = _plan_of(path, data)
+def _summary(path: Path) -> tuple[RunSummary, dict[str, Any], dict[str, Any]]:
+    """The run's summary, its plan and its record (for :func:`read_run`); a broken run's
+    (see :func:`_broken`) when a file it is read from is refused."""
+    try:
+        record = _record(path)
+        checkpointed = has_checkpoint(path)
+        data = record or {}
+        if record is not None:
+            status = str(record.get("status") or "finished")
+        elif checkpointed:
+            status = "stopped"
+        else:
+            status = "incomplete"
+        plan = _plan_of(path, data)
+        question = data.get("question") or plan.get("question")
+        if not question and status == "stopped":
+            checkpoint = _object(path, CHECKPOINT_JSON, MAX_CHECKPOINT_BYTES) or {}
+            question = checkpoint.get("question")
+        if not question:  # stopped before its first checkpoint: the question it was given
+            question = (_object(path, QUESTION_JSON) or {}).get("question")
+    except FileRefused as exc:
+        return _broken(path, str(exc)), {}, {}
     subs = _subquestions(plan)
-    question = data.get("question") or plan.get("question")
-    if not question and status == "stopped":
-        question = (_read_json(path / CHECKPOINT_JSON) or {}).get("question")
-    if not question:  # stopped before its first checkpoint: the question it was given
-        question = (_read_json(path / QUESTION_JSON) or {}).get("question")
     counts = status_counts(s.status for s in subs)
     # what the plan's statuses say, so that the count and the plan never disagree
     answered = counts.get("answered", 0) if subs else _integer(data.get("answered"))
@@ -350,13 +415,32 @@ def _summary(path: Path, record: dict[str, Any] | None) -> tuple[RunSummary, dic
         seconds=_number(data.get("seconds")),
         started=_started(path.name, path, data),
         counts=counts,
+        checkpointed=checkpointed,
     )
-    return summary, plan
+    return summary, plan, data
+
+
+def _broken(path: Path, problem: str) -> RunSummary:
+    """A run none of whose files is read any more, because one was refused (``problem``
+    says which and why): listed as one "broken" row, never followed."""
+    return RunSummary(
+        id=path.name,
+        path=path,
+        question="",
+        status="broken",
+        exit_code=None,
+        answered=None,
+        parts=None,
+        seconds=None,
+        started=_started(path.name, path, {}),
+        problem=problem,
+    )
 
 
 def list_runs(runs_dir: Path) -> list[RunSummary]:
-    """Every run in ``runs_dir``, newest first; none when the folder does not exist."""
-    runs = [_summary(p, _read_json(p / RUN_JSON))[0] for p in _folders(runs_dir)]
+    """Every run in ``runs_dir``, newest first; none when the folder does not exist. A
+    run whose record cannot be read is listed as broken (see :func:`_broken`)."""
+    runs = [_summary(p)[0] for p in _folders(runs_dir)]
     epoch = datetime.fromtimestamp(0, UTC)
     return sorted(runs, key=lambda r: (r.started or epoch, r.id), reverse=True)
 
@@ -463,10 +547,10 @@ def _folders(runs_dir: Path) -> list[Path]:
 def _flagged(record: dict[str, Any]) -> list[Failure]:
     """Tasks whose outcomes named evidence ids or paths the run does not have."""
     out = []
-    for d in record.get("delegations") or []:
+    for d in _list(record.get("delegations")):
         if not isinstance(d, dict):
             continue
-        unknown = [*(d.get("unknown_evidence_ids") or []), *(d.get("unknown_paths") or [])]
+        unknown = [*_list(d.get("unknown_evidence_ids")), *_list(d.get("unknown_paths"))]
         if unknown:
             where = f"{d.get('subagent', 'a task')} {d.get('id', '')}".strip()
             named = ", ".join(str(u) for u in unknown[:5])
@@ -479,7 +563,7 @@ def _flagged(record: dict[str, Any]) -> list[Failure]:
 def _failures(record: dict[str, Any]) -> list[Failure]:
     """Delegations that did not end ok, the run's errors, and tools whose calls failed."""
     failures: list[Failure] = []
-    for d in record.get("delegations") or []:
+    for d in _list(record.get("delegations")):
         if not isinstance(d, dict) or d.get("status", "ok") == "ok":
             continue
         where = " ".join(
@@ -494,18 +578,18 @@ def _failures(record: dict[str, Any]) -> list[Failure]:
         reason = str(d.get("error") or d.get("status"))
         failures.append(Failure(where=where or "a stage", reason=reason))
     failures += _flagged(record)
-    for refusal in record.get("host_refusals") or []:
+    for refusal in _list(record.get("host_refusals")):
         if isinstance(refusal, dict):
             tool, why = refusal.get("tool", "?"), refusal.get("reason") or refusal.get("status")
             failures.append(Failure(where="host", reason=f"{tool} refused: {why}"))
     failed_calls = Counter(
         str(call.get("tool"))
-        for call in record.get("tool_calls") or []
+        for call in _list(record.get("tool_calls"))
         if isinstance(call, dict) and call.get("ok") is False
     )
     for tool, count in failed_calls.items():
         failures.append(Failure(where=tool, reason=f"{count} failed call{'s' * (count > 1)}"))
-    failures.extend(Failure(where="run", reason=str(e)) for e in record.get("errors") or [])
+    failures.extend(Failure(where="run", reason=str(e)) for e in _list(record.get("errors")))
     return failures
 
 
@@ -536,14 +620,12 @@ def _files(raw: Any) -> list[dict[str, Any]]:
 
 def read_run(path: Path) -> RunDetail:
     """Everything ``quartet show`` prints about the run in folder ``path``."""
-    record = _read_json(path / RUN_JSON)
-    summary, plan = _summary(path, record)
-    data = record or {}
+    summary, plan, data = _summary(path)
     tokens = data.get("tokens") if isinstance(data.get("tokens"), dict) else {}
     return RunDetail(
         summary=summary,
         plan=_subquestions(plan),
-        outputs=[path / str(o).lstrip("/") for o in data.get("outputs") or []],
+        outputs=[path / str(o).lstrip("/") for o in _list(data.get("outputs"))],
         citations=_integer(data.get("citations")),
         citation_check=_check(data.get("citation_check")),
         pages_read=_integer(data.get("pages_read")),

@@ -399,7 +399,7 @@ async def test_model_failure_falls_back_to_bm25(site, memory_service):
         settings=LOOPBACK_SETTINGS,
     )
     method, _ = answer_of(res)
-    assert method == "bm25 (the model failed: ConnectionError)"
+    assert method == "bm25 (the model failed: provider down)"
     assert evidence_of(res)[0].span == ARTICLE_PARAGRAPHS[0]
 
 

@@ -603,3 +603,75 @@ def test_resume_is_offered_only_where_a_checkpoint_lets_it_work(tmp_path, capsys
     assert f'action="/runs/{early.name}/again"' in page  # "Run again" in its place
     resumable = client.get(f"/runs/{later.name}").text
     assert 'id="resume"' in resumable and 'id="again"' not in resumable
+
+
+# -- failures told in words -------------------------------------------------------------
+
+
+def _broken_for_q2() -> type:
+    """A browser brain that raises on the second part only."""
+    from host.brains.offline import OfflinePolicy
+    from host.core.stages import find_context
+
+    class BrokenForQ2(OfflinePolicy):
+        async def __call__(self, messages, tools=None, tool_choice=None, **kwargs):
+            if find_context(messages).get("subquestion_id") == "q2":
+                raise RuntimeError("browser brain crashed on q2")
+            return await super().__call__(messages, tools, tool_choice, **kwargs)
+
+    return BrokenForQ2
+
+
+def _ends_after_planning() -> type:
+    """A Host that fails once it has planned the run."""
+    from host.orchestration.hub import Host
+
+    class EndsAfterPlanning(Host):
+        async def _begin(self, *args, **kwargs):
+            await super()._begin(*args, **kwargs)
+            raise RuntimeError("the research could not begin")
+
+    return EndsAfterPlanning
+
+
+#: A run recorded by an older version: a failure's reason led by its class name.
+OLDER_FAILURE = "20260103-000000-ffffff"
+
+
+@pytest.fixture(scope="module")
+def failed_runs(tmp_path_factory: pytest.TempPathFactory) -> SimpleNamespace:
+    """Two runs of the demo on the offline brain: one whose browser task on q2 raises (the
+    run goes on and finishes), one that fails as a whole once planned; and a record of an
+    older version's failed run."""
+    from research_support import host_with, run_demo
+
+    runs = tmp_path_factory.mktemp("failed") / "runs"
+    host, result, _ = run_demo(runs, formats=("md",), host_cls=host_with(_broken_for_q2()))
+    before = {p.name for p in runs.iterdir()}
+    with pytest.raises(RuntimeError, match="could not begin"):
+        run_demo(runs, formats=("md",), host_cls=_ends_after_planning())
+    (failed,) = {p.name for p in runs.iterdir()} - before
+    older = {"question": "Older?", "status": "finished", "exit_code": 1}
+    _run(runs, OLDER_FAILURE, {**older, "errors": ["RuntimeError: the site went away"]})
+    return SimpleNamespace(runs=runs, host=host, result=result, failed=failed)
+
+
+def test_a_failed_task_is_told_without_its_class_name(failed_runs, capsys, monkeypatch):
+    """A task whose brain raises: the closing table, ``quartet show`` and the run page
+    say why in words ("browser brain crashed on q2"), never "RuntimeError"."""
+    from dataclasses import replace
+
+    from quartet.cli import main
+    from quartet.cli.running import report
+
+    result = failed_runs.result
+    assert any(d.status == "failed" for d in result.delegations)
+    monkeypatch.setenv("COLUMNS", "250")  # the closing table's rows on one line each
+    report(result, replace(failed_runs.host.settings, quiet=False, json_output=False))
+    assert main(["show", "--runs-dir", str(failed_runs.runs), result.run.id]) == 0
+    printed = capsys.readouterr().out
+    assert "crashed on q2" in printed and "RuntimeError" not in printed
+    with serve(failed_runs.runs) as server, server.client() as http:
+        page = http.get(f"/runs/{result.run.id}")
+    assert page.status_code == 200
+    assert "crashed on q2" in page.text and "RuntimeError" not in page.text

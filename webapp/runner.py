@@ -22,6 +22,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from subagents.failures import plain_reason as failure_reason
+from subagents.failures import without_class_names
+
 from .live import TOOL_WORDS, readable_arguments
 
 #: The project's root (where ``host`` and ``webapp`` are), for the workers' import path.
@@ -44,7 +47,7 @@ class Event:
 def plain_reason(exc: BaseException) -> str:
     """What a failure says to the person on the page: its message (never the class name
     of the exception), or that the run failed when it has none."""
-    return (str(exc).strip() or "the run failed without saying why")[:500]
+    return failure_reason(exc, "the run failed without saying why")
 
 
 @dataclass
@@ -268,7 +271,9 @@ class Runner:
         job.code = proc.returncode
         job.pending.clear()
         if failed or job.code not in (0, 3, 130):
-            reason = failed or (job.errors[-1] if job.errors else f"exit {job.code}")
+            # the worker's last line on stderr: a traceback's ends with the class name
+            last = without_class_names(job.errors[-1]) if job.errors else ""
+            reason = failed or last or f"exit {job.code}"
             job.set_state("failed", reason=reason)
         elif job.code == 130:
             job.set_state("stopped")

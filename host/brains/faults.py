@@ -23,6 +23,7 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from subagents.failures import plain_reason
 from subagents.secrets import scrub
 
 #: Statuses worth another attempt: request timeout, rate limit and every server error.
@@ -239,7 +240,7 @@ def classify(exc: BaseException) -> Fault:
     if status is not None:
         return _status_fault(exc, status)
     if isinstance(exc, _malformed()):
-        return Fault("malformed_body", f"a malformed response body ({type(exc).__name__})", True)
+        return Fault("malformed_body", "a malformed response body", True)
     if isinstance(exc, _connections()):
-        return Fault("connection", f"a connection error ({type(exc).__name__})", True)
-    return Fault("error", f"{type(exc).__name__}: {exc}", False)
+        return Fault("connection", "a connection error", True)
+    return Fault("error", plain_reason(exc), False)

@@ -24,6 +24,7 @@ from typing import Any
 from agentscope.message import Msg, TextBlock, ToolResultBlock
 
 from subagents.evidence import EvidenceItem, EvidenceLedger, PageRecord, PageRegistry
+from subagents.failures import plain_reason
 from subagents.secrets import scrub
 
 from ..core.records import call_signature
@@ -45,7 +46,8 @@ async def load(service: Any) -> dict[str, Any]:
     try:
         state = json.loads(await service.read_text(CHECKPOINT))
     except Exception as exc:
-        raise ValueError(f"this run has no usable checkpoint ({type(exc).__name__})") from None
+        why = "it is not readable JSON" if isinstance(exc, ValueError) else plain_reason(exc)
+        raise ValueError(f"this run has no usable checkpoint ({why})") from None
     if state.get("version") != VERSION:
         raise ValueError(f"the checkpoint has version {state.get('version')}, not {VERSION}")
     return state

@@ -30,6 +30,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from subagents.failures import without_class_names
+
 from ..printable import printable
 from .run_files import FileRefused, is_plain_file, read_text
 
@@ -148,7 +150,7 @@ class RunSummary:
     counts: dict[str, int] = field(default_factory=dict)
     #: whether it left the checkpoint a resume starts from (see :func:`has_checkpoint`)
     checkpointed: bool = False
-    #: why its record cannot be read, for a "broken" run (see :func:`_refused`)
+    #: why its record cannot be read, for a "broken" run (see :func:`_broken`)
     problem: str = ""
 
     @property
@@ -561,7 +563,9 @@ def _flagged(record: dict[str, Any]) -> list[Failure]:
 
 
 def _failures(record: dict[str, Any]) -> list[Failure]:
-    """Delegations that did not end ok, the run's errors, and tools whose calls failed."""
+    """Delegations that did not end ok, the run's errors, and tools whose calls failed;
+    their reasons in words (a class name a record from an older version leads a reason
+    with is left out)."""
     failures: list[Failure] = []
     for d in _list(record.get("delegations")):
         if not isinstance(d, dict) or d.get("status", "ok") == "ok":
@@ -575,7 +579,7 @@ def _failures(record: dict[str, Any]) -> list[Failure]:
             )
             if part
         )
-        reason = str(d.get("error") or d.get("status"))
+        reason = without_class_names(str(d.get("error") or d.get("status")))
         failures.append(Failure(where=where or "a stage", reason=reason))
     failures += _flagged(record)
     for refusal in _list(record.get("host_refusals")):
@@ -589,7 +593,8 @@ def _failures(record: dict[str, Any]) -> list[Failure]:
     )
     for tool, count in failed_calls.items():
         failures.append(Failure(where=tool, reason=f"{count} failed call{'s' * (count > 1)}"))
-    failures.extend(Failure(where="run", reason=str(e)) for e in _list(record.get("errors")))
+    for error in _list(record.get("errors")):
+        failures.append(Failure(where="run", reason=without_class_names(str(error))))
     return failures
 
 

@@ -22,6 +22,7 @@ from __future__ import annotations
 import asyncio
 import inspect
 import json
+import logging
 import time
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
@@ -36,6 +37,7 @@ from research.inputs import FileUse, file_uses
 from research.notes import research_notes
 from research.requirements import BRIEF_HEADER
 from subagents.evidence import url_key
+from subagents.failures import plain_reason
 from subagents.file.stage import INPUT, READERS, read_path
 from subagents.offline import CallResult
 from subagents.results import error, json_block, ok, refused
@@ -51,6 +53,8 @@ from ..sources import file_source
 from .budget import amount
 from .guards import DelegationDepthError, ToolGuard, delegation_scope
 from .interrupt import Interrupt, RunInterrupted
+
+logger = logging.getLogger(__name__)
 
 FINISH = "generate_response"
 NOTES_PATH = "/workspace/notes/research.md"
@@ -456,8 +460,9 @@ class Delegator:
         except RunInterrupted as exc:  # its next request was refused: a budget is spent
             delegation.status, delegation.error = "stopped", scrub(str(exc))
         except Exception as exc:  # one failed task must not sink the run
+            logger.debug("task %s failed", delegation.id, exc_info=True)  # the class: here
             delegation.status = "failed"
-            delegation.error = scrub(f"{type(exc).__name__}: {exc}")
+            delegation.error = scrub(plain_reason(exc, "the task failed without saying why"))
         finally:
             if agent is not None:
                 self.hub.delete(agent)

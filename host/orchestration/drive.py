@@ -5,6 +5,7 @@ own model failing: the report is written from what was found)."""
 from __future__ import annotations
 
 import asyncio
+import logging
 from collections.abc import Awaitable, Callable, Mapping
 
 from agentscope.message import Msg
@@ -12,6 +13,7 @@ from agentscope.pipeline import MsgHub
 
 from research.plan import Plan
 from research.question import Glossary
+from subagents.failures import plain_reason
 from subagents.secrets import scrub
 from subagents.spec import SubAgentSpec, for_tasks
 
@@ -25,6 +27,8 @@ from .interrupt import RunInterrupted
 from .result import failure_of
 from .state import Planned, RunState
 from .task_schema import task_json_schema
+
+logger = logging.getLogger(__name__)
 
 
 class ResearchDrive:
@@ -109,7 +113,8 @@ class ResearchDrive:
         except RunInterrupted:  # its next request was refused: a budget is spent
             pass
         except Exception as exc:  # the Host brain failed: still write what was found
-            result.errors.append(scrub(f"Host: {type(exc).__name__}: {exc}"))
+            logger.debug("the Host failed", exc_info=True)  # the class name: the log only
+            result.errors.append(scrub(f"Host: {plain_reason(exc)}"))
             result.host_failure = failure_of(exc)
             research.abandon()
         if set(agent.toolkit.tools) - {"task", "generate_response"}:

@@ -29,6 +29,7 @@ import jsonschema
 from agentscope.message import Msg, TextBlock, ToolResultBlock, ToolUseBlock
 from agentscope.tool import Toolkit, ToolResponse
 
+from subagents.failures import plain_reason
 from subagents.file.guard import CONTENT_TOOLS, as_untrusted_file
 from subagents.file.stage import read_path
 from subagents.results import status_of
@@ -243,7 +244,7 @@ class ToolGuard:
             record.status, record.text = "interrupted", INTERRUPTED
             raise
         except Exception as exc:
-            record.status, record.text = "error", f"Error: {type(exc).__name__}: {exc}"
+            record.status, record.text = "error", f"Error: {plain_reason(exc)}"
             raise
         finally:
             record.seconds = time.perf_counter() - started

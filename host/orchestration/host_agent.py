@@ -12,6 +12,7 @@ from typing import Any
 from agentscope.message import Msg
 
 from research.plan import Plan, PlanModel, checked, offline_plan, replaced_by_offline
+from subagents.failures import plain_reason
 from subagents.secrets import scrub
 from subagents.spec import SubAgentSpec
 from subagents.untrusted import UNTRUSTED_RULE
@@ -135,7 +136,7 @@ async def plan_question(agent: HostAgent, question: str, offline: bool) -> Plan:
             cut = repaired(await _finish_arguments(agent))
             plan = checked(raw, question, repaired=cut)
     except Exception as exc:  # a provider failure: plan offline and say so
-        cause = str(exc) if isinstance(exc, ModelCallError) else type(exc).__name__
+        cause = str(exc) if isinstance(exc, ModelCallError) else plain_reason(exc)
         plan = replaced_by_offline(
             offline_plan(question), scrub(f"the planning call failed ({cause})")
         )

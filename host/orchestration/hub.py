@@ -36,6 +36,7 @@ and what exists once the run is planned is its :class:`.state.Planned`.
 from __future__ import annotations
 
 import asyncio
+import logging
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import replace
@@ -50,6 +51,7 @@ from research.lang import text_language
 from research.plan import Plan
 from research.text import reading
 from subagents.evidence import EvidenceLedger, PageRegistry
+from subagents.failures import plain_reason
 from subagents.generate.report import Colophon
 from subagents.net.pagecache import RunCache, caching
 from subagents.registry import current
@@ -90,6 +92,8 @@ from .result import RunResult, count, gather, run_settings
 from .state import RunState
 from .stopping import Stopper
 from .warming import Warming
+
+logger = logging.getLogger(__name__)
 
 
 class Host:
@@ -295,7 +299,8 @@ class Host:
             result.status = "stopped"
             raise
         except Exception as exc:
-            result.errors.append(scrub(f"{type(exc).__name__}: {exc}"))
+            logger.debug("the run failed", exc_info=True)  # the class name: the log only
+            result.errors.append(scrub(plain_reason(exc, "the run failed without saying why")))
             raise
         finally:
             warming.close()
@@ -433,13 +438,15 @@ class Host:
             try:
                 close()
             except Exception as exc:  # cleanup must reach every resource
-                self.cleanup_errors.append(scrub(f"{type(exc).__name__}: {exc}"))
+                logger.debug("closing failed", exc_info=True)
+                self.cleanup_errors.append(scrub(f"closing: {plain_reason(exc)}"))
         browser = self.workers.browser
         for close in ([browser.aclose] if browser is not None else []) + self.mcp.closers():
             try:
                 await close()
             except Exception as exc:  # cleanup must reach every resource
-                self.cleanup_errors.append(scrub(f"{type(exc).__name__}: {exc}"))
+                logger.debug("closing failed", exc_info=True)
+                self.cleanup_errors.append(scrub(f"closing: {plain_reason(exc)}"))
 
 
 def approval_of(

@@ -249,7 +249,8 @@ HOST_FAILURES = {
 
 
 def failure_of(exc: BaseException) -> str:
-    """Why the Host stopped, in a few words (``empty reply``, ``http_503``)."""
+    """Why the Host stopped, in a few words (``empty reply``, ``http_503``; ``failed``
+    for any other failure, whose reason is among the run's errors: never a class name)."""
     if isinstance(exc, ModelCallError):
         return HOST_FAILURES.get(exc.fault.cause, exc.fault.cause)
-    return type(exc).__name__
+    return "failed"

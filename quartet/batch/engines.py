@@ -19,6 +19,8 @@ import sys
 from pathlib import Path
 from typing import Any, Protocol
 
+from subagents.failures import plain_reason
+
 #: The folder holding the ``host`` package, put on the workers' path so that they run
 #: the same code as the batch.
 ROOT = Path(__file__).resolve().parents[2]
@@ -211,8 +213,8 @@ def _check_token(address: str, timeout: float = 10.0) -> None:
             if have_token:
                 raise ConnectionError(f"the cluster refused the token: {_SET_TOKEN}") from None
             raise ConnectionError(f"the cluster requires a token: {_SET_TOKEN}") from None
-        name = code.name if code is not None else type(exc).__name__
-        raise ConnectionError(f"no Ray cluster answers at {address} ({name})") from None
+        name = f" ({code.name})" if code is not None else ""  # a gRPC status, e.g. UNAVAILABLE
+        raise ConnectionError(f"no Ray cluster answers at {address}{name}") from None
     finally:
         channel.close()
 
@@ -298,7 +300,7 @@ class RayEngine:
             raise AttemptFailed("worker died", _last_line(str(exc))) from None
         except rex.RayTaskError as exc:
             cause = exc.cause if isinstance(exc.cause, BaseException) else exc
-            raise AttemptFailed("failed", f"{type(cause).__name__}: {cause}"[:300]) from None
+            raise AttemptFailed("failed", plain_reason(cause)[:300]) from None
         except rex.RayError as exc:
             raise AttemptFailed("failed", _last_line(str(exc))) from None
 

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from host.config import ConfigError, parse_formats
+from subagents.failures import plain_reason
 
 COLUMNS = ("question", "input", "formats")
 
@@ -83,7 +84,7 @@ def _rows_from_xlsx(path: Path) -> list[tuple[int, dict[str, str]]]:
     try:
         book = load_workbook(path, read_only=True, data_only=True)
     except Exception as exc:
-        raise ConfigError(f"{path}: not a readable XLSX workbook ({type(exc).__name__})") from None
+        raise ConfigError(f"{path}: not a readable XLSX workbook ({plain_reason(exc)})") from None
     try:
         sheet = book.worksheets[0]
         lines = sheet.iter_rows(values_only=True)

@@ -28,6 +28,7 @@ from typing import Any
 from demo.settings import job_settings
 from host.durability.runs import CHECKPOINT_JSON, RUN_JSON, read_run
 from host.printable import plural
+from subagents.failures import plain_reason
 
 
 def read_note(marker: Path) -> dict[str, Any]:
@@ -181,8 +182,8 @@ def serve() -> int:
             try:
                 reply: dict[str, Any] = {"ok": run_job(job)}
             except Exception as exc:
-                traceback.print_exc()
-                reply = {"error": f"{type(exc).__name__}: {exc}"[:300]}
+                traceback.print_exc()  # the class name and the traceback: this question's log
+                reply = {"error": plain_reason(exc)[:300]}
         out.write(json.dumps(reply, ensure_ascii=False) + "\n")
         out.flush()
     return 0

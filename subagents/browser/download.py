@@ -19,6 +19,7 @@ from agentscope.tool import ToolResponse
 from fs_service import FsError
 from fs_service.errors import FileTooLargeError
 
+from ..failures import plain_reason
 from ..net.decode import BodyError, decoded_body
 from ..net.netguard import BlockedURLError
 from ..net.pagecache import (
@@ -190,7 +191,7 @@ async def _fetch(
         return unavailable(f"the download of {url[:200]} timed out; nothing was saved")
     except httpx.HTTPError as exc:
         return unavailable(
-            f"the download of {url[:200]} failed ({type(exc).__name__}: {exc}); nothing was saved"
+            f"the download of {url[:200]} failed ({plain_reason(exc)}); nothing was saved"
         )
 
 

@@ -37,6 +37,7 @@ import httpx
 from bs4.dammit import UnicodeDammit
 
 from ..evidence import site_key
+from ..failures import plain_reason
 from ..net.decode import ACCEPT_ENCODING, BodyError, decoded_body
 from ..net.netguard import BlockedURLError, check_url
 from ..net.netpin import GuardedTransport, build_request
@@ -310,9 +311,7 @@ async def fetch_http(url: str, allow: NetworkPolicy) -> HttpPage:
     except TimeoutError:
         raise FetchError(f"timed out after {DEADLINE:.0f} s fetching {url[:200]}", True) from None
     except httpx.HTTPError as exc:
-        raise FetchError(
-            f"could not fetch {url[:200]}: {type(exc).__name__}: {exc}", True
-        ) from None
+        raise FetchError(f"could not fetch {url[:200]}: {plain_reason(exc)}", True) from None
 
 
 def media_kind(content_type: str) -> str:

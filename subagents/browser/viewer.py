@@ -14,6 +14,7 @@ from fs_service import FsError
 from research.text import links
 
 from ..evidence import PageBudgetError, PageRecord, identified, sidecar_path
+from ..failures import plain_reason
 from ..results import bounded, error, ok, refused, unavailable
 from ..settings import browser_sites, network_policy
 from ..untrusted import neutralise, wrap
@@ -86,9 +87,8 @@ async def _answer(text: str, query: str, url: str, path: str, model: Any) -> Ans
             return await answer_with_model(model, text, query, url, path)
         except Exception as exc:  # a provider failure: fall back to BM25 and say so
             fallback = await answer_from_text(text, query, url, path)
-            return Answer(
-                fallback.text, fallback.items, f"bm25 (the model failed: {type(exc).__name__})"
-            )
+            why = plain_reason(exc, "it gave no reason")[:120]
+            return Answer(fallback.text, fallback.items, f"bm25 (the model failed: {why})")
     return await answer_from_text(text, query, url, path)
 
 

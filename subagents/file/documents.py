@@ -14,6 +14,7 @@ from pydantic import BaseModel, Field, TypeAdapter, ValidationError
 from pypdf import PdfReader
 from pypdf.errors import FileNotDecryptedError, PdfReadError, PdfStreamError
 
+from ..failures import plain_reason
 from ..results import ok
 from .guard import ToolInputError, file_tool
 from .limits import MAX_BODY_CHARS, MAX_BULLETS, MAX_PDF_PAGES, MAX_SLIDES, clip
@@ -58,8 +59,8 @@ def _open_pdf(data: bytes, path: str) -> tuple[PdfReader, str]:
         raise
     except (PdfReadError, PdfStreamError, ValueError, KeyError, TypeError, OSError) as exc:
         raise ToolInputError(
-            f"Error: {path} is a damaged PDF that cannot be parsed ({type(exc).__name__}: "
-            f"{clip(str(exc), 200)}). Ask for a complete or re-exported copy."
+            f"Error: {path} is a damaged PDF that cannot be parsed "
+            f"({clip(plain_reason(exc), 200)}). Ask for a complete or re-exported copy."
         ) from None
     return reader, note
 
@@ -68,7 +69,7 @@ def _page_text(reader: PdfReader, number: int) -> str:
     try:
         text = reader.pages[number - 1].extract_text() or ""
     except Exception as exc:  # a broken page must not hide the others
-        return f"[page {number} could not be read: {type(exc).__name__}: {clip(str(exc), 120)}]"
+        return f"[page {number} could not be read: {clip(plain_reason(exc), 120)}]"
     # CJK text set in CFF (OpenType/PostScript) fonts comes out with NULs between characters.
     return text.replace("\x00", "").strip()
 
@@ -185,8 +186,8 @@ def _open_pptx(data: bytes, path: str) -> Any:
         return Presentation(io.BytesIO(data))
     except Exception as exc:  # python-pptx raises many kinds on damaged files
         raise ToolInputError(
-            f"Error: {path} could not be opened as a PowerPoint file ({type(exc).__name__}: "
-            f"{clip(str(exc), 200)}). Only .pptx is supported."
+            f"Error: {path} could not be opened as a PowerPoint file "
+            f"({clip(plain_reason(exc), 200)}). Only .pptx is supported."
         ) from None
 
 

@@ -10,6 +10,7 @@ from agentscope.tool import ToolResponse
 
 from fs_service import FsError
 
+from ..failures import plain_reason
 from ..results import error
 from ..untrusted import neutralise, wrap
 from .limits import MAX_TEXT_CHARS
@@ -91,7 +92,7 @@ def file_tool(func: ToolFunc) -> ToolFunc:
             on = f" on {where}" if where else ""
             return within_cap(
                 error(
-                    f"Error: {func.__name__} failed{on}: {type(exc).__name__}: {exc}. "
+                    f"Error: {func.__name__} failed{on}: {plain_reason(exc)}. "
                     "The file may be damaged or of another type; check it with get_file_info."
                 )
             )

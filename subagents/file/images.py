@@ -13,6 +13,7 @@ import httpx
 from agentscope.tool import ToolResponse
 from PIL import ExifTags, Image, UnidentifiedImageError
 
+from ..failures import plain_reason
 from ..results import ok
 from ..secrets import scrub
 from ..settings import ToolSettings
@@ -154,7 +155,7 @@ async def _ocr(data: bytes, path: str) -> tuple[str, str | None]:
         tesseract = _tesseract_identity(data_dir)
         text = await read_once(_ocr_text, path, data, lang, tesseract, libraries=("pillow",))
     except Exception as exc:  # missing binary, timeout, unsupported mode
-        return "", f"OCR did not run ({type(exc).__name__}: {clip(str(exc), 120)})"
+        return "", f"OCR did not run ({clip(plain_reason(exc), 120)})"
     return text, None
 
 
@@ -237,7 +238,7 @@ async def image_qa(
         try:
             answer = await _ask_vision(cfg, picture, mime, query or DEFAULT_QUESTION)
         except (httpx.HTTPError, RuntimeError, KeyError, IndexError, TypeError, ValueError) as exc:
-            vision_error = _scrub(f"{type(exc).__name__}: {clip(str(exc), 200)}", cfg)
+            vision_error = _scrub(clip(plain_reason(exc), 200), cfg)
         else:
             answer = clip(_scrub(answer, cfg), MAX_BODY_CHARS)
             return ok(

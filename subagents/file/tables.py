@@ -20,6 +20,7 @@ from openpyxl.utils.exceptions import CellCoordinatesException
 
 from ..cells import NUMBER as _NUMBER
 from ..cells import csv_field, formula_like
+from ..failures import plain_reason
 from ..results import ok
 from ..settings import ToolSettings
 from .guard import ToolInputError, file_tool
@@ -479,8 +480,8 @@ def _open_xlsx(data: bytes, path: str, **kwargs: Any) -> Any:
         return load_workbook(io.BytesIO(data), **kwargs)
     except Exception as exc:
         raise ToolInputError(
-            f"Error: {path} could not be opened as an Excel workbook ({type(exc).__name__}: "
-            f"{clip(str(exc), 200)}). Only .xlsx/.xlsm files are supported."
+            f"Error: {path} could not be opened as an Excel workbook "
+            f"({clip(plain_reason(exc), 200)}). Only .xlsx/.xlsm files are supported."
         ) from None
 
 

@@ -23,6 +23,7 @@ from agentscope.tool import ToolResponse
 
 from fs_service import FsError
 from research.requirements import pages_wanted
+from subagents.failures import plain_reason
 from subagents.results import error, json_block, ok
 
 from .charts import attach_charts
@@ -271,8 +272,7 @@ async def generate(
         rendered = await asyncio.to_thread(fmt.render, report, stem_of(clean))
     except Exception as exc:  # a renderer failure is reported, never raised to the agent
         return error(
-            f"could not render the {fmt.name} file ({type(exc).__name__}: {exc}); "
-            "nothing was written."
+            f"could not render the {fmt.name} file ({plain_reason(exc)}); nothing was written."
         )
     if not isinstance(rendered, Rendered):
         rendered = Rendered(rendered)

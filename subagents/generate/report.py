@@ -22,6 +22,7 @@ from research.labels import LABELS, SOURCES_HEADINGS, label
 from research.lang import text_language
 from research.text import CJK_CLASS, HANGUL_CLASS, KANA_CLASS, language
 from subagents.evidence import EvidenceItem
+from subagents.failures import plain_reason
 from subagents.secrets import scrub
 from subagents.untrusted import neutralise, wrap
 
@@ -755,7 +756,7 @@ async def build_report(
         except Exception as exc:  # a provider failure must not end the generation
             fallback = fallback_cause(exc)
             notes.append(
-                f"the model call failed ({type(exc).__name__}: {scrub(str(exc))}); "
+                f"the model call failed ({scrub(plain_reason(exc))}); "
                 "compiled from the notes instead"
             )
             draft = None

@@ -266,20 +266,16 @@ async def get(
             response = await client.get(
                 url, params=params, headers=headers, follow_redirects=follow_redirects
             )
-        except httpx.TimeoutException as exc:
+        except httpx.TimeoutException:
             limit = client.timeout.read  # the configured search timeout (see new_client)
             within = f"within {limit:g} s" if limit else "in time"
-            raise SearchUnavailable(
-                f"{source} did not answer {within} ({type(exc).__name__})"
-            ) from None
+            raise SearchUnavailable(f"{source} did not answer {within}") from None
         except RefusedAddress as exc:
             raise SearchUnavailable(f"{source} led to an address that is refused: {exc}") from None
         except RefusedBody as exc:
             raise SearchUnavailable(f"{source} answered with a refused body: {exc}") from None
-        except httpx.HTTPError as exc:
-            raise SearchUnavailable(
-                f"could not reach {source} at {host_of(url)} ({type(exc).__name__})"
-            ) from None
+        except httpx.HTTPError:
+            raise SearchUnavailable(f"could not reach {source} at {host_of(url)}") from None
         if response.status_code != 429 or attempt == 2:
             break
         _raise_if_blocked(response, source)  # Google serves its CAPTCHA with a 429

@@ -86,8 +86,8 @@ async def run_source(
         logger.info("%s gave no answer within %.0f s", tool, deadline)
         return unavailable(f"{tool}: no answer within {deadline:.0f} s", ANOTHER)
     except Exception as exc:  # a tool never raises to the agent
-        logger.warning("%s failed: %s", tool, type(exc).__name__)
-        return unavailable(f"{tool}: failed unexpectedly ({type(exc).__name__})")
+        logger.warning("%s failed: %s", tool, type(exc).__name__)  # the class: the log only
+        return unavailable(f"{tool}: failed unexpectedly")
     logger.debug(
         "%s: %d items in %.0f ms", tool, len(items), 1000 * (time.perf_counter() - started)
     )

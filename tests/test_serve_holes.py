@@ -675,3 +675,30 @@ def test_a_failed_task_is_told_without_its_class_name(failed_runs, capsys, monke
         page = http.get(f"/runs/{result.run.id}")
     assert page.status_code == 200
     assert "crashed on q2" in page.text and "RuntimeError" not in page.text
+
+
+def test_a_failed_run_is_listed_as_failed_with_its_reason(failed_runs, capsys):
+    """The runs list (web and ``quartet runs``) says "failed: <why>" of a run that ended
+    without a report, its reason in words (a class name in an older record left out);
+    so does the start page's list of the session's runs."""
+    from quartet.cli import main
+    from webapp.runner import Job
+
+    said = {
+        failed_runs.failed: "failed: the research could not begin",
+        OLDER_FAILURE: "failed: the site went away",
+    }
+    assert main(["runs", "--runs-dir", str(failed_runs.runs)]) == 0
+    printed = capsys.readouterr().out
+    assert all(words in printed for words in said.values()), printed
+    assert "RuntimeError" not in printed
+    with serve(failed_runs.runs) as server, server.client() as http:
+        listing = http.get("/runs")
+        page = http.get(f"/runs/{failed_runs.failed}")
+    assert listing.status_code == 200 and "RuntimeError" not in listing.text
+    for run_id, words in said.items():
+        assert f'<span class="state state-failed">{words}</span>' in _row(listing.text, run_id)
+    assert f'id="run-status">{said[failed_runs.failed]}</span>' in page.text
+    job = Job("j1", "run", "q", {})
+    job.set_state("failed", reason="the plan is empty")
+    assert job.told == "failed: the plan is empty"

@@ -71,11 +71,18 @@ class Job:
     stop_asked: int = 0
     #: the worker's run has started (it takes a stop as Ctrl-C from then on)
     live: bool = False
+    #: why it failed, in words (for a failed job; see :func:`plain_reason`)
+    reason: str = ""
     _changed: asyncio.Event = field(default_factory=asyncio.Event)
 
     @property
     def done(self) -> bool:
         return self.state in ("finished", "stopped", "failed", "cancelled")
+
+    @property
+    def told(self) -> str:
+        """The job's state in words: ``failed: <why>`` for a failed one."""
+        return f"failed: {self.reason[:160]}" if self.state == "failed" else self.state
 
     def add(self, kind: str, data: dict[str, Any]) -> Event:
         """Keep one event and wake every page watching the job."""
@@ -88,6 +95,8 @@ class Job:
 
     def set_state(self, state: str, **extra: Any) -> None:
         self.state = state
+        if state == "failed":
+            self.reason = str(extra.get("reason") or "") or "the run failed without saying why"
         self.add("state", {"state": state, "run_id": self.run_id, "code": self.code, **extra})
 
     async def follow(self, after: int) -> AsyncIterator[Event]:

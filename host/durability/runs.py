@@ -25,7 +25,7 @@ import json
 import math
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -99,6 +99,10 @@ def told_counts(statuses: Iterable[str]) -> str:
 #: stopped by its first stop wrote its report from what was found (as the web page's
 #: "Stop" and the terminal's first Ctrl-C say), one stopped at once did not.
 RUN_STATUS_WORDS = {"interrupted": "stopped early, report written"}
+#: The most characters of the reason a failed run's status gives.
+REASON_CHARS = 160
+#: Why a run failed when it recorded no error: it ended without a report (exit status 1).
+NO_REPORT = "no report was written"
 
 
 class RunNotFound(ValueError):
@@ -152,6 +156,8 @@ class RunSummary:
     checkpointed: bool = False
     #: why its record cannot be read, for a "broken" run (see :func:`_broken`)
     problem: str = ""
+    #: why it failed, in words, for a failed run (see :func:`failure_reason`)
+    reason: str = ""
 
     @property
     def resumable(self) -> bool:
@@ -160,9 +166,17 @@ class RunSummary:
         return self.status in ("stopped", "interrupted") and self.checkpointed
 
     @property
+    def failed(self) -> bool:
+        """Whether the run failed: its record says so, or it ended without a report
+        (exit status 1)."""
+        return self.status == "failed" or (self.status == "finished" and self.exit_code == 1)
+
+    @property
     def told(self) -> str:
         """The run's status in words for a person ("finished: found nothing", "stopped,
-        can be resumed") rather than an exit code."""
+        can be resumed", "failed: <why>") rather than an exit code."""
+        if self.failed:
+            return f"failed: {self.reason or NO_REPORT}"
         if self.status == "finished":
             if self.exit_code in (None, 0):
                 return "finished"
@@ -178,7 +192,10 @@ class RunSummary:
 
     @property
     def state(self) -> str:
-        """The status as a style's name: a finished run that found nothing is no success."""
+        """The status as a style's name: a finished run that found nothing, or failed,
+        is no success."""
+        if self.failed:
+            return "failed"
         return "not-found" if self.status == "finished" and self.exit_code == 3 else self.status
 
     def to_dict(self) -> dict[str, Any]:
@@ -195,6 +212,7 @@ class RunSummary:
             "resumable": self.resumable,
             "counts": self.counts,
             "problem": self.problem,
+            "reason": self.reason,
         }
 
 
@@ -419,7 +437,24 @@ def _summary(path: Path) -> tuple[RunSummary, dict[str, Any], dict[str, Any]]:
         counts=counts,
         checkpointed=checkpointed,
     )
+    if summary.failed:
+        summary = replace(summary, reason=failure_reason(data))
     return summary, plan, data
+
+
+def failure_reason(record: dict[str, Any]) -> str:
+    """Why a run failed, in words, from its record: its first error (the run's own comes
+    first; a class name leading it is left out), on one line, cut to
+    :data:`REASON_CHARS` characters; ``""`` when it recorded none.
+
+    Args:
+        record: the run's ``run.json``.
+    """
+    for error in _list(record.get("errors")):
+        said = " ".join(without_class_names(printable(str(error))).split())
+        if said:
+            return said if len(said) <= REASON_CHARS else said[: REASON_CHARS - 1] + "…"
+    return ""
 
 
 def _broken(path: Path, problem: str) -> RunSummary:

@@ -21,6 +21,8 @@ from host.printable import printable, printable_json
 from research.inputs import told_uses
 
 QUESTION_WIDTH = 60
+#: The most characters of a status shown (a failed run's reason is cut there).
+STATUS_WIDTH = 60
 
 
 def _shorten(text: str, width: int) -> str:
@@ -68,7 +70,7 @@ def cmd_runs(args: argparse.Namespace) -> int:
     rows = [
         (
             printable(r.id),
-            printable(r.told),  # in words, as the web app shows it: no exit codes
+            _shorten(r.told, STATUS_WIDTH),  # in words, as the web app shows it: no exit codes
             _answered(r),
             _seconds(r.seconds),
             _local_time(r),

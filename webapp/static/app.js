@@ -19,7 +19,8 @@
   let last = 0;
   let seen = 0;
   let source = null;
-  let runState = state.textContent.trim();
+  let runState = state.dataset.state || state.textContent.trim();
+  let runReason = ""; // why a failed run failed, in words
   const pending = new Map(); // ask number -> "approval" or "plan_review", until answered
   const clock = { offset: 0, start: null, planned: null, end: null, timer: null };
   let steps = null;
@@ -47,7 +48,8 @@
   function showState() {
     const waiting = pending.size > 0 && !ended();
     const word = waiting ? "waiting for you" : runState;
-    state.textContent = word;
+    state.textContent = word === "failed" && runReason ? "failed: " + runReason : word;
+    state.dataset.state = runState;
     state.className = "state state-" + word.replace(/ /g, "-");
     root.dataset.waiting = String(waiting);
     document.title = (waiting ? WAITING : "") + baseTitle;
@@ -266,6 +268,7 @@
   const handlers = {
     state(id, data) {
       runState = data.state;
+      runReason = data.reason || "";
       if (data.state === "running" && clock.start === null) clock.start = data.at;
       line(id, "Run " + data.state + (data.reason ? ": " + data.reason : ""), "state-line");
       if (ended()) {

@@ -14,6 +14,7 @@ from playwright.async_api import TimeoutError as PlaywrightTimeoutError
 
 from fs_service import FsError
 
+from ..failures import NO_REASON
 from ..net.netguard import BlockedURLError, check_url
 from ..results import bounded, error, ok, unavailable
 from ..untrusted import neutralise, wrap
@@ -30,7 +31,8 @@ SELECTOR_HELP = (
 
 
 def _first_line(exc: BaseException) -> str:
-    return (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+    """The first line of what ``exc`` says (never its class name)."""
+    return (str(exc).strip().splitlines() or [NO_REASON])[0]
 
 
 async def _open_page(browser: Any, blank: bool = False) -> Any:

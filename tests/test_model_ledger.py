@@ -132,10 +132,7 @@ async def test_an_unknown_error_fails_at_once_and_its_message_is_scrubbed(monkey
     model, sleeps = _resilient(inner)
     with pytest.raises(ModelCallError) as info:
         await model([])
-    assert (
-        str(info.value)
-        == "stand model stand-in: ValueError: the proxy said: bad key ***; not retried"
-    )
+    assert str(info.value) == "stand model stand-in: the proxy said: bad key ***; not retried"
     assert inner.calls == 1 and sleeps == [] and info.value.__cause__ is None
 
 

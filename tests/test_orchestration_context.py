@@ -60,5 +60,5 @@ async def test_a_run_state_has_its_folder_and_result_from_the_start(tmp_path):
         await host.run(QUESTION)
     state = host.state
     assert state is not None and state.run.path == seen["folder"]
-    assert state.planned is None and state.result.errors == ["Halt: the plan was not approved"]
+    assert state.planned is None and state.result.errors == ["the plan was not approved"]
     assert state.run.real_path("/internal/run.json").is_file()  # the run was recorded

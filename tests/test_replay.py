@@ -16,7 +16,7 @@ from openai_server import ScriptedOpenAI
 from demo.settings import demo_settings
 from demo.web import demo_world
 from host.brains import make_brain
-from host.config import Settings
+from host.config import ConfigError, Settings
 from host.durability import replay as replay_module
 from host.durability.replay import known_key_names, placeholder
 from host.orchestration.hub import Host
@@ -253,3 +253,42 @@ def test_a_replay_keeps_the_recorded_budgets(recorded, tmp_path, kept, budgets):
     base = Settings(runs_dir=tmp_path / "runs", max_tokens=99, max_cost=9.0)
     settings = replay_module.replay_settings(base, recording, None)
     assert (settings.max_tokens, settings.max_cost) == budgets
+
+
+def test_a_recording_is_read_inside_its_folder_and_never_through_a_link(recorded, tmp_path):
+    """A run folder from elsewhere: a ``run.json`` that is a link is refused, and a report
+    its record names outside the folder (``..``) or through a link is never read."""
+    _, result, _ = recorded
+    runs = tmp_path / "runs"
+    copy = runs / result.run.id
+    shutil.copytree(result.run.path, copy)
+    secret = tmp_path / "secret.md"
+    secret.write_text("the secret\n", encoding="utf-8")
+    record = json.loads((copy / "internal" / "run.json").read_text(encoding="utf-8"))
+    for outside in ("/../../secret.md", "/workspace/reports/linked.md"):
+        assert replay_module._report(copy, {**record, "outputs": [outside]}) is None
+        (copy / "workspace" / "reports" / "linked.md").symlink_to(secret)
+        assert replay_module._report(copy, {**record, "outputs": [outside]}) is None
+        (copy / "workspace" / "reports" / "linked.md").unlink()
+    assert "the secret" not in (replay_module._report(copy, record) or "")
+    moved = tmp_path / "run.json"
+    (copy / "internal" / "run.json").rename(moved)
+    (copy / "internal" / "run.json").symlink_to(moved)
+    with pytest.raises(ConfigError, match="symbolic link"):
+        replay_module.open_recording(runs, copy.name)
+
+
+def test_explain_reads_no_stored_page_through_a_link(recorded, tmp_path, capsys):
+    """``quartet explain`` on a run folder from elsewhere: a stored page that is a link
+    to a file outside is left out, never read."""
+    _, result, _ = recorded
+    runs = tmp_path / "runs"
+    copy = runs / result.run.id
+    shutil.copytree(result.run.path, copy)
+    secret = tmp_path / "secret.md"
+    question = json.loads((copy / "internal" / "run.json").read_text(encoding="utf-8"))
+    secret.write_text(f"Zanzibar-secret-line: {question['question']}\n", encoding="utf-8")
+    (copy / "workspace" / "pages" / "linked.md").symlink_to(secret)
+    assert main(["explain", result.run.id, "--runs-dir", str(runs), "--top", "50"]) == 0
+    out = capsys.readouterr().out
+    assert "Zanzibar-secret-line" not in out and "linked.md" not in out and out.strip()

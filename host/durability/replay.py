@@ -36,12 +36,16 @@ from subagents.secrets import SECRET_VARS
 from subagents.settings import Keys, NetworkPolicy
 
 from ..config import FORMATS, ConfigError, Settings, parse_glossary
-from .runs import chosen_input, find_run, recorded_budgets, recorded_number
+from .run_files import read_text
+from .runs import MAX_RECORD_BYTES, chosen_input, find_run, recorded_budgets, recorded_number
 
 if TYPE_CHECKING:
     from subagents.tape import Tape
 
     from .run_folder import RunFolder
+
+#: The most bytes of a recorded run's Markdown report read to compare it with the replay's.
+MAX_REPORT_BYTES = 32 * 1024 * 1024
 
 
 class Replayed(Protocol):
@@ -106,9 +110,8 @@ class Verdict:
 def open_recording(runs_dir: Path, run_id: str) -> Recording:
     """The recorded run ``run_id``; ConfigError when it cannot be replayed."""
     folder = find_run(runs_dir, run_id)
-    path = folder / "internal" / "run.json"
-    try:
-        record = json.loads(path.read_text(encoding="utf-8"))
+    try:  # never through a link: a run folder may come from elsewhere
+        record = json.loads(read_text(folder, "internal/run.json", MAX_RECORD_BYTES))
     except (OSError, ValueError) as exc:
         raise ConfigError(f"run {folder.name}: its run.json cannot be read ({exc})") from None
     if not isinstance(record, dict):
@@ -252,8 +255,10 @@ def _report(folder: Path, record: dict[str, Any]) -> str | None:
     version) differs from the recording's, its content must not."""
     for path in record.get("outputs") or []:
         if str(path).endswith(".md"):
-            disk = folder / str(path).lstrip("/")
-            return without_colophon(disk.read_text(encoding="utf-8")) if disk.is_file() else None
+            try:  # inside the run folder only, never through a link
+                return without_colophon(read_text(folder, str(path), MAX_REPORT_BYTES))
+            except OSError:
+                return None
     return None
 
 

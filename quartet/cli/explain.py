@@ -7,26 +7,36 @@ from pathlib import Path
 from typing import Any
 
 from host.config import runs_dir_setting
+from host.durability.run_files import read_text
 from host.durability.runs import find_run, plan_of
 from host.printable import printable
 from subagents.evidence import PageRecord, sidecar_path
 
+#: The most bytes of one stored page or its record read.
+MAX_PAGE_BYTES = 32 * 1024 * 1024
+
 
 def _pages(run: Path) -> list[tuple[str, str, str]]:
-    """Every stored page and file extract of a run: ``(address, title, text)``."""
+    """Every stored page and file extract of a run: ``(address, title, text)``. Each is
+    read without following a link at any level (a run folder may come from elsewhere);
+    a page that cannot be read so is left out."""
     out = []
     stored = [
         *(run / "workspace" / "pages").glob("*.md"),
         *(run / "workspace" / "sources").glob("*.md"),
     ]
     for page in sorted(stored):
+        where = page.relative_to(run).as_posix()
         try:
-            record = PageRecord.from_json(Path(sidecar_path(str(page))).read_text("utf-8"))
-        except (OSError, ValueError, TypeError, KeyError):
-            out.append((page.name, "", page.read_text(encoding="utf-8")))
+            text = read_text(run, where, MAX_PAGE_BYTES)
+        except OSError:
             continue
-        address = record.final_url or record.url
-        out.append((address, record.title, page.read_text(encoding="utf-8")))
+        try:
+            record = PageRecord.from_json(read_text(run, sidecar_path(where), MAX_PAGE_BYTES))
+        except (OSError, ValueError, TypeError, KeyError):
+            out.append((page.name, "", text))
+            continue
+        out.append((record.final_url or record.url, record.title, text))
     return out
 
 

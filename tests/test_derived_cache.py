@@ -13,18 +13,17 @@ from __future__ import annotations
 import asyncio
 import io
 import sys
-from pathlib import Path
 from typing import Any
 
 import pytest
 from browser_sites import SiteServer, send
 from browser_support import LOOPBACK_SETTINGS, stored_path
+from cache_support import HOUR, Clock, make_cache, three_namespaces
 from file_support import FileTools, pdf_from_html
 from PIL import Image, ImageDraw, ImageFont
 from search_support import plain_web, settings_for
 
 from fs_service import ALL_OPS, READ_OPS, FileDomainService, MemoryFileSystem
-from fs_service.backends import StoreFileSystem
 from host.orchestration.warming import Warming
 from host.research import Research
 from research.plan import offline_plan
@@ -38,7 +37,6 @@ from subagents.generate.charts import chart_png
 from subagents.generate.notes import Chart
 from subagents.net.pagecache import (
     DERIVED,
-    MIB,
     SEARCH,
     PageCache,
     RunCache,
@@ -51,28 +49,11 @@ from subagents.results import text_of
 from subagents.search.tools import search_bing, search_wiki
 from subagents.settings import ToolSettings
 
-HOUR = 3600.0
-T0 = 1_800_000_000.0
 GRANTS = [
     {"prefix": "/workspace/", "ops": set(ALL_OPS)},
     {"prefix": "/userinput/", "ops": set(READ_OPS)},
 ]
 FONT = "/usr/share/fonts/truetype/wqy/wqy-zenhei.ttc"
-
-
-class Clock:
-    """The time the cache sees; tests move it."""
-
-    def __init__(self, now: float = T0) -> None:
-        self.now = now
-
-    def __call__(self) -> float:
-        return self.now
-
-
-def make_cache(path: Path, clock: Clock, user: str = "alice", project: str = "p") -> PageCache:
-    store = StoreFileSystem(path / "store.sqlite", user, project, 64 * MIB, clock=clock)
-    return PageCache(store, HOUR, clock)
 
 
 @pytest.fixture
@@ -157,18 +138,10 @@ async def test_a_failed_search_is_not_kept(web, cache):
 
 async def test_a_result_list_never_crosses_a_user_or_a_project(web, tmp_path, clock):
     web.clear()
-    caches = [
-        make_cache(tmp_path, clock, "alice", "p"),
-        make_cache(tmp_path, clock, "bob", "p"),
-        make_cache(tmp_path, clock, "alice", "q"),
-    ]
-    try:
+    with three_namespaces(tmp_path, clock) as caches:
         for n, cache in enumerate(caches, 1):
             await _search(web, RunCache(cache))
             assert len(web.requests_to("wiki")) == n
-    finally:
-        for cache in caches:
-            cache.close()
 
 
 # --- a page's Markdown ------------------------------------------------------------------

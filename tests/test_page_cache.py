@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 from browser_sites import SiteServer, send
 from browser_support import LOOPBACK_SETTINGS, evidence_of, stored_path
+from cache_support import HOUR, T0, Clock, make_cache, three_namespaces
 
 from fs_service import ALL_OPS, READ_OPS, FileDomainService, MemoryFileSystem
 from fs_service.backends import StoreFileSystem
@@ -31,7 +32,6 @@ from subagents.generate.markdown import source_head
 from subagents.generate.report import Colophon, Report
 from subagents.net.pagecache import (
     HTTP,
-    MIB,
     CacheEntry,
     PageCache,
     RunCache,
@@ -46,20 +46,8 @@ GRANTS = [
     {"prefix": "/workspace/", "ops": set(ALL_OPS)},
     {"prefix": "/userinput/", "ops": set(READ_OPS)},
 ]
-HOUR = 3600.0
 #: The freshness window of every cache here: an hour.
 WINDOW = HOUR
-T0 = 1_800_000_000.0
-
-
-class Clock:
-    """The time the cache sees; tests move it."""
-
-    def __init__(self, now: float = T0) -> None:
-        self.now = now
-
-    def __call__(self) -> float:
-        return self.now
 
 
 def article(version: int) -> bytes:
@@ -145,11 +133,6 @@ def site(server):
 @pytest.fixture
 def clock() -> Clock:
     return Clock()
-
-
-def make_cache(tmp_path: Path, clock: Clock, user: str = "alice", project: str = "p") -> PageCache:
-    store = StoreFileSystem(tmp_path / "store.sqlite", user, project, 64 * MIB, clock=clock)
-    return PageCache(store, WINDOW, clock)
 
 
 @pytest.fixture
@@ -390,12 +373,7 @@ def test_the_cache_settings_read_durations_and_refuse_nonsense(tmp_path, clean_e
 
 async def test_a_cached_page_never_crosses_a_user_or_a_project(site, tmp_path, clock):
     url = site.url("/page.html")
-    caches = [
-        make_cache(tmp_path, clock, "alice", "p"),
-        make_cache(tmp_path, clock, "bob", "p"),
-        make_cache(tmp_path, clock, "alice", "q"),
-    ]
-    try:
+    with three_namespaces(tmp_path, clock) as caches:
         for n, cache in enumerate(caches, 1):
             await read(url, RunCache(cache), Run())
             assert len(site.requests("/page.html")) == n  # each namespace fetched it itself
@@ -403,9 +381,6 @@ async def test_a_cached_page_never_crosses_a_user_or_a_project(site, tmp_path, c
             assert (stats.entries, stats.derived) == (2, 1)  # the page, and its Markdown
         caches[1].clear()
         assert [c.stats().entries for c in caches] == [2, 0, 2]
-    finally:
-        for cache in caches:
-            cache.close()
 
 
 def test_eviction_keeps_the_namespace_under_its_bound_and_the_memories(tmp_path, clock):

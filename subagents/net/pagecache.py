@@ -376,10 +376,6 @@ class RunCache:
         """Whether ``entry`` may be reused without asking the site."""
         return self.cache.fresh(entry)
 
-    async def _quietly(self, work: Callable[[], T], fallback: T) -> T:
-        """``work()`` in a thread; ``fallback`` (and the error kept) when the store fails."""
-        return await asyncio.to_thread(self._now_quietly, work, fallback)
-
     def _now_quietly(self, work: Callable[[], T], fallback: T) -> T:
         """``work()``; ``fallback`` (and the error kept) when the store fails."""
         try:
@@ -408,12 +404,12 @@ class RunCache:
         miss when it is no fresh entry: see :meth:`on_first_miss`)."""
         if not self.reads:
             return self._found(None)
-        return self._found(await self._quietly(lambda: self.cache.get(kind, url), None))
+        return await asyncio.to_thread(self.lookup_now, kind, url)
 
     async def keep(self, entry: CacheEntry, body: bytes) -> None:
         """Keep ``body`` as ``entry`` when writes are on."""
         if self.writes:
-            await self._quietly(lambda: self.cache.put(entry, body), False)
+            await asyncio.to_thread(self.keep_now, entry, body)
 
     async def revalidated(self, cached: Cached, headers: Mapping[str, str]) -> Cached:
         """``cached`` as a 304 with ``headers`` confirmed it: checked now, with any new

@@ -15,6 +15,7 @@ import asyncio
 import copy
 import hashlib
 import io
+import math
 import weakref
 import zipfile
 from dataclasses import dataclass
@@ -28,7 +29,7 @@ from subagents.results import error, json_block, ok
 
 from .charts import attach_charts
 from .formats import Format, Rendered
-from .pdf import printed_pages
+from .pdf import printed_length
 from .report import (
     COPIES,
     SOURCES_HEADINGS,
@@ -221,12 +222,12 @@ async def _fitted(writing: _Writing) -> Report:
     room = 1.0
     for _ in range(FIT_TRIES):
         try:
-            pages = await asyncio.to_thread(printed_pages, report)
+            length = await asyncio.to_thread(printed_length, report)
         except Exception:  # a layout failure is the PDF's to report, not every format's
             break
-        if pages <= high:
+        if math.ceil(length) <= high:
             break
-        room *= high / pages * FIT_MARGIN
+        room *= high / length * FIT_MARGIN
         report = await writing.report(room)
     return report
 

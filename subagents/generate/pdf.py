@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import hashlib
 import logging
+import math
 import threading
 from collections import OrderedDict
 from concurrent.futures import Future
@@ -98,11 +99,39 @@ def _pdf_key(what: str, html: str) -> str:
 
 
 def printed_pages(report: Report) -> int:
-    """How many A4 pages the report's PDF takes (the count kept by the run's page cache
-    for the same HTML, see :mod:`.kept`)."""
+    """How many A4 pages the report's PDF takes (see :func:`printed_length`)."""
+    return math.ceil(printed_length(report))
+
+
+def printed_length(report: Report) -> float:
+    """How long the report's PDF is, in A4 pages: its full pages and the share of its last
+    page's height the last page fills (the figure kept by the run's page cache for the
+    same HTML, see :mod:`.kept`). A report one line over its pages is told from one a
+    page over."""
     html = render_html(report)
-    pages = drawn_once(_pdf_key("pages", html), lambda: b"%d" % len(_laid_out(html).pages))
-    return int(pages)
+    length = drawn_once(_pdf_key("length", html), lambda: b"%.4f" % _length(_laid_out(html)))
+    return float(length)
+
+
+def _length(document) -> float:
+    """The pages of a laid-out weasyprint ``Document``, its last one by the share of its
+    content height the boxes on it fill."""
+    pages = document.pages
+    if not pages:
+        return 0.0
+    from weasyprint.formatting_structure.boxes import MarginBox
+
+    box = pages[-1]._page_box
+    top, height = box.content_box_y(), box.height
+    bottom = top
+    # the page's content, not its margin boxes (the page number at its foot)
+    stack = [child for child in box.children if not isinstance(child, MarginBox)]
+    while stack:
+        child = stack.pop()
+        bottom = max(bottom, child.position_y + child.margin_height())
+        stack.extend(getattr(child, "children", ()) or ())
+    share = (bottom - top) / height if height else 1.0
+    return len(pages) - 1 + min(1.0, max(share, 0.01))
 
 
 def render_pdf(report: Report) -> bytes:

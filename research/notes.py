@@ -39,6 +39,9 @@ from .plan import Plan, SubQuestion
 from .question import Focus, _zh_entity, entity
 from .requirements import (
     SECTION,
+    TOPIC,
+    ReportView,
+    covers,
     meaningful,
     names_section,
     read_requirement,
@@ -57,6 +60,7 @@ from .tables import (
     tables_in,
 )
 from .text import STOP_WORDS, is_cross_reference, is_verb_form, language, readings, terms
+from .topics import Read, topic_focus, topic_quotes
 
 
 class Cited(Protocol):
@@ -384,6 +388,7 @@ def research_notes(
     lines += _summary(research, answered, chosen)
     lines += _part_sections(research, chosen, tables)
     lines += _asked_sections(research, requirements, tables)
+    lines += _asked_topics(research, requirements, chosen)
     lines += _disagreement_section(research, chosen, tables)
     lines += _not_found_section(research, answered, files)
     return "\n".join(lines)
@@ -627,6 +632,67 @@ def _asked_sections(
         shown.add((path, found.start))
         lines += [f"## {section_heading(asked.topic)}", "", *_table(research, item.id, lang)]
     return lines
+
+
+def _asked_topics(
+    research: Findings, requirements: Sequence[str], chosen: dict[str, list[str]]
+) -> list[str]:
+    """A section for each topic the brief asks the report to cover that the parts'
+    sections do not say, quoting what the pages and files read say of it (see
+    :mod:`research.topics`); nothing for a topic nothing read answers (the report then
+    says that no source gave it).
+
+    Args:
+        research: the run's findings.
+        requirements: the brief's requirements.
+        chosen: per part, the evidence ids its section quotes.
+
+    Returns:
+        The sections' lines.
+    """
+    lang, plan = research.plan.language, research.plan
+    view = _parts_view(research, chosen)
+    parts = [s.text for s in plan.subquestions]
+    read = [
+        Read(path, text, research.sources[path].title)
+        for path, text in research.texts.items()
+        if path in research.sources
+    ]
+    said = list(view.sentences)
+    lines: list[str] = []
+    for requirement in requirements:
+        asked = read_requirement(requirement)
+        if asked.kind != TOPIC or not same_language(requirement, lang):
+            continue
+        for topic in asked.topics:
+            if covers(topic, view):
+                continue
+            quotes = topic_quotes(topic_focus(topic, plan.question, parts), read, said)
+            if not quotes:
+                continue
+            items = [research.cite(q.path, q.start, q.end) for q in quotes]
+            said += [item.span for item in items]
+            lines += [f"## {section_heading(topic)}", ""]
+            lines += [f"- {_sentence(research, item.id)}" for item in items]
+            lines.append("")
+    return lines
+
+
+def _parts_view(research: Findings, chosen: dict[str, list[str]]) -> ReportView:
+    """What the parts' sections say, as a brief's topics are judged on it."""
+    pairs = [
+        (item.span, sub.text)
+        for sub in research.plan.subquestions
+        for i in chosen.get(sub.id, [])
+        if (item := research.item(i)) is not None
+    ]
+    return ReportView(
+        sentences=tuple(span for span, _ in pairs),
+        headings=tuple(s.text for s in research.plan.subquestions),
+        subject=entity(research.plan.question),
+        lang=research.plan.language,
+        contexts=tuple(heading for _, heading in pairs),
+    )
 
 
 def _disagreement_section(

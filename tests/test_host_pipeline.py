@@ -429,3 +429,21 @@ def test_a_subagent_at_its_call_cap_ends_its_task_at_once(tmp_path):
     assert LoopingReader.turns == 2 * len(browser)
     assert all(len(d.records) == 20 for d in browser)
     assert result.outputs == named_reports(result.question, "md")
+
+
+def test_a_topic_the_brief_asks_for_beside_the_parts_is_quoted_from_a_page_read(demo):
+    """The demo's brief asks how the locks worked, which no part of the question asks:
+    the report gives it a section quoting the page on locks that was read for another
+    part, and its list of the brief's requirements counts the requirement covered."""
+    _, result, _ = demo
+    markdown = report(result).read_text(encoding="utf-8")
+    sections = dict([*chunk.split("\n", 1), ""][:2] for chunk in markdown.split("\n## ")[1:])
+    locks = next(text for heading, text in sections.items() if "locks worked" in heading)
+    cited = re.findall(r"\[(\d+)\]", locks)
+    assert cited
+    sources = sections["Sources"]
+    for n in cited:
+        entry = next(line for line in sources.splitlines() if f"[{n}]" in line)
+        assert "locks-and-gates" in entry
+    asked = next(line for line in sections["What the brief asked"].splitlines() if "locks" in line)
+    assert asked.endswith("— covered.")

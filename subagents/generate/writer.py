@@ -39,6 +39,7 @@ from research.requirements import (
     pages_wanted,
     read_requirement,
     same_language,
+    section_heading,
     section_topics,
     without_label,
 )
@@ -332,8 +333,13 @@ def shape(
     allowance = int(budget * TABLE_SHARE)
     tabled = _fit_tables(draft, allowance, asked)
     spent = sum(_cost(p) for p in summary) + tabled + _cost_of_lists(draft, requirements, lang)
-    # the part's line in the summary is one of the lines it keeps
-    least = {i: MIN_PER_PART - (1 if leads.get(i) else 0) for i in pools}
+    # the part's line in the summary is one of the lines it keeps; a section on a topic
+    # the brief asks for beside the question's parts keeps one
+    topical = _topic_headings(requirements, lang)
+    least = {
+        i: 1 if parts[i].heading in topical else MIN_PER_PART - (1 if leads.get(i) else 0)
+        for i in pools
+    }
     _asked_first(draft, parts, pools, least, summary, requirements, lang)
     sure = sum(_cost(p) for i, pool in pools.items() for p in pool[: least[i]])
     given, table_lines = _fit_asked(draft, asked, most - spent - sure, allowance - tabled, lang)
@@ -370,6 +376,18 @@ def shape(
     draft.sections = [s for s in draft.sections if s.heading not in asked or s.points or s.tables]
     draft.lead = summary
     return draft
+
+
+def _topic_headings(requirements: str, lang: str) -> frozenset[str]:
+    """The headings of the sections the notes give the topics a brief asks the report to
+    cover beside the question's parts (see :mod:`research.topics`)."""
+    asked = [read_requirement(r) for r in brief_requirements(requirements)]
+    return frozenset(
+        section_heading(t)
+        for r in asked
+        if r.kind == TOPIC and same_language(r.text, lang)
+        for t in r.topics
+    )
 
 
 def _asked_first(

@@ -1,0 +1,114 @@
+"""A brief's topics that no part of the question asks about, answered from what was read.
+
+A brief may ask the report to cover a topic the question does not ask ("Cover how the
+weir worked."). The parts' sections may not say it, although a page read for another
+part does. Each such topic is read as a part of the question, about the question's
+subject (:func:`topic_focus`), and every page and file read is searched for the
+sentences that answer it (:func:`topic_quotes`), scored by the same core as the parts'
+evidence: only sentences that are evidence for it are quoted. Where none is, the report
+says that no source read gave it (see :mod:`research.requirements`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from .document import Document
+from .question import Focus, entity
+from .relevance import assessed, evidence_threshold, quote_bounds
+from .selection import near_duplicate
+from .text import plain, terms
+
+#: Quotes a topic's section gives at most.
+TOPIC_QUOTES = 3
+#: Quotes of one page a topic's section gives at most.
+PER_PAGE = 2
+#: Sentences of each page weighed for a topic (its best by the core's rank).
+PER_PAGE_WEIGHED = 6
+
+
+@dataclass(frozen=True)
+class Read:
+    """A page or file read in the run, as a topic is looked for in it."""
+
+    path: str
+    text: str
+    title: str = ""
+
+
+@dataclass(frozen=True)
+class TopicQuote:
+    """A span of a page or file read that answers a topic: ``text[start:end]`` of the
+    source at ``path``, with its score for the topic."""
+
+    path: str
+    start: int
+    end: int
+    score: float
+
+
+def topic_focus(topic: str, question: str, parts: Sequence[str]) -> Focus:
+    """``topic`` read as one more part of ``question``: about the question's subject
+    unless the topic names that subject itself, the question's parts as its siblings.
+
+    Args:
+        topic: a topic as the brief words it ("how the weir worked").
+        question: the question researched.
+        parts: the texts of the question's parts.
+
+    Returns:
+        The focus to score sentences against.
+    """
+    named = entity(question)
+    asked = topic
+    if named and not set(terms(named)) & set(terms(topic)):
+        asked = f"{named}: {topic}"  # a lead before a colon is the part's subject
+    return Focus.build(asked, parts, question)
+
+
+def topic_quotes(focus: Focus, read: Sequence[Read], said: Sequence[str] = ()) -> list[TopicQuote]:
+    """The spans of what was read that answer ``focus`` best: sentences that are evidence
+    for it (at least :func:`~research.relevance.evidence_threshold`), each quoted with
+    the sentence it leans on (see :func:`~research.relevance.quote_bounds`), best first;
+    at most :data:`TOPIC_QUOTES`, :data:`PER_PAGE` of a page, none repeating a sentence
+    in ``said`` or another chosen one.
+
+    Args:
+        focus: the topic, read as a part (see :func:`topic_focus`).
+        read: every page and file read in the run.
+        said: the sentences the report quotes already.
+
+    Returns:
+        The quotes, best first (none when nothing read answers the topic).
+    """
+    least = evidence_threshold(focus)
+    found: list[tuple[float, float, str, int, int]] = []
+    for source in read:
+        doc = Document.of(source.text, source.title)
+        for scored in assessed(focus, doc)[:PER_PAGE_WEIGHED]:
+            if scored.score < least:
+                break
+            start, end = quote_bounds(doc, scored.sentence)
+            found.append((scored.score, scored.rank, source.path, start, end))
+    found.sort(key=lambda f: (-f[0], -f[1], f[2], f[3]))
+    return _chosen(found, {r.path: r.text for r in read}, said)
+
+
+def _chosen(
+    found: list[tuple[float, float, str, int, int]], texts: dict[str, str], said: Sequence[str]
+) -> list[TopicQuote]:
+    """The best of ``found`` that repeat nothing quoted, within the limits per page and
+    per topic."""
+    seen = [plain(s) for s in said]
+    chosen: list[TopicQuote] = []
+    for score, _, path, start, end in found:
+        span = plain(texts.get(path, "")[start:end])
+        per_page = sum(q.path == path for q in chosen)
+        if per_page >= PER_PAGE or near_duplicate(span, seen):
+            continue
+        chosen.append(TopicQuote(path, start, end, score))
+        seen.append(span)
+        if len(chosen) == TOPIC_QUOTES:
+            break
+    return chosen

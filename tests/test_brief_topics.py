@@ -1,0 +1,132 @@
+"""A topic a brief asks the report to cover beside the question's parts: answered from the
+pages and files read, in a section of its own, or said to be missing."""
+
+from __future__ import annotations
+
+from host.research import Research
+from research.notes import research_notes
+from research.plan import offline_plan
+from research.requirements import ReportView, judge
+from research.topics import Read, topic_focus, topic_quotes
+from subagents.evidence import EvidenceLedger
+
+QUESTION = "When was the Harlow ferry built, and what did it carry?"
+FERRY = """# The Harlow ferry
+
+The Harlow ferry crosses the Sallow estuary. It was built in 1884 by the
+Sallow Navigation Company, whose yard at Dunmere also built its two sister boats. It
+carried carts, cattle and up to sixty passengers on each crossing. In winter it carried
+the mail to the islands as well.
+
+## The chains
+
+Two iron chains are laid on the river bed from one slipway to the other. A steam engine
+on the deck turns a pair of toothed wheels that grip the chains, so the boat winds itself
+from bank to bank and the tide cannot sweep it away.
+"""
+TOWN = """# Sallow town guide
+
+The market square of Sallow holds a fair every September. The town hall was rebuilt in
+1931 after a fire. Visitors often take the Harlow ferry across to the dunes in summer.
+"""
+BRIEF_TOPIC = "Cover how the ferry's chains worked."
+
+
+def _read(*pages: tuple[str, str, str]) -> Research:
+    research = Research(offline_plan(QUESTION), EvidenceLedger(), None, max_rounds=1)
+    for path, text, title in pages:
+        research._score(path, text, f"http://127.0.0.1:9{path}", title, "web")
+    return research
+
+
+FERRY_PAGE = ("/workspace/pages/ferry.md", FERRY, "The Harlow ferry")
+TOWN_PAGE = ("/workspace/pages/town.md", TOWN, "Sallow town guide")
+
+
+def test_a_topic_is_read_as_a_part_about_the_questions_subject():
+    parts = [s.text for s in offline_plan(QUESTION).subquestions]
+    focus = topic_focus("how the chains worked", QUESTION, parts)
+    assert {"harlow", "ferri"} <= set(focus.subject) or "harlow" in focus.subject
+    assert "chain" in {f.term for f in focus.facets}
+
+
+def test_the_page_that_explains_a_topic_is_quoted_not_one_naming_it_in_passing():
+    parts = [s.text for s in offline_plan(QUESTION).subquestions]
+    focus = topic_focus("how the chains worked", QUESTION, parts)
+    read = [Read(p, t, title) for p, t, title in (TOWN_PAGE, FERRY_PAGE)]
+    quotes = topic_quotes(focus, read)
+    assert quotes
+    assert {q.path for q in quotes} == {FERRY_PAGE[0]}
+    said = " ".join(FERRY[q.start : q.end] for q in quotes)
+    assert "chains" in said
+    # a sentence the report quotes already is not quoted again
+    again = topic_quotes(focus, read, said=[FERRY[q.start : q.end] for q in quotes])
+    assert not {(q.start, q.end) for q in again} & {(q.start, q.end) for q in quotes}
+
+
+def test_a_topic_nothing_read_answers_gets_no_quote():
+    parts = [s.text for s in offline_plan(QUESTION).subquestions]
+    focus = topic_focus("how the fares were set", QUESTION, parts)
+    read = [Read(p, t, title) for p, t, title in (TOWN_PAGE, FERRY_PAGE)]
+    assert topic_quotes(focus, read) == []
+
+
+def test_the_notes_give_a_briefs_topic_a_section_that_covers_it():
+    research = _read(FERRY_PAGE, TOWN_PAGE)
+    notes = research_notes(research, requirements=[BRIEF_TOPIC])
+    heading = next(line for line in notes.splitlines() if "chains worked" in line)
+    assert heading.startswith("## ")
+    section = notes.split(heading, 1)[1].split("\n## ", 1)[0]
+    quoted = [line for line in section.splitlines() if line.startswith("- ")]
+    assert quoted and all("[ev-" in line for line in quoted)
+    for line in quoted:
+        ev_id = line.rsplit("[", 1)[1].rstrip("]")
+        assert research.item(ev_id).page_path == FERRY_PAGE[0]
+    view = ReportView(
+        tuple(line[2:] for line in quoted),
+        headings=(heading[3:],),
+        contexts=(heading[3:],) * len(quoted),
+    )
+    assert judge(BRIEF_TOPIC, view).status == "covered"
+
+
+def test_a_topic_the_parts_already_say_and_one_nothing_answers_get_no_section():
+    research = _read(FERRY_PAGE, TOWN_PAGE)
+    notes = research_notes(
+        research, requirements=["Cover what the ferry carried.", "Cover how the fares were set."]
+    )
+    headings = [line for line in notes.splitlines() if line.startswith("## ")]
+    assert not any("carried" in h and not h.startswith("## When") for h in headings[2:])
+    assert not any("fares" in h for h in headings)
+
+
+QUESTION_ZH = "哈洛渡船是哪一年建造的？它运送什么？"
+FERRY_ZH = """# 哈洛渡船
+
+哈洛渡船往来于萨洛河口两岸。它于1884年由萨洛航运公司建造，该公司在邓米尔的船厂还建造了两艘姊妹船。它每次运送马车、牛群和最多六十名乘客。
+
+## 铁链
+
+两条铁链从一侧的码头铺到另一侧的码头，沉在河床上。船上的蒸汽机带动一对齿轮咬住铁链，渡船便沿着铁链从一岸驶向另一岸，潮水无法把它冲走。
+"""
+TOWN_ZH = """# 萨洛镇指南
+
+萨洛镇的集市广场每年九月举办集会。镇政厅在1931年的一场火灾后重建。夏天游客常乘哈洛渡船去对岸的沙丘。
+"""
+
+
+def test_a_chinese_briefs_topic_is_quoted_from_the_page_that_explains_it():
+    research = Research(offline_plan(QUESTION_ZH), EvidenceLedger(), None, max_rounds=1)
+    for path, text, title in (
+        ("/workspace/pages/ferry.md", FERRY_ZH, "哈洛渡船"),
+        ("/workspace/pages/town.md", TOWN_ZH, "萨洛镇指南"),
+    ):
+        research._score(path, text, f"http://127.0.0.1:9{path}", title, "web")
+    notes = research_notes(research, requirements=["请说明渡船的铁链如何运作。"])
+    heading = next(line for line in notes.splitlines() if "铁链" in line and line.startswith("## "))
+    section = notes.split(heading, 1)[1].split("\n## ", 1)[0]
+    quoted = [line for line in section.splitlines() if line.startswith("- ")]
+    assert quoted and all("铁链" in line for line in quoted)
+    for line in quoted:
+        ev_id = line.rsplit("[", 1)[1].rstrip("]")
+        assert research.item(ev_id).page_path == "/workspace/pages/ferry.md"

@@ -71,17 +71,17 @@ def explain(
     places = standings(rankings, asked, asked_terms, linking, addresses)
     read: dict[str, Part] = {}
     found: list[tuple[str, Scored]] = []
-    docs = dict(pages)
     for sid, focus in parts.items():
+        # each sentence with its own page: two pages read may share a name
         mine = [
-            (name, scored)
+            (name, doc, scored)
             for name, doc in pages
             for scored in assessed(focus, doc)[: max(limit, CANDIDATES, PAGE_QUOTES)]
         ]
-        sentences = [(name, s.sentence.text, _full(focus, docs[name], s)) for name, s in mine]
+        sentences = [(name, s.sentence.text, _full(focus, doc, s)) for name, doc, s in mine]
         read[sid] = Part.of(sentences, places[sid], script(focus.text))
         if sid == part:
-            found = mine
+            found = [(name, s) for name, _, s in mine]
     rows = question_rows(read)[part]
     weighed = dict(answers(rows, read[part].texts, answer_model()))
     picked = chosen(read[part], rows, answer_model())

@@ -111,6 +111,19 @@ def test_explain_shows_every_feature_and_what_the_model_made_of_it():
     assert "1891" in text and all(name in text for name in FEATURES)
 
 
+def test_explain_reads_two_pages_read_under_one_name_each_on_its_own():
+    """A page and a copy of it downloaded later may be read under one address: each
+    sentence is explained with the page it comes from."""
+    plan = offline_plan("When was the Corvale ferry launched?")
+    parts = {s.id: plan.focus(s) for s in plan.subquestions}
+    pages = [
+        ("ferry", Document.of(PAGE, "The Corvale ferry")),
+        ("ferry", Document.of(UNRELATED, "Alpine gardening")),
+    ]
+    found = explain(parts, "q1", pages, limit=3)
+    assert found and "1891" in found[0].text
+
+
 def test_renaming_the_subject_consistently_leaves_the_ranking_alone():
     question = "When was the Corvale ferry launched, and how many passengers does it carry?"
     renamed = question.replace("Corvale", "Brindle")

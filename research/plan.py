@@ -28,6 +28,16 @@ from pydantic import BaseModel, Field, ValidationError
 from research.comparison import comparison, side_parts, sides_first
 from research.lang import Language, language_name, question_language, served, text_language
 from research.lemmas import all_lemmas
+from research.owners import (
+    PERSONAL,
+    after_who,
+    owned_phrase,
+    possessive_used,
+    possessor,
+    split_owned,
+    standing_for,
+    zh_split_owned,
+)
 from research.question import (
     CLAIM_OPENING,
     IMPERATIVES,
@@ -104,6 +114,8 @@ _AUX = frozenset(
     ]
 )
 _PRONOUNS = {"it": "", "its": "'s", "they": "", "their": "'s", "them": "", "this": "", "these": ""}
+#: English pronouns for a person's own ("what was *her* later work"), English's alone.
+_PERSONS = {word: "'s" for word in PERSONAL}
 _ZH_PRONOUNS = ("它们", "它", "其", "该")
 #: Chinese pronouns for people, which stand for the subject of the clause before them
 #: (石溪镇的茶农…，他们… is about the tea farmers, not the town).
@@ -773,13 +785,12 @@ def _split_en(question: str) -> list[str]:
     clauses = _en_clauses(question, body, pieces)
     if not clauses:
         return [question]
-    subject = _as_written(lead or named_phrase(question), question)
+    subject, owned, known = _pointed_at(question, lead)
     first = _lead(clauses[0][0])
-    known = question_language(question)
-    pronouns = _PRONOUNS | ({p: "" for p in known.pronouns} if known else {})
     out = []
     claim = ""  # the claim a clause before checks, if one does
-    for clause, led in clauses:
+    maps = _pronoun_maps([c for c, _ in clauses], subject, known)
+    for (clause, led), pronouns in zip(clauses, maps, strict=True):
         named = led and entity(clause)  # "Coastal towns are …, what else are they …"
         if known is not None and known.inverted and subject and not named:
             clause = _inverted_subject(clause, subject, known)
@@ -787,11 +798,50 @@ def _split_en(question: str) -> list[str]:
         # the "it" of "is it true that …" stands for nothing
         opening = CLAIM_OPENING.match(clause)
         head = clause[: opening.end()] if opening else ""
-        text = head + _with_subject(clause[len(head) :], "" if named else subject, first, pronouns)
+        said = "" if named else subject
+        text = head + _with_subject(clause[len(head) :], said, first, pronouns, owned)
         if known is not None and known.pro_drop and subject and not named:
             text = _unsaid_subject(text, subject, known)
         out.append(text[0].upper() + text[1:] + "?")
     return out
+
+
+def _pointed_at(question: str, lead: str) -> tuple[str, str, Language | None]:
+    """What a later clause's pronoun may stand for, and the question's language.
+
+    Args:
+        question: the whole question.
+        lead: the subject a lead names before a colon ("" for none).
+
+    Returns:
+        The question's subject as a later clause names it (:func:`_as_written`), the
+        phrase it heads when it is written as a possessive ("Port Aldane's harbour"; see
+        :func:`research.owners.owned_phrase`), and the question's language with data
+        (None for English).
+    """
+    subject = _as_written(lead or named_phrase(question), question)
+    return subject, owned_phrase(subject, question), question_language(question)
+
+
+def _pronoun_maps(clauses: list[str], subject: str, known: Language | None) -> list[dict[str, str]]:
+    """For each clause, the pronouns that stand for the question's subject, each with
+    what a possessive adds.
+
+    Args:
+        clauses: the question's clauses.
+        subject: the question's subject.
+        known: the question's language with data (None for English).
+
+    Returns:
+        The pronouns of the question's language with data; else English's, with "his"
+        and "her" for a person's own when the subject names something (not "This") and
+        no clause before asks who someone not named is ("Who founded the mill, and what
+        was his trade?" asks the founder's).
+    """
+    if known is not None:
+        return [_PRONOUNS | {p: "" for p in known.pronouns} for _ in clauses]
+    named = any(w.lower() not in STOP_WORDS for w in WORD.findall(subject))
+    return [_PRONOUNS | _PERSONS if named and not who else _PRONOUNS for who in after_who(clauses)]
 
 
 #: Verbs whose object, in a clause after a check of a claim, is the claim: "who first
@@ -850,7 +900,8 @@ def _en_clauses(question: str, body: str, pieces: list[tuple[str, bool]]) -> lis
     asks when it opens a sentence (a sentence after a question mark belongs to the next
     part), when no clause came before it or when another lead-in is pending; otherwise
     it says more of the clause before ("…, in 1990, …"). Each clause that asks is further
-    cut into its verb phrases (:func:`_split_and`).
+    cut into its verb phrases (:func:`_split_and`) and the things it asks of one owner
+    ("X's A and its B": :func:`research.owners.split_owned`).
 
     Args:
         question: the whole question.
@@ -875,7 +926,8 @@ def _en_clauses(question: str, body: str, pieces: list[tuple[str, bool]]) -> lis
             else:
                 pending = f"{pending}, {part}" if pending else part
             continue
-        said = _split_and(f"{pending}, {part}" if pending else part)
+        joined = _split_and(f"{pending}, {part}" if pending else part)
+        said = [ask for phrase in joined for ask in split_owned(phrase)]
         led = _content_count(pending) > 0
         clauses.extend((c, led and not j) for j, c in enumerate(said))
         pending = ""
@@ -988,32 +1040,43 @@ def _as_written(subject: str, question: str) -> str:
     if bare != subject:
         return f"the {bare}"
     for found in re.finditer(rf"\bthe\s+{re.escape(bare)}\b\W*(\w*)", question, re.I):
-        # "the Orvald Bridge built", "the Orvald Bridge first …", "the Orvald Bridge?": the
-        # article is the subject's; in "the Harsk company" (a word that is only a noun
-        # goes on) it is the longer name's
-        if set(all_lemmas(found.group(1).lower())) != {"NOUN"}:
+        # "the Orvald Bridge built", "the Orvald Bridge first …", "the Orvald Bridge?",
+        # "the Orvald Bridge's": the article is the subject's; in "the Harsk company" (a
+        # word that is only a noun goes on) it is the longer name's
+        if possessor(bare) != bare or set(all_lemmas(found.group(1).lower())) != {"NOUN"}:
             return f"the {bare}"
     return subject
 
 
 def _with_subject(
-    clause: str, subject: str, lead: str, pronouns: Mapping[str, str] = _PRONOUNS
+    clause: str,
+    subject: str,
+    lead: str,
+    pronouns: Mapping[str, str] = _PRONOUNS,
+    owned: str = "",
 ) -> str:
     """``clause`` naming its subject: a pronoun standing for it replaced ("when did *it*
     go public" → "when did Tesla go public"; ``pronouns`` gives each with what a
     possessive adds), a bare verb phrase completed ("kept powered by steam" → "How was X
     kept powered by steam"). A clause that names a subject of its own is left as it
-    is."""
+    is. After a subject written as a possessive, a possessive pronoun stands for the
+    owner and any other for ``owned``, the phrase the possessive heads ("what are *its*
+    exports": the company's; "how deep is *it*": Port Aldane's harbour; see
+    :func:`research.owners.standing_for`)."""
     if not subject:
         return clause
     words = clause.split()
     out = []
     replaced = False
-    for word in words:
+    for i, word in enumerate(words):
         low = word.lower().strip(",")
-        if low in pronouns and not replaced and subject.lower() not in clause.lower():
-            mark = pronouns[low]
-            out.append(subject + ("'" if mark and subject.endswith("s") else mark))
+        if (
+            low in pronouns
+            and not replaced
+            and subject.lower() not in clause.lower()
+            and possessive_used(low, words[i + 1 :])
+        ):
+            out.append(standing_for(low, pronouns[low], subject, owned))
             replaced = True
         else:
             out.append(word)
@@ -1166,7 +1229,8 @@ _ZH_LIST = re.compile(r"([、，,：:])")
 def _split_zh(question: str) -> list[tuple[str, str]]:
     """One clause per thing asked: questions in a row (…？…？), a list of questions after a
     colon or joined by 、 or ，, each piece that asks something ("谁发明的、何时开始商用、
-    为什么会衰减"), and verb phrases joined by 并/而且/以及/同时.
+    为什么会衰减"), verb phrases joined by 并/而且/以及/同时, and two things of one owner
+    (X的A及其B: :func:`research.owners.zh_split_owned`).
 
     A clause that names no subject before it asks and says too little to be a question
     of its own (为什么衰落; see :func:`_zh_own`) is given the question's, and so is one
@@ -1180,7 +1244,9 @@ def _split_zh(question: str) -> list[tuple[str, str]]:
     # that sentence's subject; a sentence of its own may name another.
     clauses: list[tuple[str, bool]] = []
     for part, listed in pieces:
-        phrases = _zh_verb_phrases(part)
+        phrases = [
+            (ask, head) for phrase, head in _zh_verb_phrases(part) for ask in zh_split_owned(phrase)
+        ]
         clauses.extend((c, listed or (j > 0 and not head)) for j, (c, head) in enumerate(phrases))
     subject = lead or entity(question)
     if not lead and not telling(subject):

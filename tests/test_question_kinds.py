@@ -372,3 +372,134 @@ def test_any_relevant_sentence_answers_a_yes_no_part() -> None:
     assert wanted(focus) == "" and explains(focus) == ""
     assert gives_answer(focus, sentence)
     assert answer_span(focus, sentence) == "" and sure_span(focus, sentence) == ""
+
+
+# --- two things of one owner, and a pronoun after a possessive -----------------------------
+
+#: kind → (question, its parts, the owner every part is about: each part's subject holds
+#: the owner's terms and each of its queries names one of the owner's words)
+OWNED: dict[str, list[tuple[str, list[str], str]]] = {
+    # "X's A and its B": two asks, each of X (not of A, the nearest noun)
+    "a possessive and its, his, her or their": [
+        ("What are the Orinoco Trading Company's origins and its main exports?",
+         ["What are the Orinoco Trading Company's origins?",
+          "What are the Orinoco Trading Company's main exports?"], "Orinoco Trading Company"),
+        ("What was Mara Velt's early career and her later work?",
+         ["What was Mara Velt's early career?", "What was Mara Velt's later work?"],
+         "Mara Velt"),
+        ("What were Tomas Brandt's first commission and his last building?",
+         ["What were Tomas Brandt's first commission?",
+          "What were Tomas Brandt's last building?"], "Tomas Brandt"),
+        ("How long is the Varn Canal's main channel and its northern spur?",
+         ["How long is the Varn Canal's main channel?",
+          "How long is the Varn Canal's northern spur?"], "Varn Canal"),
+        # the words after the second thing are asked of both
+        ("When were the Harsk Mill's waterwheel and its dam built?",
+         ["When were the Harsk Mill's waterwheel built?", "When were the Harsk Mill's dam built?"],
+         "Harsk Mill"),
+        ("What are the Quillon Society's aims, and its membership rules?",
+         ["What are the Quillon Society's aims?",
+          "What are the Quillon Society's membership rules?"], "Quillon Society"),
+        ("What are the Velt brothers' origins and their later careers?",
+         ["What are the Velt brothers' origins?", "What are the Velt brothers' later careers?"],
+         "Velt brothers"),
+    ],
+    # "his A and his B": two asks of whoever the question names
+    "his A and his B": [
+        ("Tomas Brandt: what was his early career and his later work?",
+         ["What was Tomas Brandt's early career?", "What was Tomas Brandt's later work?"],
+         "Tomas Brandt"),
+        ("Who was Ines Carvo? What was her childhood and her later career?",
+         ["Who was Ines Carvo?", "What was Ines Carvo's childhood?",
+          "What was Ines Carvo's later career?"], "Ines Carvo"),
+        ("About the Varn Museum: what are its collections and its opening hours?",
+         ["What are the Varn Museum's collections?", "What are the Varn Museum's opening hours?"],
+         "Varn Museum"),
+    ],
+    # a possessive pronoun of a later ask stands for the owner, any other pronoun for the
+    # nearest thing named: what the possessive heads
+    "a later ask after a possessive": [
+        ("What are the Orinoco Trading Company's origins, and what are its main exports?",
+         ["What are the Orinoco Trading Company's origins?",
+          "What are the Orinoco Trading Company's main exports?"], "Orinoco Trading Company"),
+        ("What was Mara Velt's early career, and what was her later work?",
+         ["What was Mara Velt's early career?", "What was Mara Velt's later work?"],
+         "Mara Velt"),
+        ("When did Tomas Brandt's studio open, and who ran his workshop?",
+         ["When did Tomas Brandt's studio open?", "Who ran Tomas Brandt's workshop?"],
+         "Tomas Brandt"),
+        ("What is Port Aldane's harbour, and how deep is it?",
+         ["What is Port Aldane's harbour?", "How deep is Port Aldane's harbour?"], "Port Aldane"),
+        ("When was the Velt Museum's east wing built, and who designed it?",
+         ["When was the Velt Museum's east wing built?",
+          "Who designed the Velt Museum's east wing?"], "Velt Museum"),
+    ],
+    # the pronoun stands for the thing owned when that is a name of its own, or when it
+    # is "their" beside a plural thing of one owner
+    "the thing owned: a name, or a plural before their": [
+        ("Who were Mara Velt's students and their teachers?",
+         ["Who were Mara Velt's students?", "Who were Mara Velt's students' teachers?"],
+         "Mara Velt"),
+        ("What are Mara Velt's novels, and what are their themes?",
+         ["What are Mara Velt's novels?", "What are Mara Velt's novels' themes?"], "Mara Velt"),
+        ("What is Velmouth's Harsk Tower and its history?",
+         ["What is Velmouth's Harsk Tower?", "What is Velmouth's Harsk Tower's history?"],
+         "Harsk Tower"),
+    ],
+    # X的A及其B, X的A和她的B: Chinese joins two things of one owner so
+    "Chinese: X的A及其B": [
+        ("奥里诺科贸易公司的起源及其主要出口商品是什么？",
+         ["奥里诺科贸易公司的起源是什么？", "奥里诺科贸易公司的主要出口商品是什么？"], "奥里诺科"),
+        ("玛拉·维尔特的早期职业和她的后期作品有哪些？",
+         ["玛拉·维尔特的早期职业有哪些？", "玛拉·维尔特的后期作品有哪些？"], "维尔特"),
+        ("瓦恩运河的长度及其修建年代是多少？",
+         ["瓦恩运河的长度是多少？", "瓦恩运河的修建年代是多少？"], "瓦恩运河"),
+        ("王小梅在哪里出生？她的早期职业和她的后期作品是什么？",
+         ["王小梅在哪里出生？", "王小梅的早期职业是什么？", "王小梅的后期作品是什么？"], "王小梅"),
+    ],
+}  # fmt: skip
+
+OWNED_CASES = [(kind, *case) for kind, cases in OWNED.items() for case in cases]
+
+
+@pytest.mark.parametrize(("kind", "question", "parts", "owner"), OWNED_CASES)
+def test_two_things_of_one_owner_are_two_parts_each_about_the_owner(
+    kind, question, parts, owner
+) -> None:
+    """ "X's A and its B" asks A and B of X, and each part says so; a pronoun of a later
+    ask after a possessive stands for the owner when it is a possessive itself, else for
+    the nearest thing named; each part's subject holds the owner, and every query of it
+    names the owner."""
+    plan = offline_plan(question)
+    assert [s.text for s in plan.subquestions] == parts, kind
+    named = owner.casefold().split()
+    for sub in plan.subquestions:
+        subject = set(plan.focus(sub).subject)
+        assert set(terms(owner)) <= subject or owner in subject, (kind, sub.text, subject)
+        assert all(any(w in q.casefold() for w in named) for q in sub.queries), sub.queries
+
+
+@pytest.mark.parametrize(
+    ("question", "parts"),
+    [
+        # one noun phrase, with no pronoun of its own: one thing asked
+        ("What are the Orinoco Trading Company's origins and main exports?",
+         ["What are the Orinoco Trading Company's origins and main exports?"]),
+        # after an ask of who someone not named is, "his" is that person's
+        ("Who founded the Orinoco Trading Company, and what was his trade?",
+         ["Who founded the Orinoco Trading Company?", "What was his trade?"]),
+        ("Who designed the Velt Museum, and what was her first commission?",
+         ["Who designed the Velt Museum?", "What was her first commission?"]),
+        # "her" owns nothing at the end of an ask
+        ("When did Mara Velt move to Kelm, and what did critics say about her?",
+         ["When did Mara Velt move to Kelm?", "What did critics say about her?"]),
+        # nobody named: two parts, each as asked
+        ("What was his early career and his later work?",
+         ["What was his early career?", "What was his later work?"]),
+        # 其他 is no pronoun, and two owners (他, 她) are not one
+        ("阿登港的港口和其他设施有哪些？", ["阿登港的港口和其他设施有哪些？"]),
+        ("他的早期职业和她的后期作品是什么？", ["他的早期职业和她的后期作品是什么？"]),
+    ],
+)  # fmt: skip
+def test_a_possessive_is_split_or_resolved_only_where_it_owns(question, parts) -> None:
+    assert [s.text for s in offline_plan(question).subquestions] == parts

@@ -240,6 +240,9 @@ def _own_article(focus: Focus, doc: Document) -> bool:
 #: What a sentence on a page about another thing of the subject's kind weighs as being
 #: about the subject, unless it names the subject as the question writes it.
 SIBLING = 0.5
+#: How far a page that never writes an English title the part asks about is about the
+#: work: not at all ("head office" and "officers" do not name "The Office").
+UNTITLED = 0.0
 
 
 def _is_subsequence(short: str, long: str) -> bool:
@@ -281,8 +284,26 @@ def _sibling_name(question: str, page_name: str, core: tuple[str, ...]) -> str:
 
 
 def _writes_title(title: str, doc: Document) -> bool:
-    """Whether a page names a work: it writes its title in 《》, or its own name is it."""
-    return f"《{title}》" in doc.text or _bare_name(doc.name) == title
+    """Whether a page names a work: it writes its title (in 《》 in Chinese; in English
+    with its capitals, an opening article of either case), or its own name is it."""
+    if _bare_name(doc.name) == title:
+        return True
+    if is_cjk(title):
+        return f"《{title}》" in doc.text
+    key = ("writes title", title)
+    if key not in doc.memo:
+        doc.memo[key] = _title_pattern(title).search(plain(doc.text)) is not None
+    return doc.memo[key]
+
+
+@lru_cache(maxsize=1024)
+def _title_pattern(title: str) -> re.Pattern[str]:
+    """The pattern of an English title as a page writes it: its words with their
+    capitals, its opening word in either case ("The Office" and "the Office" name the
+    work; "the office" does not)."""
+    first, _, rest = title.partition(" ")
+    opener = f"[{first[0].upper()}{first[0].lower()}]{re.escape(first[1:])}"
+    return re.compile(rf"(?<!\w){opener}\s+{re.escape(rest)}(?!\w)")
 
 
 def _site_terms(title: str) -> set[str]:
@@ -432,6 +453,8 @@ def _aboutness(focus: Focus, doc: Document, index: int, lent: bool) -> float:
             subject = SIBLING  # the page is about another thing of the subject's kind
         elif focus.titled and not _writes_title(focus.titled, doc):
             subject = SIBLING  # 回家 as a verb does not name 《回家》
+    elif focus.titled and not _writes_title(focus.titled, doc):
+        subject = UNTITLED  # "the office" does not name "The Office"
     return subject
 
 

@@ -752,10 +752,39 @@ def _work_titled(named: str, text: str) -> str:
         The title, or "" when it is not the entity or is telling (a rare title names the
         work wherever it is written).
     """
+    if not is_cjk(text):
+        return _en_titled(named, text)
     titled = _zh_titled(text)
     if titled != named or telling(titled):
         titled = ""  # a rare title names the work wherever it is written
     return titled
+
+
+#: The articles that mark an English name as the title of a work when they open it in the
+#: middle of a sentence ("What is *The* Office?") or stand inside it ("Man at *the*
+#: Crossroads").
+TITLE_ARTICLES = frozenset(["the", "a", "an"])
+
+
+def _en_titled(named: str, text: str) -> str:
+    """The title of a work an English question names as its subject: a name of two
+    words or more that opens with a capitalised article in the middle of a sentence, or
+    holds an article between its capitalised words (see :data:`TITLE_ARTICLES`); "" for
+    any other name.
+
+    Args:
+        named: the entity the part is about, as written.
+        text: the question (or the part when there is none).
+    """
+    name = named.removesuffix("'s").removesuffix("’s")
+    tokens = name.split()
+    at = text.find(name)
+    if len(tokens) < 2 or at < 0 or not tokens[-1][:1].isupper():
+        return ""
+    before = text[:at].rstrip(" \"'“‘")
+    opening = tokens[0] in ("The", "A", "An") and bool(before) and before[-1] not in ".?!:;"
+    inner = any(t in TITLE_ARTICLES for t in tokens[1:-1])
+    return name if opening or inner else ""
 
 
 @lru_cache(maxsize=1024)
@@ -1032,7 +1061,7 @@ def entity(question: str) -> str:
         return _zh_question_entity(_ZH_CLAIM.sub("，", question))
     runs = _capital_runs(question)
     if runs:
-        name = " ".join(max(runs, key=lambda r: sum(not t.isdigit() for t in r)))
+        name = " ".join(max(runs, key=_run_length))
         if known is not None:
             return name
         return _placed_subject(question, name) or _with_head_nouns(question, name)
@@ -1322,34 +1351,97 @@ def _capital_runs(question: str) -> list[list[str]]:
     found = list(WORD.finditer(question))
     tokens = [m.group(0) for m in found]
     known = question_language(question)
-    asks = known.asks_with if known else (lambda _: False)
-    idle = known.function_words if known else frozenset()
-    runs: list[list[str]] = []
-    run: list[str] = []
+    runs: list[list[int]] = []
+    run: list[int] = []
     for i, tok in enumerate(tokens):
         low = tok.lower()
         before = question[: found[i].start()].rstrip(" \"'“‘(¿¡")
         opening = not before or before[-1] in ".?!:;؟"
         # A capital that only opens a sentence names nothing ("Primitive jawless …",
         # "The old mill …").
-        plain = (
-            low in _QUESTION_WORDS
-            or low in STOP_WORDS
-            or _common(low)
-            or asks(low)
-            or low.casefold() in idle
-        )
-        capital = tok[0].isupper() and not (opening and plain)
+        capital = tok[0].isupper() and not (opening and _plain_word(low, known))
         number = tok.isdigit() and bool(run)
         if (capital or number) and low not in _AUX and low not in _QUESTION_WORDS and low != "i":
-            run.append(tok)
+            run.append(i)
         else:
             if run:
                 runs.append(run)
             run = []
     if run:
         runs.append(run)
-    return runs
+    return [[tokens[i] for i in r] for r in _linked_runs(runs, tokens, question, found)]
+
+
+def _run_length(run: list[str]) -> int:
+    """How long a run of capitalised words counts as when a question's longest is its
+    subject: its longest stretch of capitalised words, numbers aside. The words linking
+    a name's parts ("Royal Society *of* Edinburgh") make it no longer than its parts, so
+    a name is chosen as before its links were read, then read whole."""
+    longest = length = 0
+    for token in run:
+        if token[:1].isupper():
+            length += 1
+        elif not token.isdigit():
+            length = 0
+        longest = max(longest, length)
+    return longest
+
+
+def _plain_word(low: str, known: Language | None) -> bool:
+    """Whether a lower-case word names nothing when a capital opens a sentence with it: a
+    question word, a stop word, a common dictionary word, or a word the question's
+    language asks with or uses for its grammar."""
+    if low in _QUESTION_WORDS or low in STOP_WORDS or _common(low):
+        return True
+    return known is not None and (known.asks_with(low) or low.casefold() in known.function_words)
+
+
+#: Lower-case words that join two capitalised runs into one name wherever they stand
+#: between them ("Bank of America", "Leonardo da Vinci", "Ludwig van Beethoven").
+NAME_LINKS = frozenset(
+    ["of", "de", "da", "del", "della", "di", "du", "von", "van", "der", "den", "le", "la"]
+)
+#: Lower-case words that join two capitalised runs into one name when the name is owned
+#: ("'s" closes it: "Man at the Ferry's") or, with an article among them, when it opens
+#: with a capitalised article inside the sentence ("who directed The Boy with a Kite"):
+#: a title with a preposition and an article inside.
+TITLE_LINKS = frozenset(
+    ["a", "an", "the", "at", "in", "on", "with", "to", "for", "from", "and", "or", "by", "into"]
+)
+#: Lower-case words a link between two runs has at most.
+LINK_WORDS = 2
+
+
+def _linked_runs(
+    runs: list[list[int]], tokens: list[str], question: str, found: list[Any]
+) -> list[list[int]]:
+    """Capitalised runs (token indices) joined where the words between two are a name's
+    links (see :data:`NAME_LINKS` and :data:`TITLE_LINKS`) and nothing but spaces stands
+    between them and the words."""
+    out: list[list[int]] = []
+    for run in runs:
+        if out and _links(out[-1], run, tokens, question, found):
+            out[-1] = list(range(out[-1][0], run[-1] + 1))
+        else:
+            out.append(run)
+    return out
+
+
+def _links(before: list[int], after: list[int], tokens: list[str], question: str, found) -> bool:
+    between = list(range(before[-1] + 1, after[0]))
+    if not 1 <= len(between) <= LINK_WORDS:
+        return False
+    gap = question[found[before[-1]].end() : found[after[0]].start()]
+    if gap.split() != [tokens[i] for i in between]:
+        return False  # a comma or a bracket stands between them
+    words = [tokens[i] for i in between]
+    if words[0] in NAME_LINKS and all(w in NAME_LINKS | {"the"} for w in words):
+        return True
+    if not all(w in TITLE_LINKS for w in words):
+        return False
+    owned = tokens[after[-1]].endswith(("'s", "’s"))
+    titled = tokens[before[0]] in ("The", "A", "An") and found[before[0]].start() > 0
+    return owned or (titled and any(w in TITLE_ARTICLES for w in words))
 
 
 def _noun_phrase_entity(question: str) -> str:

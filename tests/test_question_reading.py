@@ -445,3 +445,44 @@ def test_a_later_part_names_the_whole_subject_its_pronoun_stands_for():
     parts = _parts("How many people did the Krell flood kill? Why was it so deadly?")
     assert parts[1] == "Why was the Krell flood so deadly?"
     assert "Krell flood" in " ".join(offline_plan(parts[0]).subquestions[0].queries)
+
+
+@pytest.mark.parametrize(
+    ("question", "subject"),
+    [
+        # "of" and a name's particles join its capitalised words wherever they stand
+        ("What were the Harbour Board of Kessing's accounts in 1990?", "Harbour Board of Kessing"),
+        ("When did Marta da Lorne publish her atlas?", "Marta da Lorne"),
+        ("Who wrote The Song of the Quiet Hills?", "The Song of the Quiet Hills"),
+        ("Where is the Abbey of Saint Orrin?", "Abbey of Saint Orrin"),
+        # a preposition with an article joins them in a name that is owned ("'s" closes it)
+        ("What is known about A Lamp in the Window's reception?", "A Lamp in the Window"),
+        ("What is known about Man at the Ferry's commission?", "Man at the Ferry"),
+        # …and not two names the question only places one in the other
+        ("Is Corvell in Ostria?", "Corvell"),
+        ("Did Paris and London sign the treaty?", "Paris"),
+        ("Is The Lantern in Ostria?", "The Lantern"),
+    ],
+)
+def test_the_words_that_link_a_names_capitals_keep_it_whole(question, subject):
+    assert entity(question).removesuffix("'s") == subject
+    focus = offline_plan(question).focus(offline_plan(question).subquestions[0])
+    named = {w for w in re.findall(r"[A-Z]\w+", subject) if w not in ("The", "A")}
+    assert {stem(w.lower()) for w in named} <= set(focus.subject)
+
+
+@pytest.mark.parametrize(
+    ("question", "title"),
+    [
+        ("What is The Lantern?", "The Lantern"),
+        ("Who directed The Boy with a Kite?", "The Boy with a Kite"),
+        ("What is known about Man at the Ferry's commission?", "Man at the Ferry"),
+        # a capital that opens the sentence, and a name with no article, mark no title
+        ("The Lantern opened when?", ""),
+        ("When was the Ostel Railway built?", ""),
+        ("What is known about Marta da Lorne's atlas?", ""),
+    ],
+)
+def test_an_english_title_is_read_from_its_articles(question, title):
+    plan = offline_plan(question)
+    assert plan.focus(plan.subquestions[0]).titled == title

@@ -586,3 +586,29 @@ def test_a_quote_opening_with_a_share_of_things_named_before_does_not_stand_alon
     assert not points_back("Some towns grew because the guild kept its hall there.")
     assert not points_back("Many boats still use the Varn Canal.")
     assert not points_back("Both bridges opened in 1990.")
+
+
+def test_a_page_that_never_writes_an_english_title_is_no_evidence_for_the_work():
+    """"The Lantern" names a work; a page that says "the lantern" of a lamp, or names
+    something else with the word, is not about it, while a page that writes the title (in
+    either case of its article) or is named by it is."""
+    plan = offline_plan("What is The Lantern?")
+    focus = plan.focus(plan.subquestions[0])
+    lamp = Document.of(
+        "# Lighthouse keeping\n\nThe keeper lit the lantern at dusk every evening of the "
+        "year. The lantern room was cleaned each morning before the boats went out.",
+        "Lighthouse keeping",
+    )
+    novel = Document.of(
+        "# Ostria's writers\n\nHer best-known book is the Lantern, a novel about a "
+        "harbour town in winter that was published in 1931 and translated into nine languages.",
+        "Ostria's writers",
+    )
+    named = Document.of(
+        "# The Lantern\n\nIt is a novel about a harbour town in winter, published in 1931 "
+        "and translated into nine languages.",
+        "The Lantern",
+    )
+    assert not relevant(focus, lamp)
+    assert relevant(focus, novel)
+    assert relevant(focus, named)

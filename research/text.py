@@ -30,7 +30,7 @@ from typing import Any
 
 import regex
 
-from .lemmas import all_lemmas
+from .lemmas import PAST, all_lemmas, verb_form
 
 #: The CJK ideographs, as the body of a regex character class to compose patterns with
 #: (``rf"[{CJK_CLASS}0-9]"``): Extension A (U+3400–U+4DBF), the unified ideographs
@@ -127,9 +127,47 @@ def is_instruction(sentence: str) -> bool:
     if is_cjk(clean):
         return bool(_ZH_INSTRUCTION.match(clean))
     head = [w.lower().strip(",.:;") for w in clean.split(None, 2)[:2]]
-    if len(head) < 2 or head[0] not in INSTRUCTION_VERBS or _EN_SUBJECT_FOLLOWS.match(clean):
+    if len(head) < 2 or _EN_SUBJECT_FOLLOWS.match(clean):
         return False
-    return head[1] in _INSTRUCTION_OBJECTS
+    if head[0] in INSTRUCTION_VERBS:
+        return head[1] in _INSTRUCTION_OBJECTS
+    return _bare_command(head[0]) and head[1] in _COMMAND_OBJECTS
+
+
+#: What follows any other verb that opens a command: an article, a pointing or question
+#: word, a pronoun, a particle ("Find *out* how …", "Visit *the* …"); not a preposition,
+#: which follows an adjective as well ("Close *to* the summit …").
+_COMMAND_TEXT = (
+    "the a an how what why where when which who whether this these those your our my it "
+    "them up out down back"
+)
+_COMMAND_OBJECTS = frozenset(_COMMAND_TEXT.split())
+
+
+def _bare_command(word: str) -> bool:
+    """Whether an English word opening a sentence reads as a command: a verb in its bare
+    form ("find", "visit") that is neither an adjective or adverb too ("close") nor a
+    past form, which opens a statement as a participle ("Set in the hills, the town …")."""
+    if not is_bare_verb(word) or readings(word) & {"ADJ", "ADV"}:
+        return False
+    return not verb_form(word) & PAST
+
+
+#: A label of things to do before a colon: "To visit:", "Key dates to check:" (a short
+#: label ending in "to" and a verb).
+_TO_DO_LABEL = re.compile(r"^(?:[\w'’-]+\s+){0,3}?to\s+([a-z]+)\s*:", re.I)
+
+
+@lru_cache(maxsize=65536)
+def asks(sentence: str) -> bool:
+    """Whether ``sentence`` asks rather than states, and so answers nothing: a question
+    ("Question for the group: why did …?", "为什么…？"), or a list of things to do or
+    check under a label of the kind ("To visit: …", "Key dates to check: …")."""
+    clean = plain(sentence).rstrip(" \"'”’)）")
+    if clean.endswith(("?", "？")):
+        return True
+    label = _TO_DO_LABEL.match(clean)
+    return label is not None and is_bare_verb(label.group(1).lower())
 
 
 #: A sentence that says where something is told instead of telling it: "How the locks
@@ -620,7 +658,7 @@ class Sentence:
         naming a link, or an instruction (a speaker note, a brief's note to the writer)."""
         if self.kind == "item" and self.text.lstrip().startswith("["):
             return False
-        return is_complete(self.text) and not is_instruction(self.text)
+        return is_complete(self.text) and not is_instruction(self.text) and not asks(self.text)
 
 
 #: A bracketed aside inside a sentence: （琉球语：）, (born 1950).

@@ -16,7 +16,7 @@ from research.labels import RESEARCH_MARKER
 from research.question import Focus
 from research.relevance import THRESHOLD
 from research.tables import Found, table_score
-from research.text import is_instruction
+from research.text import Sentence, asks, is_instruction
 from subagents import build_toolkit
 from subagents.generate.notes import Cite, Point
 from subagents.generate.writer import chronological
@@ -149,6 +149,10 @@ INSTRUCTIONS = [
     "Start with a map of the route from Hangzhou to Beijing.",
     "Use the attached field-trip plan (XLSX) and the city list (CSV) for the section on cities.",
     "请在引用时注明来源和年份。",
+    # any bare verb opens one, not only the ones a brief usually asks with
+    "Find out how the water was divided between north and south.",
+    "Visit the old pumping station before the report is written.",
+    "Draw up a list of the mills that closed.",
 ]
 STATEMENTS = [
     "End of the line was at Hangzhou, where the canal met the Qiantang River.",
@@ -157,12 +161,35 @@ STATEMENTS = [
     "Open water froze on the northern canal for two months each winter.",
     "Close to the summit the locks stood only a few hundred metres apart.",
     "会通河是京杭运河穿越鲁西丘陵的河段。",
+    # a noun that is also a verb, before its verb; a participle opening a statement
+    "Water flows north from the summit to the river mouth.",
+    "Research shows that the locks saved water.",
+    "Set in the hills, the town grew around its mill.",
+    "Built in 1884, the ferry carried carts across the estuary.",
 ]
 
 
 def test_instructions_are_told_from_statements():
     assert all(is_instruction(s) for s in INSTRUCTIONS)
     assert not any(is_instruction(s) for s in STATEMENTS)
+
+
+#: Lines of notes that ask or list things to do: none states a fact.
+ASKING = [
+    "Question for the group: why did the barges still go by sea?",
+    "To visit: the mill museum in Dunmere and the weir at Sallow.",
+    "Key dates to check: 1884 (the ferry), 1931 (the town hall).",
+    "为什么渡船在冬天停航？",
+]
+
+
+def test_a_line_that_asks_or_lists_things_to_do_is_never_a_complete_statement():
+    for line in ASKING:
+        assert asks(line), line
+        assert not Sentence(0, len(line), line).complete, line
+    for line in STATEMENTS:
+        assert not asks(line), line
+        assert Sentence(0, len(line), line).complete, line
 
 
 async def test_an_instruction_in_the_notes_is_not_cited(disk_service):

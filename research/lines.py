@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import json
 import math
+import os
 from collections.abc import Mapping, Sequence
 from functools import cache
 from pathlib import Path
@@ -49,6 +50,10 @@ from .relevance import LEARNED, score_text
 from .selection import Quote, explained
 from .text import grams, language, plain, terms
 
+#: Whether a part's answer line is chosen by the line model (``QUARTET_LINES=learned``)
+#: or by the hand-set weighing (``rules``); by default as the core scores sentences (see
+#: :data:`research.relevance.LEARNED`).
+LINES_LEARNED = os.environ.get("QUARTET_LINES", "learned" if LEARNED else "rules") == "learned"
 #: The line model's file, written by ``scripts/train_lines.py``.
 LINE_PATH = Path(__file__).resolve().parent / "model" / "line.json"
 #: What the line model reads of a candidate, among the part's candidates (see
@@ -243,11 +248,14 @@ def summary_choice(
     """
     if not candidates:
         return None
-    pool = line_pool(focus, candidates, lang) if LEARNED else _qualified(focus, candidates, lang)
+    if LINES_LEARNED:
+        pool = line_pool(focus, candidates, lang)
+    else:
+        pool = _qualified(focus, candidates, lang)
     ordered = in_order_asked(focus, [candidates[i] for i in pool], lambda q: q.span)
     if ordered is not None:
         return ordered.key
-    if not LEARNED:
+    if not LINES_LEARNED:
         return candidates[_rules_line(focus, candidates, pool)][0].key
     rows = line_features(focus, candidates, likelihood)
     return candidates[best_line(line_model(), rows, pool)][0].key

@@ -17,8 +17,9 @@ from dataclasses import dataclass
 from .document import Document
 from .question import Focus, entity
 from .relevance import assessed, evidence_threshold, quote_bounds
+from .requirements import COVERED
 from .selection import near_duplicate
-from .text import plain, terms
+from .text import is_cross_reference, plain, terms
 
 #: Quotes a topic's section gives at most.
 TOPIC_QUOTES = 3
@@ -69,10 +70,11 @@ def topic_focus(topic: str, question: str, parts: Sequence[str]) -> Focus:
 
 def topic_quotes(focus: Focus, read: Sequence[Read], said: Sequence[str] = ()) -> list[TopicQuote]:
     """The spans of what was read that answer ``focus`` best: sentences that are evidence
-    for it (at least :func:`~research.relevance.evidence_threshold`), each quoted with
-    the sentence it leans on (see :func:`~research.relevance.quote_bounds`), best first;
-    at most :data:`TOPIC_QUOTES`, :data:`PER_PAGE` of a page, none repeating a sentence
-    in ``said`` or another chosen one.
+    for it (at least :func:`~research.relevance.evidence_threshold`) and say the topic
+    themselves, with the heading they stand under (:func:`says_topic`), each quoted with
+    the sentence it leans on (see :func:`~research.relevance.quote_bounds`), best first; at most
+    :data:`TOPIC_QUOTES`, :data:`PER_PAGE` of a page, none repeating a sentence in
+    ``said`` or another chosen one.
 
     Args:
         focus: the topic, read as a part (see :func:`topic_focus`).
@@ -90,9 +92,28 @@ def topic_quotes(focus: Focus, read: Sequence[Read], said: Sequence[str] = ()) -
             if scored.score < least:
                 break
             start, end = quote_bounds(doc, scored.sentence)
-            found.append((scored.score, scored.rank, source.path, start, end))
+            span = doc.text[start:end]
+            if is_cross_reference(span):
+                continue  # it says where the topic is told, not what it is
+            if says_topic(focus, span, scored.sentence.section):
+                found.append((scored.score, scored.rank, source.path, start, end))
     found.sort(key=lambda f: (-f[0], -f[1], f[2], f[3]))
     return _chosen(found, {r.path: r.text for r in read}, said)
+
+
+def says_topic(focus: Focus, span: str, heading: str = "") -> bool:
+    """Whether a quote, read under the heading it stands under, says what a topic asks
+    beyond the question's subject: at least :data:`~research.requirements.COVERED` of
+    its facets by weight (a rare word tells the topic more than a common one: "heritage"
+    in "world heritage", 铁链 in 铁链如何运作), each by its word or an equivalent (the words
+    that frame it, "how … worked", are no facets); the subject's core for a topic that
+    asks nothing more."""
+    said = set(terms(plain(span))) | set(terms(heading))
+    if not focus.facets:
+        return set(focus.core) <= said
+    total = sum(f.weight for f in focus.facets)
+    met = sum(f.weight for f in focus.facets if f.term in said or f.equivalents & said)
+    return bool(total) and met / total >= COVERED
 
 
 def _chosen(

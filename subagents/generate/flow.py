@@ -133,7 +133,7 @@ async def _write_zip(svc: object, folder: str, stem: str) -> str:
 FIT_TRIES = 3
 #: How far under the printed length's share of the pages asked a rewrite aims, so that
 #: a report just over its last page does not land on it again.
-FIT_MARGIN = 0.95
+FIT_MARGIN = 0.98
 
 
 @dataclass(frozen=True)

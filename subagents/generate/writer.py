@@ -427,7 +427,11 @@ def _asked_first(
     rows = [" ".join(row) for s in parts for t in s.tables for row in [t.header, *t.rows]]
     sure = [*(p.text for p in summary), *rows]
     sure += [p.text for i, pool in pools.items() for p in pool[: least[i]]]
+    # a topic with a section of its own is said there, under its heading
+    headed = {parts[i].heading for i, pool in pools.items() if pool}
     for requirement, topic in wanted:
+        if section_heading(topic) in headed:
+            continue
         if covers(topic, ReportView(tuple(sure), subject=subject)):
             continue
         found = next(
@@ -442,17 +446,25 @@ def _asked_first(
         if found is None:
             continue
         point = pools[found[0]].pop(found[1])
-        home = _home(requirement, parts, found[0], subject)
+        home = _home(requirement, parts, found[0], subject, _topic_headings(requirements, lang))
         pools[home].insert(least[home], point)
         least[home] += 1 if found[0] == home and found[1] < least[home] else 0
         sure.append(point.text)
 
 
-def _home(requirement: str, parts: list[Section], fallback: int, subject: str) -> int:
+def _home(
+    requirement: str,
+    parts: list[Section],
+    fallback: int,
+    subject: str,
+    topical: frozenset[str] = frozenset(),
+) -> int:
     """The part a requirement is about: the one whose heading shares most of its words
-    (the subject's aside), else part ``fallback`` (where its candidate was)."""
+    (the subject's aside), else part ``fallback`` (where its candidate was). A section on
+    one of the brief's topics (headed in ``topical``: see :func:`_topic_headings`) is
+    about that topic alone and is home to no other."""
     said = set(terms(without_label(requirement))) - set(terms(subject))
-    shared = [len(said & set(terms(s.heading))) for s in parts]
+    shared = [0 if s.heading in topical else len(said & set(terms(s.heading))) for s in parts]
     best = max(range(len(parts)), key=lambda i: shared[i])
     return best if shared[best] else fallback
 

@@ -323,6 +323,44 @@ def _raw(host: str, head: str) -> str:
         return sock.recv(4096).decode("latin-1").split("\r\n", 1)[0]
 
 
+# -- what the server holds in memory ----------------------------------------------------
+
+#: The app in a process of its own serving the pages named on its command line, then
+#: printing which of the research tools' libraries it loaded on the way.
+PAGES_ONLY = """
+import sys, time
+from pathlib import Path
+from starlette.testclient import TestClient
+from webapp.app import build_app
+from webapp.security import Guard
+
+app = build_app(Path(sys.argv[1]), Guard("127.0.0.1", 8765))
+app.app.state.app.reached = (True, time.monotonic())  # the web's reach is not looked at
+client = TestClient(app, base_url="http://127.0.0.1:8765")
+for path in sys.argv[2:]:
+    assert client.get(path).status_code == 200, path
+print(sorted(m for m in ("agentscope", "pypdf", "openpyxl", "docx", "pptx") if m in sys.modules))
+"""
+
+
+def test_the_pages_load_none_of_the_research_tools(tmp_path):
+    """The start page names the kinds of file a run reads without loading the readers:
+    they bring agentscope and the document libraries (140 MB the server held for as long
+    as it ran, most of its memory at rest)."""
+    runs = tmp_path / "runs"
+    _run(runs, "20260101-000000-aaaaaa", {"question": "Kept?", "status": "finished"})
+    pages = ["/", "/runs", "/runs/20260101-000000-aaaaaa"]
+    loaded = subprocess.run(
+        [sys.executable, "-c", PAGES_ONLY, str(runs), *pages],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        cwd=Path(__file__).resolve().parent.parent,
+    )
+    assert loaded.returncode == 0, loaded.stderr[-2000:]
+    assert loaded.stdout.split("\n")[-2] == "[]"
+
+
 # -- the runner and the uploads, without a server -------------------------------------
 
 #: A child that says "got" for each interrupt, and how many it had once its stdin closes.

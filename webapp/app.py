@@ -51,6 +51,7 @@ from host.durability.runs import (
     list_runs,
     read_run,
 )
+from subagents.file.kinds import READABLE_KINDS
 from subagents.search.reach import web_reachable
 from subagents.settings import ToolSettings
 
@@ -156,7 +157,6 @@ class App:
         """The start page; with ``notice``, the form sent back with what was wrong and
         what was written in it (the question, the demo choice) kept."""
         from demo.site import EXAMPLE_QUESTIONS
-        from subagents.file.offline import READABLE_KINDS
 
         jobs = sorted(self.runner.jobs.values(), key=lambda j: j.created, reverse=True)
         return self.page(

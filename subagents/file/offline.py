@@ -15,18 +15,6 @@ ROOTS = ("/userinput/", "/workspace/downloads/")
 TEXT_EXTENSIONS = (
     ".md", ".txt", ".json", ".yaml", ".yml", ".html", ".htm", ".xml", ".csv", ".docx",
 )  # fmt: skip
-#: The kinds of file the File subagent reads, as a person names them, with their endings
-#: (what the web app's start page lists).
-READABLE_KINDS = (
-    ("PDF", (".pdf",)),
-    ("Word", (".docx",)),
-    ("Excel", (".xlsx", ".xlsm")),
-    ("CSV", (".csv", ".tsv")),
-    ("PowerPoint", (".pptx",)),
-    ("text and Markdown", (".txt", ".md")),
-    ("HTML, JSON, YAML and XML", (".html", ".htm", ".json", ".yaml", ".yml", ".xml")),
-    ("images", (".png", ".jpg", ".jpeg", ".gif", ".webp", ".bmp", ".tif", ".tiff")),
-)
 _ENTRY = re.compile(r"^\[(FILE|DIR)\]\s+(.+?)(?:/| \([\d,]+ bytes\))$", re.M)
 _SHEETS = re.compile(r"\(sheets: ([^;]*); used range")
 

@@ -361,6 +361,37 @@ def test_the_pages_load_none_of_the_research_tools(tmp_path):
     assert loaded.stdout.split("\n")[-2] == "[]"
 
 
+def test_a_question_of_megabytes_is_kept_cut_and_the_form_refuses_a_long_one(tmp_path):
+    """A record from elsewhere whose question and plan part are 2 MB each: the runs list
+    and the run's page show them cut (every listing held and sent every such question
+    whole: twenty of them took the server past a gigabyte); the start form refuses a
+    question longer than what a listing keeps, saying so."""
+    from starlette.testclient import TestClient
+
+    from host.durability.runs import MAX_QUESTION_CHARS, list_runs, read_run
+    from webapp.app import build_app
+    from webapp.security import Guard
+
+    runs = tmp_path / "runs"
+    plan = {"subquestions": [{"id": "q1", "text": "How? " * 400_000, "status": "answered"}]}
+    record = {"question": "Why? " * 400_000, "status": "finished", "plan": plan}
+    run = _run(runs, "20260101-000000-aaaaaa", record)
+    (summary,) = list_runs(runs)
+    assert len(summary.question) == MAX_QUESTION_CHARS and summary.question.endswith("…")
+    assert [len(s.text) for s in read_run(run).plan] == [MAX_QUESTION_CHARS]
+    guard = Guard("127.0.0.1", 8765)
+    client = TestClient(build_app(runs, guard), base_url="http://127.0.0.1:8765")
+    listing, page = client.get("/runs"), client.get(f"/runs/{run.name}")
+    assert listing.status_code == page.status_code == 200
+    assert "Why? Why?" in listing.text and len(listing.text) < 10 * MAX_QUESTION_CHARS
+    assert "How? How?" in page.text and len(page.text) < 20 * MAX_QUESTION_CHARS
+    form = {"csrf": guard.csrf, "question": "x" * (MAX_QUESTION_CHARS + 1)}
+    sent = client.post("/jobs", data=form, headers={"Origin": "http://127.0.0.1:8765"})
+    assert sent.status_code == 400
+    assert f"The question is longer than {MAX_QUESTION_CHARS:,} characters" in sent.text
+    assert [p.name for p in runs.iterdir() if not p.name.startswith(".")] == [run.name]
+
+
 # -- the runner and the uploads, without a server -------------------------------------
 
 #: A child that says "got" for each interrupt, and how many it had once its stdin closes.

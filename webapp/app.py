@@ -43,6 +43,7 @@ from host.durability.run_files import read_text
 from host.durability.runs import (
     CHECKPOINT_JSON,
     MAX_CHECKPOINT_BYTES,
+    MAX_QUESTION_CHARS,
     MAX_RECORD_BYTES,
     RUN_JSON,
     RunDetail,
@@ -197,6 +198,10 @@ class App:
             return self.start_page(
                 request, 400, "Write the question to research, or choose the demo web.", form
             )
+        if len(question) > MAX_QUESTION_CHARS:  # no listing of the runs would show it whole
+            await form.close()
+            words = f"The question is longer than {MAX_QUESTION_CHARS:,} characters: shorten it."
+            return self.start_page(request, 400, words, form)
         if not question:
             from demo.web import DEMO_QUESTION
 

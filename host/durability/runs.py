@@ -101,6 +101,11 @@ def told_counts(statuses: Iterable[str]) -> str:
 RUN_STATUS_WORDS = {"interrupted": "stopped early, report written"}
 #: The most characters of the reason a failed run's status gives.
 REASON_CHARS = 160
+#: The most characters of a run's question, and of each part of its plan, kept when its
+#: record is read: a question is a sentence or a paragraph, but a record from elsewhere
+#: may hold megabytes, which every listing of the runs would hold and show. A longer one
+#: is cut, ending in "…".
+MAX_QUESTION_CHARS = 4_000
 #: Why a run failed when it recorded no error: it ended without a report (exit status 1).
 NO_REPORT = "no report was written"
 
@@ -364,7 +369,7 @@ def _subquestions(plan: dict[str, Any]) -> list[SubQuestionState]:
     return [
         SubQuestionState(
             id=str(s.get("id", "")),
-            text=str(s.get("text", "")),
+            text=cut(str(s.get("text", "")), MAX_QUESTION_CHARS),
             status=str(s.get("status", "pending")),
             evidence=len(_list(s.get("evidence_ids"))),
         )
@@ -427,7 +432,7 @@ def _summary(path: Path) -> tuple[RunSummary, dict[str, Any], dict[str, Any]]:
     summary = RunSummary(
         id=path.name,
         path=path,
-        question=str(question or ""),
+        question=cut(str(question or ""), MAX_QUESTION_CHARS),
         status=status,
         exit_code=_integer(data.get("exit_code")),
         answered=answered,
@@ -453,8 +458,14 @@ def failure_reason(record: dict[str, Any]) -> str:
     for error in _list(record.get("errors")):
         said = " ".join(without_class_names(printable(str(error))).split())
         if said:
-            return said if len(said) <= REASON_CHARS else said[: REASON_CHARS - 1] + "…"
+            return cut(said, REASON_CHARS)
     return ""
+
+
+def cut(text: str, limit: int) -> str:
+    """``text`` when it has at most ``limit`` characters, else its first ``limit - 1``
+    and "…"."""
+    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 def _broken(path: Path, problem: str) -> RunSummary:

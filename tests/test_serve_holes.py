@@ -178,6 +178,60 @@ def test_a_crafted_report_is_served_parsed_in_time_linear_in_its_size(served: Se
     assert after.status_code == 200
 
 
+def test_a_link_put_in_place_of_a_checked_file_is_never_followed(tmp_path, monkeypatch):
+    """A report replaced by a link to a file outside the runs folder once it was found,
+    and a folder replaced by a link while the run's zip is written: neither is
+    followed (each file is read from the descriptor it was opened on, without following
+    a link at any level)."""
+    import zipfile
+
+    from starlette.testclient import TestClient
+
+    from webapp import app as app_module
+    from webapp.app import build_app
+    from webapp.security import Guard
+
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    for name in ("secret.md", "a.txt", "b.txt", "c.txt"):
+        (outside / name).write_text("the secret\n", encoding="utf-8")
+    runs = tmp_path / "runs"
+    record = {"question": "Swapped?", "outputs": ["/workspace/reports/r.md"]}
+    run = _run(runs, "20260101-000000-aaaaaa", record, {"r.md": "the report\n"})
+    (run / "workspace" / "z").mkdir()
+    for name in ("a.txt", "b.txt", "c.txt"):
+        (run / "workspace" / "z" / name).write_text("own words\n", encoding="utf-8")
+    client = TestClient(build_app(runs, Guard("127.0.0.1", 8765)), base_url="http://127.0.0.1:8765")
+    found = app_module._report_file
+
+    def then_swapped(*args):
+        where = found(*args)
+        report = run / "workspace" / "reports" / "r.md"
+        report.unlink()
+        report.symlink_to(outside / "secret.md")
+        return where
+
+    monkeypatch.setattr(app_module, "_report_file", then_swapped)
+    download = client.get(f"/runs/{run.name}/download/md")
+    assert download.status_code == 404 and "the secret" not in download.text
+    opened, swapped = zipfile.ZipFile.open, []
+
+    def swapping(self, name, mode="r", *args, **kwargs):
+        if mode == "w" and not swapped:  # the first file is being written: swap a folder
+            shutil.rmtree(run / "workspace" / "z")
+            (run / "workspace" / "z").symlink_to(outside, target_is_directory=True)
+            swapped.append(name)
+        return opened(self, name, mode, *args, **kwargs)
+
+    monkeypatch.setattr(zipfile.ZipFile, "open", swapping)
+    archive = client.get(f"/runs/{run.name}/zip")
+    monkeypatch.setattr(zipfile.ZipFile, "open", opened)
+    assert archive.status_code == 200 and swapped
+    with zipfile.ZipFile(io.BytesIO(archive.content)) as got:
+        texts = {name: got.read(name).decode() for name in got.namelist()}
+    assert texts and not any("the secret" in text for text in texts.values()), texts
+
+
 def test_nothing_outside_the_runs_folder_is_served(served: Served):
     with served.client() as http:
         climbing = http.get("/runs/20260101-000000-bbbbbb/download/md")

@@ -11,12 +11,9 @@ import asyncio
 import contextlib
 import json
 import mimetypes
-import os
-import tempfile
 import time
-import zipfile
 from collections.abc import AsyncIterator, Callable
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import Any
 
 from markupsafe import Markup
@@ -26,7 +23,6 @@ from starlette.background import BackgroundTask
 from starlette.datastructures import UploadFile
 from starlette.requests import Request
 from starlette.responses import (
-    FileResponse,
     HTMLResponse,
     JSONResponse,
     RedirectResponse,
@@ -61,7 +57,6 @@ from .documents import (
     inputs_used,
     linked_report,
     quoted,
-    safe_file,
     stored_meta,
     workspace_text,
 )
@@ -84,6 +79,7 @@ from .past_runs import (
 from .reading import InlineReport, inline_report, rendered, sanitise, stored_page
 from .runner import Job, QueueFull, Runner
 from .security import DOCUMENT_CSP, Guard, GuardMiddleware, check_csrf, whole_number
+from .sending import as_chunks, disposition, sent_file, zipped
 from .uploads import UploadRefused, check_uploads, save_uploads
 
 HERE = Path(__file__).resolve().parent
@@ -105,6 +101,10 @@ DOWNLOADS = {
 MAX_FIELDS = 40
 #: Seconds the start page trusts its last look at whether the web can be reached.
 REACH_FRESH = 60.0
+#: The text files of a run's workspace sent as text (an HTML one is laid out).
+TEXT_SUFFIXES = (".html", ".htm", ".md", ".json", ".txt", ".csv", ".jsonl")
+#: The images of a run's workspace shown in a page; any other file is a download.
+IMAGES = ("image/png", "image/jpeg", "image/gif", "image/webp")
 
 
 class App:
@@ -445,10 +445,9 @@ class App:
             return self.error(request, 503, QUEUE_FULL)
         job_id = self.runner.new_id()
         if follow_up:
-            report = await asyncio.to_thread(_report_file, folder, detail, "md")
-            if report is None:
+            relative = await asyncio.to_thread(_report_file, folder, detail, "md")
+            if relative is None:
                 return self.error(request, 409, "That run wrote no Markdown report to read.")
-            relative = report.relative_to(folder).as_posix()
             try:
                 inputs = await asyncio.to_thread(
                     follow_up_input, folder, relative, self.runner.uploads, job_id
@@ -492,14 +491,13 @@ class App:
         self, folder: Path | None, run_id: str, detail: RunDetail | None
     ) -> InlineReport | None:
         """The run's HTML report as the run page shows it (sanitised, off the event
-        loop), or None when the run wrote none."""
+        loop), or None when the run wrote none (or it was refused on the way)."""
         if folder is None or detail is None:
             return None
         found = await asyncio.to_thread(_report_file, folder, detail, "html")
-        workspace = folder / "workspace"
-        if found is None or not found.is_relative_to(workspace):
+        if found is None or not found.startswith("workspace/"):
             return None
-        relative = found.relative_to(workspace).as_posix()
+        relative = found.removeprefix("workspace/")
         text = await asyncio.to_thread(workspace_text, folder, relative)
         if text is None:  # refused on the way (a link swapped in), or too large to show
             return None
@@ -531,58 +529,56 @@ class App:
         folder = await self.run_folder(run_id)
         if folder is None:
             return self.error(request, 404, f"There is no run {run_id}.")
-        data = await asyncio.to_thread(_zipped, folder, run_id)
-        headers = {"content-disposition": f'attachment; filename="{run_id}.zip"'}
+        data = await asyncio.to_thread(zipped, folder, run_id)
         return StreamingResponse(
-            data,
+            as_chunks(data),
             media_type="application/zip",
-            headers=headers,
+            headers={"content-disposition": disposition(f"{run_id}.zip")},
             background=BackgroundTask(data.close),
         )
 
     async def run_download(self, request: Request) -> Response:
+        """A report of the run, sent from the descriptor it was opened on (a link put in
+        its place is refused, never followed), named as the run named it."""
         run_id, fmt = request.path_params["run"], request.path_params["fmt"]
         folder = await self.run_folder(run_id)
         if folder is None or fmt not in DOWNLOADS:
             return self.error(request, 404, "There is no such report.")
         detail = await asyncio.to_thread(read_run, folder)
         found = await asyncio.to_thread(_report_file, folder, detail, fmt)
-        if found is None:
-            return self.error(request, 404, f"The run wrote no {fmt} report.")
-        return FileResponse(  # named as the run named it: a short slug of the question
-            found,
-            media_type=DOWNLOADS[fmt],
-            filename=found.name,
-            content_disposition_type="attachment",
-            headers={"content-security-policy": DOCUMENT_CSP},
-        )
+        headers = {"content-security-policy": DOCUMENT_CSP}
+        name = PurePosixPath(found).name if found else ""
+        sent = await sent_file(folder, found, DOWNLOADS[fmt], headers, name) if found else None
+        return sent or self.error(request, 404, f"The run wrote no {fmt} report.")
 
     async def run_file(self, request: Request) -> Response:
         """A file of the run's workspace: the report (its citations linked), a stored
-        page as plain text, a chart; all under a policy that runs no script."""
+        page as plain text, a chart; all under a policy that runs no script. Each is
+        read without following a link at any level; what is sent as it is comes from
+        the descriptor it was opened on, a chunk at a time."""
         run_id, relative = request.path_params["run"], request.path_params["path"]
         folder = await self.run_folder(run_id)
-        path = (
-            await asyncio.to_thread(safe_file, folder / "workspace", relative)
-            if folder is not None
-            else None
-        )
-        if folder is None or path is None:
+        if folder is None:
             return Response("not found", status_code=404, media_type="text/plain")
         headers = {"content-security-policy": DOCUMENT_CSP, "cache-control": "no-store"}
-        if path.suffix in (".html", ".htm", ".md", ".json", ".txt", ".csv", ".jsonl"):
-            # read without following a link, capped, parsed: all off the event loop
+        name = PurePosixPath(relative).name
+        suffix = PurePosixPath(name).suffix
+        if suffix in (".html", ".htm"):  # read whole, capped, parsed: off the event loop
             text = await asyncio.to_thread(workspace_text, folder, relative)
             if text is None:
                 return Response("not found", status_code=404, media_type="text/plain")
-            if path.suffix not in (".html", ".htm"):
-                return Response(text, media_type="text/plain; charset=utf-8", headers=headers)
             html = await asyncio.to_thread(linked_report, text, run_id)
             return HTMLResponse(html, headers=headers)
-        kind = mimetypes.guess_type(path.name)[0] or "application/octet-stream"
-        if kind not in ("image/png", "image/jpeg", "image/gif", "image/webp"):
-            return FileResponse(path, filename=path.name, headers=headers)
-        return FileResponse(path, media_type=kind, headers=headers)
+        kind = mimetypes.guess_type(name)[0] or "application/octet-stream"
+        if suffix in TEXT_SUFFIXES:
+            sent = await sent_file(
+                folder, f"workspace/{relative}", "text/plain; charset=utf-8", headers
+            )
+        elif kind in IMAGES:
+            sent = await sent_file(folder, f"workspace/{relative}", kind, headers)
+        else:
+            sent = await sent_file(folder, f"workspace/{relative}", kind, headers, name)
+        return sent or Response("not found", status_code=404, media_type="text/plain")
 
     async def cite(self, request: Request) -> Response:
         run_id, evidence = request.path_params["run"], request.path_params["evidence"]
@@ -677,27 +673,14 @@ def _said(done: bool) -> tuple[dict[str, Any], int]:
     return ({"ok": True}, 200) if done else ({"ok": False, "said": "already answered"}, 409)
 
 
-def _report_file(folder: Path, detail: RunDetail, fmt: str) -> Path | None:
-    """The run's report in ``fmt`` (``zip``: with its sources), or None. run.json names
-    the reports: one outside the run folder (``..``, a link) is none."""
+def _report_file(folder: Path, detail: RunDetail, fmt: str) -> str | None:
+    """Where the run's report in ``fmt`` (``zip``: with its sources) is inside its
+    folder, ``/``-separated, or None. run.json names the reports: one outside the run
+    folder is none (a ``..`` or a link on the way is refused when it is opened)."""
     found = detail.archive if fmt == "zip" else detail.report(fmt)
-    inside = found is not None and found.is_relative_to(folder)
-    return safe_file(folder, found.relative_to(folder).as_posix()) if inside else None
-
-
-def _zipped(folder: Path, run_id: str) -> Any:
-    """The run folder as a zip file (in memory up to 32 MB, then on disk), rewound;
-    symbolic links are left out."""
-    data = tempfile.SpooledTemporaryFile(max_size=32 * 1024 * 1024)  # noqa: SIM115 - sent, then closed
-    with zipfile.ZipFile(data, "w", zipfile.ZIP_DEFLATED) as archive:
-        for root, dirs, files in os.walk(folder, followlinks=False):
-            dirs[:] = [d for d in dirs if not (Path(root) / d).is_symlink()]
-            for name in files:
-                path = Path(root) / name
-                if path.is_file() and not path.is_symlink():
-                    archive.write(path, f"{run_id}/{path.relative_to(folder)}")
-    data.seek(0)
-    return data
+    if found is None or not found.is_relative_to(folder):
+        return None
+    return found.relative_to(folder).as_posix()
 
 
 def _researched_demo(folder: Path) -> bool:

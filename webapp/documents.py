@@ -29,20 +29,6 @@ MAX_DOCUMENT_BYTES = 32 * 1024 * 1024
 MAX_META_BYTES = 1024 * 1024
 
 
-def safe_file(folder: Path, relative: str) -> Path | None:
-    """The file ``relative`` inside ``folder``, or None when it is not a plain file
-    there (a ``..``, an absolute path, a symbolic link anywhere on the way)."""
-    parts = [p for p in relative.split("/") if p]
-    if not parts or any(p in (".", "..") or "\\" in p or "\x00" in p for p in parts):
-        return None
-    path = folder
-    for part in parts:
-        path = path / part
-        if path.is_symlink():
-            return None
-    return path if path.is_file() else None
-
-
 def workspace_text(run: Path, relative: str, limit: int = MAX_DOCUMENT_BYTES) -> str | None:
     """The text of the file ``relative`` of the run's workspace, read without following
     a symbolic link at any level; None when it is not there, is refused or is larger

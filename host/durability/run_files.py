@@ -66,16 +66,17 @@ def _is_link(name: str | Path, dir_fd: int | None = None) -> bool:
         return False
 
 
-@contextlib.contextmanager
-def opened(folder: Path, relative: str) -> Iterator[BinaryIO]:
-    """The plain file ``relative`` of the run folder ``folder``, open for reading.
+def open_file(folder: Path, relative: str) -> BinaryIO:
+    """The plain file ``relative`` of the run folder ``folder``, open for reading; the
+    caller closes it (:func:`opened` closes it when its block ends).
 
     Args:
         folder: the run's folder (itself refused when it is a symbolic link).
         relative: the file's path inside it, ``/``-separated (``internal/run.json``).
 
-    Yields:
-        The file, open in binary mode; closed when the block ends.
+    Returns:
+        The file, open in binary mode: what is read from it is what was checked, even
+        when a link is put in its place afterwards.
 
     Raises:
         FileNotFoundError: it, or a folder on the way to it, is not there.
@@ -95,22 +96,51 @@ def opened(folder: Path, relative: str) -> Iterator[BinaryIO]:
                 raise _refusal(exc, "/".join(parts[:n]), _is_link(part, fd)) from None
             os.close(fd)
             fd = step
-        try:
-            file_fd = os.open(parts[-1], _FILE_FLAGS, dir_fd=fd)
-        except OSError as exc:
-            raise _refusal(exc, relative) from None
+        return _plain(parts[-1], fd, relative)
     finally:
         os.close(fd)
+
+
+def _plain(name: str, dir_fd: int, shown: str) -> BinaryIO:
+    """The plain file ``name`` of the folder open as ``dir_fd``, opened without following
+    a link; ``shown`` names it in a refusal."""
+    try:
+        file_fd = os.open(name, _FILE_FLAGS, dir_fd=dir_fd)
+    except OSError as exc:
+        raise _refusal(exc, shown) from None
     try:
         if not stat.S_ISREG(os.fstat(file_fd).st_mode):
-            raise FileRefused(f"{relative} is not a plain file")
+            raise FileRefused(f"{shown} is not a plain file")
         os.set_blocking(file_fd, True)
-        handle = os.fdopen(file_fd, "rb")
+        return os.fdopen(file_fd, "rb")
     except BaseException:
         os.close(file_fd)
         raise
-    with handle:
+
+
+@contextlib.contextmanager
+def opened(folder: Path, relative: str) -> Iterator[BinaryIO]:
+    """The plain file ``relative`` of the run folder ``folder``, open for reading until
+    the block ends (see :func:`open_file`)."""
+    with open_file(folder, relative) as handle:
         yield handle
+
+
+def plain_files(folder: Path) -> Iterator[tuple[str, BinaryIO]]:
+    """Every plain file under the run folder ``folder`` with its path inside it, each
+    open until the next is asked for. The folders are walked by descriptor and each
+    file opened relative to its folder's, never following a link: a link, or a folder
+    swapped for one during the walk, is left out with what it points at."""
+    for root, _, files, root_fd in os.fwalk(folder, follow_symlinks=False):
+        base = Path(root).relative_to(folder)
+        for name in sorted(files):
+            relative = (base / name).as_posix()
+            try:
+                handle = _plain(name, root_fd, relative)
+            except OSError:  # a link, a pipe, or gone: left out
+                continue
+            with handle:
+                yield relative, handle
 
 
 def read_bytes(folder: Path, relative: str, limit: int) -> bytes:

@@ -178,6 +178,84 @@ def test_a_crafted_report_is_served_parsed_in_time_linear_in_its_size(served: Se
     assert after.status_code == 200
 
 
+def test_documents_with_more_syntax_than_a_page_lays_out_are_shown_as_their_text(
+    served: Served,
+):
+    """A stored page of 100,000 list items (markdown-it held about two kilobytes for
+    each token: a megabyte of them took half a gigabyte and ten seconds) and a report of
+    40,000 tags: the panels show the page as its text, the quote marked; the report's
+    own page sends it as text, and the run page says it is too large to show."""
+    from webapp.documents import MAX_LAID_OUT_TAGS
+    from webapp.reading import MAX_MARKUP
+
+    items = "- a\n" * (MAX_MARKUP * 5 // 2)
+    tags = OPEN_ITEMS.split("x")[0] + "x"
+    report = f"<html><body><ul>{tags * (MAX_LAID_OUT_TAGS * 4 // 3)}</ul></body></html>"
+    record = {"question": "Too much?", "outputs": ["/workspace/reports/tags.html"]}
+    run = _run(served.runs_dir, "20260104-000000-aaaaaa", record, {"tags.html": report})
+    (run / "workspace" / "pages").mkdir()
+    (run / "workspace" / "pages" / "items.md").write_text(items, encoding="utf-8")
+    item = {"id": "ev-0123456789ab", "page_path": "/workspace/pages/items.md", "span": "- a"}
+    (run / "internal" / "evidence.jsonl").write_text(json.dumps(item) + "\n", encoding="utf-8")
+    with served.client() as http:
+        stored = http.get(f"/runs/{run.name}/stored/pages/items.md")
+        panel = http.get(f"/runs/{run.name}/quote/ev-0123456789ab")
+        own = http.get(f"/runs/{run.name}/workspace/reports/tags.html")
+        page = http.get(f"/runs/{run.name}")
+    assert stored.status_code == 200 and "<pre>- a\n- a" in stored.text
+    assert "<li>" not in stored.text
+    assert panel.status_code == 200 and "<pre><mark>- a</mark>" in panel.text
+    assert own.status_code == 200 and own.headers["content-type"].startswith("text/plain")
+    assert own.text == report
+    assert page.status_code == 200 and 'id="report-too-large"' in page.text
+
+
+def test_records_and_documents_are_read_in_the_apps_few_heavy_threads(tmp_path, monkeypatch):
+    """The runs list, a run's record, its report laid out (in its page and on its own),
+    a stored page and a quote are each read in one of the app's heavy threads: however
+    many requests come at once, only that many hold memory for such work (eight pages of
+    a crafted report at once took the server past 400 MB in the six threads of the event
+    loop's default pool)."""
+    import threading
+
+    from starlette.testclient import TestClient
+
+    from webapp import app as app_module
+    from webapp.app import HEAVY_THREADS, build_app
+    from webapp.security import Guard
+
+    assert HEAVY_THREADS <= 2
+    record = {"question": "Heavy?", "outputs": ["/workspace/reports/r.html"]}
+    report = '<html><body><main class="report"><p>Found [1].</p></main></body></html>'
+    run = _run(tmp_path / "runs", "20260101-000000-aaaaaa", record, {"r.html": report})
+    (run / "workspace" / "pages").mkdir()
+    (run / "workspace" / "pages" / "p.md").write_text("# Page\n\nFound.\n", encoding="utf-8")
+    item = {"id": "ev-0123456789ab", "page_path": "/workspace/pages/p.md", "span": "Found."}
+    (run / "internal" / "evidence.jsonl").write_text(json.dumps(item) + "\n", encoding="utf-8")
+    seen: list[tuple[str, str]] = []
+    names = ("_listed", "_read", "inline_report", "linked_report", "quoted", "stored_text")
+
+    def spied(name: str):
+        real = getattr(app_module, name)
+
+        def spy(*args):
+            seen.append((name, threading.current_thread().name))
+            return real(*args)
+
+        return spy
+
+    for name in names:
+        monkeypatch.setattr(app_module, name, spied(name))
+    client = TestClient(
+        build_app(run.parent, Guard("127.0.0.1", 8765)), base_url="http://127.0.0.1:8765"
+    )
+    for path in ("/runs", "", "/workspace/reports/r.html", "/stored/pages/p.md"):
+        assert client.get(path if path == "/runs" else f"/runs/{run.name}{path}").status_code == 200
+    assert client.get(f"/runs/{run.name}/quote/ev-0123456789ab").status_code == 200
+    assert {name for name, _ in seen} == set(names)
+    assert all(thread.startswith("heavy") for _, thread in seen), seen
+
+
 def test_a_link_put_in_place_of_a_checked_file_is_never_followed(tmp_path, monkeypatch):
     """A report replaced by a link to a file outside the runs folder once it was found,
     and a folder replaced by a link while the run's zip is written: neither is

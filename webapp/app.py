@@ -9,12 +9,14 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import json
 import mimetypes
 import time
 from collections.abc import AsyncIterator, Callable
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path, PurePosixPath
-from typing import Any
+from typing import Any, TypeVar
 
 from markupsafe import Markup
 from sse_starlette import EventSourceResponse
@@ -35,7 +37,7 @@ from starlette.templating import Jinja2Templates
 
 from host.brains.access import check_spec, provider_statuses
 from host.config import FORMATS, ConfigError, parse_formats
-from host.durability.run_files import read_text
+from host.durability.run_files import FileTooLarge, read_text
 from host.durability.runs import (
     CHECKPOINT_JSON,
     MAX_CHECKPOINT_BYTES,
@@ -53,8 +55,10 @@ from subagents.search.reach import web_reachable
 from subagents.settings import ToolSettings
 
 from .documents import (
+    MAX_SHOWN_BYTES,
     Quoted,
     inputs_used,
+    laid_out,
     linked_report,
     quoted,
     stored_meta,
@@ -76,7 +80,7 @@ from .past_runs import (
     search_words,
     unshared_input,
 )
-from .reading import InlineReport, inline_report, rendered, sanitise, stored_page
+from .reading import InlineReport, inline_report, stored_page, stored_text
 from .runner import Job, QueueFull, Runner
 from .security import DOCUMENT_CSP, Guard, GuardMiddleware, check_csrf, whole_number
 from .sending import as_chunks, disposition, sent_file, zipped
@@ -101,10 +105,16 @@ DOWNLOADS = {
 MAX_FIELDS = 40
 #: Seconds the start page trusts its last look at whether the web can be reached.
 REACH_FRESH = 60.0
-#: The text files of a run's workspace sent as text (an HTML one is laid out).
+#: Threads that read run records and lay out documents. Each such piece of work may
+#: hold tens of megabytes for a while (a record of 8 MB, a report of 30,000 tags), so
+#: however many requests come at once, no more than this many hold memory together;
+#: the others wait their turn.
+HEAVY_THREADS = 2
+#: The text files of a run's workspace sent as text (an HTML one laid out when it can be).
 TEXT_SUFFIXES = (".html", ".htm", ".md", ".json", ".txt", ".csv", ".jsonl")
 #: The images of a run's workspace shown in a page; any other file is a download.
 IMAGES = ("image/png", "image/jpeg", "image/gif", "image/webp")
+T = TypeVar("T")
 
 
 class App:
@@ -114,6 +124,13 @@ class App:
         self.runs_dir, self.guard, self.runner = Path(runs_dir), guard, runner
         #: whether the web was reached at the last look, and when (monotonic seconds)
         self.reached: tuple[bool, float] | None = None
+        self.heavy = ThreadPoolExecutor(HEAVY_THREADS, thread_name_prefix="heavy")
+
+    async def off_loop(self, work: Callable[..., T], *args: Any) -> T:
+        """``work(*args)`` in one of the :data:`HEAVY_THREADS` threads, off the event
+        loop (reading run records, laying out documents)."""
+        loop = asyncio.get_running_loop()
+        return await loop.run_in_executor(self.heavy, functools.partial(work, *args))
 
     async def web_reached(self) -> bool:
         """Whether the search sources' web can be reached from here: looked at again
@@ -290,7 +307,7 @@ class App:
         if job is None or job.run_id is None:
             return HTMLResponse("", status_code=404)
         folder = await self.run_folder(job.run_id)
-        detail, inputs = await asyncio.to_thread(_read, folder) if folder else (None, {})
+        detail, inputs = await self.off_loop(_read, folder) if folder else (None, {})
         report = await self.report_of(folder, job.run_id, detail)
         return self.page(
             request,
@@ -342,7 +359,7 @@ class App:
 
     async def runs(self, request: Request) -> Response:
         """The runs list; with ``?q=``, only the runs whose question holds its words."""
-        every = await asyncio.to_thread(_listed, self.runs_dir)
+        every = await self.off_loop(_listed, self.runs_dir)
         query = str(request.query_params.get("q") or "")[:MAX_SEARCH]
         deleted = str(request.query_params.get("deleted") or "")
         if not _plain_id(deleted) or deleted in {r.id for r in every}:
@@ -383,7 +400,7 @@ class App:
         if run_id in self.busy_runs():
             message = "This run is working or waiting to work: stop it before deleting it."
             return self.error(request, 409, message)
-        question = (await asyncio.to_thread(read_run, folder)).summary.question
+        question = (await self.off_loop(read_run, folder)).summary.question
         if form.get("confirm") != "yes":
             return self.page(request, "delete.html", run_id=run_id, question=question)
         waiting = {str(j.job.get("input_dir")) for j in self.runner.jobs.values() if not j.done}
@@ -429,7 +446,7 @@ class App:
         if isinstance(found, Response):
             return found
         run_id, form, folder = found
-        detail = await asyncio.to_thread(read_run, folder)
+        detail = await self.off_loop(read_run, folder)
         if detail.summary.status != "finished":
             return self.error(request, 409, "Only a finished run can be started again.")
         question = detail.summary.question
@@ -473,7 +490,7 @@ class App:
         folder = await self.run_folder(run_id)
         if folder is None:
             return self.error(request, 404, f"There is no run {run_id}.")
-        detail, inputs = await asyncio.to_thread(_read, folder)
+        detail, inputs = await self.off_loop(_read, folder)
         recorded = await asyncio.to_thread(_recorded, folder)
         return self.page(
             request,
@@ -498,11 +515,14 @@ class App:
         if found is None or not found.startswith("workspace/"):
             return None
         relative = found.removeprefix("workspace/")
-        text = await asyncio.to_thread(workspace_text, folder, relative)
-        if text is None:  # refused on the way (a link swapped in), or too large to show
+        try:
+            text = await self.off_loop(read_text, folder, found, MAX_SHOWN_BYTES)
+        except FileTooLarge:
+            return InlineReport(body="", lang="", too_large=True)
+        except OSError:  # not there, or refused on the way (a link swapped in)
             return None
         address = f"/runs/{run_id}/workspace/{relative}"
-        return await asyncio.to_thread(inline_report, text, run_id, address)
+        return await self.off_loop(inline_report, text, run_id, address)
 
     async def run_action(self, request: Request) -> Response:
         run_id, action = request.path_params["run"], request.path_params["action"]
@@ -516,7 +536,7 @@ class App:
             return RedirectResponse(f"/jobs/{busy.id}", status_code=303)
         if self.runner.full:
             return self.error(request, 503, QUEUE_FULL)
-        detail = await asyncio.to_thread(read_run, folder)
+        detail = await self.off_loop(read_run, folder)
         use_demo = await asyncio.to_thread(_researched_demo, folder)
         job = {"kind": action, "run_id": run_id, "use_demo": use_demo}
         entry = self.runner.submit(action, detail.summary.question, job)
@@ -529,7 +549,7 @@ class App:
         folder = await self.run_folder(run_id)
         if folder is None:
             return self.error(request, 404, f"There is no run {run_id}.")
-        data = await asyncio.to_thread(zipped, folder, run_id)
+        data = await self.off_loop(zipped, folder, run_id)
         return StreamingResponse(
             as_chunks(data),
             media_type="application/zip",
@@ -544,7 +564,7 @@ class App:
         folder = await self.run_folder(run_id)
         if folder is None or fmt not in DOWNLOADS:
             return self.error(request, 404, "There is no such report.")
-        detail = await asyncio.to_thread(read_run, folder)
+        detail = await self.off_loop(read_run, folder)
         found = await asyncio.to_thread(_report_file, folder, detail, fmt)
         headers = {"content-security-policy": DOCUMENT_CSP}
         name = PurePosixPath(found).name if found else ""
@@ -563,12 +583,12 @@ class App:
         headers = {"content-security-policy": DOCUMENT_CSP, "cache-control": "no-store"}
         name = PurePosixPath(relative).name
         suffix = PurePosixPath(name).suffix
-        if suffix in (".html", ".htm"):  # read whole, capped, parsed: off the event loop
-            text = await asyncio.to_thread(workspace_text, folder, relative)
-            if text is None:
-                return Response("not found", status_code=404, media_type="text/plain")
-            html = await asyncio.to_thread(linked_report, text, run_id)
-            return HTMLResponse(html, headers=headers)
+        if suffix in (".html", ".htm"):
+            text = await self.off_loop(workspace_text, folder, relative)
+            if text is not None and laid_out(text):
+                html = await self.off_loop(linked_report, text, run_id)
+                return HTMLResponse(html, headers=headers)
+            # too large to lay out, or refused: sent as its text, or not at all
         kind = mimetypes.guess_type(name)[0] or "application/octet-stream"
         if suffix in TEXT_SUFFIXES:
             sent = await sent_file(
@@ -583,7 +603,7 @@ class App:
     async def cite(self, request: Request) -> Response:
         run_id, evidence = request.path_params["run"], request.path_params["evidence"]
         folder = await self.run_folder(run_id)
-        found = await asyncio.to_thread(quoted, folder, evidence) if folder else None
+        found = await self.off_loop(quoted, folder, evidence) if folder else None
         if found is None:
             return self.error(request, 404, "The run has no stored copy of that quote.")
         response = self.page(request, "cite.html", quote=found, run_id=run_id)
@@ -595,10 +615,10 @@ class App:
         quoted span marked, with its title and address."""
         run_id, evidence = request.path_params["run"], request.path_params["evidence"]
         folder = await self.run_folder(run_id)
-        found = await asyncio.to_thread(quoted, folder, evidence) if folder else None
+        found = await self.off_loop(quoted, folder, evidence) if folder else None
         if found is None:
             return HTMLResponse("", status_code=404)
-        body = await asyncio.to_thread(stored_page, found)
+        body = await self.off_loop(stored_page, found)
         return self.panel(request, found, body, f"/runs/{run_id}/cite/{evidence}#quote")
 
     async def stored_panel(self, request: Request) -> Response:
@@ -608,10 +628,10 @@ class App:
         folder = await self.run_folder(run_id)
         if folder is None or not relative.endswith(".md"):
             return HTMLResponse("", status_code=404)
-        text = await asyncio.to_thread(workspace_text, folder, relative)
+        text = await self.off_loop(workspace_text, folder, relative)
         if text is None:
             return HTMLResponse("", status_code=404)
-        body = await asyncio.to_thread(lambda: sanitise(rendered(text)))
+        body = await self.off_loop(stored_text, text)
         title, url = await asyncio.to_thread(stored_meta, folder, relative)
         shown = Quoted(title=title, url=url, before=text, span="", after="", locator="")
         return self.panel(request, shown, body, f"/runs/{run_id}/workspace/{relative}")
@@ -733,6 +753,7 @@ def build_app(
             yield
         finally:
             await runner.close()
+            app.heavy.shutdown(wait=False, cancel_futures=True)
             if on_close is not None:
                 on_close()
 

@@ -1,6 +1,6 @@
 """A run's documents as the app shows them: the HTML report with each citation leading
 to its quoted span, the stored copy of a page with that span marked, and files read
-safely from the run folder.
+safely from the run folder, never more of them than a page can show.
 
 Every file is read through :mod:`host.durability.run_files`: a symbolic link anywhere
 below the runs folder is refused, never followed, and what is read is capped. The reads
@@ -23,13 +23,25 @@ _EVIDENCE = re.compile(r"ev-[0-9a-f]{6,40}")
 LEDGER = "internal/evidence.jsonl"
 #: The most bytes of a ledger read (a long run's is a few megabytes).
 MAX_LEDGER_BYTES = 64 * 1024 * 1024
-#: The most bytes of a document of a run's workspace shown (a report, a stored page).
-MAX_DOCUMENT_BYTES = 32 * 1024 * 1024
+#: The most bytes of a document of a run's workspace laid out in a page (a report, a
+#: stored page: a page is stored from at most 2 MB of HTML, see
+#: :data:`subagents.browser.tiers.MAX_PAGE_BYTES`); a larger file is sent as it is.
+MAX_SHOWN_BYTES = 4 * 1024 * 1024
+#: The most tags of an HTML document laid out (a report has about a thousand): the
+#: parser holds a kilobyte or more for each, and a crafted report of a megabyte made
+#: 24,000 of them. A document with more is sent as its text.
+MAX_LAID_OUT_TAGS = 30_000
 #: The most bytes of a stored page's record read.
 MAX_META_BYTES = 1024 * 1024
 
 
-def workspace_text(run: Path, relative: str, limit: int = MAX_DOCUMENT_BYTES) -> str | None:
+def laid_out(html: str) -> bool:
+    """Whether the HTML document ``html`` is laid out in a page: it has at most
+    :data:`MAX_LAID_OUT_TAGS` tags (counted as its ``<``, more than it can have)."""
+    return html.count("<") <= MAX_LAID_OUT_TAGS
+
+
+def workspace_text(run: Path, relative: str, limit: int = MAX_SHOWN_BYTES) -> str | None:
     """The text of the file ``relative`` of the run's workspace, read without following
     a symbolic link at any level; None when it is not there, is refused or is larger
     than ``limit`` bytes.

@@ -25,7 +25,7 @@ from markdown_it import MarkdownIt
 
 from subagents.generate.notes import parser
 
-from .documents import Quoted, link_citations
+from .documents import Quoted, laid_out, link_citations
 
 #: What every id of a report shown in a page starts with (no clash with the page's own).
 ID_PREFIX = "r-"
@@ -79,6 +79,13 @@ ATTRIBUTE_VALUES = {
 }
 #: Where a chart image may come from: itself, as a ``data:`` URL.
 CHART_IMAGE = re.compile(r"data:image/svg\+xml;base64,[A-Za-z0-9+/=]+")
+#: The most Markdown syntax of a stored page rendered: its lines, and the characters
+#: that open inline syntax, each of which markdown-it may make a token or more of (about
+#: two kilobytes apiece with what follows; a crafted page of a megabyte, one list item a
+#: line, held half a gigabyte). A page with more is shown as its text.
+MAX_MARKUP = 40_000
+#: The characters :data:`MAX_MARKUP` counts.
+MARKUP = "\n[*_`<!&\\~|"
 
 
 @dataclass(frozen=True)
@@ -88,10 +95,13 @@ class InlineReport:
     Attributes:
         body: the report's sanitised HTML, without its title (the page shows the question).
         lang: the report's language (``lang`` of its ``<html>``), or "".
+        too_large: the report has more tags than a page lays out (see
+            :func:`webapp.documents.laid_out`): it is not shown, only offered.
     """
 
     body: str
     lang: str
+    too_large: bool = False
 
 
 def inline_report(source: str, run_id: str, address: str) -> InlineReport | None:
@@ -108,8 +118,11 @@ def inline_report(source: str, run_id: str, address: str) -> InlineReport | None
         address: where the app serves the report (``/runs/<id>/workspace/reports/x.html``).
 
     Returns:
-        The report, or None when the file holds no HTML.
+        The report (with ``too_large`` and no body when it has too many tags to lay
+        out), or None when the file holds no HTML.
     """
+    if not laid_out(source):
+        return InlineReport(body="", lang="", too_large=True)
     try:
         doc = lxml.html.document_fromstring(source)
     except (lxml.etree.ParserError, ValueError):
@@ -273,14 +286,31 @@ def rendered(text: str) -> str:
     return _HEADING.sub(lambda m: f"<{m[1]}h{min(int(m[2]) + 2, 6)}>", out)
 
 
+def renderable(text: str) -> bool:
+    """Whether the Markdown ``text`` is rendered: it has at most :data:`MAX_MARKUP` of
+    the lines and characters that make markdown-it's tokens."""
+    return sum(text.count(c) for c in MARKUP) <= MAX_MARKUP
+
+
+def stored_text(text: str) -> str:
+    """A stored page (Markdown) as the panel shows it, sanitised: rendered, or as its
+    text when it has more syntax than is rendered (see :func:`renderable`)."""
+    if renderable(text):
+        return sanitise(rendered(text))
+    return sanitise(f'<pre class="page">{html.escape(text)}</pre>')
+
+
 def stored_page(quote: Quoted) -> str:
     """The stored page of a quote rendered from its Markdown, the quoted span marked
     (``<mark>``, one for each run of text it covers), sanitised.
 
     A span whose ends fall inside Markdown syntax (a link's address) cannot be marked
-    in the rendered page: the page is then shown as its text, the span marked.
+    in the rendered page, nor is a page with more syntax than is rendered (see
+    :func:`renderable`): the page is then shown as its text, the span marked.
     """
     before, span, after = (_SENTINELS.sub("", p) for p in (quote.before, quote.span, quote.after))
+    if not renderable(before + span + after):
+        return _as_text(before, span, after)
     if not span.strip():
         return sanitise(rendered(before + span + after))
     if not before or before.endswith("\n"):
@@ -290,6 +320,11 @@ def stored_page(quote: Quoted) -> str:
     marked, whole = _marked(rendered(before + OPEN + span + CLOSE + after))
     if whole:
         return sanitise(marked)
+    return _as_text(before, span, after)
+
+
+def _as_text(before: str, span: str, after: str) -> str:
+    """A stored page shown as its text, the span marked, sanitised."""
     text = f"{html.escape(before)}<mark>{html.escape(span)}</mark>{html.escape(after)}"
     return sanitise(f'<pre class="page">{text}</pre>')
 

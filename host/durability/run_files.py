@@ -36,6 +36,10 @@ class FileRefused(OSError):
     plain file, larger than its cap, or unreadable. The message says which in words."""
 
 
+class FileTooLarge(FileRefused):
+    """A file of a run folder larger than the caller's cap (nothing else is wrong)."""
+
+
 def _parts(relative: str) -> list[str]:
     """The steps of ``relative`` inside the run folder; FileRefused for an empty path, a
     ``.`` or ``..`` step, a backslash or a NUL."""
@@ -149,12 +153,13 @@ def read_bytes(folder: Path, relative: str, limit: int) -> bytes:
 
     Raises:
         FileNotFoundError: it is not there.
-        FileRefused: it is refused (see :func:`opened`), or larger than ``limit`` bytes.
+        FileRefused: it is refused (see :func:`opened`), or larger than ``limit`` bytes
+            (:class:`FileTooLarge`).
     """
     with opened(folder, relative) as handle:
         data = handle.read(limit + 1)
     if len(data) > limit:
-        raise FileRefused(f"{relative} is larger than {size_words(limit)}, too large to read")
+        raise FileTooLarge(f"{relative} is larger than {size_words(limit)}, too large to read")
     return data
 
 
@@ -184,7 +189,7 @@ def text_lines(folder: Path, relative: str, limit: int) -> Iterator[Iterator[str
     """
     with opened(folder, relative) as handle:
         if os.fstat(handle.fileno()).st_size > limit:
-            raise FileRefused(f"{relative} is larger than {size_words(limit)}, too large to read")
+            raise FileTooLarge(f"{relative} is larger than {size_words(limit)}, too large to read")
         text = io.TextIOWrapper(handle, encoding="utf-8", errors="replace")
         try:
             yield iter(text)

@@ -524,6 +524,28 @@ def test_a_question_of_megabytes_is_kept_cut_and_the_form_refuses_a_long_one(tmp
     assert [p.name for p in runs.iterdir() if not p.name.startswith(".")] == [run.name]
 
 
+def test_a_run_page_shows_at_most_two_hundred_rows_of_each_list(served: Served):
+    """A record of 5 MB holding 40,000 failed tasks and a plan of 40,000 parts: its page
+    shows 200 of each and says how many more (it was drawn whole on the event loop:
+    sixteen at once held the server for seconds and took it past 400 MB)."""
+    from webapp.app import MAX_ROWS
+
+    failed = {"subagent": "browser", "status": "error", "error": "the site went away"}
+    parts = [{"id": f"q{n}", "text": "How?", "status": "answered"} for n in range(40_000)]
+    record = {"question": "Many?", "status": "finished", "plan": {"subquestions": parts}}
+    record["delegations"] = [{**failed, "id": f"d{n}"} for n in range(40_000)]
+    run = _run(served.runs_dir, "20260105-000000-aaaaaa", record)
+    with served.client() as http:
+        page = http.get(f"/runs/{run.name}")
+    assert page.status_code == 200
+    assert page.text.count("the site went away</li>") == MAX_ROWS
+    plan = page.text.split('id="plan"', 1)[1].split("</table>", 1)[0]
+    assert plan.count("<tr>") == MAX_ROWS + 1  # and its head
+    more = f"… and {40_000 - MAX_ROWS} more"
+    assert f"{more} parts: <code>quartet show {run.name}</code>" in page.text
+    assert f"{more}: <code>quartet show {run.name}</code> lists them all" in page.text
+
+
 # -- the runner and the uploads, without a server -------------------------------------
 
 #: A child that says "got" for each interrupt, and how many it had once its stdin closes.

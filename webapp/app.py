@@ -112,6 +112,10 @@ REACH_FRESH = 60.0
 HEAVY_THREADS = 2
 #: The text files of a run's workspace sent as text (an HTML one laid out when it can be).
 TEXT_SUFFIXES = (".html", ".htm", ".md", ".json", ".txt", ".csv", ".jsonl")
+#: The most rows of each list a run's page shows (its plan's parts, its failures, the
+#: user's files): a record from elsewhere may hold a hundred thousand, and the page is
+#: drawn on the event loop.
+MAX_ROWS = 200
 #: The images of a run's workspace shown in a page; any other file is a download.
 IMAGES = ("image/png", "image/jpeg", "image/gif", "image/webp")
 T = TypeVar("T")
@@ -496,6 +500,7 @@ class App:
             request,
             "run.html",
             detail=detail,
+            rows=MAX_ROWS,
             run_id=run_id,
             job=self.live_job(run_id),
             resumable=detail.summary.resumable,

@@ -23,6 +23,7 @@ from agentscope.message import Msg
 from anthropic_server import CACHED_PREFIX_TOKENS, ScriptedAnthropic
 from faulty_openai_server import FaultyOpenAI
 from ollama_server import ScriptedOllama
+from ports import free_port
 from wire_faults import Faults
 
 from host.brains import (
@@ -237,3 +238,56 @@ async def test_anthropic_requests_mark_the_system_prompt_and_last_tool_cacheable
     assert tokens["cache_read"] == CACHED_PREFIX_TOKENS
     assert tokens["input"] == 3 * 11 + 3 * CACHED_PREFIX_TOKENS
     assert tokens["by_model"]["anthropic:loopback-model"]["calls"] == 3
+
+
+@pytest.mark.parametrize("wire", sorted(WIRES))
+async def test_a_model_server_that_is_not_there_is_told_in_words(wire, monkeypatch):
+    """Nothing listens at the model's address: the message says the connection was
+    refused, as the error beneath each SDK's means, not a bare "a connection error"."""
+    _, key_var, url_var = WIRES[wire]
+    if key_var:
+        monkeypatch.setenv(key_var, CANARY)
+    suffix = "/v1" if wire == "openai" else ""
+    monkeypatch.setenv(url_var, f"http://127.0.0.1:{free_port()}{suffix}")
+    brain = make_brain(f"{wire}:loopback-model", timeout=60)
+    sleeps: list[float] = []
+
+    async def sleep(seconds: float) -> None:
+        sleeps.append(seconds)
+
+    policy = RetryPolicy(timeout=60, attempts=2)
+    model = resilient_model(brain, policy, ModelCallStats(), sleep=sleep)
+    with pytest.raises(ModelCallError) as info:
+        await ask_text(model, PROMPT, system="Answer briefly.")
+    assert str(info.value) == (
+        f"{wire} model loopback-model: could not reach the model's server: the connection "
+        "was refused (nothing listens at its address) after 2 attempts"
+    )
+
+
+def test_a_failure_is_told_by_what_it_or_the_error_beneath_it_says(monkeypatch):
+    """Without the class names that once led them, a fault still says what happened: a
+    body that is not JSON says where the parser stopped, an error with no message of
+    its own says what the error it was raised from said (never a key), and one with
+    none says so."""
+    import json
+
+    from host.brains.faults import SAID_NOTHING, classify
+
+    monkeypatch.setenv("OPENAI_API_KEY", CANARY)
+    try:
+        json.loads("<html>")
+    except ValueError as exc:
+        malformed = classify(exc)
+    assert malformed.text == "a malformed response body (Expecting value: line 1 column 1 (char 0))"
+    try:
+        try:
+            raise ValueError(f"the reply had no choices (key {CANARY})")
+        except ValueError as inner:
+            raise RuntimeError() from inner
+    except RuntimeError as exc:
+        chained = classify(exc)
+    assert chained.cause == "error" and chained.text.startswith("the reply had no choices")
+    assert CANARY not in chained.text
+    assert classify(KeyError("choices")).text == "'choices' is missing"
+    assert classify(RuntimeError()).text == SAID_NOTHING

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import email.utils
 import json
+import socket
 import sys
 import time
 from collections.abc import Iterator, Mapping
@@ -37,6 +38,19 @@ STATUS_HINTS = {
 }
 #: The most of a provider's explanation a refusal's message keeps, in characters.
 MAX_EXPLANATION_CHARS = 300
+#: The most characters of what a failure said that a fault's message keeps.
+MAX_SAID_CHARS = 200
+#: What a failed connection to the model's server means, by the kind of error beneath it
+#: (the first that matches, from the innermost out).
+CONNECTION_WORDS: tuple[tuple[type[BaseException], str], ...] = (
+    (socket.gaierror, "its host name could not be resolved"),
+    (ConnectionRefusedError, "the connection was refused (nothing listens at its address)"),
+    (ConnectionResetError, "the server closed the connection"),
+    (ConnectionAbortedError, "the connection was dropped"),
+    (TimeoutError, "no connection within the timeout"),
+)
+#: What a failure that said nothing at all is told as.
+SAID_NOTHING = "the model's client failed without saying why"
 
 
 class MalformedBody(ValueError):
@@ -240,7 +254,35 @@ def classify(exc: BaseException) -> Fault:
     if status is not None:
         return _status_fault(exc, status)
     if isinstance(exc, _malformed()):
-        return Fault("malformed_body", "a malformed response body", True)
+        said = said_by(exc)
+        return Fault(
+            "malformed_body", "a malformed response body" + (f" ({said})" if said else ""), True
+        )
     if isinstance(exc, _connections()):
-        return Fault("connection", "a connection error", True)
-    return Fault("error", plain_reason(exc), False)
+        return Fault("connection", f"could not reach the model's server: {unreached(exc)}", True)
+    return Fault("error", said_by(exc) or SAID_NOTHING, False)
+
+
+def said_by(exc: BaseException) -> str:
+    """What ``exc`` says in words (without its class name), or else the innermost of the
+    exceptions it was raised from that says anything; cut to :data:`MAX_SAID_CHARS`,
+    keys scrubbed; ``""`` when none says anything."""
+    causes = list(_causes(exc))
+    for inner in [causes[0], *reversed(causes[1:])]:
+        said = plain_reason(inner, "")
+        if said:
+            said = scrub(said)
+            return said if len(said) <= MAX_SAID_CHARS else said[: MAX_SAID_CHARS - 1] + "…"
+    return ""
+
+
+def unreached(exc: BaseException) -> str:
+    """Why a connection to the model's server failed, in words: what the error beneath
+    the SDK's means (see :data:`CONNECTION_WORDS`), or what the innermost error said."""
+    causes = list(_causes(exc))
+    for inner in reversed(causes):
+        for kind, words in CONNECTION_WORDS:
+            if isinstance(inner, kind):
+                return words
+    innermost = next((c for c in reversed(causes) if plain_reason(c, "")), None)
+    return said_by(innermost) if innermost is not None else "no connection was made"

@@ -23,6 +23,8 @@ NO_REASON = "it failed without saying why"
 _CLASS_PREFIX = re.compile(
     r"\b[A-Z][A-Za-z0-9]*(?:Error|Exception|Exit|Interrupt|Timeout|Failure|Warning)\b:\s*"
 )
+#: A character of a module's name (``json.decoder``) that may come before a class name.
+_MODULE_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.")
 
 
 def plain_reason(exc: BaseException, fallback: str = NO_REASON) -> str:
@@ -42,13 +44,36 @@ def plain_reason(exc: BaseException, fallback: str = NO_REASON) -> str:
 
 
 def without_class_names(text: str) -> str:
-    """``text`` without the exception class names that lead its messages
-    (``browser (d3): RuntimeError: crashed`` reads ``browser (d3): crashed``).
+    """``text`` without the exception class names that lead its messages, with the
+    modules they are named in (``browser (d3): RuntimeError: crashed`` reads
+    ``browser (d3): crashed``, ``json.decoder.JSONDecodeError: Expecting value`` reads
+    ``Expecting value``).
 
     Args:
         text: a recorded reason.
 
     Returns:
-        The same text, each ``SomethingError: `` taken out.
+        The same text, each ``SomethingError: `` and ``module.SomethingError: `` taken
+        out.
     """
-    return _CLASS_PREFIX.sub("", text) if ":" in text else text
+    if ":" not in text:
+        return text
+    kept, end = [], 0
+    for found in _CLASS_PREFIX.finditer(text):
+        kept.append(text[end : _module_start(text, end, found.start())])
+        end = found.end()
+    return "".join(kept) + text[end:]
+
+
+def _module_start(text: str, floor: int, at: int) -> int:
+    """Where the module named before the class name at ``at`` starts (``at`` when there
+    is none): the dotted name ending in the ``.`` just before it, not before ``floor``.
+    Each character is looked at once, as no two class names share their module."""
+    if at == floor or text[at - 1] != ".":
+        return at
+    start = at - 1
+    while start > floor and text[start - 1] in _MODULE_CHARS:
+        start -= 1
+    while start < at - 1 and text[start] == ".":  # a sentence's full stop is no module
+        start += 1
+    return start if text[start].isalpha() or text[start] == "_" else at

@@ -24,7 +24,7 @@ from typing import Any
 from agentscope.message import Msg, TextBlock, ToolResultBlock
 
 from subagents.evidence import EvidenceItem, EvidenceLedger, PageRecord, PageRegistry
-from subagents.failures import plain_reason
+from subagents.failures import plain_reason, without_class_names
 from subagents.secrets import scrub
 
 from ..core.records import call_signature
@@ -42,7 +42,8 @@ async def save(service: Any, state: dict[str, Any]) -> None:
 
 
 async def load(service: Any) -> dict[str, Any]:
-    """The run's last checkpoint; ValueError when there is none or it is unreadable."""
+    """The run's last checkpoint, its reasons in words (see :func:`plain_reasons`);
+    ValueError when there is none or it is unreadable."""
     try:
         state = json.loads(await service.read_text(CHECKPOINT))
     except Exception as exc:
@@ -50,6 +51,31 @@ async def load(service: Any) -> dict[str, Any]:
         raise ValueError(f"this run has no usable checkpoint ({why})") from None
     if state.get("version") != VERSION:
         raise ValueError(f"the checkpoint has version {state.get('version')}, not {VERSION}")
+    return plain_reasons(state)
+
+
+def plain_reasons(state: dict[str, Any]) -> dict[str, Any]:
+    """A checkpoint's ``state`` with the reasons of its failures told without the
+    exception class names an older version led them with (``RuntimeError: …``): the
+    failed requests a report's limits name, the user's files a reader failed on, and the
+    tasks that failed. Changed in place, and returned.
+
+    Args:
+        state: a loaded checkpoint.
+    """
+    research, delegator = state.get("research"), state.get("delegator")
+    if isinstance(research, dict) and isinstance(research.get("failures"), list):
+        research["failures"] = [without_class_names(str(f)) for f in research["failures"]]
+    if not isinstance(delegator, dict):
+        return state
+    files_failed = delegator.get("files_failed")
+    if isinstance(files_failed, dict):
+        delegator["files_failed"] = {
+            path: without_class_names(str(why)) for path, why in files_failed.items()
+        }
+    for delegation in delegator.get("delegations") or []:
+        if isinstance(delegation, dict) and delegation.get("error"):
+            delegation["error"] = without_class_names(str(delegation["error"]))
     return state
 
 

@@ -667,7 +667,8 @@ def _asked_topics(
         for topic in asked.topics:
             if covers(topic, view):
                 continue
-            quotes = topic_quotes(topic_focus(topic, plan.question, parts), read, said)
+            focus = topic_focus(topic, plan.question, parts)
+            quotes = topic_quotes(focus, read, said)
             if not quotes:
                 continue
             items = [research.cite(q.path, q.start, q.end) for q in quotes]

@@ -1,0 +1,71 @@
+"""The README's demo questions, each answered by an answer line that states the demo's
+facts for it.
+
+Each question the README tells a newcomer to ask the demo with ``--question`` is listed
+here with the words its summary's answer line must say (the demo site is this project's
+own invented content). A question the README lists and this file does not fails the
+first test, so a new README example comes with what its answer must say. The questions
+whose summary lines do not all answer yet are listed in :data:`NOT_YET`, with what is
+wrong.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+
+#: Per README question, the words each part's answer line must say, in plan order.
+EXPECTED: dict[str, list[tuple[str, ...]]] = {
+    "When and by whom was the Grand Canal first built?": [("486 BCE",), ("Wu",)],
+    "How was the Grand Canal kept supplied with water?": [("Daicun Dam",)],
+    "Why did the Beijing-Hangzhou Grand Canal decline?": [("1855", "Yellow River")],
+    "How do locks on the Grand Canal work?": [("gate", "chamber")],
+    "What is the eastern route of the South-North Water Transfer Project?": [
+        ("eastern route", "Grand Canal")
+    ],
+    "京杭大运河今天发挥着什么作用？": [("世界遗产", "航道")],
+}
+#: README questions whose answer lines do not all state their facts yet, and why.
+NOT_YET = {
+    "京杭大运河是如何修建并解决水源问题的？它为何衰落，今天又发挥着什么作用？": (
+        "the building part's line gives the canal's length, the water part's the summit's "
+        "want of water rather than the dam that fed it"
+    ),
+    "What is the difference between a pound lock and a flash lock?": (
+        "the line shared by the pound lock and the difference moves into the difference's "
+        "section, so the pound lock has no line of its own"
+    ),
+    "How do heat pumps work?": "nothing on the demo site answers it: the run exits 3",
+}
+
+
+def readme_questions() -> list[str]:
+    """The questions the README's quick start asks the demo with ``--question``."""
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    return re.findall(r'demo --question "([^"]+)"', text)
+
+
+def test_every_readme_question_is_listed_with_what_its_answer_says():
+    asked = readme_questions()
+    assert asked
+    assert set(asked) == set(EXPECTED) | set(NOT_YET)
+
+
+@pytest.mark.parametrize("question", sorted(EXPECTED))
+def test_each_part_of_a_readme_question_opens_with_a_line_stating_its_facts(tmp_path, question):
+    from research_support import run_demo
+
+    _, result, _ = run_demo(tmp_path, question, formats=("md",))
+    (markdown,) = result.outputs
+    report = result.run.real_path(markdown).read_text(encoding="utf-8")
+    summary = [line for line in report.split("\n## ")[0].splitlines() if line.startswith("- ")]
+    wanted = EXPECTED[question]
+    assert len(result.plan.subquestions) == len(wanted), [s.text for s in result.plan.subquestions]
+    for words in wanted:
+        line = next((ln for ln in summary if all(w in ln for w in words)), None)
+        assert line is not None, (words, summary)
+        assert re.search(r"\[\d+\]$", line), line  # the line is cited

@@ -352,6 +352,41 @@ def test_the_writer_keeps_answers_and_statuses_and_does_not_repeat_summary_lines
     assert "railway" not in " ".join(p.text for p in decline.points)
 
 
+_SHARED = "\n".join(
+    [
+        RESEARCH_MARKER,
+        "",
+        "# The Mirren and Dunloe locks",
+        "",
+        "- Both the Mirren and the Dunloe locks were built of granite in 1790. [ev-000000000011]",
+        "",
+        "## What is the Mirren lock?",
+        "",
+        "- Both the Mirren and the Dunloe locks were built of granite in 1790. [ev-000000000011]",
+        "- The Mirren lock raises boats by eight feet in one chamber of stone. [ev-000000000012]",
+        "",
+        "## What is the difference between the Mirren lock and the Dunloe lock?",
+        "",
+        "- Both the Mirren and the Dunloe locks were built of granite in 1790. [ev-000000000011]",
+        "",
+    ]
+)
+
+
+def test_a_line_two_parts_share_leaves_each_a_line_when_one_section_takes_it() -> None:
+    """The difference has nothing but the line it shares with the Mirren lock: its
+    section gives it, and the Mirren lock's own next line takes its place in the
+    summary, so each part has a line and none is shown twice."""
+    draft = shape(parse_notes(_SHARED), "", "en")
+    lead = [p.text.strip() for p in draft.lead if p.cites()]
+    sections = {s.heading: [p.text.strip() for p in s.points] for s in draft.sections}
+    mirren = sections["What is the Mirren lock?"]
+    difference = sections["What is the difference between the Mirren lock and the Dunloe lock?"]
+    assert difference == ["Both the Mirren and the Dunloe locks were built of granite in 1790."]
+    assert lead == ["The Mirren lock raises boats by eight feet in one chamber of stone."]
+    assert not set(lead) & set(mirren)
+
+
 def test_markdown_shows_the_answer_in_bold_and_the_status_and_reads_both_back() -> None:
     draft = shape(parse_notes(_NOTES), "", "en")
     lead = [p for p in draft.lead if p.cites()]

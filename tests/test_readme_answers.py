@@ -36,8 +36,8 @@ NOT_YET = {
         "want of water rather than the dam that fed it"
     ),
     "What is the difference between a pound lock and a flash lock?": (
-        "the line shared by the pound lock and the difference moves into the difference's "
-        "section, so the pound lock has no line of its own"
+        "each kind of lock has its line, but no source read says how they differ: the "
+        "difference part has only the nearest quote, in its section"
     ),
     "How do heat pumps work?": "nothing on the demo site answers it: the run exits 3",
 }

@@ -363,11 +363,12 @@ def shape(
             chosen[i].append(pool[rank])
             spent += cost
     for i, section in enumerate(parts):
-        points = chosen[i]
-        if not points and not section.tables and leads.get(i):
+        if not chosen[i] and not section.tables and leads.get(i):
             # all the section has is its summary line: it is given here, not twice
-            points = leads[i][:1]
-            summary = [p for p in summary if p is not points[0]]
+            chosen[i] = leads[i][:1]
+            summary = _moved_down(summary, chosen[i][0], i, leads, chosen)
+    for i, section in enumerate(parts):
+        points = chosen[i]
         if points and Focus.build(section.heading).historical:
             points = chronological(points)
         section.points = points
@@ -376,6 +377,25 @@ def shape(
     draft.sections = [s for s in draft.sections if s.heading not in asked or s.points or s.tables]
     draft.lead = summary
     return draft
+
+
+def _moved_down(
+    summary: list[Point],
+    line: Point,
+    part: int,
+    leads: dict[int, list[Point]],
+    chosen: dict[int, list[Point]],
+) -> list[Point]:
+    """The summary once ``line`` is given in the section of ``part`` instead: another
+    part that line answered too takes its place with its own section's first line, so
+    that every answered part keeps a line in the summary and none is shown twice."""
+    at = next(k for k, p in enumerate(summary) if p is line)
+    rest = [p for p in summary if p is not line]
+    for j, lines in leads.items():
+        if j != part and line in lines and chosen.get(j) and not any(p in rest for p in lines):
+            rest.insert(at, chosen[j].pop(0))
+            break
+    return rest
 
 
 def _topic_headings(requirements: str, lang: str) -> frozenset[str]:

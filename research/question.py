@@ -1435,11 +1435,15 @@ def _links(before: list[int], after: list[int], tokens: list[str], question: str
     if gap.split() != [tokens[i] for i in between]:
         return False  # a comma or a bracket stands between them
     words = [tokens[i] for i in between]
+    owned = tokens[after[-1]].endswith(("'s", "’s"))
     if words[0] in NAME_LINKS and all(w in NAME_LINKS | {"the"} for w in words):
-        return True
+        # "of" makes one name of a head that names nothing alone ("Bank of America",
+        # "the Lord of the Rings"); after a name of its own it places it ("the Grand
+        # Canal of China"); a name's particles always join it ("da Vinci")
+        head = [tokens[i] for i in before if tokens[i] not in ("The", "A", "An")]
+        return words[0] != "of" or len(head) <= 1 or owned
     if not all(w in TITLE_LINKS for w in words):
         return False
-    owned = tokens[after[-1]].endswith(("'s", "’s"))
     titled = tokens[before[0]] in ("The", "A", "An") and found[before[0]].start() > 0
     return owned or (titled and any(w in TITLE_ARTICLES for w in words))
 

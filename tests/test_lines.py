@@ -102,7 +102,7 @@ def test_a_line_is_never_a_quote_that_cannot_stand_alone_while_another_can():
 def test_under_the_learned_core_a_why_parts_line_states_a_cause(monkeypatch):
     """The line model chooses only among lines that give what the part asks: for a *why*
     part, a stated cause, however the rest score."""
-    monkeypatch.setattr("research.lines.LEARNED", True)
+    monkeypatch.setattr("research.lines.LINES_LEARNED", True)
     focus = Focus.build("Why did the Harlow ferry stop running?")
     quotes = [
         (Quote("a", "http://a.test", "The Harlow ferry stopped running in 1956."), 0.9),

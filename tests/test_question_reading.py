@@ -455,6 +455,9 @@ def test_a_later_part_names_the_whole_subject_its_pronoun_stands_for():
         ("When did Marta da Lorne publish her atlas?", "Marta da Lorne"),
         ("Who wrote The Song of the Quiet Hills?", "The Song of the Quiet Hills"),
         ("Where is the Abbey of Saint Orrin?", "Abbey of Saint Orrin"),
+        # …but "of" after a name of its own only places it
+        ("How was the Grand Canal of Ostria built?", "Grand Canal"),
+        ("What is known about the Grand Canal of Ostria's locks?", "Grand Canal of Ostria"),
         # a preposition with an article joins them in a name that is owned ("'s" closes it)
         ("What is known about A Lamp in the Window's reception?", "A Lamp in the Window"),
         ("What is known about Man at the Ferry's commission?", "Man at the Ferry"),

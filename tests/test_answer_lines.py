@@ -387,6 +387,17 @@ def test_a_line_two_parts_share_leaves_each_a_line_when_one_section_takes_it() -
     assert not set(lead) & set(mirren)
 
 
+def test_a_line_two_empty_sections_share_is_taken_down_once_and_shown_in_both() -> None:
+    notes = _SHARED.replace(
+        "- The Mirren lock raises boats by eight feet in one chamber of stone. [ev-000000000012]\n",
+        "",
+    )
+    draft = shape(parse_notes(notes), "", "en")
+    assert not [p for p in draft.lead if p.cites()]
+    shared = "Both the Mirren and the Dunloe locks were built of granite in 1790."
+    assert all([p.text.strip() for p in s.points] == [shared] for s in draft.sections)
+
+
 def test_markdown_shows_the_answer_in_bold_and_the_status_and_reads_both_back() -> None:
     draft = shape(parse_notes(_NOTES), "", "en")
     lead = [p for p in draft.lead if p.cites()]

@@ -389,7 +389,9 @@ def _moved_down(
     """The summary once ``line`` is given in the section of ``part`` instead: another
     part that line answered too takes its place with its own section's first line, so
     that every answered part keeps a line in the summary and none is shown twice."""
-    at = next(k for k, p in enumerate(summary) if p is line)
+    at = next((k for k, p in enumerate(summary) if p is line), None)
+    if at is None:  # another part's section took it down already
+        return summary
     rest = [p for p in summary if p is not line]
     for j, lines in leads.items():
         if j != part and line in lines and chosen.get(j) and not any(p in rest for p in lines):

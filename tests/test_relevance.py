@@ -589,7 +589,7 @@ def test_a_quote_opening_with_a_share_of_things_named_before_does_not_stand_alon
 
 
 def test_a_page_that_never_writes_an_english_title_is_no_evidence_for_the_work():
-    """"The Lantern" names a work; a page that says "the lantern" of a lamp, or names
+    """ "The Lantern" names a work; a page that says "the lantern" of a lamp, or names
     something else with the word, is not about it, while a page that writes the title (in
     either case of its article) or is named by it is."""
     plan = offline_plan("What is The Lantern?")

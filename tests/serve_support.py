@@ -12,9 +12,13 @@ import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import httpx
 from ports import free_port
+
+if TYPE_CHECKING:
+    from playwright.sync_api import Page
 
 ROOT = Path(__file__).resolve().parent.parent
 START_TIMEOUT = 60.0
@@ -102,3 +106,13 @@ def serve(
 def tree(folder: Path) -> list[str]:
     """Every path under ``folder`` (to check that nothing was written there)."""
     return sorted(str(p.relative_to(folder)) for p in folder.rglob("*"))
+
+
+def shot(page: Page, folder: Path, name: str) -> None:
+    """A screenshot of the whole page under ``folder`` (``<name>-<width>.png``), and no
+    sideways scrolling."""
+    width = page.viewport_size["width"] if page.viewport_size else 0
+    path = folder / f"{name}-{width}.png"
+    page.screenshot(path=str(path), full_page=True)
+    assert path.stat().st_size > 0
+    assert page.evaluate("document.documentElement.scrollWidth") <= width, name

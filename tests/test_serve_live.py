@@ -23,7 +23,7 @@ import pytest
 import test_serve
 from cli_support import demo_runs_dir, shared_cache
 from playwright.sync_api import Browser, Page, expect
-from serve_support import Served, free_port, serve
+from serve_support import Served, free_port, serve, shot
 from test_serve import WAIT_MS, events, start
 
 from demo.web import demo_world
@@ -68,15 +68,6 @@ def _notes(page: Page) -> list[dict[str, Any]]:
     return page.evaluate("window.__notes")
 
 
-def _shot(page: Page, folder: Path, name: str) -> None:
-    """A screenshot of the whole page under ``folder``, and no sideways scrolling."""
-    width = page.viewport_size["width"] if page.viewport_size else 0
-    path = folder / f"{name}-{width}.png"
-    page.screenshot(path=str(path), full_page=True)
-    assert path.stat().st_size > 0
-    assert page.evaluate("document.documentElement.scrollWidth") <= width, name
-
-
 def _figures(page: Page) -> tuple[dict[str, dict[str, str]], int]:
     """Each row of the live parts table (its status, pages read and evidence kept) and
     the pages read in all, read at one moment: a run still reading pages changes them
@@ -104,7 +95,7 @@ def _plan_review(page: Page, seen: dict[str, Any], shots: Path) -> None:
     visible, so no notification. Once started, the cue goes."""
     expect(page.locator("#state")).to_have_text("waiting for you", timeout=WAIT_MS)
     expect(page).to_have_title(re.compile(r"^\(waiting\) "), timeout=WAIT_MS)
-    _shot(page, shots, "plan-review")
+    shot(page, shots, "plan-review")
     seen["plan_notes"] = len(_notes(page))
     page.locator(".ask button", has_text="Start the research").click()
     expect(page.locator("#state")).to_have_text("running", timeout=WAIT_MS)
@@ -128,7 +119,7 @@ def _first_approval(page: Page, seen: dict[str, Any], shots: Path) -> None:
     seen["mid_progress"] = _progress(page)
     seen["mid_estimate"] = page.locator("#estimate").inner_text()
     seen["mid_elapsed"] = page.locator("#elapsed").inner_text()
-    _shot(page, shots, "one-approval")
+    shot(page, shots, "one-approval")
     item.locator("button[data-action=approve]").click()
     expect(page).not_to_have_title(re.compile(r"^\(waiting\)"), timeout=WAIT_MS)
     page.wait_for_function("() => window.__notes[0].closed", timeout=WAIT_MS)
@@ -148,11 +139,11 @@ def _grouped_approvals(page: Page, phone: Page, seen: dict[str, Any], shots: Pat
             document.querySelectorAll('#approvals .ask[data-ask]').length,
         ]"""
     )
-    _shot(page, shots, "grouped-approvals")
+    shot(page, shots, "grouped-approvals")
     phone.goto(page.url)
     phone.bring_to_front()
     expect(phone.locator("#approvals .ask[data-ask]").first).to_be_visible(timeout=WAIT_MS)
-    _shot(phone, shots, "grouped-approvals")
+    shot(phone, shots, "grouped-approvals")
     page.bring_to_front()
     always = page.locator("#approvals .ask[data-ask] button[data-action=always]").first
     seen["always_label"] = always.inner_text()
@@ -180,10 +171,10 @@ def watched(server: Served, browser: Browser, tmp_path_factory: pytest.TempPathF
     seen["end_progress"] = _progress(page)
     seen["end_title"] = page.title()
     seen["feed"] = page.locator("#feed").inner_text()
-    _shot(page, shots, "finished")
+    shot(page, shots, "finished")
     phone.goto(page.url)
     expect(phone.locator("#job")).to_have_attribute("data-ended", "true", timeout=WAIT_MS)
-    _shot(phone, shots, "finished")
+    shot(phone, shots, "finished")
     seen["run_id"] = next(
         e["data"]["run_id"] for e in events(server, seen["job"]) if e["event"] == "run"
     )
@@ -192,7 +183,7 @@ def watched(server: Served, browser: Browser, tmp_path_factory: pytest.TempPathF
         "#plan tbody tr", "rows => rows.map(r => [...r.cells].map(c => c.textContent.trim()))"
     )
     seen["run_pages"] = page.locator("p.muted", has_text="Pages read").inner_text()
-    _shot(page, shots, "run-page")
+    shot(page, shots, "run-page")
     yield seen
     desk.close()
     small.close()
@@ -302,7 +293,7 @@ def test_a_failed_search_shows_in_its_parts_row_while_the_run_works(
     assert shown["source"] == "wiki"
     assert re.match(r"Search on wiki failed: \S", shown["text"])
     assert not re.search(r"Error\b|Exception\b|search_wiki", shown["text"]), shown["text"]
-    _shot(page, tmp_path, "failed-search")
+    shot(page, tmp_path, "failed-search")
     expect(page.locator("#job")).to_have_attribute("data-ended", "true", timeout=WAIT_MS)
     feed = page.locator("#feed").inner_text()
     assert f"The search on wiki for {shown['part']} failed:" in feed
@@ -323,7 +314,7 @@ def test_stop_now_ends_the_run_at_once_after_stop(server: Served, browser: Brows
     page.click("#stop-now")
     expect(page.locator("#job")).to_have_attribute("data-ended", "true", timeout=WAIT_MS)
     assert page.locator("#state").inner_text() == "stopped"
-    _shot(page, tmp_path, "stopped-now")
+    shot(page, tmp_path, "stopped-now")
     feed = page.locator("#feed").inner_text()
     assert "Press Stop now to stop at once." in feed and "Ctrl-C" not in feed
     run_id = next(e["data"]["run_id"] for e in events(server, job) if e["event"] == "run")
@@ -352,7 +343,7 @@ def test_the_start_page_guides_a_newcomer_and_says_what_is_wrong_in_place(
     assert keys.count() >= 1 and all(
         re.search(r"key set|set [A-Z_]+ to use it|no key needed", t) for t in keys.all_inner_texts()
     )
-    _shot(page, tmp_path, "start")
+    shot(page, tmp_path, "start")
     chosen = examples.first.get_attribute("data-example")
     examples.first.click()
     assert page.input_value("#question") == chosen and page.is_checked("#demo")
@@ -369,5 +360,5 @@ def test_the_start_page_guides_a_newcomer_and_says_what_is_wrong_in_place(
     said = error.inner_text()
     assert said and not re.search(r"Error\b|Exception\b|Traceback", said), said
     assert page.locator("#question").get_attribute("aria-describedby") == "form-error"
-    _shot(page, tmp_path, "start-error")
+    shot(page, tmp_path, "start-error")
     context.close()

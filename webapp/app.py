@@ -46,6 +46,7 @@ from host.durability.runs import (
     RUN_JSON,
     RunDetail,
     RunNotFound,
+    RunSummary,
     find_run,
     list_runs,
     read_run,
@@ -424,13 +425,14 @@ class App:
         return RedirectResponse(f"/runs?deleted={run_id}", status_code=303)
 
     async def run_again(self, request: Request) -> Response:
-        """Start a finished run's question again with its settings, through the start
-        form's checks and queue."""
+        """Start a past run's question again with its settings, through the start form's
+        checks and queue: any run whose question can be read (finished, found nothing,
+        stopped, failed)."""
         return await self._from_past(request, follow_up=False)
 
     async def run_follow_up(self, request: Request) -> Response:
-        """Start a new question with a finished run's settings, the run's Markdown
-        report given to it as the user's own file."""
+        """Start a new question with a past run's settings, the run's Markdown report
+        given to it as the user's own file (refused when it wrote none)."""
         return await self._from_past(request, follow_up=True)
 
     async def _posted_run(self, request: Request) -> tuple[str, Any, Path] | Response:
@@ -451,8 +453,9 @@ class App:
             return found
         run_id, form, folder = found
         detail = await self.off_loop(read_run, folder)
-        if detail.summary.status != "finished":
-            return self.error(request, 409, "Only a finished run can be started again.")
+        if not detail.summary.can_run_again:
+            message = "This run's question cannot be read: it cannot be started again."
+            return self.error(request, 409, message)
         question = detail.summary.question
         if follow_up:
             question = str(form.get("question") or "").strip()[:MAX_QUESTION]
@@ -530,6 +533,9 @@ class App:
         return await self.off_loop(inline_report, text, run_id, address)
 
     async def run_action(self, request: Request) -> Response:
+        """Resume a stopped run, or replay a recorded one, as a new job; the page of the
+        job at work on the run when there is one. A run that cannot be resumed (its page
+        was opened before it changed, or the form was sent by hand) is refused in words."""
         run_id, action = request.path_params["run"], request.path_params["action"]
         folder = await self.run_folder(run_id)
         if folder is None or action not in ("resume", "replay"):
@@ -539,9 +545,11 @@ class App:
         busy = self.live_job(run_id)
         if busy is not None and not busy.done:
             return RedirectResponse(f"/jobs/{busy.id}", status_code=303)
+        detail = await self.off_loop(read_run, folder)
+        if action == "resume" and detail.summary.not_resumable:
+            return self.error(request, 409, _not_resumed(detail.summary))
         if self.runner.full:
             return self.error(request, 503, QUEUE_FULL)
-        detail = await self.off_loop(read_run, folder)
         use_demo = await asyncio.to_thread(_researched_demo, folder)
         job = {"kind": action, "run_id": run_id, "use_demo": use_demo}
         entry = self.runner.submit(action, detail.summary.question, job)
@@ -691,6 +699,12 @@ def _decision(form: Any) -> tuple[dict[str, Any], str]:
         except ValueError:
             return {}, "The edited arguments are not JSON."
     return answer, ""
+
+
+def _not_resumed(run: RunSummary) -> str:
+    """Why ``run`` is not resumed, as the page says it, with what can be done instead."""
+    again = " Run it again to start over." if run.can_run_again else ""
+    return f"This run cannot be resumed: {run.not_resumable}.{again}"
 
 
 def _said(done: bool) -> tuple[dict[str, Any], int]:

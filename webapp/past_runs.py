@@ -21,7 +21,14 @@ from typing import Any
 from starlette.datastructures import MultiDict
 
 from host.durability.run_files import opened, read_text
-from host.durability.runs import MAX_RECORD_BYTES, RUN_JSON, RunSummary, is_run_folder
+from host.durability.runs import (
+    CHECKPOINT_JSON,
+    MAX_CHECKPOINT_BYTES,
+    MAX_RECORD_BYTES,
+    RUN_JSON,
+    RunSummary,
+    is_run_folder,
+)
 
 from .uploads import Upload, UploadRefused, check_name, save_uploads
 
@@ -147,8 +154,24 @@ def _settings(folder: Path) -> dict[str, Any]:
     return saved if isinstance(saved, dict) else {}
 
 
+def _saved_settings(folder: Path) -> dict[str, Any]:
+    """The settings a run keeps: its record's, else (a run stopped mid-way, which has
+    none) its checkpoint's; ``{}`` when neither holds them."""
+    saved = _settings(folder)
+    if saved:
+        return saved
+    try:
+        checkpoint = json.loads(read_text(folder, CHECKPOINT_JSON, MAX_CHECKPOINT_BYTES))
+    except (OSError, ValueError, RecursionError):
+        return {}
+    saved = checkpoint.get("settings") if isinstance(checkpoint, dict) else None
+    return saved if isinstance(saved, dict) else {}
+
+
 def recorded_fields(folder: Path, uploads: Path) -> tuple[MultiDict, bool, Path | None]:
-    """A run's settings as the start form would send them, read from its record.
+    """A run's settings as the start form would send them, read from its record (or its
+    checkpoint, for a run stopped mid-way; a run stopped before its first checkpoint
+    kept none, and starts again with the form's defaults).
 
     Args:
         folder: the run's folder.
@@ -160,7 +183,7 @@ def recorded_fields(folder: Path, uploads: Path) -> tuple[MultiDict, bool, Path 
         this server made it (and it is still there).
     """
     record = _record(folder)
-    saved = _settings(folder)
+    saved = _saved_settings(folder)
     fields: list[tuple[str, str]] = [("formats", str(f)) for f in saved.get("formats") or []]
     for name in ("max_pages", "max_rounds"):
         if isinstance(saved.get(name), int) and not isinstance(saved.get(name), bool):

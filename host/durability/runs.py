@@ -171,6 +171,25 @@ class RunSummary:
         return self.status in ("stopped", "interrupted") and self.checkpointed
 
     @property
+    def not_resumable(self) -> str:
+        """Why the run cannot be resumed, in words for a person; ``""`` when it can."""
+        if self.resumable:
+            return ""
+        if self.status == "broken":
+            return "its folder cannot be read"
+        if self.failed:
+            return "it failed, and a failed run is not resumed"
+        if self.status == "finished":
+            return "it has finished; there is nothing to resume"
+        return "it stopped before its first checkpoint; there is nothing to resume"
+
+    @property
+    def can_run_again(self) -> bool:
+        """Whether its question can be started again as a new run: it can be read (the
+        run, whatever became of it, is not broken)."""
+        return bool(self.question) and self.status != "broken"
+
+    @property
     def failed(self) -> bool:
         """Whether the run failed: its record says so, or it ended without a report
         (exit status 1)."""

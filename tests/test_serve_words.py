@@ -1,0 +1,120 @@
+"""Run again where Resume cannot work, in ``quartet serve`` driven in Chromium at a
+desk's size and a phone's.
+
+Two past runs are put in the server's runs folder as the Host leaves them: one failed
+(its record's error led by a class name, as an older version wrote it) and one stopped
+before its first checkpoint. Neither offers Resume; each offers Run again, which starts
+a new run of the same question with the same settings: the demo web, asked a question
+nothing on it answers.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+import test_serve
+from playwright.sync_api import Browser, Page, expect
+from serve_support import Served, shot
+from test_serve import WAIT_MS
+
+browser = test_serve.browser
+server = test_serve.server
+
+DESK, PHONE = (1280, 800), (390, 844)
+#: A question the demo web has nothing on: a run of it on the demo finds nothing (exit 3).
+QUESTION = "How do heat pumps work?"
+#: The settings the two past runs recorded: the demo web, a small budget.
+SETTINGS = {
+    "model": "offline",
+    "formats": ["md"],
+    "max_pages": 4,
+    "max_rounds": 1,
+    "origin": {"kind": "demo"},
+}
+FAILED = "20260101-000000-fa11ed"
+EARLY = "20260101-000001-ea121e"
+#: Why the failed run failed, as its record keeps it and as the pages tell it.
+RECORDED_ERROR = "RuntimeError: the research could not begin"
+FAILED_WORDS = "failed: the research could not begin"
+#: An exception's class name, as none of the pages may show one.
+CLASS_NAME = re.compile(r"\b[A-Z]\w*(Error|Exception)\b")
+
+
+def _past_run(runs: Path, run_id: str, record: dict[str, Any]) -> None:
+    """A run folder holding ``record`` as its run.json, and nothing else."""
+    folder = runs / run_id
+    (folder / "internal").mkdir(parents=True)
+    (folder / "workspace" / "reports").mkdir(parents=True)
+    text = json.dumps({"question": QUESTION, "settings": SETTINGS, **record})
+    (folder / "internal" / "run.json").write_text(text, encoding="utf-8")
+
+
+@pytest.fixture(scope="module")
+def past(server: Served) -> Served:
+    """The server, with the failed run and the run stopped before its first checkpoint
+    in its runs folder."""
+    failed = {"status": "finished", "exit_code": 1, "errors": [RECORDED_ERROR], "outputs": []}
+    _past_run(server.runs_dir, FAILED, failed)
+    _past_run(server.runs_dir, EARLY, {"status": "stopped", "exit_code": 130})
+    return server
+
+
+def _run_again(page: Page, served: Served, run_id: str, status: str, picture: Path) -> str:
+    """Open run ``run_id``'s page, check its status says ``status`` and it offers Run
+    again and not Resume (its screenshot: ``picture``), and start it again; the new
+    job's id, once its page shows."""
+    page.bring_to_front()  # a hidden tab draws no frames: Playwright's checks would wait
+    page.goto(f"{served.url}/runs/{run_id}")
+    assert page.locator("#run-status").inner_text() == status
+    expect(page.locator("#again")).to_be_visible()
+    expect(page.locator("#resume")).to_have_count(0)
+    assert not CLASS_NAME.search(page.locator("main").inner_text())
+    shot(page, picture.parent, picture.name)
+    with page.expect_navigation(timeout=WAIT_MS):
+        page.click("#again")
+    assert re.search(r"/jobs/[0-9a-f]+$", page.url), page.locator("main").inner_text()
+    expect(page.locator("h1.question")).to_have_text(QUESTION)
+    return page.url.rsplit("/", 1)[1]
+
+
+@pytest.mark.parametrize("size", [DESK, PHONE])
+def test_run_again_starts_over_where_resume_cannot(
+    past: Served, browser: Browser, tmp_path: Path, size: tuple[int, int]
+):
+    """A failed run and one stopped before its first checkpoint offer Run again, not
+    Resume; the failed one tells its reason without the class name. Run again starts a
+    new run of the same question on the demo web."""
+    context = browser.new_context(viewport={"width": size[0], "height": size[1]})
+    failed, early = context.new_page(), context.new_page()
+    _run_again(failed, past, FAILED, FAILED_WORDS, tmp_path / "failed-run")
+    _run_again(early, past, EARLY, "stopped", tmp_path / "stopped-run")
+    for page, name in ((failed, "again-of-failed-job"), (early, "again-of-stopped-job")):
+        page.bring_to_front()  # a hidden tab draws no frames: Playwright's checks would wait
+        expect(page.locator("#job")).to_have_attribute("data-ended", "true", timeout=WAIT_MS)
+        shot(page, tmp_path, name)
+    assert len(list(tmp_path.glob(f"*-{size[0]}.png"))) == 4
+    context.close()
+
+
+def test_resume_is_refused_in_words_where_it_cannot_work(past: Served):
+    """A Resume sent from a page opened before (or by hand) for a run that cannot resume
+    is refused with the reason in words, and starts nothing."""
+    before = sorted(p.name for p in past.runs_dir.iterdir())
+    form = {"csrf": past.csrf()}
+    with past.client(cookies=past.cookies()) as http:
+        queued = http.get("/").text.count("data-job-state")
+        for run_id, why in (
+            (EARLY, "it stopped before its first checkpoint; there is nothing to resume"),
+            (FAILED, "it failed, and a failed run is not resumed"),
+        ):
+            sent = http.post(f"/runs/{run_id}/resume", data=form, headers={"Origin": past.url})
+            assert sent.status_code == 409, (run_id, sent.status_code)
+            said = f"This run cannot be resumed: {why}. Run it again to start over."
+            assert said in sent.text, sent.text[-800:]
+            assert not CLASS_NAME.search(sent.text)
+        assert http.get("/").text.count("data-job-state") == queued  # no job was queued
+    assert sorted(p.name for p in past.runs_dir.iterdir()) == before

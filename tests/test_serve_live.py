@@ -97,6 +97,13 @@ def _plan_review(page: Page, seen: dict[str, Any], shots: Path) -> None:
     expect(page).to_have_title(re.compile(r"^\(waiting\) "), timeout=WAIT_MS)
     shot(page, shots, "plan-review")
     seen["plan_notes"] = len(_notes(page))
+    home = page.context.new_page()  # the start page's list of the session's runs
+    home.goto(page.url.split("/jobs/")[0] + "/")
+    seen["home_waiting"] = home.locator(
+        f'.jobs li:has(a[href="/jobs/{seen["job"]}"]) [data-job-state]'
+    ).inner_text()
+    home.close()
+    page.bring_to_front()
     page.locator(".ask button", has_text="Start the research").click()
     expect(page.locator("#state")).to_have_text("running", timeout=WAIT_MS)
     expect(page).not_to_have_title(re.compile(r"^\(waiting\)"), timeout=WAIT_MS)
@@ -214,6 +221,7 @@ def test_the_page_says_when_the_run_waits_for_the_user(watched: dict[str, Any]):
     """The status and the title while the plan or a call waits; a notification only
     while the page is hidden, closed once the run goes on; none of it once it ends."""
     assert watched["plan_notes"] == 0  # the page was in view
+    assert watched["home_waiting"] == "waiting for you"  # the session's list says it too
     assert not watched["end_title"].startswith("(waiting)")
     for name in ("plan-review", "one-approval", "grouped-approvals", "finished"):
         assert (watched["shots"] / f"{name}-{DESK[0]}.png").exists()
@@ -313,7 +321,7 @@ def test_stop_now_ends_the_run_at_once_after_stop(server: Served, browser: Brows
     expect(page.locator("#stop-now")).to_be_visible(timeout=WAIT_MS)
     page.click("#stop-now")
     expect(page.locator("#job")).to_have_attribute("data-ended", "true", timeout=WAIT_MS)
-    assert page.locator("#state").inner_text() == "stopped"
+    told = page.locator("#state").inner_text()
     shot(page, tmp_path, "stopped-now")
     feed = page.locator("#feed").inner_text()
     assert "Press Stop now to stop at once." in feed and "Ctrl-C" not in feed
@@ -322,7 +330,8 @@ def test_stop_now_ends_the_run_at_once_after_stop(server: Served, browser: Brows
     assert record["status"] == "stopped"
     assert not list((server.runs_dir / run_id / "workspace" / "reports").glob("*.md"))
     page.goto(f"{server.url}/runs/{run_id}")
-    assert page.locator("#run-status").inner_text().startswith("stopped")
+    assert page.locator("#run-status").inner_text() == told
+    assert told.startswith("stopped") and "report written" not in told
     context.close()
 
 

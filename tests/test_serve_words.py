@@ -1,17 +1,20 @@
-"""Run again where Resume cannot work, in ``quartet serve`` driven in Chromium at a
-desk's size and a phone's.
+"""Run again where Resume cannot work, and a run's status in one set of words, in
+``quartet serve`` driven in Chromium at a desk's size and a phone's.
 
 Two past runs are put in the server's runs folder as the Host leaves them: one failed
 (its record's error led by a class name, as an older version wrote it) and one stopped
 before its first checkpoint. Neither offers Resume; each offers Run again, which starts
 a new run of the same question with the same settings: the demo web, asked a question
-nothing on it answers.
+nothing on it answers, so the new runs find nothing. Their live pages, once they end, say
+so in the words of their runs' pages, as the start page's list of the session's runs does.
 """
 
 from __future__ import annotations
 
+import asyncio
 import json
 import re
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -40,6 +43,7 @@ EARLY = "20260101-000001-ea121e"
 #: Why the failed run failed, as its record keeps it and as the pages tell it.
 RECORDED_ERROR = "RuntimeError: the research could not begin"
 FAILED_WORDS = "failed: the research could not begin"
+FOUND_NOTHING = "finished: found nothing"
 #: An exception's class name, as none of the pages may show one.
 CLASS_NAME = re.compile(r"\b[A-Z]\w*(Error|Exception)\b")
 
@@ -81,22 +85,47 @@ def _run_again(page: Page, served: Served, run_id: str, status: str, picture: Pa
     return page.url.rsplit("/", 1)[1]
 
 
+def _ended_words(page: Page, folder: Path, name: str) -> tuple[str, str]:
+    """What the job page says once its run ended, and what its run's page says."""
+    page.bring_to_front()
+    expect(page.locator("#job")).to_have_attribute("data-ended", "true", timeout=WAIT_MS)
+    live = page.locator("#state").inner_text()
+    shot(page, folder, name)
+    page.click("#run-link a")
+    page.wait_for_url("**/runs/*", timeout=WAIT_MS)
+    return live, page.locator("#run-status").inner_text()
+
+
 @pytest.mark.parametrize("size", [DESK, PHONE])
-def test_run_again_starts_over_where_resume_cannot(
+def test_run_again_starts_over_where_resume_cannot_and_the_end_is_told_alike(
     past: Served, browser: Browser, tmp_path: Path, size: tuple[int, int]
 ):
     """A failed run and one stopped before its first checkpoint offer Run again, not
     Resume; the failed one tells its reason without the class name. Run again starts a
-    new run of the same question on the demo web."""
+    new run of the same question on the demo web; it finds nothing, and its live page,
+    its run's page and the session's list say so in the same words."""
     context = browser.new_context(viewport={"width": size[0], "height": size[1]})
     failed, early = context.new_page(), context.new_page()
-    _run_again(failed, past, FAILED, FAILED_WORDS, tmp_path / "failed-run")
-    _run_again(early, past, EARLY, "stopped", tmp_path / "stopped-run")
-    for page, name in ((failed, "again-of-failed-job"), (early, "again-of-stopped-job")):
-        page.bring_to_front()  # a hidden tab draws no frames: Playwright's checks would wait
-        expect(page.locator("#job")).to_have_attribute("data-ended", "true", timeout=WAIT_MS)
-        shot(page, tmp_path, name)
-    assert len(list(tmp_path.glob(f"*-{size[0]}.png"))) == 4
+    jobs = [
+        _run_again(failed, past, FAILED, FAILED_WORDS, tmp_path / "failed-run"),
+        _run_again(early, past, EARLY, "stopped", tmp_path / "stopped-run"),
+    ]
+    told = [
+        _ended_words(failed, tmp_path, "again-of-failed-job"),
+        _ended_words(early, tmp_path, "again-of-stopped-job"),
+    ]
+    assert told == [(FOUND_NOTHING, FOUND_NOTHING)] * 2, told
+    shot(failed, tmp_path, "found-nothing-run")
+    failed.goto(past.url + "/")
+    for job in jobs:
+        listed = failed.locator(f'.jobs li:has(a[href="/jobs/{job}"]) [data-job-state]')
+        expect(listed).to_have_text(FOUND_NOTHING)
+        assert "state-not-found" in (listed.get_attribute("class") or "")
+    shot(failed, tmp_path, "session-runs")
+    with past.client(cookies=past.cookies()) as http:  # the page as the server draws it
+        drawn = http.get(f"/jobs/{jobs[0]}").text
+    assert re.search(rf'class="state state-not-found" id="state"[^>]*>{FOUND_NOTHING}<', drawn)
+    assert len(list(tmp_path.glob(f"*-{size[0]}.png"))) == 6
     context.close()
 
 
@@ -118,3 +147,68 @@ def test_resume_is_refused_in_words_where_it_cannot_work(past: Served):
             assert not CLASS_NAME.search(sent.text)
         assert http.get("/").text.count("data-job-state") == queued  # no job was queued
     assert sorted(p.name for p in past.runs_dir.iterdir()) == before
+
+
+def _ended(runs: Path, ends: list[tuple[str, str | None, str, str]]) -> dict[str, Any]:
+    """Each of ``ends`` (a job's name, its run's id, the state it ends in and why it
+    failed) ended by a runner of ``runs``: what the job then says, its style, and what
+    its last event says. Run in a thread of its own, with its own event loop (the
+    module's browser holds the test's thread)."""
+    from webapp.runner import Job, Runner
+
+    async def end_each() -> dict[str, Any]:
+        runner = Runner(runs)
+        ended: dict[str, Any] = {}
+        for name, run_id, state, reason in ends:
+            job = Job(name, "run", QUESTION, {}, state="running", run_id=run_id)
+            await runner.end(job, state, reason)
+            ended[name] = (job.told, job.style, json.loads(job.events[-1].data)["told"])
+        return ended
+
+    with ThreadPoolExecutor(1) as thread:
+        return thread.submit(asyncio.run, end_each()).result(timeout=120)
+
+
+def test_an_ended_job_tells_its_runs_words_unless_they_say_less(tmp_path: Path):
+    """A job that ended says what its run's page says (a failed one, its run's reason);
+    a job waiting for the user says "waiting for you"; a resume that failed says why,
+    not the stopped run's words; a job whose run cannot be read, or that had none, says
+    its own."""
+    from webapp.runner import Job
+
+    runs = tmp_path / "runs"
+    _past_run(runs, "20260101-000000-aaaaaa", {"status": "finished", "exit_code": 3})
+    _past_run(runs, "20260101-000001-aaaaaa", {"status": "interrupted", "exit_code": 130})
+    (runs / "20260101-000001-aaaaaa" / "internal" / "checkpoint.json").write_text("{}")
+    failed = {"status": "finished", "exit_code": 1, "errors": [RECORDED_ERROR]}
+    _past_run(runs, "20260101-000002-aaaaaa", failed)
+    gone, said_nothing = (
+        "failed: its input folder is gone",
+        "failed: the run failed without saying why",
+    )
+    ended = _ended(
+        runs,
+        [
+            ("nothing", "20260101-000000-aaaaaa", "finished", ""),
+            ("stopped", "20260101-000001-aaaaaa", "stopped", ""),
+            ("resume failed", "20260101-000001-aaaaaa", "failed", "its input folder is gone"),
+            ("run failed", "20260101-000002-aaaaaa", "failed", "exit 1"),
+            ("no such run", "20260101-000009-aaaaaa", "stopped", ""),
+            ("no run", None, "failed", ""),
+        ],
+    )
+    assert ended == {
+        "nothing": (FOUND_NOTHING, "not-found", FOUND_NOTHING),
+        "stopped": (
+            "stopped early, report written, can be resumed",
+            "interrupted",
+            "stopped early, report written, can be resumed",
+        ),
+        "resume failed": (gone, "failed", gone),
+        "run failed": (FAILED_WORDS, "failed", FAILED_WORDS),
+        "no such run": ("stopped", "stopped", "stopped"),
+        "no run": (said_nothing, "failed", said_nothing),
+    }
+    waiting = Job("w", "run", QUESTION, {}, state="running")
+    waiting.pending[1] = {"type": "plan_review"}
+    assert (waiting.told, waiting.style) == ("waiting for you", "waiting-for-you")

@@ -288,9 +288,8 @@ class App:
         job = self.runner.jobs.get(request.path_params["job"])
         if job is None:
             return self.error(request, 404, "There is no such run in this server.")
-        waiting = bool(job.pending) and not job.done
         position = self.runner.position(job)
-        return self.page(request, "job.html", job=job, position=position, waiting=waiting)
+        return self.page(request, "job.html", job=job, position=position, waiting=job.waiting)
 
     async def job_events(self, request: Request) -> Response:
         job = self.runner.jobs.get(request.path_params["job"])

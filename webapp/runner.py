@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from host.durability.runs import status_style, summary_of, told_status
 from subagents.failures import plain_reason as failure_reason
 from subagents.failures import without_class_names
 
@@ -73,6 +74,9 @@ class Job:
     live: bool = False
     #: why it failed, in words (for a failed job; see :func:`plain_reason`)
     reason: str = ""
+    #: once it ended, its status in its run's words and style (see :meth:`Runner.end`)
+    ended_words: str = ""
+    ended_style: str = ""
     _changed: asyncio.Event = field(default_factory=asyncio.Event)
 
     @property
@@ -80,9 +84,25 @@ class Job:
         return self.state in ("finished", "stopped", "failed", "cancelled")
 
     @property
+    def waiting(self) -> bool:
+        """Whether the run waits for the user: a plan to review or a call to approve."""
+        return bool(self.pending) and not self.done
+
+    @property
     def told(self) -> str:
-        """The job's state in words: ``failed: <why>`` for a failed one."""
-        return f"failed: {self.reason[:160]}" if self.state == "failed" else self.state
+        """The job's status in words: "waiting for you" while the run waits for the
+        user; once it ended, what its run's page says (``finished: found nothing``,
+        ``stopped, can be resumed``, ``failed: <why>``); else its state."""
+        if self.waiting:
+            return "waiting for you"
+        return self.ended_words or told_status(self.state, reason=self.reason)
+
+    @property
+    def style(self) -> str:
+        """The job's status as a style's name, as :attr:`told` tells it."""
+        if self.waiting:
+            return "waiting-for-you"
+        return self.ended_style or status_style(self.state)
 
     def add(self, kind: str, data: dict[str, Any]) -> Event:
         """Keep one event and wake every page watching the job."""
@@ -93,11 +113,24 @@ class Job:
         changed.set()
         return event
 
-    def set_state(self, state: str, **extra: Any) -> None:
+    def set_state(self, state: str, words: str = "", style: str = "", **extra: Any) -> None:
+        """Move the job to ``state`` and tell every page watching it.
+
+        Args:
+            state: the job's new state.
+            words: once it ended, its status as its run's page tells it (see
+                :meth:`Runner.end`); its own words when empty.
+            style: the style's name of ``words``.
+            **extra: more for the event (a failed job's ``reason``).
+        """
         self.state = state
         if state == "failed":
             self.reason = str(extra.get("reason") or "") or "the run failed without saying why"
-        self.add("state", {"state": state, "run_id": self.run_id, "code": self.code, **extra})
+        self.ended_words, self.ended_style = words, style
+        told = {"told": self.told, "style": self.style}
+        self.add(
+            "state", {"state": state, "run_id": self.run_id, "code": self.code, **told, **extra}
+        )
 
     async def follow(self, after: int) -> AsyncIterator[Event]:
         """The job's events after number ``after``, as they come, until the job ends."""
@@ -244,7 +277,7 @@ class Runner:
                 await self._work(job, payload)
         except Exception as exc:  # shown on the job's page
             job.errors.append(plain_reason(exc))
-            job.set_state("failed", reason=job.errors[-1])
+            await self.end(job, "failed", job.errors[-1])
         finally:
             self.running.discard(job.id)
             self._pump()
@@ -283,11 +316,28 @@ class Runner:
             # the worker's last line on stderr: a traceback's ends with the class name
             last = without_class_names(job.errors[-1]) if job.errors else ""
             reason = failed or last or f"exit {job.code}"
-            job.set_state("failed", reason=reason)
-        elif job.code == 130:
-            job.set_state("stopped")
+            await self.end(job, "failed", reason)
         else:
-            job.set_state("finished")
+            await self.end(job, "stopped" if job.code == 130 else "finished")
+
+    async def end(self, job: Job, state: str, reason: str = "") -> None:
+        """End ``job`` in ``state`` (``reason``: why it failed), its status told in the
+        words its run's page uses, read from the run's folder off the event loop; in its
+        own when it has no run, or its run's folder says less than the job knows (it
+        stopped before it began, cannot be read, or is a run a resume failed to go on
+        with, which does not say that it failed)."""
+        extra = {"reason": reason} if state == "failed" else {}
+        found = None
+        if job.run_id:
+            found = await asyncio.to_thread(summary_of, self.runs_dir, job.run_id)
+        if (
+            found is None
+            or found.status in ("incomplete", "broken")
+            or found.failed != (state == "failed")
+        ):
+            job.set_state(state, **extra)
+        else:
+            job.set_state(state, words=found.told, style=found.state, **extra)
 
     def _take(self, job: Job, message: dict[str, Any]) -> str:
         """Take in one message of a worker; a failure's reason, or ``""``."""
@@ -350,7 +400,7 @@ class Runner:
         job.add("progress", {"kind": "replay", "lines": [*lines[-5:], f"Replay {told}."]})
         if job.run_id:
             job.add("run", {"run_id": job.run_id})
-        job.set_state("finished" if job.code in (0, 1) and verdict else "failed")
+        await self.end(job, "finished" if job.code in (0, 1) and verdict else "failed")
 
     def stop(self, job: Job, now: bool = False) -> None:
         """Stop a job as one Ctrl-C stops a run: its report is written from what was

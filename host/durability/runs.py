@@ -110,6 +110,63 @@ MAX_QUESTION_CHARS = 4_000
 NO_REPORT = "no report was written"
 
 
+def ran_failed(status: str, exit_code: int | None) -> bool:
+    """Whether a run with ``status`` and ``exit_code`` failed: its record says so, or it
+    finished without a report (exit status 1)."""
+    return status == "failed" or (status == "finished" and exit_code == 1)
+
+
+def told_status(
+    status: str,
+    exit_code: int | None = None,
+    *,
+    resumable: bool = False,
+    reason: str = "",
+    problem: str = "",
+) -> str:
+    """A run's status in words for a person rather than an exit code: "finished: found
+    nothing", "stopped, can be resumed", "failed: <why>". Every page and command that
+    tells a run's status (the runs list, the run's page, its live page once it ends,
+    ``quartet runs`` and ``show``) tells it in these words.
+
+    Args:
+        status: the run's status (``finished``, ``stopped``, ``interrupted``,
+            ``incomplete``, ``broken``, ``failed``), or a web job's state (``queued``,
+            ``running``, ``cancelled``), told as it is.
+        exit_code: the run's exit status, when it ended.
+        resumable: whether it left a checkpoint a resume can start from.
+        reason: why it failed, in words (cut to :data:`REASON_CHARS` characters).
+        problem: why its record cannot be read, for a broken run.
+    """
+    if ran_failed(status, exit_code):
+        return f"failed: {cut(reason, REASON_CHARS) if reason else NO_REPORT}"
+    if status == "finished":
+        if exit_code in (None, 0):
+            return "finished"
+        if exit_code == 3:
+            return "finished: found nothing"
+        return f"finished (exit {exit_code})"
+    if status == "incomplete":
+        return "stopped before it began"
+    if status == "broken":
+        return f"unreadable: {problem}"
+    words = RUN_STATUS_WORDS.get(status, status)
+    return f"{words}, can be resumed" if resumable else words
+
+
+def status_style(status: str, exit_code: int | None = None) -> str:
+    """A run's status as a style's name: a finished run that found nothing, or failed,
+    is no success.
+
+    Args:
+        status: the run's status, or a web job's state (see :func:`told_status`).
+        exit_code: the run's exit status, when it ended.
+    """
+    if ran_failed(status, exit_code):
+        return "failed"
+    return "not-found" if status == "finished" and exit_code == 3 else status
+
+
 class RunNotFound(ValueError):
     """No run, or more than one, matches the id given; the message suggests close ids."""
 
@@ -193,34 +250,23 @@ class RunSummary:
     def failed(self) -> bool:
         """Whether the run failed: its record says so, or it ended without a report
         (exit status 1)."""
-        return self.status == "failed" or (self.status == "finished" and self.exit_code == 1)
+        return ran_failed(self.status, self.exit_code)
 
     @property
     def told(self) -> str:
-        """The run's status in words for a person ("finished: found nothing", "stopped,
-        can be resumed", "failed: <why>") rather than an exit code."""
-        if self.failed:
-            return f"failed: {self.reason or NO_REPORT}"
-        if self.status == "finished":
-            if self.exit_code in (None, 0):
-                return "finished"
-            if self.exit_code == 3:
-                return "finished: found nothing"
-            return f"finished (exit {self.exit_code})"
-        if self.status == "incomplete":
-            return "stopped before it began"
-        if self.status == "broken":
-            return f"unreadable: {self.problem}"
-        words = RUN_STATUS_WORDS.get(self.status, self.status)
-        return f"{words}, can be resumed" if self.resumable else words
+        """The run's status in words for a person (see :func:`told_status`)."""
+        return told_status(
+            self.status,
+            self.exit_code,
+            resumable=self.resumable,
+            reason=self.reason,
+            problem=self.problem,
+        )
 
     @property
     def state(self) -> str:
-        """The status as a style's name: a finished run that found nothing, or failed,
-        is no success."""
-        if self.failed:
-            return "failed"
-        return "not-found" if self.status == "finished" and self.exit_code == 3 else self.status
+        """The status as a style's name (see :func:`status_style`)."""
+        return status_style(self.status, self.exit_code)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -510,6 +556,21 @@ def list_runs(runs_dir: Path) -> list[RunSummary]:
     runs = [_summary(p)[0] for p in _folders(runs_dir)]
     epoch = datetime.fromtimestamp(0, UTC)
     return sorted(runs, key=lambda r: (r.started or epoch, r.id), reverse=True)
+
+
+def summary_of(runs_dir: Path, run_id: str) -> RunSummary | None:
+    """The summary of run ``run_id`` (its exact id, not a prefix) in ``runs_dir``; None
+    when there is no such run, or its folder is a symbolic link."""
+    try:
+        folder = find_run(runs_dir, run_id)
+    except (RunNotFound, OSError):
+        return None
+    if folder.name != run_id or folder.is_symlink():
+        return None
+    try:
+        return _summary(folder)[0]
+    except OSError:  # the folder went away while it was read
+        return None
 
 
 def find_run(runs_dir: Path, ref: str) -> Path:

@@ -21,6 +21,9 @@
   let source = null;
   let runState = state.dataset.state || state.textContent.trim();
   let runReason = ""; // why a failed run failed, in words
+  // the status in the server's words and style (once the run ends, its run page's words)
+  let runTold = "";
+  let runStyle = "";
   const pending = new Map(); // ask number -> "approval" or "plan_review", until answered
   const clock = { offset: 0, start: null, planned: null, end: null, timer: null };
   let steps = null;
@@ -47,10 +50,11 @@
 
   function showState() {
     const waiting = pending.size > 0 && !ended();
-    const word = waiting ? "waiting for you" : runState;
-    state.textContent = word === "failed" && runReason ? "failed: " + runReason : word;
+    let word = waiting ? "waiting for you" : runTold || runState;
+    if (!waiting && !runTold && runState === "failed" && runReason) word = "failed: " + runReason;
+    state.textContent = word;
     state.dataset.state = runState;
-    state.className = "state state-" + word.replace(/ /g, "-");
+    state.className = "state state-" + (waiting ? "waiting-for-you" : runStyle || runState);
     root.dataset.waiting = String(waiting);
     document.title = (waiting ? WAITING : "") + baseTitle;
     notify(waiting);
@@ -269,8 +273,11 @@
     state(id, data) {
       runState = data.state;
       runReason = data.reason || "";
+      runTold = data.told || "";
+      runStyle = data.style || "";
       if (data.state === "running" && clock.start === null) clock.start = data.at;
-      line(id, "Run " + data.state + (data.reason ? ": " + data.reason : ""), "state-line");
+      const told = data.told || data.state + (data.reason ? ": " + data.reason : "");
+      line(id, "Run " + told, "state-line");
       if (ended()) {
         clock.end = data.at;
         document.getElementById("stop-form").hidden = true;

@@ -401,6 +401,53 @@ def test_numbers_a_request_gives_are_ascii_digits_of_a_bounded_length(served: Se
             assert start.status_code == 400 and "max-pages must be a number" in start.text
 
 
+#: A run of the holes' server replayed, to have a job whose events and answers take numbers.
+NUMBERED = "20260106-000000-abcabc"
+#: Numbers no request may give: a superscript two (a digit to :meth:`str.isdigit`, none
+#: to :func:`int`) and more digits than :func:`int` reads.
+NO_NUMBERS = ("²", "9" * 5000)
+
+
+def _event_ids(served: Served, path: str, headers: dict[str, bytes]) -> tuple[int, list[str]]:
+    """The status of a job's event stream, and each event's id as sent (its end has none)."""
+    with (
+        served.client(cookies=served.cookies()) as http,
+        http.stream("GET", path, headers=headers) as events,
+    ):
+        lines = list(events.iter_lines()) if events.status_code == 200 else []
+    return events.status_code, [
+        line.removeprefix("id:").strip() for line in lines if line.startswith("id:")
+    ]
+
+
+def test_numbers_a_request_gives_are_refused_or_defaulted_by_a_real_server(served: Served):
+    """``Last-Event-ID: ²``, ``?after=`` with 5,000 digits and ``ask=²`` sent to a real
+    server: the events are sent from the first (no number, so none are skipped), the
+    answer is refused as answering nothing, and the server goes on answering."""
+    _run(served.runs_dir, NUMBERED, {"question": "Numbers?", "status": "finished", "exit_code": 0})
+    form = {"csrf": served.csrf()}
+    origin = {"Origin": served.url}
+    with served.client(cookies=served.cookies()) as http:
+        made = http.post(f"/runs/{NUMBERED}/replay", data=form, headers=origin)
+        assert made.status_code == 303, made.text
+        job = made.headers["location"].rsplit("/", 1)[1]
+        plain = _event_ids(served, f"/jobs/{job}/events", {})
+        assert plain[0] == 200 and plain[1][:1] == ["1"], plain
+        for raw in NO_NUMBERS:
+            latin = {"Last-Event-ID": raw.encode("latin-1")}
+            assert _event_ids(served, f"/jobs/{job}/events", latin) == plain, raw
+            assert _event_ids(served, f"/jobs/{job}/events?after={raw}", {}) == plain, raw
+            answer = http.post(
+                f"/jobs/{job}/answer",
+                data={**form, "ask": raw, "action": "approve"},
+                headers={**origin, "Accept": "application/json"},
+            )
+            assert answer.status_code == 409, (raw[:10], answer.status_code, answer.text[:200])
+            assert answer.json() == {"ok": False, "said": "already answered"}
+        assert http.get("/").status_code == 200
+        assert http.get(f"/jobs/{job}").status_code == 200
+
+
 def test_a_form_without_files_is_refused_past_a_small_size_before_it_is_read(served: Served):
     """Only a run's uploads may be large (and their files go to disk as read): any other
     body that claims more than a small form is refused at once."""

@@ -241,7 +241,7 @@ def _own_article(focus: Focus, doc: Document) -> bool:
 #: about the subject, unless it names the subject as the question writes it.
 SIBLING = 0.5
 #: How far a page that never writes an English title the part asks about is about the
-#: work: not at all ("head office" and "officers" do not name "The Office").
+#: work: not at all ("a lantern" and "lanterns" do not name "The Lantern").
 UNTITLED = 0.0
 
 
@@ -299,8 +299,8 @@ def _writes_title(title: str, doc: Document) -> bool:
 @lru_cache(maxsize=1024)
 def _title_pattern(title: str) -> re.Pattern[str]:
     """The pattern of an English title as a page writes it: its words with their
-    capitals, its opening word in either case ("The Office" and "the Office" name the
-    work; "the office" does not)."""
+    capitals, its opening word in either case ("The Lantern" and "the Lantern" name the
+    work; "the lantern" does not)."""
     first, _, rest = title.partition(" ")
     opener = f"[{first[0].upper()}{first[0].lower()}]{re.escape(first[1:])}"
     return re.compile(rf"(?<!\w){opener}\s+{re.escape(rest)}(?!\w)")
@@ -454,7 +454,7 @@ def _aboutness(focus: Focus, doc: Document, index: int, lent: bool) -> float:
         elif focus.titled and not _writes_title(focus.titled, doc):
             subject = SIBLING  # 回家 as a verb does not name 《回家》
     elif focus.titled and not _writes_title(focus.titled, doc):
-        subject = UNTITLED  # "the office" does not name "The Office"
+        subject = UNTITLED  # "the lantern" does not name "The Lantern"
     return subject
 
 

@@ -761,8 +761,8 @@ def _work_titled(named: str, text: str) -> str:
 
 
 #: The articles that mark an English name as the title of a work when they open it in the
-#: middle of a sentence ("What is *The* Office?") or stand inside it ("Man at *the*
-#: Crossroads").
+#: middle of a sentence ("What is *The* Lantern?") or stand inside it ("Man at *the*
+#: Ferry").
 TITLE_ARTICLES = frozenset(["the", "a", "an"])
 
 
@@ -1375,7 +1375,7 @@ def _capital_runs(question: str) -> list[list[str]]:
 def _run_length(run: list[str]) -> int:
     """How long a run of capitalised words counts as when a question's longest is its
     subject: its longest stretch of capitalised words, numbers aside. The words linking
-    a name's parts ("Royal Society *of* Edinburgh") make it no longer than its parts, so
+    a name's parts ("Marine Society *of* Dunmere") make it no longer than its parts, so
     a name is chosen as before its links were read, then read whole."""
     longest = length = 0
     for token in run:
@@ -1397,7 +1397,7 @@ def _plain_word(low: str, known: Language | None) -> bool:
 
 
 #: Lower-case words that join two capitalised runs into one name wherever they stand
-#: between them ("Bank of America", "Leonardo da Vinci", "Ludwig van Beethoven").
+#: between them ("Harbour Board of Kessing", "Marta da Lorne", "Piet van Holm").
 NAME_LINKS = frozenset(
     ["of", "de", "da", "del", "della", "di", "du", "von", "van", "der", "den", "le", "la"]
 )
@@ -1437,9 +1437,9 @@ def _links(before: list[int], after: list[int], tokens: list[str], question: str
     words = [tokens[i] for i in between]
     owned = tokens[after[-1]].endswith(("'s", "’s"))
     if words[0] in NAME_LINKS and all(w in NAME_LINKS | {"the"} for w in words):
-        # "of" makes one name of a head that names nothing alone ("Bank of America",
-        # "the Lord of the Rings"); after a name of its own it places it ("the Grand
-        # Canal of China"); a name's particles always join it ("da Vinci")
+        # "of" makes one name of a head that names nothing alone ("Abbey of Saint Orrin",
+        # "the Song of the Quiet Hills"); after a name of its own it places it ("the Grand
+        # Canal of Ostria"); a name's particles always join it ("da Lorne")
         head = [tokens[i] for i in before if tokens[i] not in ("The", "A", "An")]
         return words[0] != "of" or len(head) <= 1 or owned
     if not all(w in TITLE_LINKS for w in words):

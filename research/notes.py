@@ -60,7 +60,7 @@ from .tables import (
     tables_in,
 )
 from .text import STOP_WORDS, is_cross_reference, is_verb_form, language, readings, terms
-from .topics import Read, topic_focus, topic_quotes
+from .topics import Read, topic_focus, topic_heading, topic_quotes
 
 
 class Cited(Protocol):
@@ -673,7 +673,7 @@ def _asked_topics(
                 continue
             items = [research.cite(q.path, q.start, q.end) for q in quotes]
             said += [item.span for item in items]
-            lines += [f"## {section_heading(topic)}", ""]
+            lines += [f"## {topic_heading(topic, plan.question)}", ""]
             lines += [f"- {_sentence(research, item.id)}" for item in items]
             lines.append("")
     return lines

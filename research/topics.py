@@ -15,11 +15,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from .document import Document
+from .facts import points_back
 from .question import Focus, entity
 from .relevance import assessed, evidence_threshold, quote_bounds
-from .requirements import COVERED
+from .requirements import COVERED, section_heading
 from .selection import near_duplicate
-from .text import is_cross_reference, plain, terms
+from .text import is_cjk, is_cross_reference, plain, terms
 
 #: Quotes a topic's section gives at most.
 TOPIC_QUOTES = 3
@@ -47,6 +48,23 @@ class TopicQuote:
     start: int
     end: int
     score: float
+
+
+def topic_heading(topic: str, question: str) -> str:
+    """The heading of the section on ``topic``: the topic as the brief words it, after the
+    question's subject when the topic does not name it ("Harlow ferry: how the chains
+    worked"), so that the heading names what it is about for a reader who meets it
+    alone.
+
+    Args:
+        topic: a topic as the brief words it.
+        question: the question researched.
+    """
+    named = entity(question)
+    heading = section_heading(topic)
+    if not named or set(terms(named)) & set(terms(topic)):
+        return heading
+    return f"{named}：{topic}" if is_cjk(topic) else f"{named}: {topic}"
 
 
 def topic_focus(topic: str, question: str, parts: Sequence[str]) -> Focus:
@@ -93,8 +111,8 @@ def topic_quotes(focus: Focus, read: Sequence[Read], said: Sequence[str] = ()) -
                 break
             start, end = quote_bounds(doc, scored.sentence)
             span = doc.text[start:end]
-            if is_cross_reference(span):
-                continue  # it says where the topic is told, not what it is
+            if is_cross_reference(span) or points_back(plain(span)):
+                continue  # it says where the topic is told, or leans on what it omits
             if says_topic(focus, span, scored.sentence.section):
                 found.append((scored.score, scored.rank, source.path, start, end))
     found.sort(key=lambda f: (-f[0], -f[1], f[2], f[3]))

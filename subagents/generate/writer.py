@@ -39,12 +39,12 @@ from research.requirements import (
     pages_wanted,
     read_requirement,
     same_language,
-    section_heading,
     section_topics,
     without_label,
 )
 from research.selection import near_duplicate
 from research.text import CJK_TEXT, CJK_TEXT_CLASS, is_complete, is_instruction, language, terms
+from research.topics import topic_heading
 
 from .brief import brief_verdicts, limits_lines, verdict_lines
 from .charts import chart_of
@@ -335,7 +335,7 @@ def shape(
     spent = sum(_cost(p) for p in summary) + tabled + _cost_of_lists(draft, requirements, lang)
     # the part's line in the summary is one of the lines it keeps; a section on a topic
     # the brief asks for beside the question's parts keeps one
-    topical = _topic_headings(requirements, lang)
+    topical = _topic_headings(requirements, lang, draft.title)
     least = {
         i: 1 if parts[i].heading in topical else MIN_PER_PART - (1 if leads.get(i) else 0)
         for i in pools
@@ -400,12 +400,12 @@ def _moved_down(
     return rest
 
 
-def _topic_headings(requirements: str, lang: str) -> frozenset[str]:
+def _topic_headings(requirements: str, lang: str, question: str) -> frozenset[str]:
     """The headings of the sections the notes give the topics a brief asks the report to
-    cover beside the question's parts (see :mod:`research.topics`)."""
+    cover beside the question's parts (see :func:`research.topics.topic_heading`)."""
     asked = [read_requirement(r) for r in brief_requirements(requirements)]
     return frozenset(
-        section_heading(t)
+        topic_heading(t, question)
         for r in asked
         if r.kind == TOPIC and same_language(r.text, lang)
         for t in r.topics
@@ -452,7 +452,7 @@ def _asked_first(
     # a topic with a section of its own is said there, under its heading
     headed = {parts[i].heading for i, pool in pools.items() if pool}
     for requirement, topic in wanted:
-        if section_heading(topic) in headed:
+        if topic_heading(topic, draft.title) in headed:
             continue
         if covers(topic, ReportView(tuple(sure), subject=subject)):
             continue
@@ -468,7 +468,8 @@ def _asked_first(
         if found is None:
             continue
         point = pools[found[0]].pop(found[1])
-        home = _home(requirement, parts, found[0], subject, _topic_headings(requirements, lang))
+        topical = _topic_headings(requirements, lang, draft.title)
+        home = _home(requirement, parts, found[0], subject, topical)
         pools[home].insert(least[home], point)
         least[home] += 1 if found[0] == home and found[1] < least[home] else 0
         sure.append(point.text)

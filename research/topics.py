@@ -60,10 +60,9 @@ def topic_heading(topic: str, question: str) -> str:
         topic: a topic as the brief words it.
         question: the question researched.
     """
-    named = entity(question)
-    heading = section_heading(topic)
-    if not named or set(terms(named)) & set(terms(topic)):
-        return heading
+    named = _lent(topic, question)
+    if not named:
+        return section_heading(topic)
     return f"{named}：{topic}" if is_cjk(topic) else f"{named}: {topic}"
 
 
@@ -79,11 +78,16 @@ def topic_focus(topic: str, question: str, parts: Sequence[str]) -> Focus:
     Returns:
         The focus to score sentences against.
     """
-    named = entity(question)
-    asked = topic
-    if named and not set(terms(named)) & set(terms(topic)):
-        asked = f"{named}: {topic}"  # a lead before a colon is the part's subject
+    named = _lent(topic, question)
+    asked = f"{named}: {topic}" if named else topic  # a lead before a colon is the subject
     return Focus.build(asked, parts, question)
+
+
+def _lent(topic: str, question: str) -> str:
+    """The question's subject as it writes it, when ``topic`` does not name it ("" when
+    the topic names it, or the question names none)."""
+    named = entity(question)
+    return "" if set(terms(named)) & set(terms(topic)) else named
 
 
 def topic_quotes(focus: Focus, read: Sequence[Read], said: Sequence[str] = ()) -> list[TopicQuote]:

@@ -91,14 +91,20 @@ def test_a_model_with_other_features_is_refused():
         from_dict(raw)
 
 
-def test_explain_shows_every_feature_and_what_the_model_made_of_it():
+def _explained_ferry(garden_name: str) -> list:
+    """The best three sentences explained for the ferry's launch, over the ferry's page
+    and a garden page read under ``garden_name``."""
     plan = offline_plan("When was the Corvale ferry launched?")
     parts = {s.id: plan.focus(s) for s in plan.subquestions}
     pages = [
         ("ferry", Document.of(PAGE, "The Corvale ferry")),
-        ("garden", Document.of(UNRELATED, "Alpine gardening")),
+        (garden_name, Document.of(UNRELATED, "Alpine gardening")),
     ]
-    found = explain(parts, "q1", pages, limit=3)
+    return explain(parts, "q1", pages, limit=3)
+
+
+def test_explain_shows_every_feature_and_what_the_model_made_of_it():
+    found = _explained_ferry("garden")
     assert found and "1891" in found[0].text
     assert [e.learned for e in found] == sorted((e.learned for e in found), reverse=True)
     for e in found:
@@ -114,13 +120,7 @@ def test_explain_shows_every_feature_and_what_the_model_made_of_it():
 def test_explain_reads_two_pages_read_under_one_name_each_on_its_own():
     """A page and a copy of it downloaded later may be read under one address: each
     sentence is explained with the page it comes from."""
-    plan = offline_plan("When was the Corvale ferry launched?")
-    parts = {s.id: plan.focus(s) for s in plan.subquestions}
-    pages = [
-        ("ferry", Document.of(PAGE, "The Corvale ferry")),
-        ("ferry", Document.of(UNRELATED, "Alpine gardening")),
-    ]
-    found = explain(parts, "q1", pages, limit=3)
+    found = _explained_ferry("ferry")
     assert found and "1891" in found[0].text
 
 

@@ -340,7 +340,7 @@ def shape(
         i: 1 if parts[i].heading in topical else MIN_PER_PART - (1 if leads.get(i) else 0)
         for i in pools
     }
-    _asked_first(draft, parts, pools, least, summary, requirements, lang)
+    _asked_first(draft, parts, pools, least, summary, requirements, lang, topical)
     sure = sum(_cost(p) for i, pool in pools.items() for p in pool[: least[i]])
     given, table_lines = _fit_asked(draft, asked, most - spent - sure, allowance - tabled, lang)
     spent += given
@@ -420,6 +420,7 @@ def _asked_first(
     summary: list[Point],
     requirements: str,
     lang: str,
+    topical: frozenset[str] = frozenset(),
 ) -> None:
     """Follow the brief where the evidence allows: for each topic it asks for (see
     :func:`research.requirements.read_requirement`) that neither the summary, the
@@ -435,6 +436,8 @@ def _asked_first(
         summary: the summary's lines.
         requirements: what the writer was asked for.
         lang: the report's language.
+        topical: the headings of the sections on the brief's topics (see
+            :func:`_topic_headings`), home to no other requirement's line.
     """
     asked = [read_requirement(r) for r in brief_requirements(requirements)]
     wanted = [
@@ -468,7 +471,6 @@ def _asked_first(
         if found is None:
             continue
         point = pools[found[0]].pop(found[1])
-        topical = _topic_headings(requirements, lang, draft.title)
         home = _home(requirement, parts, found[0], subject, topical)
         pools[home].insert(least[home], point)
         least[home] += 1 if found[0] == home and found[1] < least[home] else 0

@@ -6,7 +6,7 @@ of one company, and is cut into "What are the Orinoco Trading Company's origins?
 "What are the Orinoco Trading Company's main exports?"; "What was his early career and
 his later work?" likewise. A possessive pronoun joined by "and" to a possessive phrase
 ("X's A and its B") stands for the owner X, who owns both, not for A, the nearest noun,
-unless A is a name of its own ("China's Varn Canal and its locks") or number says
+unless A is a name of its own ("Ostria's Varn Tower and its bells") or number says
 otherwise: "their" after a plural A of one owner ("Mara Velt's students and their
 teachers") stands for A. Chinese joins them with 及其, 和它的, 和她的
 ("X的A及其B是什么": "X的A是什么", "X的B是什么").
@@ -81,7 +81,7 @@ def split_owned(clause: str) -> list[str]:
 
 def _owns_next(first: str, pronoun: str, owner: str) -> bool:
     """Whether the pronoun after "X's A and" stands for A rather than X: A is a name of
-    its own ("China's Varn Canal and its locks": the canal's locks), or "their" follows
+    its own ("Ostria's Varn Tower and its bells": the tower's bells), or "their" follows
     a plural A of one owner ("Mara Velt's students and their teachers": the students')."""
     if all(w[0].isupper() for w in first.split()):
         return True
@@ -160,7 +160,7 @@ def standing_for(pronoun: str, mark: str, subject: str, owned: str) -> str:
         the owner owning ("Mara Velt's"; for "their" after a plural thing of one owner,
         the thing: "Mara Velt's novels'"); after a name with a possessive in it, "his"
         and "her" the owner ("Tomas Brandt's studio": "Tomas Brandt's"), "its" and
-        "their" the name ("China's Varn Canal": "China's Varn Canal's"). For any other
+        "their" the name ("Ostria's Varn Tower": "Ostria's Varn Tower's"). For any other
         pronoun, the nearest thing named (the owned phrase, "Port Aldane's harbour") or
         the subject.
     """

@@ -1438,8 +1438,8 @@ def _links(before: list[int], after: list[int], tokens: list[str], question: str
     owned = tokens[after[-1]].endswith(("'s", "’s"))
     if words[0] in NAME_LINKS and all(w in NAME_LINKS | {"the"} for w in words):
         # "of" makes one name of a head that names nothing alone ("Abbey of Saint Orrin",
-        # "the Song of the Quiet Hills"); after a name of its own it places it ("the Grand
-        # Canal of Ostria"); a name's particles always join it ("da Lorne")
+        # "the Song of the Quiet Hills"); after a name of its own it places it ("the Old
+        # Harbour of Ostria"); a name's particles always join it ("da Lorne")
         head = [tokens[i] for i in before if tokens[i] not in ("The", "A", "An")]
         return words[0] != "of" or len(head) <= 1 or owned
     if not all(w in TITLE_LINKS for w in words):

@@ -373,29 +373,52 @@ _SHARED = "\n".join(
 )
 
 
-def test_a_line_two_parts_share_leaves_each_a_line_when_one_section_takes_it() -> None:
-    """The difference has nothing but the line it shares with the Mirren lock: its
-    section gives it, and the Mirren lock's own next line takes its place in the
-    summary, so each part has a line and none is shown twice."""
+def test_a_line_two_parts_share_stays_in_the_summary_once() -> None:
+    """The difference has nothing but the line it shares with the Mirren lock: the line
+    answers both, so it stays in the summary, said once; the Mirren lock's section gives
+    its own next line, and the difference's section repeats nothing."""
     draft = shape(parse_notes(_SHARED), "", "en")
     lead = [p.text.strip() for p in draft.lead if p.cites()]
     sections = {s.heading: [p.text.strip() for p in s.points] for s in draft.sections}
     mirren = sections["What is the Mirren lock?"]
     difference = sections["What is the difference between the Mirren lock and the Dunloe lock?"]
-    assert difference == ["Both the Mirren and the Dunloe locks were built of granite in 1790."]
-    assert lead == ["The Mirren lock raises boats by eight feet in one chamber of stone."]
-    assert not set(lead) & set(mirren)
+    assert lead == ["Both the Mirren and the Dunloe locks were built of granite in 1790."]
+    assert mirren == ["The Mirren lock raises boats by eight feet in one chamber of stone."]
+    assert difference == []
 
 
-def test_a_line_two_empty_sections_share_is_taken_down_once_and_shown_in_both() -> None:
+def test_a_line_two_empty_sections_share_is_said_once_in_the_summary() -> None:
     notes = _SHARED.replace(
         "- The Mirren lock raises boats by eight feet in one chamber of stone. [ev-000000000012]\n",
         "",
     )
     draft = shape(parse_notes(notes), "", "en")
-    assert not [p for p in draft.lead if p.cites()]
     shared = "Both the Mirren and the Dunloe locks were built of granite in 1790."
-    assert all([p.text.strip() for p in s.points] == [shared] for s in draft.sections)
+    assert [p.text.strip() for p in draft.lead if p.cites()] == [shared]
+    assert all(not s.points for s in draft.sections)
+
+
+def test_a_line_one_part_has_alone_is_given_in_its_section_not_twice() -> None:
+    notes = "\n".join(
+        [
+            RESEARCH_MARKER,
+            "",
+            "# The Mirren lock",
+            "",
+            "- The Mirren lock was built of granite in 1790. [ev-000000000021]",
+            "",
+            "## When was the Mirren lock built?",
+            "",
+            "- The Mirren lock was built of granite in 1790. [ev-000000000021]",
+            "",
+        ]
+    )
+    draft = shape(parse_notes(notes), "", "en")
+    assert not [p for p in draft.lead if p.cites()]
+    (section,) = [s for s in draft.sections if s.kind == "part"]
+    assert [p.text.strip() for p in section.points] == [
+        "The Mirren lock was built of granite in 1790."
+    ]
 
 
 def test_markdown_shows_the_answer_in_bold_and_the_status_and_reads_both_back() -> None:

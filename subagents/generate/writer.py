@@ -296,8 +296,9 @@ def shape(
     parts = [s for s in draft.sections if s.kind == "part"]
     pools: dict[int, list[Point]] = {}
     # The summary gives each part's answer line; a part's section does not repeat it.
-    # When that line is all the section has, the section gives it instead (a part is
-    # never left without its section, and no line is shown twice).
+    # When that line is all the section has, the section gives it instead (no line is
+    # shown twice), unless the line answers several parts ("When and by whom …"): then
+    # it stays in the summary, said once for all of them.
     leads: dict[int, list[Point]] = {}
     for i, section in enumerate(parts):
         pool = []
@@ -364,9 +365,12 @@ def shape(
             spent += cost
     for i, section in enumerate(parts):
         if not chosen[i] and not section.tables and leads.get(i):
-            # all the section has is its summary line: it is given here, not twice
-            chosen[i] = leads[i][:1]
-            summary = _moved_down(summary, chosen[i][0], i, leads, chosen)
+            # all the section has is its summary line: it is given here, not twice; a
+            # line that answers several parts stays in the summary, said once for all
+            line = leads[i][0]
+            if not any(line in lines for j, lines in leads.items() if j != i):
+                chosen[i] = [line]
+                summary = [p for p in summary if p is not line]
     for i, section in enumerate(parts):
         points = chosen[i]
         if points and Focus.build(section.heading).historical:
@@ -377,27 +381,6 @@ def shape(
     draft.sections = [s for s in draft.sections if s.heading not in asked or s.points or s.tables]
     draft.lead = summary
     return draft
-
-
-def _moved_down(
-    summary: list[Point],
-    line: Point,
-    part: int,
-    leads: dict[int, list[Point]],
-    chosen: dict[int, list[Point]],
-) -> list[Point]:
-    """The summary once ``line`` is given in the section of ``part`` instead: another
-    part that line answered too takes its place with its own section's first line, so
-    that every answered part keeps a line in the summary and none is shown twice."""
-    at = next((k for k, p in enumerate(summary) if p is line), None)
-    if at is None:  # another part's section took it down already
-        return summary
-    rest = [p for p in summary if p is not line]
-    for j, lines in leads.items():
-        if j != part and line in lines and chosen.get(j) and not any(p in rest for p in lines):
-            rest.insert(at, chosen[j].pop(0))
-            break
-    return rest
 
 
 def _topic_headings(requirements: str, lang: str, question: str) -> frozenset[str]:

@@ -582,7 +582,10 @@ def parts_by_subquestion(run_folder: Path, report: str = "") -> list[PartOfRun]:
 
     The summary holds one line for each part that has evidence, in the plan's order, and
     that line is not repeated in the section (a part whose only evidence is its summary
-    line has no section at all). Summary lines are paired with the parts that have
+    line has no section at all). A part whose record names its summary line (its
+    ``answer_id``, the evidence the line cites) has that line, and one line may answer
+    several parts ("When and by whom …"). Other summary lines (a record from before
+    ``answer_id``, a report a model wrote) are paired with the remaining parts that have
     evidence in order; a line whose evidence id the plan records for a later part skips
     to that part.
 
@@ -618,9 +621,16 @@ def parts_by_subquestion(run_folder: Path, report: str = "") -> list[PartOfRun]:
     rest = [p for p in parts if p.id not in taken]
     for heading, part in zip(unmatched, rest, strict=False):
         part.lines = found[heading]
-    answered = [p for p in parts if p.evidence or p.lines]
+    answer_ids = {s["id"]: str(s.get("answer_id") or "") for s in subs}
+    lines = found.get(SUMMARY, [])
+    for line in lines:  # the record names each part's summary line where it can
+        for part in parts:
+            if answer_ids[part.id] and answer_ids[part.id] in line.evidence:
+                part.summary.append(line)
+    named = {id(line) for p in parts for line in p.summary}
+    answered = [p for p in parts if (p.evidence or p.lines) and not p.summary]
     at = 0
-    for line in found.get(SUMMARY, []):
+    for line in [ln for ln in lines if id(ln) not in named]:
         later = [
             i for i in range(at, len(answered)) if set(line.evidence) & set(answered[i].evidence)
         ]

@@ -460,9 +460,10 @@ def _summary_lines(
     A sentence already summing up an earlier part is not chosen for a later one when the
     later part has another; a sentence chosen twice is listed once. A line summing up an
     earlier part that is among a later part's evidence and surely gives its answer too
-    (a date, a figure, a name in the role asked: see :func:`research.answer.sure_span`)
-    answers both: "When and by whom …" is answered by one line giving the date and the
-    name.
+    (a date, a figure, a name in the role asked: see :func:`research.answer.sure_span`),
+    one it does not give for the earlier part already, answers both when the later
+    part's own best line does not surely answer it: "When and by whom …" is answered by
+    one line giving the date and the name.
 
     Args:
         research: the run's findings.
@@ -472,13 +473,13 @@ def _summary_lines(
     """
     summary: dict[str, list[str]] = {}
     for sub in answered:  # a line already summing up another part is not given twice
-        shared = next((e for e in summary if _answers_too(research, sub.id, e)), None)
-        if shared is not None:
-            summary[shared].append(sub.id)
-            continue
         fresh = [i for i in chosen[sub.id] if i not in summary]
         best = choose(research, sub.id, fresh or chosen[sub.id])
-        if best and best not in summary:
+        sure = bool(best) and _answers_too(research, sub.id, best, summary.get(best, []))
+        shared = next((e for e in summary if _answers_too(research, sub.id, e, summary[e])), None)
+        if (best in summary and sure) or (shared is not None and not sure):
+            summary[best if sure else shared].append(sub.id)
+        elif best and best not in summary:
             summary[best] = [sub.id]
     return summary
 
@@ -494,12 +495,16 @@ def _summary(
     return lines
 
 
-def _answers_too(research: Findings, sub_id: str, ev_id: str) -> bool:
-    """Whether a line chosen for another part surely answers part ``sub_id`` too."""
+def _answers_too(research: Findings, sub_id: str, ev_id: str, others: list[str]) -> bool:
+    """Whether line ``ev_id``, among part ``sub_id``'s evidence, surely gives its answer
+    (see :func:`research.answer.sure_span`), and one the line does not give already for
+    the parts ``others`` it answers: one date in a sentence answers one "when", so two
+    parts asking when two things happened are not both answered by it."""
     item = research.item(ev_id)
     if item is None or ev_id not in research.evidence.get(sub_id, {}):
         return False
-    return bool(sure_span(research.focus[sub_id], item.span))
+    span = sure_span(research.focus[sub_id], item.span)
+    return bool(span) and all(sure_span(research.focus[o], item.span) != span for o in others)
 
 
 def _answer_line(research: Findings, sub_ids: list[str], ev_id: str) -> str:

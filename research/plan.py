@@ -138,6 +138,10 @@ class SubQuestion:
     #: clause names (白沙镇 for 什么流经青石山和黑水岭之间？): the part may be about a
     #: subject of its own ("" when nothing was lent)
     own: str = ""
+    #: the evidence id of the line that answers the part in the report's summary (see
+    #: :func:`research.notes.summary_lines`; one line may answer several parts, "When
+    #: and by whom …"); "" before the notes are written or when nothing answers it
+    answer_id: str = ""
 
 
 @dataclass

@@ -4,7 +4,7 @@ pages and files read, in a section of its own, or said to be missing."""
 from __future__ import annotations
 
 from host.research import Research
-from research.notes import research_notes
+from research.notes import research_notes, summary_lines
 from research.plan import offline_plan
 from research.requirements import ReportView, judge
 from research.topics import Read, topic_focus, topic_quotes
@@ -130,3 +130,47 @@ def test_a_chinese_briefs_topic_is_quoted_from_the_page_that_explains_it():
     for line in quoted:
         ev_id = line.rsplit("[", 1)[1].rstrip("]")
         assert research.item(ev_id).page_path == "/workspace/pages/ferry.md"
+
+
+HARBOUR = """# The Kelby lighthouse
+
+The Kelby lighthouse was first lit in 1852 by the keeper Anna Roe. The Kelby
+lighthouse was last lit in 1961, when a buoy with a lamp took its place.
+"""
+
+
+def _light(question: str) -> Research:
+    research = Research(offline_plan(question), EvidenceLedger(), None, max_rounds=1)
+    research._score("/workspace/pages/light.md", HARBOUR, "http://127.0.0.1:9/l", "Kelby", "web")
+    return research
+
+
+def _lines(question: str) -> dict[str, list[str]]:
+    research = _light(question)
+    return {research.item(ev).span: ids for ev, ids in summary_lines(research).items()}
+
+
+def test_one_line_answers_two_parts_only_with_an_answer_for_each():
+    """ "When and by whom …": the line gives the date and the name, one line for both
+    parts. Two parts asking when two things happened are not both answered by the first
+    line's date: the second part has its own line."""
+    both = _lines("When and by whom was the Kelby lighthouse first lit?")
+    assert list(both.values()) == [["q1", "q2"]]
+    assert "1852" in next(iter(both))
+    apart = _lines("When was the Kelby lighthouse first lit, and when was it last lit?")
+    assert len(apart) == 2, apart
+    assert next(s for s, ids in apart.items() if ids == ["q2"]).count("1961") == 1
+
+
+def test_a_line_giving_one_date_answers_one_when_though_two_parts_take_it():
+    """Both lines are evidence for both parts (each names the lighthouse and a date):
+    the first part's line gives 1852, which answers no second "when" beside it; the
+    second part is summed up by its own line."""
+    research = _light("When was the Kelby lighthouse first lit, and when was it last lit?")
+    first, last = (next(iter(research.evidence[s.id])) for s in research.plan.subquestions)
+    for sub in research.plan.subquestions:
+        research.evidence[sub.id] = {first: 1.0, last: 1.0}
+    lines = summary_lines(
+        research, choose=lambda _, sub_id, ids: last if sub_id == "q2" else ids[0]
+    )
+    assert lines == {first: ["q1"], last: ["q2"]}

@@ -185,6 +185,7 @@ def test_a_plan_round_trips_through_json():
         "status",
         "evidence_ids",
         "own",
+        "answer_id",
     }
 
 

@@ -412,3 +412,34 @@ def test_the_rules_score_without_the_embedding_model_and_the_learned_model_with_
     monkeypatch.setattr(research.relevance, "LEARNED", True)
     learned = assessed(focus, Document.of(mill.text, MILL.title))
     assert calls and all("paraphrase" in s.features for s in learned)
+
+
+BELL = CorpusPage(
+    "Orsk bell tower",
+    "en/orsk-bell-tower",
+    [
+        "The Orsk bell tower stands in the market square of the old town of Orsk.",
+        "The Orsk bell tower was built in 1642 by the mason Hanne Brauer for the town guild.",
+        "Its largest bell weighs four tonnes and rings every hour from dawn to dusk.",
+        "Visitors may climb its 212 steps on summer afternoons.",
+    ],
+)
+
+
+@pytest.mark.timeout(600)
+def test_a_summary_line_answering_two_parts_is_each_parts_line_in_the_record(tmp_path: Path):
+    """One sentence gives both the date and the builder: the summary shows it once, and the
+    run's record names it as the answer line of both parts, so that a reader of the record
+    (the web app, the benchmarks) finds each part's answer."""
+    question = "When and by whom was the Orsk bell tower built?"
+    with corpus_world([BELL], tmp_path / "site") as world:
+        result = asyncio.run(research(question, world, tmp_path / "runs", max_pages=4))
+    record = json.loads((Path(result.run.path) / "internal" / "run.json").read_text("utf-8"))
+    subs = record["plan"]["subquestions"]
+    assert len(subs) == 2
+    assert subs[0]["answer_id"] and subs[0]["answer_id"] == subs[1]["answer_id"]
+    when, who = parts_by_subquestion(Path(result.run.path))
+    assert when.summary and when.summary == who.summary
+    assert "1642" in when.summary[0].text and "Hanne Brauer" in who.summary[0].text
+    report = result.run.real_path(result.outputs[0]).read_text(encoding="utf-8")
+    assert report.split("\n## ")[0].count("1642 by the mason") == 1

@@ -34,7 +34,7 @@ from agentscope.tool import ToolResponse
 
 from fs_service import FsError
 from research.inputs import FileUse, file_uses
-from research.notes import research_notes
+from research.notes import research_notes, summary_lines
 from research.requirements import BRIEF_HEADER
 from subagents.evidence import url_key
 from subagents.failures import plain_reason
@@ -206,6 +206,7 @@ class Delegator:
                     files=self.file_uses(),
                 )
                 await self.service.write_text(NOTES_PATH, written)
+                _record_answer_lines(self.research)
             delegation = await self._delegate(spec, description, ctx, sub_id)
         except DelegationDepthError as exc:
             return refused(str(exc))
@@ -681,6 +682,15 @@ async def task(
     if not isinstance(delegator, Delegator):
         return error("task is not available here: only the Host delegates.")
     return await delegator.task(description, subagent_type, context)
+
+
+def _record_answer_lines(research: Research) -> None:
+    """Record on each part of the plan the evidence id of the line that answers it in the
+    notes' summary (one line may answer several parts), so that the run's record says
+    which summary line is each part's answer."""
+    lines = {sub_id: ev_id for ev_id, ids in summary_lines(research).items() for sub_id in ids}
+    for sub in research.plan.subquestions:
+        sub.answer_id = lines.get(sub.id, "")
 
 
 __all__ = ["Delegation", "Delegator", "run_with_timeout", "task"]

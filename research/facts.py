@@ -88,10 +88,11 @@ def first_year(text: str) -> float | None:
     return float(found[0]) if found else None
 
 
-#: A stated cause: "because", "due to", "led to", "因为", "导致".
+#: A stated cause: "because", "due to", "led to", "the result of", "因为", "导致".
 CAUSE = re.compile(
     r"\b(?:because|due to|lead to|led to|leads to|caus(?:e|es|ed|ing)|brought about|"
-    r"as a result|result(?:s|ed)? in|owing to|thanks to|so that|therefore)\b"
+    r"as a result|result(?:s|ed)? in|(?:the )?results? of|resulting from|stem(?:s|med)? from|"
+    r"owing to|thanks to|so that|therefore)\b"
     r"|因为|由于|导致|造成|因此|所以|致使|使得"
     # 使 as "made (it) …", not in 使用 (use), 大使 (envoy), 即使 (even if) and the like
     r"|(?<![即假纵大天特出公])使(?![用馆者命节臣徒])",

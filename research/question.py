@@ -141,6 +141,10 @@ _FRAMES = re.compile(
     r"|\b(?:what|which) (?:is|was|are|were) the names? of\b|\bthe names? of\b"
     r"|\bhow (?:many|much|long|far|big|large|tall|high|deep|wide|heavy|old|often)\b"
     r"|\b(?:what|which) (?:kind|type|sort)s? of\b"
+    # a cause asked for by its name: "the causes of", "one reason for" (a why: a sentence
+    # answers it by stating a cause, not by the word "cause")
+    r"|\b(?:(?:the|a|an|one|two|three|some|main|chief|major) )*(?:causes?|reasons?)"
+    r" (?:of|for|behind)\b"
     # a portion a quantity is asked of: "how much sugar is in *a can of* cola"
     rf"|\b(?:a|an|one|per|each) (?:{_PORTION_TEXT.replace(' ', '|')})s? of\b"
     rf"|^\s*(?:{'|'.join(sorted(IMPERATIVES))})\b"
@@ -283,7 +287,11 @@ _KINDS = (
         r"|\bwhat (?:did|does|do|will|would) (?:\S+ ){1,8}?cost\b"
         r"|多少|多长|多大|多远|多高|多久|几",
     ),
-    ("why", r"\bwhy\b|\bwhat (?:caused|causes)\b|为什么|为何|原因|起因|缘由|缘故|理由"),
+    (
+        "why",
+        r"\bwhy\b|\bwhat (?:caused|causes|led to)\b|\b(?:causes?|reasons?) (?:of|for|behind)\b"
+        r"|为什么|为何|原因|起因|缘由|缘故|理由",
+    ),
     ("who", r"\bwho\b|\bwhom\b|谁"),
     ("where", r"\bwhere\b|哪里|何处|在哪|什么地方|哪个地方|哪儿"),
     ("how", r"\bhow\b|如何|怎样|怎么"),
@@ -1238,20 +1246,39 @@ def _with_head_nouns(question: str, name: str) -> str:
     the Krell flood, whose verb is "kill". A noun is taken only when the word after it
     is a verb of the form the auxiliary asks for (bare after "did", a participle after
     "was") that ends the clause or opens a phrase with a stop word ("land *on* the
-    moon"): "did the Ostel Railway stop carrying freight" and "does the Marrow Reserve
-    set interest rates" keep the name alone."""
+    moon"), or an adverb before such a verb ("was the Kelby lighthouse *first* lit"):
+    "did the Ostel Railway stop carrying freight" and "does the Marrow Reserve set
+    interest rates" keep the name alone. After a form of "be", nouns that run from the
+    name to the end of its clause (or to "and", "or") are its too: "how tall is the
+    Varne lighthouse"."""
     clause = _clause_around(question, name)
     if clause is None or not clause.aux:
         return name
     after = clause.after
+    nouns = next((k for k, word in enumerate(after) if not _head_noun(word)), len(after))
+    ends = nouns == len(after) or after[nouns].lower() in ("and", "or")
+    if clause.aux in _BE and ends and not re.search(r"['’]s?$", name):  # not what it owns
+        return " ".join([name, *after[:nouns]])
     heads = 0
-    for k, word in enumerate(after[:-1], start=1):
-        if not _head_noun(word):
+    for k in range(1, nouns + 1):
+        verb_at = k + 1 if k < len(after) and _adverb(after[k]) else k
+        if verb_at >= len(after):
             break
-        closes = k + 1 == len(after) or after[k + 1].lower() in STOP_WORDS
-        if clause.verb(after[k].lower()) and closes:
+        closes = verb_at + 1 == len(after) or after[verb_at + 1].lower() in STOP_WORDS
+        if clause.verb(after[verb_at].lower()) and closes:
             heads = k
     return " ".join([name, *after[:heads]])
+
+
+#: The forms of "be" after which a name with its nouns may close the clause.
+_BE = frozenset(["is", "are", "was", "were"])
+
+
+def _adverb(word: str) -> bool:
+    """Whether a lower-case English word can be an adverb ("first", "originally") and is
+    no verb of its own form ("built")."""
+    said = readings(word)
+    return word.isalpha() and word.islower() and "ADV" in said and not is_verb_form(word)
 
 
 def _head_noun(word: str) -> bool:

@@ -6,8 +6,10 @@ from __future__ import annotations
 
 import pytest
 
+from research.facts import states_cause
 from research.features import gives_number
 from research.plan import offline_plan
+from research.question import Focus
 from research.text import terms
 
 #: kind → (question, the parts' count, words every query of each part names (one tuple
@@ -502,4 +504,50 @@ def test_two_things_of_one_owner_are_two_parts_each_about_the_owner(
     ],
 )  # fmt: skip
 def test_a_possessive_is_split_or_resolved_only_where_it_owns(question, parts) -> None:
+    assert [s.text for s in offline_plan(question).subquestions] == parts
+
+
+@pytest.mark.parametrize(
+    ("question", "subject"),
+    [
+        ("What are the causes of the Brenna valley floods?", "brenna"),
+        ("Name one cause of the Tarrow mill fire.", "tarrow"),
+        ("What was the main reason for the Orvel canal's closure?", "orvel"),
+        ("What led to the Harsk strike?", "harsk"),
+    ],
+)
+def test_a_cause_asked_for_by_its_name_asks_why(question: str, subject: str) -> None:
+    """ "The causes of", "a reason for", "what led to" ask why: a sentence answers them by
+    stating a cause in any words, not by the word "cause" or "reason"."""
+    focus = Focus.build(question)
+    assert focus.kind == "why"
+    assert subject in focus.subject
+    assert not {f.term for f in focus.facets} & {"caus", "reason"}
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "The floods were the result of three weeks of rain on frozen ground.",
+        "Most of the damage stemmed from a broken weir upstream.",
+    ],
+)
+def test_a_cause_stated_in_other_words_is_a_cause(sentence: str) -> None:
+    assert states_cause(sentence)
+
+
+@pytest.mark.parametrize(
+    ("question", "parts"),
+    [
+        (
+            "How tall is the Varne lighthouse, and when was it built?",
+            ["How tall is the Varne lighthouse?", "When was the Varne lighthouse built?"],
+        ),
+        (
+            "When was the Kelby lighthouse first lit, and when was it last lit?",
+            ["When was the Kelby lighthouse first lit?", "When was the Kelby lighthouse last lit?"],
+        ),
+    ],
+)
+def test_a_pronoun_stands_for_the_name_with_the_nouns_it_heads(question, parts) -> None:
     assert [s.text for s in offline_plan(question).subquestions] == parts

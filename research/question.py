@@ -141,6 +141,9 @@ _FRAMES = re.compile(
     r"|\b(?:what|which) (?:is|was|are|were) the names? of\b|\bthe names? of\b"
     r"|\bhow (?:many|much|long|far|big|large|tall|high|deep|wide|heavy|old|often)\b"
     r"|\b(?:what|which) (?:kind|type|sort)s? of\b"
+    # how many of a kind the answer names: "who were *two of* the advisers" (a sentence
+    # names them, it does not count them)
+    r"|\b(?:two|three|four|five|six|seven|eight|nine|ten|\d{1,2}) of\b"
     # a cause asked for by its name: "the causes of", "one reason for" (a why: a sentence
     # answers it by stating a cause, not by the word "cause")
     r"|\b(?:(?:the|a|an|one|two|three|some|main|chief|major) )*(?:causes?|reasons?)"
@@ -1346,8 +1349,8 @@ def _zh_question_entity(question: str) -> str:
     """
     clauses = [c for c in re.split(r"[，,。？?！!；;、]", question) if c.strip()]
     # the first clause that names something; one that only says when ("20世纪70年代，
-    # …", "在1996年，…") names nothing
-    asked = [c for c in clauses if not _zh_time(c)]
+    # …", "在1996年，…", "在大桥建成之前，…") names nothing
+    asked = [c for c in clauses if not _zh_time(c) and not _ZH_WHEN_SETTING.fullmatch(c.strip())]
     titled = _zh_titled(question)  # 《武则天》 names a work
     if shared := _zh_shared(question) or titled:
         return shared
@@ -1807,6 +1810,11 @@ def zh_tagged(text: str) -> list[Any]:
         out.append(type(pair)(text[at : at + len(pair.word)], pair.flag))
         at += len(pair.word)
     return out
+
+
+#: A Chinese clause that sets the time of what a question asks by an event (在法国人到来之前,
+#: 当大桥建成时): what it names is when, not what the question is about.
+_ZH_WHEN_SETTING = re.compile(r"(?:在|当|于)[^，,？?]+?(?:之前|之后|以前|以后|期间|的时候|时)")
 
 
 def _zh_time(clause: str) -> bool:

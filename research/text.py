@@ -92,7 +92,9 @@ _STOP_ZH = (
     "的 了 是 在 和 与 及 也 就 都 而 吗 呢 啊 之 其 又 着 把 被 对 以 于 为 这 那 "
     "个 它 它们 他 她 我们 什么 哪些 如何 怎么 怎样 为什么 为何 是否 哪 何时 何种 多少 "
     "有 没有 并 并且 一 中 上 下 及其 以及 从 到 由 谁 哪 哪个 哪里 哪儿 会 能 可以 吗 几 "
-    "将 根据 按照 关于 对于 且 或 或者 而且 但 但是"
+    "将 根据 按照 关于 对于 且 或 或者 而且 但 但是 "
+    # as the English list has this, these, before, after and then
+    "这个 那个 这些 那些 之前 以前 之后 以后 然后"
 )
 #: Verbs that open an instruction ("Show how …", "End with photos …", "Use the attached …").
 _INSTRUCTION_VERBS = (

@@ -314,6 +314,15 @@ def test_a_chinese_clause_that_names_nothing_leaves_the_subject_to_the_next():
     assert entity("哪个季节最冷，青桥机场有几个出口？") == ""
 
 
+def test_a_chinese_clause_that_sets_the_time_by_an_event_names_no_subject():
+    """在大桥建成之前 says when, by an event: what it names (the bridge) is not what the
+    question asks about; 之前, 以前 and 这个 are no words a sentence must say."""
+    focus = Focus.build("在大桥建成之前，这个石溪镇以前的居民靠什么过河？")
+    assert focus.subject == ("石溪镇",)
+    assert not {"之前", "以前", "这个"} & {f.term for f in focus.facets}
+    assert entity("当铁路通车时，青石镇有多少人口？").startswith("青石")
+
+
 def test_a_page_on_another_thing_of_the_subjects_kind_is_not_about_it():
     """A Chinese name puts its head last: a page on 长吻鲷鱼 is about another fish than
     疣吻鲷鱼 (which the tagger cuts so that only 鲷鱼 is its noun), though both end in

@@ -447,17 +447,18 @@ HANGUL_STEM = 2
 HANGUL_SENTENCE = 10
 
 
-def _spaced_words(word: str) -> list[str]:
+@lru_cache(maxsize=200_000)
+def _spaced_words(word: str) -> tuple[str, ...]:
     """One word of a spaced run as the words it is made of: Japanese kana cut from the
     characters around them, a Korean word without the particle it ends with (경복궁은 →
     경복궁, as the language's data lists them), any other word as it is."""
     if _KANA.search(word):
-        return _KANA_CUT.findall(word)
+        return tuple(_KANA_CUT.findall(word))
     if is_hangul(word):
-        return [_particle_off(word)]
+        return (_particle_off(word),)
     if _THAI.search(word):
-        return list(_thai_cut(word))
-    return [word]
+        return _thai_cut(word)
+    return (word,)
 
 
 @lru_cache(maxsize=65536)
@@ -607,18 +608,28 @@ def terms(text: str) -> list[str]:
 
     Hyphenated words count as their parts ("Coca-Cola" → coca, cola).
     """
-    out = []
+    reading = _READING.get()
+    out: list[str] = []
     for word in words(text, search=True):
-        for part in word.split("-"):
-            part = part.strip("'")
-            if not part or part in STOP_WORDS or (part.isdigit() and len(part) < 3):
-                continue
-            if is_function_script(part):
-                continue
-            if len(part) == 1 and not CJK.match(part):
-                continue
-            out.append(stem(part))
+        out.extend(_word_terms(word, reading))
     return out
+
+
+@lru_cache(maxsize=200_000)
+def _word_terms(word: str, reading: str) -> tuple[str, ...]:
+    """The terms one word of a text gives (see :func:`terms`), read in ``reading``: a
+    page says most of its words many times, and each is judged once."""
+    found = []
+    for part in word.split("-"):
+        part = part.strip("'")
+        if not part or part in STOP_WORDS or (part.isdigit() and len(part) < 3):
+            continue
+        if is_function_script(part):
+            continue
+        if len(part) == 1 and not CJK.match(part):
+            continue
+        found.append(_stem(part, reading))
+    return tuple(found)
 
 
 def named_terms(text: str) -> set[str]:

@@ -50,6 +50,7 @@ from research.question import (
     claim_said,
     claim_word,
     entity,
+    frames_blanked,
     idle_terms,
     lead_subject,
     named_phrase,
@@ -699,7 +700,8 @@ def _en_queries(text: str, focus: Focus, surface: list[str]) -> list[str]:
     queries = [" ".join([*(core_words or subject_words), *kind, *aspects])]
     queries.append(" ".join([*subject_words, *kind, *aspects]))
     if not focus.facets:  # the question's own wording: "heat pumps work"
-        verbs = [w for w in re.findall(r"[A-Za-z][\w'’-]*", text) if stem(w.lower()) in SCAFFOLD]
+        said = frames_blanked(text)  # "take place" asks when, and is no verb to search
+        verbs = [w for w in re.findall(r"[A-Za-z][\w'’-]*", said) if stem(w.lower()) in SCAFFOLD]
         if verbs:
             queries.append(" ".join([*subject_words, *verbs[:1]]))
     return queries

@@ -141,6 +141,10 @@ _FRAMES = re.compile(
     r"|\b(?:what|which) (?:is|was|are|were) the names? of\b|\bthe names? of\b"
     r"|\bhow (?:many|much|long|far|big|large|tall|high|deep|wide|heavy|old|often)\b"
     r"|\b(?:what|which) (?:kind|type|sort)s? of\b"
+    # a verb phrase that says only that something happened: "when did the fair *take
+    # place*", "when did the treaty *come into force*" (a sentence says it with a date)
+    r"|\b(?:take|takes|taking|taken|took) place\b"
+    r"|\b(?:come|comes|came|coming) into (?:force|effect|being)\b"
     # how many of a kind the answer names: "who were *two of* the advisers" (a sentence
     # names them, it does not count them)
     r"|\b(?:two|three|four|five|six|seven|eight|nine|ten|\d{1,2}) of\b"
@@ -1258,7 +1262,14 @@ def _with_head_nouns(question: str, name: str) -> str:
     if clause is None or not clause.aux:
         return name
     after = clause.after
-    nouns = next((k for k, word in enumerate(after) if not _head_noun(word)), len(after))
+    nouns = next(
+        (
+            k
+            for k, word in enumerate(after)
+            if not _head_noun(word) or _FRAMES.match(" ".join(after[k:]))
+        ),
+        len(after),
+    )
     ends = nouns == len(after) or after[nouns].lower() in ("and", "or")
     if clause.aux in _BE and ends and not re.search(r"['’]s?$", name):  # not what it owns
         return " ".join([name, *after[:nouns]])
@@ -1267,7 +1278,12 @@ def _with_head_nouns(question: str, name: str) -> str:
         verb_at = k + 1 if k < len(after) and _adverb(after[k]) else k
         if verb_at >= len(after):
             break
-        closes = verb_at + 1 == len(after) or after[verb_at + 1].lower() in STOP_WORDS
+        rest = after[verb_at + 1 :]
+        closes = (
+            not rest
+            or rest[0].lower() in STOP_WORDS
+            or bool(_FRAMES.match(" ".join(after[verb_at:])))
+        )
         if clause.verb(after[verb_at].lower()) and closes:
             heads = k
     return " ".join([name, *after[:heads]])

@@ -551,3 +551,23 @@ def test_a_cause_stated_in_other_words_is_a_cause(sentence: str) -> None:
 )
 def test_a_pronoun_stands_for_the_name_with_the_nouns_it_heads(question, parts) -> None:
     assert [s.text for s in offline_plan(question).subquestions] == parts
+
+
+@pytest.mark.parametrize(
+    ("question", "subject"),
+    [
+        ("When did the Battle of Orvel take place?", {"battl", "orvel"}),
+        ("When did the Harsk strike take place?", {"harsk", "strike"}),
+        ("When did the Orvel treaty come into force?", {"orvel", "treati"}),
+    ],
+)
+def test_a_verb_phrase_that_only_says_it_happened_asks_when(question, subject) -> None:
+    """ "Take place" and "come into force" say only that something happened: neither
+    "place" nor "force" is a word a sentence must say, and neither is searched."""
+    plan = offline_plan(question)
+    (part,) = plan.subquestions
+    focus = plan.focus(part)
+    assert (focus.kind, set(focus.subject), focus.facets) == ("when", subject, ())
+    assert not any(
+        {"take", "place", "come", "force"} & set(q.lower().split()) for q in part.queries
+    )

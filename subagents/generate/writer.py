@@ -298,21 +298,27 @@ def shape(
     # The summary gives each part's answer line; a part's section does not repeat it.
     # When that line is all the section has, the section gives it instead (no line is
     # shown twice), unless the line answers several parts ("When and by whom …"): then
-    # it stays in the summary, said once for all of them.
+    # it stays in the summary, said once for all of them. A part's own summary line is
+    # the first of its section's lines the summary gives that no earlier part has
+    # taken; a part whose every such line is taken shares the first one.
     leads: dict[int, list[Point]] = {}
     for i, section in enumerate(parts):
         pool = []
+        saids: list[Point] = []
         for point in section.points:
             if not _full(point):
                 continue
             said = next((p for p in summary if p.cites() and _same_cites(p, point)), None)
             said = said or next((p for p in summary if _near_repeat(point, [p])), None)
             if said is not None:
-                leads.setdefault(i, []).append(said)
+                saids.append(said)
                 continue
             if _near_repeat(point, pool):
                 continue
             pool.append(_tidy(point))
+        taken = [line for lines in leads.values() for line in lines]
+        if saids:
+            leads[i] = [next((p for p in saids if not any(p is t for t in taken)), saids[0])]
         # A sentence in another language than the report's is kept only when the part
         # would otherwise have too little to say.
         own = [p for p in pool if not p.cites() or language(p.text) == lang]

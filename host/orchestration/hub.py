@@ -56,6 +56,7 @@ from subagents.generate.report import Colophon
 from subagents.net.pagecache import RunCache, caching
 from subagents.registry import current
 from subagents.registry_value import Registry, using
+from subagents.search.reach import web_reachable
 from subagents.secrets import scrub, secret_scope
 from subagents.spec import SubAgentSpec
 from subagents.tape import Tape, taping
@@ -285,8 +286,14 @@ class Host:
         warming = Warming(self.page_cache)
         warming.begin()
         try:
+            browser = self.workers.open_browser()
+            if not self.settings.tools.network.only:
+                # the open web's first pages often need Chromium (a challenge, a page its
+                # script writes): it starts while the run plans, once that web answers,
+                # not when the first such page waits on it; a web of named hosts (the
+                # demo's) starts it on first use, and a run with no web not at all
+                browser.launch_ahead(lambda: web_reachable(self.settings.tools))
             await self.mcp.connect(self.settings.mcp_servers, self.specs)
-            self.workers.open_browser()
             agent = state.host_agent
             announcement = Msg("user", f"Research request: {question}", "user")
             async with MsgHub(

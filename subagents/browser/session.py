@@ -24,7 +24,7 @@ import asyncio
 import contextlib
 import shutil
 import weakref
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -155,6 +155,8 @@ class BrowserSession:
         #: Told ``"starting"`` as Chromium is launched, then ``"ready"`` or ``"failed"``
         #: (a progress display says why the first page takes seconds).
         self.on_launch: Callable[[str], None] | None = None
+        #: The launch started ahead of the first use (see :meth:`launch_ahead`).
+        self._ahead: asyncio.Task[None] | None = None
 
     @property
     def started(self) -> bool:
@@ -191,6 +193,35 @@ class BrowserSession:
                 raise
             self._tell("ready")
             return self._browser
+
+    def launch_ahead(self, worth: Callable[[], Awaitable[bool]] | None = None) -> None:
+        """Start launching Chromium now, in a task of its own, while the run does other
+        work (plans): the first use waits for that launch (under the session's lock)
+        instead of starting its own. A launch that fails here is tried again at the first
+        use, which raises its reason; :meth:`aclose` stops one still under way. Nothing is
+        launched in a replay, which refuses Chromium.
+
+        Args:
+            worth: awaited first, in the same task: Chromium is launched only when it
+                says so (e.g. whether the web the run reads can be reached at all).
+        """
+        if self._ahead is None and self._browser is None and not replaying():
+            self._ahead = asyncio.ensure_future(self._launch_quietly(worth))
+
+    async def _launch_quietly(self, worth: Callable[[], Awaitable[bool]] | None) -> None:
+        """:meth:`browser` when ``worth`` says so (or is None); a failure is met again,
+        and raised, by the first use."""
+        with contextlib.suppress(Exception):
+            if worth is None or await worth():
+                await self.browser()
+
+    async def _stop_ahead(self) -> None:
+        """Cancel the launch started ahead when it is still under way, and wait for it to
+        end (a cancel of the caller still stops the caller)."""
+        task, self._ahead = self._ahead, None
+        if task is not None and not task.done():
+            task.cancel()
+            await asyncio.wait([task])
 
     def _tell(self, state: str) -> None:
         """Tell :attr:`on_launch` how the launch stands (``starting``, ``ready``,
@@ -515,6 +546,7 @@ class BrowserSession:
 
         The proxy's record of refusals stays readable (:attr:`blocked`).
         """
+        await self._stop_ahead()
         for task in list(self._closing):
             task.cancel()  # the contexts' close below closes their pages
         for context in (self._context, self._reader):

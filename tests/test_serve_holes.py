@@ -424,7 +424,9 @@ def test_numbers_a_request_gives_are_refused_or_defaulted_by_a_real_server(serve
     """``Last-Event-ID: ²``, ``?after=`` with 5,000 digits and ``ask=²`` sent to a real
     server: the events are sent from the first (no number, so none are skipped), the
     answer is refused as answering nothing, and the server goes on answering."""
-    _run(served.runs_dir, NUMBERED, {"question": "Numbers?", "status": "finished", "exit_code": 0})
+    recorded = {"record": True}  # a replay is refused for a run never recorded
+    record = {"question": "Numbers?", "status": "finished", "exit_code": 0, "settings": recorded}
+    (_run(served.runs_dir, NUMBERED, record) / "internal" / "tape").mkdir()
     form = {"csrf": served.csrf()}
     origin = {"Origin": served.url}
     with served.client(cookies=served.cookies()) as http:

@@ -163,7 +163,7 @@ def _post(served: Served, path: str, data: dict[str, str]) -> httpx.Response:
         return http.post(path, data=data, headers={"Origin": served.url})
 
 
-def test_a_run_at_work_cannot_be_deleted(
+def test_a_run_at_work_cannot_be_deleted_started_again_or_followed_up(
     server: Served,  # noqa: F811
     past: Any,
 ):
@@ -182,6 +182,12 @@ def test_a_run_at_work_cannot_be_deleted(
     refused = _post(server, f"/runs/{run_id}/delete", _form(server, confirm="yes"))
     assert refused.status_code == 409 and "stop it before deleting it" in refused.text
     assert folder.is_dir()
+    # nor started again, nor asked a follow-up: the list offers neither while it works
+    for action, said in (("again", "start it again"), ("follow-up", "ask your follow-up")):
+        assert row(listing, run_id).locator(f"[data-{action}]").count() == 0
+        sent = _post(server, f"/runs/{run_id}/{action}", _form(server, question=FOLLOW_UP))
+        assert sent.status_code == 409, (action, sent.status_code)
+        assert f"This run is working or waiting to work: {said} once it has ended." in sent.text
     page.bring_to_front()
     page.click("#stop")
     page.wait_for_selector("#job[data-ended=true]", timeout=WAIT_MS)

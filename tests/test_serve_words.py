@@ -40,6 +40,11 @@ SETTINGS = {
 }
 FAILED = "20260101-000000-fa11ed"
 EARLY = "20260101-000001-ea121e"
+#: A run that finished with an HTML report only, and one stopped with its checkpoint.
+HTML_ONLY = "20260101-000002-0a7c11"
+RESUMABLE = "20260101-000003-5a7ed0"
+#: A follow-up question asked of the past runs.
+FOLLOW_UP = "Which refrigerants do they use?"
 #: Why the failed run failed, as its record keeps it and as the pages tell it.
 RECORDED_ERROR = "RuntimeError: the research could not begin"
 FAILED_WORDS = "failed: the research could not begin"
@@ -64,6 +69,10 @@ def past(server: Served) -> Served:
     failed = {"status": "finished", "exit_code": 1, "errors": [RECORDED_ERROR], "outputs": []}
     _past_run(server.runs_dir, FAILED, failed)
     _past_run(server.runs_dir, EARLY, {"status": "stopped", "exit_code": 130})
+    html = {"status": "finished", "exit_code": 0, "outputs": ["/workspace/reports/report.html"]}
+    _past_run(server.runs_dir, HTML_ONLY, html)
+    _past_run(server.runs_dir, RESUMABLE, {"status": "interrupted", "exit_code": 130})
+    (server.runs_dir / RESUMABLE / "internal" / "checkpoint.json").write_text("{}")
     return server
 
 
@@ -145,6 +154,42 @@ def test_resume_is_refused_in_words_where_it_cannot_work(past: Served):
             said = f"This run cannot be resumed: {why}. Run it again to start over."
             assert said in sent.text, sent.text[-800:]
             assert not CLASS_NAME.search(sent.text)
+        assert http.get("/").text.count("data-job-state") == queued  # no job was queued
+    assert sorted(p.name for p in past.runs_dir.iterdir()) == before
+
+
+def _row(listing: str, run_id: str) -> str:
+    """The runs list's row of run ``run_id``, as the server draws it."""
+    return listing.split(f'<tr data-run="{run_id}">', 1)[1].split("</tr>", 1)[0]
+
+
+def test_what_the_pages_do_not_offer_is_refused_in_words(past: Served):
+    """A replay of a run never recorded, Run again of a run that can be resumed, and a
+    follow-up question of a run without a Markdown report (failed, stopped early, or
+    written as HTML only): the pages offer none of them, and each, sent anyway, is
+    refused with the reason in words and starts nothing."""
+    before = sorted(p.name for p in past.runs_dir.iterdir())
+    form, origin = {"csrf": past.csrf()}, {"Origin": past.url}
+    none = "A follow-up question reads the Markdown report of a finished run, and this run"
+    refused = [
+        (FAILED, "replay", "This run cannot be replayed: it was not recorded"),
+        (RESUMABLE, "again", "This run can be resumed: resume it to go on where it stopped."),
+        *((run_id, "follow-up", f"{none} has none.") for run_id in (FAILED, EARLY, HTML_ONLY)),
+    ]
+    with past.client(cookies=past.cookies()) as http:
+        listing = http.get("/runs").text
+        for run_id in (FAILED, EARLY, HTML_ONLY, RESUMABLE):
+            assert "data-follow-up" not in _row(listing, run_id), run_id
+            assert 'id="replay"' not in http.get(f"/runs/{run_id}").text, run_id
+        assert "data-again" not in _row(listing, RESUMABLE)
+        assert 'id="again"' not in http.get(f"/runs/{RESUMABLE}").text
+        queued = http.get("/").text.count("data-job-state")
+        for run_id, action, said in refused:
+            fields = {**form, "question": FOLLOW_UP}
+            sent = http.post(f"/runs/{run_id}/{action}", data=fields, headers=origin)
+            assert sent.status_code == 409, (run_id, action, sent.status_code)
+            assert said in sent.text, sent.text[-800:]
+            assert not CLASS_NAME.search(sent.text) and str(past.runs_dir) not in sent.text
         assert http.get("/").text.count("data-job-state") == queued  # no job was queued
     assert sorted(p.name for p in past.runs_dir.iterdir()) == before
 

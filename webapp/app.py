@@ -70,7 +70,9 @@ from .past_runs import (
     MAX_QUESTION,
     MAX_SEARCH,
     NotDeleted,
+    again_refusal,
     follow_up_input,
+    follow_up_refusal,
     hide_input,
     hide_run,
     matching,
@@ -368,13 +370,17 @@ class App:
         deleted = str(request.query_params.get("deleted") or "")
         if not _plain_id(deleted) or deleted in {r.id for r in every}:
             deleted = ""
+        busy = self.busy_runs()
+        shown = matching(every, search_words(query))
         return self.page(
             request,
             "runs.html",
-            runs=matching(every, search_words(query)),
+            runs=shown,
             total=len(every),
             query=query.strip(),
-            busy=self.busy_runs(),
+            busy=busy,
+            again={r.id for r in shown if not again_refusal(r, r.id in busy)},
+            follow_up={r.id for r in shown if not follow_up_refusal(r, r.id in busy)},
             deleted=deleted,
             runs_dir=self.runs_dir,
         )
@@ -452,9 +458,10 @@ class App:
             return found
         run_id, form, folder = found
         detail = await self.off_loop(read_run, folder)
-        if not detail.summary.can_run_again:
-            message = "This run's question cannot be read: it cannot be started again."
-            return self.error(request, 409, message)
+        refusal = follow_up_refusal if follow_up else again_refusal
+        refused = refusal(detail.summary, run_id in self.busy_runs())
+        if refused:  # what the pages do not offer (opened before the run changed, or by hand)
+            return self.error(request, 409, refused)
         question = detail.summary.question
         if follow_up:
             question = str(form.get("question") or "").strip()[:MAX_QUESTION]
@@ -506,6 +513,7 @@ class App:
             run_id=run_id,
             job=self.live_job(run_id),
             resumable=detail.summary.resumable,
+            again=not again_refusal(detail.summary, run_id in self.busy_runs()),
             inputs=inputs,
             recorded=recorded,
             report=await self.report_of(folder, run_id, detail),
@@ -533,8 +541,9 @@ class App:
 
     async def run_action(self, request: Request) -> Response:
         """Resume a stopped run, or replay a recorded one, as a new job; the page of the
-        job at work on the run when there is one. A run that cannot be resumed (its page
-        was opened before it changed, or the form was sent by hand) is refused in words."""
+        job at work on the run when there is one. A run that cannot be resumed, or was
+        not recorded (its page was opened before it changed, or the form was sent by
+        hand), is refused in words, as its page offers neither."""
         run_id, action = request.path_params["run"], request.path_params["action"]
         folder = await self.run_folder(run_id)
         if folder is None or action not in ("resume", "replay"):
@@ -547,6 +556,8 @@ class App:
         detail = await self.off_loop(read_run, folder)
         if action == "resume" and detail.summary.not_resumable:
             return self.error(request, 409, _not_resumed(detail.summary))
+        if action == "replay" and not await asyncio.to_thread(_recorded, folder):
+            return self.error(request, 409, _not_replayed(detail.summary))
         if self.runner.full:
             return self.error(request, 503, QUEUE_FULL)
         use_demo = await asyncio.to_thread(_researched_demo, folder)
@@ -704,6 +715,16 @@ def _not_resumed(run: RunSummary) -> str:
     """Why ``run`` is not resumed, as the page says it, with what can be done instead."""
     again = " Run it again to start over." if run.can_run_again else ""
     return f"This run cannot be resumed: {run.not_resumable}.{again}"
+
+
+def _not_replayed(run: RunSummary) -> str:
+    """Why ``run`` is not replayed (it was not recorded), as the page says it, with what
+    can be done instead."""
+    again = "" if again_refusal(run, busy=False) else " Run it again to start over."
+    return (
+        "This run cannot be replayed: it was not recorded (a run is recorded when "
+        f"“Record it” is chosen as it starts).{again}"
+    )
 
 
 def _said(done: bool) -> tuple[dict[str, Any], int]:

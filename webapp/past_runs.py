@@ -71,6 +71,42 @@ def matching(runs: list[RunSummary], words: list[str]) -> list[RunSummary]:
     return [r for r in runs if all(w in r.question.casefold() for w in words)]
 
 
+def again_refusal(run: RunSummary, busy: bool) -> str:
+    """Why ``run`` is not started again, in words (``""`` when it is): its pages offer
+    Run again only where this is ``""``, and a form sent anyway (from a page opened
+    before the run changed, or by hand) is refused with it.
+
+    Args:
+        run: the run, as its record says.
+        busy: whether a job of the server works on it or waits to.
+    """
+    if not run.can_run_again:
+        return "This run's question cannot be read: it cannot be started again."
+    if busy:
+        return "This run is working or waiting to work: start it again once it has ended."
+    if run.resumable:
+        return "This run can be resumed: resume it to go on where it stopped."
+    return ""
+
+
+def follow_up_refusal(run: RunSummary, busy: bool) -> str:
+    """Why no follow-up question is asked of ``run``, in words (``""`` when one can
+    be): the runs list offers the question's form only where this is ``""``.
+
+    Args:
+        run: the run, as its record says.
+        busy: whether a job of the server works on it or waits to.
+    """
+    if busy:
+        return "This run is working or waiting to work: ask your follow-up once it has ended."
+    if run.status != "finished" or run.failed or "md" not in run.reports:
+        return (
+            "A follow-up question reads the Markdown report of a finished run, "
+            "and this run has none."
+        )
+    return ""
+
+
 def hide_run(runs_dir: Path, folder: Path) -> Path:
     """Take the run folder ``folder`` out of ``runs_dir``'s runs, to be removed: it is
     renamed to a hidden name there (one step, so that no page lists it from then on).

@@ -27,7 +27,7 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import Any
 
 from subagents.failures import without_class_names
@@ -220,6 +220,8 @@ class RunSummary:
     problem: str = ""
     #: why it failed, in words, for a failed run (see :func:`failure_reason`)
     reason: str = ""
+    #: the formats of the reports its record lists (``md``, ``html`` …)
+    reports: tuple[str, ...] = ()
 
     @property
     def resumable(self) -> bool:
@@ -506,10 +508,17 @@ def _summary(path: Path) -> tuple[RunSummary, dict[str, Any], dict[str, Any]]:
         started=_started(path.name, path, data),
         counts=counts,
         checkpointed=checkpointed,
+        reports=_report_formats(data.get("outputs")),
     )
     if summary.failed:
         summary = replace(summary, reason=failure_reason(data))
     return summary, plan, data
+
+
+def _report_formats(outputs: Any) -> tuple[str, ...]:
+    """The formats of the reports a record's ``outputs`` lists, each once, in order."""
+    suffixes = (PurePosixPath(str(o)).suffix.removeprefix(".") for o in _list(outputs))
+    return tuple(dict.fromkeys(s for s in suffixes if s))
 
 
 def failure_reason(record: dict[str, Any]) -> str:

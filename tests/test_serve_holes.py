@@ -656,6 +656,55 @@ def test_the_queue_is_capped_and_ended_jobs_are_forgotten(tmp_path, monkeypatch)
     assert len(runner.jobs) <= MAX_ENDED + 1
 
 
+def _wait_for_event(served: Served, job: str, kind: str) -> None:
+    """Read job ``job``'s events as its page does until one of ``kind`` comes (the
+    test fails if the job ends first)."""
+    with (
+        served.client(cookies=served.cookies()) as http,
+        http.stream("GET", f"/jobs/{job}/events") as sent,
+    ):
+        for line in sent.iter_lines():
+            name, _, value = line.partition(":")
+            if name == "event" and value.strip() in (kind, "end"):
+                assert value.strip() == kind, f"job {job} ended before a {kind} event"
+                return
+    raise AssertionError(f"job {job}'s events stopped before a {kind} event")
+
+
+def test_a_real_server_refuses_a_run_past_its_queue_in_words(tmp_path):
+    """One run at a time: a run that waits for its plan's review holds the slot, the
+    queue is filled behind it, and the next run, from the start form or Run again, is
+    refused with a reason a user understands, no path in it; nothing is queued."""
+    from cli_support import demo_runs_dir
+
+    from webapp.runner import MAX_QUEUED
+
+    runs = demo_runs_dir(tmp_path / "runs")
+    past = "20260107-000000-abcdef"
+    _run(runs, past, {"question": "Queued?", "status": "finished", "exit_code": 3})
+    with serve(runs, runs_at_once=1) as server:
+        form = {"csrf": server.csrf(), "question": "", "demo": "on", "review_plan": "on"}
+        origin = {"Origin": server.url}
+        with server.client(cookies=server.cookies()) as http:
+            first = http.post("/jobs", data=form, headers=origin)
+            assert first.status_code == 303, first.text
+            _wait_for_event(server, first.headers["location"].rsplit("/", 1)[1], "plan_review")
+            for _ in range(MAX_QUEUED):
+                assert http.post("/jobs", data=form, headers=origin).status_code == 303
+            listed = http.get("/").text.count("data-job-state")
+            refusals = [
+                http.post("/jobs", data=form, headers=origin),
+                http.post(f"/runs/{past}/again", data={"csrf": form["csrf"]}, headers=origin),
+            ]
+            assert http.get("/").text.count("data-job-state") == listed == MAX_QUEUED + 1
+        said = "Too many runs are waiting already: try again once some have started."
+        for refused in refusals:
+            assert refused.status_code == 503, refused.text[-500:]
+            assert said in refused.text
+            assert str(tmp_path) not in refused.text
+            assert not re.search(r"\b[A-Z]\w*(Error|Exception)\b", refused.text)
+
+
 def _upload(name: str, data: bytes) -> SimpleNamespace:
     return SimpleNamespace(filename=name, file=io.BytesIO(data))
 

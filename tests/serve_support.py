@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import httpx
+import pytest
 from ports import free_port
 
 if TYPE_CHECKING:
@@ -22,6 +23,10 @@ if TYPE_CHECKING:
 
 ROOT = Path(__file__).resolve().parent.parent
 START_TIMEOUT = 60.0
+#: The two sizes the pages are tried at: a desk's screen and a phone's.
+DESK, PHONE = (1280, 800), (390, 844)
+#: A test run once at each of the two sizes (its ``size`` argument).
+SIZES = pytest.mark.parametrize("size", [DESK, PHONE], ids=["desk", "phone"])
 
 
 @dataclass
@@ -56,11 +61,18 @@ def serve(
     env: dict[str, str] | None = None,
     runs_at_once: int = 2,
 ) -> Iterator[Served]:
-    """Run ``quartet serve`` on a free port until the block ends (then Ctrl-C)."""
+    """Run ``quartet serve`` on a free port until the block ends (then Ctrl-C).
+
+    The server holds no key or token, and its search sources are at a loopback address
+    nothing answers (see :func:`no_web`) unless ``env`` says otherwise: its start page
+    looks for the web there, and a run not on the demo's web searches nothing else.
+    """
     port = free_port()
     log = runs_dir.parent / f"serve-{port}.log"
-    environment = {k: v for k, v in os.environ.items() if k != "QUARTET_SERVE_TOKEN"}
-    environment |= env or {}
+    environment = {
+        k: v for k, v in os.environ.items() if not k.endswith(("_KEY", "_TOKEN", "_BASE_URL"))
+    }
+    environment |= no_web() | (env or {})
     cmd = [
         sys.executable,
         "-m",
@@ -101,6 +113,20 @@ def serve(
         except subprocess.TimeoutExpired:
             proc.kill()
             proc.wait()
+
+
+def no_web() -> dict[str, str]:
+    """The variables that send every search source to a loopback port nothing listens
+    on: a machine without the web, whatever this one reaches."""
+    from subagents.registry_value import source_names
+
+    unanswered = f"http://127.0.0.1:{free_port()}"
+    return {f"QUARTET_{name.upper()}_URL": unanswered for name in source_names()}
+
+
+def viewport(size: tuple[int, int]) -> dict[str, int]:
+    """A browser context's ``viewport`` of ``size`` (width, height)."""
+    return {"width": size[0], "height": size[1]}
 
 
 def tree(folder: Path) -> list[str]:

@@ -22,7 +22,7 @@ import httpx
 import pytest
 from cli_support import demo_runs_dir
 from playwright.sync_api import Browser, Page, expect, sync_playwright
-from serve_support import Served, serve, tree
+from serve_support import DESK, PHONE, SIZES, Served, serve, shot, tree, viewport
 
 from subagents.browser.session import CHROMIUM_FLAGS, chromium_path
 
@@ -132,7 +132,8 @@ def _approve(page: Page, other: Page | None, served: Served, seen: dict[str, Any
 def scenario(server: Served, browser: Browser, tmp_path_factory: pytest.TempPathFactory) -> Any:
     notes = tmp_path_factory.mktemp("inputs") / "field-notes.md"
     notes.write_text(NOTES, encoding="utf-8")
-    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    shots = tmp_path_factory.mktemp("scenario-shots")
+    context = browser.new_context(viewport=viewport(DESK))
     a, b, c = context.new_page(), context.new_page(), context.new_page()
     seen: dict[str, Any] = {}
     seen["a"] = start(a, server.url, ("md", "html"), max_pages=8)
@@ -183,10 +184,16 @@ def scenario(server: Served, browser: Browser, tmp_path_factory: pytest.TempPath
     b.wait_for_selector("#result #inputs", timeout=WAIT_MS)
     seen["b_inputs"] = b.locator("#inputs").inner_text()
     seen["c_state"] = c.locator("#state").inner_text()
+    for name, page in (("report-job", a), ("approved-job", b), ("stopped-job", c)):
+        page.bring_to_front()
+        shot(page, shots, name)
     c.bring_to_front()
     c.click("#run-link a")
     seen["c_run_url"] = c.url
     seen["c_status_stopped"] = c.locator("#run-status").inner_text()
+    shot(c, shots, "stopped-run")
+    seen["c_phone"] = _offered_on_a_phone(browser, c.url, shots)
+    c.bring_to_front()
     c.click("#resume")
     c.wait_for_url("**/jobs/*")
     seen["c_resume"] = c.url.rsplit("/", 1)[1]
@@ -194,9 +201,26 @@ def scenario(server: Served, browser: Browser, tmp_path_factory: pytest.TempPath
     seen["c_resumed_state"] = c.locator("#state").inner_text()
     c.goto(seen["c_run_url"])
     seen["c_status_resumed"] = c.locator("#run-status").inner_text()
-    seen["context"] = context
+    seen["context"], seen["shots"] = context, shots
     yield seen
     context.close()
+
+
+def _offered_on_a_phone(browser: Browser, url: str, shots: Path) -> dict[str, Any]:
+    """What the page at ``url`` (a run's) says and offers on a phone: its status, and
+    how many Resume and Run again buttons it shows (its screenshot under ``shots``)."""
+    phone = browser.new_context(viewport=viewport(PHONE))
+    page = phone.new_page()
+    page.goto(url)
+    expect(page.locator("#resume")).to_be_visible(timeout=WAIT_MS)
+    offered = {
+        "status": page.locator("#run-status").inner_text(),
+        "resume": page.locator("#resume").count(),
+        "again": page.locator("#again").count(),
+    }
+    shot(page, shots, "stopped-run")
+    phone.close()
+    return offered
 
 
 def _state_times(served: Served, job: str) -> dict[str, float]:
@@ -235,10 +259,12 @@ def test_a_reload_mid_run_loses_no_event_and_shows_none_twice(server: Served, sc
     assert [e["id"] for e in later] == list(range(6, len(sent) + 1))
 
 
+@SIZES
 def test_the_report_opens_in_the_page_and_a_citation_leads_to_its_highlighted_span(
-    server: Served, scenario: Any, browser: Browser
+    server: Served, scenario: Any, browser: Browser, tmp_path: Path, size: tuple[int, int]
 ):
-    page = scenario["context"].new_page()
+    context = browser.new_context(viewport=viewport(size))
+    page = context.new_page()
     responses: dict[str, httpx.Headers] = {}
     page.on("response", lambda r: responses.__setitem__(r.url.split("#")[0], r.headers))
     page.goto(server.url + scenario["a_report"])
@@ -247,6 +273,7 @@ def test_the_report_opens_in_the_page_and_a_citation_leads_to_its_highlighted_sp
     assert scenario["a_questions"] == [title]
     summary = page.locator(".summary li").first.inner_text()
     assert _words(summary) in _words(scenario["a_report_text"])
+    shot(page, tmp_path, "report")
     citation = page.locator("main a[href*='/cite/']").first
     href = citation.get_attribute("href") or ""
     evidence = href.split("/cite/")[1].split("#")[0]
@@ -257,11 +284,12 @@ def test_the_report_opens_in_the_page_and_a_citation_leads_to_its_highlighted_sp
     assert _words(mark.inner_text()) == _words(quote)
     assert mark.is_visible()
     box = mark.bounding_box()
-    assert box is not None and 0 <= box["y"] < 900  # scrolled to the span
+    assert box is not None and 0 <= box["y"] < size[1]  # scrolled to the span
+    shot(page, tmp_path, "cited-span")
     for url in (server.url + scenario["a_report"], page.url.split("#")[0]):
         policy = responses[url]["content-security-policy"]
         assert "sandbox" in policy and "script-src 'none'" in policy
-    page.close()
+    context.close()
 
 
 def _words(text: str) -> str:
@@ -319,6 +347,12 @@ def test_a_run_stopped_from_the_page_keeps_its_report_and_resumes(server: Served
     run_id = scenario["c_run_url"].rsplit("/", 1)[1]
     record = json.loads((server.runs_dir / run_id / "internal/run.json").read_text())
     assert record["status"] == "finished" and record["resumed"] == 1
+    # a phone is offered the same: Resume (the run left a checkpoint), not Run again
+    phone = scenario["c_phone"]
+    assert phone == {"status": scenario["c_status_stopped"], "resume": 1, "again": 0}, phone
+    for name in ("report-job", "approved-job", "stopped-job", "stopped-run"):
+        assert (scenario["shots"] / f"{name}-{DESK[0]}.png").exists(), name
+    assert (scenario["shots"] / f"stopped-run-{PHONE[0]}.png").exists()
 
 
 def test_the_plan_is_reviewed_and_edited_in_the_page_before_research(server: Served, scenario: Any):
@@ -328,19 +362,26 @@ def test_the_plan_is_reviewed_and_edited_in_the_page_before_research(server: Ser
     assert plan["planner"].endswith("edited by the user")
 
 
-def test_pages_fit_a_390_px_phone_without_sideways_scrolling(
-    server: Served, scenario: Any, browser: Browser
+@SIZES
+def test_pages_fit_the_screen_without_sideways_scrolling(
+    server: Served, scenario: Any, browser: Browser, tmp_path: Path, size: tuple[int, int]
 ):
-    phone = browser.new_context(viewport={"width": 390, "height": 844})
-    page = phone.new_page()
+    context = browser.new_context(viewport=viewport(size))
+    page = context.new_page()
     run_id = _run_id(server, scenario["a"])
-    for path in ("/", f"/jobs/{scenario['a']}", "/runs", f"/runs/{run_id}"):
+    pages = {
+        "start": "/",
+        "job": f"/jobs/{scenario['a']}",
+        "runs": "/runs",
+        "run": f"/runs/{run_id}",
+    }
+    for name, path in pages.items():
         page.goto(server.url + path)
         if path.startswith("/jobs/"):
             page.wait_for_selector("#result #report", timeout=WAIT_MS)
-        wide = page.evaluate("document.documentElement.scrollWidth")
-        assert wide <= 390, path
-    phone.close()
+        shot(page, tmp_path, name)  # and no sideways scrolling
+    assert len(list(tmp_path.glob(f"*-{size[0]}.png"))) == len(pages)
+    context.close()
 
 
 #: A quoted span the panel shows as it is written: words, figures and plain punctuation,
@@ -372,11 +413,12 @@ def _plain_citation(page: Page, ledger: dict[str, dict[str, Any]]) -> tuple[Any,
     raise AssertionError("the report cites no quote of plain text")
 
 
+@SIZES
 def test_the_report_is_part_of_the_run_page_and_shows_the_question_once(
-    server: Served, scenario: Any, browser: Browser
+    server: Served, scenario: Any, browser: Browser, tmp_path: Path, size: tuple[int, int]
 ):
     run_id = _run_id(server, scenario["a"])
-    context = browser.new_context(viewport={"width": 1280, "height": 800}, color_scheme="dark")
+    context = browser.new_context(viewport=viewport(size), color_scheme="dark")
     page = context.new_page()
     page.goto(f"{server.url}/runs/{run_id}")
     report = page.locator("main #report")
@@ -397,11 +439,13 @@ def test_the_report_is_part_of_the_run_page_and_shows_the_question_once(
     # its sources' links reach what the app serves, not addresses relative to the page
     stored = report.locator("a.src-stored").first.get_attribute("href") or ""
     assert stored.startswith(f"/runs/{run_id}/workspace/reports/copies/")
+    shot(page, tmp_path, "run-report-dark")
     context.close()
 
 
+@SIZES
 def test_a_script_planted_in_a_report_is_removed_and_never_runs(
-    server: Served, scenario: Any, browser: Browser
+    server: Served, scenario: Any, browser: Browser, tmp_path: Path, size: tuple[int, int]
 ):
     run_id = _run_id(server, scenario["a"])
     planted_id = "20991231-235959-5c41f7"
@@ -419,7 +463,7 @@ def test_a_script_planted_in_a_report_is_removed_and_never_runs(
         text = report.read_text(encoding="utf-8")
         footer = '<footer class="colophon">'
         report.write_text(text.replace(footer, planted + footer, 1), encoding="utf-8")
-        context = browser.new_context(viewport={"width": 1280, "height": 800})
+        context = browser.new_context(viewport=viewport(size))
         page = context.new_page()
         page.goto(f"{server.url}/runs/{planted_id}")
         paragraph = page.locator("#report #r-planted")
@@ -430,6 +474,7 @@ def test_a_script_planted_in_a_report_is_removed_and_never_runs(
         assert page.locator(hidden).count() == 0
         assert page.locator("#report #r-planted a").get_attribute("href") is None
         assert page.evaluate("window.planted") is None
+        shot(page, tmp_path, "planted-report")
         with server.client() as http:
             served = http.get(f"/runs/{planted_id}").text
         assert "Planted paragraph." in served and "window.planted" not in served
@@ -438,15 +483,16 @@ def test_a_script_planted_in_a_report_is_removed_and_never_runs(
         shutil.rmtree(copy)
 
 
-@pytest.mark.parametrize(("width", "height"), [(1280, 800), (390, 844)])
+@SIZES
 def test_a_citation_opens_its_stored_page_in_a_panel_beside_the_report(
-    server: Served, scenario: Any, browser: Browser, tmp_path: Path, width: int, height: int
+    server: Served, scenario: Any, browser: Browser, tmp_path: Path, size: tuple[int, int]
 ):
     """A side panel on a desk, a bottom sheet on a phone: the stored page with the quoted
     span marked, its address, and the report still in place; Escape closes it."""
+    width, height = size
     run_id = _run_id(server, scenario["a"])
     ledger = _ledger(server.runs_dir / run_id)
-    context = browser.new_context(viewport={"width": width, "height": height})
+    context = browser.new_context(viewport=viewport(size))
     page = context.new_page()
     page.goto(f"{server.url}/runs/{run_id}")
     expect(page.locator("#report")).to_be_visible(timeout=WAIT_MS)
@@ -479,37 +525,43 @@ def test_a_citation_opens_its_stored_page_in_a_panel_beside_the_report(
     context.close()
 
 
+@SIZES
 def test_without_javascript_a_citation_opens_the_stored_page_on_its_own(
-    server: Served, scenario: Any, browser: Browser
+    server: Served, scenario: Any, browser: Browser, tmp_path: Path, size: tuple[int, int]
 ):
     run_id = _run_id(server, scenario["a"])
-    context = browser.new_context(java_script_enabled=False)
+    context = browser.new_context(viewport=viewport(size), java_script_enabled=False)
     page = context.new_page()
     page.goto(f"{server.url}/runs/{run_id}")
     page.locator("#report sup.cite a[href*='/cite/']").first.click()
     page.wait_for_url("**/cite/**", timeout=WAIT_MS)
-    expect(page.locator("mark#quote")).to_be_visible(timeout=WAIT_MS)
+    expect(page.locator("mark#quote")).to_be_in_viewport(timeout=WAIT_MS)
+    shot(page, tmp_path, "cited-without-script")
     context.close()
 
 
-def test_the_start_page_offers_examples_and_says_what_it_reads(server: Served, browser: Browser):
+@SIZES
+def test_the_start_page_offers_examples_and_says_what_it_reads(
+    server: Served, browser: Browser, tmp_path: Path, size: tuple[int, int]
+):
     """A newcomer sees example questions (one click fills the question and chooses the
     demo web), the kinds of file read, and approvals named for what they do."""
     from demo.site import DEMO_QUESTION
 
-    for width, height in ((1280, 800), (390, 844)):
-        context = browser.new_context(viewport={"width": width, "height": height})
-        page = context.new_page()
-        page.goto(server.url + "/")
-        assert not page.is_checked("#demo")
-        page.click("#examples button[data-example] >> nth=0")
-        assert page.input_value("#question") == DEMO_QUESTION
-        assert page.is_checked("#demo")
-        readable = page.locator("#readable").inner_text()
-        assert "PDF (.pdf)" in readable and "Word (.docx)" in readable
-        assert page.locator("label[for=ask-http_download]").text_content() == "downloading a file"
-        assert page.evaluate("document.documentElement.scrollWidth") <= width
-        context.close()
+    context = browser.new_context(viewport=viewport(size))
+    page = context.new_page()
+    page.goto(server.url + "/")
+    assert not page.is_checked("#demo")
+    page.click("#examples button[data-example] >> nth=0")
+    assert page.input_value("#question") == DEMO_QUESTION
+    assert page.is_checked("#demo")
+    readable = page.locator("#readable").inner_text()
+    assert "PDF (.pdf)" in readable and "Word (.docx)" in readable
+    page.click("details summary")
+    assert page.locator("label[for=ask-http_download]").inner_text() == "downloading a file"
+    assert page.locator("label[for=ask-browser_type]").inner_text() == "typing into a page"
+    shot(page, tmp_path, "start-example")  # and no sideways scrolling
+    context.close()
 
 
 # -- attacks: each is refused, and the run folders stay as they were -------------------

@@ -2,9 +2,10 @@
 
 One server and one browser serve the module (the fixtures of ``test_serve``). The
 scenario starts a demo run A from the start form with downloads to approve; from the runs
-list it runs A again (X) and asks a follow-up question of A (Y), both at once; then it
-starts a run R that waits for its plan to be reviewed, to try deleting a run at work. The
-tests read what it saw; the deletions come last, against their own folders.
+list it runs A again (X) at a desk's size and asks a follow-up question of A (Y) at a
+phone's, both at once; then it starts a run R that waits for its plan to be reviewed, to
+try deleting a run at work. The tests read what it saw; the deletions come last, at
+both sizes, against copies of A.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from typing import Any
 import httpx
 import pytest
 from playwright.sync_api import Browser, Page, expect
-from serve_support import Served
+from serve_support import DESK, PHONE, SIZES, Served, shot, viewport
 from test_serve import WAIT_MS, browser, ended, server, start  # noqa: F401 - fixtures
 from test_serve import _run_id as run_of
 
@@ -59,30 +60,44 @@ def runs_listed(page: Page) -> list[str]:
 
 
 @pytest.fixture(scope="module")
-def past(server: Served, browser: Browser) -> Any:  # noqa: F811 - the imported fixtures
-    context = browser.new_context(viewport={"width": 1280, "height": 900})
-    a, x, y = context.new_page(), context.new_page(), context.new_page()
-    seen: dict[str, Any] = {"context": context}
+def past(
+    server: Served,  # noqa: F811 - the imported fixtures
+    browser: Browser,  # noqa: F811
+    tmp_path_factory: pytest.TempPathFactory,
+) -> Any:
+    shots = tmp_path_factory.mktemp("runs-shots")
+    context = browser.new_context(viewport=viewport(DESK))
+    phone = browser.new_context(viewport=viewport(PHONE))
+    a, x, y = context.new_page(), context.new_page(), phone.new_page()
+    seen: dict[str, Any] = {"context": context, "shots": shots}
     seen["a"] = start(a, server.url, ("md",), max_pages=6, max_rounds=1, approve=("http_download",))
     seen["a_asked"] = finish(a)
     seen["a_run"] = run_of(server, seen["a"])
     for page in (x, y):
         page.goto(server.url + "/runs")
+    x.bring_to_front()
+    shot(x, shots, "runs")
     row(x, seen["a_run"]).locator("button[data-again]").click()
     seen["x"] = job_of(x)
+    y.bring_to_front()
     mine = row(y, seen["a_run"])
     mine.locator("details.follow-up summary").click()
     mine.locator("input[name=question]").fill(FOLLOW_UP)
+    shot(y, shots, "follow-up-asked")
     mine.locator("button[data-follow-up]").click()
     seen["y"] = job_of(y)
     seen["y_question"] = y.locator("h1").inner_text()
     seen["x_asked"] = finish(x)
     finish(y)
+    shot(x, shots, "run-again-job")
+    shot(y, shots, "follow-up-job")
     seen["x_run"], seen["y_run"] = run_of(server, seen["x"]), run_of(server, seen["y"])
     y.goto(f"{server.url}/runs/{seen['y_run']}")
     seen["y_files"] = y.locator("#files").inner_text()
+    shot(y, shots, "follow-up-run")
     yield seen
     context.close()
+    phone.close()
 
 
 def record(served: Served, run_id: str) -> dict[str, Any]:
@@ -121,37 +136,41 @@ def test_a_follow_up_reads_the_previous_report_as_the_users_own_file(
     used = [f for f in follow["files"] if f["path"] == f"/userinput/{report.name}"]
     assert [f["use"] for f in used] == ["read"]
     assert not list(uploads.glob(".*.partial"))  # made whole, nothing half-written left
+    for name in ("follow-up-asked", "follow-up-job", "follow-up-run"):
+        assert (past["shots"] / f"{name}-{PHONE[0]}.png").exists(), name
+    for name in ("runs", "run-again-job"):
+        assert (past["shots"] / f"{name}-{DESK[0]}.png").exists(), name
 
 
+@SIZES
 def test_the_search_box_narrows_the_runs_list(
     server: Served,  # noqa: F811
     past: Any,
     browser: Browser,  # noqa: F811
     tmp_path: Path,
+    size: tuple[int, int],
 ):
-    for width, height in ((1280, 800), (390, 844)):
-        context = browser.new_context(viewport={"width": width, "height": height})
-        page = context.new_page()
-        page.goto(server.url + "/runs")
-        every = runs_listed(page)
-        assert {past["a_run"], past["x_run"], past["y_run"]} <= set(every)
-        page.screenshot(path=str(tmp_path / f"runs-{width}x{height}.png"), full_page=True)
-        assert page.evaluate("document.documentElement.scrollWidth") <= width
-        page.fill("#q", "POUND  lock")  # any case, any spacing: words of the question
-        page.click("#search button[type=submit]")
-        page.wait_for_url("**/runs?q=*")
-        assert runs_listed(page) == [past["y_run"]]
-        assert page.input_value("#q") == "POUND  lock"  # the search is shown as typed
-        assert "1 of" in page.locator("#matched").inner_text()
-        page.goto(server.url + "/runs?q=grand+CANAL+water")
-        canal = runs_listed(page)
-        assert {past["a_run"], past["x_run"]} <= set(canal) and past["y_run"] not in canal
-        page.goto(server.url + "/runs?q=zeppelin+canal")
-        expect(page.locator("#no-match")).to_contain_text("zeppelin canal")
-        assert runs_listed(page) == [] and page.input_value("#q") == "zeppelin canal"
-        page.screenshot(path=str(tmp_path / f"runs-none-{width}x{height}.png"))
-        context.close()
-    assert len(list(tmp_path.glob("*.png"))) == 4
+    context = browser.new_context(viewport=viewport(size))
+    page = context.new_page()
+    page.goto(server.url + "/runs")
+    every = runs_listed(page)
+    assert {past["a_run"], past["x_run"], past["y_run"]} <= set(every)
+    shot(page, tmp_path, "runs")  # and no sideways scrolling
+    page.fill("#q", "POUND  lock")  # any case, any spacing: words of the question
+    page.click("#search button[type=submit]")
+    page.wait_for_url("**/runs?q=*")
+    assert runs_listed(page) == [past["y_run"]]
+    assert page.input_value("#q") == "POUND  lock"  # the search is shown as typed
+    assert "1 of" in page.locator("#matched").inner_text()
+    page.goto(server.url + "/runs?q=grand+CANAL+water")
+    canal = runs_listed(page)
+    assert {past["a_run"], past["x_run"]} <= set(canal) and past["y_run"] not in canal
+    page.goto(server.url + "/runs?q=zeppelin+canal")
+    expect(page.locator("#no-match")).to_contain_text("zeppelin canal")
+    assert runs_listed(page) == [] and page.input_value("#q") == "zeppelin canal"
+    shot(page, tmp_path, "runs-none")
+    assert len(list(tmp_path.glob("*.png"))) == 2
+    context.close()
 
 
 def _form(served: Served, **fields: str) -> dict[str, str]:
@@ -204,17 +223,24 @@ def run_of_page(page: Page) -> str:
     return found.group(1)
 
 
+@SIZES
 def test_deleting_asks_first_naming_the_question_then_removes_the_folder(
     server: Served,  # noqa: F811
     past: Any,
+    browser: Browser,  # noqa: F811
+    tmp_path: Path,
+    size: tuple[int, int],
 ):
-    run_id = past["x_run"]
+    run_id = {DESK: "20991230-000000-de1e7e", PHONE: "20991230-000000-de1e7f"}[size]  # A's copy
     folder = server.runs_dir / run_id
-    page = past["context"].new_page()
+    shutil.copytree(server.runs_dir / past["a_run"], folder, symlinks=True)
+    context = browser.new_context(viewport=viewport(size))
+    page = context.new_page()
     page.goto(server.url + "/runs")
     row(page, run_id).locator("button[data-delete]").click()
     page.wait_for_url(f"**/runs/{run_id}/delete")
     expect(page.locator("#delete-question")).to_have_text(DEMO_QUESTION)
+    shot(page, tmp_path, "delete-asked")
     assert folder.is_dir()  # asking removed nothing
     page.click("#keep")
     page.wait_for_url("**/runs")
@@ -223,12 +249,13 @@ def test_deleting_asks_first_naming_the_question_then_removes_the_folder(
     page.click("#confirm-delete")
     page.wait_for_url("**/runs?deleted=*")
     expect(page.locator("#deleted")).to_contain_text(run_id)
+    shot(page, tmp_path, "deleted")
     assert not folder.exists() and run_id not in runs_listed(page)
     assert not [p for p in server.runs_dir.iterdir() if p.name.startswith(".deleting-")]
     assert (server.runs_dir / past["a_run"]).is_dir()  # the others stay
     stale = _post(server, f"/runs/{run_id}/delete", {"csrf": "stale", "confirm": "yes"})
     assert stale.status_code == 403
-    page.close()
+    context.close()
 
 
 def test_deleting_refuses_links_prefixes_and_paths_outside_the_runs_folder(

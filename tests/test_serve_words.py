@@ -21,13 +21,12 @@ from typing import Any
 import pytest
 import test_serve
 from playwright.sync_api import Browser, Page, expect
-from serve_support import Served, shot
+from serve_support import SIZES, Served, shot, viewport
 from test_serve import WAIT_MS
 
 browser = test_serve.browser
 server = test_serve.server
 
-DESK, PHONE = (1280, 800), (390, 844)
 #: A question the demo web has nothing on: a run of it on the demo finds nothing (exit 3).
 QUESTION = "How do heat pumps work?"
 #: The settings the two past runs recorded: the demo web, a small budget.
@@ -105,7 +104,7 @@ def _ended_words(page: Page, folder: Path, name: str) -> tuple[str, str]:
     return live, page.locator("#run-status").inner_text()
 
 
-@pytest.mark.parametrize("size", [DESK, PHONE])
+@SIZES
 def test_run_again_starts_over_where_resume_cannot_and_the_end_is_told_alike(
     past: Served, browser: Browser, tmp_path: Path, size: tuple[int, int]
 ):
@@ -113,7 +112,7 @@ def test_run_again_starts_over_where_resume_cannot_and_the_end_is_told_alike(
     Resume; the failed one tells its reason without the class name. Run again starts a
     new run of the same question on the demo web; it finds nothing, and its live page,
     its run's page and the session's list say so in the same words."""
-    context = browser.new_context(viewport={"width": size[0], "height": size[1]})
+    context = browser.new_context(viewport=viewport(size))
     failed, early = context.new_page(), context.new_page()
     jobs = [
         _run_again(failed, past, FAILED, FAILED_WORDS, tmp_path / "failed-run"),

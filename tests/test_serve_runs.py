@@ -156,6 +156,12 @@ def test_the_search_box_narrows_the_runs_list(
     every = runs_listed(page)
     assert {past["a_run"], past["x_run"], past["y_run"]} <= set(every)
     shot(page, tmp_path, "runs")  # and no sideways scrolling
+    mine = row(page, past["a_run"])  # A's follow-up form, opened (not sent) at this size
+    mine.locator("details.follow-up summary").click()
+    for field in ("input[name=question]", "button[data-follow-up]"):
+        box = mine.locator(field).bounding_box()
+        assert box is not None and box["x"] >= 0 and box["x"] + box["width"] <= size[0], field
+    shot(page, tmp_path, "runs-follow-up")
     page.fill("#q", "POUND  lock")  # any case, any spacing: words of the question
     page.click("#search button[type=submit]")
     page.wait_for_url("**/runs?q=*")
@@ -169,7 +175,7 @@ def test_the_search_box_narrows_the_runs_list(
     expect(page.locator("#no-match")).to_contain_text("zeppelin canal")
     assert runs_listed(page) == [] and page.input_value("#q") == "zeppelin canal"
     shot(page, tmp_path, "runs-none")
-    assert len(list(tmp_path.glob("*.png"))) == 2
+    assert len(list(tmp_path.glob("*.png"))) == 3
     context.close()
 
 

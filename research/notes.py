@@ -461,9 +461,9 @@ def _summary_lines(
     later part has another; a sentence chosen twice is listed once. A line summing up an
     earlier part that is among a later part's evidence and surely gives its answer too
     (a date, a figure, a name in the role asked: see :func:`research.answer.sure_span`),
-    one it does not give for the earlier part already, answers both when the later
-    part's own best line does not surely answer it: "When and by whom …" is answered by
-    one line giving the date and the name.
+    one it does not give for the earlier part already, answers both: "When and by whom
+    …" is answered by one line giving the date and the name, while one date does not
+    answer two parts asking when.
 
     Args:
         research: the run's findings.
@@ -475,10 +475,9 @@ def _summary_lines(
     for sub in answered:  # a line already summing up another part is not given twice
         fresh = [i for i in chosen[sub.id] if i not in summary]
         best = choose(research, sub.id, fresh or chosen[sub.id])
-        sure = bool(best) and _answers_too(research, sub.id, best, summary.get(best, []))
         shared = next((e for e in summary if _answers_too(research, sub.id, e, summary[e])), None)
-        if (best in summary and sure) or (shared is not None and not sure):
-            summary[best if sure else shared].append(sub.id)
+        if shared is not None:
+            summary[shared].append(sub.id)
         elif best and best not in summary:
             summary[best] = [sub.id]
     return summary

@@ -197,6 +197,8 @@ class Delegator:
             if spec.writes_report:
                 stop = self.interrupt.budget
                 self.inputs = await self._input_files()
+                # read before the notes add the items that cite disagreements' values
+                _record_answer_lines(self.research)
                 written = research_notes(
                     self.research,
                     interrupted=self.interrupt.count > 0,
@@ -206,7 +208,6 @@ class Delegator:
                     files=self.file_uses(),
                 )
                 await self.service.write_text(NOTES_PATH, written)
-                _record_answer_lines(self.research)
             delegation = await self._delegate(spec, description, ctx, sub_id)
         except DelegationDepthError as exc:
             return refused(str(exc))

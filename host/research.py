@@ -751,7 +751,8 @@ class Research:
         return still_missing(self.coverage(sub_id))
 
     def suggestions(self, sub_id: str) -> dict[str, list[str]]:
-        """New queries and links for a gap, from the key terms and the pages read so far."""
+        """New queries and links for a gap, from the key terms and the pages read so far
+        (the same pages read give the same suggestions, whatever order they were read in)."""
         focus = self.focus[sub_id]
         sub = self.plan.get(sub_id)
         tried = set(self.queries[sub_id]) | set(sub.queries if sub else [])
@@ -760,7 +761,8 @@ class Research:
             wanted = set(focus.subject)
         queries: list[str] = []
         links_out: list[str] = []
-        for source in self.sources.values():
+        # by path, not in the order read: pages read together are stored in any order
+        for source in sorted(self.sources.values(), key=lambda s: s.path):
             if source.kind != "web":
                 continue
             text = self.texts.get(source.path, "")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 
 import pytest
@@ -246,6 +247,54 @@ def test_the_host_leaves_the_choice_of_pages_to_when_the_reading_starts():
         ("task", "browser", {"subquestion": "q1"}),
         ("task", "browser", {"subquestion": "q2"}),
     ]
+
+
+def _task_call(call_id: str, kind: str, **context: object) -> dict:
+    """A ``task`` call of the Host as the formatter gives it to the brain."""
+    args = {"description": "t", "subagent_type": kind, "context": context}
+    return {"id": call_id, "function": {"name": "task", "arguments": json.dumps(args)}}
+
+
+def _round(prefix: str, kind: str) -> dict:
+    """The Host's message asking for a ``kind`` task for q1 and one for q2 at once."""
+    calls = [_task_call(f"{prefix}{n}", kind, subquestion=f"q{n}") for n in (1, 2)]
+    return {"role": "assistant", "tool_calls": calls}
+
+
+def _gap_report(call_id: str, queries: list[str]) -> dict:
+    """A reading task's result whose coverage report leaves q1 open, suggesting
+    ``queries`` for it."""
+    facts = {
+        "task": call_id,
+        "coverage": [{"id": "q1", "status": "partly answered"}],
+        "suggestions": {"q1": {"queries": queries, "links": []}},
+        "budget": {"pages_left": 5, "rounds_left": {"q1": 2}},
+    }
+    text = f"Task {call_id} ok.\n```json\n{json.dumps(facts)}\n```"
+    return {"role": "tool", "tool_call_id": call_id, "content": text}
+
+
+def test_the_host_reads_the_coverage_report_that_came_last_not_the_one_asked_last():
+    """Tasks run together end in any order, and each reports coverage as it stood when
+    it ended: the last to end saw every page of the round. Which follow-up searches the
+    Host asks for must not depend on the order the tasks were started in."""
+    from host.brains.offline import HostPolicy
+
+    plan = {"subquestions": [{"id": "q1"}, {"id": "q2"}]}
+    messages = [
+        {"role": "user", "name": "user", "content": f"<plan>{json.dumps(plan)}</plan>"},
+        {"role": "assistant", "tool_calls": [_task_call("d1", "file")]},
+        {"role": "tool", "tool_call_id": "d1", "content": "Task d1 (file) done."},
+        _round("s", "search"),
+        {"role": "tool", "tool_call_id": "s1", "content": "Task s1 done."},
+        {"role": "tool", "tool_call_id": "s2", "content": "Task s2 done."},
+        _round("b", "browser"),
+        _gap_report("b2", ["canal first"]),  # b2 ended first, before b1's pages were read
+        _gap_report("b1", ["canal later"]),
+    ]
+    response = asyncio.run(HostPolicy()(messages, tools=[{"function": {"name": "task"}}]))
+    (call,) = [b for b in response.content if b.get("type") == "tool_use"]
+    assert call["input"]["context"] == {"subquestion": "q1", "queries": ["canal later"]}
 
 
 def test_a_part_whose_task_failed_once_is_tried_again_and_given_up_after_twice():

@@ -1,10 +1,14 @@
-"""Which pages a part reads first: what the engines' results promise for it."""
+"""Which pages a part reads first: what the engines' results promise for it; and what
+it searches for next: the same whatever order the pages were read in."""
 
 from __future__ import annotations
 
+import asyncio
+
+from fs_service import ALL_OPS, FileDomainService, MemoryFileSystem
 from host.research import Research
 from research.plan import offline_plan
-from subagents.evidence import EvidenceLedger
+from subagents.evidence import EvidenceLedger, PageRecord, sidecar_path
 from subagents.search.render import Item, render
 
 QUESTION = "How was the Orvald Railway kept supplied with coal?"
@@ -48,3 +52,34 @@ def test_a_later_link_to_a_known_page_can_raise_its_promise(memory_service):
     research._add_links(text, f"{BASE}/history.html", "Orvald Railway")
     [cand] = research.candidates.values()
     assert cand.scores["q1"] > low
+
+
+LOCKS = "How were the locks of the Grand Canal kept?"
+GRANTS = [{"prefix": "/workspace/", "ops": set(ALL_OPS)}]
+
+
+def test_a_gaps_suggestions_do_not_depend_on_the_order_pages_were_read():
+    """Pages read together are stored in any order; the queries a part is told to search
+    next (from the headings of the pages read) must be the same either way."""
+    pages = {
+        f"lock-{n}": f"# Lock {n}\n\nThe locks were kept by keepers.\n\n## {heading}\n\nText.\n"
+        for n, heading in enumerate(
+            ["Lock keepers of Linqing", "Lock gates and sluices", "Keeping the locks open"]
+        )
+    }
+
+    async def read(order: list[str]) -> dict[str, list[str]]:
+        service = FileDomainService(MemoryFileSystem().create_handle(GRANTS))
+        research = Research(offline_plan(LOCKS), EvidenceLedger(), service, max_rounds=3)
+        for name in order:
+            path = f"/workspace/pages/{name}.md"
+            await service.write_text(path, pages[name])
+            url = f"http://127.0.0.1:9/{name}.html"
+            record = PageRecord(url, url, "", "", "http", "trafilatura", path, title=name)
+            await service.write_text(sidecar_path(path), record.to_json())
+            await research.absorb_pages()
+        return research.suggestions("q1")
+
+    forward = asyncio.run(read(list(pages)))
+    assert forward["queries"]
+    assert asyncio.run(read(list(reversed(pages)))) == forward

@@ -38,10 +38,15 @@ _TAG = re.compile(r"<(question|plan)>\s*(.*?)\s*</\1>", re.S)
 
 
 def calls_since_task(
-    messages: list[dict[str, Any]], author: str, start: int | None = None
+    messages: list[dict[str, Any]],
+    author: str,
+    start: int | None = None,
+    by_arrival: bool = False,
 ) -> list[CallResult]:
     """The tool calls (with their results' text) made since the last message of ``author``
-    (or since ``messages[start]`` when ``start`` is given)."""
+    (or since ``messages[start]`` when ``start`` is given), in the order they were made,
+    or with ``by_arrival`` in the order their results came in (calls made together end in
+    any order: the last result is then the one that saw the most done)."""
     if start is None:
         start = 0
         for i, message in enumerate(messages):
@@ -65,10 +70,11 @@ def calls_since_task(
                 order.append(call.get("id", ""))
         elif message.get("role") == "tool":
             results[message.get("tool_call_id", "")] = message_text(message)
+    ids = list(results) if by_arrival else order
     return [
         CallResult(pending[cid][0], pending[cid][1], results[cid])
-        for cid in order
-        if cid in results
+        for cid in ids
+        if cid in results and cid in pending
     ]
 
 
@@ -224,7 +230,9 @@ class HostPolicy(ChatModelBase):
             return self._plan(request["question"], messages)
         plan = _json(request.get("plan", ""))
         # From the research request on, across a resume's "continue" message.
-        done = calls_since_task(messages, "user", start)
+        # by arrival: the coverage report read is the last one made, whatever task
+        # of a round happened to end last
+        done = calls_since_task(messages, "user", start, by_arrival=True)
         calls = self.next_calls(plan, done) if plan else []
         if calls:
             return _response([_tool(name, args) for name, args in calls])

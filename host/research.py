@@ -36,7 +36,6 @@ from research.ranking import evidence as ranked_evidence
 from research.relevance import (
     LEARNED,
     THRESHOLD,
-    Scored,
     answer_threshold,
     assessed,
     evidence_threshold,
@@ -44,12 +43,14 @@ from research.relevance import (
     score_text,
 )
 from research.retrieval import PageTerms, agreed, bm25, link_words, standings
+from research.scores import withholding
 from research.selection import Quote, informative
 from research.tables import Found, file_table_score, table_score, tables_in
-from research.text import CJK, links, plain, script, terms
+from research.text import CJK, Sentence, links, plain, script, terms
 from subagents.evidence import EvidenceItem, EvidenceLedger, PageRecord, sidecar_path, url_key
 from subagents.search.render import result_list
 
+from .prepared import Prepared, keep_source, plan_digest, prepare_source, recall_scores
 from .sources import FileSource, file_place, file_record
 
 #: Evidence items kept per page (or file) and sub-question.
@@ -99,6 +100,68 @@ class Source:
     title: str
     kind: str  # web | file
     relevant_to: set[str] = field(default_factory=set)
+
+
+@dataclass
+class Judged:
+    """What one part makes of a source: whether the source is about it, its best
+    sentences as evidence and its leads, each sentence by its index in the source's
+    prepared document (see :func:`judge`).
+
+    Attributes:
+        about: the source's title or headings name the part's facets.
+        items: the sentences over the threshold, best first: index, score, likelihood.
+        leads: the sentences under it that may answer the part: index, score, rank,
+            whether it is a passage (see :attr:`~research.relevance.Scored.passage`),
+            likelihood.
+    """
+
+    about: bool
+    items: list[tuple[int, float, float]] = field(default_factory=list)
+    leads: list[tuple[int, float, float, bool, float]] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"about": self.about, "items": self.items, "leads": self.leads}
+
+    def fits(self, sentences: int) -> bool:
+        """Whether every sentence it names is one of a document's ``sentences``."""
+        return all(0 <= x[0] < sentences for x in [*self.items, *self.leads])
+
+    @classmethod
+    def from_dict(cls, raw: dict[str, Any]) -> Judged:
+        """The judgement :meth:`to_dict` gave ``raw`` of.
+
+        Raises:
+            KeyError, TypeError, ValueError: ``raw`` is not one.
+        """
+        return cls(
+            bool(raw["about"]),
+            [(int(i), float(s), float(c)) for i, s, c in raw["items"]],
+            [(int(i), float(s), float(r), bool(p), float(c)) for i, s, r, p, c in raw["leads"]],
+        )
+
+
+def judge(focus: Focus, doc: Document) -> Judged:
+    """What the part of ``focus`` makes of the source prepared as ``doc`` (the rules: see
+    :data:`~research.relevance.LEARNED`): its best :data:`ITEMS_PER_SOURCE` sentences over
+    the threshold, and its first :data:`LEADS_PER_SOURCE` leads under it."""
+    every = assessed(focus, doc)
+    found = [x for x in every if x.score >= THRESHOLD]
+    asked = answer.explains(focus)
+    found.sort(key=lambda x: (-(x.score + informative(x.sentence.text, asked)), x.sentence.start))
+    fresh = [x for x in every if x.score < THRESHOLD and (x.lead or x.passage)]
+    index = {id(s): i for i, s in enumerate(doc.sentences)}
+    return Judged(
+        page_salience(focus, doc) >= ABOUT,
+        [
+            (index[id(x.sentence)], x.score, likelihood(x.features))
+            for x in found[:ITEMS_PER_SOURCE]
+        ],
+        [
+            (index[id(x.sentence)], x.score, x.rank, x.passage, likelihood(x.features))
+            for x in fresh[:LEADS_PER_SOURCE]
+        ],
+    )
 
 
 class Research:
@@ -173,6 +236,38 @@ class Research:
         #: once its score is in, and several tasks ending at once would otherwise each
         #: find the same new page unscored and score it again
         self.absorbing = asyncio.Lock()
+        #: the digest of what the plan's parts ask (see :func:`..prepared.plan_digest`),
+        #: under which the page cache keeps what they made of a source
+        self.plan_key = ""
+
+    # -- what earlier runs made of the same texts -----------------------------------------
+
+    async def recall(self) -> None:
+        """Take the scores earlier runs of the same plan gave short texts (search results'
+        and links' descriptions, tables) from the page cache (see :mod:`..prepared`); at
+        once when the run starts."""
+        if not self.plan_key:
+            self.plan_key = await asyncio.to_thread(plan_digest, self.focus)
+            await recall_scores(self.plan_key)
+
+    async def _prepared(self, text: str, title: str, origin: str) -> tuple[Prepared, dict]:
+        """A source's prepared document (held for the run), and what the plan's parts
+        made of it in an earlier run (empty: nothing)."""
+        await self.recall()
+        prepared = await prepare_source(text, title, origin)
+        try:
+            raw = prepared.judged.get(self.plan_key) or {}
+            judged = {str(sid): Judged.from_dict(found) for sid, found in raw.items()}
+        except (ValueError, TypeError, KeyError, AttributeError):
+            judged = {}
+        whole = set(judged) == set(self.focus)
+        fits = all(j.fits(len(prepared.doc.sentences)) for j in judged.values())
+        return prepared, judged if whole and fits else {}
+
+    async def _kept(self, prepared: Prepared, made: dict[str, Judged]) -> None:
+        """Keep a source's document with what the plan's parts made of it."""
+        judged = {sid: found.to_dict() for sid, found in made.items()}
+        await keep_source(prepared, self.plan_key, judged)
 
     # -- checkpoints -------------------------------------------------------------------
 
@@ -372,11 +467,14 @@ class Research:
             except (FsError, ValueError, TypeError, KeyError):
                 continue
             url = record.final_url or record.url
-            self._score(path, text, url, record.title, "web")
-            if record.has_links:
-                self._add_links(text, url, record.title)
-            else:  # a plain-text page: a URL written in it is text, never a link
-                self.linkless.add(path)
+            prepared, judged = await self._prepared(text, record.title, record.sha256)
+            with withholding(prepared.private):  # nothing of a page not to keep is kept
+                made = self._score(path, text, url, record.title, "web", judged)
+                if record.has_links:
+                    self._add_links(text, url, record.title)
+                else:  # a plain-text page: a URL written in it is text, never a link
+                    self.linkless.add(path)
+            await self._kept(prepared, made)
             new.append(path)
         return new
 
@@ -438,46 +536,71 @@ class Research:
             record.from_cache = bool(fetched.get("from_cache"))
             record.revalidated = bool(fetched.get("revalidated"))
         await self.service.write_text(sidecar_path(source.path), record.to_json())
-        self._score(source.path, source.text, url, source.title, "file")
+        origin = str((fetched or {}).get("sha256") or "")  # a download's bytes
+        prepared, judged = await self._prepared(source.text, source.title, origin)
+        with withholding(prepared.private):  # nothing of a download not to keep is kept
+            made = self._score(source.path, source.text, url, source.title, "file", judged)
+        await self._kept(prepared, made)
 
-    def _score(self, path: str, text: str, url: str, title: str, kind: str) -> None:
+    def _score(
+        self,
+        path: str,
+        text: str,
+        url: str,
+        title: str,
+        kind: str,
+        judged: dict[str, Judged] | None = None,
+    ) -> dict[str, Judged]:
+        """Score a source against every part: what each part makes of it (``judged``,
+        when an earlier run judged the same text for the same parts: see
+        :mod:`..prepared`), taken into the run's evidence and leads.
+
+        Returns:
+            What each part made of it (none under the learned model, which weighs every
+            page read again as each is read).
+        """
         doc = Document.of(text, title)
         self.texts[path] = text
         source = self.sources[path] = Source(path, url, title, kind)
+        made: dict[str, Judged] = {}
         for sid, focus in self.focus.items():
-            if page_salience(focus, doc) >= ABOUT:
-                self.about[sid].add(url)
             self.page_terms[sid][path] = PageTerms.of(focus.words, doc.counts)
             if LEARNED:
+                if page_salience(focus, doc) >= ABOUT:
+                    self.about[sid].add(url)
                 self._weigh(sid, focus, doc, url, path, kind)
                 continue
-            every = assessed(focus, doc)
-            found = [x for x in every if x.score >= THRESHOLD]
-            asked = answer.explains(focus)
-            found.sort(
-                key=lambda x: (-(x.score + informative(x.sentence.text, asked)), x.sentence.start)
-            )
-            for scored in found[:ITEMS_PER_SOURCE]:
-                item = self.ledger.add(self._item(scored, doc, url, path, kind))
-                old = self.evidence[sid].get(item.id, 0.0)
-                self.evidence[sid][item.id] = max(old, scored.score)
-                self._likely(sid, item.id, likelihood(scored.features))
-                source.relevant_to.add(sid)
-            fresh = [x for x in every if x.score < THRESHOLD and (x.lead or x.passage)]
-            for scored in fresh[:LEADS_PER_SOURCE]:
-                item = self._item(scored, doc, url, path, kind)
-                self.leads[sid][f"{path}#{item.start}-{item.end}"] = item.to_dict() | {
-                    "score": scored.score,
-                    "rank": scored.rank,
-                    "passage": scored.passage,
-                    "likelihood": likelihood(scored.features),
-                }
+            found = (judged or {}).get(sid) or judge(focus, doc)
+            made[sid] = found
+            self._take(sid, found, doc, source, kind)
         if LEARNED:  # a new page changes where every page stands
             self._rescore()
         for sid in self.focus:  # a new page may change which page answers a part best
             if not LEARNED and self.leads[sid]:
                 self._promote(sid)
         self._score_tables(path, text, title, kind)
+        return made
+
+    def _take(self, sid: str, judged: Judged, doc: Document, source: Source, kind: str) -> None:
+        """Take what part ``sid`` made of a source in: the source about the part, its
+        best sentences as evidence and its leads."""
+        url, path = source.url, source.path
+        if judged.about:
+            self.about[sid].add(url)
+        for index, score, chance in judged.items:
+            item = self.ledger.add(self._item(doc.sentences[index], doc, url, path, kind))
+            old = self.evidence[sid].get(item.id, 0.0)
+            self.evidence[sid][item.id] = max(old, score)
+            self._likely(sid, item.id, chance)
+            source.relevant_to.add(sid)
+        for index, score, rank, passage, chance in judged.leads:
+            item = self._item(doc.sentences[index], doc, url, path, kind)
+            self.leads[sid][f"{path}#{item.start}-{item.end}"] = item.to_dict() | {
+                "score": score,
+                "rank": rank,
+                "passage": passage,
+                "likelihood": chance,
+            }
 
     def item(self, ev_id: str) -> EvidenceItem | None:
         """The evidence item with this id (None when the ledger has none)."""
@@ -500,10 +623,9 @@ class Research:
         return self.ledger.add(item)
 
     @staticmethod
-    def _item(scored: Scored, doc: Document, url: str, path: str, kind: str) -> EvidenceItem:
-        """The evidence item quoting a scored sentence (with the sentence before it, when
-        it leans on that one: see :func:`~research.relevance.quote_bounds`)."""
-        s = scored.sentence
+    def _item(s: Sentence, doc: Document, url: str, path: str, kind: str) -> EvidenceItem:
+        """The evidence item quoting a sentence of ``doc`` (with the sentence before it,
+        when it leans on that one: see :func:`~research.relevance.quote_bounds`)."""
         start, end = quote_bounds(doc, s)
         return EvidenceItem(
             url=url,
@@ -518,7 +640,7 @@ class Research:
         """Keep a page's best sentences for a part with their own features (the learned
         model: see :meth:`_rescore`)."""
         for scored in assessed(focus, doc)[:ITEMS_PER_SOURCE]:
-            item = self._item(scored, doc, url, path, kind)
+            item = self._item(scored.sentence, doc, url, path, kind)
             self.sentences[sid][f"{path}#{item.start}-{item.end}"] = item.to_dict() | {
                 "features": scored.features
             }

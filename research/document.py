@@ -10,11 +10,15 @@ same text is prepared once (:meth:`Document.of`). Nothing here reads a question.
 from __future__ import annotations
 
 import re
-from collections import Counter
+import threading
+from collections import Counter, OrderedDict
+from contextlib import AbstractContextManager
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
 
+from .scope import setting
 from .text import Sentence, grams, headings, passages, plain, stem, terms, words
 
 _LINK = re.compile(r"!?\[([^\]]*)\]\([^)\s]*(?:\s+\"[^\"]*\")?\)")
@@ -67,8 +71,70 @@ class Document:
     @classmethod
     def of(cls, text: str, title: str = "") -> Document:
         """The prepared document of ``text``; the same text is prepared once (it is scored
-        against every sub-question), and a Document is never changed once made."""
-        return _prepared(text, title)
+        against every sub-question), and a Document is never changed once made. A
+        document :meth:`kept` for the run under way is taken as it is."""
+        kept = _kept.get()
+        found = kept.get((text, title)) if kept is not None else None
+        return found if found is not None else _prepared(text, title)
+
+    @classmethod
+    def kept(cls, text: str, title: str = "") -> Document:
+        """The prepared document of ``text``, held for the rest of the run under way (see
+        :func:`keeping`) besides the few the process holds: a source's document is asked
+        for again long after it was scored, when the report's notes are made.
+
+        Args:
+            text: the text.
+            title: its title.
+        """
+        return keep(Document.of(text, title))
+
+    def to_dict(self) -> dict[str, Any]:
+        """What :meth:`prepare` made of the text, JSON-ready (see :meth:`from_dict`)."""
+        pairs = zip(self.said_terms, self.sentence_terms, strict=True)
+        said = [None if a is b else list(a) for a, b in pairs]  # None: the sentence's terms
+        return {
+            "text": self.text,
+            "title": self.title,
+            "sentences": [[s.start, s.end, s.text, s.section, s.kind] for s in self.sentences],
+            "sentence_terms": [list(t) for t in self.sentence_terms],
+            "said_terms": said,
+            "sentence_seq": self.sentence_seq,
+            "sentence_clauses": self.sentence_clauses,
+            "anchor_terms": [list(t) for t in self.anchor_terms],
+            "section_terms": {k: list(v) for k, v in self.section_terms.items()},
+            "heading_terms": list(self.heading_terms),
+            "title_terms": list(self.title_terms),
+            "counts": list(self.counts.items()),
+            "lowered": self.lowered,
+            "name": self.name,
+        }
+
+    @classmethod
+    def from_dict(cls, raw: dict[str, Any]) -> Document:
+        """The document :meth:`to_dict` gave ``raw`` of.
+
+        Raises:
+            KeyError, TypeError, ValueError: ``raw`` is not one.
+        """
+        terms_of = [set(map(str, t)) for t in raw["sentence_terms"]]
+        said = zip(terms_of, raw["said_terms"], strict=True)
+        return cls(
+            text=str(raw["text"]),
+            title=str(raw["title"]),
+            sentences=[_sentence(*fields) for fields in raw["sentences"]],
+            sentence_terms=terms_of,
+            said_terms=[mine if other is None else set(map(str, other)) for mine, other in said],
+            sentence_seq=[list(map(str, seq)) for seq in raw["sentence_seq"]],
+            sentence_clauses=[list(map(int, c)) for c in raw["sentence_clauses"]],
+            anchor_terms=[set(map(str, t)) for t in raw["anchor_terms"]],
+            section_terms={str(k): set(map(str, v)) for k, v in raw["section_terms"].items()},
+            heading_terms=set(map(str, raw["heading_terms"])),
+            title_terms=set(map(str, raw["title_terms"])),
+            counts=Counter({str(k): int(n) for k, n in raw["counts"]}),
+            lowered=str(raw["lowered"]),
+            name=str(raw["name"]),
+        )
 
     @classmethod
     def prepare(cls, text: str, title: str = "") -> Document:
@@ -94,6 +160,11 @@ class Document:
         return doc
 
 
+def _sentence(start: int, end: int, text: str, section: str, kind: str) -> Sentence:
+    """A sentence as :meth:`Document.to_dict` wrote it."""
+    return Sentence(int(start), int(end), str(text), str(section), str(kind))
+
+
 _CLAUSE_BREAK = re.compile(r"[,;:—–]|\s-\s")
 
 
@@ -109,9 +180,48 @@ def _clauses(text: str) -> tuple[list[str], list[int]]:
     return seq, clauses
 
 
-@lru_cache(maxsize=64)
+#: The prepared documents the process holds (most recently used last), besides those
+#: kept for a run (see :func:`keeping`).
+PREPARED = 64
+_recent: OrderedDict[tuple[str, str], Document] = OrderedDict()
+_lock = threading.Lock()
+_kept: ContextVar[dict[tuple[str, str], Document] | None] = ContextVar(
+    "quartet_kept_documents", default=None
+)
+
+
 def _prepared(text: str, title: str) -> Document:
-    return Document.prepare(text, title)
+    with _lock:
+        found = _recent.get((text, title))
+        if found is not None:
+            _recent.move_to_end((text, title))
+            return found
+    return _hold(Document.prepare(text, title))
+
+
+def _hold(doc: Document) -> Document:
+    """Hold ``doc`` among the process's recent documents; ``doc``."""
+    with _lock:
+        _recent[(doc.text, doc.title)] = doc
+        _recent.move_to_end((doc.text, doc.title))
+        while len(_recent) > PREPARED:
+            _recent.popitem(last=False)
+    return doc
+
+
+def keep(doc: Document) -> Document:
+    """Hold ``doc`` (prepared here or made by :meth:`Document.from_dict`) for the run
+    under way, where :meth:`Document.of` finds it for the same text and title; ``doc``."""
+    kept = _kept.get()
+    if kept is not None:
+        kept[(doc.text, doc.title)] = doc
+    return _hold(doc)
+
+
+def keeping() -> AbstractContextManager[dict[tuple[str, str], Document] | None]:
+    """Hold the documents :func:`keep` is given in the code inside until it ends: a run's
+    sources are asked for again long after they were scored."""
+    return setting(_kept, {})
 
 
 @lru_cache(maxsize=65536)

@@ -20,6 +20,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field
 
+from . import scores
 from .aboutness import _leaned_on, _page_view
 from .document import Document
 from .facts import opens_leaning, refers_outside
@@ -248,7 +249,16 @@ def _pointed_to(doc: Document, sentence: Sentence) -> Sentence | None:
 
 
 def score_text(focus: Focus, text: str, title: str = "") -> float:
-    """The relevance of a short text (a search result's title and snippet) to ``focus``."""
+    """The relevance of a short text (a search result's title and snippet) to ``focus``
+    (as the run's score book holds it, when it does: see :mod:`research.scores`)."""
+    score = scores.recalled(focus, text, title)
+    if score is None:
+        score = _score_text(focus, text, title)
+        scores.noted(focus, text, title, score)
+    return score
+
+
+def _score_text(focus: Focus, text: str, title: str) -> float:
     doc = Document.of(text if text.strip() else title, title)
     if not doc.sentences:
         doc = Document.of(f"{title}.", title)

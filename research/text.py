@@ -30,6 +30,7 @@ from typing import Any
 
 import regex
 
+from . import cuts
 from .lemmas import PAST, all_lemmas, verb_form
 
 #: The CJK ideographs, as the body of a regex character class to compose patterns with
@@ -288,7 +289,7 @@ def learn_words(names: Iterable[str]) -> list[str]:
         taught.append(word)
     if taught:  # the cuts made before are cut anew
         word_tag.cache_clear()
-        _cut.cache_clear()
+        cuts.taught(taught)
     return taught
 
 
@@ -520,13 +521,17 @@ def is_function_script(word: str) -> bool:
     return _HIRAGANA.fullmatch(word) is not None
 
 
-@lru_cache(maxsize=200_000)
 def _cut(run: str, search: bool) -> tuple[str, ...]:
     """jieba's words of one run of Chinese characters (simplified first), cut once: a
-    page's sentences, clauses and whole text share their runs."""
-    jieba = jieba_loaded()
-    cut = jieba.lcut_for_search if search else jieba.lcut
-    return tuple(w for w in cut(simplified(run)) if w.strip())
+    page's sentences, clauses and whole text share their runs, and a run cut by an earlier
+    run is taken as it cut it (see :mod:`research.cuts`)."""
+    found = cuts.known((run, search))
+    if found is None:
+        jieba = jieba_loaded()
+        cut = jieba.lcut_for_search if search else jieba.lcut
+        found = tuple(w for w in cut(simplified(run)) if w.strip())
+        cuts.keep((run, search), found)
+    return found
 
 
 @lru_cache(maxsize=200_000)

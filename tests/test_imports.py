@@ -201,7 +201,7 @@ def test_the_parts_of_host_never_import_its_faces(graph):
 HOST_FLOORS = (
     ("host.core", "host.version", "host.printable", "host.sheets"),
     ("host.brains",),
-    ("host.config", "host.sources"),
+    ("host.config", "host.sources", "host.prepared"),
     ("host.research", "host.durability", "host.mcp"),
     ("host.orchestration",),
     ("host.display", "host.mcp.serving"),

@@ -80,6 +80,7 @@ from ..durability.page_cache import run_cache
 from ..durability.run_folder import RunFolder
 from ..durability.transcript import Transcript, save_plan, save_records
 from ..mcp.client import McpConnections
+from ..prepared import Preparing
 from .approval import Approval, Ask, check_tools, default_approver
 from .budget import check_prices
 from .checkpointing import Checkpointer
@@ -153,6 +154,8 @@ class Host:
         self.cleanup_errors: list[str] = []
         #: the run's use of the page cache (None before the run starts, or without one)
         self.page_cache: RunCache | None = None
+        #: the run's prepared documents and Chinese word cuts (see ..prepared)
+        self.preparing = Preparing()
         self.page_cache_error: str | None = None
         self.context = HostContext(
             settings=settings,
@@ -236,6 +239,7 @@ class Host:
             run_cache, self.settings, recording=self.settings.record, replaying=replaying
         )
         self._mount_memories(run)
+        self.preparing = Preparing()  # the run's own
         try:
             if self.tape is None and self.settings.record:
                 self.tape = Tape(run.host_service)
@@ -245,6 +249,7 @@ class Host:
                 caching(self.page_cache),
                 secret_scope(secrets_of(self.settings, self.brain)),
                 reading(text_language(question)),
+                self.preparing.scope(),
             ):
                 return await self._taped(run, question, saved)
         finally:
@@ -293,6 +298,7 @@ class Host:
                 # not when the first such page waits on it; a web of named hosts (the
                 # demo's) starts it on first use, and a run with no web not at all
                 browser.launch_ahead(lambda: web_reachable(self.settings.tools))
+            await self.preparing.begin()
             await self.mcp.connect(self.settings.mcp_servers, self.specs)
             agent = state.host_agent
             announcement = Msg("user", f"Research request: {question}", "user")
@@ -338,6 +344,7 @@ class Host:
         await save_plan(run.host_service, plan.to_dict())
         self._emit("plan", plan=plan)
         state.planned = self.drive.start(state, hub, transcript, plan)
+        await state.planned.research.recall()  # what earlier runs made of the same texts
         if saved is None:
             await self.checkpoints.save(state, phase="planned")
             return research_request(plan, self.settings, self.drive.writer)
@@ -352,6 +359,7 @@ class Host:
         self.stopper.cancel()
         await self.checkpoints.settle()  # written before the run is recorded as ended
         await self._record_experience(state)
+        await self.preparing.end()
         cache_errors = self._cache_errors()
         await self.close()
         result.calls = list(state.calls)

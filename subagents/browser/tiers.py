@@ -394,7 +394,11 @@ async def fetch_page_text(
             "http_download and read it with the file tools."
         )
     if kind == "text":
-        return _http_text(http, plain_to_markdown(http.text))
+        plain = plain_to_markdown(http.text)
+        cache = active_cache()
+        if cache is not None:
+            cache.withhold_derived(http.text, plain.markdown)
+        return _http_text(http, plain)
     extracted = await extract_html(http.text, http.final_url)
     result = _http_text(http, extracted)
     if http.truncated:

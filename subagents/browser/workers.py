@@ -47,7 +47,7 @@ from typing import TypeVar
 
 from research.text import reading_language
 
-from ..net.pagecache import DERIVED, fingerprint, remember, reuse, text_digest
+from ..net.pagecache import DERIVED, active_cache, fingerprint, remember, reuse, text_digest
 from .evidence import Answer, answer_bm25
 from .extract import Extracted, html_to_markdown
 
@@ -304,6 +304,9 @@ async def extract_html(html: str, url: str | None) -> Extracted:
     extracted = await run_in_pool(html_to_markdown, html, url)
     body = json.dumps(asdict(extracted)).encode("utf-8")
     await remember(DERIVED, key, body, source=digest)
+    cache = active_cache()
+    if cache is not None:
+        cache.withhold_derived(html, extracted.markdown)
     return extracted
 
 

@@ -368,6 +368,13 @@ class RunCache:
         """Keep nothing derived from the body whose SHA-256 is ``digest`` (hex)."""
         self.withheld.add(digest)
 
+    def withhold_derived(self, source: str, derived: str) -> None:
+        """Keep nothing derived from the text ``derived`` either when it was made from the
+        text ``source`` of a body that may not be kept (a page's Markdown, say, from its
+        HTML: what the research core prepares from the Markdown is not kept)."""
+        if self.withheld and text_digest(source) in self.withheld:
+            self.withhold(text_digest(derived))
+
     def now(self) -> float:
         """The cache's clock."""
         return self.cache.clock()

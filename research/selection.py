@@ -55,7 +55,8 @@ def facts_of(span: str) -> set[str]:
     """The names a quote gives, to compare with other quotes."""
     text = plain(span)
     out = {name.lower() for name in _FACT.findall(text) if not name[0].isdigit()}
-    out |= {w for w in terms(text) if CJK.match(w) and len(w) >= 2 and weight(w) >= NAME_WEIGHT}
+    if CJK.search(text):  # the names only Chinese words give
+        out |= {w for w in terms(text) if CJK.match(w) and len(w) >= 2 and weight(w) >= NAME_WEIGHT}
     return out
 
 

@@ -8,6 +8,7 @@ injecting dependencies through ``preset_kwargs`` so that they never reach the sc
 from __future__ import annotations
 
 import inspect
+import json
 from collections.abc import Callable, Iterable, Mapping, MutableMapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, Protocol, runtime_checkable
@@ -319,11 +320,30 @@ def build(spec: SubAgentSpec, deps: Mapping[str, Any], read_only: bool | None = 
                         f"{spec.name}.{func.__name__} writes area {area!r}, not granted"
                     )
                 preset["service"] = deps["areas"][area]
-            toolkit.register_tool_function(
-                func, group_name=group.name, preset_kwargs=preset or None
-            )
+            _register(toolkit, func, group.name, preset)
     check_allowlist(toolkit, spec, read_only=ro)
     return toolkit
+
+
+#: Each tool's schema as the toolkit made it, by the tool and the parameters injected into
+#: it: every task builds its subagent's toolkit afresh, and reading a tool's signature
+#: and docstring into a schema is most of that work.
+_schemas: dict[tuple[Callable[..., Any], frozenset[str]], str] = {}
+
+
+def _register(toolkit: Toolkit, func: Callable[..., Any], group: str, preset: dict) -> None:
+    """Register ``func`` in ``toolkit``'s ``group`` with ``preset`` injected, with the
+    schema an earlier registration of it with the same parameters injected made."""
+    key = (func, frozenset(preset))
+    known = _schemas.get(key)
+    toolkit.register_tool_function(
+        func,
+        group_name=group,
+        preset_kwargs=preset or None,
+        json_schema=json.loads(known) if known is not None else None,
+    )
+    if known is None:
+        _schemas[key] = json.dumps(toolkit.tools[func.__name__].json_schema)
 
 
 def check_allowlist(

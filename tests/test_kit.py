@@ -70,6 +70,31 @@ def test_build_registers_exactly_the_allowlist_and_hides_injected_params():
     assert tk.groups["automation"].active is False
 
 
+def test_a_tool_is_read_into_its_schema_once_and_each_toolkit_gets_its_own(monkeypatch):
+    from agentscope.tool import _toolkit
+
+    from subagents import spec as spec_module
+
+    read: list[str] = []
+    real = _toolkit._parse_tool_function
+
+    def counted(func, **kwargs):
+        read.append(func.__name__)
+        return real(func, **kwargs)
+
+    monkeypatch.setattr(_toolkit, "_parse_tool_function", counted)
+    monkeypatch.setattr(spec_module, "_schemas", {})
+    spec = SubAgentSpec(
+        name="again", description="d", sys_prompt="s", groups=(ToolGroup("basic", (press,)),)
+    )
+    first = build(spec, {})
+    second = build(spec, {})
+    assert read == ["press"]
+    assert all_schemas(second) == all_schemas(first)
+    second.tools["press"].json_schema["function"]["description"] = "changed"
+    assert all_schemas(build(spec, {})) == all_schemas(first)
+
+
 async def test_injected_dependency_reaches_the_tool():
     tk = build(SPEC, {"service": "svc-object"})
     call = ToolUseBlock(type="tool_use", id="1", name="echo", input={"text": "hi"})

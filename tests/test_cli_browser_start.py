@@ -247,11 +247,21 @@ async def test_a_run_stopped_at_once_while_the_browser_starts_leaves_no_chromium
     runs = tmp_path / "runs"
     with demo_world(shared_cache()) as world:
         seen: list[tuple[str, Any]] = []
-        host = _host(
-            _demo_settings(runs, world, open_web=True),
-            seen,
-            browser=lambda d: d["state"] == "starting" and run.cancel(),
-        )
+        starting = asyncio.Event()
+
+        def stop_at_once(data: dict[str, Any]) -> None:
+            if data["state"] == "starting":
+                starting.set()
+                run.cancel()
+
+        host = _host(_demo_settings(runs, world, open_web=True), seen, browser=stop_at_once)
+
+        async def review(plan: Plan) -> Plan:
+            # the run waits here until Chromium starts, however fast it would end
+            await asyncio.wait_for(starting.wait(), READY_WAIT)
+            return plan
+
+        host.review_plan = review
         run = asyncio.ensure_future(host.run(QUESTION))
         with pytest.raises(asyncio.CancelledError):
             await run

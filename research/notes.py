@@ -26,7 +26,7 @@ disagreements' values and the tables of the sections the brief asks for.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Protocol
 
 from .answer import answer_span, sure_span
@@ -363,6 +363,7 @@ def research_notes(
     no_web: bool = False,
     requirements: Sequence[str] = (),
     files: Sequence[FileUse] = (),
+    answer_lines: Mapping[str, list[str]] | None = None,
 ) -> str:
     """The notes for the writer, in the question's language.
 
@@ -375,6 +376,8 @@ def research_notes(
         requirements: the brief's requirements (see :mod:`research.requirements`).
         files: the user's files with what became of them so far (see
             :mod:`research.inputs`): those no reader takes are named in the limits.
+        answer_lines: the summary's lines as :func:`summary_lines` gives them, when the
+            caller has read them already (they are chosen once).
     """
     plan = research.plan
     lang = plan.language
@@ -385,7 +388,9 @@ def research_notes(
         tried = _tried(research, lang, files)
         return "\n".join([*lines, label(lang, "nothing"), "", *tried]) + "\n"
     chosen = _chosen(research, tables)
-    lines += _summary(research, answered, chosen)
+    if answer_lines is None:
+        answer_lines = _summary_lines(research, answered, chosen)
+    lines += _summary(research, answer_lines)
     lines += _part_sections(research, chosen, tables)
     lines += _asked_sections(research, requirements, tables)
     lines += _asked_topics(research, requirements, chosen)
@@ -483,12 +488,9 @@ def _summary_lines(
     return summary
 
 
-def _summary(
-    research: Findings, answered: list[SubQuestion], chosen: dict[str, list[str]]
-) -> list[str]:
+def _summary(research: Findings, summary: Mapping[str, list[str]]) -> list[str]:
     """The lead: for each answered part, the cited sentence that best answers it (see
     :func:`_summary_lines`), then a blank line."""
-    summary = _summary_lines(research, answered, chosen)
     lines = [f"- {_answer_line(research, ids, best)}" for best, ids in summary.items()]
     lines.append("")
     return lines

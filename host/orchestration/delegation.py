@@ -198,7 +198,8 @@ class Delegator:
                 stop = self.interrupt.budget
                 self.inputs = await self._input_files()
                 # read before the notes add the items that cite disagreements' values
-                _record_answer_lines(self.research)
+                answer_lines = summary_lines(self.research)
+                _record_answer_lines(self.research, answer_lines)
                 written = research_notes(
                     self.research,
                     interrupted=self.interrupt.count > 0,
@@ -206,6 +207,7 @@ class Delegator:
                     no_web=self.research.web_unreached,
                     requirements=self.research.requirements,
                     files=self.file_uses(),
+                    answer_lines=answer_lines,
                 )
                 await self.service.write_text(NOTES_PATH, written)
             delegation = await self._delegate(spec, description, ctx, sub_id)
@@ -685,11 +687,12 @@ async def task(
     return await delegator.task(description, subagent_type, context)
 
 
-def _record_answer_lines(research: Research) -> None:
+def _record_answer_lines(research: Research, answer_lines: Mapping[str, list[str]]) -> None:
     """Record on each part of the plan the evidence id of the line that answers it in the
-    notes' summary (one line may answer several parts), so that the run's record says
-    which summary line is each part's answer."""
-    lines = {sub_id: ev_id for ev_id, ids in summary_lines(research).items() for sub_id in ids}
+    notes' summary (``answer_lines``: each line's evidence id with the parts it answers,
+    see :func:`research.notes.summary_lines`), so that the run's record says which
+    summary line is each part's answer."""
+    lines = {sub_id: ev_id for ev_id, ids in answer_lines.items() for sub_id in ids}
     for sub in research.plan.subquestions:
         sub.answer_id = lines.get(sub.id, "")
 

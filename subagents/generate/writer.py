@@ -301,7 +301,7 @@ def shape(
     # it stays in the summary, said once for all of them. A part's own summary line is
     # the first of its section's lines the summary gives that no earlier part has
     # taken; a part whose every such line is taken shares the first one.
-    leads: dict[int, list[Point]] = {}
+    leads: dict[int, Point] = {}
     for i, section in enumerate(parts):
         pool = []
         saids: list[Point] = []
@@ -316,9 +316,9 @@ def shape(
             if _near_repeat(point, pool):
                 continue
             pool.append(_tidy(point))
-        taken = [line for lines in leads.values() for line in lines]
         if saids:
-            leads[i] = [next((p for p in saids if not any(p is t for t in taken)), saids[0])]
+            taken = list(leads.values())
+            leads[i] = next((p for p in saids if not any(p is t for t in taken)), saids[0])
         # A sentence in another language than the report's is kept only when the part
         # would otherwise have too little to say.
         own = [p for p in pool if not p.cites() or language(p.text) == lang]
@@ -334,7 +334,7 @@ def shape(
             if rank == 0 or not p.cites() or not points_back(p.text)
         ]
         candidates = alone if len(alone) >= MIN_PER_PART else candidates
-        pools[i] = diversified(candidates, source_of, leads.get(i, [])[:1])
+        pools[i] = diversified(candidates, source_of, [leads[i]] if i in leads else [])
     topics = section_topics(brief_requirements(requirements))
     asked = frozenset(s.heading for s in parts if any(names_section(s.heading, t) for t in topics))
     allowance = int(budget * TABLE_SHARE)
@@ -344,7 +344,7 @@ def shape(
     # the brief asks for beside the question's parts keeps one
     topical = _topic_headings(requirements, lang, draft.title)
     least = {
-        i: 1 if parts[i].heading in topical else MIN_PER_PART - (1 if leads.get(i) else 0)
+        i: 1 if parts[i].heading in topical else MIN_PER_PART - (1 if i in leads else 0)
         for i in pools
     }
     _asked_first(draft, parts, pools, least, summary, requirements, lang, topical)
@@ -370,11 +370,11 @@ def shape(
             chosen[i].append(pool[rank])
             spent += cost
     for i, section in enumerate(parts):
-        if not chosen[i] and not section.tables and leads.get(i):
+        if not chosen[i] and not section.tables and i in leads:
             # all the section has is its summary line: it is given here, not twice; a
             # line that answers several parts stays in the summary, said once for all
-            line = leads[i][0]
-            if not any(line in lines for j, lines in leads.items() if j != i):
+            line = leads[i]
+            if not any(lead is line for j, lead in leads.items() if j != i):
                 chosen[i] = [line]
                 summary = [p for p in summary if p is not line]
     for i, section in enumerate(parts):

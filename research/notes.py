@@ -462,13 +462,16 @@ def _summary_lines(
     """For each answered part, the cited sentence that best answers it, with the parts
     each sentence answers.
 
-    A sentence already summing up an earlier part is not chosen for a later one when the
-    later part has another; a sentence chosen twice is listed once. A line summing up an
-    earlier part that is among a later part's evidence and surely gives its answer too
-    (a date, a figure, a name in the role asked: see :func:`research.answer.sure_span`),
-    one it does not give for the earlier part already, answers both: "When and by whom
-    …" is answered by one line giving the date and the name, while one date does not
-    answer two parts asking when.
+    A part's line is the one ``choose`` picks among the sentences its section quotes.
+    When that is a line already summing up an earlier part, it answers both if it surely
+    gives the later part's answer too (a date, a figure, a name in the role asked: see
+    :func:`research.answer.sure_span`), one it does not give for the earlier part already:
+    "When and by whom …" is answered by one line giving the date and the name, while one
+    date does not answer two parts asking when. Otherwise the later part's line is the
+    best of its other sentences, when it has another; a sentence chosen twice is listed
+    once. A line the later part would not choose itself never answers it, however
+    surely it holds a span of the kind asked (a page that answers several parts lends
+    each of them its best sentences).
 
     Args:
         research: the run's findings.
@@ -477,13 +480,15 @@ def _summary_lines(
         choose: picks a part's line among its candidates.
     """
     summary: dict[str, list[str]] = {}
-    for sub in answered:  # a line already summing up another part is not given twice
+    for sub in answered:
+        best = choose(research, sub.id, chosen[sub.id])
+        if best in summary and _answers_too(research, sub.id, best, summary[best]):
+            summary[best].append(sub.id)
+            continue
         fresh = [i for i in chosen[sub.id] if i not in summary]
-        best = choose(research, sub.id, fresh or chosen[sub.id])
-        shared = next((e for e in summary if _answers_too(research, sub.id, e, summary[e])), None)
-        if shared is not None:
-            summary[shared].append(sub.id)
-        elif best and best not in summary:
+        if best in summary and fresh:  # a line already summing up another part
+            best = choose(research, sub.id, fresh)
+        if best and best not in summary:
             summary[best] = [sub.id]
     return summary
 
@@ -497,12 +502,12 @@ def _summary(research: Findings, summary: Mapping[str, list[str]]) -> list[str]:
 
 
 def _answers_too(research: Findings, sub_id: str, ev_id: str, others: list[str]) -> bool:
-    """Whether line ``ev_id``, among part ``sub_id``'s evidence, surely gives its answer
-    (see :func:`research.answer.sure_span`), and one the line does not give already for
-    the parts ``others`` it answers: one date in a sentence answers one "when", so two
-    parts asking when two things happened are not both answered by it."""
+    """Whether line ``ev_id`` surely gives part ``sub_id``'s answer (see
+    :func:`research.answer.sure_span`), and one the line does not give already for the
+    parts ``others`` it answers: one date in a sentence answers one "when", so two parts
+    asking when two things happened are not both answered by it."""
     item = research.item(ev_id)
-    if item is None or ev_id not in research.evidence.get(sub_id, {}):
+    if item is None:
         return False
     span = sure_span(research.focus[sub_id], item.span)
     return bool(span) and all(sure_span(research.focus[o], item.span) != span for o in others)

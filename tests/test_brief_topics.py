@@ -174,3 +174,27 @@ def test_a_line_giving_one_date_answers_one_when_though_two_parts_take_it():
         research, choose=lambda _, sub_id, ids: last if sub_id == "q2" else ids[0]
     )
     assert lines == {first: ["q1"], last: ["q2"]}
+
+
+def test_a_line_another_part_would_not_choose_never_answers_it():
+    """A page that answers one part lends every part its best sentences: the first part's
+    line, which names a keeper, is among the second part's evidence, but the second
+    part's own choice is another line, so the second part is summed up by that one, not
+    by the first part's for the name it happens to hold."""
+    research = _light("When was the Kelby lighthouse first lit, and who keeps it today?")
+    path = "/workspace/pages/light.md"
+    first, last = (
+        research.cite(path, start := HARBOUR.index(s), start + len(s)).id
+        for s in (
+            "The Kelby lighthouse was first lit in 1852 by the keeper Anna Roe.",
+            "The Kelby\nlighthouse was last lit in 1961, when a buoy with a lamp took its place.",
+        )
+    )
+    for sub in research.plan.subquestions:
+        research.evidence[sub.id] = {first: 1.0, last: 1.0}
+    lines = summary_lines(
+        research, choose=lambda _, sub_id, ids: last if sub_id == "q2" and last in ids else ids[0]
+    )
+    assert lines == {first: ["q1"], last: ["q2"]}
+    shared = summary_lines(research, choose=lambda _, sub_id, ids: first if first in ids else None)
+    assert shared == {first: ["q1", "q2"]}, "a line both parts choose, naming the keeper"

@@ -6,7 +6,9 @@ section in two steps.
 
 - **What a line must be.** A quote in the report's language, one that stands alone (no
   pronoun or pointing word standing for something it does not name: see
-  :func:`research.facts.points_back`), one that gives the kind of answer the part asks
+  :func:`research.facts.points_back`), one that is evidence for the part by itself and
+  not only as one of the best sentences of a page that answers it (see
+  :func:`_on_its_own`), one that gives the kind of answer the part asks
   for (a date, a figure, a name: see :func:`research.answer.gives_answer`), one that
   says what a thing is for a part asking only that ("What is a sluice chamber?": see
   :func:`research.answer.defines`) and, under
@@ -46,7 +48,7 @@ from .facts import names_subject, points_back
 from .names import nearness
 from .question import Focus
 from .ranking import ALONE, Features, Trees, model, trees_from_dict
-from .relevance import LEARNED, score_text
+from .relevance import LEARNED, evidence_threshold, score_text
 from .selection import Quote, explained
 from .text import grams, language, plain, terms
 
@@ -200,31 +202,60 @@ def line_model() -> Trees:
     return trees_from_dict(raw, LINE_FEATURES)
 
 
-def line_pool(focus: Focus, candidates: Sequence[tuple[Quote, float]], lang: str) -> list[int]:
+def line_pool(
+    focus: Focus,
+    candidates: Sequence[tuple[Quote, float]],
+    lang: str,
+    likelihood: Mapping[str, float] | None = None,
+) -> list[int]:
     """The indices of the candidates a line may be: in the report's language, standing
-    alone, giving the kind of answer asked, stating the cause or the means a *why* or
-    *how* part asks for, each while one is left (see the module)."""
-    pool = _qualified(focus, candidates, lang)
+    alone, evidence on its own, giving the kind of answer asked, stating the cause or
+    the means a *why* or *how* part asks for, each while one is left (see the module)."""
+    pool = _qualified(focus, candidates, lang, likelihood)
     explaining = explains(focus)
     if not explaining:
         return pool
     return [i for i in pool if explained(candidates[i][0].span, explaining)] or pool
 
 
-def _qualified(focus: Focus, candidates: Sequence[tuple[Quote, float]], lang: str) -> list[int]:
-    """The candidates in the report's language, standing alone, giving the kind of
-    answer asked and, for a part asking what a thing is, saying what it is (see
-    :func:`research.answer.defines`), each while one is left."""
+def _qualified(
+    focus: Focus,
+    candidates: Sequence[tuple[Quote, float]],
+    lang: str,
+    likelihood: Mapping[str, float] | None = None,
+) -> list[int]:
+    """The candidates in the report's language, standing alone, evidence on their own
+    (see :func:`_on_its_own`), giving the kind of answer asked and, for a part asking
+    what a thing is, saying what it is (see :func:`research.answer.defines`), each while
+    one is left."""
     pool = list(range(len(candidates)))
     thing = defined(focus)
+    strong = _on_its_own(focus, candidates, likelihood or {})
     for keep in (
-        lambda q: language(q.span) == lang,
-        lambda q: not points_back(q.span),
-        lambda q: gives_answer(focus, q.span),
-        lambda q: not thing or defines(thing, q.span),
+        lambda i: language(candidates[i][0].span) == lang,
+        lambda i: not points_back(candidates[i][0].span),
+        lambda i: strong[i],
+        lambda i: gives_answer(focus, candidates[i][0].span),
+        lambda i: not thing or defines(thing, candidates[i][0].span),
     ):
-        pool = [i for i in pool if keep(candidates[i][0])] or pool
+        pool = [i for i in pool if keep(i)] or pool
     return pool
+
+
+def _on_its_own(
+    focus: Focus, candidates: Sequence[tuple[Quote, float]], likelihood: Mapping[str, float]
+) -> list[bool]:
+    """Whether each candidate is evidence for the part by itself, not only as one of the
+    best sentences of a page that answers it: under the learned core, the sentence
+    model's probability (its page weighed as the only one read), else its score, reaches
+    the part's evidence threshold (see :func:`research.relevance.evidence_threshold`).
+    A page that answers one part of a question lends every part its best sentences, and
+    a figure or a date among them must not become a part's line for giving the kind of
+    answer asked while the sentence that answers it gives another."""
+    bar = evidence_threshold(focus)
+    if LEARNED:
+        return [likelihood.get(q.key, 0.0) >= bar for q, _ in candidates]
+    return [score >= bar for _, score in candidates]
 
 
 def summary_choice(
@@ -249,9 +280,9 @@ def summary_choice(
     if not candidates:
         return None
     if LINES_LEARNED:
-        pool = line_pool(focus, candidates, lang)
+        pool = line_pool(focus, candidates, lang, likelihood)
     else:
-        pool = _qualified(focus, candidates, lang)
+        pool = _qualified(focus, candidates, lang, likelihood)
     ordered = in_order_asked(focus, [candidates[i] for i in pool], lambda q: q.span)
     if ordered is not None:
         return ordered.key

@@ -113,6 +113,7 @@ async def _run(q: Shaped, world: Any, runs: Path) -> list[Part]:
         best = max(findings.plan.subquestions, key=lambda s: overlap(qa.question, s.text))
         answers.setdefault(best.id, []).extend(qa.answers)
     parts: list[Part] = []
+    seen: set[str] = set()  # a part asked again among fewer candidates is recorded once
 
     def record(research: Findings, sub_id: str, ids: list[str]) -> str | None:
         focus, scores = research.focus[sub_id], research.evidence[sub_id]
@@ -122,9 +123,10 @@ async def _run(q: Shaped, world: Any, runs: Path) -> list[Part]:
             if (item := research.item(i)) is not None
         ]
         lang, likely = research.plan.language, research.likelihood.get(sub_id, {})
-        pool = line_pool(focus, cands, lang)
+        pool = line_pool(focus, cands, lang, likely)
         ordered = in_order_asked(focus, [cands[i] for i in pool], lambda q: q.span)
-        if cands and ordered is None and sub_id in answers:
+        if cands and ordered is None and sub_id in answers and sub_id not in seen:
+            seen.add(sub_id)
             rows = line_features(focus, cands, likely)
             labels = [int(states([c.span], answers[sub_id], zh)) for c, _ in cands]
             features = [[row[n] for n in LINE_FEATURES] for row in rows]

@@ -117,3 +117,28 @@ def test_under_the_learned_core_a_why_parts_line_states_a_cause(monkeypatch):
     ]
     assert line_pool(focus, quotes, "en") == [1]
     assert summary_choice(focus, quotes, "en", {"a": 0.9, "b": 0.1}) == "b"
+
+
+def test_a_figure_only_a_pages_standing_makes_evidence_is_not_a_parts_line(monkeypatch):
+    """A page that answers one part lends every part its best sentences. A part asking
+    how many is answered by a sentence without a digit ("many times"); a weak sentence
+    of the same page that gives a number must not become its line for giving the kind of
+    answer asked, under the learned core (by the sentence model's own probability) and
+    under the rules (by the sentence's score)."""
+    focus = Focus.build("How many times did the Harlow ferry cross the Sallow each day?")
+    quotes = [
+        (
+            Quote(
+                "a",
+                "http://a.test",
+                "The Harlow ferry crossed the Sallow many times each day, from dawn to dusk.",
+            ),
+            0.9,
+        ),
+        (Quote("b", "http://a.test", "The landing stages were rebuilt in 1931 for 40 carts."), 0.2),
+    ]
+    assert line_pool(focus, quotes, "en") == [0]
+    monkeypatch.setattr("research.lines.LEARNED", True)
+    scored_alike = [(quote, 0.9) for quote, _ in quotes]
+    assert line_pool(focus, scored_alike, "en", {"a": 0.8, "b": 0.05}) == [0]
+    assert line_pool(focus, scored_alike, "en", {"a": 0.05, "b": 0.05}) == [1]

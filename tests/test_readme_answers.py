@@ -39,8 +39,9 @@ NOT_YET = {
         "each kind of lock has its line, but no source read says how they differ: the "
         "difference part has only the nearest quote, in its section"
     ),
-    "How do heat pumps work?": "nothing on the demo site answers it: the run exits 3",
 }
+#: README questions the demo site holds nothing on: the run must say so and cite nothing.
+OFF_SITE = ("How do heat pumps work?",)
 
 
 def readme_questions() -> list[str]:
@@ -52,7 +53,7 @@ def readme_questions() -> list[str]:
 def test_every_readme_question_is_listed_with_what_its_answer_says():
     asked = readme_questions()
     assert asked
-    assert set(asked) == set(EXPECTED) | set(NOT_YET)
+    assert set(asked) == set(EXPECTED) | set(NOT_YET) | set(OFF_SITE)
 
 
 @pytest.mark.parametrize("question", sorted(EXPECTED))
@@ -69,3 +70,19 @@ def test_each_part_of_a_readme_question_opens_with_a_line_stating_its_facts(tmp_
         line = next((ln for ln in summary if all(w in ln for w in words)), None)
         assert line is not None, (words, summary)
         assert re.search(r"\[\d+\]$", line), line  # the line is cited
+
+
+@pytest.mark.parametrize("question", OFF_SITE)
+def test_a_readme_question_the_demo_site_cannot_answer_cites_nothing(tmp_path, question):
+    """Nothing on the demo's site answers it: the run exits 3, and its report quotes and
+    cites nothing, and says that no part was answered."""
+    from research_support import run_demo
+
+    _, result, _ = run_demo(tmp_path, question, formats=("md",))
+    assert result.exit_code == 3
+    assert result.citations == 0
+    (markdown,) = result.outputs
+    report = result.run.real_path(markdown).read_text(encoding="utf-8")
+    assert not re.search(r"\[\d+\]", report), report
+    assert "No relevant evidence was found for any part of this question" in report
+    assert "## What was searched" in report

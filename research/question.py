@@ -670,7 +670,8 @@ def _subject_terms(
     """The terms of a part that make up its subject.
 
     The entity's terms and those shared with at least half of the other sub-questions
-    (but the verb the part asks of its subject: "how often did the ferry *cross*" beside
+    (but those that say all its words, the same clause asked by another question word,
+    and the verb the part asks of its subject: "how often did the ferry *cross*" beside
     "what did a crossing cost" asks about the crossing, and the words of the claim the
     part checks or another part checks and it repeats, which say what the claim says of
     its subject: "is it true that the Great Wall is *visible from space*" beside "who
@@ -689,7 +690,10 @@ def _subject_terms(
     Returns:
         The subject's terms, in order, each once.
     """
-    others = [set(terms(s)) for s in siblings if s != subquestion]
+    mine = set(terms(subquestion))
+    # a twin (the same clause asked by another question word: "when and by whom was the
+    # pier built") shares every word by construction, which says nothing of the subject
+    others = [t for s in siblings if s != subquestion and (t := set(terms(s))) != mine]
     need = max(1, math.ceil(len(others) / 2))
     claims = [claim_said(subquestion), *(_repeated_claim(s, siblings) for s in siblings)]
     said = {t for claim in claims for t in terms(claim)}

@@ -621,3 +621,24 @@ def test_a_page_that_never_writes_an_english_title_is_no_evidence_for_the_work()
     assert not relevant(focus, lamp)
     assert relevant(focus, novel)
     assert relevant(focus, named)
+
+
+def test_parts_split_from_one_clause_each_ask_its_predicate():
+    """ "When and by whom was the Tarn footbridge first built?" is one clause asked by two
+    question words: its parts share every word by construction, which does not make
+    "first built" part of the subject. Each part asks it, so a sentence about the
+    footbridge that says nothing of its building answers neither."""
+    question = "When and by whom was the Tarn footbridge first built?"
+    parts = [s.text for s in offline_plan(question).subquestions]
+    assert len(parts) == 2
+    doc = Document.of(
+        "The Tarn footbridge was first built in 1871 by the Harle brothers. "
+        "The Tarn footbridge was repainted in 1990 by the county council.",
+        "The Tarn footbridge",
+    )
+    built, repainted = doc.sentences[0], doc.sentences[1]
+    for part in parts:
+        focus = Focus.build(part, parts, question)
+        assert "build" in {f.term for f in focus.facets}, focus
+        scored = {s.sentence.start: s.score for s in assessed(focus, doc)}
+        assert scored[built.start] > scored[repainted.start]

@@ -6,16 +6,16 @@ section in two steps.
 
 - **What a line must be.** A quote in the report's language, one that stands alone (no
   pronoun or pointing word standing for something it does not name: see
-  :func:`research.facts.points_back`), one that is evidence for the part by itself and
-  not only as one of the best sentences of a page that answers it (see
-  :func:`_on_its_own`), one that gives the kind of answer the part asks
-  for (a date, a figure, a name: see :func:`research.answer.gives_answer`), one that
-  says what a thing is for a part asking only that ("What is a sluice chamber?": see
-  :func:`research.answer.defines`) and, under
-  the learned core, one that states the cause or the means a *why* or *how* part asks
-  for (see :func:`research.answer.explains`), each while another candidate is left; a
-  part asking for the first or the latest date takes the dated candidate in that order
-  (:func:`research.answer.in_order_asked`).
+  :func:`research.facts.points_back`), each while another candidate is left; a part
+  asking for the first or the latest date takes the dated candidate in that order
+  (:func:`research.answer.in_order_asked`). Under the learned core, a *why* or *how*
+  part's line states the cause or the means asked for (see
+  :func:`research.answer.explains`), and the line model weighs the rest of what a line
+  should be as its features: evidence by itself, not only as one of the best sentences
+  of a page that answers the part (see :func:`_on_its_own`), giving the kind of answer
+  asked (a date, a figure, a name: see :func:`research.answer.gives_answer`), saying
+  what a thing is for a part asking only that (see :func:`research.answer.defines`).
+  The hand-set weighing requires those three in turn instead (:func:`_qualified`).
 - **Which of the rest answers.** With ``QUARTET_RANKER=learned`` (see
   :data:`research.relevance.LEARNED`), the line model: gradient-boosted trees over the
   named features of :func:`line_features`, read from :data:`LINE_PATH`. The training
@@ -30,7 +30,7 @@ from __future__ import annotations
 import json
 import math
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from functools import cache
 from pathlib import Path
 
@@ -81,6 +81,8 @@ LINE_FEATURES = (
     "span",
     "span_near",
     "length",
+    "on_its_own",
+    "defines",
 )
 
 
@@ -110,7 +112,10 @@ def line_features(
       that kind; ``sure``: it surely does (:func:`research.answer.sure_span`); ``span``:
       it has a span to show in bold, and ``span_near``, how near that span stands to the
       question's words (1 beside one);
-    - ``length``: the log of its length in characters.
+    - ``length``: the log of its length in characters;
+    - ``on_its_own``: it is evidence for the part by itself (see :func:`_on_its_own`);
+    - ``defines``: the part asks only what a thing is, and the quote says what it is (see
+      :func:`research.answer.defines`).
 
     Args:
         focus: the part.
@@ -125,6 +130,7 @@ def line_features(
     alone = [score_text(focus, q.span) for q, _ in candidates]
     chance = [likely.get(q.key, 0.0) for q, _ in candidates]
     last = max(1, len(candidates) - 1)
+    strong = _on_its_own(focus, candidates, likely)
     return [
         {
             "score": score,
@@ -136,6 +142,7 @@ def line_features(
             "alone": alone[i],
             "alone_gap": alone[i] - max(alone),
             **_own(focus, quote.span),
+            "on_its_own": float(strong[i]),
         }
         for i, (quote, score) in enumerate(candidates)
     ]
@@ -144,6 +151,7 @@ def line_features(
 def _own(focus: Focus, span: str) -> dict[str, float]:
     """The features of a candidate read from its text alone (see :func:`line_features`)."""
     typed = bool(wanted(focus)) or focus.kind in ("who", "where")
+    thing = defined(focus)
     return {
         **_said(focus, span),
         "explains": float(explained(span, explains(focus))),
@@ -153,6 +161,7 @@ def _own(focus: Focus, span: str) -> dict[str, float]:
         "sure": float(bool(sure_span(focus, span))),
         **_span(focus, span),
         "length": math.log1p(len(span)),
+        "defines": float(bool(thing) and defines(thing, span)),
     }
 
 
@@ -202,20 +211,21 @@ def line_model() -> Trees:
     return trees_from_dict(raw, LINE_FEATURES)
 
 
-def line_pool(
-    focus: Focus,
-    candidates: Sequence[tuple[Quote, float]],
-    lang: str,
-    likelihood: Mapping[str, float] | None = None,
-) -> list[int]:
-    """The indices of the candidates a line may be: in the report's language, standing
-    alone, evidence on its own, giving the kind of answer asked, stating the cause or
-    the means a *why* or *how* part asks for, each while one is left (see the module)."""
-    pool = _qualified(focus, candidates, lang, likelihood)
+def line_pool(focus: Focus, candidates: Sequence[tuple[Quote, float]], lang: str) -> list[int]:
+    """The indices of the candidates the line model may choose: in the report's language,
+    standing alone and, for a *why* or *how* part, stating the cause or the means it asks
+    for, each while one is left (see the module). Whether a candidate is evidence by
+    itself, gives the kind of answer asked or says what a thing is, the model weighs (see
+    :func:`line_features`)."""
     explaining = explains(focus)
-    if not explaining:
-        return pool
-    return [i for i in pool if explained(candidates[i][0].span, explaining)] or pool
+    return _narrowed(
+        [
+            lambda q: language(q.span) == lang,
+            lambda q: not points_back(q.span),
+            lambda q: not explaining or explained(q.span, explaining),
+        ],
+        [q for q, _ in candidates],
+    )
 
 
 def _qualified(
@@ -224,21 +234,31 @@ def _qualified(
     lang: str,
     likelihood: Mapping[str, float] | None = None,
 ) -> list[int]:
-    """The candidates in the report's language, standing alone, evidence on their own
-    (see :func:`_on_its_own`), giving the kind of answer asked and, for a part asking
-    what a thing is, saying what it is (see :func:`research.answer.defines`), each while
-    one is left."""
-    pool = list(range(len(candidates)))
+    """The candidates the hand-set weighing may choose: in the report's language,
+    standing alone, evidence on their own (see :func:`_on_its_own`), giving the kind of
+    answer asked and, for a part asking what a thing is, saying what it is (see
+    :func:`research.answer.defines`), each while one is left."""
+    own = _on_its_own(focus, candidates, likelihood or {})
+    strong = {q.key for (q, _), ok in zip(candidates, own, strict=True) if ok}
     thing = defined(focus)
-    strong = _on_its_own(focus, candidates, likelihood or {})
-    for keep in (
-        lambda i: language(candidates[i][0].span) == lang,
-        lambda i: not points_back(candidates[i][0].span),
-        lambda i: strong[i],
-        lambda i: gives_answer(focus, candidates[i][0].span),
-        lambda i: not thing or defines(thing, candidates[i][0].span),
-    ):
-        pool = [i for i in pool if keep(i)] or pool
+    return _narrowed(
+        [
+            lambda q: language(q.span) == lang,
+            lambda q: not points_back(q.span),
+            lambda q: q.key in strong,
+            lambda q: gives_answer(focus, q.span),
+            lambda q: not thing or defines(thing, q.span),
+        ],
+        [q for q, _ in candidates],
+    )
+
+
+def _narrowed(keeps: Sequence[Callable[[Quote], bool]], quotes: Sequence[Quote]) -> list[int]:
+    """The indices of ``quotes`` each of ``keeps`` keeps in turn, a test that would keep
+    none being passed over."""
+    pool = list(range(len(quotes)))
+    for keep in keeps:
+        pool = [i for i in pool if keep(quotes[i])] or pool
     return pool
 
 
@@ -265,10 +285,10 @@ def summary_choice(
     likelihood: Mapping[str, float] | None = None,
 ) -> str | None:
     """The candidate that best answers a part on its own, for the summary line (its key):
-    of those a line may be (:func:`line_pool`; by default, without its cause or means
-    filter), the one in the order a part asking for the first or the latest date asks,
-    else the one the line model scores highest under the learned core (by default, the
-    one the hand-set weighing values most: :func:`_rules_line`).
+    of those a line may be (under the learned core, :func:`line_pool`; by default,
+    :func:`_qualified`), the one in the order a part asking for the first or the latest
+    date asks, else the one the line model scores highest under the learned core (by
+    default, the one the hand-set weighing values most: :func:`_rules_line`).
 
     Args:
         focus: the part.
@@ -280,7 +300,7 @@ def summary_choice(
     if not candidates:
         return None
     if LINES_LEARNED:
-        pool = line_pool(focus, candidates, lang, likelihood)
+        pool = line_pool(focus, candidates, lang)
     else:
         pool = _qualified(focus, candidates, lang, likelihood)
     ordered = in_order_asked(focus, [candidates[i] for i in pool], lambda q: q.span)

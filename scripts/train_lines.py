@@ -14,12 +14,13 @@ research-shaped sets (:data:`SETS`), built from the **tune half only** of XQuAD 
 multi-part questions per sub-set, seed :data:`SEED`), so that no article any evaluation
 reports on is seen. Each question runs through the offline pipeline on its served pages
 (or, for the own-files set, its input file with no web), as the benchmark runs it, with
-the learned core scoring (``QUARTET_RANKER=learned``, under which the line model is
-used; the script sets it, and ``PYTHONHASHSEED=0``, for itself): about 900 runs, half an
-hour here. After each run, each answered part's candidates for its line are taken as the
-writer takes them (:func:`research.notes.summary_lines`, with a chooser that records
-them and takes the first a line may be, so that what a later part is offered does not
-depend on the model being fitted), each labelled by whether it holds the gold answer of
+the learned core scoring (``QUARTET_RANKER=learned``; the script sets it,
+``PYTHONHASHSEED=0`` and ``QUARTET_LINES=rules``, so that no run reads the model being
+fitted, for itself): about 900 runs, half an hour here. After each run, each answered
+part's candidates for its line are taken as the writer takes them
+(:func:`research.notes.summary_lines`, with a chooser that records them and takes the
+first a line may be, so that what a later part is offered does not depend on the model
+being fitted), each labelled by whether it holds the gold answer of
 the question the part asks (the gold question whose words the part shares most, as the
 benchmark matches them).
 
@@ -54,8 +55,10 @@ sys.path.insert(0, str(ROOT / "bench"))
 sys.path.insert(0, str(ROOT / "scripts"))
 #: The runs are scored by the learned core, whose candidates the line model chooses among
 #: (see :mod:`research.lines`), with the hash seed fixed (the order of a set of words
-#: breaks ties in the core): set before the core is first imported.
-RUN_ENV = {"PYTHONHASHSEED": "0", "QUARTET_RANKER": "learned"}
+#: breaks ties in the core), and their reports' lines chosen by the hand-set weighing, so
+#: that no run reads the line model being fitted (whose features may have changed): set
+#: before the core is first imported.
+RUN_ENV = {"PYTHONHASHSEED": "0", "QUARTET_RANKER": "learned", "QUARTET_LINES": "rules"}
 if __name__ == "__main__" and any(os.environ.get(k) != v for k, v in RUN_ENV.items()):
     os.execve(sys.executable, [sys.executable, *sys.argv], {**os.environ, **RUN_ENV})
 
@@ -123,7 +126,7 @@ async def _run(q: Shaped, world: Any, runs: Path) -> list[Part]:
             if (item := research.item(i)) is not None
         ]
         lang, likely = research.plan.language, research.likelihood.get(sub_id, {})
-        pool = line_pool(focus, cands, lang, likely)
+        pool = line_pool(focus, cands, lang)
         ordered = in_order_asked(focus, [cands[i] for i in pool], lambda q: q.span)
         if cands and ordered is None and sub_id in answers and sub_id not in seen:
             seen.add(sub_id)

@@ -123,8 +123,9 @@ def test_a_figure_only_a_pages_standing_makes_evidence_is_not_a_parts_line(monke
     """A page that answers one part lends every part its best sentences. A part asking
     how many is answered by a sentence without a digit ("many times"); a weak sentence
     of the same page that gives a number must not become its line for giving the kind of
-    answer asked, under the learned core (by the sentence model's own probability) and
-    under the rules (by the sentence's score)."""
+    answer asked, by the hand-set weighing: under the learned core by the sentence
+    model's own probability, under the rules by the sentence's score. The line model
+    reads it as a feature."""
     focus = Focus.build("How many times did the Harlow ferry cross the Sallow each day?")
     quotes = [
         (
@@ -137,8 +138,10 @@ def test_a_figure_only_a_pages_standing_makes_evidence_is_not_a_parts_line(monke
         ),
         (Quote("b", "http://a.test", "The landing stages were rebuilt in 1931 for 40 carts."), 0.2),
     ]
-    assert line_pool(focus, quotes, "en") == [0]
+    assert summary_choice(focus, quotes, "en") == "a"
     monkeypatch.setattr("research.lines.LEARNED", True)
     scored_alike = [(quote, 0.9) for quote, _ in quotes]
-    assert line_pool(focus, scored_alike, "en", {"a": 0.8, "b": 0.05}) == [0]
-    assert line_pool(focus, scored_alike, "en", {"a": 0.05, "b": 0.05}) == [1]
+    assert summary_choice(focus, scored_alike, "en", {"a": 0.8, "b": 0.05}) == "a"
+    assert summary_choice(focus, scored_alike, "en", {"a": 0.05, "b": 0.05}) == "b"
+    rows = line_features(focus, scored_alike, {"a": 0.8, "b": 0.05})
+    assert [row["on_its_own"] for row in rows] == [1.0, 0.0]

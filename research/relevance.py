@@ -251,11 +251,7 @@ def _pointed_to(doc: Document, sentence: Sentence) -> Sentence | None:
 def score_text(focus: Focus, text: str, title: str = "") -> float:
     """The relevance of a short text (a search result's title and snippet) to ``focus``
     (as the run's score book holds it, when it does: see :mod:`research.scores`)."""
-    score = scores.recalled(focus, text, title)
-    if score is None:
-        score = _score_text(focus, text, title)
-        scores.noted(focus, text, title, score)
-    return score
+    return scores.remembered(focus, text, title, lambda: _score_text(focus, text, title))
 
 
 def _score_text(focus: Focus, text: str, title: str) -> float:

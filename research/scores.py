@@ -63,19 +63,21 @@ def withholding(withheld: bool = True) -> AbstractContextManager[bool]:
     return setting(_withheld, withheld or _withheld.get())
 
 
-def recalled(focus: Any, text: str, title: str) -> float | None:
-    """The score of ``text`` under ``title`` for ``focus`` the run's book holds (None:
-    none, or no book)."""
+def remembered(focus: Any, text: str, title: str, score: Callable[[], float]) -> float:
+    """The score of ``text`` under ``title`` for ``focus``: the one the run's book holds,
+    else ``score()``, added to the book (unless it is withheld); without a book,
+    ``score()``."""
     book = _book.get()
-    return None if book is None else book.known.get(book.key(focus, text, title))
+    if book is None:
+        return score()
+    key = book.key(focus, text, title)
+    found = book.known.get(key)
+    if found is None:
+        found = score()
+        if not _withheld.get():
+            book.known[key] = found
+            book.added = True
+    return found
 
 
-def noted(focus: Any, text: str, title: str, score: float) -> None:
-    """Add the score just made to the run's book (unless it is withheld)."""
-    book = _book.get()
-    if book is not None and not _withheld.get():
-        book.known[book.key(focus, text, title)] = score
-        book.added = True
-
-
-__all__ = ["ScoreBook", "noted", "recalled", "scoring", "withholding"]
+__all__ = ["ScoreBook", "remembered", "scoring", "withholding"]

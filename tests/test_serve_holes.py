@@ -7,6 +7,7 @@ and numbers that made a page fail."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import io
 import json
 import os
@@ -466,6 +467,41 @@ def test_a_form_without_files_is_refused_past_a_small_size_before_it_is_read(ser
         f"Content-Length: {2 * 1024 * 1024}\r\n\r\n"
     )
     assert _raw(host, stop).startswith("HTTP/1.1 413")
+
+
+def test_a_body_sent_in_chunks_past_a_small_form_is_refused_as_too_large(served: Served):
+    """A body without a length (sent in chunks) is counted as it comes: past a small
+    form's size it is refused as too large, as one that says its length is, not failed
+    with a 500 and a traceback in the server's log; the server goes on answering."""
+    from webapp.security import Guard
+
+    host = served.url.removeprefix("http://")
+    address, port = host.rsplit(":", 1)
+    log_before = served.log.read_text(encoding="utf-8", errors="replace")
+    statuses = []
+    field = b'--b\r\nContent-Disposition: form-data; name="csrf"\r\n\r\n'
+    for kind, start in (
+        ("application/x-www-form-urlencoded", b"csrf="),
+        ("multipart/form-data; boundary=b", field),
+    ):
+        head = (
+            f"POST /runs/20260101-000000-aaaaaa/delete HTTP/1.1\r\nHost: {host}\r\n"
+            f"Origin: {served.url}\r\nContent-Type: {kind}\r\n"
+            "Transfer-Encoding: chunked\r\n\r\n"
+        )
+        chunk = b"a" * 65536
+        with socket.create_connection((address, int(port)), timeout=60) as sock:
+            sock.sendall(head.encode() + b"%x\r\n%s\r\n" % (len(start), start))
+            with contextlib.suppress(OSError):  # the server may close before the end
+                for _ in range(Guard.max_form // len(chunk) + 2):
+                    sock.sendall(b"%x\r\n%s\r\n" % (len(chunk), chunk))
+                sock.sendall(b"0\r\n\r\n")
+            statuses.append(sock.recv(4096).decode("latin-1").split("\r\n", 1)[0])
+    assert statuses == ["HTTP/1.1 413 Request Entity Too Large"] * 2, statuses
+    added = served.log.read_text(encoding="utf-8", errors="replace")[len(log_before) :]
+    assert "Traceback" not in added, added[-2000:]
+    with served.client() as http:
+        assert http.get("/runs").status_code == 200
 
 
 def test_an_upload_without_the_pages_token_is_refused_before_its_body_is_read(served: Served):

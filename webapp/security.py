@@ -150,6 +150,11 @@ class TooLarge(Exception):
     """A request body over the limit."""
 
 
+TOO_LARGE = "The request is too large."
+#: A header every response of the app has (beside ``nosniff`` and its CSP).
+_REFERRER = (b"referrer-policy", b"same-origin")
+
+
 class GuardMiddleware:
     """ASGI middleware applying a :class:`Guard` to every HTTP request."""
 
@@ -169,7 +174,7 @@ class GuardMiddleware:
             passed = await self._token(scope, send, headers)
             if not passed:
                 return
-        method = scope["method"]
+        method, sending = scope["method"], _Sending(send)
         if method not in SAFE_METHODS:
             origin = headers.get("origin") or _origin_of(headers.get("referer", ""))
             if origin != f"{scope.get('scheme', 'http')}://{host}":
@@ -179,16 +184,17 @@ class GuardMiddleware:
             length = headers.get("content-length")
             declared = whole_number(length)
             if length is not None and (declared is None or declared > limit):
-                await _refuse(send, 413, "The request is too large.")
+                await _refuse(send, 413, TOO_LARGE)
                 return
             if limit > guard.max_form and not upload_token_ok(scope, headers, guard):
                 await _refuse(send, 403, UPLOAD_REFUSED)
                 return
-            receive = _capped(receive, limit)
+            receive = _capped(receive, limit, sending)
         try:
-            await self.app(scope, receive, _with_headers(send))
+            await self.app(scope, receive, sending)
         except TooLarge:
-            await _refuse(send, 413, "The request is too large.")
+            if not sending.started:
+                await _refuse(send, 413, TOO_LARGE)
 
     async def _token(self, scope: Scope, send: Send, headers: dict[str, str]) -> bool:
         """Whether the request carries the token; a redirect that sets the cookie when it
@@ -224,38 +230,57 @@ def _origin_of(url: str) -> str | None:
     return f"{parts.scheme}://{parts.netloc}" if parts.scheme and parts.netloc else None
 
 
-def _capped(receive: Receive, limit: int) -> Receive:
-    """``receive`` that raises :class:`TooLarge` once the body passes ``limit`` bytes."""
+def _capped(receive: Receive, limit: int, sending: _Sending) -> Receive:
+    """``receive`` that raises :class:`TooLarge` once the body passes ``limit`` bytes,
+    and again at every later call (a body sent in chunks says no length first, and is
+    counted as it comes); ``sending`` is told, so that what the app answers instead is
+    the refusal of a body too large."""
     seen = 0
 
     async def capped() -> Message:
         nonlocal seen
+        if seen > limit:
+            raise TooLarge
         message = await receive()
         if message["type"] == "http.request":
             seen += len(message.get("body", b""))
             if seen > limit:
+                sending.too_large = True
                 raise TooLarge
         return message
 
     return capped
 
 
-def _with_headers(send: Send) -> Send:
-    """``send`` adding the headers every response has; the app's CSP unless the
-    response set its own."""
+class _Sending:
+    """The app's ``send``: it adds the headers every response has (the app's CSP unless
+    the response set its own) and notes whether a response has started.
 
-    async def sending(message: Message) -> None:
+    Once the body was found too large, whatever the app answers is that refusal instead:
+    the app fails while it parses the body, and Starlette answers such a failure with a
+    500 of its own (a form read in a ``try`` with a 400) before the failure reaches
+    :class:`GuardMiddleware`."""
+
+    def __init__(self, send: Send) -> None:
+        self.send = send
+        self.started = False
+        self.too_large = False
+
+    async def __call__(self, message: Message) -> None:
         if message["type"] == "http.response.start":
+            self.started = True
+            if self.too_large:
+                await _refuse(self.send, 413, TOO_LARGE, [_REFERRER])
+                return
             headers = list(message.get("headers", []))
             names = {k.lower() for k, _ in headers}
-            headers.append((b"x-content-type-options", b"nosniff"))
-            headers.append((b"referrer-policy", b"same-origin"))
+            headers += [(b"x-content-type-options", b"nosniff"), _REFERRER]
             if b"content-security-policy" not in names:
                 headers.append((b"content-security-policy", APP_CSP.encode()))
             message["headers"] = headers
-        await send(message)
-
-    return sending
+        elif self.too_large:
+            return  # the app's body: the refusal was sent whole
+        await self.send(message)
 
 
 #: What an upload without the page's token is told (a page sent from an older start of

@@ -820,6 +820,40 @@ def test_a_model_without_its_key_is_refused_when_the_form_is_sent(tmp_path, monk
     assert plain_reason(ValueError("the plan is empty")) == "the plan is empty"
 
 
+def test_a_resume_whose_model_has_no_key_is_refused_when_it_is_sent(tmp_path, monkeypatch):
+    """A stopped run goes on with the model it started with: when that model's key is not
+    set, its Resume is refused in words as it is sent, as the start form refuses such a
+    model, rather than queued to fail once its worker has loaded."""
+    from starlette.testclient import TestClient
+
+    from webapp.app import build_app
+    from webapp.security import Guard
+
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    settings = {"model": "openai:gpt-4o-mini", "formats": ["md"]}
+    record = {"question": "What is x?", "status": "interrupted", "exit_code": 130}
+    run = _run(tmp_path / "runs", "20260101-000000-aaaaaa", {**record, "settings": settings})
+    checkpoint = {"question": "What is x?", "settings": settings}
+    (run / "internal" / "checkpoint.json").write_text(json.dumps(checkpoint), encoding="utf-8")
+    guard = Guard("127.0.0.1", 8765)
+    app = build_app(run.parent, guard)
+    with TestClient(app, base_url="http://127.0.0.1:8765") as client:
+        sent = client.post(
+            f"/runs/{run.name}/resume",
+            data={"csrf": guard.csrf},
+            headers={"Origin": "http://127.0.0.1:8765"},
+        )
+        jobs = dict(app.app.state.app.runner.jobs)
+    assert sent.status_code == 409, sent.status_code
+    said = (
+        "This run cannot be resumed now with its model openai:gpt-4o-mini: this model needs "
+        "the environment variable OPENAI_API_KEY; it is not set."
+    )
+    assert said in sent.text, sent.text[-800:]
+    assert "Error" not in sent.text.split("<main", 1)[-1]
+    assert jobs == {}
+
+
 def test_the_start_form_lists_the_models_and_which_keys_are_set(tmp_path, monkeypatch):
     """The model field offers every provider, and the page says which of them have their
     key set and which variable the others need, never showing a key."""

@@ -80,6 +80,7 @@ from .past_runs import (
     purge,
     recorded_fields,
     remembered_fields,
+    saved_model,
     search_words,
     unshared_input,
 )
@@ -119,6 +120,9 @@ TEXT_SUFFIXES = (".html", ".htm", ".md", ".json", ".txt", ".csv", ".jsonl")
 #: user's files): a record from elsewhere may hold a hundred thousand, and the page is
 #: drawn on the event loop.
 MAX_ROWS = 200
+#: The most characters of a model's name a page shows (a record from elsewhere may name
+#: one of megabytes).
+MAX_MODEL_CHARS = 100
 #: The images of a run's workspace shown in a page; any other file is a download.
 IMAGES = ("image/png", "image/jpeg", "image/gif", "image/webp")
 T = TypeVar("T")
@@ -556,6 +560,10 @@ class App:
         detail = await self.off_loop(read_run, folder)
         if action == "resume" and detail.summary.not_resumable:
             return self.error(request, 409, _not_resumed(detail.summary))
+        if action == "resume":
+            unusable = await asyncio.to_thread(_unusable_model, folder)
+            if unusable:
+                return self.error(request, 409, unusable)
         if action == "replay" and not await asyncio.to_thread(_recorded, folder):
             return self.error(request, 409, _not_replayed(detail.summary))
         if self.runner.full:
@@ -715,6 +723,18 @@ def _not_resumed(run: RunSummary) -> str:
     """Why ``run`` is not resumed, as the page says it, with what can be done instead."""
     again = " Run it again to start over." if run.can_run_again else ""
     return f"This run cannot be resumed: {run.not_resumable}.{again}"
+
+
+def _unusable_model(folder: Path) -> str:
+    """Why the run in ``folder`` cannot be resumed with the model it started with (a
+    provider this does not know, or one whose key is not set), in words; ``""`` when it
+    can. Read without following a symbolic link, off the event loop."""
+    model = saved_model(folder)[:MAX_MODEL_CHARS]
+    try:
+        check_spec(model)
+    except ValueError as exc:  # the model's own words; no class name
+        return f"This run cannot be resumed now with its model {model}: {exc}."
+    return ""
 
 
 def _not_replayed(run: RunSummary) -> str:

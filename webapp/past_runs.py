@@ -204,6 +204,17 @@ def _saved_settings(folder: Path) -> dict[str, Any]:
     return saved if isinstance(saved, dict) else {}
 
 
+def saved_model(folder: Path) -> str:
+    """The model a run started with, as a resume goes on with it (see
+    :func:`_saved_settings`); ``offline`` when it names none.
+
+    Args:
+        folder: the run's folder.
+    """
+    model = _saved_settings(folder).get("model")
+    return model if isinstance(model, str) and model.strip() else "offline"
+
+
 def recorded_fields(folder: Path, uploads: Path) -> tuple[MultiDict, bool, Path | None]:
     """A run's settings as the start form would send them, read from its record (or its
     checkpoint, for a run stopped mid-way; a run stopped before its first checkpoint

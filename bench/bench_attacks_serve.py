@@ -836,6 +836,8 @@ def bodies(b: Bench) -> list[Attack]:
         (f"{mb} form, with its length, to stop", "/jobs/x/stop", form, size, whole, 413),
         (f"{mb} form, chunked, to stop", "/jobs/x/stop", form, None, whole, 404, 413),
         (f"{mb} form, chunked, to start", "/jobs", form, None, whole, 400, 413),
+        (f"{mb} form, chunked, to a run's delete", f"/runs/{CRAFTED}/delete", form, None, whole,
+         413),
         (f"{mb} form to answer", "/jobs/x/answer", form, size, whole, 413),
         (f"{mb} upload without the token", "/jobs", parts, file_length, file_chunks, 403),
         (f"{mb} upload with another token", other, parts, file_length, file_chunks, 403),

@@ -26,7 +26,7 @@ from host.durability.runs import status_style, summary_of, told_status
 from subagents.failures import plain_reason as failure_reason
 from subagents.failures import without_class_names
 
-from .live import TOOL_WORDS, readable_arguments
+from .live import TOOL_WORDS, VALUE_CHARS, readable_arguments
 
 #: The project's root (where ``host`` and ``webapp`` are), for the workers' import path.
 ROOT = Path(__file__).resolve().parent.parent
@@ -271,10 +271,7 @@ class Runner:
                 demo = self.demo  # started (its site built, once) off the event loop
                 payload["demo"] = await asyncio.to_thread(demo) if callable(demo) else demo
             job.set_state("running")
-            if job.kind == "replay":
-                await self._replay(job)
-            else:
-                await self._work(job, payload)
+            await self._work(job, payload)
         except Exception as exc:  # shown on the job's page
             job.errors.append(plain_reason(exc))
             await self.end(job, "failed", job.errors[-1])
@@ -356,6 +353,16 @@ class Runner:
             ask = int(message.get("ask", 0))
             job.pending[ask] = message
             job.add(kind, {k: v for k, v in message.items() if k != "type"})
+        elif kind == "replay":
+            told = "reproduced" if message.get("reproduced") else "diverged"
+            differences = message.get("differences")
+            first = (
+                [str(d)[:VALUE_CHARS] for d in differences[:1]]
+                if isinstance(differences, list)
+                else []
+            )
+            lines = [f"Replay {told}.", *(f"The first difference: {d}" for d in first)]
+            job.add("progress", {"kind": "replay", "lines": lines})
         elif kind == "failed":
             return str(message.get("reason", "failed"))
         return ""
@@ -382,26 +389,6 @@ class Runner:
             if line:
                 job.errors = [*job.errors[-ERROR_LINES:], line]
 
-    async def _replay(self, job: Job) -> None:
-        """``quartet replay RUN_ID``, as the CLI runs it; its verdict is the job's end."""
-        run_id = str(job.job["run_id"])
-        proc = job.proc = await self._spawn(
-            "-m", "quartet", "replay", run_id, "--runs-dir", str(self.runs_dir), "--json"
-        )
-        out, err = await proc.communicate(b"")
-        job.code = proc.returncode
-        try:
-            verdict = json.loads(out.decode("utf-8", "replace").strip().splitlines()[-1])
-        except (ValueError, IndexError):
-            verdict = {}
-        job.run_id = str(verdict.get("run") or "") or None
-        lines = [ln for ln in err.decode("utf-8", "replace").splitlines() if ln.strip()]
-        told = "reproduced" if verdict.get("reproduced") else "diverged"
-        job.add("progress", {"kind": "replay", "lines": [*lines[-5:], f"Replay {told}."]})
-        if job.run_id:
-            job.add("run", {"run_id": job.run_id})
-        await self.end(job, "finished" if job.code in (0, 1) and verdict else "failed")
-
     def stop(self, job: Job, now: bool = False) -> None:
         """Stop a job as one Ctrl-C stops a run: its report is written from what was
         found, and it can be resumed. A queued job is taken off the queue. Asking again
@@ -420,7 +407,7 @@ class Runner:
         for ask in list(job.pending):  # nobody will answer now: the call is refused
             job.answer(ask, {"action": "reject", "reason": "the run was stopped"})
         job.add("stopping", {"count": job.stop_asked})
-        if job.live or job.kind == "replay":
+        if job.live:
             self._signal(job)
 
     @staticmethod

@@ -1,4 +1,5 @@
-"""One run of the web app, in its own process: ``python -m webapp.worker``.
+"""One run of the web app (a new run, a resume or a replay), in its own process:
+``python -m webapp.worker``.
 
 The server starts one worker per run and talks to it in JSON lines: the job on the first
 line of standard input, then the user's decisions (approvals, the reviewed plan); the
@@ -8,7 +9,8 @@ The run itself is the CLI's: the same settings (:func:`demo.settings.job_setting
 which applies the demo world as ``quartet demo`` does), the same
 :class:`host.orchestration.hub.Host`, and the same :class:`host.display.progress.Progress`
 turning its events into the readable lines ``quartet run`` prints when piped, and its
-:class:`host.orchestration.live.Tally` counting the figures its live view shows. A stop
+:class:`host.orchestration.live.Tally` counting the figures its live view shows. A replay
+is made as ``quartet replay`` makes it, and its events are sent as a run's. A stop
 from the page is a SIGINT to this process, which the Host takes as one Ctrl-C.
 """
 
@@ -222,6 +224,17 @@ def _settings(job: dict[str, Any]) -> Any:
     return settings
 
 
+def _made_here(job: dict[str, Any]) -> Callable[[Path], bool]:
+    """Whether an input folder a run's record names is one this server made for its
+    uploads: only such a folder is mounted again for a resume or a replay."""
+    uploads = Path(job["uploads_root"]).resolve()
+
+    def made(folder: Path) -> bool:
+        return Path(folder).resolve().parent == uploads
+
+    return made
+
+
 async def _resume_settings(job: dict[str, Any], stack: Any) -> tuple[Any, Path]:
     """The settings and folder of a stopped run, read as ``quartet resume`` reads them."""
     from demo.settings import demo_settings
@@ -232,14 +245,9 @@ async def _resume_settings(job: dict[str, Any], stack: Any) -> tuple[Any, Path]:
     base = load_settings({"runs_dir": job["runs_dir"], "quiet": True})
     folder, saved = resumable(base, job["run_id"])
     origin = saved.get("origin") if isinstance(saved.get("origin"), dict) else {}
-    uploads = Path(job["uploads_root"]).resolve()
-
-    def server_made(folder: Path) -> bool:  # only an input folder this server made
-        return Path(folder).resolve().parent == uploads
-
     inputs = None
     if origin.get("kind") != "demo":
-        inputs = chosen_input(folder.name, saved.get("input_dir"), None, server_made)
+        inputs = chosen_input(folder.name, saved.get("input_dir"), None, _made_here(job))
     settings = resumed_settings(base, saved, None, inputs)
     if origin.get("kind") == "demo":
         from types import SimpleNamespace
@@ -262,33 +270,76 @@ async def _resume_settings(job: dict[str, Any], stack: Any) -> tuple[Any, Path]:
     return settings, folder
 
 
-async def run(job: dict[str, Any], channel: Channel) -> int:
-    """Run (or resume) the job's research; its exit status, as the CLI's."""
-    import contextlib
-
+async def _research(
+    job: dict[str, Any], channel: Channel, watcher: Watcher, stack: Any
+) -> tuple[Any, Awaitable[Any]]:
+    """The Host of a new run or a resumed one, and its work (not begun yet)."""
     from host.brains import make_brain
     from host.durability.run_folder import RunFolder
     from host.orchestration.hub import Host
 
+    if job["kind"] == "resume":
+        settings, folder = await _resume_settings(job, stack)
+    else:
+        settings, folder = _settings(job), None
+    human: dict[str, Any] = {"ask": approver(channel)}
+    if job.get("review_plan") and folder is None:
+        human["review_plan"] = plan_reviewer(channel)
+    host = Host(settings, make_brain(settings.model), on_event=watcher, **human)
+    if folder is not None:
+        return host, host.resume(RunFolder.open(folder, settings.input_dir))
+    return host, host.run(job["question"])
+
+
+async def _replay(
+    job: dict[str, Any], channel: Channel, watcher: Watcher
+) -> tuple[Any, Awaitable[Any]]:
+    """The Host of a replay of a recorded run, as ``quartet replay`` makes it, and its
+    work (not begun yet): the run again, then its verdict, written beside it as the
+    command writes it and sent to the server last."""
+    from demo.web import cached_inputs
+    from host.brains.providers import replay_brain
+    from host.config import load_settings
+    from host.durability.replay import compare, open_recording, replay_input, replay_settings
+    from host.durability.run_folder import RunFolder
+    from host.orchestration.hub import Host
+    from subagents.tape import Tape
+
+    base = load_settings({"runs_dir": job["runs_dir"], "quiet": True})
+    recording = open_recording(base.runs_dir, job["run_id"])
+    inputs = replay_input(base, recording, None, _made_here(job), cached_inputs)
+    settings = replay_settings(base, recording, inputs)
+    tape = await Tape.load(RunFolder.open(recording.folder, settings.input_dir).host_service)
+    host = Host(settings, replay_brain(settings.model, tape), on_event=watcher, tape=tape)
+
+    async def replayed() -> Any:
+        result = await host.run(str(recording.record["question"]))
+        verdict = compare(recording, result, tape)
+        said = json.dumps(verdict.to_dict(), ensure_ascii=False, indent=2)
+        await result.run.host_service.write_text("/internal/replay.json", said)
+        first = verdict.divergences[:1]
+        channel.send({"type": "replay", "reproduced": verdict.reproduced, "differences": first})
+        return result
+
+    return host, replayed()
+
+
+async def run(job: dict[str, Any], channel: Channel) -> int:
+    """Run, resume or replay the job's research; its exit status, as the CLI's run's."""
+    import contextlib
+
     channel.listen()
     watcher = Watcher(channel)
     with contextlib.ExitStack() as stack:
-        if job["kind"] == "resume":
-            settings, folder = await _resume_settings(job, stack)
+        if job["kind"] == "replay":
+            host, work = await _replay(job, channel, watcher)
         else:
-            settings, folder = _settings(job), None
-        human: dict[str, Any] = {"ask": approver(channel)}
-        if job.get("review_plan") and folder is None:
-            human["review_plan"] = plan_reviewer(channel)
-        host = Host(settings, make_brain(settings.model), on_event=watcher, **human)
+            host, work = await _research(job, channel, watcher, stack)
         watcher.attach(host)
         loop = asyncio.get_running_loop()
         loop.add_signal_handler(signal.SIGINT, host.interrupt.request)
         try:
-            if folder is not None:
-                result = await host.resume(RunFolder.open(folder, settings.input_dir))
-            else:
-                result = await host.run(job["question"])
+            result = await work
         except asyncio.CancelledError:  # a second stop: at once, resumable
             channel.send({"type": "stopped"})
             return 130

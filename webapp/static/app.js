@@ -135,7 +135,7 @@
     const elapsed = clock.start !== null ? now() - clock.start : null;
     document.getElementById("elapsed").textContent = elapsed === null ? "" : duration(elapsed) + " taken";
     let left = "";
-    if (!steps && runState === "finished") steps = { done: 1, total: 1 }; // a replay: no plan
+    if (!steps && runState === "finished") steps = { done: 1, total: 1 }; // a run that ended before its plan
     if (steps && steps.total) {
       const percent = Math.round((100 * steps.done) / steps.total);
       bar.setAttribute("aria-valuenow", String(percent));

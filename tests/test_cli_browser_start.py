@@ -258,8 +258,11 @@ async def test_a_run_stopped_at_once_while_the_browser_starts_leaves_no_chromium
         host = _host(_demo_settings(runs, world, open_web=True), seen, browser=stop_at_once)
 
         async def review(plan: Plan) -> Plan:
-            # the run waits here until Chromium starts, however fast it would end
-            await asyncio.wait_for(starting.wait(), READY_WAIT)
+            # the run waits here until Chromium starts, however fast it would end; under
+            # a timeout, not in wait_for, which on Python 3.11 drops a cancel that comes
+            # as what it waits for is done (the cancel here comes with the start)
+            async with asyncio.timeout(READY_WAIT):
+                await starting.wait()
             return plan
 
         host.review_plan = review

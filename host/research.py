@@ -373,10 +373,15 @@ class Research:
 
     # -- search results --------------------------------------------------------------
 
-    def add_results(self, sub_id: str, tool: str, text: str, query: str) -> int:
-        """Pool the items of one search result text; returns how many were new."""
+    def note_query(self, sub_id: str, query: str) -> None:
+        """Keep a query sent for a part, answered or not (the report says what was
+        searched, also when every search engine failed)."""
         if query and query not in self.queries[sub_id]:
             self.queries[sub_id].append(query)
+
+    def add_results(self, sub_id: str, tool: str, text: str, query: str) -> int:
+        """Pool the items of one search result text; returns how many were new."""
+        self.note_query(sub_id, query)
         items = result_list(text)
         if not items:
             return 0

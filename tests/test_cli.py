@@ -220,6 +220,10 @@ def test_a_run_that_reaches_no_web_says_it_answers_from_the_files_only(tmp_path)
     failures = state["research"]["failures"]
     assert failures and all(f.startswith("search_") for f in failures)
     assert not any("try another" in f for f in failures)
+    # The queries sent are what was searched, although no engine answered them: a report
+    # lists them under "What was searched", never "Searched for: —".
+    sent = {str(c["input"].get("query")) for c in calls if isinstance(c.get("input"), dict)}
+    assert set(state["research"]["queries"]["q1"]) == sent - {"None"} != set()
 
 
 def test_bad_arguments_get_clear_errors(tmp_path):

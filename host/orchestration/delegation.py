@@ -531,6 +531,8 @@ class Delegator:
             self.citation_check = dict(carried.get("citation_check") or {})
             self.cited = dict(carried.get("cited") or {})
         for r in d.records:
+            if r.failed and spec.name == "search" and r.input.get("query"):
+                research.note_query(sub_id or research.plan.subquestions[0].id, r.input["query"])
             if r.failed and r.name != FINISH:
                 # the envelope's reason is for people; the text may carry advice for
                 # the model ("try another search tool")

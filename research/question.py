@@ -132,6 +132,15 @@ _ZH_WHETHER = re.compile(
 #: a page gives it per portion or per weight, in words of its own.
 _PORTION_TEXT = "slice cup glass can bowl bottle spoonful tablespoon teaspoon serving portion"
 
+#: The words after "how" that ask a quantity ("how tall", "how fast"): the question wants
+#: a figure, and the word is no facet (a sentence answers "how fast" with "110 km/h").
+_HOW_MUCH = (
+    "many|much|long|far|big|large|tall|high|deep|wide|heavy|old|often|fast|quickly|hot|cold"
+    "|warm|expensive"
+)
+#: The Chinese words that ask a quantity (多少, 多长, 多快).
+_ZH_HOW_MUCH = "多少|多长|多大|多远|多高|多久|多快|多深|多宽|多厚"
+
 #: The words of a question that say what kind of answer it wants, not what it is about:
 #: "in what year", "what is the name of", "how far", "哪一年", "什么地方", and those that
 #: ask whether a claim holds ("is it true that", "really", 是真的吗). They are not facets:
@@ -139,7 +148,7 @@ _PORTION_TEXT = "slice cup glass can bowl bottle spoonful tablespoon teaspoon se
 _FRAMES = re.compile(
     r"\b(?:in |during |by )?(?:what|which) (?:year|date|month|day|time|century|decade|period)s?\b"
     r"|\b(?:what|which) (?:is|was|are|were) the names? of\b|\bthe names? of\b"
-    r"|\bhow (?:many|much|long|far|big|large|tall|high|deep|wide|heavy|old|often)\b"
+    rf"|\bhow (?:{_HOW_MUCH})\b"
     r"|\b(?:what|which) (?:kind|type|sort)s? of\b"
     # a verb phrase that says only that something happened: "when did the fair *take
     # place*", "when did the treaty *come into force*" (a sentence says it with a date)
@@ -155,7 +164,7 @@ _FRAMES = re.compile(
     # a portion a quantity is asked of: "how much sugar is in *a can of* cola"
     rf"|\b(?:a|an|one|per|each) (?:{_PORTION_TEXT.replace(' ', '|')})s? of\b"
     rf"|^\s*(?:{'|'.join(sorted(IMPERATIVES))})\b"
-    r"|哪一年|哪年|什么时候|何时|什么地方|哪个地方|哪里|何处|哪儿|多少|多长|多大|多远|多高|多久"
+    rf"|哪一年|哪年|什么时候|何时|什么地方|哪个地方|哪里|何处|哪儿|{_ZH_HOW_MUCH}"
     r"|叫什么|名字|名称"
     # what the answer is called: "what is it called", "referred to as what", 被称为什么
     r"|\b(?:is|are|was|were|be) (?:called|named|known as|referred to as)\b"
@@ -276,6 +285,12 @@ def names_kind(facet: Facet, text: str) -> bool:
     return False
 
 
+#: The nouns that name a quantity a question asks for ("what is the population of"), and
+#: those a word or two may qualify ("the estimated population of"; not "the serial
+#: number", "the second volume").
+_MEASURES = "population|size|length|height|width|depth|area|distance|amount|percentage|cost"
+_MEASURE_NOUNS = f"{_MEASURES}|price|speed|temperature|weight|capacity|diameter"
+_COUNT_NOUNS = f"{_MEASURE_NOUNS}|number|total"
 #: The kinds of answer a question asks for, each with the English and Chinese words that
 #: ask for it, in the order they are tried.
 _KINDS = (
@@ -286,13 +301,15 @@ _KINDS = (
     ),
     (
         "number",
-        r"\bhow (many|much|long|far|big|large|tall|high|deep|wide|heavy|old|often)\b"
-        # a measure asked for by its name: "what is the population of", "the length of"
-        r"|\b(?:what|which) (?:is|was|are|were) the (?:population|number|size|length|height"
-        r"|width|depth|area|distance|amount|total|percentage|cost|price)\b"
+        rf"\bhow (?:{_HOW_MUCH})\b"
+        # a measure asked for by its name: "what is the population of", "the length of",
+        # also after a word or two that qualify it ("the estimated population of")
+        rf"|\b(?:what|which) (?:is|was|are|were) the (?:{_COUNT_NOUNS})\b"
+        rf"|\b(?:what|which) (?:is|was|are|were) the (?:[a-z-]+ ){{1,2}}(?:{_MEASURE_NOUNS})"
+        r"\s+(?:of|in|at|on|for|around|during)\b"
         # a price asked by its verb: "what did the bridge cost (to build)"
         r"|\bwhat (?:did|does|do|will|would) (?:\S+ ){1,8}?cost\b"
-        r"|多少|多长|多大|多远|多高|多久|几",
+        rf"|{_ZH_HOW_MUCH}|几",
     ),
     (
         "why",

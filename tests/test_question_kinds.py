@@ -571,3 +571,17 @@ def test_a_verb_phrase_that_only_says_it_happened_asks_when(question, subject) -
     assert not any(
         {"take", "place", "come", "force"} & set(q.lower().split()) for q in part.queries
     )
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "Who is the economist Tam Varne? What does it take a town with high debt to recover?",
+        "Why is the Selby mill famous? Is it said that ghosts walk there?",
+    ],
+)
+def test_an_it_that_stands_for_nothing_is_not_replaced_by_the_subject(question: str) -> None:
+    """An "it" that stands for nothing ("what does it take … to", "is it said that") is
+    kept, not read as the first part's subject."""
+    second = offline_plan(question).subquestions[1].text
+    assert " it " in second, second

@@ -255,6 +255,27 @@ def test_a_measure_asked_by_its_name_wants_a_number_and_a_cause_asked_for_wants_
     assert question_kind("What caused the fire at the mill?") == "why"
 
 
+def test_a_quantity_asked_by_how_and_its_adjective_or_by_a_qualified_measure_wants_a_number():
+    """A figure is asked by "how fast", "how hot" and "the estimated population of", and
+    the adjective is no word a sentence must say ("the ferry sails at 30 km/h"); a serial
+    number or a book's volume is no quantity."""
+    for asked in (
+        "How fast does the Kelby ferry sail?",
+        "How hot is the spring at Varne?",
+        "What was the estimated population of Fort Selby in 1800?",
+        "What is the average annual temperature in Port Selby?",
+        "这条运河有多深？",
+    ):
+        assert question_kind(asked) == "number", asked
+    for named in (
+        "What is the serial number of the Kelby engine?",
+        "What is the second volume of the Varne chronicle called?",
+    ):
+        assert question_kind(named) == "what", named
+    fast = "How fast does the Kelby ferry sail?"
+    assert "fast" not in {f.term for f in Focus.build(fast, [fast], fast).facets}
+
+
 def test_a_period_asked_for_in_chinese_wants_a_date():
     assert question_kind("向平是什么时期的人？") == "when"
     assert question_kind("第二届议会在什么时间结束？") == "when"

@@ -52,7 +52,7 @@ from ..research import Research
 from ..sources import file_source
 from .budget import amount
 from .guards import DelegationDepthError, ToolGuard, delegation_scope
-from .interrupt import Interrupt, RunInterrupted
+from .interrupt import Interrupt, RunInterrupted, replied
 
 logger = logging.getLogger(__name__)
 
@@ -646,7 +646,9 @@ async def run_with_timeout(coro: Any, timeout: float) -> tuple[Any, bool]:
     """Await ``coro``, cancelling it after ``timeout`` seconds.
 
     Returns the result and whether time ran out. Agents turn cancellation into an
-    interrupted reply instead of raising, so expiry is tracked here, not inferred.
+    interrupted reply instead of raising, so expiry is tracked here, not inferred; a
+    cancel of the caller while it waits (the user's stop at once) is raised once the
+    agent has replied (see :func:`~host.orchestration.interrupt.replied`).
     """
     task = asyncio.ensure_future(coro)
     expired = False
@@ -658,7 +660,7 @@ async def run_with_timeout(coro: Any, timeout: float) -> tuple[Any, bool]:
 
     handle = asyncio.get_running_loop().call_later(timeout, expire)
     try:
-        return await task, expired
+        return await replied(task), expired
     except asyncio.CancelledError:
         if not expired:
             raise

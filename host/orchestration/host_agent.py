@@ -20,6 +20,7 @@ from subagents.untrusted import UNTRUSTED_RULE
 from ..brains import ModelCallError
 from ..brains.arguments import repaired
 from ..config import Settings
+from .interrupt import replied
 from .task_schema import subagent_lines
 from .workers import WorkerAgent
 
@@ -128,7 +129,7 @@ async def plan_question(agent: HostAgent, question: str, offline: bool) -> Plan:
     )
     agent.max_iters = PLAN_ITERS
     try:
-        reply = await agent(request, structured_model=PlanModel)
+        reply = await replied(agent(request, structured_model=PlanModel))
         raw = reply.metadata if isinstance(reply.metadata, dict) else None
         if offline:  # the offline policy answers with this very plan
             plan = offline_plan(question)

@@ -12,11 +12,13 @@ first request, without counting as one: the run is not marked as interrupted.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
-from typing import Any
+from collections.abc import Awaitable, Callable
+from typing import Any, TypeVar
 
 from ..brains.wrapping import ModelWrapper
 from .budget import NAMES
+
+T = TypeVar("T")
 
 #: Seconds the tasks in flight get after the first request.
 GRACE = 5.0
@@ -100,10 +102,24 @@ class Interruptible(ModelWrapper):
         return await self.model(*args, **kwargs)
 
 
+async def replied(reply: Awaitable[T]) -> T:
+    """Await an agent's ``reply``, raising a cancel of the caller that came while it
+    worked: an agentscope agent turns a cancel into an interrupted reply instead of
+    raising it, so without this the user's stop at once would be lost with the reply
+    and the run would go on."""
+    caller = asyncio.current_task()
+    asked = caller.cancelling() if caller is not None else 0
+    result = await reply
+    if caller is not None and caller.cancelling() > asked:
+        raise asyncio.CancelledError
+    return result
+
+
 async def wait_until(event: asyncio.Event, seconds: float) -> bool:
     """Wait for ``event`` at most ``seconds``; whether it was set."""
     try:
-        await asyncio.wait_for(event.wait(), seconds)
+        async with asyncio.timeout(seconds):  # wait_for may drop a cancel on Python 3.11
+            await event.wait()
     except TimeoutError:
         return False
     return True

@@ -425,7 +425,8 @@ class Runner:
         for job in live:
             assert job.proc is not None
             try:
-                await asyncio.wait_for(job.proc.wait(), STOP_GRACE)
+                async with asyncio.timeout(STOP_GRACE):
+                    await job.proc.wait()
             except TimeoutError:
                 with contextlib.suppress(ProcessLookupError):
                     os.killpg(job.proc.pid, signal.SIGKILL)

@@ -112,7 +112,8 @@ class LocalEngine:
             proc.stdin.write(json.dumps({**job, "log": str(log)}, ensure_ascii=False).encode())
             proc.stdin.write(b"\n")
             await proc.stdin.drain()
-            line = await asyncio.wait_for(proc.stdout.readline(), timeout)
+            async with asyncio.timeout(timeout):
+                line = await proc.stdout.readline()
             reply = json.loads(line) if line.strip() else {}
         except TimeoutError:
             raise AttemptFailed("timed out", f"no result after {timeout:g} s") from None
@@ -288,7 +289,8 @@ class RayEngine:
 
         ref = self._remote.remote(job)
         try:
-            return await asyncio.wait_for(asyncio.wrap_future(ref.future()), timeout)
+            async with asyncio.timeout(timeout):
+                return await asyncio.wrap_future(ref.future())
         except TimeoutError:
             ray.cancel(ref, force=True)
             await asyncio.to_thread(ray.wait, [ref], timeout=120)

@@ -47,9 +47,8 @@ async def _where(page: Any, browser: Any) -> str:
     """The page's URL and title; the title waits for a page that is still loading (or
     whose script never stops), so it is bounded by the session's step timeout."""
     try:
-        title = await asyncio.wait_for(
-            page.title(), getattr(browser, "step_timeout_s", STEP_TIMEOUT_S)
-        )
+        async with asyncio.timeout(getattr(browser, "step_timeout_s", STEP_TIMEOUT_S)):
+            title = await page.title()
     except (PlaywrightError, TimeoutError):
         title = ""
     return f"{page.url}" + (f" — {neutralise(title)}" if title else "")

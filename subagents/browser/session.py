@@ -406,7 +406,8 @@ class BrowserSession:
         if page.is_closed():
             return True
         try:
-            await asyncio.wait_for(page.evaluate("1"), self.step_timeout_s)
+            async with asyncio.timeout(self.step_timeout_s):
+                await page.evaluate("1")
         except TimeoutError:
             return False
         except PlaywrightError:
@@ -588,7 +589,8 @@ async def _settled(awaitable: Any, timeout: float | None = None) -> bool:
     """Await ``awaitable`` for at most ``timeout`` seconds (default STEP_TIMEOUT_S);
     whether it finished without a Playwright error or a timeout."""
     try:
-        await asyncio.wait_for(awaitable, STEP_TIMEOUT_S if timeout is None else timeout)
+        async with asyncio.timeout(STEP_TIMEOUT_S if timeout is None else timeout):
+            await awaitable
     except _CLEANUP_ERRORS:
         return False
     return True
@@ -605,6 +607,7 @@ async def _bounded(awaitable: Any, what: str, timeout: float | None = None) -> A
     seconds (default STEP_TIMEOUT_S)."""
     seconds = STEP_TIMEOUT_S if timeout is None else timeout
     try:
-        return await asyncio.wait_for(awaitable, seconds)
+        async with asyncio.timeout(seconds):
+            return await awaitable
     except TimeoutError:
         raise BrowserUnavailableError(f"Chromium did not {what} within {seconds:g} s") from None

@@ -118,9 +118,8 @@ async def resolve(host: str, port: int) -> list[IPAddress]:
         return [ipaddress.ip_address(a) for a in entry["addresses"]]
     loop = asyncio.get_running_loop()
     try:
-        infos = await asyncio.wait_for(
-            loop.getaddrinfo(host, port, type=socket.SOCK_STREAM), RESOLVE_TIMEOUT
-        )
+        async with asyncio.timeout(RESOLVE_TIMEOUT):
+            infos = await loop.getaddrinfo(host, port, type=socket.SOCK_STREAM)
     except (OSError, TimeoutError) as exc:
         raise UnresolvableHostError(
             f"Error: the host name {host!r} could not be resolved ({exc or 'timeout'}). "

@@ -47,7 +47,8 @@ def probe_targets(settings: ToolSettings) -> list[tuple[str, int]]:
 async def _opens(host: str, port: int, timeout: float) -> bool:
     """Whether a TCP connection to ``host:port`` opens within ``timeout`` seconds."""
     try:
-        _, writer = await asyncio.wait_for(asyncio.open_connection(host, port), timeout)
+        async with asyncio.timeout(timeout):
+            _, writer = await asyncio.open_connection(host, port)
     except (OSError, TimeoutError):
         return False
     writer.close()

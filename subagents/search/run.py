@@ -78,7 +78,8 @@ async def run_source(
     started = time.perf_counter()
     try:
         async with new_client(config.search_timeout, search_policy(config)) as client:
-            items = await asyncio.wait_for(provider(client, query, config), deadline)
+            async with asyncio.timeout(deadline):
+                items = await provider(client, query, config)
     except SearchUnavailable as exc:
         logger.info("%s unavailable: %s", tool, scrub(exc.reason, keys))
         return unavailable(scrub(f"{tool}: {exc.reason}", keys), ANOTHER)

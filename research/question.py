@@ -288,8 +288,10 @@ def names_kind(facet: Facet, text: str) -> bool:
 #: The nouns that name a quantity a question asks for ("what is the population of"), and
 #: those a word or two may qualify ("the estimated population of"; not "the serial
 #: number", "the second volume").
-_MEASURES = "population|size|length|height|width|depth|area|distance|amount|percentage|cost"
-_MEASURE_NOUNS = f"{_MEASURES}|price|speed|temperature|weight|capacity|diameter"
+_MEASURE_NOUNS = (
+    "population|size|length|height|width|depth|area|distance|amount|percentage|cost|price"
+    "|speed|temperature|weight|capacity|diameter"
+)
 _COUNT_NOUNS = f"{_MEASURE_NOUNS}|number|total"
 #: The kinds of answer a question asks for, each with the English and Chinese words that
 #: ask for it, in the order they are tried.

@@ -464,29 +464,31 @@ async def test_hub_news_reaches_a_working_subagent_after_its_tool_results():
     assert "LATER NEWS" in (await worker.memory.get_memory())[-1].get_text_content()
 
 
-async def test_a_stop_at_once_an_agent_turns_into_a_reply_still_stops_the_run():
+@pytest.mark.parametrize("through", ["replied", "run_with_timeout"])
+async def test_a_stop_at_once_an_agent_turns_into_a_reply_still_stops_the_run(through: str):
     """An agentscope agent meets a cancel by replying "interrupted" instead of raising:
     the Host's call to it (planning, a delegated task) still ends cancelled, or a stop at
     once during the agent's reply would be lost and the run would go on to finish."""
     from host.orchestration.delegation import run_with_timeout
     from host.orchestration.interrupt import replied
 
-    for call in (replied, lambda reply: run_with_timeout(reply, 600)):
-        working = asyncio.Event()
+    working = asyncio.Event()
 
-        async def agent_reply(working: asyncio.Event = working) -> str:
-            try:
-                working.set()
-                await asyncio.Event().wait()
-            except asyncio.CancelledError:
-                return "interrupted"  # as the agents do
-            return "done"
+    async def agent_reply() -> str:
+        try:
+            working.set()
+            await asyncio.Event().wait()
+        except asyncio.CancelledError:
+            return "interrupted"  # as the agents do
+        return "done"
 
-        async def host_call(call=call) -> object:
-            return await call(agent_reply())
+    async def host_call() -> object:
+        if through == "replied":
+            return await replied(agent_reply())
+        return await run_with_timeout(agent_reply(), 600)
 
-        run = asyncio.ensure_future(host_call())
-        await working.wait()
-        run.cancel()
-        with pytest.raises(asyncio.CancelledError):
-            await run
+    run = asyncio.ensure_future(host_call())
+    await working.wait()
+    run.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await run

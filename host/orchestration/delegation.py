@@ -512,8 +512,8 @@ class Delegator:
         carried = spec.carry(done) if spec.carry is not None else {}
         found = spec.absorb(self, d, sub_id, carried) if spec.absorb is not None else []
         notes = list(await found if inspect.isawaitable(found) else found)
+        target = sub_id or research.plan.subquestions[0].id  # what its searches were for
         for result in carried.get("results", []):
-            target = sub_id or research.plan.subquestions[0].id
             research.add_results(target, result["tool"], result["text"], result["query"])
         if "pages" in carried:  # a page reader's task: every page stored is scored
             new = await research.absorb_pages()
@@ -532,7 +532,7 @@ class Delegator:
             self.cited = dict(carried.get("cited") or {})
         for r in d.records:
             if r.failed and spec.name == "search" and r.input.get("query"):
-                research.note_query(sub_id or research.plan.subquestions[0].id, r.input["query"])
+                research.note_query(target, r.input["query"])
             if r.failed and r.name != FINISH:
                 # the envelope's reason is for people; the text may carry advice for
                 # the model ("try another search tool")

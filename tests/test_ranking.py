@@ -14,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import json
 import math
+import re
 from pathlib import Path
 
 import pytest
@@ -199,6 +200,23 @@ def test_a_part_answered_on_another_page_is_cited_from_that_page(tmp_path: Path)
     printed = _explained(result.run.id, tmp_path / "runs")
     assert "1802" in printed and "22 nautical miles" in printed
     assert all(name in printed for name in FEATURES)
+
+
+@pytest.mark.timeout(600)
+def test_explain_compares_words_with_the_glossary_the_run_used(tmp_path: Path):
+    """A run given a glossary meets "erected" by "built"; ``quartet explain`` on it
+    weighs the sentences with that glossary too, not as if the run had none."""
+    import dataclasses
+
+    with corpus_world([MILL], tmp_path / "site") as world:
+        world = dataclasses.replace(world, glossary=({"same": ("build", "erect")},))
+        result = asyncio.run(
+            research("When was Harrowgate windmill erected?", world, tmp_path / "runs")
+        )
+    printed = _explained(result.run.id, tmp_path / "runs")
+    best = printed.split("\n  1. ", 1)[1]
+    assert "1802" in best.splitlines()[1]
+    assert re.search(r"\bsaid=1\.00\b", best), best
 
 
 def _explained(run_id: str, runs: Path) -> str:

@@ -415,6 +415,21 @@ def plan_of(path: Path) -> dict[str, Any]:
         return {}
 
 
+def glossary_of(path: Path) -> list[dict[str, Any]]:
+    """The glossary the run in folder ``path`` compared words with, as its settings
+    recorded it (run.json, else the checkpoint); ``[]`` when none was recorded or what
+    holds it cannot be read."""
+    try:
+        record = _record(path) or {}
+        settings = record.get("settings")
+        if not isinstance(settings, dict):
+            settings = (_object(path, CHECKPOINT_JSON, MAX_CHECKPOINT_BYTES) or {}).get("settings")
+    except FileRefused:
+        return []
+    glossary = settings.get("glossary") if isinstance(settings, dict) else None
+    return [g for g in glossary if isinstance(g, dict)] if isinstance(glossary, list) else []
+
+
 def _plan_of(path: Path, record: dict[str, Any]) -> dict[str, Any]:
     """The run's plan: from run.json, else plan.json, else the checkpoint.
 

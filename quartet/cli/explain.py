@@ -8,7 +8,7 @@ from typing import Any
 
 from host.config import runs_dir_setting
 from host.durability.run_files import read_text
-from host.durability.runs import find_run, plan_of
+from host.durability.runs import find_run, glossary_of, plan_of
 from host.printable import printable
 from subagents.evidence import PageRecord, sidecar_path
 
@@ -70,9 +70,22 @@ def _explain_parts(run: Path, plan: Any, parts: list[Any], top: int) -> None:
     from research.relevance import LEARNED, answer_threshold, evidence_threshold
 
     docs = [(address, Document.of(text, title)) for address, title, text in _pages(run)]
-    focus = {s.id: plan.focus(s) for s in plan.subquestions}
+    glossary = _glossary(run)
+    focus = {s.id: plan.focus(s, glossary) for s in plan.subquestions}
     for sub in parts:
         found = explain(focus, sub.id, docs, top)
         bar = (answer_threshold if LEARNED else evidence_threshold)(focus[sub.id])
         print(printable(explained_text(f"{sub.id}  {sub.text}", found, bar), keep_lines=True))
         print()
+
+
+def _glossary(run: Path) -> Any:
+    """The glossary the run compared words with (its recorded settings'); an empty one
+    when the record holds none that reads."""
+    from host.config import ConfigError, parse_glossary
+    from research.question import Glossary
+
+    try:
+        return Glossary.of(parse_glossary(glossary_of(run)))
+    except ConfigError:
+        return Glossary()

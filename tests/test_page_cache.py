@@ -408,10 +408,10 @@ def test_eviction_keeps_the_namespace_under_its_bound_and_the_memories(tmp_path,
 # --- the record of a run, and the report -------------------------------------------------------
 
 
-def test_the_report_says_when_a_web_pages_copy_was_fetched_before_its_day():
-    """A source's entry gives the day its stored copy was fetched when that was before
-    the day the report was made (the colophon's); a copy fetched that day says nothing
-    more, and neither does a file."""
+def test_the_report_says_when_each_web_pages_copy_was_fetched():
+    """A web source's entry gives the day its stored copy was fetched, whether that was
+    the report's own day or an earlier one (a copy from the page cache); a file's entry
+    gives none."""
     item = EvidenceItem(
         url="http://h/a", span="x", start=0, end=1, page_path="/workspace/pages/a.md"
     )
@@ -422,11 +422,18 @@ def test_the_report_says_when_a_web_pages_copy_was_fetched_before_its_day():
         "Gates",
         fetched="2026-12-03T09:00:00+00:00",
     )
-    colophon = Colophon("2026-12-03", "0.1.0", "offline", 2, 0)
-    report = Report("T", [], [], [older, today], colophon=colophon)
-    first, second = report.source_entries()
+    notes = Citation(
+        3,
+        replace(item, url="notes.md", page_path="/workspace/sources/notes.md"),
+        "Notes",
+        fetched="2026-12-03T09:00:00+00:00",
+    )
+    colophon = Colophon("2026-12-03", "0.1.0", "offline", 2, 1)
+    report = Report("T", [], [], [older, today, notes], colophon=colophon)
+    first, second, file = report.source_entries()
     assert source_head(report, first).endswith("](<copies/a.md>) (fetched 2026-11-30)")
-    assert source_head(report, second).endswith("](<copies/b.md>)")
+    assert source_head(report, second).endswith("](<copies/b.md>) (fetched 2026-12-03)")
+    assert source_head(report, file).endswith("](<copies/notes.md>)")
 
 
 # --- quartet cache stats|clear ----------------------------------------------------------------

@@ -199,8 +199,7 @@ def quote_line(report: Report, c: Citation) -> str:
 
 def source_head(report: Report, entry: SourceEntry) -> str:
     """``- **Title** — <url> — [stored copy](copies/x.md)`` for one source, with the day
-    a web page's stored copy was fetched when that was before the report's day
-    (``(fetched 2026-12-01)``)."""
+    a web page's stored copy was fetched (``(fetched 2026-12-01)``)."""
     web = entry.kind == "web" and _WEB.fullmatch(entry.url)
     where = f"<{entry.url}>" if web else escape(entry.where)
     parts = [f"**{escape(entry.title)}**" if entry.title else "", where]

@@ -233,21 +233,19 @@ class Report:
     def source_entries(self) -> list[SourceEntry]:
         """One entry per source (web page, input file or downloaded file), in order of first
         citation, each with its cited quotes (and their locators) under it. A web page's
-        entry carries when its stored copy was fetched when that was before the day the
-        report was made (a copy from the page cache); the colophon gives that day."""
+        entry carries when its stored copy was fetched (that day, or an earlier one for a
+        copy from the page cache): the version quoted is the one of that day."""
         entries: dict[str, SourceEntry] = {}
-        today = self.colophon.date if self.colophon else ""
         for c in self.citations:
             entry = entries.get(c.item.url)
             if entry is None:
                 web = c.item.url.startswith(("http://", "https://"))
-                earlier = web and bool(today) and not c.fetched.startswith(today)
                 entry = entries[c.item.url] = SourceEntry(
                     title=c.title or c.item.url.rsplit("/", 1)[-1],
                     url=c.item.url,
                     stored=c.item.page_path,
                     kind="web" if web else "file",
-                    fetched=c.fetched if earlier else "",
+                    fetched=c.fetched if web else "",
                 )
             entry.quotes.append(c)
         return list(entries.values())

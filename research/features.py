@@ -319,13 +319,25 @@ def local_match(focus: Focus, doc: Document) -> list[float]:
     no less. Its score is then the sum of the rarity (inverse document frequency over the
     page) of the part's words it says. A link's text is words the sentence says (a page
     converted from HTML links its key words: "its [water supply](…) came from…"), as
-    the pages the model was trained on, which have no links, say them."""
+    the pages the model was trained on, which have no links, say them. A word the user's
+    glossary says names the same thing as a facet (see
+    :class:`~research.question.Glossary`) is that facet's word here too, as it is for the
+    facets: "fed" says "supplied" when the glossary puts them in one group."""
     asked = set(terms(focus.text))
     if not asked or not doc.sentences:
         return [0.0] * len(doc.sentences)
-    raw = BM25(doc.said_terms, b=0.0).scores(asked)
+    raw = BM25(_as_the_glossary_reads(focus, doc.said_terms), b=0.0).scores(asked)
     best = max(raw, default=0.0)
     return [r / best if best else 0.0 for r in raw]
+
+
+def _as_the_glossary_reads(focus: Focus, said: list[set[str]]) -> list[set[str]]:
+    """Each sentence's terms, with a facet's own term where the sentence says a word the
+    glossary names the same thing by (``said`` itself when the glossary names none)."""
+    same = {w: f.term for f in focus.facets for w in f.synonyms if w != f.term}
+    if not same:
+        return said
+    return [s | {same[w] for w in s & same.keys()} for s in said]
 
 
 def said_share(facets: tuple[Facet, ...], matches: Sequence[float]) -> float:

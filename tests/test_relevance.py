@@ -189,6 +189,30 @@ def test_a_glossary_gives_a_part_the_words_of_its_field():
     assert relevant(with_words, doc)
 
 
+def test_a_word_the_glossary_names_the_same_thing_by_tells_a_pages_passages_apart():
+    """On a page about the subject, the passage that says the part's word in the user's
+    own word for it ("warmed" for "heated") stands out by the page-local match as one
+    saying "heated" would; without the glossary it says nothing the part asks."""
+    from research.features import local_match
+
+    sub = "How is the Brindle observatory heated?"
+    page = (
+        "# The Brindle observatory\n\n"
+        "The Brindle observatory stands on a ridge above the town.\n"
+        "Its domes are warmed in winter by a pump drawing on the ground below the car park.\n"
+        "Visitors may tour the domes on Saturdays.\n"
+    )
+    doc = Document.of(page, "The Brindle observatory")
+    field = Glossary.of([{"same": ["heat", "heated", "warm", "warmed"]}])
+    warmed = next(i for i, s in enumerate(doc.sentences) if "warmed" in s.text)
+    tour = next(i for i, s in enumerate(doc.sentences) if "tour" in s.text)
+    plain_focus = Focus.build(sub, [sub], sub)
+    with_words = Focus.build(sub, [sub], sub, glossary=field)
+    assert local_match(plain_focus, doc)[warmed] == 0.0
+    local = local_match(with_words, doc)
+    assert local[warmed] > local[tour] == 0.0
+
+
 def test_a_name_of_the_kind_asked_for_answers_which_and_what_called():
     """ "Which city" is answered by a city's name, not the word "city": a Chinese name that
     ends as its kind does (重庆市, 蒙古族), an English name ending in the kind's word

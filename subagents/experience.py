@@ -339,15 +339,17 @@ def merged(evolved: Evolved, today: date) -> MergeResult:
     for entry in evolved.recent:
         core.pop(entry.key, None)
         core[entry.key] = entry
-    after = replace(
-        evolved,
-        core=tuple(core.values()),
-        recent=(),
-        last_merged=today,
-        merged_total=evolved.total,
-    )
+    after = with_core(evolved, tuple(core.values()), today)
     moved = tuple(dict.fromkeys(e.title for e in evolved.recent))
     return MergeResult(after, moved, tuple(dict.fromkeys(replaced)))
+
+
+def with_core(evolved: Evolved, core: Sequence[Entry], today: date) -> Evolved:
+    """``evolved`` merged on ``today`` into the core experiences ``core``: the recent
+    findings emptied, ``last_merged`` today and ``merged_total`` the total."""
+    return replace(
+        evolved, core=tuple(core), recent=(), last_merged=today, merged_total=evolved.total
+    )
 
 
 def merge(text: str, today: date) -> str:

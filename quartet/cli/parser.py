@@ -85,6 +85,7 @@ COMMAND_EXAMPLES = {
   quartet skills show search-queries --runs-dir /data/runs""",
     "skills merge": """examples:
   quartet skills merge browser-access
+  quartet skills merge browser-access --model openai:gpt-4o-mini
   QUARTET_STORE=~/quartet.sqlite quartet skills merge page-reading""",
     "cache": """examples:
   quartet cache stats
@@ -493,6 +494,13 @@ SKILLS_HELP = (
     "QUARTET_STORE environment variable names another file)"
 )
 
+#: ``skills merge --model``'s help.
+MERGE_MODEL_HELP = (
+    "condense the log with this model, PROVIDER:NAME (e.g. openai:gpt-4o-mini), its key "
+    "read from its environment variable as for run; offline merges without one (default: "
+    "the model setting, QUARTET_MODEL or model in quartet.toml, else offline)"
+)
+
 
 def _add_skills(sub: Any) -> None:
     """``quartet skills list|show SKILL|merge SKILL``."""
@@ -511,7 +519,8 @@ def _add_skills(sub: Any) -> None:
         ("show", "print a skill's SKILL.md, then its experience log", cmd_skills_show),
         (
             "merge",
-            "move a skill's recent findings into its core experiences (no model)",
+            "merge a skill's recent findings into its core experiences: condensed by a "
+            "model when one is set, else one entry per title, the most recent kept",
             cmd_skills_merge,
         ),
     ):
@@ -519,6 +528,8 @@ def _add_skills(sub: Any) -> None:
         one.add_argument("skill", metavar="SKILL", help="a skill's name, as skills list shows it")
         _runs_dir(one)
         one.set_defaults(func=func)
+        if action == "merge":
+            one.add_argument("--model", help=MERGE_MODEL_HELP)
 
 
 #: What ``quartet cache --help`` says of the page cache.

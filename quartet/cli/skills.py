@@ -1,5 +1,7 @@
 """``quartet skills``: every skill and its experience log (``list``), one skill's knowledge
-and log (``show``), and the offline merge of a log's recent findings (``merge``).
+and log (``show``), and the merge of a log's recent findings into its core experiences
+(``merge``): condensed by the settings' model when one is set and its key is there, else
+offline (:mod:`host.durability.merging`).
 
 The skills are each subagent's: those its spec names and the user's own
 (``[quartet.skills]``). The logs are read from the memory store the settings name
@@ -10,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import difflib
+import sys
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from datetime import date
@@ -22,7 +25,9 @@ from host.printable import printable
 from .store import opened, store_settings
 
 if TYPE_CHECKING:
+    from host.brains import Brain, RetryPolicy
     from host.durability.memory import SkillMemory
+    from host.durability.merging import LogMerge
 
 
 @dataclass(frozen=True)
@@ -126,40 +131,96 @@ def cmd_skills_show(args: argparse.Namespace) -> int:
 
 
 def cmd_skills_merge(args: argparse.Namespace) -> int:
-    """``quartet skills merge SKILL``: move the log's recent findings into its core
-    experiences (no model), and say what moved."""
-    from subagents.experience import MergeResult, evolved_path, merged, parse, render
+    """``quartet skills merge SKILL``: merge the log's recent findings into its core
+    experiences, condensed by the settings' model when one is set and its key is there
+    (else, or when the model's answer cannot be used, de-duplicated offline), and say
+    what was done."""
+    from host.brains.access import parse_spec
+    from host.durability.merging import merge_log
+    from subagents.experience import parse
 
     settings = store_settings(args)
+    parse_spec(settings.model)  # a model of no provider known: an error, before anything
     skill = find_skill(catalog(settings), args.skill)
-    path = evolved_path(skill.name)
     with _memory(settings) as memory:
-        if memory is None or not memory.log(skill.name):
+        text = _log(memory, skill.name)
+        if memory is None or not text:
             print(printable(f"{skill.name}: no experiences recorded; nothing to merge."))
             return 0
-        done: list[MergeResult] = []
-
-        def change(text: str) -> str:
-            done[:] = [merged(parse(text), date.today())]
-            return render(done[0].evolved) if done[0].moved else text
-
         try:
-            memory.update(path, change)
+            has_recent = bool(parse(text).recent)
         except ValueError as exc:
-            raise ConfigError(f"{skill.name}: its experience log cannot be read ({exc})") from None
-    result = done[0]
-    if not result.moved:
-        print(printable(f"{skill.name}: no recent findings; nothing to merge."))
-        return 0
-    count = len(result.moved)
+            raise _unreadable(skill.name, exc) from None
+        brain, why = _merging_brain(settings) if has_recent else (None, "")
+        try:
+            done = merge_log(memory, skill.name, date.today(), brain, _policy(settings, brain))
+        except ValueError as exc:
+            raise _unreadable(skill.name, exc) from None
+    why = why or done.fallback
+    if why:
+        told = f"{skill.name}: {settings.model} did not condense the log: {' '.join(why.split())}"
+        print(printable(f"quartet: {told}; merged offline instead."), file=sys.stderr)
+    _tell_merge(skill.name, done)
+    return 0
+
+
+def _merging_brain(settings: Settings) -> tuple[Brain | None, str]:
+    """The brain a merge condenses with, and why there is none when a model is set but
+    cannot be used (its key is not set). The offline model gives ``(None, "")``."""
+    from host.brains.access import ModelSpecError, check_spec, parse_spec
+
+    from .running import brain_of
+
+    if parse_spec(settings.model)[0] == "offline":
+        return None, ""
+    try:
+        check_spec(settings.model, settings.models)
+    except ModelSpecError as exc:
+        return None, str(exc)
+    return brain_of(settings), ""
+
+
+def _unreadable(skill: str, exc: ValueError) -> ConfigError:
+    """The error (exit 2) of a log that cannot be read."""
+    return ConfigError(f"{skill}: its experience log cannot be read ({exc})")
+
+
+def _policy(settings: Settings, brain: Brain | None) -> RetryPolicy | None:
+    """The model request's timeout and attempts, as the settings give them (None with no
+    model: the offline merge asks none)."""
+    if brain is None:
+        return None
+    from host.brains import RetryPolicy
+
+    return RetryPolicy(timeout=settings.model_timeout, attempts=settings.model_attempts)
+
+
+def _tell_merge(skill: str, done: LogMerge) -> None:
+    """Print what a merge of ``skill``'s log did: what the model condensed it into, or
+    the recent findings the offline merge moved."""
+    if done.condensed_by:
+        core = done.evolved.core
+        print(
+            printable(
+                f"{skill}: {done.condensed_by} condensed {done.went_in} "
+                f"entr{'ies' if done.went_in != 1 else 'y'} into {len(core)} core "
+                f"experience{'s' if len(core) != 1 else ''}:"
+            )
+        )
+        for entry in core:
+            print(printable(f"  {entry.title}"))
+        return
+    if not done.moved:
+        print(printable(f"{skill}: no recent findings; nothing to merge."))
+        return
+    count = len(done.moved)
     print(
         printable(
-            f"{skill.name}: moved {count} recent finding{'s' if count != 1 else ''} into "
-            f"the core experiences ({len(result.evolved.core)} now):"
+            f"{skill}: moved {count} recent finding{'s' if count != 1 else ''} into "
+            f"the core experiences ({len(done.evolved.core)} now):"
         )
     )
-    replaced = set(result.replaced)
-    for title in result.moved:
+    replaced = set(done.replaced)
+    for title in done.moved:
         note = " (replaced the older entry of this title)" if title in replaced else ""
         print(printable(f"  {title}{note}"))
-    return 0

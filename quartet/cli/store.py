@@ -19,9 +19,11 @@ T = TypeVar("T", bound=_Closable)
 
 
 def store_settings(args: argparse.Namespace) -> Settings:
-    """The settings a store command works with: the runs folder from ``--runs-dir``, the
-    rest as every command resolves them."""
-    return load_settings({"runs_dir": getattr(args, "runs_dir", None)})
+    """The settings a store command works with: the runs folder from ``--runs-dir`` and
+    the model from ``--model`` (where the command has them), the rest as every command
+    resolves them."""
+    flags = {"runs_dir": getattr(args, "runs_dir", None), "model": getattr(args, "model", None)}
+    return load_settings(flags)
 
 
 @contextmanager

@@ -21,7 +21,7 @@ from functools import lru_cache
 from .document import Document, _normal, _without_site
 from .facts import opens_leaning
 from .question import _ZH_FUNCTION, ZH_ASKS, Facet, Focus, _unsegmented
-from .text import CJK, CJK_CLASS, Sentence, is_cjk, plain, spaceless, stem, terms
+from .text import CJK, CJK_CLASS, STOP_WORDS, Sentence, is_cjk, plain, spaceless, stem, terms
 
 _CAP_RUN = re.compile(r"\b(?:[A-Z][\w'’]*\s+)+[A-Z][\w'’]*")
 
@@ -61,7 +61,7 @@ def _speaks_of(core: tuple[str, ...], doc: Document, index: int) -> bool:
             said = doc.lowered.replace(" ", "").count(core[0])
             named = core[0] in doc.name.replace(" ", "")
         else:
-            said = f" {doc.lowered} ".count(f" {' '.join(core)} ")
+            said = len(_core_pattern(core).findall(f" {doc.lowered} "))
             named = _has_core(core, _normal(doc.name))
         near: frozenset[int] | None = None
         if core and said and not named and said < MENTIONS:
@@ -90,14 +90,43 @@ def _paragraph_after(doc: Document, index: int) -> list[int]:
 
 
 def _has_core(core: tuple[str, ...], text_terms: Sequence[str] | str) -> bool:
+    """Whether a text names the subject's head ``core``: its terms in order, in a text's
+    terms or in its normal form (see :func:`research.document._normal`), where up to
+    :data:`BETWEEN` function words may stand between two of them ("colonies in Vermont"
+    and "the Bank of England" name the heads colonies Vermont and bank England)."""
     if not core:
         return False
     if isinstance(text_terms, str):
         if len(core) == 1 and CJK.match(core[0]):  # the text has it cut: 章 同, 石湾 巴士
             return _names_whole(core[0], text_terms.replace(" ", ""))
-        return " ".join(core) in text_terms
+        joined = " ".join(core)
+        return joined in text_terms or (
+            len(core) > 1 and _core_pattern(core).search(f" {text_terms} ") is not None
+        )
     joined = " ".join(text_terms)
     return " ".join(core) in joined
+
+
+#: The most function words ("in", "of the") that may stand between two words of a
+#: subject's head where a text names it (see :func:`_has_core`).
+BETWEEN = 2
+
+
+@lru_cache(maxsize=4096)
+def _core_pattern(core: tuple[str, ...]) -> re.Pattern[str]:
+    """Where a text in normal form names ``core`` as whole words, up to :data:`BETWEEN`
+    function words between two of its terms (see :func:`_has_core`)."""
+    gap = rf" (?:(?:{_FUNCTION_WORDS}) ){{0,{BETWEEN}}}"
+    return re.compile(r"(?<= )" + gap.join(map(re.escape, core)) + r"(?= )")
+
+
+#: The function words (as written and in normal form), longest first, as alternatives.
+_FUNCTION_WORDS = "|".join(
+    sorted(
+        {re.escape(f) for w in STOP_WORDS if not CJK.match(w) for f in (w, stem(w))},
+        key=lambda w: (-len(w), w),
+    )
+)
 
 
 def _names_whole(name: str, text: str) -> bool:

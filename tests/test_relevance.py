@@ -213,6 +213,22 @@ def test_a_word_the_glossary_names_the_same_thing_by_tells_a_pages_passages_apar
     assert local[warmed] > local[tour] == 0.0
 
 
+def test_a_subject_asked_with_a_preposition_is_named_by_a_sentence_writing_it_so():
+    """ "Bats in Texas" and "the Bank of Wessex" are named by a sentence that writes
+    them with their preposition, on a page whose title does not name them: the function
+    word between the subject's words does not make the sentence speak of something else."""
+    cases = [
+        ("Why are bats in Texas dying?", "Many bats in Texas are dying of a fungus."),
+        ("When was the Bank of Wessex founded?", "The Bank of Wessex was founded in 1702."),
+    ]
+    for question, said in cases:
+        focus = Focus.build(question, [question], question)
+        page = Document.of(f"# Field notes\n\n{said}\nThe caves are cold in winter.\n", "Notes")
+        found = relevant(focus, page)
+        assert found and found[0].sentence.text == said, question
+        assert found[0].subject == 1.0
+
+
 def test_a_name_of_the_kind_asked_for_answers_which_and_what_called():
     """ "Which city" is answered by a city's name, not the word "city": a Chinese name that
     ends as its kind does (重庆市, 蒙古族), an English name ending in the kind's word

@@ -51,7 +51,7 @@ from subagents.evidence import EvidenceItem, EvidenceLedger, PageRecord, sidecar
 from subagents.search.render import result_list
 
 from .prepared import Prepared, keep_source, plan_digest, prepare_source, recall_scores
-from .sources import FileSource, file_place, file_record
+from .sources import FileSource, file_place, file_record, lent_title, own_file, speaks_of_subject
 
 #: Evidence items kept per page (or file) and sub-question.
 ITEMS_PER_SOURCE = 8
@@ -100,6 +100,9 @@ class Source:
     title: str
     kind: str  # web | file
     relevant_to: set[str] = field(default_factory=set)
+    #: the title a file of the user's own was scored under, when the question's subject
+    #: was lent to it (see :func:`~host.sources.lent_title`); "" for the rest
+    read_as: str = ""
 
 
 @dataclass
@@ -236,6 +239,9 @@ class Research:
         #: once its score is in, and several tasks ending at once would otherwise each
         #: find the same new page unscored and score it again
         self.absorbing = asyncio.Lock()
+        #: whether a file of the user's own has shown the folder to be about the
+        #: question's subject (see :meth:`_lend_to_the_rest`)
+        self.own_about = False
         #: the digest of what the plan's parts ask (see :func:`..prepared.plan_digest`),
         #: under which the page cache keeps what they made of a source
         self.plan_key = ""
@@ -299,6 +305,7 @@ class Research:
             "failures": self.failures,
             "requirements": self.requirements,
             "briefs": self.briefs,
+            "own_about": self.own_about,
             "finished": sorted(self.finished),
             "result_lists": self.result_lists,
             "linkless": sorted(self.linkless),
@@ -336,6 +343,7 @@ class Research:
         self.linkless = set(state.get("linkless", []))
         self.failures = list(state["failures"])
         self.requirements, self.briefs = list(state["requirements"]), list(state["briefs"])
+        self.own_about = bool(state.get("own_about"))
         self.finished = set(state["finished"])
         self.result_lists = list(state.get("result_lists", []))
         self.web_calls = {**self.web_calls, **(state.get("web_calls") or {})}
@@ -542,10 +550,37 @@ class Research:
             record.revalidated = bool(fetched.get("revalidated"))
         await self.service.write_text(sidecar_path(source.path), record.to_json())
         origin = str((fetched or {}).get("sha256") or "")  # a download's bytes
-        prepared, judged = await self._prepared(source.text, source.title, origin)
+        cores = [f.core for f in self.focus.values()]
+        lend = own_file(url) and (
+            self.own_about or speaks_of_subject(source.title, source.text, cores)
+        )
+        title = self._lent_title(source.title, source.text) if lend else ""
+        prepared, judged = await self._prepared(source.text, title or source.title, origin)
         with withholding(prepared.private):  # nothing of a download not to keep is kept
-            made = self._score(source.path, source.text, url, source.title, "file", judged)
+            made = self._score(source.path, source.text, url, source.title, "file", judged, title)
         await self._kept(prepared, made)
+        if lend:
+            self._lend_to_the_rest()
+
+    def _lent_title(self, title: str, text: str) -> str:
+        """The title a file of the user's own is read under, the question's subject lent
+        (see :func:`~host.sources.lent_title`); "" for a file that names it itself."""
+        cores = [f.core for f in self.focus.values()]
+        return lent_title(self.plan.question, title, text, cores)
+
+    def _lend_to_the_rest(self) -> None:
+        """Once a file of the user's own shows the folder to be about the question's
+        subject, score again under :func:`~host.sources.lent_title` the user's files read
+        before that do not name the subject themselves (a file's evidence only gains)."""
+        self.own_about = True
+        for source in list(self.sources.values()):
+            if source.kind != "file" or not own_file(source.url) or source.read_as:
+                continue
+            if title := self._lent_title(source.title, self.texts[source.path]):
+                self._score(
+                    source.path, self.texts[source.path], source.url, source.title, "file",
+                    scored_title=title,
+                )  # fmt: skip
 
     def _score(
         self,
@@ -555,18 +590,26 @@ class Research:
         title: str,
         kind: str,
         judged: dict[str, Judged] | None = None,
+        scored_title: str = "",
     ) -> dict[str, Judged]:
         """Score a source against every part: what each part makes of it (``judged``,
         when an earlier run judged the same text for the same parts: see
         :mod:`..prepared`), taken into the run's evidence and leads.
 
+        A file of the user's own is scored under ``scored_title`` when the question's
+        subject is lent to it (see :func:`~host.sources.lent_title`; a source scored
+        before is scored again so); the source keeps its own ``title``.
+
         Returns:
             What each part made of it (none under the learned model, which weighs every
             page read again as each is read).
         """
-        doc = Document.of(text, title)
+        doc = Document.of(text, scored_title or title)
         self.texts[path] = text
-        source = self.sources[path] = Source(path, url, title, kind)
+        source = self.sources.get(path) if scored_title else None  # scored again, lent
+        if source is None:
+            source = self.sources[path] = Source(path, url, title, kind)
+        source.read_as = scored_title
         made: dict[str, Judged] = {}
         for sid, focus in self.focus.items():
             self.page_terms[sid][path] = PageTerms.of(focus.words, doc.counts)

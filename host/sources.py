@@ -17,11 +17,14 @@ from __future__ import annotations
 import hashlib
 import re
 import unicodedata
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
 from research.brief import BriefReading, read_brief
-from research.text import CJK, CJK_TEXT_CLASS, Sentence
+from research.facts import names_subject
+from research.question import entity
+from research.text import CJK, CJK_TEXT_CLASS, Sentence, terms
 from subagents.evidence import PageRecord
 from subagents.untrusted import unwrap
 
@@ -265,6 +268,52 @@ def file_record(source: FileSource, url: str = "") -> PageRecord:
         content_type=source.kind,
         kind="file",
     )
+
+
+def own_file(url: str) -> bool:
+    """Whether a source cited from ``url`` is a file of the user's own folder."""
+    return url.startswith(BRIEFS_FROM)
+
+
+def speaks_of_subject(title: str, text: str, cores: Sequence[Sequence[str]]) -> bool:
+    """Whether a file speaks of the question's subject at all: it names a word of a
+    part's subject head (``cores``; "colonies" for the head colonies Vermont of
+    "honeybee colonies in Vermont"), a Chinese head as written. Notes or a brief on the
+    subject do; an article on something else kept in the same folder seldom does."""
+    said = f"{title} {text}"
+    found = set(terms(said))
+    return any(
+        (CJK.match(term) and term in said) or term in found for core in cores for term in core
+    )
+
+
+def lent_title(question: str, title: str, text: str, cores: Sequence[Sequence[str]]) -> str:
+    """The title a file of the user's own is read under once the user's files are known
+    to be about the question's subject (see :func:`speaks_of_subject`): the subject
+    before its own title, as notes, a brief or a dataset given for a question are about
+    its subject though they seldom name it in full. A file that names the subject itself
+    (a part's ``cores``, see :func:`research.facts.names_subject`) is read as it is: it
+    is judged on its own words already. "" when the title stays the file's own.
+    """
+    about = entity(question)
+    if not about or any(names_subject(f"{title} {text}", core) for core in cores):
+        return ""
+    return f"{about}: {title}"
+
+
+def read_as(
+    question: str, pages: Sequence[tuple[str, str, str]], cores: Sequence[Sequence[str]]
+) -> list[str]:
+    """The title each of a run's stored ``pages`` (``(address, title, text)``) was read
+    under: when a file of the user's own speaks of the question's subject (see
+    :func:`speaks_of_subject`), every such file by :func:`lent_title`; every other source
+    by its own title."""
+    own = [i for i, (url, _, _) in enumerate(pages) if own_file(url)]
+    lent = any(speaks_of_subject(pages[i][1], pages[i][2], cores) for i in own)
+    return [
+        (lent and i in own and lent_title(question, title, text, cores)) or title
+        for i, (_, title, text) in enumerate(pages)
+    ]
 
 
 _PLACE = re.compile(r"^## ((?:Page|Slide|Sheet) \S.*?)\s*$", re.M)

@@ -83,6 +83,50 @@ async def test_every_file_in_the_folder_is_accounted_for(tmp_path) -> None:
         assert name in sources, name
 
 
+async def test_files_that_never_name_the_questions_subject_still_answer_it(tmp_path) -> None:
+    """A folder given for a question is about the question's subject though its files
+    seldom name it: notes and a Word document that never say "Tarnby" answer the
+    question about Tarnby's orchards, with no web, and each part cites its file."""
+    from demo.corpus import parts_by_subquestion, read_report, research
+    from demo.web import DemoWorld
+
+    folder = tmp_path / "input"
+    folder.mkdir()
+    (folder / "notes.md").write_text(
+        "# Field notes\n\nMost orchards lost trees last spring because a canker spread "
+        "through pruning cuts made in wet weather.\n",
+        encoding="utf-8",
+    )
+    doc = docx.Document()
+    doc.add_heading("What to do", level=1)
+    doc.add_paragraph("Growers can seal pruning cuts and prune only in dry weather.")
+    doc.save(folder / "advice.docx")
+    question = "Why are apple orchards in Tarnby losing trees, and what can growers do about it?"
+    world = DemoWorld("", "", folder, "http://127.0.0.1:9", {}, ("127.0.0.1:9",), [])
+    result = await research(question, world, tmp_path / "runs")
+    report = read_report(result)
+    assert result.exit_code == 0, report
+    why, what = parts_by_subquestion(result.run.path)
+    assert any("canker" in line.text for line in why.answer_lines), report
+    assert any("seal pruning cuts" in line.text for line in what.answer_lines), report
+    record = json.loads(result.run.real_path("/internal/run.json").read_text(encoding="utf-8"))
+    uses = {f["path"].rsplit("/", 1)[-1]: f["use"] for f in record["files"]}
+    assert uses == {"notes.md": "cited", "advice.docx": "cited"}
+
+    # ``quartet explain`` reads the files as the run read them: the notes' line answers
+    import contextlib
+    import io
+
+    from quartet.cli import main
+
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        assert main(["explain", result.run.id, "--runs-dir", str(tmp_path / "runs")]) == 0
+    firsts = [block.splitlines()[:2] for block in out.getvalue().split("\n  1. ")[1:]]
+    assert [head.split()[1] for head, _ in firsts] == ["evidence", "evidence"], out.getvalue()
+    assert "canker" in firsts[0][1] and "seal pruning cuts" in firsts[1][1]
+
+
 def test_the_closing_table_says_what_became_of_the_files() -> None:
     """The command line's closing table counts the files by use and names those the
     report does not quote, with why."""

@@ -65,11 +65,18 @@ def cmd_explain(args: argparse.Namespace) -> int:
 
 def _explain_parts(run: Path, plan: Any, parts: list[Any], top: int) -> None:
     """Print each of ``parts`` with its ``top`` sentences over the run's stored pages."""
+    from host.sources import read_as
     from research.document import Document
     from research.explain import explain, explained_text
     from research.relevance import LEARNED, answer_threshold, evidence_threshold
 
-    docs = [(address, Document.of(text, title)) for address, title, text in _pages(run)]
+    pages = _pages(run)
+    cores = [plan.focus(s).core for s in plan.subquestions]
+    titles = read_as(plan.question, pages, cores)  # the user's files, as the run read them
+    docs = [
+        (address, Document.of(text, title))
+        for (address, _, text), title in zip(pages, titles, strict=True)
+    ]
     glossary = _glossary(run)
     focus = {s.id: plan.focus(s, glossary) for s in plan.subquestions}
     for sub in parts:

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import asdict, dataclass, field
 from typing import Any
 from urllib.parse import urlsplit
@@ -47,7 +47,14 @@ from research.scores import withholding
 from research.selection import Quote, informative
 from research.tables import Found, file_table_score, table_score, tables_in
 from research.text import CJK, Sentence, links, plain, script, terms
-from subagents.evidence import EvidenceItem, EvidenceLedger, PageRecord, sidecar_path, url_key
+from subagents.evidence import (
+    EvidenceItem,
+    EvidenceLedger,
+    PageRecord,
+    sidecar_path,
+    site_key,
+    url_key,
+)
 from subagents.search.render import result_list
 
 from .prepared import Prepared, keep_source, plan_digest, prepare_source, recall_scores
@@ -245,6 +252,10 @@ class Research:
         #: the digest of what the plan's parts ask (see :func:`..prepared.plan_digest`),
         #: under which the page cache keeps what they made of a source
         self.plan_key = ""
+        #: the sites (``host`` or ``host:port``) whose pages a part's reading list puts
+        #: after the other candidates, by the kind of question the part asks
+        #: (:attr:`~research.question.Focus.kind`); set by the Host, empty by default
+        self.read_last: Mapping[str, frozenset[str]] = {}
 
     # -- what earlier runs made of the same texts -----------------------------------------
 
@@ -423,15 +434,41 @@ class Research:
 
     def reading_list(self, sub_id: str, limit: int, exclude: set[str] | None = None) -> list[str]:
         """The best pages for a sub-question that nobody has read or been handed yet, most
-        relevant first (a page read for one part is scored for every part anyway)."""
+        relevant first (a page read for one part is scored for every part anyway), those
+        of a site :attr:`read_last` names for the part's kind of question after all the
+        others."""
         taken = {u for urls in self.assigned.values() for u in urls} | (exclude or set())
         pool = [
             c
             for c in self.candidates.values()
             if not is_document(c.url) and not self.fetched(c.url) and c.url not in taken
         ]
-        pool.sort(key=lambda c: (-c.expected(sub_id), -len(c.tools), c.rank, c.url))
+        last = self.read_last.get(self.focus[sub_id].kind, frozenset())
+        pool.sort(
+            key=lambda c: (
+                site_key(c.url) in last,
+                -c.expected(sub_id),
+                -len(c.tools),
+                c.rank,
+                c.url,
+            )
+        )
         return [c.url for c in pool[:limit]]
+
+    def pages_read(self, sub_id: str) -> list[str]:
+        """The address of each page read for a part: handed to one of its reading tasks
+        and stored, at the address it was stored from (after redirects)."""
+        read = []
+        for url in dict.fromkeys(self.assigned[sub_id]):
+            path = self.ledger.pages.stored(url)
+            if path is not None:
+                source = self.sources.get(path)
+                read.append(source.url if source is not None else url)
+        return read
+
+    def answered_from(self, sub_id: str) -> set[str]:
+        """The addresses of the sources a part took evidence (or a table) from."""
+        return set(self._urls({**self.tables[sub_id], **self.evidence[sub_id]}).values())
 
     def documents(self) -> list[str]:
         """Documents found by search or linked from pages read, not downloaded or handed

@@ -25,10 +25,15 @@ turns, so two runs recording at once lose neither finding.
 without a model: once a run is over, one finding for the ``browser-access`` skill per
 site (``host`` or ``host:port``) whose pages were read only in Chromium, and one for the
 ``search-sources`` skill per search source and language of query for which the source
-failed or timed out and never answered (:func:`source_failures`). The next run reads
-them back (:func:`routing`): a site known to need the browser is read in Chromium at
-once, and a failing source is tried last for its language for
-:data:`FAILING_SOURCE_DAYS` days from the day it was recorded.
+failed or timed out and never answered (:func:`source_failures`), and one more there per
+site and kind of question (the kind of answer a part asks for: ``when``, ``number``,
+``who``…) whose pages the run read for parts of that kind, at least
+:data:`SILENT_SITE_PAGES` of them, without any of those parts taking evidence from it
+while another site answered one of them (:func:`silent_sites`). The next run reads them
+back (:func:`routing`): a site known to need the browser is read in Chromium at once, a
+failing source is tried last for its language, and the pages of a site that answered
+nothing for a kind of question are read after the other candidates for parts of that
+kind, the last two for :data:`FAILING_SOURCE_DAYS` days from the day they were recorded.
 """
 
 from __future__ import annotations
@@ -66,13 +71,22 @@ BROWSER_SKILL = "browser-access"
 CHROMIUM_TIER = "chromium"
 #: The skill the Host records what a run shows of search sources in.
 SEARCH_SKILL = "search-sources"
-#: Days a search source recorded as failing is tried last, from the day it was recorded.
+#: Days a search source recorded as failing is tried last, and a site recorded as
+#: answering nothing for a kind of question is read last for it, from the day recorded.
 FAILING_SOURCE_DAYS = 7
+#: The fewest pages of one site a run must have read for the parts of one kind of
+#: question, none of them giving evidence, before the site is recorded as answering
+#: nothing for that kind: one page says little of a whole site.
+SILENT_SITE_PAGES = 2
 #: The status of a tool call that failed outside the run (network, site, timeout).
 UNAVAILABLE = "unavailable"
 
 _BROWSER_TITLE = re.compile(r"^(\S+) is read in a real browser$", re.IGNORECASE)
 _SOURCE_TITLE = re.compile(r"^(search_\w+) failed for ([a-z][a-z0-9-]*) queries$", re.IGNORECASE)
+_SILENT_TITLE = re.compile(r'^(\S+) answered nothing for "([^"]+)" questions$', re.IGNORECASE)
+#: How a finding's title names a kind of question (:attr:`research.question.Focus.kind`),
+#: where the kind's own name is not plain words.
+_KIND_WORDS = {"number": "how many", "whether": "yes or no"}
 _DAY = re.compile(r"\b(\d{4}-\d{2}-\d{2})\b")
 
 
@@ -269,42 +283,134 @@ def _source_finding(tool: str, language: str, today: date) -> Entry:
     )
 
 
-def _source_of(entry: Entry) -> tuple[str, str, date] | None:
-    """``(tool, language, day recorded)`` of a failing-source finding; None for another
-    entry, or one whose scene names no valid date."""
-    title = _SOURCE_TITLE.match(entry.title)
+def _dated(entry: Entry, title: re.Pattern[str]) -> tuple[str, str, date] | None:
+    """The two names a dated finding's ``title`` gives (a tool and a language, or a site
+    and a kind of question), in lower case, and the day its scene says it was recorded;
+    None for another entry, or one whose scene names no valid date."""
+    match = title.match(entry.title)
     day = _DAY.search(entry.scene)
-    if title is None or day is None:
+    if match is None or day is None:
         return None
     try:
         when = date.fromisoformat(day.group(1))
     except ValueError:
         return None
-    return title.group(1).lower(), title.group(2).lower(), when
+    return match.group(1).lower(), match.group(2).lower(), when
 
 
 def _expired(day: date, today: date) -> bool:
-    """Whether a failing source recorded on ``day`` is tried as usual again ``today``."""
+    """Whether a finding recorded on ``day`` no longer counts ``today``."""
     return (today - day).days >= FAILING_SOURCE_DAYS
 
 
 def source_expired(entry: Entry, today: date) -> bool:
-    """Whether ``entry`` is a failing-source finding recorded :data:`FAILING_SOURCE_DAYS`
-    days or more before ``today`` (one recorded again then is not a duplicate)."""
-    found = _source_of(entry)
+    """Whether ``entry`` is a dated finding of the ``search-sources`` log (a failing
+    source, or a site that answered nothing for a kind of question) recorded
+    :data:`FAILING_SOURCE_DAYS` days or more before ``today`` (one recorded again then is
+    not a duplicate)."""
+    found = _dated(entry, _SOURCE_TITLE) or _dated(entry, _SILENT_TITLE)
     return found is not None and _expired(found[2], today)
+
+
+def _current(log: Evolved | None, title: re.Pattern[str], today: date) -> dict[str, frozenset[str]]:
+    """The first names of the dated findings of ``title`` in ``log`` recorded fewer than
+    :data:`FAILING_SOURCE_DAYS` days before ``today``, by their second name."""
+    found: dict[str, set[str]] = {}
+    for entry in log.entries if log is not None else ():
+        dated = _dated(entry, title)
+        if dated is not None and not _expired(dated[2], today):
+            found.setdefault(dated[1], set()).add(dated[0])
+    return {second: frozenset(firsts) for second, firsts in sorted(found.items())}
 
 
 def failing_sources(log: Evolved | None, today: date) -> dict[str, frozenset[str]]:
     """The search tools to try last, by language of query: those ``log`` (the
     ``search-sources`` log) records as failing fewer than :data:`FAILING_SOURCE_DAYS`
     days before ``today``."""
-    last: dict[str, set[str]] = {}
-    for entry in log.entries if log is not None else ():
-        found = _source_of(entry)
-        if found is not None and not _expired(found[2], today):
-            last.setdefault(found[1], set()).add(found[0])
-    return {language: frozenset(tools) for language, tools in sorted(last.items())}
+    return _current(log, _SOURCE_TITLE, today)
+
+
+@dataclass(frozen=True)
+class PartReading:
+    """What a run read for one part of its question.
+
+    Attributes:
+        kind: the kind of answer the part asks for (:attr:`research.question.Focus.kind`:
+            ``when``, ``number``, ``who``…).
+        pages: the address of each page read for the part.
+        sources: the addresses of the sources the part took evidence from.
+    """
+
+    kind: str
+    pages: tuple[str, ...]
+    sources: frozenset[str]
+
+
+def silent_sites(parts: Iterable[PartReading]) -> list[tuple[str, str]]:
+    """The sites that answered nothing for a kind of question in a run.
+
+    A site answered nothing for a kind when the run read at least
+    :data:`SILENT_SITE_PAGES` of its pages for the parts of that kind, none of those parts
+    took evidence from it, and one of them took evidence from another site. A run that
+    answered nothing at all names no site: then the question, not the site, is the cause.
+
+    Args:
+        parts: what the run read for each part of its question.
+
+    Returns:
+        ``(site, kind)`` of each such site and kind, sorted.
+    """
+    pages: dict[tuple[str, str], set[str]] = {}
+    answered: dict[str, set[str]] = {}
+    for part in parts:
+        answered.setdefault(part.kind, set()).update(filter(None, map(site_key, part.sources)))
+        for url in part.pages:
+            site = site_key(url)
+            if site:
+                pages.setdefault((site, part.kind), set()).add(url)
+    return sorted(
+        (site, kind)
+        for (site, kind), read in pages.items()
+        if len(read) >= SILENT_SITE_PAGES and answered[kind] and site not in answered[kind]
+    )
+
+
+def _kind_words(kind: str) -> str:
+    """How a finding's title names the kind of question ``kind``."""
+    return _KIND_WORDS.get(kind, kind)
+
+
+def _kind_of(words: str) -> str:
+    """The kind of question a finding's title names with ``words``."""
+    return next((kind for kind, said in _KIND_WORDS.items() if said == words), words)
+
+
+def silent_site_findings(silent: Iterable[tuple[str, str]], today: date) -> list[Entry]:
+    """One finding per ``(site, kind)`` of ``silent``, dated ``today``."""
+    return [_silent_site_finding(site, kind, today) for site, kind in silent]
+
+
+def _silent_site_finding(site: str, kind: str, today: date) -> Entry:
+    until = today + timedelta(days=FAILING_SOURCE_DAYS)
+    asks = _kind_words(kind)
+    return Entry(
+        title=f'{site} answered nothing for "{asks}" questions',
+        scene=(
+            f"On {today.isoformat()}, the pages of {site} read for parts of a question "
+            f'asking "{asks}" gave no evidence, while another site\'s pages did.'
+        ),
+        lesson=(
+            f'For "{asks}" questions, read the other pages found first and those of {site} '
+            f"last until {until.isoformat()}; after that, read them in their usual place again."
+        ),
+    )
+
+
+def sites_read_last(log: Evolved | None, today: date) -> dict[str, frozenset[str]]:
+    """The sites whose pages are read after the others, by kind of question: those
+    ``log`` (the ``search-sources`` log) records as answering nothing for it fewer than
+    :data:`FAILING_SOURCE_DAYS` days before ``today``."""
+    return {_kind_of(words): sites for words, sites in _current(log, _SILENT_TITLE, today).items()}
 
 
 def browser_sites(log: Evolved | None) -> frozenset[str]:
@@ -325,10 +431,13 @@ class Routing:
     Attributes:
         browser_sites: the sites whose pages are read in Chromium at once.
         sources_last: the search tools tried last, by language of query.
+        sites_last: the sites whose pages are read after the other candidates for a
+            part, by the kind of question the part asks.
     """
 
     browser_sites: frozenset[str] = frozenset()
     sources_last: Mapping[str, frozenset[str]] = field(default_factory=dict)
+    sites_last: Mapping[str, frozenset[str]] = field(default_factory=dict)
 
 
 def routing(
@@ -342,9 +451,11 @@ def routing(
         browser: the run's Browser subagent has the ``browser-access`` skill.
         search: the run's Search subagent has the ``search-sources`` skill.
     """
+    found = logs.get(SEARCH_SKILL) if search else None
     return Routing(
         browser_sites=browser_sites(logs.get(BROWSER_SKILL)) if browser else frozenset(),
-        sources_last=failing_sources(logs.get(SEARCH_SKILL), today) if search else {},
+        sources_last=failing_sources(found, today),
+        sites_last=sites_read_last(found, today),
     )
 
 
@@ -398,6 +509,8 @@ __all__ = [
     "BROWSER_SKILL",
     "FAILING_SOURCE_DAYS",
     "SEARCH_SKILL",
+    "SILENT_SITE_PAGES",
+    "PartReading",
     "Routing",
     "SkillMemory",
     "browser_findings",
@@ -409,6 +522,9 @@ __all__ = [
     "recall_logs",
     "record_findings",
     "routing",
+    "silent_site_findings",
+    "silent_sites",
+    "sites_read_last",
     "source_expired",
     "source_failures",
     "source_findings",

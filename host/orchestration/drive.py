@@ -45,6 +45,9 @@ class ResearchDrive:
     Attributes:
         sources_last: the search tools tried last, by language of query (what the
             experience logs say; set by the Host, empty by default).
+        sites_last: the sites whose pages are read after the other candidates for a
+            part, by the kind of question the part asks (what the experience logs say;
+            set by the Host, empty by default).
     """
 
     def __init__(
@@ -56,6 +59,7 @@ class ResearchDrive:
     ) -> None:
         self.context, self.make_worker, self.checkpoint = context, make_worker, checkpoint
         self.sources_last: Mapping[str, frozenset[str]] = {}
+        self.sites_last: Mapping[str, frozenset[str]] = {}
 
     @property
     def writer(self) -> str:
@@ -80,6 +84,7 @@ class ResearchDrive:
             settings.max_rounds,
             Glossary.of(settings.glossary),
         )
+        research.read_last = self.sites_last
         delegator = Delegator(
             {n: for_tasks(specs[n]) for n in specs},
             research,

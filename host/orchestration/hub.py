@@ -17,12 +17,14 @@ A run goes:
 Everything is recorded in ``/internal/``: the transcript, the evidence ledger, the plan
 and ``run.json``. With experience on, the sites whose pages only Chromium could read are
 recorded in the ``browser-access`` skill's experience log once the run is over, and the
-search sources that failed for a language of query in the ``search-sources`` skill's; a
-run reads them back as it starts, and reads those sites' pages in Chromium at once and
-tries those sources last (not when recording or replaying a tape; see
-:mod:`host.durability.memory`). While the run's store is open (with experience on, or
-for the page cache), the run's file domain shows the store's memories at ``/memories/``,
-granted to the Host's own service only (see :mod:`host.durability.run_folder`).
+search sources that failed for a language of query and the sites that answered nothing
+for a kind of question in the ``search-sources`` skill's; a run reads them back as it
+starts, reads those sites' pages in Chromium at once, tries those sources last and reads
+the pages of those silent sites after the others for that kind of question (not when
+recording or replaying a tape; see :mod:`host.durability.memory`). While the run's store
+is open (with experience on, or for the page cache), the run's file domain shows the
+store's memories at ``/memories/``, granted to the Host's own service only (see
+:mod:`host.durability.run_folder`).
 
 :class:`Host` composes the parts of a run: the agents (:mod:`.factory`), the MCP clients
 (:mod:`host.mcp.client`), the checkpoints (:mod:`.checkpointing`), the answer to a stop
@@ -68,10 +70,13 @@ from ..durability import checkpoint
 from ..durability.memory import (
     BROWSER_SKILL,
     SEARCH_SKILL,
+    PartReading,
     SkillMemory,
     browser_findings,
     record_findings,
     routing,
+    silent_site_findings,
+    silent_sites,
     source_expired,
     source_failures,
     source_findings,
@@ -391,8 +396,9 @@ class Host:
     def _route_by_experience(self) -> None:
         """Hand the run what the experience logs it started with say (none without
         them, or when recording or replaying a tape, which must make the same calls
-        whatever the store holds): the sites read in Chromium at once, and the search
-        sources tried last."""
+        whatever the store holds): the sites read in Chromium at once, the search
+        sources tried last, and the sites whose pages are read last for a kind of
+        question."""
         if self.exact:
             return
         found = routing(
@@ -403,20 +409,23 @@ class Host:
         )
         self.workers.browser_sites = found.browser_sites
         self.drive.sources_last = found.sources_last
+        self.drive.sites_last = found.sites_last
 
     def _record_findings(self, memory: SkillMemory, state: RunState) -> None:
         """Record in ``browser-access`` one finding per site whose pages this run read
         only in Chromium, and in ``search-sources`` one per search source and language
-        of query for which the source failed or timed out and never answered (again
-        once the last such finding is
+        of query for which the source failed or timed out and never answered, and one
+        per site and kind of question for which the site's pages answered nothing
+        (again once the last such finding is
         :data:`~host.durability.memory.FAILING_SOURCE_DAYS` days old)."""
         today = date.today()
         if self._has_skill("browser", BROWSER_SKILL):
             record_findings(memory, BROWSER_SKILL, browser_findings(state.run.path), today)
         if self._has_skill("search", SEARCH_SKILL):
             failing = source_findings(source_failures(search_calls(state.calls)), today)
+            silent = silent_site_findings(silent_sites(part_readings(state)), today)
             record_findings(
-                memory, SEARCH_SKILL, failing, today, lambda e: source_expired(e, today)
+                memory, SEARCH_SKILL, failing + silent, today, lambda e: source_expired(e, today)
             )
 
     async def _record_experience(self, state: RunState) -> None:
@@ -486,6 +495,22 @@ def search_calls(calls: list[ToolCallRecord]) -> list[tuple[str, str, str]]:
         (call.name, text_language(str(call.input.get("query", ""))), call.status)
         for call in calls
         if call.stage == "search" and call.name.startswith("search_")
+    ]
+
+
+def part_readings(state: RunState) -> list[PartReading]:
+    """What the run of ``state`` read for each part of its question, and where each part
+    took evidence from (nothing before the run is planned)."""
+    if state.planned is None:
+        return []
+    research = state.planned.research
+    return [
+        PartReading(
+            research.focus[sub.id].kind,
+            tuple(research.pages_read(sub.id)),
+            frozenset(research.answered_from(sub.id)),
+        )
+        for sub in research.plan.subquestions
     ]
 
 

@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
+from child_support import Child
+from postgres_support import PostgresServer, ServerUnavailable, start_server
 
 from fs_service import ALL_OPS, READ_OPS, DiskFileSystem, FileDomainService, MemoryFileSystem
 
@@ -64,6 +67,45 @@ def clean_env(monkeypatch):
         if name.startswith("QUARTET_"):
             monkeypatch.delenv(name)
     return monkeypatch
+
+
+#: The engines a store's tests run on (see :func:`target`).
+ENGINES = ("sqlite", "postgresql")
+
+
+@pytest.fixture(scope="session")
+def postgres_server() -> Iterator[PostgresServer]:
+    """A PostgreSQL server on 127.0.0.1 for the whole session (of one worker), started
+    when a test first needs it."""
+    try:
+        server = start_server()
+    except ServerUnavailable as exc:
+        pytest.fail(str(exc), pytrace=False)
+    yield server
+    server.stop()
+
+
+@pytest.fixture(params=ENGINES)
+def target(request: pytest.FixtureRequest, tmp_path: Path) -> str:
+    """Where a test's store lives: a new SQLite file, or a new PostgreSQL database."""
+    if request.param == "sqlite":
+        return str(tmp_path / "store.db")
+    return request.getfixturevalue("postgres_server").new_database()
+
+
+@pytest.fixture
+def spawn(tmp_path: Path) -> Iterator[Callable[..., Child]]:
+    """Start Python child processes (``spawn(source, *args, heard=None)``, see
+    :class:`~child_support.Child`), every one of them ended when the test ends."""
+    children: list[Child] = []
+
+    def start(source: str, *args: str, heard=None) -> Child:
+        children.append(Child(tmp_path, source, *args, heard=heard))
+        return children[-1]
+
+    yield start
+    for child in children:
+        child.stop()
 
 
 #: Test files that take a minute or more on this project's two-core machine (a demo run

@@ -2,8 +2,8 @@
 durable writes across processes, namespaces, eviction, refusals and routing.
 
 The store's tests run on both engines: a SQLite file, and a throwaway PostgreSQL server
-on 127.0.0.1 that this module's worker starts once (``tests/postgres_support.py``), each
-test in a new database of its own."""
+on 127.0.0.1 that the test worker starts once (the ``target`` and ``postgres_server``
+fixtures of ``conftest.py``), each test in a new database of its own."""
 
 from __future__ import annotations
 
@@ -11,17 +11,13 @@ import contextlib
 import hashlib
 import inspect
 import os
-import queue
 import signal
 import sqlite3
-import subprocess
-import sys
 import threading
-from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
-from postgres_support import PostgresServer, ServerUnavailable, free_port, start_server
+from child_support import WAIT
+from postgres_support import free_port
 
 from fs_service import (
     DiskFileSystem,
@@ -41,32 +37,6 @@ from host.config import ConfigError, load_settings
 from host.durability.memory import SkillMemory, existing_memory, open_memory
 from host.durability.page_cache import existing_page_cache
 from subagents.experience import parse
-
-ROOT = Path(__file__).resolve().parent.parent
-#: Seconds any wait on a child process may take before the test fails.
-WAIT = 60.0
-
-
-ENGINES = ("sqlite", "postgresql")
-
-
-@pytest.fixture(scope="session")
-def postgres_server() -> Iterator[PostgresServer]:
-    """A PostgreSQL server for the whole session, started when a test first needs it."""
-    try:
-        server = start_server()
-    except ServerUnavailable as exc:
-        pytest.fail(str(exc), pytrace=False)
-    yield server
-    server.stop()
-
-
-@pytest.fixture(params=ENGINES)
-def target(request: pytest.FixtureRequest, tmp_path: Path) -> str:
-    """Where a test's store lives: a new SQLite file, or a new PostgreSQL database."""
-    if request.param == "sqlite":
-        return str(tmp_path / "store.db")
-    return request.getfixturevalue("postgres_server").new_database()
 
 
 def _store(target: str, user: str = "ada", project: str = "notes", **kw) -> StoreFileSystem:
@@ -305,78 +275,6 @@ def test_eviction_drops_the_least_recently_used_files_outside_memories(target):
 
 
 # -- processes -------------------------------------------------------------------------
-
-
-class _Child:
-    """A Python child process; a thread reads its output so every wait has a deadline."""
-
-    def __init__(self, tmp_path: Path, source: str, *args: str) -> None:
-        script = tmp_path / f"child-{id(self)}.py"
-        script.write_text(source, encoding="utf-8")
-        self.errors = tmp_path / f"child-{id(self)}.err"
-        path = os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))
-        with self.errors.open("w") as err:
-            self.proc = subprocess.Popen(
-                [sys.executable, str(script), *args],
-                stdin=subprocess.PIPE,
-                stdout=subprocess.PIPE,
-                stderr=err,
-                text=True,
-                cwd=ROOT,
-                env={**os.environ, "PYTHONPATH": path},
-            )
-        self._lines: queue.Queue[str | None] = queue.Queue()
-        threading.Thread(target=self._pump, daemon=True).start()
-
-    def _pump(self) -> None:
-        assert self.proc.stdout is not None
-        for line in self.proc.stdout:
-            if line.endswith("\n"):  # a line cut short by a kill was never reported
-                self._lines.put(line.rstrip("\n"))
-        self._lines.put(None)
-
-    def line(self) -> str | None:
-        """The next line printed, or None once the child's output has ended."""
-        try:
-            return self._lines.get(timeout=WAIT)
-        except queue.Empty:
-            pytest.fail(f"no output from the child in {WAIT:.0f} s: {self.stderr()}")
-
-    def expect(self) -> str:
-        line = self.line()
-        if line is None:
-            pytest.fail(f"the child ended early: {self.stderr()}")
-        return line
-
-    def rest(self) -> list[str]:
-        return list(iter(self.line, None))
-
-    def send(self, text: str) -> None:
-        assert self.proc.stdin is not None
-        self.proc.stdin.write(text)
-        self.proc.stdin.flush()
-
-    def stderr(self) -> str:
-        return self.errors.read_text(encoding="utf-8", errors="replace")[-2000:]
-
-    def stop(self) -> None:
-        if self.proc.poll() is None:
-            self.proc.kill()
-        self.proc.wait(WAIT)
-
-
-@pytest.fixture
-def spawn(tmp_path: Path) -> Iterator:
-    """Start child processes, every one of them ended when the test ends."""
-    children: list[_Child] = []
-
-    def start(source: str, *args: str) -> _Child:
-        children.append(_Child(tmp_path, source, *args))
-        return children[-1]
-
-    yield start
-    for child in children:
-        child.stop()
 
 
 def _payload(i: int) -> bytes:

@@ -31,8 +31,8 @@ engine ``--engine`` (``ray``: a local Ray cluster, the default; ``local``: worke
 processes), every run with the one store of the batch's runs folder (or ``--store``).
 Prints, for each question, the pages it read and how many came from the page cache, and
 for the batch the pages read, the fetches the demo site answered, and the addresses
-fetched more than once (goal: none, but for two questions running at the same moment
-that both read a page before either has stored it).
+fetched more than once (goal: none; two questions that ask for a page at the same moment
+fetch it once, the second waiting for the first's copy in the store).
 
     .venv/bin/python bench/bench_memory.py [--formats md,html,pdf,pptx] [--keep DIR]
         [--fail-source bing] [--store URL]
@@ -336,7 +336,7 @@ def batch_runs(base: Path, store: BenchStore, count: int, engine_name: str, form
         f"{read} pages and downloads read, {cached} of them from the page cache; the demo "
         f"site answered {len(fetched)} fetches of {len(times)} addresses"
     )
-    print(f"addresses fetched more than once: {len(again)}")
+    print(f"addresses fetched more than once: {len(again)} (goal 0)")
     for path in again:
         print(f"  {path}: {times[path]} times")
 

@@ -17,6 +17,12 @@ Each namespace is bounded: when a write takes its total above ``max_total_bytes`
 least recently read or written files are evicted until the total is back under the
 bound. Files under ``/memories/`` and the file just written are never evicted, so the
 total stays over the bound when they alone exceed it.
+
+Besides its files, a namespace keeps *claims* (:meth:`StoreFileSystem.claim`): a key
+held by one owner until it gives it up or the claim's time runs out, so that processes
+(and machines) sharing the store can agree which of them does a piece of work, such as
+fetching a page the others then read from the store. A claim is no file: it is never
+listed, counted in the namespace's size or evicted.
 """
 
 from __future__ import annotations
@@ -27,6 +33,7 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import (
@@ -58,6 +65,25 @@ _UPSERT = (
     'ON CONFLICT ("user", project, path) DO UPDATE SET size = excluded.size, '
     "modified = excluded.modified, accessed = excluded.accessed, content = excluded.content"
 )
+
+_CLAIM = (
+    'INSERT INTO claims ("user", project, key, owner, expires) VALUES (?, ?, ?, ?, ?) '
+    'ON CONFLICT ("user", project, key) DO UPDATE SET owner = excluded.owner, '
+    "expires = excluded.expires WHERE claims.expires <= ? OR claims.owner = excluded.owner"
+)
+
+
+@dataclass(frozen=True)
+class Claim:
+    """Who holds a key of a namespace, and until when.
+
+    Attributes:
+        owner: the holder's name for itself.
+        expires: when the claim runs out, in seconds since the epoch (the store's clock).
+    """
+
+    owner: str
+    expires: float
 
 
 def _key(path: str) -> str:
@@ -392,6 +418,47 @@ class StoreFileSystem:
             gone = db.execute(f"DELETE FROM files WHERE {_BELOW}", (*self._ns, *_below(_key(path))))
             return gone.rowcount
 
+    def claim(self, key: str, owner: str, seconds: float) -> Claim:
+        """Claim ``key`` for ``owner`` for ``seconds``, unless another owner holds it.
+
+        The claim is one insert of the key's row, or an update of it when the claim it
+        holds has run out or is ``owner``'s own (which renews it), in a writing
+        transaction: of the processes and machines that claim one key at once, exactly
+        one holds it afterwards. Claims that have run out are removed on the way.
+
+        Args:
+            key: what is claimed, e.g. the path of a file about to be written.
+            owner: who claims it: a name no other claimant uses.
+            seconds: how long the claim holds unless :meth:`release` ends it first.
+
+        Returns:
+            The claim that holds ``key`` now: ``owner``'s when it was taken, else the
+            other owner's, with when it runs out.
+
+        Raises:
+            StorageError: the database could not be written.
+        """
+        now = self._clock()
+        with self._transaction(key, "claim", immediate=True) as db:
+            db.execute(f"DELETE FROM claims WHERE {_NS} AND expires <= ?", (*self._ns, now))
+            db.execute(_CLAIM, (*self._ns, key, owner, now + seconds, now))
+            held = db.execute(
+                f"SELECT owner, expires FROM claims WHERE {_NS} AND key = ?", (*self._ns, key)
+            ).fetchone()
+        return Claim(*held)
+
+    def release(self, key: str, owner: str) -> None:
+        """End ``owner``'s claim on ``key`` (nothing when another owner holds it now).
+
+        Raises:
+            StorageError: the database could not be written.
+        """
+        with self._transaction(key, "release", immediate=True) as db:
+            db.execute(
+                f"DELETE FROM claims WHERE {_NS} AND key = ? AND owner = ?",
+                (*self._ns, key, owner),
+            )
+
     def walk_files(self, path: str) -> Iterator[Entry]:
         with self._transaction(path, "list") as db:
             rows = db.execute(
@@ -409,6 +476,7 @@ __all__ = [
     "DEFAULT_MAX_TOTAL_BYTES",
     "PINNED_PREFIX",
     "SCHEMA_VERSION",
+    "Claim",
     "StoreFileSystem",
     "StoreTarget",
     "StoreURL",

@@ -3,8 +3,8 @@
 The server's address is a ``postgresql://user:password@host:port/database`` URL; its
 credentials come from it alone (or from what libpq reads itself: ``PGPASSWORD``,
 ``~/.pgpass``), and every message shows it with the password masked. The store's tables
-(``meta`` and ``files``) are made in the database on first use; paths sort byte by byte
-(collation ``C``), as in SQLite.
+(``meta``, ``files`` and ``claims``) are made in the database on first use; paths sort
+byte by byte (collation ``C``), as in SQLite.
 
 A writing transaction first takes a transaction-level advisory lock keyed by the
 namespace, so the writers of every process and machine on one namespace take turns, and
@@ -42,6 +42,13 @@ _SCHEMA = (
     " modified DOUBLE PRECISION NOT NULL, accessed DOUBLE PRECISION NOT NULL,"
     ' content BYTEA NOT NULL, PRIMARY KEY ("user", project, path))',
     'CREATE INDEX IF NOT EXISTS files_lru ON files ("user", project, accessed, path, size)',
+)
+#: The claims table (see :meth:`~fs_service.backends.store.StoreFileSystem.claim`): made
+#: in a store of the current schema too, since a store without it is no other version.
+_CLAIMS = (
+    'CREATE TABLE IF NOT EXISTS claims ("user" TEXT NOT NULL, project TEXT NOT NULL,'
+    " key TEXT NOT NULL, owner TEXT NOT NULL, expires DOUBLE PRECISION NOT NULL,"
+    ' PRIMARY KEY ("user", project, key))'
 )
 _NO_DRIVER = (
     "Error: a file store on a PostgreSQL server needs the psycopg package: "
@@ -184,6 +191,7 @@ class PostgresEngine:
                     )
                 elif version != SCHEMA_VERSION:
                     raise unknown_schema(self.location, str(version))
+                conn.execute(_CLAIMS)
         except self._psycopg.Error as exc:
             raise _failure(self._url, "open", exc) from None
 

@@ -26,6 +26,13 @@ _SCHEMA = (
     " content BLOB NOT NULL, PRIMARY KEY (user, project, path))",
     "CREATE INDEX IF NOT EXISTS files_lru ON files (user, project, accessed, path, size)",
 )
+#: The claims table (see :meth:`~fs_service.backends.store.StoreFileSystem.claim`): made
+#: in a store of the current schema too, since a store without it is no other version.
+_CLAIMS = (
+    "CREATE TABLE IF NOT EXISTS claims ("
+    " user TEXT NOT NULL, project TEXT NOT NULL, key TEXT NOT NULL,"
+    " owner TEXT NOT NULL, expires REAL NOT NULL, PRIMARY KEY (user, project, key))"
+)
 
 
 def _not_a_database(db_path: str) -> StoreFormatError:
@@ -67,6 +74,7 @@ def _prepare(db: sqlite3.Connection, db_path: str) -> None:
             )
         elif version != SCHEMA_VERSION:
             raise unknown_schema(db_path, str(version))
+        db.execute(_CLAIMS)
         db.execute("COMMIT")
     except BaseException:
         with suppress(sqlite3.Error):

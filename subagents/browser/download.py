@@ -31,6 +31,7 @@ from ..net.pagecache import (
     cacheable,
     conditional_headers,
     http_entry,
+    turn,
 )
 from ..results import error, ok, unavailable
 from ..settings import network_policy
@@ -38,6 +39,11 @@ from .tiers import DEADLINE, FetchError, fetched_at, guarded_get, shared_transpo
 
 #: Largest file http_download writes; the byte count is enforced, not the declared length.
 MAX_DOWNLOAD_BYTES = 50 * 1024 * 1024
+#: Whole-download deadline (seconds): a file may be much larger than a page.
+DOWNLOAD_DEADLINE = DEADLINE * 4
+#: How long a run's claim to download an address holds (see :meth:`RunCache.turn`):
+#: the deadline, and time to keep the file.
+DOWNLOAD_CLAIM_SECONDS = DOWNLOAD_DEADLINE + 15.0
 
 
 class _TooLargeError(Exception):
@@ -103,21 +109,20 @@ async def _download(
         when nothing was saved).
     """
     cache = active_cache()
-    cached = await _whole_copy(cache, url)
-    if cache is not None and cached is not None and cache.fresh(cached.entry):
-        seen = Provenance(cached.entry.fetched_at, from_cache=True)
-        saved: _Saved | ToolResponse = await _save_cached(cached, save_path, service, seen)
-    else:
-        saved = await _fetch(url, save_path, service, settings, cache, cached)
+    async with turn(cache, HTTP, url, _whole, DOWNLOAD_CLAIM_SECONDS) as cached:
+        if cache is not None and cached is not None and cache.fresh(cached.entry):
+            seen = Provenance(cached.entry.fetched_at, from_cache=True)
+            saved: _Saved | ToolResponse = await _save_cached(cached, save_path, service, seen)
+        else:
+            saved = await _fetch(url, save_path, service, settings, cache, cached)
     if isinstance(saved, ToolResponse):
         return saved, None
     return _saved_result(url, save_path, saved), _source(url, save_path, saved)
 
 
-async def _whole_copy(cache: RunCache | None, url: str) -> Cached | None:
-    """The cached copy of ``url`` when it is whole (a page's copy may have been cut)."""
-    cached = await cache.lookup(HTTP, url) if cache is not None else None
-    return None if cached is None or cached.entry.truncated else cached
+def _whole(cached: Cached) -> bool:
+    """Whether a cached copy is whole (a page's copy may have been cut)."""
+    return not cached.entry.truncated
 
 
 async def _save_cached(
@@ -160,7 +165,7 @@ async def _fetch(
     validators = conditional_headers(cached.entry if cached is not None else None)
     try:
         async with (
-            asyncio.timeout(DEADLINE * 4),
+            asyncio.timeout(DOWNLOAD_DEADLINE),
             guarded_get(
                 shared_transport(allow := network_policy(settings)), url, allow, validators
             ) as response,

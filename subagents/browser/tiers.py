@@ -53,6 +53,7 @@ from ..net.pagecache import (
     conditional_headers,
     http_entry,
     text_digest,
+    turn,
 )
 from ..settings import NetworkPolicy
 from ..tape import tape_transport
@@ -291,12 +292,23 @@ async def fetch_http(url: str, allow: NetworkPolicy) -> HttpPage:
     """Fetch ``url`` over HTTP(S) with guarded redirects, timeouts and a size cap.
 
     With the run's page cache, a fresh copy is served without a request, and a stale one
-    is sent with its validators (a 304 serves it again).
+    is sent with its validators (a 304 serves it again). A page another run sharing the
+    store is fetching at the moment is waited for and served from the cache (see
+    :meth:`RunCache.turn`).
     """
     cache = active_cache()
-    cached = await cache.lookup(HTTP, url) if cache is not None else None
-    if cache is not None and cached is not None and cache.fresh(cached.entry):
-        return _cached_page(url, cached, Provenance(cached.entry.fetched_at, from_cache=True))
+    async with turn(cache, HTTP, url) as cached:
+        if cache is not None and cached is not None and cache.fresh(cached.entry):
+            seen = Provenance(cached.entry.fetched_at, from_cache=True)
+            return _cached_page(url, cached, seen)
+        return await _fetch_http(url, allow, cache, cached)
+
+
+async def _fetch_http(
+    url: str, allow: NetworkPolicy, cache: RunCache | None, cached: Cached | None
+) -> HttpPage:
+    """Fetch ``url`` over the network, ``cached``'s validators sent along (see
+    :func:`fetch_http`)."""
     validators = conditional_headers(cached.entry if cached is not None else None)
     try:
         async with (
@@ -518,12 +530,20 @@ async def render_page(browser: BrowserSession, url: str) -> tuple[RenderedPage, 
     stale one is rendered again).
     """
     cache = active_cache()
-    cached = await cache.lookup(RENDER, url) if cache is not None else None
-    if cache is not None and cached is not None and cache.fresh(cached.entry):
-        entry = cached.entry
-        html = cached.body.decode("utf-8", errors="replace")
-        page = RenderedPage(url, entry.final_url, entry.status, html, entry.title)
-        return page, Provenance(entry.fetched_at, from_cache=True)
+    async with turn(cache, RENDER, url) as cached:
+        if cache is not None and cached is not None and cache.fresh(cached.entry):
+            entry = cached.entry
+            html = cached.body.decode("utf-8", errors="replace")
+            page = RenderedPage(url, entry.final_url, entry.status, html, entry.title)
+            return page, Provenance(entry.fetched_at, from_cache=True)
+        return await _render(browser, url, cache)
+
+
+async def _render(
+    browser: BrowserSession, url: str, cache: RunCache | None
+) -> tuple[RenderedPage, Provenance]:
+    """``url`` rendered in Chromium, kept in the cache when its status is 200 (see
+    :func:`render_page`)."""
     rendered = await browser.render(url)
     when = fetched_at(cache)
     if cache is not None and rendered.status != 200:  # not kept, nor its Markdown

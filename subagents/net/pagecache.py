@@ -35,6 +35,16 @@ keeps the cache as it was. :func:`caching` makes a run's cache the one the tools
 code inside use (:func:`active_cache`), as :mod:`subagents.tape` does for the tape. A
 failure of the store never fails a fetch: the fetch goes to the network, and the failure
 is kept in :attr:`RunCache.errors`.
+
+Runs that share a store fetch a page once between them, even when they ask for it at the
+same moment (two questions of a batch on two machines, or two tasks of one run):
+:meth:`RunCache.turn` claims the address in the store (:meth:`PageCache.claim`) before
+it is fetched or revalidated, and a run that finds another's claim waits, polling the
+store, until the page is there and reads it from the cache. When the owner gives the
+claim up without keeping the page (the fetch failed, or the page may not be kept), or the
+claim runs out (:data:`CLAIM_SECONDS`: its owner crashed, or is slow), the waiting run
+fetches the page itself. A claim is held in the run's namespace, like the entries: it
+never makes a run of another user or project wait.
 """
 
 from __future__ import annotations
@@ -47,9 +57,11 @@ import hashlib
 import importlib.metadata
 import importlib.util
 import json
+import logging
 import threading
 import time
-from collections.abc import Callable, Iterator, Mapping
+import uuid
+from collections.abc import AsyncIterator, Callable, Iterator, Mapping
 from dataclasses import asdict, dataclass, fields, replace
 from datetime import UTC, datetime
 from pathlib import Path
@@ -58,8 +70,10 @@ from urllib.parse import urlsplit, urlunsplit
 
 from fs_service import FileTooLargeError, FsError, NotFoundError
 from fs_service.backends import StoreFileSystem
+from fs_service.backends.store import Claim
 
 T = TypeVar("T")
+logger = logging.getLogger(__name__)
 
 #: Where the cache lives in a store namespace, and its two kinds of entry.
 CACHE_DIR = "/cache/"
@@ -80,6 +94,13 @@ MIB = 1024 * 1024
 ENTRY_SHARE = 4
 #: The version of the header line; an entry of another version is no entry.
 ENTRY_VERSION = 1
+#: How long a run's claim to fetch an address holds (seconds) unless the run gives it up:
+#: longer than a page fetch may take, so that a run waits this long at most for a page
+#: whose fetcher crashed before it fetches the page itself.
+CLAIM_SECONDS = 60.0
+#: The first and the longest pause (seconds) of a run that polls the store for a page
+#: another run is fetching.
+POLL_FIRST, POLL_MAX = 0.02, 0.5
 _DEFAULT_PORTS = {"http": 80, "https": 443}
 
 
@@ -250,6 +271,8 @@ class PageCache:
         fresh_seconds: how long after it was fetched or checked an entry is reused
             without asking the site (0: every reuse asks).
         clock: the current time in seconds since the epoch.
+        claim_seconds: how long a claim to fetch a page holds unless its owner gives it
+            up (see :meth:`RunCache.turn`).
     """
 
     def __init__(
@@ -257,8 +280,10 @@ class PageCache:
         store: StoreFileSystem,
         fresh_seconds: float = DEFAULT_FRESH_SECONDS,
         clock: Callable[[], float] = time.time,
+        claim_seconds: float = CLAIM_SECONDS,
     ) -> None:
         self.store, self.fresh_seconds, self.clock = store, fresh_seconds, clock
+        self.claim_seconds = claim_seconds
         #: The largest body kept: a share of the namespace's bound.
         self.max_entry_bytes = store.max_total_bytes // ENTRY_SHARE
 
@@ -302,6 +327,24 @@ class PageCache:
         with self.store.open_atomic(entry_path(entry.kind, entry.url), len(blob)) as out:
             out.write(blob)
         return True
+
+    def claim(self, kind: str, url: str, owner: str, seconds: float) -> Claim:
+        """Claim the fetch of the ``kind`` entry of ``url`` for ``owner`` for ``seconds``
+        (see :meth:`~fs_service.backends.StoreFileSystem.claim`); the claim that holds it
+        now, ``owner``'s or another's.
+
+        Raises:
+            FsError: the store could not be written.
+        """
+        return self.store.claim(entry_path(kind, url), owner, seconds)
+
+    def release(self, kind: str, url: str, owner: str) -> None:
+        """End ``owner``'s claim on the fetch of the ``kind`` entry of ``url``.
+
+        Raises:
+            FsError: the store could not be written.
+        """
+        self.store.release(entry_path(kind, url), owner)
 
     def stats(self) -> CacheStats:
         """How many entries the namespace's cache holds, their size, the oldest and the
@@ -418,6 +461,99 @@ class RunCache:
         if self.writes:
             await asyncio.to_thread(self.keep_now, entry, body)
 
+    @contextlib.asynccontextmanager
+    async def turn(
+        self,
+        kind: str,
+        url: str,
+        usable: Callable[[Cached], bool] = lambda cached: True,
+        seconds: float | None = None,
+    ) -> AsyncIterator[Cached | None]:
+        """Look up the ``kind`` entry of ``url`` and, when it is not fresh, take this run's
+        turn to fetch it: the block fetches and keeps what it yields no fresh entry for.
+
+        Without a fresh ``usable`` entry, the fetch is claimed in the store for the block
+        (the claim is given up when the block ends, however it ends). When another run or
+        task holds the claim, this waits until that one has kept the entry and yields it,
+        fresh; or until the claim is given up or runs out without a fresh entry, and then
+        claims the fetch itself. A run that reads or writes nothing in the cache claims
+        and waits for nothing, and a failure of the store only ends the waiting.
+
+        Args:
+            kind: :data:`HTTP` or :data:`RENDER`.
+            url: the address to fetch.
+            usable: whether an entry serves the caller (a download needs a whole copy);
+                one that does not counts as no entry.
+            seconds: how long this run's claim holds, longer than the fetch may take
+                (default: the cache's :attr:`PageCache.claim_seconds`).
+
+        Yields:
+            A fresh usable entry (the caller uses it and fetches nothing), or the stale
+            entry whose validators the fetch may send, or None.
+        """
+        found = await self.lookup(kind, url)
+        found = found if found is not None and usable(found) else None
+        if (found is not None and self.fresh(found.entry)) or not (self.reads and self.writes):
+            yield found
+            return
+        owner = uuid.uuid4().hex
+        lease = self.cache.claim_seconds if seconds is None else seconds
+        found, held = await self._wait_for_turn(kind, url, owner, found, usable, lease)
+        try:
+            yield found
+        finally:
+            if held:
+                await self._release(kind, url, owner)
+
+    async def _release(self, kind: str, url: str, owner: str) -> None:
+        """Give ``owner``'s claim on the fetch of ``url`` up (a failure of the store is
+        kept: the claim runs out)."""
+        await asyncio.to_thread(
+            self._now_quietly, lambda: self.cache.release(kind, url, owner), None
+        )
+
+    async def _wait_for_turn(
+        self,
+        kind: str,
+        url: str,
+        owner: str,
+        found: Cached | None,
+        usable: Callable[[Cached], bool],
+        seconds: float,
+    ) -> tuple[Cached | None, bool]:
+        """Claim the fetch for ``owner``, or wait for the other owner's entry (see
+        :meth:`turn`); the entry to yield, and whether ``owner`` holds the claim.
+
+        The entry is looked up after each claim, won or not: an owner keeps the entry
+        before it gives its claim up, so a claim won after another's holds no entry that
+        was kept meanwhile unseen.
+        """
+        holder, deadline, pause = "", 0.0, POLL_FIRST
+        while True:
+            claim = await asyncio.to_thread(
+                self._now_quietly, lambda: self.cache.claim(kind, url, owner, seconds), None
+            )
+            if claim is None:  # the store failed: fetch
+                return found, False
+            latest = await self.lookup(kind, url)
+            if latest is not None and usable(latest):
+                found = latest
+            if found is not None and self.fresh(found.entry):  # another fetched it
+                if claim.owner == owner:
+                    await self._release(kind, url, owner)
+                return found, False
+            if claim.owner == owner:
+                return found, True
+            if claim.owner != holder:  # wait for this owner until its claim runs out
+                holder = claim.owner
+                deadline = time.monotonic() + max(0.0, claim.expires - self.now())
+                logger.debug("waiting for another fetch of %s", url)
+            left = deadline - time.monotonic()
+            if left <= 0:  # the claim outlived its time by the clocks here: fetch
+                return found, False
+            await asyncio.sleep(min(pause, left))
+            pause = min(pause * 2, POLL_MAX)
+
     async def revalidated(self, cached: Cached, headers: Mapping[str, str]) -> Cached:
         """``cached`` as a 304 with ``headers`` confirmed it: checked now, with any new
         validators the site sent, and kept so (when writes are on)."""
@@ -476,6 +612,19 @@ def caching(cache: RunCache | None) -> Iterator[None]:
     finally:
         with contextlib.suppress(ValueError):
             _ACTIVE.reset(token)
+
+
+def turn(
+    cache: RunCache | None,
+    kind: str,
+    url: str,
+    usable: Callable[[Cached], bool] = lambda cached: True,
+    seconds: float | None = None,
+) -> contextlib.AbstractAsyncContextManager[Cached | None]:
+    """:meth:`RunCache.turn` of ``cache``; without a cache, a block that yields None."""
+    if cache is None:
+        return contextlib.nullcontext(None)
+    return cache.turn(kind, url, usable, seconds)
 
 
 def keyed_entry(
@@ -618,6 +767,7 @@ def fingerprint(modules: tuple[str, ...], distributions: tuple[str, ...] = ()) -
 
 __all__ = [
     "CACHE_DIR",
+    "CLAIM_SECONDS",
     "DEFAULT_FRESH_SECONDS",
     "DEFAULT_MAX_MB",
     "DERIVED",
@@ -645,4 +795,5 @@ __all__ = [
     "reuse",
     "reuse_now",
     "text_digest",
+    "turn",
 ]

@@ -471,7 +471,8 @@ def _summary_lines(
     best of its other sentences, when it has another; a sentence chosen twice is listed
     once. A line the later part would not choose itself never answers it, however
     surely it holds a span of the kind asked (a page that answers several parts lends
-    each of them its best sentences).
+    each of them its best sentences), unless its own pick gives no such span surely
+    (see :func:`_surer_line`).
 
     Args:
         research: the run's findings.
@@ -488,9 +489,32 @@ def _summary_lines(
         fresh = [i for i in chosen[sub.id] if i not in summary]
         if best in summary and fresh:  # a line already summing up another part
             best = choose(research, sub.id, fresh)
-        if best and best not in summary:
+        if shared := _surer_line(research, sub.id, best, summary):
+            summary[shared].append(sub.id)
+        elif best and best not in summary:
             summary[best] = [sub.id]
     return summary
+
+
+def _surer_line(
+    research: Findings, sub_id: str, best: str | None, summary: Mapping[str, list[str]]
+) -> str | None:
+    """A line already summing up an earlier part that asks what part ``sub_id`` asks
+    under another question word (the two split from one clause), and that surely gives
+    this part's answer (see :func:`_answers_too`), when the part's own pick ``best``
+    gives none surely: "When and by whom was it built?" asks of one event, answered by
+    one line giving the date and "by the state of …", not by another line whose only
+    name has no role. A part whose own pick surely answers it keeps it, and a line on
+    another thing asked ("first lit" for "who keeps it today") never stands for it."""
+    item = research.item(best) if best else None
+    focus = research.focus[sub_id]
+    if item is not None and sure_span(focus, item.span):
+        return None
+    for line, ids in summary.items():
+        same = any(research.focus[o].asked == focus.asked for o in ids)
+        if same and _answers_too(research, sub_id, line, ids):
+            return line
+    return None
 
 
 def _summary(research: Findings, summary: Mapping[str, list[str]]) -> list[str]:

@@ -181,7 +181,30 @@ def test_a_line_another_part_would_not_choose_never_answers_it():
     line, which names a keeper, is among the second part's evidence, but the second
     part's own choice is another line, so the second part is summed up by that one, not
     by the first part's for the name it happens to hold."""
-    research = _light("When was the Kelby lighthouse first lit, and who keeps it today?")
+    research, first, last = _first_and_last_lit(
+        "When was the Kelby lighthouse first lit, and who keeps it today?"
+    )
+    lines = summary_lines(research, choose=_second_picks(last))
+    assert lines == {first: ["q1"], last: ["q2"]}
+    shared = summary_lines(research, choose=lambda _, sub_id, ids: first if first in ids else None)
+    assert shared == {first: ["q1", "q2"]}, "a line both parts choose, naming the keeper"
+
+
+def test_two_parts_split_from_one_clause_share_the_line_that_surely_answers_both():
+    """ "When and by whom was it first lit?" asks of one event twice: when the second
+    part's own pick gives no name in the role asked, the line giving the date and "by the
+    keeper …" answers both parts."""
+    research, first, last = _first_and_last_lit(
+        "When and by whom was the Kelby lighthouse first lit?"
+    )
+    assert [s.id for s in research.plan.subquestions] == ["q1", "q2"]
+    assert summary_lines(research, choose=_second_picks(last)) == {first: ["q1", "q2"]}
+
+
+def _first_and_last_lit(question: str):
+    """The harbour page's research for ``question``, every part given the lines on when
+    the lighthouse was first and last lit as its evidence; and those two lines' ids."""
+    research = _light(question)
     path = "/workspace/pages/light.md"
     first, last = (
         research.cite(path, start := HARBOUR.index(s), start + len(s)).id
@@ -192,9 +215,10 @@ def test_a_line_another_part_would_not_choose_never_answers_it():
     )
     for sub in research.plan.subquestions:
         research.evidence[sub.id] = {first: 1.0, last: 1.0}
-    lines = summary_lines(
-        research, choose=lambda _, sub_id, ids: last if sub_id == "q2" and last in ids else ids[0]
-    )
-    assert lines == {first: ["q1"], last: ["q2"]}
-    shared = summary_lines(research, choose=lambda _, sub_id, ids: first if first in ids else None)
-    assert shared == {first: ["q1", "q2"]}, "a line both parts choose, naming the keeper"
+    return research, first, last
+
+
+def _second_picks(line: str):
+    """A chooser by which the second part picks ``line`` and every other part its first
+    quote."""
+    return lambda _, sub_id, ids: line if sub_id == "q2" and line in ids else ids[0]

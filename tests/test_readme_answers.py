@@ -70,6 +70,9 @@ def test_each_part_of_a_readme_question_opens_with_a_line_stating_its_facts(tmp_
         line = next((ln for ln in summary if all(w in ln for w in words)), None)
         assert line is not None, (words, summary)
         assert re.search(r"\[\d+\]$", line), line  # the line is cited
+    # no line stands for a part without stating its facts: a line answers a part or more
+    stray = [ln for ln in summary if not any(all(w in ln for w in ws) for ws in wanted)]
+    assert len(summary) <= len(wanted) and not stray, summary
 
 
 @pytest.mark.parametrize("question", OFF_SITE)

@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from .comparison import comparison
 from .document import Document
 from .facts import points_back
 from .question import Focus, entity
@@ -54,7 +55,9 @@ def topic_heading(topic: str, question: str) -> str:
     """The heading of the section on ``topic``: the topic as the brief words it, after the
     question's subject when the topic does not name it ("Harlow ferry: how the chains
     worked"), so that the heading names what it is about for a reader who meets it
-    alone.
+    alone. A question with no single subject (a comparison of two things) lends none:
+    the topic stands alone, not after the word that frames the comparison
+    ("difference").
 
     Args:
         topic: a topic as the brief words it.
@@ -85,7 +88,10 @@ def topic_focus(topic: str, question: str, parts: Sequence[str]) -> Focus:
 
 def _lent(topic: str, question: str) -> str:
     """The question's subject as it writes it, when ``topic`` does not name it ("" when
-    the topic names it, or the question names none)."""
+    the topic names it, or the question has no single subject: it names none, or
+    compares two things)."""
+    if comparison(question) is not None:
+        return ""
     named = entity(question)
     return "" if set(terms(named)) & set(terms(topic)) else named
 

@@ -222,3 +222,29 @@ def _second_picks(line: str):
     """A chooser by which the second part picks ``line`` and every other part its first
     quote."""
     return lambda _, sub_id, ids: line if sub_id == "q2" and line in ids else ids[0]
+
+
+def test_a_topics_heading_after_a_comparison_is_the_topic_alone():
+    """A comparison has no single subject: a brief's topic is headed by itself, not after
+    the word that frames the comparison ("difference: how the chains worked"); a question
+    about one thing lends it that thing."""
+    from research.topics import topic_heading
+
+    compared = "What is the difference between the Harlow ferry and the Dunmere ferry?"
+    assert topic_heading("how the chains worked", compared) == "How the chains worked"
+    assert topic_heading("铁链如何运作", "哈洛渡船和萨洛渡船有什么区别？") == "铁链如何运作"
+    assert topic_heading("how the chains worked", QUESTION) == "Harlow ferry: how the chains worked"
+
+
+def test_the_demos_comparison_heads_the_briefs_topics_with_no_frame_word(tmp_path):
+    """The demo's brief asks for topics the lock question does not: their sections are
+    headed by the topics as the brief words them, none by "difference"."""
+    from research_support import run_demo
+
+    question = "What is the difference between a pound lock and a flash lock?"
+    _, result, _ = run_demo(tmp_path, question, formats=("md",))
+    (markdown,) = result.outputs
+    report = result.run.real_path(markdown).read_text(encoding="utf-8")
+    headings = [line[3:] for line in report.splitlines() if line.startswith("## ")]
+    assert not [h for h in headings if h.lower().startswith("difference")], headings
+    assert any(h.startswith("How the locks worked") for h in headings), headings

@@ -47,6 +47,8 @@ LABELS: dict[str, dict[str, str]] = {
         "req_not_checked_many": "Not checked, as the brief and the report are in different "
         "languages: {items}",
         "unmet_brief": "Not done as the brief asks: {items} (see “What the brief asked”).",
+        "unchecked_brief": "Not checked, as the brief and the report are in different "
+        "languages: {items} (see “What the brief asked”).",
         "files_unread": "Your files of a type no reader takes, not read: {files}.",
         "generic_language": "The question is in {name}, which has no word lists here: it "
         "was split at its question marks and matched by words and runs of letters, so a "
@@ -147,6 +149,7 @@ LABELS: dict[str, dict[str, str]] = {
         "req_not_checked": "{requirement}——未核对：简报与报告使用的语言不同。",
         "req_not_checked_many": "以下要求未核对（简报与报告使用的语言不同）：{items}",
         "unmet_brief": "简报要求而本报告未能做到：{items}（见“简报的要求”）。",
+        "unchecked_brief": "简报与报告使用的语言不同、未能核对：{items}（见“简报的要求”）。",
         "files_unread": "类型无法读取、因而未读的文件：{files}。",
         "generic_language": "问题使用{name}，本工具没有该语言的词表：只按问号拆分各部分，"
         "并按词和字符序列匹配，拆分和匹配可能不如英文或中文准确。",

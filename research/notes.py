@@ -642,8 +642,7 @@ def _asked_sections(
         parts = [s.text for s in research.plan.subquestions]
         if asked.kind != SECTION or any(names_section(h, asked.topic) for h in parts):
             continue
-        if not same_language(requirement, lang):
-            continue  # its topic's words are not the words of the sources read for it
+        # a brief in another language than the report's finds a table in its own words
         topic = meaningful(asked.topic)
         named = set(terms(without_label(requirement)))
         options = [

@@ -396,7 +396,7 @@ def judge(requirement: str, view: ReportView, found: ReportView | None = None) -
     if asked.kind == LENGTH:
         return Verdict(requirement, LENGTH, "length")
     if asked.kind in (SECTION, TOPIC) and not same_language(requirement, view.lang):
-        return Verdict(requirement, asked.kind, "not checked")
+        return _judge_elsewhere(requirement, asked, view)
     if asked.kind == SECTION:
         return _judge_section(requirement, asked.topic, view, found)
     if asked.kind == STYLE:
@@ -408,6 +408,35 @@ def judge(requirement: str, view: ReportView, found: ReportView | None = None) -
     missing = tuple(t for t in unsaid if t not in left)
     status = "not covered" if len(unsaid) == len(asked.topics) else "partly covered"
     return Verdict(requirement, TOPIC, status, missing, left_out=left)
+
+
+def _judge_elsewhere(requirement: str, asked: Requirement, view: ReportView) -> Verdict:
+    """A topic or a section worded in another language than the report: met where the
+    report says it in the brief's own words (a section headed with its topic, the
+    report's quotes in the brief's language saying each topic), else not checked, as its
+    words are not those of the rest of the report."""
+    if asked.kind == SECTION:
+        where = next((h for h in view.headings if names_section(h, asked.topic)), "")
+        if where:
+            return Verdict(requirement, SECTION, "met", where=where)
+        return Verdict(requirement, SECTION, "not checked")
+    own = language(without_label(requirement))
+    kept = [
+        (sentence, context)
+        for sentence, context in zip(
+            view.sentences, view.contexts or ("",) * len(view.sentences), strict=True
+        )
+        if language(sentence) == own
+    ]
+    said = ReportView(
+        tuple(s for s, _ in kept),
+        contexts=tuple(c if language(c) == own else "" for _, c in kept),
+        subject=view.subject if language(view.subject) == own else "",
+        lang=own,
+    )
+    if kept and all(covers(t, said) for t in asked.topics):
+        return Verdict(requirement, TOPIC, "covered")
+    return Verdict(requirement, TOPIC, "not checked")
 
 
 def _judge_section(

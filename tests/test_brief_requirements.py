@@ -397,7 +397,8 @@ def test_a_topic_the_brief_asks_for_comes_before_the_parts_other_extra_lines() -
     assert kilns in part.points[:3], [p.text for p in part.points]
 
 
-def test_the_notes_add_a_section_the_brief_asks_for_from_a_table_about_its_topic() -> None:
+def _town_list(question: str) -> SimpleNamespace:
+    """The findings of a run on ``question`` that read one file, a table of towns."""
     text = (
         "## Table\n\n| Town | County | Role |\n|---|---|---|\n"
         "| Ardon | North | Ferry landing |\n| Belis | South | Salt market |\n"
@@ -411,16 +412,22 @@ def test_the_notes_add_a_section_the_brief_asks_for_from_a_table_about_its_topic
         items[item.id] = item
         return item
 
-    research = SimpleNamespace(
-        plan=offline_plan("How did the Orvel ferry change the valley?"),
+    return SimpleNamespace(
+        plan=offline_plan(question),
         sources={path: SimpleNamespace(url=f"/userinput/{name}", title=name, kind="file")},
         texts={path: text},
         found_tables={},
         item=items.get,
         cite=cite,
     )  # fmt: skip
-    wanted = ["Notes for the writer: Use the attached town list (CSV) for a section on towns."]
-    lines = _asked_sections(research, wanted, {})
+
+
+TOWN_LIST = "Notes for the writer: Use the attached town list (CSV) for a section on towns."
+
+
+def test_the_notes_add_a_section_the_brief_asks_for_from_a_table_about_its_topic() -> None:
+    research = _town_list("How did the Orvel ferry change the valley?")
+    lines = _asked_sections(research, [TOWN_LIST], {})
     assert lines[:2] == ["## Towns", ""]
     assert "| Ardon | North | Ferry landing |" in lines
     assert lines[-2] == "Table: valley-towns.csv. [ev-towns]"
@@ -471,3 +478,62 @@ def test_requirements_the_report_cannot_judge_are_counted_in_one_line() -> None:
     assert len(lines) == 2 and lines[0].startswith("2 pages")
     (single,) = verdict_lines(verdicts[:1], "en")
     assert single.startswith("请说明渡口停运的原因。 — not checked")
+
+
+def test_a_summary_line_is_read_with_the_part_it_answers() -> None:
+    """The summary gives a part's answer line, and the part's section does not repeat it:
+    the line still says the topic of its part, as it would in that section ("the gate
+    held back the race" says how the weir worked, under the part that asks it)."""
+    question = "How did the Orvel weir work, and why was it closed?"
+    asked = "\n".join([question, "", BRIEF_HEADER, "- Cover: How the weir worked."])
+    line = "The keeper closed the gate and held back the race until the wheel turned."
+    notes = Draft(
+        question,
+        [Point([line, Cite("ev-gate")])],
+        [
+            Section("How did the Orvel weir work?", [Point([line, Cite("ev-gate")])]),
+            Section(
+                "Why was the Orvel weir closed?", [Point(["It silted up in 1902.", Cite("b")])]
+            ),
+        ],
+    )
+    report = Draft(
+        question,
+        [Point([line, Cite("#1")])],
+        [Section("Why was the Orvel weir closed?", [Point(["It silted up in 1902.", Cite("#2")])])],
+    )
+    (brief,) = answer_brief(asked, report, "en", notes)
+    assert [p.text for p in brief.points] == ["How the weir worked. — covered."]
+
+
+def test_a_brief_in_another_language_is_judged_where_the_report_says_it_in_its_words() -> None:
+    """A Chinese report on an English brief: a topic its English quotes say is covered,
+    a section headed in the brief's words is met; the rest cannot be judged, and the
+    limits name them, as they name what was not done."""
+    view = ReportView(
+        ("1931年渡口停运。", "The Belis toll bridge took the ferry's trade in 1931."),
+        headings=("渡口为何停运？", "Towns"),
+        contexts=("渡口为何停运？", "渡口为何停运？"),
+        subject="渡口",
+        lang="zh",
+    )
+    brief = [
+        "Cover: The toll bridge.",
+        "Cover: The salt trade.",
+        "Notes: Use the attached list for a section on towns.",
+        "Notes: Add a section on the mills.",
+    ]
+    verdicts = [judge(r, view) for r in brief]
+    assert [v.status for v in verdicts] == ["covered", "not checked", "met", "not checked"]
+    assert verdicts[2].where == "Towns"
+    assert limits_lines(verdicts, "zh") == [
+        "简报与报告使用的语言不同、未能核对：the salt trade、“Add a section on the mills.”"
+        "（见“简报的要求”）。"
+    ]
+
+
+def test_the_notes_add_a_section_an_english_brief_asks_of_a_chinese_report() -> None:
+    """The brief's words find the table about its topic in a source written in them."""
+    lines = _asked_sections(_town_list("渡口是如何改变河谷的？"), [TOWN_LIST], {})
+    assert lines[:2] == ["## Towns", ""]
+    assert "| Ardon | North | Ferry landing |" in lines

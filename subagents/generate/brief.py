@@ -18,11 +18,13 @@ from research.labels import LABELS, label
 from research.question import entity
 from research.requirements import (
     LENGTH,
+    SECTION,
     UNMET,
     ReportView,
     Verdict,
     brief_requirements,
     judge,
+    read_requirement,
     without_label,
 )
 
@@ -46,20 +48,25 @@ VERDICT_LABELS = {
 }
 
 
-def report_view(draft: Draft, lang: str = "") -> ReportView:
+def report_view(draft: Draft, lang: str = "", found: Draft | None = None) -> ReportView:
     """What a report says, for judging its brief's requirements: the sentences of its
     summary and sections (not those on what it could not do), each row of its tables,
-    each with the heading of its section, its headings, and the features it has.
+    each with the heading of its section, its headings, and the features it has. A
+    summary line is read with the heading of the part it answers (see
+    :func:`_answered_part`), as the same line would be in that part's section.
 
     Args:
         draft: the report's draft.
         lang: the report's language ("" for any).
+        found: the notes the report was written from, whose part sections hold the
+            summary's lines the report's sections do not repeat; None when there are none.
 
     Returns:
         The view; the subject is the one its title (the question) names.
     """
     sections = [s for s in draft.sections if s.kind != "not_found"]
-    said = [("", s) for p in draft.lead for s in _SENTENCE_END.split(p.text)]
+    parts = [s for d in (draft, found) if d is not None for s in d.sections if s.kind == "part"]
+    said = [(_answered_part(p, parts), s) for p in draft.lead for s in _SENTENCE_END.split(p.text)]
     features: dict[str, str] = {}
     for section in sections:
         under = [s for p in section.points for s in _SENTENCE_END.split(p.text)]
@@ -81,6 +88,23 @@ def report_view(draft: Draft, lang: str = "") -> ReportView:
         subject=entity(draft.title) if draft.title else "",
         lang=lang,
     )
+
+
+def _answered_part(line: Point, parts: list[Section]) -> str:
+    """The heading of the part a summary line answers: the first part section that
+    quotes it (its words, whatever its markers are numbered; "" for a line no part
+    quotes)."""
+    words = _words(line.text)
+    if not words:
+        return ""
+    return next(
+        (s.heading for s in parts for p in s.points if f" {words} " in f" {_words(p.text)} "), ""
+    )
+
+
+def _words(text: str) -> str:
+    """``text``'s words and figures alone, in lower case, to find one line in another."""
+    return " ".join(re.findall(r"\w+", text.casefold()))
 
 
 def _listed(items: tuple[str, ...], lang: str) -> str:
@@ -140,7 +164,8 @@ def limits_lines(verdicts: list[Verdict], lang: str) -> list[str]:
     """What the limits of a report say of the requirements it did not meet: one line
     naming each (a topic, a section, a form), which "What the brief asked" gives with its
     reason ("Not done as the brief asks: how the weir worked, the section on towns (see
-    …)."); none when every requirement is met, and nothing for a length."""
+    …)."), and one naming those it could not judge (a brief in another language than the
+    report's); none when every requirement is met, and nothing for a length."""
     unmet = [v for v in verdicts if v.status in UNMET and v.kind != LENGTH]
     items: list[str] = []
     for verdict in unmet:
@@ -151,10 +176,26 @@ def limits_lines(verdicts: list[Verdict], lang: str) -> list[str]:
                 items.append(label(lang, "section_on").format(topic=topic))
         else:
             items.append(f"“{without_label(verdict.requirement)}”")
-    if not items:
-        return []
+    lines = [_limits_line("unmet_brief", items, lang)] if items else []
+    unchecked = [_unchecked(v) for v in verdicts if v.status == "not checked"]
+    if unchecked:
+        lines.append(_limits_line("unchecked_brief", [u for us in unchecked for u in us], lang))
+    return lines
+
+
+def _unchecked(verdict: Verdict) -> list[str]:
+    """What a requirement the report could not judge asks for, as the brief words it:
+    its topics, or its section."""
+    asked = read_requirement(verdict.requirement)
+    if asked.kind == SECTION:
+        return [f"“{without_label(verdict.requirement)}”"]
+    return list(asked.topics) or [f"“{without_label(verdict.requirement)}”"]
+
+
+def _limits_line(key: str, items: list[str], lang: str) -> str:
+    """A line of the limits naming ``items`` (each once) under the label ``key``."""
     joined = ("、" if lang == "zh" else ", ").join(dict.fromkeys(items))
-    return [label(lang, "unmet_brief").format(items=joined)]
+    return label(lang, key).format(items=joined)
 
 
 def brief_verdicts(
@@ -176,7 +217,7 @@ def brief_verdicts(
     asked = brief_requirements(requirements)
     if not asked:
         return []
-    view = report_view(draft, lang)
+    view = report_view(draft, lang, found)
     gave = report_view(found, lang) if found is not None else None
     return [judge(r, view, gave) for r in asked]
 

@@ -92,6 +92,12 @@ LABELS: dict[str, dict[str, str]] = {
         "table": "Table",
         "chart": "Chart",
         "chart_by": "{series} by {label}",
+        "chart_each": "{series} of each {label}",
+        "chart_range": "{series}, {bounds}",
+        "chart_range_each": "{series} of each {label}, {bounds}",
+        "chart_range_by": "{series} by {label}, {bounds}",
+        "chart_bounds": "low and high",
+        "chart_quoted": "“{name}”",
         "chart_and": " and ",
         "appendix": "Data from the sources",
         "source": "Source",
@@ -189,6 +195,12 @@ LABELS: dict[str, dict[str, str]] = {
         "table": "表",
         "chart": "图",
         "chart_by": "各{label}的{series}",
+        "chart_each": "各{label}的{series}",
+        "chart_range": "{series}的{bounds}",
+        "chart_range_each": "各{label}{series}的{bounds}",
+        "chart_range_by": "各{label}{series}的{bounds}",
+        "chart_bounds": "下限和上限",
+        "chart_quoted": "“{name}”",
         "chart_and": "和",
         "appendix": "附：资料中的数据",
         "source": "来源",
@@ -216,6 +228,52 @@ LABELS: dict[str, dict[str, str]] = {
         "colophon_files": "{n} 个文件",
     },
 }
+
+#: What a unit of a table's column measures, for the units :data:`research.facts.UNITS`
+#: does not read in running text (a temperature, a currency's code).
+UNIT_MEASURES = {
+    "°C": "temperature",
+    "℃": "temperature",
+    "°F": "temperature",
+    "℉": "temperature",
+    "USD": "amount",
+    "EUR": "amount",
+    "GBP": "amount",
+    "CNY": "amount",
+    "RMB": "amount",
+    "人民币": "amount",
+    "万元": "amount",
+    "亿元": "amount",
+}
+
+#: A measure's name as a chart's title opens with it ("Length of each trail").
+MEASURE_WORDS: dict[str, dict[str, str]] = {
+    "en": {
+        "length": "Length",
+        "area": "Area",
+        "weight": "Weight",
+        "share": "Share",
+        "amount": "Amount",
+        "temperature": "Temperature",
+    },
+    "zh": {
+        "length": "长度",
+        "area": "面积",
+        "weight": "重量",
+        "share": "比例",
+        "amount": "金额",
+        "temperature": "温度",
+    },
+}
+
+#: Words that make a table's column one bound of a range ("Low (km)", "Max depth",
+#: 长度下限), by the bound they name.
+RANGE_WORDS = {
+    "low": ("low", "lower", "lower bound", "lowest", "min", "min.", "minimum", "下限", "最低",
+            "最小", "最低值", "最小值"),
+    "high": ("high", "upper", "upper bound", "highest", "max", "max.", "maximum", "上限", "最高",
+             "最大", "最高值", "最大值"),
+}  # fmt: skip
 
 #: Headings that name a sources list, in every language; such sections are never body text.
 SOURCES_HEADINGS = {

@@ -1,7 +1,7 @@
 """A chart says what it shows and stands under the part it answers, or in an appendix.
 
 Titles are built from the data when a table's caption only names its file ("Depth and
-width by well", "各水井的深度和宽度"), the unit stated once. A table whose chart does not
+width of each well", "各水井的深度和宽度"), the unit stated once. A table whose chart does not
 answer the part it was placed under moves, with its chart, to "Data from the sources"
 (附：资料中的数据), which every format shows. All tables and questions here are invented.
 """
@@ -23,7 +23,8 @@ from research.labels import label
 from research.placement import chart_answers
 from subagents import build_toolkit
 from subagents.evidence import EvidenceItem
-from subagents.generate.charts import attach_charts, chart_for, chart_heading, shown_title
+from subagents.generate.chart_titles import shown_title
+from subagents.generate.charts import attach_charts, chart_for, chart_heading
 from subagents.generate.notes import Point, Section, Table
 from subagents.results import text_of
 
@@ -41,24 +42,29 @@ ZH_WELLS = Table(
 
 def test_a_chart_of_a_file_table_says_what_it_shows_with_its_unit_once() -> None:
     chart = chart_for(WELLS)
-    assert chart.title == "Depth and width by well" and chart.unit == "m"
-    assert chart_heading(chart, "en") == "Depth and width by well (m)"
+    assert chart.title == "Depth and width of each well" and chart.unit == "m"
+    assert chart_heading(chart, "en") == "Depth and width of each well (m)"
     zh = chart_for(ZH_WELLS)
     assert zh.title == "各水井的深度和宽度" and zh.unit == "米"
     assert chart_heading(zh, "zh") == "各水井的深度和宽度（米）"
-    # the report's language words the title, whatever the header's
-    assert chart_for(WELLS, lang="zh").title == "各Well的Depth和Width"
+    # the report's language words the title; a header in another language is quoted
+    assert chart_for(WELLS, lang="zh").title == "各“Well”的“Depth”和“Width”"
+    assert chart_for(ZH_WELLS, lang="en").title == "“深度” and “宽度” of each “水井”"
+    assert chart_heading(chart_for(ZH_WELLS, lang="en"), "en").endswith(" (m)")
     # a caption that says what the table shows is the title
     described = Table(WELLS.header, WELLS.rows, Point(["Depths of the town wells."]))
     assert chart_for(described).title == "Depths of the town wells"
 
 
 def test_a_title_keeps_names_as_written_and_reads_as_a_sentence() -> None:
-    assert shown_title(["Ferries (n)"], "Port", "en") == "Ferries by port"
-    assert shown_title(["Norvik", "Halsa"], "Year", "en") == "Norvik and Halsa by year"
-    assert shown_title(["share_pct"], "region", "en") == "Share pct by region"
-    assert shown_title(["Output (t)"], "", "en") == "Output"
-    assert shown_title(["渡轮（艘）"], "港口", "zh") == "各港口的渡轮"
+    assert shown_title(["Ferries (n)"], "Ports", "en") == "Ferries of each port"
+    assert (
+        shown_title(["Norvik", "Halsa"], "Year", "en", ordered=True) == "Norvik and Halsa by year"
+    )
+    assert shown_title(["share_pct"], "region", "en", unit="%") == "Share of each region"
+    assert shown_title(["Output (t)"], "", "en", unit="t") == "Output"
+    assert shown_title(["Low (t)", "High (t)"], "", "en", unit="t") == "Weight, low and high"
+    assert shown_title(["渡轮（艘）"], "港口", "zh", unit="艘") == "各港口的渡轮"
 
 
 PARTS = ["How deep are the wells of Marrowdale?", "Who dug the wells of Marrowdale?"]
@@ -68,16 +74,16 @@ ZH_QUESTION = "马罗谷的引水渠有多长？是谁修建的？"
 
 
 def test_a_chart_answers_the_part_that_asks_what_it_shows() -> None:
-    depths = "Depth by well Depth (m) Well wells.xlsx, sheet Wells"
+    depths = "Depth of each well Depth (m) Well wells.xlsx, sheet Wells"
     assert chart_answers(PARTS[0], depths, PARTS, QUESTION)  # how deep: a quantity
     assert not chart_answers(PARTS[1], depths, PARTS, QUESTION)  # who dug: not a depth
     # a part that names what the chart shows, or the kind of thing it asks for
     parts = ["Which springs feed the Tolva basin?", "Who mapped the Tolva basin?"]
-    flows = "Flow by spring Flow (l/s) Spring"
+    flows = "Flow of each spring Flow (l/s) Spring"
     assert chart_answers(parts[0], flows, parts, "")
     assert not chart_answers(parts[1], flows, parts, "")
     parts = ["Where is the Tolva basin?", "How is the water of the Tolva basin used?"]
-    uses = "Water use by sector Water use (%) Sector"
+    uses = "Water use of each sector Water use (%) Sector"
     assert chart_answers(parts[1], uses, parts, "") and not chart_answers(parts[0], uses, parts, "")
     # a question of one part: the chart is about what it asks
     assert chart_answers(PARTS[1], depths, PARTS[1:], PARTS[1])
@@ -103,11 +109,11 @@ def test_a_table_whose_chart_answers_another_thing_moves_to_the_appendix() -> No
     limits = Section(label("en", "limits"), [_point("Nothing was missing.")], kind="not_found")
     placed = attach_charts([deep, dug, limits], "en", QUESTION)
     assert [s.heading for s in placed] == [*PARTS, label("en", "limits"), label("en", "appendix")]
-    assert deep.tables == [depth] and depth.chart.title == "Depth by well"
+    assert deep.tables == [depth] and depth.chart.title == "Depth of each well"
     assert dug.tables == [] and dug.points  # the part keeps what it says
     appendix = placed[-1]
     assert appendix.kind == "appendix" and appendix.tables == [heat]
-    assert heat.chart is not None and heat.chart.title == "Water temperature by well"
+    assert heat.chart is not None and heat.chart.title == "Water temperature of each well"
     # a report read back has its appendix already: a table moving there joins it
     again = Section(PARTS[1], [_point("The miners' guild dug them.")], [heat])
     placed = attach_charts([deep, again, appendix], "en", QUESTION)
@@ -220,10 +226,11 @@ async def test_every_format_shows_the_appendix_with_its_chart(wells) -> None:
     assert re.findall(r"^## (.+)$", body, re.M) == [*PARTS, appendix]
     deep, dug, extra = body.split("\n## ")[1:]
     assert (
-        "| Depth (m) |" in deep and "![Chart: Depth by well](marrowdale-wells-chart-1.png)" in deep
+        "| Depth (m) |" in deep
+        and "![Chart: Depth of each well](marrowdale-wells-chart-1.png)" in deep
     )
     assert "|" not in dug and "Water temperature" in extra
-    assert "![Chart: Water temperature by well](marrowdale-wells-chart-2.png)" in extra
+    assert "![Chart: Water temperature of each well](marrowdale-wells-chart-2.png)" in extra
     png = await wells["svc"].read_bytes("/workspace/reports/marrowdale-wells-chart-2.png")
     assert png.startswith(b"\x89PNG")
 
@@ -231,11 +238,11 @@ async def test_every_format_shows_the_appendix_with_its_chart(wells) -> None:
     (section,) = doc.xpath("//section[@class='appendix']")
     assert section.xpath("string(h2)") == appendix
     assert section.xpath("string(.//figure[@class='chart']/figcaption)").endswith(
-        "Water temperature by well (°C)"
+        "Water temperature of each well (°C)"
     )
     pdf = PdfReader(io.BytesIO(await _write(wells, "pdf")))
     flat = " ".join(p.extract_text() for p in pdf.pages)
-    assert appendix in flat and "Water temperature by well (°C)" in flat
+    assert appendix in flat and "Water temperature of each well (°C)" in flat
 
     deck = Presentation(io.BytesIO(await _write(wells, "pptx")))
     titled = [
@@ -244,7 +251,7 @@ async def test_every_format_shows_the_appendix_with_its_chart(wells) -> None:
         for slide in deck.slides
     ]  # fmt: skip
     assert (appendix, True, False) in titled
-    assert ("Water temperature by well (°C)", False, True) in titled
+    assert ("Water temperature of each well (°C)", False, True) in titled
     # the zip beside the reports holds them and their charts under the same name
     data = await wells["svc"].read_bytes("/workspace/reports/marrowdale-wells.zip")
     names = set(zipfile.ZipFile(io.BytesIO(data)).namelist())

@@ -70,7 +70,7 @@ def test_a_chart_of_a_file_table_is_titled_by_what_it_draws():
         [["Upper reach", "20", "42"], ["Middle reach", "146", "186"], ["Delta", "170", "180"]],
         caption=Point(["river-reaches.xlsx, sheet Reaches."]),
     )
-    assert chart_for(table).title == "Low and high by reach"
+    assert chart_for(table).title == "Length of each reach, low and high"
     table.caption = Point(["Reach lengths along the river."])
     assert chart_for(table).title == "Reach lengths along the river"
 

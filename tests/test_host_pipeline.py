@@ -273,7 +273,7 @@ SHEETS = {
     "en": Sheet(
         lang="en",
         heading="How was China's Beijing-Hangzhou Grand Canal built?",
-        chart="Low and high by section (km)",
+        chart="Length of each section, low and high (km)",
         caption="canal-sections.xlsx, sheet Sections",
         other_caption="canal-sections.xlsx, sheet 各段",
         # the sheet's notes column is left out: whole, the table would take the length the
@@ -292,7 +292,7 @@ SHEETS = {
     "zh": Sheet(
         lang="zh",
         heading="京杭大运河是如何修建的？",
-        chart="各河段的长度下限和长度上限（公里）",
+        chart="各河段长度的下限和上限（公里）",
         caption="canal-sections.xlsx，工作表 各段",
         other_caption="canal-sections.xlsx，工作表 Sections",
         header=["河段", "起点", "终点", "长度下限（公里）", "长度上限（公里）"],

@@ -10,8 +10,9 @@ When the columns cannot share an axis, the one the part is about is drawn — th
 whose header shares most words with the part's heading and the table's caption, a
 sample-size column ("colonies surveyed", "respondents") last. A chart's title is its
 table's caption when that says what the table shows, else what the chart shows in the
-report's language, from its columns: "Depth and width by well" ("各水井的深度和宽度"), its
-unit stated once after it. :func:`attach_charts` fixes each table's chart from the section
+report's language, from its columns (:mod:`.chart_titles`): "Depth and width of each
+well" (各水井的深度和宽度), "Length of each trail, low and high", its unit stated once
+after it. :func:`attach_charts` fixes each table's chart from the section
 it stands in, so every format draws the same, and moves a table whose chart does not
 answer the part it stands under (:func:`research.placement.chart_answers`) to an appendix,
 "Data from the sources".
@@ -44,8 +45,9 @@ from typing import Any
 
 from research.labels import label
 from research.placement import chart_answers
-from research.text import CJK_CLASS, is_word, language
+from research.text import CJK_CLASS, language
 
+from .chart_titles import HEADER_UNIT, PERCENT_HEADER, shown_title, shown_unit
 from .kept import CHART_LIBRARIES, digest_of, drawn_once, rendering_key
 from .notes import Chart, Section, Table
 
@@ -78,15 +80,11 @@ _VALUE = re.compile(
     re.I,
 )
 _GROUPS = re.compile(r"^[-−]?\d{1,3}(?:[,，\u00a0\u202f ]\d{3})+(?:\.\d+)?$|^[-−]?\d+(?:\.\d+)?$")
-_UNIT = re.compile(r"[(（\[]\s*([^()（）\[\]]{1,16}?)\s*[)）\]]\s*$")
 _YEAR = re.compile(r"^(?:1[5-9]|20|21)\d{2}(?:\s*[–—-]\s*(?:\d{2}|\d{4}))?\s*年?$")
 _YEAR_HEADER = re.compile(
     r"^(?:year|years|fy|date|dates|period|年份|年度|年|日期|时间|年代)$", re.I
 )
 _INDEX_HEADER = re.compile(r"^(?:#|no\.?|rank|id|day|step|序号|排名|编号|天|第几天)$", re.I)
-_PERCENT_HEADER = re.compile(
-    r"(?:\b|_)(?:percent|percentage|pct|per\s*cent)(?:\b|_)|%|％|百分比|占比|比例|比率", re.I
-)
 _SAMPLE_HEADER = re.compile(
     r"(?:\b|_)(?:surveyed|sampled|sample|respondents|observations|n)(?:\b|_)|样本|调查", re.I
 )
@@ -177,10 +175,10 @@ def _kind(cells: list[str]) -> str:
 def _unit(header: str, cells: list[str]) -> str:
     """The column's unit: in brackets in its header, ``%`` on its cells or named in its
     header ("loss_pct", "share (percent)"), else none."""
-    m = _UNIT.search(header)
+    m = HEADER_UNIT.search(header)
     if m:
-        return "%" if _PERCENT_HEADER.search(m.group(1)) else m.group(1)
-    return _kind(cells) or ("%" if _PERCENT_HEADER.search(header) else "")
+        return "%" if PERCENT_HEADER.search(m.group(1)) else m.group(1)
+    return _kind(cells) or ("%" if PERCENT_HEADER.search(header) else "")
 
 
 def _same_scale(a: list[float], b: list[float]) -> bool:
@@ -222,53 +220,15 @@ def _values(cells: list[str]) -> list[float]:
 _FILE_NAME = re.compile(r"\.(?:xlsx|xls|csv|tsv|ods|pdf|pptx)\b", re.I)
 
 
-def measure_name(header: str) -> str:
-    """A column's name without its unit, which the chart states once: ``Depth (m)`` →
-    ``Depth``, ``深度（米）`` → ``深度``, ``loss_pct`` → ``loss pct``."""
-    return _UNIT.sub("", header).replace("_", " ").strip() or header.strip()
-
-
-def _in_sentence(name: str, lang: str) -> str:
-    """A column's name as it reads inside a sentence of ``lang``: outside Chinese, an
-    English dictionary word that a header capitalises ("Depth", "Well") in lower case; a
-    name ("Marrowdale") and any other word as written."""
-    first = name.split(" ", 1)[0]
-    if lang == "zh":
-        return name
-    if first[:1].isupper() and first[1:].islower() and is_word(first.lower()):
-        return first.lower() + name[len(first) :]
-    return name
-
-
-def shown_title(series: list[str], label_header: str, lang: str) -> str:
-    """What a chart shows, in words of ``lang`` built from its columns: its series by its
-    label column, without units ("Low and high by well", "各水井的下限和上限").
-
-    Args:
-        series: the names of the columns drawn.
-        label_header: the name of the column the bars are labelled by ("" for none).
-        lang: the report's language.
-
-    Returns:
-        The title.
-    """
-    names = list(dict.fromkeys(measure_name(s) for s in series))
-    first = names[0][:1].upper() + names[0][1:]  # a title opens with a capital
-    shown = label(lang, "chart_and").join([first, *(_in_sentence(n, lang) for n in names[1:])])
-    if not label_header:
-        return shown
-    by = _in_sentence(measure_name(label_header), lang)
-    return label(lang, "chart_by").format(series=shown, label=by)
-
-
-def _title(table: Table, series: list[str], label_header: str, lang: str) -> str:
+def _title(table: Table, shown: Chart, ordered: bool, lang: str) -> str:
     """The caption when it says what the table shows; what the chart shows, from its
-    columns (:func:`shown_title`), when the caption only names a file and sheet
-    ("wells.xlsx, sheet Depths")."""
+    columns (:func:`.chart_titles.shown_title`), when the caption only names a file and
+    sheet ("wells.xlsx, sheet Depths")."""
     caption = table.caption.text.strip().rstrip(".。")
     if caption and not _FILE_NAME.search(caption):
         return caption if len(caption) <= 90 else caption[:89].rstrip() + "…"
-    return shown_title(series, label_header, lang)
+    series = [name for name, _ in shown.series]
+    return shown_title(series, shown.by, lang, unit=shown.unit, ordered=ordered)
 
 
 def chart_for(table: Table, about: str = "", lang: str = "") -> Chart | None:
@@ -310,14 +270,11 @@ def chart_for(table: Table, about: str = "", lang: str = "") -> Chart | None:
     unit = picked[0][3]
     picked = [(name, values, u) for _, name, values, u in sorted(picked)]  # table order
     label_header = header[label_j] if label_j < len(header) else ""
-    lang = lang or language(" ".join(header))
-    return Chart(
-        title=_title(table, [p[0] for p in picked], label_header, lang),
-        labels=_column(rows, label_j),
-        series=[(name, values) for name, values, _ in picked],
-        unit=unit,
-        by=label_header,
-    )
+    labels = _column(rows, label_j)
+    chart = Chart("", labels, [(name, values) for name, values, _ in picked], unit, label_header)
+    ordered = _is_years(label_header, labels)
+    chart.title = _title(table, chart, ordered, lang or language(" ".join(header)))
+    return chart
 
 
 def chart_of(table: Table) -> Chart | None:
@@ -398,7 +355,7 @@ log = logging.getLogger(__name__)
 #: matplotlib's rc settings and warning filters are process-wide: one chart at a time.
 _DRAWING = threading.Lock()
 #: The project's modules a chart is drawn by.
-CHART_CODE = ("subagents.generate.charts",)
+CHART_CODE = ("subagents.generate.charts", "subagents.generate.chart_titles")
 #: The charts drawn last, as (chart, language, format, titled) → bytes, oldest first.
 _DRAWN: OrderedDict[tuple[str, str, str, bool], bytes] = OrderedDict()
 #: How many drawn charts are kept (a report rarely has more than a few).
@@ -574,10 +531,12 @@ def _style_axes(ax: Any, chart: Chart, horizontal: bool) -> None:
 
 
 def chart_heading(chart: Chart, lang: str, limit: int = 70) -> str:
-    """The chart's title, with its unit in brackets unless the title or ticks show it."""
+    """The chart's title, with its unit in brackets (as ``lang`` writes it: a Chinese unit
+    in an English report by its symbol) unless the title or ticks show it."""
     title = _short(chart.title, limit)
-    if chart.unit and chart.unit != "%" and chart.unit not in title:
-        title += f"（{chart.unit}）" if lang == "zh" else f" ({chart.unit})"
+    unit = shown_unit(chart.unit, lang)
+    if unit and unit != "%" and unit not in title:
+        title += f"（{unit}）" if lang == "zh" else f" ({unit})"
     return title
 
 

@@ -91,6 +91,8 @@ def test_the_demo_report_ends_with_its_colophon_in_every_format(demo_en):
         f"brain; {want.pages} web pages and {want.files} files read."
     )
     assert_colophon_everywhere(result, line)
+    props = Presentation(written(result, "pptx")).core_properties  # the deck's own date
+    assert props.created.date().isoformat() == props.modified.date().isoformat() == want.date
     md = written(result, "md").read_text(encoding="utf-8")
     # A paragraph after the Sources, behind its marker; no heading of its own.
     sources, tail = md.split("\n## Sources\n")[1].split(f"\n{COLOPHON_MARKER}\n")

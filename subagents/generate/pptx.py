@@ -17,6 +17,7 @@ import io
 import math
 import re
 from dataclasses import dataclass
+from datetime import datetime
 
 from lxml import etree
 from pptx import Presentation
@@ -224,7 +225,18 @@ def _deck(report: Report) -> Presentation:
     props.title = _shorten(report.title, 250)
     props.language = LANG_TAGS.get(report.lang, "en-US")
     props.author = props.last_modified_by = ""
+    if report.colophon and (made := _day(report.colophon.date)):
+        props.created = props.modified = made  # not the template's own date
+    props.revision = 1
     return prs
+
+
+def _day(iso: str) -> datetime | None:
+    """The day an ISO date names, at midnight (None when it names none)."""
+    try:
+        return datetime.fromisoformat(iso[:10])
+    except ValueError:
+        return None
 
 
 def _place(shape, left: int, top: int, width: int, height: int) -> None:

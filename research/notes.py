@@ -844,7 +844,8 @@ def _tried(research: Findings, lang: str, files: Sequence[FileUse] = ()) -> list
     lines = [f"## {label(lang, 'searched')}", ""]
     for sub in research.plan.subquestions:
         lines.append(_tried_line(research, sub, lang))
-    lines.append(f"- {len(research.sources)} {label(lang, 'read')}.")
+    read = {s.url for s in research.sources.values()}  # a file read sheet by sheet is one
+    lines.append(f"- {len(read)} {label(lang, 'read')}.")
     lines += _files_lines(files, lang)
     lines += _language_lines(research.plan, lang)
     off = research.off_topic()

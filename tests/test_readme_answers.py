@@ -89,3 +89,7 @@ def test_a_readme_question_the_demo_site_cannot_answer_cites_nothing(tmp_path, q
     assert not re.search(r"\[\d+\]", report), report
     assert "No relevant evidence was found for any part of this question" in report
     assert "## What was searched" in report
+    # what it says it examined is what its closing line says it read, a file once
+    examined = int(re.search(r"^- (\d+) pages and files examined\.$", report, re.M).group(1))
+    pages, files = map(int, re.search(r"(\d+) web pages and (\d+) files read", report).groups())
+    assert examined == pages + files > 0

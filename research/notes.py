@@ -541,14 +541,24 @@ def _answer_line(research: Findings, sub_ids: list[str], ev_id: str) -> str:
     """A line answering one or more parts: for a part that asks when, how many, who or
     where, the date, quantity or name that answers it (see
     :func:`research.answer.answer_span`; several parts' spans joined by "; "), then the
-    cited sentence it comes from; for any other part the sentence alone."""
+    cited sentence it comes from; for any other part the sentence alone. A part no
+    strongly relevant quote gives the kind of answer for (see
+    :attr:`research.coverage.Coverage.lacking`) shows no span: its line says so first,
+    as its section does ("Partly answered: no closely relevant quote gives a figure for
+    it."), and a figure of something else is not set in bold as its answer."""
     line = _sentence(research, ev_id)
     item = research.item(ev_id)
-    spans = [answer_span(research.focus[s], item.span) for s in sub_ids] if item else []
+    lang = research.plan.language
+    short = [s for s in sub_ids if research.coverage(s).lacking]
+    if short and len(short) == len(sub_ids):
+        return f"{_status_line(research.coverage(short[0]), lang)} {line}"
+    spans = [
+        answer_span(research.focus[s], item.span) for s in sub_ids if s not in short
+    ] if item else []  # fmt: skip
     span = "; ".join(dict.fromkeys(s for s in spans if s))
     if not span:
         return line
-    return f"**{span}**：{line}" if research.plan.language == "zh" else f"**{span}** — {line}"
+    return f"**{span}**：{line}" if lang == "zh" else f"**{span}** — {line}"
 
 
 def _part_sections(

@@ -552,3 +552,24 @@ def test_a_line_answers_a_second_part_only_with_a_sure_span() -> None:
     # a name with no role, or in the other role, is not sure enough
     assert sure_span(Focus.build("Where was the Orvel lighthouse lit?"), line) == ""
     assert sure_span(Focus.build("Who built it?"), "Marta Ruiz and the mill stood here.") == ""
+
+
+def test_a_part_no_quote_gives_the_figure_for_says_so_in_its_summary_line(tmp_path) -> None:
+    """The demo's pages give no count of visitors: the summary line of "how many tourists"
+    says that no quote gives a figure, as its section does, and sets no other figure (a
+    length in km) in bold as its answer."""
+    from research_support import run_demo
+
+    question = (
+        "What role does the Grand Canal play today, and how many tourists visit it each year?"
+    )
+    _, result, _ = run_demo(tmp_path, question, formats=("md",))
+    (markdown,) = result.outputs
+    report = result.run.real_path(markdown).read_text(encoding="utf-8")
+    tourists = next(s for s in result.plan.subquestions if "tourists" in s.text)
+    section = report.split(f"\n## {tourists.text}\n", 1)[1].split("\n## ", 1)[0]
+    status = "Partly answered: no closely relevant quote gives a figure for it."
+    assert status in section, section
+    summary = [ln for ln in report.split("\n## ")[0].splitlines() if ln.startswith("- ")]
+    said = [ln for ln in summary if status in ln]
+    assert len(said) == 1 and "**" not in said[0], summary

@@ -3,11 +3,15 @@
 from __future__ import annotations
 
 import io
+import re
 import zipfile
 from typing import Any
 
 from agentscope.message import ToolUseBlock
 from agentscope.tool import Toolkit, ToolResponse
+from odf.opendocument import OpenDocumentText
+from odf.table import Table, TableCell, TableColumn, TableRow
+from odf.text import H, List, ListItem, P
 
 from subagents import build_toolkit
 from subagents.results import text_of
@@ -51,12 +55,13 @@ def paged_html(pages: int, font: str = "WenQuanYi Zen Hei", words: int = 40) -> 
 
 
 def zip_bomb(kind: str, inflated: int = 64 * 1024 * 1024) -> bytes:
-    """A small zip that poses as .xlsx/.pptx/.docx and declares one huge, highly
+    """A small zip that poses as .xlsx/.pptx/.docx/.odt and declares one huge, highly
     compressed part."""
     main = {
         "xlsx": "xl/workbook.xml",
         "pptx": "ppt/presentation.xml",
         "docx": "word/document.xml",
+        "odt": "content.xml",
     }[kind]
     buf = io.BytesIO()
     with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED, compresslevel=9) as zf:
@@ -117,3 +122,72 @@ def thread_spy(monkeypatch: Any, module: Any, name: str) -> list[bool]:
 
     monkeypatch.setattr(module, name, spy)
     return calls
+
+
+async def assert_reads_back(
+    tools: FileTools, folder: Any, name: str, data: bytes, converted: str, lines: list[str]
+) -> str:
+    """read_text_file reads the document ``data``, saved as ``name`` in the input
+    ``folder``, as ``lines`` whole, its header saying ``converted``; the same bytes named
+    ``.bin`` are recognised by their content and read the same. Returns get_file_info's
+    text on the ``.bin`` copy."""
+    (folder / name).write_bytes(data)
+    resp = await tools.call("read_text_file", path=f"/userinput/{name}")
+    n = len(lines)
+    assert resp.content[0]["text"] == "\n".join(
+        [f"/userinput/{name} — lines 1–{n} of {n} ({converted})", *lines]
+    )
+    assert resp.metadata["paths"] == [f"/userinput/{name}"]
+    (folder / "copy.bin").write_bytes(data)
+    info = await tools.text("get_file_info", path="/userinput/copy.bin")
+    assert "read with: read_text_file" in info, info
+    same = await tools.text("read_text_file", path="/userinput/copy.bin")
+    assert same.split("\n", 1)[1] == "\n".join(lines)
+    return info
+
+
+def saved_odf(doc: object) -> bytes:
+    buf = io.BytesIO()
+    doc.write(buf)  # type: ignore[attr-defined]
+    return buf.getvalue()
+
+
+def odt_document() -> bytes:
+    """A real .odt written by odfpy: two headings, paragraphs, a list and a table."""
+    doc = OpenDocumentText()
+    doc.text.addElement(H(outlinelevel=1, text="Tide mill at Wenlow"))
+    doc.text.addElement(P(text="The Wenlow tide mill ground 30 sacks of flour a day in 1850."))
+    doc.text.addElement(H(outlinelevel=2, text="Keepers"))
+    keepers = List()
+    for name in ("Ada Marsh", "Tom Reed"):
+        item = ListItem()
+        item.addElement(P(text=name))
+        keepers.addElement(item)
+    doc.text.addElement(keepers)
+    table = Table()
+    table.addElement(TableColumn(numbercolumnsrepeated=2))
+    for cells in (("Year", "Sacks"), ("1850", "30")):
+        row = TableRow()
+        for text in cells:
+            cell = TableCell()
+            cell.addElement(P(text=text))
+            row.addElement(cell)
+        table.addElement(row)
+    doc.text.addElement(table)
+    return saved_odf(doc)
+
+
+async def assert_refused(
+    tools: FileTools, folder: Any, cases: dict[str, tuple[bytes, str]]
+) -> None:
+    """Each file ``name`` of ``cases``, saved with its bytes in the input ``folder``, is
+    refused by read_text_file with an error naming it and saying ``words``, in plain
+    words (no traceback, no exception names), and is left as it was."""
+    for name, (data, words) in cases.items():
+        (folder / name).write_bytes(data)
+        text = await tools.text("read_text_file", path=f"/userinput/{name}")
+        assert text.startswith(f"Error: /userinput/{name} "), (name, text)
+        assert words in text, (name, text)
+        assert "Traceback" not in text and "Error:" not in text[6:], (name, text)
+        assert not re.search(r"\b\w+(Error|Exception)\b|object at 0x", text[6:]), (name, text)
+        assert (folder / name).read_bytes() == data

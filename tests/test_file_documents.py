@@ -15,6 +15,9 @@ import pytest
 from cli_support import ROOT, named_reports, quartet
 from file_support import (
     FileTools,
+    assert_reads_back,
+    assert_refused,
+    odt_document,
     paged_html,
     pdf_from_html,
     pdf_with_nul_text,
@@ -275,19 +278,10 @@ WORD_MARKDOWN = [
 
 
 async def test_docx_reads_back_as_markdown_in_document_order(tools, input_dir):
-    (input_dir / "notes.docx").write_bytes(word_document())
-    resp = await tools.call("read_text_file", path="/userinput/notes.docx")
-    n = len(WORD_MARKDOWN)
-    assert resp.content[0]["text"] == "\n".join(
-        [f"/userinput/notes.docx — lines 1–{n} of {n} ({WORD})", *WORD_MARKDOWN]
-    )
-    assert resp.metadata["paths"] == ["/userinput/notes.docx"]
     # a Word document with another name is recognised by its content
-    (input_dir / "notes.bin").write_bytes(word_document())
-    info = await tools.text("get_file_info", path="/userinput/notes.bin")
-    assert "type: Word document (.docx)" in info and "read with: read_text_file" in info
-    same = await tools.text("read_text_file", path="/userinput/notes.bin")
-    assert same.split("\n", 1)[1] == "\n".join(WORD_MARKDOWN)
+    data = word_document()
+    info = await assert_reads_back(tools, input_dir, "notes.docx", data, WORD, WORD_MARKDOWN)
+    assert "type: Word document (.docx)" in info
 
 
 async def test_docx_line_ranges_work_on_the_converted_text(tools, input_dir):
@@ -344,42 +338,49 @@ async def test_a_damaged_docx_gets_a_clear_error_naming_the_file(tools, input_di
         "notypes.docx": (_zip({"word/document.xml": b"<x/>"}), "damaged Word document"),
         "macros.docx": (_macro_enabled(word_document()), "is not a Word file, content type"),
     }
-    for name, (data, words) in cases.items():
-        (input_dir / name).write_bytes(data)
-        text = await tools.text("read_text_file", path=f"/userinput/{name}")
-        assert text.startswith(f"Error: /userinput/{name} "), (name, text)
-        assert words in text, (name, text)
-        assert "Traceback" not in text and "Error:" not in text[6:], (name, text)
-        assert not re.search(r"\b\w+(Error|Exception)\b|object at 0x", text[6:]), (name, text)
-        assert (input_dir / name).read_bytes() == data
+    await assert_refused(tools, input_dir, cases)
     # a workbook named .docx is named as what it is, with the tool that reads it
     (input_dir / "sheet.docx").write_bytes(zip_bomb("xlsx", inflated=1024 * 1024))
     sheet = await tools.text("read_text_file", path="/userinput/sheet.docx")
     assert sheet.startswith("Error:") and "Use xlsx_read_cells" in sheet
 
 
-async def test_a_docx_is_never_edited_as_text(tools):
-    data = word_document()
-    await tools.service.write_bytes("/workspace/w.docx", data)
+@pytest.mark.parametrize(
+    ("name", "document", "said"),
+    [
+        ("w.docx", word_document, "a Word document (.docx)"),
+        ("m.odt", odt_document, "an OpenDocument text (.odt)"),
+    ],
+)
+async def test_a_docx_or_odt_is_never_edited_as_text(tools, name, document, said):
+    data = document()
+    await tools.service.write_bytes(f"/workspace/{name}", data)
     edits = [{"old_text": "Grand Canal", "new_text": "canal"}]
-    text = await tools.text("edit_file", path="/workspace/w.docx", edits=edits)
-    assert text.startswith("Error: /workspace/w.docx is a Word document (.docx)")
-    assert await tools.service.read_bytes("/workspace/w.docx") == data
+    text = await tools.text("edit_file", path=f"/workspace/{name}", edits=edits)
+    assert text.startswith(f"Error: /workspace/{name} is {said}"), text
+    assert await tools.service.read_bytes(f"/workspace/{name}") == data
 
 
-async def test_a_zip_bomb_posing_as_docx_is_refused_before_python_docx_opens_it(
-    tools, input_dir, monkeypatch
+@pytest.mark.parametrize(
+    ("kind", "module", "opener", "document", "words"),
+    [
+        ("docx", "word", "Document", word_document, "Grand Canal"),
+        ("odt", "odt", "load", odt_document, "Tide mill"),
+    ],
+)
+async def test_a_zip_bomb_posing_as_a_document_is_refused_before_its_library_opens_it(
+    tools, input_dir, monkeypatch, kind, module, opener, document, words
 ):
-    from subagents.file import word
+    import importlib
 
-    opened = thread_spy(monkeypatch, word, "Document")
-    (input_dir / "bomb.docx").write_bytes(zip_bomb("docx"))
-    bomb = await tools.text("read_text_file", path="/userinput/bomb.docx")
-    assert bomb.startswith("Error: /userinput/bomb.docx ") and "zip bomb" in bomb
+    opened = thread_spy(monkeypatch, importlib.import_module(f"subagents.file.{module}"), opener)
+    (input_dir / f"bomb.{kind}").write_bytes(zip_bomb(kind))
+    bomb = await tools.text("read_text_file", path=f"/userinput/bomb.{kind}")
+    assert bomb.startswith(f"Error: /userinput/bomb.{kind} ") and "zip bomb" in bomb
     assert opened == []
     # a real document goes through the same guard, then is parsed off the event loop
-    (input_dir / "ok.docx").write_bytes(word_document())
-    assert "Grand Canal" in await tools.text("read_text_file", path="/userinput/ok.docx")
+    (input_dir / f"ok.{kind}").write_bytes(document())
+    assert words in await tools.text("read_text_file", path=f"/userinput/ok.{kind}")
     assert opened == [False]
 
 

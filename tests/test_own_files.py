@@ -8,6 +8,8 @@ from __future__ import annotations
 import json
 
 import docx
+from odf.opendocument import OpenDocumentText
+from odf.text import H, P
 
 QUESTION = "How often did the Orvel ferry cross, and what did a crossing cost?"
 
@@ -46,20 +48,24 @@ def _folder(root):
     return folder
 
 
-async def test_every_file_in_the_folder_is_accounted_for(tmp_path) -> None:
+async def _offline_run(folder, tmp_path) -> tuple[str, dict[str, dict]]:
+    """The report of a run on ``folder`` with no web, and each file's entry in its
+    ``run.json`` by name (every file of the folder has one)."""
     from demo.corpus import read_report, research
     from demo.web import DemoWorld
 
-    folder = _folder(tmp_path)
-    closed = "http://127.0.0.1:9"
-    world = DemoWorld("", "", folder, closed, {}, ("127.0.0.1:9",), [])
+    world = DemoWorld("", "", folder, "http://127.0.0.1:9", {}, ("127.0.0.1:9",), [])
     result = await research(QUESTION, world, tmp_path / "runs")
     report = read_report(result)
     assert result.exit_code == 0, report
-
     record = json.loads(result.run.real_path("/internal/run.json").read_text(encoding="utf-8"))
     uses = {f["path"].rsplit("/", 1)[-1]: f for f in record["files"]}
     assert sorted(uses) == sorted(p.name for p in folder.iterdir())
+    return report, uses
+
+
+async def test_every_file_in_the_folder_is_accounted_for(tmp_path) -> None:
+    report, uses = await _offline_run(_folder(tmp_path), tmp_path)
     assert uses["brief.md"]["use"] == "brief"
     for name in ("notes.md", "winter.docx", "landings.csv"):
         assert uses[name]["use"] == "cited" and uses[name]["citations"] >= 1, (name, report)
@@ -125,6 +131,42 @@ async def test_files_that_never_name_the_questions_subject_still_answer_it(tmp_p
     firsts = [block.splitlines()[:2] for block in out.getvalue().split("\n  1. ")[1:]]
     assert [head.split()[1] for head, _ in firsts] == ["evidence", "evidence"], out.getvalue()
     assert "canker" in firsts[0][1] and "seal pruning cuts" in firsts[1][1]
+
+
+async def test_odt_rtf_and_html_files_are_read_as_text_and_cited(tmp_path) -> None:
+    """An OpenDocument text, an RTF document and a saved web page in the folder are read
+    as text (their headings and paragraphs, not their markup) and cited; a damaged .odt
+    is listed unreadable with the reason."""
+    folder = tmp_path / "input"
+    folder.mkdir()
+    doc = OpenDocumentText()
+    doc.text.addElement(H(outlinelevel=1, text="The Orvel ferry timetable"))
+    doc.text.addElement(P(text="In summer the Orvel ferry crossed every forty minutes."))
+    doc.save(str(folder / "timetable.odt"))
+    (folder / "fares.rtf").write_text(
+        r"{\rtf1\ansi{\fonttbl{\f0 Arial;}}\f0\b Orvel ferry fares\b0\par"
+        r" A crossing on the Orvel ferry cost two pence for a foot passenger.\par}",
+        encoding="ascii",
+    )
+    (folder / "winter.html").write_text(
+        "<html><head><title>Winter</title><script>var x = 1;</script></head><body>"
+        "<h1>The Orvel ferry in winter</h1>"
+        "<p>In winter the Orvel ferry crossed once an hour from Ardon to Belis.</p>"
+        "</body></html>",
+        encoding="utf-8",
+    )
+    (folder / "broken.odt").write_bytes(b"PK\x03\x04" + b"\x00" * 300)
+    report, uses = await _offline_run(folder, tmp_path)
+    for name in ("timetable.odt", "fares.rtf", "winter.html"):
+        assert uses[name]["use"] == "cited" and uses[name]["citations"] >= 1, (name, report)
+    assert uses["broken.odt"]["use"] == "unreadable"
+    assert "not a valid .odt file" in uses["broken.odt"]["note"]
+    body, sources = report.split("## Sources")
+    assert "forty minutes" in body and "two pence" in body and "once an hour" in body
+    assert "<h1>" not in report and "rtf1" not in report and "var x" not in report
+    assert "broken.odt" in body.split("## Limits of this report")[1].split("\n## ")[0]
+    for name in ("timetable.odt", "fares.rtf", "winter.html"):
+        assert name in sources, name
 
 
 def test_the_closing_table_says_what_became_of_the_files() -> None:

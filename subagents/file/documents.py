@@ -19,7 +19,7 @@ from ..results import ok
 from .guard import ToolInputError, file_tool
 from .limits import MAX_BODY_CHARS, MAX_BULLETS, MAX_PDF_PAGES, MAX_SLIDES, clip
 from .reading import read_once
-from .safezip import UnsafeArchive, check_office_zip
+from .safezip import require_office_zip
 
 # pypdf reports every recoverable oddity of a damaged file as a warning; the tool
 # reports problems itself.
@@ -178,10 +178,7 @@ _SLIDES = TypeAdapter(list[SlideSpec])
 
 
 def _open_pptx(data: bytes, path: str) -> Any:
-    try:
-        check_office_zip(data, "pptx", path)
-    except UnsafeArchive as exc:
-        raise ToolInputError(str(exc)) from None
+    require_office_zip(data, "pptx", path)
     try:
         return Presentation(io.BytesIO(data))
     except Exception as exc:  # python-pptx raises many kinds on damaged files

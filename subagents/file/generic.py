@@ -10,6 +10,7 @@ from pydantic import BaseModel, Field, TypeAdapter, ValidationError
 
 from ..results import ok
 from ..untrusted import SAFE_LT, restore
+from .converted import converted_for
 from .guard import ToolInputError, file_tool
 from .limits import (
     DEFAULT_LINES,
@@ -21,7 +22,6 @@ from .limits import (
 from .lines import count_lines, iter_lines, line_of, line_start
 from .reading import read_once
 from .sniff import binary_kind, decode_text, encode_like
-from .word import WORD_ENCODING, is_word_name, word_markdown
 
 
 class TextEdit(BaseModel):
@@ -45,6 +45,8 @@ _READERS = {
     ".xlsm": "xlsx_read_cells",
     ".pptx": "pptx_read_outline",
     ".docx": "read_text_file",
+    ".odt": "read_text_file",
+    ".rtf": "read_text_file",
     ".png": "image_qa",
     ".jpg": "image_qa",
     ".jpeg": "image_qa",
@@ -70,34 +72,30 @@ def _when(ts: float) -> str:
     return dt.datetime.fromtimestamp(ts, tz=dt.UTC).strftime("%Y-%m-%d %H:%M:%S UTC")
 
 
-def _is_word(path: str, kind: tuple[str, str] | None) -> bool:
-    """Whether a file is read as a Word document: its bytes say so, or its name does and
-    its bytes are no other type a tool reads (a damaged .docx is reported as one)."""
-    if kind is not None and kind[0].startswith("Word document"):
-        return True
-    return is_word_name(path) and (kind is None or not kind[1])
-
-
 async def load_text(path: str, svc: object, documents: bool = True) -> tuple[str, str]:
     """Read ``path`` as text through the service; return ``(text, encoding)``.
 
-    A Word document (.docx) is converted to Markdown when ``documents`` is true; its
-    "encoding" then says so. Raises ToolInputError naming the right tool when the file is
-    binary, and saying why when a Word document cannot be read.
+    A document read_text_file converts (Word, OpenDocument text, RTF, HTML; see
+    :mod:`.converted`) is converted when ``documents`` is true; its "encoding" then says
+    so. Otherwise an RTF or HTML file is read as the text it is, and a Word or
+    OpenDocument file is refused. Raises ToolInputError naming the right tool when the
+    file is binary, and saying why when a document cannot be read.
     """
     svc.check(path, "read_file")
     data = await svc.read_bytes(path)
     kind = binary_kind(data)
-    if _is_word(path, kind):
-        if not documents:
-            raise ToolInputError(
-                f"Error: {path} is a Word document (.docx), not a plain-text file; it cannot "
-                "be edited here. Read it with read_text_file and write a new file instead."
-            )
-        # Checking the archive and parsing the XML is CPU work: kept off the event loop,
-        # done once for the same bytes (see .reading).
-        text = await read_once(word_markdown, path, data, libraries=("python-docx",))
-        return text, WORD_ENCODING
+    doc = converted_for(path, data, kind)
+    if doc is not None and documents:
+        # Checking an archive and parsing the document is CPU work: kept off the event
+        # loop, done once for the same bytes (see .reading).
+        text = await read_once(doc.convert, path, data, libraries=doc.libraries)
+        return text, doc.encoding
+    if doc is not None and doc.binary:
+        article = "an" if doc.kind[:1] in "AEIOU" else "a"
+        raise ToolInputError(
+            f"Error: {path} is {article} {doc.kind}, not a plain-text file; it cannot be "
+            "edited here. Read it with read_text_file and write a new file instead."
+        )
     if kind is not None:
         name, tool = kind
         use = f"Use {tool} for it." if tool else "No tool here reads it as text."
@@ -222,13 +220,14 @@ def _parse_range(rng: object, total: int) -> tuple[int, int]:
 async def read_text_file(
     path: str, service: object, range: list[int] | None = None
 ) -> ToolResponse:
-    """Read a text file (txt, md, json, html, csv, code…) or a Word .docx, whole or by lines.
+    """Read a text file (txt, md, json, csv, code…) or a document (docx, odt, rtf, html) as text.
 
-    UTF-8, UTF-8 with BOM and GBK/GB18030 are recognised. A Word document (.docx) is read
-    as text converted to Markdown: headings as # lines, lists as - items, tables as pipe
-    tables. Long files are shown in parts: the result ends with the exact range to ask
-    for next. For PDF, Excel, PowerPoint and images use pdf_read_text, xlsx_read_cells,
-    pptx_read_outline and image_qa.
+    UTF-8, UTF-8 with BOM and GBK/GB18030 are recognised. A Word (.docx), OpenDocument
+    (.odt) or HTML (.html, .htm) document is read as text converted to Markdown: headings
+    as # lines, lists as - items, tables as pipe tables; an RTF document (.rtf) as its
+    plain paragraphs. Long files are shown in parts: the result ends with the exact range
+    to ask for next. For PDF, Excel, PowerPoint and images use pdf_read_text,
+    xlsx_read_cells, pptx_read_outline and image_qa.
 
     Args:
         path (str): Logical absolute path of the file, e.g. /userinput/notes.txt or

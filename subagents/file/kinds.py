@@ -10,6 +10,8 @@ The module imports nothing.
 READABLE_KINDS = (
     ("PDF", (".pdf",)),
     ("Word", (".docx",)),
+    ("OpenDocument text", (".odt",)),
+    ("RTF", (".rtf",)),
     ("Excel", (".xlsx", ".xlsm")),
     ("CSV", (".csv", ".tsv")),
     ("PowerPoint", (".pptx",)),

@@ -31,7 +31,13 @@ R = TypeVar("R", ToolResponse, str)
 
 #: The code every reader's result depends on besides its libraries: this package (the
 #: readers, their limits, the archive and encoding checks) and the modules it uses.
-READER_CODE = ("subagents.file", "subagents.results", "subagents.cells", "subagents.untrusted")
+READER_CODE = (
+    "subagents.file",
+    "subagents.results",
+    "subagents.cells",
+    "subagents.untrusted",
+    "subagents.browser.extract",
+)
 
 
 def reading_key(

@@ -1,6 +1,6 @@
 """Check an Office file's zip container before any parser decompresses it.
 
-.xlsx, .pptx and .docx files are zip archives. A crafted archive can expand to gigabytes
+.xlsx, .pptx, .docx and .odt files are zip archives. A crafted archive can expand to gigabytes
 (a "zip bomb"). Python's zipfile never yields more than the size an entry declares in
 the central directory, so checking the declared sizes bounds what a parser can inflate.
 """
@@ -8,6 +8,7 @@ the central directory, so checking the declared sizes bounds what a parser can i
 import io
 import zipfile
 
+from .guard import ToolInputError
 from .limits import (
     MAX_ZIP_ENTRIES,
     MAX_ZIP_MEMBER_RATIO,
@@ -20,6 +21,7 @@ REQUIRED_PART = {
     "xlsx": "xl/workbook.xml",
     "pptx": "ppt/presentation.xml",
     "docx": "word/document.xml",
+    "odt": "content.xml",
 }
 
 
@@ -28,7 +30,8 @@ class UnsafeArchive(ValueError):
 
 
 def check_office_zip(data: bytes, kind: str, path: str) -> None:
-    """Raise UnsafeArchive unless ``data`` is a sane ``kind`` ("xlsx"/"pptx"/"docx") container."""
+    """Raise UnsafeArchive unless ``data`` is a sane ``kind`` container ("xlsx", "pptx",
+    "docx" or "odt")."""
     if not zipfile.is_zipfile(io.BytesIO(data)):
         raise UnsafeArchive(
             f"Error: {path} is not a valid .{kind} file (it is not a zip archive; it may be "
@@ -64,3 +67,12 @@ def check_office_zip(data: bytes, kind: str, path: str) -> None:
         raise UnsafeArchive(
             f"Error: {path} is a zip archive but not a .{kind} file (no {REQUIRED_PART[kind]})."
         )
+
+
+def require_office_zip(data: bytes, kind: str, path: str) -> None:
+    """:func:`check_office_zip` for a file tool: a refusal is raised as ToolInputError,
+    whose message the tool returns."""
+    try:
+        check_office_zip(data, kind, path)
+    except UnsafeArchive as exc:
+        raise ToolInputError(str(exc)) from None

@@ -3,6 +3,7 @@
 import codecs
 import io
 import zipfile
+import zlib
 
 #: Magic prefixes of binary formats, with a name and the tool that reads them.
 _MAGIC: tuple[tuple[bytes, str, str], ...] = (
@@ -48,11 +49,18 @@ def binary_kind(data: bytes) -> tuple[str, str] | None:
     return None
 
 
+#: What reading a damaged zip archive's directory or first bytes may raise.
+_ZIP_ERRORS = (
+    zipfile.BadZipFile, OSError, ValueError, RuntimeError, NotImplementedError, EOFError,
+    zlib.error,
+)  # fmt: skip
+
+
 def _zip_kind(data: bytes) -> tuple[str, str]:
     try:
         with zipfile.ZipFile(io.BytesIO(data)) as zf:
             names = set(zf.namelist())
-    except (zipfile.BadZipFile, OSError, ValueError):
+    except _ZIP_ERRORS:
         return "zip archive (damaged)", ""
     if "xl/workbook.xml" in names:
         return "Excel workbook (.xlsx)", "xlsx_read_cells"
@@ -60,7 +68,24 @@ def _zip_kind(data: bytes) -> tuple[str, str]:
         return "PowerPoint presentation (.pptx)", "pptx_read_outline"
     if "word/document.xml" in names:
         return "Word document (.docx)", "read_text_file"
+    media = _open_document_type(data) if "mimetype" in names else ""
+    if media == "text":
+        return "OpenDocument text (.odt)", "read_text_file"
+    if media:
+        return f"OpenDocument file ({media})", ""
     return "zip archive", ""
+
+
+def _open_document_type(data: bytes) -> str:
+    """What an OpenDocument archive's ``mimetype`` entry names after
+    ``application/vnd.oasis.opendocument.`` ("text", "spreadsheet"…); empty for none."""
+    prefix = b"application/vnd.oasis.opendocument."
+    try:
+        with zipfile.ZipFile(io.BytesIO(data)) as zf, zf.open("mimetype") as entry:
+            media = entry.read(100)  # stored first and uncompressed: a few bytes
+    except _ZIP_ERRORS:
+        return ""
+    return media[len(prefix) :].decode("ascii", "replace") if media.startswith(prefix) else ""
 
 
 def decode_text(data: bytes) -> tuple[str, str]:

@@ -1,6 +1,6 @@
 """Word documents (.docx) as Markdown text, for read_text_file.
 
-A .docx is a zip archive: its container is checked (:func:`~.safezip.check_office_zip`)
+A .docx is a zip archive: its container is checked (:func:`~.safezip.require_office_zip`)
 before python-docx opens it. The document body becomes Markdown in document order:
 Title and Heading N paragraphs as ``#`` lines, list paragraphs as ``- item`` lines,
 other paragraphs one per line with a blank line between, and tables as pipe tables
@@ -23,12 +23,10 @@ from research.text import CJK_CLASS
 
 from .guard import ToolInputError
 from .limits import clip
-from .safezip import UnsafeArchive, check_office_zip
+from .safezip import require_office_zip
 
 #: What read_text_file's header says in place of an encoding for a converted document.
 WORD_ENCODING = "text converted from a Word document"
-#: File name endings read as Word documents.
-WORD_SUFFIXES = (".docx",)
 
 _HEADING = re.compile(r"^(?:heading|标题)\s*(\d)$", re.I)
 _LIST_STYLE = re.compile(r"^list(?: (?:bullet|number|continue|paragraph))?(?: (\d))?$", re.I)
@@ -39,21 +37,13 @@ _PARAGRAPH, _TABLE, _SDT = qn("w:p"), qn("w:tbl"), qn("w:sdt")
 _BODY_TAGS = (_PARAGRAPH, _TABLE, _SDT)
 
 
-def is_word_name(path: str) -> bool:
-    """Whether ``path`` is named like a Word document."""
-    return path.lower().endswith(WORD_SUFFIXES)
-
-
 def word_markdown(data: bytes, path: str) -> str:
     """The text of the Word document ``data`` (read from ``path``) as Markdown.
 
     Raises ToolInputError, naming ``path`` and the reason, when the archive is unsafe or
     the document cannot be parsed. CPU work: call it off the event loop.
     """
-    try:
-        check_office_zip(data, "docx", path)
-    except UnsafeArchive as exc:
-        raise ToolInputError(str(exc)) from None
+    require_office_zip(data, "docx", path)
     try:
         doc = Document(io.BytesIO(data))
         blocks = list(_render(_body_items(doc.element.body), doc))
@@ -168,7 +158,13 @@ def _rows(tbl: Any, doc: Any) -> Iterator[list[str]]:
 def table_markdown(tbl: Any, doc: Any) -> str:
     """A table element as a Markdown pipe table, its first row as the header; empty
     when the table holds no text."""
-    rows = [r for r in _rows(tbl, doc) if any(r)]
+    return pipe_table(list(_rows(tbl, doc)))
+
+
+def pipe_table(rows: list[list[str]]) -> str:
+    """Rows of cell text as a Markdown pipe table, the first row with text as the header;
+    empty when no row holds text."""
+    rows = [r for r in rows if any(r)]
     if not rows:
         return ""
     width = max(len(r) for r in rows)

@@ -55,13 +55,14 @@ def paged_html(pages: int, font: str = "WenQuanYi Zen Hei", words: int = 40) -> 
 
 
 def zip_bomb(kind: str, inflated: int = 64 * 1024 * 1024) -> bytes:
-    """A small zip that poses as .xlsx/.pptx/.docx/.odt and declares one huge, highly
+    """A small zip that poses as .xlsx/.pptx/.docx/.odt/.epub and declares one huge, highly
     compressed part."""
     main = {
         "xlsx": "xl/workbook.xml",
         "pptx": "ppt/presentation.xml",
         "docx": "word/document.xml",
         "odt": "content.xml",
+        "epub": "META-INF/container.xml",
     }[kind]
     buf = io.BytesIO()
     with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED, compresslevel=9) as zf:
@@ -191,3 +192,27 @@ async def assert_refused(
         assert "Traceback" not in text and "Error:" not in text[6:], (name, text)
         assert not re.search(r"\b\w+(Error|Exception)\b|object at 0x", text[6:]), (name, text)
         assert (folder / name).read_bytes() == data
+
+
+def epub_book(chapters: list[tuple[str, str]]) -> bytes:
+    """A real .epub written by EbookLib: one chapter per ``(heading, paragraph)``, with
+    the navigation page first in its reading order."""
+    from ebooklib import epub
+
+    book = epub.EpubBook()
+    book.set_identifier("book-1")
+    book.set_title("A test book")
+    book.set_language("en")
+    items = []
+    for n, (heading, paragraph) in enumerate(chapters, 1):
+        item = epub.EpubHtml(title=heading, file_name=f"c{n}.xhtml", lang="en")
+        item.content = f"<html><body><h1>{heading}</h1><p>{paragraph}</p></body></html>"
+        book.add_item(item)
+        items.append(item)
+    book.toc = tuple(items)
+    book.add_item(epub.EpubNcx())
+    book.add_item(epub.EpubNav())
+    book.spine = ["nav", *items]
+    buf = io.BytesIO()
+    epub.write_epub(buf, book)
+    return buf.getvalue()

@@ -1,4 +1,4 @@
-"""read_text_file on OpenDocument text, RTF and HTML files: real files, read as text
+"""read_text_file on OpenDocument text, EPUB, RTF and HTML files: real files, read as text
 with their headings and paragraphs, and damaged or hostile ones refused with the reason."""
 
 from __future__ import annotations
@@ -8,13 +8,21 @@ import random
 import zipfile
 
 import pytest
-from file_support import FileTools, assert_reads_back, assert_refused, odt_document, saved_odf
+from file_support import (
+    FileTools,
+    assert_reads_back,
+    assert_refused,
+    epub_book,
+    odt_document,
+    saved_odf,
+)
 from odf.opendocument import OpenDocumentSpreadsheet
 
 from fs_service import FileDomainService
 
 ODT = "text converted from an OpenDocument text"
 RTF = "text converted from an RTF document"
+EPUB = "text converted from an EPUB book"
 HTML = "text converted from an HTML page"
 
 
@@ -70,6 +78,41 @@ async def test_a_damaged_odt_gets_a_clear_error_naming_the_file(tools, input_dir
             saved_odf(OpenDocumentSpreadsheet()),
             "is not an OpenDocument text (its type is application/vnd.oasis.opendocument.sp",
         ),
+    }
+    await assert_refused(tools, input_dir, cases)
+
+
+CHAPTERS = [
+    ("Locks of the Kennet", "The Kennet canal climbed through 105 locks."),
+    ("Boats", "Narrow boats on the Kennet were 70 feet long."),
+]
+
+
+async def test_an_epub_reads_back_chapter_by_chapter_in_reading_order(tools, input_dir):
+    lines = [
+        "# Locks of the Kennet",
+        "",
+        "The Kennet canal climbed through 105 locks.",
+        "",
+        "# Boats",
+        "",
+        "Narrow boats on the Kennet were 70 feet long.",
+    ]
+    info = await assert_reads_back(tools, input_dir, "canal.epub", epub_book(CHAPTERS), EPUB, lines)
+    assert "type: EPUB book (.epub)" in info
+
+
+async def test_a_damaged_epub_gets_a_clear_error_naming_the_file(tools, input_dir):
+    good = epub_book(CHAPTERS)
+    with zipfile.ZipFile(io.BytesIO(good)) as zf:
+        parts = {i.filename: zf.read(i) for i in zf.infolist()}
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w") as zf:
+        for name, part in parts.items():
+            zf.writestr(name, b"<package><oops" if name.endswith(".opf") else part)
+    cases = {
+        "cut.epub": (good[: len(good) // 2], "is not a valid .epub file (it is not"),
+        "badopf.epub": (buf.getvalue(), "is a damaged EPUB book that cannot be read ("),
     }
     await assert_refused(tools, input_dir, cases)
 

@@ -17,6 +17,7 @@ from file_support import (
     FileTools,
     assert_reads_back,
     assert_refused,
+    epub_book,
     odt_document,
     paged_html,
     pdf_from_html,
@@ -366,6 +367,7 @@ async def test_a_docx_or_odt_is_never_edited_as_text(tools, name, document, said
     [
         ("docx", "word", "Document", word_document, "Grand Canal"),
         ("odt", "odt", "load", odt_document, "Tide mill"),
+        ("epub", "ebook", "read_epub", lambda: epub_book([("Tide", "A tide mill.")]), "A tide"),
     ],
 )
 async def test_a_zip_bomb_posing_as_a_document_is_refused_before_its_library_opens_it(

@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 
 import docx
+from file_support import epub_book
 from odf.opendocument import OpenDocumentText
 from odf.text import H, P
 
@@ -133,10 +134,10 @@ async def test_files_that_never_name_the_questions_subject_still_answer_it(tmp_p
     assert "canker" in firsts[0][1] and "seal pruning cuts" in firsts[1][1]
 
 
-async def test_odt_rtf_and_html_files_are_read_as_text_and_cited(tmp_path) -> None:
-    """An OpenDocument text, an RTF document and a saved web page in the folder are read
-    as text (their headings and paragraphs, not their markup) and cited; a damaged .odt
-    is listed unreadable with the reason."""
+async def test_odt_epub_rtf_and_html_files_are_read_as_text_and_cited(tmp_path) -> None:
+    """An OpenDocument text, an EPUB book, an RTF document and a saved web page in the
+    folder are read as text (their headings and paragraphs, not their markup) and cited;
+    a damaged .odt is listed unreadable with the reason."""
     folder = tmp_path / "input"
     folder.mkdir()
     doc = OpenDocumentText()
@@ -155,17 +156,22 @@ async def test_odt_rtf_and_html_files_are_read_as_text_and_cited(tmp_path) -> No
         "</body></html>",
         encoding="utf-8",
     )
+    sundays = [
+        ("The Orvel ferry on Sundays", "On Sundays the Orvel ferry crossed every two hours.")
+    ]
+    (folder / "sundays.epub").write_bytes(epub_book(sundays))
     (folder / "broken.odt").write_bytes(b"PK\x03\x04" + b"\x00" * 300)
     report, uses = await _offline_run(folder, tmp_path)
-    for name in ("timetable.odt", "fares.rtf", "winter.html"):
+    for name in ("timetable.odt", "sundays.epub", "fares.rtf", "winter.html"):
         assert uses[name]["use"] == "cited" and uses[name]["citations"] >= 1, (name, report)
     assert uses["broken.odt"]["use"] == "unreadable"
     assert "not a valid .odt file" in uses["broken.odt"]["note"]
     body, sources = report.split("## Sources")
     assert "forty minutes" in body and "two pence" in body and "once an hour" in body
+    assert "every two hours" in body
     assert "<h1>" not in report and "rtf1" not in report and "var x" not in report
     assert "broken.odt" in body.split("## Limits of this report")[1].split("\n## ")[0]
-    for name in ("timetable.odt", "fares.rtf", "winter.html"):
+    for name in ("timetable.odt", "sundays.epub", "fares.rtf", "winter.html"):
         assert name in sources, name
 
 

@@ -1,10 +1,10 @@
 """The documents read_text_file converts to text, and how each is recognised.
 
-A Word document (.docx), an OpenDocument text (.odt), an RTF document (.rtf) and an HTML
-page (.html, .htm) are read as text converted by a library, not as their raw bytes or
-markup. A file is converted when its bytes say it is such a document, or when its name
-does and its bytes are no other type a tool reads (so a damaged .docx or .odt is
-reported as one, with the reason).
+A Word document (.docx), an OpenDocument text (.odt), an EPUB book (.epub), an RTF
+document (.rtf) and an HTML page (.html, .htm) are read as text converted by a library,
+not as their raw bytes or markup. A file is converted when its bytes say it is such a
+document, or when its name does and its bytes are no other type a tool reads (so a
+damaged .docx, .odt or .epub is reported as one, with the reason).
 """
 
 from __future__ import annotations
@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from .ebook import EPUB_ENCODING, epub_markdown
 from .markup import HTML_ENCODING, RTF_ENCODING, RTF_MAGIC, html_text, rtf_text
 from .odt import ODT_ENCODING, odt_markdown
 from .word import WORD_ENCODING, word_markdown
@@ -39,6 +40,14 @@ WORD = Converted(
     "Word document (.docx)", (".docx",), WORD_ENCODING, word_markdown, ("python-docx",), True
 )
 ODT = Converted("OpenDocument text (.odt)", (".odt",), ODT_ENCODING, odt_markdown, ("odfpy",), True)
+EPUB = Converted(
+    "EPUB book (.epub)",
+    (".epub",),
+    EPUB_ENCODING,
+    epub_markdown,
+    ("ebooklib", "trafilatura", "markdownify", "beautifulsoup4", "lxml"),
+    True,
+)
 RTF = Converted("", (".rtf",), RTF_ENCODING, rtf_text, ("striprtf",), False)
 HTML = Converted(
     "",
@@ -48,7 +57,7 @@ HTML = Converted(
     ("trafilatura", "markdownify", "beautifulsoup4", "lxml"),
     False,
 )
-CONVERTED = (WORD, ODT, RTF, HTML)
+CONVERTED = (WORD, ODT, EPUB, RTF, HTML)
 
 
 def converted_for(path: str, data: bytes, kind: tuple[str, str] | None) -> Converted | None:

@@ -47,6 +47,7 @@ _READERS = {
     ".docx": "read_text_file",
     ".odt": "read_text_file",
     ".rtf": "read_text_file",
+    ".epub": "read_text_file",
     ".png": "image_qa",
     ".jpg": "image_qa",
     ".jpeg": "image_qa",
@@ -75,10 +76,10 @@ def _when(ts: float) -> str:
 async def load_text(path: str, svc: object, documents: bool = True) -> tuple[str, str]:
     """Read ``path`` as text through the service; return ``(text, encoding)``.
 
-    A document read_text_file converts (Word, OpenDocument text, RTF, HTML; see
+    A document read_text_file converts (Word, OpenDocument text, EPUB, RTF, HTML; see
     :mod:`.converted`) is converted when ``documents`` is true; its "encoding" then says
-    so. Otherwise an RTF or HTML file is read as the text it is, and a Word or
-    OpenDocument file is refused. Raises ToolInputError naming the right tool when the
+    so. Otherwise an RTF or HTML file is read as the text it is, and a Word, OpenDocument
+    or EPUB file is refused. Raises ToolInputError naming the right tool when the
     file is binary, and saying why when a document cannot be read.
     """
     svc.check(path, "read_file")
@@ -220,14 +221,15 @@ def _parse_range(rng: object, total: int) -> tuple[int, int]:
 async def read_text_file(
     path: str, service: object, range: list[int] | None = None
 ) -> ToolResponse:
-    """Read a text file (txt, md, json, csv, code…) or a document (docx, odt, rtf, html) as text.
+    """Read a text file (txt, md, json, csv, code…) or a document (docx, odt, epub, rtf, html).
 
-    UTF-8, UTF-8 with BOM and GBK/GB18030 are recognised. A Word (.docx), OpenDocument
-    (.odt) or HTML (.html, .htm) document is read as text converted to Markdown: headings
-    as # lines, lists as - items, tables as pipe tables; an RTF document (.rtf) as its
-    plain paragraphs. Long files are shown in parts: the result ends with the exact range
-    to ask for next. For PDF, Excel, PowerPoint and images use pdf_read_text,
-    xlsx_read_cells, pptx_read_outline and image_qa.
+    UTF-8, UTF-8 with BOM and GBK/GB18030 are recognised; a file is read whole or by lines.
+    A Word (.docx), OpenDocument (.odt), EPUB (.epub) or HTML (.html, .htm) document is
+    read as text converted to Markdown: headings as # lines, lists as - items, tables as
+    pipe tables; an RTF document (.rtf) as its plain paragraphs. Long files are shown in
+    parts: the result ends with the exact range to ask for next. For PDF, Excel,
+    PowerPoint and images use pdf_read_text, xlsx_read_cells, pptx_read_outline and
+    image_qa.
 
     Args:
         path (str): Logical absolute path of the file, e.g. /userinput/notes.txt or

@@ -12,6 +12,7 @@ READABLE_KINDS = (
     ("Word", (".docx",)),
     ("OpenDocument text", (".odt",)),
     ("RTF", (".rtf",)),
+    ("EPUB", (".epub",)),
     ("Excel", (".xlsx", ".xlsm")),
     ("CSV", (".csv", ".tsv")),
     ("PowerPoint", (".pptx",)),

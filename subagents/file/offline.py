@@ -11,11 +11,11 @@ from .generic import reader_for
 from .stage import read_path
 
 ROOTS = ("/userinput/", "/workspace/downloads/")
-#: Files read_text_file reads in the offline plan (Word, OpenDocument, RTF and HTML
+#: Files read_text_file reads in the offline plan (Word, OpenDocument, EPUB, RTF and HTML
 #: documents as converted text).
 TEXT_EXTENSIONS = (
     ".md", ".txt", ".json", ".yaml", ".yml", ".html", ".htm", ".xml", ".csv", ".docx",
-    ".odt", ".rtf",
+    ".odt", ".epub", ".rtf",
 )  # fmt: skip
 _ENTRY = re.compile(r"^\[(FILE|DIR)\]\s+(.+?)(?:/| \([\d,]+ bytes\))$", re.M)
 _SHEETS = re.compile(r"\(sheets: ([^;]*); used range")

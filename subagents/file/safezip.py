@@ -1,7 +1,7 @@
 """Check an Office file's zip container before any parser decompresses it.
 
-.xlsx, .pptx, .docx and .odt files are zip archives. A crafted archive can expand to gigabytes
-(a "zip bomb"). Python's zipfile never yields more than the size an entry declares in
+.xlsx, .pptx, .docx, .odt and .epub files are zip archives. A crafted archive can expand
+to gigabytes (a "zip bomb"). Python's zipfile never yields more than the size an entry declares in
 the central directory, so checking the declared sizes bounds what a parser can inflate.
 """
 
@@ -22,6 +22,7 @@ REQUIRED_PART = {
     "pptx": "ppt/presentation.xml",
     "docx": "word/document.xml",
     "odt": "content.xml",
+    "epub": "META-INF/container.xml",
 }
 
 
@@ -31,7 +32,7 @@ class UnsafeArchive(ValueError):
 
 def check_office_zip(data: bytes, kind: str, path: str) -> None:
     """Raise UnsafeArchive unless ``data`` is a sane ``kind`` container ("xlsx", "pptx",
-    "docx" or "odt")."""
+    "docx", "odt" or "epub")."""
     if not zipfile.is_zipfile(io.BytesIO(data)):
         raise UnsafeArchive(
             f"Error: {path} is not a valid .{kind} file (it is not a zip archive; it may be "

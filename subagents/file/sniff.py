@@ -68,24 +68,28 @@ def _zip_kind(data: bytes) -> tuple[str, str]:
         return "PowerPoint presentation (.pptx)", "pptx_read_outline"
     if "word/document.xml" in names:
         return "Word document (.docx)", "read_text_file"
-    media = _open_document_type(data) if "mimetype" in names else ""
-    if media == "text":
+    media = _zip_media_type(data) if "mimetype" in names else ""
+    if media == "application/vnd.oasis.opendocument.text":
         return "OpenDocument text (.odt)", "read_text_file"
-    if media:
-        return f"OpenDocument file ({media})", ""
+    if media == "application/epub+zip":
+        return "EPUB book (.epub)", "read_text_file"
+    if media.startswith(_OPEN_DOCUMENT):
+        return f"OpenDocument file ({media[len(_OPEN_DOCUMENT) :]})", ""
     return "zip archive", ""
 
 
-def _open_document_type(data: bytes) -> str:
-    """What an OpenDocument archive's ``mimetype`` entry names after
-    ``application/vnd.oasis.opendocument.`` ("text", "spreadsheet"…); empty for none."""
-    prefix = b"application/vnd.oasis.opendocument."
+_OPEN_DOCUMENT = "application/vnd.oasis.opendocument."
+
+
+def _zip_media_type(data: bytes) -> str:
+    """The media type an OpenDocument or EPUB archive names in its ``mimetype`` entry;
+    empty when it cannot be read."""
     try:
         with zipfile.ZipFile(io.BytesIO(data)) as zf, zf.open("mimetype") as entry:
             media = entry.read(100)  # stored first and uncompressed: a few bytes
     except _ZIP_ERRORS:
         return ""
-    return media[len(prefix) :].decode("ascii", "replace") if media.startswith(prefix) else ""
+    return media.decode("ascii", "replace").strip()
 
 
 def decode_text(data: bytes) -> tuple[str, str]:

@@ -28,8 +28,8 @@ intermediate files when asked.
 - Use only logical absolute paths such as /userinput/report.pdf or /workspace/notes.md;
   call list_allowed_directories if unsure where you may read and write.
 - Pick the reader for the file type: read_text_file (text, Markdown, JSON, and HTML,
-  Word .docx, OpenDocument .odt and RTF as converted text), csv_read, xlsx_read_cells,
-  pdf_read_text, pptx_read_outline, image_qa.
+  Word .docx, OpenDocument .odt, EPUB and RTF as converted text), csv_read,
+  xlsx_read_cells, pdf_read_text, pptx_read_outline, image_qa.
 - Long results come in parts; each ends with the exact call that reads the next part.
 - A result starting with "Error:" says what went wrong and what to do instead; follow it
   rather than retrying the same call.

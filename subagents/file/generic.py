@@ -78,14 +78,18 @@ async def load_text(path: str, svc: object, documents: bool = True) -> tuple[str
 
     A document read_text_file converts (Word, OpenDocument text, EPUB, RTF, HTML; see
     :mod:`.converted`) is converted when ``documents`` is true; its "encoding" then says
-    so. Otherwise an RTF or HTML file is read as the text it is, and a Word, OpenDocument
-    or EPUB file is refused. Raises ToolInputError naming the right tool when the
-    file is binary, and saying why when a document cannot be read.
+    so. An RTF or HTML file is converted only where it cannot be written (the user's own
+    files): one that may be edited is read as the text it is, so that an edit copied
+    from what was read applies. A Word, OpenDocument or EPUB file is never read as plain
+    text. Raises ToolInputError naming the right tool when the file is binary, and saying
+    why when a document cannot be read.
     """
     svc.check(path, "read_file")
     data = await svc.read_bytes(path)
     kind = binary_kind(data)
     doc = converted_for(path, data, kind)
+    if doc is not None and not doc.binary and svc.can(path, "write"):
+        doc = None
     if doc is not None and documents:
         # Checking an archive and parsing the document is CPU work: kept off the event
         # loop, done once for the same bytes (see .reading).
@@ -226,10 +230,10 @@ async def read_text_file(
     UTF-8, UTF-8 with BOM and GBK/GB18030 are recognised; a file is read whole or by lines.
     A Word (.docx), OpenDocument (.odt), EPUB (.epub) or HTML (.html, .htm) document is
     read as text converted to Markdown: headings as # lines, lists as - items, tables as
-    pipe tables; an RTF document (.rtf) as its plain paragraphs. Long files are shown in
-    parts: the result ends with the exact range to ask for next. For PDF, Excel,
-    PowerPoint and images use pdf_read_text, xlsx_read_cells, pptx_read_outline and
-    image_qa.
+    pipe tables; an RTF document (.rtf) as its plain paragraphs. HTML and RTF files you
+    may edit are shown as they are, markup included. Long files are shown in parts: the
+    result ends with the exact range to ask for next. For PDF, Excel, PowerPoint and
+    images use pdf_read_text, xlsx_read_cells, pptx_read_outline and image_qa.
 
     Args:
         path (str): Logical absolute path of the file, e.g. /userinput/notes.txt or

@@ -587,9 +587,8 @@ class Research:
             record.revalidated = bool(fetched.get("revalidated"))
         await self.service.write_text(sidecar_path(source.path), record.to_json())
         origin = str((fetched or {}).get("sha256") or "")  # a download's bytes
-        cores = [f.core for f in self.focus.values()]
         lend = own_file(url) and (
-            self.own_about or speaks_of_subject(source.title, source.text, cores)
+            self.own_about or speaks_of_subject(source.title, source.text, self._cores())
         )
         title = self._lent_title(source.title, source.text) if lend else ""
         prepared, judged = await self._prepared(source.text, title or source.title, origin)
@@ -599,11 +598,14 @@ class Research:
         if lend:
             self._lend_to_the_rest()
 
+    def _cores(self) -> list[tuple[str, ...]]:
+        """The subject heads of the plan's parts (:attr:`~research.question.Focus.core`)."""
+        return [f.core for f in self.focus.values()]
+
     def _lent_title(self, title: str, text: str) -> str:
         """The title a file of the user's own is read under, the question's subject lent
         (see :func:`~host.sources.lent_title`); "" for a file that names it itself."""
-        cores = [f.core for f in self.focus.values()]
-        return lent_title(self.plan.question, title, text, cores)
+        return lent_title(self.plan.question, title, text, self._cores())
 
     def _lend_to_the_rest(self) -> None:
         """Once a file of the user's own shows the folder to be about the question's

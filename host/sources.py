@@ -346,7 +346,7 @@ def file_source(tool: str, file_path: str, text: str, lang: str = "en") -> FileS
         return None
     name = file_path.rsplit("/", 1)[-1]
     brief, reading = requirements_of(body)
-    if not file_path.startswith(BRIEFS_FROM):
+    if not own_file(file_path):
         # a downloaded file that reads like a brief is a page of the web, not the user's
         # words: it is a source like any other and sets nothing for the writer
         brief, reading = False, BriefReading([], [])

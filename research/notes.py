@@ -549,12 +549,11 @@ def _answer_line(research: Findings, sub_ids: list[str], ev_id: str) -> str:
     line = _sentence(research, ev_id)
     item = research.item(ev_id)
     lang = research.plan.language
-    short = [s for s in sub_ids if research.coverage(s).lacking]
+    short = {s: cov for s in sub_ids if (cov := research.coverage(s)).lacking}
     if short and len(short) == len(sub_ids):
-        return f"{_status_line(research.coverage(short[0]), lang)} {line}"
-    spans = [
-        answer_span(research.focus[s], item.span) for s in sub_ids if s not in short
-    ] if item else []  # fmt: skip
+        return f"{_status_line(short[sub_ids[0]], lang)} {line}"
+    answered = [s for s in sub_ids if s not in short]
+    spans = [answer_span(research.focus[s], item.span) for s in answered] if item else []
     span = "; ".join(dict.fromkeys(s for s in spans if s))
     if not span:
         return line

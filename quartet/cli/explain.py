@@ -70,15 +70,15 @@ def _explain_parts(run: Path, plan: Any, parts: list[Any], top: int) -> None:
     from research.explain import explain, explained_text
     from research.relevance import LEARNED, answer_threshold, evidence_threshold
 
+    glossary = _glossary(run)
+    focus = {s.id: plan.focus(s, glossary) for s in plan.subquestions}
     pages = _pages(run)
-    cores = [plan.focus(s).core for s in plan.subquestions]
+    cores = [f.core for f in focus.values()]
     titles = read_as(plan.question, pages, cores)  # the user's files, as the run read them
     docs = [
         (address, Document.of(text, title))
         for (address, _, text), title in zip(pages, titles, strict=True)
     ]
-    glossary = _glossary(run)
-    focus = {s.id: plan.focus(s, glossary) for s in plan.subquestions}
     for sub in parts:
         found = explain(focus, sub.id, docs, top)
         bar = (answer_threshold if LEARNED else evidence_threshold)(focus[sub.id])

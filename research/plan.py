@@ -434,7 +434,7 @@ def offline_plan(question: str) -> Plan:
             queries = _naming(keyword_queries(text, f"{side}: {text}", [text]), (side,))
         else:
             queries = _naming(keyword_queries(text, question, texts), sides.get(text, ()))
-            if subs and lang == "en" and text not in sides:
+            if subs and lang in ("en", "zh") and text not in sides:
                 queries = _carried(queries, text, question)
         subs.append(SubQuestion(f"q{i}", text, queries, own=owns.get(text, "")))
     return Plan(question, lang, subs)
@@ -563,7 +563,10 @@ def _sov_asks(pieces: list[str], known: Language, unspaced: bool) -> list[str]:
 
 
 def _names(text: str) -> bool:
-    """Whether a clause names a thing: a capitalised word after its first, or a number."""
+    """Whether a clause names a thing: a capitalised word after its first, or a number;
+    a Chinese clause, a subject of its own it opens with (:func:`_zh_named`)."""
+    if is_cjk(text):
+        return _zh_named(text)
     words = WORD.findall(text)
     return any(w[0].isupper() or w[0].isdigit() for w in words[1:])
 
@@ -573,15 +576,27 @@ def _names(text: str) -> bool:
 FOLLOW_UP_WORDS = 2
 
 
+#: Words by which a later part says it follows on from what the question asked before
+#: ("What happened to the Senate afterwards?", 之后…怎么样了): it asks about the
+#: question's subject though it names a thing of its own.
+_FOLLOWS_ON = re.compile(
+    r"\b(?:afterwards?|after that|thereafter|subsequently|since then|in response|in turn"
+    r"|as a result)\b|之后|此后|其后|后来|随后|然后|接着|结果",
+    re.I,
+)
+
+
 def _carried(queries: list[str], text: str, question: str) -> list[str]:
     """A follow-up part's queries with one that names the question's subject: a short
     later part that does not name it asks about it ("What caused the crisis, and how did
-    regulators respond?" searches "crisis regulators respond" too), though its own words
-    keep their own query first (a part that names its own thing is searched as it is)."""
+    regulators respond?" searches "crisis regulators respond" too), and so does a part
+    saying it follows on (:data:`_FOLLOWS_ON`), though its own words keep their own query
+    first (a part that names its own thing is searched as it is)."""
     subject = named_phrase(question)
     if not subject or subject.lower() in text.lower() or not queries:
         return queries
-    if len(own_terms(text, question)) > FOLLOW_UP_WORDS or _names(text):
+    short = len(own_terms(text, question)) <= FOLLOW_UP_WORDS and not _names(text)
+    if not short and not _FOLLOWS_ON.search(text):
         return queries
     carried = f"{_searched_name(subject, question)} {queries[0]}"
     return list(dict.fromkeys([queries[0], carried, *queries[1:]]))[:MAX_QUERIES]
@@ -1214,13 +1229,25 @@ def _zh_mentions(text: str, subject: str) -> bool:
 
 def _zh_named(clause: str) -> bool:
     """Whether a Chinese clause opens with a subject of its own (a noun before its verb
-    or question word: "1821年的第一次洪水淹没了哪些村庄" does, "何时开始商用" does not)."""
+    or question word: "1821年的第一次洪水淹没了哪些村庄" does, "何时开始商用" does not;
+    nor does a word of two characters or more before 是 that the word list tags
+    otherwise, as names often are: "微软是谁创立的" does)."""
+    before: list[Any] = []
     for pair in zh_tagged(clause):
+        if pair.word == "是" and any(_ZH_NAMING.match(p.flag) for p in before):
+            return True
         if pair.flag.startswith(("v", "r")) or pair.word in ZH_QUESTION_WORDS:
             return False
         if pair.flag.startswith(("n", "eng")):
             return True
+        if len(pair.word) >= 2:
+            before.append(pair)
     return False
+
+
+#: The word list's tags a name before 是 may carry besides a noun's: an adjective
+#: (微软), an abbreviation, an idiom or a fixed phrase.
+_ZH_NAMING = re.compile(r"^(?:a|j|i|l)$")
 
 
 #: Content words of its own (see :func:`research.question.zh_content`) that make a
@@ -1364,6 +1391,29 @@ def _zh_first(clauses: list[tuple[str, bool]], subject: str) -> str:
     return ""
 
 
+#: Chinese pronouns for things that may stand after a verb (建造它, 保护它们); 其 and 该
+#: there begin other words (其中, 应该).
+_ZH_OBJECTS = ("它们", "它")
+
+
+def _zh_object_pronoun(clause: str, subject: str) -> str:
+    """``clause`` with a pronoun for a thing after its verb replaced by the question's
+    subject (建造它花了多长时间 asks how long building the subject took), when no noun
+    of the clause, other than people (人们, 工人们), stands before the pronoun for it to
+    point to; else as it is."""
+    if not subject:
+        return clause
+    for pronoun in _ZH_OBJECTS:
+        at = clause.find(pronoun)
+        if at <= 0:
+            continue
+        before = zh_tagged(clause[:at])
+        if any(p.flag.startswith("n") and not p.word.endswith("们") for p in before):
+            return clause  # 大坝建成后，它… points to the dam (人们 is no thing)
+        return clause[:at] + subject + clause[at + len(pronoun) :]
+    return clause
+
+
 def _zh_with_subject(
     clause: str, listed: bool, subject: str, first: str, person: str = ""
 ) -> tuple[str, str]:
@@ -1386,7 +1436,7 @@ def _zh_with_subject(
         The clause with its question mark, and its own words when it was given the
         subject without being listed ("" otherwise).
     """
-    text = clause
+    text = _zh_object_pronoun(clause, subject)
     for pronoun in _ZH_PRONOUNS:
         if subject and text.startswith(pronoun):
             text = subject + text[len(pronoun) :]

@@ -640,6 +640,8 @@ def _part_named(
     named = entity(question or subquestion)
     entity_terms = set(terms(named))
     written = is_cjk(named) and named in asked  # cut otherwise in the part (潘 淑是)
+    if question and not lead and not written and _names_another(asked, entity_terms, own):
+        return entity(asked), set(terms(entity(asked))), lead
     if question and not lead and not entity_terms & set(own) and not written:
         mine = entity(asked)
         own_subject = is_cjk(asked) or mine[:1].isupper() or not named[:1].isupper()
@@ -649,6 +651,18 @@ def _part_named(
         else:  # it names nothing or points back, so it asks about the question's
             lead = named  # named subject ("…, and where do most of its farmers work?")
     return named, entity_terms, lead
+
+
+def _names_another(asked: str, entity_terms: set[str], own: list[str]) -> bool:
+    """Whether a part names, in capitals, a thing other than the question's entity that
+    shares a word with it ("When was the Brooklyn Bridge built" in a question whose
+    entity is "the Golden Gate Bridge"): the part is about its own thing, not the
+    question's, though it says one of its words. A part naming only words of the
+    question's entity ("the Bank" of "the Bank of England") is about that entity."""
+    if not entity_terms & set(own) or entity_terms <= set(own):
+        return False
+    mine = entity(asked)
+    return mine[:1].isupper() and bool(set(terms(mine)) - entity_terms)
 
 
 def _name_as_term(

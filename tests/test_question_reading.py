@@ -336,6 +336,68 @@ def test_a_short_follow_up_part_searches_with_the_questions_subject(question, su
 def test_a_later_part_that_names_its_own_thing_is_searched_as_it_is():
     plan = offline_plan("What is the population of Lyon? What is the capital of Peru?")
     assert all("Lyon" not in q for q in plan.subquestions[1].queries)
+    plan = offline_plan("奥兰多港是谁建造的？微软是谁创立的？")
+    assert all("奥兰多港" not in q for q in plan.subquestions[1].queries)
+
+
+@pytest.mark.parametrize(
+    ("question", "subject"),
+    [
+        ("Why did the Vessar League break apart, and what happened to the Council afterwards?",
+         "Vessar League"),
+        ("Why was the Torne Charter revoked, and what did the Guild do in response?",
+         "Torne Charter"),
+        ("维萨同盟为什么解体？之后舰队怎么样了？", "维萨同盟"),
+        ("托恩宪章为什么被废除？后来行会做了什么？", "托恩宪章"),
+    ],
+)  # fmt: skip
+def test_a_part_that_says_it_follows_on_searches_with_the_questions_subject(question, subject):
+    """A later part saying it follows on from what was asked ("afterwards", 之后) asks
+    about the question's subject though it names a thing of its own."""
+    follow = offline_plan(question).subquestions[1]
+    assert subject not in follow.text
+    assert any(subject in q for q in follow.queries[1:]), follow.queries
+
+
+@pytest.mark.parametrize(
+    ("question", "subject"),
+    [
+        ("When was the Carrow Bridge built, and who designed the Mellin Gate Bridge?",
+         ("carrow", "bridg")),
+        ("When did the Orvan Republic fall, and when did the Orvan Empire fall?",
+         ("orvan", "republ")),
+    ],
+)  # fmt: skip
+def test_a_part_naming_its_own_thing_keeps_it_though_it_shares_a_word_with_the_other(
+    question, subject
+):
+    """Two parts naming two things that share a word ("… Bridge") are each about their
+    own thing: the first part's name is its subject, not a word it must say."""
+    plan = offline_plan(question)
+    first, second = (plan.focus(s) for s in plan.subquestions)
+    assert first.subject == subject
+    assert set(first.subject) != set(second.subject)
+    assert all(subject[0] in q.lower() for q in plan.subquestions[0].queries)
+
+
+@pytest.mark.parametrize(
+    ("question", "part"),
+    [
+        ("青石塔是谁设计的？建造它花了多长时间？", "建造青石塔花了多长时间？"),
+        ("白鹭桥是哪一年建成的？人们为什么修建它？", "人们为什么修建白鹭桥？"),
+    ],
+)
+def test_a_chinese_pronoun_after_its_verb_stands_for_the_questions_subject(question, part):
+    """它 after a verb (建造它) with no thing named before it in its clause points to the
+    question's subject, which the part then names and searches."""
+    plan = offline_plan(question)
+    assert plan.subquestions[1].text == part
+    assert all(question[:3] in q for q in plan.subquestions[1].queries)
+
+
+def test_a_chinese_pronoun_after_a_thing_its_clause_names_is_left_to_it():
+    plan = offline_plan("青石港在哪里？大坝建成后它带来了什么影响？")
+    assert "青石港" not in plan.subquestions[1].text
 
 
 @pytest.mark.parametrize(

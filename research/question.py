@@ -1168,7 +1168,7 @@ def _phrase_of(question: str, name: str, known: Language) -> str:
     )
     if start is None:
         return name
-    end = _joined_names(tokens, lows, start + size, known)
+    end = _described_noun(tokens, lows, _joined_names(tokens, lows, start + size, known), known)
     at = start - 1
     if at >= 0 and lows[at] in known.articles:
         at -= 1  # "de *la* Mancha"
@@ -1192,6 +1192,19 @@ def _joined_names(tokens: Sequence[str], lows: Sequence[str], end: int, known: L
         end = at + 1
         while end < len(tokens) and tokens[end][0].isupper():
             end += 1
+    return end
+
+
+def _described_noun(tokens: Sequence[str], lows: Sequence[str], end: int, known: Language) -> int:
+    """Where a name ending at ``end`` ends with the noun it describes, when its last word
+    has one of the language's ``name_endings`` ("Karlův *most*", "Turun *linna*")."""
+    if (
+        end < len(tokens)
+        and lows[end - 1].endswith(known.name_endings)
+        and tokens[end][0].islower()
+        and _is_content(lows[end], known)
+    ):
+        return end + 1
     return end
 
 

@@ -1,7 +1,7 @@
 """A question in a language with no word lists here is answered, and says how it was read.
 
-Two invented Ukrainian pages are served with the project's local search engines and the
-whole pipeline runs offline on a Ukrainian question of two asks: the run answers from the
+Two invented Lithuanian pages are served with the project's local search engines and the
+whole pipeline runs offline on a Lithuanian question of two asks: the run answers from the
 page that holds the facts, and its report, ``run.json`` and the command line's closing
 table say that the question was read by the generic path, so that a thin answer is never
 a silent one.
@@ -24,28 +24,28 @@ pytestmark = pytest.mark.timeout(600)
 
 PAGES = [
     CorpusPage(
-        "Міст Орвальд",
-        "uk/orvald-bridge",
+        "Orvaldo tiltas",
+        "lt/orvald-bridge",
         [
-            "Міст Орвальд — кам'яний арковий міст через річку Велта в місті Орвальд.",
-            "Міст Орвальд збудували у 1874 році; його спроектував інженер Павло Сомов.",
-            "Довжина мосту Орвальд становить 212 метрів, у нього сім прольотів.",
-            "У 1961 році міст Орвальд закрили для вантажівок, і тепер ним ходять "
-            "пішоходи та велосипедисти.",
+            "Orvaldo tiltas – akmeninis arkinis tiltas per Veltos upę Orvaldo mieste.",
+            "Orvaldo tiltas pastatytas 1874 metais; jį suprojektavo inžinierius Paulius Somovas.",
+            "Orvaldo tilto ilgis – 212 metrų, jis turi septynis tarpatramius.",
+            "1961 metais Orvaldo tiltas buvo uždarytas sunkvežimiams, ir dabar juo eina "
+            "pėstieji ir važiuoja dviratininkai.",
         ],
-        lang="uk",
+        lang="lt",
     ),
     CorpusPage(
-        "Річка Велта",
-        "uk/velta-river",
+        "Veltos upė",
+        "lt/velta-river",
         [
-            "Велта — річка на півночі країни, її довжина становить 340 кілометрів.",
-            "Навесні Велта часто розливається, і в долині річки багато заливних лугів.",
+            "Velta – upė šalies šiaurėje, jos ilgis – 340 kilometrų.",
+            "Pavasarį Velta dažnai išsilieja, o upės slėnyje yra daug užliejamų pievų.",
         ],
-        lang="uk",
+        lang="lt",
     ),
 ]
-QUESTION = "Коли збудували міст Орвальд і хто його спроектував?"
+QUESTION = "Kada buvo pastatytas Orvaldo tiltas ir kas jį suprojektavo?"
 
 
 @pytest.fixture(scope="module")
@@ -63,20 +63,20 @@ def test_the_question_is_answered_from_the_page_that_holds_its_facts(run):
 
 def test_the_report_says_the_question_was_read_by_the_generic_path(run):
     report = read_report(run)
-    assert label("en", "generic_language").format(name="Ukrainian") in report
+    assert label("en", "generic_language").format(name="Lithuanian") in report
 
 
 def test_run_json_and_the_closing_table_name_the_language(run):
     record = json.loads(Path(run.run.real_path("/internal/run.json")).read_text())
     assert record["plan"]["question_language"] == {
-        "code": "uk",
-        "name": "Ukrainian",
+        "code": "lt",
+        "name": "Lithuanian",
         "read": "generic",
     }
     console = Console(width=120, record=True)
     console.print(summary_table(run))
     text = console.export_text()
-    assert "Ukrainian" in text and GENERIC_READ.split(":")[0] in text
+    assert "Lithuanian" in text and GENERIC_READ.split(":")[0] in text
 
 
 def test_a_report_that_found_nothing_says_so_too(tmp_path):
@@ -84,8 +84,8 @@ def test_a_report_that_found_nothing_says_so_too(tmp_path):
     says how the question was read."""
     with corpus_world(PAGES, tmp_path / "site") as world:
         result = asyncio.run(
-            research("Скільки коштує квиток на пором до острова Кельм?", world, tmp_path / "runs")
+            research("Kiek kainuoja kelto bilietas į Kelmo salą?", world, tmp_path / "runs")
         )
     report = read_report(result)
     assert result.exit_code == 3, report
-    assert label("en", "generic_language").format(name="Ukrainian") in report
+    assert label("en", "generic_language").format(name="Lithuanian") in report

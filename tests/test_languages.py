@@ -128,12 +128,12 @@ def test_every_language_with_data_is_one_the_detector_knows():
 
 # Invented questions in languages with no data file: each is named, and read generically.
 GENERIC = [
-    ("uk", "Коли збудували міст Орвальд і хто його спроектував?"),
-    ("bg", "Кога е построен мостът Орвалд и кой го е проектирал?"),
+    ("mk", "Кога е изграден мостот Орвалд и кој го проектирал?"),
     ("fa", "پل اوروالد چه زمانی ساخته شد و چه کسی آن را طراحی کرد؟"),
     ("he", "מתי נבנה גשר אורוולד ומי תכנן אותו?"),
-    ("fi", "Milloin Orvaldin silta rakennettiin ja kuka sen suunnitteli?"),
-    ("id", "Kapan jembatan Orvald dibangun dan siapa yang merancangnya?"),
+    ("sl", "Kdaj so zgradili most Orvald in kdo ga je načrtoval?"),
+    ("lt", "Kada buvo pastatytas Orvaldo tiltas ir kas jį suprojektavo?"),
+    ("lv", "Kad tika uzbūvēts Orvalda tilts un kas to projektēja?"),
 ]
 
 

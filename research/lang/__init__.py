@@ -10,7 +10,8 @@ articles and the prepositions that join a noun to the name naming or placing it
 names), whether an ask may leave its subject unsaid (``pro_drop``, with the
 ``prepositions`` an object follows), and the marks that attach a subject pronoun after
 its verb (``inverted``: "mesure-t-il"), the kind of answer each question word asks for
-(``kinds``), and whether question words are found only as whole words (``whole_words``).
+(``kinds``), whether question words are found only as whole words (``whole_words``), and
+the endings of a name that describes the noun after it (``name_endings``: "Karlův most").
 Adding a language is adding a file; nothing else names one.
 
 :func:`text_language` tells which language a text is written in by how common its words
@@ -107,6 +108,9 @@ class Language:
     #: (``when``, ``number``, ``why``, ``who``, ``where``, ``how``), for a language whose
     #: question words the English and Chinese ones do not cover
     kinds: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    #: the endings of a name that describes the noun after it, which the phrase it
+    #: stands in goes on to (Czech Karl*ův* most, Finnish Turu*n* linna), in lower case
+    name_endings: tuple[str, ...] = ()
     #: whether a question word is found only as a whole word (or words): where a short
     #: one is also part of other words (Arabic كم in حكم), not where words are written
     #: together or carry their particles (Thai, Korean)
@@ -114,7 +118,9 @@ class Language:
 
     def says(self, phrase: str, text: str) -> bool:
         """Whether ``text`` holds ``phrase`` (a question word of the language, some of
-        several words): anywhere in it, or as whole words (see :attr:`whole_words`)."""
+        several words, in lower case): anywhere in it, or as whole words (see
+        :attr:`whole_words`), in any case ("Kdy" opening a question)."""
+        text = text.lower()
         if not self.whole_words:
             return phrase in text
         spaced = " ".join(_PUNCTUATION.sub(" ", text).split())
@@ -173,10 +179,11 @@ def language(code: str) -> Language | None:
         topic_particles=tuple(str(w) for w in raw.get("topic_particles", ())),
         owner_particles=tuple(str(w) for w in raw.get("owner_particles", ())),
         kinds=tuple(
-            (str(k), tuple(str(w) for w in v)) for k, v in (raw.get("kinds") or {}).items()
+            (str(k), tuple(str(w).lower() for w in v)) for k, v in (raw.get("kinds") or {}).items()
         ),
         clause_endings=longest_first(raw.get("clause_endings", ())),
         whole_words=bool(raw.get("whole_words", False)),
+        name_endings=longest_first(str(w).casefold() for w in raw.get("name_endings", ())),
     )
 
 

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from .lemmas import all_lemmas
-from .text import CJK, STOP_WORDS
+from .text import CJK, STOP_WORDS, is_bare_verb, terms, word_tag
 
 #: English comparatives that name no measure: a side's part asks about the side on the
 #: aspect instead ("What about A …?"), since no page says how "good" a thing is.
@@ -35,8 +35,14 @@ UNMEASURED = frozenset({"better", "worse", "preferable", "best", "worst"})
 AMOUNTS = frozenset({"more", "less", "fewer"})
 
 _SIDE = r"[^,;:?]+?"
-_ASPECT = r"(?P<aspect>(?:for|in|on|at|when|if|as|to)\b[^?]*?)"
+_OPENS_ASPECT = r"(?:for|in|on|at|when|if|as|to|by)\b"
+_ASPECT = rf"(?P<aspect>{_OPENS_ASPECT}[^?]*?)"
 _CMP = r"(?P<cmp>(?:more|less)\s+\w+|\w+er|better|worse|preferable)"
+#: The prepositions that set two sides in one place or way ("to live *in* A or *in* B").
+_PREP = r"in|at|on|by|with|from|near|for|to|via|through|under"
+#: Verbs of having or offering: "which *has* the better screen" asks about a property of
+#: each side, not how well each does something.
+_HAVING = r"(?:has|have|had|offers?|offered|gives?|gave|provides?|features?|comes\s+with)\b"
 #: English comparison frames, each naming the sides ``a`` and ``b`` and, where it can,
 #: the comparative (``cmp``), the aspect (``aspect``: "for a small shop") and a property
 #: of both sides (``prop``: "the P of A and B").
@@ -45,7 +51,7 @@ _EN = tuple(
     for p in (
         # Which is better for P, A or B?  Which NOUN is longer, A or B?
         rf"^(?:which|what|who)\b(?:\s+\w+)?\s+(?:is|are|was|were)\s+(?:the\s+)?{_CMP}\b"
-        rf"(?:\s+one)?(?P<pre>[^,?]*?)\s*,\s*(?P<a>{_SIDE}),?\s+or\s+(?P<b>{_SIDE})(?:,?\s+{_ASPECT})?\s*$",
+        rf"(?:\s+(?!{_OPENS_ASPECT})\w+)?(?P<pre>[^,:?]*?)\s*[,:]\s*(?P<a>{_SIDE}),?\s+or\s+(?P<b>{_SIDE})(?:,?\s+{_ASPECT})?\s*$",
         # Is A or B better for P?
         rf"^(?:is|are|was|were)\s+(?P<a>{_SIDE})\s+or\s+(?P<b>{_SIDE})\s+{_CMP}\b"
         rf"(?:\s+{_ASPECT})?\s*$",
@@ -58,8 +64,9 @@ _EN = tuple(
         # Compare the P of A and B (for P)
         rf"^compare\s+(?:the\s+(?P<prop>[^,?]+?)\s+of\s+)?(?P<a>{_SIDE})\s+(?:and|with|to|against)"
         rf"\s+(?P<b>{_SIDE})(?:\s+{_ASPECT})?\s*$",
-        # What is the difference between A and B (in P)?
-        rf"^(?:what|where)\s+(?:is|are)\s+the\s+(?:main\s+)?differences?\s+between\s+(?P<a>{_SIDE})"
+        # What is the difference between A and B (in P)?  What's the difference …?
+        rf"^(?:(?:what|where)(?:'s|\s+(?:is|are))\s+)?(?:the\s+)?(?:main\s+|key\s+)?"
+        rf"differences?\s+between\s+(?P<a>{_SIDE})"
         rf"\s+and\s+(?P<b>{_SIDE})(?:\s+{_ASPECT})?\s*$",
         # How does A differ from B (in P)?
         rf"^how\s+(?:does|do|did)\s+(?P<a>{_SIDE})\s+(?:differ\s+from|compare\s+(?:with|to))\s+"
@@ -69,10 +76,21 @@ _EN = tuple(
         rf"(?:\s+{_ASPECT})?\s*$",
         # A vs B (for P)
         rf"^(?P<a>{_SIDE})\s+(?:vs\.?|versus)\s+(?P<b>{_SIDE})(?:\s+{_ASPECT})?\s*$",
+        # Is it cheaper to live in A or in B?  Is it better to fly to A or B?
+        rf"^(?:is|was)\s+it\s+{_CMP}\s+(?P<setting>to\s+\w+(?:\s+\w+){{0,3}}?\s+(?P<prep>{_PREP}))"
+        rf"\s+(?P<a>{_SIDE})\s+or\s+(?P<again>(?P=prep)\s+)?(?P<b>{_SIDE})(?:,?\s+{_ASPECT})?\s*$",
+        # Which has the better screen, A or B?  Which one offers longer battery life?
+        rf"^(?:which|what)\b(?:\s+(?!{_HAVING})\w+)?\s+{_HAVING}\s+(?:(?:a|an|the)\s+)?"
+        rf"(?P<cmp>(?!(?:more|less|fewer)\b)\w+er|better|worse)\s+(?P<prop>[^,:?]+?)\s*[,:]\s*"
+        rf"(?P<a>{_SIDE}),?\s+or\s+(?P<b>{_SIDE})(?:,?\s+{_ASPECT})?\s*$",
+        # Which should I buy, A or B?  Which would you recommend for P, A or B?
+        rf"^(?:which|what)\b(?:\s+\w+)?\s+(?P<choice>should|shall|would|could|can|do|must)\s+"
+        rf"(?:i|we|you|one)\s+\w+(?P<pre>[^,:?]*?)\s*[,:]\s*(?P<a>{_SIDE}),?\s+or\s+(?P<b>{_SIDE})"
+        rf"(?:,?\s+{_ASPECT})?\s*$",
         # Which costs less to run, A or B?  Which lasts longer, A or B?  Which one uses
         # more water, A or B?  Which city has more people, A or B?
-        rf"^(?:which|what)\b(?:\s+\w+)?\s+(?!(?:is|are|was|were)\b)(?P<verb>[a-z]+)\s+"
-        rf"(?P<cmp>more|less|fewer|better|worse|\w+er)\b(?P<pre>[^,?]*?)\s*,\s*(?P<a>{_SIDE}),?"
+        rf"^(?:which|what)\b(?:\s+\w+)?\s+(?!(?:is|are|was|were|a|an|the)\b)(?P<verb>[a-z]+)\s+"
+        rf"(?P<cmp>more|less|fewer|better|worse|\w+er)\b(?P<pre>[^,:?]*?)\s*[,:]\s*(?P<a>{_SIDE}),?"
         rf"\s+or\s+(?P<b>{_SIDE})(?:,?\s+{_ASPECT})?\s*$",
     )
 )
@@ -90,6 +108,16 @@ _SIDES_FIRST = re.compile(
 )
 
 _ZH_AND = "和|与|跟|同|及"
+#: What may follow the sides before the ask ("A跟B比，哪个…", "A与B相比较…").
+_ZH_SET_SIDE = "相比较|相比|比较起来|比起来|比较|比"
+#: Softeners after 比较 or 对比 that are no part of the first side (比较一下A和B).
+_ZH_SOFT = "一下|一番|下"
+#: What a property after 哪个 may not hold: a verb of being or having, or 的
+#: (哪个是首都, 哪个有港口 ask which side is or has something, comparing nothing).
+_ZH_NOT_PROP = re.compile("[是有在的]")
+#: What asks a Chinese comparison of adjectives ("更长"): 多 and 少 of an amount
+#: ("哪个人口多") besides the one-character measures.
+_ZH_AMOUNT = "多少"
 #: Chinese adjectives that compare without 更 ("A和B哪个长？").
 _ZH_ONE = "长高大重深宽远快久老好"
 #: Chinese comparison frames (sides ``a`` and ``b``, the comparative ``cmp`` after 更,
@@ -97,13 +125,13 @@ _ZH_ONE = "长高大重深宽远快久老好"
 _ZH = tuple(
     re.compile(p)
     for p in (
-        # A和B哪个更长？  A与B相比，哪个更适合P？
-        rf"^(?P<a>[^，,？?]+?)(?:{_ZH_AND})(?P<b>[^，,？?]+?)(?:相比)?[，,]?"
-        rf"(?:哪个|哪一个|哪种|哪一种|哪家|谁)(?:(?:更|比较)(?P<cmp>[^？?]{{1,10}})|(?P<one>[{_ZH_ONE}]))$",
+        # A和B哪个更长？  A与B相比，哪个更适合P？  A跟B比哪个便宜？  A和B哪个人口多？
+        rf"^(?P<a>[^，,？?]+?)(?:{_ZH_AND})(?P<b>[^，,？?]+?)(?:{_ZH_SET_SIDE})?[，,]?"
+        r"(?:哪个|哪一个|哪种|哪一种|哪家|谁)(?P<ask>[^？?]{1,12})$",
         # A还是B更好？
         r"^(?P<a>[^，,？?]+?)还是(?P<b>[^，,？?]+?)(?:更|比较)(?P<cmp>[^？?]+)$",
         # 比较A和B的P
-        rf"^(?:比较|对比)(?P<a>[^，,？?]+?)(?:{_ZH_AND})(?P<b>[^，,？?的]+)(?:的(?P<prop>[^？?。]+))?$",
+        rf"^(?:请|请你|帮我)?(?:比较|对比)(?:{_ZH_SOFT})?(?P<a>[^，,？?]+?)(?:{_ZH_AND})(?P<b>[^，,？?的]+)(?:的(?P<prop>[^？?。]+))?$",
         # A和B有什么区别？  A与B的不同是什么？
         rf"^(?P<a>[^，,？?]+?)(?:{_ZH_AND})(?P<b>[^，,？?]+?)(?:之间)?(?:的|有)(?:什么|哪些)?"
         r"(?:区别|不同|差别|差异)(?:是什么|在哪里|有哪些)?$",
@@ -143,6 +171,9 @@ class Comparison:
     language: str = "en"
     #: the verb an English comparative follows ("costs" in "which costs less"), or ""
     verb: str = ""
+    #: the words an English question sets each side in ("to live in" of "Is it cheaper
+    #: to live in A or in B?"), or ""
+    setting: str = ""
 
 
 @lru_cache(maxsize=1024)
@@ -163,17 +194,62 @@ def comparison(text: str) -> Comparison | None:
         if found is None:
             continue
         got = {k: (v or "").strip() for k, v in found.groupdict().items()}
-        got["cmp"] = got.get("cmp") or got.get("one", "")
-        a, b = got["a"], got["b"]
-        if not (_side(a, language) and _side(b, language)) or a.casefold() == b.casefold():
+        asked = _asked(got)
+        if asked is None:
             continue
-        if not _comparative(got, frames):
+        got.update(asked)
+        if not _fits(got, language, frames):
             continue
         aspect = " ".join(x for x in (got.get("pre", ""), got.get("aspect", "")) if x)
         return Comparison(
-            (a, b), got.get("cmp", ""), aspect, got.get("prop", ""), language, got.get("verb", "")
+            (got["a"], got["b"]),
+            got.get("cmp", ""),
+            aspect,
+            got.get("prop", ""),
+            language,
+            got.get("verb", ""),
+            got.get("setting", ""),
         )
     return None
+
+
+def _asked(got: dict[str, str]) -> dict[str, str] | None:
+    """What a frame's match adds to what it names: a choice ("Which should I buy, A or
+    B?") compares as "better" does; a Chinese ask after 哪个 gives its comparative and
+    property (:func:`_zh_ask`); None when that ask compares nothing."""
+    if "ask" in got:
+        return _zh_ask(got["ask"])
+    return {"cmp": "better"} if got.get("choice") else {}
+
+
+def _zh_ask(ask: str) -> dict[str, str] | None:
+    """What a Chinese comparison asks after 哪个: the comparative after 更 or 比较 (更长:
+    长; 比较适合P), else the adjective the ask ends with (便宜, 长, 多), each with the
+    property it is said of before it (人口 of 哪个人口更多); None when the ask ends in no
+    comparative (哪个有港口, 哪个是首都, 哪个政党)."""
+    found = re.fullmatch(r"(?P<prop>[^更]*?)(?:更|比较)(?P<cmp>.+)", ask)
+    if found:
+        return None if _ZH_NOT_PROP.search(found["prop"]) else found.groupdict()
+    for cut in range(len(ask)):
+        prop, cmp = ask[:cut], ask[cut:]
+        if _ZH_NOT_PROP.search(prop):
+            return None
+        if (len(cmp) == 1 and cmp in _ZH_ONE + _ZH_AMOUNT) or word_tag(cmp).startswith("a"):
+            return {"prop": prop, "cmp": cmp}
+    return None
+
+
+def _fits(got: dict[str, str], language: str, frames: tuple[re.Pattern[str], ...]) -> bool:
+    """Whether a frame's match compares: two different sides that can be sides, a
+    comparative that is one, and, when a setting's preposition is left out before the
+    second side ("to live in A or B"), a second side that is no act ("… or work from
+    home")."""
+    a, b = got["a"], got["b"]
+    if not (_side(a, language) and _side(b, language)) or a.casefold() == b.casefold():
+        return False
+    if got.get("setting") and not got.get("again") and is_bare_verb(b.split()[0]):
+        return False
+    return _comparative(got, frames)
 
 
 def sides_first(question: str) -> str:
@@ -250,6 +326,45 @@ def side_parts(found: Comparison) -> list[str]:
     return [_en_side(side, found) for side in found.sides]
 
 
+@dataclass(frozen=True)
+class SideWords:
+    """The terms that tell a comparison's sides apart, for one of its parts."""
+
+    #: the terms naming only the part's side (for the comparison part, only the first side)
+    own: tuple[str, ...]
+    #: the terms naming only the other side (for the comparison part, only the second)
+    other: tuple[str, ...]
+    #: whether the part is the comparison itself, which a sentence answers by naming both
+    both: bool = False
+
+
+def side_words(part: str, question: str) -> SideWords | None:
+    """What tells the sides of ``question``'s comparison apart, for ``part``: for a part
+    asking one side, the terms naming only its side and those naming only the other
+    ("How long is the Grand Canal?" of "Which is longer, the Grand Canal or the Erie
+    Canal?": ("grand",) and ("eri",)); for the comparison as asked, each side's own terms;
+    None for any other part, or when the sides share every term.
+
+    Args:
+        part: one part of the question's plan.
+        question: the whole question.
+    """
+    found = comparison(question) if question else None
+    if found is None:
+        return None
+    asked = side_parts(found)
+    i = asked.index(part) if part in asked else 0
+    mine, other = terms(found.sides[i]), terms(found.sides[1 - i])
+    words = SideWords(
+        tuple(t for t in mine if t not in other),
+        tuple(t for t in other if t not in mine),
+        part not in asked,
+    )
+    if words.both and part.rstrip("?？ ") != question.rstrip("?？ "):
+        return None
+    return words if words.other and (words.own or not words.both) else None
+
+
 def as_one(found: Comparison) -> str:
     """The comparison asked of both sides at once, without its comparing words ("How long
     are A and B?", "What about A and B for P?", "A和B有多长？"): what a sentence answering
@@ -267,6 +382,8 @@ def as_one(found: Comparison) -> str:
         return _by_verb(f"{a} and {b}", True, found)
     aspect = f" {found.aspect}" if found.aspect else ""
     cmp = found.comparative.lower()
+    if found.setting:
+        return _en_side(f"{a} and {b}", found)
     if found.prop:
         return f"What is {a}'s and {b}'s {found.prop}{aspect}?"
     if cmp and cmp not in UNMEASURED:
@@ -309,22 +426,39 @@ def _en_side(side: str, found: Comparison) -> str:
     if found.verb:
         return _by_verb(side, _plural(side), found)
     aspect = f" {found.aspect}" if found.aspect else ""
-    if found.prop:  # "What is India's GDP growth?": the side is the part's subject
-        owner = f"{side}'" if side.endswith("s") else f"{side}'s"
-        return f"What is {owner} {found.prop}{aspect}?"
     cmp = found.comparative.lower()
+    measured = bool(cmp) and cmp not in UNMEASURED
+    if found.setting:  # "How cheap is it to live in Lisbon?"
+        how = f"How {_base(cmp)}" if measured else "What"
+        return f"{how} is it{'' if measured else ' like'} {found.setting} {side}{aspect}?"
+    if found.prop:  # "What is India's GDP growth?": the side is the part's subject
+        return _en_owned(side, found.prop, cmp, aspect)
     be = "are" if _plural(side) else "is"
-    if cmp and cmp not in UNMEASURED:
+    if measured:
         return f"How {_base(cmp)} {be} {side}{aspect}?"
     if not cmp and not aspect:  # "the difference between A and B": what each one is
         return f"What {be} {side}?"
     return f"What about {side}{aspect}?"
 
 
+def _en_owned(side: str, prop: str, cmp: str, aspect: str) -> str:
+    """A side's part asking a property of it: "How long is A's battery life?" for a
+    measure, "What about A's screen?" for "the better screen", "What is A's GDP
+    growth?" when only the property is named."""
+    owned = f"{side}'" if side.endswith("s") else f"{side}'s"
+    if cmp and cmp not in UNMEASURED:
+        return f"How {_base(cmp)} is {owned} {prop}{aspect}?"
+    return f"{'What about' if cmp else 'What is'} {owned} {prop}{aspect}?"
+
+
 def _zh_side(side: str, found: Comparison) -> str:
+    cmp = found.comparative
+    if found.prop and cmp and cmp in _ZH_AMOUNT:  # 哪个人口多: A的人口有多少？
+        return f"{side}的{found.prop}有多少？"
+    if found.prop and cmp in ZH_MEASURES:
+        return f"{side}的{found.prop}有多{cmp}？"
     if found.prop:
         return f"{side}的{found.prop}怎么样？"
-    cmp = found.comparative
     if cmp in ZH_MEASURES:
         return f"{side}有多{cmp}？"
     if cmp and cmp != "好":
@@ -340,8 +474,10 @@ __all__ = [
     "UNMEASURED",
     "ZH_MEASURES",
     "Comparison",
+    "SideWords",
     "as_one",
     "comparison",
     "side_parts",
+    "side_words",
     "sides_first",
 ]

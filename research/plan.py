@@ -17,6 +17,7 @@ fallback is recorded on the plan with its reason (:attr:`Plan.fallbacks`).
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
@@ -25,7 +26,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field, ValidationError
 
-from research.comparison import comparison, side_parts, sides_first
+from research.comparison import comparison, side_parts, side_words, sides_first
 from research.lang import Language, language_name, question_language, served, text_language
 from research.lemmas import all_lemmas
 from research.owners import (
@@ -194,7 +195,9 @@ class Plan:
     def focus(self, sub: SubQuestion, glossary: Glossary | None = None) -> Focus:
         """The relevance focus of one sub-question among its siblings."""
         siblings = [s.text for s in self.subquestions]
-        return Focus.build(sub.text, siblings, self.question, glossary=glossary, as_asked=sub.own)
+        focus = Focus.build(sub.text, siblings, self.question, glossary=glossary, as_asked=sub.own)
+        sides = side_words(sub.text, self.question)
+        return dataclasses.replace(focus, sides=sides) if sides else focus
 
 
 class PlannedSubQuestion(BaseModel):
@@ -921,8 +924,7 @@ def _en_clauses(question: str, body: str, pieces: list[tuple[str, bool]]) -> lis
     asks when it opens a sentence (a sentence after a question mark belongs to the next
     part), when no clause came before it or when another lead-in is pending; otherwise
     it says more of the clause before ("…, in 1990, …"). Each clause that asks is further
-    cut into its verb phrases (:func:`_split_and`) and the things it asks of one owner
-    ("X's A and its B": :func:`research.owners.split_owned`).
+    cut into its asks (:func:`_asks_of`).
 
     Args:
         question: the whole question.
@@ -947,14 +949,23 @@ def _en_clauses(question: str, body: str, pieces: list[tuple[str, bool]]) -> lis
             else:
                 pending = f"{pending}, {part}" if pending else part
             continue
-        joined = _split_and(f"{pending}, {part}" if pending else part)
-        said = [ask for phrase in joined for ask in split_owned(phrase)]
+        said = _asks_of(f"{pending}, {part}" if pending else part)
         led = _content_count(pending) > 0
         clauses.extend((c, led and not j) for j, c in enumerate(said))
         pending = ""
     if pending:
         clauses.append((pending, False))
     return clauses
+
+
+def _asks_of(clause: str) -> list[str]:
+    """The asks of one clause: its verb phrases (:func:`_split_and`), each cut into the
+    things it asks of one owner (:func:`research.owners.split_owned`); a comparison is
+    read first and kept whole ("What is the difference between baking soda and baking
+    powder?" is not cut at "and"), since its parts are the sides it compares."""
+    if comparison(clause) is not None:
+        return [clause]
+    return [ask for phrase in _split_and(clause) for ask in split_owned(phrase)]
 
 
 def _asking(parts: list[tuple[str, bool]], body: str, question: str) -> list[bool]:

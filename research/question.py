@@ -23,7 +23,7 @@ from functools import lru_cache
 from itertools import pairwise
 from typing import Any
 
-from .comparison import as_one, comparison, side_parts, sides_first
+from .comparison import SideWords, as_one, comparison, side_parts, sides_first
 from .lang import Language, question_language, zipf
 from .text import (
     CJK,
@@ -459,6 +459,10 @@ class Focus:
     #: it names a telling subject of its own (黑水岭 in 什么流经青石山和黑水岭之间): a sentence
     #: may answer it as either
     alternative: Focus | None = field(default=None, compare=False, hash=False)
+    #: for a part of the question's comparison, the words that tell its sides apart (see
+    #: :func:`research.comparison.side_words`): a sentence about the other side answers
+    #: nothing of one side, and one about a single side does not answer the comparison
+    sides: SideWords | None = field(default=None, compare=False, hash=False)
 
     @property
     def words(self) -> tuple[str, ...]:

@@ -21,7 +21,7 @@ import os
 from dataclasses import dataclass, field
 
 from . import scores
-from .aboutness import _leaned_on, _page_view
+from .aboutness import _leaned_on, _page_view, _site_terms
 from .document import Document
 from .facts import opens_leaning, refers_outside
 from .features import LOCAL_TOP, _local, _signals
@@ -148,14 +148,42 @@ def assess(focus: Focus, doc: Document, index: int) -> Scored:
 
     A part the planner lent a subject is answered as well as the sentence answers it
     either way: with that subject or as its own words ask
-    (:attr:`~research.question.Focus.alternative`).
+    (:attr:`~research.question.Focus.alternative`). A sentence about the other side of
+    the comparison a part asks one side of answers nothing of it (scores 0:
+    :func:`off_side`), and one about a single side does not answer the comparison.
     """
     scored = _assess(focus, doc, index)
     if focus.alternative is not None:
         other = _assess(focus.alternative, doc, index)
         if other.score > scored.score:
-            return other
+            scored = other
+    if off_side(focus, doc, index):
+        scored.score = 0.0
     return scored
+
+
+def off_side(focus: Focus, doc: Document, index: int) -> bool:
+    """Whether sentence ``index`` of ``doc`` is off the side of a comparison that
+    ``focus`` asks (see :attr:`~research.question.Focus.sides`).
+
+    For a part asking one side, it is when it names the other side and not this one ("the
+    Erie Canal was about 584 km long", for "How long is the Grand Canal?"), or names
+    neither on a page whose title names the other side and not this one; a sentence
+    naming both is about both. For the comparison itself, it is when it does not name
+    both sides: one side alone answers that side's part."""
+    sides = focus.sides
+    if sides is None:
+        return False
+    mine, other = set(sides.own), set(sides.other)
+    said = doc.sentence_terms[index]
+    if sides.both:
+        return not (said & mine and said & other)
+    if said & mine:
+        return False
+    if said & other:
+        return True
+    titled = doc.title_terms - _site_terms(doc.title)  # not "… — Grand Canal Atlas"
+    return bool(titled & other) and not titled & mine
 
 
 def _assess(focus: Focus, doc: Document, index: int) -> Scored:

@@ -61,6 +61,33 @@ EN = [
      "How many people does"),
     ("Which club scored more goals, the Harsk Rovers or the Ostel Wanderers?",
      ("the Harsk Rovers", "the Ostel Wanderers"), "How many goals did"),
+    # "is it … to VERB PREP A or PREP B": the sides share the preposition
+    ("Is it cheaper to live in Varnholt or in Ostelburg?", ("Varnholt", "Ostelburg"),
+     "How cheap is it to live in"),
+    ("Is it safer to cycle in Varnholt or Ostelburg?", ("Varnholt", "Ostelburg"),
+     "How safe is it to cycle in"),
+    ("Is it better to moor a barge at Harsk or at Melvin Quay?", ("Harsk", "Melvin Quay"),
+     "What is it like to moor a barge at"),
+    # a verb of having with "the better NOUN": a property of each side
+    ("Quillon vs Brask: which has the better screen?", ("Quillon", "Brask"), "'s screen"),
+    ("Which has the longer battery life, the Zephyr 3 or the Tamberline X?",
+     ("the Zephyr 3", "the Tamberline X"), "How long is"),
+    ("Which offers better value, Quillon or Brask?", ("Quillon", "Brask"), "'s value"),
+    # a choice between the sides
+    ("Which should I buy, Quillon or Brask?", ("Quillon", "Brask"), "What about"),
+    ("Which would you recommend for a beginner, the Zephyr 3 or the Tamberline X?",
+     ("the Zephyr 3", "the Tamberline X"), "for a beginner"),
+    ("Which is better: Quillon or Brask?", ("Quillon", "Brask"), "What about"),
+    ("Which is the better choice for a small farm, Quillon or Brask?", ("Quillon", "Brask"),
+     "for a small farm"),
+    ("Which is the cheaper option, Quillon or Brask?", ("Quillon", "Brask"), "How cheap is"),
+    # a comparison is read before its clause is cut at "and" ("swinging" reads as a verb)
+    ("What is the difference between sliding sluices and swinging weirs?",
+     ("sliding sluices", "swinging weirs"), "What are"),
+    ("What's the difference between a sluice and a weir?", ("a sluice", "a weir"), "What is"),
+    ("How do sliding sluices and swinging weirs differ?", ("sliding sluices", "swinging weirs"),
+     "What are"),
+    ("Compare rolling kilns and drying sheds", ("rolling kilns", "drying sheds"), "What are"),
 ]  # fmt: skip
 
 ZH = [
@@ -71,6 +98,15 @@ ZH = [
     ("比较阿登港和维尔茅斯的人口", ("阿登港", "维尔茅斯"), "人口"),
     ("水闸与堰坝有什么区别？", ("水闸", "堰坝"), "是什么"),
     ("电热水器和燃气热水器之间的不同是什么？", ("电热水器", "燃气热水器"), "是什么"),
+    ("石窑和蒸汽窑的区别", ("石窑", "蒸汽窑"), "是什么"),
+    # a softener after 比较 is no part of the first side
+    ("比较一下阿登港和维尔茅斯的气候", ("阿登港", "维尔茅斯"), "气候"),
+    ("对比一番石窑与蒸汽窑的价格", ("石窑", "蒸汽窑"), "价格"),
+    # 跟B比, and an adjective without 更 after 哪个, with the property it is said of
+    ("石窑跟蒸汽窑比哪个便宜？", ("石窑", "蒸汽窑"), "便宜"),
+    ("阿登港和维尔茅斯哪个人口多？", ("阿登港", "维尔茅斯"), "的人口有多少"),
+    ("Zorvex和Calmira哪个副作用更少？", ("Zorvex", "Calmira"), "副作用"),
+    ("阿登港和维尔茅斯哪个好？", ("阿登港", "维尔茅斯"), "怎么样"),
 ]
 
 #: Questions that name two things or say "or" without comparing them: planned as before.
@@ -87,6 +123,10 @@ NOT_COMPARED = [
     "瓦恩和奥斯特支持哪个政党？",
     "哈斯克冰川与其他冰川有什么不同？",
     "石窑的烟囱和蒸汽窑的炉膛有什么不同？",
+    "Is it better to rent a flat in Varnholt or buy one?",
+    "Which has a harbour, Ardenport or Velmouth?",
+    "阿登港和维尔茅斯哪个有港口？",
+    "阿登港和维尔茅斯哪个是首都？",
 ]
 
 
@@ -109,6 +149,7 @@ def test_a_comparison_is_one_part_per_side_and_the_comparison(question, sides, a
         assert _names(part.queries[0], side), part.queries
         assert all(set(terms(q)) & set(terms(side)) for q in part.queries), part.queries
     assert plan.subquestions[2].text.rstrip("?？") == question.rstrip("?？")
+    assert all(any(_names(q, side) for side in sides) for q in plan.subquestions[2].queries)
 
 
 @pytest.mark.parametrize(("question", "sides", "asks"), EN + ZH)
@@ -123,6 +164,26 @@ def test_the_comparison_part_is_about_both_sides_and_needs_no_comparing_word(
         assert set(terms(side)) & said, (side, focus)
     asked = {"better", "differ", "compar", "versus", "区别", "不同", "比较", "更长"}
     assert not (said & asked), focus
+
+
+@pytest.mark.parametrize(
+    ("question", "parts"),
+    [
+        ("Which is the better choice for a small farm, Quillon or Brask?",
+         ["What about Quillon for a small farm?", "What about Brask for a small farm?"]),
+        ("Which is the cheaper option, Quillon or Brask?",
+         ["How cheap is Quillon?", "How cheap is Brask?"]),
+        ("Quillon vs Brask: which has the better screen?",
+         ["What about Quillon's screen?", "What about Brask's screen?"]),
+        ("比较一下阿登港和维尔茅斯的气候", ["阿登港的气候怎么样？", "维尔茅斯的气候怎么样？"]),
+        ("请对比一番石窑与蒸汽窑", ["石窑是什么？", "蒸汽窑是什么？"]),
+    ],
+)  # fmt: skip
+def test_a_side_is_asked_only_what_the_comparison_asks_of_it(question, parts) -> None:
+    """The noun a comparative qualifies ("the better *choice*"), a verb of having ("which
+    *has* the better screen") and a softener after 比较 (一下, 一番) are no part of a side's
+    part: it asks the side what the comparison asks of both."""
+    assert [s.text for s in offline_plan(question).subquestions[:2]] == parts
 
 
 @pytest.mark.parametrize("question", NOT_COMPARED)

@@ -3,6 +3,8 @@ invented questions of every frame, in English and Chinese."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from research.comparison import comparison
@@ -230,3 +232,47 @@ def test_a_comparison_runs_end_to_end_with_each_side_answered(tmp_path) -> None:
         assert part.status in ("answered", "partly answered"), part
         spans = [host.state.research.item(i).span for i in part.evidence_ids]
         assert any(side in " ".join(s.split()).lower() for s in spans), spans
+
+
+def test_a_comparison_of_two_canals_answers_each_side_from_its_own_page(tmp_path) -> None:
+    """On the demo's web, "Which is longer, the Grand Canal or the Erie Canal?" asks each
+    canal's length as a part of its own: the report cites, for each, a line of that part's
+    evidence giving the canal's length from a page on that canal, never a line about the
+    other canal alone; the comparison is answered, or said to be partly answered, by a
+    line naming both."""
+    from research_support import run_demo
+
+    question = "Which is longer, the Grand Canal or the Erie Canal?"
+    host, result, _ = run_demo(tmp_path, question, formats=("md",), stage_timeout=120)
+    assert result.exit_code == 0
+    parts = result.plan.subquestions
+    assert [p.text for p in parts] == [
+        "How long is the Grand Canal?",
+        "How long is the Erie Canal?",
+        question,
+    ]
+    (markdown,) = result.outputs
+    report = result.run.real_path(markdown).read_text(encoding="utf-8")
+    cited = [ln for ln in report.split("\n## Sources")[0].splitlines() if re.search(r"\[\d+\]", ln)]
+
+    def evidence(part) -> list[tuple[str, str]]:
+        items = [host.state.research.item(i) for i in part.evidence_ids]
+        return [(" ".join(it.span.split()), it.url) for it in items]
+
+    def cites(span: str) -> bool:
+        return any(span[:80] in line for line in cited)
+
+    grand, erie, both = (evidence(p) for p in parts)
+    assert any(
+        cites(span) and re.search(r"1,[78]\d\d\b.*km", span) and "/erie-canal" not in url
+        for span, url in grand
+    ), grand
+    assert any(
+        cites(span) and "584 km" in span and url.endswith("/en/erie-canal.html")
+        for span, url in erie
+    ), erie
+    assert not [s for s, _ in grand if "Erie" in s and "Grand Canal" not in s], grand
+    assert not [s for s, _ in erie if "Grand Canal" in s and "Erie" not in s], erie
+    assert parts[2].status in ("answered", "partly answered"), parts[2]
+    assert both and all("Grand Canal" in s and "Erie Canal" in s for s, _ in both), both
+    assert any(cites(span) for span, _ in both), (both, cited)

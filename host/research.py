@@ -110,6 +110,8 @@ class Source:
     #: the title a file of the user's own was scored under, when the question's subject
     #: was lent to it (see :func:`~host.sources.lent_title`); "" for the rest
     read_as: str = ""
+    #: a web page's own date, published or updated (ISO 8601; "" when it gives none)
+    published: str = ""
 
 
 @dataclass
@@ -520,6 +522,7 @@ class Research:
             prepared, judged = await self._prepared(text, record.title, record.sha256)
             with withholding(prepared.private):  # nothing of a page not to keep is kept
                 made = self._score(path, text, url, record.title, "web", judged)
+                self.sources[path].published = record.published
                 if record.has_links:
                     self._add_links(text, url, record.title)
                 else:  # a plain-text page: a URL written in it is text, never a link

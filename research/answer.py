@@ -19,13 +19,12 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence
-from datetime import UTC, datetime
-from functools import lru_cache
 from typing import TypeVar
 
 from .facts import DATE, MEASURES, has_date, measure_asked, quantities, year_of, years
 from .features import gives_number, new_to
 from .names import name_in_role, name_span, nearness
+from .present import asks_at_present, asks_latest, is_fact, page_year, present_terms
 from .question import Focus
 from .text import is_verb_form, plain, stem, terms
 
@@ -38,18 +37,6 @@ _EARLIEST = re.compile(
     r"\b(?:first|earliest|originally|initially)\b|最早|首次|第一次|最初|起初", re.I
 )
 _LATEST = re.compile(r"\b(?:latest|most recent(?:ly)?|last)\b|最近|最新|最后一次", re.I)
-#: A part asking for the state of something as it is now ("the current population", "the
-#: latest version", 目前, 最新): its most recent figure or fact answers it. A part asking
-#: for a figure also asks so with "now" or "today" ("How many people live there now?").
-_CURRENT = re.compile(
-    r"\b(?:latest|most recent|current(?:ly)?|at present|presently|this year|up-to-date)\b"
-    r"|最新|最近|目前|当前|现在|如今|今年",
-    re.I,
-)
-_NOW_FIGURE = re.compile(r"\b(?:now|today|nowadays)\b|今天", re.I)
-#: The single words of :data:`_CURRENT` and :data:`_NOW_FIGURE`, as a part's facets hold
-#: them (stemmed).
-_CURRENT_WORDS = ("latest", "recent", "current", "currently", "presently", "now", "today")
 #: A dated candidate is weighed for the order asked only if it scores at least this share
 #: of the best candidate's score.
 ORDER_SHARE = 0.5
@@ -107,24 +94,31 @@ def order_asked(focus: Focus) -> str:
         if _EARLIEST.search(focus.text):
             return "earliest"
         return "latest" if _LATEST.search(focus.text) else ""
-    if _CURRENT.search(focus.text):
+    if asks_latest(focus.text):
         return "latest"
-    return "latest" if focus.kind == "number" and _NOW_FIGURE.search(focus.text) else ""
+    return "latest" if focus.kind == "number" and asks_at_present(focus.text) else ""
 
 
 def in_order_asked(
-    focus: Focus, candidates: Sequence[tuple[T, float]], text: Callable[[T], str]
+    focus: Focus,
+    candidates: Sequence[tuple[T, float]],
+    text: Callable[[T], str],
+    published: Callable[[T], str] | None = None,
 ) -> T | None:
     """The candidate a part asking for the earliest (or latest) date is answered by: among
-    those scoring at least :data:`ORDER_SHARE` of the best and giving a year, the one
-    with the earliest (or latest) year; None when the part asks no order or none of them
-    is dated. For the latest, a year after the present one is no fact yet (a plan or a
-    projection, "by 2050"): it does not count.
+    those scoring at least :data:`ORDER_SHARE` of the best and dated, the one with the
+    earliest (or latest) year; None when the part asks no order or none of them is dated.
+
+    A candidate is dated by the years its sentence gives, else, for the latest, by its
+    page's own date (``published``): "the canal now carries …" on a page of 2025 is newer
+    than "in 2015 the canal carried …". For the latest, a year after the run's date is no
+    fact yet (a plan or a projection, "by 2050"): it does not count.
 
     Args:
         focus: the part.
         candidates: its candidates with their scores.
         text: a candidate's text.
+        published: a candidate's page's own date (ISO 8601, "" when unknown).
 
     Returns:
         The candidate, or None.
@@ -137,32 +131,31 @@ def in_order_asked(
         if not candidates:
             return None
     best = max(score for _, score in candidates)
-    dated = [
-        (years(text(c)), i, c) for i, (c, s) in enumerate(candidates) if s >= ORDER_SHARE * best
-    ]
-    if order == "latest":
-        now = datetime.now(UTC).year
-        dated = [({y for y in ys if y <= now}, i, c) for ys, i, c in dated]
-    dated = [(min(ys) if order == "earliest" else -max(ys), i, c) for ys, i, c in dated if ys]
+    strong = [(i, c) for i, (c, s) in enumerate(candidates) if s >= ORDER_SHARE * best]
+    if order == "earliest":
+        dated = [(min(ys), i, c) for i, c in strong if (ys := years(text(c)))]
+    else:
+        dated = [(-y, i, c) for i, c in strong if (y := _latest_year(text(c), c, published))]
     return min(dated, key=lambda d: (d[0], d[1]))[2] if dated else None
+
+
+def _latest_year(said: str, candidate: T, published: Callable[[T], str] | None) -> int | None:
+    """The latest year a candidate's sentence gives that is a fact at the run's date,
+    else its page's own year (None when neither dates it)."""
+    facts = [y for y in years(said) if is_fact(y)]
+    if facts:
+        return max(facts)
+    return page_year(published(candidate)) if published is not None else None
 
 
 def _says_what_is_asked(focus: Focus, text: str) -> bool:
     """Whether ``text`` says each of the part's facets (by its word or an equivalent)
-    besides the words that ask for the present ("current", 目前): a sentence dated later
-    answers "the current population" only if it gives a population."""
+    besides the words that ask for the present (a part asking nothing else keeps them:
+    see :func:`research.question.Focus.build`): a sentence dated later answers "the
+    current population" only if it gives a population."""
     said = set(terms(text))
-    asked = [f for f in focus.facets if not _asks_now(f.term)]
+    asked = [f for f in focus.facets if f.term not in present_terms(focus.text)]
     return all(f.term in said or f.equivalents & said for f in asked)
-
-
-@lru_cache(maxsize=4096)
-def _asks_now(term: str) -> bool:
-    """Whether a part's facet term asks for the present ("current", 目前) rather than
-    naming what the part measures (read once per term)."""
-    if _CURRENT.fullmatch(term) or _NOW_FIGURE.fullmatch(term):
-        return True
-    return term in {stem(w) for w in _CURRENT_WORDS}
 
 
 #: A part asking what a thing is, and nothing more of it ("What is a bell tower?",

@@ -15,7 +15,6 @@ import math
 import re
 from collections import Counter
 from collections.abc import Sequence
-from datetime import UTC, datetime
 from functools import lru_cache
 from typing import NamedTuple
 
@@ -45,6 +44,7 @@ from .facts import (
 )
 from .facts import years as facts_years
 from .paraphrase import similarities
+from .present import asks_present, is_current, is_modern, says_present
 from .question import KIND_NAMED, Facet, Focus, localizer, names_kind, zh_tagged
 from .ranking import Features
 from .retrieval import BM25
@@ -53,10 +53,6 @@ from .text import CJK, grams, is_cjk, plain, stem, terms
 #: A facet counts as said from this match (an equivalent word, a heading about it;
 #: not a page that merely mentions it elsewhere).
 SAID = 0.6
-
-#: Words that place a statement in the present (a part asking about "today" wants them).
-_PRESENT_TEXT = "today now nowadays currently present 今天 如今 现在 目前 当今"
-PRESENT = frozenset(stem(w) if not CJK.match(w) else w for w in _PRESENT_TEXT.split())
 
 #: The sentences of a page ranked first by the page-local match (see :func:`_local`):
 #: the feature ``local_top``, and under the rules the sentences that may stand as a
@@ -454,25 +450,19 @@ def _names_of(text: str, kind: str) -> frozenset[str]:
     return frozenset(m.group(0).lower() for m in _NAME_RUN.finditer(text))
 
 
-_NOW = re.compile(
-    r"\b(today|now|nowadays|currently|present-day|twenty-first century|21st century)\b"
-    r"|今天|如今|现在|目前|当今",
-    re.I,
-)
-#: Years at most this old count as the present for a question about today.
-RECENT_YEARS = 75
-
-
 def _time_agreement(focus: Focus, text: str) -> float:
-    """Less for a sentence about the present when the question asks about the past, and
-    for one only about the past when it asks about today."""
-    years = facts_years(text)
-    recent = datetime.now(UTC).year - RECENT_YEARS
-    now = bool(_NOW.search(text)) or (bool(years) and min(years) >= recent)
-    past = bool(years) and max(years) < recent and not _NOW.search(text)
-    today = any(f.term in PRESENT for f in focus.facets)
-    if focus.historical and not today and now:
-        return 0.8
-    if today and past:
-        return 0.8
+    """Less for a sentence only about modern times (or a time to come) when the question
+    asks about the past, and for one that dates nothing it says in the present when the
+    question asks about it ("now", "latest", 目前: see :mod:`research.present`).
+
+    Years are read against the run's date: a sentence speaks of the present when it says
+    so ("today", 如今) or gives a year that is current then (see
+    :func:`~research.present.is_current`; a year after it is no fact yet), and of modern
+    times when all its years are recent (:func:`~research.present.is_modern`)."""
+    said = facts_years(text)
+    present = says_present(text)
+    if focus.historical and not asks_present(focus.text):
+        return 0.8 if present or (said and all(is_modern(y) for y in said)) else 1.0
+    if asks_present(focus.text) and said and not present:
+        return 1.0 if any(is_current(y) for y in said) else 0.8
     return 1.0

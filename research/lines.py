@@ -7,7 +7,8 @@ section in two steps.
 - **What a line must be.** A quote in the report's language, one that stands alone (no
   pronoun or pointing word standing for something it does not name: see
   :func:`research.facts.points_back`), each while another candidate is left; a part
-  asking for the first or the latest date takes the dated candidate in that order
+  asking for the first or the latest date takes the dated candidate in that order, a
+  candidate dated by its sentence's years or else by its page's own date
   (:func:`research.answer.in_order_asked`). Under the learned core, a *why* or *how*
   part's line states the cause or the means asked for (see
   :func:`research.answer.explains`), and the line model weighs the rest of what a line
@@ -303,7 +304,9 @@ def summary_choice(
         pool = line_pool(focus, candidates, lang)
     else:
         pool = _qualified(focus, candidates, lang, likelihood)
-    ordered = in_order_asked(focus, [candidates[i] for i in pool], lambda q: q.span)
+    ordered = in_order_asked(
+        focus, [candidates[i] for i in pool], lambda q: q.span, lambda q: q.published
+    )
     if ordered is not None:
         return ordered.key
     if not LINES_LEARNED:

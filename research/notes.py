@@ -79,6 +79,8 @@ class SourceRead(Protocol):
     title: str
     kind: str  # "web" or "file"
     relevant_to: set[str]
+    #: a web page's own date (ISO 8601; "" when unknown)
+    published: str
 
 
 class Findings(Protocol):
@@ -134,12 +136,18 @@ def summary_choice(research: Findings, sub_id: str, ids: list[str]) -> str | Non
     :func:`research.lines.summary_choice`)."""
     scores = research.evidence[sub_id]
     candidates = [
-        (Quote(i, item.url, item.span, item.start), scores.get(i, 0.0))
+        (Quote(i, item.url, item.span, item.start, _published(research, item)), scores.get(i, 0.0))
         for i in ids
         if (item := research.item(i)) is not None
     ]
     likelihood = research.likelihood.get(sub_id, {})
     return choose_summary(research.focus[sub_id], candidates, research.plan.language, likelihood)
+
+
+def _published(research: Findings, item: Cited) -> str:
+    """The own date of the page an evidence item quotes ("" when unknown)."""
+    source = research.sources.get(item.page_path)
+    return source.published if source is not None else ""
 
 
 def table_caption(section: str, where: str, lang: str) -> str:

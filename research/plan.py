@@ -39,6 +39,7 @@ from research.owners import (
     standing_for,
     zh_split_owned,
 )
+from research.present import present_words
 from research.question import (
     CLAIM_OPENING,
     IMPERATIVES,
@@ -659,8 +660,22 @@ def keyword_queries(text: str, question: str, siblings: list[str] | None = None)
         queries = _zh_queries(question, focus, surface)
     else:
         queries = _en_queries(text, focus, surface)
+    queries = _asking_now(queries, present_words(text))
     out = list(dict.fromkeys(q.strip() for q in queries if q.strip()))
     return out[:MAX_QUERIES] or [text]
+
+
+def _asking_now(queries: list[str], present: list[str]) -> list[str]:
+    """Each query with the words by which its part asks for the present ("latest", "this
+    year", 目前) that it lacks: they are no facet of the part, yet a search for the
+    latest figure must say so (see :mod:`research.present`)."""
+    out = []
+    for query in queries:
+        missing = [
+            w for w in present if not re.search(rf"(?<!\w){re.escape(w)}(?!\w)", query, re.I)
+        ]
+        out.append(" ".join([query, *missing]) if query.strip() else query)
+    return out
 
 
 def _zh_queries(question: str, focus: Focus, surface: list[str]) -> list[str]:

@@ -25,6 +25,7 @@ from typing import Any
 
 from .comparison import SideWords, as_one, comparison, side_parts, sides_first
 from .lang import Language, question_language, zipf
+from .present import present_terms
 from .text import (
     CJK,
     CJK_CLASS,
@@ -525,9 +526,9 @@ class Focus:
         own, entity_terms = _name_as_term(named, subquestion, asked, own, entity_terms)
         asked_verb = set(terms(_verb_after(subquestion, named)))
         subject = _subject_terms(subquestion, siblings, own, entity_terms, lead, asked_verb)
-        kinds = answer_kind_terms(subquestion) | _having_terms(subquestion)
-        own = [t for t in own if t in subject or t not in kinds]
-        facets = _facets_of(subquestion, own, subject, surface, glossary)
+        facets = _facets_of(
+            subquestion, _asked(subquestion, own, subject), subject, surface, glossary
+        )
         others_facets = (
             cls._rival_facets(subquestion, siblings, question, glossary) if rivals else ()
         )
@@ -753,6 +754,20 @@ def _repeated_claim(part: str, siblings: Sequence[str]) -> str:
     first claimed that the Great Wall is visible from space"), else ""."""
     claim = claim_said(part)
     return claim if claim and any(claim in s for s in siblings if s != part) else ""
+
+
+def _asked(subquestion: str, own: list[str], subject: list[str]) -> list[str]:
+    """A part's terms that its subject and facets are made of: without the noun naming
+    the kind of answer and the verb of having (see :func:`answer_kind_terms`,
+    :func:`_having_terms`), and without the words by which it asks for the present
+    ("latest", "now", 目前: see :mod:`research.present`), which a sentence dates rather
+    than says, unless the part asks nothing else of its subject ("What role does it play
+    today?"): there the present is what sets the part apart from the subject's past."""
+    kinds = answer_kind_terms(subquestion) | _having_terms(subquestion)
+    own = [t for t in own if t in subject or t not in kinds]
+    present = present_terms(subquestion)
+    rest = [t for t in own if t in subject or t not in present]
+    return rest if any(t not in subject for t in rest) else own
 
 
 def _facets_of(

@@ -43,12 +43,13 @@ _FACT = re.compile(r"\b\d[\d,.]*\b|(?<=\s)[A-Z][a-z]+(?:[ -][A-Z][a-z]+)*|\d+年
 @dataclass(frozen=True)
 class Quote:
     """A sentence (or table) that may be quoted: its evidence id, where it is from, its
-    text and its offset in its page."""
+    text, its offset in its page and the page's own date (ISO 8601, "" when unknown)."""
 
     key: str
     url: str
     span: str
     start: int = 0
+    published: str = ""
 
 
 def facts_of(span: str) -> set[str]:

@@ -88,6 +88,9 @@ class PageRecord:
     #: read in Chromium without a plain fetch first: the experience logs name the site
     #: as one that needs the browser
     browser_first: bool = False
+    #: the page's own date, published or last updated, as its markup gives it (ISO 8601;
+    #: "" when it gives none, and for a file)
+    published: str = ""
 
     @property
     def has_links(self) -> bool:

@@ -51,6 +51,7 @@ from agentscope.pipeline import MsgHub
 from fs_service import FsError
 from research.lang import text_language
 from research.plan import Plan
+from research.present import as_of
 from research.text import reading
 from subagents.evidence import EvidenceLedger, PageRegistry
 from subagents.failures import plain_reason
@@ -89,7 +90,7 @@ from ..prepared import Preparing
 from .approval import Approval, Ask, check_tools, default_approver
 from .budget import check_prices
 from .checkpointing import Checkpointer
-from .colophon import run_colophon
+from .colophon import run_colophon, run_date
 from .context import HostContext
 from .drive import ResearchDrive
 from .factory import Worker, WorkerFactory, current_task
@@ -254,6 +255,7 @@ class Host:
                 caching(self.page_cache),
                 secret_scope(secrets_of(self.settings, self.brain)),
                 reading(text_language(question)),
+                as_of(date.fromisoformat(run_date(run.id))),  # what "now" is for the run
                 self.preparing.scope(),
             ):
                 return await self._taped(run, question, saved)

@@ -1,6 +1,9 @@
 """HTML → Markdown: trafilatura first, markdownify of the cleaned HTML as the fallback.
 
-trafilatura and markdownify are imported where a page is extracted, in the page workers
+The page's own date (published or last updated) is read from its markup by htmldate,
+when the page gives one (see :func:`page_date`).
+
+trafilatura, htmldate and markdownify are imported where a page is extracted, in the page workers
 (whose fork server loads them once, see :mod:`.workers`): the run's own process, which
 hands pages over and reads :class:`Extracted` results, does not import them.
 """
@@ -44,6 +47,8 @@ class Extracted:
     extractor: str
     visible_chars: int
     script_chars: int
+    #: the page's own date, published or last updated (ISO 8601; "" when it gives none)
+    published: str = ""
 
 
 def _tidy(text: str) -> str:
@@ -171,6 +176,20 @@ def unwrap_layout_tables(tree: lxml.html.HtmlElement) -> None:
             element.tag = "div"
 
 
+def page_date(tree: lxml.html.HtmlElement, url: str | None = None) -> str:
+    """The date a page gives itself in its markup (``2025-03-01``): the date it was last
+    updated, else published, as its meta tags, structured data, ``<time>`` elements or
+    address say, read by htmldate without its extensive search of the text and without
+    the network; "" when it gives none or htmldate fails (a date never fails a fetch)."""
+    from htmldate import find_date
+
+    try:
+        found = find_date(tree, extensive_search=False, url=url)
+    except Exception:  # htmldate raises assorted parser errors on broken markup
+        return ""
+    return found or ""
+
+
 def html_to_markdown(html: str, url: str | None = None) -> Extracted:
     """Convert a page to Markdown, keeping tables and links (made absolute).
 
@@ -189,6 +208,7 @@ def html_to_markdown(html: str, url: str | None = None) -> Extracted:
     if url:
         absolute_links(tree, url)
     title, visible, script_chars = _inspect(tree)
+    published = page_date(tree, url)
     text = None
     try:
         text = trafilatura.extract(
@@ -202,11 +222,11 @@ def html_to_markdown(html: str, url: str | None = None) -> Extracted:
     except Exception:  # trafilatura raises assorted parser errors on broken markup
         text = None
     if text and len(text.strip()) >= MIN_TRAFILATURA_CHARS:
-        return Extracted(_tidy(text), title, "trafilatura", visible, script_chars)
+        return Extracted(_tidy(text), title, "trafilatura", visible, script_chars, published)
     fallback = markdownify_clean(lxml.html.tostring(tree, encoding="unicode"))
     if fallback or not text:
-        return Extracted(fallback, title, "markdownify", visible, script_chars)
-    return Extracted(_tidy(text), title, "trafilatura", visible, script_chars)
+        return Extracted(fallback, title, "markdownify", visible, script_chars, published)
+    return Extracted(_tidy(text), title, "trafilatura", visible, script_chars, published)
 
 
 def plain_to_markdown(text: str) -> Extracted:

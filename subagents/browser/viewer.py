@@ -41,8 +41,9 @@ def page_path(url: str) -> str:
 
 
 def _record(page: PageText, path: str, text: str) -> PageRecord:
-    """The sidecar of a page stored at ``path``: where it came from and when it was
-    fetched (by an earlier run, when the copy came from the page cache)."""
+    """The sidecar of a page stored at ``path``: where it came from, when it was fetched
+    (by an earlier run, when the copy came from the page cache) and the page's own date
+    when its markup gives one."""
     return PageRecord(
         url=page.url,
         final_url=page.final_url,
@@ -53,6 +54,7 @@ def _record(page: PageText, path: str, text: str) -> PageRecord:
         title=page.extracted.title,
         content_type=page.content_type,
         browser_first=page.browser_first,
+        published=page.extracted.published,
         **page.provenance.record(),
     )
 

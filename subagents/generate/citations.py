@@ -24,13 +24,15 @@ from .notes import Cite, Draft, Point
 
 @dataclass(frozen=True)
 class Citation:
-    """A checked citation: its number, the evidence item, the page title, and when the
-    page's stored copy was fetched (ISO 8601, from its sidecar; "" when unknown)."""
+    """A checked citation: its number, the evidence item, the page title, when the
+    page's stored copy was fetched and the page's own date (ISO 8601, from its sidecar;
+    "" when unknown)."""
 
     number: int
     item: EvidenceItem
     title: str = ""
     fetched: str = ""
+    published: str = ""
 
 
 @dataclass(frozen=True)
@@ -149,9 +151,21 @@ class CitationChecker:
         raw = (await self._sidecar(item.page_path)).get("fetched_at")
         return raw if isinstance(raw, str) else ""
 
+    async def published_of(self, item: EvidenceItem) -> str:
+        """The own date of the web page the item quotes (published or updated), from its
+        stored sidecar ("" for a file, or when the page gives none)."""
+        if not item.page_path or not item.url.startswith(("http://", "https://")):
+            return ""
+        raw = (await self._sidecar(item.page_path)).get("published")
+        return raw if isinstance(raw, str) else ""
+
     async def citation(self, number: int, item: EvidenceItem) -> Citation:
-        """Citation ``number`` of a verified item, with its page's title and fetch time."""
-        return Citation(number, item, await self.title_of(item), await self.fetched_of(item))
+        """Citation ``number`` of a verified item, with its page's title, fetch time and
+        own date."""
+        title = await self.title_of(item)
+        return Citation(
+            number, item, title, await self.fetched_of(item), await self.published_of(item)
+        )
 
 
 @dataclass

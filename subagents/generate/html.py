@@ -265,8 +265,7 @@ def _source_html(report: Report, entry: SourceEntry, n: int) -> str:
     if entry.stored:
         href = _e(stored_link(entry.stored))
         stored = f'<a class="src-stored" href="{href}">{_e(report.label("stored"))}</a>'
-        if entry.fetched_date:  # the day the stored copy was fetched
-            when = report.label("fetched").format(date=entry.fetched_date)
+        if when := report.source_dates(entry):  # the page's own day, the day it was fetched
             stored += f' <span class="src-fetched">({_e(when)})</span>'
     quotes = "".join(_quote_html(report, c) for c in entry.quotes)
     return (

@@ -198,15 +198,16 @@ def quote_line(report: Report, c: Citation) -> str:
 
 
 def source_head(report: Report, entry: SourceEntry) -> str:
-    """``- **Title** — <url> — [stored copy](copies/x.md)`` for one source, with the day
-    a web page's stored copy was fetched (``(fetched 2026-12-01)``)."""
+    """``- **Title** — <url> — [stored copy](copies/x.md)`` for one source, with a web
+    page's own date where it gives one and the day its stored copy was fetched
+    (``(published 2025-03-18; fetched 2026-12-01)``)."""
     web = entry.kind == "web" and _WEB.fullmatch(entry.url)
     where = f"<{entry.url}>" if web else escape(entry.where)
     parts = [f"**{escape(entry.title)}**" if entry.title else "", where]
     if entry.stored:
         stored = f"[{escape(report.label('stored'))}](<{stored_link(entry.stored)}>)"
-        when = report.label("fetched").format(date=entry.fetched_date)
-        parts.append(f"{stored} ({when})" if entry.fetched_date else stored)
+        when = report.source_dates(entry)
+        parts.append(f"{stored} ({when})" if when else stored)
     return "- " + " — ".join(p for p in parts if p)
 
 

@@ -653,8 +653,8 @@ def _source_paragraph(frame, report: Report, entry: SourceEntry, first: bool) ->
             para.runs[-1].hyperlink.address = entry.url
         para.add_line_break()
     numbers = " ".join(f"[{c.number}]" for c in entry.quotes)
-    if entry.fetched_date:  # the day the stored copy was fetched
-        numbers += " · " + report.label("fetched").format(date=entry.fetched_date)
+    if when := report.source_dates(entry):  # the page's own day, the day it was fetched
+        numbers += " · " + when
     _run(para, _shorten(numbers, 140), Style(12, color=MUTED), report.lang)
 
 

@@ -75,11 +75,18 @@ class SourceEntry:
     quotes: list[Citation] = field(default_factory=list)
     #: when a web page's stored copy was fetched (ISO 8601; "" when unknown)
     fetched: str = ""
+    #: a web page's own date, published or updated (ISO 8601; "" when it gives none)
+    published: str = ""
 
     @property
     def fetched_date(self) -> str:
         """The day the stored copy was fetched (``2026-12-03``; "" when unknown)."""
-        return self.fetched[:10] if re.match(r"\d{4}-\d{2}-\d{2}", self.fetched) else ""
+        return _day(self.fetched)
+
+    @property
+    def published_date(self) -> str:
+        """The page's own day (``2025-03-18``; "" when it gives none)."""
+        return _day(self.published)
 
     @property
     def where(self) -> str:
@@ -87,6 +94,11 @@ class SourceEntry:
         file has inside the run means nothing to a reader); empty when the title says it."""
         shown = shown_place(self.url)
         return "" if shown == self.title else shown
+
+
+def _day(stamp: str) -> str:
+    """The day of an ISO 8601 time (``2026-12-03``; "" when it is none)."""
+    return stamp[:10] if re.match(r"\d{4}-\d{2}-\d{2}", stamp) else ""
 
 
 #: The folder beside the report that holds a copy of each cited source's stored text, so
@@ -223,6 +235,17 @@ class Report:
     def label(self, key: str) -> str:
         return LABELS[self.lang][key]
 
+    def source_dates(self, entry: SourceEntry) -> str:
+        """What a source's entry says of its dates: the page's own, where it gives one,
+        and the day its stored copy was fetched ("published 2025-03-18; fetched
+        2026-12-03"); "" when neither is known."""
+        said = [
+            self.label(key).format(date=day)
+            for key, day in (("published", entry.published_date), ("fetched", entry.fetched_date))
+            if day
+        ]
+        return self.label("dates_and").join(said)
+
     def sources(self) -> list[tuple[str, str]]:
         """The distinct pages cited, as (title, url), in order of first citation."""
         seen: dict[str, str] = {}
@@ -246,6 +269,7 @@ class Report:
                     stored=c.item.page_path,
                     kind="web" if web else "file",
                     fetched=c.fetched if web else "",
+                    published=c.published if web else "",
                 )
             entry.quotes.append(c)
         return list(entries.values())

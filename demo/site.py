@@ -314,6 +314,21 @@ def _aside(source: _Source, sources: list[_Source], documents: list[dict[str, st
     )
 
 
+def _dateline(source: _Source) -> str:
+    """The line under a page's heading that says when it was published (its front
+    matter's ``date``, written in a ``<time datetime>``); "" for a page with no date."""
+    day = source.meta.get("date")
+    if not day:
+        return ""
+    shown = (
+        f"{day.year}年{day.month}月{day.day}日"
+        if source.lang == "zh"
+        else day.strftime("%-d %B %Y")
+    )
+    said = "发布于" if source.lang == "zh" else "Published"
+    return f'<p class="dateline"><time datetime="{day.isoformat()}">{said} {shown}</time></p>\n'
+
+
 def _script_shell(folder: Path, source: _Source, body_html: str) -> tuple[str, str]:
     """Write the page's text into a script asset; return the empty main and the script tag."""
     asset = SCRIPT_PAGE_ASSET.format(slug=source.slug)
@@ -350,10 +365,16 @@ def _render_pages(folder: Path, sources: list[_Source]) -> list[Page]:
         if scripted:
             main_html, head_extra = _script_shell(folder, source, body_html)
         else:
+            dateline = _dateline(source)
             main_html = (
-                f"<main><article><h1>{html.escape(title)}</h1>\n{body_html}</article></main>"
+                f"<main><article><h1>{html.escape(title)}</h1>\n{dateline}{body_html}"
+                "</article></main>"
             )
             head_extra = ""
+        if source.meta.get("date"):  # the page's own date, as a news or blog page gives it
+            head_extra += (
+                f'<meta property="article:published_time" content="{source.meta["date"]}">\n'
+            )
         if source.meta.get("description"):
             desc = html.escape(source.meta["description"], quote=True)
             head_extra += f'<meta name="description" content="{desc}">\n'

@@ -26,7 +26,14 @@ from typing import Any
 
 from pydantic import BaseModel, Field, ValidationError
 
-from research.comparison import comparison, side_parts, side_words, sides_first
+from research.comparison import (
+    Comparison,
+    as_one,
+    comparison,
+    side_parts,
+    side_words,
+    sides_first,
+)
 from research.lang import Language, language_name, question_language, served, text_language
 from research.lemmas import all_lemmas
 from research.owners import (
@@ -436,6 +443,9 @@ def offline_plan(question: str) -> Plan:
         elif len(sides.get(text, ())) == 1:  # one side, searched as asked on its own
             side = sides[text][0]
             queries = _naming(keyword_queries(text, f"{side}: {text}", [text]), (side,))
+        elif (compared := comparison(text)) is not None:  # both sides, without "which"
+            asked = _naming(keyword_queries(as_one(compared), question, texts), compared.sides)
+            queries = _both_sides(subs[-1].queries if subs else [], compared, asked)
         else:
             queries = _naming(keyword_queries(text, question, texts), sides.get(text, ()))
             if subs and lang in ("en", "zh") and text not in sides:
@@ -456,9 +466,13 @@ def _asks(question: str) -> tuple[dict[str, str], dict[str, tuple[str, ...]], st
         split = [(question if t == turned else t, own) for t, own in split]
     owns: dict[str, str] = {}
     sides: dict[str, tuple[str, ...]] = {}
+    last: Comparison | None = None
     for text, own in split:
         compared = comparison(text) if text else None
+        if compared is None and last is not None:  # "…, and which is cheaper?"
+            text, compared = _compared_again(text, last)
         if compared is not None:
+            last = compared
             for part, side in zip(side_parts(compared), compared.sides, strict=True):
                 sides.setdefault(part, (side,))
                 owns.setdefault(part, "")
@@ -466,6 +480,40 @@ def _asks(question: str) -> tuple[dict[str, str], dict[str, tuple[str, ...]], st
         if text:
             owns.setdefault(text, own)
     return owns, sides, lang
+
+
+def _both_sides(side: list[str], compared: Comparison, asked: list[str]) -> list[str]:
+    """The queries of a comparison's own part: its last side's first query with both
+    sides named where that side is ("Kobo screen" gives "Kindle Kobo screen"), then the
+    queries of the comparison asked of both (``asked``), those naming both sides first."""
+    a, b = (_searched_name(x, x) for x in compared.sides)
+    first = side[0] if side else ""
+    both = first.replace(b, f"{a} {b}", 1) if b in first else ""
+    queries = list(dict.fromkeys(q for q in [both, *asked] if q))
+    named = [q for q in queries if _says_name(q, a) and _says_name(q, b)]
+    return [*named, *(q for q in queries if q not in named)][:MAX_QUERIES]
+
+
+def _says_name(query: str, name: str) -> bool:
+    """Whether a query says a word of a name (Chinese: the name itself)."""
+    if is_cjk(name):
+        return name in query
+    return bool(
+        {w.casefold() for w in WORD.findall(name)} & {w.casefold() for w in WORD.findall(query)}
+    )
+
+
+def _compared_again(text: str, before: Comparison) -> tuple[str, Comparison | None]:
+    """A later part that compares again without naming the sides ("Which is cheaper?",
+    "哪个更便宜？" after a comparison of tea and coffee) asks it of the same sides: the part
+    with the sides written in, and its comparison; else the part as it is, and None."""
+    a, b = before.sides
+    body = text.strip().rstrip("?？.。 ")
+    for side in (a, b):  # a Chinese part lent a side as its subject (咖啡哪个更便宜)
+        body = body.removeprefix(side) if before.language == "zh" else body
+    again = f"{a}和{b}{body}？" if before.language == "zh" else f"{body}, {a} or {b}?"
+    found = comparison(again)
+    return (again, found) if found is not None else (text, None)
 
 
 def _naming(queries: list[str], sides: tuple[str, ...]) -> list[str]:
@@ -730,7 +778,8 @@ def _en_queries(text: str, focus: Focus, surface: list[str]) -> list[str]:
     core_words = [w for w in subject_words if _stems(w) & set(focus.core)]
     # the noun whose instances answer ("which *towns* lie on …") says what to look for
     kind = [w for w in surface if _stems(w) & focus.kinds and w not in subject_words]
-    queries = [" ".join([*(core_words or subject_words), *kind, *aspects])]
+    measure = _measure_noun(text) if focus.kind == "number" and not aspects else []
+    queries = [" ".join([*(core_words or subject_words), *kind, *aspects, *measure])]
     queries.append(" ".join([*subject_words, *kind, *aspects]))
     if not focus.facets:  # the question's own wording: "heat pumps work"
         said = frames_blanked(text)  # "take place" asks when, and is no verb to search
@@ -738,6 +787,30 @@ def _en_queries(text: str, focus: Focus, surface: list[str]) -> list[str]:
         if verbs:
             queries.append(" ".join([*subject_words, *verbs[:1]]))
     return queries
+
+
+#: The noun a page names the measure an English "how …" asks for by, when it names it:
+#: "How long is the bridge?" is searched as "bridge length" (a page gives "the bridge is
+#: 1.8 km long" or "a length of 1.8 km"; either way the part's words alone are its name).
+_MEASURE_NOUN = {
+    "long": "length",
+    "tall": "height",
+    "high": "height",
+    "deep": "depth",
+    "far": "distance",
+    "wide": "width",
+    "heavy": "weight",
+    "old": "age",
+}
+_HOW_MEASURE = re.compile(rf"\bhow ({'|'.join(_MEASURE_NOUN)})\s+(?:is|are|was|were)\b", re.I)
+
+
+def _measure_noun(text: str) -> list[str]:
+    """The noun of the measure an English part asks "how long is …", "how tall was …"
+    for (see :data:`_MEASURE_NOUN`), as a word to search with; none for any other part
+    ("how long did it last" asks a span of time)."""
+    found = _HOW_MEASURE.search(text)
+    return [_MEASURE_NOUN[found.group(1).lower()]] if found else []
 
 
 def _stems(word: str) -> set[str]:

@@ -204,6 +204,36 @@ def test_a_comparison_inside_a_longer_question_keeps_the_other_parts() -> None:
     assert texts[3].startswith("Which is longer")
 
 
+@pytest.mark.parametrize(("question", "sides", "asks"), EN + ZH)
+def test_the_comparison_parts_first_query_names_both_sides(question, sides, asks) -> None:
+    """The comparison's own part is searched for both sides at once: a page answering it
+    names both."""
+    first = offline_plan(question).subquestions[2].queries[0]
+    assert all(_names(first, side) for side in sides), first
+
+
+@pytest.mark.parametrize(
+    ("question", "again"),
+    [
+        ("Which is healthier, Quillon tea or Brask tea, and which is cheaper?",
+         "Which is cheaper, Quillon tea or Brask tea?"),
+        ("Which is longer, the Varn Canal or the Ostel Canal? Which is older?",
+         "Which is older, the Varn Canal or the Ostel Canal?"),
+        ("阿登港和维尔茅斯哪个更大？哪个更古老？", "阿登港和维尔茅斯哪个更古老？"),
+    ],
+)  # fmt: skip
+def test_a_later_comparison_without_its_sides_compares_the_same_sides(question, again) -> None:
+    """A later "…, and which is cheaper?" after a comparison asks it of the same two sides: a
+    part for each side, and the comparison with its sides written in."""
+    plan = offline_plan(question)
+    texts = [s.text for s in plan.subquestions]
+    assert len(texts) == 6 and texts[5] == again, texts
+    first = comparison(texts[2])
+    assert first is not None and comparison(again) is not None
+    for side, part in zip(first.sides, plan.subquestions[3:5], strict=True):
+        assert side in part.text and _names(part.queries[0], side), part
+
+
 def _words(side: str) -> list[str]:
     """A side's words that name it (not its article); a Chinese side is one word."""
     if any("\u4e00" <= ch <= "\u9fff" for ch in side):

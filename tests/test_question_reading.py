@@ -381,6 +381,27 @@ def test_a_part_naming_its_own_thing_keeps_it_though_it_shares_a_word_with_the_o
 
 
 @pytest.mark.parametrize(
+    ("question", "noun"),
+    [
+        ("How long is the Carrow Bridge?", "length"),
+        ("How tall was the Orvan lighthouse?", "height"),
+        ("How deep is Lake Merrow?", "depth"),
+        ("How old is the Tessel mill?", "age"),
+    ],
+)
+def test_a_measure_asked_by_how_is_searched_by_its_name(question, noun) -> None:
+    """A part asking "How long is X?" is searched as "X length": its words alone are only
+    its subject's name."""
+    first = offline_plan(question).subquestions[0].queries[0]
+    assert first.endswith(noun) and len(first.split()) >= 2, first
+
+
+def test_a_span_of_time_asked_by_how_long_is_not_searched_as_a_length() -> None:
+    queries = offline_plan("How long did the Carrow Bridge take to build?").subquestions[0].queries
+    assert not any("length" in q for q in queries)
+
+
+@pytest.mark.parametrize(
     ("question", "part"),
     [
         ("青石塔是谁设计的？建造它花了多长时间？", "建造青石塔花了多长时间？"),

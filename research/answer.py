@@ -26,7 +26,7 @@ from .features import gives_number, new_to
 from .names import name_in_role, name_span, nearness
 from .present import asks_at_present, asks_latest, is_fact, page_year, present_terms
 from .question import Focus
-from .text import is_verb_form, plain, stem, terms
+from .text import is_cjk, is_verb_form, plain, stem, terms
 
 T = TypeVar("T")
 #: The kinds of part a span answers, and what the report calls the span it lacks.
@@ -261,7 +261,7 @@ def answer_span(focus: Focus, text: str) -> str:
     else:
         return name_span(focus.text, focus.kind, text)
     asked = _asked_numbers(focus.text)
-    fresh = [(s, e) for s, e in found if _new_value(said[s:e], asked)]
+    fresh = _on_own_side(focus, said, [(s, e) for s, e in found if _new_value(said[s:e], asked)])
     if not fresh:
         return ""
     order = order_asked(focus)
@@ -272,6 +272,47 @@ def answer_span(focus: Focus, text: str) -> str:
     else:
         start, end = min(fresh, key=lambda se: (nearness(said, *se, focus.text), se[0]))
     return said[start:end].strip()
+
+
+_WORD_AT = re.compile(r"[^\W_]+", re.UNICODE)
+
+
+def _on_own_side(focus: Focus, said: str, spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """Of the spans of a sentence naming both sides of a comparison, those said of the
+    part's own side: the side named last before the span, else first after it ("the
+    Grand Canal runs for 1,776 km; the Erie Canal for 584 km": 1,776 km for the Grand
+    Canal's part); all of them for a part asking no one side, or when none is its own."""
+    sides = focus.sides
+    if sides is None or sides.both or len(spans) < 2:
+        return spans
+    named = _sides_named(said, set(sides.own), set(sides.other))
+    if len({mine for _, mine in named}) < 2:
+        return spans
+
+    def of_own(start: int) -> bool:
+        before = [mine for at, mine in named if at < start]
+        return before[-1] if before else next(mine for at, mine in named if at >= start)
+
+    kept = [(s, e) for s, e in spans if of_own(s)]
+    return kept or spans
+
+
+def _sides_named(said: str, own: set[str], other: set[str]) -> list[tuple[int, bool]]:
+    """Where a sentence names a side, in order, each with whether it is ``own`` (terms):
+    by its words' terms, or for Chinese where a side's word stands in the text."""
+    if is_cjk(said):
+        found = [
+            (m.start(), word in own)
+            for word in own | other
+            for m in re.finditer(re.escape(word), said)
+        ]
+        return sorted(found)
+    named = []
+    for word in _WORD_AT.finditer(said):
+        said_as = set(terms(word.group(0)))
+        if said_as & (own | other):
+            named.append((word.start(), bool(said_as & own)))
+    return named
 
 
 def _dates(said: str) -> list[tuple[int, int]]:

@@ -306,3 +306,25 @@ def test_a_comparison_of_two_canals_answers_each_side_from_its_own_page(tmp_path
     assert parts[2].status in ("answered", "partly answered"), parts[2]
     assert both and all("Grand Canal" in s and "Erie Canal" in s for s, _ in both), both
     assert any(cites(span) for span, _ in both), (both, cited)
+
+
+@pytest.mark.parametrize(
+    ("sentence", "first", "second"),
+    [
+        ("The Varn Canal runs for about 120 km; the Ostel Canal for about 85 km.",
+         "about 120 km", "about 85 km"),
+        ("The Ostel Canal, at about 85 km, is far shorter than the Varn Canal, which runs for "
+         "about 120 km.", "about 120 km", "about 85 km"),
+    ],
+)  # fmt: skip
+def test_a_sentence_giving_both_sides_figures_answers_each_side_with_its_own(
+    sentence, first, second
+) -> None:
+    """A line naming both sides with a figure for each gives each side's part the figure
+    said of that side, not the first or the nearest to the question's other words."""
+    from research.answer import answer_span
+
+    plan = offline_plan("Which is longer, the Varn Canal or the Ostel Canal?")
+    varn, ostel = (plan.focus(s) for s in plan.subquestions[:2])
+    assert answer_span(varn, sentence) == first
+    assert answer_span(ostel, sentence) == second

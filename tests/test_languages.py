@@ -179,12 +179,77 @@ KINDS = [
     # short question words inside longer words, and "من" as "from", ask nothing
     ("ما هو نظام الحكم في مدينة أورفالد؟", "what"),
     ("ما الذي جاء من مدينة أورفالد؟", "what"),
+    # languages written in Latin, Cyrillic and Greek letters, each by its own words
+    ("Wann wurde der Orvaldturm gebaut?", "when"),
+    ("Wie viele Schleusen hat der Kanal von Brannow?", "number"),
+    ("Wie lang ist die Orvaldbrücke?", "number"),
+    ("Wie funktioniert die Schleuse von Brannow?", "how"),
+    ("Wie heißt der Architekt des Orvaldturms?", "what"),
+    ("Wer hat den Orvaldturm entworfen?", "who"),
+    ("¿Por qué se secó el lago de Valdera?", "why"),
+    ("¿Cuándo se fundó Valdemora?", "when"),
+    ("¿Cuántos habitantes tiene Valdemora?", "number"),
+    ("¿Cómo se llama el río de Valdemora?", "what"),
+    ("¿Qué hizo Valdemora cuando llegó el tren?", "what"),
+    ("Quand le phare de Kerbasq a-t-il été construit ?", "when"),
+    ("Combien d'habitants compte Kerbasq ?", "number"),
+    ("Qui a fondé Kerbasq ?", "who"),
+    ("Quelle est la rivière qui traverse Kerbasq ?", "what"),
+    ("Quale città è nota come la perla di Valdora?", "what"),
+    ("Come funziona la chiusa di Borgoleone?", "how"),
+    ("Onde fica a Torre Vilarinho?", "where"),
+    ("Waarom werd de Dromtoren gesloten?", "why"),
+    ("Ile mieszkańców ma Orwaldowo?", "number"),
+    ("Vem ritade Orvaldbron?", "who"),
+    ("Când a fost construit podul Orvald?", "when"),
+    ("Когда построили мост Орвальд?", "when"),
+    ("Сколько пролётов у моста Орвальд?", "number"),
+    ("Как работает шлюз Орвальдска?", "how"),
+    ("Как называется река, на которой стоит Орвальдск?", "what"),
+    ("Γιατί έκλεισε η γέφυρα Όρβαλντ;", "why"),
+    ("Πού βρίσκεται η γέφυρα Όρβαλντ;", "where"),
+    ("Orvald köprüsü kaç metre uzunluğundadır?", "number"),
+    ("Orvald köprüsünü kim tasarladı?", "who"),
+    ("Cầu Orvald dài bao nhiêu mét?", "number"),
+    ("Tại sao cầu Orvald bị đóng cửa?", "why"),
 ]
 
 
 @pytest.mark.parametrize(("question", "kind"), KINDS)
 def test_a_questions_kind_is_read_by_its_languages_question_words(question, kind):
     assert question_kind(question) == kind
+
+
+# Invented questions of two asks, each with the kind of answer each part asks for: a
+# part is cut at the language's own "and", asks by its own question word, and searches
+# with the question's subject.
+PARTS = [
+    ("Wann wurde der Orvaldturm gebaut und wer hat ihn entworfen?", "Orvaldturm", "when who"),
+    ("Wie hoch ist der Orvaldturm und warum wurde er gebaut?", "Orvaldturm", "number why"),
+    ("¿Cuántos habitantes tiene Valdemora y por qué creció tanto?", "Valdemora", "number why"),
+    ("¿Dónde está Valdemora y quién la fundó?", "Valdemora", "where who"),
+    ("Combien d'habitants compte Kerbasq et qui l'a fondée ?", "Kerbasq", "number who"),
+    ("Quand la tour de Vernay a-t-elle été bâtie et pourquoi ?", "Vernay", "when why"),
+    ("Quando fu costruito il ponte di Valdora e perché fu chiuso?", "Valdora", "when why"),
+    ("Quantos habitantes tem Vilarinho e quem a fundou?", "Vilarinho", "number who"),
+    ("Wanneer werd de Dromtoren gebouwd en waarom werd hij gesloten?", "Dromtoren", "when why"),
+    ("Kiedy zbudowano most w Orwaldowie i kto go zaprojektował?", "Orwaldow", "when who"),
+    ("Когда построили мост Орвальд и кто его спроектировал?", "Орвальд", "when who"),
+    ("Сколько жителей в Орвальдске и почему город растёт?", "Орвальдск", "number why"),
+    ("Πότε χτίστηκε η γέφυρα Όρβαλντ και ποιος τη σχεδίασε;", "Όρβαλντ", "when who"),
+    ("Orvald köprüsü ne zaman yapıldı ve neden kapandı?", "Orvald", "when why"),
+    ("Cầu Orvald dài bao nhiêu mét và ai đã thiết kế nó?", "Orvald", "number who"),
+    ("Când a fost construit podul Orvald și cine l-a proiectat?", "Orvald", "when who"),
+]
+
+
+@pytest.mark.parametrize(("question", "name", "kinds"), PARTS, ids=[p[1] for p in PARTS])
+def test_each_part_of_a_question_asks_the_kind_its_own_question_word_asks(question, name, kinds):
+    plan = offline_plan(question)
+    parts = plan.subquestions
+    assert [plan.focus(s).kind for s in parts] == kinds.split(), [s.text for s in parts]
+    for sub in parts:
+        assert any(name in q for q in sub.queries), (sub.text, sub.queries)
 
 
 def test_a_models_plan_in_the_questions_own_language_is_kept():

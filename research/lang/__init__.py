@@ -56,6 +56,10 @@ FUNCTION_WORDS = 50
 #: counts as written in it.
 LANGUAGE_MARGIN = 0.5
 _LETTERS = re.compile(r"[^\W\d_]", re.UNICODE)
+#: Marks a question word of ``kinds`` that asks only where it opens the question (or the
+#: ask): one that inside a sentence is a relative or a conjunction ("^qui": "le pont qui
+#: relie").
+OPENING = "^"
 #: What ends a word besides a space: punctuation, Latin and Arabic.
 _PUNCTUATION = re.compile(r"[?!.,;:¿¡؟،؛\"'()«»“”]")
 _HANGUL = re.compile(rf"[{HANGUL_CLASS}]")
@@ -105,8 +109,10 @@ class Language:
     #: the endings of a word that closes one ask and goes on to another (지어졌고 누가…)
     clause_endings: tuple[str, ...] = ()
     #: the kind of answer each question word asks for, in the order they are tried
-    #: (``when``, ``number``, ``why``, ``who``, ``where``, ``how``), for a language whose
-    #: question words the English and Chinese ones do not cover
+    #: (``when``, ``number``, ``why``, ``who``, ``where``, ``how``, or ``what``, tried
+    #: first, for a phrase that would read as another kind: "wie heißt" asks a name,
+    #: not how), for a language whose question words the English and Chinese ones do
+    #: not cover; one marked :data:`OPENING` asks only where the question opens
     kinds: tuple[tuple[str, tuple[str, ...]], ...] = ()
     #: the endings of a name that describes the noun after it, which the phrase it
     #: stands in goes on to (Czech Karl*ův* most, Finnish Turu*n* linna), in lower case
@@ -118,13 +124,16 @@ class Language:
 
     def says(self, phrase: str, text: str) -> bool:
         """Whether ``text`` holds ``phrase`` (a question word of the language, some of
-        several words, in lower case): anywhere in it, or as whole words (see
-        :attr:`whole_words`), in any case ("Kdy" opening a question)."""
-        text = text.lower()
-        if not self.whole_words:
-            return phrase in text
-        spaced = " ".join(_PUNCTUATION.sub(" ", text).split())
-        return f" {phrase} " in f" {spaced} "
+        several words), in any case ("Kdy" opening a question): anywhere in it, or as
+        whole words (see :attr:`whole_words`); only where the text opens when the phrase
+        is marked :data:`OPENING` ("^como": "como" is also "as" inside a sentence)."""
+        opening = phrase.startswith(OPENING)
+        phrase, text = phrase.removeprefix(OPENING).casefold(), text.casefold()
+        if self.whole_words:
+            phrase, text = f" {_spaced(phrase)} ", f" {_spaced(text)} "
+        elif opening:
+            text = _spaced(text)
+        return text.startswith(phrase) if opening else phrase in text
 
     @property
     def opener(self) -> str:
@@ -185,6 +194,12 @@ def language(code: str) -> Language | None:
         whole_words=bool(raw.get("whole_words", False)),
         name_endings=longest_first(str(w).casefold() for w in raw.get("name_endings", ())),
     )
+
+
+def _spaced(text: str) -> str:
+    """``text`` with its punctuation (:data:`_PUNCTUATION`) as spaces, one space between
+    words."""
+    return " ".join(_PUNCTUATION.sub(" ", text).split())
 
 
 def _lowered(listed: Iterable[object] | None) -> frozenset[str]:
@@ -372,6 +387,7 @@ __all__ = [
     "FUNCTION_WORDS",
     "LANGUAGE_MARGIN",
     "LATIN_LANGUAGES",
+    "OPENING",
     "SERVED",
     "Language",
     "generic",

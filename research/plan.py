@@ -667,11 +667,7 @@ def _written_as(plan: Plan, question: str) -> Plan:
     """``plan``, made for the Simplified form of ``question`` (the Chinese rules read
     Simplified characters), with its parts and queries written back in the characters of
     ``question`` as the user wrote it."""
-    simple = plan.question
-    if len(simple) == len(question):  # character for character, as OpenCC's t2s writes
-        table = {s: o for s, o in zip(simple, question, strict=True) if s != o}
-    else:
-        table = {}
+    table = _writing(plan.question, question)
 
     def back(text: str) -> str:
         return "".join(table.get(ch, ch) for ch in text)
@@ -681,6 +677,24 @@ def _written_as(plan: Plan, question: str) -> Plan:
         for s in plan.subquestions
     ]
     return Plan(question, plan.language, subs)
+
+
+def _writing(simple: str, written: str) -> dict[str, str]:
+    """Each Simplified character of ``simple`` that ``written`` (the same text as written:
+    Traditional Chinese, Japanese kanji) writes otherwise, with the character it writes;
+    nothing unless the two are the same length, character for character, as OpenCC's
+    t2s writes them."""
+    if len(simple) != len(written):
+        return {}
+    return {s: o for s, o in zip(simple, written, strict=True) if s != o}
+
+
+def _in_own_characters(queries: list[str], text: str, question: str) -> list[str]:
+    """``queries`` written in the characters of the part ``text`` and of ``question``:
+    a Chinese reading cuts a Japanese part in Simplified characters (东京 for 東京), which
+    a search in Japanese does not find."""
+    table = {**_writing(simplified(question), question), **_writing(simplified(text), text)}
+    return ["".join(table.get(ch, ch) for ch in q) for q in queries]
 
 
 def _bare(text: str, question: str) -> bool:
@@ -705,7 +719,7 @@ def keyword_queries(text: str, question: str, siblings: list[str] | None = None)
         and not claim_word(w)  # 真的: what asks whether a claim holds is not searched
     ]
     if is_cjk(text):
-        queries = _zh_queries(question, focus, surface)
+        queries = _in_own_characters(_zh_queries(question, focus, surface), text, question)
     else:
         queries = _en_queries(text, focus, surface)
     queries = _asking_now(queries, present_words(text))

@@ -62,6 +62,25 @@ def test_a_question_word_is_never_the_subject_nor_searched_for():
         assert asked not in " ".join(plan.focus(sub).subject)
 
 
+@pytest.mark.parametrize(
+    "question",
+    [
+        "オルヴァルト橋はいつ建てられ、誰が設計しましたか？",
+        "カレン城の正門はいつ造られ、誰が設計しましたか？",
+        "ロベル塔の鐘は何キロありますか、そして誰が鋳造しましたか？",
+    ],
+)
+def test_a_japanese_parts_queries_are_written_in_the_questions_own_characters(question):
+    """Japanese is cut as Chinese is, in Simplified characters (桥, 设计, 门); every
+    query is written back in the kanji of the question (橋, 設計, 門), as a Japanese
+    page writes them."""
+    plan = offline_plan(question)
+    assert len(plan.subquestions) == 2
+    for sub in plan.subquestions:
+        written = [ch for q in sub.queries for ch in q if not ch.isspace()]
+        assert written and all(ch in question for ch in written), (sub.text, sub.queries)
+
+
 def test_korean_words_are_compared_without_their_particles_and_endings():
     assert words("경복궁은 1395년에 지어졌다") == ["경복궁", "1395년", "지어졌"]
     asked, said = terms("경복궁은 언제 지어졌고"), terms("경복궁이 지어졌다")

@@ -7,7 +7,8 @@ a date, a *how many* part a quantity, a *why* part a cause), where a quote start
 choice of a part's summary line, the order of a historical part's sentences, the
 quantities the sources give differently, and the writer's test of a sentence that cannot
 stand alone. The patterns are about how English and Chinese write dates, numbers, units,
-connectives and pronouns; none is about a subject.
+connectives and pronouns (the noun a number counts in any script: "12 ships", "5
+миллионов"); none is about a subject.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from itertools import pairwise
 
+from .lang import generic, language
 from .text import (
     CJK,
     CJK_CLASS,
@@ -26,6 +28,7 @@ from .text import (
     is_bare_verb,
     is_verb_form,
     plain,
+    reading_language,
     readings,
     terms,
 )
@@ -262,10 +265,10 @@ _QUANTITY = re.compile(
     r"(?P<currency>US\$|[$€£¥])?\s*"
     rf"(?P<low>{_NUMBER})"
     rf"(?:\s*(?:to|–|-|—|至|到|~)\s*(?P<high>{_NUMBER}))?"
-    r"\s*(?P<scale>thousand|million|billion|trillion|千|万|亿)?"
+    r"\s*(?P<scale>(?:thousand|million|billion|trillion)\b|千|万|亿)?"  # not "Millionen"
     r"\s*(?:多|余)?\s*"
     rf"(?P<unit>{_EN_UNIT})?"
-    r"(?:\s*(?<=\s)(?P<noun>[a-z]{3,})\b)?",
+    r"(?:\s*(?<=\s)(?P<noun>[^\W\d_]{3,})\b)?",  # letters of any script: "5 миллионов"
     re.I,
 )
 #: Words after a number that do not name what it counts.
@@ -306,9 +309,18 @@ def _unit_of(match: re.Match[str]) -> str:
         key = unit if unit in UNITS else unit.rstrip("s")
         return UNITS.get(key, key)
     noun = (match.group("noun") or "").lower()
-    if noun and noun not in _NOT_COUNTED:
+    if noun and noun not in _NOT_COUNTED and noun not in _idle_words():
         return noun[:-1] if noun.endswith("s") and not noun.endswith("ss") else noun
     return ""
+
+
+def _idle_words() -> frozenset[str]:
+    """The words of the language being read (see :func:`research.text.reading`) that name
+    nothing a number counts: its commonest words ("и", "και", "der"), as "and", "of" and
+    the like are in English (:data:`_NOT_COUNTED`)."""
+    code = reading_language()
+    known = language(code) or generic(code)
+    return known.function_words if known is not None else frozenset()
 
 
 def quantities(text: str) -> list[Quantity]:

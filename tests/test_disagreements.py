@@ -18,6 +18,7 @@ from research.facts import (
     states_cause,
     years,
 )
+from research.text import reading
 
 
 def _found(*pages: str, lang: str = "en") -> list[tuple[str, list[str]]]:
@@ -138,6 +139,25 @@ def test_quantities_are_read_with_their_units(text, found):
     assert [(q.text, q.low, q.high, q.unit) for q in quantities(text)] == found
     for q in quantities(text):
         assert text[q.start : q.end] == q.text
+
+
+@pytest.mark.parametrize(
+    ("lang", "text", "said"),
+    [
+        ("el", "Η Βέλτα θα λάμβανε 7 εκατομμύρια δραχμές.", "7 εκατομμύρια"),
+        ("ru", "Мост Орвальд обошёлся в 4 миллиона рублей.", "4 миллиона"),
+        ("vi", "Cầu Orvald có 9 nhịp đá.", "9 nhịp"),
+        ("tr", "Orvald köprüsü 6 kemerden oluşur.", "6 kemerden"),
+        ("de", "Die Gemeinde erhielt 3 Millionen Euro.", "3 Millionen"),
+    ],
+)
+def test_a_number_counts_the_word_after_it_in_any_script(lang, text, said):
+    """A number is a quantity with the noun after it in any script, as in English ("12
+    ships"); a common word of the language read ("και", "der") counts nothing."""
+    with reading(lang):
+        assert has_quantity(text) and [q.text for q in quantities(text)] == [said]
+    with reading("el"):
+        assert quantities("Οι γέφυρες 3 και 4.") == []
 
 
 def test_dates_causes_and_quantities_are_read_one_way_everywhere():

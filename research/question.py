@@ -17,7 +17,7 @@ from __future__ import annotations
 import dataclasses
 import math
 import re
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 from itertools import pairwise
@@ -1132,7 +1132,7 @@ def entity(question: str) -> str:
         return _zh_question_entity(_ZH_CLAIM.sub("，", question))
     runs = _capital_runs(question)
     if runs:
-        name = " ".join(max(runs, key=_run_length))
+        name = " ".join(max(runs, key=_run_weight(known)))
         if known is not None:
             return name
         return _placed_subject(question, name) or _with_head_nouns(question, name)
@@ -1485,6 +1485,22 @@ def _capital_runs(question: str) -> list[list[str]]:
     if run:
         runs.append(run)
     return [[tokens[i] for i in r] for r in _linked_runs(runs, tokens, question, found)]
+
+
+def _run_weight(known: Language | None) -> Callable[[list[str]], tuple[int, float]]:
+    """How a run of capitalised words is weighed when a question's longest is its subject:
+    by its length (:func:`_run_length`), the first run winning a tie; in a language that
+    writes every noun with a capital (``capital_nouns``), a tie goes to the run whose
+    commonest capitalised word is the rarest in the language ("Wie viele *Einwohner* hat
+    *Brannow*?" is about Brannow)."""
+    if known is None or not known.capital_nouns:
+        return lambda run: (_run_length(run), 0.0)
+
+    def weight(run: list[str]) -> tuple[int, float]:
+        named = [w for w in run if w[:1].isupper()] or run
+        return _run_length(run), -max(zipf(w.lower(), known.code) for w in named)
+
+    return weight
 
 
 def _run_length(run: list[str]) -> int:

@@ -527,3 +527,19 @@ def test_a_verb_form_and_a_capitalised_word_are_read_without_lemminflects_dictio
     first, second = _in_two_processes(code, tmp_path)
     assert first == ["True", "Build", "True"] and second == ["True", "Build", "False"]
     assert list(tmp_path.glob("lemminflect-*/verb-forms/keys.npy"))
+
+
+@pytest.mark.parametrize(
+    ("question", "subject", "query"),
+    [
+        ("Wie viele Einwohner hat Brannow?", "Brannow", "Brannow Einwohner"),
+        ("Welche Farbe hat die Flagge von Norland?", "Flagge von Norland", "Flagge Norland Farbe"),
+    ],
+)
+def test_a_german_question_is_about_its_rarest_capitalised_name(question, subject, query):
+    """German writes every noun with a capital: of two capitalised words the rarer names
+    the thing asked about, and "wie viele" asks, so neither word is searched."""
+    from research.question import entity
+
+    assert entity(question) == subject
+    assert offline_plan(question).subquestions[0].queries[0] == query

@@ -10,8 +10,9 @@ articles and the prepositions that join a noun to the name naming or placing it
 names), whether an ask may leave its subject unsaid (``pro_drop``, with the
 ``prepositions`` an object follows), and the marks that attach a subject pronoun after
 its verb (``inverted``: "mesure-t-il"), the kind of answer each question word asks for
-(``kinds``), whether question words are found only as whole words (``whole_words``), and
-the endings of a name that describes the noun after it (``name_endings``: "Karlův most").
+(``kinds``), whether question words are found only as whole words (``whole_words``),
+the endings of a name that describes the noun after it (``name_endings``: "Karlův most"),
+and whether every noun is written with a capital (``capital_nouns``: German).
 Adding a language is adding a file; nothing else names one.
 
 :func:`text_language` tells which language a text is written in by how common its words
@@ -121,6 +122,9 @@ class Language:
     #: one is also part of other words (Arabic كم in حكم), not where words are written
     #: together or carry their particles (Thai, Korean)
     whole_words: bool = False
+    #: whether the language writes every noun with a capital (German): a capital names
+    #: no thing by itself, and of two capitalised words the rarer is the name
+    capital_nouns: bool = False
 
     def says(self, phrase: str, text: str) -> bool:
         """Whether ``text`` holds ``phrase`` (a question word of the language, some of
@@ -192,6 +196,7 @@ def language(code: str) -> Language | None:
         ),
         clause_endings=longest_first(raw.get("clause_endings", ())),
         whole_words=bool(raw.get("whole_words", False)),
+        capital_nouns=bool(raw.get("capital_nouns", False)),
         name_endings=longest_first(str(w).casefold() for w in raw.get("name_endings", ())),
     )
 

@@ -19,7 +19,7 @@ from research.plan import offline_plan
 from research.present import as_of, present_terms
 from research.question import Focus
 from research.selection import Quote
-from subagents.browser.viewer import viewer_fetch
+from subagents.browser.viewer import source_of, viewer_fetch
 from subagents.evidence import EvidenceItem, PageRecord, sidecar_path
 from subagents.generate.citations import Citation
 from subagents.generate.markdown import source_head
@@ -164,6 +164,7 @@ async def test_a_page_keeps_its_own_date_with_its_stored_copy(site, memory_servi
     stored = stored_path(res)
     record = PageRecord.from_json(await memory_service.read_text(sidecar_path(stored)))
     assert record.published == day
+    assert source_of(record)["published"] == day  # run.json's web_sources entry
 
 
 def test_the_report_gives_a_pages_own_date_beside_the_day_it_was_fetched() -> None:

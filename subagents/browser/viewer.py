@@ -72,6 +72,7 @@ def source_of(record: PageRecord) -> dict[str, Any]:
         "tier": record.tier,
         "browser_first": record.browser_first,
         "sha256": record.sha256,
+        "published": record.published,
     }
 
 

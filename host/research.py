@@ -237,6 +237,8 @@ class Research:
         self.failures: list[str] = []
         self.requirements: list[str] = []
         self.briefs: list[str] = []
+        #: what the first brief with a title is about (see :attr:`FileSource.about`)
+        self.brief_about = ""
         self.finished: set[str] = set()
         #: parts the research ended before ever reaching (see :meth:`abandon`)
         self.unresearched: set[str] = set()
@@ -318,6 +320,7 @@ class Research:
             "failures": self.failures,
             "requirements": self.requirements,
             "briefs": self.briefs,
+            "brief_about": self.brief_about,
             "own_about": self.own_about,
             "finished": sorted(self.finished),
             "result_lists": self.result_lists,
@@ -356,6 +359,7 @@ class Research:
         self.linkless = set(state.get("linkless", []))
         self.failures = list(state["failures"])
         self.requirements, self.briefs = list(state["requirements"]), list(state["briefs"])
+        self.brief_about = str(state.get("brief_about") or "")
         self.own_about = bool(state.get("own_about"))
         self.finished = set(state["finished"])
         self.result_lists = list(state.get("result_lists", []))
@@ -576,6 +580,7 @@ class Research:
         if source.brief:
             if source.file_path not in self.briefs:
                 self.briefs.append(source.file_path)
+            self.brief_about = self.brief_about or source.about
             self.requirements.extend(r for r in source.requirements if r not in self.requirements)
         if not source.text.strip() or source.path in self.sources:
             return

@@ -25,6 +25,7 @@ from research.brief import BriefReading, read_brief
 from research.facts import names_subject
 from research.question import entity
 from research.text import CJK, CJK_TEXT_CLASS, Sentence, terms
+from research.topics import brief_subject
 from subagents.evidence import PageRecord
 from subagents.untrusted import unwrap
 
@@ -67,6 +68,8 @@ class FileSource:
     kind: str
     brief: bool = False
     requirements: list[str] = field(default_factory=list)
+    #: for a brief, what it is about by its title (see :func:`research.topics.brief_subject`)
+    about: str = ""
 
 
 def source_path(file_path: str) -> str:
@@ -360,4 +363,5 @@ def file_source(tool: str, file_path: str, text: str, lang: str = "en") -> FileS
         kind=READERS[tool],
         brief=brief,
         requirements=reading.requirements,
+        about=brief_subject(body) if brief else "",
     )

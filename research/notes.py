@@ -98,6 +98,9 @@ class Findings(Protocol):
     found_tables: dict[str, Found]
     sources: dict[str, SourceRead]
     texts: dict[str, str]
+    #: what the run's brief is about, by its title ("" for none: see
+    #: :func:`research.topics.brief_subject`)
+    brief_about: str
     queries: dict[str, list[str]]
     unresearched: set[str]
     failures: list[str]
@@ -724,7 +727,8 @@ def _asked_topics(
                 continue
             items = [research.cite(q.path, q.start, q.end) for q in quotes]
             said += [item.span for item in items]
-            lines += [f"## {topic_heading(topic, plan.question)}", ""]
+            spans = [item.span for item in items]
+            lines += [f"## {topic_heading(topic, plan.question, spans, research.brief_about)}", ""]
             lines += [f"- {_sentence(research, item.id)}" for item in items]
             lines.append("")
     return lines

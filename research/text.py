@@ -196,6 +196,13 @@ def is_cross_reference(sentence: str) -> bool:
 _ASIDE_POINTER = re.compile(r"[(（]\s*(?:see|cf\.|compare|见|详见|参见|参看|另见)", re.I)
 
 
+def points_elsewhere(sentence: str) -> bool:
+    """Whether ``sentence`` sends its reader elsewhere in brackets anywhere in it ("… were
+    doubled (see locks and gates), and …"): read alone in a report, such a quote points
+    at a page the reader does not have."""
+    return _ASIDE_POINTER.search(sentence) is not None
+
+
 def pointer_aside(sentence: str) -> int:
     """Where a pointer in brackets that closes ``sentence`` begins ("… locks in steps
     (see [gates](…)).", "…建成（详见下文）。"), the spaces before it included, so that a

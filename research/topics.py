@@ -11,6 +11,7 @@ says that no source read gave it (see :mod:`research.requirements`).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -51,22 +52,84 @@ class TopicQuote:
     score: float
 
 
-def topic_heading(topic: str, question: str) -> str:
+def topic_heading(topic: str, question: str, quoted: Sequence[str] = (), about: str = "") -> str:
     """The heading of the section on ``topic``: the topic as the brief words it, after the
     question's subject when the topic does not name it ("Harlow ferry: how the chains
     worked"), so that the heading names what it is about for a reader who meets it
-    alone. A question with no single subject (a comparison of two things) lends none:
-    the topic stands alone, not after the word that frames the comparison
-    ("difference").
+    alone. A question comparing two things lends the side its section's quotes name, when
+    they name one and not the other ("Grand Canal: shipping"), else what the brief is
+    about (``about``), never the word that frames the comparison ("difference"); with
+    neither, the topic stands alone.
 
     Args:
         topic: a topic as the brief words it.
         question: the question researched.
+        quoted: the quotes of the topic's section.
+        about: what the brief asking for the topic is about (see :func:`brief_subject`).
     """
-    named = _lent(topic, question)
+    named = _lent(topic, question) or _side_quoted(topic, question, quoted)
+    if not named and about and comparison(question) is not None:
+        named = "" if set(terms(about)) & set(terms(topic)) else about
+    return _headed(topic, named)
+
+
+def is_topic_heading(heading: str, topic: str, question: str) -> bool:
+    """Whether ``heading`` is one :func:`topic_heading` gives ``topic``'s section for
+    ``question``, whatever it lent the topic."""
+    if heading == topic_heading(topic, question):
+        return True
+    return heading.endswith((f": {topic}", f"：{topic}"))
+
+
+#: What a brief's title may open with before what it is about ("Research brief: the
+#: Grand Canal", "Brief — Harlow ferry").
+_TITLE_LABEL = re.compile(r"^.*?(?::|：|\s[—–-]\s)\s*")
+
+
+#: The headings a reader writes above each page, slide or sheet of a file's text.
+_PLACE_HEADING = re.compile(r"^(?:page|slide|sheet)\s+\S+$", re.I)
+
+
+def brief_subject(text: str) -> str:
+    """What a brief is about, by its title (its first line, the page or slide headings of
+    its text aside): the words after a label ending in a colon or a dash ("Research
+    brief: *the Grand Canal*"), or the title's subject (see
+    :func:`research.question.entity`), without an article; "" for none."""
+    lines = [ln.strip().lstrip("#").strip() for ln in text.splitlines() if ln.strip()]
+    lines = [ln for ln in lines if not _PLACE_HEADING.match(ln)]
+    if not lines:
+        return ""
+    title = lines[0]
+    named = _TITLE_LABEL.sub("", title, count=1) if _TITLE_LABEL.match(title) else entity(title)
+    return _side_name(named.strip(" .。"))
+
+
+def _headed(topic: str, named: str) -> str:
     if not named:
         return section_heading(topic)
     return f"{named}：{topic}" if is_cjk(topic) else f"{named}: {topic}"
+
+
+def _side_quoted(topic: str, question: str, quoted: Sequence[str]) -> str:
+    """The side of ``question``'s comparison that the quotes on ``topic`` name when they
+    name one side and not the other (by the words only that side's name has), as a
+    heading names it; "" otherwise, or when ``topic`` names a side itself."""
+    found = comparison(question)
+    if found is None or not quoted:
+        return ""
+    said = {t for q in quoted for t in terms(q)}
+    asked = set(terms(topic))
+    a, b = (set(terms(side)) for side in found.sides)
+    if asked & (a | b):
+        return ""
+    named = [side for side, own, other in ((found.sides[0], a, b), (found.sides[1], b, a))
+             if said & (own - other)]  # fmt: skip
+    return _side_name(named[0]) if len(named) == 1 else ""
+
+
+def _side_name(side: str) -> str:
+    """A side as a heading names it: without its article ("Grand Canal")."""
+    return re.sub(r"^(?:the|a|an)\s+", "", side, flags=re.I)
 
 
 def topic_focus(topic: str, question: str, parts: Sequence[str]) -> Focus:

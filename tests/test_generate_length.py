@@ -331,6 +331,27 @@ def test_a_parts_best_line_stays_in_its_section_even_when_it_points_back() -> No
     assert best in said and also not in said
 
 
+def test_a_line_that_sends_its_reader_elsewhere_is_left_out_while_others_answer() -> None:
+    """A quote with "(see …)" inside it points at a page the report does not give: it is
+    left out while the part has enough others, unless it is the part's best answer."""
+    from subagents.generate.notes import parse_notes
+    from subagents.generate.writer import shape
+
+    best = "The weir was rebuilt in stone (see the weir's history) after the flood of 1790."
+    aside = "The weir's sluices were widened (see sluices and gates) and a fish pass added."
+    others = [
+        "The weir holds back the river for the mill leat above the town.",
+        "A keeper lowers the boards of the weir when the river rises.",
+    ]
+    lines = [f"- {best} [ev-000000000001]", f"- {aside} [ev-000000000002]"]
+    lines += [f"- {text} [ev-00000000001{i}]" for i, text in enumerate(others)]
+    head = [RESEARCH_MARKER, "", "# The weir", "", "## How does the weir work?"]
+    draft = shape(parse_notes("\n".join([*head, "", *lines, ""])), "", "en")
+    (section,) = [s for s in draft.sections if s.kind == "part"]
+    said = " ".join(p.text for p in section.points)
+    assert best in said and aside not in said and others[0] in said
+
+
 def test_a_line_whose_pronoun_stands_for_nothing_it_quotes_is_left_out_of_its_part() -> None:
     """A quote whose "it" is neither its own clause's subject nor its object, with nothing
     before it to stand for, is left out while the part has others; quoted with the sentence

@@ -2,8 +2,9 @@
 
 Given a draft whose sections hold candidate sentences (best first), :func:`shape` keeps
 only full sentences, leaves out those that point back to what their source said before
-them while a part has enough others (see :func:`research.facts.points_back`: "因此…", "…
-built a dam across it", "From there …"), merges near-duplicates, takes the lead as the
+them, or send their reader elsewhere in brackets ("(see …)"), while a part has enough
+others (see :func:`research.facts.points_back`: "因此…", "… built a dam across it",
+"From there …"), merges near-duplicates, takes the lead as the
 summary (each part's answer line; the sections leave those sentences out), fits the
 whole to the length asked for — the brief's "Length wanted: 2–3 pages", or 2–4 pages by
 default — giving every part at least two sentences where it has them, and puts the
@@ -24,7 +25,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 
 from research.facts import first_year, points_back
@@ -43,8 +44,16 @@ from research.requirements import (
     without_label,
 )
 from research.selection import near_duplicate
-from research.text import CJK_TEXT, CJK_TEXT_CLASS, is_complete, is_instruction, language, terms
-from research.topics import topic_heading
+from research.text import (
+    CJK_TEXT,
+    CJK_TEXT_CLASS,
+    is_complete,
+    is_instruction,
+    language,
+    points_elsewhere,
+    terms,
+)
+from research.topics import is_topic_heading
 
 from .brief import brief_verdicts, limits_lines, verdict_lines
 from .charts import chart_of
@@ -325,13 +334,15 @@ def shape(
         candidates = own if len(own) >= MIN_PER_PART else pool
         # A sentence that points back to the one before it in its source ("因此…",
         # "These …", "After the closure it grew …", "… built a weir across it", "From there
-        # …") and does not quote it would follow a sentence from elsewhere here: it is left
-        # out while the part has enough others, unless it is the part's best answer (the
-        # first candidate), which no other stands in for.
+        # …") and does not quote it would follow a sentence from elsewhere here, and one
+        # that sends its reader elsewhere in brackets ("(see locks and gates)") points at
+        # a page the report does not give: each is left out while the part has enough
+        # others, unless it is the part's best answer (the first candidate), which no
+        # other stands in for.
         alone = [
             p
             for rank, p in enumerate(candidates)
-            if rank == 0 or not p.cites() or not points_back(p.text)
+            if rank == 0 or not p.cites() or not (points_back(p.text) or points_elsewhere(p.text))
         ]
         candidates = alone if len(alone) >= MIN_PER_PART else candidates
         pools[i] = diversified(candidates, source_of, [leads[i]] if i in leads else [])
@@ -342,7 +353,7 @@ def shape(
     spent = sum(_cost(p) for p in summary) + tabled + _cost_of_lists(draft, requirements, lang)
     # the part's line in the summary is one of the lines it keeps; a section on a topic
     # the brief asks for beside the question's parts keeps one
-    topical = _topic_headings(requirements, lang, draft.title)
+    topical = _topic_headings(requirements, lang, draft.title, [s.heading for s in parts])
     least = {
         i: 1 if parts[i].heading in topical else MIN_PER_PART - (1 if i in leads else 0)
         for i in pools
@@ -389,16 +400,15 @@ def shape(
     return draft
 
 
-def _topic_headings(requirements: str, lang: str, question: str) -> frozenset[str]:
-    """The headings of the sections the notes give the topics a brief asks the report to
-    cover beside the question's parts (see :func:`research.topics.topic_heading`)."""
+def _topic_headings(
+    requirements: str, lang: str, question: str, headings: Sequence[str]
+) -> frozenset[str]:
+    """Which of ``headings`` head the sections the notes give the topics a brief asks the
+    report to cover beside the question's parts (see
+    :func:`research.topics.is_topic_heading`)."""
     asked = [read_requirement(r) for r in brief_requirements(requirements)]
-    return frozenset(
-        topic_heading(t, question)
-        for r in asked
-        if r.kind == TOPIC and same_language(r.text, lang)
-        for t in r.topics
-    )
+    topics = [t for r in asked if r.kind == TOPIC and same_language(r.text, lang) for t in r.topics]
+    return frozenset(h for h in headings if any(is_topic_heading(h, t, question) for t in topics))
 
 
 def _asked_first(
@@ -444,7 +454,7 @@ def _asked_first(
     # a topic with a section of its own is said there, under its heading
     headed = {parts[i].heading for i, pool in pools.items() if pool}
     for requirement, topic in wanted:
-        if topic_heading(topic, draft.title) in headed:
+        if any(is_topic_heading(h, topic, draft.title) for h in headed):
             continue
         if covers(topic, ReportView(tuple(sure), subject=subject)):
             continue

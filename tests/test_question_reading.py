@@ -462,6 +462,14 @@ README_PARTS = {
         "What is a flash lock?",
         "What is the difference between a pound lock and a flash lock?",
     ],
+    "Which is longer, the Grand Canal or the Erie Canal?": [
+        "How long is the Grand Canal?",
+        "How long is the Erie Canal?",
+        "Which is longer, the Grand Canal or the Erie Canal?",
+    ],
+    "How much freight does the Grand Canal carry today?": [
+        "How much freight does the Grand Canal carry today?"
+    ],
     "How do heat pumps work?": ["How do heat pumps work?"],
 }
 

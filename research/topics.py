@@ -22,7 +22,7 @@ from .question import Focus, entity
 from .relevance import assessed, evidence_threshold, quote_bounds
 from .requirements import COVERED, section_heading
 from .selection import near_duplicate
-from .text import is_cjk, is_cross_reference, plain, terms
+from .text import is_cjk, is_cross_reference, plain, points_elsewhere, terms
 
 #: Quotes a topic's section gives at most.
 TOPIC_QUOTES = 3
@@ -184,7 +184,7 @@ def topic_quotes(focus: Focus, read: Sequence[Read], said: Sequence[str] = ()) -
                 break
             start, end = quote_bounds(doc, scored.sentence)
             span = doc.text[start:end]
-            if is_cross_reference(span) or points_back(plain(span)):
+            if is_cross_reference(span) or points_elsewhere(span) or points_back(plain(span)):
                 continue  # it says where the topic is told, or leans on what it omits
             if says_topic(focus, span, scored.sentence.section):
                 found.append((scored.score, scored.rank, source.path, start, end))

@@ -64,6 +64,18 @@ def test_the_page_that_explains_a_topic_is_quoted_not_one_naming_it_in_passing()
     assert not {(q.start, q.end) for q in again} & {(q.start, q.end) for q in quotes}
 
 
+def test_a_sentence_sending_its_reader_elsewhere_is_no_quote_for_a_topic():
+    """A sentence on the topic that points elsewhere in brackets ("(see the chains)")
+    sends the reader to a page the report does not give: the topic quotes the others."""
+    parts = [s.text for s in offline_plan(QUESTION).subquestions]
+    focus = topic_focus("how the chains worked", QUESTION, parts)
+    aside = "The Harlow ferry's chains were renewed in 1902 (see the chains), and oiled weekly."
+    page = FERRY.replace("## The chains\n\n", f"## The chains\n\n{aside} ")
+    quotes = topic_quotes(focus, [Read(FERRY_PAGE[0], page, FERRY_PAGE[2])])
+    said = [page[q.start : q.end] for q in quotes]
+    assert said and not any("(see" in q for q in said), said
+
+
 def test_a_topic_nothing_read_answers_gets_no_quote():
     parts = [s.text for s in offline_plan(QUESTION).subquestions]
     focus = topic_focus("how the fares were set", QUESTION, parts)

@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 
+import research.lang
 from research.lang import LATIN_LANGUAGES, language, language_name, served, text_language
 from research.plan import checked, offline_plan
 from research.question import question_kind
@@ -543,3 +544,26 @@ def test_a_german_question_is_about_its_rarest_capitalised_name(question, subjec
 
     assert entity(question) == subject
     assert offline_plan(question).subquestions[0].queries[0] == query
+
+
+def test_every_word_of_every_language_file_is_read_as_a_word() -> None:
+    """YAML reads a bare on, no, yes or off as true or false: a word written so in a
+    language's data ("on" the Polish pronoun, "no" the Portuguese link) must be quoted, or
+    the language loses it."""
+    import yaml
+
+    here = Path(research.lang.__file__).parent
+
+    def flags(value: object, where: str) -> list[str]:
+        if isinstance(value, dict):
+            return [f for k, v in value.items() for f in flags(v, f"{where}.{k}")]
+        if isinstance(value, list):
+            return [f"{where}: {v}" for v in value if isinstance(v, bool)]
+        return []
+
+    found = [
+        flag
+        for path in sorted([*here.glob("*.yaml"), *here.glob("brief/*.yaml")])
+        for flag in flags(yaml.safe_load(path.read_text(encoding="utf-8")), path.name)
+    ]
+    assert not found, found

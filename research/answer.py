@@ -110,8 +110,8 @@ def in_order_asked(
     earliest (or latest) year; None when the part asks no order or none of them is dated.
 
     A candidate is dated by the years its sentence gives, else, for the latest, by its
-    page's own date (``published``): "the canal now carries …" on a page of 2025 is newer
-    than "in 2015 the canal carried …". For the latest, a year after the run's date is no
+    page's own date (``published``): "the port now handles …" on a page of 2025 is newer
+    than "in 2015 the port handled …". For the latest, a year after the run's date is no
     fact yet (a plan or a projection, "by 2050"): it does not count.
 
     Args:
@@ -280,8 +280,8 @@ _WORD_AT = re.compile(r"[^\W_]+", re.UNICODE)
 def _on_own_side(focus: Focus, said: str, spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
     """Of the spans of a sentence naming both sides of a comparison, those said of the
     part's own side: the side named last before the span, else first after it ("the
-    Grand Canal runs for 1,776 km; the Erie Canal for 584 km": 1,776 km for the Grand
-    Canal's part); all of them for a part asking no one side, or when none is its own."""
+    Varn Canal runs for 120 km; the Ostel Canal for 85 km": 120 km for the Varn Canal's
+    part); all of them for a part asking no one side, or when none is its own."""
     sides = focus.sides
     if sides is None or sides.both or len(spans) < 2:
         return spans

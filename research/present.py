@@ -2,8 +2,8 @@
 
 A question asks for the present with words such as "latest", "current", "now", "today",
 "this year", 最新, 目前, 现在, 当前, 如今, 今年. They say *when* the answer must hold, not
-*what* it is about: a page gives "the canal carried 520 million tonnes in 2024", never
-"the canal carries 520 million tonnes today". So they stay in every query a part
+*what* it is about: a page gives "the port handled 52 million tonnes in 2024", never
+"the port handles 52 million tonnes today". So they stay in every query a part
 searches with (:func:`present_words`), but are no facet a sentence must say
 (:func:`present_terms`); a part that asks for the present prefers the most recent dated
 fact instead (:func:`research.answer.in_order_asked`).
@@ -56,7 +56,7 @@ _ARTICLE = re.compile(r"^(?:the|its|their)\s+", re.I)
 CURRENT_YEARS = 10
 #: How many years before the run's a year still speaks of the modern age rather than of
 #: history, for a part asked in the past tense ("How was it kept supplied?"): a sentence
-#: whose years all lie within it is about the canal of the last decades, not of its past.
+#: whose years all lie within it is about the last decades of what it tells, not its past.
 MODERN_YEARS = 75
 
 _run_day: ContextVar[date | None] = ContextVar("run_day", default=None)

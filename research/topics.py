@@ -57,7 +57,7 @@ def topic_heading(topic: str, question: str, quoted: Sequence[str] = (), about: 
     question's subject when the topic does not name it ("Harlow ferry: how the chains
     worked"), so that the heading names what it is about for a reader who meets it
     alone. A question comparing two things lends the side its section's quotes name, when
-    they name one and not the other ("Grand Canal: shipping"), else what the brief is
+    they name one and not the other ("Harlow ferry: shipping"), else what the brief is
     about (``about``), never the word that frames the comparison ("difference"); with
     neither, the topic stands alone.
 
@@ -82,7 +82,7 @@ def is_topic_heading(heading: str, topic: str, question: str) -> bool:
 
 
 #: What a brief's title may open with before what it is about ("Research brief: the
-#: Grand Canal", "Brief — Harlow ferry").
+#: Sallow estuary", "Brief — Harlow ferry").
 _TITLE_LABEL = re.compile(r"^.*?(?::|：|\s[—–-]\s)\s*")
 
 
@@ -93,7 +93,7 @@ _PLACE_HEADING = re.compile(r"^(?:page|slide|sheet)\s+\S+$", re.I)
 def brief_subject(text: str) -> str:
     """What a brief is about, by its title (its first line, the page or slide headings of
     its text aside): the words after a label ending in a colon or a dash ("Research
-    brief: *the Grand Canal*"), or the title's subject (see
+    brief: *the Sallow estuary*"), or the title's subject (see
     :func:`research.question.entity`), without an article; "" for none."""
     lines = [ln.strip().lstrip("#").strip() for ln in text.splitlines() if ln.strip()]
     lines = [ln for ln in lines if not _PLACE_HEADING.match(ln)]
@@ -128,7 +128,7 @@ def _side_quoted(topic: str, question: str, quoted: Sequence[str]) -> str:
 
 
 def _side_name(side: str) -> str:
-    """A side as a heading names it: without its article ("Grand Canal")."""
+    """A side as a heading names it: without its article ("Harlow ferry")."""
     return re.sub(r"^(?:the|a|an)\s+", "", side, flags=re.I)
 
 

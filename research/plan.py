@@ -509,8 +509,9 @@ def _compared_again(text: str, before: Comparison) -> tuple[str, Comparison | No
     with the sides written in, and its comparison; else the part as it is, and None."""
     a, b = before.sides
     body = text.strip().rstrip("?？.。 ")
-    for side in (a, b):  # a Chinese part lent a side as its subject (咖啡哪个更便宜)
-        body = body.removeprefix(side) if before.language == "zh" else body
+    if before.language == "zh":  # a Chinese part lent a side as its subject (咖啡哪个更便宜)
+        for side in (a, b):
+            body = body.removeprefix(side)
     again = f"{a}和{b}{body}？" if before.language == "zh" else f"{body}, {a} or {b}?"
     found = comparison(again)
     return (again, found) if found is not None else (text, None)

@@ -34,7 +34,15 @@ from research.comparison import (
     side_words,
     sides_first,
 )
-from research.lang import Language, language_name, question_language, served, text_language
+from research.lang import (
+    Language,
+    asked_in,
+    asked_language,
+    language_name,
+    question_language,
+    served,
+    text_language,
+)
 from research.lemmas import all_lemmas
 from research.owners import (
     PERSONAL,
@@ -374,7 +382,12 @@ def replaced_by_offline(offline: Plan, reason: str) -> Plan:
 
 
 def _wrong_language(parts: list[SubQuestion], language: str) -> str:
-    """Why the parts are not all in ``language`` ("" when they are)."""
+    """Why the parts are not in ``language`` ("" when they are): told once from all of
+    them together, as a question's language is (a part of a few words says little of
+    its own), naming the first part read as another language."""
+    together = text_language(" ".join(sub.text for sub in parts))
+    if together == language:
+        return ""
     for sub in parts:
         found = text_language(sub.text)
         if found != language:
@@ -382,7 +395,7 @@ def _wrong_language(parts: list[SubQuestion], language: str) -> str:
                 f"part {sub.id} is in {language_name(found)}, not in the "
                 f"question's language ({language_name(language)})"
             )
-    return ""
+    return f"the parts are in {language_name(together)}, not in {language_name(language)}"
 
 
 def _check_queries(plan: Plan, sub: SubQuestion, siblings: list[str]) -> None:
@@ -425,10 +438,18 @@ def _uncovered(offline: Plan, parts: list[SubQuestion]) -> list[SubQuestion]:
 def offline_plan(question: str) -> Plan:
     """Break ``question`` into sub-questions with keyword queries, deterministically.
 
+    The question's language is told once, from the whole question, and every part is
+    read in it (:func:`research.lang.asked_in`), unless the caller reads in one already.
     The names the question marks (titles in 《》, quoted spans) are taught to jieba first
     (:func:`research.text.learn_words`), so that the question and the pages read for it
     cut a rare name alike, as one word."""
     question = " ".join(question.split())
+    with asked_in(asked_language() or text_language(question)):
+        return _planned(question)
+
+
+def _planned(question: str) -> Plan:
+    """:func:`offline_plan` of ``question``, its language set."""
     learn_words(marked(question))
     simple = simplified(question)
     if simple != question and text_language(question) == "zh":
@@ -994,11 +1015,16 @@ def _claim_named(clause: str, claim: str) -> str:
     return clause
 
 
-@lru_cache(maxsize=256)
 def _opener_of(question: str) -> tuple[str, str]:
     """The regular expressions for what opens an ask and what joins two asks in
     ``question``: English's (:data:`_OPENER`; "and", "but"), or, for a question in a
     language with data (:mod:`research.lang`), its question words and joiners too."""
+    return _opener_in(question, asked_language())
+
+
+@lru_cache(maxsize=256)
+def _opener_in(question: str, asked: str) -> tuple[str, str]:
+    """:func:`_opener_of` of ``question`` read in the language ``asked``."""
     known = question_language(question)
     if known is None or not known.question_words:
         return _OPENER, "(?:and|but)"

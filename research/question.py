@@ -24,7 +24,7 @@ from itertools import pairwise
 from typing import Any
 
 from .comparison import SideWords, as_one, comparison, side_parts, sides_first
-from .lang import Language, question_language, zipf
+from .lang import Language, asked_language, question_language, zipf
 from .present import present_terms
 from .text import (
     CJK,
@@ -39,6 +39,7 @@ from .text import (
     jieba_loaded,
     known_word,
     lemma,
+    reading_language,
     readings,
     simplified,
     spaceless,
@@ -61,12 +62,18 @@ SCAFFOLD = frozenset(stem(w) for w in (_SCAFFOLD_TEXT0.split())) | frozenset(
 )
 
 
-@lru_cache(maxsize=1024)
 def idle_terms(question: str) -> frozenset[str]:
     """The terms (as :func:`~research.text.terms` gives them) of the function words of the
     language ``question`` is written in, when it has data (:mod:`research.lang`): "ist",
     "die" and "wie" ask nothing of a German page. Case-folded, as wordfreq lists them
     (Greek's final ς as σ): compare a term's :meth:`str.casefold`."""
+    return _idle_terms(question, asked_language(), reading_language())
+
+
+@lru_cache(maxsize=1024)
+def _idle_terms(question: str, asked: str, reading: str) -> frozenset[str]:
+    """:func:`idle_terms` of ``question`` read in the languages ``asked`` and
+    ``reading`` (see :func:`research.lang.asked_in`, :func:`research.text.reading`)."""
     known = question_language(question)
     if known is None:
         return frozenset()

@@ -8,8 +8,9 @@ sentence. Every sentence keeps its exact character offsets in the original text,
 is what makes it citable.
 
 :func:`terms` gives the comparable words of a text: lower-cased, English words stemmed
-(Snowball), Chinese cut into words by jieba (Traditional characters read as Simplified),
-stop words dropped.
+(Snowball), the words of another language by its Snowball stemmer or simplemma's lemmas,
+Chinese cut into words by jieba (Traditional characters read as Simplified), stop words
+dropped.
 """
 
 from __future__ import annotations
@@ -328,12 +329,12 @@ _READING: ContextVar[str] = ContextVar("reading", default="en")
 
 @contextmanager
 def reading(language: str) -> Iterator[None]:
-    """Compare the words in Latin letters of every text read inside this block as words
-    of ``language`` (a code such as ``tr``): by its Snowball stemmer when
-    ``lang/scripts.yaml`` names one (``latin_stemmers``), as written when it names none
-    (Vietnamese), as English when the language is English or unknown. A question and the
-    pages read for it are compared in the question's language, so "köprüsü" meets
-    "köprü"; the block holds for the tasks and threads started inside it."""
+    """Compare the words of every text read inside this block that are written in the
+    script of ``language`` (a code such as ``tr``) as words of that language (see
+    :func:`_own_stem`), the others as before: a question and the pages read for it are
+    compared in the question's language, so "köprüsü" meets "köprü"; English and an
+    unknown language compare as English. The block holds for the tasks and threads
+    started inside it."""
     token = _READING.set(language)
     try:
         yield
@@ -342,18 +343,61 @@ def reading(language: str) -> Iterator[None]:
 
 
 def reading_language() -> str:
-    """The language Latin-letter words are read in here (see :func:`reading`)."""
+    """The language words are read in here (see :func:`reading`)."""
     return _READING.get()
 
 
+@lru_cache(maxsize=256)
+def written_in(language: str) -> str:
+    """The script the language ``language`` is written in, by ``lang/scripts.yaml``
+    (``latin``, ``cyrillic``…), or ``""`` for English, Chinese, Japanese and Korean,
+    which have rules of their own, and a language listed nowhere."""
+    data = scripts_data()
+    for name, languages in data["scripts"].items():
+        if language in languages:
+            return name
+    latin = language in data["latin"] or language in data.get("language_stemmers", {})
+    return "latin" if latin and language != "en" else ""
+
+
 @lru_cache(maxsize=1)
-def _latin_stemmers() -> dict[str, Any]:
-    """The Snowball stemmer of each language written in Latin letters that
-    ``lang/scripts.yaml`` names one for (None: compared as written)."""
+def _language_stemmers() -> dict[str, Any]:
+    """The Snowball stemmer of each language ``lang/scripts.yaml`` names one for (None:
+    its words are compared as written)."""
     import snowballstemmer
 
-    raw = scripts_data().get("latin_stemmers", {})
+    raw = scripts_data().get("language_stemmers", {})
     return {code: snowballstemmer.stemmer(algo) if algo else None for code, algo in raw.items()}
+
+
+def _own_stem(word: str, language: str) -> str:
+    """A word written in the script of ``language`` compared as a word of it: by the
+    language's Snowball stemmer, as written where ``scripts.yaml`` says so, else by its
+    lemma in simplemma's dictionary when simplemma knows the language, else as
+    written."""
+    stemmers = _language_stemmers()
+    if language in stemmers:
+        stemmer = stemmers[language]
+        return (stemmer.stemWord(word) or word) if stemmer else word  # never an empty stem
+    return _lemma(word, scripts_data().get("lemmatizer_codes", {}).get(language, language))
+
+
+def _lemma(word: str, code: str) -> str:
+    """simplemma's lemma of ``word`` in the language ``code`` (lower case), or the word
+    when simplemma does not know the language."""
+    import simplemma
+
+    if code not in _simplemma_languages():
+        return word
+    return simplemma.lemmatize(word, lang=code).lower() or word
+
+
+@lru_cache(maxsize=1)
+def _simplemma_languages() -> frozenset[str]:
+    """The languages simplemma has a dictionary for."""
+    from simplemma.strategies.dictionaries.dictionary_factory import SUPPORTED_LANGUAGES
+
+    return frozenset(SUPPORTED_LANGUAGES)
 
 
 @lru_cache(maxsize=1)
@@ -420,7 +464,7 @@ def words(text: str, search: bool = False) -> list[str]:
     """
     # a capital İ lower-cases to i and a combining dot: read as the i it is elsewhere
     lowered = text.lower().replace("’", "'").replace("i\u0307", "i")
-    english = _READING.get() not in _latin_stemmers()  # Latin words in Chinese: English
+    english = written_in(_READING.get()) != "latin"  # Latin words in Chinese: English
     out: list[str] = []
     for run in _CJK_RUN.split(lowered):
         if not run:
@@ -593,9 +637,9 @@ def is_bare_verb(word: str) -> bool:
 def stem(word: str) -> str:
     """The comparable form of one lower-case word: for English, the Snowball stem of its
     verb's base form when it is a form of a verb ("began" and "begin" alike, "built" and
-    "building"), else of the word; a word in Latin letters read in another language (see
-    :func:`reading`) by that language's stemmer; a word in another script by its
-    script's (:func:`_script_stem`); as-is otherwise."""
+    "building"), else of the word; a word written in the script of the language read in
+    (see :func:`reading`) by that language's stemmer or lemmas (:func:`_own_stem`); a
+    word in another script by its script's (:func:`_script_stem`); as-is otherwise."""
     return _stem(word, _READING.get())
 
 
@@ -605,9 +649,8 @@ def _stem(word: str, language: str) -> str:
         return _particle_off(word)
     if CJK.match(word):
         return word
-    if language != "en" and language in _latin_stemmers() and script(word) == "latin":
-        stemmer = _latin_stemmers()[language]
-        return (stemmer.stemWord(word) or word) if stemmer else word
+    if script(word) == written_in(language):
+        return _own_stem(word, language)
     if not word.isascii():
         return _script_stem(word)
     verb = all_lemmas(word).get("VERB") if word.isalpha() else None

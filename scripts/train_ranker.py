@@ -92,6 +92,7 @@ from rank_bm25 import BM25Okapi  # noqa: E402
 
 from research.document import Document  # noqa: E402
 from research.features import features_of  # noqa: E402
+from research.lang import asked_in  # noqa: E402
 from research.plan import offline_plan  # noqa: E402
 from research.question import Focus  # noqa: E402
 from research.ranking import (  # noqa: E402
@@ -560,7 +561,7 @@ def examples(
         lang = group[0][0].lang
         shape = _shape(group, rng)
         sectioned = shape == "sections"
-        with reading(lang):  # words compared as a run on a question in it compares them
+        with reading(lang), asked_in(lang):  # read as a run on a question in it reads it
             plan = offline_plan(joined([qa.question for _, qa in group], lang, rng))
             golds: dict[str, tuple[Article, list[tuple[str, int]]]] = {}
             for article, qa in group:

@@ -135,6 +135,14 @@ GENERIC = [
     ("sl", "Kdaj so zgradili most Orvald in kdo ga je načrtoval?"),
     ("lt", "Kada buvo pastatytas Orvaldo tiltas ir kas jį suprojektavo?"),
     ("lv", "Kad tika uzbūvēts Orvalda tilts un kas to projektēja?"),
+    # languages wordfreq has no word list for, told by the language model alone
+    ("et", "Millal ehitati Kalvi mõis ja kes selle ehitas?"),
+    ("cy", "Pryd cafodd Castell Penrhos ei adeiladu?"),
+    ("eu", "Noiz eraiki zen Arrizabalgako zubia?"),
+    ("sq", "Kur u ndërtua kalaja e Velçanit?"),
+    ("lb", "Wéini gouf d'Buerg Hesper gebaut?"),
+    ("mt", "Meta nbena l-Kastell ta' Ħal Far?"),
+    ("ga", "Cathain a tógadh Caisleán Bhaile an Róistigh?"),
 ]
 
 

@@ -49,7 +49,7 @@ from agentscope.message import Msg
 from agentscope.pipeline import MsgHub
 
 from fs_service import FsError
-from research.lang import text_language
+from research.lang import asked_in, text_language
 from research.plan import Plan
 from research.present import as_of
 from research.text import reading
@@ -255,6 +255,7 @@ class Host:
                 caching(self.page_cache),
                 secret_scope(secrets_of(self.settings, self.brain)),
                 reading(text_language(question)),
+                asked_in(text_language(question)),  # every part read in the question's language
                 as_of(date.fromisoformat(run_date(run.id))),  # what "now" is for the run
                 self.preparing.scope(),
             ):

@@ -44,6 +44,7 @@ def cmd_explain(args: argparse.Namespace) -> int:
     """``quartet explain RUN_ID [--part ID] [--top N]``: for each part of a run's plan,
     its best sentences over the pages the run stored, with every feature the model
     weighed and what each added."""
+    from research.lang import asked_in
     from research.plan import Plan
     from research.text import reading
 
@@ -58,7 +59,8 @@ def cmd_explain(args: argparse.Namespace) -> int:
         known = ", ".join(s.id for s in plan.subquestions)
         print(f"quartet explain: no part {args.part!r} in run {run.name} (parts: {known})")
         return 2
-    with reading(plan.read_as["code"]):  # words compared as the run compared them
+    code = plan.read_as["code"]
+    with reading(code), asked_in(code):  # words and parts read as the run read them
         _explain_parts(run, plan, parts, args.top)
     return 0
 

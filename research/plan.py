@@ -940,8 +940,8 @@ def _split_en(question: str) -> list[str]:
     maps = _pronoun_maps([c for c, _ in clauses], subject, known)
     for (clause, led), pronouns in zip(clauses, maps, strict=True):
         named = led and entity(clause)  # "Coastal towns are …, what else are they …"
-        if known is not None and known.inverted and subject and not named:
-            clause = _inverted_subject(clause, subject, known)
+        if known is not None and subject and not named:
+            clause = _clitic_subject(_inverted_subject(clause, subject, known), subject, known)
         clause, claim = _claim_named(clause, claim), claim_said(clause) or claim
         # the "it" of "is it true that …" stands for nothing
         opening = CLAIM_OPENING.match(clause)
@@ -1265,12 +1265,29 @@ def _inverted_subject(clause: str, subject: str, known: Language) -> str:
     """An ask whose subject pronoun follows its verb, attached to it (``inverted``:
     "combien mesure-t-il"), naming the question's subject there instead ("combien mesure
     le pont de Millau"), when it does not name it already."""
-    if subject.casefold() in clause.casefold() or not known.pronouns:
+    if subject.casefold() in clause.casefold() or not known.pronouns or not known.inverted:
         return clause
     marks = "|".join(re.escape(m) for m in known.inverted)
     pronouns = "|".join(re.escape(p) for p in longest_first(known.pronouns))
     attached = re.compile(rf"(?<=\w)(?:{marks})(?:{pronouns})(?![\w-])", re.I)
     return attached.sub(f" {subject}", clause, count=1)
+
+
+def _clitic_subject(clause: str, subject: str, known: Language) -> str:
+    """An ask whose object pronoun, written before its verb right after the question
+    word (``clitics``: "quién *lo* diseñó", "qui *l'*a conçu", "cine *l-*a proiectat"),
+    stands for the question's subject, naming it there instead, when it does not name
+    it already; in a language that may leave its subject unsaid the pronoun is dropped
+    and the subject named after the verb (:func:`_unsaid_subject`: "quién diseñó el
+    puente de Alcubilla")."""
+    if not known.clitics or subject.casefold() in clause.casefold():
+        return clause
+    asked = re.match(rf"\s*{known.opener}\s+", clause, re.I)
+    pronoun = asked and re.match(r"([^\W\d_]+)(['’-]|\s+)", clause[asked.end() :])
+    if not pronoun or pronoun.group(1).casefold() not in known.clitics:
+        return clause
+    said = "" if known.pro_drop else f"{subject} "
+    return clause[: asked.end()] + said + clause[asked.end() + pronoun.end() :]
 
 
 def _unsaid_subject(clause: str, subject: str, known: Language) -> str:

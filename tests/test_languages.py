@@ -575,3 +575,56 @@ def test_every_word_of_every_language_file_is_read_as_a_word() -> None:
         for flag in flags(yaml.safe_load(path.read_text(encoding="utf-8")), path.name)
     ]
     assert not found, found
+
+
+# Invented questions whose later ask points at the question's subject with an object
+# pronoun: a clitic before the verb (lo, l', l-a, o/a), or one no article is written as
+# (ihn, hem, go, его); with the name every query of that ask must say.
+OBJECT_PRONOUNS = [
+    ("de", "Wann wurde der Turm von Brannow gebaut und wer hat ihn entworfen?", "Brannow"),
+    ("es", "¿Cuándo se construyó el puente de Alcubilla y quién lo diseñó?", "Alcubilla"),
+    ("fr", "Quand le pont de Vernelle a-t-il été construit et qui l'a conçu ?", "Vernelle"),
+    ("it", "Quando è stato costruito il ponte di Varenna e chi lo ha progettato?", "Varenna"),
+    ("pt", "Quando foi construída a ponte de Vilarinho e quem a projetou?", "Vilarinho"),
+    ("ro", "Când a fost construit podul Vâlcele și cine l-a proiectat?", "Vâlcele"),
+    ("nl", "Wanneer werd de Dromtoren gebouwd en wie heeft hem ontworpen?", "Dromtoren"),
+    ("sv", "När byggdes Norrviks slott och vem ritade det?", "Norrviks"),
+    ("pl", "Kiedy zbudowano most w Zalesiu i kto go zaprojektował?", "Zalesiu"),
+    ("ru", "Когда был построен мост в Орвальде и кто его спроектировал?", "Орвальде"),
+]
+
+
+@pytest.mark.parametrize(
+    ("lang", "question", "name"), OBJECT_PRONOUNS, ids=[o[0] for o in OBJECT_PRONOUNS]
+)
+def test_an_object_pronoun_of_a_later_ask_stands_for_the_questions_subject(lang, question, name):
+    assert text_language(question) == lang
+    first, later = offline_plan(question).subquestions
+    assert name in first.text and name in later.text, later.text
+    assert later.queries and all(name in q for q in later.queries), later.queries
+    pronoun = {
+        "de": "ihn",
+        "es": "lo",
+        "fr": "l'a",
+        "it": "lo",
+        "nl": "hem",
+        "pl": "go",
+        "ro": "l-a",
+        "ru": "его",
+        "sv": "det",
+    }.get(lang)
+    assert pronoun is None or pronoun not in later.text.split()
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "¿Quién es la autora del libro Arenal y cuándo lo publicó?",
+        "Qual é a altura da ponte de Vilarinho e quem a projetou?",
+        "Qui est la fondatrice de la ville de Vernelle et quand l'a-t-elle fondée ?",
+    ],
+)
+def test_an_article_after_the_verb_is_no_object_pronoun(question):
+    # "la autora", "a altura", "la fondatrice": an article after the verb opens a noun
+    first = offline_plan(question).subquestions[0].text
+    assert first.rstrip("?").split()[2] in {"la", "a"}, first

@@ -76,6 +76,10 @@ class Language:
     #: the marks that attach a subject pronoun after its verb in a question, longest
     #: first ("-t-" in "combien mesure-t-il")
     inverted: tuple[str, ...] = ()
+    #: the object pronouns written before the verb that are articles too ("quién *lo*
+    #: diseñó", "qui *l'*a conçu"), in lower case: one stands for the question's subject
+    #: only right after the ask's question word, where no article stands
+    clitics: frozenset[str] = frozenset()
     #: the particles a word ends with, longest first (Korean: 경복궁은 is 경복궁 + 은)
     particles: tuple[str, ...] = ()
     #: the particles that mark what a sentence is about (its subject: 경복궁은, 東京タワーは)
@@ -161,6 +165,7 @@ def language(code: str) -> Language | None:
         pro_drop=bool(raw.get("pro_drop", False)),
         prepositions=_lowered(raw.get("prepositions", ())),
         inverted=longest_first(raw.get("inverted", ())),
+        clitics=_lowered(raw.get("clitics", ())),
         particles=longest_first(raw.get("particles", ())),
         topic_particles=tuple(str(w) for w in raw.get("topic_particles", ())),
         owner_particles=tuple(str(w) for w in raw.get("owner_particles", ())),

@@ -439,13 +439,15 @@ def offline_plan(question: str) -> Plan:
     """Break ``question`` into sub-questions with keyword queries, deterministically.
 
     The question's language is told once, from the whole question, and every part is
-    read in it (:func:`research.lang.asked_in`), unless the caller reads in one already.
+    read in it (:func:`research.lang.asked_in`), unless the caller reads in one already;
+    letters written in place of the language's own are read as its own (Romanian ş, ţ).
     The names the question marks (titles in 《》, quoted spans) are taught to jieba first
     (:func:`research.text.learn_words`), so that the question and the pages read for it
     cut a rare name alike, as one word."""
     question = " ".join(question.split())
     with asked_in(asked_language() or text_language(question)):
-        return _planned(question)
+        known = question_language(question)
+        return _planned(known.spelled(question) if known is not None else question)
 
 
 def _planned(question: str) -> Plan:

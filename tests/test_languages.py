@@ -17,7 +17,14 @@ from pathlib import Path
 import pytest
 
 import research.lang
-from research.lang import LATIN_LANGUAGES, language, language_name, served, text_language
+from research.lang import (
+    LATIN_LANGUAGES,
+    asked_in,
+    language,
+    language_name,
+    served,
+    text_language,
+)
 from research.plan import checked, offline_plan
 from research.question import question_kind
 from research.text import reading, stem, terms, words
@@ -628,3 +635,15 @@ def test_an_article_after_the_verb_is_no_object_pronoun(question):
     # "la autora", "a altura", "la fondatrice": an article after the verb opens a noun
     first = offline_plan(question).subquestions[0].text
     assert first.rstrip("?").split()[2] in {"la", "a"}, first
+
+
+def test_romanian_written_with_cedillas_is_read_as_written_with_commas_below():
+    # older keyboards type ş and ţ (cedilla) for Romanian's ș and ț (comma below)
+    comma = "Câți locuitori are orașul Vâlcele și când a fost fondat?"
+    cedilla = comma.replace("ț", "ţ").replace("ș", "ş")
+    assert cedilla != comma
+    plans = [offline_plan(q) for q in (comma, cedilla)]
+    assert [s.text for s in plans[1].subquestions] == [s.text for s in plans[0].subquestions]
+    assert len(plans[1].subquestions) == 2
+    with asked_in("ro"):
+        assert [question_kind(s.text) for s in plans[1].subquestions] == ["number", "when"]

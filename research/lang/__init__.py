@@ -104,6 +104,16 @@ class Language:
     #: whether the language writes every noun with a capital (German): a capital names
     #: no thing by itself, and of two capitalised words the rarer is the name
     capital_nouns: bool = False
+    #: letters some write in place of the language's own, each with it (Romanian's ş
+    #: and ţ with a cedilla, as older keyboards type them, for ș and ț)
+    letters: tuple[tuple[str, str], ...] = ()
+
+    def spelled(self, text: str) -> str:
+        """``text`` with the language's own letters for those written in their place
+        (:attr:`letters`)."""
+        for written, own in self.letters:
+            text = text.replace(written, own)
+        return text
 
     def says(self, phrase: str, text: str) -> bool:
         """Whether ``text`` holds ``phrase`` (a question word of the language, some of
@@ -176,6 +186,7 @@ def language(code: str) -> Language | None:
         whole_words=bool(raw.get("whole_words", False)),
         capital_nouns=bool(raw.get("capital_nouns", False)),
         name_endings=longest_first(str(w).casefold() for w in raw.get("name_endings", ())),
+        letters=tuple((str(k), str(v)) for k, v in (raw.get("letters") or {}).items()),
     )
 
 

@@ -47,7 +47,7 @@ from research.lang.identify import (
     Evidence,
     Spread,
     Weights,
-    _best_listed,
+    best_listed,
     choose,
     read,
 )
@@ -190,7 +190,7 @@ def spreads(texts: list[tuple[str, object]]) -> tuple[Spread, Spread]:
     listed, unlisted = [], []
     for code, found in texts:
         if isinstance(found, Evidence):
-            best = _best_listed(found)
+            best = best_listed(found)
             (listed if found.frequency.get(code) is not None else unlisted).append(best)
     return spread(listed), spread(unlisted)
 

@@ -103,8 +103,6 @@ class Evidence:
     detected: dict[str, float]
     #: each candidate's mean Zipf frequency of the text's words (None: no list for it)
     frequency: dict[str, float | None]
-    #: how many words the frequencies are the mean of
-    words: int = 1
 
 
 @lru_cache(maxsize=1024)
@@ -135,7 +133,7 @@ def read(text: str) -> str | Evidence:
     if not found:
         return "en" if latin else candidates[0]
     frequency = {c: (mean_zipf(found, c) if listed(c) else None) for c in candidates}
-    return Evidence(candidates, detected(text), frequency, len(found))
+    return Evidence(candidates, detected(text), frequency)
 
 
 def _told_by_script(text: str, letters: list[str]) -> str:
@@ -169,7 +167,7 @@ def score(evidence: Evidence, code: str, weighed: Weights) -> float:
     the text's words in it; for a language wordfreq has no list for, the best listed
     language's frequency, with the log odds that a text of that frequency is in an
     unlisted language rather than a listed one."""
-    best = _best_listed(evidence)
+    best = best_listed(evidence)
     frequency = evidence.frequency.get(code)
     odds = 0.0
     if frequency is None:
@@ -179,7 +177,7 @@ def score(evidence: Evidence, code: str, weighed: Weights) -> float:
     return math.log(probability) + weighed.frequency_weight * frequency + odds
 
 
-def _best_listed(evidence: Evidence) -> float:
+def best_listed(evidence: Evidence) -> float:
     """The highest mean Zipf frequency of the text's words among its candidates."""
     return max((f for f in evidence.frequency.values() if f is not None), default=0.0)
 

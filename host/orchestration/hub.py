@@ -249,13 +249,14 @@ class Host:
         try:
             if self.tape is None and self.settings.record:
                 self.tape = Tape(run.host_service)
+            language = text_language(question)  # told once; every part is read in it
             with (
                 using(self.registry),
                 taping(self.tape),
                 caching(self.page_cache),
                 secret_scope(secrets_of(self.settings, self.brain)),
-                reading(text_language(question)),
-                asked_in(text_language(question)),  # every part read in the question's language
+                reading(language),
+                asked_in(language),
                 as_of(date.fromisoformat(run_date(run.id))),  # what "now" is for the run
                 self.preparing.scope(),
             ):

@@ -32,6 +32,7 @@ from pathlib import Path
 
 import yaml
 
+from ..scope import setting
 from ..text import longest_first, scripts_data
 from .frequency import WORDLIST, listed, zipf
 from .identify import LATIN_LANGUAGES, text_language
@@ -229,11 +230,8 @@ def asked_in(code: str) -> Iterator[None]:
     language ``code``, told once from the whole question: a part of a few words ("Kdy
     byl postaven?") says less of its language than the question it was cut from. The
     block holds for the tasks and threads started inside it."""
-    token = _ASKED.set(code)
-    try:
+    with setting(_ASKED, code):
         yield
-    finally:
-        _ASKED.reset(token)
 
 
 def asked_language() -> str:

@@ -280,7 +280,7 @@ _WORD_AT = re.compile(r"[^\W_]+", re.UNICODE)
 def _on_own_side(focus: Focus, said: str, spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
     """Of the spans of a sentence naming both sides of a comparison, those said of the
     part's own side: the side named last before the span, else first after it ("the
-    Varn Canal runs for 120 km; the Ostel Canal for 85 km": 120 km for the Varn Canal's
+    Varn Tunnel runs for 12 km; the Ostel Tunnel for 8 km": 12 km for the Varn Tunnel's
     part); all of them for a part asking no one side, or when none is its own."""
     sides = focus.sides
     if sides is None or sides.both or len(spans) < 2:

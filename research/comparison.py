@@ -341,8 +341,8 @@ class SideWords:
 def side_words(part: str, question: str) -> SideWords | None:
     """What tells the sides of ``question``'s comparison apart, for ``part``: for a part
     asking one side, the terms naming only its side and those naming only the other
-    ("How long is the Varn Canal?" of "Which is longer, the Varn Canal or the Ostel
-    Canal?": ("varn",) and ("ostel",)); for the comparison as asked, each side's own terms;
+    ("How long is the Varn Tunnel?" of "Which is longer, the Varn Tunnel or the Ostel
+    Tunnel?": ("varn",) and ("ostel",)); for the comparison as asked, each side's own terms;
     None for any other part, or when the sides share every term.
 
     Args:

@@ -167,7 +167,7 @@ def off_side(focus: Focus, doc: Document, index: int) -> bool:
     ``focus`` asks (see :attr:`~research.question.Focus.sides`).
 
     For a part asking one side, it is when it names the other side and not this one ("the
-    Ostel Canal is about 85 km long", for "How long is the Varn Canal?"), or names
+    Ostel Tunnel is about 8 km long", for "How long is the Varn Tunnel?"), or names
     neither on a page whose title names the other side and not this one; a sentence
     naming both is about both. For the comparison itself, it is when it does not name
     both sides: one side alone answers that side's part."""
@@ -182,7 +182,7 @@ def off_side(focus: Focus, doc: Document, index: int) -> bool:
         return False
     if said & other:
         return True
-    titled = doc.title_terms - _site_terms(doc.title)  # not "… — Varn Canal Guide"
+    titled = doc.title_terms - _site_terms(doc.title)  # not "… — Varn Tunnel Guide"
     return bool(titled & other) and not titled & mine
 
 

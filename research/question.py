@@ -567,14 +567,20 @@ class Focus:
             glossary: the user's words for their field.
 
         Returns:
-            One tuple of facets per sibling other than the part, in plan order, those
-            without facets left out.
+            One tuple of facets per sibling other than the part, in plan order: each
+            sibling's facets other than the words any part takes as its subject (a word
+            one part asks about and another is about, "flood" in "Who paid for the
+            repairs after the flood?" beside "When did the Elm River flood?", is the
+            question's topic: a heading naming it is not about one part); those left
+            with none are left out.
         """
+        built = {s: cls.build(s, siblings, question, False, glossary) for s in siblings}
+        mine = built.get(subquestion) or cls.build(subquestion, siblings, question, False)
+        topic = {t for f in (mine, *built.values()) for t in f.subject}
         return tuple(
             found
-            for s in siblings
-            if s != subquestion
-            and (found := cls.build(s, siblings, question, False, glossary).facets)
+            for s, focus in built.items()
+            if s != subquestion and (found := tuple(f for f in focus.facets if f.term not in topic))
         )
 
     @classmethod

@@ -703,3 +703,20 @@ def test_parts_split_from_one_clause_each_ask_its_predicate():
         assert "build" in {f.term for f in focus.facets}, focus
         scored = {s.sentence.start: s.score for s in assessed(focus, doc)}
         assert scored[built.start] > scored[repainted.start]
+
+
+def test_a_heading_naming_a_word_one_part_is_about_is_no_other_parts_section():
+    """A word one part asks about and another part is about ("strike" here) is the
+    question's topic: a heading saying it does not make its section about the part that
+    asks about it, and a third part's sentences under it count in full."""
+    question = (
+        "Where did the workers live? What was the first meeting in 1921? "
+        "How long did the Harlow general strike last? Who were the strike's casualties?"
+    )
+    plan = offline_plan(question)
+    focus = plan.focus(plan.subquestions[0])
+    line = "The workers lived in row houses beside the Harlow mill."
+    text = f"# A history\n\n## Background\n\n{line}\n\n## The strike\n\n{line}\n"
+    doc = Document.of(text, "A history of Harlow")
+    scores = {s.sentence.section: s.score for s in relevant(focus, doc, threshold=0)}
+    assert scores["The strike"] == scores["Background"]

@@ -931,6 +931,8 @@ def _split_en(question: str) -> list[str]:
             sentence,
             flags=re.I,
         )
+        if len(cut) > 1 and _unknown_opening(cut[0], opener, question):
+            cut = [sentence]
         pieces.extend((piece, i == 0) for i, piece in enumerate(_shared_asks(cut, opener)))
     clauses = _en_clauses(question, body, pieces)
     if not clauses:
@@ -940,6 +942,9 @@ def _split_en(question: str) -> list[str]:
     out = []
     claim = ""  # the claim a clause before checks, if one does
     maps = _pronoun_maps([c for c, _ in clauses], subject, known)
+    # each part closes as the question does (؟ in Arabic script, ; in Greek)
+    closing = question.rstrip()[-1:]
+    mark = closing if closing and closing in _QUESTION_MARKS else "?"
     for (clause, led), pronouns in zip(clauses, maps, strict=True):
         named = led and entity(clause)  # "Coastal towns are …, what else are they …"
         if known is not None and subject and not named:
@@ -952,8 +957,17 @@ def _split_en(question: str) -> list[str]:
         text = head + _with_subject(clause[len(head) :], said, first, pronouns, owned)
         if known is not None and known.pro_drop and subject and not named:
             text = _unsaid_subject(text, subject, known)
-        out.append(text[0].upper() + text[1:] + "?")
+        out.append(text[0].upper() + text[1:] + mark)
     return out
+
+
+def _unknown_opening(first: str, opener: str, question: str) -> bool:
+    """Whether the first piece of a sentence asks with no question word the question's
+    language is known to have, where its words were read from a treebank that may lack
+    some (:attr:`research.lang.Language.complete`): its question word is then likely one
+    not read, and the sentence is one ask or a cut that cannot be told."""
+    known = question_language(question)
+    return known is not None and not known.complete and not re.search(opener, first, re.I)
 
 
 def _pointed_at(question: str, lead: str) -> tuple[str, str, Language | None]:

@@ -252,12 +252,18 @@ def main() -> None:
     if args.xquad.exists():
         report("XQuAD questions", xquad(args.xquad), weighed)
     written = json.dumps(model, indent=1, sort_keys=True) + "\n"
-    if args.check:
-        same = args.out.read_text(encoding="utf-8") == written
-        print("the committed model is reproduced byte for byte" if same else "DIFFERS")
-        raise SystemExit(0 if same else 1)
-    args.out.write_text(written, encoding="utf-8")
+    write_or_check(args.out, written, args.check, "model")
     print(f"\nwrote {args.out}: {weighed}")
+
+
+def write_or_check(out: Path, written: str, check: bool, what: str) -> None:
+    """Write ``written`` to ``out``; with ``check``, compare it with ``out`` instead,
+    say whether the committed ``what`` is reproduced, and exit (1 when it differs)."""
+    if check:
+        same = out.read_text(encoding="utf-8") == written
+        print(f"the committed {what} is reproduced byte for byte" if same else "DIFFERS")
+        raise SystemExit(0 if same else 1)
+    out.write_text(written, encoding="utf-8")
 
 
 if __name__ == "__main__":

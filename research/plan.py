@@ -925,14 +925,7 @@ def _split_en(question: str) -> list[str]:
     opener, joiner = _opener_of(question)
     pieces: list[tuple[str, bool]] = []  # each with whether it opens its sentence
     for sentence in re.split(rf"[{_QUESTION_MARKS}]\s*", body):
-        cut = re.split(
-            rf":\s*(?={opener})|,\s*(?:(?:{joiner}|or)\s+)?(?={opener})"
-            rf"|\s+{joiner}\s+(?={opener})|(?:\.|,\s*and)\s+(?={_IMPERATIVE})",
-            sentence,
-            flags=re.I,
-        )
-        if len(cut) > 1 and _unknown_opening(cut[0], opener, question):
-            cut = [sentence]
+        cut = _cut_sentence(sentence, opener, joiner, question)
         pieces.extend((piece, i == 0) for i, piece in enumerate(_shared_asks(cut, opener)))
     clauses = _en_clauses(question, body, pieces)
     if not clauses:
@@ -942,9 +935,7 @@ def _split_en(question: str) -> list[str]:
     out = []
     claim = ""  # the claim a clause before checks, if one does
     maps = _pronoun_maps([c for c, _ in clauses], subject, known)
-    # each part closes as the question does (؟ in Arabic script, ; in Greek)
-    closing = question.rstrip()[-1:]
-    mark = closing if closing and closing in _QUESTION_MARKS else "?"
+    mark = _closing_mark(question)
     for (clause, led), pronouns in zip(clauses, maps, strict=True):
         named = led and entity(clause)  # "Coastal towns are …, what else are they …"
         if known is not None and subject and not named:
@@ -959,6 +950,26 @@ def _split_en(question: str) -> list[str]:
             text = _unsaid_subject(text, subject, known)
         out.append(text[0].upper() + text[1:] + mark)
     return out
+
+
+def _cut_sentence(sentence: str, opener: str, joiner: str, question: str) -> list[str]:
+    """One sentence of a question cut into pieces: after a colon before a question word,
+    at a comma or a joiner before one, and before a request; kept whole when its first
+    piece asks with no question word known (:func:`_unknown_opening`)."""
+    cut = re.split(
+        rf":\s*(?={opener})|,\s*(?:(?:{joiner}|or)\s+)?(?={opener})"
+        rf"|\s+{joiner}\s+(?={opener})|(?:\.|,\s*and)\s+(?={_IMPERATIVE})",
+        sentence,
+        flags=re.I,
+    )
+    return [sentence] if len(cut) > 1 and _unknown_opening(cut[0], opener, question) else cut
+
+
+def _closing_mark(question: str) -> str:
+    """The mark each part closes with: the question's own (؟ in Arabic script, ; in
+    Greek), else "?"."""
+    closing = question.rstrip()[-1:]
+    return closing if closing and closing in _QUESTION_MARKS else "?"
 
 
 def _unknown_opening(first: str, opener: str, question: str) -> bool:

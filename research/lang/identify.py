@@ -33,6 +33,7 @@ from __future__ import annotations
 import json
 import math
 import re
+from collections import Counter
 from dataclasses import dataclass
 from functools import cache, lru_cache
 from pathlib import Path
@@ -62,7 +63,12 @@ KANA_SHARE = 10
 #: The probability a language gets that the model gives none: fastText's smallest
 #: probabilities are about 1e-5, and a language it does not know at all is less likely.
 DETECTOR_FLOOR = 1e-6
+#: A text with at least this share of its words in one script other than Latin is in a
+#: language of that script: a name is often written in Latin letters inside a question
+#: in another script ("Кто написал Codex Marvellianus?"), seldom the other way round.
+OWN_SCRIPT_SHARE = 0.25
 _LETTERS = re.compile(r"[^\W\d_]", re.UNICODE)
+_WORDS = re.compile(r"[^\W\d_]+", re.UNICODE)
 _HANGUL = re.compile(rf"[{HANGUL_CLASS}]")
 _KANA = re.compile(rf"[{KANA_CLASS}]")
 
@@ -125,8 +131,9 @@ def read(text: str) -> str | Evidence:
     by_script = _told_by_script(text, letters)
     if by_script:
         return by_script
-    latin = sum(1 for ch in letters if ord(ch) < 0x250) * 2 >= len(letters)
-    candidates = _latin_candidates() if latin else tuple(_script_languages(text))
+    own = _own_script(text)
+    latin = not own
+    candidates = _latin_candidates() if latin else tuple(_script_languages(own))
     if len(candidates) < 2:
         return candidates[0] if candidates else "other"
     found = [w for w in words(text) if not any(ch.isdigit() for ch in w)]
@@ -145,9 +152,20 @@ def _told_by_script(text: str, letters: list[str]) -> str:
     return "zh" if is_cjk(text) else ""
 
 
-def _script_languages(text: str) -> list[str]:
-    """The languages ``scripts.yaml`` lists for the script most of ``text`` is in."""
-    return list(scripts_data()["scripts"].get(script(text), []))
+def _own_script(text: str) -> str:
+    """The script other than Latin that at least :data:`OWN_SCRIPT_SHARE` of the words
+    of ``text`` are written in (the commonest such), else ``""``."""
+    written = _WORDS.findall(text)
+    others = Counter(s for word in written if (s := script(word)) != "latin")
+    if not others:
+        return ""
+    name, count = others.most_common(1)[0]
+    return name if count >= OWN_SCRIPT_SHARE * len(written) else ""
+
+
+def _script_languages(name: str) -> list[str]:
+    """The languages ``scripts.yaml`` lists for the script ``name``."""
+    return list(scripts_data()["scripts"].get(name, []))
 
 
 @cache

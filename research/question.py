@@ -24,7 +24,7 @@ from itertools import pairwise
 from typing import Any
 
 from .comparison import SideWords, as_one, comparison, side_parts, sides_first
-from .lang import Language, asked_language, question_language, zipf
+from .lang import Language, asked_language, own_script, question_language, zipf
 from .present import present_terms
 from .text import (
     CJK,
@@ -41,6 +41,7 @@ from .text import (
     lemma,
     reading_language,
     readings,
+    script,
     simplified,
     spaceless,
     stem,
@@ -1479,6 +1480,9 @@ def _capital_runs(question: str) -> list[list[str]]:
     found = list(WORD.finditer(question))
     tokens = [m.group(0) for m in found]
     known = question_language(question)
+    # in a question written in another script, words in Latin letters are a name whole
+    # ("Кто написал Codex marvellianus?")
+    foreign = bool(own_script(question))
     runs: list[list[int]] = []
     run: list[int] = []
     for i, tok in enumerate(tokens):
@@ -1488,6 +1492,7 @@ def _capital_runs(question: str) -> list[list[str]]:
         # A capital that only opens a sentence names nothing ("Primitive jawless …",
         # "The old mill …").
         capital = tok[0].isupper() and not (opening and _plain_word(low, known))
+        capital = capital or (foreign and tok[0].isalpha() and script(tok) == "latin")
         number = tok.isdigit() and bool(run)
         if (capital or number) and low not in _AUX and low not in _QUESTION_WORDS and low != "i":
             run.append(i)

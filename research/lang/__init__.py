@@ -38,7 +38,7 @@ import yaml
 from ..scope import setting
 from ..text import longest_first, scripts_data
 from .frequency import WORDLIST, listed, zipf
-from .identify import LATIN_LANGUAGES, text_language
+from .identify import LATIN_LANGUAGES, own_script, text_language
 
 HERE = Path(__file__).parent
 
@@ -301,6 +301,7 @@ __all__ = [
     "generic",
     "language",
     "language_name",
+    "own_script",
     "question_language",
     "served",
     "text_language",

@@ -131,7 +131,7 @@ def read(text: str) -> str | Evidence:
     by_script = _told_by_script(text, letters)
     if by_script:
         return by_script
-    own = _own_script(text)
+    own = own_script(text)
     latin = not own
     candidates = _latin_candidates() if latin else tuple(_script_languages(own))
     if len(candidates) < 2:
@@ -152,9 +152,10 @@ def _told_by_script(text: str, letters: list[str]) -> str:
     return "zh" if is_cjk(text) else ""
 
 
-def _own_script(text: str) -> str:
-    """The script other than Latin that at least :data:`OWN_SCRIPT_SHARE` of the words
-    of ``text`` are written in (the commonest such), else ``""``."""
+def own_script(text: str) -> str:
+    """The script of ``text`` when it is written in one other than Latin (the commonest
+    script other than Latin, when at least :data:`OWN_SCRIPT_SHARE` of its words are
+    written in it), else ``""``."""
     written = _WORDS.findall(text)
     others = Counter(s for word in written if (s := script(word)) != "latin")
     if not others:

@@ -43,7 +43,7 @@ from research.lang import (
     served,
     text_language,
 )
-from research.lemmas import all_lemmas
+from research.lemmas import PAST, all_lemmas, verb_form
 from research.owners import (
     PERSONAL,
     after_who,
@@ -925,8 +925,9 @@ def _split_en(question: str) -> list[str]:
     opener, joiner = _opener_of(question)
     pieces: list[tuple[str, bool]] = []  # each with whether it opens its sentence
     for sentence in re.split(rf"[{_QUESTION_MARKS}]\s*", body):
-        cut = _cut_sentence(sentence, opener, joiner, question)
-        pieces.extend((piece, i == 0) for i, piece in enumerate(_shared_asks(cut, opener)))
+        cut = _shared_asks(_cut_sentence(sentence, opener, joiner, question), opener)
+        cut = _trailing_asks(cut, opener, question_language(question) is None)
+        pieces.extend((piece, i == 0) for i, piece in enumerate(cut))
     clauses = _en_clauses(question, body, pieces)
     if not clauses:
         return [question]
@@ -1071,6 +1072,40 @@ def _shared_asks(pieces: list[str], opener: str = _OPENER) -> list[str]:
         if rest:
             out[i] = f"{out[i].strip(' ,')} {rest.group('rest')}"
     return out
+
+
+def _trailing_asks(pieces: list[str], opener: str, english: bool) -> list[str]:
+    """Pieces that are only a question word after an ask ("Who built the mill, and
+    when?"), each asking it of what the piece before asks (:func:`_asked_again`); left
+    as they are when that cannot be said."""
+    out = list(pieces)
+    for i in range(1, len(out)):
+        bare = re.fullmatch(rf"\s*(?:(?:and|or)\s+)?({opener})\s*", out[i], re.I)
+        before = re.match(rf"[\s¿¡]*{opener}\s+(?P<rest>\S.*)", out[i - 1], re.I)
+        if bare and before:
+            out[i] = _asked_again(bare.group(1), before.group("rest"), english) or out[i]
+    return out
+
+
+def _asked_again(word: str, rest: str, english: bool) -> str:
+    """The question word ``word`` asked of ``rest``, what an ask says after its own
+    question word: in English, after an auxiliary as it stands ("did Ana marry" → "When
+    did Ana marry"), after a verb in the past of its object in the passive ("built the
+    mill" → "When was the mill built"), else ``""``; in another language, the question
+    word before ``rest`` ("построил мост" → "Когда построил мост")."""
+    if not english:
+        return f"{word} {rest}"
+    first, _, after = rest.partition(" ")
+    low = first.lower()
+    if low in _AUX:
+        return f"{word} {rest}"
+    lemmas = all_lemmas(low).get("VERB") or ()
+    if not lemmas or not after or not verb_form(low) & PAST:
+        return ""
+    from lemminflect import getInflection  # its tables load only for such a question
+
+    participle = (getInflection(lemmas[0], "VBN") or (low,))[0]
+    return f"{word} was {after} {participle}"
 
 
 def _en_clauses(question: str, body: str, pieces: list[tuple[str, bool]]) -> list[tuple[str, bool]]:

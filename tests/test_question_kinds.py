@@ -603,3 +603,37 @@ def test_an_it_that_stands_for_nothing_is_not_replaced_by_the_subject(question: 
     kept, not read as the first part's subject."""
     second = offline_plan(question).subquestions[1].text
     assert " it " in second, second
+
+
+@pytest.mark.parametrize(
+    ("question", "second", "kind"),
+    [
+        ("Who built the Orvald mill, and when?", "When was the Orvald mill built?", "when"),
+        (
+            "Who wrote the Harsk Chronicle, and when?",
+            "When was the Harsk Chronicle written?",
+            "when",
+        ),
+        (
+            "Who designed the Kelby lighthouse and why?",
+            "Why was the Kelby lighthouse designed?",
+            "why",
+        ),
+        ("Whom did Ana Petrescu marry, and when?", "When did Ana Petrescu marry?", "when"),
+        (
+            "¿Quién diseñó el puente de Orvald y cuándo?",
+            "Cuándo diseñó el puente de Orvald?",
+            "when",
+        ),
+        ("Qui a conçu le pont d'Orvald et quand ?", "Quand a conçu le pont d'Orvald?", "when"),
+        ("Кто построил мост Орвальд и когда?", "Когда построил мост Орвальд?", "when"),
+    ],
+)
+def test_a_question_word_trailing_an_ask_asks_it_of_what_that_ask_asks(question, second, kind):
+    """ "…, and when?" is a part of its own that says what it asks, not a bare "When?"
+    heading: in English of the first ask's object in the passive, elsewhere with the
+    first ask's words."""
+    plan = offline_plan(question)
+    parts = [s.text for s in plan.subquestions]
+    assert len(parts) == 2 and parts[1] == second, parts
+    assert plan.focus(plan.subquestions[1]).kind == kind

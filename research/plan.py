@@ -927,6 +927,7 @@ def _split_en(question: str) -> list[str]:
     for sentence in re.split(rf"[{_QUESTION_MARKS}]\s*", body):
         cut = _shared_asks(_cut_sentence(sentence, opener, joiner, question), opener)
         cut = _trailing_asks(cut, opener, question_language(question) is None)
+        cut = _lent_lead(cut, opener) if spaceless(sentence) else cut
         pieces.extend((piece, i == 0) for i, piece in enumerate(cut))
     clauses = _en_clauses(question, body, pieces)
     if not clauses:
@@ -953,13 +954,29 @@ def _split_en(question: str) -> list[str]:
     return out
 
 
+def _lent_lead(parts: list[str], opener: str) -> list[str]:
+    """The pieces of one sentence written without spaces between words (Thai), whose
+    subject cannot be told from its words: each later piece that does not hold it opened
+    with what the first says before its question word ("สะพานออร์วัลด์สร้างขึ้น" of
+    "…สร้างขึ้นเมื่อใด และใคร…"), the only words that can stand for what it asks
+    about."""
+    found = re.search(opener, parts[0], re.I) if parts else None
+    lead = parts[0][: found.start()].strip() if found else ""
+    if not lead:
+        return parts
+    return parts[:1] + [p if lead in p else f"{lead} {p}" for p in parts[1:]]
+
+
 def _cut_sentence(sentence: str, opener: str, joiner: str, question: str) -> list[str]:
     """One sentence of a question cut into pieces: after a colon before a question word,
     at a comma or a joiner before one, and before a request; kept whole when its first
-    piece asks with no question word known (:func:`_unknown_opening`)."""
+    piece asks with no question word known (:func:`_unknown_opening`). In a script
+    written without spaces between words (Thai), a joiner may stand against the question
+    word after it ("…เมื่อใด และใคร…")."""
+    gap = r"\s*" if spaceless(sentence) else r"\s+"
     cut = re.split(
         rf":\s*(?={opener})|,\s*(?:(?:{joiner}|or)\s+)?(?={opener})"
-        rf"|\s+{joiner}\s+(?={opener})|(?:\.|,\s*and)\s+(?={_IMPERATIVE})",
+        rf"|{gap}{joiner}{gap}(?={opener})|(?:\.|,\s*and)\s+(?={_IMPERATIVE})",
         sentence,
         flags=re.I,
     )
@@ -1057,7 +1074,9 @@ def _opener_in(question: str, asked: str) -> tuple[str, str]:
     if known is None or not known.question_words:
         return _OPENER, "(?:and|but)"
     joiners = "|".join(sorted(re.escape(w) for w in known.joiners | {"and", "but"}))
-    return rf"(?:{_OPENER}|{known.opener})", rf"(?:{joiners})"
+    # a question word in a script written without spaces stands against the next word
+    own = known.question_word if spaceless(question) else known.opener
+    return rf"(?:{_OPENER}|{own})", rf"(?:{joiners})"
 
 
 def _shared_asks(pieces: list[str], opener: str = _OPENER) -> list[str]:

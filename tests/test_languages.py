@@ -697,3 +697,23 @@ def test_romanian_written_with_cedillas_is_read_as_written_with_commas_below():
     assert len(plans[1].subquestions) == 2
     with asked_in("ro"):
         assert [question_kind(s.text) for s in plans[1].subquestions] == ["number", "when"]
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "สะพานออร์วัลด์สร้างขึ้นเมื่อใด และใครเป็นผู้ออกแบบ?",
+        "สะพานออร์วัลด์สร้างขึ้นเมื่อใดและใครเป็นผู้ออกแบบ",
+    ],
+)
+def test_a_thai_question_is_cut_at_its_joiner_against_the_next_question_word(question):
+    """Thai writes no spaces between words: "และ" stands against the question word after
+    it. The later ask, whose subject cannot be told from its words, opens with what the
+    first ask says before its question word."""
+    plan = offline_plan(question)
+    parts = [s.text for s in plan.subquestions]
+    assert parts == ["สะพานออร์วัลด์สร้างขึ้นเมื่อใด?", "สะพานออร์วัลด์สร้างขึ้น ใครเป็นผู้ออกแบบ?"]
+    assert [plan.focus(s).kind for s in plan.subquestions] == ["when", "who"]
+    # two questions in a row share nothing: each is its own
+    apart = offline_plan("ใครสร้างสะพานออร์วัลด์? สะพานยาวเท่าไร?").subquestions
+    assert [s.text for s in apart] == ["ใครสร้างสะพานออร์วัลด์?", "สะพานยาวเท่าไร?"]

@@ -139,8 +139,14 @@ class Language:
     @property
     def opener(self) -> str:
         """A regular expression for a question word of the language, longest first."""
+        return self.question_word + r"(?![\w'])"
+
+    @property
+    def question_word(self) -> str:
+        """:attr:`opener` with no word boundary after it, for a script written without
+        spaces between words (Thai: "ใครเป็น…")."""
         alternatives = sorted(self.question_words, key=len, reverse=True)
-        return r"(?:" + "|".join(re.escape(w) for w in alternatives) + r")(?![\w'])"
+        return r"(?:" + "|".join(re.escape(w) for w in alternatives) + r")"
 
     def asks_with(self, word: str) -> bool:
         """Whether ``word`` (any case) is one the language asks with."""

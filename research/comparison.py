@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from .lemmas import all_lemmas
-from .text import CJK, STOP_WORDS, is_bare_verb, terms, word_tag
+from .text import CJK, STOP_WORDS, is_bare_verb, terms, word_tag, words
 
 #: English comparatives that name no measure: a side's part asks about the side on the
 #: aspect instead ("What about A …?"), since no page says how "good" a thing is.
@@ -120,6 +120,9 @@ _ZH_NOT_PROP = re.compile("[是有在的]")
 _ZH_AMOUNT = "多少"
 #: Chinese adjectives that compare without 更 ("A和B哪个长？").
 _ZH_ONE = "长高大重深宽远快久老好"
+#: "Which" in Chinese: 哪 with the measure word of what it asks about (哪个, 哪一座城市,
+#: 哪家, 哪条河), or 谁.
+_ZH_WHICH = "哪一?[个种家座所条位部本只间辆艘片支项张类款门台]|谁"
 #: Chinese comparison frames (sides ``a`` and ``b``, the comparative ``cmp`` after 更,
 #: or a property ``prop`` of both sides).
 _ZH = tuple(
@@ -127,7 +130,7 @@ _ZH = tuple(
     for p in (
         # A和B哪个更长？  A与B相比，哪个更适合P？  A跟B比哪个便宜？  A和B哪个人口多？
         rf"^(?P<a>[^，,？?]+?)(?:{_ZH_AND})(?P<b>[^，,？?]+?)(?:{_ZH_SET_SIDE})?[，,]?"
-        r"(?:哪个|哪一个|哪种|哪一种|哪家|谁)(?P<ask>[^？?]{1,12})$",
+        rf"(?P<which>{_ZH_WHICH})(?P<ask>[^？?]{{1,12}})$",
         # A还是B更好？
         r"^(?P<a>[^，,？?]+?)还是(?P<b>[^，,？?]+?)(?:更|比较)(?P<cmp>[^？?]+)$",
         # 比较A和B的P
@@ -218,8 +221,30 @@ def _asked(got: dict[str, str]) -> dict[str, str] | None:
     B?") compares as "better" does; a Chinese ask after 哪个 gives its comparative and
     property (:func:`_zh_ask`); None when that ask compares nothing."""
     if "ask" in got:
-        return _zh_ask(got["ask"])
+        found = _zh_ask(got["ask"])
+        return _without_kind(found, got) if found else found
     return {"cmp": "better"} if got.get("choice") else {}
+
+
+#: The measure words after 哪 that say nothing of what is counted (哪个, 哪种): the noun
+#: after them may be a property as well as the kind of the sides (哪个人口更多).
+_ZH_ANY_MEASURE = "个种"
+
+
+def _without_kind(found: dict[str, str], got: dict[str, str]) -> dict[str, str]:
+    """A Chinese comparison's property without the noun that opens it when that noun is
+    the kind of the sides compared, not a property of theirs (哪座*城市*人口更多, 哪条*河*
+    更长): when another noun follows it, when the measure word before it counts a kind of
+    thing (座, 条, not 个), or when both sides' names end in it (瓦恩河, 奥斯特河)."""
+    cut = words(found.get("prop", ""))
+    if not cut:
+        return found
+    kind, rest = cut[0], "".join(cut[1:])
+    specific = got["which"].lstrip("哪一")[:1] not in _ZH_ANY_MEASURE
+    headed = all(side.endswith(kind) for side in (got["a"], got["b"]))
+    if rest or specific or headed:
+        return {**found, "prop": rest}
+    return found
 
 
 def _zh_ask(ask: str) -> dict[str, str] | None:

@@ -441,9 +441,9 @@ def offline_plan(question: str) -> Plan:
     The question's language is told once, from the whole question, and every part is
     read in it (:func:`research.lang.asked_in`), unless the caller reads in one already;
     letters written in place of the language's own are read as its own (Romanian ş, ţ).
-    The names the question marks (titles in 《》, quoted spans) are taught to jieba first
-    (:func:`research.text.learn_words`), so that the question and the pages read for it
-    cut a rare name alike, as one word."""
+    The names the question marks (titles in 《》, quoted spans) and the sides it
+    compares are taught to jieba first (:func:`research.text.learn_words`), so that the
+    question, its parts and the pages read for it cut a rare name alike, as one word."""
     question = " ".join(question.split())
     with asked_in(asked_language() or text_language(question)):
         known = question_language(question)
@@ -452,7 +452,8 @@ def offline_plan(question: str) -> Plan:
 
 def _planned(question: str) -> Plan:
     """:func:`offline_plan` of ``question``, its language set."""
-    learn_words(marked(question))
+    compared = comparison(question)
+    learn_words([*marked(question), *(compared.sides if compared is not None else ())])
     simple = simplified(question)
     if simple != question and text_language(question) == "zh":
         # Traditional Chinese: planned as Simplified, written back (not Japanese kanji)

@@ -109,6 +109,9 @@ ZH = [
     ("阿登港和维尔茅斯哪个人口多？", ("阿登港", "维尔茅斯"), "的人口有多少"),
     ("Zorvex和Calmira哪个副作用更少？", ("Zorvex", "Calmira"), "副作用"),
     ("阿登港和维尔茅斯哪个好？", ("阿登港", "维尔茅斯"), "怎么样"),
+    # a measure word other than 个 after 哪, with the kind of the sides after it
+    ("瓦恩河和奥斯特河哪条河更长？", ("瓦恩河", "奥斯特河"), "有多长"),
+    ("阿登港和维尔茅斯哪座城市人口更多？", ("阿登港", "维尔茅斯"), "的人口有多少"),
 ]
 
 #: Questions that name two things or say "or" without comparing them: planned as before.
@@ -328,3 +331,24 @@ def test_a_sentence_giving_both_sides_figures_answers_each_side_with_its_own(
     varn, ostel = (plan.focus(s) for s in plan.subquestions[:2])
     assert answer_span(varn, sentence) == first
     assert answer_span(ostel, sentence) == second
+
+
+@pytest.mark.parametrize(
+    ("question", "parts"),
+    [
+        ("瓦恩河和奥斯特河哪条河更长？", ["瓦恩河有多长？", "奥斯特河有多长？"]),
+        ("阿登港和维尔茅斯哪座城市人口更多？", ["阿登港的人口有多少？", "维尔茅斯的人口有多少？"]),
+        ("韦尔茅斯和阿登港哪个更大？", ["韦尔茅斯有多大？", "阿登港有多大？"]),
+    ],
+)
+def test_a_chinese_comparison_asks_each_side_of_what_is_compared_not_of_its_kind(
+    question, parts
+) -> None:
+    """The noun after 哪条, 哪座 names what the sides are (a river, a city), not what is
+    compared; the sides are cut as whole words in every part's queries (韦尔茅斯, not
+    韦尔茅斯有)."""
+    plan = offline_plan(question)
+    assert [s.text for s in plan.subquestions[:2]] == parts
+    for sub in plan.subquestions:
+        cut = {w for q in sub.queries for w in q.split()}
+        assert not {w for w in cut if w.endswith("有") and len(w) > 1}, sub.queries

@@ -24,7 +24,7 @@ from __future__ import annotations
 import re
 
 from .lemmas import all_lemmas
-from .question import ZH_ASKS, ZH_QUESTION_WORDS, zh_tagged
+from .question import AUXILIARIES, ZH_ASKS, ZH_QUESTION_WORDS, zh_tagged
 from .text import CJK, STOP_WORDS, is_verb_form, readings
 
 #: English possessive pronouns; "her" is one only before the noun it owns.
@@ -211,6 +211,28 @@ def _noun(word: str) -> bool:
     said = readings(word.lower())
     bare_verb = said == {"VERB"} and not is_verb_form(word)
     return not said or "NOUN" in said or bare_verb
+
+
+#: The words that ask for a count or a choice of things before the noun naming them.
+_ASKING_FOR = re.compile(r"^\s*(?:how\s+many|what|which)\s+", re.I)
+#: The most words the things asked for are named in ("grain mills").
+THINGS_WORDS = 3
+
+
+def things_asked(ask: str, subject: str) -> str:
+    """The plural things an English ask asks for a count or a choice of, when they are
+    not its subject: "bridges" in "How many bridges does Altdorf have", "towns" in
+    "Which towns lie on the Varn" (the subject a single thing), which a later "they"
+    stands for before the subject; "" otherwise. The things are the words after the
+    question word up to the verb after them, the last a plural noun."""
+    opening = _ASKING_FOR.match(ask)
+    said = ask[opening.end() :].split() if opening else []
+    for count in range(1, min(THINGS_WORDS, len(said) - 1) + 1):
+        kind, verb = " ".join(said[:count]), said[count].lower()
+        if _plural(kind) and (verb in AUXILIARIES or "VERB" in all_lemmas(verb)):
+            mine = kind.lower() in subject.lower() or _plural(subject)
+            return "" if mine else kind
+    return ""
 
 
 def _plural(phrase: str) -> bool:

@@ -48,10 +48,12 @@ from research.owners import (
     PERSONAL,
     after_who,
     owned_phrase,
+    possessive,
     possessive_used,
     possessor,
     split_owned,
     standing_for,
+    things_asked,
     zh_split_owned,
 )
 from research.present import present_words
@@ -939,7 +941,8 @@ def _split_en(question: str) -> list[str]:
     claim = ""  # the claim a clause before checks, if one does
     maps = _pronoun_maps([c for c, _ in clauses], subject, known)
     mark = _closing_mark(question)
-    for (clause, led), pronouns in zip(clauses, maps, strict=True):
+    heads = _owned_by_clause([c for c, _ in clauses], subject, owned, known)
+    for (clause, led), pronouns, owned in zip(clauses, maps, heads, strict=True):
         named = led and entity(clause)  # "Coastal towns are …, what else are they …"
         if known is not None and subject and not named:
             clause = _clitic_subject(_inverted_subject(clause, subject, known), subject, known)
@@ -966,6 +969,21 @@ def _lent_lead(parts: list[str], opener: str) -> list[str]:
     if not lead:
         return parts
     return parts[:1] + [p if lead in p else f"{lead} {p}" for p in parts[1:]]
+
+
+def _owned_by_clause(
+    clauses: list[str], subject: str, owned: str, known: Language | None
+) -> list[str]:
+    """What a pronoun other than a possessive stands for in each clause, where it is not
+    the question's subject: the phrase a possessive subject heads (``owned``), or in
+    English the things the clause before asks a count or a choice of, owned by the
+    subject ("How many bridges does Altdorf have, and when were they built?": they are
+    Altdorf's bridges; see :func:`research.owners.things_asked`)."""
+    out = [owned]
+    for before in clauses[:-1]:
+        things = things_asked(before, subject) if known is None and subject else ""
+        out.append(f"{possessive(subject)} {things}" if things else owned)
+    return out
 
 
 def _cut_sentence(sentence: str, opener: str, joiner: str, question: str) -> list[str]:

@@ -1057,6 +1057,8 @@ _QUESTION_TEXT = "how why what when where which who whom whose"
 _QUESTION_WORDS = frozenset(_QUESTION_TEXT.split())
 _AUX_TEXT = "is are was were do does did can could will would should has have had may might must"
 _AUX = frozenset(_AUX_TEXT.split())
+#: English auxiliaries (what a question's verb phrase may open with).
+AUXILIARIES = _AUX
 _ARTICLES_TEXT = "the a an its their this these those"
 _ARTICLES = frozenset(_ARTICLES_TEXT.split())
 #: Chinese question words.

@@ -637,3 +637,26 @@ def test_a_question_word_trailing_an_ask_asks_it_of_what_that_ask_asks(question,
     parts = [s.text for s in plan.subquestions]
     assert len(parts) == 2 and parts[1] == second, parts
     assert plan.focus(plan.subquestions[1]).kind == kind
+
+
+@pytest.mark.parametrize(
+    ("question", "second"),
+    [
+        (
+            "How many bridges does Altdorf have, and when were they built?",
+            "When were Altdorf's bridges built?",
+        ),
+        ("What mills stood in Harlow, and who owned them?", "Who owned Harlow's mills?"),
+        (
+            "Which towns lie on the Varn, and when were they founded?",
+            "When were the Varn's towns founded?",
+        ),
+        # the subject is what "it", or "they" of a plural subject, stands for
+        ("When was the Kelby lighthouse built, and who lit it?", "Who lit the Kelby lighthouse?"),
+        ("What are the Orvald Alps, and how high are they?", "How high are the Orvald Alps?"),
+    ],
+)
+def test_they_stands_for_the_things_the_ask_before_counts_not_the_place(question, second):
+    """A later "they" stands for the plural things the ask before asks a count or a
+    choice of (bridges, mills), not for the single place the question names."""
+    assert [s.text for s in offline_plan(question).subquestions][1] == second

@@ -458,14 +458,11 @@ def _time_agreement(focus: Focus, text: str) -> float:
     Years are read against the run's date: a sentence speaks of the present when it says
     so ("today", 如今) or gives a year that is current then (see
     :func:`~research.present.is_current`; a year after it is no fact yet), and of modern
-    times when all its years are recent (:func:`~research.present.is_modern`). A
-    sentence that dates what it says by a year of history speaks of the past, whatever
-    present-day name it gives a place ("in 610, near present-day Harlow")."""
+    times when all its years are recent (:func:`~research.present.is_modern`)."""
     said = facts_years(text)
     present = says_present(text)
     if focus.historical and not asks_present(focus.text):
-        modern = all(is_modern(y) for y in said)
-        return 0.8 if (present and modern) or (said and modern) else 1.0
+        return 0.8 if present or (said and all(is_modern(y) for y in said)) else 1.0
     if asks_present(focus.text) and said and not present:
         return 1.0 if any(is_current(y) for y in said) else 0.8
     return 1.0

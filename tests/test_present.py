@@ -116,26 +116,6 @@ def test_a_sentences_year_is_current_by_the_runs_date(run, sentence, mismatch) -
         assert features_of(focus, doc, 0)["time_mismatch"] == float(mismatch)
 
 
-@pytest.mark.parametrize(
-    ("sentence", "mismatch"),
-    [
-        ("Between 605 and 610 the Varn Canal was dug near present-day Ardenport.", False),
-        ("In 1411 a dam across the Ostel fed the canal, as it does today.", False),
-        ("Today the Varn Canal is a heritage site (2014).", True),
-        ("The Varn Canal is still used by barges today.", True),
-        ("In 2019 the Varn Canal was dredged.", True),
-    ],
-)
-def test_a_sentence_dated_in_history_answers_a_part_about_the_past(sentence, mismatch) -> None:
-    """A part asked in the past tense wants the past: a sentence dated by a year of
-    history speaks of it though it names a place by its present-day name or says what
-    still stands; one that speaks of the present or of recent years does not."""
-    focus = Focus.build("How was the Varn Canal built?")
-    doc = Document.of(sentence, "The Varn Canal")
-    with as_of(date(2026, 6, 1)):
-        assert features_of(focus, doc, 0)["time_mismatch"] == float(mismatch)
-
-
 # --- the page's own date ----------------------------------------------------------------
 
 _BODY = "".join(

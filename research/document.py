@@ -229,7 +229,16 @@ def _normal(text: str) -> str:
     return " ".join(stem(w) for w in words(text) if w not in ("'",))
 
 
+#: A file's name as a title: words joined by hyphens, underscores or dots, and its
+#: extension ("harlow-mill_notes.pdf").
+_FILE_NAME = re.compile(r"^[^\s/]+\.[A-Za-z][A-Za-z0-9]{0,4}$")
+
+
 def _without_site(title: str) -> str:
-    """A page title without the site name closing it ("… — City Guide")."""
+    """A page title without the site name closing it ("… — City Guide"); a file's name
+    (a file of the user's is titled by it) as the words it is written with, without its
+    extension ("harlow-mill_notes.pdf": "harlow mill notes")."""
+    if _FILE_NAME.match(title):
+        return " ".join(re.split(r"[-_.]+", title.rsplit(".", 1)[0])).strip()
     parts = re.split(r"\s+[—|–-]\s+", title)
     return " ".join(parts[:-1]) if len(parts) > 1 else title

@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 
 import docx
+import pytest
 from file_support import epub_book
 from odf.opendocument import OpenDocumentText
 from odf.text import H, P
@@ -247,3 +248,25 @@ def test_show_and_the_web_app_list_each_file_with_its_use(tmp_path, capsys) -> N
     page = TestClient(app, base_url="http://127.0.0.1:8765").get(f"/runs/{run.name}").text
     assert '<span class="mono">notes.md</span> — cited (2 citations)' in page
     assert "letter.doc</span> — not read: no reader for .doc files" in page
+
+
+@pytest.mark.parametrize("name", ["harlow-mill.pdf", "harlow_mill.docx", "Harlow.Mill.md"])
+def test_a_file_named_after_the_subject_is_read_as_a_page_titled_by_it(name) -> None:
+    """A file of the user's is titled by its name: "harlow-mill.pdf" names the Harlow
+    Mill as a page titled "The Harlow Mill" does, so a sentence far from the text's own
+    mention of it is about it all the same; a name that says nothing of it does not."""
+    from research.document import Document
+    from research.question import Focus
+    from research.relevance import relevant
+
+    focus = Focus.build("When was the Harlow Mill rebuilt after the fire?")
+    filler = " ".join(f"The valley road passes farm number {i} on its way." for i in range(40))
+    line = "The wheelhouse was rebuilt in 1872 after the fire, with a new iron wheel."
+    text = f"# The Harlow Mill\n\nThe Harlow Mill stands on the Varn.\n\n{filler}\n\n{line}\n"
+
+    def score(title: str) -> float:
+        found = relevant(focus, Document.of(text, title), threshold=0)
+        return next(s.score for s in found if s.sentence.text == line)
+
+    assert score(name) == score("The Harlow Mill")
+    assert score(name) > score("scan-0031.pdf")

@@ -961,8 +961,8 @@ def _split_en(question: str) -> list[str]:
 def _lent_lead(parts: list[str], opener: str) -> list[str]:
     """The pieces of one sentence written without spaces between words (Thai), whose
     subject cannot be told from its words: each later piece that does not hold it opened
-    with what the first says before its question word ("สะพานออร์วัลด์สร้างขึ้น" of
-    "…สร้างขึ้นเมื่อใด และใคร…"), the only words that can stand for what it asks
+    with what the first says before its question word ("หอคอยออร์วัลด์เปิด" of
+    "…เปิดเมื่อใด และใคร…"), the only words that can stand for what it asks
     about."""
     found = re.search(opener, parts[0], re.I) if parts else None
     lead = parts[0][: found.start()].strip() if found else ""

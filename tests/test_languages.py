@@ -702,8 +702,8 @@ def test_romanian_written_with_cedillas_is_read_as_written_with_commas_below():
 @pytest.mark.parametrize(
     "question",
     [
-        "สะพานออร์วัลด์สร้างขึ้นเมื่อใด และใครเป็นผู้ออกแบบ?",
-        "สะพานออร์วัลด์สร้างขึ้นเมื่อใดและใครเป็นผู้ออกแบบ",
+        "หอคอยออร์วัลด์เปิดเมื่อใด และใครทาสีหอคอย?",
+        "หอคอยออร์วัลด์เปิดเมื่อใดและใครทาสีหอคอย",
     ],
 )
 def test_a_thai_question_is_cut_at_its_joiner_against_the_next_question_word(question):
@@ -712,8 +712,8 @@ def test_a_thai_question_is_cut_at_its_joiner_against_the_next_question_word(que
     first ask says before its question word."""
     plan = offline_plan(question)
     parts = [s.text for s in plan.subquestions]
-    assert parts == ["สะพานออร์วัลด์สร้างขึ้นเมื่อใด?", "สะพานออร์วัลด์สร้างขึ้น ใครเป็นผู้ออกแบบ?"]
+    assert parts == ["หอคอยออร์วัลด์เปิดเมื่อใด?", "หอคอยออร์วัลด์เปิด ใครทาสีหอคอย?"]
     assert [plan.focus(s).kind for s in plan.subquestions] == ["when", "who"]
     # two questions in a row share nothing: each is its own
-    apart = offline_plan("ใครสร้างสะพานออร์วัลด์? สะพานยาวเท่าไร?").subquestions
-    assert [s.text for s in apart] == ["ใครสร้างสะพานออร์วัลด์?", "สะพานยาวเท่าไร?"]
+    apart = offline_plan("ใครเปิดหอคอยออร์วัลด์? หอคอยสูงเท่าไร?").subquestions
+    assert [s.text for s in apart] == ["ใครเปิดหอคอยออร์วัลด์?", "หอคอยสูงเท่าไร?"]

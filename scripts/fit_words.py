@@ -20,7 +20,9 @@ the mirror holds (with ``git show``, never copied here) and takes:
   those marked interrogative or relative, ``Int,Rel``, only inside a question), and the
   pronouns, determiners and adverbs that open at least :data:`OPENS` questions and
   more questions than statements (a treebank that marks no interrogatives still shows
-  its question words there); never a joiner, a personal or demonstrative pronoun.
+  its question words there); never a joiner, a personal or demonstrative pronoun, nor
+  a word whose asking uses (marked interrogative, or opening a question) are fewer than
+  :data:`ASKING_SHARE` of its uses (Galician "que" is mostly "that", Persian "که" too).
 
 A language whose treebank holds too few questions to show its question words gets only
 its joiners, which then cut nothing (a cut needs a question word after the joiner).
@@ -49,6 +51,8 @@ JOINERS = 4
 #: A word that opens questions is a question word when it opens at least this many, and
 #: more questions than statements.
 OPENS = 2
+#: The least share of a word's uses that ask (see the module's notes).
+ASKING_SHARE = 0.05
 #: The parts of speech a question word is.
 ASKING = frozenset({"PRON", "ADV", "DET"})
 #: The kinds of pronoun that are no question word (personal, demonstrative, indefinite,
@@ -66,6 +70,7 @@ class Counts:
     interrogative: Counter[str] = field(default_factory=Counter)
     question_openers: Counter[str] = field(default_factory=Counter)
     statement_openers: Counter[str] = field(default_factory=Counter)
+    uses: Counter[str] = field(default_factory=Counter)
     questions: int = 0
     statements: int = 0
 
@@ -91,6 +96,7 @@ def count(text: str, into: Counts) -> None:
         into.statements += not asked
         for word in words:
             form, pos, kind = word[1].casefold(), word[3], _features(word[5]).get("PronType", "")
+            into.uses[form] += 1
             if pos == "CCONJ":
                 into.conjunctions[form] += 1
             if kind == "Int" or (asked and kind == "Int,Rel"):
@@ -115,7 +121,14 @@ def question_words(counts: Counts, joined: list[str]) -> list[str]:
     for word, opens in counts.question_openers.items():
         if opens >= OPENS and opens > counts.statement_openers[word]:
             found.add(word)
-    return sorted(w for w in found if w not in joined and any(c.isalpha() for c in w))
+    asking = counts.interrogative + counts.question_openers
+    return sorted(
+        w
+        for w in found
+        if w not in joined
+        and any(c.isalpha() for c in w)
+        and asking[w] >= ASKING_SHARE * counts.uses[w]
+    )
 
 
 def _files(gitdir: Path) -> list[str]:

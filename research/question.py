@@ -570,13 +570,13 @@ class Focus:
         Returns:
             One tuple of facets per sibling other than the part, in plan order: each
             sibling's facets other than the words any part takes as its subject (a word
-            one part asks about and another is about, "flood" in "Who paid for the
-            repairs after the flood?" beside "When did the Elm River flood?", is the
-            question's topic: a heading naming it is not about one part); those left
+            one part asks about and another is about, "strike" in "How long did the
+            Harlow general strike last?" beside "Who were the strike's casualties?", is
+            the question's topic: a heading naming it is not about one part); those left
             with none are left out.
         """
         built = {s: cls.build(s, siblings, question, False, glossary) for s in siblings}
-        mine = built.get(subquestion) or cls.build(subquestion, siblings, question, False)
+        mine = built.get(subquestion) or cls.build(subquestion, siblings, question, False, glossary)
         topic = {t for f in (mine, *built.values()) for t in f.subject}
         return tuple(
             found

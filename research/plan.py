@@ -58,6 +58,7 @@ from research.owners import (
 )
 from research.present import present_words
 from research.question import (
+    AUXILIARIES,
     CLAIM_OPENING,
     IMPERATIVES,
     SCAFFOLD,
@@ -111,28 +112,7 @@ MAX_QUERIES = 4
 QUERY_ASPECTS = 3
 
 _QUESTION_WORDS = ("how", "why", "what", "when", "where", "which", "who", "whom", "whose")
-_AUX = frozenset(
-    [
-        "is",
-        "are",
-        "was",
-        "were",
-        "do",
-        "does",
-        "did",
-        "can",
-        "could",
-        "will",
-        "would",
-        "should",
-        "has",
-        "have",
-        "had",
-        "may",
-        "might",
-        "must",
-    ]
-)
+_AUX = AUXILIARIES
 _PRONOUNS = {"it": "", "its": "'s", "they": "", "their": "'s", "them": "", "this": "", "these": ""}
 #: English pronouns for a person's own ("what was *her* later work"), English's alone.
 _PERSONS = {word: "'s" for word in PERSONAL}

@@ -112,12 +112,18 @@ def git_text(gitdir: Path, path: str) -> str | None:
     return done.stdout.decode("utf-8") if done.returncode == 0 else None
 
 
-def treebank_texts(gitdir: Path) -> list[str]:
-    """Up to :data:`PER_TREEBANK` questions and as many sentences of 25 to 90
-    characters, from the first file of test, dev and train the mirror holds."""
+def conllu_files(gitdir: Path) -> list[str]:
+    """The CoNLL-U files at the top of a git directory's HEAD, sorted."""
     names = subprocess.run(
         ["git", "-C", str(gitdir), "ls-tree", "--name-only", "HEAD"], capture_output=True, text=True
     ).stdout.split()
+    return sorted(n for n in names if n.endswith(".conllu"))
+
+
+def treebank_texts(gitdir: Path) -> list[str]:
+    """Up to :data:`PER_TREEBANK` questions and as many sentences of 25 to 90
+    characters, from the first file of test, dev and train the mirror holds."""
+    names = conllu_files(gitdir)
     for part in ("test", "dev", "train"):
         for name in sorted(n for n in names if n.endswith(f"-{part}.conllu")):
             text = git_text(gitdir, name)

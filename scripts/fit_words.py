@@ -40,7 +40,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from fit_language import TREEBANKS, git_text, write_or_check
+from fit_language import TREEBANKS, conllu_files, git_text, write_or_check
 
 from research.lang import WORDS, language
 
@@ -131,13 +131,6 @@ def question_words(counts: Counts, joined: list[str]) -> list[str]:
     )
 
 
-def _files(gitdir: Path) -> list[str]:
-    names = subprocess.run(
-        ["git", "-C", str(gitdir), "ls-tree", "--name-only", "HEAD"], capture_output=True, text=True
-    ).stdout.split()
-    return sorted(n for n in names if n.endswith(".conllu"))
-
-
 def _commit(gitdir: Path) -> str:
     done = subprocess.run(["git", "-C", str(gitdir), "rev-parse", "HEAD"], capture_output=True)
     return done.stdout.decode().strip()
@@ -153,7 +146,7 @@ def read_words(ud: Path) -> dict[str, object]:
             continue
         gitdir = ud / f"{name}.git"
         counts = Counts()
-        for path in _files(gitdir):
+        for path in conllu_files(gitdir):
             if (text := git_text(gitdir, path)) is not None:
                 count(text, counts)
         if not counts.questions and not counts.statements:

@@ -25,6 +25,7 @@ from typing import Any
 
 from .comparison import SideWords, as_one, comparison, side_parts, sides_first
 from .lang import Language, asked_language, own_script, question_language, zipf
+from .lang.verbs import finite_verb
 from .present import present_terms
 from .text import (
     CJK,
@@ -200,7 +201,7 @@ _CALLED_KIND = re.compile(
 )
 _KIND_NOUN = re.compile(
     r"\b(?:[Ww]hat|[Ww]hich)\s+(?!(?:the|a|an|is|are|was|were|do|does|did|has|have|had|can|"
-    r"could|will|would|should|may|might|must)\b)([a-z][a-z'-]*)(?=\s+[a-z])"
+    r"could|will|would|should|may|might|must)\b)([a-z][a-z'-]*)(?=\s+([a-z][a-z'-]*))"
 )
 
 
@@ -217,7 +218,19 @@ def answer_kind_terms(text: str) -> set[str]:
     answer often says its kind, 蒙古族 for 哪个民族, so 什么/哪个 keep their noun.)"""
     if is_cjk(text):
         return set()
-    return {stem(m.group(1)) for m in _KIND_NOUN.finditer(text)}
+    return {stem(m.group(1)) for m in _KIND_NOUN.finditer(text) if not _asks_by_verb(m)}
+
+
+def _asks_by_verb(found: re.Match[str]) -> bool:
+    """Whether the word after "what" or "which" is the question's verb, not the kind of
+    thing asked ("what *threatens* the crop", "what *caused* the flood", but "which
+    *works* did she write"): a finite verb by the treebank's uses
+    (:func:`~research.lang.verbs.finite_verb`) that no auxiliary follows, or any word an
+    article follows (a kind noun is followed by its verb or by "of")."""
+    after = found.group(2)
+    if after in _ARTICLES:
+        return True
+    return after not in _AUX and finite_verb(found.group(1))
 
 
 #: The verbs by which a "how many" or "how much" question asks what a thing holds ("how

@@ -262,6 +262,23 @@ def main() -> None:
     print(f"\nwrote {args.out}: {weighed}")
 
 
+def read_treebanks_main(
+    doc: str, read: Callable[[Path], dict[str, object]], out: Path, what: str, indent: int
+) -> None:
+    """The command line of a script that reads a list of words from the treebanks:
+    ``--ud`` (where the mirrors are), ``--out`` (``out`` by default) and ``--check``;
+    ``read`` reads them from the ``--ud`` folder, written as JSON with ``indent``."""
+    parser = argparse.ArgumentParser(description=doc.splitlines()[0])
+    parser.add_argument("--ud", type=Path, default=Path("/tmp/ud"))
+    parser.add_argument("--out", type=Path, default=out)
+    parser.add_argument("--check", action="store_true", help="read again and compare")
+    args = parser.parse_args()
+    found = read(args.ud)
+    written = json.dumps(found, indent=indent, sort_keys=True, ensure_ascii=False) + "\n"
+    write_or_check(args.out, written, args.check, what)
+    print(f"wrote {args.out}")
+
+
 def write_or_check(out: Path, written: str, check: bool, what: str) -> None:
     """Write ``written`` to ``out``; with ``check``, compare it with ``out`` instead,
     say whether the committed ``what`` is reproduced, and exit (1 when it differs)."""

@@ -30,8 +30,6 @@ its joiners, which then cut nothing (a cut needs a question word after the joine
 
 from __future__ import annotations
 
-import argparse
-import json
 import subprocess
 import sys
 from collections import Counter
@@ -40,7 +38,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from fit_language import TREEBANKS, conllu_files, git_text, write_or_check
+from fit_language import TREEBANKS, conllu_files, git_text, read_treebanks_main
 
 from research.lang import WORDS, language
 
@@ -160,14 +158,7 @@ def read_words(ud: Path) -> dict[str, object]:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--ud", type=Path, default=Path("/tmp/ud"))
-    parser.add_argument("--out", type=Path, default=WORDS)
-    parser.add_argument("--check", action="store_true", help="read again and compare")
-    args = parser.parse_args()
-    written = json.dumps(read_words(args.ud), indent=1, sort_keys=True, ensure_ascii=False) + "\n"
-    write_or_check(args.out, written, args.check, "word list")
-    print(f"wrote {args.out}")
+    read_treebanks_main(__doc__, read_words, WORDS, "word list", indent=1)
 
 
 if __name__ == "__main__":

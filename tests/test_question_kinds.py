@@ -4,10 +4,13 @@ thing listed). Comparisons have their own module (``test_comparison.py``)."""
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from research.facts import states_cause
 from research.features import gives_number
+from research.lang.verbs import VERBS, finite_verb
 from research.plan import offline_plan
 from research.question import Focus
 from research.text import terms
@@ -282,6 +285,17 @@ READINGS: dict[str, list[tuple[str, list[tuple[str, str, str]]]]] = {
         ("一瓶苹果汁里有多少糖？", [("苹果汁", "糖", "number")]),
         ("一杯菊苣茶含有多少咖啡因？", [("菊苣茶", "咖啡因", "number")]),
     ],
+    # a verb right after "what" is what the question asks of its subject, not the kind
+    # of thing it asks for ("which *ferries* …" is that kind: the answer names them)
+    "asked by its verb": [
+        ("What threatens the Ostel salmon?", [("Ostel", "threatens salmon", "what")]),
+        ("What damaged the Varn aqueduct?", [("Varn", "damaged aqueduct", "what")]),
+        ("What feeds the Ostel reservoir?", [("Ostel", "feeds reservoir", "what")]),
+        ("What attracts tourists to Velmouth?", [("Velmouth", "attracts tourists", "what")]),
+        ("Which ferries serve Velmouth?", [("Velmouth", "serve", "what")]),
+        ("是什么损坏了瓦恩渡槽？", [("瓦恩渡槽", "损坏", "what")]),
+        ("哪些渡轮停靠韦尔茅斯？", [("韦尔茅斯", "渡轮 停靠", "what")]),
+    ],
     # "is it true that S?": what S is about is the subject, what it says of it the facets
     "claim check": [
         ("Is it true that coffee stunts growth?", [("coffee", "stunts growth", "whether")]),
@@ -352,6 +366,17 @@ def test_each_part_is_read_for_its_subject_facets_and_kind(kind, question, parts
         assert all(any(w in q.casefold() for w in named) for q in sub.queries), sub.queries
         said = {w for q in sub.queries for w in q.casefold().split()}
         assert not said & CHECKING and not set(focus.words) & {"true", "myth", "realli"}, read
+
+
+def test_english_verbs_are_read_from_a_treebank_with_its_commit() -> None:
+    """Whether the word after "what" is a verb is read from the English Web Treebank
+    (``scripts/fit_verbs.py``, which records the commit read): a form it shows mostly as a
+    verb, or a regular ending on a lemma it shows mostly as a verb, is one; a plural noun
+    or a form it shows mostly otherwise is not."""
+    raw = json.loads(VERBS.read_text(encoding="utf-8"))
+    assert [len(c) for c in raw["read_from"].values()] == [40]
+    assert all(finite_verb(w) for w in ("threatens", "caused", "happened", "carries"))
+    assert not any(finite_verb(w) for w in ("years", "river", "crops", "towns"))
 
 
 def test_there_are_five_questions_of_each_reading_in_english_and_two_in_chinese() -> None:

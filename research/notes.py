@@ -479,11 +479,12 @@ def _summary_lines(
     :func:`research.answer.sure_span`), one it does not give for the earlier part already:
     "When and by whom …" is answered by one line giving the date and the name, while one
     date does not answer two parts asking when. Otherwise the later part's line is the
-    best of its other sentences, when it has another; a sentence chosen twice is listed
-    once. A line the later part would not choose itself never answers it, however
-    surely it holds a span of the kind asked (a page that answers several parts lends
-    each of them its best sentences), unless its own pick gives no such span surely
-    (see :func:`_surer_line`).
+    best of its other sentences, when it has another; when it has none, the line answers
+    it too (it is all the part found, and its section, which repeats no summary line,
+    would otherwise show nothing of it), listed once. A line the later part would not
+    choose itself never answers it, however surely it holds a span of the kind asked (a
+    page that answers several parts lends each of them its best sentences), unless its
+    own pick gives no such span surely (see :func:`_surer_line`).
 
     Args:
         research: the run's findings.
@@ -504,6 +505,8 @@ def _summary_lines(
             summary[shared].append(sub.id)
         elif best and best not in summary:
             summary[best] = [sub.id]
+        elif best:
+            summary[best].append(sub.id)
     return summary
 
 

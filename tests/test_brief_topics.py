@@ -213,6 +213,17 @@ def test_two_parts_split_from_one_clause_share_the_line_that_surely_answers_both
     assert summary_lines(research, choose=_second_picks(last)) == {first: ["q1", "q2"]}
 
 
+def test_a_part_whose_only_line_sums_up_another_part_shares_it():
+    """A part whose every quote is already another part's summary line has no line of
+    its own, and its section repeats no summary line: the line it would choose answers
+    it too, said once, rather than the part vanishing from the report."""
+    research, first, _ = _first_and_last_lit(
+        "When was the Kelby lighthouse first lit, and why did a buoy replace it?"
+    )
+    research.evidence["q2"] = {first: 1.0}
+    assert summary_lines(research, choose=lambda _, sub_id, ids: ids[0]) == {first: ["q1", "q2"]}
+
+
 def _first_and_last_lit(question: str):
     """The harbour page's research for ``question``, every part given the lines on when
     the lighthouse was first and last lit as its evidence; and those two lines' ids."""

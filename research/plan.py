@@ -75,6 +75,7 @@ from research.question import (
     lead_subject,
     named_phrase,
     own_terms,
+    question_kind,
     telling,
     topic_of,
     weight,
@@ -1540,6 +1541,16 @@ def _split_zh(question: str) -> list[tuple[str, str]]:
     ]
 
 
+def _zh_dropped_subject(clause: str) -> bool:
+    """Whether a Chinese clause asks why, how or when of a subject it leaves unsaid: it
+    opens with its question word, and no noun follows it (为什么用久了容量会下降 asks it of
+    the question's subject; 为什么天空是蓝的 names its own)."""
+    tagged = zh_tagged(clause)
+    if len(tagged) < 2 or tagged[0].word not in ZH_QUESTION_WORDS:
+        return False
+    return question_kind(clause) in ("why", "how", "when") and not tagged[1].flag.startswith("n")
+
+
 def _zh_clause_subject(clause: str) -> str:
     """The subject a Chinese clause names before it asks or says anything: its words
     before the first verb, pronoun or question word, when they end in a noun
@@ -1683,7 +1694,8 @@ def _zh_with_subject(
             text = person + text[len(pronoun) :]
             break
     own = ""
-    if subject and not _zh_mentions(text, subject) and (listed or not _zh_own(text)):
+    follows = listed or not _zh_own(text) or _zh_dropped_subject(text)
+    if subject and not _zh_mentions(text, subject) and follows:
         # a clause listed after another of its sentence (…位于哪里、海拔多少米) is
         # about that one's subject; one asked on its own may be about another
         own = "" if listed else text + "？"

@@ -85,6 +85,30 @@ def test_a_short_chinese_follow_up_is_lent_the_subject():
     assert _parts("白鹭桥是哪一年建成的？它为什么被拆除？")[1] == "白鹭桥为什么被拆除？"
 
 
+@pytest.mark.parametrize(
+    ("question", "part", "own"),
+    [
+        ("白鹭桥是谁设计的？为什么用久了桥面会开裂？", "白鹭桥为什么用久了桥面会开裂？", ("桥面",)),
+        (
+            "青石港何时建成？如何在冬季保持港口不结冰？",
+            "青石港如何在冬季保持港口不结冰？",
+            ("港口",),
+        ),
+    ],
+)
+def test_a_chinese_clause_opening_with_why_how_or_when_asks_it_of_the_subject(question, part, own):
+    """A clause that opens by asking why, how or when, with no noun after its question
+    word, leaves its subject unsaid, as Chinese does after a first question: it is asked
+    of the question's subject, its own words kept as the other reading (桥面 may be
+    what it asks about), however many content words it says."""
+    plan = offline_plan(question)
+    second = plan.subquestions[1]
+    assert second.text == part
+    focus = plan.focus(second)
+    assert focus.alternative is not None and focus.alternative.core == own
+    assert all(question[:3] in q for q in second.queries)
+
+
 def test_a_chinese_piece_listed_after_a_pause_mark_shares_the_subject_whatever_it_says():
     assert _parts("红松林位于哪里、林中生活着哪些珍稀鸟类？") == [
         "红松林位于哪里？",

@@ -21,7 +21,16 @@ import re
 from collections.abc import Callable, Sequence
 from typing import TypeVar
 
-from .facts import DATE, MEASURES, has_date, measure_asked, quantities, year_of, years
+from .facts import (
+    DATE,
+    MEASURES,
+    count_of,
+    has_date,
+    measure_asked,
+    quantities,
+    year_of,
+    years,
+)
 from .features import gives_number, new_to
 from .names import name_in_role, name_span, nearness
 from .present import asks_at_present, asks_latest, is_fact, page_year, present_terms
@@ -257,7 +266,7 @@ def answer_span(focus: Focus, text: str) -> str:
     if focus.kind == "when":
         found = _dates(said)
     elif focus.kind == "number":
-        found = _counts(said, focus.text)
+        found = _counts(count_of(focus.text, said), focus.text)
     else:
         return name_span(focus.text, focus.kind, text)
     asked = _asked_numbers(focus.text)

@@ -507,17 +507,39 @@ ASKS_MEASURE = tuple(
         (r"\barea\s+of\b|面积", "area"),
     )
 )
-#: A span of time in English: a number of years, months, days… ("two years", "a decade",
-#: "18 months"), or a range of years ("from 1790 to 1880").
-_DURATION = re.compile(
-    r"\b(?:\d[\d,.]*|an?|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve"
+#: A number of English words or digits, as a span of time counts ("two", "18", "a few").
+_SPAN_NUMBER = (
+    r"(?:\d[\d,.]*|an?|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve"
     r"|(?:thir|four|fif|six|seven|eigh|nine)teen|twenty|thirty|forty|fifty|sixty|seventy"
     r"|eighty|ninety|hundred|several|many|some"
-    r"|hundreds of|thousands of|a few)\s+(?:years?|months?|weeks?|days?|hours?|minutes?"
-    r"|seconds?|decades?|centuries|century|millennia|millennium)\b"
+    r"|hundreds of|thousands of|a few)"
+)
+#: A span of time in English: a number of years, months, days… ("two years", "a decade",
+#: "18 months", "five to six weeks"), or a range of years ("from 1790 to 1880").
+_DURATION = re.compile(
+    rf"\b(?:{_SPAN_NUMBER}\s*(?:to|or|–|-)\s*)?{_SPAN_NUMBER}\s+(?:years?|months?|weeks?"
+    r"|days?|hours?|minutes?|seconds?|decades?|centuries|century|millennia|millennium)\b"
     r"|\b(?:1\d{3}|20\d{2})\s*(?:–|-|—|to|until)\s*(?:1\d{3}|20\d{2})\b",
     re.I,
 )
+
+
+#: A unit of time an English question may count in ("how many years …").
+_TIME_UNIT = re.compile(
+    r"\b(?:years?|months?|weeks?|days?|hours?|minutes?|seconds?|decades?|centur(?:y|ies)"
+    r"|millenni(?:um|a))\b",
+    re.I,
+)
+
+
+def count_of(question: str, text: str) -> str:
+    """``text`` as it may give the count an English "how many" ``question`` asks for:
+    its spans of time blanked ("five to six weeks" counts no bees; each character kept
+    in place), unless the question asks a measure or how often, or counts in a unit of
+    time itself ("how many years …")."""
+    if _TIME_UNIT.search(question) or measure_asked(question) or asks_frequency(question):
+        return text
+    return _DURATION.sub(lambda m: " " * len(m.group(0)), text)
 
 
 def measure_asked(question: str) -> frozenset[str]:

@@ -31,6 +31,7 @@ from .aboutness import (
 from .document import Document
 from .facts import (
     asks_frequency,
+    count_of,
     counted_in,
     gives_measure,
     has_count,
@@ -410,7 +411,7 @@ def _gives_number_to(question: str, text: str) -> bool:
     measures = measure_asked(question)  # "how long": a length or a span, not a count
     if measures:
         return gives_measure(new_to(question, plain(text)), measures)
-    return has_quantity(new_to(question, plain(text)))
+    return has_quantity(count_of(question, new_to(question, plain(text))))
 
 
 def _names_a_kind(focus: Focus, text: str) -> bool:

@@ -44,6 +44,8 @@ from subagents.generate.writer import shape
         ),
         ("白鹭桥是哪一年建成的？", "白鹭桥于1936年建成通车。", "1936年"),
         ("青溪湖区有多少人口？", "湖区人口约120万人。", "约120万人"),
+        ("How many men built the Tarn wall?", "It took 3-4 months and 120 men.", "120 men"),
+        ("How many years did the Tarn siege last?", "The siege lasted three years.", "three years"),
     ],
 )
 def test_the_answer_span_of_a_when_or_how_many_part(
@@ -64,6 +66,8 @@ def test_the_answer_span_of_a_when_or_how_many_part(
         ("When was the Kessel tower built?", "The tower was built of local granite by the guild."),
         ("How tall was the tower in 1872?", "In 1872 the tower was the tallest building in town."),
         ("青溪湖区有多少人口？", "湖区人口很多，以渔业为生。"),
+        # a span of time counts no bees
+        ("How many bees live in a Tarn hive?", "A Tarn worker lives for five to six weeks."),
     ],
 )
 def test_a_sentence_without_the_kind_of_answer_gives_none(question: str, sentence: str) -> None:

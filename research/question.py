@@ -215,10 +215,23 @@ def answer_kind_terms(text: str) -> set[str]:
     """The noun that names the kind of thing an English question asks for, right after its
     question word ("which *river* flows through Paris"): the sentence that answers names
     the thing itself (the Seine), not its kind, so this word is no facet. (A Chinese
-    answer often says its kind, 蒙古族 for 哪个民族, so 什么/哪个 keep their noun.)"""
+    answer often says its kind, 蒙古族 for 哪个民族, so 什么/哪个 keep their noun.) A
+    question that closes on its question word's noun phrase ("… based on what primary
+    *attribute*?") names the kind with all of it."""
     if is_cjk(text):
         return set()
-    return {stem(m.group(1)) for m in _KIND_NOUN.finditer(text) if not _asks_by_verb(m)}
+    kinds = {stem(m.group(1)) for m in _KIND_NOUN.finditer(text) if not _asks_by_verb(m)}
+    closing = _CLOSING_KIND.search(text)
+    said = closing.group(1).split() if closing else []
+    if said and said[0] not in _AUX and said[0] not in _ARTICLES and not finite_verb(said[0]):
+        kinds |= {stem(w) for w in said}
+    return kinds
+
+
+#: A question closing on "what" or "which" and a noun phrase of two or three words.
+_CLOSING_KIND = re.compile(
+    r"\b(?:[Ww]hat|[Ww]hich)\s+((?:[a-z][a-z'-]*\s+){1,2}[a-z][a-z'-]*)\s*\?\s*$"
+)
 
 
 def _asks_by_verb(found: re.Match[str]) -> bool:
@@ -355,7 +368,8 @@ WHETHER = "whether"
 def question_kind(text: str) -> str:
     """``when``, ``number``, ``why``, ``who``, ``where``, ``how``, ``whether`` (yes or no)
     or ``what``: by the language's data when it lists its question words by kind
-    (``kinds``), else by the English and Chinese question words (:data:`_KINDS`).
+    (``kinds``), else by the English and Chinese question words (:data:`_KINDS`); of
+    two English question words, the first (see :func:`_first_asked`).
 
     An English question opening with an auxiliary, or a Chinese check of a claim (是真的吗),
     asks whether, whatever question word its claim holds ("is it true that the man *who*
@@ -372,9 +386,24 @@ def question_kind(text: str) -> str:
     if checks_whether(text) and not any(p.search(later) for _, p in _KIND_PATTERNS):
         return WHETHER
     for kind, pattern in _KIND_PATTERNS:
-        if pattern.search(low):
-            return kind
+        if found := pattern.search(low):
+            return _first_asked(low, kind, found.start())
     return WHETHER if _ZH_WHETHER.search(text) else "what"
+
+
+#: An English question word, as a question opens with it.
+_EN_ASKING = re.compile(r"\b(?:what|which|who|whom|whose|where|when|why|how)\b")
+
+
+def _first_asked(low: str, kind: str, at: int) -> str:
+    """The kind of an English question whose question word at ``at`` (of ``kind``) comes
+    after another: the first one asks, and the later one opens a clause of it ("what sea
+    bordered the empire *when* he died" asks what, "who was mayor *when* …" who); a
+    noun that asks ("the reason for") and a Chinese question keep ``kind``."""
+    first = _EN_ASKING.search(low)
+    if first is None or first.start() >= at or not _EN_ASKING.match(low, at):
+        return kind
+    return question_kind(low[:at])
 
 
 #: Whom a question opening with an auxiliary asks to tell what its question word asks

@@ -294,6 +294,9 @@ READINGS: dict[str, list[tuple[str, list[tuple[str, str, str]]]]] = {
         ("What attracts tourists to Velmouth?", [("Velmouth", "attracts tourists", "what")]),
         ("Which ferries serve Velmouth?", [("Velmouth", "serve", "what")]),
         ("是什么损坏了瓦恩渡槽？", [("瓦恩渡槽", "损坏", "what")]),
+        # a question closing on "what" and a noun phrase: the phrase is the kind asked
+        ("Harsk fever is spread by what small insect?", [("Harsk", "fever spread", "what")]),
+        ("Ostel cheese is aged in what wooden barrels?", [("Ostel", "cheese aged", "what")]),
         ("哪些渡轮停靠韦尔茅斯？", [("韦尔茅斯", "渡轮 停靠", "what")]),
     ],
     # "is it true that S?": what S is about is the subject, what it says of it the facets
@@ -366,6 +369,23 @@ def test_each_part_is_read_for_its_subject_facets_and_kind(kind, question, parts
         assert all(any(w in q.casefold() for w in named) for q in sub.queries), sub.queries
         said = {w for q in sub.queries for w in q.casefold().split()}
         assert not said & CHECKING and not set(focus.words) & {"true", "myth", "realli"}, read
+
+
+@pytest.mark.parametrize(
+    ("question", "kind"),
+    [
+        ("What river bordered the Ostel duchy when its duke died?", "what"),
+        ("Who was mayor of Velmouth when the Orvald Bridge opened?", "who"),
+        ("Where did the Harsk ferry sail when the harbour froze?", "where"),
+        ("How many mills stood in Velmouth when the canal opened?", "number"),
+        ("When did the Varn mill close, and who bought it?", "when"),
+        ("What was the main reason for the Varn mill's closure?", "why"),
+    ],
+)
+def test_the_first_question_word_asks_and_a_later_one_opens_a_clause(question, kind) -> None:
+    """A "when" after the question's own question word opens a clause of it ("… when its
+    duke died"): the question asks what its first question word asks."""
+    assert Focus.build(question).kind == kind
 
 
 def test_english_verbs_are_read_from_a_treebank_with_its_commit() -> None:

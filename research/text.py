@@ -124,19 +124,30 @@ _EN_SUBJECT_FOLLOWS = re.compile(r"^\w+(?:'t)?\s+(?:is|are|was|were|has|had|of|'
 def is_instruction(sentence: str) -> bool:
     """Whether ``sentence`` tells someone what to do (a speaker note, a brief's note to the
     writer) rather than stating a fact: it opens with a bare instruction verb ("Show how
-    the city grew …") or, in Chinese, with 请/注意/务必 ….
+    the city grew …"), also after a clause setting the reader's case ("If you are new to
+    the subject, begin with …"), or, in Chinese, with 请/注意/务必 ….
     """
     clean = plain(sentence).lstrip("\"'“‘(（「『-–—•* ")
     if not clean:
         return False
     if is_cjk(clean):
         return bool(_ZH_INSTRUCTION.match(clean))
+    addressed = _TO_THE_READER.match(clean)
+    if addressed:  # "If you are new to the subject, begin with the overview …"
+        return is_instruction(clean[addressed.end() :])
     head = [w.lower().strip(",.:;") for w in clean.split(None, 2)[:2]]
     if len(head) < 2 or _EN_SUBJECT_FOLLOWS.match(clean):
         return False
     if head[0] in INSTRUCTION_VERBS:
         return head[1] in _INSTRUCTION_OBJECTS
     return _bare_command(head[0]) and head[1] in _COMMAND_OBJECTS
+
+
+#: A clause that opens by setting the reader's case ("If you are new to the subject,",
+#: "When you arrive,"): an instruction may follow it.
+_TO_THE_READER = re.compile(
+    r"^(?:if|when|whenever|once|before|after|as|unless)\s+you\b[^,;:]*,\s*", re.I
+)
 
 
 #: What follows any other verb that opens a command: an article, a pointing or question

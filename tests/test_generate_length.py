@@ -153,6 +153,9 @@ INSTRUCTIONS = [
     "Find out how the water was divided between north and south.",
     "Visit the old pumping station before the report is written.",
     "Draw up a list of the mills that closed.",
+    # after a clause that sets the reader's case
+    "If you are new to the mills, begin with the map, then follow the river downstream.",
+    "When you reach Dunmere, visit the weir before the museum.",
 ]
 STATEMENTS = [
     "End of the line was at Hangzhou, where the canal met the Qiantang River.",
@@ -164,6 +167,7 @@ STATEMENTS = [
     # a noun that is also a verb, before its verb; a participle opening a statement
     "Water flows north from the summit to the river mouth.",
     "Research shows that the locks saved water.",
+    "If you cross the Sallow bridge, the mill stands on your left.",
     "Set in the hills, the town grew around its mill.",
     "Built in 1884, the ferry carried carts across the estuary.",
 ]

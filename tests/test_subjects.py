@@ -331,10 +331,11 @@ def _citations(answered: Answered) -> tuple[int, int, list[str]]:
 
 
 #: What the offline core reaches on these subjects, by language: the share of fact groups
-#: stated in their part's own section (measured: en 11/25, zh 14/25), and of cited sources
-#: that are on-subject pages (en 16/18, zh 15/16), less one fact group or source of slack.
+#: stated in their part's own section (measured: en 16/25, zh 17/25), and of cited sources
+#: that are on-subject pages (en 18/20, zh 14/14), less one fact group of slack (the
+#: sources' floors are those of en 16/18, zh 15/16, measured before).
 #: A floor, raised as the mechanisms get better; a change that lowers either fails.
-FLOORS = {"en": (0.4, 0.83), "zh": (0.52, 0.87)}
+FLOORS = {"en": (0.6, 0.83), "zh": (0.64, 0.87)}
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])

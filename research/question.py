@@ -385,10 +385,16 @@ def question_kind(text: str) -> str:
     later = low.partition(",")[2]  # "is the mill still used, by whom": who
     if checks_whether(text) and not any(p.search(later) for _, p in _KIND_PATTERNS):
         return WHETHER
+    return _kind_by_words(low)
+
+
+def _kind_by_words(low: str) -> str:
+    """The kind a lower-cased question asks by the English and Chinese question words (see
+    :func:`question_kind`)."""
     for kind, pattern in _KIND_PATTERNS:
         if found := pattern.search(low):
             return _first_asked(low, kind, found.start())
-    return WHETHER if _ZH_WHETHER.search(text) else "what"
+    return WHETHER if _ZH_WHETHER.search(low) else "what"
 
 
 #: An English question word, as a question opens with it.
@@ -403,7 +409,7 @@ def _first_asked(low: str, kind: str, at: int) -> str:
     first = _EN_ASKING.search(low)
     if first is None or first.start() >= at or not _EN_ASKING.match(low, at):
         return kind
-    return question_kind(low[:at])
+    return _kind_by_words(low[:at])
 
 
 #: Whom a question opening with an auxiliary asks to tell what its question word asks

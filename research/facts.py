@@ -514,22 +514,22 @@ _SPAN_NUMBER = (
     r"|eighty|ninety|hundred|several|many|some"
     r"|hundreds of|thousands of|a few)"
 )
+#: An English unit of time ("years", "a decade").
+_TIME_WORDS = (
+    r"(?:years?|months?|weeks?|days?|hours?|minutes?|seconds?|decades?|centuries|century"
+    r"|millennia|millennium)"
+)
 #: A span of time in English: a number of years, months, days… ("two years", "a decade",
 #: "18 months", "five to six weeks"), or a range of years ("from 1790 to 1880").
 _DURATION = re.compile(
-    rf"\b(?:{_SPAN_NUMBER}\s*(?:to|or|–|-)\s*)?{_SPAN_NUMBER}\s+(?:years?|months?|weeks?"
-    r"|days?|hours?|minutes?|seconds?|decades?|centuries|century|millennia|millennium)\b"
+    rf"\b(?:{_SPAN_NUMBER}\s*(?:to|or|–|-)\s*)?{_SPAN_NUMBER}\s+{_TIME_WORDS}\b"
     r"|\b(?:1\d{3}|20\d{2})\s*(?:–|-|—|to|until)\s*(?:1\d{3}|20\d{2})\b",
     re.I,
 )
 
 
 #: A unit of time an English question may count in ("how many years …").
-_TIME_UNIT = re.compile(
-    r"\b(?:years?|months?|weeks?|days?|hours?|minutes?|seconds?|decades?|centur(?:y|ies)"
-    r"|millenni(?:um|a))\b",
-    re.I,
-)
+_TIME_UNIT = re.compile(rf"\b{_TIME_WORDS}\b", re.I)
 
 
 def count_of(question: str, text: str) -> str:

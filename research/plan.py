@@ -61,6 +61,7 @@ from research.question import (
     AUXILIARIES,
     CLAIM_OPENING,
     IMPERATIVES,
+    QUESTION_WORDS,
     SCAFFOLD,
     ZH_ASKS,
     ZH_QUESTION_WORDS,
@@ -112,7 +113,7 @@ MAX_QUERIES = 4
 #: Words of a part, besides its subject, that one query carries at most.
 QUERY_ASPECTS = 3
 
-_QUESTION_WORDS = ("how", "why", "what", "when", "where", "which", "who", "whom", "whose")
+_QUESTION_WORDS = QUESTION_WORDS
 _AUX = AUXILIARIES
 _PRONOUNS = {"it": "", "its": "'s", "they": "", "their": "'s", "them": "", "this": "", "these": ""}
 #: English pronouns for a person's own ("what was *her* later work"), English's alone.
@@ -880,7 +881,7 @@ def _surface_words(text: str) -> list[str]:
 #: may stand before it ("since when", "in which year", "by whom").
 _OPENER = (
     r"(?:(?:since|until|in|on|at|by|for|from|to|with|of|and|but|or)\s+)?"
-    r"(?:how|why|what|when|where|which|who|whom|whose)\b"
+    rf"(?:{'|'.join(longest_first(sorted(QUESTION_WORDS)))})\b"
 )
 
 

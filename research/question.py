@@ -397,10 +397,6 @@ def _kind_by_words(low: str) -> str:
     return WHETHER if _ZH_WHETHER.search(low) else "what"
 
 
-#: An English question word, as a question opens with it.
-_EN_ASKING = re.compile(r"\b(?:what|which|who|whom|whose|where|when|why|how)\b")
-
-
 def _first_asked(low: str, kind: str, at: int) -> str:
     """The kind of an English question whose question word at ``at`` (of ``kind``) comes
     after another: the first one asks, and the later one opens a clause of it ("what sea
@@ -1103,6 +1099,10 @@ def _core(phrase: str, subject: tuple[str, ...]) -> tuple[str, ...]:
 
 _QUESTION_TEXT = "how why what when where which who whom whose"
 _QUESTION_WORDS = frozenset(_QUESTION_TEXT.split())
+#: English question words.
+QUESTION_WORDS = _QUESTION_WORDS
+#: An English question word, as a question opens with it (see :func:`_first_asked`).
+_EN_ASKING = re.compile(rf"\b(?:{'|'.join(_QUESTION_TEXT.split())})\b")
 _AUX_TEXT = "is are was were do does did can could will would should has have had may might must"
 _AUX = frozenset(_AUX_TEXT.split())
 #: English auxiliaries (what a question's verb phrase may open with).

@@ -112,12 +112,18 @@ def git_text(gitdir: Path, path: str) -> str | None:
     return done.stdout.decode("utf-8") if done.returncode == 0 else None
 
 
-def conllu_files(gitdir: Path) -> list[str]:
-    """The CoNLL-U files at the top of a git directory's HEAD, sorted."""
-    names = subprocess.run(
-        ["git", "-C", str(gitdir), "ls-tree", "--name-only", "HEAD"], capture_output=True, text=True
-    ).stdout.split()
+def conllu_files(gitdir: Path, nested: bool = False) -> list[str]:
+    """The CoNLL-U files at the top of a git directory's HEAD (in its folders too, with
+    ``nested``), sorted."""
+    listing = ["git", "-C", str(gitdir), "ls-tree", *(["-r"] if nested else []), "--name-only"]
+    names = subprocess.run([*listing, "HEAD"], capture_output=True, text=True).stdout.split()
     return sorted(n for n in names if n.endswith(".conllu"))
+
+
+def head_commit(gitdir: Path) -> str:
+    """The commit a git directory's HEAD is at (the data a script read)."""
+    done = subprocess.run(["git", "-C", str(gitdir), "rev-parse", "HEAD"], capture_output=True)
+    return done.stdout.decode().strip()
 
 
 def treebank_texts(gitdir: Path) -> list[str]:

@@ -22,14 +22,13 @@ sentence counted once):
 
 from __future__ import annotations
 
-import subprocess
 import sys
 from collections import Counter, defaultdict
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from fit_language import git_text, read_treebanks_main
+from fit_language import conllu_files, git_text, head_commit, read_treebanks_main
 
 from research.lang.verbs import VERBS
 
@@ -42,16 +41,6 @@ VERB_SHARE = 0.5
 LEAST = 3
 #: The parts of speech weighed against a verb.
 WEIGHED = frozenset({"VERB", "NOUN", "PROPN", "ADJ"})
-
-
-def _files(gitdir: Path) -> list[str]:
-    """Every CoNLL-U file of the git directory's HEAD, in folders too, sorted."""
-    names = subprocess.run(
-        ["git", "-C", str(gitdir), "ls-tree", "-r", "--name-only", "HEAD"],
-        capture_output=True,
-        text=True,
-    ).stdout.split()
-    return sorted(n for n in names if n.endswith(".conllu"))
 
 
 class Counts:
@@ -89,13 +78,12 @@ def read_verbs(gitdir: Path) -> dict[str, object]:
     """The verb lemmas, and the finite forms judged by their own uses (see the module's
     notes), with the treebank commit they were read from."""
     counts = Counts()
-    for path in _files(gitdir):
+    for path in conllu_files(gitdir, nested=True):
         if (text := git_text(gitdir, path)) is not None:
             counts.add(text)
     if not counts.seen:
         raise SystemExit(f"no sentence from {TREEBANK}: git clone --mirror it into {gitdir}")
     judged = [f for f in counts.finite if sum(counts.forms[f].values()) >= LEAST]
-    commit = subprocess.run(["git", "-C", str(gitdir), "rev-parse", "HEAD"], capture_output=True)
     found = {
         "lemmas": sorted(
             w for w, uses in counts.lemmas.items() if uses["VERB"] >= LEAST and _verb(uses)
@@ -105,7 +93,7 @@ def read_verbs(gitdir: Path) -> dict[str, object]:
     }
     sizes = {k: len(v) for k, v in found.items()}
     print(f"{TREEBANK} ({len(counts.seen)} sentences): {sizes}", file=sys.stderr)
-    return {"read_from": {TREEBANK: commit.stdout.decode().strip()}, "en": found}
+    return {"read_from": {TREEBANK: head_commit(gitdir)}, "en": found}
 
 
 def main() -> None:

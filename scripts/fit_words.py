@@ -30,7 +30,6 @@ its joiners, which then cut nothing (a cut needs a question word after the joine
 
 from __future__ import annotations
 
-import subprocess
 import sys
 from collections import Counter
 from dataclasses import dataclass, field
@@ -38,7 +37,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from fit_language import TREEBANKS, conllu_files, git_text, read_treebanks_main
+from fit_language import TREEBANKS, conllu_files, git_text, head_commit, read_treebanks_main
 
 from research.lang import WORDS, language
 
@@ -129,11 +128,6 @@ def question_words(counts: Counts, joined: list[str]) -> list[str]:
     )
 
 
-def _commit(gitdir: Path) -> str:
-    done = subprocess.run(["git", "-C", str(gitdir), "rev-parse", "HEAD"], capture_output=True)
-    return done.stdout.decode().strip()
-
-
 def read_words(ud: Path) -> dict[str, object]:
     """Each language with no file here, its joiners and question words, and the
     treebank commits they were read from."""
@@ -151,7 +145,7 @@ def read_words(ud: Path) -> dict[str, object]:
             raise SystemExit(f"no sentence from {name}: git clone --mirror it into {ud}")
         joined = joiners(counts)
         languages[code] = {"joiners": joined, "question_words": question_words(counts, joined)}
-        data[name] = _commit(gitdir)
+        data[name] = head_commit(gitdir)
         found = languages[code]
         print(f"{name} ({counts.questions} questions): {found}", file=sys.stderr)
     return {"read_from": data, "languages": languages}

@@ -25,6 +25,8 @@ from .facts import (
     DATE,
     MEASURES,
     count_of,
+    dimension_asked,
+    fits_dimension,
     has_date,
     measure_asked,
     quantities,
@@ -345,15 +347,22 @@ def _counts(said: str, question: str) -> list[tuple[int, int]]:
     """Where a sentence gives a quantity (with its unit or what it counts: see
     :func:`research.facts.quantities`), else a number (not a year) with the noun after
     it when the question counts that noun ("two teams" for "how many teams"); a value
-    given again in brackets in other units is left out. Those that count what the
-    question counts, or measure what it asks ("1,200 km" for "how long"), come first."""
+    given again in brackets in other units is left out, and so is a length said to be of
+    another dimension than the one asked ("100 km away" for "how tall"). Those that count
+    what the question counts, or measure what it asks ("1,200 km" for "how long"), come
+    first."""
     asked = {stem(t) for t in terms(question)}
-    measures = measure_asked(question)
+    measures, dimension = measure_asked(question), dimension_asked(question)
+    found = quantities(said)
+    # a length said to be of another dimension ("3 km away" for "how tall") is none
+    other = [q for q in found if not fits_dimension(said, q, dimension)]
     counted = [
         (stem(q.unit) in asked or MEASURES.get(q.unit) in measures, q.start, q.end)
-        for q in quantities(said)
+        for q in found
+        if q not in other
     ]
-    counted += _bare_counts(said, asked, [(s, e) for _, s, e in counted])
+    taken = [(s, e) for _, s, e in counted] + [(q.start, q.end) for q in other]
+    counted += _bare_counts(said, asked, taken)
     kept = [
         (named, s, e)
         for named, s, e in counted

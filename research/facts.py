@@ -542,6 +542,67 @@ def count_of(question: str, text: str) -> str:
     return _DURATION.sub(lambda m: " " * len(m.group(0)), text)
 
 
+#: The dimension of a length, by the words that ask it or say it (English and Chinese):
+#: a height ("how tall", "3,776 metres above sea level", "the highest point, at 3,776
+#: metres", 海拔), a depth, a distance ("100 km away", "60 km north of the capital", 距离),
+#: a width ("40 km across", 直径) or a length along ("2 km long", 全长). Bare Chinese
+#: characters (高, 长) are left out: they are parts of too many names.
+_DIMENSIONS = tuple(
+    (name, re.compile(pattern, re.I))
+    for name, pattern in (
+        (
+            "height",
+            r"\b(?:tall|taller|tallest|high|higher|highest|height|elevation|altitude"
+            r"|above sea level)\b|海拔|高度|高达|多高",
+        ),
+        ("depth", r"\b(?:deep|deeper|deepest|depth)\b|深度|深达|水深|多深"),
+        (
+            "distance",
+            r"\b(?:how far|away|distant|distance|(?:north|south|east|west)(?:east|west)?(?:ern)?"
+            r"\s+of)\b|距离|相距|之遥|多远",
+        ),
+        ("width", r"\b(?:wide|wider|widest|width|across|diameter|thick)\b|宽度|直径|多宽"),
+        ("length", r"\b(?:long|longer|longest|length)\b|全长|长度|长达|多长"),
+    )
+)
+#: How far from a length the words saying its dimension are looked for (characters).
+_DIMENSION_REACH = 40
+#: What ends the words said of one length: another number, a clause's punctuation, "and".
+_CLAUSE_BREAK = re.compile(r"\d|[,，;；。:：(（]|\band\b")
+
+
+def dimension_asked(question: str) -> str:
+    """The dimension of length a question asks its measure in ("how tall": height; "how
+    far": distance; see :data:`_DIMENSIONS`), by the first such word after its question
+    word; "" when it asks none."""
+    if "length" not in measure_asked(question):
+        return ""
+    found = [(m.start(), name) for name, pattern in _DIMENSIONS for m in pattern.finditer(question)]
+    return min(found)[1] if found else ""
+
+
+def dimension_of(text: str, start: int, end: int) -> str:
+    """The dimension a length at ``start:end`` of ``text`` is said to be of: that of the
+    nearest word saying one (see :data:`_DIMENSIONS`) within :data:`_DIMENSION_REACH`
+    characters and its own clause, not past another number ("3 km north of the bay and
+    rises 214 m": a distance, then a length no word says); "" when none says."""
+    after = _CLAUSE_BREAK.split(text[end : end + _DIMENSION_REACH])[0]
+    before = _CLAUSE_BREAK.split(text[max(0, start - _DIMENSION_REACH) : start])[-1]
+    found = []
+    for name, pattern in _DIMENSIONS:
+        found += [(m.start(), name) for m in pattern.finditer(after)]
+        found += [(len(before) - m.end(), name) for m in pattern.finditer(before)]
+    return min(found)[1] if found else ""
+
+
+def fits_dimension(text: str, quantity: Quantity, dimension: str) -> bool:
+    """Whether a length ``text`` gives can be of the ``dimension`` asked: said to be of
+    it, or of none ("100 km southwest of the capital" is no height)."""
+    if not dimension or MEASURES.get(quantity.unit) != "length":
+        return True
+    return dimension_of(text, quantity.start, quantity.end) in ("", dimension)
+
+
 def measure_asked(question: str) -> frozenset[str]:
     """The measures a question asks its quantity in (see :data:`ASKS_MEASURE`): "how
     long is the pier" a length or a span of time; none for a question that asks a count
@@ -549,14 +610,18 @@ def measure_asked(question: str) -> frozenset[str]:
     return next((m for pattern, m in ASKS_MEASURE if pattern.search(question)), frozenset())
 
 
-def gives_measure(text: str, measures: frozenset[str]) -> bool:
-    """Whether ``text`` gives a quantity in one of ``measures``: a length in km or feet, an
-    area, a weight, a span of time ("two years", 六年, "from 1790 to 1880"); a count
-    ("seven sections") is none of them."""
+def gives_measure(text: str, measures: frozenset[str], dimension: str = "") -> bool:
+    """Whether ``text`` gives a quantity in one of ``measures``: a length in km or feet
+    (of the ``dimension`` asked, or of none said: see :func:`fits_dimension`), an area, a
+    weight, a span of time ("two years", 六年, "from 1790 to 1880"); a count ("seven
+    sections") is none of them."""
     said = plain(text)
     if "duration" in measures and (_DURATION.search(said) or has_span(said)):
         return True
-    return any(MEASURES.get(q.unit) in measures for q in quantities(said))
+    return any(
+        MEASURES.get(q.unit) in measures and fits_dimension(said, q, dimension)
+        for q in quantities(said)
+    )
 
 
 #: A question that asks how often (a number of times in a span of time, or a word that

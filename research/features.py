@@ -33,6 +33,7 @@ from .facts import (
     asks_frequency,
     count_of,
     counted_in,
+    dimension_asked,
     gives_measure,
     has_count,
     has_date,
@@ -410,7 +411,7 @@ def _gives_number_to(question: str, text: str) -> bool:
         return has_count(text, measure)
     measures = measure_asked(question)  # "how long": a length or a span, not a count
     if measures:
-        return gives_measure(new_to(question, plain(text)), measures)
+        return gives_measure(new_to(question, plain(text)), measures, dimension_asked(question))
     return has_quantity(count_of(question, new_to(question, plain(text))))
 
 

@@ -46,6 +46,19 @@ from subagents.generate.writer import shape
         ("青溪湖区有多少人口？", "湖区人口约120万人。", "约120万人"),
         ("How many men built the Tarn wall?", "It took 3-4 months and 120 men.", "120 men"),
         ("How many years did the Tarn siege last?", "The siege lasted three years.", "three years"),
+        # a length of the dimension asked, not one said to be of another
+        (
+            "How tall is the Kessel tower?",
+            "The Kessel tower stands about 3 km north of the harbour and rises 214 metres.",
+            "214 metres",
+        ),
+        (
+            "How far is the Kessel tower from the harbour?",
+            "The Kessel tower, 214 metres high, stands about 3 km away from the harbour.",
+            "about 3 km",
+        ),
+        ("How long is the Varn bridge?", "The Varn bridge, 40 m wide, is 1.8 km long.", "1.8 km"),
+        ("凯塞尔塔有多高？", "凯塞尔塔距离港口约3公里，海拔214米。", "214米"),
     ],
 )
 def test_the_answer_span_of_a_when_or_how_many_part(
@@ -68,6 +81,9 @@ def test_the_answer_span_of_a_when_or_how_many_part(
         ("青溪湖区有多少人口？", "湖区人口很多，以渔业为生。"),
         # a span of time counts no bees
         ("How many bees live in a Tarn hive?", "A Tarn worker lives for five to six weeks."),
+        # a distance or a width is no height
+        ("How tall is the Kessel tower?", "The Kessel tower stands about 3 km north of the bay."),
+        ("How tall is the Kessel tower?", "Its base measures roughly 40 metres across."),
     ],
 )
 def test_a_sentence_without_the_kind_of_answer_gives_none(question: str, sentence: str) -> None:

@@ -393,8 +393,19 @@ def _kind_by_words(low: str) -> str:
     :func:`question_kind`)."""
     for kind, pattern in _KIND_PATTERNS:
         if found := pattern.search(low):
+            if found.group(0) == "几" and (other := _beside_a_few(low)):
+                return other
             return _first_asked(low, kind, found.start())
     return WHETHER if _ZH_WHETHER.search(low) else "what"
+
+
+def _beside_a_few(low: str) -> str:
+    """The kind a Chinese question asks by a question word other than 几, which beside
+    one is the indefinite "a few" (为什么用了*几*年才建成 asks why); "" when none asks."""
+    for kind, pattern in _KIND_PATTERNS:
+        if kind != "number" and (found := pattern.search(low)) and CJK.match(found.group(0)):
+            return kind
+    return ""
 
 
 def _first_asked(low: str, kind: str, at: int) -> str:

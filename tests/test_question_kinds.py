@@ -388,6 +388,21 @@ def test_the_first_question_word_asks_and_a_later_one_opens_a_clause(question, k
     assert Focus.build(question).kind == kind
 
 
+@pytest.mark.parametrize(
+    ("question", "kind"),
+    [
+        ("为什么瓦恩桥用了几年才建成？", "why"),
+        ("谁在几年前买下了瓦恩磨坊？", "who"),
+        ("瓦恩桥用了几年建成？", "number"),
+        ("瓦恩磨坊有几座水车？", "number"),
+    ],
+)
+def test_a_chinese_ji_beside_another_question_word_is_a_few(question, kind) -> None:
+    """几 asks a number by itself, but beside another question word it is "a few" (为什么
+    用了*几*年才建成 asks why)."""
+    assert Focus.build(question).kind == kind
+
+
 def test_english_verbs_are_read_from_a_treebank_with_its_commit() -> None:
     """Whether the word after "what" is a verb is read from the English Web Treebank
     (``scripts/fit_verbs.py``, which records the commit read): a form it shows mostly as a

@@ -112,6 +112,10 @@ ZH = [
     # a measure word other than 个 after 哪, with the kind of the sides after it
     ("瓦恩河和奥斯特河哪条河更长？", ("瓦恩河", "奥斯特河"), "有多长"),
     ("阿登港和维尔茅斯哪座城市人口更多？", ("阿登港", "维尔茅斯"), "的人口有多少"),
+    # the ask first, then the sides; the sides first, then the ask
+    ("哪条河更长，瓦恩河还是奥斯特河？", ("瓦恩河", "奥斯特河"), "有多长"),
+    ("哪座城市人口更多，阿登港还是维尔茅斯？", ("阿登港", "维尔茅斯"), "的人口有多少"),
+    ("石窑还是蒸汽窑，哪个更便宜？", ("石窑", "蒸汽窑"), "便宜"),
 ]
 
 #: Questions that name two things or say "or" without comparing them: planned as before.
@@ -132,6 +136,7 @@ NOT_COMPARED = [
     "Which has a harbour, Ardenport or Velmouth?",
     "阿登港和维尔茅斯哪个有港口？",
     "阿登港和维尔茅斯哪个是首都？",
+    "哪个是首都，阿登港还是维尔茅斯？",
 ]
 
 

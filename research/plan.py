@@ -34,6 +34,7 @@ from research.comparison import (
     side_words,
     sides_first,
 )
+from research.facts import ZH_MEASURE_WORDS
 from research.lang import (
     Language,
     asked_in,
@@ -1663,12 +1664,39 @@ def _zh_object_pronoun(clause: str, subject: str) -> str:
     return clause
 
 
+#: A Chinese word pointing back at a thing named before: 这, 那, 该 or 此, with a measure
+#: word or none (这个, 那条, 该), as jieba cuts it (因此 and 应该 point at nothing).
+_ZH_POINTING = re.compile(rf"[这那该此]一?[{ZH_MEASURE_WORDS}]?")
+
+
+def _zh_pointing_phrase(clause: str, subject: str) -> str:
+    """``clause`` with a phrase pointing back at the question's subject replaced by it:
+    the pointing word (a measure word may follow it) then whole words the subject's name
+    ends with (这座桥 for 瓦恩桥, 该运河 for 京杭大运河); else as it is (这座城市 points to
+    a city the subject is not, 那个港口 to a port 青石港 is not named by)."""
+    cut = [(p.word, p.flag) for p in zh_tagged(clause)]
+    said = [w for w, _ in cut]
+    for i, word in enumerate(said):
+        if not _ZH_POINTING.fullmatch(word):
+            continue
+        at = i + 1 + (i + 1 < len(cut) and cut[i + 1][1] == "q")  # 这 座 桥
+        noun = ""
+        for j in range(at, len(cut)):
+            noun += said[j]
+            if len(noun) >= len(subject) or not subject.endswith(noun):
+                break
+            if j + 1 == len(said) or not subject.endswith(noun + said[j + 1]):
+                return "".join(said[:i]) + subject + "".join(said[j + 1 :])
+    return clause
+
+
 def _zh_with_subject(
     clause: str, listed: bool, subject: str, first: str, person: str = ""
 ) -> tuple[str, str]:
     """A Chinese clause naming its subject, as a part of the plan.
 
-    A pronoun opening the clause is replaced by the subject (a pronoun for people by
+    A phrase pointing back at the subject (这座桥) is replaced by it, and so is a pronoun
+    opening the clause (a pronoun for people by
     ``person``: the subject of the question's first clause); a clause that does not name
     the subject and is listed, or is no question of its own (:func:`_zh_own`), is given
     it in front, with ``first`` when it asks nothing itself.
@@ -1685,7 +1713,7 @@ def _zh_with_subject(
         The clause with its question mark, and its own words when it was given the
         subject without being listed ("" otherwise).
     """
-    text = _zh_object_pronoun(clause, subject)
+    text = _zh_pointing_phrase(_zh_object_pronoun(clause, subject), subject)
     for pronoun in _ZH_PRONOUNS:
         if subject and text.startswith(pronoun):
             text = subject + text[len(pronoun) :]

@@ -109,6 +109,22 @@ def test_a_chinese_clause_opening_with_why_how_or_when_asks_it_of_the_subject(qu
     assert all(question[:3] in q for q in second.queries)
 
 
+@pytest.mark.parametrize(
+    ("question", "part"),
+    [
+        ("白鹭桥是哪一年建成的？为什么这座桥用了几年才建成？", "为什么白鹭桥用了几年才建成？"),
+        ("青石运河是谁开凿的？该运河为什么衰落？", "青石运河为什么衰落？"),
+        ("白鹭湖在哪里？这个湖有多深？", "白鹭湖有多深？"),
+    ],
+)
+def test_a_chinese_phrase_pointing_back_at_the_subject_is_replaced_by_it(question, part):
+    """这座桥 after a question on 白鹭桥 is that bridge: the part names it, and asks of it."""
+    plan = offline_plan(question)
+    second = plan.subquestions[1]
+    assert second.text == part
+    assert plan.focus(second).core == plan.focus(plan.subquestions[0]).core
+
+
 def test_a_chinese_piece_listed_after_a_pause_mark_shares_the_subject_whatever_it_says():
     assert _parts("红松林位于哪里、林中生活着哪些珍稀鸟类？") == [
         "红松林位于哪里？",

@@ -23,6 +23,7 @@ from typing import TypeVar
 
 from .facts import (
     DATE,
+    DAY_OF_MONTH,
     MEASURES,
     count_of,
     dimension_asked,
@@ -378,6 +379,7 @@ def _bare_counts(
     """The numbers of a sentence outside ``taken`` and outside its years, each with
     whether it counts a noun the question counts (then with that noun)."""
     taken = taken + [m.span() for m in DATE.finditer(said) if year_of(m) is not None]
+    taken += [m.span() for m in DAY_OF_MONTH.finditer(said)]  # "3 May" counts no mays
     found = []
     for m in _COUNT.finditer(said):
         if any(s <= m.start() < e for s, e in taken):

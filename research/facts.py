@@ -24,6 +24,7 @@ from .text import (
     CJK,
     CJK_CLASS,
     CJK_TEXT,
+    MONTHS,
     STOP_WORDS,
     is_bare_verb,
     is_verb_form,
@@ -47,6 +48,12 @@ DATE = re.compile(
     r"(?![,.]?\d)(?!\s*(?:BCE|BC)\b)(?!(?:\s*(?:[–—-]|to|and)\s*\d[\d,.]*)?\s*" + _COUNTED + ")"
     r"|\b(?P<ce>[1-9]\d{2})(?:\s*(?:CE|AD)\b|\s?[–—-]\s?[1-9]\d{2,3}\b(?!\s*" + _COUNTED + "))"
     r"|^[*_\s]*(?P<listed>[1-9]\d{2})[*_]*\s+[–—-]",
+    re.I,
+)
+#: A day of a month in English: "3 May", "May 3".
+DAY_OF_MONTH = re.compile(
+    rf"\b\d{{1,2}}(?:st|nd|rd|th)?\s+(?:of\s+)?(?:{'|'.join(sorted(MONTHS))})\b"
+    rf"|\b(?:{'|'.join(sorted(MONTHS))})\s+\d{{1,2}}(?:st|nd|rd|th)?\b(?![\d,.])",
     re.I,
 )
 #: Years outside this range are not dates a report orders by.
@@ -309,7 +316,7 @@ def _unit_of(match: re.Match[str]) -> str:
         key = unit if unit in UNITS else unit.rstrip("s")
         return UNITS.get(key, key)
     noun = (match.group("noun") or "").lower()
-    if noun and noun not in _NOT_COUNTED and noun not in _idle_words():
+    if noun and noun not in _NOT_COUNTED and noun not in MONTHS and noun not in _idle_words():
         return noun[:-1] if noun.endswith("s") and not noun.endswith("ss") else noun
     return ""
 

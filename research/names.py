@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from .question import zh_tagged
-from .text import STOP_WORDS, is_cjk, is_word, plain, stem, terms
+from .text import MONTHS, STOP_WORDS, is_cjk, is_word, plain, stem, terms
 
 #: Per role, the words that stand right before a name in it: ``agent`` (who did it) and
 #: ``place`` (where), English first, then Chinese.
@@ -67,12 +67,8 @@ _NAME = re.compile(rf"\b{_CAPITAL}(?:(?:\s+(?:{_JOINERS}\s+)*|[–—/]){_CAPITA
 #: ("the Lund–Varga Railway" for a question on the Varga Railway), not an answer to it.
 SUBJECT_WORDS = 2
 #: Capitalised words that are not names: the calendar.
-_CALENDAR = frozenset(
-    (
-        *("january", "february", "march", "april", "may", "june", "july", "august"),
-        *("september", "october", "november", "december", "monday", "tuesday"),
-        *("wednesday", "thursday", "friday", "saturday", "sunday"),
-    )
+_CALENDAR = MONTHS | frozenset(
+    ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
 )
 #: What stands between a name and another name of the same thing in brackets after it.
 _ALIAS = re.compile(r"\s*[(（][^)）]*")

@@ -242,6 +242,13 @@ def pointer_aside(sentence: str) -> int:
 
 
 STOP_WORDS = frozenset(_STOP_EN.split()) | frozenset(_STOP_ZH.split())
+#: The English names of the months, lower-cased: "3 May" is a date, no count of mays.
+MONTHS = frozenset(
+    (
+        *("january", "february", "march", "april", "may", "june", "july", "august"),
+        *("september", "october", "november", "december"),
+    )
+)
 
 
 @lru_cache(maxsize=1)

@@ -29,7 +29,7 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Protocol
 
-from .answer import answer_span, sure_span
+from .answer import answer_span, gives_answer, sure_span
 from .coverage import ANSWERED_ITEMS, Coverage
 from .disagreements import Disagreement, Stored, find_disagreements, measure_name, value_text
 from .inputs import FileUse
@@ -565,7 +565,8 @@ def _answer_line(research: Findings, sub_ids: list[str], ev_id: str) -> str:
     lang = research.plan.language
     short = {s: cov for s in sub_ids if (cov := research.coverage(s)).lacking}
     if short and len(short) == len(sub_ids):
-        return f"{_status_line(short[sub_ids[0]], lang)} {line}"
+        given = _gives_kind(research, sub_ids[0], [ev_id])
+        return f"{_status_line(short[sub_ids[0]], lang, given)} {line}"
     answered = [s for s in sub_ids if s not in short]
     spans = [answer_span(research.focus[s], item.span) for s in answered] if item else []
     span = "; ".join(dict.fromkeys(s for s in spans if s))
@@ -592,7 +593,8 @@ def _part_sections(
     lines: list[str] = []
     for sub in research.plan.subquestions:
         lines += [f"## {sub.text}", ""]
-        status = _status_line(research.coverage(sub.id), lang)
+        given = _gives_kind(research, sub.id, chosen[sub.id])
+        status = _status_line(research.coverage(sub.id), lang, given)
         if status and (chosen[sub.id] or sub.id in tables):
             lines += [f"> {status}", ""]
         ids = chosen[sub.id]
@@ -606,15 +608,24 @@ def _part_sections(
     return lines
 
 
-def _status_line(cov: Coverage, lang: str) -> str:
+def _gives_kind(research: Findings, sub_id: str, ids: list[str]) -> bool:
+    """Whether one of the quotes ``ids`` gives the kind of answer a part asks for (a date,
+    a figure: see :func:`research.answer.gives_answer`)."""
+    focus = research.focus[sub_id]
+    return any((item := research.item(i)) and gives_answer(focus, item.span) for i in ids)
+
+
+def _status_line(cov: Coverage, lang: str, given: bool = False) -> str:
     """What a part's section says of its status when the part is only partly answered:
-    the kind of answer no source gave ("no source found gives a date for it"), or how
-    little evidence there is; nothing for an answered part (a part with no evidence says
-    so in its section already).
+    the kind of answer no closely relevant quote gave ("no closely relevant quote gives a
+    date for it"; when a quote shown gives one, that only quotes not closely about the
+    part do), or how little evidence there is; nothing for an answered part (a part with
+    no evidence says so in its section already).
 
     Args:
         cov: the part's coverage.
         lang: the report's language.
+        given: whether a quote shown with the line gives the kind of answer lacking.
 
     Returns:
         The line, or ``""``.
@@ -622,7 +633,7 @@ def _status_line(cov: Coverage, lang: str) -> str:
     if cov.status != "partly answered":
         return ""
     if cov.lacking:
-        why = label(lang, f"lacking_{cov.lacking}")
+        why = label(lang, f"lacking_{cov.lacking}" + ("_given" if given else ""))
     elif not cov.strong:
         why = label(lang, "near")
     elif cov.strong < ANSWERED_ITEMS:

@@ -9,6 +9,8 @@ no date or figure is only partly answered. Every example is invented.
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from research.answer import answer_span, gives_answer, in_order_asked, order_asked
@@ -81,6 +83,8 @@ def test_the_answer_span_of_a_when_or_how_many_part(
         ("青溪湖区有多少人口？", "湖区人口很多，以渔业为生。"),
         # a span of time counts no bees
         ("How many bees live in a Tarn hive?", "A Tarn worker lives for five to six weeks."),
+        # the day of a month counts nothing
+        ("How many keepers lived at the Orvel lighthouse?", "It got its coat on 3 May 1998."),
         # a distance or a width is no height
         ("How tall is the Kessel tower?", "The Kessel tower stands about 3 km north of the bay."),
         ("How tall is the Kessel tower?", "Its base measures roughly 40 metres across."),
@@ -576,8 +580,9 @@ def test_a_line_answers_a_second_part_only_with_a_sure_span() -> None:
 
 def test_a_part_no_quote_gives_the_figure_for_says_so_in_its_summary_line(tmp_path) -> None:
     """The demo's pages give no count of visitors: the summary line of "how many tourists"
-    says that no quote gives a figure, as its section does, and sets no other figure (a
-    length in km) in bold as its answer."""
+    says that no closely relevant quote gives a figure (or that only quotes not closely
+    about it give one), as its section does, and sets no other figure (a length in km,
+    freight in tonnes) in bold as its answer."""
     from research_support import run_demo
 
     question = (
@@ -588,8 +593,66 @@ def test_a_part_no_quote_gives_the_figure_for_says_so_in_its_summary_line(tmp_pa
     report = result.run.real_path(markdown).read_text(encoding="utf-8")
     tourists = next(s for s in result.plan.subquestions if "tourists" in s.text)
     section = report.split(f"\n## {tourists.text}\n", 1)[1].split("\n## ", 1)[0]
-    status = "Partly answered: no closely relevant quote gives a figure for it."
-    assert status in section, section
+    status = re.compile(
+        r"Partly answered: (?:no closely relevant quote gives a figure for it"
+        r"|a figure is given only by quotes not closely about it)\."
+    )
+    assert status.search(section), section
     summary = [ln for ln in report.split("\n## ")[0].splitlines() if ln.startswith("- ")]
-    said = [ln for ln in summary if status in ln]
+    said = [ln for ln in summary if status.search(ln)]
     assert len(said) == 1 and "**" not in said[0], summary
+
+
+#: An invented lighthouse: one page gives the date of its present coat without saying
+#: "repainted", so the only date is in a quote not closely about the part.
+_LIGHTHOUSE = (
+    "The Orvel lighthouse stands on the northern cape of Veldra and has guided ships into "
+    "the harbour since the eighteenth century.",
+    "The Orvel lighthouse received its present red and white coat on 3 May 1998 from a "
+    "crew of the harbour board.",
+    "Keepers lived in the cottage beside the tower until the light was automated.",
+)
+
+
+def _lighthouse_report(tmp_path, question: str, paragraphs: tuple[str, ...]) -> str:
+    import asyncio
+
+    from demo.corpus import CorpusPage, corpus_world, read_report, research
+
+    pages = [
+        CorpusPage("The Orvel lighthouse", "en/orvel-lighthouse", list(paragraphs), "en"),
+        CorpusPage(
+            "Veldra harbour",
+            "en/veldra-harbour",
+            ["Veldra harbour is the largest port on the northern coast."],
+            "en",
+        ),
+    ]
+    with corpus_world(pages, tmp_path / "site") as world:
+        result = asyncio.run(research(question, world, tmp_path / "runs"))
+    return read_report(result).split("\n## Sources")[0]
+
+
+def test_a_line_giving_the_kind_of_answer_lacking_is_not_said_to_give_none(tmp_path) -> None:
+    """A part no closely relevant quote gives a date for, whose line quotes a date from a
+    sentence not closely about it, says that only such quotes give one, not that none
+    does above a quote that gives a date."""
+    report = _lighthouse_report(
+        tmp_path, "When was the Orvel lighthouse last repainted?", _LIGHTHOUSE
+    )
+    lines = [ln for ln in report.splitlines() if "3 May 1998" in ln]
+    assert lines, report
+    assert all("a date is given only by quotes not closely about it" in ln for ln in lines)
+    assert "no closely relevant quote gives a date" not in report.split("## Limits")[0], report
+
+
+def test_a_section_given_its_summary_line_shows_its_status_once(tmp_path) -> None:
+    """When a part's answer line is all its section has, the section gives it under the
+    status its heading shows, without saying the status again in the line."""
+    report = _lighthouse_report(
+        tmp_path, "When was the Orvel lighthouse last repainted?", _LIGHTHOUSE[:1]
+    )
+    section = report.split("\n## When was the Orvel lighthouse last repainted?\n", 1)[1]
+    section = section.split("\n## ", 1)[0]
+    assert section.count("Partly answered") == 1, section
+    assert re.search(r"^- The Orvel lighthouse stands .*\[\d+\]$", section, re.M), section

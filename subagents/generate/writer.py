@@ -386,7 +386,7 @@ def shape(
             # line that answers several parts stays in the summary, said once for all
             line = leads[i]
             if not any(lead is line for j, lead in leads.items() if j != i):
-                chosen[i] = [line]
+                chosen[i] = [_without_status(line, section.status)]
                 summary = [p for p in summary if p is not line]
     for i, section in enumerate(parts):
         points = chosen[i]
@@ -398,6 +398,16 @@ def shape(
     draft.sections = [s for s in draft.sections if s.heading not in asked or s.points or s.tables]
     draft.lead = summary
     return draft
+
+
+def _without_status(line: Point, status: str) -> Point:
+    """A part's answer line without the status it opens with when its section, which
+    shows the status under its heading, gives it ("Partly answered: …" said once)."""
+    first = line.parts[0] if line.parts else None
+    if not status or not isinstance(first, str) or not first.startswith(status):
+        return line
+    rest = first[len(status) :].lstrip()
+    return replace(line, parts=[rest, *line.parts[1:]] if rest else line.parts[1:])
 
 
 def _topic_headings(

@@ -742,8 +742,17 @@ class Sentence:
         naming a link, or an instruction (a speaker note, a brief's note to the writer)."""
         if self.kind == "item" and self.text.lstrip().startswith("["):
             return False
-        return is_complete(self.text) and not is_instruction(self.text) and not asks(self.text)
+        said = self.text.strip()
+        if self.kind == "item" and _ITEM_END.search(said):
+            # an entry of an enumeration of clauses: it ends on its semicolon, and an
+            # English one opens in lower case ("the gates were closed;")
+            said = said[:1].upper() + said[1:-1] + ("。" if said[-1] == "；" else ".")
+        return is_complete(said) and not is_instruction(said) and not asks(said)
 
+
+#: The semicolon a list entry ends on when the list enumerates clauses ("1. 在汶河上修筑…；",
+#: "- the gates were closed;").
+_ITEM_END = re.compile(r"[;；]$")
 
 #: A bracketed aside inside a sentence: （琉球语：）, (born 1950).
 _ASIDE = re.compile(r"\s*[（(][^（）()]{0,40}[）)]")

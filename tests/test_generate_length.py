@@ -196,6 +196,22 @@ def test_a_line_that_asks_or_lists_things_to_do_is_never_a_complete_statement():
         assert Sentence(0, len(line), line).complete, line
 
 
+def test_an_entry_of_a_list_of_clauses_ending_on_its_semicolon_is_a_statement():
+    """A list that enumerates what was done ("1. 在青溪上修筑石坝，拦截溪水；") gives
+    statements the report may quote; a paragraph's clause cut at a semicolon does not, nor
+    does an entry naming a link, nor a lead-in ending on a colon."""
+    items = [
+        "在青溪上修筑石坝，拦截溪水，不使其流入北湖；",
+        "the lock keepers closed the lower gates before each barge entered;",
+    ]
+    assert all(Sentence(0, len(t), t, kind="item").complete for t in items)
+    assert not any(Sentence(0, len(t), t).complete for t in items)
+    link = "[The Sallow mill](mill.html) and its weir on the river Dun;"
+    assert not Sentence(0, len(link), link, kind="item").complete
+    lead = "石匠提出了三个关键方案："
+    assert not Sentence(0, len(lead), lead, kind="item").complete
+
+
 async def test_an_instruction_in_the_notes_is_not_cited(disk_service):
     fact = "The Daicun Dam on the Wen River sent water to Nanwang, the summit of the canal."
     other = "Lakes along the summit were kept as reservoirs and let out in the dry season."

@@ -274,3 +274,14 @@ def test_a_part_takes_its_leads_from_the_page_that_answers_it_best_in_that_pages
     # a page that answers the part with evidence of its own, ranked above them all: no lead
     assert promote(leads, {"/a": 1.2, "/b": 3.4, "/d": 5.0}, rivals={"/d"}) == []
     assert promote(leads, {"/a": 1.2, "/b": 3.4, "/d": 2.0}, rivals={"/d"})[0]["page_path"] == "/b"
+
+
+def test_a_lead_that_meets_the_part_in_nothing_is_never_taken():
+    """A page another part is answered on offers every part its top sentences as leads; one
+    that scores nothing for this part (not about its subject, saying none of its words) is
+    no nearest quote for it, however its page ranks: the part is left with nothing."""
+    nothing = {"page_path": "/other", "start": 0, "score": 0.0, "rank": 0.9}
+    assert promote([nothing]) == []
+    assert promote([nothing], {"/other": 9.0}) == []
+    weak = {"page_path": "/own", "start": 40, "score": 0.05, "rank": 0.2}
+    assert promote([nothing, weak], {"/other": 9.0, "/own": 1.0}) == [weak]

@@ -794,7 +794,7 @@ class Research:
         leads = [
             v
             for v in self.leads[sid].values()
-            if v["page_path"] in anchored or not v.get("passage")
+            if (v["page_path"] in anchored or not v.get("passage")) and self._near(sid, v)
         ]
         rivals = {
             item.page_path
@@ -813,6 +813,13 @@ class Research:
             if before not in taken and self.evidence[sid].get(before, 1.0) < THRESHOLD:
                 del self.evidence[sid][before]
         self.promoted[sid] = taken
+
+    def _near(self, sid: str, lead: Mapping[str, Any]) -> bool:
+        """Whether a lead may stand as a part's nearest quote: it scores something for the
+        part, or its page is about the part. A top sentence of the page another part is
+        answered on, scoring nothing for this one, is none."""
+        source = self.sources.get(lead["page_path"])
+        return lead["score"] > 0.0 or (source is not None and source.url in self.about[sid])
 
     def _likely(self, sid: str, ev_id: str, chance: float) -> None:
         """Keep the likelihood an evidence item holds a part's answer (the highest any

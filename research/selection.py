@@ -421,9 +421,7 @@ def promote(
     stands for it). Ranks are compared only within a page: each page's best sentence has
     the whole of its page-local share. ``rivals`` are the pages that answer the part with
     evidence over the threshold: when one of them ranks above every page with leads, the
-    part needs no lead and takes none. A lead scoring nothing for the part (a sentence
-    of a page another part is answered on, not about this one) is never taken."""
-    leads = [v for v in leads if v["score"] > 0.0]  # one that meets the part in nothing
+    part needs no lead and takes none."""
     if not leads:
         return []
 

@@ -276,12 +276,28 @@ def test_a_part_takes_its_leads_from_the_page_that_answers_it_best_in_that_pages
     assert promote(leads, {"/a": 1.2, "/b": 3.4, "/d": 2.0}, rivals={"/d"})[0]["page_path"] == "/b"
 
 
-def test_a_lead_that_meets_the_part_in_nothing_is_never_taken():
-    """A page another part is answered on offers every part its top sentences as leads; one
-    that scores nothing for this part (not about its subject, saying none of its words) is
-    no nearest quote for it, however its page ranks: the part is left with nothing."""
-    nothing = {"page_path": "/other", "start": 0, "score": 0.0, "rank": 0.9}
-    assert promote([nothing]) == []
-    assert promote([nothing], {"/other": 9.0}) == []
-    weak = {"page_path": "/own", "start": 40, "score": 0.05, "rank": 0.2}
-    assert promote([nothing, weak], {"/other": 9.0, "/own": 1.0}) == [weak]
+#: Two parts on two subjects: only the lighthouse's page is read.
+TWO_SUBJECTS = "When was the Orvel lighthouse first lit, and who founded the Tarn ferry company?"
+LIGHTHOUSE = """# The Orvel lighthouse
+
+The Orvel lighthouse was first lit in 1872 by the harbour board. Its tower is built of
+granite from the Dunmore quarries. The harbour board was founded by merchants of the
+town in 1840. Keepers lived in the cottage beside it until 1961.
+"""
+
+
+def test_a_part_takes_no_nearest_quote_from_a_page_another_part_is_answered_on(
+    memory_service,
+):
+    """The lighthouse's page answers the first part; its sentences score nothing for the
+    second, which asks about a ferry company, though one says "founded": they are not
+    that part's nearest quotes, and the part is left with nothing found."""
+    plan = offline_plan(TWO_SUBJECTS)
+    research = Research(plan, EvidenceLedger(), memory_service, max_rounds=2)
+    research._score(
+        "/workspace/pages/l.md", LIGHTHOUSE, "http://127.0.0.1:9/l", "The Orvel lighthouse", "web"
+    )
+    first, second = (s.id for s in plan.subquestions)
+    assert research.evidence[first]
+    assert research.evidence[second] == {}
+    assert research.coverage(second).status != "answered"

@@ -45,7 +45,7 @@ from .answer import (
     sure_span,
     wanted,
 )
-from .facts import names_subject, points_back
+from .facts import has_date, names_subject, points_back
 from .names import nearness
 from .question import Focus
 from .ranking import ALONE, Features, Trees, model, trees_from_dict
@@ -325,13 +325,16 @@ def _rules_line(focus: Focus, candidates: Sequence[tuple[Quote, float]], pool: l
     section), plus the score the sentence earns read alone (without its page's title,
     which can make relevant a sentence that does not answer the question by itself),
     plus a little for each thing asked that it names (by its word or an equivalent from
-    the user's glossary), plus, for a *why* or *how* part, a cause or a means it states,
-    and more when it also names what the part asks about."""
+    the user's glossary), plus, for a *why* or *how* part, a cause or a means it states
+    (for a how asked of the past, an event: a dated sentence, as such a part is answered
+    by its events, dates and names), and more when it also names what the part asks
+    about."""
+    events = focus.kind == "how" and focus.historical
 
     def value(i: int) -> float:
         quote, score = candidates[i]
         own, says = _facet_shares(focus, set(terms(quote.span)))
-        cause = explained(quote.span, explains(focus))
+        cause = explained(quote.span, explains(focus)) or (events and has_date(quote.span))
         alone = score_text(focus, quote.span)
         named = NAMED_SUBJECT * names_subject(quote.span, focus.core)
         return score + 0.3 * alone + cause * (0.2 + 0.15 * own) + 0.05 * says + named

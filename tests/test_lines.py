@@ -99,6 +99,33 @@ def test_a_line_is_never_a_quote_that_cannot_stand_alone_while_another_can():
     assert summary_choice(focus, quotes, "en", {"a": 0.9, "b": 0.1}) == "b"
 
 
+def test_a_how_asked_of_the_past_is_answered_by_an_event():
+    """ "How was it built?" is answered by its events, dates and names: of two quotes
+    scored alike, the line is the one stating a dated event, not a description of what
+    the thing is now."""
+    focus = Focus.build("How was the Harlow canal built?")
+    assert focus.kind == "how" and focus.historical
+    quotes = [
+        (
+            Quote(
+                "a",
+                "http://a.test",
+                "The Harlow canal runs for about 40 km from the harbour to the lake.",
+            ),
+            0.7,
+        ),
+        (
+            Quote(
+                "b",
+                "http://b.test",
+                "Between 1791 and 1796 gangs of navvies dug the Harlow canal by hand.",
+            ),
+            0.65,
+        ),
+    ]
+    assert summary_choice(focus, quotes, "en") == "b"
+
+
 def test_under_the_learned_core_a_why_parts_line_states_a_cause(monkeypatch):
     """The line model chooses only among lines that give what the part asks: for a *why*
     part, a stated cause, however the rest score."""

@@ -41,8 +41,8 @@ EXPECTED: dict[str, list[tuple[str, ...]]] = {
 #: README questions whose answer lines do not all state their facts yet, and why.
 NOT_YET = {
     "京杭大运河是如何修建并解决水源问题的？它为何衰落，今天又发挥着什么作用？": (
-        "the building part's line gives the canal's length, the water part's the summit's "
-        "want of water rather than the dam that fed it"
+        "the water part's line names the dam as a heritage site rather than saying how it "
+        "fed the summit"
     ),
     "What is the difference between a pound lock and a flash lock?": (
         "each kind of lock has its line, but no source read says how they differ: the "

@@ -27,6 +27,7 @@ from .facts import (
     MEASURES,
     count_of,
     dimension_asked,
+    dimension_of,
     fits_dimension,
     has_date,
     measure_asked,
@@ -351,7 +352,7 @@ def _counts(said: str, question: str) -> list[tuple[int, int]]:
     given again in brackets in other units is left out, and so is a length said to be of
     another dimension than the one asked ("100 km away" for "how tall"). Those that count
     what the question counts, or measure what it asks ("1,200 km" for "how long"), come
-    first."""
+    first, a length said to be of the dimension asked before one said of none."""
     asked = {stem(t) for t in terms(question)}
     measures, dimension = measure_asked(question), dimension_asked(question)
     found = quantities(said)
@@ -362,6 +363,9 @@ def _counts(said: str, question: str) -> list[tuple[int, int]]:
         for q in found
         if q not in other
     ]
+    if dimension:  # a length said to be of the dimension asked before one said of none
+        said_of = {(q.start, q.end) for q in found if dimension_of(said, q.start, q.end)}
+        counted.sort(key=lambda c: (c[1], c[2]) not in said_of)
     taken = [(s, e) for _, s, e in counted] + [(q.start, q.end) for q in other]
     counted += _bare_counts(said, asked, taken)
     kept = [

@@ -46,6 +46,8 @@ from .facts import (
     DATE,
     MEASURES,
     UNITS,
+    Quantity,
+    dimension_of,
     leans_on_context,
     points_back,
     quantities,
@@ -83,9 +85,6 @@ _PHYSICAL = ("length", "area", "weight")
 #: Measures of a thing itself, which the report may name as its subject's ("the river's
 #: length"); a date, a count or a share is of something the clauses say, not of it.
 _OF_A_THING = frozenset({*_PHYSICAL, "height", "depth"})
-#: Words that say a length is a height or a depth.
-_HEIGHT = re.compile(r"\b(?:high|tall|height|elevation|altitude)\b|海拔|高度|高达|高", re.I)
-_DEPTH = re.compile(r"\b(?:deep|depth)\b|深度|深达|水深", re.I)
 NAMES = {
     "en": {
         "length": "the length",
@@ -225,14 +224,24 @@ def _content(text: str) -> list[str]:
     return found
 
 
-def _measure(unit: str, clause: str) -> str:
-    """What a value of ``unit`` measures, as the report names it."""
-    measure = _MEASURES.get(unit, "count")
-    if measure == "length" and _HEIGHT.search(clause):
-        return "height"
-    if measure == "length" and _DEPTH.search(clause):
-        return "depth"
-    return measure
+def _measure(quantity: Quantity, said: str) -> str:
+    """What a quantity of the sentence ``said`` measures, as the report names it: a
+    length its clause says is a height or a depth is one (see
+    :func:`research.facts.dimension_of`), and so is a length no words place in a sentence
+    whose other length they do (塔高约86米，也有资料记为88米: two heights)."""
+    measure = _MEASURES.get(quantity.unit, "count")
+    if measure != "length":
+        return measure
+    dimension = dimension_of(said, quantity.start, quantity.end) or next(
+        (
+            found
+            for other in quantities(said)
+            if _MEASURES.get(other.unit) == "length"
+            and (found := dimension_of(said, other.start, other.end))
+        ),
+        "",
+    )
+    return dimension if dimension in ("height", "depth") else measure
 
 
 def _sentence_claims(stored: Stored, sentence: Sentence) -> list[tuple[str, Claim]]:
@@ -251,8 +260,8 @@ def _sentence_claims(stored: Stored, sentence: Sentence) -> list[tuple[str, Clai
     found: list[tuple[str, Claim]] = []
     amounts = [q for q in quantities(said) if q.high >= 10 or q.unit == "%"]
     for q in amounts:
-        measure = _measure(q.unit, said)
-        kind = [o.start for o in amounts if _measure(o.unit, said) == measure]
+        measure = _measure(q, said)
+        kind = [o.start for o in amounts if _measure(o, said) == measure]
         claim = Claim(q.text, q.low, q.high, q.unit, about=q.about, alone=len(kind) == 1, **common)
         claim.clause = _clause(said, q.start, kind)
         found.append((measure, claim))

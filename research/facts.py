@@ -552,24 +552,25 @@ def count_of(question: str, text: str) -> str:
 #: The dimension of a length, by the words that ask it or say it (English and Chinese):
 #: a height ("how tall", "3,776 metres above sea level", "the highest point, at 3,776
 #: metres", 海拔), a depth, a distance ("100 km away", "60 km north of the capital", 距离),
-#: a width ("40 km across", 直径) or a length along ("2 km long", 全长). Bare Chinese
-#: characters (高, 长) are left out: they are parts of too many names.
+#: a width ("40 km across", 直径) or a length along ("2 km long", 全长). A bare Chinese
+#: character (高, 长) says one only right before the number (塔高350米, 长约584公里): else
+#: it is part of too many names.
 _DIMENSIONS = tuple(
     (name, re.compile(pattern, re.I))
     for name, pattern in (
         (
             "height",
             r"\b(?:tall|taller|tallest|high|higher|highest|height|elevation|altitude"
-            r"|above sea level)\b|海拔|高度|高达|多高",
+            r"|above sea level)\b|海拔|高度|高达|多高|高$",
         ),
-        ("depth", r"\b(?:deep|deeper|deepest|depth)\b|深度|深达|水深|多深"),
+        ("depth", r"\b(?:deep|deeper|deepest|depth)\b|深度|深达|水深|多深|深$"),
         (
             "distance",
             r"\b(?:how far|away|distant|distance|(?:north|south|east|west)(?:east|west)?(?:ern)?"
-            r"\s+of)\b|距离|相距|之遥|多远",
+            r"\s+of)\b|距|之遥|多远",
         ),
-        ("width", r"\b(?:wide|wider|widest|width|across|diameter|thick)\b|宽度|直径|多宽"),
-        ("length", r"\b(?:long|longer|longest|length)\b|全长|长度|长达|多长"),
+        ("width", r"\b(?:wide|wider|widest|width|across|diameter|thick)\b|宽度|直径|多宽|宽$"),
+        ("length", r"\b(?:long|longer|longest|length)\b|全长|长度|长达|多长|长$"),
     )
 )
 #: How far from a length the words saying its dimension are looked for (characters).

@@ -61,6 +61,7 @@ from subagents.generate.writer import shape
         ),
         ("How long is the Varn bridge?", "The Varn bridge, 40 m wide, is 1.8 km long.", "1.8 km"),
         ("凯塞尔塔有多高？", "凯塞尔塔距离港口约3公里，海拔214米。", "214米"),
+        ("凯塞尔塔有多高？", "凯塞尔塔距港口3公里，塔高214米。", "214米"),
     ],
 )
 def test_the_answer_span_of_a_when_or_how_many_part(
@@ -88,6 +89,7 @@ def test_the_answer_span_of_a_when_or_how_many_part(
         # a distance or a width is no height
         ("How tall is the Kessel tower?", "The Kessel tower stands about 3 km north of the bay."),
         ("How tall is the Kessel tower?", "Its base measures roughly 40 metres across."),
+        ("青溪湖有多长？", "青溪湖水面开阔，湖深约30米。"),
     ],
 )
 def test_a_sentence_without_the_kind_of_answer_gives_none(question: str, sentence: str) -> None:

@@ -1696,10 +1696,10 @@ def _zh_with_subject(
     """A Chinese clause naming its subject, as a part of the plan.
 
     A phrase pointing back at the subject (这座桥) is replaced by it, and so is a pronoun
-    opening the clause (a pronoun for people by
-    ``person``: the subject of the question's first clause); a clause that does not name
-    the subject and is listed, or is no question of its own (:func:`_zh_own`), is given
-    it in front, with ``first`` when it asks nothing itself.
+    opening the clause (a pronoun for people by ``person``: the subject of the question's
+    first clause); a clause that does not name the subject and is listed, or is no
+    question of its own (:func:`_zh_own`), is given it in front, with ``first`` when it
+    asks nothing itself.
 
     Args:
         clause: the clause.

@@ -791,10 +791,11 @@ class Research:
         taken = []
         ranking = self._ranking(sid)
         anchored = self._anchored()
+        first = max(ranking, key=lambda p: (ranking[p], p), default="")
         leads = [
             v
             for v in self.leads[sid].values()
-            if (v["page_path"] in anchored or not v.get("passage")) and self._near(sid, v)
+            if (v["page_path"] in anchored or not v.get("passage")) and self._near(sid, v, first)
         ]
         rivals = {
             item.page_path
@@ -814,12 +815,14 @@ class Research:
                 del self.evidence[sid][before]
         self.promoted[sid] = taken
 
-    def _near(self, sid: str, lead: Mapping[str, Any]) -> bool:
+    def _near(self, sid: str, lead: Mapping[str, Any], first: str) -> bool:
         """Whether a lead may stand as a part's nearest quote: it scores something for the
-        part, or its page is about the part. A top sentence of the page another part is
-        answered on, scoring nothing for this one, is none."""
+        part, or its page is about the part, or its page (at path ``first``) answers the
+        part best of those read. A top sentence of the page another part is answered on,
+        scoring nothing for this one while another page answers it better, is none."""
         source = self.sources.get(lead["page_path"])
-        return lead["score"] > 0.0 or (source is not None and source.url in self.about[sid])
+        about = source is not None and source.url in self.about[sid]
+        return lead["score"] > 0.0 or about or lead["page_path"] == first
 
     def _likely(self, sid: str, ev_id: str, chance: float) -> None:
         """Keep the likelihood an evidence item holds a part's answer (the highest any

@@ -276,7 +276,7 @@ def test_a_part_takes_its_leads_from_the_page_that_answers_it_best_in_that_pages
     assert promote(leads, {"/a": 1.2, "/b": 3.4, "/d": 2.0}, rivals={"/d"})[0]["page_path"] == "/b"
 
 
-#: Two parts on two subjects: only the lighthouse's page is read.
+#: Two parts on two subjects, each with its page.
 TWO_SUBJECTS = "When was the Orvel lighthouse first lit, and who founded the Tarn ferry company?"
 LIGHTHOUSE = """# The Orvel lighthouse
 
@@ -284,20 +284,38 @@ The Orvel lighthouse was first lit in 1872 by the harbour board. Its tower is bu
 granite from the Dunmore quarries. The harbour board was founded by merchants of the
 town in 1840. Keepers lived in the cottage beside it until 1961.
 """
+#: The ferry company's page: its name and a list of links, no statement to quote.
+FERRY = """# Tarn ferry company
+
+- Timetable
+- Fares and tickets
+- Founded 1790
+- Harsk quay
+"""
 
 
 def test_a_part_takes_no_nearest_quote_from_a_page_another_part_is_answered_on(
     memory_service,
 ):
     """The lighthouse's page answers the first part; its sentences score nothing for the
-    second, which asks about a ferry company, though one says "founded": they are not
-    that part's nearest quotes, and the part is left with nothing found."""
+    second, which asks about a ferry company, though one says "founded", and the
+    company's own page (with nothing to quote) answers that part better: they are not
+    its nearest quotes. With only the lighthouse's page read, it is the best page there
+    is for the part, and its nearest quote may come from it."""
     plan = offline_plan(TWO_SUBJECTS)
-    research = Research(plan, EvidenceLedger(), memory_service, max_rounds=2)
-    research._score(
-        "/workspace/pages/l.md", LIGHTHOUSE, "http://127.0.0.1:9/l", "The Orvel lighthouse", "web"
-    )
     first, second = (s.id for s in plan.subquestions)
+
+    def read(research: Research, name: str, text: str, title: str) -> None:
+        research._score(
+            f"/workspace/pages/{name}.md", text, f"http://127.0.0.1:9/{name}", title, "web"
+        )
+
+    research = Research(plan, EvidenceLedger(), memory_service, max_rounds=2)
+    read(research, "l", LIGHTHOUSE, "The Orvel lighthouse")
+    read(research, "f", FERRY, "Tarn ferry company")
     assert research.evidence[first]
-    assert research.evidence[second] == {}
-    assert research.coverage(second).status != "answered"
+    lighthouse = [i for i in research.evidence[second] if research.ledger.get(i).url.endswith("/l")]
+    assert lighthouse == []
+    alone = Research(plan, EvidenceLedger(), memory_service, max_rounds=2)
+    read(alone, "l", LIGHTHOUSE, "The Orvel lighthouse")
+    assert alone.evidence[second]

@@ -25,12 +25,13 @@ from .facts import (
     DATE,
     DAY_OF_MONTH,
     MEASURES,
+    Quantity,
     count_of,
     dimension_asked,
     dimension_of,
-    fits_dimension,
     has_date,
     measure_asked,
+    placed_in,
     quantities,
     year_of,
     years,
@@ -354,18 +355,15 @@ def _counts(said: str, question: str) -> list[tuple[int, int]]:
     what the question counts, or measure what it asks ("1,200 km" for "how long"), come
     first, a length said to be of the dimension asked before one said of none."""
     asked = {stem(t) for t in terms(question)}
-    measures, dimension = measure_asked(question), dimension_asked(question)
+    measures = measure_asked(question)
     found = quantities(said)
-    # a length said to be of another dimension ("3 km away" for "how tall") is none
-    other = [q for q in found if not fits_dimension(said, q, dimension)]
+    other, said_of = _placed(said, found, dimension_asked(question))
     counted = [
         (stem(q.unit) in asked or MEASURES.get(q.unit) in measures, q.start, q.end)
         for q in found
         if q not in other
     ]
-    if dimension:  # a length said to be of the dimension asked before one said of none
-        said_of = {(q.start, q.end) for q in found if dimension_of(said, q.start, q.end)}
-        counted.sort(key=lambda c: (c[1], c[2]) not in said_of)
+    counted.sort(key=lambda c: (c[1], c[2]) not in said_of)
     taken = [(s, e) for _, s, e in counted] + [(q.start, q.end) for q in other]
     counted += _bare_counts(said, asked, taken)
     kept = [
@@ -375,6 +373,20 @@ def _counts(said: str, question: str) -> list[tuple[int, int]]:
     ]
     best = [(s, e) for named, s, e in kept if named]
     return best or [(s, e) for _, s, e in kept]
+
+
+def _placed(
+    said: str, found: list[Quantity], dimension: str
+) -> tuple[list[Quantity], set[tuple[int, int]]]:
+    """For a part asking a ``dimension`` of length, the quantities of a sentence that are
+    lengths said to be of another ("3 km away" for "how tall"), which answer nothing, and
+    where those said to be of any dimension stand, which come before the lengths said to
+    be of none (see :func:`research.facts.dimension_of`); nothing for any other part."""
+    if not dimension:
+        return [], set()
+    placed = {q: dimension_of(said, q.start, q.end) for q in found}
+    other = [q for q in found if not placed_in(q, placed[q], dimension)]
+    return other, {(q.start, q.end) for q in found if placed[q]}
 
 
 def _bare_counts(

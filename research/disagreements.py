@@ -224,24 +224,20 @@ def _content(text: str) -> list[str]:
     return found
 
 
-def _measure(quantity: Quantity, said: str) -> str:
-    """What a quantity of the sentence ``said`` measures, as the report names it: a
-    length its clause says is a height or a depth is one (see
+def _measures(said: str, found: Sequence[Quantity]) -> dict[Quantity, str]:
+    """What each quantity ``found`` in the sentence ``said`` measures, as the report names
+    it: a length its clause says is a height or a depth is one (see
     :func:`research.facts.dimension_of`), and so is a length no words place in a sentence
     whose other length they do (塔高约86米，也有资料记为88米: two heights)."""
-    measure = _MEASURES.get(quantity.unit, "count")
-    if measure != "length":
-        return measure
-    dimension = dimension_of(said, quantity.start, quantity.end) or next(
-        (
-            found
-            for other in quantities(said)
-            if _MEASURES.get(other.unit) == "length"
-            and (found := dimension_of(said, other.start, other.end))
-        ),
-        "",
-    )
-    return dimension if dimension in ("height", "depth") else measure
+    placed = {
+        q: dimension_of(said, q.start, q.end) for q in found if _MEASURES.get(q.unit) == "length"
+    }
+    sentence = next((d for d in placed.values() if d), "")
+    out = {}
+    for q in found:
+        dimension = (placed[q] or sentence) if q in placed else ""
+        out[q] = dimension if dimension in ("height", "depth") else _MEASURES.get(q.unit, "count")
+    return out
 
 
 def _sentence_claims(stored: Stored, sentence: Sentence) -> list[tuple[str, Claim]]:
@@ -258,10 +254,12 @@ def _sentence_claims(stored: Stored, sentence: Sentence) -> list[tuple[str, Clai
         "section": sentence.section,
     }
     found: list[tuple[str, Claim]] = []
-    amounts = [q for q in quantities(said) if q.high >= 10 or q.unit == "%"]
+    given = quantities(said)
+    measures = _measures(said, given)
+    amounts = [q for q in given if q.high >= 10 or q.unit == "%"]
     for q in amounts:
-        measure = _measure(q, said)
-        kind = [o.start for o in amounts if _measure(o, said) == measure]
+        measure = measures[q]
+        kind = [o.start for o in amounts if measures[o] == measure]
         claim = Claim(q.text, q.low, q.high, q.unit, about=q.about, alone=len(kind) == 1, **common)
         claim.clause = _clause(said, q.start, kind)
         found.append((measure, claim))

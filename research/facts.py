@@ -550,7 +550,7 @@ def count_of(question: str, text: str) -> str:
 
 
 #: The dimension of a length, by the words that ask it or say it (English and Chinese):
-#: a height ("how tall", "3,776 metres above sea level", "the highest point, at 3,776
+#: a height ("how tall", "2,140 metres above sea level", "the highest point, at 2,140
 #: metres", 海拔), a depth, a distance ("100 km away", "60 km north of the capital", 距离),
 #: a width ("40 km across", 直径) or a length along ("2 km long", 全长). A bare Chinese
 #: character (高, 长) says one only right before the number (塔高350米, 长约584公里): else
@@ -608,7 +608,14 @@ def fits_dimension(text: str, quantity: Quantity, dimension: str) -> bool:
     it, or of none ("100 km southwest of the capital" is no height)."""
     if not dimension or MEASURES.get(quantity.unit) != "length":
         return True
-    return dimension_of(text, quantity.start, quantity.end) in ("", dimension)
+    return placed_in(quantity, dimension_of(text, quantity.start, quantity.end), dimension)
+
+
+def placed_in(quantity: Quantity, said_of: str, dimension: str) -> bool:
+    """Whether a quantity whose words say it is of the dimension ``said_of`` (see
+    :func:`dimension_of`; "" for none) can be of the ``dimension`` asked: any quantity
+    but a length, and a length said to be of it or of none."""
+    return MEASURES.get(quantity.unit) != "length" or said_of in ("", dimension)
 
 
 def measure_asked(question: str) -> frozenset[str]:

@@ -750,7 +750,7 @@ class Sentence:
         return is_complete(said) and not is_instruction(said) and not asks(said)
 
 
-#: The semicolon a list entry ends on when the list enumerates clauses ("1. 在汶河上修筑…；",
+#: The semicolon a list entry ends on when the list enumerates clauses ("1. 在青溪上修筑…；",
 #: "- the gates were closed;").
 _ITEM_END = re.compile(r"[;；]$")
 

@@ -287,17 +287,21 @@ def _sibling_name(question: str, page_name: str, core: tuple[str, ...]) -> str:
     with, but the question writes another modifier before them (a page on 黑X鱼 for a
     question on 疣X鱼, on 甲机场 for one on 乙机场). A Chinese name puts its head last, so
     a shared head with a different modifier is a sibling, not a short form (石溪机场 for
-    石溪东湖机场 keeps the page's characters in order and is the same thing). Empty when
-    the page's name is in the question, or the question's name around the shared head is
-    not its subject's (``core``)."""
+    石溪东湖机场 keeps the page's characters in order and is the same thing). The shared
+    head ends the subject's name (``core``), or ends with its last word. Empty when the
+    page's name is in the question, or the question's name around the shared head is not
+    its subject's."""
     name = _bare_name(page_name).replace(" ", "")
     written = question.replace(" ", "")
     if len(name) < 2 or not is_cjk(name) or name in written:
         return ""
+    joined = "".join(core)
     for size in range(len(name) - 1, 0, -1):
         head = name[-size:]
         if not all(CJK.match(ch) for ch in head) or head not in written:
             continue
+        if not (joined.endswith(head) or head.endswith(core[-1])):
+            continue  # a particle or word the title and the question both end a clause with
         at = written.index(head)
         before = re.search(rf"[{CJK_CLASS}]*$", written[:at]).group(0)
         cut = max((i + 1 for i, ch in enumerate(before) if ch in _ZH_FUNCTION), default=0)

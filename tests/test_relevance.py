@@ -404,6 +404,17 @@ def test_a_page_on_another_thing_of_the_subjects_kind_is_not_about_it():
     assert not relevant(airport, Document.of(page.text.replace("石溪", "南屿"), "南屿机场"))
 
 
+def test_a_title_ending_in_a_word_the_question_ends_a_clause_with_names_no_sibling():
+    """A page's title and a question may end a clause in the same particle (…说明了,
+    …得到了): that is no head of a name, and the page is not about another thing of the
+    subject's kind."""
+    asked = "哪个部件在第四个水车中得到了改进？"
+    focus = Focus.build(asked, [asked], asked)
+    said = "在第四个水车中，得到改进的部件是它的铁轴。"
+    page = Document.of(f"下列几件器物说明了工艺的变化。{said}", "下列几件器物说明了")
+    assert answers(focus, page) == [said]
+
+
 def test_a_page_naming_the_subject_once_speaks_of_something_else_in_its_other_sentences():
     """A biography of 石青山 that names 陈锦航 once tells where 石青山 took a degree, not
     陈锦航; a sentence naming 陈锦航, or one after it in its paragraph, still speaks of

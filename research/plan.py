@@ -61,6 +61,7 @@ from research.present import present_words
 from research.question import (
     AUXILIARIES,
     CLAIM_OPENING,
+    EXPLETIVE,
     IMPERATIVES,
     QUESTION_WORDS,
     SCAFFOLD,
@@ -1292,16 +1293,6 @@ def _as_written(subject: str, question: str) -> str:
     return subject
 
 
-#: An "it" that stands for nothing: "what does *it* take a town to …", "*it* is said
-#: that …", "is *it* known that …". It is not the question's subject.
-_EXPLETIVE = re.compile(
-    r"it\s+(?:take|takes|took|taken)\b.*\bto\b"
-    r"|it\s+(?:(?:is|was|has\s+been)\s+)?(?:said|thought|believed|known|claimed|reported"
-    r"|estimated)\s+that\b",
-    re.I,
-)
-
-
 def _with_subject(
     clause: str,
     subject: str,
@@ -1329,7 +1320,7 @@ def _with_subject(
             and not replaced
             and subject.lower() not in clause.lower()
             and possessive_used(low, words[i + 1 :])
-            and not _EXPLETIVE.match(" ".join(words[i:]))
+            and not EXPLETIVE.match(" ".join(words[i:]))
         ):
             out.append(standing_for(low, pronouns[low], subject, owned))
             replaced = True

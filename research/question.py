@@ -107,6 +107,23 @@ _POINTS_BACK = re.compile(
     re.I,
 )
 
+#: An "it" that stands for nothing: "what does *it* take a town to …", "*it* is said
+#: that …", "is *it* known that …". It is not the question's subject.
+EXPLETIVE = re.compile(
+    r"it\s+(?:take|takes|took|taken)\b.*\bto\b"
+    r"|it\s+(?:(?:is|was|has\s+been)\s+)?(?:said|thought|believed|known|claimed|reported"
+    r"|estimated)\s+that\b",
+    re.I,
+)
+
+
+def points_back(text: str) -> bool:
+    """Whether a part points back to a thing named elsewhere in the question by a pronoun
+    ("…, and where do most of *its* farmers work?"); an :data:`EXPLETIVE` "it" points at
+    nothing ("what does it take a town to …" asks about the town)."""
+    return any(not EXPLETIVE.match(text, found.start()) for found in _POINTS_BACK.finditer(text))
+
+
 #: Verbs that open a request asked as a question ("Name one cause of …").
 IMPERATIVES = frozenset(["name", "list", "give", "identify", "describe", "explain", "define"])
 
@@ -719,7 +736,7 @@ def _part_named(
     if question and not lead and not entity_terms & set(own) and not written:
         mine = entity(asked)
         own_subject = is_cjk(asked) or mine[:1].isupper() or not named[:1].isupper()
-        if own_subject or (mine and not _POINTS_BACK.search(asked)):
+        if own_subject or (mine and not points_back(asked)):
             named = mine  # the part asks about a subject of its own
             entity_terms = set(terms(named))
         else:  # it names nothing or points back, so it asks about the question's
@@ -1811,7 +1828,9 @@ def _asked_phrase(tokens: list[str]) -> str:
     verb (:func:`_before_bare_verb`: "what does the index *measure*", "can lightning
     *strike* twice"), or before its last word when it runs to the clause's end and no
     word of it is known as a verb. A quantity asked for ("how many calories does rye
-    bread have") is asked of a phrase of its own (:func:`_measured_phrase`).
+    bread have") is asked of a phrase of its own (:func:`_measured_phrase`). An "it" that
+    stands for nothing (:data:`EXPLETIVE`: "what does it take a town to …") leaves the
+    phrase after its verb.
 
     Args:
         tokens: the clause's words, lower case, the question word first.
@@ -1828,6 +1847,8 @@ def _asked_phrase(tokens: list[str]) -> str:
     if len(tokens) < 3:
         return ""
     rest = tokens[2:]
+    if len(rest) > 2 and EXPLETIVE.match(" ".join(rest)):  # "what does it take *a town* to"
+        return _noun_run(_after_verb(rest[2:]))
     if tokens[1] not in _AUX and is_verb_form(tokens[1]):  # "what happens *when the* …"
         return _noun_run(_after_verb(rest))
     phrase = _noun_run(rest)

@@ -665,6 +665,16 @@ def test_an_it_that_stands_for_nothing_is_not_replaced_by_the_subject(question: 
     assert " it " in second, second
 
 
+def test_what_it_takes_is_asked_of_the_thing_after_the_verb() -> None:
+    """ "What does it take a town … to recover" asks about the town: the "it" points at
+    nothing, so the part has a subject of its own and takes none from the question."""
+    plan = offline_plan(
+        "Who is the economist Tam Varne? What does it take a town with high debt to recover?"
+    )
+    focus = plan.focus(plan.subquestions[1])
+    assert focus.core == ("town",), focus.core
+
+
 @pytest.mark.parametrize(
     ("question", "second", "kind"),
     [

@@ -23,7 +23,7 @@ from datetime import UTC, datetime
 
 from research.brief import BriefReading, read_brief
 from research.facts import names_subject
-from research.question import entity
+from research.question import entity, telling_term
 from research.text import CJK, CJK_TEXT_CLASS, Sentence, terms
 from research.topics import brief_subject
 from subagents.evidence import PageRecord
@@ -279,15 +279,22 @@ def own_file(url: str) -> bool:
 
 
 def speaks_of_subject(title: str, text: str, cores: Sequence[Sequence[str]]) -> bool:
-    """Whether a file speaks of the question's subject at all: it names a word of a
-    part's subject head (``cores``; "colonies" for the head colonies Vermont of
-    "honeybee colonies in Vermont"), a Chinese head as written. Notes or a brief on the
-    subject do; an article on something else kept in the same folder seldom does."""
+    """Whether a file speaks of the question's subject at all: it names a telling word of
+    a part's subject head (``cores``; "colonies" for the head colonies Vermont of
+    "honeybee colonies in Vermont"; see :func:`~research.question.telling_term`), a
+    Chinese head as written, or the whole of a head none of whose words is telling ("new
+    areas": "new" and "area" alone are said of anything). Notes or a brief on the subject
+    do; an article on something else kept in the same folder seldom does."""
     said = f"{title} {text}"
     found = set(terms(said))
-    return any(
-        (CJK.match(term) and term in said) or term in found for core in cores for term in core
-    )
+
+    def speaks(core: Sequence[str]) -> bool:
+        telling = [t for t in core if CJK.match(t) or telling_term(t)]
+        if not telling:
+            return names_subject(said, core)
+        return any((CJK.match(t) and t in said) or t in found for t in telling)
+
+    return any(speaks(core) for core in cores)
 
 
 def lent_title(question: str, title: str, text: str, cores: Sequence[Sequence[str]]) -> str:

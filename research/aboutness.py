@@ -12,6 +12,7 @@ page and part (:func:`_page_view`, :func:`_section_view`).
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import re
 from collections.abc import Sequence
@@ -87,6 +88,52 @@ def _paragraph_after(doc: Document, index: int) -> list[int]:
         out.append(j)
         before = after
     return out
+
+
+#: The fewest letters a word of the subject's head has for a page's word one letter
+#: longer or shorter than it to be read as the same name (see :func:`as_written`): a
+#: shorter word is too often another ("Roman" and "Romani", "Ural" and "Urals").
+VARIANT_LEAST = 6
+
+
+def as_written(focus: Focus, doc: Document) -> Focus:
+    """``focus`` with each word of its subject's head in the form the page writes most:
+    the word itself, or one a letter longer or shorter at its end, compared as stems (a
+    place and its people's word, "Veldanian" asked and "Veldania" written; a name and its
+    plural written otherwise, a taxon's "-a" and the common "-es"). Once per page and
+    part."""
+    key = ("written", focus)
+    if key not in doc.memo:
+        forms = {term: _page_form(term, doc) for term in focus.core}
+        swap = {term: form for term, form in forms.items() if form}
+        doc.memo[key] = (
+            dataclasses.replace(
+                focus,
+                subject=tuple(swap.get(t, t) for t in focus.subject),
+                core=tuple(swap.get(t, t) for t in focus.core),
+                subject_weights={swap.get(t, t): w for t, w in focus.subject_weights.items()},
+            )
+            if swap
+            else focus
+        )
+    return doc.memo[key]
+
+
+def _page_form(term: str, doc: Document) -> str:
+    """The page's word one letter longer or shorter at its end than ``term``, a word of
+    a subject's head, when the page writes it more often than ``term`` itself (see
+    :func:`as_written`); "" for none."""
+    if CJK.match(term) or len(term) < VARIANT_LEAST:
+        return ""
+    shorter = term[:-1]
+    forms = [
+        w
+        for w in doc.counts
+        if (len(w) == len(term) + 1 and w.startswith(term))
+        or (w == shorter and len(w) >= VARIANT_LEAST)
+    ]
+    best = max(forms, key=lambda w: (doc.counts[w], w), default="")
+    return best if best and doc.counts[best] > doc.counts.get(term, 0) else ""
 
 
 def _has_core(core: tuple[str, ...], text_terms: Sequence[str] | str) -> bool:

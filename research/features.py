@@ -27,6 +27,7 @@ from .aboutness import (
     _PageView,
     _section_view,
     _site_terms,
+    as_written,
 )
 from .document import Document
 from .facts import (
@@ -128,6 +129,7 @@ def _signals(
     :func:`research.relevance._rules_score`). Without ``embed`` the paraphrase features
     are left out (the rules do not read them, and they need the embedding model: see
     :func:`paraphrase_of`)."""
+    focus = as_written(focus, doc)
     sentence = doc.sentences[index]
     view = _page_view(focus, doc)
     lent, elsewhere = _section_view(focus, doc, sentence.section)

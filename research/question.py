@@ -194,6 +194,8 @@ _FRAMES = re.compile(
     rf"|哪一年|哪年|什么时候|何时|什么地方|哪个地方|哪里|何处|哪儿|{_ZH_HOW_MUCH}"
     r"|叫什么|名字|名称"
     # what the answer is called: "what is it called", "referred to as what", 被称为什么
+    # a word asked about as a word: "who first used *the word* oxygen" asks of oxygen
+    r"|\bthe (?:word|term)\b(?=\s+[\"“'‘]?\w)"
     r"|\b(?:is|are|was|were|be) (?:called|named|known as|referred to as)\b"
     r"|\b(?:called|named|known as|referred to as)(?=\s*(?:what\b|\?|$))"
     r"|被称为|被称作|称为|称作|叫做"
@@ -734,7 +736,7 @@ def _part_named(
     if question and not lead and not written and _names_another(asked, entity_terms, own):
         return entity(asked), set(terms(entity(asked))), lead
     if question and not lead and not entity_terms & set(own) and not written:
-        mine = entity(asked)
+        mine = entity(subquestion) or entity(asked)  # "how much food does *a kiwi* eat"
         own_subject = is_cjk(asked) or mine[:1].isupper() or not named[:1].isupper()
         if own_subject or (mine and not points_back(asked)):
             named = mine  # the part asks about a subject of its own
@@ -1178,6 +1180,8 @@ _LEAD = re.compile(r"^(?P<lead>[^:：?？]{2,80})[:：]\s*(?P<rest>\S.*)$")
 _LEAD_PREPOSITIONS = frozenset(["about", "on", "regarding", "concerning", "re", "as", "for"])
 #: Parts of speech (jieba's tags) that make up a Chinese noun phrase.
 _ZH_NOUNISH = ("n", "eng", "j", "l", "b")
+#: jieba's tags of the aspect particles 了, 着 and 过, which follow a verb only.
+_ZH_ASPECT = frozenset({"ul", "uz", "ug"})
 
 
 def lead_subject(question: str) -> tuple[str, str]:
@@ -1515,8 +1519,8 @@ def _zh_question_entity(question: str) -> str:
 
     The subject most of its pieces open with, else the work it names in title marks,
     else the name or first telling run of nouns of its first clause that names one; a
-    clause that only says when is passed over, and the search stops at a clause that
-    asks something.
+    clause that only says when or in what respect (:func:`_zh_setting`) is passed over,
+    and the search stops at a clause that asks something.
 
     Args:
         question: the question, its whitespace collapsed.
@@ -1527,7 +1531,7 @@ def _zh_question_entity(question: str) -> str:
     clauses = [c for c in re.split(r"[，,。？?！!；;、]", question) if c.strip()]
     # the first clause that names something; one that only says when ("20世纪70年代，
     # …", "在1996年，…", "在大桥建成之前，…") names nothing
-    asked = [c for c in clauses if not _zh_time(c) and not _ZH_WHEN_SETTING.fullmatch(c.strip())]
+    asked = [c for c in clauses if not _zh_time(c) and not _zh_setting(c)]
     titled = _zh_titled(question)  # 《武则天》 names a work
     if shared := _zh_shared(question) or titled:
         return shared
@@ -1540,6 +1544,13 @@ def _zh_question_entity(question: str) -> str:
         if ZH_ASKS.search(clause):
             break
     return ""
+
+
+def _zh_setting(clause: str) -> bool:
+    """Whether a Chinese clause only sets when (在大桥建成之前) or in what respect (在人口方面)
+    the question asks: what it names is not what the question is about."""
+    clause = clause.strip()
+    return bool(_ZH_WHEN_SETTING.fullmatch(clause) or _ZH_RESPECT_SETTING.fullmatch(clause))
 
 
 def _capital_runs(question: str) -> list[list[str]]:
@@ -1675,6 +1686,27 @@ def _links(before: list[int], after: list[int], tokens: list[str], question: str
     return owned or (titled and any(w in TITLE_ARTICLES for w in words))
 
 
+#: "the word" or "the term" before the word a question asks about as a word ("who first
+#: used *the word* oxygen"): the word is what the question is about.
+_WORD_AS_WORD = re.compile(r"\bthe (?:word|term)\s+(?=[\"“'‘]?\w)", re.I)
+#: A word, a comma and the word after it (see :func:`_coordinate`).
+_COMMA_BETWEEN = re.compile(r"\b([A-Za-z]+),\s+([A-Za-z]+)\b")
+
+
+def _coordinate(question: str) -> str:
+    """``question`` without the commas between two adjectives of one noun ("the older,
+    more widely held view"), which cut no clause: a comma after a word read only
+    as an adjective, before one read as an adjective or an adverb."""
+
+    def joined(found: re.Match[str]) -> str:
+        before, after = found.group(1).lower(), found.group(2).lower()
+        if readings(before) == {"ADJ"} and readings(after) & {"ADJ", "ADV"}:
+            return f"{found.group(1)} {found.group(2)}"
+        return found.group(0)
+
+    return _COMMA_BETWEEN.sub(joined, question)
+
+
 def _noun_phrase_entity(question: str) -> str:
     """The noun phrase of a question's first clause, for a question that capitalises no
     name.
@@ -1690,6 +1722,7 @@ def _noun_phrase_entity(question: str) -> str:
     Returns:
         The phrase in lower case, or "" when the clause has none of these shapes.
     """
+    question = _coordinate(_WORD_AS_WORD.sub("", question))
     first = re.split(r"[?;,:]|\s+and\s+(?=(?:how|why|what|when|where|which|who)\b)", question)[0]
     words_ = first.split()
     if " of " in f" {first.lower()} ":  # "made of" at the end leaves nothing after it
@@ -2016,6 +2049,9 @@ def zh_tagged(text: str) -> list[Any]:
 #: A Chinese clause that sets the time of what a question asks by an event (在法国人到来之前,
 #: 当大桥建成时): what it names is when, not what the question is about.
 _ZH_WHEN_SETTING = re.compile(r"(?:在|当|于)[^，,？?]+?(?:之前|之后|以前|以后|期间|的时候|时)")
+#: A Chinese clause that sets the respect in which a question asks (在人口方面, 就面积而言,
+#: 从产量来看): what it names is the measure asked of the subject, not the subject.
+_ZH_RESPECT_SETTING = re.compile(r"(?:在|就|从|以)[^，,？?]+?(?:方面|而言|来说|来看)")
 
 
 def _zh_time(clause: str) -> bool:
@@ -2122,10 +2158,13 @@ def _zh_in_run(tagged: list[Any], i: int, out: list[str]) -> bool:
 
     Returns:
         True for a noun-like word, a number inside an open run, a mark joining names
-        inside one (not the clause's last word) and a word the word list does not hold.
+        inside one (not the clause's last word) and a word the word list does not hold;
+        False for a word an aspect particle follows (a verb).
     """
     word, flag = tagged[i].word, tagged[i].flag
     joins = word in _NAME_JOINS and bool(out) and i + 1 < len(tagged)
+    if i + 1 < len(tagged) and tagged[i + 1].flag in _ZH_ASPECT:
+        return False  # 定义了, 记载着: a verb, whatever the word list calls it
     return bool(
         flag.startswith(_ZH_NOUNISH)
         or (out and flag == "m" and word.isdigit())
@@ -2183,6 +2222,13 @@ def rare(text: str) -> bool:
     return zipf(text, "zh", "best") < COMMON_ZIPF
 
 
+def telling_term(term: str) -> bool:
+    """Whether a term (as :func:`~research.text.terms` gives it) is rarer than
+    :data:`COMMON_ZIPF`, so that a text saying it may be about what it names ("colonies",
+    "vermont"; not "new" or "area")."""
+    return weight(term) > 7.5 - COMMON_ZIPF
+
+
 def zh_content(clause: str) -> tuple[list[str], list[str]]:
     """What a Chinese clause says in content words of its own: the words of its runs of
     nouns, and its verbs and time words, each rarer than :data:`COMMON_ZIPF` (a rare time
@@ -2214,8 +2260,10 @@ def zh_content(clause: str) -> tuple[list[str], list[str]]:
     nouns = [w for run, kind in zip(runs, kinds, strict=True) for w in run[kind:]]
     others = [
         p.word
-        for p in tagged
-        if (p.flag.startswith("v") and not _unknown_word(p.word)) or p.flag == "t"
+        for i, p in enumerate(tagged)
+        if (p.flag.startswith("v") and not _unknown_word(p.word))
+        or p.flag == "t"
+        or (i + 1 < len(tagged) and tagged[i + 1].flag in _ZH_ASPECT)  # 首演了: a verb
     ]
     return [n for n in nouns if says(n)], [w for w in others if says(w)]
 

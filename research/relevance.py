@@ -21,7 +21,7 @@ import os
 from dataclasses import dataclass, field
 
 from . import scores
-from .aboutness import _leaned_on, _page_view, _site_terms
+from .aboutness import _leaned_on, _page_view, _site_terms, as_written
 from .document import Document
 from .facts import opens_leaning, refers_outside
 from .features import LOCAL_TOP, _local, _signals
@@ -224,7 +224,7 @@ def relevant(
 def assessed(focus: Focus, doc: Document, complete_only: bool = True) -> list[Scored]:
     """Every sentence of ``doc`` assessed for ``focus`` (complete ones only, with
     ``complete_only``), best first by :attr:`Scored.rank`."""
-    local = _local(focus, doc)[0]
+    local = _local(as_written(focus, doc), doc)[0]
     out = []
     for i, sentence in enumerate(doc.sentences):
         if sentence.complete or not complete_only:
@@ -232,7 +232,7 @@ def assessed(focus: Focus, doc: Document, complete_only: bool = True) -> list[Sc
             scored.local = local[i]
             out.append(scored)
     out.sort(key=lambda s: (-s.rank, s.sentence.start))
-    named = _page_view(focus, doc).named
+    named = _page_view(as_written(focus, doc), doc).named
     for scored in out[:LOCAL_TOP]:
         scored.top_of_page = True
         scored.page_named = named

@@ -270,3 +270,16 @@ def test_a_file_named_after_the_subject_is_read_as_a_page_titled_by_it(name) -> 
 
     assert score(name) == score("The Harlow Mill")
     assert score(name) > score("scan-0031.pdf")
+
+
+def test_a_file_speaks_of_the_subject_by_a_telling_word_or_by_the_whole_head() -> None:
+    """Notes that never name "Vermont" still speak of "colonies in Vermont" by "colonies";
+    a head of common words ("new areas") is spoken of only whole, not by a launch pad's
+    "new" and "area"."""
+    from host.sources import speaks_of_subject
+    from research.text import terms
+
+    colonies, areas = tuple(terms("colonies Vermont")), tuple(terms("new areas"))
+    assert speaks_of_subject("My notes", "Winter losses of colonies were high.", [colonies])
+    assert not speaks_of_subject("Rockets", "A new launch pad area was built.", [areas])
+    assert speaks_of_subject("Survey", "The new areas were drilled in 1970.", [areas])

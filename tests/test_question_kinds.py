@@ -12,7 +12,7 @@ from research.facts import states_cause
 from research.features import gives_number
 from research.lang.verbs import VERBS, finite_verb
 from research.plan import offline_plan
-from research.question import Focus
+from research.question import Focus, entity
 from research.text import terms
 
 #: kind → (question, the parts' count, words every query of each part names (one tuple
@@ -663,6 +663,31 @@ def test_an_it_that_stands_for_nothing_is_not_replaced_by_the_subject(question: 
     kept, not read as the first part's subject."""
     second = offline_plan(question).subquestions[1].text
     assert " it " in second, second
+
+
+def test_a_quantity_asked_in_a_later_part_is_asked_of_that_parts_own_subject() -> None:
+    """ "…, and how much food does a hedgehog eat in a day?" asks the hedgehog's food: the
+    part's subject is what the quantity is asked of, not the thing measured."""
+    plan = offline_plan(
+        "What is poverty associated with, and how much food does a hedgehog eat in a day?"
+    )
+    focus = plan.focus(plan.subquestions[1])
+    assert focus.core == ("hedgehog",), focus.core
+
+
+@pytest.mark.parametrize(
+    ("question", "subject"),
+    [
+        ("Which chemist first used the word glimmerite?", "glimmerite"),
+        ("What is the older, more widely held view of the origin of the lake?", "lake"),
+    ],
+)
+def test_a_word_asked_as_a_word_and_a_comma_between_adjectives_leave_the_subject(
+    question: str, subject: str
+) -> None:
+    """ "the word glimmerite" asks about glimmerite, not about a word; a comma between two
+    adjectives of one noun ("the older, more widely held view") cuts no clause."""
+    assert entity(question) == subject
 
 
 def test_what_it_takes_is_asked_of_the_thing_after_the_verb() -> None:

@@ -375,6 +375,21 @@ def test_a_chinese_clause_that_names_nothing_leaves_the_subject_to_the_next():
     assert entity("哪个季节最冷，青桥机场有几个出口？") == ""
 
 
+def test_a_chinese_word_an_aspect_particle_follows_is_a_verb_not_the_subject():
+    """了, 着 and 过 follow verbs only: a word before one is no noun of the subject, though
+    the word list tags it as one (规范, 定义)."""
+    assert entity("谁定义了石溪港的税率？") == "石溪港"
+    assert entity("哪一年规范了青州的盐业？") == "青州"
+
+
+def test_a_chinese_clause_that_sets_the_respect_asked_in_names_no_subject():
+    """在人口方面, 就面积而言, 从产量来看 say in what respect the question asks: what they name
+    is the measure asked of the subject, which the next clause names."""
+    assert entity("在人口方面，青州处于全省什么位置？") == "青州"
+    assert entity("就面积而言，白沙湖在全省排第几？").endswith("沙湖")
+    assert entity("从产量来看，石溪茶场排在第几位？") == "石溪茶场"
+
+
 def test_a_chinese_clause_that_sets_the_time_by_an_event_names_no_subject():
     """在大桥建成之前 says when, by an event: what it names (the bridge) is not what the
     question asks about; 之前, 以前 and 这个 are no words a sentence must say."""
@@ -413,6 +428,16 @@ def test_a_title_ending_in_a_word_the_question_ends_a_clause_with_names_no_sibli
     said = "在第四个水车中，得到改进的部件是它的铁轴。"
     page = Document.of(f"下列几件器物说明了工艺的变化。{said}", "下列几件器物说明了")
     assert answers(focus, page) == [said]
+
+
+def test_a_subject_asked_in_its_peoples_word_is_named_by_the_place():
+    """ "Veldanian" asked, "Veldania" written: a page that writes only the place's name,
+    one letter shorter than the word asked, names the subject, and answers."""
+    asked = "Southern Veldanian villages are known for what kind of houses?"
+    focus = Focus.build(asked, [asked], asked)
+    said = "Much of southern Veldania is known for its villages of painted wooden houses."
+    page = Document.of(f"Veldania lies between two seas. {said} Its capital is Orsk.", "Veldania")
+    assert said in answers(focus, page)
 
 
 def test_a_page_naming_the_subject_once_speaks_of_something_else_in_its_other_sentences():

@@ -60,6 +60,27 @@ def test_a_question_of_two_asks_gives_two_parts_about_the_name_it_says(lang, que
         assert any(name in q for q in sub.queries), (sub.text, sub.queries)
 
 
+@pytest.mark.parametrize(
+    ("lang", "question", "auxiliary"),
+    [
+        ("de", "Wann wurden die Türme von Altdorf gebaut?", "wurden"),
+        ("de", "Wann wurde die Brücke in Altdorf gebaut?", "wurde"),
+        ("pt", "Quando foram construídas as torres de Vilarinho?", "foram"),
+        ("it", "Quando furono costruite le torri di Borgoleone?", "furono"),
+    ],
+)
+def test_an_auxiliary_is_no_word_a_sentence_must_say(lang, question, auxiliary):
+    """The verbs of being, having and becoming that make a tense or the passive ("wurde
+    gebaut") say nothing of what is asked, though many are rarer than a language's most
+    common words: none is a facet."""
+    plan = offline_plan(question)
+    (sub,) = plan.subquestions
+    facets = {f.term for f in plan.focus(sub).facets}
+    with asked_in(lang):
+        said = set(terms(auxiliary))
+    assert facets and not facets & said, facets
+
+
 # Invented questions whose later ask stands for a name with the noun it names or places:
 # the ask, as planned, names the whole phrase.
 PHRASES = [

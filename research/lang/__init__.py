@@ -68,6 +68,10 @@ class Language:
     pronouns: frozenset[str] = frozenset()
     #: its articles, in lower case ("die", "el")
     articles: frozenset[str] = frozenset()
+    #: the forms of its verbs of being, having and becoming that make a tense or the
+    #: passive ("wurde gebaut", "fue construido"), in lower case: many are rarer than
+    #: the :data:`FUNCTION_WORDS` most common words, and none says what a question asks
+    auxiliaries: frozenset[str] = frozenset()
     #: the prepositions that join a noun to the name naming or placing it ("die Brücke
     #: *von* Altdorf", "la sequía *en* España"), in lower case
     links: frozenset[str] = frozenset()
@@ -156,7 +160,7 @@ class Language:
     def function_words(self) -> frozenset[str]:
         """The words that say nothing of what a question asks: the language's
         :data:`FUNCTION_WORDS` most common words (when wordfreq lists the language), its
-        question words, joiners and pronouns (lower case)."""
+        question words, joiners, pronouns and auxiliaries (lower case)."""
         return _function_words(self)
 
 
@@ -167,7 +171,7 @@ def _function_words(known: Language) -> frozenset[str]:
     # a language wordfreq has no list for has none (it would give a neighbour's: Welsh, English's)
     common = top_n_list(known.code, FUNCTION_WORDS) if listed(known.code) else []
     asked = {part for w in known.question_words for part in w.split()}
-    return frozenset(common) | asked | known.joiners | known.pronouns
+    return frozenset(common) | asked | known.joiners | known.pronouns | known.auxiliaries
 
 
 @cache
@@ -185,6 +189,7 @@ def language(code: str) -> Language | None:
         joiners=_lowered(raw.get("joiners", ())),
         pronouns=_lowered(raw.get("pronouns", ())),
         articles=_lowered(raw.get("articles", ())),
+        auxiliaries=_lowered(raw.get("auxiliaries", ())),
         links=_lowered(raw.get("links", ())),
         pro_drop=bool(raw.get("pro_drop", False)),
         prepositions=_lowered(raw.get("prepositions", ())),

@@ -94,11 +94,18 @@ def own_terms(text: str, question: str) -> list[str]:
 def weight(term: str) -> float:
     """How much a term says: rare words weigh more (1 to 5), by wordfreq's large lists
     (read as :func:`research.lang.zipf` reads them)."""
+    found = _term_zipf(term)
+    return max(1.0, min(5.0, 7.5 - found)) if found else 5.0
+
+
+def _term_zipf(term: str) -> float:
+    """How common a term is on wordfreq's Zipf scale (0 for one it does not list); an
+    English stem is looked up as written, else with "s" or "e" after it."""
     lang = "zh" if CJK.match(term) else "en"
     found = zipf(term, lang, "best")
     if found == 0.0 and lang == "en":
         found = max(zipf(term + "s", lang, "best"), zipf(term + "e", lang, "best"))
-    return max(1.0, min(5.0, 7.5 - found)) if found else 5.0
+    return found
 
 
 #: Words by which a part points back to a thing named elsewhere in the question.
@@ -193,9 +200,9 @@ _FRAMES = re.compile(
     rf"|^\s*(?:{'|'.join(sorted(IMPERATIVES))})\b"
     rf"|哪一年|哪年|什么时候|何时|什么地方|哪个地方|哪里|何处|哪儿|{_ZH_HOW_MUCH}"
     r"|叫什么|名字|名称"
-    # what the answer is called: "what is it called", "referred to as what", 被称为什么
-    # a word asked about as a word: "who first used *the word* oxygen" asks of oxygen
+    # a word asked about as a word: "who coined *the word* glimmerite" asks of glimmerite
     r"|\bthe (?:word|term)\b(?=\s+[\"“'‘]?\w)"
+    # what the answer is called: "what is it called", "referred to as what", 被称为什么
     r"|\b(?:is|are|was|were|be) (?:called|named|known as|referred to as)\b"
     r"|\b(?:called|named|known as|referred to as)(?=\s*(?:what\b|\?|$))"
     r"|被称为|被称作|称为|称作|叫做"
@@ -736,7 +743,7 @@ def _part_named(
     if question and not lead and not written and _names_another(asked, entity_terms, own):
         return entity(asked), set(terms(entity(asked))), lead
     if question and not lead and not entity_terms & set(own) and not written:
-        mine = entity(subquestion) or entity(asked)  # "how much food does *a kiwi* eat"
+        mine = entity(subquestion) or entity(asked)  # "how many eggs does *a kiwi* lay"
         own_subject = is_cjk(asked) or mine[:1].isupper() or not named[:1].isupper()
         if own_subject or (mine and not points_back(asked)):
             named = mine  # the part asks about a subject of its own
@@ -1686,16 +1693,16 @@ def _links(before: list[int], after: list[int], tokens: list[str], question: str
     return owned or (titled and any(w in TITLE_ARTICLES for w in words))
 
 
-#: "the word" or "the term" before the word a question asks about as a word ("who first
-#: used *the word* oxygen"): the word is what the question is about.
+#: "the word" or "the term" before the word a question asks about as a word ("who
+#: coined *the word* glimmerite"): the word is what the question is about.
 _WORD_AS_WORD = re.compile(r"\bthe (?:word|term)\s+(?=[\"“'‘]?\w)", re.I)
 #: A word, a comma and the word after it (see :func:`_coordinate`).
 _COMMA_BETWEEN = re.compile(r"\b([A-Za-z]+),\s+([A-Za-z]+)\b")
 
 
 def _coordinate(question: str) -> str:
-    """``question`` without the commas between two adjectives of one noun ("the older,
-    more widely held view"), which cut no clause: a comma after a word read only
+    """``question`` without the commas between two adjectives of one noun ("the tallest,
+    most slender tower"), which cut no clause: a comma after a word read only
     as an adjective, before one read as an adjective or an adverb."""
 
     def joined(found: re.Match[str]) -> str:
@@ -2226,7 +2233,7 @@ def telling_term(term: str) -> bool:
     """Whether a term (as :func:`~research.text.terms` gives it) is rarer than
     :data:`COMMON_ZIPF`, so that a text saying it may be about what it names ("colonies",
     "vermont"; not "new" or "area")."""
-    return weight(term) > 7.5 - COMMON_ZIPF
+    return _term_zipf(term) < COMMON_ZIPF
 
 
 def zh_content(clause: str) -> tuple[list[str], list[str]]:

@@ -666,27 +666,27 @@ def test_an_it_that_stands_for_nothing_is_not_replaced_by_the_subject(question: 
 
 
 def test_a_quantity_asked_in_a_later_part_is_asked_of_that_parts_own_subject() -> None:
-    """ "…, and how much food does a hedgehog eat in a day?" asks the hedgehog's food: the
-    part's subject is what the quantity is asked of, not the thing measured."""
+    """ "…, and how many eggs does a kiwi lay in a year?" asks the kiwi's eggs: the part's
+    subject is what the quantity is asked of, not the thing counted."""
     plan = offline_plan(
-        "What is poverty associated with, and how much food does a hedgehog eat in a day?"
+        "Who founded the Orvald Guild, and how many eggs does a kiwi lay in a year?"
     )
     focus = plan.focus(plan.subquestions[1])
-    assert focus.core == ("hedgehog",), focus.core
+    assert focus.core == ("kiwi",), focus.core
 
 
 @pytest.mark.parametrize(
     ("question", "subject"),
     [
-        ("Which chemist first used the word glimmerite?", "glimmerite"),
-        ("What is the older, more widely held view of the origin of the lake?", "lake"),
+        ("Who coined the word glimmerite in his notes?", "glimmerite"),
+        ("What is the tallest, most slender tower of the abbey called?", "abbey"),
     ],
 )
 def test_a_word_asked_as_a_word_and_a_comma_between_adjectives_leave_the_subject(
     question: str, subject: str
 ) -> None:
     """ "the word glimmerite" asks about glimmerite, not about a word; a comma between two
-    adjectives of one noun ("the older, more widely held view") cuts no clause."""
+    adjectives of one noun ("the tallest, most slender tower") cuts no clause."""
     assert entity(question) == subject
 
 

@@ -92,7 +92,7 @@ def _paragraph_after(doc: Document, index: int) -> list[int]:
 
 #: The fewest letters a word of the subject's head has for a page's word one letter
 #: longer or shorter than it to be read as the same name (see :func:`as_written`): a
-#: shorter word is too often another ("Roman" and "Romani", "Ural" and "Urals").
+#: shorter word is too often another ("Roman" and "Romani").
 VARIANT_LEAST = 6
 
 

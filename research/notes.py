@@ -37,6 +37,7 @@ from .labels import RESEARCH_MARKER, label
 from .lines import summary_choice as choose_summary
 from .plan import Plan, SubQuestion
 from .question import Focus, _zh_entity, entity
+from .relevance import LEARNED, evidence_threshold
 from .requirements import (
     SECTION,
     TOPIC,
@@ -594,7 +595,8 @@ def _part_sections(
     for sub in research.plan.subquestions:
         lines += [f"## {sub.text}", ""]
         given = _gives_kind(research, sub.id, chosen[sub.id])
-        status = _status_line(research.coverage(sub.id), lang, given)
+        relevant = _relevant(research, sub.id)
+        status = _status_line(research.coverage(sub.id), lang, given, relevant)
         if status and (chosen[sub.id] or sub.id in tables):
             lines += [f"> {status}", ""]
         ids = chosen[sub.id]
@@ -608,6 +610,17 @@ def _part_sections(
     return lines
 
 
+def _relevant(research: Findings, sub_id: str) -> int:
+    """How many of a part's quotes are relevant evidence: every one under the learned
+    model (which takes no leads), else those scoring at least the threshold (a lead, the
+    nearest quote of a part none answers, scores under it)."""
+    scores = research.evidence[sub_id].values()
+    if LEARNED:
+        return len(scores)
+    bar = evidence_threshold(research.focus[sub_id])
+    return sum(score >= bar for score in scores)
+
+
 def _gives_kind(research: Findings, sub_id: str, ids: list[str]) -> bool:
     """Whether one of the quotes ``ids`` gives the kind of answer a part asks for (a date,
     a figure: see :func:`research.answer.gives_answer`)."""
@@ -615,17 +628,21 @@ def _gives_kind(research: Findings, sub_id: str, ids: list[str]) -> bool:
     return any((item := research.item(i)) and gives_answer(focus, item.span) for i in ids)
 
 
-def _status_line(cov: Coverage, lang: str, given: bool = False) -> str:
+def _status_line(cov: Coverage, lang: str, given: bool = False, relevant: int = 0) -> str:
     """What a part's section says of its status when the part is only partly answered:
     the kind of answer no closely relevant quote gave ("no closely relevant quote gives a
     date for it"; when a quote shown gives one, that only quotes not closely about the
-    part do), or how little evidence there is; nothing for an answered part (a part with
-    no evidence says so in its section already).
+    part do), or how little evidence there is: with no closely relevant quote, how many
+    relevant ones answer it, or that those shown are only the nearest when none is
+    relevant (leads); nothing for an answered part (a part with no evidence says so in
+    its section already).
 
     Args:
         cov: the part's coverage.
         lang: the report's language.
         given: whether a quote shown with the line gives the kind of answer lacking.
+        relevant: how many of the part's quotes are relevant evidence (see
+            :func:`_relevant`).
 
     Returns:
         The line, or ``""``.
@@ -634,6 +651,8 @@ def _status_line(cov: Coverage, lang: str, given: bool = False) -> str:
         return ""
     if cov.lacking:
         why = label(lang, f"lacking_{cov.lacking}" + ("_given" if given else ""))
+    elif not cov.strong and relevant:
+        why = label(lang, "loosely").format(quotes=_counted(relevant, "quote", lang))
     elif not cov.strong:
         why = label(lang, "near")
     elif cov.strong < ANSWERED_ITEMS:
@@ -813,7 +832,7 @@ def _not_found_section(
         _tried_line(research, s, lang) for s in research.plan.subquestions if s not in answered
     ]
     for sub in answered:
-        status = _status_line(research.coverage(sub.id), lang)
+        status = _status_line(research.coverage(sub.id), lang, relevant=_relevant(research, sub.id))
         if status:
             lines.append(f"- {sub.text} {status}")
     failed = list(dict.fromkeys(_failure_shown(f) for f in research.failures))

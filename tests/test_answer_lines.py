@@ -616,13 +616,15 @@ _LIGHTHOUSE = (
 )
 
 
-def _lighthouse_report(tmp_path, question: str, paragraphs: tuple[str, ...]) -> str:
+def _lighthouse_report(
+    tmp_path, question: str, paragraphs: tuple[str, ...], title: str = "The Orvel lighthouse"
+) -> str:
     import asyncio
 
     from demo.corpus import CorpusPage, corpus_world, read_report, research
 
     pages = [
-        CorpusPage("The Orvel lighthouse", "en/orvel-lighthouse", list(paragraphs), "en"),
+        CorpusPage(title, "en/orvel-lighthouse", list(paragraphs), "en"),
         CorpusPage(
             "Veldra harbour",
             "en/veldra-harbour",
@@ -658,3 +660,23 @@ def test_a_section_given_its_summary_line_shows_its_status_once(tmp_path) -> Non
     section = section.split("\n## ", 1)[0]
     assert section.count("Partly answered") == 1, section
     assert re.search(r"^- The Orvel lighthouse stands .*\[\d+\]$", section, re.M), section
+
+
+def test_relevant_quotes_none_of_them_close_are_not_called_the_nearest(tmp_path) -> None:
+    """A part answered by a relevant quote that is not closely about it (on a page about
+    visiting the lighthouse, not its place) says how many quotes answer it, and not
+    closely; "the nearest quotes" are those of a part that no relevant quote answers."""
+    report = _lighthouse_report(
+        tmp_path,
+        "Where does the Orvel lighthouse stand?",
+        (
+            "The Orvel lighthouse stands on the northern cape of Veldra, about 20 kilometres "
+            "north of the harbour.",
+            "Keepers lived in the cottage beside the tower until the light was automated.",
+        ),
+        title="Visiting the Orvel lighthouse",
+    )
+    section = report.split("\n## Where does the Orvel lighthouse stand?\n", 1)[1]
+    section = section.split("\n## ", 1)[0]
+    assert "Partly answered: it is answered by only 1 quote, and not closely." in section, report
+    assert "nearest quotes" not in report, report

@@ -1663,7 +1663,7 @@ _ZH_POINTING = re.compile(rf"[这那该此]一?[{ZH_MEASURE_WORDS}]?")
 def _zh_pointing_phrase(clause: str, subject: str) -> str:
     """``clause`` with a phrase pointing back at the question's subject replaced by it:
     the pointing word (a measure word may follow it) then whole words the subject's name
-    ends with (这座桥 for 瓦恩桥, 该运河 for 青溪运河); else as it is (这座城市 points to
+    ends with (这座桥 for 瓦恩桥, 该水库 for 白沙水库); else as it is (这座城市 points to
     a city the subject is not, 那个港口 to a port 青石港 is not named by)."""
     cut = [(p.word, p.flag) for p in zh_tagged(clause)]
     said = [w for w, _ in cut]

@@ -124,7 +124,7 @@ EXPLETIVE = re.compile(
 )
 
 
-def points_back(text: str) -> bool:
+def _part_points_back(text: str) -> bool:
     """Whether a part points back to a thing named elsewhere in the question by a pronoun
     ("…, and where do most of *its* farmers work?"); an :data:`EXPLETIVE` "it" points at
     nothing ("what does it take a town to …" asks about the town)."""
@@ -179,6 +179,10 @@ _ZH_HOW_MUCH = "多少|多长|多大|多远|多高|多久|多快|多深|多宽|�
 #: "in what year", "what is the name of", "how far", "哪一年", "什么地方", and those that
 #: ask whether a claim holds ("is it true that", "really", 是真的吗). They are not facets:
 #: a sentence answers "in what year …" with a year, not with the word "year".
+#: "the word" or "the term" before the word a question asks about as a word ("who
+#: coined *the word* glimmerite"): the word is what the question is about, and "word" is
+#: no facet.
+_WORD_AS_WORD_TEXT = r"\bthe (?:word|term)\b(?=\s+[\"“'‘]?\w)"
 _FRAMES = re.compile(
     r"\b(?:in |during |by )?(?:what|which) (?:year|date|month|day|time|century|decade|period)s?\b"
     r"|\b(?:what|which) (?:is|was|are|were) the names? of\b|\bthe names? of\b"
@@ -201,7 +205,7 @@ _FRAMES = re.compile(
     rf"|哪一年|哪年|什么时候|何时|什么地方|哪个地方|哪里|何处|哪儿|{_ZH_HOW_MUCH}"
     r"|叫什么|名字|名称"
     # a word asked about as a word: "who coined *the word* glimmerite" asks of glimmerite
-    r"|\bthe (?:word|term)\b(?=\s+[\"“'‘]?\w)"
+    rf"|{_WORD_AS_WORD_TEXT}"
     # what the answer is called: "what is it called", "referred to as what", 被称为什么
     r"|\b(?:is|are|was|were|be) (?:called|named|known as|referred to as)\b"
     r"|\b(?:called|named|known as|referred to as)(?=\s*(?:what\b|\?|$))"
@@ -745,7 +749,7 @@ def _part_named(
     if question and not lead and not entity_terms & set(own) and not written:
         mine = entity(subquestion) or entity(asked)  # "how many eggs does *a kiwi* lay"
         own_subject = is_cjk(asked) or mine[:1].isupper() or not named[:1].isupper()
-        if own_subject or (mine and not points_back(asked)):
+        if own_subject or (mine and not _part_points_back(asked)):
             named = mine  # the part asks about a subject of its own
             entity_terms = set(terms(named))
         else:  # it names nothing or points back, so it asks about the question's
@@ -1693,9 +1697,9 @@ def _links(before: list[int], after: list[int], tokens: list[str], question: str
     return owned or (titled and any(w in TITLE_ARTICLES for w in words))
 
 
-#: "the word" or "the term" before the word a question asks about as a word ("who
-#: coined *the word* glimmerite"): the word is what the question is about.
-_WORD_AS_WORD = re.compile(r"\bthe (?:word|term)\s+(?=[\"“'‘]?\w)", re.I)
+#: :data:`_WORD_AS_WORD_TEXT` with the spaces after it, taken out of a question whose
+#: subject is read.
+_WORD_AS_WORD = re.compile(_WORD_AS_WORD_TEXT + r"\s+", re.I)
 #: A word, a comma and the word after it (see :func:`_coordinate`).
 _COMMA_BETWEEN = re.compile(r"\b([A-Za-z]+),\s+([A-Za-z]+)\b")
 

@@ -257,7 +257,10 @@ class _Greedy:
         The starting value, less 0.05 times the square of the quotes the section already
         has from the same address, less :data:`REPEATED_FACTS` times the share of the
         quote's names and years the section already gives (a year counts as given when
-        one within :data:`PERIOD_YEARS` of it is).
+        one within :data:`PERIOD_YEARS` of it is). A quote that holds one of the
+        section's quotes would take its place (see :meth:`take`), so it is weighed
+        against the rest of the section: the sentence it adds to the held one is what it
+        brings.
 
         Args:
             pair: a ``(part, key)`` pair of :attr:`pairs`.
@@ -267,12 +270,23 @@ class _Greedy:
         """
         part, key = pair
         repeats = self.per_source.get((part, self.quotes[key].url), 0)
+        stated, periods = self._given(part, key)
         said, dated = self.facts[key], self.dates[key]
-        known = len(said & self.stated[part]) + sum(
-            1 for y in dated if _same_period(y, self.periods[part])
-        )
+        known = len(said & stated) + sum(1 for y in dated if _same_period(y, periods))
         share = known / (len(said) + len(dated)) if said or dated else 0.0
         return self.pairs[pair] - 0.05 * repeats**2 - REPEATED_FACTS * share
+
+    def _given(self, part: str, key: str) -> tuple[set[str], list[int]]:
+        """The names and years ``part``'s section gives, less those of a quote that
+        ``key``'s quote holds (and would replace)."""
+        section = self.chosen[part]
+        quote = self.quotes[key]
+        held = next((k for k in section if _holds(quote, self.quotes[k])), None)
+        if held is None:
+            return self.stated[part], self.periods[part]
+        rest = [k for k in section if k != held]
+        stated = set().union(*(self.facts[k] for k in rest))
+        return stated, [y for k in rest for y in self.dates[k]]
 
     def full(self, part: str) -> bool:
         """Whether ``part``'s section holds :attr:`limit` quotes."""

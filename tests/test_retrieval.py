@@ -91,6 +91,24 @@ def test_a_quote_that_holds_a_quoted_sentence_and_the_one_after_it_takes_its_pla
     assert select(["q1"], {"q1": {"a": 0.5, "b": 0.4}}, apart, "en", 3)["q1"] == ["a"]
 
 
+def test_a_quote_holding_a_parts_sentence_is_weighed_by_the_sentence_it_adds():
+    """A part quotes a sentence; the quote of it with the next sentence (which gives the
+    figure the part asks for) would take its place, so it is not weighed down for
+    repeating the names of the sentence it replaces, and it goes to that part rather
+    than to another part that scores it lower."""
+    first = "Port Elvan has one harbour, eight quays and a Customs House."
+    both = first + " Its two deepest quays each take ships of over 300 metres."
+    url = "http://127.0.0.1:9/port"
+    quotes = {
+        "a": Quote("a", url, first, 100),
+        "b": Quote("b", url, both, 100),
+        "c": Quote("c", "http://127.0.0.1:9/other", "Elvan's quays handle 4 million tonnes.", 0),
+    }
+    scores = {"q1": {"a": 0.62, "b": 0.51}, "q2": {"c": 0.9, "b": 0.45}}
+    chosen = select(["q1", "q2"], scores, quotes, "en", 3)
+    assert chosen == {"q1": ["b"], "q2": ["c"]}
+
+
 def test_the_page_most_parts_rank_first_is_the_page_the_question_is_about():
     """Three parts asked of one article: two of them rank it first, so it is about the
     question. One part alone, or two parts that each rank another page first, agree on

@@ -1193,6 +1193,19 @@ _LEAD_PREPOSITIONS = frozenset(["about", "on", "regarding", "concerning", "re", 
 _ZH_NOUNISH = ("n", "eng", "j", "l", "b")
 #: jieba's tags of the aspect particles 了, 着 and 过, which follow a verb only.
 _ZH_ASPECT = frozenset({"ul", "uz", "ug"})
+#: The passive marker, and the words that close a passive verb's result (被*任命*为,
+#: 被*改*成): a word between them is a verb.
+_ZH_PASSIVE, _ZH_RESULT = "被", frozenset({"为", "成", "作", "做"})
+
+
+def _zh_verb_at(tagged: list[Any], i: int) -> bool:
+    """Whether word ``i`` of a tagged Chinese clause is a verb by its place, whatever the
+    word list calls it: an aspect particle follows it (定义了, 记载着), or it stands
+    between the passive marker and the word closing its result (被任命为)."""
+    after = tagged[i + 1].word if i + 1 < len(tagged) else ""
+    if after and tagged[i + 1].flag in _ZH_ASPECT:
+        return True
+    return i > 0 and tagged[i - 1].word == _ZH_PASSIVE and after in _ZH_RESULT
 
 
 def lead_subject(question: str) -> tuple[str, str]:
@@ -2170,12 +2183,12 @@ def _zh_in_run(tagged: list[Any], i: int, out: list[str]) -> bool:
     Returns:
         True for a noun-like word, a number inside an open run, a mark joining names
         inside one (not the clause's last word) and a word the word list does not hold;
-        False for a word an aspect particle follows (a verb).
+        False for a word its place makes a verb (see :func:`_zh_verb_at`).
     """
     word, flag = tagged[i].word, tagged[i].flag
     joins = word in _NAME_JOINS and bool(out) and i + 1 < len(tagged)
-    if i + 1 < len(tagged) and tagged[i + 1].flag in _ZH_ASPECT:
-        return False  # 定义了, 记载着: a verb, whatever the word list calls it
+    if _zh_verb_at(tagged, i):
+        return False  # 定义了, 被任命为: a verb, whatever the word list calls it
     return bool(
         flag.startswith(_ZH_NOUNISH)
         or (out and flag == "m" and word.isdigit())
@@ -2274,7 +2287,7 @@ def zh_content(clause: str) -> tuple[list[str], list[str]]:
         for i, p in enumerate(tagged)
         if (p.flag.startswith("v") and not _unknown_word(p.word))
         or p.flag == "t"
-        or (i + 1 < len(tagged) and tagged[i + 1].flag in _ZH_ASPECT)  # 首演了: a verb
+        or _zh_verb_at(tagged, i)  # 首演了, 被任命为: a verb
     ]
     return [n for n in nouns if says(n)], [w for w in others if says(w)]
 

@@ -382,6 +382,14 @@ def test_a_chinese_word_an_aspect_particle_follows_is_a_verb_not_the_subject():
     assert entity("哪一年规范了青州的盐业？") == "青州"
 
 
+def test_a_chinese_word_between_the_passive_marker_and_its_result_is_a_verb():
+    """被任命为 and 被改作 are passives: the word between 被 and 为, 成 or 作 is their verb,
+    though the word list tags it as a noun (任命), and the subject is what the clause names
+    after it."""
+    assert entity("谁被任命为石溪港的港务长？") == "石溪港"
+    assert entity("1820年，谁被任命为青州知府的幕僚？").startswith("青州")
+
+
 def test_a_chinese_clause_that_sets_the_respect_asked_in_names_no_subject():
     """在人口方面, 就面积而言, 从产量来看 say in what respect the question asks: what they name
     is the measure asked of the subject, which the next clause names."""

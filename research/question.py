@@ -1201,11 +1201,17 @@ _ZH_PASSIVE, _ZH_RESULT = "被", frozenset({"为", "成", "作", "做"})
 def _zh_verb_at(tagged: list[Any], i: int) -> bool:
     """Whether word ``i`` of a tagged Chinese clause is a verb by its place, whatever the
     word list calls it: an aspect particle follows it (定义了, 记载着), or it stands
-    between the passive marker and the word closing its result (被任命为)."""
+    between the passive marker, with or without the nouns of its agent, and the word
+    closing its result (被任命为, 被青州知府任命为)."""
     after = tagged[i + 1].word if i + 1 < len(tagged) else ""
     if after and tagged[i + 1].flag in _ZH_ASPECT:
         return True
-    return i > 0 and tagged[i - 1].word == _ZH_PASSIVE and after in _ZH_RESULT
+    if after not in _ZH_RESULT:
+        return False
+    k = i - 1
+    while k >= 0 and tagged[k].word != _ZH_PASSIVE and tagged[k].flag.startswith(_ZH_NOUNISH):
+        k -= 1  # the agent's nouns
+    return k >= 0 and tagged[k].word == _ZH_PASSIVE
 
 
 def lead_subject(question: str) -> tuple[str, str]:
@@ -2052,6 +2058,18 @@ def _posseg() -> Any:
     return jieba.posseg
 
 
+def _function_unglued(pair: Any) -> list[Any]:
+    """A word jieba guessed (its word list does not hold it) that ends in a preposition,
+    copula or particle, cut before it: the name and the word after it were glued
+    together (谷以 in 白沙谷以什么闻名). Any other word as it is."""
+    word = pair.word
+    if len(word) < 2 or word[-1] not in _ZH_FUNCTION or not all(CJK.match(c) for c in word):
+        return [pair]
+    if known_word(word):
+        return [pair]
+    return [type(pair)(word[:-1], pair.flag), type(pair)(word[-1], word_tag(word[-1]) or "p")]
+
+
 def zh_tagged(text: str) -> list[Any]:
     """The words of a Chinese text with their parts of speech (jieba's ``pair.word``,
     ``pair.flag``: n… nouns, v… verbs, r pronouns and question words, m numbers).
@@ -2060,7 +2078,7 @@ def zh_tagged(text: str) -> list[Any]:
     Simplified, and its guesses at words it does not hold are slow and poor), each word
     given back as written in ``text``."""
     simple = simplified(text)
-    tagged = list(_posseg().cut(simple))
+    tagged = [part for pair in _posseg().cut(simple) for part in _function_unglued(pair)]
     if simple == text or len(simple) != len(text):
         return tagged
     out, at = [], 0
@@ -2123,16 +2141,36 @@ def _zh_entity(clause: str) -> str:
     by · or - are one (彼得·布兰森); a number and measure word before a noun are skipped
     (一个蜂群 → 蜂群)."""
 
-    runs, kinds = _zh_noun_runs(zh_tagged(clause))
+    tagged = zh_tagged(clause)
+    runs, kinds = _zh_noun_runs(tagged)
     # 什么后天因素导致…: the noun after the question word is the kind of answer (因素), not
     # what the question is about; a clause that names nothing else names no subject
     runs = [run for run, kind in zip(runs, kinds, strict=True) if not kind]
+    modifying = _zh_modifying_passive(tagged)
+    runs = [run for run in runs if run[0] not in modifying] or runs
     # 最早那座桥的名称: the name asked for (名称, 名字) frames the question, it is no subject
     runs = [run for run in runs if not _FRAMES.fullmatch("".join(run))]
     found = [run for run in runs if 2 <= len("".join(run)) <= 20]
     named = [run for run in found if any(rare(w) for w in run if w.strip())]
     chosen = (named or found or [[]])[0]
     return "".join(chosen).strip("".join(_NAME_JOINS))
+
+
+def _zh_modifying_passive(tagged: list[Any]) -> set[str]:
+    """The words of a passive that modifies a noun (被*青州府认定*的古桥, 被*港务局列入名录*的
+    灯塔): the thing asked about is the noun the clause leads to after 的, not the one
+    that did it or what it was done with. A passive that is the clause's own verb
+    (谁被青州府任命为知县) keeps its words, its agent may well be what is asked about."""
+    out: set[str] = set()
+    for i, pair in enumerate(tagged[:-1]):
+        if pair.word != _ZH_PASSIVE:
+            continue
+        rest = [p.word for p in tagged[i + 1 :]]
+        close = next((j for j, w in enumerate(rest) if w == "的" or w == _ZH_PASSIVE), None)
+        span = rest[:close] if close is not None and rest[close] == "的" else []
+        if len(span) > 1 and not _ZH_RESULT.intersection(span):  # 被任命为港口的…: its object
+            out.update(span)
+    return out
 
 
 def _zh_noun_runs(tagged: list[Any]) -> tuple[list[list[str]], list[bool]]:
@@ -2223,7 +2261,7 @@ COMMON_ZIPF = 5.0
 _NAME_JOINS = ("·", "-", "‧", "•")
 #: Characters that end no name: a preposition, copula or particle following the subject
 #: (石青山*在*哪年出生, 章同*是*哪里人).
-_ZH_FUNCTION = frozenset("在是的了和与及被把将从对向为于也都就还又曾所有")
+_ZH_FUNCTION = frozenset("在是的了和与及被把将从对向为于以也都就还又曾所有")
 
 
 def _common_opening(texts: list[str]) -> str:

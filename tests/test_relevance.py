@@ -388,6 +388,22 @@ def test_a_chinese_word_between_the_passive_marker_and_its_result_is_a_verb():
     after it."""
     assert entity("谁被任命为石溪港的港务长？") == "石溪港"
     assert entity("1820年，谁被任命为青州知府的幕僚？").startswith("青州")
+    assert entity("谁被青州知府任命为盐运使？") == "青州知府"  # the agent, as asked
+
+
+def test_the_agent_of_a_passive_that_modifies_a_noun_is_not_the_subject():
+    """被青州府认定的古桥: the clause asks about the bridge, the noun the passive leads to
+    after 的; the one that did it is no subject. A passive that is the clause's own verb
+    keeps its agent."""
+    assert entity("被青州府认定的古桥有多长？") == "古桥"
+    assert entity("被石溪港务局列入名录的灯塔建于哪一年？") == "灯塔"
+    assert entity("谁被拿破仑任命为元帅？") == "拿破仑"
+
+
+def test_a_name_jieba_glues_a_preposition_to_is_cut_before_it():
+    """白沙谷以什么闻名: jieba guesses 谷以 as one word; a guessed word ending in a
+    preposition, copula or particle is a name with the word after it glued on."""
+    assert entity("白沙谷以什么闻名？") == "白沙谷"
 
 
 def test_a_chinese_clause_that_sets_the_respect_asked_in_names_no_subject():

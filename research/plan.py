@@ -82,6 +82,7 @@ from research.question import (
     telling,
     topic_of,
     weight,
+    zh_about,
     zh_content,
     zh_tagged,
 )
@@ -1462,7 +1463,10 @@ def _zh_named(clause: str) -> bool:
     """Whether a Chinese clause opens with a subject of its own (a noun before its verb
     or question word: "1821年的第一次洪水淹没了哪些村庄" does, "何时开始商用" does not;
     nor does a word of two characters or more before 是 that the word list tags
-    otherwise, as names often are: "微软是谁创立的" does)."""
+    otherwise, as names often are: "微软是谁创立的" does; one saying what its noun is
+    about does: "关于白沙湖的研究发现了什么")."""
+    if zh_about(clause):  # 关于白沙湖的研究…: what it is about, whatever its words
+        return True
     before: list[Any] = []
     for pair in zh_tagged(clause):
         if pair.word == "是" and any(_ZH_NAMING.match(p.flag) for p in before):

@@ -2070,6 +2070,23 @@ def _function_unglued(pair: Any) -> list[Any]:
     return [type(pair)(word[:-1], pair.flag), type(pair)(word[-1], word_tag(word[-1]) or "p")]
 
 
+#: jieba's tags of names: of people, places, bodies and other proper nouns.
+_ZH_NAME_TAGS = frozenset({"nr", "nrt", "nrfg", "ns", "nt", "nz"})
+
+
+def _bound_joined(tagged: list[Any]) -> list[Any]:
+    """A bound morpheme (jieba's ``g``: a character that is no word on its own) right
+    after a name joined to it: the word list cut the name short (佩罗 and 蒂 of a name
+    佩罗蒂)."""
+    out: list[Any] = []
+    for pair in tagged:
+        if out and pair.flag == "g" and out[-1].flag in _ZH_NAME_TAGS:
+            out[-1] = type(pair)(out[-1].word + pair.word, out[-1].flag)
+        else:
+            out.append(pair)
+    return out
+
+
 def zh_tagged(text: str) -> list[Any]:
     """The words of a Chinese text with their parts of speech (jieba's ``pair.word``,
     ``pair.flag``: n… nouns, v… verbs, r pronouns and question words, m numbers).
@@ -2078,7 +2095,9 @@ def zh_tagged(text: str) -> list[Any]:
     Simplified, and its guesses at words it does not hold are slow and poor), each word
     given back as written in ``text``."""
     simple = simplified(text)
-    tagged = [part for pair in _posseg().cut(simple) for part in _function_unglued(pair)]
+    tagged = _bound_joined(
+        [part for pair in _posseg().cut(simple) for part in _function_unglued(pair)]
+    )
     if simple == text or len(simple) != len(text):
         return tagged
     out, at = [], 0
@@ -2094,6 +2113,20 @@ _ZH_WHEN_SETTING = re.compile(r"(?:在|当|于)[^，,？?]+?(?:之前|之后|以
 #: A Chinese clause that sets the respect in which a question asks (在人口方面, 就面积而言,
 #: 从产量来看): what it names is the measure asked of the subject, not the subject.
 _ZH_RESPECT_SETTING = re.compile(r"(?:在|就|从|以)[^，,？?]+?(?:方面|而言|来说|来看)")
+
+
+#: What a Chinese clause says its noun is about: 关于*白沙湖*的研究, 有关*盐业税*的记载.
+_ZH_ABOUT = re.compile(r"(?:关于|有关|对于)(?P<topic>[^，,？?的]{2,16})的")
+#: Question words inside a span, which then asks rather than names.
+_ZH_ASKS_IN = re.compile(r"什么|哪|谁|几|多少|怎|如何|为何|为什么")
+
+
+def zh_about(clause: str) -> str:
+    """What a Chinese clause says its noun is about (白沙湖 in 关于白沙湖的研究发现了什么),
+    or "" when it says none or the phrase asks (关于什么的研究)."""
+    found = _ZH_ABOUT.search(clause)
+    topic = found.group("topic") if found else ""
+    return "" if _ZH_ASKS_IN.search(topic) else topic
 
 
 def _zh_time(clause: str) -> bool:
@@ -2139,8 +2172,11 @@ def _zh_entity(clause: str) -> str:
     rarer than :data:`COMMON_ZIPF` (世界 is too common to name what 哪国是当年世界第三大
     茶叶生产国 asks about; in a clause of common nouns only, its first run). Names joined
     by · or - are one (彼得·布兰森); a number and measure word before a noun are skipped
-    (一个蜂群 → 蜂群)."""
+    (一个蜂群 → 蜂群). What a clause says it is about (关于*白沙湖*的研究) is its subject,
+    whatever its words' parts of speech."""
 
+    if about := zh_about(clause):
+        return about
     tagged = zh_tagged(clause)
     runs, kinds = _zh_noun_runs(tagged)
     # 什么后天因素导致…: the noun after the question word is the kind of answer (因素), not

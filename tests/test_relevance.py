@@ -5,7 +5,14 @@ from __future__ import annotations
 from research.document import Document
 from research.facts import points_back
 from research.plan import offline_plan
-from research.question import Focus, Glossary, entity, question_kind, zh_kind_nouns
+from research.question import (
+    Focus,
+    Glossary,
+    entity,
+    question_kind,
+    zh_kind_nouns,
+    zh_tagged,
+)
 from research.relevance import (
     LONGEST_QUOTE,
     THRESHOLD,
@@ -398,6 +405,22 @@ def test_the_agent_of_a_passive_that_modifies_a_noun_is_not_the_subject():
     assert entity("被青州府认定的古桥有多长？") == "古桥"
     assert entity("被石溪港务局列入名录的灯塔建于哪一年？") == "灯塔"
     assert entity("谁被拿破仑任命为元帅？") == "拿破仑"
+
+
+def test_what_a_chinese_clause_says_it_is_about_is_its_subject():
+    """关于X的研究: the clause names what its noun is about, whatever jieba tags its words
+    (收入 as a verb in 收入不平等); one asking what it is about names none."""
+    assert entity("关于收入不平等的研究发现了什么？") == "收入不平等"
+    assert entity("对于青州盐业的调查发现了什么？") == "青州盐业"
+    assert entity("关于什么的研究最多？") == ""
+
+
+def test_a_bound_character_after_a_name_belongs_to_it():
+    """jieba cuts a transliterated name short and tags its last character a bound
+    morpheme (``g``), which is no word on its own: it is the name's."""
+    first = zh_tagged("莫罗蒂在1990年调查了什么？")[0]
+    assert (first.word, first.flag) == ("莫罗蒂", "nrt")
+    assert entity("洛伦蒂的研究发现了什么？") == "洛伦蒂"
 
 
 def test_a_name_jieba_glues_a_preposition_to_is_cut_before_it():

@@ -2076,8 +2076,8 @@ _ZH_NAME_TAGS = frozenset({"nr", "nrt", "nrfg", "ns", "nt", "nz"})
 
 def _bound_joined(tagged: list[Any]) -> list[Any]:
     """A bound morpheme (jieba's ``g``: a character that is no word on its own) right
-    after a name joined to it: the word list cut the name short (佩罗 and 蒂 of a name
-    佩罗蒂)."""
+    after a name joined to it: the word list cut the name short (莫罗 and 蒂 of a name
+    莫罗蒂)."""
     out: list[Any] = []
     for pair in tagged:
         if out and pair.flag == "g" and out[-1].flag in _ZH_NAME_TAGS:

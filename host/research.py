@@ -58,7 +58,15 @@ from subagents.evidence import (
 from subagents.search.render import result_list
 
 from .prepared import Prepared, keep_source, plan_digest, prepare_source, recall_scores
-from .sources import FileSource, file_place, file_record, lent_title, own_file, speaks_of_subject
+from .sources import (
+    FileSource,
+    addressed_title,
+    file_place,
+    file_record,
+    lent_title,
+    own_file,
+    speaks_of_subject,
+)
 
 #: Evidence items kept per page (or file) and sub-question.
 ITEMS_PER_SOURCE = 8
@@ -523,9 +531,10 @@ class Research:
             except (FsError, ValueError, TypeError, KeyError):
                 continue
             url = record.final_url or record.url
-            prepared, judged = await self._prepared(text, record.title, record.sha256)
+            title = addressed_title(url, record.title, text, self._cores())
+            prepared, judged = await self._prepared(text, title or record.title, record.sha256)
             with withholding(prepared.private):  # nothing of a page not to keep is kept
-                made = self._score(path, text, url, record.title, "web", judged)
+                made = self._score(path, text, url, record.title, "web", judged, title)
                 self.sources[path].published = record.published
                 if record.has_links:
                     self._add_links(text, url, record.title)
@@ -598,7 +607,11 @@ class Research:
         lend = own_file(url) and (
             self.own_about or speaks_of_subject(source.title, source.text, self._cores())
         )
-        title = self._lent_title(source.title, source.text) if lend else ""
+        if lend:
+            title = self._lent_title(source.title, source.text)
+        else:  # a download whose address names the subject, as a web page's may
+            own = own_file(url)
+            title = "" if own else addressed_title(url, source.title, source.text, self._cores())
         prepared, judged = await self._prepared(source.text, title or source.title, origin)
         with withholding(prepared.private):  # nothing of a download not to keep is kept
             made = self._score(source.path, source.text, url, source.title, "file", judged, title)
@@ -645,7 +658,8 @@ class Research:
 
         A file of the user's own is scored under ``scored_title`` when the question's
         subject is lent to it (see :func:`~host.sources.lent_title`; a source scored
-        before is scored again so); the source keeps its own ``title``.
+        before is scored again so), and so is a page whose address names the subject
+        (see :func:`~host.sources.addressed_title`); the source keeps its own ``title``.
 
         Returns:
             What each part made of it (none under the learned model, which weighs every

@@ -20,6 +20,7 @@ import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from urllib.parse import unquote, urlsplit
 
 from research.brief import BriefReading, read_brief
 from research.facts import names_subject
@@ -311,18 +312,49 @@ def lent_title(question: str, title: str, text: str, cores: Sequence[Sequence[st
     return f"{about}: {title}"
 
 
+def addressed_title(url: str, title: str, text: str, cores: Sequence[Sequence[str]]) -> str:
+    """The title a web page is read under when its address names a part's subject and its
+    title does not: the words of its address that name the subject before its own title
+    ("apollo program: The suits" for ``/apollo-program-4.html`` titled "The suits"), as
+    a site's pages on one subject often leave the subject out of their titles but not out
+    of their addresses. A page whose text never speaks of the subject (see
+    :func:`speaks_of_subject`) keeps its title. "" when the title stays the page's own.
+
+    Args:
+        url: the page's address.
+        title: its title.
+        text: its text.
+        cores: the subject heads of the plan's parts (see
+            :attr:`research.question.Focus.core`).
+    """
+    path = unquote(urlsplit(url).path)
+    words = [w for w in re.split(r"[\W_]+", path) if w and not w.isdigit()]
+    if not words or any(names_subject(title, core) for core in cores):
+        return ""
+    said = {w: set(terms(w)) for w in words}
+    for core in cores:
+        naming = [w for w, found in said.items() if found & set(core)]
+        named = set().union(*(said[w] for w in naming)) if naming else set()
+        if core and set(core) <= named and speaks_of_subject("", text, [core]):
+            return f"{' '.join(naming)}: {title}"
+    return ""
+
+
 def read_as(
     question: str, pages: Sequence[tuple[str, str, str]], cores: Sequence[Sequence[str]]
 ) -> list[str]:
     """The title each of a run's stored ``pages`` (``(address, title, text)``) was read
     under: when a file of the user's own speaks of the question's subject (see
-    :func:`speaks_of_subject`), every such file by :func:`lent_title`; every other source
-    by its own title."""
+    :func:`speaks_of_subject`), every such file by :func:`lent_title`; a web page whose
+    address names the subject by :func:`addressed_title`; every other source by its own
+    title."""
     own = [i for i, (url, _, _) in enumerate(pages) if own_file(url)]
     lent = any(speaks_of_subject(pages[i][1], pages[i][2], cores) for i in own)
     return [
-        (lent and i in own and lent_title(question, title, text, cores)) or title
-        for i, (_, title, text) in enumerate(pages)
+        (lent and i in own and lent_title(question, title, text, cores))
+        or (i not in own and addressed_title(url, title, text, cores))
+        or title
+        for i, (url, title, text) in enumerate(pages)
     ]
 
 

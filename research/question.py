@@ -1577,10 +1577,12 @@ def _zh_question_entity(question: str) -> str:
 
 
 def _zh_setting(clause: str) -> bool:
-    """Whether a Chinese clause only sets when (在大桥建成之前) or in what respect (在人口方面)
-    the question asks: what it names is not what the question is about."""
+    """Whether a Chinese clause only sets when (在大桥建成之前), in what respect (在人口方面)
+    or where within something (在哪场战役中) the question asks: what it names is not what
+    the question is about."""
     clause = clause.strip()
-    return bool(_ZH_WHEN_SETTING.fullmatch(clause) or _ZH_RESPECT_SETTING.fullmatch(clause))
+    settings = (_ZH_WHEN_SETTING, _ZH_RESPECT_SETTING, _ZH_PLACE_SETTING)
+    return any(setting.fullmatch(clause) for setting in settings)
 
 
 def _capital_runs(question: str) -> list[list[str]]:
@@ -2113,6 +2115,11 @@ _ZH_WHEN_SETTING = re.compile(r"(?:在|当|于)[^，,？?]+?(?:之前|之后|以
 #: A Chinese clause that sets the respect in which a question asks (在人口方面, 就面积而言,
 #: 从产量来看): what it names is the measure asked of the subject, not the subject.
 _ZH_RESPECT_SETTING = re.compile(r"(?:在|就|从|以)[^，,？?]+?(?:方面|而言|来说|来看)")
+#: A Chinese clause that sets where within something a question asks (在哪场战役中,
+#: 在这份报告里, 例子中): what it names, or asks, is the setting, not the subject.
+_ZH_PLACE_SETTING = re.compile(
+    r"(?:在|于)[^，,？?]{1,12}?(?:之中|当中|中|里|内)|[^，,？?]{1,8}?(?:之中|当中|中)"
+)
 
 
 #: What a Chinese clause says its noun is about: 关于*白沙湖*的研究, 有关*盐业税*的记载.
@@ -2261,6 +2268,8 @@ def _zh_in_run(tagged: list[Any], i: int, out: list[str]) -> bool:
     """
     word, flag = tagged[i].word, tagged[i].flag
     joins = word in _NAME_JOINS and bool(out) and i + 1 < len(tagged)
+    if re.fullmatch(_ZH_KIND_WORD, word):
+        return False  # 哪场, 什么: a question word, whatever the word list makes of it
     if _zh_verb_at(tagged, i):
         return False  # 定义了, 被任命为: a verb, whatever the word list calls it
     return bool(

@@ -429,6 +429,15 @@ def test_a_name_jieba_glues_a_preposition_to_is_cut_before_it():
     assert entity("白沙谷以什么闻名？") == "白沙谷"
 
 
+def test_a_chinese_clause_that_sets_where_within_something_names_no_subject():
+    """在哪场战役中 asks where within something the question asks; it is no question of its
+    own and names no subject: the next clause does. 哪场 is a question word, never a
+    noun of a name, whatever the word list makes of it."""
+    assert entity("在哪场战役中，青州守军被击败了？") == "青州守军"
+    assert entity("在这份报告里，白沙湖的面积是多少？") == "白沙湖"
+    assert entity("石溪港位于哪里，有多大？") == "石溪港"  # 哪里 asks; it sets nothing
+
+
 def test_a_chinese_clause_that_sets_the_respect_asked_in_names_no_subject():
     """在人口方面, 就面积而言, 从产量来看 say in what respect the question asks: what they name
     is the measure asked of the subject, which the next clause names."""

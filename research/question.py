@@ -1578,7 +1578,7 @@ def _zh_question_entity(question: str) -> str:
 
 def _zh_setting(clause: str) -> bool:
     """Whether a Chinese clause only sets when (在大桥建成之前), in what respect (在人口方面)
-    or where within something (在哪场战役中) the question asks: what it names is not what
+    or where within something (在哪场比赛中) the question asks: what it names is not what
     the question is about."""
     clause = clause.strip()
     settings = (_ZH_WHEN_SETTING, _ZH_RESPECT_SETTING, _ZH_PLACE_SETTING)
@@ -2063,7 +2063,7 @@ def _posseg() -> Any:
 def _function_unglued(pair: Any) -> list[Any]:
     """A word jieba guessed (its word list does not hold it) that ends in a preposition,
     copula or particle, cut before it: the name and the word after it were glued
-    together (谷以 in 白沙谷以什么闻名). Any other word as it is."""
+    together (谷以 in 白沙谷以何种矿产出名). Any other word as it is."""
     word = pair.word
     if len(word) < 2 or word[-1] not in _ZH_FUNCTION or not all(CJK.match(c) for c in word):
         return [pair]
@@ -2115,8 +2115,8 @@ _ZH_WHEN_SETTING = re.compile(r"(?:在|当|于)[^，,？?]+?(?:之前|之后|以
 #: A Chinese clause that sets the respect in which a question asks (在人口方面, 就面积而言,
 #: 从产量来看): what it names is the measure asked of the subject, not the subject.
 _ZH_RESPECT_SETTING = re.compile(r"(?:在|就|从|以)[^，,？?]+?(?:方面|而言|来说|来看)")
-#: A Chinese clause that sets where within something a question asks (在哪场战役中,
-#: 在这份报告里, 例子中): what it names, or asks, is the setting, not the subject.
+#: A Chinese clause that sets where within something a question asks (在哪场比赛中,
+#: 在这份报告里, 报告中): what it names, or asks, is the setting, not the subject.
 _ZH_PLACE_SETTING = re.compile(
     r"(?:在|于)[^，,？?]{1,12}?(?:之中|当中|中|里|内)|[^，,？?]{1,8}?(?:之中|当中|中)"
 )
@@ -2198,7 +2198,7 @@ def _zh_entity(clause: str) -> str:
 
 
 def _zh_modifying_passive(tagged: list[Any]) -> set[str]:
-    """The words of a passive that modifies a noun (被*青州府认定*的古桥, 被*港务局列入名录*的
+    """The words of a passive that modifies a noun (被*石溪县列为文物*的古桥, 被*港务局列入名录*的
     灯塔): the thing asked about is the noun the clause leads to after 的, not the one
     that did it or what it was done with. A passive that is the clause's own verb
     (谁被青州府任命为知县) keeps its words, its agent may well be what is asked about."""

@@ -394,23 +394,22 @@ def test_a_chinese_word_between_the_passive_marker_and_its_result_is_a_verb():
     though the word list tags it as a noun (任命), and the subject is what the clause names
     after it."""
     assert entity("谁被任命为石溪港的港务长？") == "石溪港"
-    assert entity("1820年，谁被任命为青州知府的幕僚？").startswith("青州")
     assert entity("谁被青州知府任命为盐运使？") == "青州知府"  # the agent, as asked
 
 
 def test_the_agent_of_a_passive_that_modifies_a_noun_is_not_the_subject():
-    """被青州府认定的古桥: the clause asks about the bridge, the noun the passive leads to
+    """被石溪县列为文物的古桥: the clause asks about the bridge, the noun the passive leads to
     after 的; the one that did it is no subject. A passive that is the clause's own verb
     keeps its agent."""
-    assert entity("被青州府认定的古桥有多长？") == "古桥"
+    assert entity("被石溪县列为文物的古桥有多长？") == "古桥"
     assert entity("被石溪港务局列入名录的灯塔建于哪一年？") == "灯塔"
     assert entity("谁被拿破仑任命为元帅？") == "拿破仑"
 
 
 def test_what_a_chinese_clause_says_it_is_about_is_its_subject():
     """关于X的研究: the clause names what its noun is about, whatever jieba tags its words
-    (教育 as a verb in 教育不平等); one asking what it is about names none."""
-    assert entity("关于教育不平等的研究发现了什么？") == "教育不平等"
+    (教育 and 改革 as verbs in 教育改革); one asking what it is about names none."""
+    assert entity("关于教育改革的报告提到了哪些问题？") == "教育改革"
     assert entity("对于青州盐业的调查发现了什么？") == "青州盐业"
     assert entity("关于什么的研究最多？") == ""
 
@@ -418,22 +417,22 @@ def test_what_a_chinese_clause_says_it_is_about_is_its_subject():
 def test_a_bound_character_after_a_name_belongs_to_it():
     """jieba cuts a transliterated name short and tags its last character a bound
     morpheme (``g``), which is no word on its own: it is the name's."""
-    first = zh_tagged("莫罗蒂在1990年调查了什么？")[0]
+    first = zh_tagged("莫罗蒂的画作收藏在哪里？")[0]
     assert (first.word, first.flag) == ("莫罗蒂", "nrt")
     assert entity("洛伦蒂的研究发现了什么？") == "洛伦蒂"
 
 
 def test_a_name_jieba_glues_a_preposition_to_is_cut_before_it():
-    """白沙谷以什么闻名: jieba guesses 谷以 as one word; a guessed word ending in a
+    """白沙谷以何种矿产出名: jieba guesses 谷以 as one word; a guessed word ending in a
     preposition, copula or particle is a name with the word after it glued on."""
-    assert entity("白沙谷以什么闻名？") == "白沙谷"
+    assert entity("白沙谷以何种矿产出名？") == "白沙谷"
 
 
 def test_a_chinese_clause_that_sets_where_within_something_names_no_subject():
-    """在哪场战役中 asks where within something the question asks; it is no question of its
+    """在哪场比赛中 asks where within something the question asks; it is no question of its
     own and names no subject: the next clause does. 哪场 is a question word, never a
     noun of a name, whatever the word list makes of it."""
-    assert entity("在哪场战役中，青州守军被击败了？") == "青州守军"
+    assert entity("在哪场比赛中，石溪队得分最多？") == "石溪队"
     assert entity("在这份报告里，白沙湖的面积是多少？") == "白沙湖"
     assert entity("石溪港位于哪里，有多大？") == "石溪港"  # 哪里 asks; it sets nothing
 

@@ -2124,6 +2124,8 @@ _ZH_PLACE_SETTING = re.compile(
 
 #: What a Chinese clause says its noun is about: 关于*白沙湖*的研究, 有关*盐业税*的记载.
 _ZH_ABOUT = re.compile(r"(?:关于|有关|对于)(?P<topic>[^，,？?的]{2,16})的")
+#: Question words inside a span, which then asks rather than names.
+_ZH_ASKS_IN = re.compile(r"什么|哪|谁|几|多少|怎|如何|为何|为什么")
 
 
 def zh_about(clause: str) -> str:
@@ -2131,7 +2133,7 @@ def zh_about(clause: str) -> str:
     or "" when it says none or the phrase asks (关于什么的研究)."""
     found = _ZH_ABOUT.search(clause)
     topic = found.group("topic") if found else ""
-    return "" if ZH_ASKS.search(topic) else topic
+    return "" if _ZH_ASKS_IN.search(topic) else topic
 
 
 def _zh_time(clause: str) -> bool:

@@ -604,14 +604,16 @@ class Research:
             record.revalidated = bool(fetched.get("revalidated"))
         await self.service.write_text(sidecar_path(source.path), record.to_json())
         origin = str((fetched or {}).get("sha256") or "")  # a download's bytes
-        lend = own_file(url) and (
+        own = own_file(url)
+        lend = own and (
             self.own_about or speaks_of_subject(source.title, source.text, self._cores())
         )
         if lend:
             title = self._lent_title(source.title, source.text)
+        elif own:
+            title = ""
         else:  # a download whose address names the subject, as a web page's may
-            own = own_file(url)
-            title = "" if own else addressed_title(url, source.title, source.text, self._cores())
+            title = addressed_title(url, source.title, source.text, self._cores())
         prepared, judged = await self._prepared(source.text, title or source.title, origin)
         with withholding(prepared.private):  # nothing of a download not to keep is kept
             made = self._score(source.path, source.text, url, source.title, "file", judged, title)

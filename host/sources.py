@@ -334,7 +334,7 @@ def addressed_title(url: str, title: str, text: str, cores: Sequence[Sequence[st
     said = {w: set(terms(w)) for w in words}
     for core in cores:
         naming = [w for w, found in said.items() if found & set(core)]
-        named = set().union(*(said[w] for w in naming)) if naming else set()
+        named = set().union(*(said[w] for w in naming))
         if core and set(core) <= named and speaks_of_subject("", text, [core]):
             return f"{' '.join(naming)}: {title}"
     return ""

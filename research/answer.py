@@ -216,13 +216,38 @@ def _noun_phrase(thing: str) -> bool:
 def defines(thing: str, text: str) -> bool:
     """Whether ``text`` says what ``thing`` is: it opens with it (the thing is what the
     sentence is about: "A sluice chamber is …", "The northern spur links …", 阿登港自由区：…),
-    or names something as it ("… basins called sluice chambers", 称为船坞)."""
+    names something as it ("… basins called sluice chambers", 称为船坞), or describes
+    something and then names it so, a later sentence of the quote pointing back at the
+    description by the thing's name ("Two gates held the water between them. This
+    sluice chamber …", "This is the first sluice chamber …", 这种船坞…)."""
     said = " ".join(plain(text).split())
     bare = re.sub(r"^(?:an?|the)\s+", "", thing, flags=re.I)
     opening = re.sub(r"^(?:an?|the)\s+", "", said, flags=re.I)
     if opening.casefold().startswith(bare.casefold()):
         return True
-    return re.search(_NAMING + r"(?:an?\s+|the\s+)?" + re.escape(bare), said, re.I) is not None
+    if re.search(_NAMING + r"(?:an?\s+|the\s+)?" + re.escape(bare), said, re.I):
+        return True
+    return any(_names_described(bare, s) for s in _later_sentences(said))
+
+
+#: A sentence opening by pointing back at what the sentence before it describes: "This
+#: …", "Such …", "These …", 这种…, 此….
+_POINTING_OPENING = re.compile(r"(?:this|that|these|those|such)\b|[这此该]", re.I)
+
+
+def _later_sentences(said: str) -> list[str]:
+    """The sentences of a quote after its first."""
+    return re.split(r"(?<=[.!?])\s+(?=[A-Z0-9\"“(])|(?<=[。！？])", said)[1:]
+
+
+def _names_described(thing: str, sentence: str) -> bool:
+    """Whether ``sentence`` opens by pointing back and names ``thing`` in its first clause
+    ("This sluice chamber was …", "This was the first sluice chamber …"): the sentence
+    before it described the thing."""
+    if not _POINTING_OPENING.match(sentence):
+        return False
+    clause = re.split(r"[,;:，；：]", sentence, maxsplit=1)[0]
+    return thing.casefold() in clause.casefold()
 
 
 def _asked_numbers(question: str) -> set[str]:

@@ -269,6 +269,40 @@ def test_a_part_asking_for_a_figure_now_wants_the_latest_and_other_parts_do_not(
             ],
             1,
         ),
+        # a description, then a sentence naming what it described ("This …"), against
+        # a sentence naming the thing only in a list of others
+        (
+            "What is a sluice chamber?",
+            [
+                ("The Varn had three devices: the weir, the ramp and the sluice chamber.", 0.9),
+                (
+                    "Two gates held a boat while the water rose or fell. This sluice "
+                    "chamber saved water.",
+                    0.8,
+                ),
+            ],
+            1,
+        ),
+        (
+            "What is a sluice chamber?",
+            [
+                ("The Varn had three devices: the weir, the ramp and the sluice chamber.", 0.9),
+                (
+                    "Two gates held a boat while the water rose or fell. This was the "
+                    "first sluice chamber on the Varn.",
+                    0.8,
+                ),
+            ],
+            1,
+        ),
+        (
+            "什么是水柜？",
+            [
+                ("运河上有三种设施：闸、坝和水柜。", 0.9),
+                ("湖泊在雨季蓄满水，旱季放水入河。这种水柜在明代最多。", 0.8),
+            ],
+            1,
+        ),
     ],
 )
 def test_a_part_asking_what_a_thing_is_opens_with_a_line_saying_what_it_is(

@@ -6,7 +6,8 @@ here with the words its summary's answer line must say (the demo site is this pr
 own invented content). A question the README lists and this file does not fails the
 first test, so a new README example comes with what its answer must say. The questions
 whose summary lines do not all answer yet are listed in :data:`NOT_YET`, with what is
-wrong.
+wrong. A part no page of the site answers is listed with :data:`UNANSWERED`: its section
+must say that no source answers it closely, and no summary line may stand for it.
 """
 
 from __future__ import annotations
@@ -18,8 +19,10 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 
+#: A part of a README question that no page of the demo site answers.
+UNANSWERED = None
 #: Per README question, the words each part's answer line must say, in plan order.
-EXPECTED: dict[str, list[tuple[str, ...]]] = {
+EXPECTED: dict[str, list[tuple[str, ...] | None]] = {
     "When and by whom was the Grand Canal first built?": [("486 BCE",), ("Wu",)],
     "How was the Grand Canal kept supplied with water?": [("Daicun Dam",)],
     "Why did the Beijing-Hangzhou Grand Canal decline?": [("1855", "Yellow River")],
@@ -37,16 +40,18 @@ EXPECTED: dict[str, list[tuple[str, ...]]] = {
     ],
     # the newer of two dated figures
     "How much freight does the Grand Canal carry today?": [("530 million",)],
+    # each kind of lock by the line that says what it is; no page says how they differ
+    "What is the difference between a pound lock and a flash lock?": [
+        ("chamber", "pound lock"),
+        ("single gate", "flash lock"),
+        UNANSWERED,
+    ],
 }
 #: README questions whose answer lines do not all state their facts yet, and why.
 NOT_YET = {
     "京杭大运河是如何修建并解决水源问题的？它为何衰落，今天又发挥着什么作用？": (
         "the water part's line names the dam as a heritage site rather than saying how it "
         "fed the summit"
-    ),
-    "What is the difference between a pound lock and a flash lock?": (
-        "each kind of lock has its line, but no source read says how they differ: the "
-        "difference part has only the nearest quote, in its section"
     ),
 }
 #: README questions the demo site holds nothing on: the run must say so and cite nothing.
@@ -73,12 +78,18 @@ def test_each_part_of_a_readme_question_opens_with_a_line_stating_its_facts(tmp_
     (markdown,) = result.outputs
     report = result.run.real_path(markdown).read_text(encoding="utf-8")
     summary = [line for line in report.split("\n## ")[0].splitlines() if line.startswith("- ")]
-    wanted = EXPECTED[question]
-    assert len(result.plan.subquestions) == len(wanted), [s.text for s in result.plan.subquestions]
+    expected = EXPECTED[question]
+    parts = result.plan.subquestions
+    assert len(parts) == len(expected), [s.text for s in parts]
+    wanted = [words for words in expected if words is not UNANSWERED]
     for words in wanted:
         line = next((ln for ln in summary if all(w in ln for w in words)), None)
         assert line is not None, (words, summary)
         assert re.search(r"\[\d+\]$", line), line  # the line is cited
+    for sub, words in zip(parts, expected, strict=True):
+        if words is UNANSWERED:
+            section = report.split(f"\n## {sub.text}\n", 1)[1].lstrip()
+            assert section.startswith("> Partly answered: no source found answers it"), section
     # no line stands for a part without stating its facts: a line answers a part or more
     stray = [ln for ln in summary if not any(all(w in ln for w in ws) for ws in wanted)]
     assert len(summary) <= len(wanted) and not stray, summary

@@ -58,8 +58,9 @@ _EN = tuple(
         # Are A better than B for P?  Is A longer than B?
         rf"^(?:is|are|was|were)\s+(?P<a>{_SIDE})\s+{_CMP}(?:\s+to\s+\w+)?\s+than\s+(?P<b>{_SIDE})"
         rf"(?:\s+{_ASPECT})?\s*$",
-        # Should I take A or B for P?
-        rf"^(?:should|shall|would|could|can|do)\s+(?:i|we|you|one)\s+\w+\s+(?P<a>{_SIDE})\s+or\s+"
+        # Should I take A or B for P?  Should I install A versus B in P?
+        rf"^(?:should|shall|would|could|can|do)\s+(?:i|we|you|one)\s+\w+\s+(?P<a>{_SIDE})\s+"
+        rf"(?:or|vs\.?|versus)\s+"
         rf"(?P<b>{_SIDE})(?:\s+{_ASPECT})?\s*$",
         # Compare the P of A and B (for P)
         rf"^compare\s+(?:the\s+(?P<prop>[^,?]+?)\s+of\s+)?(?P<a>{_SIDE})\s+(?:and|with|to|against)"

@@ -27,6 +27,8 @@ EN = [
     ("What is more expensive, Tallowmere or Grisby?", ("Tallowmere", "Grisby"), "How expensive"),
     ("Should I take Zorvex or Calmira for a sprained ankle?", ("Zorvex", "Calmira"),
      "for a sprained ankle"),
+    ("Should I fit rain tanks versus a well pump in a dry garden?", ("rain tanks", "a well pump"),
+     "in a dry garden"),
     ("Compare the population of Ardenport and Velmouth", ("Ardenport", "Velmouth"),
      "population"),
     ("Compare Ardenport with Velmouth", ("Ardenport", "Velmouth"), "What is"),
@@ -185,6 +187,9 @@ def test_the_comparison_part_is_about_both_sides_and_needs_no_comparing_word(
          ["How cheap is Quillon?", "How cheap is Brask?"]),
         ("Quillon vs Brask: which has the better screen?",
          ["What about Quillon's screen?", "What about Brask's screen?"]),
+        # an advice frame before the sides, whatever joins them
+        ("Should I fit rain tanks versus a well pump in a dry garden?",
+         ["What about rain tanks in a dry garden?", "What about a well pump in a dry garden?"]),
         ("比较一下阿登港和维尔茅斯的气候", ["阿登港的气候怎么样？", "维尔茅斯的气候怎么样？"]),
         ("请对比一番石窑与蒸汽窑", ["石窑是什么？", "蒸汽窑是什么？"]),
     ],

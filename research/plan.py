@@ -78,6 +78,7 @@ from research.question import (
     lead_subject,
     named_phrase,
     own_terms,
+    owned_by_subject,
     question_kind,
     telling,
     topic_of,
@@ -659,10 +660,12 @@ def _carried(queries: list[str], text: str, question: str) -> list[str]:
     subject = named_phrase(question)
     if not subject or subject.lower() in text.lower() or not queries:
         return queries
+    carried = f"{_searched_name(subject, question)} {queries[0]}"
+    if owned_by_subject(text, question):
+        return list(dict.fromkeys([carried, *queries]))[:MAX_QUERIES]
     short = len(own_terms(text, question)) <= FOLLOW_UP_WORDS and not _names(text)
     if not short and not _FOLLOWS_ON.search(text):
         return queries
-    carried = f"{_searched_name(subject, question)} {queries[0]}"
     return list(dict.fromkeys([queries[0], carried, *queries[1:]]))[:MAX_QUERIES]
 
 
@@ -1370,7 +1373,8 @@ def _unsaid_subject(clause: str, subject: str, known: Language) -> str:
     question's subject after its verb when it says none of its own ("¿cuánto mide?" →
     "cuánto mide el puente de Alcántara"): no name after its first word, no article but
     after a preposition ("cómo afecta *a la* agricultura" asks of an object; "qué hizo
-    *el* gobierno" has its own subject)."""
+    *el* gobierno" has its own subject) and no possessive ("quién es *su* presidente"
+    asks of the president)."""
     if subject.casefold() in clause.casefold():
         return clause
     asked = re.match(rf"\s*{known.opener}\s*", clause, re.I)
@@ -1380,7 +1384,8 @@ def _unsaid_subject(clause: str, subject: str, known: Language) -> str:
     lows = [m.group(0).casefold() for m in found]
     for k, match in enumerate(found):
         after = k > 0 and lows[k - 1] in known.prepositions
-        if match.group(0)[0].isupper() or (lows[k] in known.articles and not after):
+        owner = lows[k] in known.possessives
+        if match.group(0)[0].isupper() or owner or (lows[k] in known.articles and not after):
             return clause
     if not found:
         return clause

@@ -131,6 +131,14 @@ def _part_points_back(text: str) -> bool:
     return any(not EXPLETIVE.match(text, found.start()) for found in _POINTS_BACK.finditer(text))
 
 
+def owned_by_subject(asked: str, question: str) -> bool:
+    """Whether a part asks of a thing a possessive of the question's language gives to
+    something named elsewhere in the question ("¿quién es *su* presidente?", "chi era *il
+    suo* primo direttore?"): it points back, as "its" does."""
+    known = question_language(question)
+    return known is not None and any(w.casefold() in known.possessives for w in WORD.findall(asked))
+
+
 #: Verbs that open a request asked as a question ("Name one cause of …").
 IMPERATIVES = frozenset(["name", "list", "give", "identify", "describe", "explain", "define"])
 
@@ -748,8 +756,10 @@ def _part_named(
         return entity(asked), set(terms(entity(asked))), lead
     if question and not lead and not entity_terms & set(own) and not written:
         mine = entity(subquestion) or entity(asked)  # "how many eggs does *a kiwi* lay"
-        own_subject = is_cjk(asked) or mine[:1].isupper() or not named[:1].isupper()
-        if own_subject or (mine and not _part_points_back(asked)):
+        owned = owned_by_subject(asked, question)  # "wer war *sein* erster Direktor"
+        capital = mine[:1].isupper() and not owned
+        own_subject = is_cjk(asked) or capital or not named[:1].isupper()
+        if own_subject or (mine and not (owned or _part_points_back(asked))):
             named = mine  # the part asks about a subject of its own
             entity_terms = set(terms(named))
         else:  # it names nothing or points back, so it asks about the question's
@@ -842,7 +852,9 @@ def _subject_terms(
     subject = [t for t in own if t in entity_terms or t in shared]
     if lead:  # the subject named before the parts, or by the question for a part
         # that names none ("…in Freedonia, and where do most of its farmers work?")
-        subject = list(dict.fromkeys([*(t for t in terms(lead) if t not in SCAFFOLD), *subject]))
+        idle = idle_terms(subquestion)  # "von" of "der Hafen von Valdora"
+        lent = (t for t in terms(lead) if t not in SCAFFOLD and t.casefold() not in idle)
+        subject = list(dict.fromkeys([*lent, *subject]))
     if not subject:
         subject = own
     return subject

@@ -117,6 +117,47 @@ def test_a_later_ask_names_the_phrase_a_name_stands_in(question, phrase):
     assert any(f"{noun} {name}" in q for q in later.queries), later.queries
 
 
+@pytest.mark.parametrize(
+    ("question", "later", "name"),
+    [
+        (
+            "¿Cuándo se fundó la ciudad de Valdera y quién fue su primer alcalde?",
+            "Quién fue su primer alcalde?",
+            "Valdera",
+        ),
+        (
+            "Quando è stato fondato il porto di Valdora e chi era il suo primo direttore?",
+            "Chi era il suo primo direttore?",
+            "Valdora",
+        ),
+        (
+            "Quando foi fundada a cidade de Valmar e quem foi o seu primeiro prefeito?",
+            "Quem foi o seu primeiro prefeito?",
+            "Valmar",
+        ),
+        # a capital names no thing in German: the director is still the harbour's
+        (
+            "Wann wurde der Hafen von Valdora gegründet und wer war sein erster Direktor?",
+            "Wer war sein erster Direktor?",
+            "Valdora",
+        ),
+    ],
+)
+def test_an_ask_of_what_a_possessive_gives_the_subject_is_about_the_subject(question, later, name):
+    """A possessive ("su", "il suo", "o seu") gives the thing asked to the question's
+    subject: the ask keeps its words as written (the subject is not put in as its own),
+    is about the subject, and is searched with it first."""
+    plan = offline_plan(question)
+    part = plan.subquestions[1]
+    assert part.text == later
+    assert name in part.queries[0], part.queries
+    code = plan.read_as["code"]
+    with reading(code), asked_in(code):
+        focus, named, linked = plan.focus(part), terms(name), terms("von de di")
+    assert set(named) <= set(focus.core), focus
+    assert not set(linked) & set(focus.subject), focus
+
+
 def test_an_ask_with_its_own_subject_keeps_it_and_searches_the_questions_too():
     plan = offline_plan("¿Por qué se secó el lago de Valdera y qué hizo el gobierno?")
     later = plan.subquestions[1]

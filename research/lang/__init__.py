@@ -84,6 +84,9 @@ class Language:
     #: the marks that attach a subject pronoun after its verb in a question, longest
     #: first ("-t-" in "combien mesure-t-il")
     inverted: tuple[str, ...] = ()
+    #: its possessive determiners, in lower case ("¿quién es *su* presidente?"): an ask
+    #: whose noun one owns names its own subject, and is not given the question's
+    possessives: frozenset[str] = frozenset()
     #: the object pronouns written before the verb that are articles too ("quién *lo*
     #: diseñó", "qui *l'*a conçu"), in lower case: one stands for the question's subject
     #: only right after the ask's question word, where no article stands
@@ -160,7 +163,7 @@ class Language:
     def function_words(self) -> frozenset[str]:
         """The words that say nothing of what a question asks: the language's
         :data:`FUNCTION_WORDS` most common words (when wordfreq lists the language), its
-        question words, joiners, pronouns and auxiliaries (lower case)."""
+        question words, joiners, pronouns, auxiliaries and possessives (lower case)."""
         return _function_words(self)
 
 
@@ -171,7 +174,8 @@ def _function_words(known: Language) -> frozenset[str]:
     # a language wordfreq has no list for has none (it would give a neighbour's: Welsh, English's)
     common = top_n_list(known.code, FUNCTION_WORDS) if listed(known.code) else []
     asked = {part for w in known.question_words for part in w.split()}
-    return frozenset(common) | asked | known.joiners | known.pronouns | known.auxiliaries
+    said = known.joiners | known.pronouns | known.auxiliaries | known.possessives
+    return frozenset(common) | asked | said
 
 
 @cache
@@ -195,6 +199,7 @@ def language(code: str) -> Language | None:
         prepositions=_lowered(raw.get("prepositions", ())),
         inverted=longest_first(raw.get("inverted", ())),
         clitics=_lowered(raw.get("clitics", ())),
+        possessives=_lowered(raw.get("possessives", ())),
         particles=longest_first(raw.get("particles", ())),
         topic_particles=tuple(str(w) for w in raw.get("topic_particles", ())),
         owner_particles=tuple(str(w) for w in raw.get("owner_particles", ())),

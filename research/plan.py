@@ -942,7 +942,8 @@ def _split_en(question: str) -> list[str]:
         text = head + _with_subject(clause[len(head) :], said, first, pronouns, owned)
         if known is not None and known.pro_drop and subject and not named:
             text = _unsaid_subject(text, subject, known)
-        out.append(text[0].upper() + text[1:] + mark)
+        opened = known.capitalised(text) if known is not None else text[0].upper() + text[1:]
+        out.append(opened + mark)
     return out
 
 
@@ -987,7 +988,26 @@ def _cut_sentence(sentence: str, opener: str, joiner: str, question: str) -> lis
         sentence,
         flags=re.I,
     )
+    known = question_language(question)
+    if known is not None and known.asks_late:
+        cut = [piece for part in cut for piece in _late_asks(part, opener, joiner)]
     return [sentence] if len(cut) > 1 and _unknown_opening(cut[0], opener, question) else cut
+
+
+def _late_asks(sentence: str, opener: str, joiner: str) -> list[str]:
+    """A sentence of a language whose question word stands late in its clause (see
+    :attr:`research.lang.Language.asks_late`) cut at each joiner with a question word on
+    either side of it ("Valdora limanı ne zaman kuruldu | ilk müdürü kimdi?"); a joiner
+    inside one ask (two things it asks of) cuts nothing."""
+    asks = re.compile(rf"(?<!\w){opener}", re.I)
+    pieces: list[str] = []
+    start = 0
+    for found in re.finditer(rf"\s+{joiner}\s+", sentence, re.I):
+        before, after = sentence[start : found.start()], sentence[found.end() :]
+        if asks.search(before) and asks.search(after):
+            pieces.append(before)
+            start = found.end()
+    return [*pieces, sentence[start:]]
 
 
 def _closing_mark(question: str) -> str:

@@ -158,6 +158,41 @@ def test_an_ask_of_what_a_possessive_gives_the_subject_is_about_the_subject(ques
     assert not set(linked) & set(focus.subject), focus
 
 
+@pytest.mark.parametrize(
+    ("question", "parts", "kinds"),
+    [
+        (
+            "Valdora limanı ne zaman kuruldu ve ilk müdürü kimdi?",
+            ["Valdora limanı ne zaman kuruldu?", "İlk müdürü kimdi?"],
+            ["when", "who"],
+        ),
+        (
+            "Belis köprüsü ne kadar uzun ve neden kapatıldı?",
+            ["Belis köprüsü ne kadar uzun?", "Neden kapatıldı?"],
+            ["number", "why"],
+        ),
+        # one ask of two things: the joiner cuts nothing
+        ("Valdora ve Belis limanları ne zaman kuruldu?", None, ["when"]),
+        (
+            "वाल्डोरा बंदरगाह कब बना और उसका पहला निदेशक कौन था?",
+            ["वाल्डोरा बंदरगाह कब बना?", "उसका पहला निदेशक कौन था?"],
+            ["when", "who"],
+        ),
+    ],
+)
+def test_asks_whose_question_words_stand_late_are_cut_at_the_joiner_between_them(
+    question, parts, kinds
+):
+    """In Turkish and Hindi the question word stands late in its clause, before the verb:
+    two asks joined by "ve" or "और" are two parts, each with its question word, while one
+    ask of two things joined by it stays whole."""
+    plan = offline_plan(question)
+    texts = [s.text for s in plan.subquestions]
+    assert texts == (parts or [question]), texts
+    with asked_in(plan.read_as["code"]):
+        assert [question_kind(t) for t in texts] == kinds
+
+
 def test_an_ask_with_its_own_subject_keeps_it_and_searches_the_questions_too():
     plan = offline_plan("¿Por qué se secó el lago de Valdera y qué hizo el gobierno?")
     later = plan.subquestions[1]

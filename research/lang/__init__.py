@@ -118,6 +118,12 @@ class Language:
     #: letters some write in place of the language's own, each with it (Romanian's ş
     #: and ţ with a cedilla, as older keyboards type them, for ș and ț)
     letters: tuple[tuple[str, str], ...] = ()
+    #: letters whose capital is not the one most languages give them (Turkish i: İ)
+    capitals: tuple[tuple[str, str], ...] = ()
+    #: whether a question word stands late in its clause, before the verb (Turkish
+    #: "… ne zaman kuruldu ve ilk müdürü kimdi?", Hindi): a joiner cuts two asks when
+    #: each side holds a question word, not only where one follows it
+    asks_late: bool = False
     #: whether its question words are all there (a file's are); those read from a
     #: treebank (:func:`generic`) may lack some, so a sentence whose first words ask with
     #: none of them is not cut at a joiner (its question word may be one not read)
@@ -129,6 +135,14 @@ class Language:
         for written, own in self.letters:
             text = text.replace(written, own)
         return text
+
+    def capitalised(self, text: str) -> str:
+        """``text`` with its first letter a capital, as the language writes it
+        (:attr:`capitals`: Turkish "ilk" → "İlk")."""
+        if not text:
+            return text
+        first = dict(self.capitals).get(text[0], text[0].upper())
+        return first + text[1:]
 
     def says(self, phrase: str, text: str) -> bool:
         """Whether ``text`` holds ``phrase`` (a question word of the language, some of
@@ -209,6 +223,8 @@ def language(code: str) -> Language | None:
         clause_endings=longest_first(raw.get("clause_endings", ())),
         whole_words=bool(raw.get("whole_words", False)),
         capital_nouns=bool(raw.get("capital_nouns", False)),
+        asks_late=bool(raw.get("asks_late", False)),
+        capitals=tuple((str(k), str(v)) for k, v in (raw.get("capitals") or {}).items()),
         name_endings=longest_first(str(w).casefold() for w in raw.get("name_endings", ())),
         letters=tuple((str(k), str(v)) for k, v in (raw.get("letters") or {}).items()),
     )

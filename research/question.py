@@ -430,11 +430,44 @@ def _kind_by_words(low: str) -> str:
     """The kind a lower-cased question asks by the English and Chinese question words (see
     :func:`question_kind`)."""
     for kind, pattern in _KIND_PATTERNS:
-        if found := pattern.search(low):
+        found = next((m for m in pattern.finditer(low) if not _zh_as_what(low, m)), None)
+        if found:
             if found.group(0) == "几" and (other := _beside_a_few(low)):
                 return other
             return _first_asked(low, kind, found.start())
     return WHETHER if _ZH_WHETHER.search(low) else "what"
+
+
+def _zh_as_what(text: str, found: re.Match[str]) -> bool:
+    """Whether a 为什么 of a Chinese question asks "as what", not why: its 为 closes the
+    verb before it (被称为什么, 被任命为什么职务, 它后来改称为什么: the verb's complement),
+    read by the words jieba cuts and tags: its 为 is part of the verb's word, or 为什么 is a
+    word after a verb (one the passive marker, with or without its agent's nouns, stands
+    before: 被任命); 它为什么被称为白桥 asks why."""
+    if found.group(0) != "为什么":
+        return False
+    tagged, at = zh_tagged(text), 0
+    for i, pair in enumerate(tagged):
+        end = at + len(pair.word)
+        if end > found.start():
+            if at < found.start():
+                return True  # 称为 | 什么: the verb's word holds the 为
+            return at == found.start() and pair.word == "为什么" and _zh_verb_before(tagged, i)
+        at = end
+    return False
+
+
+def _zh_verb_before(tagged: list[Any], i: int) -> bool:
+    """Whether the word before word ``i`` of a tagged Chinese clause is a verb: tagged so,
+    or standing after the passive marker and its agent's nouns (被任命, 被知府任命)."""
+    if i == 0:
+        return False
+    if tagged[i - 1].flag.startswith("v"):
+        return True
+    k = i - 2
+    while k >= 0 and tagged[k].word != _ZH_PASSIVE and tagged[k].flag.startswith(_ZH_NOUNISH):
+        k -= 1
+    return k >= 0 and tagged[k].word == _ZH_PASSIVE
 
 
 def _beside_a_few(low: str) -> str:

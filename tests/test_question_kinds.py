@@ -403,6 +403,25 @@ def test_a_chinese_ji_beside_another_question_word_is_a_few(question, kind) -> N
     assert Focus.build(question).kind == kind
 
 
+@pytest.mark.parametrize(
+    ("question", "kind"),
+    [
+        ("瓦恩湖边的旧码头后来被称为什么？", "what"),
+        ("人们把瓦恩桥称为什么？", "what"),
+        ("瓦恩磨坊后来改称为什么？", "what"),
+        ("王小明被青州知府任命为什么官职？", "what"),
+        ("瓦恩桥被列为什么级别的文物？", "what"),
+        ("瓦恩桥为什么被称为白桥？", "why"),
+        ("人们为什么修建瓦恩桥？", "why"),
+        ("瓦恩磨坊后来为什么停工？", "why"),
+    ],
+)
+def test_a_chinese_wei_closing_a_verb_asks_as_what_not_why(question, kind) -> None:
+    """为什么 asks why, but where its 为 closes the verb before it (称为, 改称为, 被任命为)
+    the question asks "as what": what a thing is called, named or listed as."""
+    assert Focus.build(question).kind == kind
+
+
 def test_english_verbs_are_read_from_a_treebank_with_its_commit() -> None:
     """Whether the word after "what" is a verb is read from the English Web Treebank
     (``scripts/fit_verbs.py``, which records the commit read): a form it shows mostly as a

@@ -1749,6 +1749,8 @@ def _zh_with_subject(
         # about that one's subject; one asked on its own may be about another
         own = "" if listed else text + "？"
         text = subject + ("" if _zh_asks(text) else first) + text
-    if first.startswith("是") and text.startswith(subject + "是") and not text.endswith("的"):
+    said = text[len(subject) + 1 :]  # what follows "subject是": 什么 asks what it is
+    framed = first.startswith("是") and text.startswith(subject + "是")
+    if framed and not text.endswith("的") and said not in ZH_QUESTION_WORDS:
         text += "的"
     return text + "？", own

@@ -1613,12 +1613,31 @@ def _zh_question_entity(question: str) -> str:
     # …and one that names nothing either (即使在今天，…) leaves the name to the next,
     # unless it asks something itself (茶树枯萎会导致什么，…: a question of its own)
     for clause in asked:
+        if defined := _zh_defined(clause):
+            return defined
         nouns = _zh_entity(clause)
         if named := _zh_opening(clause, nouns) or nouns:
             return named
         if ZH_ASKS.search(clause):
             break
     return ""
+
+
+#: A Chinese clause asking what a thing is (什么是量子计算, 什么叫光合作用): the thing.
+_ZH_WHAT_IS = re.compile(r"\s*(?:请问)?什么(?:是|叫做|叫)(?P<x>[^，,？?]+?)\s*")
+#: The longest thing a Chinese definition asks about that is read whole, in characters.
+ZH_DEFINED = 8
+
+
+def _zh_defined(clause: str) -> str:
+    """The thing a Chinese clause asks what it is, read whole however the word list cuts
+    and tags it (量子计算: 量子 and the verb 计算), when it is one short phrase with no 的
+    in it; else ""."""
+    found = _ZH_WHAT_IS.fullmatch(clause)
+    thing = found.group("x") if found else ""
+    if not thing or len(thing) > ZH_DEFINED or re.search(r"[的之]", thing):
+        return ""
+    return thing
 
 
 def _zh_setting(clause: str) -> bool:
@@ -2117,6 +2136,18 @@ def _function_unglued(pair: Any) -> list[Any]:
     return [type(pair)(word[:-1], pair.flag), type(pair)(word[-1], word_tag(word[-1]) or "p")]
 
 
+def _asking_unglued(pair: Any) -> list[Any]:
+    """A fixed phrase the word list holds that opens with a question word, cut after it
+    (怎样才能 is 怎样 and 才能, as 如何才能 is cut): a question word is never part of a
+    name or of what a question is about. Any other word as it is."""
+    word = pair.word
+    asking = next((w for w in ZH_QUESTION_WORDS if word.startswith(w) and word != w), "")
+    if not asking or not pair.flag.startswith(("l", "i")):
+        return [pair]
+    rest = word[len(asking) :]
+    return [type(pair)(asking, "r"), type(pair)(rest, word_tag(rest) or "v")]
+
+
 #: jieba's tags of names: of people, places, bodies and other proper nouns.
 _ZH_NAME_TAGS = frozenset({"nr", "nrt", "nrfg", "ns", "nt", "nz"})
 
@@ -2143,7 +2174,12 @@ def zh_tagged(text: str) -> list[Any]:
     given back as written in ``text``."""
     simple = simplified(text)
     tagged = _bound_joined(
-        [part for pair in _posseg().cut(simple) for part in _function_unglued(pair)]
+        [
+            part
+            for pair in _posseg().cut(simple)
+            for unglued in _function_unglued(pair)
+            for part in _asking_unglued(unglued)
+        ]
     )
     if simple == text or len(simple) != len(text):
         return tagged

@@ -97,7 +97,10 @@ _STOP_ZH = (
     "有 没有 并 并且 一 中 上 下 及其 以及 从 到 由 谁 哪 哪个 哪里 哪儿 会 能 可以 吗 几 "
     "将 根据 按照 关于 对于 且 或 或者 而且 但 但是 "
     # as the English list has this, these, before, after and then
-    "这个 那个 这些 那些 之前 以前 之后 以后 然后"
+    "这个 那个 这些 那些 之前 以前 之后 以后 然后 "
+    # modal verbs and degree words, as the English list has should, must and more, and
+    # what a question word asks with (什么时候, 怎样才能, 什么叫)
+    "要 应该 应当 能够 才能 让 使 更 很 非常 时候 叫 怎样才能 怎么才能 如何才能"
 )
 #: Verbs that open an instruction ("Show how …", "End with photos …", "Use the attached …").
 _INSTRUCTION_VERBS = (

@@ -620,3 +620,43 @@ def test_the_words_that_link_a_names_capitals_keep_it_whole(question, subject):
 def test_an_english_title_is_read_from_its_articles(question, title):
     plan = offline_plan(question)
     assert plan.focus(plan.subquestions[0]).titled == title
+
+
+# --- Chinese: what a question asks with is not what it asks about ----------------------
+
+
+@pytest.mark.parametrize(
+    ("question", "parts"),
+    [
+        # a thing asked what it is is read whole, however the word list cuts it
+        ("什么是梯田灌溉？它有哪些优点？", ["什么是梯田灌溉？", "梯田灌溉有哪些优点？"]),
+        ("什么是数字测绘？它有哪些用途？", ["什么是数字测绘？", "数字测绘有哪些用途？"]),
+        # 是什么 asks what a thing is: no 是…的 is made of it
+        ("白沙湖是什么？它有多大？", ["白沙湖是什么？", "白沙湖有多大？"]),
+        (
+            "白沙湖是谁管理的？它是什么时候建成的？",
+            ["白沙湖是谁管理的？", "白沙湖是什么时候建成的？"],
+        ),
+    ],
+)
+def test_a_chinese_definition_names_its_thing_whole(question, parts):
+    assert _parts(question) == parts
+
+
+@pytest.mark.parametrize(
+    ("question", "subject", "idle"),
+    [
+        ("为什么要修建白鹭桥？", "白鹭桥", ["要"]),
+        ("白鹭桥是什么时候建成的？", "白鹭桥", ["时候"]),
+        ("怎样才能提高白鹭茶的产量？", "白鹭茶", ["怎样", "才能"]),
+        ("怎么才能让白鹭茶更香？", "白鹭茶", ["才能", "让", "更"]),
+    ],
+)
+def test_chinese_queries_leave_out_question_frames_and_modal_words(question, subject, idle):
+    """What a question asks with (什么时候, 怎样才能) and its modal and degree words (要,
+    才能, 更) are no words to search with; a fixed phrase opening with a question word
+    (怎样才能) names nothing."""
+    assert entity(question) == subject
+    (part,) = offline_plan(question).subquestions
+    for query in part.queries:
+        assert subject in query and not set(query.split()) & set(idle), part.queries

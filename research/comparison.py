@@ -1,9 +1,9 @@
 """Comparison questions: the sides compared, and one part for each.
 
 A comparison ("Which is better for a small shop, A or B?", "Is A better than B for P?",
-"Compare the P of A and B", "A vs B", "What is the difference between A and B?", "Should
-I take A or B for P?", "A和B哪个更长？", "比较A和B的P", "A与B有什么区别？") asks about two
-things on one aspect.
+"Compare the P of A and B", "What is the P of A compared to B?", "A vs B", "What is the
+difference between A and B?", "Should I take A or B for P?", "A和B哪个更长？", "比较A和B的P",
+"A与B有什么区别？") asks about two things on one aspect.
 Read as one part it has one subject, the first side, and the second side becomes a word
 every sentence must say, so a page about the second side alone answers nothing. It is
 planned as three parts: each side on the aspect asked, with its own subject, and the
@@ -65,6 +65,10 @@ _EN = tuple(
         # Compare the P of A and B (for P)
         rf"^compare\s+(?:the\s+(?P<prop>[^,?]+?)\s+of\s+)?(?P<a>{_SIDE})\s+(?:and|with|to|against)"
         rf"\s+(?P<b>{_SIDE})(?:\s+{_ASPECT})?\s*$",
+        # What is the P of A compared to B?  How high is the P of A compared with B's?
+        rf"^(?:what|how\s+\w+)\s+(?:is|are|was|were)\s+the\s+(?P<prop>[^,?]+?)\s+of\s+"
+        rf"(?P<a>{_SIDE})\s+(?:compared|in\s+comparison)\s+(?:to|with)\s+(?P<b>{_SIDE})"
+        rf"(?:['’]s)?(?:\s+{_ASPECT})?\s*$",
         # What is the difference between A and B (in P)?  What's the difference …?
         rf"^(?:(?:what|where)(?:'s|\s+(?:is|are))\s+)?(?:the\s+)?(?:main\s+|key\s+)?"
         rf"differences?\s+between\s+(?P<a>{_SIDE})"

@@ -803,8 +803,8 @@ def _en_queries(text: str, focus: Focus, surface: list[str]) -> list[str]:
     facet_stems = {f.term for f in focus.facets}
     subject_stems = set(focus.subject)
     aspects = [w for w in surface if _stems(w) & facet_stems]
-    subject_words = [w for w in surface if _stems(w) & subject_stems]
-    core_words = [w for w in subject_words if _stems(w) & set(focus.core)]
+    subject_words = _numbered(surface, [w for w in surface if _stems(w) & subject_stems])
+    core_words = _numbered(surface, [w for w in subject_words if _stems(w) & set(focus.core)])
     # the noun whose instances answer ("which *towns* lie on …") says what to look for
     kind = [w for w in surface if _stems(w) & focus.kinds and w not in subject_words]
     measure = _measure_noun(text) if focus.kind == "number" and not aspects else []
@@ -816,6 +816,17 @@ def _en_queries(text: str, focus: Focus, surface: list[str]) -> list[str]:
         if verbs:
             queries.append(" ".join([*subject_words, *verbs[:1]]))
     return queries
+
+
+def _numbered(surface: list[str], chosen: list[str]) -> list[str]:
+    """``chosen`` words with the number or the capital letter that follows one of them in
+    ``surface``, in order: it is part of the name ("Model 3", "iPhone 15", "vitamin D")."""
+    out: list[str] = []
+    for i, word in enumerate(surface):
+        marks = word.isdigit() or (len(word) == 1 and word.isupper())
+        if word in chosen or (marks and i > 0 and surface[i - 1] in chosen):
+            out.append(word)
+    return out
 
 
 #: The noun a page names the measure an English "how …" asks for by, when it names it:

@@ -1306,11 +1306,23 @@ def entity(question: str) -> str:
         name = " ".join(max(runs, key=_run_weight(known)))
         if known is not None:
             return name
+        name = _lettered(question, name)
         return _placed_subject(question, name) or _with_head_nouns(question, name)
     opening = CLAIM_OPENING.match(question)
     if opening:  # "is it true that coffee stunts growth": what the claim is about
         return _claimed_subject(question[opening.end() :])
     return _noun_phrase_entity(question)
+
+
+def _lettered(question: str, name: str) -> str:
+    """A name that is one capital letter with the word before it, which it marks ("vitamin
+    D", "hepatitis B": the letter alone names nothing); any other name as it is."""
+    if len(name) != 1 or not name.isupper():
+        return name
+    before = re.search(rf"([a-z][\w-]*)\s+{re.escape(name)}\b", question)
+    if before is None or before.group(1) in STOP_WORDS or before.group(1) in _QUESTION_WORDS:
+        return name
+    return f"{before.group(1)} {name}"
 
 
 def _read_in(subquestion: str, question: str, siblings: Sequence[str]) -> tuple[str, Sequence[str]]:

@@ -47,6 +47,24 @@ def test_queries_are_key_terms_not_the_question():
     assert any("decline" in q for q in plan.subquestions[2].queries)
 
 
+@pytest.mark.parametrize(
+    ("question", "name"),
+    [
+        ("How much does a Zorvex Model 3 cost?", "Zorvex Model 3"),
+        ("Is the Quillon 15 waterproof?", "Quillon 15"),
+        ("When was Route 71 of Ardenport paved?", "Route 71"),
+        # a capital letter marks the word before it: the letter alone names nothing
+        ("What is vitamin Q good for?", "vitamin Q"),
+        ("How is hepatitis Q spread?", "hepatitis Q"),
+    ],
+)
+def test_a_names_number_or_letter_stays_in_its_queries(question, name):
+    """A number or a capital letter after a name's word is part of the name ("Model 3",
+    "vitamin Q"): every query keeps it."""
+    (part,) = offline_plan(question).subquestions
+    assert all(name in query for query in part.queries), part.queries
+
+
 def test_a_chinese_question_is_cut_with_jieba_and_keeps_its_subject():
     plan = offline_plan(DEMO_ZH)
     assert plan.language == "zh"

@@ -208,6 +208,7 @@ def comparison(text: str) -> Comparison | None:
         if found is None:
             continue
         got = {k: (v or "").strip() for k, v in found.groupdict().items()}
+        got["b"] = _named_like(got["b"], got["a"])
         asked = _asked(got)
         if asked is None:
             continue
@@ -225,6 +226,15 @@ def comparison(text: str) -> Comparison | None:
             got.get("setting", ""),
         )
     return None
+
+
+def _named_like(side: str, other: str) -> str:
+    """A side that is only a number or a version, named as the other side names its own
+    ("Python 3.11 and 3.12": Python 3.12); any other side as it is."""
+    found = re.fullmatch(r"(?P<name>.+?)\s+v?\d[\d.]*", other)
+    if found and re.fullmatch(r"v?\d[\d.]*", side):
+        return f"{found['name']} {side}"
+    return side
 
 
 def _asked(got: dict[str, str]) -> dict[str, str] | None:

@@ -24,6 +24,7 @@ from dataclasses import asdict, dataclass, field
 from functools import lru_cache
 from typing import Any
 
+import regex
 from pydantic import BaseModel, Field, ValidationError
 
 from research.comparison import (
@@ -819,12 +820,13 @@ def _en_queries(text: str, focus: Focus, surface: list[str]) -> list[str]:
 
 
 def _numbered(surface: list[str], chosen: list[str]) -> list[str]:
-    """``chosen`` words with the number or the capital letter that follows one of them in
-    ``surface``, in order: it is part of the name ("Model 3", "iPhone 15", "vitamin D")."""
+    """``chosen`` words with the numbers or the capital letter that follow one of them in
+    ``surface``, in order: they are part of the name ("Model 3", "iPhone 15", "vitamin D",
+    "Python 3.11 and 3.12")."""
     out: list[str] = []
     for i, word in enumerate(surface):
-        marks = word.isdigit() or (len(word) == 1 and word.isupper())
-        if word in chosen or (marks and i > 0 and surface[i - 1] in chosen):
+        marks = bool(re.fullmatch(r"\d[\d.]*", word)) or (len(word) == 1 and word.isupper())
+        if word in chosen or (marks and i > 0 and surface[i - 1] in out):
             out.append(word)
     return out
 
@@ -883,7 +885,7 @@ def _surface_words(text: str) -> list[str]:
                 out.append(w)
         return out
     out = []
-    for raw in WORD.findall(text):  # letters of any script: "Über", "мост"
+    for raw in _VERSIONED.findall(text):  # letters of any script: "Über", "мост"; "3.11"
         word = re.sub(r"['’]s$", "", raw)
         low = word.lower()
         if low in STOP_WORDS or low in _AUX or low in _QUESTION_WORDS:
@@ -892,6 +894,11 @@ def _surface_words(text: str) -> list[str]:
             continue
         out.append(stem(word) if is_hangul(word) else word)  # 경복궁은 → 경복궁
     return list(dict.fromkeys(out))
+
+
+#: A word as :data:`WORD` reads it, or a number with decimals or a version ("3.11",
+#: "2.4.1"), read whole.
+_VERSIONED = regex.compile(rf"\d+(?:\.\d+)+(?![\d.])|{WORD.pattern}")
 
 
 #: What opens a question inside a longer one: a question word, with the preposition that

@@ -191,6 +191,9 @@ def test_the_comparison_part_is_about_both_sides_and_needs_no_comparing_word(
          ["How cheap is Quillon?", "How cheap is Brask?"]),
         ("Quillon vs Brask: which has the better screen?",
          ["What about Quillon's screen?", "What about Brask's screen?"]),
+        # a side that is only a version is named as the other side names its own
+        ("What is the difference between Quillon 3.11 and 3.12?",
+         ["What is Quillon 3.11?", "What is Quillon 3.12?"]),
         # an advice frame before the sides, whatever joins them
         ("Should I fit rain tanks versus a well pump in a dry garden?",
          ["What about rain tanks in a dry garden?", "What about a well pump in a dry garden?"]),

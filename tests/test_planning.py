@@ -56,6 +56,8 @@ def test_queries_are_key_terms_not_the_question():
         # a capital letter marks the word before it: the letter alone names nothing
         ("What is vitamin Q good for?", "vitamin Q"),
         ("How is hepatitis Q spread?", "hepatitis Q"),
+        # a version is one number
+        ("What changed in Quillon 3.12?", "Quillon 3.12"),
     ],
 )
 def test_a_names_number_or_letter_stays_in_its_queries(question, name):

@@ -675,7 +675,7 @@ def _searched_name(subject: str, question: str) -> str:
     the question's language ("lago Valdera" for "el lago de Valdera")."""
     known = question_language(question)
     idle = known.function_words if known is not None else STOP_WORDS
-    kept = [w for w in WORD.findall(subject) if w.casefold() not in idle]
+    kept = [w for w in _VERSIONED.findall(subject) if w.casefold() not in idle]
     return " ".join(kept) or subject
 
 
@@ -804,8 +804,9 @@ def _en_queries(text: str, focus: Focus, surface: list[str]) -> list[str]:
     facet_stems = {f.term for f in focus.facets}
     subject_stems = set(focus.subject)
     aspects = [w for w in surface if _stems(w) & facet_stems]
-    subject_words = _numbered(surface, [w for w in surface if _stems(w) & subject_stems])
-    core_words = _numbered(surface, [w for w in subject_words if _stems(w) & set(focus.core)])
+    subject_words = _numbered(text, surface, [w for w in surface if _stems(w) & subject_stems])
+    core = [w for w in subject_words if _stems(w) & set(focus.core)]
+    core_words = _numbered(text, surface, core)
     # the noun whose instances answer ("which *towns* lie on …") says what to look for
     kind = [w for w in surface if _stems(w) & focus.kinds and w not in subject_words]
     measure = _measure_noun(text) if focus.kind == "number" and not aspects else []
@@ -819,14 +820,17 @@ def _en_queries(text: str, focus: Focus, surface: list[str]) -> list[str]:
     return queries
 
 
-def _numbered(surface: list[str], chosen: list[str]) -> list[str]:
-    """``chosen`` words with the numbers or the capital letter that follow one of them in
-    ``surface``, in order: they are part of the name ("Model 3", "iPhone 15", "vitamin D",
-    "Python 3.11 and 3.12")."""
+def _numbered(text: str, surface: list[str], chosen: list[str]) -> list[str]:
+    """``chosen`` words with the numbers or the capital letter written right after one of
+    them in ``text`` (or after "and" after one), in ``surface`` order: they are part of the
+    name ("Model 3", "iPhone 15", "vitamin D", "Python 3.11 and 3.12"; not the year of
+    "Tokyo in 1900")."""
     out: list[str] = []
     for i, word in enumerate(surface):
         marks = bool(re.fullmatch(r"\d[\d.]*", word)) or (len(word) == 1 and word.isupper())
-        if word in chosen or (marks and i > 0 and surface[i - 1] in out):
+        before = surface[i - 1] if i else ""
+        right_after = rf"(?<!\w){re.escape(before)}\s+(?:and\s+)?{re.escape(word)}(?!\w)"
+        if word in chosen or (marks and before in out and re.search(right_after, text)):
             out.append(word)
     return out
 

@@ -37,6 +37,8 @@ EN = [
     ("What is the average rent of Ardenport compared with Velmouth's?",
      ("Ardenport", "Velmouth"), "average rent"),
     ("What is the difference between a sluice and a weir?", ("a sluice", "a weir"), "What is"),
+    ("What is the difference between Quillon 3.11 and 3.12?", ("Quillon 3.11", "Quillon 3.12"),
+     "What is"),
     ("How does a kettle grill differ from a drum smoker?", ("a kettle grill", "a drum smoker"),
      "What is"),
     ("How do solar kilns and steam kilns compare in drying time?",

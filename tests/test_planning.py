@@ -67,6 +67,16 @@ def test_a_names_number_or_letter_stays_in_its_queries(question, name):
     assert all(name in query for query in part.queries), part.queries
 
 
+def test_a_comparison_of_two_versions_searches_both_and_no_stray_year():
+    parts = offline_plan("What are the main differences between Quillon 3.11 and 3.12?")
+    *sides, compared = parts.subquestions
+    assert [s.queries[0] for s in sides] == ["Quillon 3.11", "Quillon 3.12"]
+    assert "3.11" in compared.queries[0] and "3.12" in compared.queries[0], compared.queries
+    # a year after a name that is no part of it is searched once, as a word of its own
+    (part,) = offline_plan("How many people lived in Ardenport in 1900?").subquestions
+    assert all(q.split().count("1900") <= 1 for q in part.queries), part.queries
+
+
 def test_a_chinese_question_is_cut_with_jieba_and_keeps_its_subject():
     plan = offline_plan(DEMO_ZH)
     assert plan.language == "zh"

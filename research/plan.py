@@ -964,9 +964,13 @@ def _split_en(question: str) -> list[str]:
         text = head + _with_subject(clause[len(head) :], said, first, pronouns, owned)
         if known is not None and known.pro_drop and subject and not named:
             text = _unsaid_subject(text, subject, known)
-        opened = known.capitalised(text) if known is not None else text[0].upper() + text[1:]
-        out.append(opened + mark)
+        out.append(_opened(text, known) + mark)
     return out
+
+
+def _opened(text: str, known: Language | None) -> str:
+    """A part with its first letter a capital, as the question's language writes it."""
+    return known.capitalised(text) if known is not None else text[0].upper() + text[1:]
 
 
 def _lent_lead(parts: list[str], opener: str) -> list[str]:

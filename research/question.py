@@ -460,14 +460,7 @@ def _zh_as_what(text: str, found: re.Match[str]) -> bool:
 def _zh_verb_before(tagged: list[Any], i: int) -> bool:
     """Whether the word before word ``i`` of a tagged Chinese clause is a verb: tagged so,
     or standing after the passive marker and its agent's nouns (被任命, 被知府任命)."""
-    if i == 0:
-        return False
-    if tagged[i - 1].flag.startswith("v"):
-        return True
-    k = i - 2
-    while k >= 0 and tagged[k].word != _ZH_PASSIVE and tagged[k].flag.startswith(_ZH_NOUNISH):
-        k -= 1
-    return k >= 0 and tagged[k].word == _ZH_PASSIVE
+    return i > 0 and (tagged[i - 1].flag.startswith("v") or _zh_after_passive(tagged, i - 1))
 
 
 def _beside_a_few(low: str) -> str:
@@ -1251,8 +1244,12 @@ def _zh_verb_at(tagged: list[Any], i: int) -> bool:
     after = tagged[i + 1].word if i + 1 < len(tagged) else ""
     if after and tagged[i + 1].flag in _ZH_ASPECT:
         return True
-    if after not in _ZH_RESULT:
-        return False
+    return after in _ZH_RESULT and _zh_after_passive(tagged, i)
+
+
+def _zh_after_passive(tagged: list[Any], i: int) -> bool:
+    """Whether word ``i`` of a tagged Chinese clause stands right after the passive
+    marker, with or without the nouns of its agent between them (被任命, 被青州知府任命)."""
     k = i - 1
     while k >= 0 and tagged[k].word != _ZH_PASSIVE and tagged[k].flag.startswith(_ZH_NOUNISH):
         k -= 1  # the agent's nouns
@@ -2152,9 +2149,11 @@ def _asking_unglued(pair: Any) -> list[Any]:
     """A fixed phrase the word list holds that opens with a question word, cut after it
     (怎样才能 is 怎样 and 才能, as 如何才能 is cut): a question word is never part of a
     name or of what a question is about. Any other word as it is."""
+    if not pair.flag.startswith(("l", "i")):  # page text too: the tag first, it is cheap
+        return [pair]
     word = pair.word
     asking = next((w for w in ZH_QUESTION_WORDS if word.startswith(w) and word != w), "")
-    if not asking or not pair.flag.startswith(("l", "i")):
+    if not asking:
         return [pair]
     rest = word[len(asking) :]
     return [type(pair)(asking, "r"), type(pair)(rest, word_tag(rest) or "v")]

@@ -40,7 +40,7 @@ from .features import gives_number, new_to
 from .names import name_in_role, name_span, nearness
 from .present import asks_at_present, asks_latest, is_fact, page_year, present_terms
 from .question import Focus
-from .text import is_cjk, is_verb_form, plain, stem, terms
+from .text import is_cjk, is_verb_form, passages, plain, stem, terms
 
 T = TypeVar("T")
 #: The kinds of part a span answers, and what the report calls the span it lacks.
@@ -227,17 +227,12 @@ def defines(thing: str, text: str) -> bool:
         return True
     if re.search(_NAMING + r"(?:an?\s+|the\s+)?" + re.escape(bare), said, re.I):
         return True
-    return any(_names_described(bare, s) for s in _later_sentences(said))
+    return any(_names_described(bare, s.text) for s in passages(said)[1:])
 
 
 #: A sentence opening by pointing back at what the sentence before it describes: "This
 #: …", "Such …", "These …", 这种…, 此….
 _POINTING_OPENING = re.compile(r"(?:this|that|these|those|such)\b|[这此该]", re.I)
-
-
-def _later_sentences(said: str) -> list[str]:
-    """The sentences of a quote after its first."""
-    return re.split(r"(?<=[.!?])\s+(?=[A-Z0-9\"“(])|(?<=[。！？])", said)[1:]
 
 
 def _names_described(thing: str, sentence: str) -> bool:

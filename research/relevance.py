@@ -239,41 +239,52 @@ def assessed(focus: Focus, doc: Document, complete_only: bool = True) -> list[Sc
     return out
 
 
-#: The longest a quote that carries the sentence before it may be, in characters as read
-#: (about six printed lines: two long sentences, where a sentence seldom runs past 350): a
-#: longer pair is not quoted together, and its sentence does not stand alone (see
-#: :func:`quote_bounds`).
+#: The longest a quote that carries the sentences before it may be, in characters as
+#: read (about six printed lines: two long sentences, where a sentence seldom runs past
+#: 350, or a few short ones): a longer quote is not made, and its sentence does not stand
+#: alone (see :func:`quote_bounds`).
 LONGEST_QUOTE = 600
 
 
 def quote_bounds(doc: Document, sentence: Sentence) -> tuple[int, int]:
     """Where a quote of ``sentence`` starts and ends in its page: the sentence itself, or,
-    when a pronoun or pointing word in it stands for something the sentence before names
+    when a pronoun or pointing word in it stands for something named before it
     ("它们的人口是120万…", "It reached the coast in 610.", "In 1902 the council built a weir
-    across it."), that sentence and the one before it in the same paragraph, so that the
-    quote says what it is about. A sentence with none before it to carry (the first of its
-    paragraph, one after a sentence that leans on another in turn, or a pair longer than
-    :data:`LONGEST_QUOTE`) is quoted alone, and does not stand alone in a part's body
-    (see :func:`research.facts.points_back`, which the writer asks of the quote). A pointer
-    in brackets that closes the sentence ("(see …)") is left out of the quote (see
+    across it."), from the nearest sentence before it in the same paragraph that reads on
+    its own, over any that point back in turn ("It was founded in the 2nd century. The
+    population at this period …"), so that the quote says what it is about. A sentence
+    with none before it to carry (the first of its paragraph, or one whose quote would
+    run past :data:`LONGEST_QUOTE`) is quoted alone, or with the one sentence before it
+    that its opening pronoun leans on, and does not stand alone in a part's body (see
+    :func:`research.facts.points_back`, which the writer asks of the quote). A pointer in
+    brackets that closes the sentence ("(see …)") is left out of the quote (see
     :func:`research.text.pointer_aside`)."""
     end = sentence.start + pointer_aside(doc.text[sentence.start : sentence.end])
-    prior = _leaned_on(doc, sentence) or _pointed_to(doc, sentence)
+    prior = _carried(doc, sentence, end) or _leaned_on(doc, sentence)
     if prior is None or len(plain(doc.text[prior.start : end])) > LONGEST_QUOTE:
         return sentence.start, end
     return prior.start, end
 
 
-def _pointed_to(doc: Document, sentence: Sentence) -> Sentence | None:
-    """The sentence a pronoun or pointing word anywhere in ``sentence`` stands for
-    something in (see :func:`research.facts.refers_outside`): the one before it in its
-    paragraph, when that one reads on its own."""
-    if not refers_outside(sentence.text):
+def _carried(doc: Document, sentence: Sentence, end: int) -> Sentence | None:
+    """The sentence a quote of ``sentence`` ending at ``end`` starts from when it points
+    back (see :func:`_points_back`): the nearest before it in its paragraph that does not,
+    within :data:`LONGEST_QUOTE`; None when there is none."""
+    if not _points_back(sentence):
         return None
     prior = doc.before(sentence)
-    if prior is None or opens_leaning(prior.text) or refers_outside(prior.text):
-        return None
-    return prior
+    while prior is not None and len(plain(doc.text[prior.start : end])) <= LONGEST_QUOTE:
+        if not _points_back(prior):
+            return prior
+        prior = doc.before(prior)
+    return None
+
+
+def _points_back(sentence: Sentence) -> bool:
+    """Whether a sentence's subject is a pronoun or a share of something named before it,
+    or a pronoun or pointing word in it stands for something it does not name (see
+    :func:`research.facts.opens_leaning`, :func:`research.facts.refers_outside`)."""
+    return opens_leaning(sentence.text) or refers_outside(sentence.text)
 
 
 def score_text(focus: Focus, text: str, title: str = "") -> float:

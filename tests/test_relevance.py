@@ -618,6 +618,30 @@ def test_a_quote_whose_pronoun_further_on_points_back_carries_the_sentence_befor
     assert _quote(doc, "At that time").startswith("The guild hall was rebuilt")
 
 
+def test_a_quote_pointing_back_over_sentences_that_point_back_carries_them_all():
+    """ "this period" is the century the sentence before gives, and that sentence's "It"
+    is the fort named before it: the quote starts where the thing is named, in English
+    and in Chinese, and reads on its own; it never crosses a paragraph."""
+    text = (
+        "The first stronghold on the estuary was Carrow Fort, a timber camp above the ford. "
+        "It took the name of the tribe that held it in the 4th century. This choice of name "
+        "suggests the tribe kept the ford. The garrison of Carrow Fort at this period is "
+        "put at 300 men.\n\n"
+        "It was burnt in 610. The garrison at that time was moved inland.\n"
+    )
+    doc = Document.of(text)
+    garrison = _quote(doc, "The garrison of Carrow Fort")
+    assert garrison.startswith("The first stronghold") and not points_back(garrison)
+    moved = _quote(doc, "The garrison at that time")
+    assert moved.startswith("The garrison at that time") and points_back(moved)
+    zh = Document.of(
+        "河口最早的要塞是卡罗堡，一座建在渡口上方的木营。它以四世纪占据它的部落命名。"
+        "这个名字表明该部落控制着渡口。此期间卡罗堡的守军约为300人。\n"
+    )
+    quote = _quote(zh, "此期间")
+    assert quote.startswith("河口最早的要塞") and not points_back(quote)
+
+
 def test_a_quote_whose_pronoun_an_earlier_clause_names_is_the_sentence_alone():
     """A relative clause's pronoun stands for what its sentence named before it; an
     existential "there" points nowhere."""

@@ -849,7 +849,9 @@ class Research:
         """The sources known to be about the question: those that answer a part with
         evidence of their own (a sentence over the threshold, or a lead on a page whose
         title names the part's subject), and the page most of the question's parts (two
-        at least) rank first (see :func:`research.retrieval.agreed`)."""
+        at least) rank first, each when that page says its subject (see
+        :func:`research.retrieval.agreed`): a page whose words several parts share, while
+        it never names what they ask about, is about none of them."""
         passages = {
             (v["page_path"], v["start"], v["end"])
             for leads in self.leads.values()
@@ -862,7 +864,20 @@ class Research:
                 item = self.ledger.get(ev_id)
                 if item is not None and (item.page_path, item.start, item.end) not in passages:
                     out.add(item.page_path)
-        return out | agreed([self._ranking(sid) for sid in self.page_terms])
+        parts = list(self.page_terms)
+        return out | agreed(
+            [self._ranking(sid) for sid in parts], [self._naming(sid) for sid in parts]
+        )
+
+    def _naming(self, sid: str) -> set[str]:
+        """The sources read that say every term of part ``sid``'s subject (every source,
+        for a part with no subject), by their paths."""
+        subject = self.focus[sid].subject_weights
+        return {
+            path
+            for path, said in self.page_terms[sid].items()
+            if all(said.counts.get(term) for term in subject)
+        }
 
     def _ranking(self, sub_id: str) -> dict[str, float]:
         """How well each source read answers a part, by its path (see

@@ -116,7 +116,9 @@ def bm25(words: Iterable[str], pages: Mapping[str, PageTerms]) -> dict[str, floa
     return dict(zip(paths, BM25(bags).scores(words), strict=True))
 
 
-def agreed(rankings: Sequence[Mapping[str, float]]) -> set[str]:
+def agreed(
+    rankings: Sequence[Mapping[str, float]], named: Sequence[Collection[str]] | None = None
+) -> set[str]:
     """The page that more than half of a question's parts (two at least) rank first among
     several pages that say their words: the page the question as a whole is about, though
     its title may name none of the parts' subjects (questions asked of one article, each
@@ -125,12 +127,17 @@ def agreed(rankings: Sequence[Mapping[str, float]]) -> set[str]:
 
     Args:
         rankings: each part's ranking of the pages (see :func:`bm25`).
+        named: for each part, when given, the pages that name its subject: a part's first
+            page is the first of them (a page that shares a part's words while never naming
+            what it asks about is not what the part is about).
     """
-    firsts = Counter(
-        max(ranking, key=lambda p: (ranking[p], p))
-        for ranking in rankings
-        if sum(v > 0 for v in ranking.values()) >= 2  # first among several, not alone
-    )
+    firsts: Counter[str] = Counter()
+    for i, ranking in enumerate(rankings):
+        if sum(v > 0 for v in ranking.values()) < 2:  # first among several, not alone
+            continue
+        among = [p for p in ranking if named is None or p in named[i]]
+        if among:
+            firsts[max(among, key=lambda p: (ranking[p], p))] += 1
     need = max(2, len(rankings) // 2 + 1)
     return {page for page, n in firsts.items() if n >= need}
 

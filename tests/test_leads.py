@@ -322,3 +322,39 @@ def test_a_part_takes_no_nearest_quote_from_a_page_another_part_is_answered_on(
     alone = Research(plan, EvidenceLedger(), memory_service, max_rounds=2)
     read(alone, "l", LIGHTHOUSE, "The Orvel lighthouse")
     assert alone.evidence[second]
+
+
+#: Two parts about one broadcaster; no page read names it.
+BROADCASTER = (
+    "What kind of audience surveys did the Velmar network begin using in the 1970s, and "
+    "which programmes did the Velmar network make for younger audiences?"
+)
+#: A page on a television drama that shares the parts' other words.
+DRAMA = """# The Lantern Keepers
+
+The Lantern Keepers was a drama made in the 1970s for younger audiences. Its writers read
+the letters of viewers and began using them to plan each series. The programmes were
+filmed in a studio by the sea, and surveys of the audience praised the music.
+"""
+#: A page on something else that says a few of those words.
+CHOIR = """# The harbour choir
+
+The choir sang for audiences in the harbour hall through the 1970s. Its programmes were
+printed by the town.
+"""
+
+
+def test_a_page_the_parts_agree_on_answers_none_of_them_when_it_never_names_their_subject(
+    memory_service,
+):
+    """Both parts rank the drama's page first by their words, but it never names the
+    network they ask about: it is not the page the question is about, and neither part
+    takes its sentences as the nearest answer, so the run cites nothing."""
+    plan = offline_plan(BROADCASTER)
+    research = Research(plan, EvidenceLedger(), memory_service, max_rounds=2)
+    for name, text, title in (("d", DRAMA, "The Lantern Keepers"), ("c", CHOIR, "Harbour choir")):
+        research._score(
+            f"/workspace/pages/{name}.md", text, f"http://127.0.0.1:9/{name}", title, "web"
+        )
+    assert len(plan.subquestions) == 2
+    assert all(research.evidence[s.id] == {} for s in plan.subquestions), research.evidence

@@ -121,6 +121,18 @@ def test_the_page_most_parts_rank_first_is_the_page_the_question_is_about():
     assert agreed([{"/war": 3.0}, {"/war": 2.0}]) == set()  # the only page read
 
 
+def test_a_part_agrees_on_the_first_of_the_pages_that_name_its_subject():
+    """Two parts rank a page first by their words while it never names what they ask
+    about: it is about neither. Each part's first among the pages naming its subject
+    counts, still read among several pages (the page read alone agrees with nothing)."""
+    rankings = [{"/drama": 3.0, "/war": 1.0, "/farms": 0.5}, {"/drama": 2.0, "/war": 1.5}]
+    assert agreed(rankings) == {"/drama"}
+    assert agreed(rankings, [{"/war", "/farms"}, {"/war"}]) == {"/war"}
+    assert agreed(rankings, [{"/farms"}, set()]) == set()
+    alone = [{"/war": 3.0}, {"/war": 2.0}]
+    assert agreed(alone, [{"/war"}, {"/war"}]) == set()
+
+
 def test_a_sites_page_on_the_thing_asked_stands_first_on_what_the_part_asks():
     """A site's overview names its subject in every line and ranks first by the part's
     words; its page on the thing asked, titled without the subject, says that thing most

@@ -870,13 +870,17 @@ class Research:
         )
 
     def _naming(self, sid: str) -> set[str]:
-        """The sources read that say every term of part ``sid``'s subject (every source,
-        for a part with no subject), by their paths."""
+        """The sources read that name part ``sid``'s subject by its most telling term (of
+        the highest weight: the rarest, or any where all weigh alike, as every word of a
+        language read by the generic path does), by their paths; every source, for a
+        part with no subject."""
         subject = self.focus[sid].subject_weights
+        top = max(subject.values(), default=0.0)
+        telling = [term for term, weight in subject.items() if weight >= top]
         return {
             path
             for path, said in self.page_terms[sid].items()
-            if all(said.counts.get(term) for term in subject)
+            if not telling or any(said.counts.get(term) for term in telling)
         }
 
     def _ranking(self, sub_id: str) -> dict[str, float]:

@@ -268,22 +268,25 @@ def quote_bounds(doc: Document, sentence: Sentence) -> tuple[int, int]:
 
 def _carried(doc: Document, sentence: Sentence, end: int) -> Sentence | None:
     """The sentence a quote of ``sentence`` ending at ``end`` starts from when it points
-    back (see :func:`_points_back`): the nearest before it in its paragraph that does not,
-    within :data:`LONGEST_QUOTE`; None when there is none."""
-    if not _points_back(sentence):
+    back (see :func:`_stands_for_before`): the nearest before it in its paragraph that
+    does not, within :data:`LONGEST_QUOTE`; None when there is none."""
+    if not _stands_for_before(sentence):
         return None
     prior = doc.before(sentence)
     while prior is not None and len(plain(doc.text[prior.start : end])) <= LONGEST_QUOTE:
-        if not _points_back(prior):
+        if not _stands_for_before(prior):
             return prior
         prior = doc.before(prior)
     return None
 
 
-def _points_back(sentence: Sentence) -> bool:
+def _stands_for_before(sentence: Sentence) -> bool:
     """Whether a sentence's subject is a pronoun or a share of something named before it,
     or a pronoun or pointing word in it stands for something it does not name (see
-    :func:`research.facts.opens_leaning`, :func:`research.facts.refers_outside`)."""
+    :func:`research.facts.opens_leaning`, :func:`research.facts.refers_outside`). Unlike
+    the writer's test of a whole quote (:func:`research.facts.points_back`), an opening
+    connective ("However", 因此) is no reason to carry the sentence before: it leaves the
+    sentence its own subject."""
     return opens_leaning(sentence.text) or refers_outside(sentence.text)
 
 

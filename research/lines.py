@@ -9,21 +9,25 @@ section in two steps.
   :func:`research.facts.points_back`), each while another candidate is left; a part
   asking for the first or the latest date takes the dated candidate in that order, a
   candidate dated by its sentence's years or else by its page's own date
-  (:func:`research.answer.in_order_asked`). Under the learned core, a *why* or *how*
-  part's line states the cause or the means asked for (see
-  :func:`research.answer.explains`), and the line model weighs the rest of what a line
+  (:func:`research.answer.in_order_asked`). For a part whose line the line model
+  chooses, a *why* or *how* part's line states the cause or the means asked for (see
+  :func:`research.answer.explains`), and the model weighs the rest of what a line
   should be as its features: evidence by itself, not only as one of the best sentences
   of a page that answers the part (see :func:`_on_its_own`), giving the kind of answer
   asked (a date, a figure, a name: see :func:`research.answer.gives_answer`), saying
   what a thing is for a part asking only that (see :func:`research.answer.defines`).
   The hand-set weighing requires those three in turn instead (:func:`_qualified`).
-- **Which of the rest answers.** With ``QUARTET_RANKER=learned`` (see
-  :data:`research.relevance.LEARNED`), the line model: gradient-boosted trees over the
-  named features of :func:`line_features`, read from :data:`LINE_PATH`. The training
-  script, ``scripts/train_lines.py``, runs the research-shaped questions of the
-  benchmarks' tune halves through the offline pipeline, takes each part's candidates as
-  the run gave them, and fits the trees to whether each holds the part's gold answer.
-  By default, the hand-set weighing the model is measured against (:func:`_rules_line`).
+- **Which of the rest answers.** For a part asking for a span (a date, a figure, a
+  name, a place or a person: :func:`asks_span`), the line model: gradient-boosted trees
+  over the named features of :func:`line_features`, read from :data:`LINE_PATH`. The
+  training script, ``scripts/train_lines.py``, runs the research-shaped questions of the
+  benchmarks' tune halves through the offline pipeline under the default core, takes
+  each part's candidates as the run gave them, and fits the trees to whether each holds
+  the part's gold answer. Those questions are reading-comprehension questions, each
+  answered by a span: a part asking why, how, or what a thing is or does is answered
+  by a sentence that explains or describes, which they do not teach, and its line is
+  the hand-set weighing's (:func:`_rules_line`), as every part's is with
+  ``QUARTET_LINES=rules``.
 """
 
 from __future__ import annotations
@@ -53,10 +57,10 @@ from .relevance import LEARNED, evidence_threshold, score_text
 from .selection import Quote, explained
 from .text import grams, language, plain, terms
 
-#: Whether a part's answer line is chosen by the line model (``QUARTET_LINES=learned``)
-#: or by the hand-set weighing (``rules``); by default as the core scores sentences (see
-#: :data:`research.relevance.LEARNED`).
-LINES_LEARNED = os.environ.get("QUARTET_LINES", "learned" if LEARNED else "rules") == "learned"
+#: Whether a part asking for a span has its answer line chosen by the line model
+#: (``QUARTET_LINES=learned``, the default) or, as every other part, by the hand-set
+#: weighing (``rules``: to measure the two apart).
+LINES_LEARNED = os.environ.get("QUARTET_LINES", "learned") == "learned"
 #: The line model's file, written by ``scripts/train_lines.py``.
 LINE_PATH = Path(__file__).resolve().parent / "model" / "line.json"
 #: What the line model reads of a candidate, among the part's candidates (see
@@ -109,7 +113,7 @@ def line_features(
     - ``explains``: it states the cause or the means a *why* or *how* part asks for
       (:func:`research.answer.explains`);
     - ``names_subject``: it names the part's subject itself;
-    - ``typed``: the part asks for a date, a figure or a name; ``gives``: the quote gives
+    - ``typed``: the part asks for a span (:func:`asks_span`); ``gives``: the quote gives
       that kind; ``sure``: it surely does (:func:`research.answer.sure_span`); ``span``:
       it has a span to show in bold, and ``span_near``, how near that span stands to the
       question's words (1 beside one);
@@ -151,7 +155,7 @@ def line_features(
 
 def _own(focus: Focus, span: str) -> dict[str, float]:
     """The features of a candidate read from its text alone (see :func:`line_features`)."""
-    typed = bool(wanted(focus)) or focus.kind in ("who", "where")
+    typed = asks_span(focus)
     thing = defined(focus)
     return {
         **_said(focus, span),
@@ -185,6 +189,12 @@ def _facet_shares(focus: Focus, said: set[str]) -> tuple[float, float]:
     n = max(1, len(focus.facets))
     own = sum(f.term in said for f in focus.facets) / n
     return own, sum(f.term in said or bool(f.equivalents & said) for f in focus.facets) / n
+
+
+def asks_span(focus: Focus) -> bool:
+    """Whether a part asks for a span of a sentence: a date or a figure (see
+    :func:`research.answer.wanted`), a person or a place."""
+    return bool(wanted(focus)) or focus.kind in ("who", "where")
 
 
 def _span(focus: Focus, span: str) -> dict[str, float]:
@@ -286,10 +296,11 @@ def summary_choice(
     likelihood: Mapping[str, float] | None = None,
 ) -> str | None:
     """The candidate that best answers a part on its own, for the summary line (its key):
-    of those a line may be (under the learned core, :func:`line_pool`; by default,
-    :func:`_qualified`), the one in the order a part asking for the first or the latest
-    date asks, else the one the line model scores highest under the learned core (by
-    default, the one the hand-set weighing values most: :func:`_rules_line`).
+    of those a line may be (for a part asking for a span, :func:`line_pool`; for any
+    other, :func:`_qualified`), the one in the order a part asking for the first or the
+    latest date asks, else the one the line model scores highest for a part asking for
+    a span, the one the hand-set weighing values most for any other (see the module and
+    :data:`LINES_LEARNED`).
 
     Args:
         focus: the part.
@@ -300,7 +311,8 @@ def summary_choice(
     """
     if not candidates:
         return None
-    if LINES_LEARNED:
+    learned = LINES_LEARNED and asks_span(focus)
+    if learned:
         pool = line_pool(focus, candidates, lang)
     else:
         pool = _qualified(focus, candidates, lang, likelihood)
@@ -309,7 +321,7 @@ def summary_choice(
     )
     if ordered is not None:
         return ordered.key
-    if not LINES_LEARNED:
+    if not learned:
         return candidates[_rules_line(focus, candidates, pool)][0].key
     rows = line_features(focus, candidates, likelihood)
     return candidates[best_line(line_model(), rows, pool)][0].key
@@ -320,7 +332,7 @@ NAMED_SUBJECT = 0.015
 
 
 def _rules_line(focus: Focus, candidates: Sequence[tuple[Quote, float]], pool: list[int]) -> int:
-    """The hand-set choice the line model is measured against (see :data:`LEARNED`): the
+    """The hand-set choice (see :data:`LINES_LEARNED`): the
     relevance score, plus a little for naming the subject (the line is read away from its
     section), plus the score the sentence earns read alone (without its page's title,
     which can make relevant a sentence that does not answer the question by itself),

@@ -14,9 +14,10 @@ research-shaped sets (:data:`SETS`), built from the **tune half only** of XQuAD 
 multi-part questions per sub-set, seed :data:`SEED`), so that no article any evaluation
 reports on is seen. Each question runs through the offline pipeline on its served pages
 (or, for the own-files set, its input file with no web), as the benchmark runs it, with
-the learned core scoring (``QUARTET_RANKER=learned``; the script sets it,
-``PYTHONHASHSEED=0`` and ``QUARTET_LINES=rules``, so that no run reads the model being
-fitted, for itself): about 900 runs, half an hour here. After each run, each answered
+the default core scoring (the hand-set rules, ``QUARTET_RANKER=rules``, whose candidates
+the model chooses among; the script sets it, ``PYTHONHASHSEED=0`` and
+``QUARTET_LINES=rules``, so that no run reads the model being fitted, for itself): about
+900 runs, half an hour here. After each run, each answered
 part's candidates for its line are taken as the writer takes them
 (:func:`research.notes.summary_lines`, with a chooser that records them and takes the
 first a line may be, so that what a later part is offered does not depend on the model
@@ -28,9 +29,13 @@ The model is gradient-boosted trees (``scripts/train_ranker.py``'s
 :func:`~train_ranker.fit_trees`: scikit-learn, deterministic) of that label over
 :func:`research.lines.line_features`, fitted on the candidates a line may be
 (:func:`research.lines.line_pool`) of parts whose line the order asked does not decide.
-The file records the data's commits, the counts, and how often a part's line holds its
-gold answer: by the model cross-validated over :data:`FOLDS` folds of the questions, by
-the section's first candidate a line may be, and by any candidate a line may be.
+Every part trains it, though it chooses only for a part asking for a span (see
+:func:`research.lines.asks_span`). The file records the data's commits, the counts, and
+how often a part's line holds its gold answer: by the model cross-validated over
+:data:`FOLDS` folds of the questions, by the hand-set weighing
+(:func:`research.lines._rules_line`, among the candidates it may choose), by the
+section's first candidate a line may be, and by any candidate a line may be; and the
+first two again over the parts asking for a span (``spans``).
 """
 
 from __future__ import annotations
@@ -53,12 +58,12 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 sys.path.insert(0, str(ROOT / "scripts"))
-#: The runs are scored by the learned core, whose candidates the line model chooses among
+#: The runs are scored by the default core, whose candidates the line model chooses among
 #: (see :mod:`research.lines`), with the hash seed fixed (the order of a set of words
 #: breaks ties in the core), and their reports' lines chosen by the hand-set weighing, so
 #: that no run reads the line model being fitted (whose features may have changed): set
 #: before the core is first imported.
-RUN_ENV = {"PYTHONHASHSEED": "0", "QUARTET_RANKER": "learned", "QUARTET_LINES": "rules"}
+RUN_ENV = {"PYTHONHASHSEED": "0", "QUARTET_RANKER": "rules", "QUARTET_LINES": "rules"}
 if __name__ == "__main__" and any(os.environ.get(k) != v for k, v in RUN_ENV.items()):
     os.execve(sys.executable, [sys.executable, *sys.argv], {**os.environ, **RUN_ENV})
 
@@ -78,6 +83,8 @@ from research.answer import in_order_asked  # noqa: E402
 from research.lines import (  # noqa: E402
     LINE_FEATURES,
     LINE_PATH,
+    _qualified,
+    _rules_line,
     best_line,
     line_features,
     line_pool,
@@ -96,14 +103,15 @@ FOLDS = 5
 
 @dataclass
 class Part:
-    """One answered part of a run: its candidates' features and labels, and the indices
-    of those a line may be."""
+    """One answered part of a run: its candidates' features and labels, the indices of
+    those a line may be, and the one the hand-set weighing chooses."""
 
     question: str
     set: str
     rows: list[list[float]]
     labels: list[int]
     pool: list[int]
+    rules: int
 
 
 async def _run(q: Shaped, world: Any, runs: Path) -> list[Part]:
@@ -133,13 +141,24 @@ async def _run(q: Shaped, world: Any, runs: Path) -> list[Part]:
             rows = line_features(focus, cands, likely)
             labels = [int(states([c.span], answers[sub_id], zh)) for c, _ in cands]
             features = [[row[n] for n in LINE_FEATURES] for row in rows]
-            parts.append(Part(q.case.question, "", features, labels, pool))
+            rules = _hand_set(focus, cands, lang, likely)
+            parts.append(Part(q.case.question, "", features, labels, pool, rules))
         # the first a line may be, not the committed model's choice: what the later
         # parts are offered must not depend on the model being fitted
         return cands[pool[0]][0].key if cands else None
 
     summary_lines(findings, choose=record)
     return parts
+
+
+def _hand_set(focus: Any, cands: list[tuple[Quote, float]], lang: str, likely: Any) -> int:
+    """The index of the candidate the hand-set weighing makes a part's line (see
+    :func:`research.lines.summary_choice`)."""
+    pool = _qualified(focus, cands, lang, likely)
+    ordered = in_order_asked(focus, [cands[i] for i in pool], lambda q: q.span)
+    if ordered is not None:
+        return next(i for i, (c, _) in enumerate(cands) if c is ordered)
+    return _rules_line(focus, cands, pool)
 
 
 async def _run_set(shape: str, sub: str, tmp: Path, limit: int) -> list[Part]:
@@ -202,22 +221,36 @@ def _fold(question: str) -> int:
     return hashlib.sha256(f"lines:{question}".encode()).digest()[0] % FOLDS
 
 
-def figures(parts: Sequence[Part]) -> dict[str, float]:
+def figures(parts: Sequence[Part]) -> dict[str, Any]:
     """The share of parts whose line holds the gold answer: by the model fitted on the
-    other folds (``cross_validated``), by the first candidate a line may be (``first``),
-    and by any (``any``)."""
-    hits = 0
+    other folds (``cross_validated``), by the hand-set weighing (``rules``), by the
+    first candidate a line may be (``first``), and by any (``any``); the first two again
+    over the parts asking for a span (``spans``), the only ones whose line the model
+    chooses."""
+    chosen: dict[int, int] = {}
     for k in range(FOLDS):
         judge = _fit([p for p in parts if _fold(p.question) != k])
-        for p in (p for p in parts if _fold(p.question) == k):
-            rows = [dict(zip(LINE_FEATURES, row, strict=True)) for row in p.rows]
-            hits += p.labels[best_line(judge, rows, p.pool)]
-    n = max(1, len(parts))
+        for n, p in enumerate(parts):
+            if _fold(p.question) == k:
+                rows = [dict(zip(LINE_FEATURES, row, strict=True)) for row in p.rows]
+                chosen[n] = best_line(judge, rows, p.pool)
+    typed = LINE_FEATURES.index("typed")
+    spans = [n for n, p in enumerate(parts) if p.rows[0][typed]]
+
+    def share(hits: Sequence[int]) -> float:
+        return round(sum(hits) / max(1, len(hits)), 4)
+
     return {
         "parts": len(parts),
-        "cross_validated": round(hits / n, 4),
-        "first": round(sum(p.labels[p.pool[0]] for p in parts) / n, 4),
-        "any": round(sum(max(p.labels[i] for i in p.pool) for p in parts) / n, 4),
+        "cross_validated": share([p.labels[chosen[n]] for n, p in enumerate(parts)]),
+        "rules": share([p.labels[p.rules] for p in parts]),
+        "first": share([p.labels[p.pool[0]] for p in parts]),
+        "any": share([max(p.labels[i] for i in p.pool) for p in parts]),
+        "spans": {
+            "parts": len(spans),
+            "cross_validated": share([parts[n].labels[chosen[n]] for n in spans]),
+            "rules": share([parts[n].labels[parts[n].rules] for n in spans]),
+        },
     }
 
 

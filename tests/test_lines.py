@@ -6,10 +6,13 @@ from __future__ import annotations
 import asyncio
 import json
 
+import pytest
+
 from host.research import Research
 from research.lines import (
     LINE_FEATURES,
     LINE_PATH,
+    asks_span,
     best_line,
     line_features,
     line_model,
@@ -126,24 +129,54 @@ def test_a_how_asked_of_the_past_is_answered_by_an_event():
     assert summary_choice(focus, quotes, "en") == "b"
 
 
-def test_under_the_learned_core_a_why_parts_line_states_a_cause(monkeypatch):
-    """The line model chooses only among lines that give what the part asks: for a *why*
-    part, a stated cause, however the rest score."""
-    monkeypatch.setattr("research.lines.LINES_LEARNED", True)
+def test_a_why_parts_line_is_the_hand_set_weighings_which_counts_a_stated_cause(monkeypatch):
+    """A part asking why is answered by a sentence that explains, which the line model's
+    training questions (each answered by a span) do not teach: its line is the hand-set
+    weighing's, which counts a stated cause, not the model's. Among the candidates the
+    model is fitted on, a *why* part's are only those stating a cause."""
     focus = Focus.build("Why did the Harlow ferry stop running?")
+    assert not asks_span(focus)
     quotes = [
-        (Quote("a", "http://a.test", "The Harlow ferry stopped running in 1956."), 0.9),
+        (Quote("a", "http://a.test", "The Harlow ferry stopped running in 1956."), 0.6),
         (
             Quote(
                 "b",
                 "http://b.test",
                 "The Harlow ferry stopped because a road bridge opened upstream in 1956.",
             ),
-            0.5,
+            0.6,
         ),
     ]
     assert line_pool(focus, quotes, "en") == [1]
+    monkeypatch.setattr(
+        "research.lines.best_line", lambda *a: pytest.fail("the model chose a why part's line")
+    )
     assert summary_choice(focus, quotes, "en", {"a": 0.9, "b": 0.1}) == "b"
+
+
+def test_a_part_asking_for_a_span_has_its_line_chosen_by_the_line_model(monkeypatch):
+    """A part asking for a date, a figure, a person or a place: its line is the one the
+    line model scores highest among those a line may be, whatever the hand-set weighing
+    would take; with ``QUARTET_LINES=rules`` the hand-set weighing's."""
+    focus = Focus.build("Who built the Harlow ferry?")
+    assert asks_span(focus)
+    quotes = [
+        (Quote("a", "http://a.test", "The Harlow ferry was built by Joseph Marsh in 1884."), 0.5),
+        (Quote("b", "http://b.test", "The Harlow ferry is a chain ferry on the Sallow."), 0.9),
+    ]
+    pool = line_pool(focus, quotes, "en")
+    rows = line_features(focus, quotes, {"a": 0.2, "b": 0.2})
+    picked = {"a": 0, "b": 1}
+    for wanted in ("a", "b"):
+        monkeypatch.setattr("research.lines.best_line", lambda j, r, p, w=wanted: picked[w])
+        assert summary_choice(focus, quotes, "en", {"a": 0.2, "b": 0.2}) == wanted
+    monkeypatch.undo()
+    chosen = summary_choice(focus, quotes, "en", {"a": 0.2, "b": 0.2})
+    assert chosen == quotes[best_line(line_model(), rows, pool)][0].key
+    monkeypatch.setattr("research.lines.LINES_LEARNED", False)
+    hand_set = summary_choice(focus, quotes, "en", {"a": 0.2, "b": 0.2})
+    monkeypatch.setattr("research.lines.best_line", lambda *a: pytest.fail("model consulted"))
+    assert summary_choice(focus, quotes, "en", {"a": 0.2, "b": 0.2}) == hand_set
 
 
 def test_a_figure_only_a_pages_standing_makes_evidence_is_not_a_parts_line(monkeypatch):
@@ -154,6 +187,7 @@ def test_a_figure_only_a_pages_standing_makes_evidence_is_not_a_parts_line(monke
     model's own probability, under the rules by the sentence's score. The line model
     reads it as a feature."""
     focus = Focus.build("How many times did the Harlow ferry cross the Sallow each day?")
+    monkeypatch.setattr("research.lines.LINES_LEARNED", False)  # the hand-set weighing
     quotes = [
         (
             Quote(
@@ -172,3 +206,5 @@ def test_a_figure_only_a_pages_standing_makes_evidence_is_not_a_parts_line(monke
     assert summary_choice(focus, scored_alike, "en", {"a": 0.05, "b": 0.05}) == "b"
     rows = line_features(focus, scored_alike, {"a": 0.8, "b": 0.05})
     assert [row["on_its_own"] for row in rows] == [1.0, 0.0]
+    monkeypatch.setattr("research.lines.LINES_LEARNED", True)  # the line model weighs it
+    assert summary_choice(focus, scored_alike, "en", {"a": 0.8, "b": 0.05}) == "a"

@@ -9,14 +9,13 @@ section in two steps.
   :func:`research.facts.points_back`), each while another candidate is left; a part
   asking for the first or the latest date takes the dated candidate in that order, a
   candidate dated by its sentence's years or else by its page's own date
-  (:func:`research.answer.in_order_asked`). For a part whose line the line model
-  chooses, a *why* or *how* part's line states the cause or the means asked for (see
-  :func:`research.answer.explains`), and the model weighs the rest of what a line
-  should be as its features: evidence by itself, not only as one of the best sentences
-  of a page that answers the part (see :func:`_on_its_own`), giving the kind of answer
-  asked (a date, a figure, a name: see :func:`research.answer.gives_answer`), saying
-  what a thing is for a part asking only that (see :func:`research.answer.defines`).
-  The hand-set weighing requires those three in turn instead (:func:`_qualified`).
+  (:func:`research.answer.in_order_asked`). A line is then, in turn while a candidate
+  is left, evidence by itself, not only as one of the best sentences of a page that
+  answers the part (see :func:`_on_its_own`), and gives the kind of answer asked (a
+  date, a figure, a name: see :func:`research.answer.gives_answer`). The hand-set
+  weighing also requires a line that says what a thing is for a part asking only that
+  (see :func:`research.answer.defines`: :func:`_qualified`), which the line model weighs
+  as a feature.
 - **Which of the rest answers.** For a part asking for a span (a date, a figure, a
   name, a place or a person: :func:`asks_span`), the line model: gradient-boosted trees
   over the named features of :func:`line_features`, read from :data:`LINE_PATH`. The
@@ -222,18 +221,28 @@ def line_model() -> Trees:
     return trees_from_dict(raw, LINE_FEATURES)
 
 
-def line_pool(focus: Focus, candidates: Sequence[tuple[Quote, float]], lang: str) -> list[int]:
-    """The indices of the candidates the line model may choose: in the report's language,
-    standing alone and, for a *why* or *how* part, stating the cause or the means it asks
-    for, each while one is left (see the module). Whether a candidate is evidence by
-    itself, gives the kind of answer asked or says what a thing is, the model weighs (see
-    :func:`line_features`)."""
+def line_pool(
+    focus: Focus,
+    candidates: Sequence[tuple[Quote, float]],
+    lang: str,
+    likelihood: Mapping[str, float] | None = None,
+) -> list[int]:
+    """The indices of the candidates the line model may choose, and is fitted on: in the
+    report's language, standing alone, for a *why* or *how* part stating the cause or the
+    means it asks for, evidence by itself (see :func:`_on_its_own`) and giving the kind
+    of answer asked (a date, a figure, a name: see :func:`research.answer.gives_answer`),
+    each while one is left (see the module). Whether a candidate says what a thing is,
+    the model weighs (see :func:`line_features`)."""
     explaining = explains(focus)
+    own = _on_its_own(focus, candidates, likelihood or {})
+    strong = {q.key for (q, _), ok in zip(candidates, own, strict=True) if ok}
     return _narrowed(
         [
             lambda q: language(q.span) == lang,
             lambda q: not points_back(q.span),
             lambda q: not explaining or explained(q.span, explaining),
+            lambda q: q.key in strong,
+            lambda q: gives_answer(focus, q.span),
         ],
         [q for q, _ in candidates],
     )
@@ -313,7 +322,7 @@ def summary_choice(
         return None
     learned = LINES_LEARNED and asks_span(focus)
     if learned:
-        pool = line_pool(focus, candidates, lang)
+        pool = line_pool(focus, candidates, lang, likelihood)
     else:
         pool = _qualified(focus, candidates, lang, likelihood)
     ordered = in_order_asked(

@@ -134,7 +134,7 @@ async def _run(q: Shaped, world: Any, runs: Path) -> list[Part]:
             if (item := research.item(i)) is not None
         ]
         lang, likely = research.plan.language, research.likelihood.get(sub_id, {})
-        pool = line_pool(focus, cands, lang)
+        pool = line_pool(focus, cands, lang, likely)
         ordered = in_order_asked(focus, [cands[i] for i in pool], lambda q: q.span)
         if cands and ordered is None and sub_id in answers and sub_id not in seen:
             seen.add(sub_id)

@@ -227,25 +227,12 @@ def line_pool(
     lang: str,
     likelihood: Mapping[str, float] | None = None,
 ) -> list[int]:
-    """The indices of the candidates the line model may choose, and is fitted on: in the
-    report's language, standing alone, for a *why* or *how* part stating the cause or the
-    means it asks for, evidence by itself (see :func:`_on_its_own`) and giving the kind
-    of answer asked (a date, a figure, a name: see :func:`research.answer.gives_answer`),
-    each while one is left (see the module). Whether a candidate says what a thing is,
-    the model weighs (see :func:`line_features`)."""
-    explaining = explains(focus)
-    own = _on_its_own(focus, candidates, likelihood or {})
-    strong = {q.key for (q, _), ok in zip(candidates, own, strict=True) if ok}
-    return _narrowed(
-        [
-            lambda q: language(q.span) == lang,
-            lambda q: not points_back(q.span),
-            lambda q: not explaining or explained(q.span, explaining),
-            lambda q: q.key in strong,
-            lambda q: gives_answer(focus, q.span),
-        ],
-        [q for q, _ in candidates],
-    )
+    """The indices of the candidates the line model may choose, and is fitted on: those
+    :func:`_line_tests` keep, for a *why* or *how* part stating the cause or the means it
+    asks for (see the module). Whether a candidate says what a thing is, the model weighs
+    (see :func:`line_features`)."""
+    tests = _line_tests(focus, candidates, lang, likelihood, explains(focus))
+    return _narrowed(tests, [q for q, _ in candidates])
 
 
 def _qualified(
@@ -254,23 +241,36 @@ def _qualified(
     lang: str,
     likelihood: Mapping[str, float] | None = None,
 ) -> list[int]:
-    """The candidates the hand-set weighing may choose: in the report's language,
-    standing alone, evidence on their own (see :func:`_on_its_own`), giving the kind of
-    answer asked and, for a part asking what a thing is, saying what it is (see
+    """The candidates the hand-set weighing may choose: those :func:`_line_tests` keep
+    and, for a part asking what a thing is, saying what it is (see
     :func:`research.answer.defines`), each while one is left."""
+    thing = defined(focus)
+    tests = _line_tests(focus, candidates, lang, likelihood)
+    tests.append(lambda q: not thing or defines(thing, q.span))
+    return _narrowed(tests, [q for q, _ in candidates])
+
+
+def _line_tests(
+    focus: Focus,
+    candidates: Sequence[tuple[Quote, float]],
+    lang: str,
+    likelihood: Mapping[str, float] | None = None,
+    explaining: str = "",
+) -> list[Callable[[Quote], bool]]:
+    """What a line must be, tested in turn while a candidate is left: in the report's
+    language, standing alone, stating what ``explaining`` names (a cause, a means; see
+    :func:`research.answer.explains`) when it names one, evidence by itself (see
+    :func:`_on_its_own`) and giving the kind of answer asked (a date, a figure, a name:
+    see :func:`research.answer.gives_answer`)."""
     own = _on_its_own(focus, candidates, likelihood or {})
     strong = {q.key for (q, _), ok in zip(candidates, own, strict=True) if ok}
-    thing = defined(focus)
-    return _narrowed(
-        [
-            lambda q: language(q.span) == lang,
-            lambda q: not points_back(q.span),
-            lambda q: q.key in strong,
-            lambda q: gives_answer(focus, q.span),
-            lambda q: not thing or defines(thing, q.span),
-        ],
-        [q for q, _ in candidates],
-    )
+    return [
+        lambda q: language(q.span) == lang,
+        lambda q: not points_back(q.span),
+        lambda q: not explaining or explained(q.span, explaining),
+        lambda q: q.key in strong,
+        lambda q: gives_answer(focus, q.span),
+    ]
 
 
 def _narrowed(keeps: Sequence[Callable[[Quote], bool]], quotes: Sequence[Quote]) -> list[int]:

@@ -320,20 +320,40 @@ def summary_choice(
     """
     if not candidates:
         return None
-    learned = LINES_LEARNED and asks_span(focus)
-    if learned:
-        pool = line_pool(focus, candidates, lang, likelihood)
-    else:
-        pool = _qualified(focus, candidates, lang, likelihood)
-    ordered = in_order_asked(
-        focus, [candidates[i] for i in pool], lambda q: q.span, lambda q: q.published
-    )
+    if not (LINES_LEARNED and asks_span(focus)):
+        return candidates[hand_set_line(focus, candidates, lang, likelihood)][0].key
+    pool = line_pool(focus, candidates, lang, likelihood)
+    ordered = _in_order(focus, candidates, pool)
     if ordered is not None:
-        return ordered.key
-    if not learned:
-        return candidates[_rules_line(focus, candidates, pool)][0].key
+        return candidates[ordered][0].key
     rows = line_features(focus, candidates, likelihood)
     return candidates[best_line(line_model(), rows, pool)][0].key
+
+
+def hand_set_line(
+    focus: Focus,
+    candidates: Sequence[tuple[Quote, float]],
+    lang: str,
+    likelihood: Mapping[str, float] | None = None,
+) -> int:
+    """The index of the candidate the hand-set weighing makes a part's line: of those
+    :func:`_qualified` keeps, the one in the order a part asking for the first or the
+    latest date asks, else the one :func:`_rules_line` values most."""
+    pool = _qualified(focus, candidates, lang, likelihood)
+    ordered = _in_order(focus, candidates, pool)
+    return ordered if ordered is not None else _rules_line(focus, candidates, pool)
+
+
+def _in_order(
+    focus: Focus, candidates: Sequence[tuple[Quote, float]], pool: Sequence[int]
+) -> int | None:
+    """The index, among ``pool``, of the candidate a part asking for the first or the
+    latest date takes (see :func:`research.answer.in_order_asked`); None when it asks no
+    order or none is dated."""
+    chosen = in_order_asked(
+        focus, [candidates[i] for i in pool], lambda q: q.span, lambda q: q.published
+    )
+    return None if chosen is None else next(i for i in pool if candidates[i][0] is chosen)
 
 
 #: Under the rules, what a line earns for naming the part's subject itself.

@@ -33,9 +33,9 @@ Every part trains it, though it chooses only for a part asking for a span (see
 :func:`research.lines.asks_span`). The file records the data's commits, the counts, and
 how often a part's line holds its gold answer: by the model cross-validated over
 :data:`FOLDS` folds of the questions, by the hand-set weighing
-(:func:`research.lines._rules_line`, among the candidates it may choose), by the
-section's first candidate a line may be, and by any candidate a line may be; and the
-first two again over the parts asking for a span (``spans``).
+(:func:`research.lines.hand_set_line`), by the section's first candidate a line may be,
+and by any candidate a line may be; and the first two again over the parts asking for a
+span (``spans``).
 """
 
 from __future__ import annotations
@@ -83,9 +83,8 @@ from research.answer import in_order_asked  # noqa: E402
 from research.lines import (  # noqa: E402
     LINE_FEATURES,
     LINE_PATH,
-    _qualified,
-    _rules_line,
     best_line,
+    hand_set_line,
     line_features,
     line_pool,
 )
@@ -141,7 +140,7 @@ async def _run(q: Shaped, world: Any, runs: Path) -> list[Part]:
             rows = line_features(focus, cands, likely)
             labels = [int(states([c.span], answers[sub_id], zh)) for c, _ in cands]
             features = [[row[n] for n in LINE_FEATURES] for row in rows]
-            rules = _hand_set(focus, cands, lang, likely)
+            rules = hand_set_line(focus, cands, lang, likely)
             parts.append(Part(q.case.question, "", features, labels, pool, rules))
         # the first a line may be, not the committed model's choice: what the later
         # parts are offered must not depend on the model being fitted
@@ -149,16 +148,6 @@ async def _run(q: Shaped, world: Any, runs: Path) -> list[Part]:
 
     summary_lines(findings, choose=record)
     return parts
-
-
-def _hand_set(focus: Any, cands: list[tuple[Quote, float]], lang: str, likely: Any) -> int:
-    """The index of the candidate the hand-set weighing makes a part's line (see
-    :func:`research.lines.summary_choice`)."""
-    pool = _qualified(focus, cands, lang, likely)
-    ordered = in_order_asked(focus, [cands[i] for i in pool], lambda q: q.span)
-    if ordered is not None:
-        return next(i for i, (c, _) in enumerate(cands) if c is ordered)
-    return _rules_line(focus, cands, pool)
 
 
 async def _run_set(shape: str, sub: str, tmp: Path, limit: int) -> list[Part]:

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Collection, Iterable, Mapping
 from dataclasses import asdict, dataclass, field
 from typing import Any
 from urllib.parse import urlsplit
@@ -31,13 +31,15 @@ from research.lines import likelihood
 from research.notes import no_web_label
 from research.plan import Plan, SubQuestion
 from research.question import Focus, Glossary, entity
-from research.ranking import Part
+from research.ranking import Features, Part
 from research.ranking import evidence as ranked_evidence
 from research.relevance import (
     LEARNED,
     THRESHOLD,
+    UNSURE_MODEL,
     answer_threshold,
     assessed,
+    by_model,
     evidence_threshold,
     quote_bounds,
     score_text,
@@ -134,18 +136,28 @@ class Judged:
         leads: the sentences under it that may answer the part: index, score, rank,
             whether it is a passage (see :attr:`~research.relevance.Scored.passage`),
             likelihood.
+        weighed: its best sentences by the learned sentence model, for the learned
+            models to choose a part's leads from (see :meth:`Research._unsure`): index,
+            score, features.
     """
 
     about: bool
     items: list[tuple[int, float, float]] = field(default_factory=list)
     leads: list[tuple[int, float, float, bool, float]] = field(default_factory=list)
+    weighed: list[tuple[int, float, dict[str, float]]] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
-        return {"about": self.about, "items": self.items, "leads": self.leads}
+        return {
+            "about": self.about,
+            "items": self.items,
+            "leads": self.leads,
+            "weighed": [[i, s, f] for i, s, f in self.weighed],
+        }
 
     def fits(self, sentences: int) -> bool:
         """Whether every sentence it names is one of a document's ``sentences``."""
-        return all(0 <= x[0] < sentences for x in [*self.items, *self.leads])
+        named = [*self.items, *self.leads, *self.weighed]
+        return all(0 <= x[0] < sentences for x in named)
 
     @classmethod
     def from_dict(cls, raw: dict[str, Any]) -> Judged:
@@ -158,13 +170,19 @@ class Judged:
             bool(raw["about"]),
             [(int(i), float(s), float(c)) for i, s, c in raw["items"]],
             [(int(i), float(s), float(r), bool(p), float(c)) for i, s, r, p, c in raw["leads"]],
+            [
+                (int(i), float(s), {str(k): float(v) for k, v in f.items()})
+                for i, s, f in raw["weighed"]
+            ],
         )
 
 
 def judge(focus: Focus, doc: Document) -> Judged:
     """What the part of ``focus`` makes of the source prepared as ``doc`` (the rules: see
     :data:`~research.relevance.LEARNED`): its best :data:`ITEMS_PER_SOURCE` sentences over
-    the threshold, and its first :data:`LEADS_PER_SOURCE` leads under it."""
+    the threshold, its first :data:`LEADS_PER_SOURCE` leads under it, and (see
+    :data:`UNSURE_MODEL`) its best :data:`ITEMS_PER_SOURCE` by the learned sentence
+    model."""
     every = assessed(focus, doc)
     found = [x for x in every if x.score >= THRESHOLD]
     asked = answer.explains(focus)
@@ -181,6 +199,7 @@ def judge(focus: Focus, doc: Document) -> Judged:
             (index[id(x.sentence)], x.score, x.rank, x.passage, likelihood(x.features))
             for x in fresh[:LEADS_PER_SOURCE]
         ],
+        by_model(focus, doc, every)[:ITEMS_PER_SOURCE] if UNSURE_MODEL else [],
     )
 
 
@@ -220,7 +239,7 @@ class Research:
         #: per part, sentences under the threshold that could be its best answer
         #: (:attr:`~research.relevance.Scored.lead`), by source path and span
         self.leads: dict[str, dict[str, dict[str, Any]]] = {s.id: {} for s in plan.subquestions}
-        #: per part, the evidence ids its best leads were taken in as
+        #: per part, the evidence ids its leads were taken in as (see :meth:`_unsure`)
         self.promoted: dict[str, list[str]] = {}
         #: under the learned model, per part, the best sentences of each source read (by
         #: source path and span): an evidence item's fields and the sentence's own
@@ -674,21 +693,23 @@ class Research:
             source = self.sources[path] = Source(path, url, title, kind)
         source.read_as = scored_title
         made: dict[str, Judged] = {}
+        index = {id(s): i for i, s in enumerate(doc.sentences)}
         for sid, focus in self.focus.items():
             self.page_terms[sid][path] = PageTerms.of(focus.words, doc.counts)
             if LEARNED:
                 if page_salience(focus, doc) >= ABOUT:
                     self.about[sid].add(url)
-                self._weigh(sid, focus, doc, url, path, kind)
+                best = assessed(focus, doc)[:ITEMS_PER_SOURCE]
+                weighed = [(index[id(s.sentence)], s.score, s.features) for s in best]
+                self._weigh(sid, weighed, doc, source)
                 continue
             found = (judged or {}).get(sid) or judge(focus, doc)
             made[sid] = found
             self._take(sid, found, doc, source, kind)
         if LEARNED:  # a new page changes where every page stands
             self._rescore()
-        for sid in self.focus:  # a new page may change which page answers a part best
-            if not LEARNED and self.leads[sid]:
-                self._promote(sid)
+        else:  # a new page may change which page answers a part best
+            self._unsure()
         self._score_tables(path, text, title, kind)
         return made
 
@@ -704,6 +725,7 @@ class Research:
             self.evidence[sid][item.id] = max(old, score)
             self._likely(sid, item.id, chance)
             source.relevant_to.add(sid)
+        self._weigh(sid, judged.weighed, doc, source)
         for index, score, rank, passage, chance in judged.leads:
             item = self._item(doc.sentences[index], doc, url, path, kind)
             self.leads[sid][f"{path}#{item.start}-{item.end}"] = item.to_dict() | {
@@ -747,48 +769,104 @@ class Research:
             locator=(file_place(doc.text, start) or s.section) if kind == "file" else "",
         )
 
-    def _weigh(self, sid: str, focus: Focus, doc: Document, url: str, path: str, kind: str) -> None:
-        """Keep a page's best sentences for a part with their own features (the learned
-        model: see :meth:`_rescore`)."""
-        for scored in assessed(focus, doc)[:ITEMS_PER_SOURCE]:
-            item = self._item(scored.sentence, doc, url, path, kind)
-            self.sentences[sid][f"{path}#{item.start}-{item.end}"] = item.to_dict() | {
-                "features": scored.features
-            }
+    def _weigh(
+        self,
+        sid: str,
+        weighed: Iterable[tuple[int, float, Features]],
+        doc: Document,
+        source: Source,
+    ) -> None:
+        """Keep a source's best sentences for a part by the sentence model, each by its
+        index in ``doc`` with its score and its own features, for the learned models
+        (see :meth:`_choices`)."""
+        for index, score, features in weighed:
+            item = self._item(doc.sentences[index], doc, source.url, source.path, source.kind)
+            key = f"{source.path}#{item.start}-{item.end}"
+            self.sentences[sid][key] = item.to_dict() | {"score": score, "features": features}
 
-    def _rescore(self) -> None:
-        """Under the learned model, every part's evidence: of its
-        :data:`~research.ranking.CANDIDATES` best sentences over the sources read, by the
-        sentence model with each page's standing among the pages read for the question's
-        parts (see :func:`research.retrieval.standing`), what the answer model has it
-        quote, weighing what the question's other parts quote too (see
-        :func:`research.ranking.evidence`). A sentence that falls out as better pages are
-        read stays in the ledger, uncited."""
+    def _choices(self) -> dict[str, dict[int, float]]:
+        """What the learned models have each part quote, by index in its kept sentences
+        (:attr:`sentences`): of its :data:`~research.ranking.CANDIDATES` best over the
+        sources read, by the sentence model with each page's standing among the pages
+        read for the question's parts (see :func:`research.retrieval.standing`), what the
+        answer model has it quote, weighing what the question's other parts quote too
+        (see :func:`research.ranking.evidence`), with the answer model's probability."""
         rankings = {part: self._ranking(part) for part in self.page_terms}
         asked = {p: bm25(self.focus[p].asked, self.page_terms[p]) for p in self.page_terms}
         addresses = {path: source.url for path, source in self.sources.items()}
         linking = {path: self._links(path) for path in addresses}
         asked_terms = {sid: self.focus[sid].asked for sid in rankings}
         places = standings(rankings, asked, asked_terms, linking, addresses)
-        weighed = {sid: list(self.sentences[sid].values()) for sid in self.focus}
         parts = {}
-        for sid, raws in weighed.items():
-            read = [(raw["page_path"], raw["span"], raw["features"]) for raw in raws]
+        for sid, kept in self.sentences.items():
+            read = [(raw["page_path"], raw["span"], raw["features"]) for raw in kept.values()]
             parts[sid] = Part.of(read, places[sid], script(self.focus[sid].text))
-        for sid, chosen in ranked_evidence(parts).items():
-            evidence: dict[str, float] = {}
-            for i, score in chosen.items():
-                raw = dict(weighed[sid][i])
-                item = self.ledger.add(EvidenceItem.from_dict(raw))
-                evidence[item.id] = max(evidence.get(item.id, 0.0), score)
-                self._likely(sid, item.id, likelihood(raw["features"]))
-            self.evidence[sid] = evidence
-            cited = {it.page_path for i in evidence if (it := self.ledger.get(i)) is not None}
+        return ranked_evidence(parts)
+
+    def _take_chosen(
+        self, sid: str, chosen: Mapping[int, float], own: bool = False
+    ) -> dict[str, float]:
+        """Take the sentences the learned models chose for a part (see :meth:`_choices`)
+        into the ledger; their evidence ids with the answer model's probabilities (with
+        ``own``, their own scores as kept instead)."""
+        kept = list(self.sentences[sid].values())
+        evidence: dict[str, float] = {}
+        for i, probability in chosen.items():
+            raw = dict(kept[i])
+            item = self.ledger.add(EvidenceItem.from_dict(raw))
+            score = float(raw["score"]) if own else probability
+            evidence[item.id] = max(evidence.get(item.id, 0.0), score)
+            self._likely(sid, item.id, likelihood(raw["features"]))
+        return evidence
+
+    def _rescore(self) -> None:
+        """Under the learned model, every part's evidence: what the learned models have
+        it quote (see :meth:`_choices`). A sentence that falls out as better pages are
+        read stays in the ledger, uncited."""
+        for sid, chosen in self._choices().items():
+            self.evidence[sid] = self._take_chosen(sid, chosen)
+            cited = {it.page_path for i in self.evidence[sid] if (it := self.ledger.get(i))}
             for source in self.sources.values():
                 if source.path in cited:
                     source.relevant_to.add(sid)
                 else:
                     source.relevant_to.discard(sid)
+
+    def _unsure(self) -> None:
+        """Under the rules, each part's leads: its nearest quotes under the threshold. For
+        a part none of whose sentences read reaches the threshold, those the learned
+        models choose (see :meth:`_choices`: they judge from data what the hand-set
+        tests of a lead guess), each with its own score; for any other part, and one
+        they choose nothing for, those the hand-set tests find (see :meth:`_promote`),
+        as for every part with ``QUARTET_UNSURE=leads``. A part's leads are chosen again
+        each time a page is read (see :meth:`_withdraw`)."""
+        # every lead is under the threshold: a part has evidence over it of its own
+        unsure = [
+            sid
+            for sid in self.focus
+            if not any(score >= THRESHOLD for score in self.evidence[sid].values())
+        ]
+        chosen = self._choices() if UNSURE_MODEL and unsure else {}
+        for sid in self.focus:
+            taken = self._take_chosen(sid, chosen.get(sid, {}), own=True) if sid in unsure else {}
+            if taken:
+                self._withdraw(sid, taken)
+                self.evidence[sid].update(taken)
+                for item in filter(None, map(self.ledger.get, taken)):
+                    if source := self.sources.get(item.page_path):
+                        source.relevant_to.add(sid)
+            elif self.leads[sid]:
+                self._promote(sid)
+            else:
+                self._withdraw(sid, {})
+
+    def _withdraw(self, sid: str, kept: Collection[str]) -> None:
+        """Make ``kept`` a part's leads: the leads it took in before and not kept give
+        way (they stay in the ledger, uncited)."""
+        for before in self.promoted.get(sid, []):
+            if before not in kept and self.evidence[sid].get(before, 1.0) < THRESHOLD:
+                del self.evidence[sid][before]
+        self.promoted[sid] = list(kept)
 
     def _links(self, path: str) -> list[tuple[str, frozenset[str]]]:
         """A source's links (see :func:`research.retrieval.link_words`), read once."""
@@ -802,8 +880,7 @@ class Research:
         :data:`~research.selection.PROMOTED` best (see :func:`research.selection.promote`),
         whether or not others reach the threshold. A passage (see
         :attr:`~research.relevance.Scored.passage`) counts only on a page that answers the
-        question with evidence of its own. Leads taken earlier give way when better ones
-        are read (they stay in the ledger, uncited)."""
+        question with evidence of its own."""
         taken = []
         ranking = self._ranking(sid)
         anchored = self._anchored()
@@ -826,10 +903,7 @@ class Research:
             source = self.sources.get(lead["page_path"])
             if source is not None:
                 source.relevant_to.add(sid)
-        for before in self.promoted.get(sid, []):
-            if before not in taken and self.evidence[sid].get(before, 1.0) < THRESHOLD:
-                del self.evidence[sid][before]
-        self.promoted[sid] = taken
+        self._withdraw(sid, taken)
 
     def _near(self, sid: str, lead: Mapping[str, Any], first: str) -> bool:
         """Whether a lead may stand as a part's nearest quote: it scores something for the

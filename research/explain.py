@@ -25,7 +25,7 @@ from .ranking import (
     model,
     question_rows,
 )
-from .relevance import LEARNED, Scored, assessed
+from .relevance import LEARNED, UNSURE_MODEL, Scored, assessed
 from .retrieval import link_words, rankings_of, standings
 from .text import script
 
@@ -44,7 +44,8 @@ class Explained:
     #: what the answer model gives it (that its page answers the part), for one of the
     #: part's best sentences (else None)
     answer: float | None
-    #: whether it is the part's evidence under the learned model
+    #: whether it is the part's evidence by the learned models' choice (under the rules,
+    #: of a part no sentence answers over the threshold)
     evidence: bool
     #: its own features and its page's standing among the pages read
     features: Features
@@ -113,16 +114,21 @@ def _full(focus: Focus, doc: Document, scored: Scored) -> Features:
 
 def explained_text(part: str, found: Sequence[Explained], threshold: float) -> str:
     """A part's explained sentences as lines of text: each sentence, its score (and
-    whether it is evidence: under the rules, whether it reaches ``threshold``), what the
-    sentence and answer models give it, then every feature's value and the log-odds the
-    sentence model gives it."""
+    whether it is evidence: under the rules, whether it reaches ``threshold``, and when
+    none does, whether the learned models choose it as a lead), what the sentence and
+    answer models give it, then every feature's value and the log-odds the sentence
+    model gives it."""
     scorer = "the learned model" if LEARNED else "the hand-set rules"
-    lines = [f"{part}  (scored by {scorer}; evidence from {threshold:.3f})"]
+    # under the rules, the leads of a part no sentence answers over the threshold are
+    # what the learned models choose (see research.relevance.UNSURE_MODEL)
+    unsure = not LEARNED and UNSURE_MODEL and not any(e.score >= threshold for e in found)
+    chooser = "; none reaches it: the learned models choose its leads" if unsure else ""
+    lines = [f"{part}  (scored by {scorer}; evidence from {threshold:.3f}{chooser})"]
     if not found:
         lines.append("  no sentence scored")
     for rank, e in enumerate(found, 1):
         taken = e.evidence if LEARNED else e.score >= threshold
-        mark = "evidence" if taken else "not evidence"
+        mark = "evidence" if taken else "lead" if unsure and e.evidence else "not evidence"
         answer = "" if e.answer is None else f" · answer {e.answer:.3f}"
         lines.append(f"  {rank}. {e.score:.3f} {mark} · model {e.learned:.3f}{answer} · {e.source}")
         lines.append(f"     {' '.join(e.text.split())[:200]}")

@@ -18,13 +18,14 @@ a quote of a sentence starts and ends in its page (:func:`quote_bounds`).
 from __future__ import annotations
 
 import os
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from . import scores
 from .aboutness import _leaned_on, _page_view, _site_terms, as_written
 from .document import Document
 from .facts import opens_leaning, refers_outside
-from .features import LOCAL_TOP, _local, _signals
+from .features import LOCAL_TOP, _local, _signals, paraphrase_of
 from .question import Focus
 from .ranking import ALONE, Features, answer_model, model
 from .text import Sentence, plain, pointer_aside, script
@@ -35,6 +36,13 @@ from .text import Sentence, plain, pointer_aside, script
 #: (``QUARTET_RANKER=learned`` measures it: ``bench/bench_general.py``,
 #: ``bench/bench_shapes.py``).
 LEARNED = os.environ.get("QUARTET_RANKER", "rules") == "learned"
+#: Under the rules, whether the leads of a part no sentence read answers over the
+#: threshold (its nearest quotes, see :attr:`Scored.lead`) are what the learned models
+#: choose for it (``QUARTET_UNSURE=model``, the default: :mod:`research.ranking`'s
+#: sentence and answer models, which judge from data what the hand-set tests of a lead
+#: guess), those tests deciding only when the models choose nothing; or the tests' alone
+#: (``leads``: to measure the two apart). See ``host.research.Research._unsure``.
+UNSURE_MODEL = os.environ.get("QUARTET_UNSURE", "model") == "model"
 #: A sentence scoring at least this is relevant evidence for its sub-question under the
 #: rules; the learned model has a threshold for each script (see
 #: :func:`evidence_threshold`).
@@ -160,6 +168,28 @@ def assess(focus: Focus, doc: Document, index: int) -> Scored:
     if off_side(focus, doc, index):
         scored.score = 0.0
     return scored
+
+
+def by_model(
+    focus: Focus, doc: Document, every: Sequence[Scored]
+) -> list[tuple[int, float, Features]]:
+    """Sentences the rules assessed (``every``) but those off the side of a comparison
+    the part asks (:func:`off_side`), best first by the sentence model: each by its
+    index in ``doc``, with its score and its full features (the paraphrase ones added,
+    which the rules do not read: see :func:`research.features.paraphrase_of`)."""
+    index = {id(s): i for i, s in enumerate(doc.sentences)}
+    rows = []
+    for scored in every:
+        i = index[id(scored.sentence)]
+        if off_side(focus, doc, i):  # about the other side of a comparison
+            continue
+        features = scored.features
+        if "paraphrase" not in features:
+            features = features | paraphrase_of(focus, doc, i)
+        rows.append((i, scored.score, features))
+    ranker = model()
+    rows.sort(key=lambda r: (-ranker.log_odds(r[2] | ALONE), r[0]))
+    return rows
 
 
 def off_side(focus: Focus, doc: Document, index: int) -> bool:

@@ -188,15 +188,14 @@ def judge(focus: Focus, doc: Document) -> Judged:
     asked = answer.explains(focus)
     found.sort(key=lambda x: (-(x.score + informative(x.sentence.text, asked)), x.sentence.start))
     fresh = [x for x in every if x.score < THRESHOLD and (x.lead or x.passage)]
-    index = {id(s): i for i, s in enumerate(doc.sentences)}
     return Judged(
         page_salience(focus, doc) >= ABOUT,
         [
-            (index[id(x.sentence)], x.score, likelihood(x.features))
+            (doc.index(x.sentence), x.score, likelihood(x.features))
             for x in found[:ITEMS_PER_SOURCE]
         ],
         [
-            (index[id(x.sentence)], x.score, x.rank, x.passage, likelihood(x.features))
+            (doc.index(x.sentence), x.score, x.rank, x.passage, likelihood(x.features))
             for x in fresh[:LEADS_PER_SOURCE]
         ],
         by_model(focus, doc, every)[:ITEMS_PER_SOURCE] if UNSURE_MODEL else [],
@@ -693,14 +692,13 @@ class Research:
             source = self.sources[path] = Source(path, url, title, kind)
         source.read_as = scored_title
         made: dict[str, Judged] = {}
-        index = {id(s): i for i, s in enumerate(doc.sentences)}
         for sid, focus in self.focus.items():
             self.page_terms[sid][path] = PageTerms.of(focus.words, doc.counts)
             if LEARNED:
                 if page_salience(focus, doc) >= ABOUT:
                     self.about[sid].add(url)
                 best = assessed(focus, doc)[:ITEMS_PER_SOURCE]
-                weighed = [(index[id(s.sentence)], s.score, s.features) for s in best]
+                weighed = [(doc.index(s.sentence), s.score, s.features) for s in best]
                 self._weigh(sid, weighed, doc, source)
                 continue
             found = (judged or {}).get(sid) or judge(focus, doc)

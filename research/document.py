@@ -56,6 +56,12 @@ class Document:
             self.memo["grams"] = [grams(_LINK.sub(r"\1", s.text)) for s in self.sentences]
         return self.memo["grams"]
 
+    def index(self, sentence: Sentence) -> int:
+        """The place of ``sentence`` (one of :attr:`sentences`, by identity) among them."""
+        if "index" not in self.memo:
+            self.memo["index"] = {id(s): i for i, s in enumerate(self.sentences)}
+        return self.memo["index"][id(sentence)]
+
     def before(self, sentence: Sentence) -> Sentence | None:
         """The sentence before ``sentence`` in its paragraph: the last one ending before it
         in its section and of its kind, with no blank line between them."""

@@ -177,10 +177,9 @@ def by_model(
     the part asks (:func:`off_side`), best first by the sentence model: each by its
     index in ``doc``, with its score and its full features (the paraphrase ones added,
     which the rules do not read: see :func:`research.features.paraphrase_of`)."""
-    index = {id(s): i for i, s in enumerate(doc.sentences)}
     rows = []
     for scored in every:
-        i = index[id(scored.sentence)]
+        i = doc.index(scored.sentence)
         if off_side(focus, doc, i):  # about the other side of a comparison
             continue
         features = scored.features

@@ -6,16 +6,16 @@ section in two steps.
 
 - **What a line must be.** A quote in the report's language, one that stands alone (no
   pronoun or pointing word standing for something it does not name: see
-  :func:`research.facts.points_back`), each while another candidate is left; a part
+  :func:`research.facts.points_back`), each while another candidate is left. A part
   asking for the first or the latest date takes the dated candidate in that order, a
   candidate dated by its sentence's years or else by its page's own date
-  (:func:`research.answer.in_order_asked`). A line is then, in turn while a candidate
-  is left, evidence by itself, not only as one of the best sentences of a page that
-  answers the part (see :func:`_on_its_own`), and gives the kind of answer asked (a
-  date, a figure, a name: see :func:`research.answer.gives_answer`). The hand-set
-  weighing also requires a line that says what a thing is for a part asking only that
-  (see :func:`research.answer.defines`: :func:`_qualified`), which the line model weighs
-  as a feature.
+  (:func:`research.answer.in_order_asked`), of those that are also evidence by
+  themselves, not only as one of the best sentences of a page that answers the part
+  (see :func:`_on_its_own`), and give the kind of answer asked (a date, a figure, a
+  name: see :func:`research.answer.gives_answer`). The hand-set weighing requires
+  these two as well, in turn while a candidate is left, and a line that says what a
+  thing is for a part asking only that (see :func:`research.answer.defines`:
+  :func:`_qualified`); the line model weighs all three as features.
 - **Which of the rest answers.** For a part asking for a span (a date, a figure, a
   name, a place or a person: :func:`asks_span`), the line model: gradient-boosted trees
   over the named features of :func:`line_features`, read from :data:`LINE_PATH`. The
@@ -228,11 +228,25 @@ def line_pool(
     likelihood: Mapping[str, float] | None = None,
 ) -> list[int]:
     """The indices of the candidates the line model may choose, and is fitted on: those
-    :func:`_line_tests` keep, for a *why* or *how* part stating the cause or the means it
-    asks for (see the module). Whether a candidate says what a thing is, the model weighs
-    (see :func:`line_features`)."""
-    tests = _line_tests(focus, candidates, lang, likelihood, explains(focus))
-    return _narrowed(tests, [q for q, _ in candidates])
+    :func:`_trusted` keeps (for a *why* or *how* part, stating the cause or the means it
+    asks for), less, for a part asking for a date or a figure, the candidates that are
+    evidence by themselves (see :func:`_on_its_own`) but give none, when another that
+    is evidence by itself gives one ("many locks" beside "37 locks").
+
+    Whether a candidate is evidence by itself, gives the kind of answer asked or says
+    what a thing is, the model weighs (see :func:`line_features`). As tests each while a
+    candidate is left, as the hand-set weighing applies them, they would keep from the
+    pool the candidate holding the answer for one part in twenty of the training
+    questions (see ``scripts/train_lines.py``); requiring the kind asked of every
+    candidate would keep it from one part asking how many in ten.
+    """
+    quotes = [q for q, _ in candidates]
+    pool = _narrowed(_trusted(lang, explains(focus)), quotes)
+    if not wanted(focus):
+        return pool
+    own = _on_its_own(focus, candidates, likelihood or {})
+    giving = {i for i in pool if own[i] and gives_answer(focus, quotes[i].span)}
+    return [i for i in pool if i in giving or not own[i]] if giving else pool
 
 
 def _qualified(
@@ -257,19 +271,28 @@ def _line_tests(
     likelihood: Mapping[str, float] | None = None,
     explaining: str = "",
 ) -> list[Callable[[Quote], bool]]:
-    """What a line must be, tested in turn while a candidate is left: in the report's
-    language, standing alone, stating what ``explaining`` names (a cause, a means; see
-    :func:`research.answer.explains`) when it names one, evidence by itself (see
-    :func:`_on_its_own`) and giving the kind of answer asked (a date, a figure, a name:
-    see :func:`research.answer.gives_answer`)."""
+    """What a line must be, tested in turn while a candidate is left: what
+    :func:`_trusted` tests, then evidence by itself (see :func:`_on_its_own`) and giving
+    the kind of answer asked (a date, a figure, a name: see
+    :func:`research.answer.gives_answer`)."""
     own = _on_its_own(focus, candidates, likelihood or {})
     strong = {q.key for (q, _), ok in zip(candidates, own, strict=True) if ok}
+    return [
+        *_trusted(lang, explaining),
+        lambda q: q.key in strong,
+        lambda q: gives_answer(focus, q.span),
+    ]
+
+
+def _trusted(lang: str, explaining: str = "") -> list[Callable[[Quote], bool]]:
+    """What any line must be, tested in turn while a candidate is left: in the report's
+    language, standing alone (see :func:`research.facts.points_back`), and stating what
+    ``explaining`` names (a cause, a means; see :func:`research.answer.explains`) when it
+    names one."""
     return [
         lambda q: language(q.span) == lang,
         lambda q: not points_back(q.span),
         lambda q: not explaining or explained(q.span, explaining),
-        lambda q: q.key in strong,
-        lambda q: gives_answer(focus, q.span),
     ]
 
 
@@ -305,11 +328,10 @@ def summary_choice(
     likelihood: Mapping[str, float] | None = None,
 ) -> str | None:
     """The candidate that best answers a part on its own, for the summary line (its key):
-    of those a line may be (for a part asking for a span, :func:`line_pool`; for any
-    other, :func:`_qualified`), the one in the order a part asking for the first or the
-    latest date asks, else the one the line model scores highest for a part asking for
-    a span, the one the hand-set weighing values most for any other (see the module and
-    :data:`LINES_LEARNED`).
+    for a part asking for a span, the one in the order a part asking for the first or
+    the latest date asks (see :func:`line_in_order`), else the one the line model scores
+    highest of those it may choose (:func:`line_pool`); for any other part, the hand-set
+    weighing's (:func:`hand_set_line`; see the module and :data:`LINES_LEARNED`).
 
     Args:
         focus: the part.
@@ -322,12 +344,25 @@ def summary_choice(
         return None
     if not (LINES_LEARNED and asks_span(focus)):
         return candidates[hand_set_line(focus, candidates, lang, likelihood)][0].key
-    pool = line_pool(focus, candidates, lang, likelihood)
-    ordered = _in_order(focus, candidates, pool)
+    ordered = line_in_order(focus, candidates, lang, likelihood)
     if ordered is not None:
         return candidates[ordered][0].key
     rows = line_features(focus, candidates, likelihood)
+    pool = line_pool(focus, candidates, lang, likelihood)
     return candidates[best_line(line_model(), rows, pool)][0].key
+
+
+def line_in_order(
+    focus: Focus,
+    candidates: Sequence[tuple[Quote, float]],
+    lang: str,
+    likelihood: Mapping[str, float] | None = None,
+) -> int | None:
+    """The index of the candidate a part asking for the first or the latest date takes
+    as its line, of those :func:`_line_tests` keep (a date is only taken from a quote that
+    is evidence for the part by itself); None when it asks no order or none is dated."""
+    tests = _line_tests(focus, candidates, lang, likelihood, explains(focus))
+    return _in_order(focus, candidates, _narrowed(tests, [q for q, _ in candidates]))
 
 
 def hand_set_line(

@@ -20,8 +20,8 @@ the model chooses among; the script sets it, ``PYTHONHASHSEED=0`` and
 900 runs, half an hour here. After each run, each answered
 part's candidates for its line are taken as the writer takes them
 (:func:`research.notes.summary_lines`, with a chooser that records them and takes the
-first a line may be, so that what a later part is offered does not depend on the model
-being fitted), each labelled by whether it holds the gold answer of
+hand-set weighing's line, so that what a later part is offered does not depend on the
+model being fitted), each labelled by whether it holds the gold answer of
 the question the part asks (the gold question whose words the part shares most, as the
 benchmark matches them).
 
@@ -79,13 +79,13 @@ from train_ranker import (  # noqa: E402
 )
 
 from demo.corpus import corpus_world, research_run  # noqa: E402
-from research.answer import in_order_asked  # noqa: E402
 from research.lines import (  # noqa: E402
     LINE_FEATURES,
     LINE_PATH,
     best_line,
     hand_set_line,
     line_features,
+    line_in_order,
     line_pool,
 )
 from research.notes import Findings, summary_lines  # noqa: E402
@@ -111,6 +111,8 @@ class Part:
     labels: list[int]
     pool: list[int]
     rules: int
+    #: what the part asks (:attr:`research.question.Focus.kind`)
+    kind: str = ""
 
 
 async def _run(q: Shaped, world: Any, runs: Path) -> list[Part]:
@@ -134,17 +136,17 @@ async def _run(q: Shaped, world: Any, runs: Path) -> list[Part]:
         ]
         lang, likely = research.plan.language, research.likelihood.get(sub_id, {})
         pool = line_pool(focus, cands, lang, likely)
-        ordered = in_order_asked(focus, [cands[i] for i in pool], lambda q: q.span)
+        ordered = line_in_order(focus, cands, lang, likely) if cands else None
+        rules = hand_set_line(focus, cands, lang, likely) if cands else 0
         if cands and ordered is None and sub_id in answers and sub_id not in seen:
             seen.add(sub_id)
             rows = line_features(focus, cands, likely)
             labels = [int(states([c.span], answers[sub_id], zh)) for c, _ in cands]
             features = [[row[n] for n in LINE_FEATURES] for row in rows]
-            rules = hand_set_line(focus, cands, lang, likely)
-            parts.append(Part(q.case.question, "", features, labels, pool, rules))
-        # the first a line may be, not the committed model's choice: what the later
+            parts.append(Part(q.case.question, "", features, labels, pool, rules, focus.kind))
+        # the hand-set weighing's line, not the committed model's choice: what the later
         # parts are offered must not depend on the model being fitted
-        return cands[pool[0]][0].key if cands else None
+        return cands[rules][0].key if cands else None
 
     summary_lines(findings, choose=record)
     return parts

@@ -14,6 +14,7 @@ from research.lines import (
     LINE_PATH,
     asks_span,
     best_line,
+    hand_set_line,
     line_features,
     line_model,
     line_pool,
@@ -208,3 +209,35 @@ def test_a_figure_only_a_pages_standing_makes_evidence_is_not_a_parts_line(monke
     assert [row["on_its_own"] for row in rows] == [1.0, 0.0]
     monkeypatch.setattr("research.lines.LINES_LEARNED", True)  # the line model weighs it
     assert summary_choice(focus, scored_alike, "en", {"a": 0.8, "b": 0.05}) == "a"
+
+
+def test_a_quote_under_the_threshold_may_be_a_span_parts_line_when_the_model_ranks_it_first():
+    """The line model weighs whether a candidate is evidence by itself, as it weighs the
+    kind of answer given: a dated sentence whose relevance alone stays under the
+    threshold (it says "first carried passengers", not "open") stays among the
+    candidates it may choose, beside a strong one that gives no date, and it takes the
+    dated one the sentence model finds likelier. The hand-set weighing requires
+    evidence by itself first."""
+    focus = Focus.build("When did the Harlow ferry open?")
+    quotes = [
+        (
+            Quote(
+                "a",
+                "http://a.test",
+                "The Harlow ferry is a chain ferry on the Sallow, run by the county council.",
+            ),
+            0.8,
+        ),
+        (
+            Quote(
+                "b",
+                "http://b.test",
+                "The Harlow ferry first carried passengers across the Sallow in May 1884.",
+            ),
+            0.35,
+        ),
+    ]
+    likely = {"a": 0.3, "b": 0.6}
+    assert line_pool(focus, quotes, "en", likely) == [0, 1]
+    assert summary_choice(focus, quotes, "en", likely) == "b"
+    assert hand_set_line(focus, quotes, "en", likely) == 0

@@ -39,7 +39,7 @@ from .facts import (
 from .features import gives_number, new_to
 from .names import name_in_role, name_span, nearness
 from .present import asks_at_present, asks_latest, is_fact, page_year, present_terms
-from .question import Focus
+from .question import Focus, definition_asked
 from .text import is_cjk, is_verb_form, passages, plain, stem, terms
 
 T = TypeVar("T")
@@ -172,13 +172,6 @@ def _says_what_is_asked(focus: Focus, text: str) -> bool:
     return all(f.term in said or f.equivalents & said for f in asked)
 
 
-#: A part asking what a thing is, and nothing more of it ("What is a bell tower?",
-#: "What are the wings of the Orvald Palace?", 什么是钟楼, 阿登港自由区是什么): its thing.
-_DEFINITION = (
-    re.compile(r"^(?:what|who)\s+(?:is|are)\s+(?:an?\s+|the\s+)?(?P<x>[^?]+?)\s*\?*$", re.I),
-    re.compile(r"^什么是(?P<x>[^？?]+)[？?]*$"),
-    re.compile(r"^(?P<x>[^？?，,]+?)是什么[？?]*$"),
-)
 #: The longest thing a definition part asks about, in words (a longer "What is …?" asks
 #: something of it).
 DEFINED_WORDS = 8
@@ -196,11 +189,9 @@ def defined(focus: Focus) -> str:
     the Orvald Palace?", whose sentences name the wing before what it belongs to)."""
     if focus.kind != "what":
         return ""
-    for pattern in _DEFINITION:
-        found = pattern.match(" ".join(focus.text.split()))
-        thing = found.group("x") if found else ""
-        if thing and len(thing.split()) <= DEFINED_WORDS and _noun_phrase(thing):
-            return thing.split(" of ")[0].strip()
+    thing = definition_asked(focus.text)
+    if thing and len(thing.split()) <= DEFINED_WORDS and _noun_phrase(thing):
+        return thing.split(" of ")[0].strip()
     return ""
 
 

@@ -1736,6 +1736,13 @@ def _zh_pointing_phrase(clause: str, subject: str) -> str:
     return clause
 
 
+def _zh_acted(said: str) -> bool:
+    """Whether what follows a Chinese subject's 是 ends on a verb (是谁发明, 是何时建成),
+    which 的 closes."""
+    words = zh_tagged(said)
+    return bool(words) and words[-1].flag.startswith("v")
+
+
 def _zh_with_subject(
     clause: str, listed: bool, subject: str, first: str, person: str = ""
 ) -> tuple[str, str]:
@@ -1777,6 +1784,6 @@ def _zh_with_subject(
         text = subject + ("" if _zh_asks(text) else first) + text
     said = text[len(subject) + 1 :]  # what follows "subject是": 什么 asks what it is
     framed = first.startswith("是") and text.startswith(subject + "是")
-    if framed and not text.endswith("的") and said not in ZH_QUESTION_WORDS:
-        text += "的"
+    if framed and not text.endswith("的") and said not in ZH_QUESTION_WORDS and _zh_acted(said):
+        text += "的"  # 是谁发明 closes as 是谁发明的; 是什么意思 stays as it is
     return text + "？", own

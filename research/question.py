@@ -1632,18 +1632,46 @@ def _zh_question_entity(question: str) -> str:
     return ""
 
 
-#: A Chinese clause asking what a thing is (什么是量子计算, 什么叫光合作用): the thing.
-_ZH_WHAT_IS = re.compile(r"\s*(?:请问)?什么(?:是|叫做|叫)(?P<x>[^，,？?]+?)\s*")
+_THE = r"(?:an?\s+|the\s+)?"
+#: The ways a question asks only what a thing is, in English and Chinese, each matching
+#: the whole question (its closing mark left off): the thing is ``x``. Those that name
+#: the meaning or the definition come before the plain "What is …" (which would take
+#: "the meaning of X" for the thing).
+DEFINITION_FRAMES = (
+    re.compile(
+        rf"(?:what|who)\s+(?:is|are)\s+the\s+(?:meaning|definition)s?\s+of\s+{_THE}(?P<x>.+)", re.I
+    ),
+    re.compile(rf"what\s+is\s+meant\s+by\s+{_THE}(?P<x>.+)", re.I),
+    re.compile(rf"what\s+(?:does|do)\s+{_THE}(?P<x>.+?)\s+mean", re.I),
+    re.compile(rf"define\s+{_THE}(?P<x>.+)", re.I),
+    re.compile(rf"(?:what|who)\s+(?:is|are)\s+{_THE}(?P<x>.+)", re.I),
+    re.compile(r"(?:请问)?什么(?:是|叫做|叫作|叫)(?P<x>[^，,]+)"),
+    re.compile(r"(?P<x>[^，,]+?)的(?:含义|定义|意思)是什么"),
+    re.compile(r"(?P<x>[^，,]+?)(?:是什么意思|指的是什么|是指什么|指什么)"),
+    re.compile(r"(?P<x>[^，,]+?)是什么"),
+)
+
+
+def definition_asked(text: str) -> str:
+    """The thing a question (or a clause of one) asks only what it is, as written ("bell
+    tower" in "What is a bell tower?", "What does bell tower mean?", 钟楼是什么意思？),
+    by :data:`DEFINITION_FRAMES`; "" when it asks something else."""
+    whole = " ".join(text.split()).rstrip("?？.。!！ ")
+    for frame in DEFINITION_FRAMES:
+        if found := frame.fullmatch(whole):
+            return found.group("x").strip()
+    return ""
+
+
 #: The longest thing a Chinese definition asks about that is read whole, in characters.
 ZH_DEFINED = 8
 
 
 def _zh_defined(clause: str) -> str:
-    """The thing a Chinese clause asks what it is, read whole however the word list cuts
-    and tags it (量子计算: 量子 and the verb 计算), when it is one short phrase with no 的
-    in it; else ""."""
-    found = _ZH_WHAT_IS.fullmatch(clause)
-    thing = found.group("x") if found else ""
+    """The thing a Chinese clause asks what it is (:func:`definition_asked`), read whole
+    however the word list cuts and tags it (量子计算: 量子 and the verb 计算), when it is
+    one short phrase with no 的 in it; else ""."""
+    thing = definition_asked(clause)
     if not thing or len(thing) > ZH_DEFINED or re.search(r"[的之]", thing):
         return ""
     return thing

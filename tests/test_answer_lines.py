@@ -13,10 +13,11 @@ import re
 
 import pytest
 
-from research.answer import answer_span, gives_answer, in_order_asked, order_asked
+from research.answer import answer_span, defined, gives_answer, in_order_asked, order_asked
 from research.coverage import calibrated, coverage
 from research.labels import RESEARCH_MARKER
 from research.lines import summary_choice
+from research.plan import offline_plan
 from research.question import Focus
 from research.selection import Quote
 from subagents.generate.markdown import render_markdown
@@ -316,9 +317,46 @@ def test_a_part_asking_what_a_thing_is_opens_with_a_line_saying_what_it_is(
     assert summary_choice(focus, quotes, focus_lang(question)) == f"k{answer}"
 
 
-def test_a_what_is_question_that_asks_more_of_its_thing_is_no_definition() -> None:
-    from research.answer import defined
+@pytest.mark.parametrize(
+    "question",
+    [
+        "What is a sluice chamber?",
+        "What does sluice chamber mean?",
+        "What is meant by a sluice chamber?",
+        "What is the meaning of sluice chamber?",
+        "Define a sluice chamber.",
+    ],
+)
+def test_a_definition_asked_in_any_of_its_frames_is_read_as_one(question) -> None:
+    """However a question asks only what a thing is, the part is read as a definition of
+    that thing (so its line says what it is), and its subject is the thing."""
+    focus = Focus.build(question)
+    assert defined(focus) == "sluice chamber"
+    assert focus.core == ("sluic", "chamber")
 
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "什么是水柜？",
+        "水柜是什么？",
+        "水柜指的是什么？",
+        "水柜是什么意思？",
+        "水柜的含义是什么？",
+        "水柜的定义是什么？",
+    ],
+)
+def test_a_chinese_definition_in_any_of_its_frames_keeps_its_thing_and_its_words(question):
+    """A Chinese question asking what a thing is, in any of its frames, is one part asked
+    as written (no 的 added to 是什么意思), about the thing itself (not 水柜指, cut from
+    指的是什么)."""
+    focus = Focus.build(question)
+    assert defined(focus) == "水柜"
+    assert focus.core == ("水柜",)
+    assert [s.text for s in offline_plan(question).subquestions] == [question]
+
+
+def test_a_what_is_question_that_asks_more_of_its_thing_is_no_definition() -> None:
     assert defined(Focus.build("What is the northern spur of the Varn Canal?")) == "northern spur"
     assert defined(Focus.build("What is the Varn Canal used for today?")) == ""
     assert defined(Focus.build("When was the Varn Canal dug?")) == ""

@@ -2282,8 +2282,8 @@ def _zh_opening(clause: str, nouns: str) -> str:
     match = _ZH_OPENING.match(clause)
     if not match:
         return ""
-    opening = match.group(1)
-    if ZH_ASKS.search(opening) or any(c in _ZH_FUNCTION for c in opening):
+    opening = _zh_untimed(match.group(1))
+    if not opening or ZH_ASKS.search(opening) or any(c in _ZH_FUNCTION for c in opening):
         return ""
     if _zh_time(opening) or not (telling(opening) or _unsegmented(opening)):
         return ""
@@ -2291,6 +2291,15 @@ def _zh_opening(clause: str, nouns: str) -> str:
         after = clause.find(nouns) >= match.end()
         if match.group(2) != "是" or not after:
             return ""
+    return opening
+
+
+def _zh_untimed(opening: str) -> str:
+    """A Chinese clause's opening without the words of time it ends on (拉各斯目前 → 拉各斯,
+    the tagger's ``t``): a name never ends on one."""
+    words = zh_tagged(opening)
+    while words and words[-1].flag == "t":
+        opening = opening[: -len(words.pop().word)]
     return opening
 
 

@@ -177,3 +177,13 @@ def test_the_report_gives_a_pages_own_date_beside_the_day_it_was_fetched() -> No
     assert source_head(report, entry).endswith("(published 2025-03-18; fetched 2026-12-03)")
     zh = Report("T", [], [], [dated], lang="zh")
     assert source_head(zh, zh.source_entries()[0]).endswith("(2025-03-18发布，2026-12-03获取)")
+
+
+@pytest.mark.parametrize("question", ["内罗毕目前的人口是多少？", "拉各斯目前有多少人口？"])
+def test_a_word_for_now_after_a_name_is_not_part_of_the_name(question) -> None:
+    """目前 right after a city's name asks for the present; the name alone is what the
+    question is about, and every query says it apart from 目前."""
+    plan = offline_plan(question)
+    (part,) = plan.subquestions
+    assert plan.focus(part).core == (question[:3],)
+    assert all(f"{question[:3]}目前" not in q for q in part.queries), part.queries

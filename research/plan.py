@@ -92,6 +92,7 @@ from research.text import (
     CJK,
     STOP_WORDS,
     WORD,
+    ZH_COUNTERS,
     is_cjk,
     is_hangul,
     is_verb_form,
@@ -102,6 +103,7 @@ from research.text import (
     spaceless,
     stem,
     terms,
+    uncounted,
     words,
 )
 
@@ -875,6 +877,11 @@ def _dated(cut: list[str], i: int) -> bool:
     return i > 0 and cut[i - 1].isdigit() and cut[i] in _ZH_DATE_UNITS
 
 
+#: A Chinese measure word after a word that asks how many or points (几颗, 这座, 每个):
+#: it says nothing a page must say.
+_ZH_POINTED_COUNT = re.compile(rf"[几这那每哪][{''.join(sorted(ZH_COUNTERS))}]")
+
+
 def _surface_words(text: str) -> list[str]:
     """The content words of ``text`` as written (hyphenated names kept whole)."""
     if is_cjk(text):
@@ -886,8 +893,8 @@ def _surface_words(text: str) -> list[str]:
             if w.isdigit() and i + 1 < len(cut) and cut[i + 1] in _ZH_DATE_UNITS:
                 out.append(w + cut[i + 1])  # a date keeps its number: "2024年"
             elif CJK.match(w) and w not in STOP_WORDS and not _dated(cut, i):
-                out.append(w)
-        return out
+                out.append(uncounted(cut[i - 1], w) if i else w)  # 多少颗卫星: 卫星
+        return [w for w in out if w and not _ZH_POINTED_COUNT.fullmatch(w)]
     out = []
     for raw in _VERSIONED.findall(text):  # letters of any script: "Über", "мост"; "3.11"
         word = re.sub(r"['’]s$", "", raw)

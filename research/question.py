@@ -32,6 +32,7 @@ from .text import (
     CJK_CLASS,
     STOP_WORDS,
     WORD,
+    ZH_COUNTERS,
     is_bare_verb,
     is_cjk,
     is_function_script,
@@ -47,6 +48,7 @@ from .text import (
     spaceless,
     stem,
     terms,
+    uncounted,
     word_tag,
     words,
 )
@@ -182,6 +184,7 @@ _HOW_MUCH = (
 )
 #: The Chinese words that ask a quantity (多少, 多长, 多快).
 _ZH_HOW_MUCH = "多少|多长|多大|多远|多高|多久|多快|多深|多宽|多厚"
+_COUNTERS = "".join(sorted(ZH_COUNTERS))
 
 #: The words of a question that say what kind of answer it wants, not what it is about:
 #: "in what year", "what is the name of", "how far", "哪一年", "什么地方", and those that
@@ -210,7 +213,7 @@ _FRAMES = re.compile(
     # a portion a quantity is asked of: "how much sugar is in *a can of* cola"
     rf"|\b(?:a|an|one|per|each) (?:{_PORTION_TEXT.replace(' ', '|')})s? of\b"
     rf"|^\s*(?:{'|'.join(sorted(IMPERATIVES))})\b"
-    rf"|哪一年|哪年|什么时候|何时|什么地方|哪个地方|哪里|何处|哪儿|{_ZH_HOW_MUCH}"
+    rf"|哪一年|哪年|什么时候|何时|什么地方|哪个地方|哪里|何处|哪儿|(?:{_ZH_HOW_MUCH})[{_COUNTERS}]?"
     r"|叫什么|名字|名称"
     # a word asked about as a word: "who coined *the word* glimmerite" asks of glimmerite
     rf"|{_WORD_AS_WORD_TEXT}"
@@ -220,7 +223,7 @@ _FRAMES = re.compile(
     r"|被称为|被称作|称为|称作|叫做"
     # a question word with its measure word (哪次, 哪位), a count asked for (两种, 一系列),
     # a portion a quantity is asked of (一片, 一杯)
-    rf"|哪?[一二两三四五六七八九十每几][个种支位次条名项部本座家类片杯碗块份罐瓶勺袋盒颗粒]"
+    rf"|哪?[一二两三四五六七八九十每几][{_COUNTERS}]"
     rf"|一系列|哪[{CJK_CLASS}]"
     # the words that ask whether a claim holds
     rf"|\b{_CLAIM_FRAME}\b|\b(?:{_STRESS_TEXT.replace(' ', '|')})\b|{_ZH_CLAIM_TEXT}",
@@ -2204,6 +2207,22 @@ def _bound_joined(tagged: list[Any]) -> list[Any]:
     return out
 
 
+def _counter_unglued(tagged: list[Any]) -> list[Any]:
+    """A measure word right after a word that counts cut from the word it opens, and
+    tagged as one (``q``): 多少 颗卫星 is 多少 颗 卫星, 多少 条 鱼 counts 鱼 (see
+    :func:`research.text.uncounted`)."""
+    out: list[Any] = []
+    for pair in tagged:
+        rest = uncounted(out[-1].word, pair.word) if out else pair.word
+        if rest == pair.word:
+            out.append(pair)
+            continue
+        out.append(type(pair)(pair.word[0], "q"))
+        if rest:
+            out.append(type(pair)(rest, word_tag(rest) or pair.flag))
+    return out
+
+
 def zh_tagged(text: str) -> list[Any]:
     """The words of a Chinese text with their parts of speech (jieba's ``pair.word``,
     ``pair.flag``: n… nouns, v… verbs, r pronouns and question words, m numbers).
@@ -2212,13 +2231,15 @@ def zh_tagged(text: str) -> list[Any]:
     Simplified, and its guesses at words it does not hold are slow and poor), each word
     given back as written in ``text``."""
     simple = simplified(text)
-    tagged = _bound_joined(
-        [
-            part
-            for pair in _posseg().cut(simple)
-            for unglued in _function_unglued(pair)
-            for part in _asking_unglued(unglued)
-        ]
+    tagged = _counter_unglued(
+        _bound_joined(
+            [
+                part
+                for pair in _posseg().cut(simple)
+                for unglued in _function_unglued(pair)
+                for part in _asking_unglued(unglued)
+            ]
+        )
     )
     if simple == text or len(simple) != len(text):
         return tagged

@@ -445,6 +445,24 @@ def _script_stem(word: str) -> str:
     return (stemmer.stemWord(word) or word) if stemmer else word  # never an empty stem
 
 
+#: Chinese measure words: right after a number, 几 or 多少 one counts what follows (三座桥,
+#: 多少颗卫星, 多少名员工, 两种) or measures a portion of it (一杯), and is no part of it.
+ZH_COUNTERS = frozenset(
+    "个位名只头条匹座栋所家间颗粒棵株本册张把件台辆架艘部篇首幅封层枚块片根支项届场批"
+    "种次类杯碗份罐瓶勺袋盒"
+)
+#: A word that counts: a number in digits or Chinese numerals, 几, 多少.
+_ZH_COUNT = re.compile(r"(?:\d+|[一二三四五六七八九十百千万亿两几]+|多少)")
+
+
+def uncounted(before: str, word: str) -> str:
+    """A Chinese word without the measure word it opens with when ``before``, the word
+    before it, counts (颗卫星 after 多少 → 卫星; 名 after 多少 → ""); else ``word``."""
+    if word[:1] in ZH_COUNTERS and _ZH_COUNT.fullmatch(before):
+        return word[1:]
+    return word
+
+
 def is_cjk(text: str) -> bool:
     """Whether CJK characters make up a fair share of the letters of ``text``."""
     cjk = len(CJK.findall(text))
@@ -680,12 +698,16 @@ def terms(text: str) -> list[str]:
     """The content terms of ``text``, in order: stemmed, stop words and small numbers
     dropped (a number of three or more digits, a year or a count, is a term: "2012").
 
-    Hyphenated words count as their parts ("Coca-Cola" → coca, cola).
+    Hyphenated words count as their parts ("Coca-Cola" → coca, cola); a Chinese measure
+    word after a word that counts is none (条 in 多少条鱼: see :func:`uncounted`).
     """
     reading = _READING.get()
     out: list[str] = []
+    before = ""
     for word in words(text, search=True):
-        out.extend(_word_terms(word, reading))
+        if not (word in ZH_COUNTERS and _ZH_COUNT.fullmatch(before)):
+            out.extend(_word_terms(word, reading))
+        before = word
     return out
 
 

@@ -447,3 +447,25 @@ def test_a_bare_why_searches_what_the_part_before_asks_about(question):
     first, why = offline_plan(question).subquestions
     assert why.text in ("Why?", "为什么？")
     assert why.queries == first.queries and "Why?" not in why.queries
+
+
+@pytest.mark.parametrize(
+    ("question", "counted"),
+    [
+        ("阿登港有多少座码头？", "码头"),
+        ("瓦恩湖里有多少条鱼？", "鱼"),
+        ("瓦恩公司有多少名员工？", "员工"),
+        ("阿登港有几艘货船？", "货船"),
+    ],
+)
+def test_a_measure_word_after_how_many_is_no_part_of_what_is_counted(question, counted):
+    """多少座码头 counts 码头: the measure word is searched for neither on its own nor glued to
+    the noun, and a page saying 码头 says what the part asks."""
+    plan = offline_plan(question)
+    (part,) = plan.subquestions
+    focus = plan.focus(part)
+    said = {f.term for f in focus.facets} | set(focus.subject)
+    assert counted in said, said
+    assert counted in part.queries[0].split(), part.queries
+    for query in part.queries:
+        assert not any(w[0] in "座条名艘几" for w in query.split()), part.queries

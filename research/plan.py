@@ -92,7 +92,7 @@ from research.text import (
     CJK,
     STOP_WORDS,
     WORD,
-    ZH_COUNTERS,
+    ZH_COUNTER_CLASS,
     is_cjk,
     is_hangul,
     is_verb_form,
@@ -879,7 +879,7 @@ def _dated(cut: list[str], i: int) -> bool:
 
 #: A Chinese measure word after a word that asks how many or points (几颗, 这座, 每个):
 #: it says nothing a page must say.
-_ZH_POINTED_COUNT = re.compile(rf"[几这那每哪][{''.join(sorted(ZH_COUNTERS))}]")
+_ZH_POINTED_COUNT = re.compile(rf"[几这那每哪][{ZH_COUNTER_CLASS}]")
 
 
 def _surface_words(text: str) -> list[str]:
@@ -947,6 +947,7 @@ def _split_en(question: str) -> list[str]:
     for sentence in re.split(rf"[{_QUESTION_MARKS}]\s*", body):
         cut = _shared_asks(_cut_sentence(sentence, opener, joiner, question), opener)
         cut = _trailing_asks(cut, opener, question_language(question) is None)
+        cut = _superlatives_of_counted(cut)
         cut = _lent_lead(cut, opener) if spaceless(sentence) else cut
         pieces.extend((piece, i == 0) for i, piece in enumerate(cut))
     clauses = _en_clauses(question, body, pieces)
@@ -1163,6 +1164,42 @@ def _trailing_asks(pieces: list[str], opener: str, english: bool) -> list[str]:
         before = re.match(rf"[\s¿¡]*{opener}\s+(?P<rest>\S.*)", out[i - 1], re.I)
         if bare and before:
             out[i] = _asked_again(bare.group(1), before.group("rest"), english) or out[i]
+    return out
+
+
+#: "…, and which is the largest?": a superlative asked with no noun after it.
+_ELIDED_SUPERLATIVE = re.compile(
+    r"(?P<head>(?:(?:and|but)\s+)?(?:which|what)(?:\s+one)?\s+(?:is|was|are|were)\s+the)\s+"
+    r"(?P<adj>(?:most|least)\s+\w+|best|worst|\w+est)",
+    re.I,
+)
+#: A count of what a subject has ("how many moons does Jupiter have"), and a count of
+#: what does something ("how many bridges cross the river").
+_COUNTED_OWNED = re.compile(
+    r"how\s+many\s+(?P<noun>\w+)\s+(?:does|do|did)\s+(?P<owner>.+?)\s+(?:have|has|had|own)",
+    re.I,
+)
+_COUNTED_DOING = re.compile(
+    r"how\s+many\s+(?P<noun>\w+)\s+(?P<rest>(?!(?:does|do|did|is|are|was|were)\b)\w+.*)",
+    re.I,
+)
+
+
+def _superlatives_of_counted(pieces: list[str]) -> list[str]:
+    """Pieces that ask for a superlative with no noun after a piece that counts ("How many
+    moons does Jupiter have, and which is the largest?"), each asking it of what that
+    piece counts: "which is the largest of Jupiter's moons", "which is the oldest of the
+    bridges that cross the river"."""
+    out = list(pieces)
+    for i in range(1, len(out)):
+        elided = _ELIDED_SUPERLATIVE.fullmatch(out[i].strip())
+        if elided is None:
+            continue
+        head, adj = elided.group("head"), elided.group("adj")
+        if owned := _COUNTED_OWNED.fullmatch(out[i - 1].strip()):
+            out[i] = f"{head} {adj} of {owned.group('owner')}'s {owned.group('noun')}"
+        elif doing := _COUNTED_DOING.fullmatch(out[i - 1].strip()):
+            out[i] = f"{head} {adj} of the {doing.group('noun')} that {doing.group('rest')}"
     return out
 
 
@@ -1585,6 +1622,7 @@ def _split_zh(question: str) -> list[tuple[str, str]]:
             (ask, head) for phrase, head in _zh_verb_phrases(part) for ask in zh_split_owned(phrase)
         ]
         clauses.extend((c, listed or (j > 0 and not head)) for j, (c, head) in enumerate(phrases))
+    clauses = _zh_trailing_asks(clauses)
     subject = lead or entity(question)
     if not lead and not telling(subject):
         subject = ""  # a common word (条件, 情况) is nothing to give the other pieces
@@ -1594,6 +1632,73 @@ def _split_zh(question: str) -> list[tuple[str, str]]:
         _zh_with_subject(clause, listed, subject, first, person or subject)
         for clause, listed in clauses
     ]
+
+
+#: Chinese question words that stand before a verb and ask when, why or how of it.
+_ZH_ADVERBIAL = (
+    "什么时候",
+    "为什么",
+    "为何",
+    "如何",
+    "怎么样",
+    "怎样",
+    "怎么",
+    "何时",
+    "哪一年",
+    "哪年",
+)
+
+
+def _zh_trailing_asks(clauses: list[tuple[str, bool]]) -> list[tuple[str, bool]]:
+    """Clauses that are only a question word asking when, why or how after another
+    (柏林墙是什么时候倒塌的，为什么？), each asking it of what the clause before asks
+    (:func:`_zh_asked_again`); left as they are when that cannot be said."""
+    out = list(clauses)
+    for i in range(1, len(out)):
+        word = out[i][0].strip(" ？?，,")
+        if word in _ZH_ADVERBIAL and (again := _zh_asked_again(word, out[i - 1][0])):
+            out[i] = (again, out[i][1])
+        elif superlative := _zh_superlative_of_counted(word, out[i - 1][0]):
+            out[i] = (superlative, out[i][1])
+    return out
+
+
+_COUNTER = f"[{ZH_COUNTER_CLASS}]"
+#: "最大的是哪颗": a superlative asked with no noun.
+_ZH_ELIDED_SUPERLATIVE = re.compile(
+    rf"(?P<adj>最[^的，,]{{1,3}})的是(?P<asks>哪一?{_COUNTER}|什么)"
+)
+#: "木星有多少颗卫星": a count of what a subject has.
+_ZH_COUNTED_OWNED = re.compile(rf"(?P<owner>.+?)有(?:多少|几){_COUNTER}?(?P<noun>[^，,？?]+)")
+
+
+def _zh_superlative_of_counted(clause: str, before: str) -> str:
+    """A Chinese clause asking for a superlative with no noun (最大的是哪颗) after one
+    counting what a subject has (木星有多少颗卫星), asked of that: 木星最大的卫星是哪颗; else
+    ""."""
+    elided = _ZH_ELIDED_SUPERLATIVE.fullmatch(clause)
+    owned = _ZH_COUNTED_OWNED.fullmatch(before.strip(" ？?"))
+    if elided is None or owned is None:
+        return ""
+    noun = owned.group("noun")
+    return f"{owned.group('owner')}{elided.group('adj')}的{noun}是{elided.group('asks')}"
+
+
+def _zh_asked_again(word: str, before: str) -> str:
+    """The Chinese question word ``word`` asked of the clause ``before``: ``before`` with
+    its own question word (one asking when, why or how, or 谁 in a 是…的 frame) replaced by
+    ``word``, and the frame's 是 and 的 left off (柏林墙是什么时候倒塌的 → 柏林墙为什么倒塌;
+    汉萨同盟是谁建立的 → 汉萨同盟为什么建立); "" when it asks none of those."""
+    asked = "|".join(_ZH_ADVERBIAL)
+    found = re.search(rf"(?P<shi>是)?(?:{asked})|(?P<who>是谁)", before)
+    if found is None:
+        return ""
+    head, rest = before[: found.start()], before[found.end() :].strip()
+    if (found.group("shi") or found.group("who")) and rest.endswith("的"):
+        rest = rest[:-1]
+    if not rest or ZH_ASKS.search(rest):
+        return ""
+    return head + word + rest
 
 
 def _zh_dropped_subject(clause: str) -> bool:

@@ -32,7 +32,7 @@ from .text import (
     CJK_CLASS,
     STOP_WORDS,
     WORD,
-    ZH_COUNTERS,
+    ZH_COUNTER_CLASS,
     is_bare_verb,
     is_cjk,
     is_function_script,
@@ -184,7 +184,6 @@ _HOW_MUCH = (
 )
 #: The Chinese words that ask a quantity (多少, 多长, 多快).
 _ZH_HOW_MUCH = "多少|多长|多大|多远|多高|多久|多快|多深|多宽|多厚"
-_COUNTERS = "".join(sorted(ZH_COUNTERS))
 
 #: The words of a question that say what kind of answer it wants, not what it is about:
 #: "in what year", "what is the name of", "how far", "哪一年", "什么地方", and those that
@@ -213,7 +212,7 @@ _FRAMES = re.compile(
     # a portion a quantity is asked of: "how much sugar is in *a can of* cola"
     rf"|\b(?:a|an|one|per|each) (?:{_PORTION_TEXT.replace(' ', '|')})s? of\b"
     rf"|^\s*(?:{'|'.join(sorted(IMPERATIVES))})\b"
-    rf"|哪一年|哪年|什么时候|何时|什么地方|哪个地方|哪里|何处|哪儿|(?:{_ZH_HOW_MUCH})[{_COUNTERS}]?"
+    rf"|哪一年|哪年|什么时候|何时|什么地方|哪个地方|哪里|何处|哪儿|(?:{_ZH_HOW_MUCH})[{ZH_COUNTER_CLASS}]?"
     r"|叫什么|名字|名称"
     # a word asked about as a word: "who coined *the word* glimmerite" asks of glimmerite
     rf"|{_WORD_AS_WORD_TEXT}"
@@ -223,7 +222,7 @@ _FRAMES = re.compile(
     r"|被称为|被称作|称为|称作|叫做"
     # a question word with its measure word (哪次, 哪位), a count asked for (两种, 一系列),
     # a portion a quantity is asked of (一片, 一杯)
-    rf"|哪?[一二两三四五六七八九十每几][{_COUNTERS}]"
+    rf"|哪?[一二两三四五六七八九十每几][{ZH_COUNTER_CLASS}]"
     rf"|一系列|哪[{CJK_CLASS}]"
     # the words that ask whether a claim holds
     rf"|\b{_CLAIM_FRAME}\b|\b(?:{_STRESS_TEXT.replace(' ', '|')})\b|{_ZH_CLAIM_TEXT}",

@@ -451,6 +451,8 @@ ZH_COUNTERS = frozenset(
     "个位名只头条匹座栋所家间颗粒棵株本册张把件台辆架艘部篇首幅封层枚块片根支项届场批"
     "种次类杯碗份罐瓶勺袋盒"
 )
+#: :data:`ZH_COUNTERS` as the body of a regex character class.
+ZH_COUNTER_CLASS = "".join(sorted(ZH_COUNTERS))
 #: A word that counts: a number in digits or Chinese numerals, 几, 多少.
 _ZH_COUNT = re.compile(r"(?:\d+|[一二三四五六七八九十百千万亿两几]+|多少)")
 

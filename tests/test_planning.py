@@ -437,16 +437,34 @@ def test_the_language_of_a_part_is_detected(text, language):
     assert text_language(text) == language
 
 
-@pytest.mark.parametrize(
-    "question",
-    ["How large were winter colony losses in 2021, and why?", "这座桥哪一年关闭，为什么？"],
-)
-def test_a_bare_why_searches_what_the_part_before_asks_about(question):
+def test_a_bare_why_searches_what_the_part_before_asks_about():
     """ "…, and why?" is a part of its own, and its searches name what it asks why of,
-    never the bare question word."""
+    never the bare question word (in Chinese the part says it too: see
+    :func:`test_a_bare_chinese_question_word_after_a_clause_asks_it_of_that_clause`)."""
+    question = "How large were winter colony losses in 2021, and why?"
     first, why = offline_plan(question).subquestions
-    assert why.text in ("Why?", "为什么？")
+    assert why.text == "Why?"
     assert why.queries == first.queries and "Why?" not in why.queries
+
+
+@pytest.mark.parametrize(
+    ("question", "parts"),
+    [
+        ("瓦恩桥是什么时候倒塌的，为什么？", ["瓦恩桥是什么时候倒塌的？", "瓦恩桥为什么倒塌？"]),
+        ("这座桥哪一年关闭，为什么？", ["这座桥哪一年关闭？", "这座桥为什么关闭？"]),
+        ("阿登港是谁建立的，为什么？", ["阿登港是谁建立的？", "阿登港为什么建立？"]),
+        ("瓦恩运河是如何修建的，何时？", ["瓦恩运河是如何修建的？", "瓦恩运河何时修建？"]),
+    ],
+)
+def test_a_bare_chinese_question_word_after_a_clause_asks_it_of_that_clause(question, parts):
+    """ "…，为什么？" asks why of what the clause before asks: the part says the verb, and
+    searches it, as "…, and why?" does in English."""
+    plan = offline_plan(question)
+    assert [s.text for s in plan.subquestions] == parts
+    verb = parts[1].rstrip("？")[-2:]
+    for part in plan.subquestions:
+        assert all(verb in q for q in part.queries), part.queries
+        assert not any(w in q for q in part.queries for w in ("为什么", "何时", "如何"))
 
 
 @pytest.mark.parametrize(
@@ -469,3 +487,24 @@ def test_a_measure_word_after_how_many_is_no_part_of_what_is_counted(question, c
     assert counted in part.queries[0].split(), part.queries
     for query in part.queries:
         assert not any(w[0] in "座条名艘几" for w in query.split()), part.queries
+
+
+@pytest.mark.parametrize(
+    ("question", "asked"),
+    [
+        (
+            "How many piers does Ardenport have, and which is the oldest?",
+            "oldest of Ardenport's piers",
+        ),
+        (
+            "How many ferries cross the Sallow at Harlow, and which is the largest?",
+            "largest of the ferries that cross the Sallow at Harlow",
+        ),
+        ("阿登港有几座码头，最老的是哪座？", "阿登港最老的码头是哪座"),
+    ],
+)
+def test_a_superlative_with_no_noun_after_a_count_asks_it_of_what_was_counted(question, asked):
+    """ "…, and which is the oldest?" after "How many piers …" asks which pier is the
+    oldest: the part names the piers and their owner, so a page on them answers it."""
+    parts = [s.text for s in offline_plan(question).subquestions]
+    assert len(parts) == 2 and asked in parts[1], parts

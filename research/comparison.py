@@ -11,7 +11,8 @@ comparison itself as the user asked it (which needs a sentence naming both).
 
 A side's part asks the measure the comparison names when it names one ("Which is longer,
 A or B?" gives "How long is A?", which asks for a figure; "A和B哪个更长？" gives
-"A有多长？"), the property the question names ("Compare the P of A and B" gives "What is
+"A有多长？"), when for one that compares times ("Which opened first, A or B?" gives "When
+did A open?"), the property the question names ("Compare the P of A and B" gives "What is
 A's P?"), or else the side on the question's aspect ("What about A for a small shop?").
 
 The words are English's and Chinese's comparison frames; a question in another language
@@ -95,7 +96,8 @@ _EN = tuple(
         # Which costs less to run, A or B?  Which lasts longer, A or B?  Which one uses
         # more water, A or B?  Which city has more people, A or B?
         rf"^(?:which|what)\b(?:\s+\w+)?\s+(?!(?:is|are|was|were|a|an|the)\b)(?P<verb>[a-z]+)\s+"
-        rf"(?P<cmp>more|less|fewer|better|worse|\w+er)\b(?P<pre>[^,:?]*?)\s*[,:]\s*(?P<a>{_SIDE}),?"
+        rf"(?P<cmp>more|less|fewer|better|worse|first|last|\w+er)\b(?P<pre>[^,:?]*?)\s*[,:]\s*"
+        rf"(?P<a>{_SIDE}),?"
         rf"\s+or\s+(?P<b>{_SIDE})(?:,?\s+{_ASPECT})?\s*$",
     )
 )
@@ -104,6 +106,9 @@ _EN = tuple(
 PLURAL_NOUNS = frozenset({"people", "cattle", "police"})
 #: How a verb's comparative asks about one side ("which works better" → "how well").
 _ADVERBS = {"better": "well", "worse": "badly"}
+#: The words that compare when things happened ("which opened first", "which came
+#: earlier"): a side's part asks when.
+IN_TIME = frozenset({"first", "last", "earlier", "later", "sooner"})
 #: A question that names the sides before it asks ("A vs B: which is cheaper?", "A or B —
 #: which lasts longer?"): the sides, and the ask after them.
 _SIDES_FIRST = re.compile(
@@ -350,7 +355,7 @@ def _comparative(got: dict[str, str], frames: tuple[re.Pattern[str], ...]) -> bo
     if not said or frames is _ZH:
         return True
     word = said.split()[-1].lower()
-    if said.lower().startswith(("more ", "less ")) or word in UNMEASURED | AMOUNTS:
+    if said.lower().startswith(("more ", "less ")) or word in UNMEASURED | AMOUNTS | IN_TIME:
         return True
     return word not in _lemma_of(word, "ADJ")
 
@@ -456,6 +461,8 @@ def _by_verb(who: str, plural: bool, found: Comparison) -> str:
         )
         many = "many" if cmp == "fewer" or counted else "much"  # "people", "goals": many
         how = f"How {many} {noun}".rstrip()
+    elif cmp in IN_TIME:
+        rest, how = words, "When"
     else:
         rest = words
         how = f"How {_ADVERBS.get(cmp) or _base(cmp)}"

@@ -71,6 +71,11 @@ EN = [
      "How many people does"),
     ("Which club scored more goals, the Harsk Rovers or the Ostel Wanderers?",
      ("the Harsk Rovers", "the Ostel Wanderers"), "How many goals did"),
+    # which happened first: a side's part asks when
+    ("Which opened first, the Varn bridge or the Ostel tunnel?",
+     ("the Varn bridge", "the Ostel tunnel"), "When did"),
+    ("Which came earlier, the Harsk loom or the Melvin press?",
+     ("the Harsk loom", "the Melvin press"), "When did"),
     # "is it … to VERB PREP A or PREP B": the sides share the preposition
     ("Is it cheaper to live in Varnholt or in Ostelburg?", ("Varnholt", "Ostelburg"),
      "How cheap is it to live in"),

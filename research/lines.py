@@ -236,9 +236,9 @@ def line_pool(
     Whether a candidate is evidence by itself, gives the kind of answer asked or says
     what a thing is, the model weighs (see :func:`line_features`). As tests each while a
     candidate is left, as the hand-set weighing applies them, they would keep from the
-    pool the candidate holding the answer for one part in twenty of the training
+    pool the candidate holding the answer for three parts in a hundred of the training
     questions (see ``scripts/train_lines.py``); requiring the kind asked of every
-    candidate would keep it from one part asking how many in ten.
+    candidate would lose the line of six parts asking how many in a hundred.
     """
     quotes = [q for q, _ in candidates]
     pool = _narrowed(_trusted(lang, explains(focus)), quotes)

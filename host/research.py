@@ -27,7 +27,6 @@ from research.coverage import RULES, Coverage, calibrated
 from research.coverage import coverage as part_coverage
 from research.coverage import missing as still_missing
 from research.document import Document
-from research.facts import points_back
 from research.lines import likelihood
 from research.notes import no_web_label
 from research.plan import Plan, SubQuestion
@@ -847,8 +846,7 @@ class Research:
         ]
         chosen = self._choices() if UNSURE_MODEL and unsure else {}
         for sid in self.focus:
-            picks = {i: p for i, p in chosen.get(sid, {}).items() if self._stands_alone(sid, i)}
-            taken = self._take_chosen(sid, picks, own=True) if sid in unsure else {}
+            taken = self._take_chosen(sid, chosen.get(sid, {}), own=True) if sid in unsure else {}
             if taken:
                 self._withdraw(sid, taken)
                 self.evidence[sid].update(taken)
@@ -859,13 +857,6 @@ class Research:
                 self._promote(sid)
             else:
                 self._withdraw(sid, {})
-
-    def _stands_alone(self, sid: str, index: int) -> bool:
-        """Whether the quote of a part's sentence the learned models chose (its
-        ``index`` among those kept: see :meth:`_choices`) can stand in the part's body:
-        it leans on no sentence it does not give ("However, …", "It was …": see
-        :func:`research.facts.points_back`), so it may be a lead."""
-        return not points_back(list(self.sentences[sid].values())[index]["span"])
 
     def _withdraw(self, sid: str, kept: Collection[str]) -> None:
         """Make ``kept`` a part's leads: the leads it took in before and not kept give

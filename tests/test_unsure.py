@@ -12,7 +12,6 @@ import host.research
 from host.research import Judged, Research, judge
 from research.document import Document
 from research.explain import Explained, explained_text
-from research.facts import points_back
 from research.plan import offline_plan
 from research.ranking import FEATURES
 from research.relevance import THRESHOLD
@@ -126,16 +125,3 @@ def test_explain_marks_the_leads_the_models_chose_for_a_part_under_the_threshold
     assert "choose its leads" not in over
     marks = [ln.split(" · ")[0].split(" ", 4)[-1] for ln in ranks(over)]
     assert marks == ["evidence", "not evidence"]
-
-
-def test_a_quote_the_models_choose_that_leans_on_the_sentence_before_is_no_lead(memory_service):
-    """A quote that opens by leaning on what it does not give ("However, …") cannot stand
-    in a part's body: though the models choose it, the part does not take it as a lead."""
-    leaning = HARROW.replace("The tower was raised", "However, the tower was raised")
-    research = _read(memory_service, (leaning, TITLE))
-    kept = list(research.sentences["q1"].values())
-    chosen = [" ".join(kept[i]["span"].split()) for i in research._choices()["q1"]]
-    assert any(s.startswith("However, the tower was raised") for s in chosen), chosen
-    spans = _spans(research, "q1")
-    assert not any(s.startswith("However") for s in spans), spans
-    assert not any(points_back(s) for s in spans), spans

@@ -12,8 +12,9 @@ comparison itself as the user asked it (which needs a sentence naming both).
 A side's part asks the measure the comparison names when it names one ("Which is longer,
 A or B?" gives "How long is A?", which asks for a figure; "A和B哪个更长？" gives
 "A有多长？"), when for one that compares times ("Which opened first, A or B?" gives "When
-did A open?"), the property the question names ("Compare the P of A and B" gives "What is
-A's P?"), or else the side on the question's aspect ("What about A for a small shop?").
+did A open?", "Which was built first, A or B?" "When was A built?"), the property the
+question names ("Compare the P of A and B" gives "What is A's P?"), or else the side on
+the question's aspect ("What about A for a small shop?").
 
 The words are English's and Chinese's comparison frames; a question in another language
 is planned as it is.
@@ -93,6 +94,10 @@ _EN = tuple(
         rf"^(?:which|what)\b(?:\s+\w+)?\s+(?P<choice>should|shall|would|could|can|do|must)\s+"
         rf"(?:i|we|you|one)\s+\w+(?P<pre>[^,:?]*?)\s*[,:]\s*(?P<a>{_SIDE}),?\s+or\s+(?P<b>{_SIDE})"
         rf"(?:,?\s+{_ASPECT})?\s*$",
+        # Which was built first, A or B?  Which bridge was opened earlier, A or B?
+        rf"^(?:which|what)\b(?:\s+\w+)?\s+(?P<verb>(?:was|were)\s+\w+)\s+"
+        rf"(?P<cmp>first|last|earlier|later|sooner)\b(?P<pre>[^,:?]*?)\s*[,:]\s*"
+        rf"(?P<a>{_SIDE}),?\s+or\s+(?P<b>{_SIDE})(?:,?\s+{_ASPECT})?\s*$",
         # Which costs less to run, A or B?  Which lasts longer, A or B?  Which one uses
         # more water, A or B?  Which city has more people, A or B?
         rf"^(?:which|what)\b(?:\s+\w+)?\s+(?!(?:is|are|was|were|a|an|the)\b)(?P<verb>[a-z]+)\s+"
@@ -447,6 +452,10 @@ def _by_verb(who: str, plural: bool, found: Comparison) -> str:
     A cost to run?", "How much water do A and B use?", "How long does A last?", "How
     many goals did A score?"."""
     said = found.verb.lower()
+    passive = re.fullmatch(r"(?:was|were)\s+(?P<done>\w+)", said)
+    if passive:  # "which was built first": "When was A built?"
+        be = "were" if plural else "was"
+        return " ".join(["When", be, who, passive.group("done"), *found.aspect.split()]) + "?"
     verb = _lemma_of(said, "VERB")[0]
     past = said != verb and not said.endswith("s")  # "scored", "had": asked of the past
     do = "did" if past else "do" if plural else "does"

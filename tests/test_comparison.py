@@ -76,6 +76,8 @@ EN = [
      ("the Varn bridge", "the Ostel tunnel"), "When did"),
     ("Which came earlier, the Harsk loom or the Melvin press?",
      ("the Harsk loom", "the Melvin press"), "When did"),
+    ("Which was built first, the Varn lock or the Ostel weir?",
+     ("the Varn lock", "the Ostel weir"), "When was"),
     # "is it … to VERB PREP A or PREP B": the sides share the preposition
     ("Is it cheaper to live in Varnholt or in Ostelburg?", ("Varnholt", "Ostelburg"),
      "How cheap is it to live in"),

@@ -1649,6 +1649,12 @@ _ZH_ADVERBIAL = (
 )
 
 
+#: The question word of a Chinese clause a bare one after it is asked of (see
+#: :func:`_zh_asked_again`): one of :data:`_ZH_ADVERBIAL`, with the 是 of a 是…的 frame
+#: before it, or 谁 in that frame.
+_ZH_ASKED_BEFORE = re.compile(rf"(?P<shi>是)?(?:{'|'.join(_ZH_ADVERBIAL)})|(?P<who>是谁)")
+
+
 def _zh_trailing_asks(clauses: list[tuple[str, bool]]) -> list[tuple[str, bool]]:
     """Clauses that are only a question word asking when, why or how after another
     (柏林墙是什么时候倒塌的，为什么？), each asking it of what the clause before asks
@@ -1689,8 +1695,7 @@ def _zh_asked_again(word: str, before: str) -> str:
     its own question word (one asking when, why or how, or 谁 in a 是…的 frame) replaced by
     ``word``, and the frame's 是 and 的 left off (柏林墙是什么时候倒塌的 → 柏林墙为什么倒塌;
     汉萨同盟是谁建立的 → 汉萨同盟为什么建立); "" when it asks none of those."""
-    asked = "|".join(_ZH_ADVERBIAL)
-    found = re.search(rf"(?P<shi>是)?(?:{asked})|(?P<who>是谁)", before)
+    found = _ZH_ASKED_BEFORE.search(before)
     if found is None:
         return ""
     head, rest = before[: found.start()], before[found.end() :].strip()

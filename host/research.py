@@ -1062,7 +1062,9 @@ class Research:
         quotes = self.quotes()
         explaining = {sid: answer.explains(self.focus[sid]) for sid in parts}
         lang = self.plan.language
-        return selection.select(parts, self.evidence, quotes, lang, limit, pages, explaining)
+        return selection.select(
+            parts, self.evidence, quotes, lang, limit, pages, explaining, self.likelihood
+        )
 
     def page_ranking(self, sub_id: str) -> dict[str, float]:
         """How well each source read answers a part, by its address (see

@@ -105,12 +105,18 @@ def select(
     limit: int,
     pages: Mapping[str, Mapping[str, float]] | None = None,
     explaining: Mapping[str, str] | None = None,
+    likelihood: Mapping[str, Mapping[str, float]] | None = None,
 ) -> dict[str, list[str]]:
     """The quotes each part's section gives, by part (the summary's line for a part is
     one of them).
 
-    Globally greedy: the best remaining (part, quote) pair is taken first, so a quote
-    goes to the part it answers best; no sentence appears twice in the report (a
+    Globally greedy: the best remaining (part, quote) pair is taken first, among the
+    pairs of a quote with the part it most likely answers (the highest ``likelihood``,
+    then the highest starting value, among the parts whose sections still have room for
+    it), so a quote goes to the part it answers best however many quotes that part's
+    section already has from its page (a part whose section holds two sentences of a
+    page lends the third to no part it answers less); no sentence appears twice in the
+    report (a
     near-duplicate counts as the same); within a section each further quote of the same
     source, and a quote in another language than ``lang``, counts less; a quote that
     gives what its part asks for counts a little more (see :func:`informative`), and a
@@ -131,12 +137,15 @@ def select(
             out (a page that names the subject in passing, beside the pages about it).
         explaining: what each part asks to be explained (``cause``, ``means``: see
             :func:`research.answer.explains`), or None.
+        likelihood: each part's likelihood that a quote holds its answer (the
+            sentence model's, see :func:`research.ranking.likelihood`), by key; a key
+            without one counts 0.
     """
     pairs = _pair_values(parts, scores, quotes, lang, pages, explaining or {})
-    state = _Greedy(parts, quotes, pairs, limit)
+    state = _Greedy(parts, quotes, pairs, limit, likelihood or {})
     order = sorted(pairs, key=lambda pair: _stable(pair, quotes))
     while order and not state.done():
-        pair = max(order, key=state.value)
+        pair = max(state.owned(order) or order, key=state.value)
         order.remove(pair)
         state.take(pair)
     for part, keys in state.chosen.items():
@@ -237,10 +246,12 @@ class _Greedy:
         quotes: Mapping[str, Quote],
         pairs: Mapping[tuple[str, str], float],
         limit: int,
+        likelihood: Mapping[str, Mapping[str, float]],
     ) -> None:
         """Empty sections for ``parts``, and the names and years of every quote."""
         self.quotes = quotes
         self.pairs = pairs
+        self.likelihood = likelihood
         self.limit = limit
         self.chosen: dict[str, list[str]] = {p: [] for p in parts}
         self.per_source: dict[tuple[str, str], int] = {}
@@ -287,6 +298,24 @@ class _Greedy:
         rest = [k for k in section if k != held]
         stated = set().union(*(self.facts[k] for k in rest))
         return stated, [y for k in rest for y in self.dates[k]]
+
+    def owned(self, order: Collection[tuple[str, str]]) -> list[tuple[str, str]]:
+        """The pairs of ``order`` whose part is the one its quote most likely answers:
+        the highest likelihood, then starting value, among the pairs of ``order`` for
+        that quote whose part's section is not full (ties to the plan's first part)."""
+        owner: dict[str, tuple[str, str]] = {}
+        for pair in order:
+            if self.full(pair[0]):
+                continue
+            held = owner.get(pair[1])
+            if held is None or self._claim(pair) > self._claim(held):
+                owner[pair[1]] = pair
+        return [pair for pair in order if owner.get(pair[1]) == pair]
+
+    def _claim(self, pair: tuple[str, str]) -> tuple[float, float]:
+        """How strongly a part claims a quote: its likelihood, then its starting value."""
+        part, key = pair
+        return self.likelihood.get(part, {}).get(key, 0.0), self.pairs[pair]
 
     def full(self, part: str) -> bool:
         """Whether ``part``'s section holds :attr:`limit` quotes."""

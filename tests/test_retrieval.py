@@ -109,6 +109,51 @@ def test_a_quote_holding_a_parts_sentence_is_weighed_by_the_sentence_it_adds():
     assert chosen == {"q1": ["b"], "q2": ["c"]}
 
 
+def _one_page(spans: dict[str, str]) -> dict[str, Quote]:
+    url = "http://127.0.0.1:9/alder"
+    return {key: Quote(key, url, span, 100 * n) for n, (key, span) in enumerate(spans.items())}
+
+
+def test_a_quote_goes_to_the_part_it_answers_best_however_full_that_parts_page_is():
+    """One page answers both parts. The second part's best quote shares a name with its
+    first, and the part already quotes several sentences of that page, so it weighs less
+    in that section than three others; it still goes to that part (0.65) and not to the
+    first part, which scores it 0.2 and holds it only as a lead."""
+    quotes = _one_page(
+        {
+            "k1": "The river Alder flows west past Tolby into the bay.",
+            "k2": "The Upper Alder runs between Mirn and Tolby.",
+            "k3": "Snowmelt raised the sea and flooded the coast.",
+            "k4": "Most meltwater drains into the lower valley.",
+            "k5": "The valley was cut as the land slowly rose.",
+        }
+    )
+    scores = {
+        "q1": {"k6": 0.3, "k2": 0.2},
+        "q2": {"k1": 0.76, "k2": 0.65, "k3": 0.64, "k4": 0.64, "k5": 0.64},
+    }
+    quotes["k6"] = Quote("k6", "http://127.0.0.1:9/bay", "The bay froze in the last cold age.", 0)
+    chosen = select(["q1", "q2"], scores, quotes, "en", 8)
+    assert "k2" in chosen["q2"]
+    assert chosen["q1"] == ["k6"]
+
+
+def test_a_quote_goes_to_the_part_whose_answer_it_most_likely_holds():
+    """Two parts hold one sentence as a lead under the threshold; the rules score it a
+    little higher for the second, while the sentence model finds the first part's answer
+    in it (likelihood 0.3 against 0.02): the first part quotes it."""
+    quotes = _one_page(
+        {
+            "k1": "A soldier named Orsel led an army of Franks into the upper valley.",
+            "k2": "Before the settlers came, the people were counted as Franks.",
+        }
+    )
+    scores = {"q1": {"k1": 0.06, "k2": 0.06}, "q2": {"k1": 0.2, "k2": 0.25}}
+    likely = {"q1": {"k1": 0.3, "k2": 0.01}, "q2": {"k1": 0.02, "k2": 0.05}}
+    chosen = select(["q1", "q2"], scores, quotes, "en", 3, likelihood=likely)
+    assert chosen == {"q1": ["k1"], "q2": ["k2"]}
+
+
 def test_the_page_most_parts_rank_first_is_the_page_the_question_is_about():
     """Three parts asked of one article: two of them rank it first, so it is about the
     question. One part alone, or two parts that each rank another page first, agree on

@@ -671,14 +671,22 @@ def has_frequency(text: str) -> bool:
 
 # -- pointing back ---------------------------------------------------------------------
 
+#: Words that open a sentence to join it to the one before ("However", "因此") without
+#: standing for anything in it: the sentence keeps its own subject.
+_CONNECTIVES = (
+    "however|therefore|thus|hence|moreover|meanwhile|instead|likewise|similarly|also|"
+    "in addition|as a result|at the same time"
+)
+_ZH_CONNECTIVES = "因此|所以|于是|与此同时|同时|但|然而|而|此外|另外|不过|并且|也"
 _LEANING_START = re.compile(
     r"^(?:(?:when|after|as|but|and|so|then|yet|because|while|since)\s+"
     r"(?:it|its|they|them|their|this|these|those|such|he|she|his|her)\b|"
-    r"(?:however|therefore|thus|hence|moreover|meanwhile|instead|likewise|similarly|also|"
-    r"in addition|as a result|at the same time|in this way)\b|"
+    rf"(?:{_CONNECTIVES}|in this way)\b|"
     r"(?:this|that|these|those|such|it|they|he|she)\b)",
     re.I,
 )
+#: An opening connective set off by its comma, with the space after it.
+_CONNECTIVE_OPENING = re.compile(rf"(?:{_CONNECTIVES}|{_ZH_CONNECTIVES})\s*[,，]\s*", re.I)
 _PRONOUN = re.compile(r"\b(?:it|they|them|he|she|him)\b", re.I)
 _DEMONSTRATIVE = re.compile(r"\b(?:this|these|those|such)\s+(?!is\b|was\b|are\b|were\b)[a-z]", re.I)
 #: A sentence whose subject is a share of something named before it ("several of them").
@@ -687,13 +695,21 @@ _SHARE_OF_THEM = re.compile(
     re.I,
 )
 _NAMED = re.compile(r"(?<!^)\b[A-Z][a-z]+|\d")
-_ZH_OPENING = re.compile(
-    r"^(?:此|这|那|该|其|它|他|她|因此|所以|于是|与此同时|同时|但|然而|而|此外|另外|不过|并且|也)"
-)
+_ZH_OPENING = re.compile(rf"^(?:此|这|那|该|其|它|他|她|{_ZH_CONNECTIVES})")
 _ZH_LEANING = re.compile(
-    r"^(?:此|这|那|该|其|它|他|她|因此|所以|于是|与此同时|同时|但|然而|而|此外|另外|不过|并且|也|"
-    r"[^，。；]{0,6}(?:此|这些|这一|该|其))"
+    rf"^(?:此|这|那|该|其|它|他|她|{_ZH_CONNECTIVES}|[^，。；]{{0,6}}(?:此|这些|这一|该|其))"
 )
+
+
+def opening_connective(text: str) -> int:
+    """How many characters of ``text`` an opening connective set off by its comma takes
+    ("However, ", "然而，"), with the space after it: the rest is a sentence that reads on
+    its own, so a quote may start there. 0 when there is none, or when what follows it
+    opens in lower case ("However, the …" would not read as a sentence)."""
+    found = _CONNECTIVE_OPENING.match(text)
+    if found is None or text[found.end() : found.end() + 1].islower():
+        return 0
+    return found.end()
 
 
 def _chinese(said: str) -> bool:

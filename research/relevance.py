@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from . import scores
 from .aboutness import _leaned_on, _page_view, _site_terms, as_written
 from .document import Document
-from .facts import opens_leaning, refers_outside
+from .facts import opening_connective, opens_leaning, refers_outside
 from .features import LOCAL_TOP, _local, _signals, paraphrase_of
 from .question import Focus
 from .ranking import ALONE, Features, answer_model, model
@@ -287,11 +287,14 @@ def quote_bounds(doc: Document, sentence: Sentence) -> tuple[int, int]:
     that its opening pronoun leans on, and does not stand alone in a part's body (see
     :func:`research.facts.points_back`, which the writer asks of the quote). A pointer in
     brackets that closes the sentence ("(see …)") is left out of the quote (see
-    :func:`research.text.pointer_aside`)."""
+    :func:`research.text.pointer_aside`). A quote of the sentence alone starts after an
+    opening connective set off by its comma ("However, Smith …", "然而，新研究…": see
+    :func:`research.facts.opening_connective`): it joins the sentence to one the quote
+    does not give, and the rest reads on its own."""
     end = sentence.start + pointer_aside(doc.text[sentence.start : sentence.end])
     prior = _carried(doc, sentence, end) or _leaned_on(doc, sentence)
     if prior is None or len(plain(doc.text[prior.start : end])) > LONGEST_QUOTE:
-        return sentence.start, end
+        return sentence.start + opening_connective(doc.text[sentence.start : end]), end
     return prior.start, end
 
 

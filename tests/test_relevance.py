@@ -590,6 +590,30 @@ def test_a_quote_whose_subject_points_back_carries_the_sentence_it_points_to():
     assert zh.text[slice(*quote_bounds(zh, they_zh))].startswith("北省有两个")
 
 
+def test_a_quote_starts_after_an_opening_connective_and_reads_on_its_own():
+    """ "However, …" and "然而，…" join a sentence to one the quote does not give; the quote
+    starts after the connective and its comma (still a span of the page) and stands alone
+    in a report. A sentence whose rest opens in lower case keeps its connective (a quote
+    opening "the …" would not read as a sentence), and so does one carried with the
+    sentence its pronoun stands for."""
+    text = (
+        "Rain fell early in the year. However, Dr Ilse Varga found that cleared land gets "
+        "less rain. However, the wells stayed full.\n\n"
+        "雨季来得早。然而，瓦尔加等人的新研究表明，森林砍伐越多，降水越少。\n"
+    )
+    doc = Document.of(text)
+    for opening, quoted in (
+        ("However, Dr", "Dr Ilse Varga found that cleared land gets less rain."),
+        ("However, the", "However, the wells stayed full."),
+        ("然而", "瓦尔加等人的新研究表明，森林砍伐越多，降水越少。"),
+    ):
+        sentence = next(s for s in doc.sentences if s.text.startswith(opening))
+        start, end = quote_bounds(doc, sentence)
+        assert doc.text[start:end] == quoted
+    assert not points_back("Dr Ilse Varga found that cleared land gets less rain.")
+    assert points_back("然而，瓦尔加等人的新研究表明，森林砍伐越多，降水越少。")
+
+
 def _quote(doc: Document, opening: str) -> str:
     """The quote of the sentence of ``doc`` opening with ``opening``: a span of the page."""
     sentence = next(s for s in doc.sentences if s.text.startswith(opening))

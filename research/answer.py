@@ -89,6 +89,22 @@ def wanted(focus: Focus) -> str:
     return SPAN_KINDS.get(focus.kind, "")
 
 
+#: A question asking what a thing is called: "… called what?", "What is the … called?",
+#: "What is the name of …", "… referred to as what?", 叫什么, 被称为什么, 的名称是什么.
+_ASKS_NAME = re.compile(
+    r"\b(?:called|named|known as|referred to as|termed)(?:\s+what)?\s*\?*\s*$"
+    r"|\bwhat (?:is|was|are|were) (?:the|their|its) names? of\b|\bwhat names?\b"
+    r"|叫什么|叫做什么|称为什么|称作什么|名字|名称",
+    re.I,
+)
+
+
+def asks_name(focus: Focus) -> bool:
+    """Whether a *what* part asks what a thing is called ("Comb-like bands of cilia are
+    called what?", 主校区叫什么?): it is answered by a name, a span of a sentence."""
+    return focus.kind == "what" and bool(_ASKS_NAME.search(focus.text.strip()))
+
+
 def explains(focus: Focus) -> str:
     """What a sentence must say to explain a *why* or *how* part: ``"cause"`` for why,
     ``"means"`` for a how asked in the present ("How do the gates work?": by what means,

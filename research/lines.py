@@ -17,7 +17,8 @@ section in two steps.
   thing is for a part asking only that (see :func:`research.answer.defines`:
   :func:`_qualified`); the line model weighs all three as features.
 - **Which of the rest answers.** For a part asking for a span (a date, a figure, a
-  name, a place or a person: :func:`asks_span`), the line model: gradient-boosted trees
+  name, a place or a person: :func:`asks_span`) or what a thing is called
+  (:func:`research.answer.asks_name`), the line model: gradient-boosted trees
   over the named features of :func:`line_features`, read from :data:`LINE_PATH`. The
   training script, ``scripts/train_lines.py``, runs the research-shaped questions of the
   benchmarks' tune halves through the offline pipeline under the default core, takes
@@ -40,6 +41,7 @@ from pathlib import Path
 
 from .answer import (
     answer_span,
+    asks_name,
     defined,
     defines,
     explains,
@@ -328,8 +330,9 @@ def summary_choice(
     likelihood: Mapping[str, float] | None = None,
 ) -> str | None:
     """The candidate that best answers a part on its own, for the summary line (its key):
-    for a part asking for a span, the one in the order a part asking for the first or
-    the latest date asks (see :func:`line_in_order`), else the one the line model scores
+    for a part asking for a span or for what a thing is called, the one in the order a
+    part asking for the first or the latest date asks (see :func:`line_in_order`), else
+    the one the line model scores
     highest of those it may choose (:func:`line_pool`); for any other part, the hand-set
     weighing's (:func:`hand_set_line`; see the module and :data:`LINES_LEARNED`).
 
@@ -342,7 +345,7 @@ def summary_choice(
     """
     if not candidates:
         return None
-    if not (LINES_LEARNED and asks_span(focus)):
+    if not (LINES_LEARNED and (asks_span(focus) or asks_name(focus))):
         return candidates[hand_set_line(focus, candidates, lang, likelihood)][0].key
     ordered = line_in_order(focus, candidates, lang, likelihood)
     if ordered is not None:

@@ -9,6 +9,7 @@ import json
 import pytest
 
 from host.research import Research
+from research.answer import asks_name
 from research.lines import (
     LINE_FEATURES,
     LINE_PATH,
@@ -241,3 +242,37 @@ def test_a_quote_under_the_threshold_may_be_a_span_parts_line_when_the_model_ran
     assert line_pool(focus, quotes, "en", likely) == [0, 1]
     assert summary_choice(focus, quotes, "en", likely) == "b"
     assert hand_set_line(focus, quotes, "en", likely) == 0
+
+
+def test_a_part_asking_what_a_thing_is_called_takes_the_line_the_line_model_ranks_first():
+    """A part asking what a thing is called is answered by a name, a span of a sentence,
+    as a part asking who or where is: the line model chooses its line, weighing the
+    sentence model's likelihood, where the hand-set weighing takes the quote it scores
+    higher, which names the thing but not what it is called. A part asking what a thing
+    is used for stays with the hand-set weighing."""
+    quotes = [
+        (
+            Quote(
+                "a",
+                "http://a.test",
+                "The Harlow ferry's chain runs in a long groove cut across the river bed.",
+            ),
+            0.8,
+        ),
+        (
+            Quote(
+                "b",
+                "http://a.test",
+                "The groove under the Harlow ferry is called the slack trench by its crews.",
+            ),
+            0.5,
+        ),
+    ]
+    likely = {"a": 0.1, "b": 0.8}
+    focus = Focus.build("What is the groove under the Harlow ferry called?")
+    assert asks_name(focus)
+    assert hand_set_line(focus, quotes, "en", likely) == 0
+    assert summary_choice(focus, quotes, "en", likely) == "b"
+    used = Focus.build("What is the groove under the Harlow ferry used for?")
+    assert not asks_name(used)
+    assert summary_choice(used, quotes, "en", likely) == "a"

@@ -332,9 +332,9 @@ def summary_choice(
     """The candidate that best answers a part on its own, for the summary line (its key):
     for a part asking for a span or for what a thing is called, the one in the order a
     part asking for the first or the latest date asks (see :func:`line_in_order`), else
-    the one the line model scores
-    highest of those it may choose (:func:`line_pool`); for any other part, the hand-set
-    weighing's (:func:`hand_set_line`; see the module and :data:`LINES_LEARNED`).
+    the one the line model scores highest of those it may choose (:func:`line_pool`);
+    for any other part, the hand-set weighing's (:func:`hand_set_line`; see the module
+    and :data:`LINES_LEARNED`).
 
     Args:
         focus: the part.

@@ -116,11 +116,10 @@ def select(
     it), so a quote goes to the part it answers best however many quotes that part's
     section already has from its page (a part whose section holds two sentences of a
     page lends the third to no part it answers less); no sentence appears twice in the
-    report (a
-    near-duplicate counts as the same); within a section each further quote of the same
-    source, and a quote in another language than ``lang``, counts less; a quote that
-    gives what its part asks for counts a little more (see :func:`informative`), and a
-    quote counts less by the share of its facts the section already states (its names,
+    report (a near-duplicate counts as the same); within a section each further quote of
+    the same source, and a quote in another language than ``lang``, counts less; a quote
+    that gives what its part asks for counts a little more (see :func:`informative`), and
+    a quote counts less by the share of its facts the section already states (its names,
     and years within :data:`PERIOD_YEARS` of one already given): a part on how something
     was built is answered by its stages, not by three sentences on the same one. The one
     exception to "no sentence twice": a part's best quote, taken by a part it answers

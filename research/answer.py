@@ -100,8 +100,9 @@ _ASKS_NAME = re.compile(
 
 
 def asks_name(focus: Focus) -> bool:
-    """Whether a *what* part asks what a thing is called ("Comb-like bands of cilia are
-    called what?", 主校区叫什么?): it is answered by a name, a span of a sentence."""
+    """Whether a *what* part asks what a thing is called ("The stone ledges along the
+    canal are called what?", 那座水闸叫什么?): it is answered by a name, a span of a
+    sentence."""
     return focus.kind == "what" and bool(_ASKS_NAME.search(focus.text.strip()))
 
 

@@ -288,7 +288,7 @@ def quote_bounds(doc: Document, sentence: Sentence) -> tuple[int, int]:
     :func:`research.facts.points_back`, which the writer asks of the quote). A pointer in
     brackets that closes the sentence ("(see …)") is left out of the quote (see
     :func:`research.text.pointer_aside`). A quote of the sentence alone starts after an
-    opening connective set off by its comma ("However, Smith …", "然而，新研究…": see
+    opening connective set off by its comma ("However, Smith …", "然而，团队测到…": see
     :func:`research.facts.opening_connective`): it joins the sentence to one the quote
     does not give, and the rest reads on its own."""
     end = sentence.start + pointer_aside(doc.text[sentence.start : sentence.end])

@@ -299,17 +299,19 @@ class _Greedy:
         return stated, [y for k in rest for y in self.dates[k]]
 
     def owned(self, order: Collection[tuple[str, str]]) -> list[tuple[str, str]]:
-        """The pairs of ``order`` whose part is the one its quote most likely answers:
-        the highest likelihood, then starting value, among the pairs of ``order`` for
-        that quote whose part's section is not full (ties to the plan's first part)."""
-        owner: dict[str, tuple[str, str]] = {}
+        """The pairs of ``order`` whose part is one its quote most likely answers: the
+        highest likelihood, then starting value, among the pairs of ``order`` for that
+        quote whose part's section is not full (parts that claim it alike all keep it,
+        and the sections' own values decide)."""
+        best: dict[str, tuple[float, float]] = {}
         for pair in order:
-            if self.full(pair[0]):
-                continue
-            held = owner.get(pair[1])
-            if held is None or self._claim(pair) > self._claim(held):
-                owner[pair[1]] = pair
-        return [pair for pair in order if owner.get(pair[1]) == pair]
+            if not self.full(pair[0]):
+                best[pair[1]] = max(self._claim(pair), best.get(pair[1], (-1.0, -1.0)))
+        return [
+            pair
+            for pair in order
+            if not self.full(pair[0]) and best.get(pair[1]) == self._claim(pair)
+        ]
 
     def _claim(self, pair: tuple[str, str]) -> tuple[float, float]:
         """How strongly a part claims a quote: its likelihood, then its starting value."""

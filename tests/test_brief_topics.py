@@ -226,7 +226,8 @@ def test_a_part_whose_only_line_sums_up_another_part_shares_it():
 
 def _first_and_last_lit(question: str):
     """The harbour page's research for ``question``, every part given the lines on when
-    the lighthouse was first and last lit as its evidence; and those two lines' ids."""
+    the lighthouse was first and last lit as its evidence, each as likely to hold its
+    answer; and those two lines' ids."""
     research = _light(question)
     path = "/workspace/pages/light.md"
     first, last = (
@@ -238,6 +239,7 @@ def _first_and_last_lit(question: str):
     )
     for sub in research.plan.subquestions:
         research.evidence[sub.id] = {first: 1.0, last: 1.0}
+        research.likelihood[sub.id] = {first: 0.5, last: 0.5}
     return research, first, last
 
 

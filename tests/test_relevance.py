@@ -597,21 +597,21 @@ def test_a_quote_starts_after_an_opening_connective_and_reads_on_its_own():
     opening "the …" would not read as a sentence), and so does one carried with the
     sentence its pronoun stands for."""
     text = (
-        "Rain fell early in the year. However, Dr Ilse Varga found that cleared land gets "
-        "less rain. However, the wells stayed full.\n\n"
-        "雨季来得早。然而，瓦尔加等人的新研究表明，森林砍伐越多，降水越少。\n"
+        "Rain fell early in the year. However, Dr Ilse Varga counted more snow in three "
+        "valleys. However, the wells stayed full.\n\n"
+        "雨季来得早。然而，瓦尔加的团队在三个山谷测到了更多的降雪。\n"
     )
     doc = Document.of(text)
     for opening, quoted in (
-        ("However, Dr", "Dr Ilse Varga found that cleared land gets less rain."),
+        ("However, Dr", "Dr Ilse Varga counted more snow in three valleys."),
         ("However, the", "However, the wells stayed full."),
-        ("然而", "瓦尔加等人的新研究表明，森林砍伐越多，降水越少。"),
+        ("然而", "瓦尔加的团队在三个山谷测到了更多的降雪。"),
     ):
         sentence = next(s for s in doc.sentences if s.text.startswith(opening))
         start, end = quote_bounds(doc, sentence)
         assert doc.text[start:end] == quoted
-    assert not points_back("Dr Ilse Varga found that cleared land gets less rain.")
-    assert points_back("然而，瓦尔加等人的新研究表明，森林砍伐越多，降水越少。")
+    assert not points_back("Dr Ilse Varga counted more snow in three valleys.")
+    assert points_back("然而，瓦尔加的团队在三个山谷测到了更多的降雪。")
 
 
 def _quote(doc: Document, opening: str) -> str:

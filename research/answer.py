@@ -101,7 +101,7 @@ _ASKS_NAME = re.compile(
 
 def asks_name(focus: Focus) -> bool:
     """Whether a *what* part asks what a thing is called ("The stone ledges along the
-    canal are called what?", 那座水闸叫什么?): it is answered by a name, a span of a
+    old wall are called what?", 那座塔叫什么?): it is answered by a name, a span of a
     sentence."""
     return focus.kind == "what" and bool(_ASKS_NAME.search(focus.text.strip()))
 

@@ -233,7 +233,7 @@ def line_pool(
     :func:`_trusted` keeps (for a *why* or *how* part, stating the cause or the means it
     asks for), less, for a part asking for a date or a figure, the candidates that are
     evidence by themselves (see :func:`_on_its_own`) but give none, when another that
-    is evidence by itself gives one ("many locks" beside "37 locks").
+    is evidence by itself gives one ("many towers" beside "37 towers").
 
     Whether a candidate is evidence by itself, gives the kind of answer asked or says
     what a thing is, the model weighs (see :func:`line_features`). As tests each while a

@@ -18,7 +18,8 @@ section in two steps.
   :func:`_qualified`); the line model weighs all three as features.
 - **Which of the rest answers.** For a part asking for a span (a date, a figure, a
   name, a place or a person: :func:`asks_span`) or what a thing is called
-  (:func:`research.answer.asks_name`), the line model: gradient-boosted trees
+  (:func:`research.answer.asks_name`; both: :func:`model_chooses`), the line model:
+  gradient-boosted trees
   over the named features of :func:`line_features`, read from :data:`LINE_PATH`. The
   training script, ``scripts/train_lines.py``, runs the research-shaped questions of the
   benchmarks' tune halves through the offline pipeline under the default core, takes
@@ -198,6 +199,12 @@ def asks_span(focus: Focus) -> bool:
     return bool(wanted(focus)) or focus.kind in ("who", "where")
 
 
+def model_chooses(focus: Focus) -> bool:
+    """Whether the line model chooses a part's line: it asks for a span (:func:`asks_span`)
+    or for what a thing is called (:func:`research.answer.asks_name`), answered by a name."""
+    return asks_span(focus) or asks_name(focus)
+
+
 def _span(focus: Focus, span: str) -> dict[str, float]:
     """Whether ``span`` has an answer span to show, and how near the question's words."""
     shown = answer_span(focus, span)
@@ -345,7 +352,7 @@ def summary_choice(
     """
     if not candidates:
         return None
-    if not (LINES_LEARNED and (asks_span(focus) or asks_name(focus))):
+    if not (LINES_LEARNED and model_chooses(focus)):
         return candidates[hand_set_line(focus, candidates, lang, likelihood)][0].key
     ordered = line_in_order(focus, candidates, lang, likelihood)
     if ordered is not None:

@@ -29,13 +29,13 @@ The model is gradient-boosted trees (``scripts/train_ranker.py``'s
 :func:`~train_ranker.fit_trees`: scikit-learn, deterministic) of that label over
 :func:`research.lines.line_features`, fitted on the candidates a line may be
 (:func:`research.lines.line_pool`) of parts whose line the order asked does not decide.
-Every part trains it, though it chooses only for a part asking for a span (see
-:func:`research.lines.asks_span`). The file records the data's commits, the counts, and
-how often a part's line holds its gold answer: by the model cross-validated over
-:data:`FOLDS` folds of the questions, by the hand-set weighing
+Every part trains it, though it chooses only for a part asking for a span or for what a
+thing is called (see :func:`research.lines.model_chooses`). The file records the data's
+commits, the counts, and how often a part's line holds its gold answer: by the model
+cross-validated over :data:`FOLDS` folds of the questions, by the hand-set weighing
 (:func:`research.lines.hand_set_line`), by the section's first candidate a line may be,
 and by any candidate a line may be; and the first two again over the parts asking for a
-span (``spans``).
+span (``spans``) and over those whose line the model chooses (``chosen_by_model``).
 """
 
 from __future__ import annotations
@@ -87,6 +87,7 @@ from research.lines import (  # noqa: E402
     line_features,
     line_in_order,
     line_pool,
+    model_chooses,
 )
 from research.notes import Findings, summary_lines  # noqa: E402
 from research.selection import Quote  # noqa: E402
@@ -113,6 +114,10 @@ class Part:
     rules: int
     #: what the part asks (:attr:`research.question.Focus.kind`)
     kind: str = ""
+    #: whether the model chooses the part's line (:func:`research.lines.model_chooses`)
+    chosen_by_model: bool = False
+    #: the part as the plan asks it
+    text: str = ""
 
 
 async def _run(q: Shaped, world: Any, runs: Path) -> list[Part]:
@@ -143,7 +148,9 @@ async def _run(q: Shaped, world: Any, runs: Path) -> list[Part]:
             rows = line_features(focus, cands, likely)
             labels = [int(states([c.span], answers[sub_id], zh)) for c, _ in cands]
             features = [[row[n] for n in LINE_FEATURES] for row in rows]
-            parts.append(Part(q.case.question, "", features, labels, pool, rules, focus.kind))
+            part = Part(q.case.question, "", features, labels, pool, rules, focus.kind)
+            part.chosen_by_model, part.text = model_chooses(focus), focus.text
+            parts.append(part)
         # the hand-set weighing's line, not the committed model's choice: what the later
         # parts are offered must not depend on the model being fitted
         return cands[rules][0].key if cands else None
@@ -216,8 +223,9 @@ def figures(parts: Sequence[Part]) -> dict[str, Any]:
     """The share of parts whose line holds the gold answer: by the model fitted on the
     other folds (``cross_validated``), by the hand-set weighing (``rules``), by the
     first candidate a line may be (``first``), and by any (``any``); the first two again
-    over the parts asking for a span (``spans``), the only ones whose line the model
-    chooses."""
+    over the parts asking for a span (``spans``), and over those whose line the model
+    chooses (``chosen_by_model``: those asking for a span or for what a thing is
+    called)."""
     chosen: dict[int, int] = {}
     for k in range(FOLDS):
         judge = _fit([p for p in parts if _fold(p.question) != k])
@@ -227,6 +235,7 @@ def figures(parts: Sequence[Part]) -> dict[str, Any]:
                 chosen[n] = best_line(judge, rows, p.pool)
     typed = LINE_FEATURES.index("typed")
     spans = [n for n, p in enumerate(parts) if p.rows[0][typed]]
+    mine = [n for n, p in enumerate(parts) if p.chosen_by_model]
 
     def share(hits: Sequence[int]) -> float:
         return round(sum(hits) / max(1, len(hits)), 4)
@@ -241,6 +250,11 @@ def figures(parts: Sequence[Part]) -> dict[str, Any]:
             "parts": len(spans),
             "cross_validated": share([parts[n].labels[chosen[n]] for n in spans]),
             "rules": share([parts[n].labels[parts[n].rules] for n in spans]),
+        },
+        "chosen_by_model": {
+            "parts": len(mine),
+            "cross_validated": share([parts[n].labels[chosen[n]] for n in mine]),
+            "rules": share([parts[n].labels[parts[n].rules] for n in mine]),
         },
     }
 

@@ -109,9 +109,16 @@ def join_lines(lines: list[str]) -> str:
     return text
 
 
+#: A line ending on a mark that joins it to what follows (a comma, an enumeration comma,
+#: a semicolon, an opening bracket, a dash): a wrapped line, whatever the next line looks
+#: like.
+_CONTINUED = re.compile(r"[,，、;；(（\[【—–-]$")
+
+
 def _pdf_blocks(page: str) -> str:
     """A PDF page's lines as Markdown: short title-like lines become headings, wrapped
-    lines are joined into paragraphs, and stray list markers are dropped."""
+    lines are joined into paragraphs (see :func:`_paragraph_ends`), and stray list
+    markers are dropped."""
     lines = [ln.strip() for ln in page.splitlines()]
     lines = [ln for ln in lines if ln and not re.fullmatch(r"(?:\d{1,3}[.)]?|[•·▪◦*-])", ln)]
     blocks: list[str] = []
@@ -123,12 +130,31 @@ def _pdf_blocks(page: str) -> str:
             blocks.append(f"### {line}")
             continue
         para.append(line)
-        if re.search(r"[.!?。！？:：]$", line) or _heading_like(following, full):
+        if _paragraph_ends(line, following, full):
             blocks.append(join_lines(para))
             para = []
     if para:
         blocks.append(join_lines(para))
     return "\n\n".join(blocks)
+
+
+#: A line that opens a list item: a number or a bullet, then its text.
+_LIST_ITEM = re.compile(r"(?:\d{1,3}[.)]|[•·▪◦*-])\s")
+
+
+def _paragraph_ends(line: str, following: str, full: int) -> bool:
+    """Whether a PDF paragraph ends with ``line``, the next line being ``following``: it
+    closes a sentence; or it ends on a colon and a list item or a heading follows (a
+    colon before the rest of its sentence joins the two: "西岸的渡口有：" +
+    "Tolby 渡口和 Mirn 渡口。"); or a heading follows and it does not end on a joining
+    mark (:data:`_CONTINUED`: a short capitalised line after "… the towns of Alder," is
+    the rest of its sentence, not a heading)."""
+    if re.search(r"[.!?。！？]$", line):
+        return True
+    heading = _heading_like(following, full)
+    if re.search(r"[:：]$", line):
+        return heading or bool(_LIST_ITEM.match(following))
+    return heading and not _CONTINUED.search(line)
 
 
 def _paragraphs(text: str) -> str:

@@ -164,6 +164,29 @@ def test_joined_pdf_lines_leave_no_space_between_chinese_runs():
     assert _join_cjk_lines(wrapped) == "开会通河，1293年由\n12. 列表完成"
 
 
+def test_a_wrapped_pdf_line_after_a_joining_mark_is_no_heading():
+    """A line ending on a comma or a colon runs on into the next one: a short capitalised
+    line after it is the rest of its sentence, not a heading, and a sentence does not
+    open with the words after the break; the page's title stays a heading."""
+    pdf = (
+        "/userinput/f.pdf — 1 page\n--- page 1 ---\nFerries on the Sallow\n"
+        "The ferry ran from the north bank to the towns of Alder,\n"
+        "Tolby and Mirn; the west bank had:\n"
+        "Selby and Orm, both closed in 1961.\n"
+    )
+    body = extract_markdown("pdf_read_text", pdf)
+    assert body.count("### ") == 1 and "### Ferries on the Sallow" in body
+    assert (
+        "The ferry ran from the north bank to the towns of Alder, Tolby and Mirn; the west "
+        "bank had: Selby and Orm, both closed in 1961."
+    ) in body
+    zh = (
+        "/userinput/z.pdf — 1 page\n--- page 1 ---\n石溪镇渡口\n"
+        "渡口建于1890年前后，船户把这条河称为：\nSallow河，全县最长。"
+    )
+    assert "船户把这条河称为：Sallow河，全县最长。" in extract_markdown("pdf_read_text", zh)
+
+
 SECTIONS = [
     ["通惠河", "北京", "通州", "20", "1293年郭守敬主持开凿通惠河，引昌平白浮泉等西山泉水，"
      "沿途设闸，漕船可直达大都积水潭。"],

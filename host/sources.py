@@ -115,12 +115,16 @@ def join_lines(lines: list[str]) -> str:
 _CONTINUED = re.compile(r"[,，、;；(（\[【—–-]$")
 
 
+#: The marks a PDF's list items open with.
+_BULLETS = "•·▪◦*-"
+
+
 def _pdf_blocks(page: str) -> str:
     """A PDF page's lines as Markdown: short title-like lines become headings, wrapped
     lines are joined into paragraphs (see :func:`_paragraph_ends`), and stray list
     markers are dropped."""
     lines = [ln.strip() for ln in page.splitlines()]
-    lines = [ln for ln in lines if ln and not re.fullmatch(r"(?:\d{1,3}[.)]?|[•·▪◦*-])", ln)]
+    lines = [ln for ln in lines if ln and not re.fullmatch(rf"(?:\d{{1,3}}[.)]?|[{_BULLETS}])", ln)]
     blocks: list[str] = []
     para: list[str] = []
     full = _full_width(lines)
@@ -139,7 +143,7 @@ def _pdf_blocks(page: str) -> str:
 
 
 #: A line that opens a list item: a number or a bullet, then its text.
-_LIST_ITEM = re.compile(r"(?:\d{1,3}[.)]|[•·▪◦*-])\s")
+_LIST_ITEM = re.compile(rf"(?:\d{{1,3}}[.)]|[{_BULLETS}])\s")
 
 
 def _paragraph_ends(line: str, following: str, full: int) -> bool:

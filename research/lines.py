@@ -19,8 +19,8 @@ section in two steps.
 - **Which of the rest answers.** For a part asking for a span (a date, a figure, a
   name, a place or a person: :func:`asks_span`) or what a thing is called
   (:func:`research.answer.asks_name`; both: :func:`model_chooses`), the line model:
-  gradient-boosted trees
-  over the named features of :func:`line_features`, read from :data:`LINE_PATH`. The
+  gradient-boosted trees over the named features of :func:`line_features`, read from
+  :data:`LINE_PATH`. The
   training script, ``scripts/train_lines.py``, runs the research-shaped questions of the
   benchmarks' tune halves through the offline pipeline under the default core, takes
   each part's candidates as the run gave them, and fits the trees to whether each holds

@@ -148,9 +148,19 @@ async def _run(q: Shaped, world: Any, runs: Path) -> list[Part]:
             rows = line_features(focus, cands, likely)
             labels = [int(states([c.span], answers[sub_id], zh)) for c, _ in cands]
             features = [[row[n] for n in LINE_FEATURES] for row in rows]
-            part = Part(q.case.question, "", features, labels, pool, rules, focus.kind)
-            part.chosen_by_model, part.text = model_chooses(focus), focus.text
-            parts.append(part)
+            parts.append(
+                Part(
+                    q.case.question,
+                    "",
+                    features,
+                    labels,
+                    pool,
+                    rules,
+                    focus.kind,
+                    chosen_by_model=model_chooses(focus),
+                    text=focus.text,
+                )
+            )
         # the hand-set weighing's line, not the committed model's choice: what the later
         # parts are offered must not depend on the model being fitted
         return cands[rules][0].key if cands else None

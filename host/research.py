@@ -35,7 +35,6 @@ from research.ranking import Features, Part
 from research.ranking import evidence as ranked_evidence
 from research.relevance import (
     LEARNED,
-    THRESHOLD,
     UNSURE_MODEL,
     answer_threshold,
     assessed,
@@ -184,10 +183,11 @@ def judge(focus: Focus, doc: Document) -> Judged:
     :data:`UNSURE_MODEL`) its best :data:`ITEMS_PER_SOURCE` by the learned sentence
     model."""
     every = assessed(focus, doc)
-    found = [x for x in every if x.score >= THRESHOLD]
+    bar = evidence_threshold(focus)
+    found = [x for x in every if x.score >= bar]
     asked = answer.explains(focus)
     found.sort(key=lambda x: (-(x.score + informative(x.sentence.text, asked)), x.sentence.start))
-    fresh = [x for x in every if x.score < THRESHOLD and (x.lead or x.passage)]
+    fresh = [x for x in every if x.score < bar and (x.lead or x.passage)]
     return Judged(
         page_salience(focus, doc) >= ABOUT,
         [
@@ -842,7 +842,7 @@ class Research:
         unsure = [
             sid
             for sid in self.focus
-            if not any(score >= THRESHOLD for score in self.evidence[sid].values())
+            if not any(score >= self._bar(sid) for score in self.evidence[sid].values())
         ]
         chosen = self._choices() if UNSURE_MODEL and unsure else {}
         for sid in self.focus:
@@ -858,11 +858,16 @@ class Research:
             else:
                 self._withdraw(sid, {})
 
+    def _bar(self, sid: str) -> float:
+        """The score from which a sentence is evidence for part ``sid`` (see
+        :func:`~research.relevance.evidence_threshold`)."""
+        return evidence_threshold(self.focus[sid])
+
     def _withdraw(self, sid: str, kept: Collection[str]) -> None:
         """Make ``kept`` a part's leads: the leads it took in before and not kept give
         way (they stay in the ledger, uncited)."""
         for before in self.promoted.get(sid, []):
-            if before not in kept and self.evidence[sid].get(before, 1.0) < THRESHOLD:
+            if before not in kept and self.evidence[sid].get(before, 1.0) < self._bar(sid):
                 del self.evidence[sid][before]
         self.promoted[sid] = list(kept)
 
@@ -891,7 +896,7 @@ class Research:
         rivals = {
             item.page_path
             for ev_id, score in self.evidence[sid].items()
-            if score >= THRESHOLD and (item := self.ledger.get(ev_id)) is not None
+            if score >= self._bar(sid) and (item := self.ledger.get(ev_id)) is not None
         }
         for lead in selection.promote(leads, ranking, rivals):
             item = self.ledger.add(EvidenceItem.from_dict(dict(lead)))

@@ -443,7 +443,7 @@ def _follows_value(said: str, at: int, spans: list[tuple[bool, int, int]]) -> bo
 
 def gives_answer(focus: Focus, text: str) -> bool:
     """Whether ``text`` gives the kind of answer ``focus`` asks for, as the ranking reads
-    it (see :func:`research.features.answer_type_bonus`): a date the question does not
+    it (see :func:`research.features.carried_answer`): a date the question does not
     give for *when*, a number counted as the question counts it for *how many* (see
     :func:`research.features.gives_number`), a name in the role asked or in none for
     *who* and *where* (see :func:`research.names.name_span`); any sentence for the

@@ -3,8 +3,8 @@
 The learned model (:mod:`research.ranking`) weighs them and the hand-set rules of
 :mod:`research.relevance` combine them: how far the sentence is about the subject and how
 it meets each facet (from :mod:`research.aboutness`), the share of the facets it says
-(:func:`said_share`), the kind of answer it carries (:func:`answer_type_bonus`), whether
-it speaks of the time the part asks about (:func:`_time_agreement`), and how it stands
+(:func:`said_share`), the kind of answer it carries (:func:`carried_answer`), whether
+it speaks of the time the part asks about (:func:`time_mismatch`), and how it stands
 among its page's sentences by the part's words that are rare on that page
 (:func:`local_match`) and by the part's grams.
 """
@@ -16,7 +16,6 @@ import re
 from collections import Counter
 from collections.abc import Sequence
 from functools import lru_cache
-from typing import NamedTuple
 
 from .aboutness import (
     MORPHEME,
@@ -51,6 +50,7 @@ from .present import asks_present, is_current, is_modern, says_present
 from .question import KIND_NAMED, Facet, Focus, localizer, names_kind, zh_tagged
 from .ranking import Features
 from .retrieval import BM25
+from .rules import RuleTerms
 from .text import CJK, grams, is_cjk, plain, stem, terms
 
 #: A facet counts as said from this match (an equivalent word, a heading about it;
@@ -61,27 +61,6 @@ SAID = 0.6
 #: the feature ``local_top``, and under the rules the sentences that may stand as a
 #: part's lead (see :data:`research.relevance.LOCAL_LEAD`).
 LOCAL_TOP = 3
-
-
-class RuleTerms(NamedTuple):
-    """What the hand-set rules combine for a sentence (see
-    :func:`research.relevance._rules_score`), in the order it takes them."""
-
-    #: the product of the subject score and the facets' weighted geometric mean (0 for a
-    #: sentence without the figure a part asks when the part asks nothing else)
-    base: float
-    #: the sentence stands in a section about another part of the question
-    elsewhere: bool
-    #: how much the page is about the part's facets, from 0.5 to 1
-    page: float
-    #: :func:`_time_agreement`
-    time: float
-    #: it opens leaning on the sentence before
-    leaning: bool
-    #: the part asks how many and it gives no number
-    untyped: bool
-    #: :func:`answer_type_bonus`
-    bonus: float
 
 
 def features_of(focus: Focus, doc: Document, index: int) -> Features:
@@ -118,15 +97,15 @@ def features_of(focus: Focus, doc: Document, index: int) -> Features:
       the part asks beyond its subject (in other words than the question's), and how
       far under the page's closest (see :mod:`research.paraphrase`).
     """
-    return _signals(focus, doc, index)[0]
+    return signals(focus, doc, index)[0]
 
 
-def _signals(
+def signals(
     focus: Focus, doc: Document, index: int, embed: bool = True
 ) -> tuple[Features, float, float, RuleTerms]:
     """:func:`features_of`, with the raw subject score and said share
-    :class:`~research.relevance.Scored` keeps, and what the hand-set rules combine (see
-    :func:`research.relevance._rules_score`). Without ``embed`` the paraphrase features
+    :class:`~research.relevance.Scored` keeps, and what the rules combine (see
+    :class:`research.rules.RuleTerms`). Without ``embed`` the paraphrase features
     are left out (the rules do not read them, and they need the embedding model: see
     :func:`paraphrase_of`)."""
     focus = as_written(focus, doc)
@@ -141,15 +120,15 @@ def _signals(
     text = sentence.text
     local, top = _local(focus, doc)
     grams, best = _grams(focus, doc)
-    time = _time_agreement(focus, text)
+    mismatch = time_mismatch(focus, text)
     leaning = opens_leaning(text)
     untyped = focus.kind == "number" and not gives_number(focus, text)
-    bonus = answer_type_bonus(focus, text)
+    carried = carried_answer(focus, text)
     unspaced = float(view.spaceless)
     # a part that asks nothing beyond its subject but a figure ("How long is the pier?")
     # is answered only by a sentence that gives one
     base = 0.0 if untyped and not focus.facets else subject * facets
-    rules = RuleTerms(base, elsewhere, 0.5 + 0.5 * page, time, leaning, untyped, bonus)
+    rules = RuleTerms(base, elsewhere, page, mismatch, leaning, untyped, carried)
     features = {
         "subject": math.log(max(subject, 0.01)),
         "facets": math.log(max(facets, 0.01)),
@@ -157,10 +136,10 @@ def _signals(
         "no_facets": float(not focus.facets),
         "elsewhere": float(elsewhere),
         "salience": math.log(max(page, 0.01)),
-        "time_mismatch": float(time < 1.0),
+        "time_mismatch": float(mismatch),
         "leaning": float(leaning),
         "untyped": float(untyped),
-        "kind_answer": float(bonus > 0),
+        "kind_answer": float(bool(carried)),
         "local": local[index],
         "local_top": float(index in top),
         "page_named": float(view.named),
@@ -373,25 +352,26 @@ def _wholes(facets: tuple[Facet, ...]) -> tuple[str, ...]:
     )
 
 
-def answer_type_bonus(focus: Focus, text: str) -> float:
-    """A little more for a sentence that carries what the part asks for, beyond the
-    question's own words: a date for *when* (or a part about the past), a quantity for *how
-    many*, a stated cause for *why*, a person or organisation for *who*, a place for
-    *where*."""
+def carried_answer(focus: Focus, text: str) -> str:
+    """The kind of answer the part asks for that a sentence carries beyond the question's
+    own words (one of :data:`research.rules.CARRIED`), or "": a date for *when* (or a part
+    about the past), a quantity for *how many*, a stated cause for *why*, a person or
+    organisation for *who* or a place for *where* (a name), a name of the kind asked for
+    ("the … Scale" for "what is the scale called")."""
     new = new_to(focus.text, plain(text))
     if (focus.kind == "when" or focus.historical) and has_date(new):
-        return 0.08
+        return "date"
     if focus.kind == "number" and gives_number(focus, text):
-        return 0.1
+        return "number"
     if focus.kind == "why" and states_cause(text):
-        return 0.05
+        return "cause"
     if focus.kind in ("who", "where") and _names_of(new, focus.kind) - _names_of(
         focus.text, focus.kind
     ):
-        return 0.06
+        return "name"
     if focus.kinds and _names_a_kind(focus, plain(text)):
-        return 0.08
-    return 0.0
+        return "kind"
+    return ""
 
 
 def gives_number(focus: Focus, text: str) -> bool:
@@ -405,7 +385,7 @@ def gives_number(focus: Focus, text: str) -> bool:
 @lru_cache(maxsize=8192)
 def _gives_number_to(question: str, text: str) -> bool:
     """:func:`gives_number` by the part's text: :func:`~research.relevance.assess` asks it
-    for its penalty and :func:`answer_type_bonus` for its bonus, for the same sentence."""
+    for its penalty and :func:`carried_answer` for the kind carried, for the same sentence."""
     if asks_frequency(question):  # "how often": a frequency, not any number
         return has_frequency(new_to(question, plain(text)))
     measure = counted_in(question)
@@ -454,10 +434,11 @@ def _names_of(text: str, kind: str) -> frozenset[str]:
     return frozenset(m.group(0).lower() for m in _NAME_RUN.finditer(text))
 
 
-def _time_agreement(focus: Focus, text: str) -> float:
-    """Less for a sentence only about modern times (or a time to come) when the question
-    asks about the past, and for one that dates nothing it says in the present when the
-    question asks about it ("now", "latest", 目前: see :mod:`research.present`).
+def time_mismatch(focus: Focus, text: str) -> bool:
+    """Whether a sentence speaks of another time than the part asks about: only of modern
+    times (or a time to come) when the question asks about the past, or dating nothing it
+    says in the present when the question asks about it ("now", "latest", 目前: see
+    :mod:`research.present`).
 
     Years are read against the run's date: a sentence speaks of the present when it says
     so ("today", 如今) or gives a year that is current then (see
@@ -466,7 +447,7 @@ def _time_agreement(focus: Focus, text: str) -> float:
     said = facts_years(text)
     present = says_present(text)
     if focus.historical and not asks_present(focus.text):
-        return 0.8 if present or (said and all(is_modern(y) for y in said)) else 1.0
+        return bool(present or (said and all(is_modern(y) for y in said)))
     if asks_present(focus.text) and said and not present:
-        return 1.0 if any(is_current(y) for y in said) else 0.8
-    return 1.0
+        return not any(is_current(y) for y in said)
+    return False

@@ -8,11 +8,12 @@ named features (:func:`~research.features.features_of`). This module turns them 
 score. With ``QUARTET_RANKER=learned``, the learned model (:mod:`research.ranking`)
 weighs the features, with the standing of the sentence's page among the pages read
 (:func:`research.retrieval.standing`), into the probability that the sentence answers
-the part; from :func:`evidence_threshold` it is evidence. By default the hand-set rules
-combine them (:func:`_rules_score`), and a part's best sentence under the threshold may
-still answer it as a lead (:attr:`Scored.lead`) or, on a page the question's other parts
-show to be about the question, as a passage (:attr:`Scored.passage`). It also says where
-a quote of a sentence starts and ends in its page (:func:`quote_bounds`).
+the part; from :func:`evidence_threshold` it is evidence. By default the rules combine
+them (with the weights in :mod:`research.rules`' file), and a part's best sentence under
+the threshold may still answer it as a lead (:attr:`Scored.lead`) or, on a page the
+question's other parts show to be about the question, as a passage
+(:attr:`Scored.passage`). It also says where a quote of a sentence starts and ends in its
+page (:func:`quote_bounds`).
 """
 
 from __future__ import annotations
@@ -25,13 +26,14 @@ from . import scores
 from .aboutness import _leaned_on, _page_view, _site_terms, as_written
 from .document import Document
 from .facts import opening_connective, opens_leaning, refers_outside
-from .features import LOCAL_TOP, _local, _signals, paraphrase_of
+from .features import LOCAL_TOP, _local, paraphrase_of, signals
 from .question import Focus
 from .ranking import ALONE, Features, answer_model, model
+from .rules import rule_weights
 from .text import Sentence, plain, pointer_aside, script
 
 #: Whether sentences are scored by the learned model (:mod:`research.ranking`) rather
-#: than by the hand-set rules (:func:`_rules_score`). The rules stay the default until the
+#: than by the rules (:mod:`research.rules`). The rules stay the default until the
 #: model, trained by ``scripts/train_ranker.py``, beats them on the benchmarks' tune halves
 #: (``QUARTET_RANKER=learned`` measures it: ``bench/bench_general.py``,
 #: ``bench/bench_shapes.py``).
@@ -43,17 +45,18 @@ LEARNED = os.environ.get("QUARTET_RANKER", "rules") == "learned"
 #: guess), those tests deciding only when the models choose nothing; or the tests' alone
 #: (``leads``: to measure the two apart). See ``host.research.Research._unsure``.
 UNSURE_MODEL = os.environ.get("QUARTET_UNSURE", "model") == "model"
-#: A sentence scoring at least this is relevant evidence for its sub-question under the
-#: rules; the learned model has a threshold for each script (see
+#: The evidence threshold for a part written in a script that has none of its own (see
 #: :func:`evidence_threshold`).
-THRESHOLD = model().threshold if LEARNED else 0.45
+THRESHOLD = model().threshold if LEARNED else rule_weights().threshold
 
 
 def evidence_threshold(focus: Focus) -> float:
-    """The score from which a sentence is evidence for ``focus``: under the learned
-    model, its threshold for the script the part is written in, calibrated on its
+    """The score from which a sentence is evidence for ``focus``: the threshold for the
+    script the part is written in, in the rules' file (see :mod:`research.rules`: one for
+    every script when it holds none per script) or the learned model's, calibrated on its
     training data for the honest-nothing rate (see :mod:`research.ranking`)."""
-    return model().threshold_for(script(focus.text)) if LEARNED else THRESHOLD
+    weights = model() if LEARNED else rule_weights()
+    return weights.threshold_for(script(focus.text))
 
 
 def answer_threshold(focus: Focus) -> float:
@@ -64,21 +67,18 @@ def answer_threshold(focus: Focus) -> float:
     return answer_model().threshold_for(script(focus.text))
 
 
-#: A sentence in a section about another part of the question counts this share.
-ELSEWHERE = 0.85
-#: A sentence that gives no number counts this share for a part asking how many.
-UNTYPED = 0.85
-#: Under the rules, a part's best sentence under :data:`THRESHOLD` still answers it (see
+#: Under the rules, a part's best sentence under its threshold still answers it (see
 #: :attr:`Scored.lead`) from this score, when its page names the subject (a subject
 #: score of :data:`ON_SUBJECT`) and it says :data:`SAYS_MOST` of the part's facets.
 LEAD_FLOOR, ON_SUBJECT, SAYS_MOST = 0.2, 0.8, 0.5
 #: How much the page-local match counts in ranking a page's sentences under the rules
-#: (see :attr:`Scored.rank`; the learned model weighs it itself); the
+#: (one of their weights, see :mod:`research.rules` and :attr:`Scored.rank`; the learned
+#: model weighs it itself); the
 #: :data:`~research.features.LOCAL_TOP` sentences of a page by rank may stand as a part's
 #: lead without saying most of its facets, when their page-local match is at least
 #: :data:`LOCAL_LEAD` of the page's best (the passage that answers a question is among the
 #: first three of its page for the question's words nine times in ten).
-LOCAL, LOCAL_LEAD = (0.0 if LEARNED else 0.3), 0.5
+LOCAL, LOCAL_LEAD = (0.0 if LEARNED else rule_weights().local), 0.5
 
 
 @dataclass
@@ -114,7 +114,7 @@ class Scored:
     @property
     def lead(self) -> bool:
         """Whether the sentence may stand as its part's best answer though it scores under
-        :data:`THRESHOLD`: its page is about the subject, and either it is among the
+        its part's threshold: its page is about the subject, and either it is among the
         best of a page whose title names the subject by the page's own rare words (see
         :func:`~research.features.local_match`), or it says most of what the part asks
         and is not a faint match (a paraphrase that leaves a word of the question unsaid,
@@ -217,28 +217,9 @@ def off_side(focus: Focus, doc: Document, index: int) -> bool:
 
 def _assess(focus: Focus, doc: Document, index: int) -> Scored:
     # the rules read no paraphrase: the embedding model is loaded for the learned core
-    features, subject, said, rules = _signals(focus, doc, index, embed=LEARNED)
-    score = model().score(features | ALONE) if LEARNED else _rules_score(*rules)
+    features, subject, said, rules = signals(focus, doc, index, embed=LEARNED)
+    score = model().score(features | ALONE) if LEARNED else rule_weights().score(rules)
     return Scored(doc.sentences[index], score, subject, said, features=features)
-
-
-def _rules_score(
-    base: float,
-    elsewhere: bool,
-    page: float,
-    time: float,
-    leaning: bool,
-    untyped: bool,
-    bonus: float,
-) -> float:
-    """The hand-set combination the learned model is measured against (see
-    :data:`LEARNED`): the subject and facet scores' product, a share off for a sentence
-    in another part's section (:data:`ELSEWHERE`), on a page about other things, about
-    another time, leaning on the sentence before, or giving no number where one is asked
-    for (:data:`UNTYPED`), plus a little for the kind of answer asked for."""
-    score = base * (ELSEWHERE if elsewhere else 1.0) * page * time
-    score *= (0.85 if leaning else 1.0) * (UNTYPED if untyped else 1.0)
-    return min(1.0, score + bonus)
 
 
 def relevant(

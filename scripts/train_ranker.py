@@ -91,7 +91,7 @@ sys.path.insert(0, str(ROOT))
 from rank_bm25 import BM25Okapi  # noqa: E402
 
 from research.document import Document  # noqa: E402
-from research.features import features_of  # noqa: E402
+from research.features import signals  # noqa: E402
 from research.lang import asked_in  # noqa: E402
 from research.plan import offline_plan  # noqa: E402
 from research.question import Focus  # noqa: E402
@@ -109,6 +109,7 @@ from research.ranking import (  # noqa: E402
     standing_in_part,
 )
 from research.retrieval import link_words, rankings_of, standings  # noqa: E402
+from research.rules import RuleTerms  # noqa: E402
 from research.text import grams, reading, script, terms, words  # noqa: E402
 
 XQUAD_GIT = Path(os.environ.get("QUARTET_XQUAD", "/tmp/xquad.git"))
@@ -435,6 +436,8 @@ class Example:
     script: str = "latin"  # the part's (see research.text.script)
     page: str = ""  # the page it is on, within its question
     gold_key: str = ""  # the part's gold page, within its question
+    #: what the rules combine for it (``scripts/fit_rules.py`` fits their weights)
+    rules: RuleTerms | None = None
 
 
 def _standings(
@@ -499,7 +502,7 @@ def question_examples(
             for i, sentence in enumerate(doc.sentences):
                 if not sentence.complete:
                     continue
-                feats = features_of(focus[sid], doc, i)
+                feats, _, _, rules = signals(focus[sid], doc, i)
                 mine = [feats[n] for n in SENTENCE_FEATURES]
                 yield Example(
                     mine + page,
@@ -511,6 +514,7 @@ def question_examples(
                     script(focus[sid].text),
                     key,
                     gold_key,
+                    rules,
                 )
 
 
@@ -540,9 +544,15 @@ def _questions(tune: list[Article], rng: random.Random) -> list[list[tuple[Artic
 
 
 def examples(
-    articles: list[Article], name: str, rng: random.Random, limit: int = PARTS_PER_SET
+    articles: list[Article],
+    name: str,
+    rng: random.Random,
+    limit: int = PARTS_PER_SET,
+    mentions: bool = False,
 ) -> list[Example]:
-    """The examples of one set's tune articles, at most ``limit`` parts."""
+    """The examples of one set's tune articles, at most ``limit`` parts; with
+    ``mentions``, each part's pages read include one about something else that names
+    the part's subject once (see :func:`mentioning`)."""
     tune = [a for a in articles if split_of(a.key) == "tune" and a.qas]
     index = BM25Okapi([sorted(grams(a.text)) for a in tune])
     place = {id(a): f"{i:05d}" for i, a in enumerate(tune)}  # keys may repeat (CMRC titles)
@@ -564,18 +574,24 @@ def examples(
         with reading(lang), asked_in(lang):  # read as a run on a question in it reads it
             plan = offline_plan(joined([qa.question for _, qa in group], lang, rng))
             golds: dict[str, tuple[Article, list[tuple[str, int]]]] = {}
+            whole_of: dict[str, Article] = {}
             for article, qa in group:
                 page, answers = _asked_on(article, qa, shape)
                 sid = _part_of(qa.question, plan.subquestions).id
                 if sid in golds and golds[sid][0] is not page:
                     continue  # two pages' questions read as one part: its gold is unclear
                 golds[sid] = (page, [*golds.get(sid, (page, []))[1], *answers])
+                whole_of[sid] = article
+            said = [text for _, answers in golds.values() for text, _ in answers]
             pages: dict[str, Article] = {}
             for sub in plan.subquestions:
                 if sub.id in golds:
                     gold = golds[sub.id][0]
                     whole = group[0][0] if sectioned else gold
                     others = distractors(sub.text, whole, tune, index, rng)
+                    named = mentioning(whole_of[sub.id], others[0], said) if mentions else None
+                    if named is not None:
+                        pages[f"{place[id(others[0])]}-m{place[id(whole_of[sub.id])]}"] = named
                     if sectioned:
                         site = [*whole.sections, *([whole.overview] if whole.overview else [])]
                         others = [*site, *others[:HARD]]
@@ -585,6 +601,27 @@ def examples(
             out.extend(question_examples(focus, golds, pages, f"{name}:{n}", tune))
         parts_done += len(golds)
     return out
+
+
+def mentioning(subject: Article, host: Article, said: Sequence[str]) -> Article | None:
+    """``host``'s page with the first sentence of ``subject``'s article (which names its
+    subject) added to its first paragraph: a page about something else that names the
+    subject once, as research meets them (a page on a rival, a town, a person that
+    mentions the subject in passing). None when that sentence holds an answer of the
+    question (``said``): the page is to answer nothing."""
+    paragraphs = [p for p in subject.text.split("\n\n") if p.strip() and not p.startswith("#")]
+    if not paragraphs:
+        return None
+    sentence = _first_sentence(paragraphs[0]).strip()
+    if not sentence or any(len(t) >= 2 and t in sentence for t in said):
+        return None
+    blocks = host.text.split("\n\n")
+    at = next((i for i, b in enumerate(blocks) if b.strip() and not b.startswith("#")), None)
+    if at is None:
+        return None
+    joiner = "" if script(sentence) in ("cjk", "thai") else " "
+    blocks[at] = blocks[at].rstrip() + joiner + sentence
+    return Article(host.key, host.lang, host.title, "\n\n".join(blocks), [])
 
 
 def _shape(group: Sequence[tuple[Article, QA]], rng: random.Random) -> str:
@@ -1022,8 +1059,9 @@ def _fold(key: str) -> int:
     return hashlib.sha256(f"fold:{key}".encode()).digest()[0] % 2
 
 
-def gather(limit: int) -> tuple[list[Example], dict[str, dict[str, int]]]:
-    """Every set's training examples, and how many each gave."""
+def gather(limit: int, mentions: bool = False) -> tuple[list[Example], dict[str, dict[str, int]]]:
+    """Every set's training examples, and how many each gave (with ``mentions``, see
+    :func:`examples`)."""
     rng = random.Random(SEED)
     data: list[Example] = []
     counts = {}
@@ -1032,7 +1070,7 @@ def gather(limit: int) -> tuple[list[Example], dict[str, dict[str, int]]]:
     sets.append(("cmrc2018.dev", load_cmrc))
     sets.append(("selqa.broad", lambda: load_selqa_broad(random.Random(f"{SEED}:broad"))))
     for name, load in sets:
-        got = examples(load(), name, rng, limit)
+        got = examples(load(), name, rng, limit, mentions)
         counts[name] = {"examples": len(got), "positives": sum(e.label for e in got)}
         data += got
         print(

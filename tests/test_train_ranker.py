@@ -80,3 +80,25 @@ def test_only_a_question_whose_parts_are_on_different_paragraphs_is_read_as_a_si
     short = tr._article("Short", "en", "Short", _squad_paragraphs()[:2])
     assert not short.sections and short.headed is None
     assert {tr._shape([(short, qa) for qa in short.qas], rng) for _ in range(50)} == {"whole"}
+
+
+def test_a_page_about_something_else_names_the_subject_once_and_answers_nothing():
+    subject = _article()
+    host = tr._article(
+        "Ambry_quarries",
+        "en",
+        "Ambry quarries",
+        [
+            {"context": "The Ambry quarries lie west of Halden. Granite was cut there.", "qas": []},
+            {"context": "The quarries closed in 1932.", "qas": []},
+        ],
+    )
+    said = [text for qa in subject.qas[1:] for text, _ in qa.answers]
+    page = tr.mentioning(subject, host, said)
+    assert page is not None and page.key == host.key and page.qas == []
+    # the subject's article's first sentence, once, in the host's first paragraph
+    assert page.text.count("Tessmoor tunnel") == 1
+    assert "lie west of Halden. Granite was cut there. The Tessmoor tunnel was" in page.text
+    assert "The quarries closed in 1932." in page.text
+    # a first sentence that holds an answer of the question makes no such page
+    assert tr.mentioning(subject, host, ["1871"]) is None

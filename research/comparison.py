@@ -87,20 +87,21 @@ _EN = tuple(
         rf"^(?:is|was)\s+it\s+{_CMP}\s+(?P<setting>to\s+\w+(?:\s+\w+){{0,3}}?\s+(?P<prep>{_PREP}))"
         rf"\s+(?P<a>{_SIDE})\s+or\s+(?P<again>(?P=prep)\s+)?(?P<b>{_SIDE})(?:,?\s+{_ASPECT})?\s*$",
         # Which has the better screen, A or B?  Which one offers longer battery life?
-        rf"^(?:which|what)\b(?:\s+(?!{_HAVING})\w+)?\s+{_HAVING}\s+(?:(?:a|an|the)\s+)?"
+        rf"^(?:which|what|who)\b(?:\s+(?!{_HAVING})\w+)?\s+{_HAVING}\s+(?:(?:a|an|the)\s+)?"
         rf"(?P<cmp>(?!(?:more|less|fewer)\b)\w+er|better|worse)\s+(?P<prop>[^,:?]+?)\s*[,:]\s*"
         rf"(?P<a>{_SIDE}),?\s+or\s+(?P<b>{_SIDE})(?:,?\s+{_ASPECT})?\s*$",
         # Which should I buy, A or B?  Which would you recommend for P, A or B?
         rf"^(?:which|what)\b(?:\s+\w+)?\s+(?P<choice>should|shall|would|could|can|do|must)\s+"
         rf"(?:i|we|you|one)\s+\w+(?P<pre>[^,:?]*?)\s*[,:]\s*(?P<a>{_SIDE}),?\s+or\s+(?P<b>{_SIDE})"
         rf"(?:,?\s+{_ASPECT})?\s*$",
-        # Which was built first, A or B?  Which bridge was opened earlier, A or B?
-        rf"^(?:which|what)\b(?:\s+\w+)?\s+(?P<verb>(?:was|were)\s+\w+)\s+"
+        # Which was built first, A or B?  Which bridge was opened earlier, A or B?  Who was
+        # born first, A or B?
+        rf"^(?:which|what|who)\b(?:\s+\w+)?\s+(?P<verb>(?:was|were)\s+\w+)\s+"
         rf"(?P<cmp>first|last|earlier|later|sooner)\b(?P<pre>[^,:?]*?)\s*[,:]\s*"
         rf"(?P<a>{_SIDE}),?\s+or\s+(?P<b>{_SIDE})(?:,?\s+{_ASPECT})?\s*$",
         # Which costs less to run, A or B?  Which lasts longer, A or B?  Which one uses
-        # more water, A or B?  Which city has more people, A or B?
-        rf"^(?:which|what)\b(?:\s+\w+)?\s+(?!(?:is|are|was|were|a|an|the)\b)(?P<verb>[a-z]+)\s+"
+        # more water, A or B?  Which city has more people, A or B?  Who came first, A or B?
+        rf"^(?:which|what|who)\b(?:\s+\w+)?\s+(?!(?:is|are|was|were|a|an|the)\b)(?P<verb>[a-z]+)\s+"
         rf"(?P<cmp>more|less|fewer|better|worse|first|last|\w+er)\b(?P<pre>[^,:?]*?)\s*[,:]\s*"
         rf"(?P<a>{_SIDE}),?"
         rf"\s+or\s+(?P<b>{_SIDE})(?:,?\s+{_ASPECT})?\s*$",

@@ -78,6 +78,14 @@ EN = [
      ("the Harsk loom", "the Melvin press"), "When did"),
     ("Which was built first, the Varn lock or the Ostel weir?",
      ("the Varn lock", "the Ostel weir"), "When was"),
+    # of people: who
+    ("Who came first, the Harsk settlers or the Melvin traders?",
+     ("the Harsk settlers", "the Melvin traders"), "When did"),
+    ("Who was born first, Eda Varn or Tomas Ostel?", ("Eda Varn", "Tomas Ostel"), "When was"),
+    ("Who scored more goals, Eda Varn or Tomas Ostel?", ("Eda Varn", "Tomas Ostel"),
+     "How many goals did"),
+    ("Who has the better record, the Harsk Rovers or the Ostel Wanderers?",
+     ("the Harsk Rovers", "the Ostel Wanderers"), "record"),
     # "is it … to VERB PREP A or PREP B": the sides share the preposition
     ("Is it cheaper to live in Varnholt or in Ostelburg?", ("Varnholt", "Ostelburg"),
      "How cheap is it to live in"),

@@ -88,6 +88,7 @@ from research.question import (
     zh_content,
     zh_tagged,
 )
+from research.requests import direct
 from research.text import (
     CJK,
     STOP_WORDS,
@@ -435,7 +436,7 @@ def offline_plan(question: str) -> Plan:
     The names the question marks (titles in 《》, quoted spans) and the sides it
     compares are taught to jieba first (:func:`research.text.learn_words`), so that the
     question, its parts and the pages read for it cut a rare name alike, as one word."""
-    question = " ".join(question.split())
+    question = direct(" ".join(question.split()))
     with asked_in(asked_language() or text_language(question)):
         known = question_language(question)
         return _planned(known.spelled(question) if known is not None else question)

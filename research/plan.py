@@ -893,7 +893,8 @@ def _surface_words(text: str) -> list[str]:
         for i, w in enumerate(cut):
             if w.isdigit() and i + 1 < len(cut) and cut[i + 1] in _ZH_DATE_UNITS:
                 out.append(w + cut[i + 1])  # a date keeps its number: "2024年"
-            elif CJK.match(w) and w not in STOP_WORDS and not _dated(cut, i):
+            elif CJK.match(w) and w not in STOP_WORDS and not _dated(cut, i) and w[0] != "哪":
+                # a word opening with 哪 asks (哪一年, 哪位, 哪座): no page says it
                 out.append(uncounted(cut[i - 1], w) if i else w)  # 多少颗卫星: 卫星
         return [w for w in out if w and not _ZH_POINTED_COUNT.fullmatch(w)]
     out = []

@@ -508,3 +508,18 @@ def test_a_superlative_with_no_noun_after_a_count_asks_it_of_what_was_counted(qu
     oldest: the part names the piers and their owner, so a page on them answers it."""
     parts = [s.text for s in offline_plan(question).subquestions]
     assert len(parts) == 2 and asked in parts[1], parts
+
+
+@pytest.mark.parametrize(
+    ("question", "subject"),
+    [
+        ("青州书院是哪一年建立的？", "青州书院"),
+        ("瓦恩运河位于哪个省？", "瓦恩运河"),
+        ("哪位建筑师设计了瓦恩桥？", "瓦恩桥"),
+        ("瓦恩桥是哪座城市的地标？", "瓦恩桥"),
+    ],
+)
+def test_a_chinese_word_that_asks_which_is_searched_for_by_no_query(question, subject):
+    """哪一年, 哪个, 哪位, 哪座 ask; no page says them, so no query searches for them."""
+    sub = offline_plan(question).subquestions[0]
+    assert sub.queries and all(subject in q and "哪" not in q for q in sub.queries), sub.queries

@@ -1,8 +1,8 @@
 """A request read as the question it asks.
 
-People ask without asking: "Explain how a sluice works.", "I wonder when the bridge was
+People ask without asking: "Explain how a heat pump works.", "I wonder when the bridge was
 built.", "Tell me about the tunnel.", "List the main causes of the famine.", 请解释光合作用,
-我想知道运河有多长. Read as written, such a question is one part whose heading is the
+我想知道大桥有多长. Read as written, such a question is one part whose heading is the
 request and whose queries search for "wonder", "tell" or 请. :func:`direct` gives the
 question the request asks: the words of politeness and of asking left off, a question
 put indirectly asked directly ("When was the bridge built?"), and a thing to describe
@@ -96,7 +96,7 @@ _INDIRECT_JOINED = re.compile(
 
 def _en_asked(clause: str, words: dict[str, tuple[str, ...]]) -> str:
     """An indirect English question asked directly: "when the bridge was built" is
-    "When was the bridge built?", "how a sluice works" "How does a sluice work?"; a
+    "When was the bridge built?", "how a heat pump works" "How does a heat pump work?"; a
     clause whose question word is its subject ("which bridge is the oldest", "how many
     people live there", "who designed it") keeps its order. "" for a yes-no question put
     indirectly ("whether …"), which has no question word to open with."""
@@ -120,8 +120,8 @@ def _en_asked(clause: str, words: dict[str, tuple[str, ...]]) -> str:
 
 def _do_support(said: list[str]) -> list[str]:
     """A clause whose last word is a verb in the present's third person or the past
-    ("how a sluice works", "why the famine happened"), asked with does or did: ["does",
-    "a", "sluice", "work"]. Any other clause as it is."""
+    ("how a heat pump works", "why the famine happened"), asked with does or did: ["does",
+    "a", "heat", "pump", "work"]. Any other clause as it is."""
     last = said[-1]
     form = verb_form(last)
     lemmas = [v for v in all_lemmas(last.lower()).get("VERB", ()) if v != last.lower()]

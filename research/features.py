@@ -1,7 +1,7 @@
 """The named features of a sentence for a part (:func:`features_of`).
 
-The learned model (:mod:`research.ranking`) weighs them and the hand-set rules of
-:mod:`research.relevance` combine them: how far the sentence is about the subject and how
+The learned model (:mod:`research.ranking`) weighs them and the rules
+(:mod:`research.rules`) combine them: how far the sentence is about the subject and how
 it meets each facet (from :mod:`research.aboutness`), the share of the facets it says
 (:func:`said_share`), the kind of answer it carries (:func:`carried_answer`), whether
 it speaks of the time the part asks about (:func:`time_mismatch`), and how it stands

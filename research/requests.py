@@ -98,23 +98,28 @@ def _en_asked(clause: str, words: dict[str, tuple[str, ...]]) -> str:
     """An indirect English question asked directly: "when the bridge was built" is
     "When was the bridge built?", "how a heat pump works" "How does a heat pump work?"; a
     clause whose question word is its subject ("which bridge is the oldest", "how many
-    people live there", "who designed it") keeps its order. "" for a yes-no question put
-    indirectly ("whether …"), which has no question word to open with."""
+    people live there", "who designed it") keeps its order. A yes-no question put
+    indirectly opens with its auxiliary ("whether the bridge is open": "Is the bridge
+    open?"); "" for one without."""
     wh, rest = _opened(clause, words["asking"])
-    if not wh or wh in ("whether", "if"):
+    if not wh:
         return ""
     said = rest.split()
     aux = next((i for i, w in enumerate(said) if w.lower() in words["auxiliaries"]), None)
     subject_first = wh in words["subject_asking"] and (
         not said or said[0].lower() not in words["determiners"]
     )
-    if subject_first or aux == 0:
+    if wh in words["yes_no"]:
+        if not aux:
+            return ""
+        wh = ""  # "whether it is open": "Is it open?"
+    if (subject_first or aux == 0) and wh:
         order = said
     elif aux is not None:
         order = [said[aux], *said[:aux], *said[aux + 1 :]]
     else:
         order = _do_support(said)
-    text = " ".join([wh, *order])
+    text = " ".join([wh, *order]).strip()
     return text[:1].upper() + text[1:] + "?"
 
 

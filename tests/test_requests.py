@@ -24,6 +24,10 @@ EN = [
      "Ardenport"),
     ("Please explain where the river Tamber rises.", ["Where does the river Tamber rise?"],
      "Tamber"),
+    # a yes-no question put indirectly
+    ("Do you know whether the Varn bridge is open in winter?",
+     ["Is the Varn bridge open in winter?"], "Varn"),
+    ("I wonder if the Ostel ferry has ever sunk.", ["Has the Ostel ferry ever sunk?"], "Ostel"),
     ("Explain how a sluice works and when the first one was built.",
      ["How does a sluice work?", "When was the first one built?"], "sluice"),
     # a thing to describe: what it is, or what they are
@@ -73,8 +77,8 @@ def test_a_request_is_planned_as_the_question_it_asks(request_, parts, subject):
         "Can you swim across the Varn?",
         "What is the Varn?",
         "Who built the Varn bridge, and why?",
-        "Do you know whether the Varn bridge is open?",
         "Name changes of the Varn bridge",
+        "Do you know whether the ferry runs in winter?",
         "请愿书是什么？",
         "瓦恩运河有多长？",
         "可以用什么方法测量运河的深度？",

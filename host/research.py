@@ -842,7 +842,7 @@ class Research:
         unsure = [
             sid
             for sid in self.focus
-            if not any(score >= self._bar(sid) for score in self.evidence[sid].values())
+            if max(self.evidence[sid].values(), default=0.0) < self._bar(sid)
         ]
         chosen = self._choices() if UNSURE_MODEL and unsure else {}
         for sid in self.focus:
@@ -866,8 +866,9 @@ class Research:
     def _withdraw(self, sid: str, kept: Collection[str]) -> None:
         """Make ``kept`` a part's leads: the leads it took in before and not kept give
         way (they stay in the ledger, uncited)."""
+        bar = self._bar(sid)
         for before in self.promoted.get(sid, []):
-            if before not in kept and self.evidence[sid].get(before, 1.0) < self._bar(sid):
+            if before not in kept and self.evidence[sid].get(before, 1.0) < bar:
                 del self.evidence[sid][before]
         self.promoted[sid] = list(kept)
 
@@ -893,10 +894,11 @@ class Research:
             for v in self.leads[sid].values()
             if (v["page_path"] in anchored or not v.get("passage")) and self._near(sid, v, first)
         ]
+        bar = self._bar(sid)
         rivals = {
             item.page_path
             for ev_id, score in self.evidence[sid].items()
-            if score >= self._bar(sid) and (item := self.ledger.get(ev_id)) is not None
+            if score >= bar and (item := self.ledger.get(ev_id)) is not None
         }
         for lead in selection.promote(leads, ranking, rivals):
             item = self.ledger.add(EvidenceItem.from_dict(dict(lead)))

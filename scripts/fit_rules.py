@@ -42,7 +42,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import pickle
 import sys
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -308,16 +307,6 @@ def fit(t: Terms, counts: dict[str, Any], start: RuleWeights) -> dict[str, Any]:
     }
 
 
-def examples(cache: Path | None) -> tuple[list[train_ranker.Example], dict[str, Any]]:
-    """The training examples, from ``cache`` when it holds them (written there when not)."""
-    if cache is not None and cache.is_file():
-        return pickle.loads(cache.read_bytes())
-    data, counts = train_ranker.gather(train_ranker.PARTS_PER_SET, mentions=True)
-    if cache is not None:
-        cache.write_bytes(pickle.dumps((data, counts)))
-    return data, counts
-
-
 def main() -> None:
     train_ranker.fixed_hash_seed()
     parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
@@ -326,7 +315,7 @@ def main() -> None:
     parser.add_argument("--cache", type=Path, help="keep the examples here between tries")
     args = parser.parse_args()
     committed = from_dict(json.loads(RULES_PATH.read_text(encoding="utf-8")))
-    data, counts = examples(args.cache)
+    data, counts = train_ranker.gathered(train_ranker.PARTS_PER_SET, args.cache, mentions=True)
     t = arrays(data)
     print("the committed weights, with their thresholds and with thresholds calibrated:")
     print(json.dumps(figures(t, committed, calibrate=False)))

@@ -1082,16 +1082,24 @@ def gather(limit: int, mentions: bool = False) -> tuple[list[Example], dict[str,
     return data, counts
 
 
-def train(limit: int = PARTS_PER_SET, cache: Path | None = None) -> dict[str, Any]:
-    """The model file's content, fitted on :func:`gather`'s examples (read from
-    ``cache`` when it holds them, and written there when it does not: a quicker way to
-    try a change to the fitting, never to the features)."""
+def gathered(
+    limit: int, cache: Path | None, mentions: bool = False
+) -> tuple[list[Example], dict[str, dict[str, int]]]:
+    """:func:`gather`'s examples, read from ``cache`` when it holds them, and written
+    there when it does not: a quicker way to try a change to the fitting, never to the
+    features."""
     if cache is not None and cache.is_file():
-        data, counts = pickle.loads(cache.read_bytes())
-    else:
-        data, counts = gather(limit)
-        if cache is not None:
-            cache.write_bytes(pickle.dumps((data, counts)))
+        return pickle.loads(cache.read_bytes())
+    data, counts = gather(limit, mentions)
+    if cache is not None:
+        cache.write_bytes(pickle.dumps((data, counts)))
+    return data, counts
+
+
+def train(limit: int = PARTS_PER_SET, cache: Path | None = None) -> dict[str, Any]:
+    """The model file's content, fitted on :func:`gather`'s examples (see
+    :func:`gathered` for ``cache``)."""
+    data, counts = gathered(limit, cache)
     weights, bias = fit(data)
     weights, bias = [round(w, 6) for w in weights], round(bias, 6)
     groups = scored(data, weights, bias)

@@ -77,7 +77,7 @@ def _en_direct(text: str) -> str:
         if opener and rest and not _opened(rest, words["asking"])[0]:
             return f"What {'are' if _plural(rest) else 'is'} {rest}?"
     if polite and _opened(body, words["asking"])[0]:  # "Please, what is …?"
-        return body[:1].upper() + body[1:] + "?"
+        return _asked(body)
     return ""
 
 
@@ -119,7 +119,11 @@ def _en_asked(clause: str, words: dict[str, tuple[str, ...]]) -> str:
         order = [said[aux], *said[:aux], *said[aux + 1 :]]
     else:
         order = _do_support(said)
-    text = " ".join([wh, *order]).strip()
+    return _asked(" ".join([wh, *order]).strip())
+
+
+def _asked(text: str) -> str:
+    """English words written as a question: a capital first, a question mark last."""
     return text[:1].upper() + text[1:] + "?"
 
 

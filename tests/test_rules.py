@@ -86,3 +86,26 @@ def test_the_same_examples_give_the_same_weights():
     first = fit_rules.search(fit_rules.arrays(data), rule_weights())
     again = fit_rules.search(fit_rules.arrays(list(reversed(data))), rule_weights())
     assert first == again
+
+
+def test_the_fit_scores_examples_as_the_core_scores_sentences():
+    """``fit_rules.scores`` is :meth:`RuleWeights.score` over arrays; they agree on every
+    combination of signals, so a fit measures the rules the core runs."""
+    weights = replace(rule_weights(), page_floor=0.3)
+    data = []
+    for n, carried in enumerate(("", "date", "number", "cause", "name", "kind")):
+        for flags in range(16):
+            terms = RuleTerms(
+                0.2 + 0.05 * n,
+                bool(flags & 1),
+                0.1 * flags % 1.0,
+                bool(flags & 2),
+                bool(flags & 4),
+                bool(flags & 8),
+                carried,
+            )
+            data.append(_example(n * 16 + flags, terms, False, True))
+    t = fit_rules.arrays(data)
+    got = fit_rules.scores(t, weights)
+    want = [weights.score(e.rules) for e in sorted(data, key=lambda e: e.group)]
+    assert all(abs(a - b) < 1e-12 for a, b in zip(got, want, strict=True))

@@ -1273,7 +1273,7 @@ BUILDERS: dict[str, Callable[[list[Article], str, tuple[int, int], int], Built]]
 # --------------------------------------------------------------------------- running
 
 
-def _where(cited: str) -> str:
+def source_path(cited: str) -> str:
     """A cited source as the sets name them: a page's path on the site, or a file path."""
     if cited.startswith(("http://", "https://")):
         return urlsplit(cited).path.lstrip("/")
@@ -1291,7 +1291,7 @@ def record(shape: str, sub: str, q: Shaped, outcome: Any, fetched: Sequence[str]
     during the run) and whether every part is answered (in its own section or its
     summary line)."""
     row = asdict(outcome)
-    right_cited = sum(_where(c) in q.right for c in outcome.cited)
+    right_cited = sum(source_path(c) in q.right for c in outcome.cited)
     notes = [n for n in row["notes"] if n != "cites pages other than the article"]
     if q.case.kind == "multi" and right_cited < len(outcome.cited):
         notes.append("cites sources other than the right ones")
@@ -1317,7 +1317,7 @@ def topic_pages_cited(outcome: Any, pages: Sequence[str]) -> list[bool | None]:
     for gold, page in zip(outcome.gold, pages, strict=True):
         part = plan.get(gold.get("part") or "")
         lines = [*part["summary"], *part["lines"]] if part else []
-        cited = {_where(s) for ln in lines for s in ln["sources"]}
+        cited = {source_path(s) for ln in lines for s in ln["sources"]}
         out.append(page in cited if page else None)
     return out
 

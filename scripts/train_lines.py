@@ -49,10 +49,10 @@ import pickle
 import sys
 import tempfile
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -64,8 +64,16 @@ sys.path.insert(0, str(ROOT / "scripts"))
 #: that no run reads the line model being fitted (whose features may have changed): set
 #: before the core is first imported.
 RUN_ENV = {"PYTHONHASHSEED": "0", "QUARTET_RANKER": "rules", "QUARTET_LINES": "rules"}
-if __name__ == "__main__" and any(os.environ.get(k) != v for k, v in RUN_ENV.items()):
-    os.execve(sys.executable, [sys.executable, *sys.argv], {**os.environ, **RUN_ENV})
+
+
+def in_run_env() -> None:
+    """Run the script again under :data:`RUN_ENV` unless it already is."""
+    if any(os.environ.get(k) != v for k, v in RUN_ENV.items()):
+        os.execve(sys.executable, [sys.executable, *sys.argv], {**os.environ, **RUN_ENV})
+
+
+if __name__ == "__main__":
+    in_run_env()
 
 from bench_general import UNSPACED, overlap, quiet_logs, states  # noqa: E402
 from bench_shapes import BUILDERS, SUBSETS, Shaped, load, no_web_world  # noqa: E402
@@ -100,6 +108,8 @@ SEED = 0
 #: Folds of the questions the model is cross-validated over.
 FOLDS = 5
 
+T = TypeVar("T")
+
 
 @dataclass
 class Part:
@@ -120,9 +130,8 @@ class Part:
     text: str = ""
 
 
-async def _run(q: Shaped, world: Any, runs: Path) -> list[Part]:
-    """One question through the offline pipeline; its answered parts' candidates."""
-    host, _ = await research_run(q.case.question, world, runs)
+def _parts(q: Shaped, host: Any) -> list[Part]:
+    """One question's run (its Host); its answered parts' candidates."""
     findings: Findings = host.state.research
     zh = q.case.article.page.lang in UNSPACED
     answers: dict[str, list[str]] = {}
@@ -169,27 +178,32 @@ async def _run(q: Shaped, world: Any, runs: Path) -> list[Part]:
     return parts
 
 
-async def _run_set(shape: str, sub: str, tmp: Path, limit: int) -> list[Part]:
-    """Every multi-part question of one sub-set through the offline pipeline (one world
-    serves them all, as in the benchmark); their answered parts."""
-    built = BUILDERS[shape](load(shape, sub, _Args, {}), "tune", (limit, 0), SEED)
-    questions = [q for q in built.questions if q.case.kind == "multi"]
+async def run_questions(
+    shape: str, sub: str, tmp: Path, kind: str, limit: int, take: Callable[[Shaped, Any], list[T]]
+) -> list[T]:
+    """The ``limit`` questions of one kind (``multi`` or ``off``, as the benchmark names
+    them) of one tune sub-set through the offline pipeline, one world serving them all as
+    in the benchmark (for the own-files set, each its input file and no web); what
+    ``take`` makes of each question and the Host that ran it."""
+    wanted = (limit, 0) if kind == "multi" else (0, limit)
+    built = BUILDERS[shape](load(shape, sub, _Args, {}), "tune", wanted, SEED)
+    questions = [q for q in built.questions if q.case.kind == kind]
     runs = tmp / "runs"
     runs.mkdir(exist_ok=True)
-    out: list[Part] = []
+    out: list[T] = []
     if shape == "files":
         for i, q in enumerate(questions):
             assert q.input_file is not None
-            folder = tmp / f"input-{sub}-{i}"
+            folder = tmp / f"input-{sub}-{kind}-{i}"
             folder.mkdir(parents=True, exist_ok=True)
             (folder / q.input_file[0]).write_bytes(q.input_file[1])
-            out += await _run(q, no_web_world(folder), runs)
+            host, _ = await research_run(q.case.question, no_web_world(folder), runs)
+            out += take(q, host)
     else:
-        with corpus_world(built.pages, tmp / f"site-{shape}-{sub}") as world:
+        with corpus_world(built.pages, tmp / f"site-{shape}-{sub}-{kind}") as world:
             for q in questions:
-                out += await _run(q, world, runs)
-    for part in out:
-        part.set = f"{shape}/{sub}"
+                host, _ = await research_run(q.case.question, world, runs)
+                out += take(q, host)
     return out
 
 
@@ -208,8 +222,10 @@ def gather(limit: int) -> tuple[list[Part], dict[str, int]]:
     with tempfile.TemporaryDirectory(prefix="train-lines-") as tmp, quiet_logs():
         for shape in SETS:
             for sub in SUBSETS[shape]:
-                got = asyncio.run(_run_set(shape, sub, Path(tmp), limit))
+                got = asyncio.run(run_questions(shape, sub, Path(tmp), "multi", limit, _parts))
                 counts[f"{shape}/{sub}"] = len(got)
+                for part in got:
+                    part.set = f"{shape}/{sub}"
                 parts += got
                 print(
                     f"{shape}/{sub}: {len(got)} parts ({time.perf_counter() - started:.0f} s)",

@@ -738,23 +738,28 @@ def scored(data: list[Example], weights: Sequence[float], bias: float) -> list[S
     return list(groups.values())
 
 
-def honest_bars(best: Iterable[tuple[float, str]]) -> tuple[float, dict[str, float]]:
+def honest_bars(
+    best: Iterable[tuple[float, str]], target: float = HONEST
+) -> tuple[float, dict[str, float]]:
     """The score a part's best sentence on pages that do not answer it stays under for
-    :data:`HONEST` of the parts: over all of them, and for each script that has at
-    least :data:`PER_SCRIPT` of them.
+    ``target`` of the parts: over all of them, and for each script that has at least
+    :data:`PER_SCRIPT` of them.
 
     Args:
         best: each part's best score on pages none of which answers it, with the
             script the part is written in.
+        target: the share of parts to stay under (:data:`HONEST` unless given). A
+            script has its own threshold when as many of its parts lie above it as
+            :data:`PER_SCRIPT` parts leave above :data:`HONEST`: the higher the target,
+            the more parts a quantile needs to be measured.
     """
     found = list(best)
     by_script: dict[str, list[float]] = {}
     for score, script_ in found:
         by_script.setdefault(script_, []).append(score)
-    per = {
-        k: _quantile(v, HONEST) + 1e-6 for k, v in sorted(by_script.items()) if len(v) >= PER_SCRIPT
-    }
-    return _quantile([score for score, _ in found], HONEST) + 1e-6, per
+    enough = math.ceil(PER_SCRIPT * (1 - HONEST) / (1 - target) - 1e-9)
+    per = {k: _quantile(v, target) + 1e-6 for k, v in sorted(by_script.items()) if len(v) >= enough}
+    return _quantile([score for score, _ in found], target) + 1e-6, per
 
 
 def cut_offs(groups: list[Scored]) -> tuple[float, dict[str, float]]:

@@ -105,10 +105,16 @@ def _en_asked(clause: str, words: dict[str, tuple[str, ...]]) -> str:
     if not wh:
         return ""
     said = rest.split()
-    aux = next((i for i, w in enumerate(said) if w.lower() in words["auxiliaries"]), None)
     subject_first = wh in words["subject_asking"] and (
         not said or said[0].lower() not in words["determiners"]
     )
+    if subject_first and (held := _held(said, words)):
+        # "how many gates the dam has": the wh-phrase is "how many gates", "the dam" its
+        # clause's subject
+        wh, said, subject_first = " ".join([wh, *said[:held]]), said[held:], False
+    aux = next((i for i, w in enumerate(said) if w.lower() in words["auxiliaries"]), None)
+    if aux == len(said) - 1 and said[-1].lower() in words["main_verbs_too"]:
+        aux = None  # "what the pump does": the clause's own verb
     if wh in words["yes_no"]:
         if not aux:
             return ""
@@ -120,6 +126,20 @@ def _en_asked(clause: str, words: dict[str, tuple[str, ...]]) -> str:
     else:
         order = _do_support(said)
     return _asked(" ".join([wh, *order]).strip())
+
+
+def _held(said: list[str], words: dict[str, tuple[str, ...]]) -> int:
+    """How many words after a wh-word belong to its phrase when the clause's subject
+    follows them ("gates" in "how many gates the dam has"): those before the first
+    determiner or pronoun, when no auxiliary comes first; 0 when the wh-phrase is the
+    subject itself ("which bridge is the oldest", "how many people live there")."""
+    for i, word in enumerate(said):
+        low = word.lower()
+        if low in words["auxiliaries"]:
+            return 0
+        if low in words["determiners"] or low in words["pronouns"]:
+            return i
+    return 0
 
 
 def _asked(text: str) -> str:

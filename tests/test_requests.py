@@ -24,6 +24,14 @@ EN = [
      "Ardenport"),
     ("Please explain where the river Tamber rises.", ["Where does the river Tamber rise?"],
      "Tamber"),
+    # a wh-phrase before its clause's subject: the subject and its verb are asked
+    ("I wonder how many gates the Ostel dam has.", ["How many gates does the Ostel dam have?"],
+     "Ostel"),
+    ("Tell me which road the Harsk pilgrims took.", ["Which road did the Harsk pilgrims take?"],
+     "Harsk"),
+    ("Do you know what time the Varn museum opens?", ["What time does the Varn museum open?"],
+     "Varn"),
+    ("Do you know what the Ostel pump does?", ["What does the Ostel pump do?"], "Ostel"),
     # a yes-no question put indirectly
     ("Do you know whether the Varn bridge is open in winter?",
      ["Is the Varn bridge open in winter?"], "Varn"),

@@ -742,16 +742,16 @@ def honest_bars(
     best: Iterable[tuple[float, str]], target: float = HONEST
 ) -> tuple[float, dict[str, float]]:
     """The score a part's best sentence on pages that do not answer it stays under for
-    ``target`` of the parts: over all of them, and for each script that has at least
-    :data:`PER_SCRIPT` of them.
+    ``target`` of the parts: over all of them, and for each script that has parts
+    enough to measure it.
 
     Args:
         best: each part's best score on pages none of which answers it, with the
             script the part is written in.
         target: the share of parts to stay under (:data:`HONEST` unless given). A
             script has its own threshold when as many of its parts lie above it as
-            :data:`PER_SCRIPT` parts leave above :data:`HONEST`: the higher the target,
-            the more parts a quantile needs to be measured.
+            :data:`PER_SCRIPT` parts leave above :data:`HONEST` (:data:`PER_SCRIPT` parts
+            at that target): the higher the target, the more parts it needs.
     """
     found = list(best)
     by_script: dict[str, list[float]] = {}

@@ -187,3 +187,11 @@ def test_a_run_calibrates_on_the_sources_not_right_for_its_question():
     off = asked(set())
     assert all(len(p.terms) == complete["p1"] + complete["p2"] for p in off)
     assert not asked({"en/bridge.html", "en/ferry.html"})  # nothing read that is wrong
+
+
+def test_a_script_has_its_own_threshold_only_with_parts_enough_for_the_share():
+    latin = [(n / 1000, "latin") for n in range(900)]
+    assert "latin" in tr.honest_bars(latin, tr.HONEST)[1]  # 45 parts above 95%
+    assert tr.honest_bars(latin, 0.991)[1] == {}  # 8 above 99.1%: one threshold for all
+    more = [(n / 2000, "latin") for n in range(1200)]
+    assert "latin" in tr.honest_bars(more, 0.991)[1]

@@ -7,11 +7,11 @@ it is about the part's subject times how it meets the part's facets
 leaning on the sentence before, no number where one is asked), plus a little for
 carrying the kind of answer asked for. The form is the mechanism; its weights, the
 evidence thresholds and how much a page's own rare words order its sentences are data,
-in ``research/model/rules.json``. They are still the weights set by hand (the file says
-who set them): ``scripts/fit_rules.py`` measures them on the learned models' training
-examples and fits them there, and a fit is taken only when the benchmarks of whole runs
-and the tests hold with it (``docs/research-core.md``: the fit on today's training
-examples cites worse in whole runs).
+in ``research/model/rules.json``, which says who set each. ``scripts/fit_rules.py``
+calibrates the thresholds on whole runs of the benchmarks' tune questions. The other
+weights are still the ones set by hand: the script searches them on the learned models'
+training examples and writes what it reaches beside them, to be taken only when the
+benchmarks of whole runs and the tests hold with it (``docs/research-core.md``).
 """
 
 from __future__ import annotations
@@ -55,7 +55,7 @@ class RuleTerms(NamedTuple):
 
 @dataclass(frozen=True)
 class RuleWeights:
-    """The fitted weights of the rules (see ``research/model/rules.json``)."""
+    """The weights of the rules (see ``research/model/rules.json``)."""
 
     #: the share a sentence in another part's section keeps
     elsewhere: float

@@ -67,7 +67,7 @@ import pickle
 import sys
 import tempfile
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, fields, replace
 from pathlib import Path
 from typing import Any
@@ -345,7 +345,11 @@ def thresholds_of(n: Negatives, w: RuleWeights) -> tuple[float, dict[str, float]
     nearest wrong pages are nearer than a training part's others: the thresholds are
     calibrated where honest nothing and citation precision are measured, on whole
     runs."""
-    best = run_best(n, w)
+    return _calibrated_on(n, run_best(n, w))
+
+
+def _calibrated_on(n: Negatives, best: np.ndarray) -> tuple[float, dict[str, float]]:
+    """:func:`thresholds_of`, given each part's best score (:func:`run_best`)."""
     return train_ranker.honest_bars(
         zip(best.tolist(), n.script.tolist(), strict=True), honest_target()
     )
@@ -355,16 +359,15 @@ def honest_by_set(n: Negatives, w: RuleWeights) -> dict[str, float]:
     """For each kind of question and set (``off:single``, ``multi:pairs``), the share of
     its parts whose best score on the sources not right for their question stays under
     its script's threshold of ``w``."""
-    best = run_best(n, w)
-    bar = np.array([w.threshold_for(s) for s in n.script.tolist()])
-    honest = best < bar
+    honest = run_best(n, w) < bars(n.script, w.threshold, w.thresholds)
     names = np.array([f"{k}:{s.split('/')[0]}" for k, s in zip(n.kind, n.set, strict=True)])
     return {str(k): round(float(honest[names == k].mean()), 4) for k in dict.fromkeys(names)}
 
 
-def bars(t: Terms, threshold: float, thresholds: dict[str, float]) -> np.ndarray:
-    """Each part's threshold: its script's, or the one over all scripts."""
-    return np.array([thresholds.get(s, threshold) for s in t.script.tolist()])
+def bars(scripts: np.ndarray, threshold: float, thresholds: Mapping[str, float]) -> np.ndarray:
+    """Each part's threshold, by the script it is written in (``scripts``): its
+    script's, or the one over all scripts."""
+    return np.array([thresholds.get(s, threshold) for s in scripts.tolist()])
 
 
 def figures(t: Terms, n: Negatives, w: RuleWeights, calibrate: bool = True) -> dict[str, float]:
@@ -375,9 +378,9 @@ def figures(t: Terms, n: Negatives, w: RuleWeights, calibrate: bool = True) -> d
     their own article stays under it (honest nothing), and the share of the runs' parts
     whose best sentence on sources not right for their question does
     (``runs_honest_nothing``)."""
-    score = scores(t.signs, w)
-    cut = thresholds_of(n, w) if calibrate else (w.threshold, dict(w.thresholds))
-    bar = bars(t, *cut)
+    score, best = scores(t.signs, w), run_best(n, w)
+    cut = _calibrated_on(n, best) if calibrate else (w.threshold, dict(w.thresholds))
+    bar = bars(t.script, *cut)
     rank = score + w.local * t.local
     order = np.lexsort((np.arange(len(rank)), -rank, t.group))
     place = np.arange(len(order)) - t.starts[t.group[order]]
@@ -392,7 +395,7 @@ def figures(t: Terms, n: Negatives, w: RuleWeights, calibrate: bool = True) -> d
         return float((hit & answerable).sum() / max(1, answerable.sum()))
 
     off = np.maximum.reduceat(np.where(t.own, 0.0, score), t.starts)
-    runs = run_best(n, w) < np.array([cut[1].get(s, cut[0]) for s in n.script.tolist()])
+    runs = best < bars(n.script, *cut)
     return {
         "answer_first": round(share(first & gold), 4),
         "answer_first_over_threshold": round(share(first & gold & over), 4),
